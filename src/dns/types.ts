@@ -1,0 +1,100 @@
+/**
+ * The resolver port. Every analyzer takes a `Resolver` as an argument; nothing reads DNS through a
+ * global. An answer is a closed union of values: callers decide "void lookup", "temperror" and
+ * "not published" from `kind` alone, and a resolver never throws for a DNS condition.
+ */
+
+/** The record types the engine asks for (RFC 1035 §3.2.2, RFC 3596 for AAAA). */
+export type RecordType = 'A' | 'AAAA' | 'MX' | 'TXT' | 'CNAME' | 'PTR' | 'NS' | 'SOA';
+
+/** RFC 1035 §3.3.9 */
+export interface MxData {
+  preference: number;
+  /** Absolute name, lower case, no trailing dot; '' is the root (null MX, RFC 7505). */
+  exchange: string;
+}
+
+/** RFC 1035 §3.3.13 */
+export interface SoaData {
+  mname: string;
+  rname: string;
+  serial: number;
+  refresh: number;
+  retry: number;
+  expire: number;
+  minimum: number;
+}
+
+/** What one record of each type carries. Names are absolute, lower case, without the trailing dot. */
+export interface RecordDataMap {
+  A: string;
+  AAAA: string;
+  MX: MxData;
+  /** The record's character-strings as published (RFC 1035 §3.3.14); callers join them (RFC 7208 §3.3). */
+  TXT: string[];
+  CNAME: string;
+  PTR: string;
+  NS: string;
+  SOA: SoaData;
+}
+
+export type RecordData<T extends RecordType = RecordType> = RecordDataMap[T];
+
+/** Why a lookup produced no usable answer. `budget` means the per-check budget refused to ask. */
+export type DnsErrorReason =
+  | 'servfail'
+  | 'refused'
+  | 'timeout'
+  | 'malformed'
+  | 'budget'
+  | 'invalid-name';
+
+/**
+ * One answer. `records` is never empty (an empty answer is `nodata`, RFC 2308 §2.2).
+ * `ttl` is the time the answer may be cached, in seconds, where the source says
+ * (for negative answers, the SOA minimum of RFC 2308 §5). `cnames` lists the aliases followed.
+ */
+export type DnsAnswer<T extends RecordType = RecordType> =
+  | { kind: 'records'; records: RecordData<T>[]; ttl?: number; cnames?: string[] }
+  | { kind: 'nodata'; ttl?: number; cnames?: string[] }
+  | { kind: 'nxdomain'; ttl?: number; cnames?: string[] }
+  | { kind: 'error'; reason: DnsErrorReason; detail?: string };
+
+/** The port every analyzer depends on. Implementations never reject for a DNS condition. */
+export interface Resolver {
+  resolve<T extends RecordType>(name: string, type: T): Promise<DnsAnswer<T>>;
+}
+
+/** Counters a check reports: how many queries it sent and how many came from the cache. */
+export interface ResolverStats {
+  queries: number;
+  cacheHits: number;
+}
+
+/** True for the two answers RFC 7208 §4.6.4 calls a void lookup: NXDOMAIN and an empty answer. */
+export function isVoid(answer: DnsAnswer): boolean {
+  return answer.kind === 'nxdomain' || answer.kind === 'nodata';
+}
+
+/** A short human description of an answer that is not a set of records, for findings and errors. */
+export function describeAnswer(answer: DnsAnswer): string {
+  switch (answer.kind) {
+    case 'records':
+      return `${answer.records.length} record(s)`;
+    case 'nodata':
+      return 'no records of that type (NODATA)';
+    case 'nxdomain':
+      return 'the name does not exist (NXDOMAIN)';
+    case 'error':
+      return DNS_ERROR_TEXT[answer.reason] + (answer.detail ? ` (${answer.detail})` : '');
+  }
+}
+
+const DNS_ERROR_TEXT: Record<DnsErrorReason, string> = {
+  servfail: 'the DNS server failed (SERVFAIL)',
+  refused: 'the DNS server refused the query (REFUSED)',
+  timeout: 'the DNS query timed out',
+  malformed: 'the DNS response was malformed',
+  budget: 'the per-check DNS budget was exhausted',
+  'invalid-name': 'the name is not a valid DNS name',
+};

@@ -1,0 +1,164 @@
+import type { Zone, ResourceRecord } from '../zones/types.js';
+import { canonicalName, dnsNameProblem, isAtOrBelow, parentName } from './name.js';
+import type { DnsAnswer, RecordData, RecordType, Resolver, SoaData } from './types.js';
+
+/** How many CNAMEs one answer may follow before it is treated as a loop (BIND uses 16; so do we). */
+export const MAX_CNAME_CHAIN = 16;
+/** Negative-answer TTL when a zone has no SOA to take one from (RFC 2308 §5 needs an SOA). */
+export const DEFAULT_NEGATIVE_TTL = 300;
+
+interface RRset {
+  ttl: number;
+  data: RecordData[];
+}
+
+interface LoadedZone {
+  origin: string;
+  soa: { ttl: number; data: SoaData } | undefined;
+  /** name → type → RRset */
+  nodes: Map<string, Map<RecordType, RRset>>;
+  /** Names that exist only because something lies below them (RFC 4592 §2.2.2 empty non-terminals). */
+  emptyNonTerminals: Set<string>;
+}
+
+/** Where a name falls in the loaded zones, for the DNS server's authority section. */
+export interface ZoneLocation {
+  origin: string;
+  soa: { ttl: number; data: SoaData } | undefined;
+}
+
+/**
+ * Answers from loaded zones in memory, as a recursive resolver would if those zones were the whole
+ * DNS: NXDOMAIN and NODATA told apart, RFC 4592 wildcards, CNAME chains followed across the loaded
+ * zones, and a name outside every zone does not exist (NXDOMAIN, as the root would say).
+ *
+ * Zone cuts are not modelled: an NS record below an apex is data, and a child zone loaded separately
+ * is found by the longest matching origin.
+ */
+export class ZoneResolver implements Resolver {
+  private readonly zones: LoadedZone[];
+
+  constructor(zones: readonly Zone[]) {
+    const byOrigin = new Map<string, LoadedZone>();
+    for (const zone of zones) {
+      const origin = canonicalName(zone.origin);
+      let loaded = byOrigin.get(origin);
+      if (!loaded) {
+        loaded = { origin, soa: undefined, nodes: new Map(), emptyNonTerminals: new Set() };
+        byOrigin.set(origin, loaded);
+      }
+      for (const record of zone.records) addRecord(loaded, record);
+    }
+    // Longest origin first, so the first zone that contains a name is the closest one.
+    this.zones = [...byOrigin.values()].sort((a, b) => b.origin.length - a.origin.length);
+    for (const zone of this.zones) markEmptyNonTerminals(zone);
+  }
+
+  /** The zone that holds `name`, or undefined when it lies outside every loaded zone. */
+  locate(name: string): ZoneLocation | undefined {
+    const zone = this.zoneFor(canonicalName(name));
+    return zone ? { origin: zone.origin, soa: zone.soa } : undefined;
+  }
+
+  /** The origins of the loaded zones, longest first. */
+  origins(): string[] {
+    return this.zones.map((zone) => zone.origin);
+  }
+
+  async resolve<T extends RecordType>(name: string, type: T): Promise<DnsAnswer<T>> {
+    return this.resolveSync(name, type);
+  }
+
+  /** The same answer as `resolve`, without a promise: for the DNS server and benchmarks. */
+  resolveSync<T extends RecordType>(name: string, type: T): DnsAnswer<T> {
+    const problem = dnsNameProblem(name);
+    if (problem) return { kind: 'error', reason: 'invalid-name', detail: problem };
+    let current = canonicalName(name);
+    const cnames: string[] = [];
+    for (;;) {
+      const zone = this.zoneFor(current);
+      if (!zone) return withCnames({ kind: 'nxdomain' }, cnames);
+      const node = this.nodeAt(zone, current);
+      if (node === 'nxdomain') return withCnames({ kind: 'nxdomain', ttl: negativeTtl(zone) }, cnames);
+      const rrset = node?.get(type);
+      if (rrset) {
+        return withCnames({ kind: 'records', records: rrset.data as RecordData<T>[], ttl: rrset.ttl }, cnames);
+      }
+      const alias = type === 'CNAME' ? undefined : node?.get('CNAME');
+      if (!alias) return withCnames({ kind: 'nodata', ttl: negativeTtl(zone) }, cnames);
+      const target = alias.data[0] as string;
+      // RFC 1034 §3.6.2: follow the alias; a chain that revisits a name or runs too long is an error.
+      if (cnames.includes(target) || target === canonicalName(name) || cnames.length >= MAX_CNAME_CHAIN) {
+        return { kind: 'error', reason: 'servfail', detail: `CNAME loop or chain longer than ${MAX_CNAME_CHAIN} at ${current}` };
+      }
+      cnames.push(target);
+      current = target;
+    }
+  }
+
+  private zoneFor(name: string): LoadedZone | undefined {
+    for (const zone of this.zones) if (isAtOrBelow(name, zone.origin)) return zone;
+    return undefined;
+  }
+
+  /**
+   * The RRsets at `name`: its own node, an empty node for an empty non-terminal, the wildcard that
+   * covers it (RFC 4592 §3.3.1), or 'nxdomain'.
+   */
+  private nodeAt(zone: LoadedZone, name: string): Map<RecordType, RRset> | undefined | 'nxdomain' {
+    const own = zone.nodes.get(name);
+    if (own) return own;
+    if (zone.emptyNonTerminals.has(name) || name === zone.origin) return undefined;
+    // RFC 4592 §3.3.1: find the closest encloser, then look for the wildcard directly below it.
+    let encloser = name;
+    while (encloser !== zone.origin) {
+      encloser = parentName(encloser);
+      if (zone.nodes.has(encloser) || zone.emptyNonTerminals.has(encloser) || encloser === zone.origin) break;
+    }
+    const wildcard = zone.nodes.get(encloser === '' ? '*' : `*.${encloser}`);
+    return wildcard ?? 'nxdomain';
+  }
+}
+
+function addRecord(zone: LoadedZone, record: ResourceRecord): void {
+  const name = canonicalName(record.name);
+  if (!isAtOrBelow(name, zone.origin)) {
+    throw new Error(`record ${record.name} ${record.type} lies outside its zone ${zone.origin || '.'}`);
+  }
+  if (record.type === 'SOA' && name === zone.origin) {
+    zone.soa = { ttl: record.ttl, data: record.data as SoaData };
+  }
+  let node = zone.nodes.get(name);
+  if (!node) {
+    node = new Map();
+    zone.nodes.set(name, node);
+  }
+  const rrset = node.get(record.type);
+  if (rrset) {
+    rrset.data.push(record.data);
+    // RFC 2181 §5.2: the TTLs of an RRset should agree; use the smallest if they do not.
+    rrset.ttl = Math.min(rrset.ttl, record.ttl);
+  } else {
+    node.set(record.type, { ttl: record.ttl, data: [record.data] });
+  }
+}
+
+function markEmptyNonTerminals(zone: LoadedZone): void {
+  for (const name of zone.nodes.keys()) {
+    let parent = name;
+    while (parent !== zone.origin && parent !== '') {
+      parent = parentName(parent);
+      if (zone.nodes.has(parent)) continue;
+      zone.emptyNonTerminals.add(parent);
+    }
+  }
+}
+
+/** RFC 2308 §5: a negative answer lives for the smaller of the SOA's TTL and its MINIMUM field. */
+function negativeTtl(zone: LoadedZone): number {
+  return zone.soa ? Math.min(zone.soa.ttl, zone.soa.data.minimum) : DEFAULT_NEGATIVE_TTL;
+}
+
+function withCnames<A extends DnsAnswer<RecordType>>(answer: A, cnames: string[]): A {
+  return cnames.length > 0 ? { ...answer, cnames } : answer;
+}

@@ -1,0 +1,175 @@
+import type { PolicyName, VerdictFacts } from './types.js';
+
+/** Where `nextStep.href` points when no base URL is configured: the service serves these guides. */
+export const DEFAULT_GUIDE_BASE_URL = '/guides';
+
+/** The guide pages `href` can point at (docs/guides/<topic>.md, served at <base>/<topic>). */
+export type GuideTopic = 'spf-open' | 'dmarc-publish' | 'dmarc-multiple' | 'dmarc-enforce' | 'dmarc-pct' | 'dmarc-testing' | 'subdomains' | 'protected';
+
+export interface NextStep {
+  title: string;
+  body: string;
+  href: string;
+}
+
+/**
+ * The one change that moves the domain up a rung, as an exact record built from what is published
+ * now (tags the owner set are kept; only what must change changes).
+ */
+export function nextStepFor(
+  ruleId: string,
+  facts: VerdictFacts,
+  effective: PolicyName | null,
+  weakest: { tag: 'sp' | 'np'; policy: PolicyName } | null,
+  baseUrl: string = DEFAULT_GUIDE_BASE_URL,
+): NextStep {
+  const href = (topic: GuideTopic) => `${baseUrl.replace(/\/+$/, '')}/${topic}?domain=${encodeURIComponent(facts.domain)}`;
+  const { dmarc, spf } = facts;
+  const dmarcName = dmarc.foundAt ?? `_dmarc.${dmarc.organizationalDomain}`;
+  const reportAddress = `mailto:dmarc-reports@${dmarc.organizationalDomain}`;
+
+  switch (ruleId) {
+    case 'spf-open-to-anyone': {
+      const current = spf.rawRecord ?? '';
+      const term = spf.openToAnyone?.matchedTerm ?? null;
+      const fixed = term !== null && !/^[+]?all$/i.test(term) ? removeTerm(current, term) : replaceAll(current, '~all');
+      return {
+        title: term && !/all$/i.test(term) ? `Remove '${term}' from your SPF record` : "Replace '+all' in your SPF record",
+        body:
+          `Change the TXT record at ${facts.domain} from\n  ${current}\nto\n  ${fixed}\n` +
+          (term && /^(include|redirect)/i.test(term)
+            ? `The term '${term}' leads to a record that authorises every address; drop it or have its owner fix it. `
+            : '') +
+          'List only the servers and providers that really send your mail.',
+        href: href('spf-open'),
+      };
+    }
+    case 'dmarc-missing': {
+      const parked = isParked(facts);
+      const record = parked ? `v=DMARC1; p=reject; rua=${reportAddress}` : `v=DMARC1; p=none; rua=${reportAddress}`;
+      return {
+        title: parked ? 'Publish a DMARC reject policy' : 'Publish a DMARC record',
+        body: parked
+          ? `${facts.domain} sends and receives no mail, so lock it at once. Add a TXT record at _dmarc.${dmarc.organizationalDomain}:\n  ${record}\n` +
+            (spf.status === 'none' ? `and a TXT record at ${dmarc.organizationalDomain}:\n  v=spf1 -all\n` : '')
+          : `Add a TXT record at _dmarc.${dmarc.organizationalDomain}:\n  ${record}\nRead the aggregate reports for two to four weeks to find every service that sends as you, then move to 'p=quarantine' and 'p=reject'.`,
+        href: href('dmarc-publish'),
+      };
+    }
+    case 'dmarc-multiple':
+      return {
+        title: 'Keep exactly one DMARC record',
+        body: `${dmarcName} has several TXT records that start with 'v=DMARC1', so receivers ignore all of them. Delete all but one, and make the one you keep say what you want, for example:\n  v=DMARC1; p=quarantine; rua=${reportAddress}`,
+        href: href('dmarc-multiple'),
+      };
+    case 'dmarc-unusable':
+      return {
+        title: "Give your DMARC record a valid 'p=' tag",
+        body: `Change the TXT record at ${dmarcName} to\n  ${rewriteDmarc(dmarc.rawRecord, { p: 'none', rua: dmarc.hasRua ? undefined : reportAddress })}`,
+        href: href('dmarc-publish'),
+      };
+    case 'dmarc-policy-none':
+    case 'dmarc-policy-quarantine': {
+      const tag = dmarc.appliedTag ?? 'p';
+      if (dmarc.testing) {
+        return {
+          title: "Leave testing mode (remove 't=y')",
+          body: `Change the TXT record at ${dmarcName} to\n  ${rewriteDmarc(dmarc.rawRecord, { t: null })}\nso that receivers apply '${tag}=${dmarc.appliedPolicy}' as written.`,
+          href: href('dmarc-testing'),
+        };
+      }
+      const target: PolicyName = effective === 'none' ? 'quarantine' : 'reject';
+      const changes: DmarcChanges = { [tag]: target, rua: dmarc.hasRua ? undefined : reportAddress };
+      return {
+        title: target === 'reject' ? `Upgrade to strict enforcement ('${tag}=reject')` : `Move to '${tag}=quarantine'`,
+        body:
+          `Change the TXT record at ${dmarcName} to\n  ${rewriteDmarc(dmarc.rawRecord, changes)}\n` +
+          (target === 'quarantine'
+            ? 'Check your aggregate reports first: every service that sends as you must pass SPF or DKIM with your domain aligned. Then move on to reject.'
+            : 'Forged mail is then refused outright instead of landing in spam.'),
+        href: href('dmarc-enforce'),
+      };
+    }
+    case 'dmarc-reject-partial':
+      return {
+        title: `Apply the policy to all mail (remove 'pct=${dmarc.pct}')`,
+        body: `Change the TXT record at ${dmarcName} to\n  ${rewriteDmarc(dmarc.rawRecord, { pct: null })}\nRFC 9989 dropped 'pct'; receivers that still read it apply your policy to only ${dmarc.pct}% of forged mail.`,
+        href: href('dmarc-pct'),
+      };
+    default: {
+      if (weakest) {
+        return {
+          title: `Close the subdomain gap ('${weakest.tag}=reject')`,
+          body: `Change the TXT record at ${dmarcName} to\n  ${rewriteDmarc(dmarc.rawRecord, { [weakest.tag]: 'reject' })}\nor publish a DMARC record of its own for each subdomain that sends mail.`,
+          href: href('subdomains'),
+        };
+      }
+      return {
+        title: 'Your domain is protected',
+        body:
+          `Receivers are told to reject mail that fakes ${facts.domain}. Keep every sending service aligned` +
+          (dmarc.hasRua ? ' and keep reading your aggregate reports' : `, and add 'rua=${reportAddress}' to your DMARC record to get aggregate reports`) +
+          ' so that a new service does not get its mail rejected.',
+        href: href('protected'),
+      };
+    }
+  }
+}
+
+/** A domain that neither sends nor receives mail: no MX (or null MX), no DKIM key, SPF absent or `-all` only. */
+export function isParked(facts: VerdictFacts): boolean {
+  const noMail = facts.mx.status === 'none' || facts.mx.status === 'null-mx';
+  const noKeys = facts.dkim.keys.every((k) => !k.usable);
+  const spfSendsNothing = facts.spf.status === 'none' || /^v=spf1\s+-all\s*$/i.test(facts.spf.rawRecord ?? '');
+  return noMail && noKeys && spfSendsNothing;
+}
+
+/** Tag changes: a value sets the tag, null removes it, undefined leaves it as it is. */
+type DmarcChanges = Partial<Record<string, string | null | undefined>>;
+
+/**
+ * Rewrites a DMARC record with some tags changed, keeping the owner's other tags in their order.
+ * `v` stays first and `p` second (RFC 7489 §6.4 wants p right after v).
+ */
+export function rewriteDmarc(raw: string | null, changes: DmarcChanges): string {
+  const tags: [string, string][] = [];
+  for (const part of (raw ?? 'v=DMARC1').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq === -1) continue;
+    const name = part.slice(0, eq).trim().toLowerCase();
+    if (name === '' || tags.some(([n]) => n === name)) continue;
+    tags.push([name, part.slice(eq + 1).trim()]);
+  }
+  for (const [name, value] of Object.entries(changes)) {
+    if (value === undefined) continue;
+    const at = tags.findIndex(([n]) => n === name);
+    if (value === null) {
+      if (at !== -1) tags.splice(at, 1);
+    } else if (at !== -1) {
+      tags[at] = [name, value];
+    } else {
+      tags.push([name, value]);
+    }
+  }
+  const ordered = [
+    ['v', 'DMARC1'] as [string, string],
+    ...tags.filter(([n]) => n === 'p'),
+    ...tags.filter(([n]) => n !== 'v' && n !== 'p'),
+  ];
+  return ordered.map(([n, v]) => `${n}=${v}`).join('; ');
+}
+
+/** Replaces the record's terminal `all` (with any qualifier) by `replacement`, or appends it. */
+function replaceAll(record: string, replacement: string): string {
+  const terms = record.trim().split(/\s+/);
+  const at = terms.findIndex((t) => /^[+?~-]?all$/i.test(t));
+  if (at === -1) return [...terms, replacement].join(' ');
+  terms[at] = replacement;
+  return terms.join(' ');
+}
+
+/** The record without `term`; a record left with no `all` gets `~all`. */
+function removeTerm(record: string, term: string): string {
+  const terms = record.trim().split(/\s+/).filter((t) => t.toLowerCase() !== term.toLowerCase());
+  return terms.some((t) => /^[+?~-]?all$/i.test(t) || /^redirect=/i.test(t)) ? terms.join(' ') : [...terms, '~all'].join(' ');
+}

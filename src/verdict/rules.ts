@@ -1,0 +1,285 @@
+import type { Finding } from '../findings.js';
+import type { InboxOutcome, Verdict } from '../result.js';
+import { nextStepFor } from './advice.js';
+import type { Decision, PolicyName, VerdictFacts } from './types.js';
+
+/** RFC 9989 §4.7 `t=y`: receivers apply the policy one level lower. */
+const ONE_LEVEL_LOWER: Record<PolicyName, PolicyName> = { reject: 'quarantine', quarantine: 'none', none: 'none' };
+const STRENGTH: Record<PolicyName, number> = { none: 0, quarantine: 1, reject: 2 };
+
+/** The policy receivers apply to the exact name checked: the governing tag, one level lower under `t=y`. */
+export function effectivePolicyOf(facts: VerdictFacts): PolicyName | null {
+  const { dmarc } = facts;
+  if (dmarc.status !== 'found' || dmarc.appliedPolicy === null) return null;
+  return dmarc.testing ? ONE_LEVEL_LOWER[dmarc.appliedPolicy] : dmarc.appliedPolicy;
+}
+
+/** One row of the verdict table: the first rule whose `when` holds decides. */
+export interface VerdictRule {
+  id: string;
+  /** The condition in words, as the README's table shows it. */
+  condition: string;
+  verdict: Verdict;
+  inboxOutcome: InboxOutcome;
+  when(facts: VerdictFacts, effective: PolicyName | null): boolean;
+  reason(facts: VerdictFacts, effective: PolicyName | null): Finding;
+}
+
+/**
+ * The verdict table, in order. Rows 1 to 8 keep the reference service's reason ids where the meaning is
+ * the same; its defects (SPF ignored beyond `+all`, `pct=0` read as 100, `np` and `t=y` ignored,
+ * reject-without-SPF called partial) are fixed here.
+ */
+export const VERDICT_RULES: readonly VerdictRule[] = [
+  {
+    id: 'spf-open-to-anyone',
+    condition: 'An address from outside every real network (192.0.2.0/24, 203.0.113.0/24, 2001:db8::/32) passes SPF',
+    verdict: 'spoofable',
+    inboxOutcome: 'delivered',
+    when: (f) => f.spf.openToAnyone !== null,
+    reason: (f) => {
+      const open = f.spf.openToAnyone!;
+      const plusAll = f.spf.terminalAll === '+all' && (open.matchedTerm === null || /^\+?all$/i.test(open.matchedTerm));
+      return {
+        id: plusAll ? 'spf-plus-all' : 'spf-open-to-anyone',
+        severity: 'critical',
+        title: plusAll ? "SPF Allows Anyone ('+all')" : 'SPF Allows Any Server',
+        detail:
+          `Your SPF record lets any server send as ${f.domain}: the test address ${open.ip} passes` +
+          (open.matchedTerm ? ` through '${open.matchedTerm}'` : '') +
+          '. A forger gets an aligned SPF pass, so DMARC passes too, whatever your DMARC policy says.',
+      };
+    },
+  },
+  {
+    id: 'dmarc-missing',
+    condition: 'No DMARC record for the name or its organizational domain',
+    verdict: 'spoofable',
+    inboxOutcome: 'delivered',
+    when: (f) => f.dmarc.status === 'none',
+    reason: (f) => ({
+      id: 'dmarc-missing',
+      severity: 'critical',
+      title: 'No DMARC Record',
+      detail:
+        `No DMARC record is published at _dmarc.${f.domain}` +
+        (f.dmarc.organizationalDomain !== f.domain ? ` or _dmarc.${f.dmarc.organizationalDomain}` : '') +
+        '. Receiving servers such as Gmail and Outlook have no instruction to block mail that fakes your domain.',
+    }),
+  },
+  {
+    id: 'dmarc-multiple',
+    condition: 'Several DMARC records at one name',
+    verdict: 'spoofable',
+    inboxOutcome: 'delivered',
+    when: (f) => f.dmarc.status === 'multiple',
+    reason: (f) => ({
+      id: 'dmarc-multiple',
+      severity: 'critical',
+      title: 'Multiple DMARC Records',
+      detail: `${f.dmarc.foundAt ?? `_dmarc.${f.domain}`} has more than one DMARC record. Receivers then apply no policy at all (RFC 7489 §6.6.3, RFC 9989 §4.10), as if none were published.`,
+    }),
+  },
+  {
+    id: 'dmarc-unusable',
+    condition: 'A DMARC record whose p is missing or invalid, with no valid rua',
+    verdict: 'spoofable',
+    inboxOutcome: 'delivered',
+    when: (f) => f.dmarc.status === 'unusable',
+    reason: (f) => ({
+      id: 'dmarc-unusable',
+      severity: 'critical',
+      title: 'DMARC Record Has No Valid Policy',
+      detail: `Your DMARC record at ${f.dmarc.foundAt} has no valid 'p=' tag and no valid 'rua', so receivers ignore it entirely (RFC 9989 §4.10.1).`,
+    }),
+  },
+  {
+    id: 'dmarc-policy-none',
+    condition: "The policy for this name is none (p, sp or np = none, a missing p read as none, or quarantine with t=y)",
+    verdict: 'spoofable',
+    inboxOutcome: 'delivered',
+    when: (_f, effective) => effective === 'none',
+    reason: (f) => {
+      const tag = f.dmarc.appliedTag ?? 'p';
+      if (f.dmarc.testing && f.dmarc.appliedPolicy !== 'none') {
+        return {
+          id: 'dmarc-testing-mode',
+          severity: 'critical',
+          title: "DMARC In Testing Mode ('t=y')",
+          detail: `Your DMARC record asks for '${tag}=${f.dmarc.appliedPolicy}' but also sets 't=y', so receivers apply one level lower: none (RFC 9989 §4.7). Forged mail is delivered.`,
+        };
+      }
+      return {
+        id: tag === 'p' ? 'dmarc-p-none' : `dmarc-${tag}-none`,
+        severity: 'critical',
+        title: f.dmarc.asNone ? "DMARC Policy Missing (Read As 'p=none')" : `DMARC Policy Is '${tag}=none'`,
+        detail:
+          (f.dmarc.asNone
+            ? "Your DMARC record has no valid 'p=' tag; because it has a valid 'rua', receivers treat it as 'p=none' (monitoring only)."
+            : `The DMARC policy that applies to ${f.domain} is '${tag}=none' (monitoring only).`) +
+          ' Receiving servers will still deliver unauthorized mail directly to inboxes.',
+      };
+    },
+  },
+  {
+    id: 'dmarc-policy-quarantine',
+    condition: 'The policy for this name is quarantine (or reject with t=y)',
+    verdict: 'partially_protected',
+    inboxOutcome: 'spam',
+    when: (_f, effective) => effective === 'quarantine',
+    reason: (f) => {
+      const tag = f.dmarc.appliedTag ?? 'p';
+      if (f.dmarc.testing) {
+        return {
+          id: 'dmarc-testing-mode',
+          severity: 'warning',
+          title: "DMARC In Testing Mode ('t=y')",
+          detail: `Your DMARC record asks for '${tag}=reject' but also sets 't=y', so receivers apply quarantine instead (RFC 9989 §4.7). Forged mail lands in spam folders rather than being refused.`,
+        };
+      }
+      return {
+        id: tag === 'p' ? 'dmarc-p-quarantine' : `dmarc-${tag}-quarantine`,
+        severity: 'warning',
+        title: `DMARC Policy Is '${tag}=quarantine'`,
+        detail:
+          `Receivers are told to put mail that fails DMARC in the spam folder. Forged mail as ${f.domain} can still reach recipients there.` +
+          (f.dmarc.pct !== null && f.dmarc.pct < 100 ? ` With 'pct=${f.dmarc.pct}', receivers that still honour pct quarantine only ${f.dmarc.pct}% of it.` : ''),
+      };
+    },
+  },
+  {
+    id: 'dmarc-reject-partial',
+    condition: 'The policy for this name is reject, with a legacy pct under 100 (pct=0 included)',
+    verdict: 'partially_protected',
+    inboxOutcome: 'spam',
+    when: (f, effective) => effective === 'reject' && f.dmarc.pct !== null && f.dmarc.pct < 100,
+    reason: (f) => ({
+      id: 'dmarc-pct-low',
+      severity: 'warning',
+      title: `DMARC Applies To ${f.dmarc.pct}% Of Mail ('pct=${f.dmarc.pct}')`,
+      detail: `Your policy is reject, but 'pct=${f.dmarc.pct}' tells receivers that still honour it (RFC 7489) to apply it to only ${f.dmarc.pct}% of failing mail. The remaining ${100 - f.dmarc.pct!}% is quarantined instead. RFC 9989 dropped pct; remove it.`,
+    }),
+  },
+  {
+    id: 'dmarc-reject',
+    condition: 'The policy for this name is reject',
+    verdict: 'protected',
+    inboxOutcome: 'rejected',
+    when: (_f, effective) => effective === 'reject',
+    reason: (f) => ({
+      id: 'dmarc-protected',
+      severity: 'success',
+      title: `DMARC Enforced ('${f.dmarc.appliedTag ?? 'p'}=reject')`,
+      detail: `Receivers are told to reject mail that fails DMARC as ${f.domain}.`,
+    }),
+  },
+];
+
+const HEADLINE: Record<Verdict, (display: string) => string> = {
+  spoofable: (d) => `Yes — anyone can send as you@${d}`,
+  partially_protected: (d) => `Sometimes — fake mail can still get through as you@${d}`,
+  protected: (d) => `No — receivers are told to reject fakes as you@${d}`,
+};
+
+/**
+ * Turns facts into the verdict, reasons, next step and subdomain note. Pure: no I/O, no clock.
+ */
+export function decide(facts: VerdictFacts, options: { guideBaseUrl?: string } = {}): Decision {
+  const effective = effectivePolicyOf(facts);
+  const rule = VERDICT_RULES.find((r) => r.when(facts, effective)) ?? VERDICT_RULES[1]!;
+  const main = rule.reason(facts, effective);
+  const subdomain = subdomainFindings(facts, effective);
+  const extras: Finding[] = [];
+  if (effective === 'reject' && facts.spf.status === 'none') {
+    extras.push({
+      id: 'spf-missing-with-reject',
+      severity: 'warning',
+      title: 'Reject Is Set But SPF Is Missing',
+      detail: `Forged mail is rejected, but your own mail can pass DMARC only through DKIM. Publish an SPF record listing your senders so that mail without a DKIM signature is not rejected too.`,
+    });
+  }
+  const reasons = dedupe([main, ...subdomain.findings, ...extras, ...facts.findings]);
+  return {
+    verdict: rule.verdict,
+    spoofable: rule.verdict !== 'protected',
+    inboxOutcome: rule.inboxOutcome,
+    rule: rule.id,
+    headline: HEADLINE[rule.verdict](facts.displayDomain),
+    summary: summaryFor(rule.id, main, facts),
+    reasons,
+    nextStep: nextStepFor(rule.id, facts, effective, subdomain.weakest, options.guideBaseUrl),
+    subdomainNote: subdomain.note,
+    effectivePolicy: effective,
+  };
+}
+
+/** One or two sentences: the main reason's detail, plus what the subdomain situation adds. */
+function summaryFor(ruleId: string, main: Finding, facts: VerdictFacts): string {
+  if (ruleId === 'dmarc-reject' && facts.dmarc.appliedTag === 'np') {
+    return `${facts.domain} does not exist, and your DMARC record's 'np=reject' tells receivers to reject mail that claims to come from names that do not exist.`;
+  }
+  return main.detail;
+}
+
+interface SubdomainOutcome {
+  findings: Finding[];
+  note: string | null;
+  /** The weaker tag and its value, when subdomains are weaker than the name checked. */
+  weakest: { tag: 'sp' | 'np'; policy: PolicyName } | null;
+}
+
+/**
+ * Existing subdomains fall under `sp`, names that do not exist under `np` (RFC 9989 §4.7). When either is
+ * weaker than what protects the name checked, forgers use a subdomain instead: say so with an example.
+ */
+function subdomainFindings(facts: VerdictFacts, effective: PolicyName | null): SubdomainOutcome {
+  const { dmarc } = facts;
+  if (dmarc.status !== 'found' || effective === null || dmarc.appliedTag === 'np') return { findings: [], note: null, weakest: null };
+  const lower = (p: PolicyName | null): PolicyName | null => (p === null ? null : dmarc.testing ? ONE_LEVEL_LOWER[p] : p);
+  const sp = lower(dmarc.subdomainPolicy);
+  const np = lower(dmarc.nonExistentPolicy);
+  const checkSp = dmarc.appliedTag === 'p'; // a subdomain checked under sp: its children fall under sp too
+  const holes: { tag: 'sp' | 'np'; policy: PolicyName; example: string }[] = [];
+  if (checkSp && sp !== null && STRENGTH[sp] < STRENGTH[effective]) holes.push({ tag: 'sp', policy: dmarc.subdomainPolicy!, example: `ceo@mail.${facts.displayDomain}` });
+  if (np !== null && STRENGTH[np] < STRENGTH[effective]) holes.push({ tag: 'np', policy: dmarc.nonExistentPolicy!, example: `ceo@no-such-host.${facts.displayDomain}` });
+  if (holes.length === 0) {
+    const locked = effective === 'reject' && (!checkSp || sp === 'reject') && np === 'reject';
+    return {
+      findings: locked
+        ? [{ id: 'subdomain-locked', severity: 'success', title: 'Subdomains Locked', detail: `Your DMARC record also tells receivers to reject forged mail from subdomains of ${facts.domain}, existing or not.` }]
+        : [],
+      note: null,
+      weakest: null,
+    };
+  }
+  const [first] = holes;
+  const parts = holes.map((h) =>
+    h.tag === 'sp'
+      ? `existing subdomains fall under 'sp=${h.policy}', so mail from an address such as ${h.example} ${outcomeWords(lower(h.policy)!)}`
+      : `names that do not exist fall under 'np=${h.policy}', so mail from an address such as ${h.example} ${outcomeWords(lower(h.policy)!)}`,
+  );
+  const note = `${facts.displayDomain} itself is ${effective === 'reject' ? 'protected' : 'partly protected'}, but ${parts.join('; and ')}.`;
+  return {
+    findings: [
+      {
+        id: 'subdomain-hole',
+        severity: 'warning',
+        title: `Subdomains Are Weaker ('${holes.map((h) => `${h.tag}=${h.policy}`).join("', '")}')`,
+        detail: note.charAt(0).toUpperCase() + note.slice(1),
+      },
+    ],
+    note,
+    weakest: first ? { tag: first.tag, policy: first.policy } : null,
+  };
+}
+
+function outcomeWords(policy: PolicyName): string {
+  return policy === 'none' ? 'is still delivered to inboxes' : policy === 'quarantine' ? 'lands in spam instead of being rejected' : 'is rejected';
+}
+
+/** Keeps the first finding of each id: the verdict's own reasons win over an analyzer's. */
+function dedupe(findings: Finding[]): Finding[] {
+  const seen = new Set<string>();
+  return findings.filter((f) => (seen.has(f.id) ? false : (seen.add(f.id), true)));
+}
+

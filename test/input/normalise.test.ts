@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { normaliseDomainInput } from '../../src/input.js';
+
+// Each row: what a user typed → the domain checked (and the form shown), with the reason.
+const accepted: [input: string, domain: string, display: string, why: string][] = [
+  ['example.com', 'example.com', 'example.com', 'a plain domain'],
+  ['  Example.COM  ', 'example.com', 'example.com', 'trimmed and lower-cased'],
+  ['example.com.', 'example.com', 'example.com', 'one trailing dot dropped'],
+  ['ceo@example.com', 'example.com', 'example.com', 'an address keeps its domain'],
+  ['"a@b"@mail.example.com', 'mail.example.com', 'mail.example.com', 'the last @ wins'],
+  ['mailto:ceo@example.org', 'example.org', 'example.org', 'a mailto URI'],
+  ['https://www.example.com/path?q=1#frag', 'www.example.com', 'www.example.com', 'a URL loses path, query, fragment'],
+  ['http://user:secret@example.net:8080/x', 'example.net', 'example.net', 'a URL loses credentials and port'],
+  ['https://example.com/contact?email=a@evil.test', 'example.com', 'example.com', 'an @ inside a URL query is not an address'],
+  ['example.com:25', 'example.com', 'example.com', 'a bare name loses its port'],
+  ['example.com/dmarc', 'example.com', 'example.com', 'a bare name loses its path'],
+  ['bücher.example', 'xn--bcher-kva.example', 'bücher.example', 'IDN to A-labels, Unicode kept for display'],
+  ['BÜCHER.example', 'xn--bcher-kva.example', 'bücher.example', 'IDN is case-folded'],
+  ['xn--bcher-kva.example', 'xn--bcher-kva.example', 'bücher.example', 'A-labels shown as Unicode'],
+  ['a-b.example.co.uk', 'a-b.example.co.uk', 'a-b.example.co.uk', 'hyphens inside labels'],
+  ['_spf.example.com', '_spf.example.com', '_spf.example.com', 'underscore labels are DNS names too'],
+];
+
+// Each row: input → the start of the refusal message, with the reason.
+const refused: [input: string, message: RegExp, why: string][] = [
+  ['', /empty/, 'nothing typed'],
+  ['   ', /empty/, 'only spaces'],
+  ['a'.repeat(256), /256 characters long; at most 255/, 'over the 255-character bound'],
+  ['192.0.2.1', /IP address/, 'an IPv4 literal'],
+  ['[2001:db8::1]', /IP address/, 'an IPv6 literal in brackets'],
+  ['2001:db8::1', /IP address/, 'an IPv6 literal without brackets'],
+  ['user@[192.0.2.1]', /IP address/, 'an address with an IP literal'],
+  ['http://192.0.2.1/', /IP address/, 'a URL with an IP host'],
+  ['localhost', /single label|special-use/, 'a single label'],
+  ['intranet', /single label/, 'a single label'],
+  ['mail.localhost', /special-use name \(\.localhost\)/, 'RFC 6761 localhost'],
+  ['printer.local', /special-use name \(\.local\)/, 'mDNS'],
+  ['corp.internal', /special-use name \(\.internal\)/, 'private use'],
+  ['1.2.0.192.in-addr.arpa', /special-use name \(\.arpa\)/, 'infrastructure'],
+  ['x.invalid', /special-use name \(\.invalid\)/, 'RFC 6761 invalid'],
+  [`${'a'.repeat(64)}.example`, /63/, 'a label over 63 octets'],
+  [`${'abcdefghi.'.repeat(25)}abcd`, /254 octets long; DNS allows at most 253/, 'a name over 253 octets'],
+  ['exa mple.com', /not a valid domain name|not allowed/, 'a space inside'],
+  ['a..example.com', /empty label|not a valid/, 'an empty label'],
+  ['-bad.example.com', /not allowed in a host name/, 'a leading hyphen'],
+  ['ceo@', /no domain name/, 'an address without a domain'],
+  ['https://', /no domain name|not a valid/, 'a URL without a host'],
+];
+
+describe('normaliseDomainInput', () => {
+  it.each(accepted)('%s → %s (%s / %s)', (input, domain, display) => {
+    expect(normaliseDomainInput(input)).toEqual({ ok: true, domain, displayDomain: display });
+  });
+
+  it.each(refused)('refuses %j: %s (%s)', (input, message) => {
+    const result = normaliseDomainInput(input);
+    expect(result.ok).toBe(false);
+    if (!result.ok) {
+      expect(result.message).toMatch(message);
+      expect(result.fix.length).toBeGreaterThan(10);
+    }
+  });
+
+  it('allows special-use names when configured to', () => {
+    expect(normaliseDomainInput('printer.local', { specialUseSuffixes: [] })).toEqual({
+      ok: true,
+      domain: 'printer.local',
+      displayDomain: 'printer.local',
+    });
+  });
+});

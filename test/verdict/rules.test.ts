@@ -1,0 +1,160 @@
+import { describe, expect, it } from 'vitest';
+import { decide, rewriteDmarc, VERDICT_RULES } from '../../src/verdict/index.js';
+import type { DmarcFacts, VerdictFacts } from '../../src/verdict/index.js';
+
+/** A domain protected by `p=reject` with a clean SPF record; each test changes what it is about. */
+function facts(dmarc: Partial<DmarcFacts> = {}, rest: Partial<Omit<VerdictFacts, 'dmarc'>> = {}): VerdictFacts {
+  return {
+    domain: 'example.com',
+    displayDomain: 'example.com',
+    dmarc: {
+      status: 'found',
+      rawRecord: 'v=DMARC1; p=reject; rua=mailto:d@example.com',
+      foundAt: '_dmarc.example.com',
+      organizationalDomain: 'example.com',
+      requestedPolicy: 'reject',
+      subdomainPolicy: 'reject',
+      nonExistentPolicy: 'reject',
+      appliedTag: 'p',
+      appliedPolicy: 'reject',
+      testing: false,
+      pct: null,
+      asNone: false,
+      hasRua: true,
+      nameExists: true,
+      ...dmarc,
+    },
+    spf: { status: 'found', rawRecord: 'v=spf1 include:_spf.example.net -all', terminalAll: '-all', lookupCount: 1, openToAnyone: null, ...rest.spf },
+    dkim: rest.dkim ?? { keys: [{ selector: 's1', keyType: 'rsa', keyLength: 2048, usable: true }], probed: 30 },
+    mx: rest.mx ?? { status: 'found', provider: 'Google Workspace' },
+    findings: rest.findings ?? [],
+  };
+}
+
+const none = { requestedPolicy: 'none', subdomainPolicy: 'none', nonExistentPolicy: 'none', appliedPolicy: 'none', rawRecord: 'v=DMARC1; p=none; rua=mailto:d@example.com' } as const;
+const quarantine = { requestedPolicy: 'quarantine', subdomainPolicy: 'quarantine', nonExistentPolicy: 'quarantine', appliedPolicy: 'quarantine', rawRecord: 'v=DMARC1; p=quarantine' } as const;
+
+// One row per rule of the verdict table (and the edge cases the issue names), with the reason.
+const table: [why: string, input: VerdictFacts, rule: string, verdict: string, inbox: string, spoofable: boolean, reasonId: string][] = [
+  ['+all passes anyone even under p=reject', facts({}, { spf: { status: 'found', rawRecord: 'v=spf1 +all', terminalAll: '+all', lookupCount: 0, openToAnyone: { ip: '192.0.2.1', matchedTerm: '+all' } } }), 'spf-open-to-anyone', 'spoofable', 'delivered', true, 'spf-plus-all'],
+  ['ip4:0.0.0.0/0 passes anyone', facts({}, { spf: { status: 'found', rawRecord: 'v=spf1 ip4:0.0.0.0/0 -all', terminalAll: '-all', lookupCount: 0, openToAnyone: { ip: '203.0.113.9', matchedTerm: 'ip4:0.0.0.0/0' } } }), 'spf-open-to-anyone', 'spoofable', 'delivered', true, 'spf-open-to-anyone'],
+  ['no DMARC record', facts({ status: 'none', rawRecord: null, foundAt: null, requestedPolicy: null, subdomainPolicy: null, nonExistentPolicy: null, appliedTag: null, appliedPolicy: null, hasRua: false }), 'dmarc-missing', 'spoofable', 'delivered', true, 'dmarc-missing'],
+  ['several DMARC records', facts({ status: 'multiple', appliedTag: null, appliedPolicy: null }), 'dmarc-multiple', 'spoofable', 'delivered', true, 'dmarc-multiple'],
+  ['p invalid and no rua', facts({ status: 'unusable', rawRecord: 'v=DMARC1; p=bogus', appliedTag: null, appliedPolicy: null, hasRua: false }), 'dmarc-unusable', 'spoofable', 'delivered', true, 'dmarc-unusable'],
+  ['p=none', facts(none), 'dmarc-policy-none', 'spoofable', 'delivered', true, 'dmarc-p-none'],
+  ['p missing but rua valid: read as none', facts({ ...none, asNone: true, rawRecord: 'v=DMARC1; rua=mailto:d@example.com' }), 'dmarc-policy-none', 'spoofable', 'delivered', true, 'dmarc-p-none'],
+  ['a subdomain under sp=none', facts({ appliedTag: 'sp', appliedPolicy: 'none', subdomainPolicy: 'none' }, {}), 'dmarc-policy-none', 'spoofable', 'delivered', true, 'dmarc-sp-none'],
+  ['a name that does not exist under np=none', facts({ appliedTag: 'np', appliedPolicy: 'none', nonExistentPolicy: 'none', nameExists: false }), 'dmarc-policy-none', 'spoofable', 'delivered', true, 'dmarc-np-none'],
+  ['quarantine with t=y is one level lower: none', facts({ ...quarantine, testing: true }), 'dmarc-policy-none', 'spoofable', 'delivered', true, 'dmarc-testing-mode'],
+  ['p=quarantine', facts(quarantine), 'dmarc-policy-quarantine', 'partially_protected', 'spam', true, 'dmarc-p-quarantine'],
+  ['reject with t=y is quarantine', facts({ testing: true }), 'dmarc-policy-quarantine', 'partially_protected', 'spam', true, 'dmarc-testing-mode'],
+  ['reject with pct=50', facts({ pct: 50 }), 'dmarc-reject-partial', 'partially_protected', 'spam', true, 'dmarc-pct-low'],
+  ['reject with pct=0 (0, not 100)', facts({ pct: 0 }), 'dmarc-reject-partial', 'partially_protected', 'spam', true, 'dmarc-pct-low'],
+  ['reject with pct=100', facts({ pct: 100 }), 'dmarc-reject', 'protected', 'rejected', false, 'dmarc-protected'],
+  ['p=reject', facts(), 'dmarc-reject', 'protected', 'rejected', false, 'dmarc-protected'],
+  ['reject without SPF is still protected', facts({}, { spf: { status: 'none', rawRecord: null, terminalAll: null, lookupCount: 0, openToAnyone: null } }), 'dmarc-reject', 'protected', 'rejected', false, 'dmarc-protected'],
+  ['a name that does not exist under np=reject while p=none', facts({ ...none, nonExistentPolicy: 'reject', appliedTag: 'np', appliedPolicy: 'reject', nameExists: false }), 'dmarc-reject', 'protected', 'rejected', false, 'dmarc-protected'],
+];
+
+describe('verdict table', () => {
+  it.each(table)('%s', (_why, input, rule, verdict, inbox, spoofable, reasonId) => {
+    const decision = decide(input);
+    expect(decision.rule).toBe(rule);
+    expect(decision.verdict).toBe(verdict);
+    expect(decision.inboxOutcome).toBe(inbox);
+    expect(decision.spoofable).toBe(spoofable);
+    expect(decision.reasons[0]?.id).toBe(reasonId);
+  });
+
+  it('has a test row for every rule', () => {
+    const covered = new Set(table.map((row) => row[2]));
+    expect(VERDICT_RULES.map((r) => r.id).filter((id) => !covered.has(id))).toEqual([]);
+  });
+
+  it('writes headlines in the reference style, naming the mailbox', () => {
+    expect(decide(facts(none)).headline).toBe('Yes — anyone can send as you@example.com');
+    expect(decide(facts(quarantine)).headline).toBe('Sometimes — fake mail can still get through as you@example.com');
+    expect(decide(facts()).headline).toBe('No — receivers are told to reject fakes as you@example.com');
+  });
+});
+
+describe('subdomains', () => {
+  it('flags sp weaker than p, with an example address', () => {
+    const decision = decide(facts({ subdomainPolicy: 'none', rawRecord: 'v=DMARC1; p=reject; sp=none; rua=mailto:d@example.com' }));
+    expect(decision.verdict).toBe('protected');
+    expect(decision.reasons.map((r) => r.id)).toContain('subdomain-hole');
+    expect(decision.subdomainNote).toMatch(/'sp=none'.*ceo@mail\.example\.com.*delivered to inboxes/);
+    expect(decision.nextStep.title).toBe("Close the subdomain gap ('sp=reject')");
+    expect(decision.nextStep.body).toContain('v=DMARC1; p=reject; sp=reject; rua=mailto:d@example.com');
+  });
+
+  it('flags np weaker than p (names that do not exist)', () => {
+    const decision = decide(facts({ nonExistentPolicy: 'quarantine' }));
+    expect(decision.subdomainNote).toMatch(/'np=quarantine'.*ceo@no-such-host\.example\.com.*spam/);
+  });
+
+  it('flags quarantine subdomains under a reject policy (the reference only saw sp=none)', () => {
+    expect(decide(facts({ subdomainPolicy: 'quarantine', nonExistentPolicy: 'quarantine' })).subdomainNote).toMatch(/sp=quarantine.*np=quarantine/);
+  });
+
+  it('says subdomains are locked when sp and np are reject', () => {
+    const decision = decide(facts());
+    expect(decision.subdomainNote).toBeNull();
+    expect(decision.reasons.map((r) => r.id)).toContain('subdomain-locked');
+  });
+
+  it('has no note for a name checked under np (nothing lies below a name that does not exist)', () => {
+    expect(decide(facts({ appliedTag: 'np', appliedPolicy: 'reject', nameExists: false, subdomainPolicy: 'none' })).subdomainNote).toBeNull();
+  });
+});
+
+describe('next step', () => {
+  it('builds the stronger DMARC record from the one published', () => {
+    const step = decide(facts({ ...none, rawRecord: 'v=DMARC1; p=none; fo=1; rua=mailto:agg@example.com' })).nextStep;
+    expect(step.title).toBe("Move to 'p=quarantine'");
+    expect(step.body).toContain('v=DMARC1; p=quarantine; fo=1; rua=mailto:agg@example.com');
+    expect(step.href).toBe('/guides/dmarc-enforce?domain=example.com');
+  });
+
+  it('adds a rua when the record has none', () => {
+    const step = decide(facts({ ...quarantine, hasRua: false })).nextStep;
+    expect(step.body).toContain('v=DMARC1; p=reject; rua=mailto:dmarc-reports@example.com');
+  });
+
+  it('proposes a reject record and SPF -all for a parked domain', () => {
+    const parked = facts(
+      { status: 'none', rawRecord: null, foundAt: null, requestedPolicy: null, subdomainPolicy: null, nonExistentPolicy: null, appliedTag: null, appliedPolicy: null, hasRua: false },
+      { spf: { status: 'none', rawRecord: null, terminalAll: null, lookupCount: 0, openToAnyone: null }, dkim: { keys: [], probed: 40 }, mx: { status: 'none', provider: null } },
+    );
+    const step = decide(parked).nextStep;
+    expect(step.body).toContain('v=DMARC1; p=reject; rua=mailto:dmarc-reports@example.com');
+    expect(step.body).toContain('v=spf1 -all');
+  });
+
+  it('replaces +all and removes an open range', () => {
+    const plusAll = facts({}, { spf: { status: 'found', rawRecord: 'v=spf1 mx +all', terminalAll: '+all', lookupCount: 1, openToAnyone: { ip: '192.0.2.1', matchedTerm: '+all' } } });
+    expect(decide(plusAll).nextStep.body).toContain('v=spf1 mx ~all');
+    const open = facts({}, { spf: { status: 'found', rawRecord: 'v=spf1 ip4:0.0.0.0/0 -all', terminalAll: '-all', lookupCount: 0, openToAnyone: { ip: '192.0.2.1', matchedTerm: 'ip4:0.0.0.0/0' } } });
+    expect(decide(open).nextStep.body).toContain('\n  v=spf1 -all\n');
+  });
+
+  it('removes pct and t=y', () => {
+    expect(decide(facts({ pct: 0, rawRecord: 'v=DMARC1; p=reject; pct=0' })).nextStep.body).toContain('\n  v=DMARC1; p=reject\n');
+    expect(decide(facts({ testing: true, rawRecord: 'v=DMARC1; p=reject; t=y' })).nextStep.body).toContain('\n  v=DMARC1; p=reject\n');
+  });
+
+  it('uses the configured base URL', () => {
+    expect(decide(facts(), { guideBaseUrl: 'https://help.example/guides/' }).nextStep.href).toBe('https://help.example/guides/protected?domain=example.com');
+  });
+});
+
+describe('rewriteDmarc', () => {
+  it.each([
+    ['v=DMARC1; p=none', { p: 'reject' }, 'v=DMARC1; p=reject', 'changes p'],
+    ['v=DMARC1;p=none;pct=20;rua=mailto:a@b.c', { pct: null }, 'v=DMARC1; p=none; rua=mailto:a@b.c', 'removes a tag'],
+    ['v=DMARC1; rua=mailto:a@b.c', { p: 'none' }, 'v=DMARC1; p=none; rua=mailto:a@b.c', 'puts a new p right after v'],
+    ['V=DMARC1; P=quarantine; SP=none', { sp: 'reject' }, 'v=DMARC1; p=quarantine; sp=reject', 'tag names are case-insensitive'],
+  ] as const)('%s + %j → %s (%s)', (raw, changes, expected) => {
+    expect(rewriteDmarc(raw, changes)).toBe(expected);
+  });
+});

@@ -154,7 +154,7 @@ describe('rewriteDmarc', () => {
     ['v=DMARC1;p=none;pct=20;rua=mailto:a@b.c', { pct: null }, 'v=DMARC1; p=none; rua=mailto:a@b.c', 'removes a tag'],
     ['v=DMARC1; rua=mailto:a@b.c', { p: 'none' }, 'v=DMARC1; p=none; rua=mailto:a@b.c', 'puts a new p right after v'],
     ['V=DMARC1; P=quarantine; SP=none', { sp: 'reject' }, 'v=DMARC1; p=quarantine; sp=reject', 'tag names are case-insensitive'],
-  ] as const)('%s + %j → %s (%s)', (raw, changes, expected) => {
+  ] as [string, Record<string, string | null>, string, string][])('%s + %j → %s (%s)', (raw, changes, expected) => {
     expect(rewriteDmarc(raw, changes)).toBe(expected);
   });
 });

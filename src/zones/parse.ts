@@ -1,0 +1,850 @@
+/**
+ * The RFC 1035 §5 master-file ("zone file") parser: text in, a `Zone` out, or a `ZoneSyntaxError`
+ * that names the file, line and column. Only standard syntax is read, so that the files it accepts
+ * load unchanged in NSD, BIND and Knot.
+ *
+ * What a file may hold (RFC 1035 §5.1, RFC 2308 §4):
+ *
+ *   $ORIGIN <domain-name>
+ *   $TTL <ttl>
+ *   $INCLUDE <file-name> [<domain-name>]
+ *   <owner> [<ttl>] [<class>] <type> <rdata>      or  <owner> [<class>] [<ttl>] <type> <rdata>
+ *   <blank> [<ttl>] [<class>] <type> <rdata>      (a line starting with white space: the previous owner)
+ *
+ *   owner, names in rdata   absolute ("mail.example.com."), relative to the origin ("mail"), or "@"
+ *   ttl                     seconds ("3600") or units ("1h30m", "2d"; w d h m s, as BIND and Knot read)
+ *   class                   IN, or nothing; other classes are refused
+ *   ( … )                   one record over several lines; ";" starts a comment outside quotes
+ *   "…"                     a character-string; \" \\ and \DDD (a decimal octet) are escapes
+ *
+ * Types read: SOA, NS, A, AAAA, MX, TXT, CNAME, PTR (the `RecordType` union); any other is refused.
+ *
+ * Refused although some servers take them: an escaped dot inside a label ("a\.b": names are kept in
+ * dotted form, which cannot hold one), names outside printable ASCII (write IDNs as xn--), text
+ * that is not UTF-8 once escapes are decoded, a CNAME beside other data. Exact duplicate records
+ * are dropped, as servers do.
+ *
+ * Defaults when a record has no TTL (RFC 2308 §4 replaced the "last stated TTL" rule of RFC 1035
+ * §5.1 with `$TTL`):
+ *   1. the `$TTL` in effect;
+ *   2. otherwise the SOA's MINIMUM field, for the SOA itself and every record after it (the meaning
+ *      MINIMUM had before RFC 2308, and what BIND does);
+ *   3. otherwise `options.defaultTtl`, or `DEFAULT_ZONE_TTL`.
+ * Servers disagree on 2 and 3, so files meant for real servers should start with `$TTL`.
+ *
+ * The zone's origin (its apex) is `options.origin` when given; otherwise the origin in effect when
+ * the first record is read (set by `$ORIGIN`); otherwise, when that first record is an SOA with an
+ * absolute owner, the SOA's owner. Every record must lie at or below the apex.
+ */
+import { isIPv4, isIPv6 } from 'node:net';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { canonicalName, dnsNameProblem, isAtOrBelow, MAX_LABEL_OCTETS, MAX_NAME_OCTETS } from '../dns/name.js';
+import type { RecordData, RecordType, SoaData } from '../dns/types.js';
+import type { ResourceRecord, Zone } from './types.js';
+
+/** How deep `$INCLUDE` may nest: a file included by a file included by … A loop is refused at any depth. */
+export const MAX_INCLUDE_DEPTH = 8;
+/** The TTL of a record with none, when there is neither `$TTL` nor an SOA before it: one hour. */
+export const DEFAULT_ZONE_TTL = 3600;
+/** RFC 2181 §8: a TTL is an unsigned 31-bit number of seconds. */
+export const MAX_TTL = 2_147_483_647;
+/** RFC 1035 §3.3.13, RFC 1982: the SOA serial and timers are unsigned 32-bit numbers. */
+export const MAX_SOA_NUMBER = 4_294_967_295;
+/** RFC 1035 §3.3.9: the MX preference is an unsigned 16-bit number. */
+export const MAX_MX_PREFERENCE = 65_535;
+/** RFC 1035 §3.3: a character-string is one length octet followed by at most 255 octets. */
+export const MAX_CHARACTER_STRING_OCTETS = 255;
+/** RFC 1035 §3.2.1: RDLENGTH is 16 bits, so the data of one record is at most 65535 octets. */
+export const MAX_RDATA_OCTETS = 65_535;
+/** The record types this parser reads, in the order the messages list them. */
+export const SUPPORTED_RECORD_TYPES: readonly RecordType[] = ['SOA', 'NS', 'A', 'AAAA', 'MX', 'TXT', 'CNAME', 'PTR'];
+
+/** The file name used in messages when the caller gives none. */
+const UNNAMED_FILE = '<zone>';
+/** Types real servers know that this parser does not read: refused with "not supported", not "unknown". */
+const OTHER_KNOWN_TYPES = new Set([
+  'AFSDB', 'APL', 'CAA', 'CDNSKEY', 'CDS', 'CERT', 'CSYNC', 'DHCID', 'DLV', 'DNAME', 'DNSKEY', 'DS', 'EUI48',
+  'EUI64', 'HINFO', 'HIP', 'HTTPS', 'IPSECKEY', 'KEY', 'KX', 'LOC', 'MB', 'MD', 'MF', 'MG', 'MINFO', 'MR',
+  'NAPTR', 'NSAP', 'NSEC', 'NSEC3', 'NSEC3PARAM', 'NULL', 'OPENPGPKEY', 'RP', 'RRSIG', 'RT', 'SIG', 'SMIMEA',
+  'SRV', 'SSHFP', 'SVCB', 'TLSA', 'URI', 'WKS', 'X25', 'ZONEMD',
+]);
+/** RFC 1035 §3.2.4 classes, and the RFC 3597 generic form. */
+const CLASS_PATTERN = /^(?:IN|CS|CH|HS|NONE|ANY|CLASS\d+)$/i;
+/** RFC 2308 §4 (and BIND, Knot, NSD): TTL units. */
+const TTL_UNIT_SECONDS: Readonly<Record<string, number>> = { s: 1, m: 60, h: 3600, d: 86_400, w: 604_800 };
+
+/**
+ * A zone file that cannot be loaded. `message` is `file:line:column: what was expected, what was
+ * found`; the parts are kept apart for tools. The first error aborts the parse: nothing half-loads.
+ */
+export class ZoneSyntaxError extends Error {
+  override readonly name = 'ZoneSyntaxError' as const;
+  /** The file as named to the parser (an included file is named by its path). */
+  readonly file: string;
+  /** 1-based line. */
+  readonly line: number;
+  /** 1-based column, counted in characters (a tab is one column). */
+  readonly column: number;
+  /** The message without its location. */
+  readonly reason: string;
+
+  constructor(file: string, line: number, column: number, reason: string) {
+    super(`${file}:${line}:${column}: ${reason}`);
+    this.file = file;
+    this.line = line;
+    this.column = column;
+    this.reason = reason;
+  }
+}
+
+/** How to read one master file. Every field is optional. */
+export interface ParseZoneOptions {
+  /** The zone's apex and first origin, as a server's configuration gives it (trailing dot optional). */
+  origin?: string;
+  /** The file's name, for messages and as the base of relative `$INCLUDE` paths. */
+  file?: string;
+  /** The TTL of records with none when there is no `$TTL` and no SOA before them; `DEFAULT_ZONE_TTL` otherwise. */
+  defaultTtl?: number;
+  /** How deep `$INCLUDE` may nest; `MAX_INCLUDE_DEPTH` otherwise. */
+  maxIncludeDepth?: number;
+  /** Reads an included file (the path is relative to the including file). Without it `$INCLUDE` is refused. */
+  readInclude?: (path: string) => string;
+  /**
+   * Refuse a zone without exactly one SOA and at least one NS record at its apex, as BIND, NSD and
+   * Knot do (RFC 1035 §5.2, RFC 1034 §4.2.1). Off by default, so that fragments parse.
+   */
+  requireSoaAndNs?: boolean;
+}
+
+/**
+ * Parses the text of one master file (and the files it `$INCLUDE`s) into a `Zone`.
+ * Throws `ZoneSyntaxError` at the first problem; never returns a partial zone.
+ */
+export function parseZone(text: string, options: ParseZoneOptions = {}): Zone {
+  return new ZoneParser(options).parse(text);
+}
+
+/**
+ * Parses a TTL as a zone file writes it: plain seconds (`3600`) or units (`1h30m`, `2d`, `1w`),
+ * case-insensitive. Undefined when the text is not a TTL or exceeds `max`.
+ */
+export function parseTtl(text: string, max: number = MAX_TTL): number | undefined {
+  let total = 0;
+  let value = 0;
+  let digits = 0;
+  let sawUnit = false;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code >= 48 && code <= 57) {
+      value = value * 10 + (code - 48);
+      digits++;
+      if (value > max) return undefined;
+      continue;
+    }
+    const unit = TTL_UNIT_SECONDS[text[i]!.toLowerCase()];
+    if (unit === undefined || digits === 0) return undefined;
+    total += value * unit;
+    if (total > max) return undefined;
+    value = 0;
+    digits = 0;
+    sawUnit = true;
+  }
+  // A bare number after units ("1h30") is refused: write "1h30m" or "1h30s", whichever is meant.
+  if (digits > 0 && sawUnit) return undefined;
+  if (digits === 0 && !sawUnit) return undefined;
+  return sawUnit ? total : value;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tokenizer: one pass over the text, one "entry" (a logical line, parentheses joined) at a time.
+
+/** One word or quoted string of an entry. */
+interface Token {
+  /** The text with escapes decoded (and without the quotes of a quoted string). */
+  value: string;
+  /** The text as written, for messages. */
+  raw: string;
+  quoted: boolean;
+  /** A `\.` (or `\046`) escape made a dot inside a label. */
+  escapedDot: boolean;
+  /** Length of `value` in octets (UTF-8). */
+  octets: number;
+  line: number;
+  column: number;
+}
+
+/** A logical line: a directive or a record. */
+interface Entry {
+  tokens: Token[];
+  /** The line starts with white space: the owner is the previous one (RFC 1035 §5.1). */
+  blankOwner: boolean;
+}
+
+const LF = 10;
+const CR = 13;
+const SPACE = 32;
+const TAB = 9;
+const QUOTE = 34;
+const SEMICOLON = 59;
+const OPEN_PAREN = 40;
+const CLOSE_PAREN = 41;
+const BACKSLASH = 92;
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Ends a word: white space, a comment or a parenthesis (RFC 1035 §5.1). */
+function isDelimiter(code: number): boolean {
+  return code === SPACE || code === TAB || code === LF || code === CR || code === SEMICOLON || code === OPEN_PAREN || code === CLOSE_PAREN;
+}
+
+function isDigit(code: number): boolean {
+  return code >= 48 && code <= 57;
+}
+
+class Lexer {
+  private pos = 0;
+  private line = 1;
+  private lineStart = 0;
+
+  constructor(
+    private readonly text: string,
+    private readonly file: string,
+  ) {
+    if (text.charCodeAt(0) === 0xfeff) this.pos = this.lineStart = 1; // a byte-order mark is not content
+  }
+
+  /** The next entry, or undefined at the end of the text. */
+  next(): Entry | undefined {
+    const text = this.text;
+    const length = text.length;
+    const tokens: Token[] = [];
+    let blankOwner = false;
+    let openParen: { line: number; column: number } | undefined;
+    while (this.pos < length) {
+      const code = text.charCodeAt(this.pos);
+      if (code === LF) {
+        if (openParen === undefined && tokens.length > 0) {
+          const entry: Entry = { tokens, blankOwner };
+          this.newLine();
+          return entry;
+        }
+        this.newLine();
+        if (openParen === undefined) blankOwner = false; // a blank or comment-only line ends nothing
+      } else if (code === SPACE || code === TAB || code === CR) {
+        // RFC 1035 §5.1: a blank owner is a line that begins with white space.
+        if (this.pos === this.lineStart && tokens.length === 0 && openParen === undefined) blankOwner = true;
+        this.pos++;
+      } else if (code === SEMICOLON) {
+        const end = text.indexOf('\n', this.pos);
+        this.pos = end === -1 ? length : end;
+      } else if (code === OPEN_PAREN) {
+        if (openParen !== undefined) {
+          this.fail(this.line, this.column(), `expected ")" to close the "(" of line ${openParen.line}, found a second "("`);
+        }
+        openParen = { line: this.line, column: this.column() };
+        this.pos++;
+      } else if (code === CLOSE_PAREN) {
+        if (openParen === undefined) this.fail(this.line, this.column(), 'expected a "(" before this ")", found none');
+        openParen = undefined;
+        this.pos++;
+      } else {
+        tokens.push(code === QUOTE ? this.readQuoted() : this.readWord());
+      }
+    }
+    if (openParen !== undefined) {
+      this.fail(openParen.line, openParen.column, 'expected ")" to close this "(", found the end of the file');
+    }
+    if (tokens.length === 0) return undefined;
+    return { tokens, blankOwner };
+  }
+
+  /** Where the text ends, for whole-file messages. */
+  end(): { line: number; column: number } {
+    return { line: this.line, column: this.column() };
+  }
+
+  private column(): number {
+    return this.pos - this.lineStart + 1;
+  }
+
+  private newLine(): void {
+    this.pos++;
+    this.line++;
+    this.lineStart = this.pos;
+  }
+
+  private readWord(): Token {
+    const text = this.text;
+    const start = this.pos;
+    const column = this.column();
+    let escaped = false;
+    while (this.pos < text.length) {
+      const code = text.charCodeAt(this.pos);
+      if (isDelimiter(code)) break;
+      if (code === QUOTE) {
+        this.fail(this.line, this.column(), `expected white space before the opening quote, found it inside the word "${clip(text.slice(start, this.pos))}"`);
+      }
+      if (code === BACKSLASH) {
+        escaped = true;
+        this.pos++;
+        const next = text.charCodeAt(this.pos);
+        if (Number.isNaN(next) || next === LF || next === CR) {
+          this.fail(this.line, this.column() - 1, 'expected a character after "\\", found the end of the line');
+        }
+      }
+      this.pos++;
+    }
+    const raw = text.slice(start, this.pos);
+    return this.token(raw, raw, false, escaped, column);
+  }
+
+  private readQuoted(): Token {
+    const text = this.text;
+    const line = this.line;
+    const column = this.column();
+    const start = this.pos;
+    this.pos++; // the opening quote
+    let escaped = false;
+    for (;;) {
+      const code = text.charCodeAt(this.pos);
+      if (Number.isNaN(code) || code === LF) {
+        this.fail(line, column, `expected a closing quote for this string, found the end of the ${Number.isNaN(code) ? 'file' : 'line'}`);
+      }
+      if (code === QUOTE) break;
+      if (code === BACKSLASH) {
+        escaped = true;
+        this.pos++;
+        const next = text.charCodeAt(this.pos);
+        if (Number.isNaN(next) || next === LF) {
+          this.fail(this.line, this.column() - 1, 'expected a character after "\\", found the end of the line');
+        }
+      }
+      this.pos++;
+    }
+    this.pos++; // the closing quote
+    const after = text.charCodeAt(this.pos);
+    if (!Number.isNaN(after) && !isDelimiter(after) && after !== QUOTE) {
+      this.fail(this.line, this.column(), `expected white space after the closing quote, found "${text[this.pos]}"`);
+    }
+    if (after === QUOTE) {
+      this.fail(this.line, this.column(), 'expected white space between two quoted strings, found a quote right after the closing one');
+    }
+    const raw = text.slice(start, this.pos);
+    return this.token(raw, raw.slice(1, -1), true, escaped, column);
+  }
+
+  /** Builds a token; `body` is the text between the quotes (or the word), decoded when it has escapes. */
+  private token(raw: string, body: string, quoted: boolean, escaped: boolean, column: number): Token {
+    const line = this.line;
+    if (!escaped) return { value: body, raw, quoted, escapedDot: false, octets: Buffer.byteLength(body, 'utf8'), line, column };
+    const bodyColumn = quoted ? column + 1 : column;
+    const octets: number[] = [];
+    let escapedDot = false;
+    for (let i = 0; i < body.length; i++) {
+      const code = body.charCodeAt(i);
+      if (code !== BACKSLASH) {
+        pushUtf8(octets, body, i);
+        if (code >= 0xd800 && code <= 0xdbff) i++; // the pair was encoded together
+        continue;
+      }
+      const next = body.charCodeAt(i + 1);
+      if (isDigit(next)) {
+        // RFC 1035 §5.1: \DDD is the octet whose value is the decimal number DDD.
+        const digits = body.slice(i + 1, i + 4);
+        if (!/^\d{3}$/.test(digits)) {
+          this.fail(line, bodyColumn + i, `expected three decimal digits after "\\" (\\DDD), found "\\${clip(digits)}"`);
+        }
+        const octet = Number(digits);
+        if (octet > 255) this.fail(line, bodyColumn + i, `expected an octet from \\000 to \\255, found "\\${digits}"`);
+        if (octet === 46) escapedDot = true;
+        octets.push(octet);
+        i += 3;
+      } else {
+        // RFC 1035 §5.1: \X is X itself, for any X that is not a digit.
+        if (next === 46) escapedDot = true;
+        pushUtf8(octets, body, i + 1);
+        i += next >= 0xd800 && next <= 0xdbff ? 2 : 1;
+      }
+    }
+    let value: string;
+    try {
+      value = utf8.decode(Uint8Array.from(octets));
+    } catch {
+      this.fail(line, column, `expected text that is valid UTF-8 once escapes are decoded, found ${quoted ? 'the string' : 'the word'} ${clip(raw)}`);
+    }
+    return { value, raw, quoted, escapedDot, octets: octets.length, line, column };
+  }
+
+  private fail(line: number, column: number, reason: string): never {
+    throw new ZoneSyntaxError(this.file, line, column, reason);
+  }
+}
+
+/** Appends the UTF-8 octets of the character at `index` (a surrogate pair counts as one). */
+function pushUtf8(octets: number[], text: string, index: number): void {
+  const point = text.codePointAt(index)!;
+  if (point < 0x80) octets.push(point);
+  else if (point < 0x800) octets.push(0xc0 | (point >> 6), 0x80 | (point & 63));
+  else if (point < 0x10000) octets.push(0xe0 | (point >> 12), 0x80 | ((point >> 6) & 63), 0x80 | (point & 63));
+  else octets.push(0xf0 | (point >> 18), 0x80 | ((point >> 12) & 63), 0x80 | ((point >> 6) & 63), 0x80 | (point & 63));
+}
+
+/** Shortens text for a message. */
+function clip(text: string, max = 40): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/** A token as messages show it. */
+function shown(token: Token): string {
+  return token.quoted ? `the quoted string ${clip(token.raw)}` : `"${clip(token.raw)}"`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parser
+
+type TypedData = { [T in RecordType]: { type: T; data: RecordData<T> } }[RecordType];
+
+/** Per-file state: `$ORIGIN` and the previous owner revert when an included file ends (as in BIND). */
+interface FileState {
+  file: string;
+  lexer: Lexer;
+  origin: string | undefined;
+  previousOwner: string | undefined;
+  depth: number;
+}
+
+class ZoneParser {
+  private apex: string | undefined;
+  /** The `$TTL` in effect: one zone-wide default, so a `$TTL` in an included file stays in effect after it. */
+  private ttlDirective: number | undefined;
+  private soa: { data: SoaData; where: string } | undefined;
+  private readonly records: ResourceRecord[] = [];
+  /** name → the data read so far, by type: to drop duplicates and keep CNAMEs alone. */
+  private readonly nodes = new Map<string, Partial<Record<RecordType, RecordData[]>>>();
+  /** Absolute paths of the files being read, outermost first, to refuse `$INCLUDE` loops. */
+  private readonly includeChain: string[] = [];
+  private readonly maxIncludeDepth: number;
+  private readonly fallbackTtl: number;
+
+  constructor(private readonly options: ParseZoneOptions) {
+    this.maxIncludeDepth = options.maxIncludeDepth ?? MAX_INCLUDE_DEPTH;
+    this.fallbackTtl = options.defaultTtl ?? DEFAULT_ZONE_TTL;
+    if (!Number.isInteger(this.fallbackTtl) || this.fallbackTtl < 0 || this.fallbackTtl > MAX_TTL) {
+      throw new RangeError(`defaultTtl must be an integer from 0 to ${MAX_TTL}, got ${this.fallbackTtl}`);
+    }
+    if (options.origin !== undefined) {
+      const problem = dnsNameProblem(options.origin);
+      if (problem) throw new RangeError(`the origin option "${options.origin}" is not a valid name: ${problem}`);
+      this.apex = canonicalName(options.origin);
+    }
+  }
+
+  parse(text: string): Zone {
+    const file = this.options.file ?? UNNAMED_FILE;
+    this.includeChain.push(resolve(this.options.file ?? UNNAMED_FILE));
+    const main: FileState = { file, lexer: new Lexer(text, file), origin: this.apex, previousOwner: undefined, depth: 0 };
+    this.readFile(main);
+    const end = main.lexer.end();
+    const fail = (reason: string): never => {
+      throw new ZoneSyntaxError(file, end.line, end.column, reason);
+    };
+    const apex = this.apex ?? main.origin;
+    if (apex === undefined) {
+      fail('expected "$ORIGIN <name>." or records with absolute names, found the end of the file with neither');
+    }
+    const origin = apex as string;
+    if (this.options.requireSoaAndNs) {
+      const where = origin === '' ? '.' : origin;
+      // RFC 1035 §5.2: exactly one SOA at the top of the zone.
+      if (!this.soa) fail(`expected an SOA record at the apex "${where}" (RFC 1035 §5.2), found the end of the file without one`);
+      // RFC 1034 §4.2.1: the apex lists the zone's name servers; BIND refuses a zone without them.
+      if (!this.nodes.get(origin)?.NS) {
+        fail(`expected an NS record at the apex "${where}" (RFC 1034 §4.2.1), found the end of the file without one`);
+      }
+    }
+    const zone: Zone = { origin, records: this.records };
+    if (this.options.file !== undefined) zone.source = this.options.file;
+    return zone;
+  }
+
+  private readFile(state: FileState): void {
+    for (let entry = state.lexer.next(); entry; entry = state.lexer.next()) {
+      const first = entry.tokens[0]!;
+      if (!entry.blankOwner && !first.quoted && first.raw.startsWith('$')) this.directive(state, entry);
+      else this.record(state, entry);
+    }
+  }
+
+  // RFC 1035 §5.1 ($ORIGIN, $INCLUDE), RFC 2308 §4 ($TTL)
+  private directive(state: FileState, entry: Entry): void {
+    const [keyword, argument] = entry.tokens as [Token, Token | undefined];
+    const name = keyword.raw.toUpperCase();
+    if (name === '$ORIGIN') {
+      if (!argument) this.failAtEnd(state, entry, 'expected a domain name after $ORIGIN, found the end of the line');
+      state.origin = this.name(state, argument, state.origin);
+      this.expectEnd(state, entry, 2);
+    } else if (name === '$TTL') {
+      if (!argument) this.failAtEnd(state, entry, 'expected a TTL after $TTL, found the end of the line');
+      this.ttlDirective = this.ttl(state, argument);
+      this.expectEnd(state, entry, 2);
+    } else if (name === '$INCLUDE') {
+      this.include(state, entry, keyword, argument);
+    } else if (name === '$GENERATE') {
+      this.fail(state, keyword, 'expected $ORIGIN, $TTL or $INCLUDE, found "$GENERATE", which only BIND reads: write the records out');
+    } else {
+      this.fail(state, keyword, `expected a directive ($ORIGIN, $TTL or $INCLUDE), found ${shown(keyword)}`);
+    }
+  }
+
+  private include(state: FileState, entry: Entry, keyword: Token, pathToken: Token | undefined): void {
+    if (!pathToken) this.failAtEnd(state, entry, 'expected a file name after $INCLUDE, found the end of the line');
+    const readInclude = this.options.readInclude;
+    if (!readInclude) {
+      this.fail(state, keyword, 'expected a way to read the file named by $INCLUDE (use loadZoneFile, or pass readInclude to parseZone), found none');
+    }
+    // RFC 1035 §5.1: the optional name is the origin of the included file only.
+    const originToken = entry.tokens[2];
+    const origin = originToken ? this.name(state, originToken, state.origin) : state.origin;
+    this.expectEnd(state, entry, originToken ? 3 : 2);
+    if (state.depth >= this.maxIncludeDepth) {
+      this.fail(state, keyword, `expected $INCLUDE to nest at most ${this.maxIncludeDepth} deep, found one more level`);
+    }
+    const relative = pathToken.value;
+    // Relative to the including file, so a directory of zones can move as a whole. Servers differ
+    // (BIND resolves against its working directory): run them from the zone directory.
+    const path = isAbsolute(relative) ? relative : join(dirname(state.file), relative);
+    const key = resolve(path);
+    if (this.includeChain.includes(key)) {
+      this.fail(state, pathToken, `expected $INCLUDE to name a file not already being read, found a loop: "${path}" includes itself through this line`);
+    }
+    let text: string;
+    try {
+      text = readInclude(path);
+    } catch (error) {
+      this.fail(state, pathToken, `expected a readable file, found that "${path}" cannot be read: ${(error as Error).message}`);
+    }
+    this.includeChain.push(key);
+    const included: FileState = { file: path, lexer: new Lexer(text, path), origin, previousOwner: undefined, depth: state.depth + 1 };
+    this.readFile(included);
+    this.includeChain.pop();
+  }
+
+  private record(state: FileState, entry: Entry): void {
+    const tokens = entry.tokens;
+    let index = 0;
+    let owner: string;
+    let ownerToken: Token | undefined;
+    if (entry.blankOwner) {
+      if (state.previousOwner === undefined) {
+        this.fail(state, tokens[0]!, 'expected an owner name: this line starts with white space, which repeats the previous owner, but there is none in this file yet');
+      }
+      owner = state.previousOwner;
+    } else {
+      ownerToken = tokens[0]!;
+      owner = this.name(state, ownerToken, state.origin);
+      index = 1;
+    }
+
+    // RFC 1035 §5.1: [<TTL>] [<class>] or [<class>] [<TTL>], both optional, before the type.
+    let ttl: number | undefined;
+    let sawClass = false;
+    for (;;) {
+      const token = tokens[index];
+      if (!token || token.quoted) break;
+      if (CLASS_PATTERN.test(token.raw)) {
+        if (sawClass) this.fail(state, token, `expected a record type, found a second class ${shown(token)}`);
+        const upper = token.raw.toUpperCase();
+        if (upper !== 'IN' && upper !== 'CLASS1') {
+          this.fail(state, token, `expected the class IN (or no class), found ${shown(token)}: only Internet records can be loaded`);
+        }
+        sawClass = true;
+      } else if (isDigit(token.raw.charCodeAt(0))) {
+        if (ttl !== undefined) this.fail(state, token, `expected a record type, found a second TTL ${shown(token)}`);
+        ttl = this.ttl(state, token);
+      } else {
+        break;
+      }
+      index++;
+    }
+
+    const typeToken = tokens[index];
+    if (!typeToken) this.failAtEnd(state, entry, 'expected a record type (A, AAAA, MX, TXT, …), found the end of the record');
+    const type = this.type(state, typeToken);
+    index++;
+
+    if (this.apex === undefined) {
+      if (state.origin !== undefined) this.apex = state.origin;
+      else if (type === 'SOA' && ownerToken) this.apex = state.origin = owner;
+      else this.fail(state, ownerToken ?? typeToken, 'expected "$ORIGIN <name>." before the first record (or an SOA record first), found a record with no zone origin');
+    }
+    const apex = this.apex as string;
+    if (!isAtOrBelow(owner, apex)) {
+      this.fail(state, ownerToken ?? typeToken, `expected a name at or below the zone origin "${apex || '.'}", found "${owner || '.'}"`);
+    }
+
+    const typed = this.rdata(state, entry, type, index);
+    const record = { name: owner, type: typed.type, ttl: ttl ?? this.defaultTtl(typed), data: typed.data } as ResourceRecord;
+    this.add(state, record, ownerToken ?? typeToken);
+    state.previousOwner = owner;
+  }
+
+  /** The TTL of a record without one; see the rule at the top of this file. */
+  private defaultTtl(typed: TypedData): number {
+    if (this.ttlDirective !== undefined) return this.ttlDirective; // RFC 2308 §4
+    if (typed.type === 'SOA') return typed.data.minimum;
+    return this.soa?.data.minimum ?? this.fallbackTtl;
+  }
+
+  private add(state: FileState, record: ResourceRecord, at: Token): void {
+    const where = record.name || '.';
+    if (record.type === 'SOA') {
+      // RFC 1035 §5.2: exactly one SOA, at the top of the zone.
+      if (record.name !== this.apex) this.fail(state, at, `expected the SOA record at the zone origin "${this.apex || '.'}", found it at "${where}"`);
+      if (this.soa) this.fail(state, at, `expected one SOA record, found a second (the first is at ${this.soa.where})`);
+      this.soa = { data: record.data as SoaData, where: `${state.file}:${at.line}` };
+    }
+    let node = this.nodes.get(record.name);
+    if (!node) {
+      node = {};
+      this.nodes.set(record.name, node);
+    }
+    const rrset = node[record.type];
+    // RFC 2181 §5: an RRset holds no duplicate records; servers drop exact repeats, and so do we.
+    if (rrset?.some((data) => sameData(data, record.data))) return;
+    // RFC 2181 §10.1, RFC 1034 §3.6.2: a name with a CNAME has no other data, and only one CNAME.
+    if (record.type === 'CNAME' && rrset) this.fail(state, at, `expected one CNAME record at "${where}", found a second`);
+    if (record.type === 'CNAME' ? Object.keys(node).length > 0 : node.CNAME !== undefined) {
+      this.fail(state, at, `expected either a CNAME or other records at "${where}", found both (RFC 2181 §10.1)`);
+    }
+    if (rrset) rrset.push(record.data);
+    else node[record.type] = [record.data];
+    this.records.push(record);
+  }
+
+  private type(state: FileState, token: Token): RecordType {
+    const upper = token.quoted ? '' : token.raw.toUpperCase();
+    if ((SUPPORTED_RECORD_TYPES as readonly string[]).includes(upper)) return upper as RecordType;
+    const supported = `this parser reads ${SUPPORTED_RECORD_TYPES.join(', ')}`;
+    if (upper === 'SPF' || upper === 'TYPE99') {
+      this.fail(state, token, `expected a supported record type, found SPF (type 99), which RFC 7208 §3.1 retired: publish the policy as TXT`);
+    }
+    if (OTHER_KNOWN_TYPES.has(upper) || /^TYPE\d+$/.test(upper)) {
+      this.fail(state, token, `expected a supported record type, found ${upper}: ${supported}`);
+    }
+    this.fail(state, token, `expected a record type (A, AAAA, MX, TXT, …), found ${shown(token)}`);
+  }
+
+  private rdata(state: FileState, entry: Entry, type: RecordType, start: number): TypedData {
+    let index = start;
+    const take = (what: string): Token => {
+      const token = entry.tokens[index++];
+      if (!token) this.failAtEnd(state, entry, `expected ${what}, found the end of the record`);
+      return token;
+    };
+    const takeName = (what: string): string => this.name(state, take(what), state.origin, what);
+    let typed: TypedData;
+    switch (type) {
+      case 'A': {
+        const token = take('an IPv4 address');
+        // RFC 1035 §3.4.1: four decimal octets.
+        if (token.quoted || !isIPv4(token.value)) this.fail(state, token, `expected an IPv4 address (like 192.0.2.1), found ${shown(token)}`);
+        typed = { type, data: token.value };
+        break;
+      }
+      case 'AAAA': {
+        const token = take('an IPv6 address');
+        // RFC 3596 §2.4 (the text form of RFC 4291 §2.2); a zone index ("%eth0") has no place in DNS.
+        if (token.quoted || !isIPv6(token.value) || token.value.includes('%')) {
+          this.fail(state, token, `expected an IPv6 address (like 2001:db8::1), found ${shown(token)}`);
+        }
+        typed = { type, data: canonicalIpv6(token.value) };
+        break;
+      }
+      case 'NS':
+      case 'CNAME':
+      case 'PTR':
+        typed = { type, data: takeName('a domain name') };
+        break;
+      case 'MX': {
+        // RFC 1035 §3.3.9: PREFERENCE EXCHANGE; RFC 7505: "0 ." is a null MX.
+        const preference = this.number(state, take('an MX preference (0 to 65535)'), 'an MX preference', MAX_MX_PREFERENCE);
+        typed = { type, data: { preference, exchange: takeName('a mail exchange name') } };
+        break;
+      }
+      case 'TXT':
+        typed = { type, data: this.characterStrings(state, entry, index) };
+        index = entry.tokens.length;
+        break;
+      case 'SOA': {
+        // RFC 1035 §3.3.13: MNAME RNAME SERIAL REFRESH RETRY EXPIRE MINIMUM
+        const mname = takeName('the primary name server (SOA MNAME)');
+        const rname = takeName('the mailbox of the person responsible (SOA RNAME)');
+        const serial = this.number(state, take('the SOA serial'), 'an SOA serial', MAX_SOA_NUMBER);
+        const [refresh, retry, expire, minimum] = (['REFRESH', 'RETRY', 'EXPIRE', 'MINIMUM'] as const).map((field) => {
+          const token = take(`the SOA ${field}`);
+          const value = token.quoted ? undefined : parseTtl(token.value, MAX_SOA_NUMBER);
+          if (value === undefined) this.fail(state, token, `expected the SOA ${field} (seconds, or units like 1h), found ${shown(token)}`);
+          return value;
+        }) as [number, number, number, number];
+        typed = { type, data: { mname, rname, serial, refresh, retry, expire, minimum } };
+        break;
+      }
+    }
+    this.expectEnd(state, entry, index);
+    return typed;
+  }
+
+  /** RFC 1035 §3.3.14: TXT-DATA is one or more character-strings, each kept as published. */
+  private characterStrings(state: FileState, entry: Entry, start: number): string[] {
+    if (start >= entry.tokens.length) this.failAtEnd(state, entry, 'expected one or more character-strings ("…"), found the end of the record');
+    const strings: string[] = [];
+    let rdataOctets = 0;
+    for (let index = start; index < entry.tokens.length; index++) {
+      const token = entry.tokens[index]!;
+      // RFC 1035 §3.3: a character-string is a length octet and at most 255 octets.
+      if (token.octets > MAX_CHARACTER_STRING_OCTETS) {
+        this.fail(state, token, `expected a character-string of at most ${MAX_CHARACTER_STRING_OCTETS} octets (RFC 1035 §3.3), found one of ${token.octets}: split it into several quoted strings, "…" "…", which SPF and DKIM join`);
+      }
+      rdataOctets += 1 + token.octets;
+      if (rdataOctets > MAX_RDATA_OCTETS) {
+        this.fail(state, token, `expected at most ${MAX_RDATA_OCTETS} octets of data in one record (RFC 1035 §3.2.1), found more`);
+      }
+      strings.push(token.value);
+    }
+    return strings;
+  }
+
+  /**
+   * A domain name field: "@" is the origin, a name ending in "." is absolute, any other is relative
+   * to the origin (RFC 1035 §5.1). Returned canonical: lower case, no trailing dot, the root ''.
+   */
+  private name(state: FileState, token: Token, origin: string | undefined, what = 'a domain name'): string {
+    if (token.quoted) this.fail(state, token, `expected ${what}, found ${shown(token)}`);
+    if (token.raw === '@') {
+      if (origin === undefined) this.fail(state, token, `expected an origin for "@": add "$ORIGIN <name>." above this line, found none`);
+      return origin;
+    }
+    // A dot inside a label (RFC 1035 §5.1 "\.") has no place in the dotted form names are kept in.
+    if (token.escapedDot) this.fail(state, token, `expected ${what} without an escaped dot ("\\."): a dot inside a label cannot be represented, found ${shown(token)}`);
+    const value = token.value;
+    if (value === '.') return ''; // the root
+    // One pass: printable ASCII, and the label sizes of RFC 1035 §2.3.4 (a hint; the message comes from dnsNameProblem).
+    let labelOctets = 0;
+    let sizeProblem = false;
+    for (let i = 0; i < value.length; i++) {
+      const code = value.charCodeAt(i);
+      if (code <= SPACE || code >= 127) {
+        this.fail(state, token, `expected ${what} in printable ASCII (write internationalized names in their xn-- form), found ${shown(token)}`);
+      }
+      if (code === 46) {
+        if (labelOctets === 0 || labelOctets > MAX_LABEL_OCTETS) sizeProblem = true;
+        labelOctets = 0;
+      } else labelOctets++;
+    }
+    if (labelOctets > MAX_LABEL_OCTETS) sizeProblem = true;
+    let absolute: string;
+    if (value.endsWith('.')) absolute = value.slice(0, -1);
+    else if (origin === undefined) {
+      this.fail(state, token, `expected an absolute name (ending in ".") or "$ORIGIN <name>." above this line, found the relative name ${shown(token)}`);
+    } else absolute = origin === '' ? value : `${value}.${origin}`;
+    const canonical = absolute.toLowerCase();
+    if (sizeProblem || canonical.length > MAX_NAME_OCTETS) {
+      // dnsNameProblem forgives one trailing dot; here a second one is an empty label.
+      const problem = canonical.endsWith('.')
+        ? `the name "${clip(canonical)}" has an empty label (two dots in a row, or a leading dot)`
+        : dnsNameProblem(canonical);
+      this.fail(state, token, `expected ${what} (labels of 1 to 63 octets, 253 in all), found ${shown(token)}: ${problem}`);
+    }
+    return canonical;
+  }
+
+  private ttl(state: FileState, token: Token): number {
+    const value = token.quoted ? undefined : parseTtl(token.value);
+    if (value === undefined) {
+      this.fail(state, token, `expected a TTL (seconds up to ${MAX_TTL}, or units like 1h30m, 2d), found ${shown(token)}`);
+    }
+    return value;
+  }
+
+  /** A plain decimal number from 0 to `max`. */
+  private number(state: FileState, token: Token, what: string, max: number): number {
+    const text = token.value;
+    if (!token.quoted && /^\d{1,10}$/.test(text)) {
+      const value = Number(text);
+      if (value <= max) return value;
+    }
+    this.fail(state, token, `expected ${what} (a number from 0 to ${max}), found ${shown(token)}`);
+  }
+
+  private expectEnd(state: FileState, entry: Entry, index: number): void {
+    const extra = entry.tokens[index];
+    if (extra) this.fail(state, extra, `expected the end of the record, found ${shown(extra)}`);
+  }
+
+  private fail(state: FileState, token: Token, reason: string): never {
+    throw new ZoneSyntaxError(state.file, token.line, token.column, reason);
+  }
+
+  /** Fails just after the last token of the entry, where the missing field was expected. */
+  private failAtEnd(state: FileState, entry: Entry, reason: string): never {
+    const last = entry.tokens[entry.tokens.length - 1]!;
+    throw new ZoneSyntaxError(state.file, last.line, last.column + last.raw.length, reason);
+  }
+}
+
+/** True when two records of one type carry the same data. */
+function sameData(a: RecordData, b: RecordData): boolean {
+  if (typeof a === 'string' || typeof b === 'string') return a === b;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((text, index) => text === b[index]);
+  }
+  if ('exchange' in a || 'exchange' in b) {
+    return 'exchange' in a && 'exchange' in b && a.preference === b.preference && a.exchange === b.exchange;
+  }
+  return false; // SOA: a second one is refused before this point
+}
+
+/**
+ * The RFC 5952 text form of an IPv6 address already checked by `isIPv6`: lower case, no leading
+ * zeros, the longest run of two or more zero groups shortened to "::" (the first of equal runs).
+ */
+export function canonicalIpv6(address: string): string {
+  const groupsOf = (part: string): number[] => {
+    if (part === '') return [];
+    const groups: number[] = [];
+    for (const piece of part.split(':')) {
+      if (piece.includes('.')) {
+        const [a = 0, b = 0, c = 0, d = 0] = piece.split('.').map(Number);
+        groups.push((a << 8) | b, (c << 8) | d);
+      } else groups.push(parseInt(piece, 16));
+    }
+    return groups;
+  };
+  const gap = address.indexOf('::');
+  let groups: number[];
+  if (gap === -1) groups = groupsOf(address);
+  else {
+    const left = groupsOf(address.slice(0, gap));
+    const right = groupsOf(address.slice(gap + 2));
+    groups = [...left, ...new Array<number>(8 - left.length - right.length).fill(0), ...right];
+  }
+  // RFC 5952 §4.2.2, §4.2.3
+  let bestStart = -1;
+  let bestLength = 1;
+  for (let i = 0; i < groups.length; ) {
+    if (groups[i] !== 0) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < groups.length && groups[j] === 0) j++;
+    if (j - i > bestLength) {
+      bestStart = i;
+      bestLength = j - i;
+    }
+    i = j;
+  }
+  const hex = (list: number[]): string => list.map((group) => group.toString(16)).join(':');
+  if (bestStart === -1) return hex(groups);
+  return `${hex(groups.slice(0, bestStart))}::${hex(groups.slice(bestStart + bestLength))}`;
+}

@@ -1,0 +1,324 @@
+/**
+ * DKIM key discovery: query `<selector>._domainkey.<domain>` TXT for the caller's selectors and a
+ * sourced list, in parallel, and report every key found (never stopping at the first).
+ */
+import { canonicalName, dnsNameProblem } from '../dns/name.js';
+import type { DnsAnswer, Resolver } from '../dns/types.js';
+import { dkimFindings } from './findings.js';
+import { parseDkimKeyRecord } from './parse.js';
+import {
+  KNOWN_SELECTORS,
+  MICROSOFT_DYNAMIC_PROVIDER,
+  microsoftDynamicSelectors,
+  providerForCnameTarget,
+  providerForSelector,
+} from './selectors.js';
+import type {
+  DkimDanglingAlias,
+  DkimKey,
+  DkimKeyOutcome,
+  DkimParseOptions,
+  DkimProbe,
+  DkimProbeFailure,
+  DkimProbeOptions,
+  DkimSelectorRejection,
+  ProviderEvidence,
+  SelectorOrigin,
+} from './types.js';
+
+/** RFC 6376 §3.6.2.1: keys live below this label of the signing domain. */
+export const DOMAINKEY_LABEL = '_domainkey';
+/** At most this many caller-supplied selectors are probed; the rest are reported as rejected. */
+export const MAX_CALLER_SELECTORS = 50;
+/**
+ * How many selector queries one probe keeps in flight. The resolver carries the global limits and
+ * the per-check budget; this only stops one probe from queueing its whole list at once.
+ */
+export const MAX_PARALLEL_SELECTOR_QUERIES = 8;
+/** RFC 1035 §2.3.4: a label is at most 63 octets. */
+export const MAX_SELECTOR_LABEL_OCTETS = 63;
+
+// RFC 6376 §3.1: a selector is one or more labels. Underscores are allowed as well as LDH, because
+// deployed selectors use them (AWeber's `aweber_key_a`) and DNS itself permits any octet in a label.
+const SELECTOR_LABEL = /^[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?$/;
+
+/** The name a key for `selector` is published at (RFC 6376 §3.6.2.1). */
+export function keyRecordName(selector: string, domain: string): string {
+  return `${selector}.${DOMAINKEY_LABEL}.${canonicalName(domain)}`;
+}
+
+/**
+ * Why `selector` cannot be queried, or null when it can. Expects the lower-case form.
+ */
+export function selectorProblem(selector: string): string | null {
+  if (selector === '') return 'the selector is empty';
+  for (const label of selector.split('.')) {
+    if (label === '') return 'the selector has an empty label (two dots in a row, or a leading or trailing dot)';
+    if (label.length > MAX_SELECTOR_LABEL_OCTETS) return `the label "${label.slice(0, 20)}…" is longer than ${MAX_SELECTOR_LABEL_OCTETS} octets`;
+    if (!SELECTOR_LABEL.test(label)) {
+      return `"${label}" is not a DNS label: use letters, digits, hyphens and underscores, not starting or ending with a hyphen (internationalised names in their xn-- form)`;
+    }
+  }
+  return null;
+}
+
+/**
+ * Probes `domain` for DKIM keys: the caller's `selectors` first, then the sourced list
+ * (`KNOWN_SELECTORS`), then Microsoft's per-domain selectors; deduplicated, validated, queried in
+ * parallel. Every key found is reported. A failed lookup is reported in `failed`, never as "not found".
+ * Never throws for a DNS condition or bad record text.
+ */
+export async function probeDkim(domain: string, resolver: Resolver, options: DkimProbeOptions = {}): Promise<DkimProbe> {
+  const apex = canonicalName(domain);
+  const domainProblem = apex === '' ? 'the domain is empty' : dnsNameProblem(apex);
+  if (domainProblem) {
+    return finish({ domain: apex, found: [], probed: [], failed: [], rejected: [], dangling: [], multiple: [], domainProblem });
+  }
+
+  const { probes, rejected } = planSelectors(apex, options);
+  const answers = await mapBounded(probes, MAX_PARALLEL_SELECTOR_QUERIES, (probe) => resolver.resolve(probe.name, 'TXT'));
+
+  const found: DkimKey[] = [];
+  const failed: DkimProbeFailure[] = [];
+  const dangling: DkimDanglingAlias[] = [];
+  const multiple: string[] = [];
+  for (const [index, probe] of probes.entries()) {
+    const answer = answers[index] as DnsAnswer<'TXT'>;
+    const result = readSelectorAnswer(probe, answer, options.parse);
+    if (result.kind === 'failed') failed.push(result.failure);
+    else if (result.kind === 'dangling') dangling.push(result.alias);
+    else if (result.kind === 'keys') {
+      found.push(...result.keys);
+      if (result.keys.length > 1) multiple.push(probe.selector);
+    }
+  }
+  return finish({ domain: apex, found, probed: probes.map((probe) => probe.selector), failed, rejected, dangling, multiple });
+}
+
+/**
+ * The key the summary fields (`dkim.selector`, `dkim.keyLength`) describe, or null when none was found:
+ * 1. a usable key (`valid`) before a too-short one, and a too-short one before any other outcome
+ *    (revoked, invalid…), since it at least has a size to report;
+ * 2. then RSA before Ed25519: Ed25519 is usually published beside an RSA key (dual signing), fewer
+ *    receivers verify it (RFC 8463 is optional to implement), and its 256 bits would read as "weak"
+ *    next to RSA sizes;
+ * 3. then the longest key;
+ * 4. then the first in probe order (caller selectors come first).
+ */
+export function chooseBestKey(found: readonly DkimKey[]): DkimKey | null {
+  let best: DkimKey | null = null;
+  for (const key of found) {
+    if (!best || compareKeys(key, best) < 0) best = key;
+  }
+  return best;
+}
+
+interface PlannedProbe {
+  selector: string;
+  name: string;
+  origin: SelectorOrigin;
+}
+
+/** The selectors to query, in order, and the caller's selectors that will not be queried. */
+function planSelectors(apex: string, options: DkimProbeOptions): { probes: PlannedProbe[]; rejected: DkimSelectorRejection[] } {
+  const probes: PlannedProbe[] = [];
+  const rejected: DkimSelectorRejection[] = [];
+  const seen = new Set<string>();
+
+  const add = (selector: string, origin: SelectorOrigin): string | null => {
+    if (seen.has(selector)) return null;
+    const problem = selectorProblem(selector);
+    if (problem) return problem;
+    const name = keyRecordName(selector, apex);
+    const nameProblem = dnsNameProblem(name);
+    if (nameProblem) return `the name ${name} cannot be queried: ${nameProblem}`;
+    seen.add(selector);
+    probes.push({ selector, name, origin });
+    return null;
+  };
+
+  for (const [index, raw] of (options.selectors ?? []).entries()) {
+    if (index >= MAX_CALLER_SELECTORS) {
+      rejected.push({ selector: raw, reason: `only the first ${MAX_CALLER_SELECTORS} selectors you supply are probed` });
+      continue;
+    }
+    const problem = add(normaliseCallerSelector(raw, apex), 'caller');
+    if (problem) rejected.push({ selector: raw, reason: problem });
+  }
+  if (options.useBuiltInList !== false) {
+    for (const entry of KNOWN_SELECTORS) add(entry.selector, 'list');
+    // The domain may be too long for these names; they are a bonus, so a skip is not reported.
+    for (const selector of microsoftDynamicSelectors(apex)) add(selector, 'microsoft-dynamic');
+  }
+  return { probes, rejected };
+}
+
+/**
+ * Lower case, no surrounding whitespace or trailing dot, and without a `._domainkey[.<domain>]` the
+ * caller may have pasted from a DNS console: `s1._domainkey.example.com` means selector `s1`.
+ */
+function normaliseCallerSelector(raw: string, apex: string): string {
+  let selector = canonicalName(raw.trim());
+  for (const suffix of [`.${DOMAINKEY_LABEL}.${apex}`, `.${DOMAINKEY_LABEL}`]) {
+    if (selector.endsWith(suffix)) {
+      selector = selector.slice(0, -suffix.length);
+      break;
+    }
+  }
+  return selector;
+}
+
+type SelectorResult =
+  | { kind: 'keys'; keys: DkimKey[] }
+  | { kind: 'failed'; failure: DkimProbeFailure }
+  | { kind: 'dangling'; alias: DkimDanglingAlias }
+  | { kind: 'none' };
+
+/** What one selector's TXT answer says. NXDOMAIN and NODATA: no key there (RFC 6376 §6.1.2). */
+function readSelectorAnswer(probe: PlannedProbe, answer: DnsAnswer<'TXT'>, parse: DkimParseOptions | undefined): SelectorResult {
+  const cnameTarget = answer.kind !== 'error' && answer.cnames && answer.cnames.length > 0 ? (answer.cnames.at(-1) ?? null) : null;
+  switch (answer.kind) {
+    case 'error': {
+      // RFC 6376 §6.1.2: a DNS failure is TEMPFAIL (key unavailable), never "no key".
+      const failure: DkimProbeFailure = { selector: probe.selector, name: probe.name, reason: answer.reason };
+      if (answer.detail !== undefined) failure.detail = answer.detail;
+      return { kind: 'failed', failure };
+    }
+    case 'nxdomain':
+    case 'nodata':
+      if (cnameTarget === null) return { kind: 'none' };
+      return { kind: 'dangling', alias: { selector: probe.selector, name: probe.name, cnameTarget, provider: cnameProvider(answer.cnames ?? []) } };
+    case 'records': {
+      const keys: DkimKey[] = [];
+      for (const strings of answer.records) {
+        // RFC 6376 §3.6.2.2: the strings of one TXT record are joined with no separator.
+        const text = strings.join('');
+        const outcome = parseDkimKeyRecord(text, parse);
+        if (!isKeyRecordCandidate(outcome, text)) continue;
+        keys.push(toDkimKey(probe, text, outcome, answer.cnames ?? [], answer.ttl));
+      }
+      // Only unrelated TXT (a wildcard's SPF record, a site verification token): no key here.
+      if (keys.length === 0) {
+        if (cnameTarget === null) return { kind: 'none' };
+        return { kind: 'dangling', alias: { selector: probe.selector, name: probe.name, cnameTarget, provider: cnameProvider(answer.cnames ?? []) } };
+      }
+      return { kind: 'keys', keys };
+    }
+  }
+}
+
+// A record that was meant to be a key: it has p=, v=DKIM…, or k=rsa|ed25519 among its tags.
+const LOOKS_LIKE_KEY_RECORD = /(?:^|;)[ \t\r\n]*(?:v[ \t\r\n]*=[ \t\r\n]*dkim|p[ \t\r\n]*=|k[ \t\r\n]*=[ \t\r\n]*(?:rsa|ed25519))/i;
+
+/**
+ * RFC 6376 §3.6.2.2 leaves several TXT records at one name undefined; we keep the ones that are
+ * DKIM key records (even broken ones, which the user needs to hear about) and drop unrelated TXT,
+ * such as an SPF record a wildcard returns for every name.
+ */
+function isKeyRecordCandidate(outcome: DkimKeyOutcome, text: string): boolean {
+  switch (outcome.status) {
+    case 'discard':
+      return /^dkim/i.test(outcome.version);
+    case 'invalid-syntax':
+      return LOOKS_LIKE_KEY_RECORD.test(text);
+    default:
+      return true;
+  }
+}
+
+function toDkimKey(probe: PlannedProbe, text: string, outcome: DkimKeyOutcome, cnames: string[], ttl: number | undefined): DkimKey {
+  const record = outcome.status === 'valid' || outcome.status === 'too-short' ? outcome.record : null;
+  const { provider, evidence } = providerHint(probe, cnames);
+  const key: DkimKey = {
+    selector: probe.selector,
+    name: probe.name,
+    origin: probe.origin,
+    record: text,
+    outcome,
+    keyType: record?.key.type ?? null,
+    keyLength: record?.key.bits ?? null,
+    testing: record?.testing ?? false,
+    strict: record?.strict ?? false,
+    revoked: outcome.status === 'revoked',
+    usable: outcome.status === 'valid',
+    provider,
+    providerEvidence: evidence,
+    cnameTarget: cnames.at(-1) ?? null,
+  };
+  if (ttl !== undefined) key.ttl = ttl;
+  return key;
+}
+
+/** The CNAME target names the hosting service best; the selector name is only a hint. */
+function providerHint(probe: PlannedProbe, cnames: string[]): { provider: string | null; evidence: ProviderEvidence | null } {
+  const fromCname = cnameProvider(cnames);
+  if (fromCname) return { provider: fromCname, evidence: 'cname' };
+  const fromSelector = probe.origin === 'microsoft-dynamic' ? MICROSOFT_DYNAMIC_PROVIDER : providerForSelector(probe.selector);
+  return fromSelector ? { provider: fromSelector, evidence: 'selector' } : { provider: null, evidence: null };
+}
+
+/** The provider of the last alias in the chain that belongs to a known service. */
+function cnameProvider(cnames: readonly string[]): string | null {
+  for (let index = cnames.length - 1; index >= 0; index--) {
+    const provider = providerForCnameTarget(cnames[index] ?? '');
+    if (provider) return provider;
+  }
+  return null;
+}
+
+function compareKeys(a: DkimKey, b: DkimKey): number {
+  return outcomeRank(a) - outcomeRank(b) || keyTypeRank(a) - keyTypeRank(b) || (b.keyLength ?? 0) - (a.keyLength ?? 0);
+}
+
+function outcomeRank(key: DkimKey): number {
+  if (key.outcome.status === 'valid') return 0;
+  if (key.outcome.status === 'too-short') return 1;
+  return 2;
+}
+
+function keyTypeRank(key: DkimKey): number {
+  if (key.keyType === 'rsa') return 0;
+  if (key.keyType === 'ed25519') return 1;
+  return 2;
+}
+
+interface ProbeFacts {
+  domain: string;
+  found: DkimKey[];
+  probed: string[];
+  failed: DkimProbeFailure[];
+  rejected: DkimSelectorRejection[];
+  dangling: DkimDanglingAlias[];
+  multiple: string[];
+  domainProblem?: string;
+}
+
+function finish(facts: ProbeFacts): DkimProbe {
+  const status = facts.found.length > 0 ? 'found' : facts.failed.length > 0 || facts.probed.length === 0 ? 'incomplete' : 'not-found';
+  const probe: Omit<DkimProbe, 'findings'> = {
+    domain: facts.domain,
+    status,
+    found: facts.found,
+    bestKey: chooseBestKey(facts.found),
+    probed: facts.probed.length,
+    selectorsProbed: facts.probed,
+    failed: facts.failed,
+    rejected: facts.rejected,
+    dangling: facts.dangling,
+  };
+  return { ...probe, findings: dkimFindings(probe, { multipleRecordSelectors: facts.multiple, domainProblem: facts.domainProblem }) };
+}
+
+/** Runs `task` over `items` with at most `limit` in flight; results keep the order of `items`. */
+async function mapBounded<T, R>(items: readonly T[], limit: number, task: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await task(items[index] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}

@@ -1,7 +1,10 @@
 import { EXIT_USAGE, processIo, type CliIo, type Command } from './io.js';
 
 /** Each subcommand is loaded only when it is run, so `check` does not pay for Fastify's start-up. */
-const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }> = {};
+const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }> = {
+  check: { summary: 'check domains, URLs or addresses and print a report (or JSON lines)', load: async () => (await import('./check.js')).check },
+  'dns-serve': { summary: 'serve a directory of zone files over DNS (UDP+TCP)', load: async () => (await import('./dns-serve.js')).dnsServe },
+};
 
 const USAGE = `spoof-checker: can someone send mail that looks like it comes from this domain?
 

@@ -1,0 +1,37 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+
+/** A usage error: the command prints the message and its usage, and exits 2. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError' as const;
+}
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+/** The options every command that asks DNS shares: `--zones DIR` or `--resolver IP[:PORT]`. */
+export const RESOLVER_OPTIONS = {
+  zones: { type: 'string' },
+  resolver: { type: 'string' },
+  timeout: { type: 'string' },
+} as const satisfies Options;
+
+/**
+ * Strict argument parsing (node:util parseArgs): an unknown option, a missing value or a stray
+ * argument is a `UsageError` that names it, never silently ignored.
+ */
+export function parseCommandArgs<O extends Options>(args: string[], options: O, allowPositionals: boolean) {
+  try {
+    return parseArgs({ args, options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals, strict: true });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message.replace(/\. To specify a positional.*$/s, '.') : String(error));
+  }
+}
+
+/** A whole number within bounds, or a `UsageError` naming the option. */
+export function integerOption(value: string | undefined, name: string, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new UsageError(`--${name} must be a whole number from ${min} to ${max}, not "${value}"`);
+  }
+  return n;
+}

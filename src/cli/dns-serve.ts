@@ -1,0 +1,79 @@
+/**
+ * `spoof-checker dns-serve <zones-dir> [--port N] [--host H]`: serves a directory of zone files over
+ * DNS (UDP and TCP) in the foreground until the process is asked to stop, so that the scenarios can
+ * be checked by any client (`dig @127.0.0.1 -p 5300 …`, or `spoof-checker check --resolver …`).
+ */
+import { isIP } from 'node:net';
+import { startDnsServer } from '../dns/server.js';
+import { ZoneResolver } from '../dns/zone-resolver.js';
+import { loadZoneDirectory, ZoneLoadError } from '../zones/load.js';
+import { integerOption, parseCommandArgs, UsageError } from './args.js';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Command } from './io.js';
+
+/** The port used without `--port`: unprivileged, and clear of mDNS's 5353. */
+export const DEFAULT_DNS_SERVE_PORT = 5300;
+/** The address used without `--host`: loopback only, so nothing outside the machine can query it. */
+export const DEFAULT_DNS_SERVE_HOST = '127.0.0.1';
+
+const USAGE = `Usage: spoof-checker dns-serve <zones-dir> [--port N] [--host H]
+
+Serves every *.zone file in <zones-dir> over DNS, UDP and TCP on one port, until stopped (Ctrl-C).
+Names outside the zones answer NXDOMAIN.
+
+Options:
+  --port N   port to listen on (default ${DEFAULT_DNS_SERVE_PORT}; 0 picks a free one)
+  --host H   IP address to listen on (default ${DEFAULT_DNS_SERVE_HOST})
+  -h, --help show this help
+`;
+
+/** The `dns-serve` command. Exit 0 after a clean stop, 1 when the zones or the port fail, 2 on bad arguments. */
+export const dnsServe: Command = async (args, io) => {
+  let dir: string;
+  let port: number;
+  let host: string;
+  try {
+    const { values, positionals } = parseCommandArgs(args, { port: { type: 'string' }, host: { type: 'string' } }, true);
+    if (values.help) {
+      io.out(USAGE);
+      return EXIT_OK;
+    }
+    if (positionals.length !== 1 || positionals[0] === undefined) {
+      throw new UsageError(positionals.length === 0 ? 'the zones directory is missing' : `one zones directory expected, got ${positionals.length} arguments`);
+    }
+    dir = positionals[0];
+    port = integerOption(values.port, 'port', DEFAULT_DNS_SERVE_PORT, 0, 65_535);
+    host = values.host ?? DEFAULT_DNS_SERVE_HOST;
+    if (isIP(host) === 0) throw new UsageError(`--host must be an IP address such as 127.0.0.1 or ::1, not "${host}"`);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    io.err(`dns-serve: ${error.message}\n\n${USAGE}`);
+    return EXIT_USAGE;
+  }
+
+  let resolver: ZoneResolver;
+  try {
+    resolver = new ZoneResolver(await loadZoneDirectory(dir));
+  } catch (error) {
+    io.err(`dns-serve: ${error instanceof Error ? error.message : String(error)}\n`);
+    // A directory that cannot be read was a bad argument; a zone that does not parse is a failure.
+    return error instanceof ZoneLoadError && error.path === dir ? EXIT_USAGE : EXIT_FAILED;
+  }
+
+  let server: Awaited<ReturnType<typeof startDnsServer>>;
+  try {
+    server = await startDnsServer({ resolver, host, port });
+  } catch (error) {
+    io.err(`dns-serve: cannot listen on ${formatAddress(host, port)}: ${error instanceof Error ? error.message : String(error)}\n`);
+    return EXIT_FAILED;
+  }
+  const zones = resolver.origins().length;
+  io.out(`dns-serve: listening on ${formatAddress(host, server.address.port)} (udp+tcp), ${zones} zone${zones === 1 ? '' : 's'}\n`);
+  const signal = await io.stopSignal;
+  await server.close();
+  io.out(`dns-serve: stopped (${signal})\n`);
+  return EXIT_OK;
+};
+
+function formatAddress(host: string, port: number): string {
+  return isIP(host) === 6 ? `[${host}]:${port}` : `${host}:${port}`;
+}

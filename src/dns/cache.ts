@@ -1,0 +1,166 @@
+/**
+ * A bounded answer cache shared by every check, with single-flight: identical queries that arrive
+ * while one is on its way upstream wait for that one instead of sending their own.
+ *
+ * What is kept, and for how long:
+ * - Records: the answer's TTL, else `defaultTtlSeconds`; never longer than `maxTtlSeconds`.
+ *   A TTL of 0 is not cached (RFC 1035 §3.2.1: "only for the transaction in progress").
+ * - NXDOMAIN and NODATA (RFC 2308 §5): the answer's TTL (the SOA minimum), else
+ *   `negativeTtlSeconds`; also capped by `maxTtlSeconds`.
+ * - Errors (SERVFAIL, REFUSED, timeout, malformed, …) are not cached at all. RFC 2308 §7.1 allows
+ *   caching a server failure for up to five minutes, but here a cached failure would turn one lost
+ *   packet into minutes of "temperror" verdicts for every user checking that domain. The load a
+ *   failing server could otherwise see is already bounded: single-flight merges concurrent
+ *   identical queries, and each check asks a name once (`createCheckResolver` memoises).
+ */
+import { LRUCache } from 'lru-cache';
+import { canonicalName } from './name.js';
+import type { DnsAnswer, RecordType, Resolver } from './types.js';
+
+/** Defaults for a service: enough entries for a busy hour of checks, TTLs as resolvers cap them. */
+export const DEFAULT_CACHE_MAX_ENTRIES = 50_000;
+/** TTL for answers that carry none (c-ares gives none for TXT, MX …): five minutes. */
+export const DEFAULT_CACHE_TTL_SECONDS = 300;
+/** RFC 2308 §5 suggests one to three hours at most for negative answers; we keep them shorter. */
+export const DEFAULT_NEGATIVE_TTL_SECONDS = 300;
+/** Upper bound on any cached TTL: one hour, so a changed record is seen within the hour. */
+export const DEFAULT_MAX_TTL_SECONDS = 3600;
+
+/** Options of `CachingResolver`. */
+export interface CacheOptions {
+  /** Entries kept at most; the least recently used goes first. */
+  maxEntries: number;
+  /** TTL for positive answers that carry none. */
+  defaultTtlSeconds: number;
+  /** TTL for NXDOMAIN/NODATA answers that carry none; `defaultTtlSeconds` when absent. */
+  negativeTtlSeconds?: number;
+  /** No answer is kept longer than this. */
+  maxTtlSeconds: number;
+  /** The clock, in milliseconds; `Date.now` unless a test injects one. */
+  now?: () => number;
+}
+
+/** Where an answer came from: the cache, another caller's query in flight, or a new upstream query. */
+export type AnswerSource = 'cache' | 'inflight' | 'upstream';
+
+/** An answer and whether it cost an upstream query. `fromCache` is true for 'cache' and 'inflight'. */
+export interface LookupResult<T extends RecordType = RecordType> {
+  answer: DnsAnswer<T>;
+  fromCache: boolean;
+  source: AnswerSource;
+}
+
+/** A resolver that can say whether an answer came from its cache (what a per-check wrapper counts). */
+export interface CacheAwareResolver extends Resolver {
+  lookup<T extends RecordType>(name: string, type: T): Promise<LookupResult<T>>;
+}
+
+/** The cache's counters since it was made. */
+export interface CacheStats {
+  hits: number;
+  misses: number;
+  inflightJoins: number;
+  size: number;
+}
+
+interface Entry {
+  answer: DnsAnswer;
+  expiresAt: number;
+}
+
+/** Caches answers from `inner`; see the file comment for what is kept and for how long. */
+export class CachingResolver implements CacheAwareResolver {
+  private readonly entries: LRUCache<string, Entry>;
+  private readonly inflight = new Map<string, Promise<DnsAnswer>>();
+  private readonly now: () => number;
+  private readonly defaultTtl: number;
+  private readonly negativeTtl: number;
+  private readonly maxTtl: number;
+  private hits = 0;
+  private misses = 0;
+  private inflightJoins = 0;
+
+  /** Throws a `TypeError` for a size or TTL that is not a non-negative number (a configuration error). */
+  constructor(
+    private readonly inner: Resolver,
+    options: CacheOptions,
+  ) {
+    const { maxEntries, defaultTtlSeconds, maxTtlSeconds } = options;
+    const negativeTtlSeconds = options.negativeTtlSeconds ?? defaultTtlSeconds;
+    if (!Number.isInteger(maxEntries) || maxEntries < 1) throw new TypeError(`maxEntries must be a whole number ≥ 1, not ${maxEntries}`);
+    for (const [label, value] of Object.entries({ defaultTtlSeconds, negativeTtlSeconds, maxTtlSeconds })) {
+      if (!(value >= 0)) throw new TypeError(`${label} must be ≥ 0, not ${value}`);
+    }
+    this.entries = new LRUCache({ max: maxEntries });
+    this.now = options.now ?? Date.now;
+    this.defaultTtl = defaultTtlSeconds;
+    this.negativeTtl = negativeTtlSeconds;
+    this.maxTtl = maxTtlSeconds;
+  }
+
+  async resolve<T extends RecordType>(name: string, type: T): Promise<DnsAnswer<T>> {
+    return (await this.lookup(name, type)).answer;
+  }
+
+  /** The answer and where it came from. Answers from the cache carry their remaining TTL. */
+  async lookup<T extends RecordType>(name: string, type: T): Promise<LookupResult<T>> {
+    const key = `${type} ${canonicalName(name)}`;
+    const now = this.now();
+    const entry = this.entries.get(key);
+    if (entry && entry.expiresAt > now) {
+      this.hits++;
+      return { answer: withRemainingTtl(entry, now) as DnsAnswer<T>, fromCache: true, source: 'cache' };
+    }
+    if (entry) this.entries.delete(key);
+    const pending = this.inflight.get(key);
+    if (pending) {
+      this.inflightJoins++;
+      return { answer: (await pending) as DnsAnswer<T>, fromCache: true, source: 'inflight' };
+    }
+    this.misses++;
+    const request = this.fetch(key, name, type);
+    this.inflight.set(key, request);
+    return { answer: await request, fromCache: false, source: 'upstream' };
+  }
+
+  /** Counters and the current number of entries. */
+  stats(): CacheStats {
+    return { hits: this.hits, misses: this.misses, inflightJoins: this.inflightJoins, size: this.entries.size };
+  }
+
+  /** Forgets every entry (queries in flight still complete and are stored). */
+  clear(): void {
+    this.entries.clear();
+  }
+
+  private async fetch<T extends RecordType>(key: string, name: string, type: T): Promise<DnsAnswer<T>> {
+    try {
+      const answer = await this.inner.resolve(name, type);
+      const ttl = this.ttlFor(answer);
+      if (ttl > 0) this.entries.set(key, { answer, expiresAt: this.now() + ttl * 1000 });
+      return answer;
+    } finally {
+      this.inflight.delete(key);
+    }
+  }
+
+  /** Seconds to keep `answer`; 0 means not at all. */
+  private ttlFor(answer: DnsAnswer): number {
+    switch (answer.kind) {
+      case 'records':
+        return Math.min(answer.ttl ?? this.defaultTtl, this.maxTtl);
+      case 'nodata':
+      case 'nxdomain':
+        return Math.min(answer.ttl ?? this.negativeTtl, this.maxTtl); // RFC 2308 §5
+      case 'error':
+        return 0;
+    }
+  }
+}
+
+/** The stored answer with its TTL counted down to what is left, in whole seconds (rounded up). */
+function withRemainingTtl(entry: Entry, now: number): DnsAnswer {
+  const { answer } = entry;
+  if (answer.kind === 'error') return answer;
+  return { ...answer, ttl: Math.ceil((entry.expiresAt - now) / 1000) };
+}

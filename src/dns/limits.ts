@@ -1,0 +1,162 @@
+/**
+ * Bounds on DNS work. Two kinds:
+ * - `ConcurrencyLimitedResolver`: a cap on queries outstanding at once across every check, so a
+ *   burst of checks cannot flood the upstream resolver or exhaust sockets.
+ * - `createCheckResolver`: the budget of one check. A hostile domain can publish records that fan
+ *   out (SPF includes, long CNAME chains, many MX hosts) or that answer slowly; the budget caps how
+ *   many lookups one check makes and how long it may take, answering `budget` after that, so the
+ *   analyzers stop with a temperror instead of running without bound.
+ */
+import pLimit, { type LimitFunction } from 'p-limit';
+import type { CacheAwareResolver } from './cache.js';
+import { canonicalName, dnsNameProblem } from './name.js';
+import type { DnsAnswer, RecordType, Resolver, ResolverStats } from './types.js';
+
+/**
+ * Lookups one check may make. A full check needs well under this: SPF's RFC 7208 §4.6.4 limit of
+ * 10 DNS-querying terms (each MX term up to 10 more, §4.6.4 again), 2 void lookups, a DMARC tree
+ * walk of at most 8 (RFC 9989), a few dozen DKIM selectors and the MX hosts.
+ */
+export const DEFAULT_CHECK_MAX_QUERIES = 200;
+/** Wall time one check may spend on DNS, in milliseconds. */
+export const DEFAULT_CHECK_DEADLINE_MS = 10_000;
+/** Queries outstanding at once across all checks of one process. */
+export const DEFAULT_MAX_OUTSTANDING_QUERIES = 64;
+
+/** Caps the number of queries `inner` has in flight; the rest wait their turn in arrival order. */
+export class ConcurrencyLimitedResolver implements Resolver {
+  private readonly limit: LimitFunction;
+
+  /** Throws a `TypeError` unless `maxOutstanding` is a whole number ≥ 1 (a configuration error). */
+  constructor(
+    private readonly inner: Resolver,
+    maxOutstanding: number = DEFAULT_MAX_OUTSTANDING_QUERIES,
+  ) {
+    if (!Number.isInteger(maxOutstanding) || maxOutstanding < 1) {
+      throw new TypeError(`maxOutstanding must be a whole number ≥ 1, not ${maxOutstanding}`);
+    }
+    this.limit = pLimit(maxOutstanding);
+  }
+
+  resolve<T extends RecordType>(name: string, type: T): Promise<DnsAnswer<T>> {
+    return this.limit(() => this.inner.resolve(name, type));
+  }
+
+  /** Queries in flight now. */
+  get outstanding(): number {
+    return this.limit.activeCount;
+  }
+
+  /** Queries waiting for a slot. */
+  get waiting(): number {
+    return this.limit.pendingCount;
+  }
+}
+
+/** The budget of one check. */
+export interface CheckBudget {
+  /** Distinct lookups the check may make (answers from the shared cache count too). */
+  maxQueries?: number;
+  /** Wall time from the creation of the check resolver, in milliseconds. */
+  deadlineMs?: number;
+  /** Aborting it ends the check's DNS work: every lookup from then on answers `budget`. */
+  signal?: AbortSignal;
+  /** The clock, in milliseconds; `Date.now` unless a test injects one. */
+  now?: () => number;
+}
+
+/**
+ * What one check did. `queries` are the distinct lookups it passed down (each charged to the
+ * budget); `cacheHits` are those the shared cache answered without an upstream query;
+ * `memoHits` are repeats of a lookup the check had already made; `refused` are lookups refused
+ * for budget, deadline or cancellation.
+ */
+export interface CheckStats extends ResolverStats {
+  memoHits: number;
+  refused: number;
+  elapsedMs: number;
+}
+
+/** The resolver one check uses, with its counters. */
+export interface CheckResolver extends Resolver {
+  stats(): CheckStats;
+}
+
+/**
+ * Wraps `inner` for one check: each name and type is asked at most once (later asks share the
+ * first answer), at most `maxQueries` distinct lookups are made, and none after `deadlineMs` or
+ * after `signal` aborts; those answer `{ kind: 'error', reason: 'budget' }`. A lookup still in flight
+ * when the deadline passes answers `budget` at the deadline. When `inner` can tell cache hits
+ * (a `CachingResolver`), they are counted.
+ */
+export function createCheckResolver(inner: Resolver, budget: CheckBudget = {}): CheckResolver {
+  const maxQueries = budget.maxQueries ?? DEFAULT_CHECK_MAX_QUERIES;
+  const deadlineMs = budget.deadlineMs ?? DEFAULT_CHECK_DEADLINE_MS;
+  const now = budget.now ?? Date.now;
+  const { signal } = budget;
+  const startedAt = now();
+  const memo = new Map<string, Promise<DnsAnswer>>();
+  const counts = { queries: 0, cacheHits: 0, memoHits: 0, refused: 0 };
+  const cacheAware = isCacheAware(inner) ? inner : undefined;
+
+  const refuse = <T extends RecordType>(detail: string): DnsAnswer<T> => {
+    counts.refused++;
+    return { kind: 'error', reason: 'budget', detail };
+  };
+  const spent = (): string | undefined => {
+    if (signal?.aborted) return 'the check was cancelled';
+    if (now() - startedAt >= deadlineMs) return `the check's ${deadlineMs} ms DNS deadline has passed`;
+    return undefined;
+  };
+
+  const ask = async <T extends RecordType>(name: string, type: T): Promise<DnsAnswer<T>> => {
+    const remaining = deadlineMs - (now() - startedAt);
+    const lookup = cacheAware
+      ? cacheAware.lookup(name, type).then((result) => {
+          if (result.fromCache) counts.cacheHits++;
+          return result.answer;
+        })
+      : inner.resolve(name, type);
+    // The lookup races the deadline and the abort signal; whichever comes first answers.
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    const stop = new Promise<DnsAnswer<T>>((resolve) => {
+      timer = setTimeout(() => resolve(refuse(`the check's ${deadlineMs} ms DNS deadline passed while waiting`)), remaining);
+      onAbort = () => resolve(refuse('the check was cancelled'));
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+    try {
+      return await Promise.race([lookup, stop]);
+    } finally {
+      clearTimeout(timer);
+      if (onAbort) signal?.removeEventListener('abort', onAbort);
+    }
+  };
+
+  return {
+    resolve<T extends RecordType>(name: string, type: T): Promise<DnsAnswer<T>> {
+      const problem = dnsNameProblem(name);
+      if (problem) return Promise.resolve({ kind: 'error', reason: 'invalid-name', detail: problem });
+      const key = `${type} ${canonicalName(name)}`;
+      const earlier = memo.get(key);
+      if (earlier) {
+        counts.memoHits++;
+        return earlier as Promise<DnsAnswer<T>>;
+      }
+      const over = spent();
+      if (over) return Promise.resolve(refuse(over));
+      if (counts.queries >= maxQueries) {
+        return Promise.resolve(refuse(`the check has made its ${maxQueries} DNS lookups`));
+      }
+      counts.queries++;
+      const answer = ask(name, type);
+      memo.set(key, answer);
+      return answer;
+    },
+    stats: () => ({ ...counts, elapsedMs: now() - startedAt }),
+  };
+}
+
+function isCacheAware(resolver: Resolver): resolver is CacheAwareResolver {
+  return typeof (resolver as Partial<CacheAwareResolver>).lookup === 'function';
+}

@@ -1,0 +1,177 @@
+import { canonicalName } from '../dns/name.js';
+import type { DnsErrorReason, RecordType, Resolver } from '../dns/types.js';
+import type { Finding } from '../findings.js';
+import type { DmarcDiscovery } from './discover.js';
+import { temperrorFinding } from './findings.js';
+import type { DmarcPolicy, DmarcRecord } from './types.js';
+
+/**
+ * The record types asked, in order, to tell whether a name exists (RFC 9989 §3.2.13 and App. A.4:
+ * NXDOMAIN per RFC 8020). One definite answer settles it: NXDOMAIN means the name and everything below
+ * it do not exist; records or NODATA mean it exists. The next type is asked only after a failure.
+ */
+export const EXISTENCE_QUERY_TYPES: readonly RecordType[] = ['A', 'AAAA', 'MX'];
+
+/** Which policy tag governs the name checked (RFC 9989 §4.10.1). */
+export type PolicyTag = 'p' | 'sp' | 'np';
+
+/** One existence query and what it answered. */
+export interface ExistenceQuery {
+  name: string;
+  type: RecordType;
+  answer: 'records' | 'nodata' | 'nxdomain' | 'error';
+  reason?: DnsErrorReason;
+}
+
+/** The policy a receiver applies to failing mail from the exact name checked. */
+export interface EffectivePolicy {
+  /** The policy applied to failing mail, after `t=y` lowers it one level; null when no DMARC applies. */
+  policy: DmarcPolicy | null;
+  /** The policy as published for this name, before `t=y`. */
+  publishedPolicy: DmarcPolicy | null;
+  /**
+   * The rule that chose it: `p` for a record at the name itself, `sp` for an existing subdomain of the
+   * policy domain, `np` for a non-existent one (its value falls back to sp, then p, when np is absent).
+   */
+  source: PolicyTag | null;
+  /** The record has `t=y` (RFC 9989 §4.7). */
+  testing: boolean;
+  /** Legacy `pct` (RFC 7489 §6.3), null when absent. */
+  pct: number | null;
+  /** A legacy `pct` under 100 (0 included): RFC 7489 receivers apply the policy to part of the mail only. */
+  partial: boolean;
+  /** Whether the name exists (RFC 8020); null when not asked or the lookups failed. */
+  nameExists: boolean | null;
+  /** The applied policy (after `t=y`) for existing subdomains of the name checked. */
+  subdomainPolicy: DmarcPolicy | null;
+  /** The applied policy (after `t=y`) for non-existent subdomains of the name checked. */
+  nonExistentSubdomainPolicy: DmarcPolicy | null;
+  /** The record is treated as p=none because p (or sp/np) is unusable while a valid rua exists. */
+  asNone: boolean;
+  /** The domain whose record supplied the policy. */
+  policyDomain: string | null;
+  existenceQueries: ExistenceQuery[];
+  findings: Finding[];
+}
+
+/** RFC 9989 §4.7 `t=y`: one level lower: reject → quarantine, quarantine → none; none stays none. */
+export function lowerOneLevel(policy: DmarcPolicy): DmarcPolicy {
+  return policy === 'reject' ? 'quarantine' : 'none';
+}
+
+function applied(policy: DmarcPolicy | null, record: DmarcRecord): DmarcPolicy | null {
+  return policy !== null && record.testing ? lowerOneLevel(policy) : policy;
+}
+
+/**
+ * The DMARC policy for the exact `name` checked, from its discovery (RFC 9989 §4.10.1):
+ * `p` when the record sits at the name itself; otherwise `sp` when the name exists and `np` when it does
+ * not, existence decided by NXDOMAIN (RFC 8020) on an A, then AAAA, then MX query. When every existence
+ * query fails we assume the name exists (the `sp` rule) and say so in a finding. `t=y` lowers the
+ * result one level; a legacy `pct` under 100 marks it `partial`.
+ *
+ * The subdomain policies are those names below `name` would get: from the same record when it is the
+ * organizational domain's or comes from above; from the organizational domain's record when `name`
+ * has its own record but is not the organizational domain (its own sp/np do not apply, RFC 9989 §4.7).
+ */
+export async function effectivePolicy(name: string, discovery: DmarcDiscovery, resolver: Resolver): Promise<EffectivePolicy> {
+  const domain = canonicalName(name);
+  const record = discovery.status === 'found' ? discovery.record : null;
+  const none: EffectivePolicy = {
+    policy: null,
+    publishedPolicy: null,
+    source: null,
+    testing: false,
+    pct: null,
+    partial: false,
+    nameExists: null,
+    subdomainPolicy: null,
+    nonExistentSubdomainPolicy: null,
+    asNone: false,
+    policyDomain: null,
+    existenceQueries: [],
+    findings: [],
+  };
+  if (!record) return none;
+  const legacy = { testing: record.testing, pct: record.pct, partial: record.pct !== null && record.pct < 100, policyDomain: discovery.policyDomain };
+  // RFC 9989 §4.10.1: a record whose policy is unusable and that has no valid rua means no DMARC.
+  if (record.outcome === 'no-dmarc') return { ...none, ...legacy };
+
+  const subdomainRecord = recordForSubdomains(domain, discovery) ?? record;
+  const subdomains = {
+    subdomainPolicy: applied(subdomainRecord.subdomainPolicy, subdomainRecord),
+    nonExistentSubdomainPolicy: applied(subdomainRecord.nonExistentSubdomainPolicy, subdomainRecord),
+    asNone: record.outcome === 'as-none',
+  };
+
+  if (discovery.policyDomain === domain) {
+    // RFC 9989 §4.10.1: the record at the name itself supplies p. A record below the name (at _dmarc)
+    // also shows the name exists: NXDOMAIN would cover everything below it (RFC 8020).
+    return {
+      ...none,
+      ...legacy,
+      ...subdomains,
+      policy: applied(record.policy, record),
+      publishedPolicy: record.policy,
+      source: 'p',
+      nameExists: true,
+    };
+  }
+
+  const existence = await nameExists(domain, resolver);
+  const findings: Finding[] = [];
+  if (existence.exists === null) {
+    const last = existence.queries.at(-1);
+    findings.push(
+      temperrorFinding(
+        domain,
+        EXISTENCE_QUERY_TYPES.join('/'),
+        last?.reason ?? 'servfail',
+        undefined,
+        `We could not tell whether ${domain} exists, so we assumed it does and used the subdomain policy (sp) of ${discovery.foundAt}. If it does not exist, receivers that follow RFC 9989 apply np instead.`,
+      ),
+    );
+  }
+  // RFC 9989 §4.10.1: sp for an existing subdomain, np for a non-existent one.
+  const source: PolicyTag = existence.exists === false ? 'np' : 'sp';
+  const publishedPolicy = source === 'np' ? record.nonExistentSubdomainPolicy : record.subdomainPolicy;
+  return {
+    ...none,
+    ...legacy,
+    ...subdomains,
+    policy: applied(publishedPolicy, record),
+    publishedPolicy,
+    source,
+    nameExists: existence.exists,
+    existenceQueries: existence.queries,
+    findings,
+  };
+}
+
+/**
+ * The record names below `domain` take their policy from: the organizational domain's record when
+ * `domain` has its own record but is not the organizational domain; otherwise the discovered record.
+ */
+function recordForSubdomains(domain: string, discovery: DmarcDiscovery): DmarcRecord | null {
+  if (discovery.policySource !== 'author-domain' || discovery.organizationalDomain === domain) return discovery.record;
+  const org = discovery.walk.find((step) => step.domain === discovery.organizationalDomain && step.outcome === 'record');
+  return org?.record ?? discovery.record;
+}
+
+/**
+ * Whether `name` exists (RFC 8020: NXDOMAIN means it does not). Asks A, then AAAA, then MX, stopping at
+ * the first definite answer; `exists: null` when all of them fail.
+ */
+export async function nameExists(name: string, resolver: Resolver): Promise<{ exists: boolean | null; queries: ExistenceQuery[] }> {
+  const queries: ExistenceQuery[] = [];
+  for (const type of EXISTENCE_QUERY_TYPES) {
+    const answer = await resolver.resolve(name, type);
+    if (answer.kind === 'error') {
+      queries.push({ name, type, answer: 'error', reason: answer.reason });
+      continue;
+    }
+    queries.push({ name, type, answer: answer.kind });
+    return { exists: answer.kind !== 'nxdomain', queries };
+  }
+  return { exists: null, queries };
+}

@@ -1,0 +1,644 @@
+/**
+ * A static, worst-case walk of a domain's SPF record and everything it includes or redirects to,
+ * for the spoof checker: no client address is needed. It answers what check_host() would spend on
+ * an address that matches nothing (the RFC 7208 §4.6.4 lookup count), where the record ends up
+ * (its terminal `all`), and what is wrong with it, as a tree and as findings.
+ *
+ * Counting follows RFC 7208: include, a, mx, ptr, exists and redirect cost one lookup each; all,
+ * ip4, ip6 and exp cost none (§4.6.4); terms after `all` are never reached and `redirect` is ignored
+ * when the record has `all` (§5.1, §6.1); an include that appears twice is evaluated, and counted,
+ * twice. A term whose target needs the sender's address or name (a macro other than %{d} / %{o})
+ * costs its own lookup and is flagged: what it leads to is only known at delivery.
+ *
+ * The walk is bounded (MAX_ANALYSIS_DEPTH levels, MAX_ANALYSIS_QUERIES queries), so a hostile tree
+ * cannot make it fan out, and it never throws: DNS failures below the top are errors in the tree.
+ */
+import { canonicalName } from '../dns/name.js';
+import { describeAnswer, isVoid } from '../dns/types.js';
+import type { DnsAnswer, DnsErrorReason, RecordType, Resolver } from '../dns/types.js';
+import type { Finding } from '../findings.js';
+import { parseClientAddress } from './address.js';
+import { MAX_DNS_TERMS, MAX_MX_NAMES, MAX_VOID_LOOKUPS } from './evaluate.js';
+import { expandMacroString, toTargetName } from './macro.js';
+import type { MacroContext } from './macro.js';
+import { describeSyntaxError } from './parse.js';
+import { parseSpfRecordCached } from './parse-cache.js';
+import { lookupSpfRecord, selectSpfRecords } from './record.js';
+import { safeResolve } from './resolve.js';
+import { truncateForMessage } from './text.js';
+import type { MacroString, Qualifier, SpfTerm } from './types.js';
+
+/** How many include/redirect levels the walk follows below the top record. */
+export const MAX_ANALYSIS_DEPTH = 20;
+/** How many DNS queries one analysis may send, whatever the tree looks like. */
+export const MAX_ANALYSIS_QUERIES = 200;
+/** RFC 7208 §3.4: keep the record under 450 octets so the whole answer fits a 512-octet UDP message. */
+export const RECOMMENDED_SPF_OCTETS = 450;
+/** RFC 1035 §4.2.1: a UDP DNS message carries 512 octets without EDNS; a longer answer may need TCP. */
+export const UDP_MESSAGE_OCTETS = 512;
+
+/** The `all` a record ends with, as written ("+all" for a bare `all`). */
+export type TerminalAll = '+all' | '-all' | '~all' | '?all';
+
+/** What the walk noticed about one term. */
+export interface SpfTermFlags {
+  /** After an `all`: a receiver never evaluates it (RFC 7208 §5.1). Not counted. */
+  unreachable: boolean;
+  /** A `redirect` in a record that has `all` (RFC 7208 §6.1). Not counted. */
+  ignored: boolean;
+  /** The target depends on the sender's address or name: not statically resolvable; counted once. */
+  macro: boolean;
+  /** Macros that only use %{d} / %{o} were expanded for the walk (sender taken to be at the top domain). */
+  expanded: boolean;
+  /** An include/redirect of a domain already walked: counted again, its subtree shown once. */
+  repeated: boolean;
+  /** The include/redirect leads back to a record already on the chain. */
+  loop: boolean;
+  /** The walk stopped here (depth or query budget); the count below is a minimum. */
+  truncated: boolean;
+}
+
+/** One term of a record in the tree. */
+export interface SpfTermNode {
+  /** The term as written. */
+  raw: string;
+  kind: 'mechanism' | 'modifier';
+  /** The qualifier of a mechanism ("+" when omitted); null for a modifier. */
+  qualifier: Qualifier | null;
+  /** The mechanism or modifier name, lower case ("include", "a", …, "redirect", "exp", or an unknown modifier's name). */
+  mechanism: string;
+  /** The name the term queries, when it can be known without a message; null otherwise. */
+  target: string | null;
+  /** Lookups this term costs a receiver, nested includes and redirects included. */
+  lookups: number;
+  /** Void lookups (NXDOMAIN or no records) this term and its subtree cause, worst case (a `ptr` counts one). */
+  voidLookups: number;
+  /** The terms of the included or redirected-to record. */
+  children: SpfTermNode[];
+  /** The text of the included or redirected-to record, when one was found. */
+  record?: string | null;
+  /** What is wrong with this term, in words. */
+  errors: string[];
+  flags: SpfTermFlags;
+}
+
+/** The analysis of a domain's SPF. */
+export interface SpfAnalysis {
+  domain: string;
+  /** Of the record at `domain` itself. */
+  status: 'found' | 'none' | 'multiple' | 'temperror';
+  /** The joined text of the record (null unless status is 'found'). */
+  record: string | null;
+  /** Every v=spf1 record at the name. */
+  records: string[];
+  /** The query that failed, when status is 'temperror'. */
+  failedQuery?: { name: string; type: 'TXT'; reason: DnsErrorReason; detail?: string };
+  /** The record's `all` as written, or its redirect target's when it has none; null when there is none. */
+  terminalAll: TerminalAll | null;
+  /** Lookups a receiver spends on an address that matches nothing (RFC 7208 §4.6.4), nested included. */
+  lookupCount: number;
+  /** True when macros or a bound of the walk mean `lookupCount` is a minimum. */
+  lookupCountIsMinimum: boolean;
+  voidLookups: number;
+  tree: SpfTermNode[];
+  /** Loops, include targets without SPF, syntax errors, DNS failures below the top: each names its term. */
+  errors: string[];
+  findings: Finding[];
+  /** Octets in the record text (RFC 7208 §3.4). */
+  sizeOctets: number;
+  /** DNS queries the walk sent. */
+  queries: number;
+}
+
+/** Bounds of one analysis; the defaults are the named constants. */
+export interface AnalyzeSpfOptions {
+  maxDepth?: number;
+  maxQueries?: number;
+}
+
+/** The summary of a walked record, kept per domain so a repeated include is not walked again. */
+interface Subtree {
+  nodes: SpfTermNode[];
+  lookups: number;
+  voids: number;
+  terminalAll: TerminalAll | null;
+  /** The term through which every address passes, when there is one. */
+  opensToAll: string | null;
+  minimum: boolean;
+}
+
+/** Problems collected over the walk, turned into findings at the end. */
+interface Observations {
+  loops: string[];
+  missingIncludes: string[];
+  temperrors: string[];
+  syntaxErrors: string[];
+  multipleRecords: string[];
+  mxOverLimit: string[];
+  macroTerms: string[];
+  ptrTerms: string[];
+  unreachable: string[];
+  ignoredRedirect: string | null;
+  truncated: string[];
+}
+
+/** The %{…} letters the walk can expand without a message: the current domain and the sender's domain. */
+const STATIC_LETTERS = new Set(['d', 'o']);
+/** The client address used to build a macro context; never consulted, as only d and o are expanded. */
+const PLACEHOLDER_CLIENT = parseClientAddress('192.0.2.0')!;
+
+/**
+ * Walks the SPF of `domain` and everything below it. Never rejects; DNS failures are in the result.
+ */
+export async function analyzeSpf(domain: string, resolver: Resolver, options: AnalyzeSpfOptions = {}): Promise<SpfAnalysis> {
+  const name = canonicalName(domain);
+  const walk = new Walk(resolver, name, options.maxDepth ?? MAX_ANALYSIS_DEPTH, options.maxQueries ?? MAX_ANALYSIS_QUERIES);
+  const analysis: SpfAnalysis = {
+    domain: name,
+    status: 'none',
+    record: null,
+    records: [],
+    terminalAll: null,
+    lookupCount: 0,
+    lookupCountIsMinimum: false,
+    voidLookups: 0,
+    tree: [],
+    errors: [],
+    findings: [],
+    sizeOctets: 0,
+    queries: 0,
+  };
+  let failure = '';
+  try {
+    const top = await walk.resolve(name, 'TXT');
+    if (top.kind === 'error' && top.reason !== 'invalid-name') {
+      // RFC 7208 §4.4: a failed lookup is a temperror, never "no record".
+      analysis.status = 'temperror';
+      analysis.failedQuery = top.detail === undefined ? { name, type: 'TXT', reason: top.reason } : { name, type: 'TXT', reason: top.reason, detail: top.detail };
+      analysis.errors.push(`the TXT lookup for ${name} failed: ${describeAnswer(top)}`);
+      failure = describeAnswer(top);
+    } else {
+      analysis.records = top.kind === 'records' ? selectSpfRecords(top.records) : [];
+      if (analysis.records.length > 1) {
+        analysis.status = 'multiple';
+        analysis.errors.push(`${name} publishes ${analysis.records.length} SPF records; RFC 7208 §4.5 makes that a permerror`);
+      } else if (analysis.records.length === 1) {
+        analysis.status = 'found';
+        const text = analysis.records[0]!;
+        analysis.record = text;
+        analysis.sizeOctets = new TextEncoder().encode(text).length;
+        const subtree = await walk.record(text, name, [name], [], 0);
+        analysis.tree = subtree.nodes;
+        analysis.lookupCount = subtree.lookups;
+        analysis.voidLookups = subtree.voids;
+        analysis.terminalAll = subtree.terminalAll;
+        analysis.lookupCountIsMinimum = subtree.minimum;
+        analysis.errors.push(...walk.errors);
+        analysis.findings = findingsFor(analysis, walk.seen, subtree.opensToAll, failure);
+        analysis.queries = walk.queries;
+        return analysis;
+      }
+    }
+  } catch (error) {
+    // Nothing should throw here; if something does, say so rather than crash the check.
+    analysis.errors.push(`internal error while analysing SPF: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  analysis.queries = walk.queries;
+  analysis.findings = findingsFor(analysis, walk.seen, null, failure);
+  return analysis;
+}
+
+/** One analysis: a caching, budgeted resolver and the walk over records. */
+class Walk implements Resolver {
+  queries = 0;
+  readonly errors: string[] = [];
+  readonly seen: Observations = {
+    loops: [],
+    missingIncludes: [],
+    temperrors: [],
+    syntaxErrors: [],
+    multipleRecords: [],
+    mxOverLimit: [],
+    macroTerms: [],
+    ptrTerms: [],
+    unreachable: [],
+    ignoredRedirect: null,
+    truncated: [],
+  };
+  private readonly answers = new Map<string, Promise<DnsAnswer>>();
+  private readonly subtrees = new Map<string, Subtree>();
+
+  constructor(
+    private readonly resolver: Resolver,
+    private readonly topDomain: string,
+    private readonly maxDepth: number,
+    private readonly maxQueries: number,
+  ) {}
+
+  /** A cached, budgeted query; past the budget the answer is a `budget` error. */
+  resolve<T extends RecordType>(name: string, type: T): Promise<DnsAnswer<T>> {
+    const key = `${type} ${canonicalName(name)}`;
+    const cached = this.answers.get(key);
+    if (cached !== undefined) return cached as Promise<DnsAnswer<T>>;
+    if (this.queries >= this.maxQueries) {
+      return Promise.resolve({ kind: 'error', reason: 'budget', detail: `the analysis stops after ${this.maxQueries} DNS queries` });
+    }
+    this.queries++;
+    const answer = safeResolve(this.resolver, name, type);
+    this.answers.set(key, answer);
+    return answer;
+  }
+
+  /** Walks one record's text found at `domain`; `stack` holds the domains of the chain so far. */
+  async record(text: string, domain: string, stack: string[], path: string[], depth: number): Promise<Subtree> {
+    const parsed = parseSpfRecordCached(text);
+    let terms: SpfTerm[];
+    if (parsed.ok) {
+      terms = parsed.record.terms;
+    } else {
+      terms = parsed.terms;
+      const where = path.length === 0 ? 'your SPF record' : `the SPF record of ${domain} (reached through ${path.join(' → ')})`;
+      for (const error of parsed.errors) {
+        this.note(path, `syntax error in ${where}: ${describeSyntaxError(error)}`);
+        this.seen.syntaxErrors.push(`${where}: ${describeSyntaxError(error)}`);
+      }
+    }
+    return this.walkTerms(terms, domain, stack, path, depth);
+  }
+
+  private async walkTerms(terms: SpfTerm[], domain: string, stack: string[], path: string[], depth: number): Promise<Subtree> {
+    const hasAll = terms.some((term) => term.type === 'directive' && term.mechanism.name === 'all');
+    const context = this.context(domain);
+    const nodes: SpfTermNode[] = [];
+    const subtree: Subtree = { nodes, lookups: 0, voids: 0, terminalAll: null, opensToAll: null, minimum: false };
+    // Ask for every reachable static target at once, so a network resolver works in parallel;
+    // the walk below reads the same cached answers in order, so the result stays deterministic.
+    this.prefetch(terms, context);
+    let reachable = true;
+    let redirect: { term: SpfTerm & { type: 'modifier' }; node: SpfTermNode } | null = null;
+    for (const term of terms) {
+      const node = newNode(term);
+      nodes.push(node);
+      if (term.type === 'modifier') {
+        if (term.name === 'redirect') {
+          if (hasAll) {
+            // RFC 7208 §6.1: ignored when the record has "all"; it costs nothing.
+            node.flags.ignored = true;
+            if (path.length === 0) this.seen.ignoredRedirect = term.text;
+          } else {
+            redirect = { term, node };
+          }
+        }
+        continue;
+      }
+      if (!reachable) {
+        // RFC 7208 §5.1: mechanisms after "all" are never evaluated.
+        node.flags.unreachable = true;
+        if (path.length === 0) this.seen.unreachable.push(term.text);
+        continue;
+      }
+      const mechanism = term.mechanism;
+      switch (mechanism.name) {
+        case 'all':
+          reachable = false;
+          subtree.terminalAll = `${term.qualifier}all` as TerminalAll;
+          if (term.qualifier === '+') subtree.opensToAll ??= term.text;
+          break;
+        case 'ip4':
+        case 'ip6':
+          if (term.qualifier === '+' && mechanism.prefix === 0) subtree.opensToAll ??= term.text;
+          break;
+        case 'include': {
+          node.lookups = 1;
+          const target = this.target(mechanism.domainSpec, context, node);
+          if (target !== null) {
+            const child = await this.follow(term.text, target, node, stack, path, depth, 'include');
+            if (child?.minimum) subtree.minimum = true;
+            if (child !== null && term.qualifier === '+' && child.opensToAll !== null) subtree.opensToAll ??= `${term.text} (${child.opensToAll})`;
+          }
+          break;
+        }
+        case 'a':
+        case 'mx':
+        case 'exists':
+        case 'ptr': {
+          node.lookups = 1;
+          const target = this.target(mechanism.domainSpec, context, node);
+          if (mechanism.name === 'ptr') {
+            // RFC 7208 §5.5: "ptr" SHOULD NOT be used. Its PTR query is for the client's address; in the
+            // worst case (an address without reverse DNS, as most forged mail has) it is a void lookup.
+            this.seen.ptrTerms.push(term.text);
+            node.voidLookups = 1;
+            node.errors.push('a void lookup for any client without reverse DNS');
+            break;
+          }
+          if (target === null) break;
+          const found = await this.probe(mechanism.name, target, term.text, node, path);
+          if (found && (mechanism.name === 'a' || mechanism.name === 'mx') && term.qualifier === '+' && (mechanism.ip4Prefix === 0 || mechanism.ip6Prefix === 0)) {
+            subtree.opensToAll ??= term.text;
+          }
+          break;
+        }
+      }
+      subtree.lookups += node.lookups;
+      subtree.voids += node.voidLookups;
+      if (node.flags.macro || node.flags.truncated || node.flags.loop) subtree.minimum = true;
+    }
+    if (redirect !== null && redirect.term.name === 'redirect') {
+      // RFC 7208 §6.1: used only when nothing matched and there is no "all"; it costs one lookup.
+      const node = redirect.node;
+      node.lookups = 1;
+      const target = this.target(redirect.term.domainSpec, context, node);
+      if (target !== null) {
+        const child = await this.follow(redirect.term.text, target, node, stack, path, depth, 'redirect');
+        if (child !== null) {
+          if (child.minimum) subtree.minimum = true;
+          subtree.terminalAll = child.terminalAll;
+          if (child.opensToAll !== null) subtree.opensToAll ??= `${redirect.term.text} (${child.opensToAll})`;
+        }
+      }
+      subtree.lookups += node.lookups;
+      subtree.voids += node.voidLookups;
+      if (node.flags.macro || node.flags.truncated || node.flags.loop) subtree.minimum = true;
+    }
+    return subtree;
+  }
+
+  /**
+   * Walks the record an include or redirect points to and folds its cost into `node`. Returns the
+   * target's subtree, or null when there is none to follow.
+   */
+  private async follow(term: string, target: string, node: SpfTermNode, stack: string[], path: string[], depth: number, kind: 'include' | 'redirect'): Promise<Subtree | null> {
+    const chain = [...path, term];
+    if (stack.includes(target)) {
+      node.flags.loop = true;
+      const loop = `${[...stack, target].join(' → ')}`;
+      node.errors.push(`loop: ${loop}`);
+      this.note(path, `${truncateForMessage(term)}: ${kind} loop ${loop}; receivers stop with a permerror at the lookup limit`);
+      this.seen.loops.push(loop);
+      return null;
+    }
+    const known = this.subtrees.get(target);
+    if (known !== undefined) {
+      node.flags.repeated = true;
+      return this.fold(node, known);
+    }
+    if (depth >= this.maxDepth) {
+      node.flags.truncated = true;
+      node.errors.push(`not followed: more than ${this.maxDepth} nested includes/redirects`);
+      this.note(path, `${truncateForMessage(term)}: the chain is more than ${this.maxDepth} levels deep; the analysis stops there`);
+      this.seen.truncated.push(chain.join(' → '));
+      return null;
+    }
+    const lookup = await lookupSpfRecord(this, target);
+    switch (lookup.status) {
+      case 'temperror': {
+        const why = describeAnswer({ kind: 'error', reason: lookup.reason, ...(lookup.detail === undefined ? {} : { detail: lookup.detail }) });
+        if (lookup.reason === 'budget') {
+          node.flags.truncated = true;
+          this.seen.truncated.push(chain.join(' → '));
+        } else {
+          this.seen.temperrors.push(`${chain.join(' → ')}: the TXT lookup for ${target} failed (${why})`);
+        }
+        node.errors.push(`the TXT lookup for ${target} failed: ${why}`);
+        this.note(path, `${truncateForMessage(term)}: the TXT lookup for ${target} failed: ${why}`);
+        return null;
+      }
+      case 'none':
+        // RFC 7208 §5.2, §6.1: an include or redirect target without SPF is a permerror at receivers.
+        node.record = null;
+        node.errors.push(`${target} publishes no SPF record`);
+        this.note(path, `${truncateForMessage(term)}: ${target} publishes no SPF record; receivers return permerror here`);
+        this.seen.missingIncludes.push(chain.join(' → '));
+        return null;
+      case 'multiple':
+        node.errors.push(`${target} publishes ${lookup.records.length} SPF records`);
+        this.note(path, `${truncateForMessage(term)}: ${target} publishes ${lookup.records.length} SPF records; receivers return permerror here`);
+        this.seen.multipleRecords.push(chain.join(' → '));
+        return null;
+      case 'found':
+        break;
+    }
+    node.record = lookup.text;
+    const subtree = await this.record(lookup.text, target, [...stack, target], chain, depth + 1);
+    this.subtrees.set(target, subtree);
+    node.children = subtree.nodes;
+    return this.fold(node, subtree);
+  }
+
+  /** Adds a walked subtree's cost to the include/redirect node that leads to it. */
+  private fold(node: SpfTermNode, subtree: Subtree): Subtree {
+    node.lookups += subtree.lookups;
+    node.voidLookups += subtree.voids;
+    return subtree;
+  }
+
+  /** a / mx / exists with a known target: is it a void lookup (RFC 7208 §4.6.4)? True when it found records. */
+  private async probe(mechanism: 'a' | 'mx' | 'exists', target: string, term: string, node: SpfTermNode, path: string[]): Promise<boolean> {
+    const answers: DnsAnswer[] =
+      mechanism === 'a'
+        ? // Dual stack: a host is void only when it has neither A nor AAAA records.
+          await Promise.all([this.resolve(target, 'A'), this.resolve(target, 'AAAA')])
+        : [await this.resolve(target, mechanism === 'mx' ? 'MX' : 'A')];
+    const failed = answers.find((answer) => answer.kind === 'error');
+    if (failed !== undefined && failed.kind === 'error') {
+      const why = describeAnswer(failed);
+      node.errors.push(`the lookup for ${target} failed: ${why}`);
+      if (failed.reason === 'budget') {
+        node.flags.truncated = true;
+      } else {
+        this.note(path, `${truncateForMessage(term)}: the lookup for ${target} failed (${why}); receivers return temperror here`);
+        this.seen.temperrors.push(`${[...path, term].join(' → ')}: the lookup for ${target} failed (${why})`);
+      }
+      return false;
+    }
+    if (answers.every(isVoid)) {
+      node.voidLookups = 1;
+      node.errors.push(`${target} has no ${mechanism === 'mx' ? 'MX' : 'address'} records (a void lookup)`);
+      return false;
+    }
+    const mx = answers[0];
+    if (mechanism === 'mx' && mx?.kind === 'records' && mx.records.length > MAX_MX_NAMES) {
+      node.errors.push(`${target} has ${mx.records.length} MX records; RFC 7208 §4.6.4 allows ${MAX_MX_NAMES}`);
+      this.note(path, `${truncateForMessage(term)}: ${target} has ${mx.records.length} MX records; receivers return permerror here (RFC 7208 §4.6.4 allows ${MAX_MX_NAMES})`);
+      this.seen.mxOverLimit.push(`${[...path, term].join(' → ')} (${mx.records.length} MX records)`);
+    }
+    return true;
+  }
+
+  /** Asks for the static targets of the reachable lookup terms ahead of the walk. */
+  private prefetch(terms: SpfTerm[], context: MacroContext): void {
+    const hasAll = terms.some((term) => term.type === 'directive' && term.mechanism.name === 'all');
+    for (const term of terms) {
+      if (term.type === 'modifier') {
+        if (term.name === 'redirect' && !hasAll) this.prefetchName(this.staticTarget(term.domainSpec, context), 'TXT');
+        continue;
+      }
+      const mechanism = term.mechanism;
+      if (mechanism.name === 'all') break;
+      if (mechanism.name === 'include') this.prefetchName(this.staticTarget(mechanism.domainSpec, context), 'TXT');
+      else if (mechanism.name === 'exists') this.prefetchName(this.staticTarget(mechanism.domainSpec, context), 'A');
+      else if (mechanism.name === 'mx') this.prefetchName(this.staticTarget(mechanism.domainSpec, context), 'MX');
+      else if (mechanism.name === 'a') {
+        const target = this.staticTarget(mechanism.domainSpec, context);
+        this.prefetchName(target, 'A');
+        this.prefetchName(target, 'AAAA');
+      }
+    }
+  }
+
+  private prefetchName(name: string | null, type: RecordType): void {
+    if (name !== null) void this.resolve(name, type);
+  }
+
+  /** The target of a term when it is known without a message, else null. */
+  private staticTarget(spec: MacroString | null, context: MacroContext): string | null {
+    if (spec === null) return context.domain;
+    if (spec.dynamic && !spec.letters.every((letter) => STATIC_LETTERS.has(letter))) return null;
+    const target = toTargetName(expandMacroString(spec, context), spec.dynamic);
+    return target.ok ? canonicalName(target.name) : null;
+  }
+
+  /** Like staticTarget, recording on the node why there is no target. */
+  private target(spec: MacroString | null, context: MacroContext, node: SpfTermNode): string | null {
+    if (spec !== null && spec.dynamic) {
+      if (!spec.letters.every((letter) => STATIC_LETTERS.has(letter))) {
+        node.flags.macro = true;
+        this.seen.macroTerms.push(node.raw);
+        return null;
+      }
+      node.flags.expanded = true;
+    }
+    if (spec === null) {
+      node.target = context.domain;
+      return node.target;
+    }
+    const target = toTargetName(expandMacroString(spec, context), spec.dynamic);
+    if (!target.ok) {
+      node.errors.push(`the target is not a valid domain name: ${target.problem}`);
+      if (node.mechanism === 'include' || node.mechanism === 'redirect') {
+        this.seen.missingIncludes.push(`${node.raw} (not a valid domain name)`);
+      } else {
+        // RFC 7208 §4.8, §5: treated as a name that does not exist, so a void lookup.
+        node.voidLookups = 1;
+      }
+      return null;
+    }
+    node.target = canonicalName(target.name);
+    return node.target;
+  }
+
+  private context(domain: string): MacroContext {
+    return {
+      sender: `postmaster@${this.topDomain}`,
+      localPart: 'postmaster',
+      senderDomain: this.topDomain,
+      domain,
+      client: PLACEHOLDER_CLIENT,
+      helo: this.topDomain,
+      validatedName: 'unknown',
+      receiver: 'unknown',
+      timestamp: 0,
+    };
+  }
+
+  private note(path: string[], message: string): void {
+    this.errors.push(path.length === 0 ? message : `${path.map(truncateForMessage).join(' → ')} → ${message}`);
+  }
+}
+
+function newNode(term: SpfTerm): SpfTermNode {
+  return {
+    raw: term.text,
+    kind: term.type === 'directive' ? 'mechanism' : 'modifier',
+    qualifier: term.type === 'directive' ? term.qualifier : null,
+    mechanism: term.type === 'directive' ? term.mechanism.name : term.name === 'unknown' ? term.key.toLowerCase() : term.name,
+    target: null,
+    lookups: 0,
+    voidLookups: 0,
+    children: [],
+    errors: [],
+    flags: { unreachable: false, ignored: false, macro: false, expanded: false, repeated: false, loop: false, truncated: false },
+  };
+}
+
+/** The findings for an analysis, most serious problems first within each group. */
+function findingsFor(analysis: SpfAnalysis, seen: Observations, opensToAll: string | null, topFailure: string): Finding[] {
+  const findings: Finding[] = [];
+  const add = (id: string, severity: Finding['severity'], title: string, detail: string): void => {
+    findings.push({ id, severity, title, detail });
+  };
+  switch (analysis.status) {
+    case 'none':
+      add('spf-missing', 'warning', 'No SPF Record', `Your domain publishes no SPF record, so receiving servers have no list of the servers allowed to send as ${analysis.domain}. Publish one TXT record such as 'v=spf1 include:<your mail provider> -all'.`);
+      return findings;
+    case 'multiple':
+      add('spf-multiple-records', 'warning', `Multiple SPF Records (${analysis.records.length})`, `Your domain publishes ${analysis.records.length} TXT records that start with 'v=spf1'. RFC 7208 §4.5 makes that a permanent error, so receivers ignore SPF for your domain entirely. Merge them into a single record.`);
+      return findings;
+    case 'temperror':
+      add('spf-temperror', 'warning', 'SPF Lookup Failed', `The DNS query for the SPF record of ${analysis.domain} failed: ${topFailure}. Receivers answer 'temporary error' for as long as this lasts and may delay your mail. Check that your DNS servers answer TXT queries.`);
+      return findings;
+    case 'found':
+      break;
+  }
+  if (analysis.terminalAll === '+all') {
+    add('spf-plus-all', 'critical', "SPF Allows Any Server ('+all')", `Your SPF record ends in '+all' (a bare 'all' means the same), which tells receivers that every server on the internet may send mail as ${analysis.domain}. Replace it with '-all' or '~all'.`);
+  } else if (opensToAll !== null) {
+    add('spf-plus-all', 'critical', 'SPF Allows Any Server', `Your SPF record passes every address through '${truncateForMessage(opensToAll)}', so any server on the internet may send mail as ${analysis.domain}. Remove that term or narrow it to the servers you use.`);
+  }
+  if (seen.syntaxErrors.length > 0) {
+    add('spf-syntax-error', 'warning', 'SPF Record Has a Syntax Error', `There is a syntax error in ${seen.syntaxErrors[0]}. Receivers treat a record with any syntax error as a permanent error (RFC 7208 §4.6) and ignore it.${seen.syntaxErrors.length > 1 ? ` ${seen.syntaxErrors.length - 1} more error(s) follow it.` : ''}`);
+  }
+  if (seen.loops.length > 0) {
+    add('spf-include-loop', 'warning', 'SPF Include Loop', `Your SPF record runs into a loop of includes or redirects: ${seen.loops[0]}. Receivers follow the loop until the 10-lookup limit and then return a permanent error. Remove the include or redirect that closes the loop.`);
+  }
+  if (seen.missingIncludes.length > 0 || seen.multipleRecords.length > 0) {
+    const first = seen.missingIncludes[0] ?? `${seen.multipleRecords[0]} (more than one SPF record)`;
+    add('spf-include-missing', 'warning', 'Included Domain Has No SPF Record', `Your SPF record points to a domain without a usable SPF record: ${first}. Receivers return a permanent error when they reach it (RFC 7208 §5.2), so mail they check that far never passes SPF. Remove the term or fix the included domain.`);
+  }
+  if (seen.temperrors.length > 0) {
+    add('spf-temperror', 'warning', 'SPF Lookup Failed Below the Top', `A DNS lookup your SPF record needs failed: ${seen.temperrors[0]}. Receivers answer 'temporary error' when they reach it. If this persists, the included domain's DNS is broken.`);
+  }
+  if (analysis.lookupCount > MAX_DNS_TERMS) {
+    add('spf-permerror', 'warning', `SPF Exceeds 10 Lookups (${analysis.lookupCount}/10)`, `Checking your SPF record takes ${analysis.lookupCountIsMinimum ? 'at least ' : ''}${analysis.lookupCount} DNS lookups, and RFC 7208 §4.6.4 allows ${MAX_DNS_TERMS}. Receivers stop with a permanent error, so mail from servers listed late in the record fails SPF. Remove includes you no longer use, or replace them with ip4:/ip6: ranges.`);
+  }
+  if (analysis.voidLookups > MAX_VOID_LOOKUPS) {
+    add('spf-void-lookups', 'warning', `Too Many SPF Lookups Find Nothing (${analysis.voidLookups}/${MAX_VOID_LOOKUPS})`, `${analysis.voidLookups} terms in your SPF record point to names that have no records. RFC 7208 §4.6.4 lets receivers stop with a permanent error after ${MAX_VOID_LOOKUPS}. Remove the terms for hosts that no longer exist.`);
+  }
+  if (seen.mxOverLimit.length > 0) {
+    add('spf-mx-too-many', 'warning', 'SPF mx Names Too Many Hosts', `An 'mx' term in your SPF record points to more than ${MAX_MX_NAMES} mail servers: ${seen.mxOverLimit[0]}. RFC 7208 §4.6.4 makes that a permanent error. List the servers with ip4:/ip6: instead.`);
+  }
+  if (analysis.terminalAll === null && opensToAll === null) {
+    add('spf-no-all', 'warning', "SPF Record Has No 'all'", `Your SPF record ends without an 'all' mechanism (and no redirect supplies one), so mail from servers it does not list gets a neutral result (RFC 7208 §4.7), which receivers treat like having no policy. End the record with '-all' or '~all'.`);
+  } else if (analysis.terminalAll === '?all') {
+    add('spf-neutral', 'warning', "SPF Set to Neutral ('?all')", `Your SPF record ends in '?all', which tells receivers to treat mail from servers it does not list as neither allowed nor forbidden. Use '~all' or '-all' so forged mail is marked or rejected.`);
+  }
+  if (seen.ptrTerms.length > 0) {
+    add('spf-ptr-used', 'warning', "SPF Uses 'ptr'", `Your SPF record uses '${truncateForMessage(seen.ptrTerms[0]!)}'. RFC 7208 §5.5 says not to use 'ptr': it is slow, depends on reverse DNS you may not control, and some receivers skip it. List the servers with ip4:/ip6: or include: instead.`);
+  }
+  if (seen.macroTerms.length > 0) {
+    add('spf-macro-unresolvable', 'info', 'SPF Uses Macros', `The term${seen.macroTerms.length > 1 ? 's' : ''} ${seen.macroTerms.slice(0, 3).map((term) => `'${truncateForMessage(term)}'`).join(', ')} depend${seen.macroTerms.length > 1 ? '' : 's'} on the sending server or address, so what ${seen.macroTerms.length > 1 ? 'they lead' : 'it leads'} to is only known at delivery. The lookup count (${analysis.lookupCount}) is a minimum.`);
+  }
+  if (seen.truncated.length > 0) {
+    add('spf-analysis-truncated', 'info', 'SPF Tree Too Large to Walk', `Your SPF tree is deeper or larger than this check follows (${seen.truncated[0]}). The lookup count (${analysis.lookupCount}) is a minimum, and already says receivers will likely stop early.`);
+  }
+  if (seen.ignoredRedirect !== null) {
+    add('spf-redirect-ignored', 'info', "SPF redirect Ignored", `Your SPF record has both an 'all' mechanism and '${truncateForMessage(seen.ignoredRedirect)}'. RFC 7208 §6.1 says receivers ignore the redirect when 'all' is present; remove one of them.`);
+  }
+  if (seen.unreachable.length > 0) {
+    add('spf-unreachable-terms', 'info', 'SPF Terms After all', `Your SPF record has term${seen.unreachable.length > 1 ? 's' : ''} after 'all' (${seen.unreachable.slice(0, 3).map((term) => `'${truncateForMessage(term)}'`).join(', ')}). Receivers stop at 'all' (RFC 7208 §5.1), so ${seen.unreachable.length > 1 ? 'they are' : 'it is'} never used.`);
+  }
+  if (analysis.sizeOctets > UDP_MESSAGE_OCTETS) {
+    add('spf-record-too-long', 'warning', `SPF Record Too Long (${analysis.sizeOctets} octets)`, `Your SPF record is ${analysis.sizeOctets} octets. RFC 7208 §3.4 advises staying under ${RECOMMENDED_SPF_OCTETS} so the answer fits a ${UDP_MESSAGE_OCTETS}-octet DNS message; past that some receivers fall back to TCP or fail the lookup. Shorten it or move parts into an include.`);
+  } else if (analysis.sizeOctets > RECOMMENDED_SPF_OCTETS) {
+    add('spf-record-too-long', 'info', `SPF Record Near the Size Limit (${analysis.sizeOctets} octets)`, `Your SPF record is ${analysis.sizeOctets} octets; RFC 7208 §3.4 advises staying under ${RECOMMENDED_SPF_OCTETS} so the DNS answer fits in ${UDP_MESSAGE_OCTETS} octets. Keep it from growing.`);
+  }
+  const broken =
+    seen.syntaxErrors.length + seen.loops.length + seen.missingIncludes.length + seen.multipleRecords.length + seen.temperrors.length + seen.mxOverLimit.length > 0 ||
+    analysis.lookupCount > MAX_DNS_TERMS ||
+    analysis.voidLookups > MAX_VOID_LOOKUPS;
+  if (!broken && opensToAll === null && (analysis.terminalAll === '-all' || analysis.terminalAll === '~all')) {
+    add('spf-valid', 'success', `SPF Configured ('${analysis.terminalAll}')`, `Your SPF record lists the servers allowed to send as ${analysis.domain} and ${analysis.terminalAll === '-all' ? 'tells receivers to reject' : 'asks receivers to mark'} mail from any other server, using ${analysis.lookupCount}/${MAX_DNS_TERMS} DNS lookups.`);
+  }
+  return findings;
+}

@@ -1,0 +1,56 @@
+/**
+ * Finding a domain's SPF record (RFC 7208 §4.4, §4.5): one TXT query, the character-strings of
+ * each record joined, and only records that start with "v=spf1" kept. Shared by the evaluator and
+ * the analyzer so both read DNS the same way.
+ */
+import type { DnsErrorReason, Resolver } from '../dns/types.js';
+import { isSpfRecordText } from './parse.js';
+import { safeResolve } from './resolve.js';
+
+/** What the TXT lookup at a name says about its SPF record. */
+export type SpfRecordLookup =
+  | { status: 'found'; text: string }
+  /** No SPF record: the name does not exist, has no TXT, or none of its TXT records is SPF. */
+  | { status: 'none'; why: 'nxdomain' | 'nodata' | 'no-spf' | 'invalid-name' }
+  /** RFC 7208 §4.5: more than one SPF record is a permerror. */
+  | { status: 'multiple'; records: string[] }
+  /** RFC 7208 §4.4: a DNS failure on this lookup is a temperror, never "none". */
+  | { status: 'temperror'; reason: DnsErrorReason; detail?: string };
+
+/** RFC 7208 §3.3: a record's character-strings are concatenated with nothing between them. */
+export function joinTxt(strings: readonly string[]): string {
+  return strings.length === 1 ? strings[0]! : strings.join('');
+}
+
+/** The joined text of every TXT record that is an SPF record (RFC 7208 §4.5), in answer order. */
+export function selectSpfRecords(records: readonly (readonly string[])[]): string[] {
+  const selected: string[] = [];
+  for (const strings of records) {
+    const text = joinTxt(strings);
+    if (isSpfRecordText(text)) selected.push(text);
+  }
+  return selected;
+}
+
+/** Looks up the SPF record published at `name` (RFC 7208 §4.4, §4.5). Never throws. */
+export async function lookupSpfRecord(resolver: Resolver, name: string): Promise<SpfRecordLookup> {
+  const answer = await safeResolve(resolver, name, 'TXT');
+  switch (answer.kind) {
+    case 'error':
+      // A name no query can carry cannot hold a record; every other error is a temperror.
+      if (answer.reason === 'invalid-name') return { status: 'none', why: 'invalid-name' };
+      return answer.detail === undefined
+        ? { status: 'temperror', reason: answer.reason }
+        : { status: 'temperror', reason: answer.reason, detail: answer.detail };
+    case 'nxdomain':
+      return { status: 'none', why: 'nxdomain' };
+    case 'nodata':
+      return { status: 'none', why: 'nodata' };
+    case 'records': {
+      const selected = selectSpfRecords(answer.records);
+      if (selected.length === 0) return { status: 'none', why: 'no-spf' };
+      if (selected.length > 1) return { status: 'multiple', records: selected };
+      return { status: 'found', text: selected[0]! };
+    }
+  }
+}

@@ -3,6 +3,7 @@ import { EXIT_USAGE, processIo, type CliIo, type Command } from './io.js';
 /** Each subcommand is loaded only when it is run, so `check` does not pay for Fastify's start-up. */
 const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }> = {
   check: { summary: 'check domains, URLs or addresses and print a report (or JSON lines)', load: async () => (await import('./check.js')).check },
+  scan: { summary: 'check a list of names (file or stdin), streamed as JSON lines or CSV, resumable', load: async () => (await import('./scan.js')).scan },
   'dns-serve': { summary: 'serve a directory of zone files over DNS (UDP+TCP)', load: async () => (await import('./dns-serve.js')).dnsServe },
 };
 

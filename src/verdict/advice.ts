@@ -78,15 +78,18 @@ export function nextStepFor(
           href: href('dmarc-testing'),
         };
       }
-      const target: PolicyName = effective === 'none' ? 'quarantine' : 'reject';
+      // Names that do not exist never send real mail: np can go straight to reject.
+      const target: PolicyName = effective === 'none' && tag !== 'np' ? 'quarantine' : 'reject';
       const changes: DmarcChanges = { [tag]: target, rua: dmarc.hasRua ? undefined : reportAddress };
       return {
         title: target === 'reject' ? `Upgrade to strict enforcement ('${tag}=reject')` : `Move to '${tag}=quarantine'`,
         body:
           `Change the TXT record at ${dmarcName} to\n  ${rewriteDmarc(dmarc.rawRecord, changes)}\n` +
-          (target === 'quarantine'
-            ? 'Check your aggregate reports first: every service that sends as you must pass SPF or DKIM with your domain aligned. Then move on to reject.'
-            : 'Forged mail is then refused outright instead of landing in spam.'),
+          (tag === 'np'
+            ? 'Names that do not exist send no real mail, so rejecting forgeries of them breaks nothing.'
+            : target === 'quarantine'
+              ? 'Check your aggregate reports first: every service that sends as you must pass SPF or DKIM with your domain aligned. Then move on to reject.'
+              : 'Forged mail is then refused outright instead of landing in spam.'),
         href: href('dmarc-enforce'),
       };
     }

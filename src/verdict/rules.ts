@@ -265,7 +265,7 @@ function subdomainFindings(facts: VerdictFacts, effective: PolicyName | null): S
         id: 'subdomain-hole',
         severity: 'warning',
         title: `Subdomains Are Weaker ('${holes.map((h) => `${h.tag}=${h.policy}`).join("', '")}')`,
-        detail: note.charAt(0).toUpperCase() + note.slice(1),
+        detail: note,
       },
     ],
     note,

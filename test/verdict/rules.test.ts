@@ -158,3 +158,11 @@ describe('rewriteDmarc', () => {
     expect(rewriteDmarc(raw, changes)).toBe(expected);
   });
 });
+
+describe('next step for names that do not exist', () => {
+  it('goes straight to np=reject (nothing legitimate sends from a name that does not exist)', () => {
+    const step = decide(facts({ ...none, appliedTag: 'np', nameExists: false, rawRecord: 'v=DMARC1; p=none; rua=mailto:d@example.com' })).nextStep;
+    expect(step.title).toBe("Upgrade to strict enforcement ('np=reject')");
+    expect(step.body).toContain('v=DMARC1; p=none; rua=mailto:d@example.com; np=reject');
+  });
+});

@@ -1,0 +1,87 @@
+import { checkDomain, type CheckOptions } from '../check.js';
+import { isSpoofCheckError } from '../errors.js';
+import type { SpoofCheckResult } from '../result.js';
+import { parseCommandArgs, RESOLVER_OPTIONS, UsageError } from './args.js';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo, type Command } from './io.js';
+import { formatReport } from './report.js';
+import { resolverFromFlags } from './resolver-options.js';
+
+const USAGE = `Usage: spoof-checker check <domain|url|address>... [options]
+
+Checks each name and prints a report: the verdict, the reasons, the SPF lookup tree, the next step.
+
+Options:
+  --zones DIR          answer from the *.zone files in DIR (the loaded zones are the whole DNS)
+  --resolver IP[:PORT] ask this DNS server instead of the system's resolvers
+  --timeout MS         per-query timeout for --resolver and the system resolvers
+  --selectors a,b      DKIM selectors to probe before the built-in list
+  --json               one JSON line per input, in input order
+  -h, --help           this text
+
+Exit status: 0 when every input was checked, 1 when any failed, 2 on a usage error.
+`;
+
+/** A line of `--json` output for an input that could not be checked. */
+export interface ErrorLine {
+  input: string;
+  error: { code: string; message: string };
+}
+
+/** `spoof-checker check`: one report (or JSON line) per input, in input order. */
+export const check: Command = async (args, io) => {
+  let parsed;
+  try {
+    parsed = parseCommandArgs(args, { ...RESOLVER_OPTIONS, selectors: { type: 'string' }, json: { type: 'boolean' } }, true);
+  } catch (error) {
+    return usage(io, error);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    io.out(USAGE);
+    return EXIT_OK;
+  }
+  if (positionals.length === 0) return usage(io, new UsageError('give at least one domain, URL or address to check'));
+
+  let built;
+  try {
+    built = await resolverFromFlags({ zones: values.zones, resolver: values.resolver, timeout: values.timeout });
+  } catch (error) {
+    return usage(io, error);
+  }
+  const options: CheckOptions = { resolver: built.resolver, selectors: splitList(values.selectors) };
+  // Inputs run concurrently; output keeps input order.
+  const outcomes = positionals.map((input) => checkOne(input, options));
+  let failed = 0;
+  for (const [i, outcome] of outcomes.entries()) {
+    const result = await outcome;
+    if ('error' in result) failed++;
+    if (values.json) io.out(`${JSON.stringify(result)}\n`);
+    else io.out(('error' in result ? formatError(result) : formatReport(result)) + (i < outcomes.length - 1 ? '\n' : ''));
+  }
+  return failed > 0 ? EXIT_FAILED : EXIT_OK;
+};
+
+/** Checks one input; a refusal becomes an error line, never an exception. */
+export async function checkOne(input: string, options: CheckOptions): Promise<SpoofCheckResult | ErrorLine> {
+  try {
+    return await checkDomain(input, options);
+  } catch (error) {
+    if (isSpoofCheckError(error)) return { input, error: { code: error.code, message: `${error.message} ${error.fix}` } };
+    return { input, error: { code: 'internal', message: error instanceof Error ? error.message : String(error) } };
+  }
+}
+
+function formatError(line: ErrorLine): string {
+  return `${line.input}: cannot check (${line.error.code}): ${line.error.message}\n`;
+}
+
+function usage(io: CliIo, error: unknown): number {
+  io.err(`spoof-checker check: ${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
+  return EXIT_USAGE;
+}
+
+/** `a, b,,c` → ['a', 'b', 'c']; undefined stays undefined. */
+export function splitList(value: string | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  return value.split(',').map((s) => s.trim()).filter((s) => s !== '');
+}

@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import { captureIo, ZONES } from './helpers.js';
+
+describe('spoof-checker check', () => {
+  it('prints one JSON line per input, in input order, and exits 1 when any input failed', async () => {
+    const { io, stdout } = captureIo();
+    const code = await main(['check', 'open.example', '192.0.2.1', 'https://demo.example/x', '--zones', ZONES, '--json'], io);
+    expect(code).toBe(1);
+    const lines = stdout().trimEnd().split('\n').map((line) => JSON.parse(line));
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toMatchObject({ domain: 'open.example', verdict: 'spoofable', spoofable: true, inboxOutcome: 'delivered' });
+    expect(lines[0].reasons[0]).toMatchObject({ id: 'spf-plus-all', severity: 'critical' });
+    expect(lines[1]).toEqual({ input: '192.0.2.1', error: { code: 'invalid_domain', message: expect.stringMatching(/IP address/) } });
+    expect(lines[2]).toMatchObject({ domain: 'demo.example', verdict: 'protected' });
+  });
+
+  it('exits 0 when every input was checked', async () => {
+    const { io } = captureIo();
+    expect(await main(['check', 'demo.example', '--zones', ZONES, '--json'], io)).toBe(0);
+  });
+
+  it('prints a readable report with the reasons, the SPF tree and the next step', async () => {
+    const { io, stdout } = captureIo();
+    expect(await main(['check', 'demo.example', '--zones', ZONES], io)).toBe(0);
+    const text = stdout();
+    expect(text).toContain('demo.example: protected (forged mail is rejected)');
+    expect(text).toContain('No — receivers are told to reject fakes as you@demo.example');
+    expect(text).toMatch(/SPF lookup tree \(1 lookups\):\n.*\n\s+├─ include:_spf\.demo\.example\s+\(1 lookup\)/);
+    expect(text).toContain("Next step: Close the subdomain gap ('sp=reject')");
+  });
+
+  it.each([
+    [['check'], /at least one domain/],
+    [['check', 'a.example', '--zones', ZONES, '--resolver', '127.0.0.1'], /not both/],
+    [['check', 'a.example', '--bogus'], /Unknown option '--bogus'/],
+    [['check', 'a.example', '--zones', '/no/such/dir'], /no\/such\/dir/],
+    [['check', 'a.example', '--resolver', 'not-an-ip'], /not an IP address/],
+    [['nope'], /unknown command "nope"/],
+  ])('refuses %j with exit 2 and says why', async (args, message) => {
+    const { io, stderr } = captureIo();
+    expect(await main(args, io)).toBe(2);
+    expect(stderr()).toMatch(message);
+  });
+
+  it('reports an unreachable DNS server per input as a DNS failure, not as a verdict', async () => {
+    const { io, stdout } = captureIo();
+    // Port 9 on loopback: nothing listens, so queries are refused or time out.
+    const code = await main(['check', 'demo.example', '--resolver', '127.0.0.1:9', '--timeout', '300', '--json'], io);
+    expect(code).toBe(1);
+    const line = JSON.parse(stdout());
+    expect(line.input).toBe('demo.example');
+    expect(line.error.code).toMatch(/^dns_(failure|timeout)$/);
+    expect(line.error.message).toMatch(/_dmarc\.demo\.example|demo\.example/);
+  });
+});

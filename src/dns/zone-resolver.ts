@@ -37,6 +37,7 @@ export interface ZoneLocation {
  */
 export class ZoneResolver implements Resolver {
   private readonly zones: LoadedZone[];
+  private readonly byOrigin: Map<string, LoadedZone>;
 
   constructor(zones: readonly Zone[]) {
     const byOrigin = new Map<string, LoadedZone>();
@@ -49,7 +50,8 @@ export class ZoneResolver implements Resolver {
       }
       for (const record of zone.records) addRecord(loaded, record);
     }
-    // Longest origin first, so the first zone that contains a name is the closest one.
+    this.byOrigin = byOrigin;
+    // Longest origin first, for `origins()`.
     this.zones = [...byOrigin.values()].sort((a, b) => b.origin.length - a.origin.length);
     for (const zone of this.zones) markEmptyNonTerminals(zone);
   }
@@ -96,9 +98,15 @@ export class ZoneResolver implements Resolver {
     }
   }
 
+  /** The closest enclosing zone: the name itself, then each parent, up to the root (O(labels)). */
   private zoneFor(name: string): LoadedZone | undefined {
-    for (const zone of this.zones) if (isAtOrBelow(name, zone.origin)) return zone;
-    return undefined;
+    let candidate = name;
+    for (;;) {
+      const zone = this.byOrigin.get(candidate);
+      if (zone) return zone;
+      if (candidate === '') return undefined;
+      candidate = parentName(candidate);
+    }
   }
 
   /**

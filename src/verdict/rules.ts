@@ -188,7 +188,9 @@ export function decide(facts: VerdictFacts, options: { guideBaseUrl?: string } =
   const effective = effectivePolicyOf(facts);
   const rule = VERDICT_RULES.find((r) => r.when(facts, effective)) ?? VERDICT_RULES[1]!;
   const main = rule.reason(facts, effective);
-  const subdomain = subdomainFindings(facts, effective);
+  const spfOpen = rule.id === 'spf-open-to-anyone';
+  // When anyone passes SPF, the DMARC policy protects nothing, subdomains included.
+  const subdomain = spfOpen ? { findings: [], note: null, weakest: null } : subdomainFindings(facts, effective);
   const extras: Finding[] = [];
   if (effective === 'reject' && facts.spf.status === 'none') {
     extras.push({
@@ -198,7 +200,9 @@ export function decide(facts: VerdictFacts, options: { guideBaseUrl?: string } =
       detail: `Forged mail is rejected, but your own mail can pass DMARC only through DKIM. Publish an SPF record listing your senders so that mail without a DKIM signature is not rejected too.`,
     });
   }
-  const reasons = dedupe([main, ...subdomain.findings, ...extras, ...facts.findings]);
+  // The SPF analyzer's own "+all" finding says what the verdict's first reason already says.
+  const analyzerFindings = spfOpen ? facts.findings.filter((f) => f.id !== 'spf-plus-all' && f.id !== 'spf-valid') : facts.findings;
+  const reasons = dedupe([main, ...subdomain.findings, ...extras, ...analyzerFindings]);
   return {
     verdict: rule.verdict,
     spoofable: rule.verdict !== 'protected',

@@ -166,3 +166,19 @@ describe('next step for names that do not exist', () => {
     expect(step.body).toContain('v=DMARC1; p=none; rua=mailto:d@example.com; np=reject');
   });
 });
+
+describe('when anyone can pass SPF', () => {
+  const open = facts({}, {
+    spf: { status: 'found', rawRecord: 'v=spf1 ip4:0.0.0.0/0 -all', terminalAll: '-all', lookupCount: 0, openToAnyone: { ip: '192.0.2.1', matchedTerm: 'ip4:0.0.0.0/0' } },
+    findings: [
+      { id: 'spf-plus-all', severity: 'critical', title: 'SPF Allows Any Server', detail: 'from the analyzer' },
+      { id: 'spf-valid', severity: 'success', title: "SPF Configured ('-all')", detail: 'from the analyzer' },
+      { id: 'dkim-not-found', severity: 'info', title: 'No DKIM', detail: 'from the prober' },
+    ],
+  });
+
+  it('says it once, and claims nothing about subdomains or a valid SPF record', () => {
+    expect(decide(open).reasons.map((r) => r.id)).toEqual(['spf-open-to-anyone', 'dkim-not-found']);
+    expect(decide(open).subdomainNote).toBeNull();
+  });
+});

@@ -6,6 +6,9 @@ export class UsageError extends Error {
 }
 
 type Options = NonNullable<ParseArgsConfig['options']>;
+type HelpOption = { help: { type: 'boolean'; short: 'h' } };
+/** What `parseCommandArgs` returns: node:util's typed values and positionals. */
+export type ParsedArgs<O extends Options> = ReturnType<typeof parseArgs<{ args: string[]; options: O & HelpOption; allowPositionals: boolean; strict: true }>>;
 
 /** The options every command that asks DNS shares: `--zones DIR` or `--resolver IP[:PORT]`. */
 export const RESOLVER_OPTIONS = {
@@ -18,9 +21,10 @@ export const RESOLVER_OPTIONS = {
  * Strict argument parsing (node:util parseArgs): an unknown option, a missing value or a stray
  * argument is a `UsageError` that names it, never silently ignored.
  */
-export function parseCommandArgs<O extends Options>(args: string[], options: O, allowPositionals: boolean) {
+export function parseCommandArgs<O extends Options>(args: string[], options: O, allowPositionals: boolean): ParsedArgs<O> {
   try {
-    return parseArgs({ args, options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals, strict: true });
+    const help: HelpOption = { help: { type: 'boolean', short: 'h' } };
+    return parseArgs({ args, options: { ...options, ...help }, allowPositionals, strict: true });
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message.replace(/\. To specify a positional.*$/s, '.') : String(error));
   }

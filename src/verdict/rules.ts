@@ -175,6 +175,18 @@ export const VERDICT_RULES: readonly VerdictRule[] = [
   },
 ];
 
+/**
+ * Analyzer findings that say again what the verdict's first reason says: dropped, so each fact is
+ * stated once (and a "valid SPF" success never stands beside "anyone passes SPF").
+ */
+const SUPERSEDES: Record<string, readonly string[]> = {
+  'spf-plus-all': ['spf-plus-all', 'spf-valid'],
+  'spf-open-to-anyone': ['spf-plus-all', 'spf-valid'],
+  'dmarc-pct-low': ['dmarc-pct-partial'],
+  'dmarc-testing-mode': ['dmarc-testing'],
+  'dmarc-unusable': ['dmarc-invalid-policy'],
+};
+
 const HEADLINE: Record<Verdict, (display: string) => string> = {
   spoofable: (d) => `Yes — anyone can send as you@${d}`,
   partially_protected: (d) => `Sometimes — fake mail can still get through as you@${d}`,
@@ -200,8 +212,8 @@ export function decide(facts: VerdictFacts, options: { guideBaseUrl?: string } =
       detail: `Forged mail is rejected, but your own mail can pass DMARC only through DKIM. Publish an SPF record listing your senders so that mail without a DKIM signature is not rejected too.`,
     });
   }
-  // The SPF analyzer's own "+all" finding says what the verdict's first reason already says.
-  const analyzerFindings = spfOpen ? facts.findings.filter((f) => f.id !== 'spf-plus-all' && f.id !== 'spf-valid') : facts.findings;
+  const superseded = SUPERSEDES[main.id] ?? [];
+  const analyzerFindings = facts.findings.filter((f) => !superseded.includes(f.id));
   const reasons = dedupe([main, ...subdomain.findings, ...extras, ...analyzerFindings]);
   return {
     verdict: rule.verdict,

@@ -182,3 +182,15 @@ describe('when anyone can pass SPF', () => {
     expect(decide(open).subdomainNote).toBeNull();
   });
 });
+
+describe('each fact is stated once', () => {
+  it.each([
+    ['dmarc-pct-low', facts({ pct: 20 }, { findings: [{ id: 'dmarc-pct-partial', severity: 'warning', title: 't', detail: 'd' }] }), 'dmarc-pct-partial'],
+    ['dmarc-testing-mode', facts({ testing: true }, { findings: [{ id: 'dmarc-testing', severity: 'warning', title: 't', detail: 'd' }] }), 'dmarc-testing'],
+    ['dmarc-unusable', facts({ status: 'unusable', appliedTag: null, appliedPolicy: null }, { findings: [{ id: 'dmarc-invalid-policy', severity: 'critical', title: 't', detail: 'd' }] }), 'dmarc-invalid-policy'],
+  ] as [string, VerdictFacts, string][])('%s replaces the analyzer finding %s', (mainId, input, dropped) => {
+    const ids = decide(input).reasons.map((r) => r.id);
+    expect(ids[0]).toBe(mainId);
+    expect(ids).not.toContain(dropped);
+  });
+});

@@ -4,7 +4,8 @@ import type { PolicyName, VerdictFacts } from './types.js';
 export const DEFAULT_GUIDE_BASE_URL = '/guides';
 
 /** The guide pages `href` can point at (docs/guides/<topic>.md, served at <base>/<topic>). */
-export type GuideTopic = 'spf-open' | 'dmarc-publish' | 'dmarc-multiple' | 'dmarc-enforce' | 'dmarc-pct' | 'dmarc-testing' | 'subdomains' | 'protected';
+export const GUIDE_TOPICS = ['spf-open', 'dmarc-publish', 'dmarc-multiple', 'dmarc-enforce', 'dmarc-pct', 'dmarc-testing', 'subdomains', 'protected'] as const;
+export type GuideTopic = (typeof GUIDE_TOPICS)[number];
 
 export interface NextStep {
   title: string;

@@ -4,6 +4,7 @@ import { EXIT_USAGE, processIo, type CliIo, type Command } from './io.js';
 const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }> = {
   check: { summary: 'check domains, URLs or addresses and print a report (or JSON lines)', load: async () => (await import('./check.js')).check },
   scan: { summary: 'check a list of names (file or stdin), streamed as JSON lines or CSV, resumable', load: async () => (await import('./scan.js')).scan },
+  serve: { summary: 'run the HTTP API (spoof checker, logs, templates, domains, contacts)', load: async () => (await import('./serve.js')).serve },
   'dns-serve': { summary: 'serve a directory of zone files over DNS (UDP+TCP)', load: async () => (await import('./dns-serve.js')).dnsServe },
 };
 

@@ -1,0 +1,238 @@
+/**
+ * `spoof-checker serve`: runs the HTTP service in the foreground until SIGINT/SIGTERM, then stops
+ * accepting, lets the requests in flight finish (`app.close()`) and exits 0.
+ *
+ * Configuration comes from flags, then environment variables, then defaults (a flag always wins);
+ * every variable is listed in USAGE and in docs/http.md.
+ */
+import { isIP } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import type { FastifyServerOptions } from 'fastify';
+import { checkDomain } from '../check.js';
+import { buildApp, DOCS_PATH, type StartupApiKey } from '../http/app.js';
+import { createMemoryStores } from '../store/memory.js';
+import { applySeed, loadSeedFile } from '../store/seed.js';
+import { integerOption, parseCommandArgs, UsageError } from './args.js';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo, type Command } from './io.js';
+import { resolverFromFlags } from './resolver-options.js';
+
+/** Port without `--port`/`PORT`. */
+export const DEFAULT_SERVE_PORT = 8080;
+/** Port of `--demo` without `--port`/`PORT`. */
+export const DEMO_SERVE_PORT = 8787;
+/** Address without `--host`/`HOST`: loopback only; use `--host 0.0.0.0` in a container. */
+export const DEFAULT_SERVE_HOST = '127.0.0.1';
+/** The demo organisation's key in fixtures/seed/demo.json (printed in the demo's curl line). */
+export const DEMO_API_KEY = 'sk_demo_0123456789abcdef';
+/** The domain the demo's curl line checks. */
+export const DEMO_DOMAIN = 'example.com';
+
+// Resolved against this file, so the same code finds the fixtures from src/cli/ and from dist/cli/.
+const FIXTURES = new URL('../../fixtures/', import.meta.url);
+/** The zone files `--demo` answers from. */
+export const DEMO_ZONES_DIR = fileURLToPath(new URL('zones/', FIXTURES));
+/** The seed `--demo` loads. */
+export const DEMO_SEED_FILE = fileURLToPath(new URL('seed/demo.json', FIXTURES));
+
+const USAGE = `Usage: spoof-checker serve [--host H] [--port P] [--zones DIR | --resolver IP[:PORT]] [--seed FILE] [--demo]
+
+Runs the HTTP API (spoof checker, logs, templates, domains, contacts) until stopped (Ctrl-C).
+OpenAPI document at /openapi.json, interactive docs at ${DOCS_PATH}.
+
+Options (each overrides the environment variable in brackets):
+  --host H              address to listen on [HOST] (default ${DEFAULT_SERVE_HOST})
+  --port P              port to listen on [PORT] (default ${DEFAULT_SERVE_PORT}, ${DEMO_SERVE_PORT} with --demo; 0 picks a free one)
+  --zones DIR           answer DNS from the zone files in DIR [SPOOF_CHECKER_ZONES]
+  --resolver IP[:PORT]  ask this DNS server [SPOOF_CHECKER_RESOLVER] (default: the system's resolvers)
+  --timeout MS          per-query DNS timeout for real servers
+  --seed FILE           load organisations, keys and data from FILE [SPOOF_CHECKER_SEED]
+  --demo                zones fixtures/zones, seed fixtures/seed/demo.json, port ${DEMO_SERVE_PORT}
+  -h, --help            show this help
+
+Environment only:
+  SPOOF_CHECKER_API_KEYS="key:organizationId,…"  add API keys at start (an unknown organisation starts empty)
+  SPOOF_CHECKER_RATE_LIMIT=off                   turn every rate limit off (default on)
+  SPOOF_CHECKER_TRUST_PROXY=true                 take the client address from X-Forwarded-For
+  SPOOF_CHECKER_BASE_URL=https://…               base of nextStep.href in spoof check results
+  LOG_LEVEL=info                                 fatal, error, warn, info, debug, trace or silent
+  NODE_ENV=production                            the 'environment' of every record log (default development)
+`;
+
+const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
+
+/** Everything `serve` was asked to do, after flags, environment and defaults are combined. */
+export interface ServeConfig {
+  host: string;
+  port: number;
+  zones: string | undefined;
+  resolver: string | undefined;
+  timeout: string | undefined;
+  seed: string | undefined;
+  demo: boolean;
+  apiKeys: StartupApiKey[];
+  rateLimit: boolean;
+  trustProxy: boolean;
+  baseUrl: string | undefined;
+  logLevel: string;
+  environment: string;
+}
+
+/** Reads `key:organizationId,key:organizationId`. Throws `UsageError` naming the bad entry. */
+export function parseApiKeysVariable(text: string | undefined): StartupApiKey[] {
+  if (text === undefined || text.trim() === '') return [];
+  return text
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '')
+    .map((entry, index) => {
+      // Organisation ids never hold ':' (see the seed format), so the last ':' splits.
+      const colon = entry.lastIndexOf(':');
+      const key = colon === -1 ? '' : entry.slice(0, colon);
+      const organizationId = colon === -1 ? '' : entry.slice(colon + 1);
+      if (key === '' || !/^[A-Za-z0-9_.-]+$/.test(organizationId)) {
+        throw new UsageError(`SPOOF_CHECKER_API_KEYS entry ${index + 1} must be "key:organizationId"`);
+      }
+      return { key, organizationId };
+    });
+}
+
+function booleanVariable(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const text = env[name]?.trim().toLowerCase();
+  if (text === undefined || text === '') return fallback;
+  if (['on', 'true', '1', 'yes'].includes(text)) return true;
+  if (['off', 'false', '0', 'no'].includes(text)) return false;
+  throw new UsageError(`${name} must be on or off, not "${env[name]}"`);
+}
+
+/** Combines flags, environment and defaults. Throws `UsageError`. */
+export function serveConfig(args: string[], env: NodeJS.ProcessEnv): ServeConfig | 'help' {
+  const { values } = parseCommandArgs(
+    args,
+    {
+      host: { type: 'string' },
+      port: { type: 'string' },
+      zones: { type: 'string' },
+      resolver: { type: 'string' },
+      timeout: { type: 'string' },
+      seed: { type: 'string' },
+      demo: { type: 'boolean' },
+    },
+    false,
+  );
+  if (values.help) return 'help';
+  const demo = values.demo ?? false;
+  if (values.zones !== undefined && values.resolver !== undefined) throw new UsageError('give --zones or --resolver, not both');
+  const flagsNameDns = values.zones !== undefined || values.resolver !== undefined;
+  const envZones = env['SPOOF_CHECKER_ZONES'] || undefined;
+  const envResolver = env['SPOOF_CHECKER_RESOLVER'] || undefined;
+  if (!flagsNameDns && envZones !== undefined && envResolver !== undefined) {
+    throw new UsageError('set SPOOF_CHECKER_ZONES or SPOOF_CHECKER_RESOLVER, not both');
+  }
+  // A DNS source named by a flag replaces both variables; --demo's zones come last.
+  let zones = flagsNameDns ? values.zones : envZones;
+  const resolver = flagsNameDns ? values.resolver : envResolver;
+  if (zones === undefined && resolver === undefined && demo) zones = DEMO_ZONES_DIR;
+
+  const host = values.host ?? (env['HOST'] || DEFAULT_SERVE_HOST);
+  if (isIP(host) === 0 && host !== 'localhost') throw new UsageError(`--host must be an IP address such as 127.0.0.1 or ::, not "${host}"`);
+  const portText = values.port ?? (env['PORT'] || undefined);
+  const port = integerOption(portText, 'port', demo ? DEMO_SERVE_PORT : DEFAULT_SERVE_PORT, 0, 65_535);
+  const logLevel = env['LOG_LEVEL']?.trim().toLowerCase() || 'info';
+  if (!LOG_LEVELS.has(logLevel)) throw new UsageError(`LOG_LEVEL must be one of ${[...LOG_LEVELS].join(', ')}, not "${logLevel}"`);
+  return {
+    host,
+    port,
+    zones,
+    resolver,
+    timeout: values.timeout,
+    seed: values.seed ?? (env['SPOOF_CHECKER_SEED'] || (demo ? DEMO_SEED_FILE : undefined)),
+    demo,
+    apiKeys: parseApiKeysVariable(env['SPOOF_CHECKER_API_KEYS']),
+    rateLimit: booleanVariable(env, 'SPOOF_CHECKER_RATE_LIMIT', true),
+    trustProxy: booleanVariable(env, 'SPOOF_CHECKER_TRUST_PROXY', false),
+    baseUrl: env['SPOOF_CHECKER_BASE_URL'] || undefined,
+    logLevel,
+    environment: env['NODE_ENV'] || 'development',
+  };
+}
+
+/** The URL a client on this machine reaches the server at (a wildcard address becomes loopback). */
+export function localUrl(host: string, port: number): string {
+  const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  return `http://${isIP(reachable) === 6 ? `[${reachable}]` : reachable}:${port}`;
+}
+
+/** A curl command line that works as is against the demo server. */
+export function demoCurlLine(baseUrl: string): string {
+  return `curl -s -X POST ${baseUrl}/api/tools/v1/spoof-checker -H 'Authorization: Bearer ${DEMO_API_KEY}' -H 'Content-Type: application/json' -d '{"domain":"${DEMO_DOMAIN}"}'`;
+}
+
+/** The `serve` command. Exit 0 after a clean stop, 1 when start-up fails, 2 on bad arguments or environment. */
+export const serve: Command = async (args, io) => {
+  let config: ServeConfig;
+  try {
+    const parsed = serveConfig(args, io.env);
+    if (parsed === 'help') {
+      io.out(USAGE);
+      return EXIT_OK;
+    }
+    config = parsed;
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    io.err(`serve: ${error.message}\n\n${USAGE}`);
+    return EXIT_USAGE;
+  }
+  return run(config, io);
+};
+
+async function run(config: ServeConfig, io: CliIo): Promise<number> {
+  // A DNS source the flags name badly (a zone directory that does not load) is a usage error.
+  const fail = (error: unknown): number => {
+    io.err(`serve: ${error instanceof Error ? error.message : String(error)}\n`);
+    return error instanceof UsageError ? EXIT_USAGE : EXIT_FAILED;
+  };
+  const stores = createMemoryStores();
+  let dnsDescription: string;
+  let app: Awaited<ReturnType<typeof buildApp>>;
+  try {
+    if (config.seed !== undefined) await applySeed(stores, await loadSeedFile(config.seed));
+    const { resolver, description } = await resolverFromFlags({
+      ...(config.zones !== undefined ? { zones: config.zones } : {}),
+      ...(config.resolver !== undefined ? { resolver: config.resolver } : {}),
+      ...(config.timeout !== undefined ? { timeout: config.timeout } : {}),
+    });
+    dnsDescription = description;
+    const logger: FastifyServerOptions['logger'] = { level: config.logLevel, stream: { write: (line: string) => io.out(line) } };
+    app = await buildApp({
+      stores,
+      check: (domain) => checkDomain(domain, { resolver, ...(config.baseUrl !== undefined ? { baseUrl: config.baseUrl } : {}) }),
+      apiKeys: config.apiKeys,
+      rateLimits: config.rateLimit ? {} : false,
+      trustProxy: config.trustProxy,
+      environment: config.environment,
+      logger,
+    });
+  } catch (error) {
+    return fail(error);
+  }
+
+  try {
+    await app.listen({ host: config.host, port: config.port });
+  } catch (error) {
+    await app.close();
+    return fail(error);
+  }
+  const address = app.server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : config.port;
+  const url = localUrl(config.host, port);
+  io.err(
+    `spoof-checker serve: listening on ${url} (DNS: ${dnsDescription}; rate limits ${config.rateLimit ? 'on' : 'off'})\n` +
+      `  OpenAPI: ${url}/openapi.json   docs: ${url}${DOCS_PATH}\n` +
+      (config.demo ? `  try: ${demoCurlLine(url)}\n` : ''),
+  );
+
+  const signal = await io.stopSignal;
+  io.err(`spoof-checker serve: ${signal}: finishing requests in flight, then stopping\n`);
+  await app.close();
+  return EXIT_OK;
+}

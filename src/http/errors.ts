@@ -1,0 +1,230 @@
+/**
+ * The one error catalogue of the HTTP service. Every failed request answers with
+ * `{ statusCode, code, message, why, fix }` (plus `query` for DNS errors and `retryAfter` for 429),
+ * where `code` is one of the stable codes below: clients branch on `code`, people read the rest.
+ * A 500 never carries internals (no stack, no exception text).
+ */
+import { isSpoofCheckError, type FailedQuery } from '../errors.js';
+import { summarizeSchemaErrors, type SchemaErrorLike } from '../store/schema-errors.js';
+
+/** Stable error codes. Once published, a code keeps its meaning. */
+export type ErrorCode =
+  | 'VALIDATION_FAILED'
+  | 'INVALID_JSON'
+  | 'MALFORMED_URL'
+  | 'UNAUTHORIZED'
+  | 'NOT_FOUND'
+  | 'ROUTE_NOT_FOUND'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'RATE_LIMITED'
+  | 'INVALID_DOMAIN'
+  | 'DNS_FAILURE'
+  | 'DNS_TIMEOUT'
+  | 'SERVICE_UNAVAILABLE'
+  | 'INTERNAL';
+
+/** One entry of the catalogue: the HTTP status and the default wording. */
+export interface CatalogueEntry {
+  status: number;
+  message: string;
+  why: string;
+  fix: string;
+}
+
+/** Every code with its status and default wording. Routes override `message`/`why` with specifics. */
+export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, CatalogueEntry>> = Object.freeze({
+  VALIDATION_FAILED: {
+    status: 400,
+    message: 'The request is not valid.',
+    why: 'The path, query string or JSON body did not match what this endpoint accepts.',
+    fix: 'Correct the field named in the message; every field and bound is listed in the OpenAPI document at /openapi.json.',
+  },
+  INVALID_JSON: {
+    status: 400,
+    message: 'The request body is not valid JSON.',
+    why: 'The body was sent as application/json but could not be parsed (or was empty).',
+    fix: 'Send a JSON object, e.g. {"domain":"example.com"}, and check quoting and trailing commas.',
+  },
+  MALFORMED_URL: {
+    status: 400,
+    message: 'The request URL is malformed.',
+    why: 'The path contains an invalid percent-encoding.',
+    fix: 'Percent-encode reserved characters in path segments (e.g. %2F for "/").',
+  },
+  UNAUTHORIZED: {
+    status: 401,
+    message: 'A valid API key is required.',
+    why: 'The request carried no API key, or a key this service does not know.',
+    fix: "Send your key as 'Authorization: Bearer <key>' or as 'x-api-key: <key>'.",
+  },
+  NOT_FOUND: {
+    status: 404,
+    message: 'Not found.',
+    why: 'Nothing with this id exists in your organisation.',
+    fix: 'Check the id; ids of other organisations are not visible to your key.',
+  },
+  ROUTE_NOT_FOUND: {
+    status: 404,
+    message: 'No such endpoint.',
+    why: 'No endpoint of this API matches the method and path of the request.',
+    fix: 'Check the method and path against the OpenAPI document at /openapi.json.',
+  },
+  PAYLOAD_TOO_LARGE: {
+    status: 413,
+    message: 'The request body is too large.',
+    why: 'The body is larger than this service accepts.',
+    fix: 'Send a smaller body.',
+  },
+  UNSUPPORTED_MEDIA_TYPE: {
+    status: 415,
+    message: 'The request body must be JSON.',
+    why: 'The Content-Type of the request is not application/json.',
+    fix: "Send the body as JSON with the header 'Content-Type: application/json'.",
+  },
+  RATE_LIMITED: {
+    status: 429,
+    message: 'Too many requests.',
+    why: 'You have reached the number of requests this operation allows in its time window.',
+    fix: 'Wait for the number of seconds in the Retry-After header before retrying.',
+  },
+  INVALID_DOMAIN: {
+    status: 400,
+    message: 'This is not a domain name we can check.',
+    why: 'Checking spoofability needs a domain name, a URL or an email address.',
+    fix: 'Send a registered domain such as example.com.',
+  },
+  DNS_FAILURE: {
+    status: 502,
+    message: 'A DNS lookup failed, so no verdict can be given.',
+    why: "A DNS server answered with an error for a lookup the verdict rests on; that is not the same as 'no record'.",
+    fix: "Retry in a moment; if it persists, check the domain's name servers.",
+  },
+  DNS_TIMEOUT: {
+    status: 503,
+    message: 'A DNS lookup timed out, so no verdict can be given.',
+    why: 'A lookup the verdict rests on did not answer in time.',
+    fix: "Retry in a moment; if it persists, check that the domain's name servers answer.",
+  },
+  SERVICE_UNAVAILABLE: {
+    status: 503,
+    message: 'The service is shutting down.',
+    why: 'The server is closing and accepts no new requests.',
+    fix: 'Retry in a moment.',
+  },
+  INTERNAL: {
+    status: 500,
+    message: 'Something went wrong on our side.',
+    why: 'The server failed while handling the request. The failure has been logged.',
+    fix: 'Retry; if it keeps failing, report the x-log-id header of the response.',
+  },
+});
+
+/** The JSON body of every error response. */
+export interface ErrorBody {
+  statusCode: number;
+  code: ErrorCode;
+  message: string;
+  why: string;
+  fix: string;
+  /** The DNS lookup that failed (DNS_FAILURE, DNS_TIMEOUT and, when one is at fault, INVALID_DOMAIN). */
+  query?: FailedQuery;
+  /** Seconds to wait (RATE_LIMITED), the same as the Retry-After header. */
+  retryAfter?: number;
+}
+
+/** An error of the catalogue, thrown by routes and hooks and rendered by the error handler. */
+export class ApiError extends Error {
+  override readonly name = 'ApiError' as const;
+  readonly code: ErrorCode;
+  readonly statusCode: number;
+  readonly why: string;
+  readonly fix: string;
+  readonly query: FailedQuery | undefined;
+  readonly retryAfter: number | undefined;
+
+  constructor(code: ErrorCode, overrides: Partial<Pick<CatalogueEntry, 'message' | 'why' | 'fix'>> & { query?: FailedQuery; retryAfter?: number } = {}) {
+    const entry = ERROR_CATALOGUE[code];
+    super(overrides.message ?? entry.message);
+    this.code = code;
+    this.statusCode = entry.status;
+    this.why = overrides.why ?? entry.why;
+    this.fix = overrides.fix ?? entry.fix;
+    this.query = overrides.query;
+    this.retryAfter = overrides.retryAfter;
+  }
+
+  /** The response body. */
+  toBody(): ErrorBody {
+    return {
+      statusCode: this.statusCode,
+      code: this.code,
+      message: this.message,
+      why: this.why,
+      fix: this.fix,
+      ...(this.query ? { query: this.query } : {}),
+      ...(this.retryAfter !== undefined ? { retryAfter: this.retryAfter } : {}),
+    };
+  }
+}
+
+/** A 404 for a resource of the caller's organisation: `what` names it ("Domain", "Template"…). */
+export function notFound(what: string, id: string): ApiError {
+  return new ApiError('NOT_FOUND', {
+    message: `${what} not found.`,
+    why: `No ${what.toLowerCase()} with the id "${id}" exists in your organisation.`,
+  });
+}
+
+/** The check engine's refusals, by code: the status comes from the catalogue. */
+const CHECK_ERROR_CODES = { invalid_domain: 'INVALID_DOMAIN', dns_failure: 'DNS_FAILURE', dns_timeout: 'DNS_TIMEOUT' } as const;
+
+/** The fields of a Fastify error this module reads. */
+interface FrameworkErrorLike {
+  code?: unknown;
+  statusCode?: unknown;
+  validation?: readonly SchemaErrorLike[];
+  validationContext?: string;
+}
+
+/** Labels of the request parts in validation messages. */
+const PART_LABELS: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' };
+
+/**
+ * Maps anything thrown while handling a request to an error of the catalogue. `parts` are the
+ * request's parsed parts, to quote the bad value in validation messages. Unknown errors become
+ * INTERNAL, whose body says nothing of the error.
+ */
+export function toApiError(error: unknown, parts: { body?: unknown; query?: unknown; params?: unknown } = {}): ApiError {
+  if (error instanceof ApiError) return error;
+  if (isSpoofCheckError(error)) {
+    return new ApiError(CHECK_ERROR_CODES[error.code], { message: error.message, why: error.why, fix: error.fix, ...(error.query ? { query: error.query } : {}) });
+  }
+  const framework = (typeof error === 'object' && error !== null ? error : {}) as FrameworkErrorLike;
+  if (Array.isArray(framework.validation)) {
+    const part = framework.validationContext ?? 'body';
+    const root = part === 'body' ? parts.body : part === 'querystring' ? parts.query : part === 'params' ? parts.params : undefined;
+    return new ApiError('VALIDATION_FAILED', { message: summarizeSchemaErrors(framework.validation, root, PART_LABELS[part] ?? part) });
+  }
+  switch (framework.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new ApiError('INVALID_JSON');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError('PAYLOAD_TOO_LARGE');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError('UNSUPPORTED_MEDIA_TYPE');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new ApiError('VALIDATION_FAILED', { message: 'The Content-Length header does not match the body.' });
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new ApiError('VALIDATION_FAILED', { message: 'A path segment of the URL is too long.' });
+    case 'FST_ERR_BAD_URL':
+      return new ApiError('MALFORMED_URL');
+    case 'FST_ERR_NOT_FOUND':
+      return new ApiError('ROUTE_NOT_FOUND');
+  }
+  // A body that is not JSON-shaped at all (e.g. a stream error while reading) is the client's problem.
+  if (framework.statusCode === 400) return new ApiError('VALIDATION_FAILED', { message: 'The request could not be read.' });
+  if (framework.statusCode === 503) return new ApiError('SERVICE_UNAVAILABLE');
+  return new ApiError('INTERNAL');
+}

@@ -1,0 +1,270 @@
+/**
+ * The TypeBox schemas of the API's resources: one source for response validation types, for the
+ * serializer and for the OpenAPI document. Field names, types and bounds follow
+ * `spec/email-service-api.md`; nullability where the spec is silent is documented in docs/http.md.
+ */
+import { Type, type Static, type TSchema } from 'typebox';
+import { ERROR_CATALOGUE, type ErrorCode } from './errors.js';
+
+/** Largest page size of every list (spec: Pagination rule 3). */
+export const MAX_PAGE_LIMIT = 100;
+/** Page size of a list when `limit` is not sent (spec: Pagination rule 3). */
+export const DEFAULT_PAGE_LIMIT = 20;
+/** The contact list's own default page size (spec: List contacts, query parameters). */
+export const CONTACT_LIST_DEFAULT_LIMIT = 100;
+
+/** An ISO 8601 timestamp in UTC. */
+export const TimestampSchema = Type.String({ format: 'date-time', description: 'ISO 8601 timestamp in UTC' });
+const NullableTimestamp = Type.Union([TimestampSchema, Type.Null()]);
+const NullableString = Type.Union([Type.String(), Type.Null()]);
+const OpenObject = Type.Record(Type.String(), Type.Unknown());
+
+/** The body of every error response (src/http/errors.ts). */
+export const ErrorBodySchema = Type.Object(
+  {
+    statusCode: Type.Integer(),
+    code: Type.Enum(Object.keys(ERROR_CATALOGUE) as ErrorCode[], { description: 'Stable error code' }),
+    message: Type.String(),
+    why: Type.String(),
+    fix: Type.String(),
+    query: Type.Optional(
+      Type.Object({ name: Type.String(), type: Type.String(), reason: Type.String(), detail: Type.Optional(Type.String()) }, { description: 'The DNS lookup that failed' }),
+    ),
+    retryAfter: Type.Optional(Type.Integer({ description: 'Seconds to wait before retrying (429 only)' })),
+  },
+  { $id: 'ErrorBody', additionalProperties: false },
+);
+
+/** Response schemas for the given error statuses, each with the catalogue's body. */
+export function errorResponses(...statuses: number[]): Record<number, TSchema> {
+  const codesByStatus = new Map<number, string[]>();
+  for (const [code, entry] of Object.entries(ERROR_CATALOGUE)) codesByStatus.set(entry.status, [...(codesByStatus.get(entry.status) ?? []), code]);
+  return Object.fromEntries(
+    statuses.map((status) => [status, Type.Ref('ErrorBody', { description: `Error: ${(codesByStatus.get(status) ?? []).join(', ')}` })]),
+  );
+}
+
+/** Both ways of sending the API key (OpenAPI security requirement: either scheme). */
+export const API_SECURITY: { [scheme: string]: string[] }[] = [{ bearerAuth: [] }, { apiKeyHeader: [] }];
+
+/** The errors every authenticated route can answer. */
+export const COMMON_ERROR_STATUSES = [400, 401, 404, 413, 415, 429, 500] as const;
+
+/** `page` and `limit` of a paginated list (spec: Pagination rules 1–3). */
+export function pageQuery(defaultLimit: number) {
+  return {
+    page: Type.Optional(Type.Integer({ minimum: 1, default: 1, description: 'Page number, counted from 1' })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_LIMIT, default: defaultLimit, description: `Page size, 1 to ${MAX_PAGE_LIMIT}` })),
+  };
+}
+
+/** Spec: "Spoof check result", with `details` an open object. */
+export const SpoofCheckResultSchema = Type.Object(
+  {
+    domain: Type.String(),
+    resolvedAt: TimestampSchema,
+    responseTimeMs: Type.Number(),
+    spoofable: Type.Boolean(),
+    verdict: Type.Enum(['spoofable', 'partially_protected', 'protected']),
+    headline: Type.String(),
+    summary: Type.String(),
+    inboxOutcome: Type.Enum(['delivered', 'spam', 'rejected']),
+    dmarc: Type.Object({
+      published: Type.Boolean(),
+      policy: NullableString,
+      subdomainPolicy: NullableString,
+      percentage: Type.Union([Type.Number(), Type.Null()]),
+      rawRecord: NullableString,
+    }),
+    spf: Type.Object({ published: Type.Boolean(), qualifier: NullableString, lookupCount: Type.Number(), rawRecord: NullableString }),
+    dkim: Type.Object({ published: Type.Boolean(), selector: NullableString, keyLength: Type.Union([Type.Number(), Type.Null()]) }),
+    mx: Type.Object({ published: Type.Boolean(), provider: NullableString }),
+    reasons: Type.Array(
+      Type.Object({ id: Type.String(), severity: Type.Enum(['critical', 'warning', 'info', 'success']), title: Type.String(), detail: Type.String() }),
+    ),
+    nextStep: Type.Object({ title: Type.String(), body: Type.String(), href: Type.String() }),
+    subdomainNote: NullableString,
+    details: Type.Record(Type.String(), Type.Unknown(), { description: 'The facts behind the answer (beyond the spec)' }),
+  },
+);
+
+/** Spec: "Email event". */
+export const EmailEventSchema = Type.Object({ id: Type.String(), type: Type.String(), metadata: Type.Union([OpenObject, Type.Null()]), createdAt: TimestampSchema });
+
+/** Spec: "Email log", events in lifecycle order. */
+export const EmailLogSchema = Type.Object(
+  {
+    id: Type.String(),
+    messageId: Type.String(),
+    organizationId: Type.String(),
+    domainId: Type.String(),
+    fromEmail: Type.String(),
+    fromName: NullableString,
+    toEmails: Type.Array(Type.String()),
+    ccEmails: Type.Array(Type.String()),
+    bccEmails: Type.Array(Type.String()),
+    replyTo: NullableString,
+    subject: Type.String(),
+    textBody: NullableString,
+    htmlBody: NullableString,
+    status: Type.String(),
+    errorMessage: NullableString,
+    provider: NullableString,
+    size: Type.Number(),
+    headers: Type.Record(Type.String(), Type.String()),
+    sentAt: NullableTimestamp,
+    deliveredAt: NullableTimestamp,
+    failedAt: NullableTimestamp,
+    createdAt: TimestampSchema,
+    updatedAt: TimestampSchema,
+    events: Type.Array(EmailEventSchema),
+  },
+);
+
+/** Spec: "Record log". */
+export const RecordLogSchema = Type.Object(
+  {
+    uuid: Type.String(),
+    event: Type.String(),
+    level: Type.Enum(['info', 'warn', 'error']),
+    trace_id: Type.String(),
+    metadata: Type.Union([OpenObject, Type.Null()]),
+    status_code: Type.Integer(),
+    created_at: TimestampSchema,
+    requestDetails: Type.Union([OpenObject, Type.Null()]),
+    request_body: Type.Union([OpenObject, Type.Null()]),
+    email: Type.Union([OpenObject, Type.Null()]),
+    actor_type: Type.String(),
+    actor_id: Type.String(),
+    resource_type: Type.String(),
+    resource_id: Type.String(),
+    service: Type.String(),
+    action: Type.String(),
+    ip_address: Type.String(),
+    user_agent: Type.String(),
+    environment: Type.String(),
+  },
+);
+
+/** Spec: Template version `variables[]`. */
+export const TemplateVariableSchema = Type.Object(
+  { name: Type.String({ minLength: 1 }), type: Type.Enum(['string', 'number']), defaultValue: Type.Union([Type.String(), Type.Null()]) },
+  { additionalProperties: false },
+);
+
+const PersonSchema = Type.Object({ id: Type.String(), name: Type.String(), email: Type.String(), image: Type.String() });
+
+/** Spec: "Template version". Exactly one of `draftNumber` and `publishNumber` is present. */
+export const TemplateVersionSchema = Type.Object(
+  {
+    id: Type.String(),
+    templateId: Type.String(),
+    version: Type.Integer(),
+    name: Type.String(),
+    isMajor: Type.Boolean(),
+    subject: NullableString,
+    fromEmail: NullableString,
+    replyTo: NullableString,
+    previewText: NullableString,
+    description: NullableString,
+    content: Type.Array(Type.Unknown()),
+    variables: Type.Array(TemplateVariableSchema),
+    renderedHtml: NullableString,
+    createdByUserId: Type.String(),
+    createdBy: PersonSchema,
+    createdAt: TimestampSchema,
+    draftNumber: Type.Optional(Type.Integer()),
+    publishNumber: Type.Optional(Type.Integer()),
+  },
+);
+
+/** A template of the list (its shape is not in the spec; these are the fields a version inherits). */
+export const TemplateSchema = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    description: NullableString,
+    subject: NullableString,
+    fromEmail: NullableString,
+    replyTo: NullableString,
+    previewText: NullableString,
+    status: Type.Enum(['draft', 'published']),
+    currentVersion: Type.Union([Type.Integer(), Type.Null()]),
+    variables: Type.Array(TemplateVariableSchema),
+    createdAt: TimestampSchema,
+    updatedAt: TimestampSchema,
+  },
+);
+
+/** Spec: "DNS record". */
+export const DnsRecordSchema = Type.Object({
+  id: Type.String(),
+  recordType: Type.String(),
+  recordTypeName: Type.String(),
+  domain: Type.String(),
+  name: Type.String(),
+  value: Type.String(),
+  ttl: Type.String(),
+  priority: Type.Union([Type.Number(), Type.Null()]),
+  status: Type.String(),
+  createdAt: TimestampSchema,
+  updatedAt: TimestampSchema,
+});
+
+const DomainFields = {
+  object: Type.Literal('domain'),
+  id: Type.String(),
+  domain: Type.String(),
+  status: Type.String(),
+  userVerifiedDomain: Type.Boolean(),
+  systemVerified: Type.Boolean(),
+  customReturnPath: NullableString,
+  trackingSubdomain: NullableString,
+  isClickTrackingEnabled: Type.Boolean(),
+  isOpenTrackingEnabled: Type.Boolean(),
+  tls: Type.Enum(['opportunistic', 'enforced']),
+  isTrackingDomain: Type.Boolean(),
+  isSendingEmailEnabled: Type.Boolean(),
+  isReceivingEmailEnabled: Type.Boolean(),
+  verificationFailedReason: NullableString,
+  dnsRecords: Type.Array(DnsRecordSchema),
+  lastVerifiedAt: NullableTimestamp,
+  createdAt: TimestampSchema,
+  updatedAt: TimestampSchema,
+};
+
+/** A domain in a list (no `event`: the list carries it). */
+export const DomainItemSchema = Type.Object(DomainFields);
+
+/** Spec: "Domain", with the event the operation produced. */
+export const DomainSchema = Type.Object({ ...DomainFields, event: Type.String() });
+
+/** Spec: "Contact". */
+export const ContactSchema = Type.Object(
+  {
+    object: Type.Literal('contact'),
+    id: Type.String(),
+    email: Type.String(),
+    firstName: NullableString,
+    lastName: NullableString,
+    status: Type.Enum(['subscribed', 'unsubscribed', 'blocked']),
+    properties: Type.Record(Type.String(), Type.String()),
+    groups: Type.Array(Type.Object({ id: Type.String(), name: Type.String() })),
+    channels: Type.Array(Type.Object({ id: Type.String(), name: Type.String(), subscription: Type.Enum(['opt_in', 'opt_out']) })),
+    suppressionReason: NullableString,
+    suppressedAt: NullableTimestamp,
+    createdAt: TimestampSchema,
+    updatedAt: TimestampSchema,
+  },
+);
+
+/** Shared schemas registered with `addSchema` (referenced by `$ref` from routes and OpenAPI). */
+export const SHARED_SCHEMAS = [ErrorBodySchema] as const;
+
+export type SpoofCheckResultBody = Static<typeof SpoofCheckResultSchema>;
+export type EmailLogBody = Static<typeof EmailLogSchema>;
+export type RecordLogBody = Static<typeof RecordLogSchema>;
+export type TemplateVersionBody = Static<typeof TemplateVersionSchema>;
+export type TemplateBody = Static<typeof TemplateSchema>;
+export type DomainBody = Static<typeof DomainSchema>;
+export type ContactBody = Static<typeof ContactSchema>;

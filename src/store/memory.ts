@@ -1,0 +1,322 @@
+import { randomUUID } from 'node:crypto';
+import { digestsEqual } from './api-keys.js';
+import { newestFirst, paginate } from './pagination.js';
+import { nextVersionNumbers } from './template-numbering.js';
+import type {
+  ApiKeyRecord,
+  ApiKeyStore,
+  Contact,
+  ContactChannel,
+  ContactGroup,
+  ContactPage,
+  ContactQuery,
+  ContactStore,
+  ContactView,
+  Domain,
+  DomainPatch,
+  DomainStore,
+  EmailLog,
+  EmailLogStore,
+  NewTemplateVersion,
+  Organization,
+  Page,
+  PageRequest,
+  RecordLog,
+  RecordLogStore,
+  Stores,
+  Template,
+  TemplateStore,
+  TemplateVersion,
+  Timestamp,
+} from './types.js';
+
+// Every read returns a copy, so a caller that edits what it got cannot edit the store behind it.
+const copy = <T>(value: T): T => structuredClone(value);
+
+/** Organisations and keys held in memory. Digests are compared against every key, without early exit. */
+export class MemoryApiKeyStore implements ApiKeyStore {
+  readonly #organizations = new Map<string, Organization>();
+  readonly #keys: ApiKeyRecord[] = [];
+
+  async addOrganization(organization: Organization): Promise<void> {
+    this.#organizations.set(organization.id, { ...organization });
+  }
+
+  async getOrganization(id: string): Promise<Organization | undefined> {
+    const found = this.#organizations.get(id);
+    return found && { ...found };
+  }
+
+  async addKey(key: ApiKeyRecord): Promise<void> {
+    if (this.#keys.some((k) => k.id === key.id)) throw new Error(`duplicate API key id "${key.id}"`);
+    this.#keys.push({ ...key, sha256: Buffer.from(key.sha256), owner: { ...key.owner } });
+  }
+
+  async findByDigest(sha256: Buffer): Promise<ApiKeyRecord | undefined> {
+    let match: ApiKeyRecord | undefined;
+    // Every stored digest is compared, so the time taken does not tell which key (if any) was close.
+    for (const key of this.#keys) {
+      if (digestsEqual(key.sha256, sha256) && match === undefined) match = key;
+    }
+    return match && { ...match, sha256: Buffer.from(match.sha256), owner: { ...match.owner } };
+  }
+}
+
+/** Email logs held in memory. */
+export class MemoryEmailLogStore implements EmailLogStore {
+  readonly #logs = new Map<string, EmailLog>();
+
+  async add(log: EmailLog): Promise<void> {
+    this.#logs.set(log.id, copy(log));
+  }
+
+  async get(organizationId: string, id: string): Promise<EmailLog | undefined> {
+    const log = this.#logs.get(id);
+    if (!log || log.organizationId !== organizationId) return undefined;
+    return withEventsInOrder(copy(log));
+  }
+
+  async list(organizationId: string, page: PageRequest): Promise<Page<EmailLog>> {
+    const rows = [...this.#logs.values()].filter((log) => log.organizationId === organizationId).sort(newestFirst);
+    const result = paginate(rows, page);
+    return { items: result.items.map((log) => withEventsInOrder(copy(log))), total: result.total };
+  }
+}
+
+/** Events in lifecycle order: `createdAt` ascending, ties kept in the order they were stored. */
+function withEventsInOrder(log: EmailLog): EmailLog {
+  log.events = log.events
+    .map((event, index) => ({ event, index }))
+    .sort((a, b) => (a.event.createdAt < b.event.createdAt ? -1 : a.event.createdAt > b.event.createdAt ? 1 : a.index - b.index))
+    .map(({ event }) => event);
+  return log;
+}
+
+/** The audit trail held in memory. */
+export class MemoryRecordLogStore implements RecordLogStore {
+  readonly #records = new Map<string, { organizationId: string | null; record: RecordLog }>();
+
+  async append(organizationId: string | null, record: RecordLog): Promise<void> {
+    this.#records.set(record.uuid, { organizationId, record: copy(record) });
+  }
+
+  async get(organizationId: string, uuid: string): Promise<RecordLog | undefined> {
+    const row = this.#records.get(uuid);
+    // A record written without an organisation (no valid key) has no owner and is readable by nobody.
+    if (!row || row.organizationId === null || row.organizationId !== organizationId) return undefined;
+    return copy(row.record);
+  }
+
+  /** How many records are held (for tests and diagnostics). */
+  get size(): number {
+    return this.#records.size;
+  }
+}
+
+/** Templates and versions held in memory. */
+export class MemoryTemplateStore implements TemplateStore {
+  readonly #templates = new Map<string, Template>();
+  readonly #versions = new Map<string, TemplateVersion[]>();
+  readonly #newId: () => string;
+
+  constructor(newId: () => string = randomUUID) {
+    this.#newId = newId;
+  }
+
+  async addTemplate(template: Template): Promise<void> {
+    this.#templates.set(template.id, copy(template));
+    if (!this.#versions.has(template.id)) this.#versions.set(template.id, []);
+  }
+
+  async addVersion(organizationId: string, version: TemplateVersion): Promise<void> {
+    const template = this.#templates.get(version.templateId);
+    if (!template || template.organizationId !== organizationId) {
+      throw new Error(`template "${version.templateId}" is not a template of organisation "${organizationId}"`);
+    }
+    this.#versions.get(version.templateId)?.push(copy(version));
+  }
+
+  async getTemplate(organizationId: string, id: string): Promise<Template | undefined> {
+    const template = this.#templates.get(id);
+    return template && template.organizationId === organizationId ? copy(template) : undefined;
+  }
+
+  async listTemplates(organizationId: string, page: PageRequest): Promise<Page<Template>> {
+    const rows = [...this.#templates.values()].filter((t) => t.organizationId === organizationId).sort(newestFirst);
+    const result = paginate(rows, page);
+    return { items: result.items.map(copy), total: result.total };
+  }
+
+  async listVersions(organizationId: string, templateId: string): Promise<TemplateVersion[] | undefined> {
+    const template = this.#templates.get(templateId);
+    if (!template || template.organizationId !== organizationId) return undefined;
+    return copy(this.#versions.get(templateId) ?? []).sort((a, b) => a.version - b.version);
+  }
+
+  async createVersion(organizationId: string, templateId: string, input: NewTemplateVersion): Promise<TemplateVersion | undefined> {
+    // No `await` from here to the push: reading the numbers and storing the version is one step on
+    // the event loop, so concurrent creations never see the same highest version.
+    const template = this.#templates.get(templateId);
+    if (!template || template.organizationId !== organizationId) return undefined;
+    const versions = this.#versions.get(templateId) ?? [];
+    const isMajor = input.isMajor ?? false;
+    const numbers = nextVersionNumbers(versions, isMajor);
+    const version: TemplateVersion = {
+      id: this.#newId(),
+      templateId,
+      version: numbers.version,
+      name: input.name ?? numbers.defaultName,
+      isMajor,
+      // Left out: inherited from the parent template (reference service behaviour).
+      subject: input.subject ?? template.subject,
+      fromEmail: input.fromEmail ?? template.fromEmail,
+      replyTo: input.replyTo ?? template.replyTo,
+      previewText: input.previewText ?? template.previewText,
+      description: input.description ?? null,
+      content: input.content,
+      variables: input.variables ?? template.variables,
+      renderedHtml: input.renderedHtml ?? null,
+      createdByUserId: input.createdBy.id,
+      createdBy: input.createdBy,
+      createdAt: input.createdAt,
+      ...(numbers.publishNumber !== undefined ? { publishNumber: numbers.publishNumber } : {}),
+      ...(numbers.draftNumber !== undefined ? { draftNumber: numbers.draftNumber } : {}),
+    };
+    versions.push(copy(version));
+    this.#versions.set(templateId, versions);
+    if (input.variables) template.variables = copy(input.variables);
+    if (isMajor) {
+      template.status = 'published';
+      template.currentVersion = version.version;
+    }
+    template.updatedAt = input.createdAt;
+    return copy(version);
+  }
+}
+
+/** Domains held in memory. */
+export class MemoryDomainStore implements DomainStore {
+  readonly #domains = new Map<string, Domain>();
+
+  async add(domain: Domain): Promise<void> {
+    this.#domains.set(domain.id, copy(domain));
+  }
+
+  #live(organizationId: string, id: string): Domain | undefined {
+    const domain = this.#domains.get(id);
+    if (!domain || domain.organizationId !== organizationId || domain.deletedAt !== null) return undefined;
+    return domain;
+  }
+
+  async get(organizationId: string, id: string): Promise<Domain | undefined> {
+    const domain = this.#live(organizationId, id);
+    return domain && withLiveRecords(copy(domain));
+  }
+
+  async list(organizationId: string, page: PageRequest): Promise<Page<Domain>> {
+    const rows = [...this.#domains.values()]
+      .filter((d) => d.organizationId === organizationId && d.deletedAt === null)
+      .sort(newestFirst);
+    const result = paginate(rows, page);
+    return { items: result.items.map((d) => withLiveRecords(copy(d))), total: result.total };
+  }
+
+  async update(organizationId: string, id: string, patch: DomainPatch, now: Timestamp): Promise<Domain | undefined> {
+    const domain = this.#live(organizationId, id);
+    if (!domain) return undefined;
+    // Only the fields given change; `updatedAt` is always set.
+    if (patch.isClickTrackingEnabled !== undefined) domain.isClickTrackingEnabled = patch.isClickTrackingEnabled;
+    if (patch.isOpenTrackingEnabled !== undefined) domain.isOpenTrackingEnabled = patch.isOpenTrackingEnabled;
+    if (patch.isSendingEmailEnabled !== undefined) domain.isSendingEmailEnabled = patch.isSendingEmailEnabled;
+    if (patch.isReceivingEmailEnabled !== undefined) domain.isReceivingEmailEnabled = patch.isReceivingEmailEnabled;
+    if (patch.tls !== undefined) domain.tls = patch.tls;
+    domain.updatedAt = now;
+    return withLiveRecords(copy(domain));
+  }
+
+  async softDelete(organizationId: string, id: string, now: Timestamp): Promise<Domain | undefined> {
+    const domain = this.#live(organizationId, id);
+    if (!domain) return undefined;
+    const removed = domain.dnsRecords.filter((r) => r.deletedAt === null);
+    for (const record of removed) {
+      record.deletedAt = now;
+      record.updatedAt = now;
+    }
+    domain.deletedAt = now;
+    domain.updatedAt = now;
+    return { ...copy(domain), dnsRecords: copy(removed) };
+  }
+}
+
+function withLiveRecords(domain: Domain): Domain {
+  domain.dnsRecords = domain.dnsRecords.filter((r) => r.deletedAt === null);
+  return domain;
+}
+
+/** Contacts, groups and channels held in memory. */
+export class MemoryContactStore implements ContactStore {
+  readonly #contacts = new Map<string, Contact>();
+  readonly #groups = new Map<string, ContactGroup>();
+  readonly #channels = new Map<string, ContactChannel>();
+
+  async addGroup(group: ContactGroup): Promise<void> {
+    this.#groups.set(group.id, { ...group });
+  }
+
+  async addChannel(channel: ContactChannel): Promise<void> {
+    this.#channels.set(channel.id, { ...channel });
+  }
+
+  async addContact(contact: Contact): Promise<void> {
+    this.#contacts.set(contact.id, copy(contact));
+  }
+
+  async list(organizationId: string, query: ContactQuery): Promise<ContactPage> {
+    const all = [...this.#contacts.values()].filter((c) => c.organizationId === organizationId);
+    const search = query.search?.toLowerCase();
+    const matching = all
+      .filter((c) => (query.status === undefined || c.status === query.status) && (search === undefined || c.email.toLowerCase().includes(search)))
+      .sort(newestFirst);
+    const page = paginate(matching, query);
+    const channels = [...this.#channels.values()]
+      .filter((ch) => ch.organizationId === organizationId)
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return {
+      items: page.items.map((c) => this.#view(c, channels)),
+      total: page.total,
+      // Organisation-wide: the filters of the query do not apply (spec: Pagination rule 7).
+      totalContacts: all.length,
+      subscribedContacts: all.filter((c) => c.status === 'subscribed').length,
+      unsubscribedContacts: all.filter((c) => c.status === 'unsubscribed').length,
+    };
+  }
+
+  #view(contact: Contact, channels: ContactChannel[]): ContactView {
+    const { groupIds, enrolments, organizationId, ...rest } = copy(contact);
+    return {
+      ...rest,
+      groups: groupIds.flatMap((id) => {
+        const group = this.#groups.get(id);
+        return group && group.organizationId === organizationId ? [{ id: group.id, name: group.name }] : [];
+      }),
+      // Every channel of the organisation: an explicit enrolment wins, otherwise the channel's default.
+      channels: channels.map((ch) => {
+        const enrolment = enrolments[ch.id];
+        const subscription = enrolment === 'enrolled' ? 'opt_in' : enrolment === 'unenrolled' ? 'opt_out' : ch.defaultSubscription;
+        return { id: ch.id, name: ch.name, subscription };
+      }),
+    };
+  }
+}
+
+/** A fresh set of empty in-memory stores. `newId` names created template versions. */
+export function createMemoryStores(options: { newId?: () => string } = {}): Stores {
+  return {
+    apiKeys: new MemoryApiKeyStore(),
+    emailLogs: new MemoryEmailLogStore(),
+    recordLogs: new MemoryRecordLogStore(),
+    templates: new MemoryTemplateStore(options.newId),
+    domains: new MemoryDomainStore(),
+    contacts: new MemoryContactStore(),
+  };
+}

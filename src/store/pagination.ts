@@ -1,0 +1,17 @@
+import type { Page, PageRequest } from './types.js';
+
+/**
+ * One page of `rows` (already filtered and ordered) by the spec's offset pagination: `page` counts
+ * from 1 and a page past the end is empty, with `total` still the number of matching rows
+ * (spec: Pagination rules 1–5).
+ */
+export function paginate<T>(rows: readonly T[], request: PageRequest): Page<T> {
+  const offset = (request.page - 1) * request.limit;
+  return { items: rows.slice(offset, offset + request.limit), total: rows.length };
+}
+
+/** Newest first by `createdAt` (ISO 8601 strings in UTC compare as dates), ties by id for a stable order. */
+export function newestFirst<T extends { createdAt: string; id: string }>(a: T, b: T): number {
+  if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt ? 1 : -1;
+  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
+}

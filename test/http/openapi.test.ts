@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import { makeApp } from './helpers.js';
+
+/** Every operation of the API, in OpenAPI path syntax. */
+const OPERATIONS = [
+  ['post', '/api/tools/v1/spoof-checker'],
+  ['get', '/api/tools/v1/spoof-checker'],
+  ['get', '/api/logs/v1/emails/{id}'],
+  ['get', '/api/logs/v1/emails'],
+  ['get', '/api/logs/v1/{log_id}'],
+  ['post', '/api/template/v1/{id}/versions'],
+  ['get', '/api/template/v1'],
+  ['patch', '/api/domain/v1/{domain_id}'],
+  ['delete', '/api/domain/v1/{domain_id}'],
+  ['get', '/api/domain/v1'],
+  ['get', '/api/contacts/list'],
+  ['get', '/api/contacts/v1/list'],
+] as const;
+
+interface Operation {
+  security?: Record<string, string[]>[];
+  responses: Record<string, { content?: Record<string, { schema: Record<string, unknown> }> }>;
+  requestBody?: { content: Record<string, { schema: { properties: Record<string, Record<string, unknown>>; additionalProperties?: boolean } }> };
+  parameters?: { name: string; in: string; schema: Record<string, unknown> }[];
+}
+
+async function openapi(): Promise<{ openapi: string; paths: Record<string, Record<string, Operation>>; components: Record<string, Record<string, unknown>> }> {
+  const { app } = await makeApp();
+  const response = await app.inject({ method: 'GET', url: '/openapi.json' });
+  expect(response.statusCode).toBe(200);
+  return response.json();
+}
+
+describe('/openapi.json', () => {
+  it('is an OpenAPI 3 document listing every operation and nothing else of the API', async () => {
+    const doc = await openapi();
+    expect(doc.openapi).toMatch(/^3\./);
+    const listed = Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item).filter((m) => m !== 'parameters').map((m) => `${m} ${path}`));
+    expect(listed.sort()).toEqual(OPERATIONS.map(([m, p]) => `${m} ${p}`).sort());
+  });
+
+  it('declares both authentication schemes', async () => {
+    const doc = await openapi();
+    expect(doc.components['securitySchemes']).toMatchObject({
+      bearerAuth: { type: 'http', scheme: 'bearer' },
+      apiKeyHeader: { type: 'apiKey', in: 'header', name: 'x-api-key' },
+    });
+  });
+
+  it.each(OPERATIONS)('%s %s: both auth schemes, a 200 schema and the catalogue error responses', async (method, path) => {
+    const doc = await openapi();
+    const operation = doc.paths[path]?.[method];
+    expect(operation).toBeDefined();
+    expect(operation?.security).toEqual([{ bearerAuth: [] }, { apiKeyHeader: [] }]);
+    const statuses = Object.keys(operation?.responses ?? {});
+    expect(statuses).toEqual(expect.arrayContaining(['200', '400', '401', '404', '413', '415', '429', '500']));
+    const error = JSON.stringify(operation?.responses['401']);
+    expect(error).toMatch(/ErrorBody/);
+  });
+
+  it('the spoof checker also documents 502 and 503, and the domain bound', async () => {
+    const doc = await openapi();
+    const post = doc.paths['/api/tools/v1/spoof-checker']?.['post'];
+    expect(Object.keys(post?.responses ?? {})).toEqual(expect.arrayContaining(['502', '503']));
+    const body = post?.requestBody?.content['application/json']?.schema;
+    expect(body?.properties['domain']).toMatchObject({ type: 'string', minLength: 1, maxLength: 255 });
+    expect(body?.additionalProperties).toBe(false);
+  });
+
+  it('documents the bounds of the template version body and the list query', async () => {
+    const doc = await openapi();
+    const schema = doc.paths['/api/template/v1/{id}/versions']?.['post']?.requestBody?.content['application/json']?.schema;
+    expect(schema?.properties['subject']).toMatchObject({ maxLength: 500 });
+    expect(schema?.properties['description']).toMatchObject({ maxLength: 500 });
+    expect(schema?.properties['name']).toMatchObject({ maxLength: 255 });
+    const limit = doc.paths['/api/contacts/list']?.['get']?.parameters?.find((p) => p.name === 'limit');
+    expect(limit).toMatchObject({ in: 'query', schema: { minimum: 1, maximum: 100, default: 100 } });
+    const templateLimit = doc.paths['/api/template/v1']?.['get']?.parameters?.find((p) => p.name === 'limit');
+    expect(templateLimit?.schema).toMatchObject({ default: 20, maximum: 100 });
+  });
+
+  it('the error body is one shared component with the stable codes', async () => {
+    const doc = await openapi();
+    const errorBody = doc.components['schemas']?.['ErrorBody'] as { properties: Record<string, { enum?: string[] }> };
+    expect(errorBody.properties['code']?.enum).toEqual(expect.arrayContaining(['VALIDATION_FAILED', 'UNAUTHORIZED', 'RATE_LIMITED', 'DNS_TIMEOUT']));
+  });
+});
+
+describe('/docs', () => {
+  it('serves the interactive documentation page', async () => {
+    const { app } = await makeApp();
+    const response = await app.inject({ method: 'GET', url: '/docs' });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toMatch(/text\/html/);
+    expect(response.body).toMatch(/swagger/i);
+  });
+});

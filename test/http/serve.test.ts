@@ -1,0 +1,197 @@
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import type { CliIo } from '../../src/cli/io.js';
+import {
+  DEFAULT_SERVE_HOST,
+  DEFAULT_SERVE_PORT,
+  DEMO_API_KEY,
+  DEMO_SEED_FILE,
+  DEMO_SERVE_PORT,
+  DEMO_ZONES_DIR,
+  demoCurlLine,
+  localUrl,
+  parseApiKeysVariable,
+  serve,
+  serveConfig,
+} from '../../src/cli/serve.js';
+import { digestApiKey } from '../../src/store/api-keys.js';
+import { createMemoryStores } from '../../src/store/memory.js';
+import { applySeed, loadSeedFile } from '../../src/store/seed.js';
+
+function fakeIo(env: NodeJS.ProcessEnv = {}) {
+  let stop: (signal: string) => void = () => undefined;
+  const stopSignal = new Promise<string>((resolve) => (stop = resolve));
+  const out: string[] = [];
+  const err: string[] = [];
+  const io: CliIo = { out: (t) => void out.push(t), err: (t) => void err.push(t), stdin: Readable.from([]), stderrIsTTY: false, env, stopSignal };
+  return { io, stop, out, err };
+}
+
+async function waitFor(predicate: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (predicate()) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/** Starts `serve` with the args and returns the base URL it printed, a stop function and the exit code promise. */
+async function start(args: string[], env: NodeJS.ProcessEnv = {}) {
+  const fake = fakeIo({ LOG_LEVEL: 'silent', ...env });
+  const exit = serve(args, fake.io);
+  let early: number | undefined;
+  void exit.then((code) => (early = code));
+  await waitFor(() => early !== undefined || fake.err.join('').includes('listening on'), 'the server to listen');
+  if (early !== undefined) throw new Error(`serve exited ${early}: ${fake.err.join('')}`);
+  const base = /listening on (http:\/\/\S+)/.exec(fake.err.join(''))?.[1] ?? '';
+  return { base, exit, ...fake };
+}
+
+describe('serveConfig: flags, then environment, then defaults', () => {
+  it('defaults', () => {
+    expect(serveConfig([], {})).toMatchObject({ host: DEFAULT_SERVE_HOST, port: DEFAULT_SERVE_PORT, zones: undefined, resolver: undefined, seed: undefined, demo: false, apiKeys: [], rateLimit: true, trustProxy: false, logLevel: 'info', environment: 'development' });
+  });
+
+  it('--demo: demo zones, demo seed, port 8787', () => {
+    expect(serveConfig(['--demo'], {})).toMatchObject({ demo: true, zones: DEMO_ZONES_DIR, seed: DEMO_SEED_FILE, port: DEMO_SERVE_PORT });
+  });
+
+  it.each<[string, string[], NodeJS.ProcessEnv, Record<string, unknown>]>([
+    ['environment variables', [], { HOST: '0.0.0.0', PORT: '9000', SPOOF_CHECKER_ZONES: '/z', SPOOF_CHECKER_SEED: '/s.json' }, { host: '0.0.0.0', port: 9000, zones: '/z', seed: '/s.json' }],
+    ['a flag beats its variable', ['--port', '9100', '--host', '::1', '--seed', '/f.json'], { PORT: '9000', HOST: '0.0.0.0', SPOOF_CHECKER_SEED: '/s.json' }, { port: 9100, host: '::1', seed: '/f.json' }],
+    ['--resolver replaces SPOOF_CHECKER_ZONES', ['--resolver', '192.0.2.53'], { SPOOF_CHECKER_ZONES: '/z' }, { zones: undefined, resolver: '192.0.2.53' }],
+    ['--zones replaces SPOOF_CHECKER_RESOLVER', ['--zones', '/mine'], { SPOOF_CHECKER_RESOLVER: '192.0.2.53' }, { zones: '/mine', resolver: undefined }],
+    ['--demo with --resolver keeps the resolver', ['--demo', '--resolver', '192.0.2.53:5300'], {}, { zones: undefined, resolver: '192.0.2.53:5300', seed: DEMO_SEED_FILE }],
+    ['--demo with --port', ['--demo', '--port', '0'], {}, { port: 0 }],
+    ['rate limits off', [], { SPOOF_CHECKER_RATE_LIMIT: 'off' }, { rateLimit: false }],
+    ['trust proxy, base URL, log level, environment', [], { SPOOF_CHECKER_TRUST_PROXY: 'true', SPOOF_CHECKER_BASE_URL: 'https://x.test', LOG_LEVEL: 'WARN', NODE_ENV: 'production' }, { trustProxy: true, baseUrl: 'https://x.test', logLevel: 'warn', environment: 'production' }],
+    ['API keys', [], { SPOOF_CHECKER_API_KEYS: 'sk_one:org_a, sk:two:org_b ,' }, { apiKeys: [{ key: 'sk_one', organizationId: 'org_a' }, { key: 'sk:two', organizationId: 'org_b' }] }],
+  ])('%s', (_case, args, env, expected) => {
+    expect(serveConfig(args, env)).toMatchObject(expected);
+  });
+
+  it.each<[string, string[], NodeJS.ProcessEnv, RegExp]>([
+    ['both DNS flags', ['--zones', '/z', '--resolver', '192.0.2.53'], {}, /--zones or --resolver, not both/],
+    ['both DNS variables', [], { SPOOF_CHECKER_ZONES: '/z', SPOOF_CHECKER_RESOLVER: '192.0.2.53' }, /not both/],
+    ['a port out of range', ['--port', '65536'], {}, /--port must be a whole number from 0 to 65535/],
+    ['a PORT that is not a number', [], { PORT: 'http' }, /--port must be a whole number/],
+    ['a host name', ['--host', 'example.com'], {}, /--host must be an IP address/],
+    ['an unknown flag', ['--verbose'], {}, /verbose/],
+    ['a stray argument', ['extra'], {}, /extra/],
+    ['a bad rate limit switch', [], { SPOOF_CHECKER_RATE_LIMIT: 'maybe' }, /SPOOF_CHECKER_RATE_LIMIT must be on or off/],
+    ['a bad log level', [], { LOG_LEVEL: 'loud' }, /LOG_LEVEL must be one of/],
+    ['an API key without organisation', [], { SPOOF_CHECKER_API_KEYS: 'sk_only' }, /entry 1 must be "key:organizationId"/],
+    ['an organisation id with spaces', [], { SPOOF_CHECKER_API_KEYS: 'sk:org a' }, /entry 1/],
+  ])('refuses %s', (_case, args, env, message) => {
+    expect(() => serveConfig(args, env)).toThrow(message);
+  });
+});
+
+describe('parseApiKeysVariable', () => {
+  it.each<[string | undefined, { key: string; organizationId: string }[]]>([
+    [undefined, []],
+    ['', []],
+    ['  ', []],
+    ['k1:o1', [{ key: 'k1', organizationId: 'o1' }]],
+    ['k1:o1,k2:o2', [{ key: 'k1', organizationId: 'o1' }, { key: 'k2', organizationId: 'o2' }]],
+  ])('%j', (text, expected) => {
+    expect(parseApiKeysVariable(text)).toEqual(expected);
+  });
+});
+
+describe('helpers of the start-up message', () => {
+  it.each([
+    ['127.0.0.1', 8787, 'http://127.0.0.1:8787'],
+    ['0.0.0.0', 80, 'http://127.0.0.1:80'],
+    ['::', 8080, 'http://[::1]:8080'],
+    ['::1', 8080, 'http://[::1]:8080'],
+  ])('localUrl(%s, %i) = %s', (host, port, url) => {
+    expect(localUrl(host, port)).toBe(url);
+  });
+
+  it('the demo curl line is a complete POST with the demo key and a JSON body', () => {
+    expect(demoCurlLine('http://127.0.0.1:8787')).toBe(
+      `curl -s -X POST http://127.0.0.1:8787/api/tools/v1/spoof-checker -H 'Authorization: Bearer ${DEMO_API_KEY}' -H 'Content-Type: application/json' -d '{"domain":"example.com"}'`,
+    );
+  });
+
+  it('the demo key is a key of org_demo in the demo seed', async () => {
+    const stores = createMemoryStores();
+    await applySeed(stores, await loadSeedFile(DEMO_SEED_FILE));
+    expect((await stores.apiKeys.findByDigest(digestApiKey(DEMO_API_KEY)))?.organizationId).toBe('org_demo');
+  });
+});
+
+describe('spoof-checker serve', () => {
+  it('--help prints the usage and every environment variable', async () => {
+    const fake = fakeIo();
+    expect(await serve(['--help'], fake.io)).toBe(0);
+    const usage = fake.out.join('');
+    for (const name of ['HOST', 'PORT', 'SPOOF_CHECKER_ZONES', 'SPOOF_CHECKER_RESOLVER', 'SPOOF_CHECKER_SEED', 'SPOOF_CHECKER_API_KEYS', 'SPOOF_CHECKER_RATE_LIMIT', 'LOG_LEVEL']) {
+      expect(usage).toContain(name);
+    }
+  });
+
+  it('a usage error exits 2 with the usage', async () => {
+    const fake = fakeIo();
+    expect(await serve(['--port', 'x'], fake.io)).toBe(2);
+    expect(fake.err.join('')).toMatch(/serve: --port must be a whole number[\s\S]*Usage: spoof-checker serve/);
+  });
+
+  it('a zone directory that does not load exits 2', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'zones-'));
+    const fake = fakeIo({ LOG_LEVEL: 'silent' });
+    expect(await serve(['--zones', dir, '--port', '0'], fake.io)).toBe(2);
+    expect(fake.err.join('')).toContain(dir);
+  });
+
+  it('a bad seed file exits 1 naming the file and the JSON path', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'seed-'));
+    const file = join(dir, 'bad.json');
+    await writeFile(file, JSON.stringify({ organizations: [{ id: 'org_x', name: 'X', domains: [{ id: 'd' }] }] }));
+    const fake = fakeIo({ LOG_LEVEL: 'silent' });
+    expect(await serve(['--seed', file, '--resolver', '127.0.0.1:1', '--port', '0'], fake.io)).toBe(1);
+    expect(fake.err.join('')).toContain(`${file}: /organizations/0/domains/0/domain is required`);
+  });
+
+  it('serves the seed and the keys of SPOOF_CHECKER_API_KEYS, then stops cleanly on a signal', async () => {
+    const server = await start(['--seed', DEMO_SEED_FILE, '--resolver', '127.0.0.1:1', '--port', '0'], {
+      SPOOF_CHECKER_API_KEYS: 'sk_env_key_for_new_org_1:org_env,sk_env_key_for_demo_22:org_demo',
+    });
+    expect(server.err.join('')).toMatch(/DNS: .*127\.0\.0\.1:1.*; rate limits on/);
+    const email = await fetch(`${server.base}/api/logs/v1/emails/eml_demo_welcome`, { headers: { authorization: `Bearer ${DEMO_API_KEY}` } });
+    expect(email.status).toBe(200);
+    expect(((await email.json()) as { events: { type: string }[] }).events.map((e) => e.type)).toEqual(['queued', 'sent', 'delivered']);
+    const viaEnvKey = await fetch(`${server.base}/api/logs/v1/emails/eml_demo_welcome`, { headers: { 'x-api-key': 'sk_env_key_for_demo_22' } });
+    expect(viaEnvKey.status).toBe(200);
+    const fresh = await fetch(`${server.base}/api/contacts/list`, { headers: { 'x-api-key': 'sk_env_key_for_new_org_1' } });
+    expect(await fresh.json()).toMatchObject({ total: 0, totalContacts: 0 });
+    expect(server.err.join('')).not.toContain('try: curl');
+    server.stop('SIGTERM');
+    expect(await server.exit).toBe(0);
+    expect(server.err.join('')).toContain('SIGTERM: finishing requests in flight, then stopping');
+    await expect(fetch(`${server.base}/openapi.json`)).rejects.toThrow();
+  });
+
+  it('--demo prints a curl line whose request passes authentication and validation', async () => {
+    const server = await start(['--demo', '--resolver', '127.0.0.1:1', '--port', '0']);
+    const line = /try: (curl .*)/.exec(server.err.join(''))?.[1] ?? '';
+    expect(line).toBe(demoCurlLine(server.base));
+    const url = /-X POST (\S+)/.exec(line)?.[1] ?? '';
+    const body = /-d '([^']+)'/.exec(line)?.[1] ?? '';
+    const response = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${DEMO_API_KEY}`, 'content-type': 'application/json' }, body });
+    // The engine's answer depends on DNS (here a closed port); what the line controls is that the
+    // request is well formed and authorised.
+    expect([400, 401, 404, 413, 415]).not.toContain(response.status);
+    server.stop('SIGINT');
+    expect(await server.exit).toBe(0);
+  });
+
+  it('the demo seed file is valid JSON with both organisations', async () => {
+    const seed = JSON.parse(await readFile(DEMO_SEED_FILE, 'utf8')) as { organizations: { id: string }[] };
+    expect(seed.organizations.map((o) => o.id)).toEqual(['org_demo', 'org_other']);
+  });
+});

@@ -64,3 +64,12 @@ export type { DkimKey, DkimProbe } from './dkim/index.js';
 /** MX (RFC 5321, RFC 7505 null MX) with provider classification. */
 export { lookupMx } from './mx/index.js';
 export type { MxAnalysis } from './mx/index.js';
+
+// The HTTP service.
+/** Builds the Fastify app of the email service API (spoof checker, logs, templates, domains, contacts). */
+export { buildApp } from './http/app.js';
+export type { AppOptions } from './http/app.js';
+/** In-memory stores, one interface per resource, and the seed loader. */
+export { createMemoryStores } from './store/memory.js';
+export { loadSeedFile, applySeed } from './store/seed.js';
+export type { Stores } from './store/types.js';

@@ -23,6 +23,7 @@ import { ApiError, toApiError } from './errors.js';
 import { createLimiters, DEFAULT_RATE_LIMITS, type RateLimits } from './rate-limits.js';
 import { contactRoutes } from './routes/contacts.js';
 import { domainRoutes } from './routes/domains.js';
+import { guideRoutes } from './routes/guides.js';
 import { logRoutes } from './routes/logs.js';
 import { spoofCheckerRoutes, type SpoofCheck } from './routes/spoof-checker.js';
 import { templateRoutes } from './routes/templates.js';
@@ -191,6 +192,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(templateRoutes, { stores, now });
   await app.register(domainRoutes, { stores, now, updateLimiter: limiters.domainUpdate, deleteLimiter: limiters.domainDelete });
   await app.register(contactRoutes, { stores, limiter: limiters.contactList });
+  await app.register(guideRoutes);
 
   app.get(OPENAPI_PATH, { schema: { hide: true } }, async () => app.swagger());
 

@@ -1,0 +1,104 @@
+/**
+ * End to end over real sockets: a listening HTTP server whose spoof check is the real `checkDomain`,
+ * asking the embedded DNS server on loopback through the network resolver. Nothing is faked between
+ * the HTTP request and the DNS packets.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { checkDomain } from '../src/check.js';
+import { CachingResolver } from '../src/dns/cache.js';
+import { NetworkResolver } from '../src/dns/network-resolver.js';
+import { startDnsServer, type RunningDnsServer } from '../src/dns/server.js';
+import { ZoneResolver } from '../src/dns/zone-resolver.js';
+import { buildApp } from '../src/http/app.js';
+import { createMemoryStores } from '../src/store/memory.js';
+import { loadZoneDirectory } from '../src/zones/load.js';
+
+const ZONES = new URL('./cli/zones/', import.meta.url).pathname;
+const KEY = 'sk_e2e_0123456789';
+
+let dns: RunningDnsServer;
+let app: FastifyInstance;
+let base: string;
+
+beforeAll(async () => {
+  dns = await startDnsServer({ resolver: new ZoneResolver(await loadZoneDirectory(ZONES)), port: 0 });
+  const network = new NetworkResolver({ servers: [`127.0.0.1:${dns.address.port}`], timeoutMs: 600, attempts: 1 });
+  const resolver = new CachingResolver(network, { maxEntries: 1000, defaultTtlSeconds: 60, maxTtlSeconds: 60 });
+  app = await buildApp({
+    stores: createMemoryStores(),
+    check: (domain) => checkDomain(domain, { resolver }),
+    apiKeys: [{ key: KEY, organizationId: 'org_e2e' }],
+    rateLimits: false,
+  });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+});
+
+afterAll(async () => {
+  await app?.close();
+  await dns?.close();
+});
+
+const post = (domain: string) =>
+  fetch(`${base}/api/tools/v1/spoof-checker`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ domain }),
+  });
+
+describe('HTTP → checkDomain → DNS server, over real sockets', () => {
+  it('answers a verdict from real DNS packets', async () => {
+    const response = await post('https://demo.example/pricing');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-log-id')).toMatch(/^[0-9a-f-]{36}$/);
+    const body = await response.json();
+    expect(body).toMatchObject({
+      domain: 'demo.example',
+      verdict: 'protected',
+      spoofable: false,
+      inboxOutcome: 'rejected',
+      dmarc: { published: true, policy: 'reject', subdomainPolicy: 'none', percentage: 100 },
+      spf: { published: true, qualifier: '~all', lookupCount: 1 },
+      mx: { published: true, provider: 'Google Workspace' },
+    });
+    expect(body.reasons.map((r: { id: string }) => r.id)).toContain('subdomain-hole');
+    expect(body.details.dns.queries).toBeGreaterThan(30);
+  });
+
+  it('answers 502 naming the query when the DMARC lookup gets SERVFAIL, never a verdict', async () => {
+    dns.setFaults([{ name: '_dmarc.open.example', fault: { kind: 'servfail' } }]);
+    try {
+      const response = await post('open.example');
+      expect(response.status).toBe(502);
+      const body = await response.json();
+      expect(body).toMatchObject({ statusCode: 502, code: 'DNS_FAILURE' });
+      expect(JSON.stringify(body)).toContain('_dmarc.open.example');
+      expect(body.verdict).toBeUndefined();
+    } finally {
+      dns.setFaults([]);
+    }
+  });
+
+  it('answers 503 when the DMARC lookup times out', async () => {
+    dns.setFaults([{ name: '_dmarc.open.example', fault: { kind: 'drop' } }]);
+    try {
+      const response = await post('open.example');
+      expect(response.status).toBe(503);
+      expect(await response.json()).toMatchObject({ code: 'DNS_TIMEOUT' });
+    } finally {
+      dns.setFaults([]);
+    }
+  });
+
+  it('serves the guide a next step links to', async () => {
+    const body = await (await post('open.example')).json();
+    expect(body.nextStep.href).toBe('/guides/spf-open?domain=open.example');
+    const guide = await fetch(`${base}${body.nextStep.href}`);
+    expect(guide.status).toBe(200);
+    expect(guide.headers.get('content-type')).toContain('text/markdown');
+    expect(await guide.text()).toContain('# Your SPF record lets any server send as you');
+    expect((await fetch(`${base}/guides/nope`)).status).toBe(404);
+  });
+});

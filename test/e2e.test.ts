@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { checkDomain } from '../src/check.js';
+import type { SpoofCheckResult } from '../src/result.js';
 import { CachingResolver } from '../src/dns/cache.js';
 import { NetworkResolver } from '../src/dns/network-resolver.js';
 import { startDnsServer, type RunningDnsServer } from '../src/dns/server.js';
@@ -53,7 +54,7 @@ describe('HTTP → checkDomain → DNS server, over real sockets', () => {
     const response = await post('https://demo.example/pricing');
     expect(response.status).toBe(200);
     expect(response.headers.get('x-log-id')).toMatch(/^[0-9a-f-]{36}$/);
-    const body = await response.json();
+    const body = (await response.json()) as SpoofCheckResult;
     expect(body).toMatchObject({
       domain: 'demo.example',
       verdict: 'protected',
@@ -63,8 +64,8 @@ describe('HTTP → checkDomain → DNS server, over real sockets', () => {
       spf: { published: true, qualifier: '~all', lookupCount: 1 },
       mx: { published: true, provider: 'Google Workspace' },
     });
-    expect(body.reasons.map((r: { id: string }) => r.id)).toContain('subdomain-hole');
-    expect(body.details.dns.queries).toBeGreaterThan(30);
+    expect(body.reasons.map((r) => r.id)).toContain('subdomain-hole');
+    expect((body.details.dns as { queries: number }).queries).toBeGreaterThan(30);
   });
 
   it('answers 502 naming the query when the DMARC lookup gets SERVFAIL, never a verdict', async () => {
@@ -72,7 +73,7 @@ describe('HTTP → checkDomain → DNS server, over real sockets', () => {
     try {
       const response = await post('open.example');
       expect(response.status).toBe(502);
-      const body = await response.json();
+      const body = (await response.json()) as Record<string, unknown>;
       expect(body).toMatchObject({ statusCode: 502, code: 'DNS_FAILURE' });
       expect(JSON.stringify(body)).toContain('_dmarc.open.example');
       expect(body.verdict).toBeUndefined();
@@ -93,7 +94,7 @@ describe('HTTP → checkDomain → DNS server, over real sockets', () => {
   });
 
   it('serves the guide a next step links to', async () => {
-    const body = await (await post('open.example')).json();
+    const body = (await (await post('open.example')).json()) as SpoofCheckResult;
     expect(body.nextStep.href).toBe('/guides/spf-open?domain=open.example');
     const guide = await fetch(`${base}${body.nextStep.href}`);
     expect(guide.status).toBe(200);

@@ -25,7 +25,7 @@ export const DEFAULT_SERVE_HOST = '127.0.0.1';
 /** The demo organisation's key in fixtures/seed/demo.json (printed in the demo's curl line). */
 export const DEMO_API_KEY = 'sk_demo_0123456789abcdef';
 /** The domain the demo's curl line checks. */
-export const DEMO_DOMAIN = 'example.com';
+export const DEMO_DOMAIN = 'p-none.example';
 
 // Resolved against this file, so the same code finds the fixtures from src/cli/ and from dist/cli/.
 const FIXTURES = new URL('../../fixtures/', import.meta.url);

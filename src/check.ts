@@ -5,7 +5,7 @@ import { discoverDmarc, effectivePolicy, verifyReportDestinations } from './dmar
 import type { DmarcDiscovery, EffectivePolicy, ReportDestinationCheck } from './dmarc/index.js';
 import { createCheckResolver, DEFAULT_CHECK_DEADLINE_MS } from './dns/limits.js';
 import type { CheckStats } from './dns/limits.js';
-import type { DnsErrorReason, Resolver } from './dns/types.js';
+import { describeAnswer, type DnsErrorReason, type Resolver } from './dns/types.js';
 import { SpoofCheckError, type FailedQuery } from './errors.js';
 import type { Finding } from './findings.js';
 import { normaliseDomainInput, type NormaliseOptions } from './input.js';
@@ -131,9 +131,12 @@ export async function checkDomain(input: string, options: CheckOptions): Promise
   const decision = decide(facts, { guideBaseUrl: options.baseUrl });
   // SPF that could not be evaluated matters only when DMARC would otherwise stop forgers.
   if (outsideFailure && decision.verdict !== 'spoofable') {
-    throw new SpoofCheckError('dns_failure', `SPF evaluation for ${domain} failed: ${outsideFailure.result.problem ?? 'a DNS lookup failed'}.`, {
+    const problem = outsideFailure.result.problem ?? 'a DNS lookup failed';
+    const query = failedQueryIn(problem);
+    throw new SpoofCheckError(query && TIMEOUT_REASONS.has(query.reason) ? 'dns_timeout' : 'dns_failure', `SPF evaluation for ${domain} failed: ${problem}.`, {
       why: 'Whether any server can pass SPF for this domain (and so pass DMARC) could not be determined, and the DMARC policy depends on it.',
       fix: 'Try again in a moment; if it persists, check the DNS servers of the domains the SPF record includes.',
+      ...(query ? { query } : {}),
     });
   }
   return buildResult({ domain, displayDomain, resolvedAt, started, input, dmarc, spf, outside, dkim, mx, decision, stats: resolver.stats() });
@@ -162,6 +165,7 @@ function toDmarcFacts(domain: string, { discovery, policy }: DmarcOutcome): Dmar
     rawRecord: discovery.rawRecord,
     foundAt: discovery.foundAt,
     organizationalDomain: discovery.organizationalDomain || domain,
+    lookalike: lookalikeOf(domain, discovery),
   };
   if (discovery.status === 'multiple' || discovery.status === 'none' || record === null || policy === null) {
     return {
@@ -170,6 +174,8 @@ function toDmarcFacts(domain: string, { discovery, policy }: DmarcOutcome): Dmar
       requestedPolicy: null,
       subdomainPolicy: null,
       nonExistentPolicy: null,
+      subdomainTesting: false,
+      subdomainRecord: null,
       appliedTag: null,
       appliedPolicy: null,
       testing: false,
@@ -180,12 +186,20 @@ function toDmarcFacts(domain: string, { discovery, policy }: DmarcOutcome): Dmar
     };
   }
   const hasRua = record.rua.length > 0;
+  // RFC 9989 §4.10.1: names below a subdomain with its own record follow the organizational domain's.
+  const orgStep =
+    discovery.policySource === 'author-domain' && discovery.organizationalDomain !== domain
+      ? discovery.walk.find((step) => step.domain === discovery.organizationalDomain && step.outcome === 'record' && step.record !== null)
+      : undefined;
+  const governing = orgStep?.record ?? record;
   return {
     ...base,
     status: record.outcome === 'no-dmarc' ? 'unusable' : 'found',
     requestedPolicy: record.policy,
-    subdomainPolicy: record.subdomainPolicy,
-    nonExistentPolicy: record.nonExistentSubdomainPolicy,
+    subdomainPolicy: governing.subdomainPolicy,
+    nonExistentPolicy: governing.nonExistentSubdomainPolicy,
+    subdomainTesting: governing.testing,
+    subdomainRecord: orgStep?.record ? { foundAt: orgStep.name, rawRecord: orgStep.record.raw } : null,
     appliedTag: policy.source,
     appliedPolicy: policy.publishedPolicy,
     testing: record.testing,
@@ -194,6 +208,16 @@ function toDmarcFacts(domain: string, { discovery, policy }: DmarcOutcome): Dmar
     hasRua,
     nameExists: policy.nameExists,
   };
+}
+
+/** A TXT record at the name's or the organizational domain's `_dmarc` that starts like DMARC but is ignored. */
+function lookalikeOf(domain: string, discovery: DmarcDiscovery): DmarcFacts['lookalike'] {
+  for (const step of discovery.walk) {
+    if (step.domain !== domain && step.domain !== discovery.organizationalDomain) continue;
+    const ignored = step.ignored.find((other) => /^\s*v\s*=\s*dmarc1/i.test(other.raw));
+    if (ignored) return { foundAt: step.name, rawRecord: ignored.raw };
+  }
+  return null;
 }
 
 /** SPF evaluated for one outside address. */
@@ -218,6 +242,18 @@ function outsideTemperror(failure: OutsideResult): Finding {
 }
 
 const TIMEOUT_REASONS: ReadonlySet<DnsErrorReason> = new Set(['timeout', 'budget']);
+const DNS_ERROR_REASONS: readonly DnsErrorReason[] = ['servfail', 'refused', 'timeout', 'malformed', 'budget', 'invalid-name'];
+
+/**
+ * The failed query an SPF problem names. check_host() words a DNS failure as "the <TYPE> lookup for
+ * <name> failed: <describeAnswer text>", so the reason is the one whose description it quotes.
+ */
+function failedQueryIn(problem: string): FailedQuery | undefined {
+  const match = /the (A|AAAA|MX|TXT|PTR|CNAME) lookup for (\S+) failed: /.exec(problem);
+  if (!match) return undefined;
+  const reason = DNS_ERROR_REASONS.find((r) => problem.includes(describeAnswer({ kind: 'error', reason: r })));
+  return reason ? { name: match[2]!, type: match[1] as FailedQuery['type'], reason } : undefined;
+}
 
 /** The refusal for a failed lookup the verdict rests on, naming the query. */
 function dnsError(what: string, query: FailedQuery | undefined): SpoofCheckError {

@@ -288,6 +288,8 @@ async function evaluateRecord(session: Session, record: SpfRecord, domain: strin
     // RFC 7208 §6.1: a redirect target without an SPF record is a permerror, not "none".
     if (inner.result === 'none') return { result: 'permerror', problem: `${truncateForMessage(term)}: ${target.name} publishes no SPF record` };
     if (inner.problem !== undefined) inner.problem = `${truncateForMessage(term)} → ${inner.problem}`;
+    // The term that decided, as seen from this record, is the redirect itself.
+    if (inner.matchedTerm !== undefined) inner.matchedTerm = term;
     return inner;
   }
   // RFC 7208 §4.7: no match and no redirect gives neutral.

@@ -33,9 +33,13 @@ export function nextStepFor(
     case 'spf-open-to-anyone': {
       const current = spf.rawRecord ?? '';
       const term = spf.openToAnyone?.matchedTerm ?? null;
-      const fixed = term !== null && !/^[+]?all$/i.test(term) ? removeTerm(current, term) : replaceAll(current, '~all');
+      const matched = term !== null && !/^[+]?all$/i.test(term) ? term.toLowerCase() : null;
+      const broad = new Set(broadRanges(current).map((t) => t.toLowerCase()));
+      // Every term that opens the record, once each, in the record's order.
+      const openTerms = [...new Set(current.trim().split(/\s+/).filter((t) => t.toLowerCase() === matched || broad.has(t.toLowerCase())))];
+      const fixed = openTerms.length > 0 ? removeTerms(current, openTerms) : replaceAll(current, '~all');
       return {
-        title: term && !/all$/i.test(term) ? `Remove '${term}' from your SPF record` : "Replace '+all' in your SPF record",
+        title: openTerms.length > 0 ? `Remove ${openTerms.map((t) => `'${t}'`).join(' and ')} from your SPF record` : "Replace '+all' in your SPF record",
         body:
           `Change the TXT record at ${facts.domain} from\n  ${current}\nto\n  ${fixed}\n` +
           (term && /^(include|redirect)/i.test(term)
@@ -46,6 +50,14 @@ export function nextStepFor(
       };
     }
     case 'dmarc-missing': {
+      if (dmarc.lookalike) {
+        const repaired = rewriteDmarc(repairVersion(dmarc.lookalike.rawRecord), {});
+        return {
+          title: 'Fix your DMARC record',
+          body: `Change the TXT record at ${dmarc.lookalike.foundAt} from\n  ${dmarc.lookalike.rawRecord}\nto\n  ${repaired}\nReceivers ignore it as written: a DMARC record must start with exactly 'v=DMARC1;'.`,
+          href: href('dmarc-publish'),
+        };
+      }
       const parked = isParked(facts);
       const record = parked ? `v=DMARC1; p=reject; rua=${reportAddress}` : `v=DMARC1; p=none; rua=${reportAddress}`;
       return {
@@ -82,6 +94,8 @@ export function nextStepFor(
       // Names that do not exist never send real mail: np can go straight to reject.
       const target: PolicyName = effective === 'none' && tag !== 'np' ? 'quarantine' : 'reject';
       const changes: DmarcChanges = { [tag]: target, rua: dmarc.hasRua ? undefined : reportAddress };
+      // Reject applied to part of the mail is not reject: drop a legacy pct on the way.
+      if (target === 'reject' && dmarc.pct !== null && dmarc.pct < 100) changes.pct = null;
       return {
         title: target === 'reject' ? `Upgrade to strict enforcement ('${tag}=reject')` : `Move to '${tag}=quarantine'`,
         body:
@@ -102,9 +116,12 @@ export function nextStepFor(
       };
     default: {
       if (weakest) {
+        // Names below the one checked follow this record (the organizational domain's, when the name
+        // has a record of its own).
+        const governing = dmarc.subdomainRecord ?? { foundAt: dmarcName, rawRecord: dmarc.rawRecord ?? '' };
         return {
           title: `Close the subdomain gap ('${weakest.tag}=reject')`,
-          body: `Change the TXT record at ${dmarcName} to\n  ${rewriteDmarc(dmarc.rawRecord, { [weakest.tag]: 'reject' })}\nor publish a DMARC record of its own for each subdomain that sends mail.`,
+          body: `Change the TXT record at ${governing.foundAt} to\n  ${rewriteDmarc(governing.rawRecord, { [weakest.tag]: 'reject' })}\nor publish a DMARC record of its own for each subdomain that sends mail.`,
           href: href('subdomains'),
         };
       }
@@ -155,10 +172,12 @@ export function rewriteDmarc(raw: string | null, changes: DmarcChanges): string 
       tags.push([name, value]);
     }
   }
+  // v first, then the policy tags (p right after v, RFC 7489 §6.4), then the rest in the owner's order.
+  const policyTags = ['p', 'sp', 'np'];
   const ordered = [
     ['v', 'DMARC1'] as [string, string],
-    ...tags.filter(([n]) => n === 'p'),
-    ...tags.filter(([n]) => n !== 'v' && n !== 'p'),
+    ...policyTags.flatMap((name) => tags.filter(([n]) => n === name)),
+    ...tags.filter(([n]) => n !== 'v' && !policyTags.includes(n)),
   ];
   return ordered.map(([n, v]) => `${n}=${v}`).join('; ');
 }
@@ -172,8 +191,34 @@ function replaceAll(record: string, replacement: string): string {
   return terms.join(' ');
 }
 
-/** The record without `term`; a record left with no `all` gets `~all`. */
-function removeTerm(record: string, term: string): string {
-  const terms = record.trim().split(/\s+/).filter((t) => t.toLowerCase() !== term.toLowerCase());
+/** The record without `remove`; a record left with no `all` and no redirect gets `~all`. */
+function removeTerms(record: string, remove: readonly string[]): string {
+  const gone = new Set(remove.map((t) => t.toLowerCase()));
+  const terms = record.trim().split(/\s+/).filter((t) => !gone.has(t.toLowerCase()));
   return terms.some((t) => /^[+?~-]?all$/i.test(t) || /^redirect=/i.test(t)) ? terms.join(' ') : [...terms, '~all'].join(' ');
+}
+
+/**
+ * The shortest prefixes a real sender publishes are about /10 (large clouds); an `ip4` range wider
+ * than /8 or an `ip6` range wider than /16 authorises a large part of the internet.
+ */
+export const BROADEST_REASONABLE_IP4_PREFIX = 8;
+export const BROADEST_REASONABLE_IP6_PREFIX = 16;
+
+/** The passing `ip4:`/`ip6:` terms of a record that are wider than any real sender needs. */
+function broadRanges(record: string): string[] {
+  return record
+    .trim()
+    .split(/\s+/)
+    .filter((term) => {
+      const match = /^\+?(ip4|ip6):[^/]+\/(\d+)$/i.exec(term);
+      if (!match) return false;
+      const prefix = Number(match[2]);
+      return match[1]!.toLowerCase() === 'ip4' ? prefix < BROADEST_REASONABLE_IP4_PREFIX : prefix < BROADEST_REASONABLE_IP6_PREFIX;
+    });
+}
+
+/** `v=DMARC1 p=…`, `v = dmarc1;…`: the version tag written as receivers require (RFC 7489 §6.4). */
+function repairVersion(raw: string): string {
+  return raw.replace(/^\s*v\s*=\s*dmarc1\s*;?\s*/i, 'v=DMARC1; ');
 }

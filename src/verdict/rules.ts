@@ -204,7 +204,9 @@ export function decide(facts: VerdictFacts, options: { guideBaseUrl?: string } =
   // When anyone passes SPF, the DMARC policy protects nothing, subdomains included.
   const subdomain = spfOpen ? { findings: [], note: null, weakest: null } : subdomainFindings(facts, effective);
   const extras: Finding[] = [];
-  if (effective === 'reject' && facts.spf.status === 'none') {
+  // A name that does not exist should not get an SPF record: publishing one would make it exist,
+  // moving it from np to sp.
+  if (effective === 'reject' && facts.spf.status === 'none' && facts.dmarc.nameExists !== false) {
     extras.push({
       id: 'spf-missing-with-reject',
       severity: 'warning',
@@ -212,9 +214,12 @@ export function decide(facts: VerdictFacts, options: { guideBaseUrl?: string } =
       detail: `Forged mail is rejected, but your own mail can pass DMARC only through DKIM. Publish an SPF record listing your senders so that mail without a DKIM signature is not rejected too.`,
     });
   }
-  const superseded = SUPERSEDES[main.id] ?? [];
-  const analyzerFindings = facts.findings.filter((f) => !superseded.includes(f.id));
-  const reasons = dedupe([main, ...subdomain.findings, ...extras, ...analyzerFindings]);
+  // The verdict's own reasons come first; an analyzer finding with one of their ids, or one they
+  // supersede, says the same thing again and is dropped. Analyzer findings may share an id among
+  // themselves (one `dkim-found` per key) and are all kept.
+  const own = [main, ...subdomain.findings, ...extras];
+  const dropped = new Set([...own.map((f) => f.id), ...(SUPERSEDES[main.id] ?? [])]);
+  const reasons = [...own, ...facts.findings.filter((f) => !dropped.has(f.id))];
   return {
     verdict: rule.verdict,
     spoofable: rule.verdict !== 'protected',
@@ -251,7 +256,7 @@ interface SubdomainOutcome {
 function subdomainFindings(facts: VerdictFacts, effective: PolicyName | null): SubdomainOutcome {
   const { dmarc } = facts;
   if (dmarc.status !== 'found' || effective === null || dmarc.appliedTag === 'np') return { findings: [], note: null, weakest: null };
-  const lower = (p: PolicyName | null): PolicyName | null => (p === null ? null : dmarc.testing ? ONE_LEVEL_LOWER[p] : p);
+  const lower = (p: PolicyName | null): PolicyName | null => (p === null ? null : dmarc.subdomainTesting ? ONE_LEVEL_LOWER[p] : p);
   const sp = lower(dmarc.subdomainPolicy);
   const np = lower(dmarc.nonExistentPolicy);
   const checkSp = dmarc.appliedTag === 'p'; // a subdomain checked under sp: its children fall under sp too
@@ -293,9 +298,4 @@ function outcomeWords(policy: PolicyName): string {
   return policy === 'none' ? 'is still delivered to inboxes' : policy === 'quarantine' ? 'lands in spam instead of being rejected' : 'is rejected';
 }
 
-/** Keeps the first finding of each id: the verdict's own reasons win over an analyzer's. */
-function dedupe(findings: Finding[]): Finding[] {
-  const seen = new Set<string>();
-  return findings.filter((f) => (seen.has(f.id) ? false : (seen.add(f.id), true)));
-}
 

@@ -33,10 +33,20 @@ export interface DmarcFacts {
   organizationalDomain: string;
   /** The record's `p` (`none` when an invalid or missing `p` is read as none because `rua` is valid). */
   requestedPolicy: PolicyName | null;
-  /** `sp`, defaulted from `p`. */
+  /**
+   * `sp` of the record that governs names below the one checked (defaulted from `p`). That is the
+   * record found, except when the name has its own record but is not the organizational domain: names
+   * below it then follow the organizational domain's record (RFC 9989 §4.10.1).
+   */
   subdomainPolicy: PolicyName | null;
-  /** `np` (RFC 9989), defaulted from `sp`, then `p`. */
+  /** `np` (RFC 9989) of that same record, defaulted from `sp`, then `p`. */
   nonExistentPolicy: PolicyName | null;
+  /** `t=y` in that same record. */
+  subdomainTesting: boolean;
+  /** That record, when it is not the one found for the name itself. */
+  subdomainRecord: { foundAt: string; rawRecord: string } | null;
+  /** A TXT record at `_dmarc` that looks like DMARC but is ignored as written (e.g. `v=DMARC1 p=reject`). */
+  lookalike: { foundAt: string; rawRecord: string } | null;
   /** Which tag governs the exact name checked, and its value as written. */
   appliedTag: 'p' | 'sp' | 'np' | null;
   appliedPolicy: PolicyName | null;

@@ -22,6 +22,9 @@ function facts(dmarc: Partial<DmarcFacts> = {}, rest: Partial<Omit<VerdictFacts,
       asNone: false,
       hasRua: true,
       nameExists: true,
+      subdomainTesting: false,
+      subdomainRecord: null,
+      lookalike: null,
       ...dmarc,
     },
     spf: { status: 'found', rawRecord: 'v=spf1 include:_spf.example.net -all', terminalAll: '-all', lookupCount: 1, openToAnyone: null, ...rest.spf },
@@ -163,7 +166,7 @@ describe('next step for names that do not exist', () => {
   it('goes straight to np=reject (nothing legitimate sends from a name that does not exist)', () => {
     const step = decide(facts({ ...none, appliedTag: 'np', nameExists: false, rawRecord: 'v=DMARC1; p=none; rua=mailto:d@example.com' })).nextStep;
     expect(step.title).toBe("Upgrade to strict enforcement ('np=reject')");
-    expect(step.body).toContain('v=DMARC1; p=none; rua=mailto:d@example.com; np=reject');
+    expect(step.body).toContain('v=DMARC1; p=none; np=reject; rua=mailto:d@example.com');
   });
 });
 

@@ -114,7 +114,7 @@ describe('helpers of the start-up message', () => {
 
   it('the demo curl line is a complete POST with the demo key and a JSON body', () => {
     expect(demoCurlLine('http://127.0.0.1:8787')).toBe(
-      `curl -s -X POST http://127.0.0.1:8787/api/tools/v1/spoof-checker -H 'Authorization: Bearer ${DEMO_API_KEY}' -H 'Content-Type: application/json' -d '{"domain":"example.com"}'`,
+      `curl -s -X POST http://127.0.0.1:8787/api/tools/v1/spoof-checker -H 'Authorization: Bearer ${DEMO_API_KEY}' -H 'Content-Type: application/json' -d '{"domain":"p-none.example"}'`,
     );
   });
 

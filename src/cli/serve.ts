@@ -3,7 +3,7 @@
  * accepting, lets the requests in flight finish (`app.close()`) and exits 0.
  *
  * Configuration comes from flags, then environment variables, then defaults (a flag always wins);
- * every variable is listed in USAGE and in docs/http.md.
+ * every variable is listed in USAGE and in the README (The HTTP service).
  */
 import { isIP } from 'node:net';
 import { fileURLToPath } from 'node:url';

@@ -1,7 +1,7 @@
 /**
  * The TypeBox schemas of the API's resources: one source for response validation types, for the
  * serializer and for the OpenAPI document. Field names, types and bounds follow
- * `spec/email-service-api.md`; nullability where the spec is silent is documented in docs/http.md.
+ * `spec/email-service-api.md`; nullability where the spec is silent is documented in the README (The HTTP service).
  */
 import { Type, type Static, type TSchema } from 'typebox';
 import { ERROR_CATALOGUE, type ErrorCode } from './errors.js';

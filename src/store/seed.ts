@@ -2,7 +2,7 @@
  * The seed file: organisations with their API keys, email logs, templates (with versions), domains
  * (with DNS records) and contacts (with groups and channels), loaded into the stores at start.
  *
- * The format is documented in docs/http.md. It is nested by organisation, so that every row's
+ * The format is documented in the README (The HTTP service). It is nested by organisation, so that every row's
  * tenant is visible at a glance; ids must be unique within each kind of resource across the file.
  * The file is validated as a whole before anything is stored: an error names the JSON path of the
  * first bad values (`/organizations/0/domains/1/tls must be one of …`).

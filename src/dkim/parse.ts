@@ -139,21 +139,19 @@ export function parseDkimKeyRecord(text: string, options: DkimParseOptions = {})
   // RFC 6376 §3.6.1 p=: an empty value means the key has been revoked.
   if (values.publicKeyData === '') return { status: 'revoked', tags: values, reason: 'The key is revoked: "p=" is empty (RFC 6376 §3.6.1).' };
 
-  const bytes = decodeBase64(values.publicKeyData);
-  if (!bytes) return { status: 'invalid-syntax', reason: 'The "p=" value is not valid base64 (RFC 6376 §3.6.1).' };
-
-  const decoded = keyType === 'rsa' ? decodeRsaKey(bytes) : decodeEd25519Key(bytes);
+  const decoded = decodeKeyCached(keyType, values.publicKeyData);
+  if (decoded === 'not-base64') return { status: 'invalid-syntax', reason: 'The "p=" value is not valid base64 (RFC 6376 §3.6.1).' };
   if (!decoded.ok) return { status: 'bad-key', tags: values, reason: decoded.reason };
 
-  const record: DkimKeyRecord = {
-    ...values,
+  // Object.assign rather than `{ ...values, … }`, which costs about 1 µs a property on Node 20 (V8 11.3).
+  const record: DkimKeyRecord = Object.assign({}, values, {
     keyType,
     acceptedHashes: values.hashNames === null ? null : acceptedHashes(values.hashNames, options.hashNameCase ?? 'exact'),
     flags: FLAGS.filter((flag) => values.flagNames.includes(flag)),
     testing: values.flagNames.includes('y'),
     strict: values.flagNames.includes('s'),
     key: decoded.key,
-  };
+  });
   // RFC 8301 §3.2: verifiers MUST NOT consider signatures with RSA keys under 1024 bits valid.
   if (decoded.key.type === 'rsa' && decoded.key.bits < MIN_RSA_KEY_BITS) {
     return { status: 'too-short', record, reason: `The RSA key is ${decoded.key.bits} bits; verifiers must reject keys under ${MIN_RSA_KEY_BITS} bits (RFC 8301 §3.2).` };
@@ -179,6 +177,37 @@ export function decodeBase64(text: string): Buffer | null {
 }
 
 type KeyDecode = { ok: true; key: DkimPublicKey } | { ok: false; reason: string };
+
+/** Decoded keys kept by their base64 text: the same keys come back on every check of a domain. */
+export const KEY_CACHE_ENTRIES = 1000;
+/** Longer `p=` values are decoded every time (an 8192-bit RSA key is about 1,400 characters). */
+export const KEY_CACHE_MAX_TEXT = 2048;
+
+const decodedKeys = new Map<string, KeyDecode | 'not-base64'>();
+
+/**
+ * The `p=` value decoded (RFC 6376 §2.4 base64, then the key itself), from a bounded cache keyed by
+ * the key type and the text. Decoding is pure and `createPublicKey` is most of a warm check's DKIM
+ * time; a cached key is copied out, so no caller can change what the next check reads.
+ */
+function decodeKeyCached(keyType: DkimKeyType, base64: string): KeyDecode | 'not-base64' {
+  if (base64.length > KEY_CACHE_MAX_TEXT) return decodeKey(keyType, base64);
+  const cacheKey = `${keyType}:${base64}`;
+  let decoded = decodedKeys.get(cacheKey);
+  if (decoded === undefined) {
+    decoded = decodeKey(keyType, base64);
+    // Oldest entry out first: a Map iterates in insertion order.
+    if (decodedKeys.size >= KEY_CACHE_ENTRIES) decodedKeys.delete(decodedKeys.keys().next().value as string);
+    decodedKeys.set(cacheKey, decoded);
+  }
+  return decoded !== 'not-base64' && decoded.ok ? { ok: true, key: { ...decoded.key } } : decoded;
+}
+
+function decodeKey(keyType: DkimKeyType, base64: string): KeyDecode | 'not-base64' {
+  const bytes = decodeBase64(base64);
+  if (!bytes) return 'not-base64';
+  return keyType === 'rsa' ? decodeRsaKey(bytes) : decodeEd25519Key(bytes);
+}
 
 /**
  * An RSA `p=`: SubjectPublicKeyInfo DER first, then a bare PKCS#1 RSAPublicKey, since RFC 6376 is

@@ -19,7 +19,7 @@ export {
   DEFAULT_MAX_TTL_SECONDS,
   DEFAULT_NEGATIVE_TTL_SECONDS,
 } from './cache.js';
-export type { AnswerSource, CacheAwareResolver, CacheOptions, CacheStats, LookupResult } from './cache.js';
+export type { AnswerSource, CacheAwareResolver, CachedLookupResolver, CacheOptions, CacheStats, LookupResult } from './cache.js';
 export {
   ConcurrencyLimitedResolver,
   createCheckResolver,

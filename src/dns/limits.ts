@@ -8,8 +8,8 @@
  *   analyzers stop with a temperror instead of running without bound.
  */
 import pLimit, { type LimitFunction } from 'p-limit';
-import type { CacheAwareResolver } from './cache.js';
-import { canonicalName, dnsNameProblem } from './name.js';
+import type { CacheAwareResolver, CachedLookupResolver } from './cache.js';
+import { canonicalName, canonicalNameProblem } from './name.js';
 import type { DnsAnswer, RecordType, Resolver, ResolverStats } from './types.js';
 
 /**
@@ -88,6 +88,11 @@ export interface CheckResolver extends Resolver {
  * after `signal` aborts; those answer `{ kind: 'error', reason: 'budget' }`. A lookup still in flight
  * when the deadline passes answers `budget` at the deadline. When `inner` can tell cache hits
  * (a `CachingResolver`), they are counted.
+ *
+ * Answers `inner` already holds (a `CachingResolver` hit, a `ZoneResolver`) are taken synchronously:
+ * nothing can be waiting on them, so they need no race against the deadline. Lookups that do wait
+ * share one deadline timer and one abort listener, armed while any is in flight and cleared when
+ * none is, so a warm check sets no timer at all and a finished check leaves none behind.
  */
 export function createCheckResolver(inner: Resolver, budget: CheckBudget = {}): CheckResolver {
   const maxQueries = budget.maxQueries ?? DEFAULT_CHECK_MAX_QUERIES;
@@ -95,9 +100,12 @@ export function createCheckResolver(inner: Resolver, budget: CheckBudget = {}): 
   const now = budget.now ?? Date.now;
   const { signal } = budget;
   const startedAt = now();
-  const memo = new Map<string, Promise<DnsAnswer>>();
+  // Keyed by type, then canonical name: no "TYPE name" string is built (and hashed) per lookup.
+  const memo = new Map<RecordType, Map<string, Promise<DnsAnswer>>>();
   const counts = { queries: 0, cacheHits: 0, memoHits: 0, refused: 0 };
   const cacheAware = isCacheAware(inner) ? inner : undefined;
+  const peek = hasCachedLookup(inner) ? inner : undefined;
+  const synchronous = hasResolveSync(inner) ? inner : undefined;
 
   const refuse = <T extends RecordType>(detail: string): DnsAnswer<T> => {
     counts.refused++;
@@ -109,36 +117,66 @@ export function createCheckResolver(inner: Resolver, budget: CheckBudget = {}): 
     return undefined;
   };
 
+  // The one stop signal of the lookups in flight: it settles with why they must stop.
+  let inFlight = 0;
+  let stop: Promise<Stopped> | undefined;
+  let disarm: (() => void) | undefined;
+  const armStop = (): Promise<Stopped> => {
+    if (stop) return stop;
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    stop = new Promise<Stopped>((resolve) => {
+      const remaining = deadlineMs - (now() - startedAt);
+      timer = setTimeout(() => resolve({ stopped: `the check's ${deadlineMs} ms DNS deadline passed while waiting` }), remaining);
+      onAbort = () => resolve({ stopped: 'the check was cancelled' });
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+    disarm = () => {
+      clearTimeout(timer);
+      if (onAbort) signal?.removeEventListener('abort', onAbort);
+      stop = undefined;
+      disarm = undefined;
+    };
+    return stop;
+  };
+
   const ask = async <T extends RecordType>(name: string, type: T): Promise<DnsAnswer<T>> => {
-    const remaining = deadlineMs - (now() - startedAt);
     const lookup = cacheAware
       ? cacheAware.lookup(name, type).then((result) => {
           if (result.fromCache) counts.cacheHits++;
           return result.answer;
         })
       : inner.resolve(name, type);
-    // The lookup races the deadline and the abort signal; whichever comes first answers.
-    let timer: NodeJS.Timeout | undefined;
-    let onAbort: (() => void) | undefined;
-    const stop = new Promise<DnsAnswer<T>>((resolve) => {
-      timer = setTimeout(() => resolve(refuse(`the check's ${deadlineMs} ms DNS deadline passed while waiting`)), remaining);
-      onAbort = () => resolve(refuse('the check was cancelled'));
-      signal?.addEventListener('abort', onAbort, { once: true });
-    });
+    inFlight++;
     try {
-      return await Promise.race([lookup, stop]);
+      // The lookup races the deadline and the abort signal; whichever comes first answers.
+      const first = await Promise.race([lookup, armStop()]);
+      return isStopped(first) ? refuse(first.stopped) : first;
     } finally {
-      clearTimeout(timer);
-      if (onAbort) signal?.removeEventListener('abort', onAbort);
+      if (--inFlight === 0) disarm?.();
     }
+  };
+
+  /** The answer `inner` can give without waiting, or undefined when it would have to ask. */
+  const immediate = <T extends RecordType>(name: string, type: T): DnsAnswer<T> | undefined => {
+    if (synchronous) return synchronous.resolveSync(name, type);
+    const cached = peek?.lookupCached(name, type);
+    if (cached === undefined) return undefined;
+    if (cached.fromCache) counts.cacheHits++;
+    return cached.answer;
   };
 
   return {
     resolve<T extends RecordType>(name: string, type: T): Promise<DnsAnswer<T>> {
-      const problem = dnsNameProblem(name);
+      const canonical = canonicalName(name);
+      const problem = canonicalNameProblem(canonical, name);
       if (problem) return Promise.resolve({ kind: 'error', reason: 'invalid-name', detail: problem });
-      const key = `${type} ${canonicalName(name)}`;
-      const earlier = memo.get(key);
+      let ofType = memo.get(type);
+      if (ofType === undefined) {
+        ofType = new Map();
+        memo.set(type, ofType);
+      }
+      const earlier = ofType.get(canonical);
       if (earlier) {
         counts.memoHits++;
         return earlier as Promise<DnsAnswer<T>>;
@@ -149,12 +187,37 @@ export function createCheckResolver(inner: Resolver, budget: CheckBudget = {}): 
         return Promise.resolve(refuse(`the check has made its ${maxQueries} DNS lookups`));
       }
       counts.queries++;
-      const answer = ask(name, type);
-      memo.set(key, answer);
+      // The canonical name goes down: every layer below keys on it, and DNS names are case-insensitive.
+      const ready = immediate(canonical, type);
+      const answer = ready === undefined ? ask(canonical, type) : Promise.resolve(ready);
+      ofType.set(canonical, answer);
       return answer;
     },
-    stats: () => ({ ...counts, elapsedMs: now() - startedAt }),
+    // Field by field: `{ ...counts, elapsedMs }` costs about 1 µs on Node 20 (V8 11.3).
+    stats: () => ({ queries: counts.queries, cacheHits: counts.cacheHits, memoHits: counts.memoHits, refused: counts.refused, elapsedMs: now() - startedAt }),
   };
+}
+
+/** Why the lookups in flight were stopped (the deadline or the signal). */
+interface Stopped {
+  stopped: string;
+}
+
+function isStopped(value: DnsAnswer | Stopped): value is Stopped {
+  return 'stopped' in value;
+}
+
+/** A resolver that answers from memory without waiting (`ZoneResolver`). */
+interface SynchronousResolver extends Resolver {
+  resolveSync<T extends RecordType>(name: string, type: T): DnsAnswer<T>;
+}
+
+function hasResolveSync(resolver: Resolver): resolver is SynchronousResolver {
+  return typeof (resolver as Partial<SynchronousResolver>).resolveSync === 'function';
+}
+
+function hasCachedLookup(resolver: Resolver): resolver is CachedLookupResolver {
+  return typeof (resolver as Partial<CachedLookupResolver>).lookupCached === 'function';
 }
 
 function isCacheAware(resolver: Resolver): resolver is CacheAwareResolver {

@@ -19,19 +19,31 @@ export function canonicalName(name: string): string {
  * with or without the trailing dot. The message says what is wrong in words a user can act on.
  */
 export function dnsNameProblem(name: string): string | null {
-  const canonical = canonicalName(name);
+  return canonicalNameProblem(canonicalName(name), name);
+}
+
+/**
+ * `dnsNameProblem(name)` when the caller already holds `canonical = canonicalName(name)`, so the
+ * per-lookup path lowers the case once. `name` is the spelling quoted in the message.
+ */
+export function canonicalNameProblem(canonical: string, name: string): string | null {
   if (canonical === '') return null; // the root
   if (canonical.length > MAX_NAME_OCTETS) {
     return `the name is ${canonical.length} octets long; DNS allows at most ${MAX_NAME_OCTETS}`;
   }
-  const labels = canonical.split('.');
-  for (const label of labels) {
-    if (label.length === 0) return `the name "${name}" has an empty label (two dots in a row, or a leading dot)`;
-    if (label.length > MAX_LABEL_OCTETS) {
-      return `the label "${label.slice(0, 20)}…" is ${label.length} octets long; DNS allows at most ${MAX_LABEL_OCTETS}`;
+  // Label by label without splitting: this runs for every lookup, so it allocates nothing.
+  let start = 0;
+  for (;;) {
+    const dot = canonical.indexOf('.', start);
+    const end = dot === -1 ? canonical.length : dot;
+    const length = end - start;
+    if (length === 0) return `the name "${name}" has an empty label (two dots in a row, or a leading dot)`;
+    if (length > MAX_LABEL_OCTETS) {
+      return `the label "${canonical.slice(start, start + 20)}…" is ${length} octets long; DNS allows at most ${MAX_LABEL_OCTETS}`;
     }
+    if (dot === -1) return null;
+    start = dot + 1;
   }
-  return null;
 }
 
 /** The labels of a canonical name, most specific first. '' has none. */

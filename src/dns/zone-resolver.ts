@@ -1,5 +1,5 @@
 import type { Zone, ResourceRecord } from '../zones/types.js';
-import { canonicalName, dnsNameProblem, isAtOrBelow, parentName } from './name.js';
+import { canonicalName, canonicalNameProblem, isAtOrBelow, parentName } from './name.js';
 import type { DnsAnswer, RecordData, RecordType, Resolver, SoaData } from './types.js';
 
 /** How many CNAMEs one answer may follow before it is treated as a loop (BIND uses 16; so do we). */
@@ -19,6 +19,8 @@ interface LoadedZone {
   nodes: Map<string, Map<RecordType, RRset>>;
   /** Names that exist only because something lies below them (RFC 4592 §2.2.2 empty non-terminals). */
   emptyNonTerminals: Set<string>;
+  /** Whether any owner name is a wildcard; a zone without one needs no RFC 4592 §3.3.1 search. */
+  hasWildcards: boolean;
 }
 
 /** Where a name falls in the loaded zones, for the DNS server's authority section. */
@@ -38,6 +40,8 @@ export interface ZoneLocation {
 export class ZoneResolver implements Resolver {
   private readonly zones: LoadedZone[];
   private readonly byOrigin: Map<string, LoadedZone>;
+  /** The most labels any origin has: longer suffixes of a name cannot be an origin, so are not tried. */
+  private readonly maxOriginLabels: number;
 
   constructor(zones: readonly Zone[]) {
     const byOrigin = new Map<string, LoadedZone>();
@@ -45,12 +49,13 @@ export class ZoneResolver implements Resolver {
       const origin = canonicalName(zone.origin);
       let loaded = byOrigin.get(origin);
       if (!loaded) {
-        loaded = { origin, soa: undefined, nodes: new Map(), emptyNonTerminals: new Set() };
+        loaded = { origin, soa: undefined, nodes: new Map(), emptyNonTerminals: new Set(), hasWildcards: false };
         byOrigin.set(origin, loaded);
       }
       for (const record of zone.records) addRecord(loaded, record);
     }
     this.byOrigin = byOrigin;
+    this.maxOriginLabels = Math.max(0, ...[...byOrigin.keys()].map(labelCount));
     // Longest origin first, for `origins()`.
     this.zones = [...byOrigin.values()].sort((a, b) => b.origin.length - a.origin.length);
     for (const zone of this.zones) markEmptyNonTerminals(zone);
@@ -58,7 +63,7 @@ export class ZoneResolver implements Resolver {
 
   /** The zone that holds `name`, or undefined when it lies outside every loaded zone. */
   locate(name: string): ZoneLocation | undefined {
-    const zone = this.zoneFor(canonicalName(name));
+    const zone = this.zoneFor(suffixesOf(canonicalName(name)));
     return zone ? { origin: zone.origin, soa: zone.soa } : undefined;
   }
 
@@ -73,14 +78,16 @@ export class ZoneResolver implements Resolver {
 
   /** The same answer as `resolve`, without a promise: for the DNS server and benchmarks. */
   resolveSync<T extends RecordType>(name: string, type: T): DnsAnswer<T> {
-    const problem = dnsNameProblem(name);
+    const canonical = canonicalName(name);
+    const problem = canonicalNameProblem(canonical, name);
     if (problem) return { kind: 'error', reason: 'invalid-name', detail: problem };
-    let current = canonicalName(name);
+    let current = canonical;
     const cnames: string[] = [];
     for (;;) {
-      const zone = this.zoneFor(current);
+      const suffixes = suffixesOf(current);
+      const zone = this.zoneFor(suffixes);
       if (!zone) return withCnames({ kind: 'nxdomain' }, cnames);
-      const node = this.nodeAt(zone, current);
+      const node = this.nodeAt(zone, suffixes);
       if (node === 'nxdomain') return withCnames({ kind: 'nxdomain', ttl: negativeTtl(zone) }, cnames);
       const rrset = node?.get(type);
       if (rrset) {
@@ -90,7 +97,7 @@ export class ZoneResolver implements Resolver {
       if (!alias) return withCnames({ kind: 'nodata', ttl: negativeTtl(zone) }, cnames);
       const target = alias.data[0] as string;
       // RFC 1034 §3.6.2: follow the alias; a chain that revisits a name or runs too long is an error.
-      if (cnames.includes(target) || target === canonicalName(name) || cnames.length >= MAX_CNAME_CHAIN) {
+      if (cnames.includes(target) || target === canonical || cnames.length >= MAX_CNAME_CHAIN) {
         return { kind: 'error', reason: 'servfail', detail: `CNAME loop or chain longer than ${MAX_CNAME_CHAIN} at ${current}` };
       }
       cnames.push(target);
@@ -99,28 +106,29 @@ export class ZoneResolver implements Resolver {
   }
 
   /** The closest enclosing zone: the name itself, then each parent, up to the root (O(labels)). */
-  private zoneFor(name: string): LoadedZone | undefined {
-    let candidate = name;
-    for (;;) {
-      const zone = this.byOrigin.get(candidate);
+  private zoneFor(suffixes: readonly string[]): LoadedZone | undefined {
+    // suffixes[i] has (suffixes.length - 1 - i) labels; start at the longest that an origin can be.
+    for (let index = Math.max(0, suffixes.length - 1 - this.maxOriginLabels); index < suffixes.length; index++) {
+      const zone = this.byOrigin.get(suffixes[index] as string);
       if (zone) return zone;
-      if (candidate === '') return undefined;
-      candidate = parentName(candidate);
     }
+    return undefined;
   }
 
   /**
-   * The RRsets at `name`: its own node, an empty node for an empty non-terminal, the wildcard that
-   * covers it (RFC 4592 §3.3.1), or 'nxdomain'.
+   * The RRsets at the name (`suffixes[0]`): its own node, an empty node for an empty non-terminal,
+   * the wildcard that covers it (RFC 4592 §3.3.1), or 'nxdomain'.
    */
-  private nodeAt(zone: LoadedZone, name: string): Map<RecordType, RRset> | undefined | 'nxdomain' {
+  private nodeAt(zone: LoadedZone, suffixes: readonly string[]): Map<RecordType, RRset> | undefined | 'nxdomain' {
+    const name = suffixes[0] as string;
     const own = zone.nodes.get(name);
     if (own) return own;
     if (zone.emptyNonTerminals.has(name) || name === zone.origin) return undefined;
+    if (!zone.hasWildcards) return 'nxdomain'; // nothing below could match: no search needed
     // RFC 4592 §3.3.1: find the closest encloser, then look for the wildcard directly below it.
     let encloser = name;
-    while (encloser !== zone.origin) {
-      encloser = parentName(encloser);
+    for (let index = 1; index < suffixes.length && encloser !== zone.origin; index++) {
+      encloser = suffixes[index] as string;
       if (zone.nodes.has(encloser) || zone.emptyNonTerminals.has(encloser) || encloser === zone.origin) break;
     }
     const wildcard = zone.nodes.get(encloser === '' ? '*' : `*.${encloser}`);
@@ -128,8 +136,31 @@ export class ZoneResolver implements Resolver {
   }
 }
 
+/** How many labels a canonical name has (the root has none). */
+function labelCount(canonical: string): number {
+  let count = canonical === '' ? 0 : 1;
+  for (let index = canonical.indexOf('.'); index !== -1; index = canonical.indexOf('.', index + 1)) count++;
+  return count;
+}
+
+/**
+ * A canonical name and each of its parents, down to the root '': `a.b` → [`a.b`, `b`, '']. Built once
+ * per lookup, so the zone search and the closest-encloser search share the same strings (and their
+ * cached hashes) instead of slicing the name twice.
+ */
+function suffixesOf(canonical: string): string[] {
+  const suffixes = [canonical];
+  let current = canonical;
+  while (current !== '') {
+    current = parentName(current);
+    suffixes.push(current);
+  }
+  return suffixes;
+}
+
 function addRecord(zone: LoadedZone, record: ResourceRecord): void {
   const name = canonicalName(record.name);
+  if (name === '*' || name.startsWith('*.')) zone.hasWildcards = true;
   if (!isAtOrBelow(name, zone.origin)) {
     throw new Error(`record ${record.name} ${record.type} lies outside its zone ${zone.origin || '.'}`);
   }
@@ -168,5 +199,8 @@ function negativeTtl(zone: LoadedZone): number {
 }
 
 function withCnames<A extends DnsAnswer<RecordType>>(answer: A, cnames: string[]): A {
-  return cnames.length > 0 ? { ...answer, cnames } : answer;
+  if (cnames.length === 0) return answer;
+  // Set on the fresh answer instead of `{ ...answer, cnames }`, which is slow on Node 20 (see cache.ts).
+  (answer as { cnames?: string[] }).cnames = cnames;
+  return answer;
 }

@@ -14,8 +14,11 @@ import type { MxAnalysis, MxHost, MxHostAddresses, MxLookupOptions } from './typ
 export const NULL_MX_PREFERENCE = 0;
 /** At most this many distinct MX hosts get address lookups (two queries each); the rest are not resolved. */
 export const MAX_MX_HOSTS_RESOLVED = 10;
-/** How many hosts one analysis resolves at a time (the resolver carries the global limits). */
-export const MAX_PARALLEL_HOST_LOOKUPS = 5;
+/**
+ * How many hosts one analysis resolves at a time: all it resolves, so a cold check waits one round
+ * trip for them (the resolver below carries the global limits).
+ */
+export const MAX_PARALLEL_HOST_LOOKUPS = MAX_MX_HOSTS_RESOLVED;
 
 /**
  * Looks up and analyses the MX records of `domain`. MX is an enrichment: every outcome, including a
@@ -263,6 +266,7 @@ function displayHost(exchange: string): string {
 
 /** Runs `task` over `items` with at most `limit` in flight; results keep the order of `items`. */
 async function mapBounded<T, R>(items: readonly T[], limit: number, task: (item: T) => Promise<R>): Promise<R[]> {
+  if (items.length <= limit) return Promise.all(items.map(task)); // one wave: no worker loop
   const results: R[] = new Array<R>(items.length);
   let next = 0;
   const worker = async (): Promise<void> => {

@@ -102,22 +102,29 @@ export const MX_PROVIDERS: readonly MxProvider[] = [
  * label in the pattern matches any one label.
  */
 export function matchesHostPattern(host: string, pattern: string): boolean {
-  const hostLabels = canonicalName(host).split('.');
-  const patternLabels = pattern.split('.');
+  return labelsMatch(canonicalName(host).split('.'), pattern.split('.'));
+}
+
+function labelsMatch(hostLabels: readonly string[], patternLabels: readonly string[]): boolean {
   if (hostLabels.length < patternLabels.length) return false;
   const offset = hostLabels.length - patternLabels.length;
   return patternLabels.every((label, index) => label === '*' || label === hostLabels[offset + index]);
 }
 
+/** Every pattern split into labels once, in table order (this runs for every MX host of every check). */
+const COMPILED_PATTERNS: readonly { provider: string; labels: readonly string[] }[] = MX_PROVIDERS.flatMap((row) =>
+  row.patterns.map((pattern) => ({ provider: row.provider, labels: pattern.split('.') })),
+);
+
 /** The provider an MX host belongs to (the matching pattern with the most labels), or null. */
 export function providerForMxHost(host: string): string | null {
-  if (canonicalName(host) === '') return null;
+  const canonical = canonicalName(host);
+  if (canonical === '') return null;
+  const hostLabels = canonical.split('.');
   let best: { provider: string; labels: number } | undefined;
-  for (const row of MX_PROVIDERS) {
-    for (const pattern of row.patterns) {
-      const labels = pattern.split('.').length;
-      if (matchesHostPattern(host, pattern) && (!best || labels > best.labels)) best = { provider: row.provider, labels };
-    }
+  for (const pattern of COMPILED_PATTERNS) {
+    const labels = pattern.labels.length;
+    if (labelsMatch(hostLabels, pattern.labels) && (!best || labels > best.labels)) best = { provider: pattern.provider, labels };
   }
   return best?.provider ?? null;
 }

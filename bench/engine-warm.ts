@@ -1,0 +1,148 @@
+/**
+ * Benchmark 1, the engine warm: `checkDomain` one check at a time on one core, every answer already
+ * in memory, over synthetic domains (bench/synthetic.ts). Two answer sources:
+ * - `zone`: the `ZoneResolver` itself (the zones are the whole DNS, held in memory);
+ * - `cache`: a warm `CachingResolver` over it, the shape a service runs (every answer a cache hit).
+ *
+ * Baseline, in the same run: the bare lookups each check makes (recorded once per domain, after the
+ * check's own de-duplication), replayed straight against the same resolver with `Promise.all`. The
+ * ratio engine ÷ baseline is the share of a check's time the DNS answers alone would take; what is
+ * left is the engine's own work (parsing, SPF evaluation, DMARC, DKIM keys, verdict, result).
+ */
+import { performance } from 'node:perf_hooks';
+import type { RecordType, Resolver } from '../src/dns/types.js';
+import type { EngineModules } from './engine.js';
+import { alternate, measured, MIN_RUNS, ratePerSecond, type Measured } from './stats.js';
+import { createKeyPool, syntheticDomainName, syntheticZones, type KeyPool } from './synthetic.js';
+
+/** The target: checks per second on one core. */
+export const ENGINE_WARM_TARGET = 20_000;
+/** Distinct domains checked in turn (about 47 cached answers each, so 25,000 entries: under the cache's default 50,000). */
+export const WARM_DOMAINS = 500;
+/** Measured runs (each alternates engine and baseline). */
+export const WARM_RUNS = 7;
+/** Time per measured run of each side. */
+export const WARM_RUN_MS = 1000;
+export const QUICK_WARM_RUN_MS = 300;
+/** Checks before measuring, so that the JIT has compiled the hot paths. */
+export const WARM_WARMUP_MS = 2000;
+export const QUICK_WARM_WARMUP_MS = 800;
+
+/** Options of the warm engine benchmark. */
+export interface EngineWarmOptions {
+  /** The engine to measure (bench/engine.ts). */
+  engine: EngineModules;
+  quick?: boolean;
+  /** A key pool to reuse (generating one takes a second). */
+  keys?: KeyPool;
+}
+
+/** One answer source's figures. */
+export interface WarmSourceResult {
+  /** Checks per second. */
+  engine: Measured;
+  /** The same domains' bare lookups, as sets per second (one set = one check's lookups). */
+  baseline: Measured;
+  /** engine ÷ baseline (median over median). */
+  ratioToBaseline: number;
+  /** engine ÷ target. */
+  ratioToTarget: number;
+}
+
+/** The warm engine benchmark's figures. */
+export interface EngineWarmResult {
+  domains: number;
+  /** Distinct lookups per check, averaged over the domains. */
+  lookupsPerCheck: number;
+  verdicts: Record<string, number>;
+  warmupMs: number;
+  runMs: number;
+  runs: number;
+  zone: WarmSourceResult;
+  cache: WarmSourceResult;
+  target: number;
+}
+
+type Lookup = readonly [name: string, type: RecordType];
+
+/** Records the lookups a check passes down (after its per-check memo). */
+class RecordingResolver implements Resolver {
+  readonly lookups: Lookup[] = [];
+  constructor(private readonly inner: Resolver) {}
+  resolve<T extends RecordType>(name: string, type: T) {
+    this.lookups.push([name, type]);
+    return this.inner.resolve(name, type);
+  }
+}
+
+type Api = EngineModules['api'];
+
+async function checkAll(api: Api, domains: readonly string[], resolver: Resolver, verdicts?: Map<string, number>): Promise<void> {
+  for (const domain of domains) {
+    let outcome: string;
+    try {
+      outcome = (await api.checkDomain(domain, { resolver })).verdict;
+    } catch (error) {
+      if (!api.isSpoofCheckError(error)) throw error;
+      outcome = `error:${error.code}`;
+    }
+    verdicts?.set(outcome, (verdicts.get(outcome) ?? 0) + 1);
+  }
+}
+
+async function replayAll(sets: readonly (readonly Lookup[])[], resolver: Resolver): Promise<void> {
+  for (const set of sets) await Promise.all(set.map(([name, type]) => resolver.resolve(name, type)));
+}
+
+/** Runs the warm engine benchmark. */
+export async function runEngineWarmBenchmark(options: EngineWarmOptions): Promise<EngineWarmResult> {
+  const { api } = options.engine;
+  const quick = options.quick ?? false;
+  const keys = options.keys ?? createKeyPool();
+  const runMs = quick ? QUICK_WARM_RUN_MS : WARM_RUN_MS;
+  const warmupMs = quick ? QUICK_WARM_WARMUP_MS : WARM_WARMUP_MS;
+  const runs = quick ? MIN_RUNS : WARM_RUNS;
+  const domains = Array.from({ length: WARM_DOMAINS }, (_, index) => syntheticDomainName(index));
+  const zones = new api.ZoneResolver(syntheticZones(WARM_DOMAINS, keys));
+  const cache = new api.CachingResolver(zones, { maxEntries: 200_000, defaultTtlSeconds: 3600, maxTtlSeconds: 24 * 3600 });
+
+  // One pass records each check's lookups and fills the cache; the verdict mix is reported.
+  const sets: Lookup[][] = [];
+  const verdicts = new Map<string, number>();
+  for (const domain of domains) {
+    const recorder = new RecordingResolver(cache);
+    await checkAll(api, [domain], recorder, verdicts);
+    sets.push(recorder.lookups);
+  }
+  const lookupsPerCheck = sets.reduce((sum, set) => sum + set.length, 0) / sets.length;
+
+  const source = async (resolver: Resolver): Promise<WarmSourceResult> => {
+    const warmupEnd = performance.now() + warmupMs;
+    while (performance.now() < warmupEnd) {
+      await checkAll(api, domains, resolver);
+      await replayAll(sets, resolver);
+    }
+    const rates = await alternate(
+      runs,
+      () => ratePerSecond(runMs, domains.length, () => checkAll(api, domains, resolver)),
+      () => ratePerSecond(runMs, sets.length, () => replayAll(sets, resolver)),
+    );
+    const engine = measured(rates.a);
+    const baseline = measured(rates.b);
+    return { engine, baseline, ratioToBaseline: engine.median / baseline.median, ratioToTarget: engine.median / ENGINE_WARM_TARGET };
+  };
+
+  const zone = await source(zones);
+  const cached = await source(cache);
+  return {
+    domains: domains.length,
+    lookupsPerCheck,
+    verdicts: Object.fromEntries(verdicts),
+    warmupMs,
+    runMs,
+    runs,
+    zone,
+    cache: cached,
+    target: ENGINE_WARM_TARGET,
+  };
+}

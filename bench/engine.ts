@@ -1,0 +1,87 @@
+/**
+ * The engine the benchmarks measure: the package as `npm run build` compiles it into dist/ (what
+ * the package ships), not the TypeScript sources run through tsx, whose on-the-fly transform adds
+ * helper calls (esbuild's `__name`) to every closure. The build is redone at the start of every run
+ * (the same command as `npm run build`), so the figures are always those of the working tree; it
+ * goes to dist/ itself because modules find files relative to their own place (the guide pages).
+ *
+ * `--source` (or `loadEngine({ fromSource: true })`) measures the sources through tsx instead.
+ */
+import { execFileSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+/** The package root (one level above bench/). */
+export const PACKAGE_ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
+/** Where the build goes: dist/, as `npm run build` does. */
+export const ENGINE_BUILD_DIR = join(PACKAGE_ROOT, 'dist');
+
+/** The modules the benchmarks use, all from one build. */
+export interface EngineModules {
+  /** The package's public API (src/index.ts). */
+  api: typeof import('../src/index.js');
+  /** The embedded DNS server (not part of the public API, so that the engine does not load dns2). */
+  server: typeof import('../src/dns/server.js');
+  /** The CLI entry (`main(argv, io)`). */
+  cli: typeof import('../src/cli/main.js');
+  /** Where the modules were loaded from. */
+  from: 'build' | 'source';
+  /** The directory holding index.js (the build) or index.ts (the sources). */
+  dir: string;
+}
+
+/** Options of `loadEngine`. */
+export interface LoadEngineOptions {
+  /** Measure the TypeScript sources through tsx rather than the compiled build. */
+  fromSource?: boolean;
+}
+
+/** Compiles the package into dist/ with the project's own `tsc` and build settings (`npm run build`). */
+export function buildEngine(): void {
+  // The package's `bin` entry (its `exports` do not list it): typescript/bin/tsc beside package.json.
+  const tsc = join(dirname(createRequire(import.meta.url).resolve('typescript/package.json')), 'bin', 'tsc');
+  execFileSync(
+    process.execPath,
+    [tsc, '-p', join(PACKAGE_ROOT, 'tsconfig.build.json')],
+    { cwd: PACKAGE_ROOT, stdio: ['ignore', 'inherit', 'inherit'] },
+  );
+}
+
+/**
+ * Loads the engine: from a build made by `buildEngine()` (the caller builds once; child processes
+ * only load), or from the sources. `dir` overrides where the build is.
+ */
+export async function loadEngine(options: LoadEngineOptions & { dir?: string } = {}): Promise<EngineModules> {
+  if (options.fromSource) {
+    const dir = join(PACKAGE_ROOT, 'src');
+    return {
+      api: await import('../src/index.js'),
+      server: await import('../src/dns/server.js'),
+      cli: await import('../src/cli/main.js'),
+      from: 'source',
+      dir,
+    };
+  }
+  const dir = options.dir ?? ENGINE_BUILD_DIR;
+  const load = async <T>(path: string): Promise<T> => (await import(pathToFileURL(join(dir, path)).href)) as T;
+  return {
+    api: await load<EngineModules['api']>('index.js'),
+    server: await load<EngineModules['server']>('dns/server.js'),
+    cli: await load<EngineModules['cli']>('cli/main.js'),
+    from: 'build',
+    dir,
+  };
+}
+
+/** The flags a child process needs to load the same engine as its parent. */
+export function engineArgs(engine: EngineModules): string[] {
+  return engine.from === 'source' ? ['--source'] : ['--engine-dir', engine.dir];
+}
+
+/** The engine a child process was told to load (see `engineArgs`). */
+export async function engineFromArgs(args: readonly string[]): Promise<EngineModules> {
+  if (args.includes('--source')) return loadEngine({ fromSource: true });
+  const at = args.indexOf('--engine-dir');
+  return loadEngine(at === -1 ? {} : { dir: args[at + 1] });
+}

@@ -1,0 +1,41 @@
+/**
+ * The HTTP service in a process of its own, for the HTTP benchmark (autocannon must not share its
+ * event loop). Speaks JSON lines (bench/stats.ts `serveLines`):
+ *   → { "start": { "domains": N, "keys": KeyPool, "apiKey": K } }   ← { "port": P }
+ * The app is `buildApp` with in-memory stores, rate limits off, no logger, and the check bound to a
+ * `CachingResolver` over the synthetic zones, warmed by checking every domain once before answering.
+ * Stops when its stdin closes.
+ */
+import { engineFromArgs } from './engine.js';
+import { serveLines } from './stats.js';
+import { syntheticDomainName, syntheticZones, type KeyPool } from './synthetic.js';
+
+/** The organisation the benchmark's API key belongs to. */
+export const BENCH_ORGANIZATION = 'org_bench';
+
+interface Start {
+  start: { domains: number; keys: KeyPool; apiKey: string };
+}
+
+const { api } = await engineFromArgs(process.argv.slice(2));
+let close: (() => Promise<unknown>) | undefined;
+
+await serveLines(async (raw) => {
+  const { domains, keys, apiKey } = (raw as Start).start;
+  const zones = new api.ZoneResolver(syntheticZones(domains, keys));
+  const resolver = new api.CachingResolver(zones, { maxEntries: 200_000, defaultTtlSeconds: 3600, maxTtlSeconds: 24 * 3600 });
+  const check = (domain: string) => api.checkDomain(domain, { resolver });
+  for (let index = 0; index < domains; index++) await check(syntheticDomainName(index)).catch(() => {});
+  const app = await api.buildApp({
+    stores: api.createMemoryStores(),
+    check,
+    apiKeys: [{ key: apiKey, organizationId: BENCH_ORGANIZATION }],
+    rateLimits: false,
+    logger: false,
+  });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  close = () => app.close();
+  const address = app.server.address();
+  return { port: typeof address === 'object' && address ? address.port : 0 };
+});
+await close?.();

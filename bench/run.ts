@@ -1,0 +1,306 @@
+/**
+ * The benchmark suite (`npm run bench`): five figures, each against a baseline measured in the
+ * same run, printed as a table and written to bench/results.json.
+ *
+ *   npm run bench                   full run (several minutes)
+ *   npm run bench -- --quick        shorter runs and smaller scans (under a minute)
+ *   npm run bench -- --json         … and end with one JSON line of the headline figures
+ *   npm run bench -- --only warm,spf   run some sections: warm, cold, http, spf, scan
+ *   npm run bench -- --source       measure src/ through tsx instead of the build in dist/
+ *
+ * Sections: 1 the engine warm (bench/engine-warm.ts), 2 the engine cold over loopback DNS
+ * (bench/engine-cold.ts), 3 the HTTP service (bench/http.ts), 4 SPF against mailauth
+ * (bench/spf-vs-mailauth.ts), 5 the bulk scan (bench/scan.ts). Every rate is the median of at least
+ * five runs, with the lowest and highest; warm-up is stated per section.
+ */
+import { readFileSync } from 'node:fs';
+import { rename, writeFile } from 'node:fs/promises';
+import { cpus, totalmem, type as osType, release } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { runEngineColdBenchmark, type EngineColdResult } from './engine-cold.js';
+import { runEngineWarmBenchmark, type EngineWarmResult } from './engine-warm.js';
+import { buildEngine, loadEngine, PACKAGE_ROOT } from './engine.js';
+import { runHttpBenchmark, type HttpBenchResult } from './http.js';
+import { runScanBenchmark, type ScanBenchResult } from './scan.js';
+import { runSpfBenchmark, type SpfBenchmarkResult } from './spf-vs-mailauth.js';
+import { formatCount, formatMeasured, formatRatio } from './stats.js';
+import { createKeyPool } from './synthetic.js';
+
+/** The sections, in the order they run. */
+export const SECTIONS = ['warm', 'cold', 'http', 'spf', 'scan'] as const;
+export type Section = (typeof SECTIONS)[number];
+
+/** The SPF target: at least this many times mailauth's evaluations per second. */
+export const SPF_TARGET_RATIO = 2;
+/** Where the results go. */
+export const RESULTS_FILE = join(PACKAGE_ROOT, 'bench', 'results.json');
+
+/** The machine a run measured. */
+export interface Machine {
+  node: string;
+  cpu: string;
+  cores: number;
+  memoryGb: number;
+  os: string;
+}
+
+/** One line of the table. */
+export interface Row {
+  section: string;
+  figure: string;
+  value: string;
+  baseline: string;
+  ratio: string;
+  target: string;
+  met: boolean | null;
+}
+
+/** Everything a run produced. */
+export interface BenchResults {
+  mode: 'quick' | 'full';
+  engine: 'build' | 'source';
+  startedAt: string;
+  seconds: number;
+  machine: Machine;
+  /** Sections that could not be measured, with why. */
+  failures: { section: string; error: string }[];
+  warm?: EngineWarmResult;
+  cold?: EngineColdResult;
+  http?: HttpBenchResult;
+  spf?: SpfBenchmarkResult;
+  scan?: ScanBenchResult;
+  rows: Row[];
+  /** The headline figures (also the last line of `--json`). */
+  summary: Summary;
+}
+
+/** The headline figures; null for a section that did not run. */
+export interface Summary {
+  engineWarmChecksPerSec: number | null;
+  engineWarmRatioToTarget: number | null;
+  engineColdRatioToCeiling: number | null;
+  queriesPerCheck: number | null;
+  httpRatioToBaseline: number | null;
+  spfVsMailauth: number | null;
+  scanPeakRssMb: number | null;
+}
+
+/** The machine: Node version, CPU model from /proc/cpuinfo (else os.cpus()), cores, memory. */
+export function describeMachine(): Machine {
+  let cpu = cpus()[0]?.model ?? 'unknown';
+  try {
+    const model = /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'));
+    if (model?.[1]) cpu = model[1].trim();
+  } catch {
+    // Not Linux: os.cpus() said it.
+  }
+  return { node: process.version, cpu, cores: cpus().length, memoryGb: Math.round(totalmem() / 1024 ** 3), os: `${osType()} ${release()}` };
+}
+
+function parseArgs(argv: readonly string[]): { quick: boolean; json: boolean; source: boolean; only: Set<Section> } {
+  const at = argv.indexOf('--only');
+  const listed = at === -1 ? undefined : (argv[at + 1] ?? '').split(',').filter(Boolean);
+  for (const name of listed ?? []) {
+    if (!(SECTIONS as readonly string[]).includes(name)) throw new Error(`--only: unknown section "${name}" (sections: ${SECTIONS.join(', ')})`);
+  }
+  return {
+    quick: argv.includes('--quick'),
+    json: argv.includes('--json'),
+    source: argv.includes('--source'),
+    only: new Set((listed ?? SECTIONS) as Section[]),
+  };
+}
+
+/** The table rows of whatever sections ran. */
+export function rowsOf(results: Omit<BenchResults, 'rows' | 'summary'>): Row[] {
+  const rows: Row[] = [];
+  const { warm, cold, http, spf, scan } = results;
+  for (const failure of results.failures) {
+    rows.push({ section: failure.section, figure: 'could not be measured', value: failure.error.slice(0, 160), baseline: '', ratio: '', target: '', met: false });
+  }
+  if (warm) {
+    for (const [label, source] of [['zone resolver', warm.zone], ['warm cache over it', warm.cache]] as const) {
+      rows.push({
+        section: '1 engine, warm',
+        figure: `checks/s, one core (${label})`,
+        value: formatMeasured(source.engine),
+        baseline: `bare lookups: ${formatMeasured(source.baseline)} sets/s`,
+        ratio: `${formatRatio(source.ratioToBaseline)} of baseline; ${formatRatio(source.ratioToTarget)} of target`,
+        target: `≥ ${formatCount(warm.target)}/s`,
+        met: source.engine.median >= warm.target,
+      });
+    }
+  }
+  if (cold) {
+    for (const level of cold.levels) {
+      rows.push({
+        section: '2 engine, cold (loopback DNS)',
+        figure: `checks/s at concurrency ${level.concurrency} (p50 ${level.p50Ms.toFixed(1)} ms${level.failedChecks ? `, ${level.failedChecks} failed` : ''})`,
+        value: formatMeasured(level.checksPerSec),
+        baseline: `ceiling ${formatCount(cold.ceilingChecksPerSec)}/s (${formatCount(cold.rawQueriesPerSec.median)} q/s ÷ ${cold.queriesPerCheck.toFixed(1)} q/check)`,
+        ratio: `${formatRatio(level.ratioToCeiling)} of ceiling; ${formatRatio(level.checksPerSec.median / cold.caresChecksPerSec)} of c-ares alone`,
+        target: `≥ ${formatRatio(cold.target)}`,
+        met: level.ratioToCeiling >= cold.target,
+      });
+    }
+  }
+  if (http) {
+    rows.push({
+      section: '3 HTTP',
+      figure: `POST spoof-checker req/s (p50 ${http.check.p50Ms} ms, p99 ${http.check.p99Ms} ms)`,
+      value: formatMeasured(http.check.requestsPerSec),
+      baseline: `trivial route ${formatMeasured(http.trivial.requestsPerSec)} (p50 ${http.trivial.p50Ms} ms, p99 ${http.trivial.p99Ms} ms)`,
+      ratio: `${formatRatio(http.ratioToBaseline)} of baseline`,
+      target: `≥ ${formatRatio(http.target)}`,
+      met: http.ratioToBaseline >= http.target,
+    });
+  }
+  if (spf) {
+    rows.push({
+      section: '4 SPF vs mailauth',
+      figure: `check_host()/s, RFC 7208 suite (${spf.agreement.ours}/${spf.agreement.total} agree)`,
+      value: `${formatCount(spf.ours)} (${formatCount(spf.spread.ours.min)}–${formatCount(spf.spread.ours.max)})`,
+      baseline: `mailauth ${formatCount(spf.mailauth)} (${formatCount(spf.spread.mailauth.min)}–${formatCount(spf.spread.mailauth.max)}), ${spf.agreement.mailauth}/${spf.agreement.total} agree`,
+      ratio: formatRatio(spf.ratio),
+      target: `≥ ${formatRatio(SPF_TARGET_RATIO)}`,
+      met: spf.ratio >= SPF_TARGET_RATIO,
+    });
+  }
+  if (scan) {
+    for (const size of scan.sizes) {
+      rows.push({
+        section: '5 bulk scan',
+        figure: `${formatCount(size.domains)} domains: domains/s (load ${size.loadSeconds.toFixed(1)} s)`,
+        value: `${formatCount(size.domainsPerSec)}/s; peak RSS ${size.peakRssMb.toFixed(0)} MB`,
+        baseline: `RSS with zones loaded ${size.rssAtFirstResultMb.toFixed(0)} MB; scan adds ${size.scanGrowthMb.toFixed(0)} MB`,
+        ratio: size === scan.sizes[scan.sizes.length - 1] && Number.isFinite(scan.rssGrowth) ? `peak ${formatRatio(scan.rssGrowth)} of smallest` : '',
+        target: `< ${scan.target} MB, flat`,
+        met: size.peakRssMb < scan.target,
+      });
+    }
+    for (const failure of scan.failed) {
+      rows.push({
+        section: '5 bulk scan',
+        figure: `${formatCount(failure.domains)} domains: could not be scanned`,
+        value: failure.error.slice(0, 160),
+        baseline: '',
+        ratio: '',
+        target: `< ${scan.target} MB, flat`,
+        met: false,
+      });
+    }
+  }
+  return rows;
+}
+
+/** The headline figures of whatever sections ran. */
+export function summaryOf(results: Omit<BenchResults, 'rows' | 'summary'>): Summary {
+  const { warm, cold, http, spf, scan } = results;
+  return {
+    // The warm figure is the service's shape: a warm shared cache over the answer source.
+    engineWarmChecksPerSec: warm ? warm.cache.engine.median : null,
+    engineWarmRatioToTarget: warm ? warm.cache.ratioToTarget : null,
+    engineColdRatioToCeiling: cold ? cold.ratioToCeiling : null,
+    queriesPerCheck: cold ? cold.queriesPerCheck : warm ? warm.lookupsPerCheck : null,
+    httpRatioToBaseline: http ? http.ratioToBaseline : null,
+    spfVsMailauth: spf ? spf.ratio : null,
+    scanPeakRssMb: scan ? scan.peakRssMb : null,
+  };
+}
+
+/** How each section warmed up and how long it measured, for the lines under the table. */
+export function notesOf(results: Omit<BenchResults, 'rows' | 'summary'>): string[] {
+  const notes: string[] = [];
+  const { warm, cold, http, spf, scan } = results;
+  if (warm) {
+    notes.push(
+      `1: ${warm.domains} synthetic domains (${warm.lookupsPerCheck.toFixed(1)} lookups/check), one check at a time; warm-up ${warm.warmupMs / 1000} s per source; ${warm.runs} runs of ${warm.runMs / 1000} s, engine and baseline alternating.`,
+    );
+  }
+  if (cold) {
+    notes.push(
+      `2: server in a child process over ${cold.domains} domains; ${cold.queriesPerCheck.toFixed(1)} queries/check sent, ${cold.serverQueriesPerCheck.toFixed(1)} received; ceiling from pre-encoded UDP queries, ${cold.rawConcurrency} in flight; c-ares alone (no engine, ${formatCount(cold.caresQueriesPerSec.median)} q/s) would allow ${formatCount(cold.caresChecksPerSec)} checks/s; ${cold.tcpQueries} queries over TCP; warm-up: a recording pass, then half a run per level; ${cold.runs} runs of ${cold.runMs / 1000} s.`,
+    );
+  }
+  if (http) {
+    notes.push(
+      `3: autocannon, ${http.connections} connections, app in a child process; warm-up ${http.warmupSeconds} s per route; ${http.runs} runs of ${http.runSeconds} s, routes alternating; ${http.check.non2xx + http.trivial.non2xx} non-2xx, ${http.check.errors + http.trivial.errors} errors.`,
+    );
+  }
+  if (spf) notes.push(`4: ${spf.evaluationsPerPass} evaluations per pass, in one process; warm-up per engine before ${spf.runs.length} alternating runs.`);
+  if (scan) notes.push(`5: \`scan --zones\` in a child process per size (plain node on dist/), concurrency ${scan.concurrency}; one run per size; domains/s counted from the first result.`);
+  return notes;
+}
+
+/** The table as text. */
+export function formatTable(rows: readonly Row[]): string {
+  const header = ['section', 'figure', 'value (median, min–max)', 'baseline (same run)', 'ratio', 'target', 'met'];
+  const cells = rows.map((row) => [row.section, row.figure, row.value, row.baseline, row.ratio, row.target, row.met === null ? '' : row.met ? 'yes' : 'NO']);
+  const widths = header.map((_, column) => Math.max(...[header, ...cells].map((line) => (line[column] ?? '').length)));
+  const line = (values: readonly string[]) => `| ${values.map((value, column) => value.padEnd(widths[column] ?? 0)).join(' | ')} |`;
+  return [line(header), `|${widths.map((width) => '-'.repeat(width + 2)).join('|')}|`, ...cells.map(line)].join('\n');
+}
+
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2));
+  const started = performance.now();
+  const startedAt = new Date().toISOString();
+  const machine = describeMachine();
+  const say = (text: string) => process.stderr.write(`${text}\n`);
+  say(`spoof-checker benchmarks (${args.quick ? 'quick' : 'full'}), Node ${machine.node}, ${machine.cpu}, ${machine.cores} cores`);
+  if (!args.source) {
+    say('building the engine (npm run build) …');
+    buildEngine();
+  }
+  const engine = await loadEngine({ fromSource: args.source });
+  const keys = createKeyPool();
+  const results: Omit<BenchResults, 'rows' | 'summary'> = {
+    mode: args.quick ? 'quick' : 'full',
+    engine: engine.from,
+    startedAt,
+    seconds: 0,
+    machine,
+    failures: [],
+  };
+  // A section that fails is reported as failed; the others still run and are written.
+  const timed = async <T>(label: string, run: () => Promise<T>): Promise<T | undefined> => {
+    const at = performance.now();
+    say(`${label} …`);
+    try {
+      const value = await run();
+      say(`${label}: done in ${((performance.now() - at) / 1000).toFixed(1)} s`);
+      return value;
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      say(`${label}: FAILED: ${message}`);
+      results.failures.push({ section: label, error: message });
+      return undefined;
+    }
+  };
+  const quick = args.quick;
+  if (args.only.has('warm')) results.warm = await timed('1 engine, warm', () => runEngineWarmBenchmark({ engine, quick, keys }));
+  if (args.only.has('cold')) results.cold = await timed('2 engine, cold', () => runEngineColdBenchmark({ engine, quick, keys }));
+  if (args.only.has('http')) results.http = await timed('3 HTTP', () => runHttpBenchmark({ engine, quick, keys }));
+  if (args.only.has('spf')) results.spf = await timed('4 SPF vs mailauth', () => runSpfBenchmark({ quick, checkHost: engine.api.checkHost }));
+  if (args.only.has('scan')) results.scan = await timed('5 bulk scan', () => runScanBenchmark({ engine, quick, keys }));
+  if (results.failures.length > 0) process.exitCode = 1;
+  results.seconds = (performance.now() - started) / 1000;
+
+  const rows = rowsOf(results);
+  const summary = summaryOf(results);
+  const all: BenchResults = { ...results, rows, summary };
+  // Written next to the final name first, so an interrupted run never leaves half a file.
+  await writeFile(`${RESULTS_FILE}.tmp`, `${JSON.stringify(all, null, 2)}\n`);
+  await rename(`${RESULTS_FILE}.tmp`, RESULTS_FILE);
+
+  console.log(`\n${formatTable(rows)}\n`);
+  for (const note of notesOf(results)) console.log(note);
+  console.log(`Machine: Node ${machine.node}, ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGb} GB, ${machine.os}.`);
+  console.log(
+    `Engine: ${engine.from === 'build' ? 'the build in dist/ (npm run build)' : 'src/ through tsx'}. ${args.quick ? 'Quick run' : 'Full run'} in ${results.seconds.toFixed(0)} s; results in bench/results.json.`,
+  );
+  if (args.json) console.log(JSON.stringify(summary));
+}
+
+await main();

@@ -1,0 +1,124 @@
+/**
+ * What every benchmark section shares: medians with their spread, timed loops, and the child
+ * processes some sections measure in (same Node, same loader flags, so tsx runs them too).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+import { createInterface } from 'node:readline';
+
+/** Runs per figure: the brief asks for medians of at least 5. */
+export const MIN_RUNS = 5;
+
+/** A median with the lowest and highest run, and every run. */
+export interface Measured {
+  median: number;
+  min: number;
+  max: number;
+  runs: number[];
+}
+
+/** The median of `values` (the mean of the middle two for an even count). */
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
+/** `values` summarised as median and spread. */
+export function measured(values: readonly number[]): Measured {
+  return { median: median(values), min: Math.min(...values), max: Math.max(...values), runs: [...values] };
+}
+
+/**
+ * Calls `once` (which does `batch` units of work) repeatedly for at least `ms` milliseconds and
+ * returns units per second.
+ */
+export async function ratePerSecond(ms: number, batch: number, once: () => Promise<unknown>): Promise<number> {
+  let units = 0;
+  const started = performance.now();
+  let elapsed = 0;
+  do {
+    await once();
+    units += batch;
+    elapsed = performance.now() - started;
+  } while (elapsed < ms);
+  return units / (elapsed / 1000);
+}
+
+/**
+ * Alternates `a` and `b` for `runs` runs (which goes first alternates too, so neither always runs on
+ * a heap the other just filled) and returns each one's per-run rates.
+ */
+export async function alternate(runs: number, a: () => Promise<number>, b: () => Promise<number>): Promise<{ a: number[]; b: number[] }> {
+  const result = { a: [] as number[], b: [] as number[] };
+  for (let run = 0; run < runs; run++) {
+    if (run % 2 === 0) {
+      result.a.push(await a());
+      result.b.push(await b());
+    } else {
+      result.b.push(await b());
+      result.a.push(await a());
+    }
+  }
+  return result;
+}
+
+/** A child process started on a bench module, speaking JSON lines on stdin/stdout. */
+export interface BenchChild {
+  process: ChildProcess;
+  /** The next JSON line the child prints. */
+  next<T>(): Promise<T>;
+  /** Sends one JSON line to the child. */
+  send(message: unknown): void;
+  /** Closes the child's stdin (it exits) and waits for it. */
+  stop(): Promise<number | null>;
+}
+
+/**
+ * Starts `modulePath` in a child process with `args`, with the loader flags this process runs with
+ * (so `tsx` carries over). The child answers on stdout in JSON lines; its stderr is passed through.
+ */
+export function startChild(modulePath: string, args: string[] = [], nodeFlags: string[] = []): BenchChild {
+  const child = spawn(process.execPath, [...nodeFlags, ...process.execArgv, modulePath, ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return {
+    process: child,
+    async next<T>(): Promise<T> {
+      const line = await Promise.race([lines.next(), exited.then(() => ({ done: true as const, value: undefined }))]);
+      if (line.done) throw new Error(`the bench child ${modulePath} ended before answering`);
+      return JSON.parse(String(line.value)) as T;
+    },
+    send(message) {
+      child.stdin!.write(`${JSON.stringify(message)}\n`);
+    },
+    async stop() {
+      child.stdin!.end();
+      return exited;
+    },
+  };
+}
+
+/** In a child: reads JSON lines from stdin and answers each through `handle`, one line out per line in. */
+export async function serveLines(handle: (message: unknown) => Promise<unknown> | unknown): Promise<void> {
+  for await (const line of createInterface({ input: process.stdin })) {
+    if (line.trim() === '') continue;
+    process.stdout.write(`${JSON.stringify(await handle(JSON.parse(line)))}\n`);
+  }
+}
+
+/** A number with thousands separators, rounded. */
+export function formatCount(value: number): string {
+  return Number.isFinite(value) ? Math.round(value).toLocaleString('en-US') : 'n/a';
+}
+
+/** `median (min–max)` of rates. */
+export function formatMeasured(value: Measured, unit = ''): string {
+  return `${formatCount(value.median)}${unit} (${formatCount(value.min)}–${formatCount(value.max)})`;
+}
+
+/** A ratio as `0.83×`. */
+export function formatRatio(value: number): string {
+  return Number.isFinite(value) ? `${value.toFixed(2)}×` : 'n/a';
+}

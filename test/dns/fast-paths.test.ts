@@ -1,0 +1,192 @@
+/**
+ * The DNS layer's fast paths (the speed work of the benchmark suite) keep every rule of the slow
+ * ones: answers already held are taken at once, lookups that wait share one deadline timer, the
+ * cache can be read without waiting, and the name rules still see the name as spelled.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { CachingResolver } from '../../src/dns/cache.js';
+import { createCheckResolver } from '../../src/dns/limits.js';
+import { canonicalName, canonicalNameProblem, dnsNameProblem } from '../../src/dns/name.js';
+import { ZoneResolver } from '../../src/dns/zone-resolver.js';
+import type { Zone } from '../../src/zones/types.js';
+import { InstrumentedResolver, ZONES } from './helpers.js';
+
+const zoneResolver = new ZoneResolver(ZONES);
+const OPTIONS = { maxEntries: 100, defaultTtlSeconds: 60, maxTtlSeconds: 600 };
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('name rules on the per-lookup path', () => {
+  it.each([
+    { name: 'example.com', reason: 'a plain name is fine' },
+    { name: 'Example.COM.', reason: 'case and one trailing dot are fine' },
+    { name: 'a..example.com', reason: 'two dots in a row: an empty label' },
+    { name: 'a.example.com..', reason: 'two trailing dots: canonical form keeps one, an empty label' },
+    { name: '.example.com', reason: 'a leading dot: an empty label' },
+    { name: `${'x'.repeat(64)}.example.com`, reason: 'a label over 63 octets' },
+    { name: `${'abcdefghi.'.repeat(26)}com`, reason: 'a name over 253 octets' },
+    { name: '.', reason: 'the root' },
+  ])('canonicalNameProblem agrees with dnsNameProblem: $reason', ({ name }) => {
+    expect(canonicalNameProblem(canonicalName(name), name)).toBe(dnsNameProblem(name));
+  });
+
+  it('refuses a name with two trailing dots in the check resolver too, quoting it as spelled', async () => {
+    const check = createCheckResolver(zoneResolver);
+    const answer = await check.resolve('Example.com..', 'TXT');
+    expect(answer).toMatchObject({ kind: 'error', reason: 'invalid-name', detail: expect.stringContaining('"Example.com.."') });
+    expect(check.stats().queries).toBe(0);
+  });
+});
+
+describe('createCheckResolver: answers held already', () => {
+  it('takes zone answers without setting any timer, and still counts and memoises them', async () => {
+    vi.useFakeTimers();
+    const check = createCheckResolver(zoneResolver);
+    const first = check.resolve('example.com', 'TXT');
+    const again = check.resolve('EXAMPLE.com.', 'TXT');
+    expect(vi.getTimerCount()).toBe(0);
+    expect(await first).toEqual(await zoneResolver.resolve('example.com', 'TXT'));
+    expect(await again).toEqual(await first);
+    expect(check.stats()).toMatchObject({ queries: 1, memoHits: 1, cacheHits: 0 });
+  });
+
+  it('takes cache hits without a timer and counts them; a miss goes upstream with the deadline armed', async () => {
+    const upstream = new InstrumentedResolver(zoneResolver);
+    const cache = new CachingResolver(upstream, OPTIONS);
+    await cache.resolve('example.com', 'MX');
+    vi.useFakeTimers();
+    const check = createCheckResolver(cache);
+    const hit = check.resolve('example.com', 'MX');
+    expect(vi.getTimerCount()).toBe(0);
+    const miss = check.resolve('mx1.example.com', 'A');
+    expect(vi.getTimerCount()).toBe(1);
+    expect((await hit).kind).toBe('records');
+    expect(await miss).toMatchObject({ kind: 'records', records: ['192.0.2.1'] });
+    expect(vi.getTimerCount()).toBe(0);
+    expect(check.stats()).toMatchObject({ queries: 2, cacheHits: 1 });
+    expect(upstream.calls).toEqual(['MX example.com', 'A mx1.example.com']);
+  });
+
+  it('answers budget once the deadline has passed, even for an answer the cache holds', async () => {
+    let now = 0;
+    const cache = new CachingResolver(zoneResolver, OPTIONS);
+    await cache.resolve('example.com', 'TXT');
+    const check = createCheckResolver(cache, { deadlineMs: 100, now: () => now });
+    now = 100;
+    expect(await check.resolve('example.com', 'TXT')).toMatchObject({ kind: 'error', reason: 'budget' });
+  });
+});
+
+describe('createCheckResolver: lookups that wait share one deadline timer', () => {
+  it('arms one timer for many lookups in flight and clears it when the last one settles', async () => {
+    vi.useFakeTimers();
+    const held = new InstrumentedResolver(zoneResolver);
+    const release = held.hold();
+    const check = createCheckResolver(held);
+    const pending = ['a', 'b', 'c', 'd'].map((label) => check.resolve(`${label}.example.com`, 'A'));
+    expect(vi.getTimerCount()).toBe(1);
+    release();
+    const answers = await Promise.all(pending);
+    expect(answers.map((answer) => answer.kind)).toEqual(['nxdomain', 'nxdomain', 'nxdomain', 'nxdomain']);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('answers budget to every lookup in flight at the deadline, each counted as refused', async () => {
+    vi.useFakeTimers();
+    const held = new InstrumentedResolver(zoneResolver);
+    held.hold();
+    const check = createCheckResolver(held, { deadlineMs: 50 });
+    const pending = Promise.all(['a', 'b', 'c'].map((label) => check.resolve(`${label}.example.com`, 'A')));
+    await vi.advanceTimersByTimeAsync(50);
+    const answers = await pending;
+    expect(answers.every((answer) => answer.kind === 'error' && answer.reason === 'budget')).toBe(true);
+    expect(check.stats()).toMatchObject({ queries: 3, refused: 3 });
+  });
+
+  it('re-arms for lookups made after an earlier wait has ended, with the time that is left', async () => {
+    vi.useFakeTimers();
+    const slow = new InstrumentedResolver(zoneResolver, 30);
+    const check = createCheckResolver(slow, { deadlineMs: 100 });
+    const first = check.resolve('example.com', 'TXT');
+    await vi.advanceTimersByTimeAsync(30);
+    expect((await first).kind).toBe('records');
+    expect(vi.getTimerCount()).toBe(0);
+    // 30 ms spent: the second lookup (30 ms more) fits, the third would end past 100 ms.
+    const second = check.resolve('example.com', 'MX');
+    await vi.advanceTimersByTimeAsync(30);
+    expect((await second).kind).toBe('records');
+    const third = check.resolve('_dmarc.example.com', 'TXT');
+    const slower = new Promise((resolve) => setTimeout(resolve, 60));
+    await vi.advanceTimersByTimeAsync(60);
+    await slower;
+    expect(await third).toMatchObject({ kind: 'nxdomain' });
+  });
+});
+
+describe('CachingResolver.lookupCached', () => {
+  it('answers a fresh entry as a hit with its remaining TTL, and nothing for a miss (not counted)', async () => {
+    let now = 0;
+    const cache = new CachingResolver(zoneResolver, { ...OPTIONS, now: () => now });
+    expect(cache.lookupCached('mx1.example.com', 'A')).toBeUndefined();
+    expect(cache.stats()).toMatchObject({ hits: 0, misses: 0 });
+    await cache.resolve('mx1.example.com', 'A'); // TTL 120 in the zone
+    now = 30_500;
+    expect(cache.lookupCached('MX1.example.com.', 'A')).toEqual({
+      answer: { kind: 'records', records: ['192.0.2.1'], ttl: 90 },
+      fromCache: true,
+      source: 'cache',
+    });
+    expect(cache.stats()).toMatchObject({ hits: 1, misses: 1 });
+  });
+
+  it('drops an expired entry instead of answering it', async () => {
+    let now = 0;
+    const cache = new CachingResolver(zoneResolver, { ...OPTIONS, now: () => now });
+    await cache.resolve('mx1.example.com', 'A');
+    now = 121_000;
+    expect(cache.lookupCached('mx1.example.com', 'A')).toBeUndefined();
+    expect(cache.stats().size).toBe(0);
+  });
+
+  it('keeps the aliases of a cached answer', async () => {
+    const cache = new CachingResolver(zoneResolver, OPTIONS);
+    await cache.resolve('alias.example.com', 'A');
+    expect(cache.lookupCached('alias.example.com', 'A')?.answer).toMatchObject({
+      kind: 'records',
+      records: ['198.51.100.7'],
+      cnames: ['target.example.org'],
+    });
+  });
+});
+
+describe('ZoneResolver: the searches it skips', () => {
+  const zones: Zone[] = [
+    {
+      origin: 'example.net',
+      records: [
+        { name: 'example.net', type: 'TXT', ttl: 300, data: ['apex'] },
+        { name: 'host.example.net', type: 'A', ttl: 300, data: '192.0.2.10' },
+      ],
+    },
+    {
+      origin: 'deep.child.example.net',
+      records: [{ name: 'www.deep.child.example.net', type: 'A', ttl: 300, data: '192.0.2.20' }],
+    },
+    { origin: 'wild.test', records: [{ name: '*.wild.test', type: 'TXT', ttl: 300, data: ['covered'] }] },
+  ];
+  const resolver = new ZoneResolver(zones);
+
+  it.each([
+    { name: 'nothere.example.net', type: 'A' as const, kind: 'nxdomain', reason: 'a zone without wildcards: a missing name is NXDOMAIN' },
+    { name: 'a.b.c.example.net', type: 'TXT' as const, kind: 'nxdomain', reason: 'deep below a zone without wildcards' },
+    { name: 'host.example.net', type: 'TXT' as const, kind: 'nodata', reason: 'a name that exists without the type asked for: NODATA' },
+    { name: 'www.deep.child.example.net', type: 'A' as const, kind: 'records', reason: 'a child zone with more labels than its parent is still found' },
+    { name: 'x.y.www.deep.child.example.net', type: 'A' as const, kind: 'nxdomain', reason: 'a name longer than any origin finds its zone' },
+    { name: 'a.b.wild.test', type: 'TXT' as const, kind: 'records', reason: 'a zone with a wildcard still synthesises (RFC 4592)' },
+    { name: 'elsewhere.invalid', type: 'A' as const, kind: 'nxdomain', reason: 'outside every zone' },
+  ])('$reason', ({ name, type, kind }) => {
+    expect(resolver.resolveSync(name, type).kind).toBe(kind);
+  });
+});

@@ -16,6 +16,8 @@ import type { Zone } from './types.js';
 
 /** The suffix of the files `loadZoneDirectory` reads; included fragments use another (e.g. `.inc`). */
 export const ZONE_FILE_SUFFIX = '.zone';
+/** Zone files read at once by `loadZoneDirectory`. */
+export const ZONE_FILES_READ_AT_ONCE = 64;
 
 /** A zone file or directory that cannot be read at all. Syntax problems are `ZoneSyntaxError`s. */
 export class ZoneLoadError extends Error {
@@ -79,7 +81,16 @@ export async function loadZoneDirectory(dir: string, options: Pick<LoadZoneOptio
   }
   // Code-point order, the same on every machine and locale.
   names.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  const zones = await Promise.all(names.map((name) => loadZoneFile(join(dir, name), options)));
+  // Read a bounded number of files at once: a directory may hold more files than the process may open.
+  const zones: Zone[] = new Array(names.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < names.length) {
+      const i = next++;
+      zones[i] = await loadZoneFile(join(dir, names[i]!), options);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(ZONE_FILES_READ_AT_ONCE, names.length) }, worker));
   const byOrigin = new Map<string, string>();
   for (const zone of zones) {
     const source = zone.source ?? '';

@@ -79,7 +79,7 @@ export async function probeDkim(domain: string, resolver: Resolver, options: Dki
   }
 
   const { probes, rejected } = planSelectors(apex, options);
-  const answers = await mapBounded(probes, MAX_PARALLEL_SELECTOR_QUERIES, (probe) => resolver.resolve(probe.name, 'TXT'));
+  const answers = await mapBounded(probes, MAX_PARALLEL_SELECTOR_QUERIES, (probe) => lookupSelector(resolver, probe.name));
 
   const found: DkimKey[] = [];
   const failed: DkimProbeFailure[] = [];
@@ -187,6 +187,22 @@ type SelectorResult =
   | { kind: 'failed'; failure: DkimProbeFailure }
   | { kind: 'dangling'; alias: DkimDanglingAlias }
   | { kind: 'none' };
+
+/**
+ * The TXT answer at a selector name, with the alias it is delegated through. The CNAME query comes
+ * first: NXDOMAIN there ends the probe in one query (nothing exists at the name, RFC 8020), as a TXT
+ * query would; otherwise the TXT query follows. Asking for the CNAME ourselves makes delegation (the
+ * provider hint) and dangling aliases visible through any resolver, including c-ares, which follows
+ * chains without reporting them.
+ */
+async function lookupSelector(resolver: Resolver, name: string): Promise<DnsAnswer<'TXT'>> {
+  const alias = await resolver.resolve(name, 'CNAME');
+  if (alias.kind === 'error' || alias.kind === 'nxdomain') return alias;
+  const txt = await resolver.resolve(name, 'TXT');
+  if (alias.kind !== 'records' || txt.kind === 'error' || (txt.cnames && txt.cnames.length > 0)) return txt;
+  const cnames = [alias.records[0]!];
+  return txt.kind === 'records' ? { kind: 'records', records: txt.records, ttl: txt.ttl, cnames } : { kind: txt.kind, ttl: txt.ttl, cnames };
+}
 
 /** What one selector's TXT answer says. NXDOMAIN and NODATA: no key there (RFC 6376 §6.1.2). */
 function readSelectorAnswer(probe: PlannedProbe, answer: DnsAnswer<'TXT'>, parse: DkimParseOptions | undefined): SelectorResult {

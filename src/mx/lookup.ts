@@ -168,7 +168,9 @@ async function analyseRecords(apex: string, records: MxData[], resolver: Resolve
 
 /** A and AAAA of one MX host, in parallel. */
 async function resolveHost(exchange: string, resolver: Resolver): Promise<MxHostAddresses> {
-  const [a, aaaa] = await Promise.all([resolver.resolve(exchange, 'A'), resolver.resolve(exchange, 'AAAA')]);
+  // The CNAME query finds an alias whatever the resolver reports of the chains it follows (c-ares
+  // reports none); a failure there only loses that finding.
+  const [a, aaaa, alias] = await Promise.all([resolver.resolve(exchange, 'A'), resolver.resolve(exchange, 'AAAA'), resolver.resolve(exchange, 'CNAME')]);
   const failures: MxHostAddresses['failures'] = [];
   for (const [type, answer] of [['A', a], ['AAAA', aaaa]] as const) {
     if (answer.kind !== 'error') continue;
@@ -178,7 +180,7 @@ async function resolveHost(exchange: string, resolver: Resolver): Promise<MxHost
   }
   const ipv4 = a.kind === 'records' ? a.records : [];
   const ipv6 = aaaa.kind === 'records' ? aaaa.records : [];
-  const addresses: MxHostAddresses = { status: 'resolved', ipv4, ipv6, failures, cnameTarget: lastAlias(a) ?? lastAlias(aaaa) };
+  const addresses: MxHostAddresses = { status: 'resolved', ipv4, ipv6, failures, cnameTarget: lastAlias(a) ?? lastAlias(aaaa) ?? (alias.kind === 'records' ? (alias.records[0] ?? null) : null) };
   if (ipv4.length > 0 || ipv6.length > 0) return addresses;
   if (failures.length > 0) return { ...addresses, status: 'temperror' };
   // Both answered with no address; NXDOMAIN on either means the name does not exist at all.

@@ -2,6 +2,7 @@
  * The DKIM key record parser: pure, string in, `DkimKeyOutcome` out. Never throws for bad text.
  * The key size is read from the decoded key with `node:crypto`, never guessed from the base64 length.
  */
+import { LRUCache } from 'lru-cache';
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import type {
   DkimFlag,
@@ -183,7 +184,8 @@ export const KEY_CACHE_ENTRIES = 1000;
 /** Longer `p=` values are decoded every time (an 8192-bit RSA key is about 1,400 characters). */
 export const KEY_CACHE_MAX_TEXT = 2048;
 
-const decodedKeys = new Map<string, KeyDecode | 'not-base64'>();
+// Least recently used out first: keys of domains checked often stay decoded.
+const decodedKeys = new LRUCache<string, KeyDecode | 'not-base64'>({ max: KEY_CACHE_ENTRIES });
 
 /**
  * The `p=` value decoded (RFC 6376 §2.4 base64, then the key itself), from a bounded cache keyed by
@@ -196,8 +198,6 @@ function decodeKeyCached(keyType: DkimKeyType, base64: string): KeyDecode | 'not
   let decoded = decodedKeys.get(cacheKey);
   if (decoded === undefined) {
     decoded = decodeKey(keyType, base64);
-    // Oldest entry out first: a Map iterates in insertion order.
-    if (decodedKeys.size >= KEY_CACHE_ENTRIES) decodedKeys.delete(decodedKeys.keys().next().value as string);
     decodedKeys.set(cacheKey, decoded);
   }
   return decoded !== 'not-base64' && decoded.ok ? { ok: true, key: { ...decoded.key } } : decoded;

@@ -13,6 +13,7 @@ import {
   providerForCnameTarget,
   providerForSelector,
 } from './selectors.js';
+import { mapBounded } from '../map-bounded.js';
 import type {
   DkimDanglingAlias,
   DkimKey,
@@ -338,20 +339,4 @@ function finish(facts: ProbeFacts): DkimProbe {
   };
   // Object.assign rather than `{ ...probe, findings }`, which is slow on Node 20 (see dkim/parse.ts).
   return Object.assign(probe, { findings: dkimFindings(probe, { multipleRecordSelectors: facts.multiple, domainProblem: facts.domainProblem }) });
-}
-
-/** Runs `task` over `items` with at most `limit` in flight; results keep the order of `items`. */
-async function mapBounded<T, R>(items: readonly T[], limit: number, task: (item: T) => Promise<R>): Promise<R[]> {
-  // Everything fits in one wave: start all at once (no worker loop, one await per item less).
-  if (items.length <= limit) return Promise.all(items.map(task));
-  const results: R[] = new Array<R>(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await task(items[index] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
 }

@@ -9,6 +9,7 @@ import { describeAnswer, type DnsAnswer, type MxData, type Resolver } from '../d
 import type { Finding } from '../findings.js';
 import { providerForMxHost } from './providers.js';
 import type { MxAnalysis, MxHost, MxHostAddresses, MxLookupOptions } from './types.js';
+import { mapBounded } from '../map-bounded.js';
 
 /** RFC 7505 §3: a null MX has preference 0. */
 export const NULL_MX_PREFERENCE = 0;
@@ -264,19 +265,4 @@ function distinct(values: readonly (string | null)[]): string[] {
 
 function displayHost(exchange: string): string {
   return exchange === '' ? '"." (null MX)' : exchange;
-}
-
-/** Runs `task` over `items` with at most `limit` in flight; results keep the order of `items`. */
-async function mapBounded<T, R>(items: readonly T[], limit: number, task: (item: T) => Promise<R>): Promise<R[]> {
-  if (items.length <= limit) return Promise.all(items.map(task)); // one wave: no worker loop
-  const results: R[] = new Array<R>(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await task(items[index] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
 }

@@ -13,6 +13,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseZone } from './parse.js';
 import type { Zone } from './types.js';
+import { mapBounded } from '../map-bounded.js';
 
 /** The suffix of the files `loadZoneDirectory` reads; included fragments use another (e.g. `.inc`). */
 export const ZONE_FILE_SUFFIX = '.zone';
@@ -82,15 +83,7 @@ export async function loadZoneDirectory(dir: string, options: Pick<LoadZoneOptio
   // Code-point order, the same on every machine and locale.
   names.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   // Read a bounded number of files at once: a directory may hold more files than the process may open.
-  const zones: Zone[] = new Array(names.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < names.length) {
-      const i = next++;
-      zones[i] = await loadZoneFile(join(dir, names[i]!), options);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(ZONE_FILES_READ_AT_ONCE, names.length) }, worker));
+  const zones = await mapBounded(names, ZONE_FILES_READ_AT_ONCE, (name) => loadZoneFile(join(dir, name), options));
   const byOrigin = new Map<string, string>();
   for (const zone of zones) {
     const source = zone.source ?? '';

@@ -63,8 +63,9 @@ export function nextStepFor(
       return {
         title: parked ? 'Publish a DMARC reject policy' : 'Publish a DMARC record',
         body: parked
-          ? `${facts.domain} sends and receives no mail, so lock it at once. Add a TXT record at _dmarc.${dmarc.organizationalDomain}:\n  ${record}\n` +
-            (spf.status === 'none' ? `and a TXT record at ${dmarc.organizationalDomain}:\n  v=spf1 -all\n` : '')
+          ? `${facts.displayDomain} sends and receives no mail, so lock it at once. Add a TXT record at _dmarc.${dmarc.organizationalDomain}:\n  ${record}` +
+            (spf.status === 'none' ? `\nand a TXT record at ${dmarc.organizationalDomain}:\n  v=spf1 -all` : '') +
+            (facts.mx.status === 'none' ? `\nand a null MX at ${facts.domain} (RFC 7505: this domain accepts no mail):\n  MX 0 .` : '')
           : `Add a TXT record at _dmarc.${dmarc.organizationalDomain}:\n  ${record}\nRead the aggregate reports for two to four weeks to find every service that sends as you, then move to 'p=quarantine' and 'p=reject'.`,
         href: href('dmarc-publish'),
       };
@@ -128,7 +129,7 @@ export function nextStepFor(
       return {
         title: 'Your domain is protected',
         body:
-          `Receivers are told to reject mail that fakes ${facts.domain}. Keep every sending service aligned` +
+          `Receivers are told to reject mail that fakes ${facts.displayDomain}. Keep every sending service aligned` +
           (dmarc.hasRua ? ' and keep reading your aggregate reports' : `, and add 'rua=${reportAddress}' to your DMARC record to get aggregate reports`) +
           ' so that a new service does not get its mail rejected.',
         href: href('protected'),

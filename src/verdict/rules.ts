@@ -45,7 +45,7 @@ export const VERDICT_RULES: readonly VerdictRule[] = [
         severity: 'critical',
         title: plusAll ? "SPF Allows Anyone ('+all')" : 'SPF Allows Any Server',
         detail:
-          `Your SPF record lets any server send as ${f.domain}: the test address ${open.ip} passes` +
+          `Your SPF record lets any server send as ${f.displayDomain}: the test address ${open.ip} passes` +
           (open.matchedTerm ? ` through '${open.matchedTerm}'` : '') +
           '. A forger gets an aligned SPF pass, so DMARC passes too, whatever your DMARC policy says.',
       };
@@ -116,7 +116,7 @@ export const VERDICT_RULES: readonly VerdictRule[] = [
         detail:
           (f.dmarc.asNone
             ? "Your DMARC record has no valid 'p=' tag; because it has a valid 'rua', receivers treat it as 'p=none' (monitoring only)."
-            : `The DMARC policy that applies to ${f.domain} is '${tag}=none' (monitoring only).`) +
+            : `The DMARC policy that applies to ${f.displayDomain} is '${tag}=none' (monitoring only).`) +
           ' Receiving servers will still deliver unauthorized mail directly to inboxes.',
       };
     },
@@ -142,7 +142,7 @@ export const VERDICT_RULES: readonly VerdictRule[] = [
         severity: 'warning',
         title: `DMARC Policy Is '${tag}=quarantine'`,
         detail:
-          `Receivers are told to put mail that fails DMARC in the spam folder. Forged mail as ${f.domain} can still reach recipients there.` +
+          `Receivers are told to put mail that fails DMARC in the spam folder. Forged mail as ${f.displayDomain} can still reach recipients there.` +
           (f.dmarc.pct !== null && f.dmarc.pct < 100 ? ` With 'pct=${f.dmarc.pct}', receivers that still honour pct quarantine only ${f.dmarc.pct}% of it.` : ''),
       };
     },
@@ -170,7 +170,7 @@ export const VERDICT_RULES: readonly VerdictRule[] = [
       id: 'dmarc-protected',
       severity: 'success',
       title: `DMARC Enforced ('${f.dmarc.appliedTag ?? 'p'}=reject')`,
-      detail: `Receivers are told to reject mail that fails DMARC as ${f.domain}.`,
+      detail: `Receivers are told to reject mail that fails DMARC as ${f.displayDomain}.`,
     }),
   },
 ];
@@ -237,7 +237,7 @@ export function decide(facts: VerdictFacts, options: { guideBaseUrl?: string } =
 /** One or two sentences: the main reason's detail, plus what the subdomain situation adds. */
 function summaryFor(ruleId: string, main: Finding, facts: VerdictFacts): string {
   if (ruleId === 'dmarc-reject' && facts.dmarc.appliedTag === 'np') {
-    return `${facts.domain} does not exist, and your DMARC record's 'np=reject' tells receivers to reject mail that claims to come from names that do not exist.`;
+    return `${facts.displayDomain} does not exist, and your DMARC record's 'np=reject' tells receivers to reject mail that claims to come from names that do not exist.`;
   }
   return main.detail;
 }
@@ -267,7 +267,7 @@ function subdomainFindings(facts: VerdictFacts, effective: PolicyName | null): S
     const locked = effective === 'reject' && (!checkSp || sp === 'reject') && np === 'reject';
     return {
       findings: locked
-        ? [{ id: 'subdomain-locked', severity: 'success', title: 'Subdomains Locked', detail: `Your DMARC record also tells receivers to reject forged mail from subdomains of ${facts.domain}, existing or not.` }]
+        ? [{ id: 'subdomain-locked', severity: 'success', title: 'Subdomains Locked', detail: `Your DMARC record also tells receivers to reject forged mail from subdomains of ${facts.displayDomain}, existing or not.` }]
         : [],
       note: null,
       weakest: null,

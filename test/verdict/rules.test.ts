@@ -132,6 +132,7 @@ describe('next step', () => {
     const step = decide(parked).nextStep;
     expect(step.body).toContain('v=DMARC1; p=reject; rua=mailto:dmarc-reports@example.com');
     expect(step.body).toContain('v=spf1 -all');
+    expect(step.body).toMatch(/null MX .*\n  MX 0 \.$/);
   });
 
   it('replaces +all and removes an open range', () => {

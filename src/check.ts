@@ -5,7 +5,7 @@ import { discoverDmarc, effectivePolicy, verifyReportDestinations } from './dmar
 import type { DmarcDiscovery, EffectivePolicy, ReportDestinationCheck } from './dmarc/index.js';
 import { createCheckResolver, DEFAULT_CHECK_DEADLINE_MS } from './dns/limits.js';
 import type { CheckStats } from './dns/limits.js';
-import { describeAnswer, type DnsErrorReason, type Resolver } from './dns/types.js';
+import type { DnsErrorReason, Resolver } from './dns/types.js';
 import { SpoofCheckError, type FailedQuery } from './errors.js';
 import type { Finding } from './findings.js';
 import { normaliseDomainInput, type NormaliseOptions } from './input.js';
@@ -132,7 +132,7 @@ export async function checkDomain(input: string, options: CheckOptions): Promise
   // SPF that could not be evaluated matters only when DMARC would otherwise stop forgers.
   if (outsideFailure && decision.verdict !== 'spoofable') {
     const problem = outsideFailure.result.problem ?? 'a DNS lookup failed';
-    const query = failedQueryIn(problem);
+    const query = outsideFailure.result.failedQuery;
     throw new SpoofCheckError(query && TIMEOUT_REASONS.has(query.reason) ? 'dns_timeout' : 'dns_failure', `SPF evaluation for ${domain} failed: ${problem}.`, {
       why: 'Whether any server can pass SPF for this domain (and so pass DMARC) could not be determined, and the DMARC policy depends on it.',
       fix: 'Try again in a moment; if it persists, check the DNS servers of the domains the SPF record includes.',
@@ -246,18 +246,6 @@ function outsideTemperror(failure: OutsideResult): Finding {
 }
 
 const TIMEOUT_REASONS: ReadonlySet<DnsErrorReason> = new Set(['timeout', 'budget']);
-const DNS_ERROR_REASONS: readonly DnsErrorReason[] = ['servfail', 'refused', 'timeout', 'malformed', 'budget', 'invalid-name'];
-
-/**
- * The failed query an SPF problem names. check_host() words a DNS failure as "the <TYPE> lookup for
- * <name> failed: <describeAnswer text>", so the reason is the one whose description it quotes.
- */
-function failedQueryIn(problem: string): FailedQuery | undefined {
-  const match = /the (A|AAAA|MX|TXT|PTR|CNAME) lookup for (\S+) failed: /.exec(problem);
-  if (!match) return undefined;
-  const reason = DNS_ERROR_REASONS.find((r) => problem.includes(describeAnswer({ kind: 'error', reason: r })));
-  return reason ? { name: match[2]!, type: match[1] as FailedQuery['type'], reason } : undefined;
-}
 
 /** The refusal for a failed lookup the verdict rests on, naming the query. */
 function dnsError(what: string, query: FailedQuery | undefined): SpoofCheckError {

@@ -8,7 +8,7 @@
  */
 import { MAX_LABEL_OCTETS, MAX_NAME_OCTETS, canonicalName, isAtOrBelow } from '../dns/name.js';
 import { describeAnswer } from '../dns/types.js';
-import type { DnsAnswer, Resolver } from '../dns/types.js';
+import type { DnsAnswer, DnsErrorReason, RecordType, Resolver } from '../dns/types.js';
 import { addressTextMatches, inNetwork, parseClientAddress, reverseName } from './address.js';
 import type { ClientAddress } from './address.js';
 import { TOPLABEL, expandMacroString, literalText, parseMacroString, toTargetName } from './macro.js';
@@ -89,19 +89,31 @@ export interface CheckHostResult {
   matchedTerm?: string;
   /** What went wrong or why there is no record, naming the term and the domain. */
   problem?: string;
+  /** With `temperror`: the DNS query that failed (RFC 7208 §5), as a value. */
+  failedQuery?: SpfFailedQuery;
   lookups: { dns: number; void: number };
+}
+
+/** A DNS query that failed during check_host(). */
+export interface SpfFailedQuery {
+  name: string;
+  type: RecordType;
+  reason: DnsErrorReason;
+  detail?: string;
 }
 
 /** A result that ends the whole check (RFC 7208 §4.6.4, §5: permerror and temperror propagate). */
 interface Abort {
   result: 'permerror' | 'temperror';
   problem: string;
+  failedQuery?: SpfFailedQuery;
 }
 
 /** The outcome of evaluating one domain's record (a recursive check_host() call). */
 interface DomainOutcome {
   result: SpfResult;
   problem?: string;
+  failedQuery?: SpfFailedQuery;
   matchedTerm?: string;
   /** The `exp` of the record that produced a fail, and the domain it belongs to (RFC 7208 §6.2). */
   explainWith?: { spec: MacroString; domain: string };
@@ -186,6 +198,7 @@ export async function checkHost(input: CheckHostInput, options: CheckHostOptions
     const result: CheckHostResult = { result: outcome.result, lookups: { dns: session.dnsTerms, void: session.voids } };
     if (outcome.matchedTerm !== undefined) result.matchedTerm = outcome.matchedTerm;
     if (outcome.problem !== undefined) result.problem = outcome.problem;
+    if (outcome.failedQuery !== undefined) result.failedQuery = outcome.failedQuery;
     if (outcome.result === 'fail') {
       const explanation = outcome.explainWith ? await explain(session, outcome.explainWith.spec, outcome.explainWith.domain) : null;
       if (explanation !== null) result.explanation = explanation;
@@ -246,7 +259,11 @@ async function evaluateDomain(session: Session, domain: string): Promise<DomainO
   switch (lookup.status) {
     case 'temperror':
       // RFC 7208 §4.4: a DNS failure fetching the record is a temperror.
-      return { result: 'temperror', problem: `the TXT lookup for ${domain} failed: ${describeAnswer({ kind: 'error', reason: lookup.reason, ...(lookup.detail === undefined ? {} : { detail: lookup.detail }) })}` };
+      return {
+        result: 'temperror',
+        problem: `the TXT lookup for ${domain} failed: ${describeAnswer({ kind: 'error', reason: lookup.reason, ...(lookup.detail === undefined ? {} : { detail: lookup.detail }) })}`,
+        failedQuery: failedQuery(domain, 'TXT', lookup.reason, lookup.detail),
+      };
     case 'none':
       // RFC 7208 §4.5: no SPF record gives "none".
       return { result: 'none', problem: `${domain} publishes no SPF record` };
@@ -351,7 +368,9 @@ async function matchInclude(session: Session, directive: Directive, spec: MacroS
       return { result: 'permerror', problem: `${truncateForMessage(term)}: ${target.name} publishes no SPF record` };
     case 'temperror':
     case 'permerror':
-      return { result: inner.result, problem: `${truncateForMessage(term)} → ${inner.problem ?? inner.result}` };
+      return inner.failedQuery
+        ? { result: inner.result, problem: `${truncateForMessage(term)} → ${inner.problem ?? inner.result}`, failedQuery: inner.failedQuery }
+        : { result: inner.result, problem: `${truncateForMessage(term)} → ${inner.problem ?? inner.result}` };
   }
 }
 
@@ -466,8 +485,16 @@ async function matchExists(session: Session, directive: Directive, name: string)
 }
 
 /** RFC 7208 §5: a DNS error (not NXDOMAIN) during a mechanism makes the whole check a temperror. */
-function dnsFailure(directive: Directive, name: string, type: string, answer: DnsAnswer & { kind: 'error' }): Abort {
-  return { result: 'temperror', problem: `${truncateForMessage(directive.text)}: the ${type} lookup for ${name} failed: ${describeAnswer(answer)}` };
+function dnsFailure(directive: Directive, name: string, type: RecordType, answer: DnsAnswer & { kind: 'error' }): Abort {
+  return {
+    result: 'temperror',
+    problem: `${truncateForMessage(directive.text)}: the ${type} lookup for ${name} failed: ${describeAnswer(answer)}`,
+    failedQuery: failedQuery(name, type, answer.reason, answer.detail),
+  };
+}
+
+function failedQuery(name: string, type: RecordType, reason: DnsErrorReason, detail: string | undefined): SpfFailedQuery {
+  return detail === undefined ? { name, type, reason } : { name, type, reason, detail };
 }
 
 /**

@@ -26,7 +26,7 @@ export type { ClientAddress } from './address.js';
 export { formatIp6, inNetwork, parseClientAddress, parseIp4, parseIp6, reverseName } from './address.js';
 export type { SpfRecordLookup } from './record.js';
 export { joinTxt, lookupSpfRecord, selectSpfRecords } from './record.js';
-export type { CheckHostInput, CheckHostOptions, CheckHostResult, SpfLimits } from './evaluate.js';
+export type { CheckHostInput, CheckHostOptions, CheckHostResult, SpfFailedQuery, SpfLimits } from './evaluate.js';
 export {
   DEFAULT_SPF_LIMITS,
   MAX_DNS_TERMS,

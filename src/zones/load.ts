@@ -83,7 +83,16 @@ export async function loadZoneDirectory(dir: string, options: Pick<LoadZoneOptio
   // Code-point order, the same on every machine and locale.
   names.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   // Read a bounded number of files at once: a directory may hold more files than the process may open.
-  const zones = await mapBounded(names, ZONE_FILES_READ_AT_ONCE, (name) => loadZoneFile(join(dir, name), options));
+  const loaded = await mapBounded(names, ZONE_FILES_READ_AT_ONCE, (name) =>
+    loadZoneFile(join(dir, name), options).then(
+      (zone) => ({ zone }),
+      (error: unknown) => ({ error }),
+    ),
+  );
+  // The first broken file in name order is reported, whichever read finished first.
+  const failed = loaded.find((outcome) => 'error' in outcome);
+  if (failed && 'error' in failed) throw failed.error;
+  const zones = loaded.map((outcome) => (outcome as { zone: Zone }).zone);
   const byOrigin = new Map<string, string>();
   for (const zone of zones) {
     const source = zone.source ?? '';

@@ -7,5 +7,7 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',
+    // One throw-away PostgreSQL and Redis for the run (URLs via inject('postgresUrl'|'redisUrl')).
+    globalSetup: ['test/setup/services.ts'],
   },
 });

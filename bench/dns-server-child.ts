@@ -20,7 +20,7 @@ await serveLines(async (raw) => {
   const message = raw as Message;
   if ('start' in message) {
     const resolver = new engine.api.ZoneResolver(syntheticZones(message.start.domains, message.start.keys));
-    server = await engine.server.startDnsServer({ resolver });
+    server = await engine.server.startDnsServer({ resolver, outsideZones: 'nxdomain' });
     return { port: server.address.port };
   }
   return server?.stats() ?? { udp: 0, tcp: 0 };

@@ -1,7 +1,7 @@
 /**
  * Benchmark 2, the engine cold over real DNS on loopback: the embedded DNS server
  * (`startDnsServer` over the synthetic zones) runs in a child process; the engine asks it through
- * the `NetworkResolver` (c-ares) behind a `ConcurrencyLimitedResolver`, with no shared cache, so
+ * the `NetworkResolver` behind a `ConcurrencyLimitedResolver`, with no shared cache, so
  * every check sends every query it needs. Checks run at concurrency 1, 16 and 64.
  *
  * Baseline, in the same run: the ceiling. The same queries the checks send (recorded from one pass)
@@ -63,11 +63,11 @@ export interface EngineColdResult {
   domains: number;
   /** Distinct queries the engine sent per check (its own count, `details.dns.queries`). */
   queriesPerCheck: number;
-  /** Queries the server received per check (c-ares retries or TCP fall-backs would show here). */
+  /** Queries the server received per check (retries or TCP fall-backs would show here). */
   serverQueriesPerCheck: number;
-  /** Queries that came over TCP while measuring (truncated answers retried by c-ares). */
+  /** Queries that came over TCP while measuring (truncated answers retried by the client). */
   tcpQueries: number;
-  /** For context: answers per second c-ares alone gets (the engine's client without the engine). */
+  /** For context: answers per second Node's c-ares alone gets (the engine's former client, without the engine). */
   caresQueriesPerSec: Measured;
   caresChecksPerSec: number;
   /** The server's raw capacity: answers per second to pre-encoded UDP queries, best of `CEILING_CONCURRENCY`. */
@@ -301,7 +301,7 @@ export async function runEngineColdBenchmark(options: EngineColdOptions): Promis
     }
     const rawQueriesPerSec = measured(best!.rates);
 
-    // For context: what c-ares alone (the engine's client, without the engine) gets from the server.
+    // For context: what c-ares alone (the engine's former client, without the engine) gets from the server.
     const cares = new CaresResolver({ timeout: COLD_QUERY_TIMEOUT_MS, tries: 1 });
     cares.setServers([server]);
     const caresQuery = (lookup: Lookup) => caresRawQuery(cares, lookup).then(

@@ -21,7 +21,9 @@ export const ENGINE_BUILD_DIR = join(PACKAGE_ROOT, 'dist');
 export interface EngineModules {
   /** The package's public API (src/index.ts). */
   api: typeof import('../src/index.js');
-  /** The embedded DNS server (not part of the public API, so that the engine does not load dns2). */
+  /** The HTTP service entry (`spoof-checker/service`, src/service.ts). */
+  service: typeof import('../src/service.js');
+  /** The embedded DNS server (not part of the public API: the engine does not need it). */
   server: typeof import('../src/dns/server.js');
   /** The CLI entry (`main(argv, io)`). */
   cli: typeof import('../src/cli/main.js');
@@ -57,6 +59,7 @@ export async function loadEngine(options: LoadEngineOptions & { dir?: string } =
     const dir = join(PACKAGE_ROOT, 'src');
     return {
       api: await import('../src/index.js'),
+      service: await import('../src/service.js'),
       server: await import('../src/dns/server.js'),
       cli: await import('../src/cli/main.js'),
       from: 'source',
@@ -67,6 +70,7 @@ export async function loadEngine(options: LoadEngineOptions & { dir?: string } =
   const load = async <T>(path: string): Promise<T> => (await import(pathToFileURL(join(dir, path)).href)) as T;
   return {
     api: await load<EngineModules['api']>('index.js'),
+    service: await load<EngineModules['service']>('service.js'),
     server: await load<EngineModules['server']>('dns/server.js'),
     cli: await load<EngineModules['cli']>('cli/main.js'),
     from: 'build',

@@ -17,7 +17,7 @@ interface Start {
   start: { domains: number; keys: KeyPool; apiKey: string };
 }
 
-const { api } = await engineFromArgs(process.argv.slice(2));
+const { api, service } = await engineFromArgs(process.argv.slice(2));
 let close: (() => Promise<unknown>) | undefined;
 
 await serveLines(async (raw) => {
@@ -26,8 +26,8 @@ await serveLines(async (raw) => {
   const resolver = new api.CachingResolver(zones, { maxEntries: 200_000, defaultTtlSeconds: 3600, maxTtlSeconds: 24 * 3600 });
   const check = (domain: string) => api.checkDomain(domain, { resolver });
   for (let index = 0; index < domains; index++) await check(syntheticDomainName(index)).catch(() => {});
-  const app = await api.buildApp({
-    stores: api.createMemoryStores(),
+  const app = await service.buildApp({
+    stores: service.createMemoryStores(),
     check,
     apiKeys: [{ key: apiKey, organizationId: BENCH_ORGANIZATION }],
     rateLimits: false,

@@ -5,12 +5,12 @@
  *   npm run bench                   full run (several minutes)
  *   npm run bench -- --quick        shorter runs and smaller scans (under a minute)
  *   npm run bench -- --json         … and end with one JSON line of the headline figures
- *   npm run bench -- --only warm,spf   run some sections: warm, cold, http, spf, scan
+ *   npm run bench -- --only warm,spf   run some sections: warm, cold, http, spf, scan, store
  *   npm run bench -- --source       measure src/ through tsx instead of the build in dist/
  *
  * Sections: 1 the engine warm (bench/engine-warm.ts), 2 the engine cold over loopback DNS
  * (bench/engine-cold.ts), 3 the HTTP service (bench/http.ts), 4 SPF against mailauth
- * (bench/spf-vs-mailauth.ts), 5 the bulk scan (bench/scan.ts). Every rate is the median of at least
+ * (bench/spf-vs-mailauth.ts), 5 the bulk scan (bench/scan.ts), 6 the stores (bench/store.ts). Every rate is the median of at least
  * five runs, with the lowest and highest; warm-up is stated per section.
  */
 import { readFileSync } from 'node:fs';
@@ -24,11 +24,12 @@ import { buildEngine, loadEngine, PACKAGE_ROOT } from './engine.js';
 import { runHttpBenchmark, type HttpBenchResult } from './http.js';
 import { runScanBenchmark, type ScanBenchResult } from './scan.js';
 import { runSpfBenchmark, type SpfBenchmarkResult } from './spf-vs-mailauth.js';
+import { runStoreBenchmark, type StoreBenchResult } from './store.js';
 import { formatCount, formatMeasured, formatRatio } from './stats.js';
 import { createKeyPool } from './synthetic.js';
 
 /** The sections, in the order they run. */
-export const SECTIONS = ['warm', 'cold', 'http', 'spf', 'scan'] as const;
+export const SECTIONS = ['warm', 'cold', 'http', 'spf', 'scan', 'store'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 /** The SPF target: at least this many times mailauth's evaluations per second. */
@@ -70,6 +71,7 @@ export interface BenchResults {
   http?: HttpBenchResult;
   spf?: SpfBenchmarkResult;
   scan?: ScanBenchResult;
+  store?: StoreBenchResult;
   rows: Row[];
   /** The headline figures (also the last line of `--json`). */
   summary: Summary;
@@ -83,6 +85,8 @@ export interface Summary {
   queriesPerCheck: number | null;
   httpRatioToBaseline: number | null;
   spfVsMailauth: number | null;
+  /** Our DMARC discovery against mailauth's getDmarcRecord (discoveries/s ratio). */
+  dmarcVsMailauth: number | null;
   scanPeakRssMb: number | null;
 }
 
@@ -161,10 +165,19 @@ export function rowsOf(results: Omit<BenchResults, 'rows' | 'summary'>): Row[] {
       section: '4 SPF vs mailauth',
       figure: `check_host()/s, RFC 7208 suite (${spf.agreement.ours}/${spf.agreement.total} agree)`,
       value: `${formatCount(spf.ours)} (${formatCount(spf.spread.ours.min)}–${formatCount(spf.spread.ours.max)})`,
-      baseline: `mailauth ${formatCount(spf.mailauth)} (${formatCount(spf.spread.mailauth.min)}–${formatCount(spf.spread.mailauth.max)}), ${spf.agreement.mailauth}/${spf.agreement.total} agree`,
+      baseline: `mailauth ${spf.mailauthVersion} ${formatCount(spf.mailauth)} (${formatCount(spf.spread.mailauth.min)}–${formatCount(spf.spread.mailauth.max)}), ${spf.agreement.mailauth}/${spf.agreement.total} agree`,
       ratio: formatRatio(spf.ratio),
       target: `≥ ${formatRatio(SPF_TARGET_RATIO)}`,
       met: spf.ratio >= SPF_TARGET_RATIO,
+    });
+    rows.push({
+      section: '4 DMARC vs mailauth',
+      figure: `discoveries/s, fixture zones (${spf.dmarc.agreement.same}/${spf.dmarc.agreement.total} same record domain)`,
+      value: formatCount(spf.dmarc.ours),
+      baseline: `mailauth ${spf.mailauthVersion} getDmarcRecord ${formatCount(spf.dmarc.mailauth)}`,
+      ratio: formatRatio(spf.dmarc.ratio),
+      target: '(reported)',
+      met: null,
     });
   }
   if (scan) {
@@ -191,6 +204,23 @@ export function rowsOf(results: Omit<BenchResults, 'rows' | 'summary'>): Row[] {
       });
     }
   }
+  if (results.store) {
+    const store = results.store;
+    for (const [name, value, ratio] of [
+      ['SQLite (WAL, synchronous=NORMAL)', store.sqlite, store.sqliteRatio],
+      [`PostgreSQL ${store.postgresVersion ?? ''} (fsync on)`, store.postgres, store.postgresRatio],
+    ] as const) {
+      rows.push({
+        section: '6 stores',
+        figure: `template versions/s, ${name}, ${store.workers} in flight`,
+        value: value ? formatMeasured(value) : `not measured: ${store.postgresError ?? ''}`.slice(0, 160),
+        baseline: `memory ${formatMeasured(store.memory)}`,
+        ratio: ratio === null ? '' : `${formatRatio(ratio)} of memory`,
+        target: '(reported)',
+        met: value ? null : false,
+      });
+    }
+  }
   return rows;
 }
 
@@ -205,6 +235,7 @@ export function summaryOf(results: Omit<BenchResults, 'rows' | 'summary'>): Summ
     queriesPerCheck: cold ? cold.queriesPerCheck : warm ? warm.lookupsPerCheck : null,
     httpRatioToBaseline: http ? http.ratioToBaseline : null,
     spfVsMailauth: spf ? spf.ratio : null,
+    dmarcVsMailauth: spf ? spf.dmarc.ratio : null,
     scanPeakRssMb: scan ? scan.peakRssMb : null,
   };
 }
@@ -228,7 +259,8 @@ export function notesOf(results: Omit<BenchResults, 'rows' | 'summary'>): string
       `3: autocannon, ${http.connections} connections, app in a child process; warm-up ${http.warmupSeconds} s per route; ${http.runs} runs of ${http.runSeconds} s, routes alternating; ${http.check.non2xx + http.trivial.non2xx} non-2xx, ${http.check.errors + http.trivial.errors} errors.`,
     );
   }
-  if (spf) notes.push(`4: ${spf.evaluationsPerPass} evaluations per pass, in one process; warm-up per engine before ${spf.runs.length} alternating runs.`);
+  if (spf) notes.push(`4: mailauth ${spf.mailauthVersion} on Node ${spf.node} (a child process where the host's Node is older than mailauth's 22.19); ${spf.evaluationsPerPass} SPF evaluations and ${spf.dmarc.namesPerPass} DMARC discoveries per pass, in one process; warm-up per engine before ${spf.runs.length} alternating runs.`);
+  if (results.store) notes.push(`6: bench/store.ts in this process: ${results.store.workers} createVersion calls in flight, each on its own template; warm-up half a run per store; ${results.store.runs} runs of ${results.store.runMs / 1000} s, stores taking turns; PostgreSQL started in a temp dir with its durable defaults.`);
   if (scan) notes.push(`5: \`scan --zones\` in a child process per size (plain node on dist/), concurrency ${scan.concurrency}; one run per size; domains/s counted from the first result.`);
   return notes;
 }
@@ -282,8 +314,9 @@ async function main(): Promise<void> {
   if (args.only.has('warm')) results.warm = await timed('1 engine, warm', () => runEngineWarmBenchmark({ engine, quick, keys }));
   if (args.only.has('cold')) results.cold = await timed('2 engine, cold', () => runEngineColdBenchmark({ engine, quick, keys }));
   if (args.only.has('http')) results.http = await timed('3 HTTP', () => runHttpBenchmark({ engine, quick, keys }));
-  if (args.only.has('spf')) results.spf = await timed('4 SPF vs mailauth', () => runSpfBenchmark({ quick, checkHost: engine.api.checkHost }));
+  if (args.only.has('spf')) results.spf = await timed('4 SPF vs mailauth', () => runSpfBenchmark({ quick, checkHost: engine.api.checkHost, discoverDmarc: engine.api.discoverDmarc, ...(engine.from === 'build' ? { engineDir: engine.dir } : {}) }));
   if (args.only.has('scan')) results.scan = await timed('5 bulk scan', () => runScanBenchmark({ engine, quick, keys }));
+  if (args.only.has('store')) results.store = await timed('6 stores', () => runStoreBenchmark({ quick, say }));
   if (results.failures.length > 0) process.exitCode = 1;
   results.seconds = (performance.now() - started) / 1000;
 

@@ -1,9 +1,11 @@
 import { performance } from 'node:perf_hooks';
 import { probeDkim } from './dkim/index.js';
 import type { DkimProbe } from './dkim/index.js';
-import { discoverDmarc, effectivePolicy, verifyReportDestinations } from './dmarc/index.js';
+import { discoverDmarc, effectivePolicy, nameExists, verifyReportDestinations } from './dmarc/index.js';
+import type { ExistenceQuery } from './dmarc/index.js';
+import { pslOrganizationalDomain } from './dmarc/orgdomain.js';
 import type { DmarcDiscovery, EffectivePolicy, ReportDestinationCheck } from './dmarc/index.js';
-import { createCheckResolver, DEFAULT_CHECK_DEADLINE_MS } from './dns/limits.js';
+import { createCheckResolver, DEFAULT_CHECK_DEADLINE_MS, DEFAULT_CHECK_MAX_QUERIES } from './dns/limits.js';
 import type { CheckStats } from './dns/limits.js';
 import type { DnsErrorReason, Resolver } from './dns/types.js';
 import { SpoofCheckError, type FailedQuery } from './errors.js';
@@ -11,26 +13,13 @@ import type { Finding } from './findings.js';
 import { normaliseDomainInput, type NormaliseOptions } from './input.js';
 import { lookupMx } from './mx/index.js';
 import type { MxAnalysis } from './mx/index.js';
-import type { SpoofCheckResult } from './result.js';
-import { analyzeSpf, checkHost } from './spf/index.js';
-import type { CheckHostResult, SpfAnalysis } from './spf/index.js';
+import type { ProtocolAnalysis, SpoofCheckResult } from './result.js';
+import { analyzeSpf, describeOpening } from './spf/index.js';
+import type { SpfAnalysis } from './spf/index.js';
 import { decide } from './verdict/index.js';
-import type { Decision, DmarcFacts, VerdictFacts } from './verdict/index.js';
+import type { Decision, DmarcFacts, OpenSpf, VerdictFacts } from './verdict/index.js';
 
-/**
- * Addresses no domain owner can mean: the documentation ranges of RFC 5737 and RFC 3849. If one of
- * them passes SPF, anyone's does, and a forger gets an aligned SPF pass (DMARC then passes too).
- */
-export const OUTSIDE_ADDRESSES: readonly string[] = ['192.0.2.77', '203.0.113.77', '2001:db8::77'];
-/** The MAIL FROM local part used when evaluating SPF for the outside addresses. */
-const FORGED_LOCAL_PART = 'spoof-test';
-/** The HELO name a forger's client is taken to give (RFC 6761 reserves `.invalid`). */
-const FORGER_HELO = 'forger.invalid';
-/**
- * Distinct DNS lookups one check may make. The analyzers bound themselves (SPF analysis 200, the
- * DMARC walk 8, the DKIM list about 45 plus 50 caller selectors, MX 21); this is the safety net.
- */
-export const DEFAULT_CHECK_MAX_QUERIES = 500;
+export { DEFAULT_CHECK_MAX_QUERIES } from './dns/limits.js';
 
 /** Options of `checkDomain`. */
 export interface CheckOptions {
@@ -57,9 +46,14 @@ export interface CheckOptions {
  * and MX run concurrently over one budgeted view of `options.resolver`, then the verdict rules decide.
  *
  * Throws `SpoofCheckError` when no verdict can be given: `invalid_domain` for input that is not a
- * domain, `dns_failure` / `dns_timeout` when a lookup the verdict rests on failed (DMARC discovery,
- * the SPF record of the name, or SPF evaluation when the DMARC policy enforces). Lookups that only
- * enrich (DKIM probes, MX hosts, report destinations) degrade to findings.
+ * domain, `domain_not_found` when its registrable domain does not exist (NXDOMAIN; a missing
+ * subdomain of an existing domain still gets a verdict), `dns_failure` / `dns_timeout` when a lookup
+ * the verdict rests on failed (existence, DMARC discovery, the SPF record of the name, or whether
+ * anyone can pass SPF when the DMARC policy enforces). Lookups that only enrich (DKIM probes, MX
+ * hosts, report destinations) degrade to findings.
+ *
+ * SPF counts at the name and, under relaxed alignment (RFC 7489 §3.1.2), at its organizational
+ * domain: a record there that lets anyone pass makes the name spoofable whatever its DMARC policy.
  *
  * @example
  * const result = await checkDomain('ceo@example.com', { resolver: new ZoneResolver(zones) });
@@ -82,25 +76,31 @@ export async function checkDomain(input: string, options: CheckOptions): Promise
     signal: options.signal,
   });
 
-  const [dmarc, spf, outside, dkim, mx] = await Promise.all([
+  // The registrable domain (RFC 7489 §3.2, public suffix list): it must exist for a verdict, and its
+  // SPF aligns with every name below it under relaxed alignment (RFC 7489 §3.1.2).
+  const registrable = pslOrganizationalDomain(domain);
+  const [existence, dmarc, spf, registrableSpf, dkim, mx] = await Promise.all([
+    nameExists(registrable, resolver),
     analyzeDmarc(domain, resolver),
     analyzeSpf(domain, resolver),
-    Promise.all(
-      OUTSIDE_ADDRESSES.map(async (ip): Promise<OutsideResult> => ({
-        ip,
-        result: await checkHost({ ip, domain, sender: `${FORGED_LOCAL_PART}@${domain}`, helo: FORGER_HELO }, { resolver }),
-      })),
-    ),
+    registrable === domain ? null : analyzeSpf(registrable, resolver),
     probeDkim(domain, resolver, { selectors: options.selectors }),
     lookupMx(domain, resolver),
   ]);
 
-  // A DNS failure the verdict rests on gives no verdict (never "not published").
+  // RFC 8020: NXDOMAIN for the registrable domain means nothing under it exists: no verdict to give.
+  // A subdomain that does not exist still gets one (np applies to it).
+  if (existence.exists === false) throw domainNotFound(registrable, displayDomain);
+  // A DNS failure the verdict rests on gives no verdict (never "not published", never "not found").
+  if (existence.exists === null) throw dnsError(`whether ${registrable} exists`, failedExistenceQuery(existence.queries));
   if (dmarc.discovery.status === 'temperror') throw dnsError('the DMARC record', dmarc.discovery.failedQuery);
   if (spf.status === 'temperror') throw dnsError('the SPF record', spf.failedQuery);
 
-  const openToAnyone = outsidePass(outside);
-  const outsideFailure = openToAnyone ? undefined : outside.find((o) => o.result.result === 'temperror');
+  // RFC 9989 §4.10.2: the organizational domain of a discovered record can differ from the public
+  // suffix list's (psd=n below it, or a record above); that one's SPF aligns too.
+  const organizational = dmarc.discovery.status === 'found' ? dmarc.discovery.organizationalDomain || registrable : registrable;
+  const orgSpf = organizational === domain ? null : organizational === registrable ? registrableSpf : await analyzeSpf(organizational, resolver);
+
   const dmarcFacts = toDmarcFacts(domain, dmarc);
   const facts: VerdictFacts = {
     domain,
@@ -111,7 +111,8 @@ export async function checkDomain(input: string, options: CheckOptions): Promise
       rawRecord: spf.record ?? spf.records[0] ?? null,
       terminalAll: spf.status === 'found' ? spf.terminalAll : null,
       lookupCount: spf.lookupCount,
-      openToAnyone,
+      openToAnyone: openSpfOf(spf),
+      organizational: orgSpf === null ? null : { domain: orgSpf.domain, openToAnyone: openSpfOf(orgSpf) },
     },
     dkim: {
       keys: dkim.found.map((k) => ({ selector: k.selector, keyType: k.keyType, keyLength: k.keyLength, usable: k.usable })),
@@ -119,27 +120,61 @@ export async function checkDomain(input: string, options: CheckOptions): Promise
     },
     mx: { status: mx.status, provider: mx.provider },
     findings: [
-      ...dmarc.discovery.findings,
+      ...findingsOf(dmarc.discovery),
       ...(dmarc.policy?.findings ?? []),
       ...(dmarc.reports?.findings ?? []),
-      ...spf.findings,
-      ...(outsideFailure ? [outsideTemperror(outsideFailure)] : []),
-      ...dkim.findings,
-      ...mx.findings,
+      ...findingsOf(spf),
+      ...(spf.passSet?.unknown ? [evaluationTemperror(spf)] : []),
+      ...findingsOf(dkim),
+      ...findingsOf(mx),
     ],
   };
   const decision = decide(facts, { guideBaseUrl: options.baseUrl });
-  // SPF that could not be evaluated matters only when DMARC would otherwise stop forgers.
-  if (outsideFailure && decision.verdict !== 'spoofable') {
-    const problem = outsideFailure.result.problem ?? 'a DNS lookup failed';
-    const query = outsideFailure.result.failedQuery;
-    throw new SpoofCheckError(query && TIMEOUT_REASONS.has(query.reason) ? 'dns_timeout' : 'dns_failure', `SPF evaluation for ${domain} failed: ${problem}.`, {
-      why: 'Whether any server can pass SPF for this domain (and so pass DMARC) could not be determined, and the DMARC policy depends on it.',
-      fix: 'Try again in a moment; if it persists, check the DNS servers of the domains the SPF record includes.',
-      ...(query ? { query } : {}),
-    });
+  // SPF that could not be evaluated matters only when DMARC would otherwise stop forgers; the
+  // organizational domain's only under relaxed alignment.
+  if (decision.verdict !== 'spoofable') {
+    const unsettled = [spf, ...(orgSpf !== null && dmarcFacts.spfAlignment === 'r' ? [orgSpf] : [])].find((s) => s.status === 'temperror' || s.passSet?.unknown);
+    if (unsettled) throw spfUnsettled(unsettled);
   }
-  return buildResult({ domain, displayDomain, resolvedAt, started, input, dmarc, spf, outside, dkim, mx, decision, stats: resolver.stats() });
+  return buildResult({ domain, displayDomain, resolvedAt, started, input, dmarc, spf, orgSpf, registrable, existence: existence.queries, dkim, mx, decision, stats: resolver.stats() });
+}
+
+/** The findings of a protocol analysis; typed so that every analyzer keeps the one shape. */
+function findingsOf(analysis: ProtocolAnalysis): Finding[] {
+  return analysis.findings;
+}
+
+/** The verdict's view of an SPF record anyone can pass; null when it is not open. */
+function openSpfOf(spf: SpfAnalysis): OpenSpf | null {
+  const open = spf.passSet?.open;
+  if (!open || spf.record === null) return null;
+  return { domain: spf.domain, rawRecord: spf.record, term: open.term, evidence: describeOpening(open) };
+}
+
+/** The refusal when whether anyone can pass SPF could not be settled because a lookup failed. */
+function spfUnsettled(spf: SpfAnalysis): SpoofCheckError {
+  const query = spf.status === 'temperror' ? spf.failedQuery : (spf.passSet?.unknown?.failedQuery ?? undefined);
+  const problem = spf.status === 'temperror' ? 'the lookup of its SPF record failed' : (spf.passSet?.unknown?.problem ?? 'a DNS lookup failed');
+  return new SpoofCheckError(query && TIMEOUT_REASONS.has(query.reason) ? 'dns_timeout' : 'dns_failure', `SPF evaluation for ${spf.domain} failed: ${problem}.`, {
+    why: `Whether any server can pass SPF for ${spf.domain} (and so pass DMARC) could not be determined, and the DMARC policy depends on it.`,
+    fix: 'Try again in a moment; if it persists, check the DNS servers of the domains the SPF record includes.',
+    ...(query ? { query } : {}),
+  });
+}
+
+/** The refusal for a registrable domain that does not exist (NXDOMAIN, RFC 8020). */
+function domainNotFound(registrable: string, displayDomain: string): SpoofCheckError {
+  const below = registrable === displayDomain ? '' : ` (the registered domain of ${displayDomain})`;
+  return new SpoofCheckError('domain_not_found', `The domain ${registrable}${below} does not exist: DNS answers NXDOMAIN for it.`, {
+    why: 'A domain that is not registered has no mail settings to judge, so no verdict is given.',
+    fix: 'Check the spelling of the domain, or register it before checking.',
+  });
+}
+
+/** The last existence query that failed, as the query a DNS refusal names. */
+function failedExistenceQuery(queries: ExistenceQuery[]): FailedQuery | undefined {
+  const last = queries.filter((q) => q.answer === 'error').at(-1);
+  return last ? { name: last.name, type: last.type, reason: last.reason ?? 'servfail' } : undefined;
 }
 
 interface DmarcOutcome {
@@ -184,6 +219,11 @@ function toDmarcFacts(domain: string, { discovery, policy }: DmarcOutcome): Dmar
       asNone: false,
       hasRua: false,
       nameExists: policy?.nameExists ?? null,
+      effectivePolicy: null,
+      subdomainEffectivePolicy: null,
+      nonExistentEffectivePolicy: null,
+      policySources: { applied: null, subdomain: null, nonExistent: null },
+      spfAlignment: record?.aspf ?? 'r',
     };
   }
   const hasRua = record.rua.length > 0;
@@ -211,6 +251,11 @@ function toDmarcFacts(domain: string, { discovery, policy }: DmarcOutcome): Dmar
     asNone: policy.asNone,
     hasRua,
     nameExists: policy.nameExists,
+    effectivePolicy: policy.policy,
+    subdomainEffectivePolicy: policy.subdomainPolicy,
+    nonExistentEffectivePolicy: policy.nonExistentSubdomainPolicy,
+    policySources: policy.sources,
+    spfAlignment: policy.spfAlignment,
   };
 }
 
@@ -224,24 +269,12 @@ function lookalikeOf(domain: string, discovery: DmarcDiscovery): DmarcFacts['loo
   return null;
 }
 
-/** SPF evaluated for one outside address. */
-interface OutsideResult {
-  ip: string;
-  result: CheckHostResult;
-}
-
-/** The first outside address that passed SPF, with the term that let it through. */
-function outsidePass(outside: OutsideResult[]): { ip: string; matchedTerm: string | null } | null {
-  const pass = outside.find((o) => o.result.result === 'pass');
-  return pass ? { ip: pass.ip, matchedTerm: pass.result.matchedTerm ?? null } : null;
-}
-
-function outsideTemperror(failure: OutsideResult): Finding {
+function evaluationTemperror(spf: SpfAnalysis): Finding {
   return {
     id: 'spf-evaluation-temperror',
     severity: 'warning',
     title: 'SPF Could Not Be Fully Evaluated',
-    detail: `Evaluating your SPF record for the outside address ${failure.ip} ended in a temporary error (${failure.result.problem ?? 'a DNS lookup failed'}). Receivers hitting the same failure defer or accept mail without an SPF pass.`,
+    detail: `For much of the address space, evaluating your SPF record ends in a temporary error (${spf.passSet?.unknown?.problem ?? 'a DNS lookup failed'}), so whether it lets anyone pass is unknown. Receivers hitting the same failure defer or accept mail without an SPF pass.`,
   };
 }
 
@@ -271,7 +304,10 @@ interface ResultParts {
   input: string;
   dmarc: DmarcOutcome;
   spf: SpfAnalysis;
-  outside: OutsideResult[];
+  /** The organizational domain's SPF, when the name checked is below it. */
+  orgSpf: SpfAnalysis | null;
+  registrable: string;
+  existence: ExistenceQuery[];
   dkim: DkimProbe;
   mx: MxAnalysis;
   decision: Decision;
@@ -350,13 +386,13 @@ function buildResult(p: ResultParts): SpoofCheckResult {
         sizeOctets: spf.sizeOctets,
         errors: spf.errors,
         tree: spf.tree,
-        outsideAddresses: p.outside.map(({ ip, result }) => ({
-          ip,
-          result: result.result,
-          matchedTerm: result.matchedTerm ?? null,
-          problem: result.problem ?? null,
-        })),
+        passSet: spf.passSet,
+        organizational:
+          p.orgSpf === null
+            ? null
+            : { domain: p.orgSpf.domain, status: p.orgSpf.status, record: p.orgSpf.record, lookupCount: p.orgSpf.lookupCount, passSet: p.orgSpf.passSet },
       },
+      registrableDomain: { name: p.registrable, exists: true, queries: p.existence },
       dkim: {
         status: dkim.status,
         probed: dkim.probed,

@@ -10,7 +10,9 @@ export type CheckErrorCode =
   /** A lookup the verdict rests on failed: SERVFAIL, REFUSED or a malformed answer (HTTP 502). */
   | 'dns_failure'
   /** A lookup the verdict rests on timed out, or the per-check budget ran out (HTTP 503). */
-  | 'dns_timeout';
+  | 'dns_timeout'
+  /** The registrable domain does not exist (NXDOMAIN, RFC 8020): nothing to judge (HTTP 422). */
+  | 'domain_not_found';
 
 /** The DNS query a refusal rests on. */
 export interface FailedQuery {

@@ -12,9 +12,9 @@
 
 // The entry point and its result.
 /** Checks a domain, URL or address: DMARC, SPF, DKIM and MX, scored into a verdict with reasons and a next step. */
-export { checkDomain, OUTSIDE_ADDRESSES, DEFAULT_CHECK_MAX_QUERIES } from './check.js';
+export { checkDomain, DEFAULT_CHECK_MAX_QUERIES } from './check.js';
 export type { CheckOptions } from './check.js';
-export type { InboxOutcome, SpoofCheckResult, Verdict } from './result.js';
+export type { InboxOutcome, SpoofCheckDetails, SpoofCheckResult, Verdict } from './result.js';
 /** Why a check gave no verdict (bad input, or a failed lookup the verdict rests on). */
 export { SpoofCheckError, isSpoofCheckError } from './errors.js';
 export type { CheckErrorCode, FailedQuery } from './errors.js';
@@ -65,11 +65,5 @@ export type { DkimKey, DkimProbe } from './dkim/index.js';
 export { lookupMx } from './mx/index.js';
 export type { MxAnalysis } from './mx/index.js';
 
-// The HTTP service.
-/** Builds the Fastify app of the email service API (spoof checker, logs, templates, domains, contacts). */
-export { buildApp } from './http/app.js';
-export type { AppOptions } from './http/app.js';
-/** In-memory stores, one interface per resource, and the seed loader. */
-export { createMemoryStores } from './store/memory.js';
-export { loadSeedFile, applySeed } from './store/seed.js';
-export type { Stores } from './store/types.js';
+// The HTTP service and its stores are in `spoof-checker/service` (src/service.ts), so that this entry
+// never loads Fastify.

@@ -24,6 +24,7 @@ export type NormalisedInput =
   | { ok: false; message: string; fix: string };
 
 const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
+// Linear (one class under one quantifier, anchored), and only ever run on at most MAX_INPUT_LENGTH characters.
 const LDH_LABEL = /^[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?$/;
 
 /**
@@ -42,6 +43,16 @@ export function normaliseDomainInput(raw: string, options: NormaliseOptions = {}
     );
   }
 
+  // Control characters are never part of a name, and the URL parser would drop tabs and newlines
+  // silently: refuse them rather than check a different name than the one typed.
+  const hidden = findHiddenCharacter(input);
+  if (hidden !== null) {
+    return refuse(
+      `"${clip(escapeHidden(input))}" contains ${hidden.what} (U+${hex4(hidden.code)}) at position ${hidden.index + 1}.`,
+      'Remove it and send the domain name alone, for example example.com; retype the name if it was pasted.',
+    );
+  }
+
   const host = extractHost(input);
   if (host === null) {
     return refuse(`"${clip(input)}" has no domain name in it.`, 'Send a domain name such as example.com.');
@@ -56,6 +67,11 @@ export function normaliseDomainInput(raw: string, options: NormaliseOptions = {}
     );
   }
   if (name === '') return refuse(`"${clip(input)}" has no domain name in it.`, 'Send a domain name such as example.com.');
+  // RFC 1123 §2.1, RFC 3696 §2: a top-level label is never all-numeric. The WHATWG URL parser (and
+  // domainToASCII below) reads a name ending in a number as an IPv4 address: "127.1", "0x7f.1" and
+  // "2130706433" all become 127.0.0.1, which the IP check above has already let through.
+  const numeric = numericLastLabel(name.normalize('NFKC'));
+  if (numeric !== null) return refuseNumeric(input, numeric, domainToASCII(name));
 
   // WHATWG's domain-to-ASCII does IDNA (UTS #46) mapping and Punycode; '' means it refused the name.
   const ascii = domainToASCII(name);
@@ -65,6 +81,8 @@ export function normaliseDomainInput(raw: string, options: NormaliseOptions = {}
       'Use only letters, digits and hyphens between dots, for example mail.example.com.',
     );
   }
+  // A Unicode spelling of a number (full-width digits) is an IPv4 address once mapped.
+  if (isIP(ascii)) return refuseNumeric(input, ascii.slice(ascii.lastIndexOf('.') + 1), ascii);
   const sizeProblem = dnsNameProblem(ascii);
   if (sizeProblem) return refuse(`"${clip(host)}" cannot be a domain name: ${sizeProblem}.`, 'Check the name for typos.');
   const labels = ascii.split('.');
@@ -120,6 +138,59 @@ function cutHost(text: string): string | null {
   // host:port, but not an IPv6 address written without brackets.
   if ((host.match(/:/g) ?? []).length === 1) host = host.slice(0, host.indexOf(':'));
   return host.trim() === '' ? null : host.trim();
+}
+
+/** Dots IDNA (UTS #46) maps to ".": full stop, ideographic, full-width and half-width ideographic. */
+const LABEL_SEPARATORS = /[.\u3002\uff0e\uff61]/;
+
+/**
+ * The last label when it is a number as the WHATWG URL parser's "ends in a number" check reads one
+ * (all decimal digits, or "0x" and hex digits), else null.
+ */
+function numericLastLabel(name: string): string | null {
+  const labels = name.split(LABEL_SEPARATORS);
+  const last = labels[labels.length - 1] ?? '';
+  if (last === '') return null;
+  const hex = last.length >= 2 && last[0] === '0' && (last[1] === 'x' || last[1] === 'X');
+  for (let index = hex ? 2 : 0; index < last.length; index++) {
+    const code = last.charCodeAt(index);
+    const digit = code >= 0x30 && code <= 0x39;
+    if (!digit && !(hex && ((code >= 0x61 && code <= 0x66) || (code >= 0x41 && code <= 0x46)))) return null;
+  }
+  return last;
+}
+
+function refuseNumeric(input: string, lastLabel: string, asAddress: string): NormalisedInput {
+  const reading = isIP(asAddress) ? `, which URL parsers read as the IP address ${asAddress}` : '';
+  return refuse(
+    `"${clip(input)}" is not a domain name: its last label "${clip(lastLabel)}" is a number${reading}.`,
+    'Enter a domain name whose last label has letters, for example example.com (RFC 1123 §2.1: a top-level domain is never all-numeric).',
+  );
+}
+
+/** C0 and C1 controls and DEL, and the invisible format characters IDNA would drop without a trace. */
+function findHiddenCharacter(text: string): { index: number; code: number; what: string } | null {
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code < 0x20 || (code >= 0x7f && code <= 0x9f)) return { index, code, what: 'a control character' };
+    // Soft hyphen, zero width space, word joiner, byte-order mark: UTS #46 maps them to nothing.
+    if (code === 0xad || code === 0x200b || code === 0x2060 || code === 0xfeff) return { index, code, what: 'an invisible character' };
+  }
+  return null;
+}
+
+function hex4(code: number): string {
+  return code.toString(16).toUpperCase().padStart(4, '0');
+}
+
+/** `text` with the characters `findHiddenCharacter` looks for written as \uXXXX, safe to quote. */
+function escapeHidden(text: string): string {
+  let out = '';
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    out += code < 0x20 || (code >= 0x7f && code <= 0x9f) || code === 0xad || code === 0x200b || code === 0x2060 || code === 0xfeff ? `\\u${hex4(code)}` : text[index];
+  }
+  return out;
 }
 
 function refuse(message: string, fix: string): NormalisedInput {

@@ -23,7 +23,7 @@ let app: FastifyInstance;
 let base: string;
 
 beforeAll(async () => {
-  dns = await startDnsServer({ resolver: new ZoneResolver(await loadZoneDirectory(ZONES)), port: 0 });
+  dns = await startDnsServer({ resolver: new ZoneResolver(await loadZoneDirectory(ZONES)), port: 0, outsideZones: 'nxdomain' });
   const network = new NetworkResolver({ servers: [`127.0.0.1:${dns.address.port}`], timeoutMs: 600, attempts: 1 });
   const resolver = new CachingResolver(network, { maxEntries: 1000, defaultTtlSeconds: 60, maxTtlSeconds: 60 });
   app = await buildApp({
@@ -98,8 +98,9 @@ describe('HTTP → checkDomain → DNS server, over real sockets', () => {
     expect(body.nextStep.href).toBe('/guides/spf-open?domain=open.example');
     const guide = await fetch(`${base}${body.nextStep.href}`);
     expect(guide.status).toBe(200);
-    expect(guide.headers.get('content-type')).toContain('text/markdown');
-    expect(await guide.text()).toContain('# Your SPF record lets any server send as you');
+    // An HTML page rendered from docs/guides/spf-open.md (src/web).
+    expect(guide.headers.get('content-type')).toContain('text/html');
+    expect(await guide.text()).toContain('<h1>Your SPF record lets any server send as you</h1>');
     expect((await fetch(`${base}/guides/nope`)).status).toBe(404);
   });
 });

@@ -1,13 +1,70 @@
+/**
+ * The package as others install and use it: the built entries (`dist/`), what `npm pack` would
+ * publish, the licence and the Node versions. Needs `npm run build` first (`npm test` does it); a
+ * missing build fails with a message.
+ */
 import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import * as api from '../src/index.js';
 
 const run = promisify(execFile);
 const root = new URL('..', import.meta.url).pathname;
 const zones = new URL('./cli/zones/', import.meta.url).pathname;
+const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+  license: string;
+  version: string;
+  engines: { node: string };
+  exports: Record<string, unknown>;
+};
+
+/** The largest unpacked size the published package may have. */
+const MAX_UNPACKED_BYTES = 3 * 1024 * 1024;
+/** Packages of the HTTP service and the stores: the engine entry must load none of them. */
+const SERVICE_STACK = /\/node_modules\/(fastify|@fastify\/[^/]+|better-sqlite3|pg|kysely|ioredis|bullmq)\//;
+
+/**
+ * Imports `specifier` from the package root in a fresh Node process and returns every module it
+ * loaded: ESM modules as the loader resolved them (a `module.register` resolve hook that appends each
+ * URL to a file, synchronously, so none is lost), and CommonJS modules from `require.cache` (a CJS
+ * package's own `require` calls do not pass the ESM hooks).
+ */
+async function modulesLoadedBy(specifier: string): Promise<string[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'pkg-imports-'));
+  const log = join(dir, 'resolved.txt');
+  const hooks = join(dir, 'hooks.mjs');
+  writeFileSync(log, '');
+  writeFileSync(
+    hooks,
+    `import { appendFileSync } from 'node:fs';
+     let log;
+     export function initialize(data) { log = data.log; }
+     export async function resolve(specifier, context, next) {
+       const result = await next(specifier, context);
+       appendFileSync(log, result.url + '\\n');
+       return result;
+     }`,
+  );
+  const script = `
+    import { register, createRequire } from 'node:module';
+    import { readFileSync } from 'node:fs';
+    register(${JSON.stringify(pathToFileURL(hooks).href)}, { data: { log: ${JSON.stringify(log)} } });
+    await import(${JSON.stringify(specifier)});
+    const cjs = Object.keys(createRequire(import.meta.url).cache);
+    console.log(JSON.stringify([...readFileSync(${JSON.stringify(log)}, 'utf8').split('\\n').filter(Boolean), ...cjs]));`;
+  const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: root });
+  return JSON.parse(stdout) as string[];
+}
 
 describe('the package as others use it', () => {
+  beforeAll(() => {
+    if (!existsSync(join(root, 'dist/index.js'))) throw new Error('dist/ is missing: run `npm run build` first (npm test does)');
+  });
+
   it('exports the documented surface from src/index.ts', () => {
     for (const name of ['checkDomain', 'SpoofCheckError', 'isSpoofCheckError', 'normaliseDomainInput', 'decide', 'ZoneResolver', 'NetworkResolver', 'CachingResolver', 'ConcurrencyLimitedResolver', 'createCheckResolver', 'FaultyResolver', 'parseZone', 'loadZoneDirectory', 'analyzeSpf', 'checkHost', 'discoverDmarc', 'probeDkim', 'lookupMx']) {
       expect(typeof (api as Record<string, unknown>)[name], name).toBe('function');
@@ -19,17 +76,101 @@ describe('the package as others use it', () => {
       import { checkDomain, ZoneResolver, loadZoneDirectory } from 'spoof-checker';
       const resolver = new ZoneResolver(await loadZoneDirectory(${JSON.stringify(zones)}));
       const result = await checkDomain('open.example', { resolver });
-      console.log(JSON.stringify([result.verdict, result.reasons[0].id]));`;
+      console.log(JSON.stringify([result.verdict, result.spoofable]));`;
     const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: root });
-    expect(JSON.parse(stdout)).toEqual(['spoofable', 'spf-plus-all']);
+    expect(JSON.parse(stdout)).toEqual(['spoofable', true]);
+  });
+
+  it('loads no module of the HTTP stack or the stores when the engine is imported', async () => {
+    const loaded = await modulesLoadedBy('spoof-checker');
+    expect(loaded.some((url) => url.endsWith('/dist/index.js')), 'the entry itself was seen').toBe(true);
+    expect(loaded.filter((url) => SERVICE_STACK.test(url))).toEqual([]);
+  });
+
+  it('resolves spoof-checker/service, which does load Fastify (so the check above can see it)', async () => {
+    const loaded = await modulesLoadedBy('spoof-checker/service');
+    expect(loaded.some((url) => url.endsWith('/dist/service.js'))).toBe(true);
+    expect(loaded.some((url) => /\/node_modules\/fastify\//.test(url))).toBe(true);
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', `const s = await import('spoof-checker/service'); console.log(typeof s.buildApp);`], { cwd: root });
+    expect(stdout.trim()).toBe('function');
+  });
+
+  it('exports the result schema and package.json', async () => {
+    const script = `
+      import { createRequire } from 'node:module';
+      const require = createRequire(import.meta.url);
+      const schema = require('spoof-checker/schema/spoof-check-result.schema.json');
+      console.log(JSON.stringify([schema.title, require('spoof-checker/package.json').version]));`;
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: root });
+    expect(JSON.parse(stdout)).toEqual(['Spoof check result', manifest.version]);
   });
 
   it('runs the bin: spoof-checker check --json', async () => {
-    const { stdout } = await run(process.execPath, ['bin/spoof-checker.js', 'check', 'demo.example', '--zones', zones, '--json'], { cwd: root });
-    expect(JSON.parse(stdout)).toMatchObject({ domain: 'demo.example', verdict: 'protected', inboxOutcome: 'rejected' });
+    const { stdout } = await run(process.execPath, ['bin/spoof-checker.js', 'check', 'open.example', '--zones', zones, '--json'], { cwd: root });
+    expect(JSON.parse(stdout)).toMatchObject({ domain: 'open.example', verdict: 'spoofable', inboxOutcome: 'delivered' });
   });
 
   it('exits 2 with usage on a bad command', async () => {
     await expect(run(process.execPath, ['bin/spoof-checker.js', 'frobnicate'], { cwd: root })).rejects.toMatchObject({ code: 2 });
+  });
+
+  it(`packs no tests, goldens or source maps, within ${MAX_UNPACKED_BYTES / 1024 / 1024} MB unpacked`, async () => {
+    // --ignore-scripts: the real `npm pack` cleans and rebuilds dist/ first (prepack); here the build
+    // of this run is packed as it is, so that other test files reading dist/ are not disturbed.
+    const { stdout } = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, maxBuffer: 32 * 1024 * 1024 });
+    const [pack] = JSON.parse(stdout) as [{ files: { path: string }[]; unpackedSize: number }];
+    const paths = pack.files.map((file) => file.path);
+    expect(paths).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'bin/spoof-checker.js', 'dist/index.js', 'dist/index.d.ts', 'dist/service.js', 'dist/service.d.ts', 'dist/cli/main.js', 'schema/spoof-check-result.schema.json', 'fixtures/zones/p-reject.example.zone', 'fixtures/seed/demo.json']));
+    expect(paths.filter((path) => /^(test|src|bench|scripts|conformance)\//.test(path))).toEqual([]);
+    expect(paths.filter((path) => path.startsWith('fixtures/expected/') || path === 'fixtures/scenarios.json')).toEqual([]);
+    expect(paths.filter((path) => path.endsWith('.map') || path.endsWith('.ts') && !path.endsWith('.d.ts'))).toEqual([]);
+    expect(pack.unpackedSize).toBeLessThanOrEqual(MAX_UNPACKED_BYTES);
+  }, 60_000);
+
+  it('types the whole result, details included, for a TypeScript consumer of the built package', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pkg-types-'));
+    mkdirSync(join(dir, 'node_modules'));
+    symlinkSync(root, join(dir, 'node_modules', 'spoof-checker'));
+    symlinkSync(join(root, 'node_modules', '@types'), join(dir, 'node_modules', '@types'));
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'consumer', type: 'module' }));
+    writeFileSync(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true, noEmit: true, skipLibCheck: false, types: ['node'] }, files: ['consumer.ts'] }),
+    );
+    writeFileSync(
+      join(dir, 'consumer.ts'),
+      `import type { SpoofCheckDetails, SpoofCheckResult } from 'spoof-checker';
+       import type { buildApp } from 'spoof-checker/service';
+       declare const result: SpoofCheckResult;
+       export const lookups: number = result.details.spf.tree[0]!.children[0]!.lookups;
+       export const opener: string | null | undefined = result.details.spf.passSet?.open?.term;
+       export const dkim: 'found' | 'not-found' | 'incomplete' = result.details.dkim.status;
+       export const reason: string | undefined = result.details.dkim.failed[0]?.reason;
+       // @ts-expect-error details is a closed type, not an open record
+       export const unknown = result.details.whatever;
+       export const details: SpoofCheckDetails = result.details;
+       export type Build = typeof buildApp;\n`,
+    );
+    const tsc = join(root, 'node_modules', '.bin', 'tsc');
+    const outcome = await run(tsc, ['-p', dir], { cwd: dir }).then(
+      () => '',
+      (error: { stdout?: string }) => error.stdout ?? String(error),
+    );
+    expect(outcome).toBe('');
+  }, 120_000);
+
+  it('ships an MIT LICENSE that matches package.json', () => {
+    expect(manifest.license).toBe('MIT');
+    const license = readFileSync(join(root, 'LICENSE'), 'utf8');
+    expect(license.split('\n')[0]).toBe('MIT License');
+    expect(license).toContain('Copyright (c) 2026 the spoof-checker authors');
+    expect(license).toContain('THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND');
+  });
+
+  it('declares the Node versions it is tested on, and the build emits no source maps', () => {
+    expect(manifest.engines.node).toBe('>=20.19');
+    const build = JSON.parse(readFileSync(join(root, 'tsconfig.build.json'), 'utf8')) as { compilerOptions: Record<string, unknown> };
+    expect(build.compilerOptions.sourceMap).toBe(false);
+    expect(build.compilerOptions.declarationMap).toBe(false);
   });
 });

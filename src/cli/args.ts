@@ -1,4 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { didYouMean } from './suggest.js';
 
 /** A usage error: the command prints the message and its usage, and exits 2. */
 export class UsageError extends Error {
@@ -22,12 +23,21 @@ export const RESOLVER_OPTIONS = {
  * argument is a `UsageError` that names it, never silently ignored.
  */
 export function parseCommandArgs<O extends Options>(args: string[], options: O, allowPositionals: boolean): ParsedArgs<O> {
+  const help: HelpOption = { help: { type: 'boolean', short: 'h' } };
+  const all: Options = { ...options, ...help };
   try {
-    const help: HelpOption = { help: { type: 'boolean', short: 'h' } };
-    return parseArgs({ args, options: { ...options, ...help }, allowPositionals, strict: true });
+    return parseArgs({ args, options: all, allowPositionals, strict: true }) as ParsedArgs<O>;
   } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message.replace(/\. To specify a positional.*$/s, '.') : String(error));
+    const message = error instanceof Error ? error.message : String(error);
+    const unknown = /^Unknown option '([^']+)'/.exec(message)?.[1];
+    if (unknown !== undefined) throw new UsageError(`unknown option '${unknown}'.${didYouMean(unknown, optionSpellings(all))}`);
+    throw new UsageError(message.replace(/\. To specify a positional.*$/s, '.'));
   }
+}
+
+/** Every way of writing the options: `--name`, and `-x` for those with a short form. */
+function optionSpellings(options: Options): string[] {
+  return Object.entries(options).flatMap(([name, option]) => [`--${name}`, ...(option.short ? [`-${option.short}`] : [])]);
 }
 
 /** A whole number within bounds, or a `UsageError` naming the option. */

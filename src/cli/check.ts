@@ -3,7 +3,7 @@ import { isSpoofCheckError } from '../errors.js';
 import type { SpoofCheckResult } from '../result.js';
 import { parseCommandArgs, RESOLVER_OPTIONS, UsageError } from './args.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo, type Command } from './io.js';
-import { formatReport } from './report.js';
+import { formatFailure, formatReport } from './report.js';
 import { resolverFromFlags } from './resolver-options.js';
 
 const USAGE = `Usage: spoof-checker check <domain|url|address>... [options]
@@ -72,11 +72,11 @@ export async function checkOne(input: string, options: CheckOptions): Promise<Sp
 }
 
 function formatError(line: ErrorLine): string {
-  return `${line.input}: cannot check (${line.error.code}): ${line.error.message}\n`;
+  return formatFailure(line.input, line.error.code, line.error.message);
 }
 
 function usage(io: CliIo, error: unknown): number {
-  io.err(`spoof-checker check: ${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
+  io.err(`spoof-checker check: ${error instanceof Error ? error.message : String(error)}\nRun 'spoof-checker check --help' for the options.\n`);
   return EXIT_USAGE;
 }
 

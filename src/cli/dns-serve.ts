@@ -1,10 +1,11 @@
 /**
- * `spoof-checker dns-serve <zones-dir> [--port N] [--host H]`: serves a directory of zone files over
- * DNS (UDP and TCP) in the foreground until the process is asked to stop, so that the scenarios can
- * be checked by any client (`dig @127.0.0.1 -p 5300 …`, or `spoof-checker check --resolver …`).
+ * `spoof-checker dns-serve <zones-dir> [--port N] [--host H] [--outside refused|nxdomain]`: serves a
+ * directory of zone files over DNS (UDP and TCP) as an authoritative server, in the foreground until
+ * the process is asked to stop, so that the scenarios can be checked by any client
+ * (`dig @127.0.0.1 -p 5300 …`, or `spoof-checker check --resolver … ` with `--outside nxdomain`).
  */
 import { isIP } from 'node:net';
-import { startDnsServer } from '../dns/server.js';
+import { startDnsServer, type OutsideZones } from '../dns/server.js';
 import { ZoneResolver } from '../dns/zone-resolver.js';
 import { loadZoneDirectory, ZoneLoadError } from '../zones/load.js';
 import { integerOption, parseCommandArgs, UsageError } from './args.js';
@@ -15,24 +16,32 @@ export const DEFAULT_DNS_SERVE_PORT = 5300;
 /** The address used without `--host`: loopback only, so nothing outside the machine can query it. */
 export const DEFAULT_DNS_SERVE_HOST = '127.0.0.1';
 
-const USAGE = `Usage: spoof-checker dns-serve <zones-dir> [--port N] [--host H]
+const USAGE = `Usage: spoof-checker dns-serve <zones-dir> [--port N] [--host H] [--outside refused|nxdomain]
 
-Serves every *.zone file in <zones-dir> over DNS, UDP and TCP on one port, until stopped (Ctrl-C).
-Names outside the zones answer NXDOMAIN.
+Serves every *.zone file in <zones-dir> over DNS, UDP and TCP on one port, as their authoritative
+server, until stopped (Ctrl-C).
 
 Options:
-  --port N   port to listen on (default ${DEFAULT_DNS_SERVE_PORT}; 0 picks a free one)
-  --host H   IP address to listen on (default ${DEFAULT_DNS_SERVE_HOST})
-  -h, --help show this help
+  --port N     port to listen on (default ${DEFAULT_DNS_SERVE_PORT}; 0 picks a free one)
+  --host H     IP address to listen on (default ${DEFAULT_DNS_SERVE_HOST})
+  --outside A  how to answer names outside the zones: refused (default, as an authoritative
+               server does) or nxdomain (as if the zones were the whole DNS; use this when
+               \`spoof-checker check --resolver\` asks this server, since a check also looks up
+               names such as _dmarc.<tld>)
+  -h, --help   show this help
 `;
+
+/** What `--outside` takes. */
+const OUTSIDE_VALUES: readonly OutsideZones[] = ['refused', 'nxdomain'];
 
 /** The `dns-serve` command. Exit 0 after a clean stop, 1 when the zones or the port fail, 2 on bad arguments. */
 export const dnsServe: Command = async (args, io) => {
   let dir: string;
   let port: number;
   let host: string;
+  let outsideZones: OutsideZones;
   try {
-    const { values, positionals } = parseCommandArgs(args, { port: { type: 'string' }, host: { type: 'string' } }, true);
+    const { values, positionals } = parseCommandArgs(args, { port: { type: 'string' }, host: { type: 'string' }, outside: { type: 'string' } }, true);
     if (values.help) {
       io.out(USAGE);
       return EXIT_OK;
@@ -44,6 +53,11 @@ export const dnsServe: Command = async (args, io) => {
     port = integerOption(values.port, 'port', DEFAULT_DNS_SERVE_PORT, 0, 65_535);
     host = values.host ?? DEFAULT_DNS_SERVE_HOST;
     if (isIP(host) === 0) throw new UsageError(`--host must be an IP address such as 127.0.0.1 or ::1, not "${host}"`);
+    const outside = values.outside ?? 'refused';
+    if (!(OUTSIDE_VALUES as readonly string[]).includes(outside)) {
+      throw new UsageError(`--outside must be refused or nxdomain, not "${outside}"`);
+    }
+    outsideZones = outside as OutsideZones;
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     io.err(`dns-serve: ${error.message}\n\n${USAGE}`);
@@ -61,13 +75,15 @@ export const dnsServe: Command = async (args, io) => {
 
   let server: Awaited<ReturnType<typeof startDnsServer>>;
   try {
-    server = await startDnsServer({ resolver, host, port });
+    server = await startDnsServer({ resolver, host, port, outsideZones });
   } catch (error) {
     io.err(`dns-serve: cannot listen on ${formatAddress(host, port)}: ${error instanceof Error ? error.message : String(error)}\n`);
     return EXIT_FAILED;
   }
   const zones = resolver.origins().length;
-  io.out(`dns-serve: listening on ${formatAddress(host, server.address.port)} (udp+tcp), ${zones} zone${zones === 1 ? '' : 's'}\n`);
+  io.out(
+    `dns-serve: listening on ${formatAddress(host, server.address.port)} (udp+tcp), ${zones} zone${zones === 1 ? '' : 's'}, names outside them ${outsideZones === 'refused' ? 'REFUSED' : 'NXDOMAIN'}\n`,
+  );
   const signal = await io.stopSignal;
   await server.close();
   io.out(`dns-serve: stopped (${signal})\n`);

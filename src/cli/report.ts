@@ -1,5 +1,10 @@
+import { fileURLToPath } from 'node:url';
 import type { SpoofCheckResult } from '../result.js';
+import { DEFAULT_GUIDE_BASE_URL, GUIDE_TOPICS } from '../verdict/advice.js';
 import type { SpfTermNode } from '../spf/index.js';
+
+/** Columns the report's prose is wrapped at (records to publish are never cut). */
+export const REPORT_WIDTH = 100;
 
 const MARK: Record<string, string> = { critical: '✗', warning: '!', info: '·', success: '✓' };
 
@@ -9,9 +14,11 @@ const MARK: Record<string, string> = { critical: '✗', warning: '!', info: '·'
  */
 export function formatReport(result: SpoofCheckResult): string {
   const lines: string[] = [];
-  lines.push(`${result.domain}: ${result.verdict.replace('_', ' ')} (forged mail is ${result.inboxOutcome})`);
-  lines.push(`  ${result.headline}`);
-  lines.push(`  ${result.summary}`);
+  // An IDN is named as people write it, with the A-label form the DNS uses beside it.
+  const name = result.details.displayDomain !== result.domain ? `${result.details.displayDomain} (${result.domain})` : result.domain;
+  lines.push(`${name}: ${result.verdict.replace('_', ' ')} (forged mail is ${result.inboxOutcome})`);
+  lines.push(...wrap(result.headline, 2));
+  lines.push(...wrap(result.summary, 2));
   lines.push('');
   lines.push(
     `  DMARC  ${result.dmarc.published ? `p=${result.dmarc.policy ?? '?'} sp=${result.dmarc.subdomainPolicy ?? '?'}${result.dmarc.percentage !== null && result.dmarc.percentage !== 100 ? ` pct=${result.dmarc.percentage}` : ''}` : 'not published'}`,
@@ -25,10 +32,10 @@ export function formatReport(result: SpoofCheckResult): string {
     lines.push(`   ${MARK[reason.severity] ?? '-'} [${reason.severity}] ${reason.title} (${reason.id})`);
     lines.push(...wrap(reason.detail, 6));
   }
-  const tree = (result.details.spf as { tree?: SpfTermNode[] } | undefined)?.tree;
-  if (result.spf.rawRecord && tree && tree.length > 0) {
+  const tree = result.details.spf.tree;
+  if (result.spf.rawRecord && tree.length > 0) {
     lines.push('');
-    lines.push(`  SPF lookup tree (${result.spf.lookupCount} lookups):`);
+    lines.push(`  SPF lookup tree (${result.spf.lookupCount} lookup${result.spf.lookupCount === 1 ? '' : 's'}):`);
     lines.push(`    ${result.domain}: ${result.spf.rawRecord}`);
     renderTree(tree, '    ', lines);
   }
@@ -39,9 +46,26 @@ export function formatReport(result: SpoofCheckResult): string {
   }
   lines.push('');
   lines.push(`  Next step: ${result.nextStep.title}`);
-  for (const line of result.nextStep.body.split('\n')) lines.push(`    ${line}`);
-  lines.push(`    More: ${result.nextStep.href}`);
+  // Prose is wrapped; indented lines (the record to publish) are kept whole, so they can be copied.
+  for (const line of result.nextStep.body.split('\n')) {
+    if (/^\s/.test(line)) lines.push(`    ${line}`);
+    else lines.push(...wrap(line, 4));
+  }
+  lines.push(`    More: ${guideLocation(result.nextStep.href)}`);
   return `${lines.join('\n')}\n`;
+}
+
+/** The package's guides, which `serve` renders at /guides/<topic> (two folders up from src/cli and dist/cli). */
+const GUIDES_DIR = new URL('../../docs/guides/', import.meta.url);
+
+/**
+ * Where a terminal user reads the guide `href` points at: a relative `/guides/<topic>` link means
+ * nothing outside the web page, so it becomes the guide's file in the package; other links stay.
+ */
+export function guideLocation(href: string): string {
+  const topic = new RegExp(`^${DEFAULT_GUIDE_BASE_URL}/([a-z-]+)(?:[?#]|$)`).exec(href)?.[1];
+  if (topic === undefined || !(GUIDE_TOPICS as readonly string[]).includes(topic)) return href;
+  return fileURLToPath(new URL(`${topic}.md`, GUIDES_DIR));
 }
 
 function renderTree(nodes: SpfTermNode[], indent: string, lines: string[]): void {
@@ -62,7 +86,13 @@ function renderTree(nodes: SpfTermNode[], indent: string, lines: string[]): void
   });
 }
 
-function wrap(text: string, indent: number, width = 100): string[] {
+/** The report of an input that could not be checked: what failed, then the message, wrapped. */
+export function formatFailure(input: string, code: string, message: string): string {
+  return `${[`${input}: cannot check (${code})`, ...wrap(message, 2)].join('\n')}\n`;
+}
+
+/** `text` wrapped at `width` columns, each line indented by `indent` spaces. */
+export function wrap(text: string, indent: number, width = REPORT_WIDTH): string[] {
   const pad = ' '.repeat(indent);
   const out: string[] = [];
   let line = '';

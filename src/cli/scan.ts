@@ -1,12 +1,16 @@
-import { createReadStream, createWriteStream, existsSync } from 'node:fs';
-import { once } from 'node:events';
+import { once, setMaxListeners } from 'node:events';
+import { createReadStream, createWriteStream, existsSync, statSync } from 'node:fs';
+import { rename, rm, stat } from 'node:fs/promises';
+import { performance } from 'node:perf_hooks';
+import { setImmediate } from 'node:timers/promises';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { CheckOptions } from '../check.js';
+import type { CheckErrorCode } from '../errors.js';
 import type { SpoofCheckResult } from '../result.js';
 import { integerOption, parseCommandArgs, RESOLVER_OPTIONS, UsageError } from './args.js';
 import { checkOne, splitList, type ErrorLine } from './check.js';
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo, type Command } from './io.js';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, exitCodeForSignal, type CliIo, type Command } from './io.js';
 import { resolverFromFlags } from './resolver-options.js';
 
 /** Checks in flight at once unless --concurrency says otherwise. */
@@ -23,15 +27,23 @@ per name, in completion order, in constant memory. A summary goes to stderr at t
 Options:
   --concurrency N      checks in flight at once (default ${DEFAULT_SCAN_CONCURRENCY}, at most ${MAX_SCAN_CONCURRENCY})
   --format jsonl|csv   output format (default jsonl)
-  --out FILE           write to FILE; if it exists, names already in it are skipped (resume)
+  --out FILE           write to FILE; if it exists, resume: names already in it are skipped,
+                       names that failed there on DNS (dns_failure, dns_timeout) are checked again
   --details            keep each result's details (the SPF tree, DKIM probes…) in JSON lines
   --zones DIR          answer from the *.zone files in DIR
   --resolver IP[:PORT] ask this DNS server instead of the system's resolvers
   --timeout MS         per-query timeout for real DNS servers
   --selectors a,b      DKIM selectors to probe before the built-in list
+  --redis URL          check on the workers of this Redis queue instead (with --database URL or --data DIR,
+                       the store the workers use; --format only): see 'spoof-checker worker'
   -h, --help           this text
 
-Exit status: 0 when every name was checked, 1 when any could not be, 2 on a usage error.
+Ctrl-C or SIGTERM stops at once: the output keeps only whole lines, the summary says where it
+stopped; a second signal ends the process without the summary. A progress line (names/s, ETA) is
+drawn on stderr when it is a terminal.
+
+Exit status: 0 when every name was checked, 1 when any could not be, 2 on a usage error,
+130/143 when stopped by SIGINT/SIGTERM, 141 when the reader of stdout went away.
 `;
 
 type Format = 'jsonl' | 'csv';
@@ -56,13 +68,15 @@ export const CSV_COLUMNS = [
   'error_message',
 ] as const;
 
-/** `spoof-checker scan`: bulk checks from a file or stdin, streamed, resumable. */
+/** `spoof-checker scan`: bulk checks from a file or stdin, streamed, resumable, stoppable. */
 export const scan: Command = async (args, io) => {
+  // `--redis URL`: the names are checked by the queue's workers and streamed back (src/jobs/distributed-scan.ts).
+  if (args.some((arg) => arg === '--redis' || arg.startsWith('--redis='))) return (await import('../jobs/distributed-scan.js')).distributedScan(args, io);
   let settings;
   try {
     settings = readSettings(args);
   } catch (error) {
-    io.err(`spoof-checker scan: ${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
+    io.err(`spoof-checker scan: ${error instanceof Error ? error.message : String(error)}\nRun 'spoof-checker scan --help' for the options.\n`);
     return EXIT_USAGE;
   }
   if (settings === 'help') {
@@ -76,33 +90,99 @@ export const scan: Command = async (args, io) => {
     io.err(`spoof-checker scan: ${error instanceof Error ? error.message : String(error)}\n`);
     return EXIT_USAGE;
   }
-  const options: CheckOptions = { resolver: built.resolver, selectors: settings.selectors };
+  // One signal stops every check in flight; each check adds one listener while its lookups run, and
+  // the pool bounds the checks, so the bound on listeners is the pool's size (no MaxListeners warning).
+  const abort = new AbortController();
+  setMaxListeners(settings.concurrency * LISTENERS_PER_CHECK, abort.signal);
+  const options: CheckOptions = { resolver: built.resolver, selectors: settings.selectors, signal: abort.signal };
 
-  const done = settings.out && existsSync(settings.out) ? await namesAlreadyIn(settings.out, settings.format) : new Set<string>();
+  let previous: PreviousOutput = { done: new Set(), retried: 0, dropped: 0 };
+  // Only a regular file is read back for resuming: a device or a pipe (/dev/stdout, a FIFO) is written to only.
+  const outStat = settings.out ? statSync(settings.out, { throwIfNoEntry: false }) : undefined;
+  if (outStat?.isDirectory()) {
+    io.err(`spoof-checker scan: --out ${settings.out} is a directory; give a file name in it.\n`);
+    return EXIT_USAGE;
+  }
+  if (settings.out && outStat?.isFile()) {
+    try {
+      previous = await readPreviousOutput(settings.out, settings.format);
+    } catch (error) {
+      io.err(`spoof-checker scan: cannot resume from ${settings.out}: ${error instanceof Error ? error.message : String(error)}\n`);
+      return EXIT_USAGE;
+    }
+  }
+  const done = previous.done;
   const sink = settings.out ? createWriteStream(settings.out, { flags: 'a' }) : undefined;
+  let sinkError: Error | undefined;
+  sink?.on('error', (error) => {
+    sinkError ??= error;
+    abort.abort();
+  });
+  // Every writer waits on the same 'drain', so there is one listener however many results are waiting.
+  let drained: Promise<unknown> | undefined;
   const write = async (text: string) => {
     if (!sink) return io.out(text);
-    if (!sink.write(text)) await once(sink, 'drain');
+    if (sinkError) return;
+    if (!sink.write(text)) {
+      drained ??= once(sink, 'drain').finally(() => (drained = undefined));
+      await drained;
+    }
   };
   if (settings.format === 'csv' && !(await hasContent(settings.out))) {
     await write(`${CSV_COLUMNS.join(',')}\n`);
   }
 
   const input = (settings.file === '-' ? io.stdin : createReadStream(settings.file)) as Readable;
-  const total = io.stderrIsTTY && settings.file !== '-' ? await countNames(settings.file) : undefined;
-  const tally = new Tally(io, total, done.size);
+  if (settings.file === '-' && (io.stdin as { isTTY?: boolean }).isTTY) {
+    io.err('scan: reading names from the terminal, one per line; end with Ctrl-D.\n');
+  }
+  const progress = showProgress(io, settings.out !== undefined);
+  const total = progress && settings.file !== '-' ? await countNames(settings.file, done) : undefined;
+  const tally = new Tally(io, progress, total);
   let failedToRead: string | undefined;
-  input.on('error', (error: Error) => (failedToRead = error.message));
+  input.on('error', (error: Error) => (failedToRead ??= error.message));
+
+  const lines = createInterface({ input, crlfDelay: Infinity });
+  let stoppedBy: string | undefined;
+  let linesRead = 0;
+  let skipped = 0;
+  void io.stopSignal.then((signal) => {
+    // Stop at once: no new checks, the ones in flight are cancelled and their results dropped, so
+    // the output holds only whole lines of finished checks.
+    stoppedBy = signal;
+    abort.abort();
+    lines.close();
+  });
 
   const inFlight = new Set<Promise<void>>();
+  let lastTurn = performance.now();
   try {
-    for await (const raw of createInterface({ input, crlfDelay: Infinity })) {
+    for await (const raw of lines) {
+      // Checks answered from memory (--zones) and buffered input lines are all promise jobs: without
+      // a turn of the event loop now and then, signals, the progress timer and pipe errors would wait.
+      if (performance.now() - lastTurn > EVENT_LOOP_TURN_MS) {
+        await setImmediate();
+        lastTurn = performance.now();
+      }
+      if (stoppedBy || sinkError) break;
+      linesRead++;
       const name = raw.trim();
-      if (name === '' || name.startsWith('#') || done.has(name)) continue;
-      const job = checkOne(name, options).then(async (result) => {
-        tally.add(result);
-        await write(settings.format === 'csv' ? csvLine(name, result) : jsonLine(name, result, settings.details));
-      });
+      if (name === '' || name.startsWith('#')) continue;
+      if (done.has(name)) {
+        skipped++;
+        continue;
+      }
+      const job = checkOne(name, options)
+        .then(async (result) => {
+          if (stoppedBy || sinkError) return;
+          tally.add(result);
+          await write(settings.format === 'csv' ? csvLine(name, result) : jsonLine(name, result, settings.details));
+        })
+        .catch((error: Error) => {
+          // Only the write can fail (checkOne never throws): the output file is gone or full.
+          sinkError ??= error;
+          abort.abort();
+        });
       const tracked = job.finally(() => inFlight.delete(tracked));
       inFlight.add(tracked);
       // Back-pressure: stop reading while the pool is full, so memory stays flat however long the list.
@@ -112,17 +192,39 @@ export const scan: Command = async (args, io) => {
     failedToRead ??= error instanceof Error ? error.message : String(error);
   }
   await Promise.all(inFlight);
+  if (settings.file !== '-') input.destroy();
   if (sink) {
     sink.end();
-    await once(sink, 'close');
+    if (!sink.closed) await once(sink, 'close').catch(() => undefined);
   }
-  tally.finish();
+  tally.finish({ previous, skipped, stoppedBy, linesRead, file: settings.file, out: settings.out });
+  if (sinkError) {
+    io.err(`spoof-checker scan: cannot write ${settings.out}: ${sinkError.message}\n`);
+    return EXIT_FAILED;
+  }
+  if (stoppedBy) return exitCodeForSignal(stoppedBy);
   if (failedToRead) {
     io.err(`spoof-checker scan: cannot read ${settings.file}: ${failedToRead}\n`);
     return EXIT_USAGE;
   }
   return tally.failed > 0 ? EXIT_FAILED : EXIT_OK;
 };
+
+/** The longest the scan loop runs without letting the event loop turn (signals, timers, I/O errors). */
+const EVENT_LOOP_TURN_MS = 20;
+
+/** Abort listeners one check holds on the scan's signal at most (one today; two leaves room). */
+const LISTENERS_PER_CHECK = 2;
+
+/**
+ * Whether to draw the progress line: only on a terminal (a log or a pipe gets the summary alone), not
+ * on a dumb one (it cannot erase the line), and not when the results go to the same terminal on
+ * stdout (they would tear the line apart; the results are the progress there).
+ */
+export function showProgress(io: Pick<CliIo, 'stderrIsTTY' | 'stdoutIsTTY' | 'env'>, toFile: boolean): boolean {
+  if (!io.stderrIsTTY || io.env.TERM === 'dumb') return false;
+  return toFile || !io.stdoutIsTTY;
+}
 
 function readSettings(args: string[]) {
   const { values, positionals } = parseCommandArgs(
@@ -191,39 +293,159 @@ function csvCell(value: string | number | boolean | null): string {
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
-/** The inputs already written to an output file: the first column of CSV, the `input` of JSON lines. */
-async function namesAlreadyIn(path: string, format: Format): Promise<Set<string>> {
-  const names = new Set<string>();
+/** What an earlier run left in the output file. */
+export interface PreviousOutput {
+  /** Names with a result (or a failure that retrying cannot fix): skipped. */
+  done: Set<string>;
+  /** Names whose check failed for a reason that may pass now (a DNS failure or timeout): checked again. */
+  retried: number;
+  /** Lines removed from the file: the failures checked again, and a last line cut short by a killed run. */
+  dropped: number;
+}
+
+/**
+ * Error codes a second try cannot fix: the input is not a domain, or DNS answered that it does not
+ * exist (an answer, RFC 8020, not a failure). Every other failure (dns_failure, dns_timeout, internal)
+ * is checked again on resume.
+ */
+export const FINAL_ERROR_CODES: ReadonlySet<CheckErrorCode> = new Set<CheckErrorCode>(['invalid_domain', 'domain_not_found']);
+
+/**
+ * Reads an earlier run's output: the first column of CSV, the `input` of JSON lines. Names that
+ * failed for a passing reason are not done; their lines (and a last line cut short by a killed run)
+ * are removed from the file, through a temporary file renamed over it, so that after the resume the
+ * file holds exactly one whole line per name. A file with any other line that is not a result (not
+ * what this command writes) is refused, untouched: resuming must never rewrite someone else's file.
+ */
+export async function readPreviousOutput(path: string, format: Format): Promise<PreviousOutput> {
+  const done = new Set<string>();
+  let retried = 0;
+  const keep: boolean[] = [];
+  let foreign: number | undefined; // the first line that is not a result, counted from 1
   for await (const line of createInterface({ input: createReadStream(path), crlfDelay: Infinity })) {
-    if (line === '') continue;
-    if (format === 'csv') {
-      const first = line.startsWith('"') ? line.slice(1, line.indexOf('",')).replace(/""/g, '"') : line.split(',', 1)[0]!;
-      if (first !== 'input') names.add(first);
+    const entry = format === 'csv' ? readCsvEntry(line) : readJsonEntry(line);
+    if (entry === 'header' || entry === 'blank') {
+      keep.push(true);
+    } else if (entry === undefined) {
+      foreign ??= keep.length + 1;
+      keep.push(false);
+    } else if (entry.error !== undefined && !(FINAL_ERROR_CODES as ReadonlySet<string>).has(entry.error)) {
+      keep.push(false);
+      retried++;
     } else {
-      try {
-        const parsed = JSON.parse(line) as { input?: unknown };
-        if (typeof parsed.input === 'string') names.add(parsed.input);
-      } catch {
-        // A line cut short by an interrupted run: that name is checked again.
-      }
+      keep.push(true);
+      done.add(entry.input);
     }
   }
-  return names;
+  // A line cut short by a killed run is the last one, with no newline after it.
+  const cutShort = foreign === keep.length && !(await endsWithNewline(path));
+  if (foreign !== undefined && !cutShort) {
+    throw new Error(`line ${foreign} is not a ${format === 'csv' ? 'CSV row' : 'JSON line'} this command writes; resume only from a file a scan wrote (with the same --format), or give a new --out file`);
+  }
+  const dropped = keep.filter((k) => !k).length;
+  if (dropped > 0) await rewriteKeeping(path, keep);
+  return { done, retried, dropped };
+}
+
+async function endsWithNewline(path: string): Promise<boolean> {
+  const { size } = await stat(path);
+  if (size === 0) return true;
+  for await (const chunk of createReadStream(path, { start: size - 1 })) return (chunk as Buffer).at(-1) === 0x0a;
+  return true;
+}
+
+/** One line of an earlier output: a result, the CSV header, a blank line, or undefined for anything else. */
+type Entry = { input: string; error: string | undefined } | 'header' | 'blank' | undefined;
+
+function readJsonEntry(line: string): Entry {
+  if (line.trim() === '') return 'blank';
+  try {
+    const parsed = JSON.parse(line) as { input?: unknown; error?: { code?: unknown } };
+    if (typeof parsed.input !== 'string') return undefined;
+    return { input: parsed.input, error: typeof parsed.error?.code === 'string' ? parsed.error.code : undefined };
+  } catch {
+    return undefined;
+  }
+}
+
+const CSV_ERROR_COLUMN = CSV_COLUMNS.indexOf('error_code');
+
+function readCsvEntry(line: string): Entry {
+  if (line.trim() === '') return 'blank';
+  const cells = parseCsvLine(line);
+  if (cells === undefined || cells.length !== CSV_COLUMNS.length) return undefined;
+  if (cells.join(',') === CSV_COLUMNS.join(',')) return 'header';
+  return { input: cells[0]!, error: cells[CSV_ERROR_COLUMN] || undefined };
+}
+
+/** The cells of one CSV line (RFC 4180 §2), or undefined when a quoted cell does not close. */
+export function parseCsvLine(line: string): string[] | undefined {
+  const cells: string[] = [];
+  let i = 0;
+  for (;;) {
+    if (line[i] === '"') {
+      let cell = '';
+      i++;
+      for (;;) {
+        const quote = line.indexOf('"', i);
+        if (quote === -1) return undefined;
+        cell += line.slice(i, quote);
+        if (line[quote + 1] === '"') {
+          cell += '"';
+          i = quote + 2;
+        } else {
+          i = quote + 1;
+          break;
+        }
+      }
+      cells.push(cell);
+      if (i === line.length) return cells;
+      if (line[i] !== ',') return undefined;
+      i++;
+    } else {
+      const comma = line.indexOf(',', i);
+      if (comma === -1) {
+        cells.push(line.slice(i));
+        return cells;
+      }
+      cells.push(line.slice(i, comma));
+      i = comma + 1;
+    }
+  }
+}
+
+/** Rewrites `path` with only the lines whose `keep` flag is set, atomically (temporary file, then rename). */
+async function rewriteKeeping(path: string, keep: boolean[]): Promise<void> {
+  const temporary = `${path}.resume-${process.pid}.tmp`;
+  const outStream = createWriteStream(temporary);
+  let index = 0;
+  try {
+    for await (const line of createInterface({ input: createReadStream(path), crlfDelay: Infinity })) {
+      if (keep[index++] && !outStream.write(`${line}\n`)) await once(outStream, 'drain');
+    }
+    outStream.end();
+    await once(outStream, 'close');
+    await rename(temporary, path);
+  } catch (error) {
+    outStream.destroy();
+    await rm(temporary, { force: true });
+    throw error;
+  }
 }
 
 async function hasContent(path: string | undefined): Promise<boolean> {
-  if (path === undefined || !existsSync(path)) return false;
+  if (path === undefined || !statSync(path, { throwIfNoEntry: false })?.isFile()) return false;
   for await (const chunk of createReadStream(path, { start: 0, end: 0 })) return (chunk as Buffer).length > 0;
   return false;
 }
 
-/** Names in a file (for the ETA), counted in one streaming pass. */
-async function countNames(path: string): Promise<number | undefined> {
+/** Names in a file still to check (for the ETA), counted in one streaming pass. */
+async function countNames(path: string, done: ReadonlySet<string>): Promise<number | undefined> {
   try {
     let n = 0;
     for await (const line of createInterface({ input: createReadStream(path), crlfDelay: Infinity })) {
       const name = line.trim();
-      if (name !== '' && !name.startsWith('#')) n++;
+      if (name !== '' && !name.startsWith('#') && !done.has(name)) n++;
     }
     return n;
   } catch {
@@ -231,7 +453,18 @@ async function countNames(path: string): Promise<number | undefined> {
   }
 }
 
-/** Counts per verdict and per error code, and the progress line on a terminal. */
+/** How a run ended, for the summary. */
+interface RunEnd {
+  previous: PreviousOutput;
+  /** Names of the input skipped because the output already has them. */
+  skipped: number;
+  stoppedBy: string | undefined;
+  linesRead: number;
+  file: string;
+  out: string | undefined;
+}
+
+/** Counts per verdict and per error code, the progress line on a terminal, and the summary. */
 class Tally {
   readonly verdicts = new Map<string, number>();
   readonly errors = new Map<string, number>();
@@ -242,10 +475,10 @@ class Tally {
 
   constructor(
     private readonly io: CliIo,
+    progress: boolean,
     private readonly total: number | undefined,
-    private readonly skipped: number,
   ) {
-    if (io.stderrIsTTY) this.timer = setInterval(() => this.draw(), PROGRESS_INTERVAL_MS).unref();
+    if (progress) this.timer = setInterval(() => this.draw(), PROGRESS_INTERVAL_MS).unref();
   }
 
   add(result: SpoofCheckResult | ErrorLine): void {
@@ -260,15 +493,10 @@ class Tally {
   }
 
   private draw(): void {
-    const seconds = Math.max(Date.now() - this.started, 1) / 1000;
-    const rate = this.checked / seconds;
-    const remaining = this.total === undefined ? undefined : Math.max(0, this.total - this.skipped - this.checked);
-    const eta = remaining !== undefined && rate > 0 ? ` ETA ${formatDuration(remaining / rate)}` : '';
-    const of = this.total === undefined ? '' : `/${this.total - this.skipped}`;
-    this.io.err(`\r\x1b[Kscan: ${this.checked}${of} checked, ${rate.toFixed(0)}/s, ${this.failed} failed${eta}`);
+    this.io.err(`\r\x1b[K${progressLine({ checked: this.checked, failed: this.failed, total: this.total, elapsedMs: Date.now() - this.started })}`);
   }
 
-  finish(): void {
+  finish(end: RunEnd): void {
     if (this.timer) {
       clearInterval(this.timer);
       this.io.err('\r\x1b[K');
@@ -276,12 +504,37 @@ class Tally {
     const seconds = (Date.now() - this.started) / 1000;
     const verdicts = ['spoofable', 'partially_protected', 'protected'].map((v) => `${v} ${this.verdicts.get(v) ?? 0}`).join(', ');
     const errors = [...this.errors].map(([code, n]) => `${code} ${n}`).join(', ');
+    const { previous, skipped } = end;
+    if (this.checked === 0 && skipped > 0 && !end.stoppedBy) {
+      this.io.err(`scan: nothing left to check: all ${skipped} names are already in ${end.out ?? 'the output'}.\n`);
+      return;
+    }
+    const stopped = end.stoppedBy
+      ? `scan: stopped by ${end.stoppedBy} at line ${end.linesRead} of ${end.file === '-' ? 'stdin' : end.file} (the checks in flight were cancelled, not written)\n`
+      : '';
+    const resume = end.stoppedBy
+      ? end.out
+        ? `scan: run the same command again to resume: names already in ${end.out} are skipped.\n`
+        : 'scan: to make a long scan resumable, write it with --out FILE.\n'
+      : '';
     this.io.err(
-      `scan: ${this.checked} checked in ${seconds.toFixed(1)} s: ${verdicts}; ${this.failed} failed${errors ? ` (${errors})` : ''}` +
-        (this.skipped > 0 ? `; ${this.skipped} skipped (already in the output)` : '') +
-        '\n',
+      stopped +
+        `scan: ${this.checked} checked in ${seconds.toFixed(1)} s: ${verdicts}; ${this.failed} failed${errors ? ` (${errors})` : ''}` +
+        (skipped > 0 ? `; ${skipped} skipped (already in the output)` : '') +
+        (previous.retried > 0 ? `; ${previous.retried} that failed before checked again` : '') +
+        '\n' +
+        resume,
     );
   }
+}
+
+/** The progress line: done/total, names per second, failures, and the time left when the total is known. */
+export function progressLine(p: { checked: number; failed: number; total: number | undefined; elapsedMs: number }): string {
+  const rate = p.checked / (Math.max(p.elapsedMs, 1) / 1000);
+  const of = p.total === undefined ? '' : `/${p.total}`;
+  const remaining = p.total === undefined ? undefined : Math.max(0, p.total - p.checked);
+  const eta = remaining !== undefined && rate > 0 ? `, ETA ${formatDuration(remaining / rate)}` : '';
+  return `scan: ${p.checked}${of} checked, ${rate.toFixed(0)} names/s, ${p.failed} failed${eta}`;
 }
 
 function formatDuration(seconds: number): string {

@@ -8,10 +8,16 @@
 import { isIP } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { FastifyServerOptions } from 'fastify';
+import type { Redis } from 'ioredis';
 import { checkDomain } from '../check.js';
 import { buildApp, DOCS_PATH, type StartupApiKey } from '../http/app.js';
-import { createMemoryStores } from '../store/memory.js';
-import { applySeed, loadSeedFile } from '../store/seed.js';
+import type { BatchService } from '../jobs/service.js';
+import { batchNamesPerDayFromEnv, describeBatchMode, startBatchService } from '../jobs/setup.js';
+import { parseTrustProxy, TrustProxyError, type TrustProxy } from '../http/client-address.js';
+import { connectRateLimitRedis } from '../http/rate-limits.js';
+import { DEFAULT_DATA_DIR, MEMORY_DATA_DIR, openStores, seedIfEmpty, type StorageChoice } from '../store/open.js';
+import { DEFAULT_RETENTION_DAYS } from '../store/sql.js';
+import { loadSeedFile } from '../store/seed.js';
 import { integerOption, parseCommandArgs, UsageError } from './args.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo, type Command } from './io.js';
 import { resolverFromFlags } from './resolver-options.js';
@@ -34,7 +40,7 @@ export const DEMO_ZONES_DIR = fileURLToPath(new URL('zones/', FIXTURES));
 /** The seed `--demo` loads. */
 export const DEMO_SEED_FILE = fileURLToPath(new URL('seed/demo.json', FIXTURES));
 
-const USAGE = `Usage: spoof-checker serve [--host H] [--port P] [--zones DIR | --resolver IP[:PORT]] [--seed FILE] [--demo]
+const USAGE = `Usage: spoof-checker serve [--host H] [--port P] [--zones DIR | --resolver IP[:PORT]] [--data DIR | --database URL] [--seed FILE] [--demo]
 
 Runs the HTTP API (spoof checker, logs, templates, domains, contacts) until stopped (Ctrl-C).
 OpenAPI document at /openapi.json, interactive docs at ${DOCS_PATH}.
@@ -45,15 +51,23 @@ Options (each overrides the environment variable in brackets):
   --zones DIR           answer DNS from the zone files in DIR [SPOOF_CHECKER_ZONES]
   --resolver IP[:PORT]  ask this DNS server [SPOOF_CHECKER_RESOLVER] (default: the system's resolvers)
   --timeout MS          per-query DNS timeout for real servers
-  --seed FILE           load organisations, keys and data from FILE [SPOOF_CHECKER_SEED]
+  --seed FILE           load organisations, keys and data from FILE into an empty store [SPOOF_CHECKER_SEED]
+  --data DIR            keep everything in SQLite in DIR, created if missing [SPOOF_CHECKER_DATA]
+                        (default ${DEFAULT_DATA_DIR}; ${MEMORY_DATA_DIR} keeps it in memory, lost at exit)
+  --database URL        keep everything in PostgreSQL, shared by replicas: postgresql://user:pw@host/db [DATABASE_URL]
+  --retention-days N    delete record logs older than N days (SQLite, PostgreSQL) [SPOOF_CHECKER_RETENTION_DAYS] (default ${DEFAULT_RETENTION_DAYS})
+  --trust-proxy HOPS|CIDRS  proxies in front: a hop count (1) or their addresses (10.0.0.0/8,fd00::/8);
+                        the client is the first X-Forwarded-For address they did not add [SPOOF_CHECKER_TRUST_PROXY]
+  --redis URL           count rate limits in Redis/Valkey (redis://host:6379), shared by replicas [REDIS_URL]
+                        and queue batch checks there for 'spoof-checker worker' (without it, batches run in this process)
   --demo                zones fixtures/zones, seed fixtures/seed/demo.json, port ${DEMO_SERVE_PORT}
   -h, --help            show this help
 
 Environment only:
   SPOOF_CHECKER_API_KEYS="key:organizationId,…"  add API keys at start (an unknown organisation starts empty)
   SPOOF_CHECKER_RATE_LIMIT=off                   turn every rate limit off (default on)
-  SPOOF_CHECKER_TRUST_PROXY=true                 take the client address from X-Forwarded-For
   SPOOF_CHECKER_BASE_URL=https://…               base of nextStep.href in spoof check results
+  SPOOF_CHECKER_BATCH_NAMES_PER_DAY=1000000      names each organisation may submit in batches per UTC day
   LOG_LEVEL=info                                 fatal, error, warn, info, debug, trace or silent
   NODE_ENV=production                            the 'environment' of every record log (default development)
 `;
@@ -69,9 +83,15 @@ export interface ServeConfig {
   timeout: string | undefined;
   seed: string | undefined;
   demo: boolean;
+  /** Where the stores live: memory, SQLite in a directory, or PostgreSQL. */
+  storage: StorageChoice;
+  /** Record logs older than this are pruned (SQL stores). */
+  retentionDays: number;
   apiKeys: StartupApiKey[];
   rateLimit: boolean;
-  trustProxy: boolean;
+  trustProxy: TrustProxy;
+  /** Redis URL for shared rate-limit counters; undefined counts in this process. */
+  redis: string | undefined;
   baseUrl: string | undefined;
   logLevel: string;
   environment: string;
@@ -104,6 +124,48 @@ function booleanVariable(env: NodeJS.ProcessEnv, name: string, fallback: boolean
   throw new UsageError(`${name} must be on or off, not "${env[name]}"`);
 }
 
+/** `--trust-proxy` / SPOOF_CHECKER_TRUST_PROXY, read by the HTTP layer's parser; a bad value is a usage error. */
+function trustProxyOption(text: string | undefined): TrustProxy {
+  try {
+    return parseTrustProxy(text);
+  } catch (error) {
+    if (error instanceof TrustProxyError) throw new UsageError(`--trust-proxy / SPOOF_CHECKER_TRUST_PROXY: ${error.message}`);
+    throw error;
+  }
+}
+
+/** `--redis` / REDIS_URL: a redis:// or rediss:// URL. */
+function redisOption(text: string | undefined): string | undefined {
+  if (text === undefined || text.trim() === '') return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(text.trim());
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'redis:' && url.protocol !== 'rediss:')) {
+    throw new UsageError(`--redis / REDIS_URL must be a redis:// or rediss:// URL such as redis://127.0.0.1:6379, not "${text}"`);
+  }
+  return url.toString();
+}
+
+/** Longest `--retention-days` accepted (100 years: longer is a typo, not a policy). */
+const MAX_RETENTION_DAYS = 36_500;
+
+/**
+ * `--data` / `--database` and their variables. A flag beats both variables; with neither flag,
+ * DATABASE_URL beats SPOOF_CHECKER_DATA; `--demo` without any of them stays in memory; otherwise
+ * SQLite in DEFAULT_DATA_DIR. The URL is checked when the store opens (a bad one: one line, exit 1).
+ */
+function storageOption(data: string | undefined, database: string | undefined, env: NodeJS.ProcessEnv, demo: boolean): StorageChoice {
+  if (data !== undefined && database !== undefined) throw new UsageError('give --data or --database, not both');
+  const url = data !== undefined ? undefined : (database ?? (env['DATABASE_URL'] || undefined));
+  if (url !== undefined) return { kind: 'postgres', url };
+  const dir = data ?? (env['SPOOF_CHECKER_DATA'] || undefined) ?? (demo ? MEMORY_DATA_DIR : DEFAULT_DATA_DIR);
+  if (dir.trim() === '') throw new UsageError('--data needs a directory (or :memory:)');
+  return dir === MEMORY_DATA_DIR ? { kind: 'memory' } : { kind: 'sqlite', dir };
+}
+
 /** Combines flags, environment and defaults. Throws `UsageError`. */
 export function serveConfig(args: string[], env: NodeJS.ProcessEnv): ServeConfig | 'help' {
   const { values } = parseCommandArgs(
@@ -116,6 +178,11 @@ export function serveConfig(args: string[], env: NodeJS.ProcessEnv): ServeConfig
       timeout: { type: 'string' },
       seed: { type: 'string' },
       demo: { type: 'boolean' },
+      data: { type: 'string' },
+      database: { type: 'string' },
+      'retention-days': { type: 'string' },
+      'trust-proxy': { type: 'string' },
+      redis: { type: 'string' },
     },
     false,
   );
@@ -147,9 +214,12 @@ export function serveConfig(args: string[], env: NodeJS.ProcessEnv): ServeConfig
     timeout: values.timeout,
     seed: values.seed ?? (env['SPOOF_CHECKER_SEED'] || (demo ? DEMO_SEED_FILE : undefined)),
     demo,
+    storage: storageOption(values.data, values.database, env, demo),
+    retentionDays: integerOption(values['retention-days'] ?? (env['SPOOF_CHECKER_RETENTION_DAYS'] || undefined), 'retention-days', DEFAULT_RETENTION_DAYS, 1, MAX_RETENTION_DAYS),
     apiKeys: parseApiKeysVariable(env['SPOOF_CHECKER_API_KEYS']),
     rateLimit: booleanVariable(env, 'SPOOF_CHECKER_RATE_LIMIT', true),
-    trustProxy: booleanVariable(env, 'SPOOF_CHECKER_TRUST_PROXY', false),
+    trustProxy: trustProxyOption(values['trust-proxy'] ?? env['SPOOF_CHECKER_TRUST_PROXY']),
+    redis: redisOption(values.redis ?? (env['REDIS_URL'] || undefined)),
     baseUrl: env['SPOOF_CHECKER_BASE_URL'] || undefined,
     logLevel,
     environment: env['NODE_ENV'] || 'development',
@@ -191,11 +261,38 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
     io.err(`serve: ${error instanceof Error ? error.message : String(error)}\n`);
     return error instanceof UsageError ? EXIT_USAGE : EXIT_FAILED;
   };
-  const stores = createMemoryStores();
+  let opened: Awaited<ReturnType<typeof openStores>>;
+  try {
+    opened = await openStores(config.storage, {
+      retentionDays: config.retentionDays,
+      onPruneError: (error) => io.err(`spoof-checker serve: pruning the record log failed (will retry): ${error instanceof Error ? error.message : String(error)}\n`),
+      // An idle connection the server dropped: the pool discards it and the next query reconnects.
+      onPoolError: (error) => io.err(`spoof-checker serve: database connection lost (${error.message}); reconnecting on the next request\n`),
+    });
+  } catch (error) {
+    // A bad URL or an unreachable database: one line naming it (StoreConfigError, StoreUnavailableError), exit 1.
+    return fail(error);
+  }
+  const stores = opened.stores;
+  io.err(
+    `spoof-checker serve: store: ${opened.description}` +
+      (opened.migrationsApplied.length > 0 ? `; migrations applied: ${opened.migrationsApplied.join(', ')}` : '') +
+      '\n',
+  );
   let dnsDescription: string;
   let app: Awaited<ReturnType<typeof buildApp>>;
+  let redis: Redis | undefined;
+  let batches: BatchService | undefined;
   try {
-    if (config.seed !== undefined) await applySeed(stores, await loadSeedFile(config.seed));
+    if (config.seed !== undefined) {
+      // Validated every time (a broken file is an error), applied only to an empty store.
+      const seed = await loadSeedFile(config.seed);
+      if ((await seedIfEmpty(opened, seed)) === 'loaded') {
+        io.err(`spoof-checker serve: seed ${config.seed} loaded into the empty store\n`);
+      } else {
+        io.err(`spoof-checker serve: the store already holds data: seed ${config.seed} skipped\n`);
+      }
+    }
     const { resolver, description } = await resolverFromFlags({
       ...(config.zones !== undefined ? { zones: config.zones } : {}),
       ...(config.resolver !== undefined ? { resolver: config.resolver } : {}),
@@ -203,9 +300,23 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
     });
     dnsDescription = description;
     const logger: FastifyServerOptions['logger'] = { level: config.logLevel, stream: { write: (line: string) => io.out(line) } };
+    if (config.redis !== undefined) {
+      redis = await connectRateLimitRedis(config.redis, (error) => io.err(`spoof-checker serve: Redis: ${error.message}\n`));
+    }
+    // Batches: on the Redis queue when --redis is given (workers check), else in this process.
+    batches = await startBatchService({
+      store: stores.batches,
+      check: (domain) => checkDomain(domain, { resolver, ...(config.baseUrl !== undefined ? { baseUrl: config.baseUrl } : {}) }),
+      redisUrl: config.redis,
+      namesPerDay: batchNamesPerDayFromEnv(io.env),
+      log: (message, error) => io.err(`spoof-checker serve: ${message}${error instanceof Error ? `: ${error.message}` : ''}\n`),
+    });
     app = await buildApp({
       stores,
-      check: (domain) => checkDomain(domain, { resolver, ...(config.baseUrl !== undefined ? { baseUrl: config.baseUrl } : {}) }),
+      batches,
+      check: (domain, options) =>
+        checkDomain(domain, { resolver, ...(config.baseUrl !== undefined ? { baseUrl: config.baseUrl } : {}), ...(options?.selectors ? { selectors: options.selectors } : {}) }),
+      ...(redis ? { rateLimitRedis: redis } : {}),
       apiKeys: config.apiKeys,
       rateLimits: config.rateLimit ? {} : false,
       trustProxy: config.trustProxy,
@@ -213,6 +324,9 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
       logger,
     });
   } catch (error) {
+    redis?.disconnect();
+    await batches?.close();
+    await stores.close();
     return fail(error);
   }
 
@@ -220,19 +334,26 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
     await app.listen({ host: config.host, port: config.port });
   } catch (error) {
     await app.close();
+    redis?.disconnect();
+    await batches?.close();
+    await stores.close();
     return fail(error);
   }
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
   const url = localUrl(config.host, port);
   io.err(
-    `spoof-checker serve: listening on ${url} (DNS: ${dnsDescription}; rate limits ${config.rateLimit ? 'on' : 'off'})\n` +
+    `spoof-checker serve: listening on ${url} (DNS: ${dnsDescription}; rate limits ${config.rateLimit ? (redis ? 'on, in Redis' : 'on') : 'off'}; ${describeBatchMode(config.redis)})\n` +
       `  OpenAPI: ${url}/openapi.json   docs: ${url}${DOCS_PATH}\n` +
       (config.demo ? `  try: ${demoCurlLine(url)}\n` : ''),
   );
 
   const signal = await io.stopSignal;
   io.err(`spoof-checker serve: ${signal}: finishing requests in flight, then stopping\n`);
+  // Drains the requests in flight, then releases what they used.
   await app.close();
+  await redis?.quit().catch(() => redis?.disconnect());
+  await batches?.close();
+  await stores.close();
   return EXIT_OK;
 }

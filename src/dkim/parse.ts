@@ -38,6 +38,8 @@ const KEY_TYPES: readonly DkimKeyType[] = ['rsa', 'ed25519'];
 const HASH_NAMES: readonly DkimHashName[] = ['sha1', 'sha256'];
 const FLAGS: readonly DkimFlag[] = ['y', 's'];
 
+// The three patterns below are audited linear: each is one character class under one quantifier
+// (anchored where it matters), so no input makes them backtrack more than once over it.
 // RFC 6376 §2.8 FWS, as it can appear in a TXT record: space, tab, CR, LF.
 const FWS_ANYWHERE = /[ \t\r\n]+/g;
 // RFC 6376 §3.2: tag-name = ALPHA *ALNUMPUNC

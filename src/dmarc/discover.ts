@@ -1,5 +1,7 @@
+import { isIP } from 'node:net';
 import { canonicalName, dnsNameProblem, isAtOrBelow } from '../dns/name.js';
 import type { DnsErrorReason, Resolver } from '../dns/types.js';
+import type { FailedQuery } from '../errors.js';
 import type { Finding } from '../findings.js';
 import {
   lookalikeFinding,
@@ -16,13 +18,8 @@ import type { DmarcRecord, DmarcWarning, NotDmarcReason } from './types.js';
 /** The DNS label DMARC records live under (RFC 9989 §4.5). */
 export const DMARC_LABEL = '_dmarc';
 
-/** A TXT query that failed, which makes the discovery a temperror. */
-export interface DmarcFailedQuery {
-  name: string;
-  type: 'TXT';
-  reason: DnsErrorReason;
-  detail?: string;
-}
+/** A TXT query that failed, which makes the discovery a temperror: the one `FailedQuery` type. */
+export type DmarcFailedQuery = FailedQuery & { type: 'TXT' };
 
 /** What one tree-walk query found. */
 export interface TreeWalkStep {
@@ -168,6 +165,16 @@ function walkRecords(steps: readonly TreeWalkStep[]) {
 }
 
 /**
+ * RFC 9989 §4.5: a policy is published at `_dmarc.<domain name>`; an IP literal ("192.0.2.1",
+ * "[2001:db8::1]") is not a domain and is refused before any query ("_dmarc.192.0.2.1" would be a
+ * lookup in a reverse-looking name nobody publishes under).
+ */
+function ipLiteralProblem(domain: string): string | null {
+  const bare = domain.startsWith('[') && domain.endsWith(']') ? domain.slice(1, -1) : domain;
+  return isIP(bare) === 0 ? null : `"${domain}" is an IP address, not a domain name; DMARC policies are published for domain names`;
+}
+
+/**
  * Discovers the DMARC policy record that applies to `name` (RFC 9989 §4.10.1): the record at the name
  * itself, else the one at its organizational domain (found by the §4.10 tree walk), else the one at
  * its public suffix domain (a record with psd=y). The walk always runs, so the organizational domain
@@ -178,11 +185,12 @@ function walkRecords(steps: readonly TreeWalkStep[]) {
  *   requires; RFC 9989 §4.10 would discard them and keep walking. The finding names the record such a
  *   receiver might use instead.
  * - Any failed query makes the whole discovery a `temperror`.
+ * - An IP literal is refused like a name no query can carry (`invalid-name`), before any query.
  */
 export async function discoverDmarc(name: string, resolver: Resolver): Promise<DmarcDiscovery> {
   const domain = canonicalName(name);
   const psl = pslOrganizationalDomain(domain);
-  const problem = domain === '' ? 'the root has no DMARC record' : dnsNameProblem(domain);
+  const problem = domain === '' ? 'the root has no DMARC record' : ipLiteralProblem(domain) ?? dnsNameProblem(domain);
   // A name that cannot be queried gives no answer at all; report it like a failed query, never as "none".
   const walk: TreeWalkResult = problem
     ? { steps: [], failure: { name: `${DMARC_LABEL}.${domain}`, type: 'TXT', reason: 'invalid-name', detail: problem } }

@@ -22,19 +22,90 @@ export const MAX_RI_SECONDS = 2 ** 32 - 1;
 export const KNOWN_TAGS = ['v', 'p', 'sp', 'np', 'psd', 't', 'adkim', 'aspf', 'fo', 'rua', 'ruf', 'pct', 'rf', 'ri'] as const;
 type KnownTag = (typeof KNOWN_TAGS)[number];
 
-// RFC 9989 §4.7 `v` and §4.8 dmarc-version: "v" *WSP "=" *WSP %s"DMARC1", first, then a separator or the
-// end. The tag name is an ABNF literal (case-insensitive); the value is case-sensitive.
-const VERSION = /^[vV][ \t]*=[ \t]*DMARC1[ \t]*(?:;|$)/;
-// RFC 9989 §4.8 dmarc-tag = 1*ALPHA equals 1*dmarc-value.
-const TAG = /^([^=]*?)[ \t]*=[ \t]*(.*)$/s;
-const TAG_NAME = /^[A-Za-z]+$/;
-// RFC 5321 §4.1.2 Keyword = Ldh-str, for the legacy `rf` list.
-const KEYWORD = /^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?$/;
+// Every scan below is a hand-written loop, not a regular expression: record text comes from anyone's
+// DNS, and a pattern such as /[ \t]+$/ backtracks quadratically on a long run of spaces.
 const POLICIES: readonly DmarcPolicy[] = ['none', 'quarantine', 'reject'];
+/** RFC 9989 §4.8 dmarc-version value, compared case-sensitively after the tag name. */
+const VERSION_VALUE = 'DMARC1';
+
+function isWsp(code: number): boolean {
+  return code === 0x20 || code === 0x09;
+}
+
+function isAlpha(code: number): boolean {
+  return (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a);
+}
+
+function isAlphaNumeric(code: number): boolean {
+  return isAlpha(code) || (code >= 0x30 && code <= 0x39);
+}
+
+/** The first index at or after `index` that is not SP or HTAB. */
+function skipWsp(text: string, index: number): number {
+  while (index < text.length && isWsp(text.charCodeAt(index))) index++;
+  return index;
+}
 
 /** Trims SP and HTAB only: RFC 5234 WSP, the only whitespace the grammar allows around tokens. */
 function trimWsp(text: string): string {
-  return text.replace(/^[ \t]+|[ \t]+$/g, '');
+  let start = 0;
+  let end = text.length;
+  while (start < end && isWsp(text.charCodeAt(start))) start++;
+  while (end > start && isWsp(text.charCodeAt(end - 1))) end--;
+  return start === 0 && end === text.length ? text : text.slice(start, end);
+}
+
+/**
+ * Reads `v *WSP "=" *WSP DMARC1` at `start` (RFC 9989 §4.7 `v`, §4.8 dmarc-version). The tag name is
+ * an ABNF literal (any case); the value is case-sensitive unless `anyCaseValue`. Returns the index
+ * just past "DMARC1", or -1.
+ */
+function readVersionTag(text: string, start: number, anyCaseValue: boolean): number {
+  const code = text.charCodeAt(start);
+  if (code !== 0x56 && code !== 0x76) return -1; // "V" / "v"
+  let index = skipWsp(text, start + 1);
+  if (text.charCodeAt(index) !== 0x3d) return -1; // "="
+  index = skipWsp(text, index + 1);
+  const value = text.slice(index, index + VERSION_VALUE.length);
+  if (anyCaseValue ? value.toUpperCase() !== VERSION_VALUE : value !== VERSION_VALUE) return -1;
+  return index + VERSION_VALUE.length;
+}
+
+/** The length of the version section (through its ";" when there is one), or -1 when `raw` has none. */
+function versionLength(raw: string): number {
+  const end = readVersionTag(raw, 0, false);
+  if (end === -1) return -1;
+  const after = skipWsp(raw, end);
+  if (after === raw.length) return after;
+  return raw.charCodeAt(after) === 0x3b ? after + 1 : -1; // ";"
+}
+
+/** RFC 9989 §4.8 dmarc-tag name: 1*ALPHA. */
+function isTagName(text: string): boolean {
+  if (text === '') return false;
+  for (let index = 0; index < text.length; index++) if (!isAlpha(text.charCodeAt(index))) return false;
+  return true;
+}
+
+/** RFC 5321 §4.1.2 Keyword = Ldh-str (letters, digits, inner hyphens), for the legacy `rf` list. */
+function isKeyword(text: string): boolean {
+  if (text === '') return false;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (isAlphaNumeric(code)) continue;
+    if (code !== 0x2d || index === 0 || index === text.length - 1) return false; // "-" only inside
+  }
+  return true;
+}
+
+/** True when `text` is 1 to `maxDigits` ASCII digits. */
+function isDigits(text: string, maxDigits: number): boolean {
+  if (text === '' || text.length > maxDigits) return false;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code < 0x30 || code > 0x39) return false;
+  }
+  return true;
 }
 
 /**
@@ -42,7 +113,7 @@ function trimWsp(text: string): string {
  * (RFC 9989 §4.7 `v`). This is the test discovery uses to discard other TXT records.
  */
 export function isDmarcRecord(text: string): boolean {
-  return VERSION.test(text);
+  return versionLength(text) !== -1;
 }
 
 /**
@@ -55,25 +126,26 @@ export function isDmarcRecord(text: string): boolean {
  */
 export function parseDmarcRecord(txt: string | readonly string[]): DmarcParseResult {
   const raw = typeof txt === 'string' ? txt : txt.join('');
-  const versionMatch = VERSION.exec(raw);
-  if (!versionMatch) return { kind: 'not-dmarc', reason: notDmarcReason(raw), raw };
+  const versionEnd = versionLength(raw);
+  if (versionEnd === -1) return { kind: 'not-dmarc', reason: notDmarcReason(raw), raw };
 
   const warnings: DmarcWarning[] = [];
   const tags: DmarcTag[] = [];
   const counts = new Map<string, number>([['v', 1]]);
-  const remainder = raw.slice(versionMatch[0].length);
+  const remainder = raw.slice(versionEnd);
   for (const piece of remainder.split(';')) {
     const text = trimWsp(piece);
     if (text === '') continue; // a trailing ";" is allowed (RFC 9989 §4.8 [dmarc-sep]); ";;" is harmless
-    const match = TAG.exec(text);
-    const name = match?.[1] ?? '';
-    if (!match || !TAG_NAME.test(name)) {
+    // RFC 9989 §4.8 dmarc-tag = name *WSP "=" *WSP value; the name ends at the first "=".
+    const equals = text.indexOf('=');
+    const name = equals === -1 ? '' : trimWsp(text.slice(0, equals));
+    if (!isTagName(name)) {
       warnings.push({ code: 'malformed-tag', text });
       continue;
     }
     const lower = name.toLowerCase();
     counts.set(lower, (counts.get(lower) ?? 0) + 1);
-    tags.push({ name: lower, value: match[2] ?? '' });
+    tags.push({ name: lower, value: text.slice(skipWsp(text, equals + 1)) });
   }
 
   // RFC 6376 §3.2 (the tag-list rules DMARC records follow, RFC 9989 §4.7): a duplicated tag makes the
@@ -103,11 +175,21 @@ export function parseDmarcRecord(txt: string | readonly string[]): DmarcParseRes
 
 function notDmarcReason(raw: string): 'empty' | 'no-version' | 'version-not-first' | 'bad-version' | 'no-separator' {
   if (trimWsp(raw) === '') return 'empty';
-  if (/^[vV][ \t]*=/.test(raw)) {
+  const first = raw.charCodeAt(0);
+  if ((first === 0x56 || first === 0x76) && raw.charCodeAt(skipWsp(raw, 1)) === 0x3d) {
     // "v=DMARC1 p=none": the version value runs into the next tag without a separator.
-    return /^[vV][ \t]*=[ \t]*DMARC1[ \t]+[^ \t;]/.test(raw) ? 'no-separator' : 'bad-version';
+    const end = readVersionTag(raw, 0, false);
+    const next = end === -1 ? -1 : skipWsp(raw, end);
+    const runsOn = next > end && next < raw.length && raw.charCodeAt(next) !== 0x3b;
+    return runsOn ? 'no-separator' : 'bad-version';
   }
-  return /(^|;)[ \t]*v[ \t]*=[ \t]*DMARC1/i.test(raw) ? 'version-not-first' : 'no-version';
+  // A version tag (any case) at the start or after a ";", but not first.
+  for (let start = 0; ; ) {
+    if (readVersionTag(raw, skipWsp(raw, start), true) !== -1) return 'version-not-first';
+    const separator = raw.indexOf(';', start);
+    if (separator === -1) return 'no-version';
+    start = separator + 1;
+  }
 }
 
 /** Accumulates the effective values while reading tags in order. */
@@ -195,14 +277,14 @@ class RecordBuilder {
       case 'pct': {
         // RFC 7489 §6.3 `pct`: 1*3DIGIT in 0-100. RFC 9989 §A.6 dropped it; we still read it.
         this.warnings.push({ code: 'legacy-tag', tag: 'pct', value });
-        const pct = /^[0-9]{1,3}$/.test(value) ? Number(value) : NaN;
+        const pct = isDigits(value, 3) ? Number(value) : NaN;
         if (pct >= 0 && pct <= MAX_PCT) this.pct = pct;
         else this.invalid('pct', value, String(MAX_PCT));
         return;
       }
       case 'ri': {
         this.warnings.push({ code: 'legacy-tag', tag: 'ri', value });
-        const seconds = /^[0-9]{1,10}$/.test(value) ? Number(value) : NaN;
+        const seconds = isDigits(value, 10) ? Number(value) : NaN;
         if (seconds >= 0 && seconds <= MAX_RI_SECONDS) this.ri = seconds;
         else this.invalid('ri', value, '86400');
         return;
@@ -210,7 +292,7 @@ class RecordBuilder {
       case 'rf': {
         this.warnings.push({ code: 'legacy-tag', tag: 'rf', value });
         const formats = value.split(':').map(trimWsp);
-        if (formats.every((format) => KEYWORD.test(format))) this.rf = formats.map((format) => format.toLowerCase());
+        if (formats.every(isKeyword)) this.rf = formats.map((format) => format.toLowerCase());
         else this.invalid('rf', value, 'afrf');
         return;
       }

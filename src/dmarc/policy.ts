@@ -50,8 +50,29 @@ export interface EffectivePolicy {
   asNone: boolean;
   /** The domain whose record supplied the policy. */
   policyDomain: string | null;
+  /**
+   * The tag each value was read from as published (RFC 9989 §4.7: an absent `sp` is `p`'s value, an
+   * absent `np` is `sp`'s, then `p`'s): for the name itself, its existing and its non-existent subdomains.
+   */
+  sources: PolicySources;
+  /** `aspf` of the record (RFC 7489 §3.1.2): relaxed unless the record says strict. */
+  spfAlignment: 'r' | 's';
   existenceQueries: ExistenceQuery[];
   findings: Finding[];
+}
+
+/** Where each policy value came from, as published. */
+export interface PolicySources {
+  applied: PolicyTag | null;
+  subdomain: 'p' | 'sp' | null;
+  nonExistent: PolicyTag | null;
+}
+
+/** RFC 9989 §4.7: `sp` defaults to `p`; `np` to `sp`, then `p`. The tag a value was really read from. */
+export function sourceOf(tag: PolicyTag, record: DmarcRecord): PolicyTag {
+  if (tag === 'np' && record.published.np !== null) return 'np';
+  if (tag !== 'p' && record.published.sp !== null) return 'sp';
+  return 'p';
 }
 
 /** RFC 9989 §4.7 `t=y`: one level lower: reject → quarantine, quarantine → none; none stays none. */
@@ -89,6 +110,8 @@ export async function effectivePolicy(name: string, discovery: DmarcDiscovery, r
     nonExistentSubdomainPolicy: null,
     asNone: false,
     policyDomain: null,
+    sources: { applied: null, subdomain: null, nonExistent: null },
+    spfAlignment: record?.aspf ?? 'r',
     existenceQueries: [],
     findings: [],
   };
@@ -105,6 +128,11 @@ export async function effectivePolicy(name: string, discovery: DmarcDiscovery, r
     nonExistentSubdomainPolicy: applied(subdomainRecord.nonExistentSubdomainPolicy, subdomainRecord),
     asNone: record.outcome === 'as-none',
   };
+  const sourcesFor = (tag: PolicyTag): PolicySources => ({
+    applied: sourceOf(tag, record),
+    subdomain: sourceOf('sp', subdomainRecord) as 'p' | 'sp',
+    nonExistent: sourceOf('np', subdomainRecord),
+  });
 
   if (discovery.policyDomain === domain) {
     // RFC 9989 §4.10.1: the record at the name itself supplies p. A record below the name (at _dmarc)
@@ -113,6 +141,7 @@ export async function effectivePolicy(name: string, discovery: DmarcDiscovery, r
       policy: applied(record.policy, record),
       publishedPolicy: record.policy,
       source: 'p' as const,
+      sources: sourcesFor('p'),
       nameExists: true,
     });
   }
@@ -138,6 +167,7 @@ export async function effectivePolicy(name: string, discovery: DmarcDiscovery, r
     policy: applied(publishedPolicy, record),
     publishedPolicy,
     source,
+    sources: sourcesFor(source),
     nameExists: existence.exists,
     existenceQueries: existence.queries,
     findings,

@@ -24,7 +24,16 @@ export type ReportUriParse = { ok: true; uri: ReportUri } | { ok: false; problem
  * entries are kept, so that `rua=a,,b` reports the empty one.
  */
 export function splitUriList(value: string): string[] {
-  return value.split(',').map((entry) => entry.replace(/^[ \t]+|[ \t]+$/g, ''));
+  return value.split(',').map(trimWsp);
+}
+
+/** SP and HTAB trimmed by a loop: /[ \t]+$/ backtracks quadratically on a long inner run of spaces. */
+function trimWsp(text: string): string {
+  let start = 0;
+  let end = text.length;
+  while (start < end && (text.charCodeAt(start) === 0x20 || text.charCodeAt(start) === 0x09)) start++;
+  while (end > start && (text.charCodeAt(end - 1) === 0x20 || text.charCodeAt(end - 1) === 0x09)) end--;
+  return text.slice(start, end);
 }
 
 /**

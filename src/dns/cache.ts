@@ -19,7 +19,7 @@ import type { DnsAnswer, RecordType, Resolver } from './types.js';
 
 /** Defaults for a service: enough entries for a busy hour of checks, TTLs as resolvers cap them. */
 export const DEFAULT_CACHE_MAX_ENTRIES = 50_000;
-/** TTL for answers that carry none (c-ares gives none for TXT, MX …): five minutes. */
+/** TTL for answers that carry none (NetworkResolver always gives one; other resolvers may not): five minutes. */
 export const DEFAULT_CACHE_TTL_SECONDS = 300;
 /** RFC 2308 §5 suggests one to three hours at most for negative answers; we keep them shorter. */
 export const DEFAULT_NEGATIVE_TTL_SECONDS = 300;

@@ -3,7 +3,7 @@
  *   createCheckResolver(new CachingResolver(new ConcurrencyLimitedResolver(new NetworkResolver(…), n), …), budget)
  * with one `CachingResolver` shared by all checks and one check resolver per check; tests use a
  * `ZoneResolver` (optionally inside a `FaultyResolver`) or the embedded server, which is imported
- * from './server.js' itself so that the engine does not load dns2.
+ * from './server.js' itself: the engine does not need it.
  */
 export type { DnsAnswer, DnsErrorReason, MxData, RecordData, RecordDataMap, RecordType, Resolver, ResolverStats, SoaData } from './types.js';
 export { describeAnswer, isVoid } from './types.js';

@@ -1,51 +1,65 @@
 /**
- * The resolver that asks real DNS servers: the system's (from /etc/resolv.conf) unless servers are
- * given as `ip[:port]`.
+ * The resolver that asks real DNS servers: the system's (from /etc/resolv.conf, through
+ * `node:dns` `getServers()`) unless servers are given as `ip[:port]`.
  *
- * Client chosen by measurement (`npx tsx bench/dns-clients.ts`: loopback, the embedded server in a
- * child process, TXT queries, 2 CPUs). Node's c-ares resolver (`dns.promises.Resolver`) against
- * dns2's UDP client: at concurrency 1, 0.9–1.4× over several runs (the round trip dominates, so
- * within noise); at concurrency 32, 2.6–3.3× (about 26–34k against 10k queries/s, Node 20 and
- * 24), as dns2 opens a UDP socket per query and decodes bit by bit. c-ares also tells NXDOMAIN (ENOTFOUND)
- * from NODATA (ENODATA), retries over TCP on truncation by itself, and keeps TXT
- * character-strings apart. So c-ares does every query, and what it lacks is handled here:
- * - A deadline of our own around each query: c-ares backs off (doubling, with jitter) between
- *   attempts, so its total time is only roughly `timeout × tries`; the race makes `timeoutMs` a
- *   bound, not a hint.
- * - TTLs: c-ares reports them for A and AAAA only. Other answers carry no `ttl` and the cache
- *   uses its configured default, which is what the cache is for.
- * - CNAMEs: c-ares reads the records at the end of the chain the server sent but does not say
- *   which aliases it crossed, so `cnames` is not reported. Chains are followed and bounded by the
- *   recursive server (ours stops at 16).
- * - A CNAME whose target has no address comes back from c-ares as an empty list: that is NODATA.
- * - TXT octets: c-ares hands them over as Latin-1 text; they are decoded as UTF-8 here when they
- *   are valid UTF-8, so that the text matches what the zone resolver gives.
- * Known gap: a server that sets TC even over TCP gets an empty answer from c-ares, which Node
- * reports as ENODATA, so it reads as NODATA. Only a broken server does this: TC means "longer than
- * the channel allows" (RFC 1035 §4.1.1), and a TCP message may be 65535 octets.
+ * A stub client of our own on dns-packet's codec (src/dns/wire.ts), over `node:dgram` and
+ * `node:net`, because c-ares (Node's resolver) could not tell the truth about four things:
+ * - TTLs: c-ares reports them for A and AAAA only. Here every answer carries the smallest TTL of its
+ *   RRset and of the CNAMEs crossed, and a negative answer the TTL of RFC 2308 §5 (the SOA in the
+ *   authority section: the smaller of its TTL and its MINIMUM; 0, not cached, without an SOA).
+ * - Truncation: a TC answer is asked again over TCP (RFC 7766 §5); a TCP answer that fails, or is
+ *   truncated again, is an error (`malformed` for TC over TCP, as `FaultyResolver` says too), never
+ *   "no record". c-ares read TC-over-TCP as an empty answer, i.e. NODATA.
+ * - Time: each attempt waits exactly `timeoutMs` and there are exactly `attempts` of them, so a
+ *   server that never answers costs `timeoutMs × attempts` and then `timeout`.
+ * - Which aliases were followed (`cnames`), and RDATA that does not match its type (`malformed`).
+ * Every query has a random ID and goes out from a fresh socket on a random source port
+ * (RFC 5452 §9.2); a reply counts only when it comes from the server asked and matches the ID and
+ * the question (name case-insensitively, type, class); anything else is ignored and the wait goes on
+ * (RFC 5452 §4.3). Queries carry EDNS0 with a 1232-octet buffer (RFC 6891; DNS Flag Day 2020).
  */
-import { Resolver as CaresResolver } from 'node:dns/promises';
-import { isIP } from 'node:net';
-import { canonicalName, dnsNameProblem } from './name.js';
-import type { DnsAnswer, DnsErrorReason, MxData, RecordType, Resolver, SoaData } from './types.js';
+import { randomFillSync } from 'node:crypto';
+import dgram from 'node:dgram';
+import { getServers as systemServers } from 'node:dns';
+import net from 'node:net';
+import { canonicalName, dnsNameProblem, MAX_LABEL_OCTETS } from './name.js';
+import type { DnsAnswer, DnsErrorReason, RecordData, RecordType, Resolver, SoaData } from './types.js';
+import {
+  CLASS_IN,
+  encodeQuery,
+  FLAG,
+  HEADER_OCTETS,
+  MalformedMessage,
+  RCODE,
+  readMessage,
+  TYPE_CODES,
+  type WireMessage,
+} from './wire.js';
+import { MAX_CNAME_CHAIN } from './zone-resolver.js';
 
-/** How long one query may take in all, retries included, before it is a `timeout`. */
-export const DEFAULT_QUERY_TIMEOUT_MS = 4000;
-/** How many times one query is sent over UDP before giving up (c-ares `tries`). */
+/** How long one attempt (a UDP query, and its TCP retry if it was truncated) may take. */
+export const DEFAULT_QUERY_TIMEOUT_MS = 2000;
+/** How many attempts one query gets; they go to the servers in turn. */
 export const DEFAULT_QUERY_ATTEMPTS = 2;
-/** The shortest wait for one attempt that we hand c-ares, however small the budget. */
-export const MIN_ATTEMPT_TIMEOUT_MS = 10;
 /** RFC 1035 §4.2: DNS listens on port 53. */
 export const DNS_PORT = 53;
+/** RFC 6891 §6.2.5: the UDP payload size we advertise; 1232 fits the IPv6 minimum MTU (DNS Flag Day 2020). */
+export const EDNS_UDP_PAYLOAD = 1232;
+/** The largest DNS message over TCP: the 2-octet length prefix (RFC 1035 §4.2.2). */
+export const MAX_TCP_MESSAGE_OCTETS = 65_535;
+/** Where the system lists no resolver, c-ares and glibc ask the local host. */
+export const FALLBACK_SERVER = '127.0.0.1';
 
 /** Options of `NetworkResolver`. */
 export interface NetworkResolverOptions {
   /** Servers as `ip`, `ip:port`, `[ipv6]` or `[ipv6]:port`. Default: the system's resolvers. */
   servers?: readonly string[];
-  /** The time one query may take in all, in milliseconds. */
+  /** How long each attempt waits for its answer, in milliseconds (UDP and any TCP retry together). */
   timeoutMs?: number;
-  /** How many times a query is sent before it times out. */
+  /** How many attempts a query gets before it is a `timeout`; attempt n goes to server n mod servers. */
   attempts?: number;
+  /** Advertise EDNS0 (RFC 6891) with a 1232-octet buffer; true unless told. */
+  edns?: boolean;
 }
 
 /** A server address, split. */
@@ -66,15 +80,15 @@ export function parseServerAddress(text: string): ServerAddress | { error: strin
   if (bracketed) {
     host = bracketed[1] ?? '';
     portText = bracketed[2];
-    if (isIP(host) !== 6) return { error: `"${text}" has brackets but no IPv6 address inside them` };
-  } else if (isIP(trimmed) === 0) {
+    if (isIPv6(host) === false) return { error: `"${text}" has brackets but no IPv6 address inside them` };
+  } else if (net.isIP(trimmed) === 0) {
     const colon = trimmed.lastIndexOf(':');
     if (colon === -1 || trimmed.indexOf(':') !== colon) {
       return { error: `"${text}" is not an IP address (give ip, ip:port or [ipv6]:port)` };
     }
     host = trimmed.slice(0, colon);
     portText = trimmed.slice(colon + 1);
-    if (isIP(host) !== 4) return { error: `"${text}" is not an IPv4 address with a port` };
+    if (net.isIP(host) !== 4) return { error: `"${text}" is not an IPv4 address with a port` };
   }
   if (portText === undefined) return { host, port: DNS_PORT };
   const port = Number(portText);
@@ -84,161 +98,378 @@ export function parseServerAddress(text: string): ServerAddress | { error: strin
   return { host, port };
 }
 
-/** The form c-ares's `setServers` takes. */
+function isIPv6(host: string): boolean {
+  return net.isIP(host) === 6;
+}
+
+/** `ip:port` or `[ipv6]:port`. */
 function formatServer({ host, port }: ServerAddress): string {
-  return isIP(host) === 6 ? `[${host}]:${port}` : `${host}:${port}`;
+  return isIPv6(host) ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
 /**
- * Asks real DNS servers through c-ares and maps every outcome onto `DnsAnswer`: records, NODATA,
- * NXDOMAIN, or an error (`servfail`, `refused`, `timeout`, `malformed`, `invalid-name`). It never
- * rejects. An unreachable server is `refused` (ICMP port unreachable) or `timeout`, never NXDOMAIN.
+ * Asks real DNS servers and maps every outcome onto `DnsAnswer`: records, NODATA, NXDOMAIN, or an
+ * error (`servfail`, `refused`, `timeout`, `malformed`, `invalid-name`). It never rejects. An
+ * unreachable server is `refused` (ICMP port unreachable) or `timeout`, never NXDOMAIN.
  */
 export class NetworkResolver implements Resolver {
-  private readonly client: CaresResolver;
+  private readonly addresses: ServerAddress[];
   private readonly timeoutMs: number;
+  private readonly attempts: number;
+  private readonly edns: boolean;
+  /** Which server the next query starts with: queries are spread over the servers. */
+  private nextServer = 0;
 
-  /** Throws a `TypeError` when a server address cannot be read (a configuration error). */
+  /** Throws a `TypeError` when a server address cannot be read or a number is out of range (a configuration error). */
   constructor(options: NetworkResolverOptions = {}) {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
-    const attempts = options.attempts ?? DEFAULT_QUERY_ATTEMPTS;
-    if (!(this.timeoutMs > 0) || !Number.isInteger(attempts) || attempts < 1) {
-      throw new TypeError(`NetworkResolver needs timeoutMs > 0 and attempts ≥ 1 (got ${this.timeoutMs}, ${attempts})`);
+    this.attempts = options.attempts ?? DEFAULT_QUERY_ATTEMPTS;
+    this.edns = options.edns ?? true;
+    if (!(this.timeoutMs > 0) || !Number.isInteger(this.attempts) || this.attempts < 1) {
+      throw new TypeError(`NetworkResolver needs timeoutMs > 0 and attempts ≥ 1 (got ${this.timeoutMs}, ${this.attempts})`);
     }
-    // c-ares doubles its wait on each retry, so the attempts together take timeout × (2^n − 1).
-    const attemptTimeout = Math.max(MIN_ATTEMPT_TIMEOUT_MS, Math.floor(this.timeoutMs / (2 ** attempts - 1)));
-    this.client = new CaresResolver({ timeout: attemptTimeout, tries: attempts });
-    if (options.servers && options.servers.length > 0) {
-      const servers = options.servers.map((text) => {
-        const parsed = parseServerAddress(text);
-        if ('error' in parsed) throw new TypeError(`DNS server ${parsed.error}`);
-        return formatServer(parsed);
-      });
-      this.client.setServers(servers);
-    }
+    const given = options.servers && options.servers.length > 0 ? options.servers : defaultServers();
+    this.addresses = given.map((text) => {
+      const parsed = parseServerAddress(text);
+      if ('error' in parsed) throw new TypeError(`DNS server ${parsed.error}`);
+      return parsed;
+    });
   }
 
   /** The servers queries go to, as `ip:port` or `[ipv6]:port`. */
   servers(): string[] {
-    return this.client.getServers();
+    return this.addresses.map(formatServer);
   }
 
   async resolve<T extends RecordType>(name: string, type: T): Promise<DnsAnswer<T>> {
-    const problem = dnsNameProblem(name);
+    const problem = dnsNameProblem(name) ?? octetProblem(canonicalName(name));
     if (problem) return { kind: 'error', reason: 'invalid-name', detail: problem };
-    // c-ares wants the root as "."; every other name goes without the trailing dot.
-    const query = canonicalName(name) || '.';
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<DnsAnswer<T>>((resolve) => {
-      timer = setTimeout(
-        () => resolve({ kind: 'error', reason: 'timeout', detail: `no answer within ${this.timeoutMs} ms` }),
-        this.timeoutMs,
-      );
-    });
-    try {
-      return await Promise.race([ask(this.client, query, type), deadline]);
-    } finally {
-      clearTimeout(timer);
+    const first = canonicalName(name);
+    const cnames: string[] = [];
+    let ttl = Infinity;
+    let qname = first;
+    // RFC 1034 §5.3.3: a chain the server left unfinished is asked again from where it stopped.
+    for (;;) {
+      const outcome = await this.query(qname, type);
+      if (!('message' in outcome)) return outcome as DnsAnswer<T>;
+      const read = interpret<T>(outcome.message, qname, type, first, cnames, ttl);
+      if (read.kind !== 'restart') return read;
+      qname = read.owner;
+      ttl = read.ttl;
     }
   }
-}
 
-async function ask<T extends RecordType>(client: CaresResolver, name: string, type: T): Promise<DnsAnswer<T>> {
-  try {
-    return (await QUERIES[type](client, name)) as DnsAnswer<T>;
-  } catch (error) {
-    return fromCaresError(error);
+  /** One question through every attempt; a matched response, or the error that ended the attempts. */
+  private async query(qname: string, type: RecordType): Promise<{ message: WireMessage } | ErrorAnswer> {
+    const start = this.nextServer;
+    this.nextServer = (this.nextServer + 1) % this.addresses.length;
+    let last: ErrorAnswer = timeoutAnswer(this.timeoutMs, this.attempts);
+    for (let attempt = 0; attempt < this.attempts; attempt++) {
+      const server = this.addresses[(start + attempt) % this.addresses.length] as ServerAddress;
+      const outcome = await attemptQuery(server, qname, type, this.timeoutMs, this.edns);
+      if ('message' in outcome) {
+        const failure = rcodeFailure(outcome.message.rcode);
+        // Another server may do better than one that failed; the last attempt's failure stands.
+        if (failure && this.addresses.length > 1 && attempt + 1 < this.attempts) {
+          last = failure;
+          continue;
+        }
+        return outcome;
+      }
+      if (outcome.final) return outcome.error;
+      if (outcome.error.reason !== 'timeout' || last.reason === 'timeout') last = outcome.error;
+    }
+    if (last.reason === 'timeout') return timeoutAnswer(this.timeoutMs, this.attempts);
+    return last;
   }
 }
-
-type Query<T extends RecordType> = (client: CaresResolver, name: string) => Promise<DnsAnswer<T>>;
-
-/** One c-ares call per type, its result mapped onto `RecordDataMap` (names canonical). */
-const QUERIES: { [T in RecordType]: Query<T> } = {
-  A: async (client, name) => {
-    const found = await client.resolve4(name, { ttl: true });
-    return answerOf(found.map((r) => r.address), minTtl(found));
-  },
-  AAAA: async (client, name) => {
-    const found = await client.resolve6(name, { ttl: true });
-    return answerOf(found.map((r) => r.address), minTtl(found));
-  },
-  MX: async (client, name) => {
-    const found = await client.resolveMx(name);
-    // RFC 7505 §3: the null MX's exchange is the root, '' in canonical form.
-    return answerOf(found.map((r): MxData => ({ preference: r.priority, exchange: canonicalName(r.exchange) })));
-  },
-  TXT: async (client, name) => {
-    const found = await client.resolveTxt(name);
-    return answerOf(found.map((strings) => strings.map(utf8FromLatin1)));
-  },
-  CNAME: async (client, name) => answerOf((await client.resolveCname(name)).map(canonicalName)),
-  PTR: async (client, name) => answerOf((await client.resolvePtr(name)).map(canonicalName)),
-  NS: async (client, name) => answerOf((await client.resolveNs(name)).map(canonicalName)),
-  SOA: async (client, name) => {
-    const soa = await client.resolveSoa(name);
-    const data: SoaData = {
-      mname: canonicalName(soa.nsname),
-      rname: canonicalName(soa.hostmaster),
-      serial: soa.serial,
-      refresh: soa.refresh,
-      retry: soa.retry,
-      expire: soa.expire,
-      minimum: soa.minttl,
-    };
-    return answerOf([data]);
-  },
-};
-
-/** RFC 2308 §2.2: an answer without records of the type asked for is NODATA. */
-function answerOf<D>(records: D[], ttl?: number): { kind: 'records'; records: D[]; ttl?: number } | { kind: 'nodata' } {
-  if (records.length === 0) return { kind: 'nodata' };
-  return ttl === undefined ? { kind: 'records', records } : { kind: 'records', records, ttl };
-}
-
-/** RFC 2181 §5.2: one RRset, one TTL; where they differ, the smallest is the safe one. */
-function minTtl(records: readonly { ttl: number }[]): number | undefined {
-  return records.length === 0 ? undefined : Math.min(...records.map((r) => r.ttl));
-}
-
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
- * c-ares passes TXT octets to JavaScript one octet per character (Latin-1). When those octets are
- * valid UTF-8 the text is decoded as UTF-8; otherwise (or when a later Node already decoded it, with
- * characters above U+00FF) it is kept as it came.
+ * `dnsNameProblem` counts characters; on the wire a label is at most 63 octets and a name 255
+ * (RFC 1035 §2.3.4), which text that is not ASCII (an IDN not converted to A-labels) can exceed.
  */
-export function utf8FromLatin1(text: string): string {
-  if (!/[^\u0000-\u007f]/.test(text) || /[^\u0000-\u00ff]/.test(text)) return text;
-  try {
-    return strictUtf8.decode(Buffer.from(text, 'latin1'));
-  } catch {
-    return text;
+function octetProblem(canonical: string): string | null {
+  if (!/[^\u0000-\u007f]/.test(canonical)) return null;
+  let total = 1;
+  for (const label of canonical.split('.')) {
+    const octets = Buffer.byteLength(label);
+    if (octets > MAX_LABEL_OCTETS) return `the label "${label.slice(0, 20)}…" is ${octets} octets in UTF-8; DNS allows at most ${MAX_LABEL_OCTETS}`;
+    total += octets + 1;
+  }
+  return total > MAX_WIRE_NAME_OCTETS ? `the name is ${total} octets on the wire; DNS allows at most ${MAX_WIRE_NAME_OCTETS}` : null;
+}
+
+/** RFC 1035 §2.3.4: a name on the wire, length octets and the root label included. */
+const MAX_WIRE_NAME_OCTETS = 255;
+
+type ErrorAnswer = { kind: 'error'; reason: DnsErrorReason; detail?: string };
+
+/** What one attempt came to: a response that answers our question, or an error (final: do not retry). */
+type AttemptOutcome = { message: WireMessage } | { error: ErrorAnswer; final: boolean };
+
+function timeoutAnswer(timeoutMs: number, attempts: number): ErrorAnswer {
+  return { kind: 'error', reason: 'timeout', detail: `no answer in ${attempts} attempt(s) of ${timeoutMs} ms` };
+}
+
+function defaultServers(): string[] {
+  const found = systemServers();
+  return found.length > 0 ? found : [FALLBACK_SERVER];
+}
+
+/** 16-bit query IDs from the system's CSPRNG (RFC 5452 §4.3), drawn a batch at a time. */
+const idPool = new Uint16Array(1024);
+let idNext = idPool.length;
+function randomId(): number {
+  if (idNext >= idPool.length) {
+    randomFillSync(idPool);
+    idNext = 0;
+  }
+  return idPool[idNext++] as number;
+}
+
+/**
+ * One attempt: the query over UDP; when the answer is truncated, again over TCP; all within
+ * `timeoutMs`. Without EDNS support at the server (FORMERR or NOTIMP and no OPT back), once more
+ * without the OPT record (RFC 6891 §7).
+ */
+async function attemptQuery(server: ServerAddress, qname: string, type: RecordType, timeoutMs: number, edns: boolean): Promise<AttemptOutcome> {
+  const deadline = Date.now() + timeoutMs;
+  let useEdns = edns;
+  for (;;) {
+    const id = randomId();
+    const query = encodeQuery(qname, type, { id, rd: true, ednsUdpPayload: useEdns ? EDNS_UDP_PAYLOAD : undefined });
+    const udp = await udpExchange(server, query, id, qname, type, deadline);
+    if (!('message' in udp)) return udp;
+    const { message } = udp;
+    if (useEdns && !message.opt && (message.rcode === RCODE.FORMERR || message.rcode === RCODE.NOTIMP)) {
+      useEdns = false;
+      continue;
+    }
+    // RFC 7766 §5 and RFC 2181 §9: a truncated answer is not used; ask again over TCP.
+    if ((message.flags & FLAG.TC) === 0) return udp;
+    const tcp = await tcpExchange(server, query, id, qname, type, deadline);
+    if ('message' in tcp && (tcp.message.flags & FLAG.TC) !== 0) {
+      // A TCP message can hold 65535 octets (RFC 1035 §4.2.2): TC here is a broken server.
+      return { error: { kind: 'error', reason: 'malformed', detail: 'the answer was truncated even over TCP' }, final: true };
+    }
+    return tcp;
   }
 }
 
-/** Node's names for c-ares status codes (`dns.NODATA` …), mapped onto the answer union. */
-const CARES_ERRORS: Readonly<Record<string, { kind: 'nodata' | 'nxdomain' } | { kind: 'error'; reason: DnsErrorReason }>> = {
-  ENODATA: { kind: 'nodata' }, // NOERROR with no records of the type (RFC 2308 §2.2)
-  ENOTFOUND: { kind: 'nxdomain' }, // RCODE 3 (RFC 2308 §2.1)
-  ESERVFAIL: { kind: 'error', reason: 'servfail' },
-  EREFUSED: { kind: 'error', reason: 'refused' },
-  ENOTIMP: { kind: 'error', reason: 'refused' }, // the server will not do this kind of query
-  EFORMERR: { kind: 'error', reason: 'servfail' }, // the server could not read our query
-  ECONNREFUSED: { kind: 'error', reason: 'refused' }, // nothing listens there
-  ETIMEOUT: { kind: 'error', reason: 'timeout' },
-  ECANCELLED: { kind: 'error', reason: 'timeout' },
-  EBADRESP: { kind: 'error', reason: 'malformed' },
-  EBADSTR: { kind: 'error', reason: 'malformed' },
-  EOF: { kind: 'error', reason: 'malformed' },
-  EBADNAME: { kind: 'error', reason: 'invalid-name' },
-  EBADQUERY: { kind: 'error', reason: 'invalid-name' },
-};
+/** True when `message` answers the query `id` for `qname`/`type` (RFC 5452 §4.3). */
+function answersQuery(message: WireMessage, id: number, qname: string, type: RecordType): boolean {
+  if (message.id !== id || (message.flags & FLAG.QR) === 0 || ((message.flags >> 11) & 0xf) !== 0) return false;
+  const question = message.questions[0];
+  // A server that cannot read a query may answer it without the question (RFC 1035 §4.1.1 FORMERR).
+  if (message.questions.length === 0) return message.rcode !== RCODE.NOERROR && message.rcode !== RCODE.NXDOMAIN;
+  return (
+    message.questions.length === 1 &&
+    question !== undefined &&
+    question.name === qname &&
+    question.type === TYPE_CODES[type] &&
+    question.class === CLASS_IN
+  );
+}
 
-/** A c-ares rejection as an answer; anything unexpected is a server failure, never "no record". */
-function fromCaresError<T extends RecordType>(error: unknown): DnsAnswer<T> {
-  const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : 'UNKNOWN';
-  const mapped = CARES_ERRORS[code];
-  if (mapped && mapped.kind !== 'error') return { kind: mapped.kind };
-  return { kind: 'error', reason: mapped ? mapped.reason : 'servfail', detail: `c-ares ${code}` };
+/**
+ * The ID and question of a message that does not read in full, to tell a malformed answer to our
+ * query (an error) from stray bytes (ignored).
+ */
+function headerAnswers(bytes: Buffer, id: number, qname: string, type: RecordType): boolean {
+  if (bytes.length < HEADER_OCTETS || bytes.readUInt16BE(0) !== id) return false;
+  try {
+    const head = Buffer.from(bytes.subarray(0, HEADER_OCTETS));
+    head.writeUInt16BE(0, 6);
+    head.writeUInt16BE(0, 8);
+    head.writeUInt16BE(0, 10);
+    const questionEnd = findQuestionEnd(bytes);
+    if (questionEnd === undefined) return false;
+    return answersQuery(readMessage(Buffer.concat([head, bytes.subarray(HEADER_OCTETS, questionEnd)])), id, qname, type);
+  } catch {
+    return false;
+  }
+}
+
+/** The offset after the (first) question, or undefined when it does not fit. */
+function findQuestionEnd(bytes: Buffer): number | undefined {
+  if (bytes.readUInt16BE(4) !== 1) return undefined;
+  let offset = HEADER_OCTETS;
+  // RFC 1035 §4.1.2: the question name is labels ending in 0; a query's name is never compressed.
+  while (offset < bytes.length) {
+    const length = bytes[offset] as number;
+    if (length === 0) return offset + 5 <= bytes.length ? offset + 5 : undefined;
+    if (length > 63) return undefined;
+    offset += length + 1;
+  }
+  return undefined;
+}
+
+/**
+ * Calls `onExpiry` at `deadline`, but only after the event loop has read the sockets once more: when
+ * the process was busy past the deadline, timers run before I/O, and an answer that had arrived in
+ * time would otherwise lose to its own timeout.
+ */
+function expireAt(deadline: number, onExpiry: () => void): NodeJS.Timeout {
+  return setTimeout(() => setImmediate(onExpiry), Math.max(0, deadline - Date.now()));
+}
+
+/** Sends `query` over UDP from a fresh socket and waits for the matching reply until `deadline`. */
+function udpExchange(server: ServerAddress, query: Buffer, id: number, qname: string, type: RecordType, deadline: number): Promise<AttemptOutcome> {
+  return new Promise((resolve) => {
+    const socket = dgram.createSocket(isIPv6(server.host) ? 'udp6' : 'udp4');
+    let done = false;
+    const finish = (outcome: AttemptOutcome): void => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      socket.close();
+      resolve(outcome);
+    };
+    const timer = expireAt(deadline, () =>
+      finish({ error: { kind: 'error', reason: 'timeout', detail: `no answer from ${formatServer(server)}` }, final: false }),
+    );
+    socket.on('error', (error: NodeJS.ErrnoException) => {
+      // A connected UDP socket hears ICMP port unreachable as ECONNREFUSED: nothing listens there.
+      const reason: DnsErrorReason = error.code === 'ECONNREFUSED' ? 'refused' : 'servfail';
+      finish({ error: { kind: 'error', reason, detail: `${formatServer(server)}: ${error.code ?? error.message}` }, final: false });
+    });
+    socket.on('message', (bytes) => {
+      // The socket is connected, so the kernel passes on datagrams from the server's address only.
+      let message: WireMessage;
+      try {
+        message = readMessage(bytes);
+      } catch (error) {
+        if (headerAnswers(bytes, id, qname, type)) {
+          finish({ error: { kind: 'error', reason: 'malformed', detail: (error as Error).message }, final: true });
+        }
+        return; // not an answer to this query: keep waiting (RFC 5452 §4.3)
+      }
+      if (answersQuery(message, id, qname, type)) finish({ message });
+    });
+    socket.connect(server.port, server.host, () => {
+      if (!done) socket.send(query);
+    });
+  });
+}
+
+/** Sends `query` over TCP (RFC 1035 §4.2.2 length prefix, RFC 7766) and reads one reply until `deadline`. */
+function tcpExchange(server: ServerAddress, query: Buffer, id: number, qname: string, type: RecordType, deadline: number): Promise<AttemptOutcome> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: server.host, port: server.port });
+    let received = Buffer.alloc(0);
+    let done = false;
+    const where = `${formatServer(server)} over TCP`;
+    const finish = (outcome: AttemptOutcome): void => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(outcome);
+    };
+    const fail = (reason: DnsErrorReason, detail: string, final = false): void =>
+      finish({ error: { kind: 'error', reason, detail: `${where}: ${detail}` }, final });
+    const timer = expireAt(deadline, () => fail('timeout', 'no answer to the retry of a truncated answer'));
+    socket.on('error', (error: NodeJS.ErrnoException) =>
+      fail(error.code === 'ECONNREFUSED' ? 'refused' : 'servfail', `the retry of a truncated answer failed (${error.code ?? error.message})`),
+    );
+    socket.on('close', () => fail('servfail', 'the connection closed before the answer to a truncated query'));
+    socket.on('data', (chunk) => {
+      received = received.length === 0 ? chunk : Buffer.concat([received, chunk]);
+      if (received.length < 2) return;
+      const length = received.readUInt16BE(0);
+      if (received.length < 2 + length) return;
+      const bytes = received.subarray(2, 2 + length);
+      try {
+        const message = readMessage(bytes);
+        // Over TCP nobody else can slip a reply in: a reply that does not match is the server's fault.
+        if (answersQuery(message, id, qname, type)) finish({ message });
+        else fail('malformed', 'the reply does not match the query (ID or question)', true);
+      } catch (error) {
+        fail('malformed', (error as Error).message, true);
+      }
+    });
+    const prefix = Buffer.alloc(2);
+    prefix.writeUInt16BE(query.length);
+    socket.write(Buffer.concat([prefix, query]));
+  });
+}
+
+/** RFC 1035 §4.1.1 RCODEs that are failures, as answers; undefined for NOERROR and NXDOMAIN. */
+function rcodeFailure(rcode: number): ErrorAnswer | undefined {
+  switch (rcode) {
+    case RCODE.NOERROR:
+    case RCODE.NXDOMAIN:
+      return undefined;
+    case RCODE.SERVFAIL:
+      return { kind: 'error', reason: 'servfail', detail: 'the server answered SERVFAIL' };
+    case RCODE.REFUSED:
+      return { kind: 'error', reason: 'refused', detail: 'the server answered REFUSED' };
+    case RCODE.NOTIMP:
+      return { kind: 'error', reason: 'refused', detail: 'the server answered NOTIMP' };
+    case RCODE.FORMERR:
+      return { kind: 'error', reason: 'servfail', detail: 'the server could not read the query (FORMERR)' };
+    default:
+      return { kind: 'error', reason: 'servfail', detail: `the server answered RCODE ${rcode}` };
+  }
+}
+
+type Interpreted<T extends RecordType> = DnsAnswer<T> | { kind: 'restart'; owner: string; ttl: number };
+
+/**
+ * A matched response as an answer. RFC 1034 §4.3.2 step 3a / §5.3.3: the answer section is read
+ * from the name asked along its CNAMEs; only records owned by a name on that chain count (RFC 2181
+ * §5.4.1). `cnames` and `ttlSoFar` carry what earlier queries of the same lookup found.
+ */
+function interpret<T extends RecordType>(
+  message: WireMessage,
+  qname: string,
+  type: T,
+  original: string,
+  cnames: string[],
+  ttlSoFar: number,
+): Interpreted<T> {
+  const failure = rcodeFailure(message.rcode);
+  if (failure) return failure;
+  const code = TYPE_CODES[type];
+  let owner = qname;
+  let ttl = ttlSoFar;
+  for (;;) {
+    const records: RecordData<T>[] = [];
+    let rrsetTtl = Infinity;
+    let alias: { target: string; ttl: number } | undefined;
+    for (const record of message.answers) {
+      if (record.name !== owner || record.class !== CLASS_IN || record.data === undefined) continue;
+      if (record.type === code) {
+        records.push(record.data as RecordData<T>);
+        rrsetTtl = Math.min(rrsetTtl, record.ttl); // RFC 2181 §5.2: one RRset, the smallest TTL
+      } else if (record.type === TYPE_CODES.CNAME && type !== 'CNAME' && !alias) {
+        alias = { target: record.data as string, ttl: record.ttl };
+      }
+    }
+    if (records.length > 0) {
+      return withChain({ kind: 'records', records, ttl: Math.min(ttl, rrsetTtl) }, cnames);
+    }
+    if (!alias) break;
+    // RFC 1034 §3.6.2: follow the alias; one that revisits a name or runs too long is a loop.
+    if (alias.target === original || cnames.includes(alias.target) || cnames.length >= MAX_CNAME_CHAIN) {
+      return { kind: 'error', reason: 'servfail', detail: `CNAME loop or chain longer than ${MAX_CNAME_CHAIN} at ${owner}` };
+    }
+    cnames.push(alias.target);
+    ttl = Math.min(ttl, alias.ttl);
+    owner = alias.target;
+  }
+  const soa = message.authorities.find((record) => record.type === TYPE_CODES.SOA && record.class === CLASS_IN && record.data !== undefined);
+  if (message.rcode === RCODE.NOERROR && owner !== qname && !soa) {
+    // The server followed the chain out of what it knows and stopped: ask for the rest.
+    return { kind: 'restart', owner, ttl };
+  }
+  // RFC 2308 §5: a negative answer lives min(SOA TTL, SOA MINIMUM); without an SOA it is not cached.
+  const negativeTtl = soa ? Math.min(soa.ttl, (soa.data as SoaData).minimum) : 0;
+  const kind = message.rcode === RCODE.NXDOMAIN ? 'nxdomain' : 'nodata';
+  return withChain({ kind, ttl: Math.min(ttl, negativeTtl) }, cnames);
+}
+
+function withChain<A extends DnsAnswer>(answer: A, cnames: string[]): A {
+  if (cnames.length > 0) (answer as { cnames?: string[] }).cnames = [...cnames];
+  return answer;
 }

@@ -1,25 +1,45 @@
 /**
- * An embedded DNS server over UDP and TCP on one port, answering from a `ZoneResolver` as a
- * recursive resolver would if the loaded zones were the whole DNS. It serves the end-to-end tests,
- * the benchmarks and the demo, and it can be told to misbehave (`FaultPlan`) so that the network
+ * An embedded authoritative DNS server over UDP and TCP on one port, serving the zones of a
+ * `ZoneResolver`. It serves the end-to-end tests, the benchmarks, the demo and
+ * `spoof-checker dns-serve`, and it can be told to misbehave (`FaultPlan`) so that the network
  * resolver's handling of every failure is tested against real sockets.
  *
- * Transport and message parsing come from dns2. Two things are done here rather than trusted to it:
- * - TXT character-strings longer than 255 octets: dns2 writes their length into one octet and so
- *   corrupts the message; they are split into 255-octet pieces first (RFC 1035 §3.3.14).
- * - The UDP size limit: dns2 does truncate, but only against the client's EDNS size; the response
- *   is fitted here against our own advertised size too, so truncation is decided (and tested) in
- *   one place.
+ * What it answers, as an authoritative server does:
+ * - AA set for every name in a loaded zone; names outside every zone are REFUSED (it is not a
+ *   recursive resolver, so RA is clear), or, with `outsideZones: 'nxdomain'`, NXDOMAIN from a
+ *   synthesised empty root zone.
+ * - NXDOMAIN and NODATA carry the zone's SOA in the authority section with TTL min(SOA TTL,
+ *   MINIMUM), so clients can cache them (RFC 2308 §3, §5); empty non-terminals are NODATA
+ *   (RFC 8020 §2, RFC 4592 §2.2.2).
+ * - Every record goes out with its TTL from the zone file. CNAME chains are followed through the
+ *   loaded zones (RFC 1034 §4.3.2 step 3a); a chain that leaves them stops at the last CNAME.
+ * - ANY (QTYPE 255) gets one RRset of the name (RFC 8482 §4.1), not all of them.
+ * - Over UDP, an answer larger than the client's EDNS buffer (512 octets without EDNS, RFC 1035
+ *   §4.2.1; at most our own 1232) is replaced by a truncated one (TC set, no records).
+ *
+ * Packets are encoded and read with dns-packet (src/dns/wire.ts) over `node:dgram` and `node:net`.
  */
 import dgram from 'node:dgram';
 import net from 'node:net';
-import dns2 from 'dns2';
-import type { Packet as DnsPacket, Question as DnsQuestion, Resource as DnsResource } from 'dns2';
 import { faultFor, type Fault, type FaultPlan } from './faults.js';
-import type { DnsAnswer, RecordData, RecordType, SoaData } from './types.js';
+import type { DnsAnswer, RecordType } from './types.js';
+import {
+  CLASS_IN,
+  encodeOpt,
+  encodeRecord,
+  encodeResponse,
+  FLAG,
+  HEADER_OCTETS,
+  RCODE,
+  readMessage,
+  recordTypeOf,
+  TYPE_ANY,
+  TYPE_CODES,
+  type WireMessage,
+} from './wire.js';
 import type { ZoneResolver } from './zone-resolver.js';
 
-const { Packet } = dns2;
+export { MAX_CHARACTER_STRING_OCTETS, splitCharacterStrings, TYPE_CODES } from './wire.js';
 
 /** RFC 1035 §4.2.1: a UDP message without EDNS carries at most 512 octets. */
 export const CLASSIC_UDP_PAYLOAD = 512;
@@ -28,34 +48,12 @@ export const CLASSIC_UDP_PAYLOAD = 512;
  * 1232 octets fits the IPv6 minimum MTU without fragmentation (the DNS Flag Day 2020 value).
  */
 export const SERVER_UDP_PAYLOAD = 1232;
-/** RFC 1035 §3.3: a <character-string> is one length octet followed by at most 255 octets. */
-export const MAX_CHARACTER_STRING_OCTETS = 255;
 /** Encoded answers kept for reuse (the zones never change while the server runs). */
 export const RESPONSE_CACHE_ENTRIES = 10_000;
 /** How many ephemeral ports to try when port 0 is asked for and TCP cannot take UDP's port. */
 export const EPHEMERAL_PORT_ATTEMPTS = 20;
-
-/** RFC 1035 §3.2.2 and RFC 3596 §2.1: the wire codes of the types the engine asks for. */
-export const TYPE_CODES: Readonly<Record<RecordType, number>> = {
-  A: 1,
-  NS: 2,
-  CNAME: 5,
-  SOA: 6,
-  PTR: 12,
-  MX: 15,
-  TXT: 16,
-  AAAA: 28,
-};
-const TYPE_BY_CODE = new Map<number, RecordType>(
-  Object.entries(TYPE_CODES).map(([type, code]) => [code, type as RecordType]),
-);
-
-/** RFC 1035 §4.1.1 and RFC 6891 §9 response codes used here. */
-const RCODE = { NOERROR: 0, FORMERR: 1, SERVFAIL: 2, NXDOMAIN: 3, NOTIMP: 4, REFUSED: 5, BADVERS: 16 } as const;
-/** RFC 1035 §3.2.4 */
-const CLASS_IN = 1;
-/** RFC 6891 §6.1.1 */
-const TYPE_OPT = 41;
+/** RFC 8482 §4.1: the RRset ANY gets, the first of these types the name has. */
+export const ANY_TYPE_ORDER: readonly RecordType[] = ['CNAME', 'SOA', 'NS', 'MX', 'TXT', 'A', 'AAAA', 'PTR'];
 
 /** Options of `startDnsServer`. */
 export interface DnsServerOptions {
@@ -67,7 +65,26 @@ export interface DnsServerOptions {
   port?: number;
   /** Faults to inject from the start. */
   faults?: FaultPlan;
+  /**
+   * Names outside every loaded zone: `refused` (the default, what an authoritative server says), or
+   * `nxdomain`, as if the server also held an empty root zone, so that the loaded zones are the whole
+   * DNS (what the in-memory `ZoneResolver` assumes, and what tests and benchmarks that point a
+   * stub client at this server need: the engine asks for names such as `_dmarc.example`).
+   */
+  outsideZones?: OutsideZones;
 }
+
+/** How the server answers for names outside every loaded zone. */
+export type OutsideZones = 'refused' | 'nxdomain';
+
+/**
+ * The SOA of the empty root zone `outsideZones: 'nxdomain'` stands for, so that its NXDOMAIN answers
+ * can be cached like any other (RFC 2308 §5: five minutes, as the in-memory default).
+ */
+export const SYNTHETIC_ROOT_SOA = {
+  ttl: 300,
+  data: { mname: 'localhost', rname: 'hostmaster.invalid', serial: 1, refresh: 1800, retry: 900, expire: 604_800, minimum: 300 },
+} as const;
 
 /** Queries received, per transport. */
 export interface DnsServerStats {
@@ -87,7 +104,7 @@ export interface RunningDnsServer {
 }
 
 type Transport = 'udp' | 'tcp';
-type Send = (response: Buffer) => unknown;
+type Send = (response: Buffer) => void;
 
 /**
  * Starts a DNS server answering from `options.resolver` on UDP and TCP, same port. Rejects only
@@ -95,13 +112,9 @@ type Send = (response: Buffer) => unknown;
  */
 export async function startDnsServer(options: DnsServerOptions): Promise<RunningDnsServer> {
   const host = options.host ?? '127.0.0.1';
-  const responder = new Responder(options.resolver, options.faults ?? []);
-  const { udp, tcp, port } = await listenBoth(host, options.port ?? 0, responder);
+  const responder = new Responder(options.resolver, options.faults ?? [], options.outsideZones ?? 'refused');
   const sockets = new Set<net.Socket>();
-  tcp.on('connection', (socket: net.Socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
+  const { udp, tcp, port } = await listenBoth(host, options.port ?? 0, responder, sockets);
   let closing: Promise<void> | undefined;
   return {
     address: { host, port },
@@ -125,12 +138,15 @@ async function listenBoth(
   host: string,
   requestedPort: number,
   responder: Responder,
-): Promise<{ udp: InstanceType<typeof dns2.UDPServer>; tcp: InstanceType<typeof dns2.TCPServer>; port: number }> {
+  sockets: Set<net.Socket>,
+): Promise<{ udp: dgram.Socket; tcp: net.Server; port: number }> {
   let lastError: unknown;
   const attempts = requestedPort === 0 ? EPHEMERAL_PORT_ATTEMPTS : 1;
   for (let attempt = 0; attempt < attempts; attempt++) {
-    const udp = new dns2.UDPServer({ type: net.isIPv6(host) ? 'udp6' : 'udp4' });
-    udp.on('request', (request: DnsPacket, send: Send) => responder.handle(request, 'udp', send));
+    const udp = dgram.createSocket(net.isIPv6(host) ? 'udp6' : 'udp4');
+    udp.on('message', (bytes, peer) =>
+      responder.handle(bytes, 'udp', (response) => udp.send(response, peer.port, peer.address, () => {})),
+    );
     try {
       await bindUdp(udp, requestedPort, host);
     } catch (error) {
@@ -138,8 +154,7 @@ async function listenBoth(
       throw error;
     }
     const port = udp.address().port;
-    const tcp = new dns2.TCPServer();
-    tcp.on('request', (request: DnsPacket, send: Send) => responder.handle(request, 'tcp', send));
+    const tcp = net.createServer((socket) => serveTcpConnection(socket, responder, sockets));
     try {
       await listenTcp(tcp, port, host);
     } catch (error) {
@@ -153,6 +168,30 @@ async function listenBoth(
     return { udp, tcp, port };
   }
   throw lastError instanceof Error ? lastError : new Error(`could not listen on ${host}:${requestedPort}`);
+}
+
+/** RFC 7766 §8: length-prefixed messages, several per connection, answered in turn. */
+function serveTcpConnection(socket: net.Socket, responder: Responder, sockets: Set<net.Socket>): void {
+  sockets.add(socket);
+  socket.on('close', () => sockets.delete(socket));
+  socket.on('error', () => {});
+  let buffered = Buffer.alloc(0);
+  const send: Send = (response) => {
+    if (socket.destroyed) return;
+    const prefix = Buffer.alloc(2);
+    prefix.writeUInt16BE(response.length);
+    socket.write(Buffer.concat([prefix, response]));
+  };
+  socket.on('data', (chunk) => {
+    buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk]);
+    while (buffered.length >= 2) {
+      const length = buffered.readUInt16BE(0);
+      if (buffered.length < 2 + length) return;
+      const message = buffered.subarray(2, 2 + length);
+      buffered = buffered.subarray(2 + length);
+      responder.handle(message, 'tcp', send);
+    }
+  });
 }
 
 function bindUdp(socket: dgram.Socket, port: number, host: string): Promise<void> {
@@ -175,16 +214,27 @@ function listenTcp(server: net.Server, port: number, host: string): Promise<void
   });
 }
 
+/** A query as read, with what the response needs from it. */
+interface Query {
+  message: WireMessage;
+  id: number;
+  /** RD as sent, copied into the response (RFC 1035 §4.1.1). */
+  rd: boolean;
+  opcode: number;
+  edns: boolean;
+}
+
 /** Turns queries into response bytes, applying the fault plan. */
 class Responder {
   readonly counts: DnsServerStats = { udp: 0, tcp: 0 };
   private readonly pending = new Set<NodeJS.Timeout>();
-  /** Encoded full answers (id 0, RD clear) by question and EDNS presence. */
+  /** Encoded full answers (id 0, RD clear) by question as sent and EDNS presence. */
   private readonly encoded = new Map<string, Buffer>();
 
   constructor(
     private readonly resolver: ZoneResolver,
     private plan: FaultPlan,
+    private readonly outsideZones: OutsideZones,
   ) {}
 
   setFaults(plan: FaultPlan): void {
@@ -196,161 +246,189 @@ class Responder {
     this.pending.clear();
   }
 
-  handle(request: DnsPacket, transport: Transport, send: Send): void {
+  handle(bytes: Buffer, transport: Transport, send: Send): void {
     this.counts[transport]++;
-    if (request.header.qr) return; // RFC 1035 §4.1.1: a response is never answered.
-    const question = request.questions[0];
-    const fault = question ? faultFor(this.plan, question.name, TYPE_BY_CODE.get(question.type)) : undefined;
+    if (bytes.length < HEADER_OCTETS) return; // not even a header: nothing to answer to
+    const flags = bytes.readUInt16BE(2);
+    if ((flags & FLAG.QR) !== 0) return; // RFC 1035 §4.1.1: a response is never answered.
+    let message: WireMessage;
+    try {
+      message = readMessage(bytes);
+    } catch {
+      // RFC 1035 §4.1.1: FORMERR, "unable to interpret the query"; the header alone is echoed.
+      send(encodeResponse({ id: bytes.readUInt16BE(0), flags: flags & 0x7900, rcode: RCODE.FORMERR }, Buffer.alloc(0), 0, [], [], []));
+      return;
+    }
+    const query: Query = {
+      message,
+      id: message.id,
+      rd: (flags & FLAG.RD) !== 0,
+      opcode: (flags >> 11) & 0xf,
+      edns: message.opt !== undefined,
+    };
+    const question = message.questions[0];
+    const fault = question ? faultFor(this.plan, question.name, recordTypeOf(question.type)) : undefined;
     if (fault?.kind === 'drop') return; // the client times out
     if (fault?.kind === 'delay') {
       const timer = setTimeout(() => {
         this.pending.delete(timer);
-        this.reply(request, transport, undefined, send);
+        this.reply(query, transport, undefined, send);
       }, fault.ms);
       this.pending.add(timer);
       return;
     }
-    this.reply(request, transport, fault, send);
+    this.reply(query, transport, fault, send);
   }
 
-  private reply(request: DnsPacket, transport: Transport, fault: Fault | undefined, send: Send): void {
+  private reply(query: Query, transport: Transport, fault: Fault | undefined, send: Send): void {
     let response: Buffer;
     try {
-      response = this.respond(request, transport, fault);
+      response = this.respond(query, transport, fault);
     } catch {
       // An answer that cannot be encoded is the server's failure, never a crash (RFC 1035 §4.1.1).
-      response = encode(errorResponse(request, RCODE.SERVFAIL));
+      response = errorResponse(query, RCODE.SERVFAIL);
     }
-    try {
-      send(response);
-    } catch {
-      // The TCP client went away before its answer; nothing to do.
-    }
+    send(response);
   }
 
-  private respond(request: DnsPacket, transport: Transport, fault: Fault | undefined): Buffer {
-    if (request.header.opcode !== 0) return encode(errorResponse(request, RCODE.NOTIMP)); // RFC 1035 §4.1.1
-    const question = request.questions[0];
-    if (request.questions.length !== 1 || !question) return encode(errorResponse(request, RCODE.FORMERR));
-    const opt = request.additionals.find((record) => record.type === TYPE_OPT);
+  private respond(query: Query, transport: Transport, fault: Fault | undefined): Buffer {
+    const { message } = query;
+    if (query.opcode !== 0) return errorResponse(query, RCODE.NOTIMP); // RFC 1035 §4.1.1
+    const question = message.questions[0];
+    if (message.questions.length !== 1 || !question) return errorResponse(query, RCODE.FORMERR);
     // RFC 6891 §6.1.3: only EDNS version 0 exists; anything higher gets BADVERS.
-    if (opt && (opt.version ?? 0) > 0) return encode(errorResponse(request, RCODE.BADVERS));
-    const limit = transport === 'udp' ? udpLimit(opt) : Infinity;
+    if (message.opt && message.opt.version > 0) return errorResponse(query, RCODE.BADVERS);
+    const limit = transport === 'udp' ? udpLimit(message.opt?.udpPayloadSize) : Infinity;
 
-    if (fault?.kind === 'servfail') return encode(errorResponse(request, RCODE.SERVFAIL));
-    if (fault?.kind === 'refused') return encode(errorResponse(request, RCODE.REFUSED));
-    if (fault?.kind === 'malformed') return malformedResponse(request);
-    if (fault?.kind === 'truncate' && (transport === 'udp' || fault.tcp)) {
-      return encode(truncatedResponse(request));
-    }
-    if (question.class !== CLASS_IN) return encode(errorResponse(request, RCODE.REFUSED));
+    if (fault?.kind === 'servfail') return errorResponse(query, RCODE.SERVFAIL);
+    if (fault?.kind === 'refused') return errorResponse(query, RCODE.REFUSED);
+    if (fault?.kind === 'malformed') return malformedResponse(query);
+    if (fault?.kind === 'truncate' && (transport === 'udp' || fault.tcp)) return truncatedResponse(query);
+    if (question.class !== CLASS_IN) return errorResponse(query, RCODE.REFUSED);
 
-    const key = `${question.name}\u0000${question.type}\u0000${opt ? 1 : 0}`;
+    const key = `${question.asSent}\u0000${question.type}\u0000${query.edns ? 1 : 0}`;
     let full = this.encoded.get(key);
     if (!full) {
-      full = encode(this.answer(request, question));
+      full = this.answer(query);
       if (this.encoded.size >= RESPONSE_CACHE_ENTRIES) this.encoded.clear();
       this.encoded.set(key, full);
     }
-    // RFC 1035 §4.2.1: over UDP, an answer that does not fit is replaced by a truncated one.
-    if (full.length > limit) return encode(truncatedResponse(request));
+    // RFC 1035 §4.2.1, RFC 6891 §7: over UDP, an answer that does not fit is replaced by a truncated one.
+    if (full.length > limit) return truncatedResponse(query);
     const response = Buffer.from(full);
-    response.writeUInt16BE(request.header.id, 0);
-    if (request.header.rd) response[2] = (response[2] ?? 0) | 0x01; // RFC 1035 §4.1.1: RD is copied
+    response.writeUInt16BE(query.id, 0);
+    if (query.rd) response[2] = (response[2] ?? 0) | (FLAG.RD >> 8); // RFC 1035 §4.1.1: RD is copied
     return response;
   }
 
-  /** The full answer to one question, with id 0 and RD clear (patched per query). */
-  private answer(request: DnsPacket, question: DnsQuestion): DnsPacket {
-    const response = baseResponse(request);
-    response.header.id = 0;
-    response.header.rd = 0;
-    const type = TYPE_BY_CODE.get(question.type);
+  /** The full answer to the query's question, with id 0 and RD clear (patched per query). */
+  private answer(query: Query): Buffer {
+    const question = query.message.questions[0]!;
+    const head = { id: 0, rd: false, opcode: 0, edns: query.edns, message: query.message };
+    // RFC 1035 §4.1.1 (REFUSED, "for policy reasons"): we answer only for our own zones.
+    if (this.outsideZones === 'refused' && !this.resolver.locate(question.name)) return errorResponse(head, RCODE.REFUSED);
+    if (question.type === TYPE_ANY) return this.answerAny(head, question.asSent);
+    const type = recordTypeOf(question.type);
     // A type we hold no data of is answered like A without the records: the CNAME chain and the
     // name's existence still hold (RFC 1034 §4.3.2).
-    const answer = this.resolver.resolveSync(question.name, type ?? 'A');
+    const found = this.resolver.resolveSync(question.name, type ?? 'A');
     const result: DnsAnswer =
-      type || answer.kind !== 'records' ? answer : { kind: 'nodata', ...(answer.cnames ? { cnames: answer.cnames } : {}) };
+      type || found.kind !== 'records' ? found : { kind: 'nodata', ...(found.cnames ? { cnames: found.cnames } : {}) };
     if (result.kind === 'error') {
-      response.header.rcode = result.reason === 'refused' ? RCODE.REFUSED : result.reason === 'invalid-name' ? RCODE.FORMERR : RCODE.SERVFAIL;
-      return response;
+      return errorResponse(head, result.reason === 'invalid-name' ? RCODE.FORMERR : RCODE.SERVFAIL);
     }
-    response.header.aa = this.resolver.locate(question.name) ? 1 : 0;
-    // RFC 1034 §4.3.2 step 3a: the CNAME chain comes first, each alias owned by the previous name.
-    let owner = question.name;
+    const answers: Buffer[] = [];
+    // RFC 1034 §4.3.2 step 3a: the CNAME chain comes first, each alias owned by the previous name;
+    // the queried name goes out as it was asked.
+    let owner = question.asSent;
+    let ownerCanonical = question.name;
     for (const target of result.cnames ?? []) {
-      const alias = this.resolver.resolveSync(owner, 'CNAME');
-      const ttl = alias.kind === 'records' ? (alias.ttl ?? 0) : 0;
-      response.answers.push(toWire(owner, 'CNAME', ttl, target));
+      const alias = this.resolver.resolveSync(ownerCanonical, 'CNAME');
+      answers.push(encodeRecord(owner, 'CNAME', alias.kind === 'records' ? (alias.ttl ?? 0) : 0, target));
       owner = target;
+      ownerCanonical = target;
+      // A chain that leaves our zones stops here: the client asks for the rest (RFC 1034 §5.3.3).
+      if (this.outsideZones === 'refused' && !this.resolver.locate(target)) return this.encode(head, RCODE.NOERROR, answers, []);
     }
     if (result.kind === 'records' && type) {
-      for (const data of result.records) response.answers.push(toWire(owner, type, result.ttl ?? 0, data));
-      return response;
+      for (const data of result.records) answers.push(encodeRecord(owner, type, result.ttl ?? 0, data));
+      return this.encode(head, RCODE.NOERROR, answers, []);
     }
-    if (result.kind === 'nxdomain') response.header.rcode = RCODE.NXDOMAIN;
-    // RFC 2308 §3: a negative answer carries the zone's SOA, with TTL min(SOA TTL, MINIMUM).
-    const zone = this.resolver.locate(owner);
-    if (zone?.soa) {
-      const ttl = Math.min(zone.soa.ttl, zone.soa.data.minimum);
-      response.authorities.push(toWire(zone.origin, 'SOA', ttl, zone.soa.data));
+    return this.encode(head, result.kind === 'nxdomain' ? RCODE.NXDOMAIN : RCODE.NOERROR, answers, this.negativeAuthority(ownerCanonical));
+  }
+
+  /**
+   * RFC 8482 §4.1: ANY gets one RRset of the name, the first of `ANY_TYPE_ORDER` it owns; a name
+   * without any is NXDOMAIN or NODATA as for any other type. (The zones hold only those types, so
+   * the §4.2 HINFO, for data a server cannot pick from cheaply, is never needed.)
+   */
+  private answerAny(head: Query, asSent: string): Buffer {
+    const question = head.message.questions[0]!;
+    for (const type of ANY_TYPE_ORDER) {
+      const found = this.resolver.resolveSync(question.name, type);
+      if (found.kind === 'nxdomain') return this.encode(head, RCODE.NXDOMAIN, [], this.negativeAuthority(question.name));
+      if (found.kind === 'records' && !found.cnames) {
+        const answers = found.records.map((data) => encodeRecord(asSent, type, found.ttl ?? 0, data));
+        return this.encode(head, RCODE.NOERROR, answers, []);
+      }
     }
-    return response;
+    return this.encode(head, RCODE.NOERROR, [], this.negativeAuthority(question.name));
+  }
+
+  /** RFC 2308 §3: a negative answer carries the zone's SOA, with TTL min(SOA TTL, MINIMUM). */
+  private negativeAuthority(name: string): Buffer[] {
+    const zone = this.resolver.locate(name) ?? { origin: '', soa: SYNTHETIC_ROOT_SOA };
+    if (!zone.soa) return [];
+    return [encodeRecord(zone.origin, 'SOA', Math.min(zone.soa.ttl, zone.soa.data.minimum), zone.soa.data)];
+  }
+
+  private encode(head: Query, rcode: number, answers: Buffer[], authorities: Buffer[]): Buffer {
+    const question = head.message.questions[0];
+    return encodeResponse(
+      { id: head.id, flags: FLAG.AA | (head.rd ? FLAG.RD : 0), rcode },
+      head.message.questionBytes,
+      question ? 1 : 0,
+      answers,
+      authorities,
+      head.edns ? [encodeOpt(SERVER_UDP_PAYLOAD, rcode)] : [],
+    );
   }
 }
 
 /** RFC 6891 §6.2.5: the requestor's payload size (512 at least), capped by ours. */
-function udpLimit(opt: DnsResource | undefined): number {
-  if (!opt) return CLASSIC_UDP_PAYLOAD;
-  return Math.min(Math.max(opt.class, CLASSIC_UDP_PAYLOAD), SERVER_UDP_PAYLOAD);
+function udpLimit(advertised: number | undefined): number {
+  if (advertised === undefined) return CLASSIC_UDP_PAYLOAD;
+  return Math.min(Math.max(advertised, CLASSIC_UDP_PAYLOAD), SERVER_UDP_PAYLOAD);
 }
 
-/** A response header for `request`: QR set, id and RD copied, RA set so stub resolvers accept it. */
-function baseResponse(request: DnsPacket): DnsPacket {
-  const response = new Packet();
-  response.header = new Packet.Header({
-    id: request.header.id,
-    qr: 1,
-    opcode: request.header.opcode,
-    rd: request.header.rd,
-    ra: 1,
-    rcode: RCODE.NOERROR,
-  });
-  response.questions = request.questions.slice(0, 1);
-  // RFC 6891 §6.1.1: answer an EDNS query with an OPT record of our own.
-  if (request.additionals.some((record) => record.type === TYPE_OPT)) {
-    response.additionals.push(Packet.Resource.EDNS([], { udpPayloadSize: SERVER_UDP_PAYLOAD }));
-  }
-  return response;
-}
-
-function errorResponse(request: DnsPacket, rcode: number): DnsPacket {
-  const response = baseResponse(request);
-  response.header.rcode = rcode;
-  if (rcode > 0xf && response.additionals.length === 0) {
-    // RFC 6891 §6.1.3: an extended RCODE needs an OPT record to carry its high bits.
-    response.additionals.push(Packet.Resource.EDNS([], { udpPayloadSize: SERVER_UDP_PAYLOAD }));
-  }
-  return response;
+/** A response without records: `rcode`, the question echoed, an OPT record when the query had one. */
+function errorResponse(query: Query, rcode: number, extraFlags = 0): Buffer {
+  const questions = query.message.questions.length;
+  // RFC 6891 §6.1.3: an extended RCODE needs an OPT record to carry its high bits.
+  const withOpt = query.edns || rcode > 0xf;
+  return encodeResponse(
+    { id: query.id, flags: (query.opcode << 11) | (query.rd ? FLAG.RD : 0) | extraFlags, rcode },
+    query.message.questionBytes,
+    questions,
+    [],
+    [],
+    withOpt ? [encodeOpt(SERVER_UDP_PAYLOAD, rcode)] : [],
+  );
 }
 
 /** RFC 2181 §9: TC set, the question kept, every record set dropped. */
-function truncatedResponse(request: DnsPacket): DnsPacket {
-  const response = baseResponse(request);
-  response.header.tc = 1;
-  return response;
+function truncatedResponse(query: Query): Buffer {
+  return errorResponse(query, RCODE.NOERROR, FLAG.TC | FLAG.AA);
 }
 
 /**
  * A reply that carries the query's id and question (so the client takes it as the answer) and then
  * an answer record whose RDLENGTH runs past the end of the message (RFC 1035 §4.1.3).
  */
-function malformedResponse(request: DnsPacket): Buffer {
-  const questionOnly = baseResponse(request);
-  questionOnly.additionals = [];
-  const head = encode(questionOnly);
+function malformedResponse(query: Query): Buffer {
+  const head = encodeResponse({ id: query.id, flags: query.rd ? FLAG.RD : 0, rcode: RCODE.NOERROR }, query.message.questionBytes, 1, [], [], []);
   head.writeUInt16BE(1, 6); // ANCOUNT 1
-  const question = request.questions[0];
+  const question = query.message.questions[0];
   const record = Buffer.alloc(12);
   record.writeUInt16BE(0xc00c, 0); // a pointer to the question's name
   record.writeUInt16BE(question?.type ?? TYPE_CODES.A, 2);
@@ -358,63 +436,4 @@ function malformedResponse(request: DnsPacket): Buffer {
   record.writeUInt32BE(60, 6);
   record.writeUInt16BE(200, 10); // 200 octets of RDATA announced, none sent
   return Buffer.concat([head, record]);
-}
-
-function encode(packet: DnsPacket): Buffer {
-  return packet.toBuffer();
-}
-
-/** One record in dns2's shape. Names go out lower case except the queried name, echoed as asked. */
-function toWire(owner: string, type: RecordType, ttl: number, data: RecordData): DnsResource {
-  const base = { name: owner, type: TYPE_CODES[type], class: CLASS_IN, ttl };
-  switch (type) {
-    case 'A':
-    case 'AAAA':
-      return new Packet.Resource({ ...base, address: data as string });
-    case 'CNAME':
-    case 'PTR':
-      return new Packet.Resource({ ...base, domain: data as string });
-    case 'NS':
-      return new Packet.Resource({ ...base, ns: data as string });
-    case 'MX': {
-      const mx = data as RecordData<'MX'>;
-      return new Packet.Resource({ ...base, exchange: mx.exchange, priority: mx.preference });
-    }
-    case 'SOA': {
-      const soa = data as SoaData;
-      return new Packet.Resource({
-        ...base,
-        primary: soa.mname,
-        admin: soa.rname,
-        serial: soa.serial,
-        refresh: soa.refresh,
-        retry: soa.retry,
-        expiration: soa.expire,
-        minimum: soa.minimum,
-      });
-    }
-    case 'TXT': {
-      // dns2 encodes Buffers as given; the cast covers its narrower declared type.
-      const pieces = splitCharacterStrings(data as string[]) as unknown as string[];
-      return new Packet.Resource({ ...base, data: pieces });
-    }
-  }
-}
-
-/**
- * The character-strings of one TXT record as they go on the wire: each string's UTF-8 octets in
- * pieces of at most 255 (RFC 1035 §3.3.14), and one empty string for a record without any, since
- * TXT RDATA holds one or more character-strings.
- */
-export function splitCharacterStrings(strings: readonly string[]): Buffer[] {
-  const pieces: Buffer[] = [];
-  for (const text of strings) {
-    const octets = Buffer.from(text, 'utf8');
-    if (octets.length === 0) pieces.push(octets);
-    for (let start = 0; start < octets.length; start += MAX_CHARACTER_STRING_OCTETS) {
-      pieces.push(octets.subarray(start, start + MAX_CHARACTER_STRING_OCTETS));
-    }
-  }
-  if (pieces.length === 0) pieces.push(Buffer.alloc(0));
-  return pieces;
 }

@@ -51,8 +51,10 @@ export type DnsErrorReason =
 
 /**
  * One answer. `records` is never empty (an empty answer is `nodata`, RFC 2308 §2.2).
- * `ttl` is the time the answer may be cached, in seconds, where the source says
- * (for negative answers, the SOA minimum of RFC 2308 §5). `cnames` lists the aliases followed.
+ * `ttl` is the time the answer may be cached, in seconds, where the source says: the smallest TTL
+ * of the RRset and of the CNAMEs followed; for negative answers min(SOA TTL, SOA MINIMUM) of the
+ * authority section (RFC 2308 §5), 0 (do not cache) when the server sent no SOA.
+ * `cnames` lists the aliases followed.
  */
 export type DnsAnswer<T extends RecordType = RecordType> =
   | { kind: 'records'; records: RecordData<T>[]; ttl?: number; cnames?: string[] }

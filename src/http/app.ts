@@ -3,9 +3,14 @@
  * comes in through `AppOptions` (stores, check function, API keys, limits, logger, clock): no
  * globals, so tests build as many independent apps as they like.
  *
- * Request life cycle: `onRequest` authenticates (401 before anything else), then the route's rate
- * limiter runs (per organisation or per client address), then the body is parsed (JSON only, at most
- * `DEFAULT_BODY_LIMIT_BYTES`) and validated strictly (src/http/validation.ts), then the handler.
+ * Two forms: `buildApp` makes a whole server (time limits, body limit, trusted proxies, log
+ * redaction, then the service), and `spoofCheckerService` is the service alone as a Fastify plugin
+ * that another Fastify host can `register`.
+ *
+ * Request life cycle: `onRequest` authenticates (401 before anything else, so a request without a
+ * valid key never has its body read), then the route's rate limiter runs (per organisation or per
+ * client address), then the body is parsed (JSON only, at most `DEFAULT_BODY_LIMIT_BYTES`, nested at
+ * most `MAX_JSON_DEPTH` deep) and validated strictly (src/http/validation.ts), then the handler.
  * Whatever the outcome, `onSend` writes the record log and sets `x-log-id`; every error goes
  * through the one catalogue (src/http/errors.ts).
  */
@@ -13,22 +18,27 @@ import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { Stores } from '../store/types.js';
 import { digestApiKey, apiKeyIdFromDigest } from '../store/api-keys.js';
 import { buildRecord } from './audit.js';
 import { authenticate } from './auth.js';
+import { fastifyTrustProxy, type TrustProxy } from './client-address.js';
 import './context.js';
 import { ApiError, toApiError } from './errors.js';
-import { createLimiters, DEFAULT_RATE_LIMITS, type RateLimits } from './rate-limits.js';
+import { loggerOptions } from './log-redaction.js';
+import { createLimiters, DEFAULT_RATE_LIMITS, type RateLimitRedis, type RateLimits } from './rate-limits.js';
+import type { BatchService } from '../jobs/service.js';
+import { batchRoutes } from './routes/batches.js';
 import { contactRoutes } from './routes/contacts.js';
 import { domainRoutes } from './routes/domains.js';
-import { guideRoutes } from './routes/guides.js';
+import { healthRoutes } from './routes/health.js';
 import { logRoutes } from './routes/logs.js';
 import { spoofCheckerRoutes, type SpoofCheck } from './routes/spoof-checker.js';
 import { templateRoutes } from './routes/templates.js';
+import { webPages } from '../web/plugin.js';
 import { SHARED_SCHEMAS } from './schemas.js';
-import { validatorCompiler } from './validation.js';
+import { jsonDepthProblem, validatorCompiler } from './validation.js';
 
 /** Largest request body accepted (1 MiB); larger bodies get 413 PAYLOAD_TOO_LARGE. */
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
@@ -42,14 +52,33 @@ export const DOCS_PATH = '/docs';
 /** Where the OpenAPI 3 document is served. */
 export const OPENAPI_PATH = '/openapi.json';
 
+/** How long a client may take, in milliseconds, before its connection is cut. */
+export interface ServerTimeouts {
+  /** To send the request line and every header (Node's `server.headersTimeout`). */
+  headersMs: number;
+  /** To send the whole request, body included (`server.requestTimeout`). */
+  requestMs: number;
+  /** An idle kept-alive connection stays open this long between requests (`server.keepAliveTimeout`). */
+  keepAliveMs: number;
+}
+
+/** Headers in 10 s, the whole request in 30 s, an idle keep-alive connection closed after 5 s. */
+export const DEFAULT_TIMEOUTS: Readonly<ServerTimeouts> = Object.freeze({ headersMs: 10_000, requestMs: 30_000, keepAliveMs: 5_000 });
+/**
+ * How often Node checks open connections against the header and request time limits (its default,
+ * 30 s, would let a half-sent request live up to 30 s past its limit). A quarter of the header
+ * limit, at most this.
+ */
+export const MAX_CONNECTION_CHECK_INTERVAL_MS = 1_000;
+
 /** An API key given in clear at start (e.g. from `SPOOF_CHECKER_API_KEYS`), hashed before it is stored. */
 export interface StartupApiKey {
   key: string;
   organizationId: string;
 }
 
-/** Everything the app depends on. */
-export interface AppOptions {
+/** What the service plugin needs (everything but the server-level settings). */
+export interface ServiceOptions {
   stores: Stores;
   /** Runs one spoof check; the caller binds `checkDomain` to a resolver. */
   check: SpoofCheck;
@@ -57,31 +86,52 @@ export interface AppOptions {
   apiKeys?: StartupApiKey[];
   /** Rate limits; `false` turns them all off. Partial values override the defaults. */
   rateLimits?: Partial<RateLimits> | false;
-  /** Fastify's logger option (false in tests; the CLI passes a stream). */
-  logger?: FastifyServerOptions['logger'];
+  /**
+   * An ioredis client: the rate limits then count in Redis, shared by every replica that uses the
+   * same Redis. Without it they count in this process. The caller owns (and closes) the client.
+   */
+  rateLimitRedis?: RateLimitRedis;
   /** `environment` of every record log (e.g. production, development). */
   environment?: string;
   /** Clock, injected for tests. */
   now?: () => Date;
-  bodyLimit?: number;
-  /** Fastify's `trustProxy`: when set, the client address comes from X-Forwarded-For. */
-  trustProxy?: FastifyServerOptions['trustProxy'];
   /** Title and version shown in the OpenAPI document. */
   apiInfo?: { title?: string; version?: string };
+  /** Batch checks (src/jobs/): without it the batch routes are not served. */
+  batches?: BatchService;
+}
+
+/** Everything the app depends on. */
+export interface AppOptions extends ServiceOptions {
+  /** Fastify's logger option (false in tests; the CLI passes a stream). Keys are always redacted. */
+  logger?: FastifyServerOptions['logger'];
+  bodyLimit?: number;
+  /** Which proxies to believe about the client address (`X-Forwarded-For`); none by default. */
+  trustProxy?: TrustProxy;
+  /** Time limits per connection; partial values override `DEFAULT_TIMEOUTS`. */
+  timeouts?: Partial<ServerTimeouts>;
 }
 
 /** Builds the app, ready to `inject` into or `listen`. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
-  const { stores, check } = options;
+  const { stores } = options;
   const now = options.now ?? (() => new Date());
   const environment = options.environment ?? 'development';
+  const timeouts = { ...DEFAULT_TIMEOUTS, ...(options.timeouts ?? {}) };
 
   const app = Fastify({
-    logger: options.logger ?? false,
+    logger: loggerOptions(options.logger ?? false),
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT_BYTES,
+    // A client that sends half its headers or half its body is cut off (Node answers 408 and closes).
+    requestTimeout: timeouts.requestMs,
+    keepAliveTimeout: timeouts.keepAliveMs,
+    http: {
+      headersTimeout: Math.min(timeouts.headersMs, timeouts.requestMs),
+      connectionsCheckingInterval: Math.max(1, Math.min(MAX_CONNECTION_CHECK_INTERVAL_MS, Math.floor(timeouts.headersMs / 4))),
+    },
     // The request id is the record log's uuid: one id in the server log, the audit trail and x-log-id.
     genReqId: () => randomUUID(),
-    trustProxy: options.trustProxy ?? false,
+    trustProxy: fastifyTrustProxy(options.trustProxy ?? false),
     routerOptions: { maxParamLength: MAX_PATH_PARAM_LENGTH },
     // Fastify's own 503 while closing bypasses the hooks; ours (below) goes through the catalogue and the record log.
     return503OnClosing: false,
@@ -94,11 +144,31 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       request.errorCode = apiError.code;
       void reply.code(apiError.statusCode);
       const record = buildRecord(request, reply, { environment, now });
-      void stores.recordLogs.append(null, record).finally(() => {
-        void reply.header('x-log-id', record.uuid).type('application/json').send(apiError.toBody());
-      });
+      void stores.recordLogs
+        .append(null, record)
+        .catch((appendError: unknown) => request.log.error({ err: appendError }, 'record log not written'))
+        .finally(() => {
+          void reply.header('x-log-id', record.uuid).type('application/json').send(apiError.toBody());
+        });
     },
-  }).withTypeProvider<TypeBoxTypeProvider>();
+  });
+
+  await app.register(spoofCheckerService, options);
+  await app.ready();
+  return app;
+}
+
+/**
+ * The service as a Fastify plugin, for a host that has its own server: `await
+ * host.register(spoofCheckerService, { stores, check })`. It is encapsulated: its hooks, error
+ * handler and not-found handler apply to its own routes only. Server-level protections (time
+ * limits, body limit, trusted proxies, log redaction) are the host's to set; `buildApp` sets them.
+ */
+export const spoofCheckerService: FastifyPluginAsync<ServiceOptions> = async (host, options) => {
+  const app = host.withTypeProvider<TypeBoxTypeProvider>();
+  const { stores, check } = options;
+  const now = options.now ?? (() => new Date());
+  const environment = options.environment ?? 'development';
 
   app.setValidatorCompiler(validatorCompiler);
   // Handlers build every body field by field with the schema's static type (the type provider checks
@@ -143,6 +213,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     request.principal = await authenticate(stores.apiKeys, request.headers, !request.is404);
   });
 
+  // JSON.parse copes with any depth, but every later step that walks the body (validation, storage,
+  // serialization) recurses: a body nested thousands deep would overflow the stack there.
+  app.addHook('preValidation', async (request) => {
+    const problem = jsonDepthProblem(request.body);
+    if (problem) throw new ApiError('VALIDATION_FAILED', { message: problem });
+  });
+
   app.addHook('onSend', async (request, reply, payload) => {
     if (closing) void reply.header('connection', 'close');
     if (request.routeOptions.config.public) return payload;
@@ -185,25 +262,27 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(swaggerUi, { routePrefix: DOCS_PATH });
 
   const limits = options.rateLimits === false ? false : { ...DEFAULT_RATE_LIMITS, ...(options.rateLimits ?? {}) };
-  const limiters = await createLimiters(app, limits);
+  const limiters = await createLimiters(app, limits, options.rateLimitRedis);
 
+  await app.register(healthRoutes, { stores });
   await app.register(spoofCheckerRoutes, { check, limiter: limiters.spoofCheck });
+  if (options.batches) await app.register(batchRoutes, { batches: options.batches, now });
   await app.register(logRoutes, { stores });
   await app.register(templateRoutes, { stores, now });
   await app.register(domainRoutes, { stores, now, updateLimiter: limiters.domainUpdate, deleteLimiter: limiters.domainDelete });
   await app.register(contactRoutes, { stores, limiter: limiters.contactList });
-  await app.register(guideRoutes);
+  // The public checker page, its guides (/guides/<topic>, where nextStep.href points) and assets: src/web.
+  await app.register(webPages, { check, rateLimit: limits === false ? false : limits.spoofCheck });
 
   app.get(OPENAPI_PATH, { schema: { hide: true } }, async () => app.swagger());
-
-  await app.ready();
-  return app;
-}
+};
 
 /** Renders any error through the catalogue. Internals go to the server log only, never to the client. */
 function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
   const apiError = toApiError(error, { body: request.body, query: request.query, params: request.params });
   if (apiError.code === 'INTERNAL') request.log.error({ err: error }, 'request failed');
+  // The operator needs the driver's own words (host, errno); the client got the catalogue's.
+  if (apiError.code === 'STORE_UNAVAILABLE') request.log.warn({ err: error }, 'store unavailable');
   request.errorCode = apiError.code;
   if (apiError.retryAfter !== undefined) void reply.header('retry-after', String(apiError.retryAfter));
   void reply.code(apiError.statusCode).type('application/json').send(apiError.toBody());

@@ -2,6 +2,11 @@
  * The record log (audit trail): one record per API request, successful or not, with every field of
  * the spec's "Record log". Secrets never reach it: credential headers, query parameters and body
  * fields are redacted, and the actor is a key id, never the key.
+ *
+ * Every record is bounded whatever the request carried (Node accepts 16 KB of headers, the body
+ * limit is 1 MiB): headers, query parameters, path and user agent are kept up to the `MAX_LOGGED_*`
+ * limits below, cut values marked with their full size, so that a flood of large requests costs the
+ * record log a few hundred bytes each.
  */
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -11,7 +16,19 @@ import type { AuditSpec } from './context.js';
 /** What a redacted value is replaced with. */
 export const REDACTED = '[REDACTED]';
 /** Bodies whose JSON is longer than this are logged as a size only. */
-export const MAX_LOGGED_BODY_CHARS = 16 * 1024;
+export const MAX_LOGGED_BODY_CHARS = 8 * 1024;
+/** Most headers a record keeps (in the order sent); the number left out is recorded. */
+export const MAX_LOGGED_HEADERS = 32;
+/** Longest header name a record keeps. */
+export const MAX_LOGGED_HEADER_NAME_CHARS = 64;
+/** Longest header or query value a record keeps; a longer one is cut and marked with its length. */
+export const MAX_LOGGED_VALUE_CHARS = 128;
+/** Most query parameters a record keeps. */
+export const MAX_LOGGED_QUERY_PARAMS = 32;
+/** Longest path (and resource id) a record keeps. */
+export const MAX_LOGGED_PATH_CHARS = 1024;
+/** Longest user agent a record keeps. */
+export const MAX_LOGGED_USER_AGENT_CHARS = 256;
 /** How deep a logged body is copied; deeper values are replaced by a marker. */
 export const MAX_LOGGED_BODY_DEPTH = 8;
 
@@ -35,11 +52,56 @@ export function redact(value: unknown, depth = 0): unknown {
   return value;
 }
 
-/** Request headers with credential headers redacted. */
-export function redactHeaders(headers: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(headers)) out[name] = SECRET_HEADERS.has(name.toLowerCase()) || SECRET_NAME.test(name) ? REDACTED : value;
+/** `text` if it is at most `max` characters, else its first `max` characters and its length. */
+export function truncated(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… [${text.length} chars]`;
+}
+
+const headerText = (value: unknown): string => (Array.isArray(value) ? value.map(String).join(', ') : String(value));
+
+/**
+ * Request headers as a record keeps them: credential headers redacted, at most
+ * `MAX_LOGGED_HEADERS` of them, names and values cut to their limits (a cut value ends with its
+ * full length). When headers were left out, `…` holds how many.
+ */
+export function redactHeaders(headers: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  const entries = Object.entries(headers).filter(([, value]) => value !== undefined);
+  for (const [name, value] of entries.slice(0, MAX_LOGGED_HEADERS)) {
+    const secret = SECRET_HEADERS.has(name.toLowerCase()) || SECRET_NAME.test(name);
+    out[truncated(name, MAX_LOGGED_HEADER_NAME_CHARS)] = secret ? REDACTED : truncated(headerText(value), MAX_LOGGED_VALUE_CHARS);
+  }
+  if (entries.length > MAX_LOGGED_HEADERS) out['…'] = `${entries.length - MAX_LOGGED_HEADERS} more header(s) not recorded`;
   return out;
+}
+
+/** Query parameters as a record keeps them: secrets redacted, at most `MAX_LOGGED_QUERY_PARAMS`, values cut. */
+export function redactQuery(rawQuery: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  let count = 0;
+  for (const [name, value] of new URLSearchParams(rawQuery)) {
+    if (++count > MAX_LOGGED_QUERY_PARAMS) {
+      out['…'] = 'more parameters not recorded';
+      break;
+    }
+    out[truncated(name, MAX_LOGGED_HEADER_NAME_CHARS)] = SECRET_NAME.test(name) ? REDACTED : truncated(value, MAX_LOGGED_VALUE_CHARS);
+  }
+  return out;
+}
+
+/** A URL with the values of secret-named query parameters replaced by `REDACTED` (for the server log). */
+export function redactUrl(url: string): string {
+  const queryStart = url.indexOf('?');
+  if (queryStart === -1) return url;
+  const params = new URLSearchParams(url.slice(queryStart + 1));
+  let changed = false;
+  for (const name of new Set(params.keys())) {
+    if (SECRET_NAME.test(name)) {
+      params.set(name, REDACTED);
+      changed = true;
+    }
+  }
+  return changed ? `${url.slice(0, queryStart)}?${params.toString()}` : url;
 }
 
 /** The body as the record log keeps it: an object (redacted), a size marker when too large, or null. */
@@ -98,8 +160,8 @@ export function buildRecord(request: FastifyRequest, reply: FastifyReply, contex
     created_at: request.receivedAt ?? context.now().toISOString(),
     requestDetails: {
       method: request.method,
-      path,
-      query: redact(Object.fromEntries(new URLSearchParams(rawQuery))),
+      path: truncated(path, MAX_LOGGED_PATH_CHARS),
+      query: redactQuery(rawQuery),
       headers: redactHeaders(request.headers),
     },
     request_body: loggedBody(request.body),
@@ -107,11 +169,11 @@ export function buildRecord(request: FastifyRequest, reply: FastifyReply, contex
     actor_type: request.principal ? 'api_key' : 'anonymous',
     actor_id: request.principal?.keyId ?? '',
     resource_type: spec.resource,
-    resource_id: resourceId,
+    resource_id: truncated(resourceId, MAX_LOGGED_PATH_CHARS),
     service: spec.service,
     action: spec.past,
     ip_address: request.ip,
-    user_agent: typeof userAgent === 'string' ? userAgent : '',
+    user_agent: typeof userAgent === 'string' ? truncated(userAgent, MAX_LOGGED_USER_AGENT_CHARS) : '',
     environment: context.environment,
   };
 }

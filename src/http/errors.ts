@@ -5,6 +5,7 @@
  * A 500 never carries internals (no stack, no exception text).
  */
 import { isSpoofCheckError, type FailedQuery } from '../errors.js';
+import { isStoreUnavailable } from '../store/errors.js';
 import { summarizeSchemaErrors, type SchemaErrorLike } from '../store/schema-errors.js';
 
 /** Stable error codes. Once published, a code keeps its meaning. */
@@ -21,7 +22,9 @@ export type ErrorCode =
   | 'INVALID_DOMAIN'
   | 'DNS_FAILURE'
   | 'DNS_TIMEOUT'
+  | 'DOMAIN_NOT_FOUND'
   | 'SERVICE_UNAVAILABLE'
+  | 'STORE_UNAVAILABLE'
   | 'INTERNAL';
 
 /** One entry of the catalogue: the HTTP status and the default wording. */
@@ -106,11 +109,23 @@ export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, CatalogueEntry>> = Obje
     why: 'A lookup the verdict rests on did not answer in time.',
     fix: "Retry in a moment; if it persists, check that the domain's name servers answer.",
   },
+  DOMAIN_NOT_FOUND: {
+    status: 422,
+    message: 'This domain does not exist, so there is nothing to check.',
+    why: 'DNS answers NXDOMAIN for the registered domain: it is not registered, or its registration lapsed.',
+    fix: 'Check the spelling of the domain, or register it before checking.',
+  },
   SERVICE_UNAVAILABLE: {
     status: 503,
     message: 'The service is shutting down.',
     why: 'The server is closing and accepts no new requests.',
     fix: 'Retry in a moment.',
+  },
+  STORE_UNAVAILABLE: {
+    status: 503,
+    message: 'The database cannot be reached, so this request could not be served.',
+    why: 'The service is running but its data store (the database, or the Redis that counts rate limits) does not answer.',
+    fix: 'Retry in a moment; the service resumes by itself once the store is back. Operators: see GET /readyz and the server log.',
   },
   INTERNAL: {
     status: 500,
@@ -177,7 +192,7 @@ export function notFound(what: string, id: string): ApiError {
 }
 
 /** The check engine's refusals, by code: the status comes from the catalogue. */
-const CHECK_ERROR_CODES = { invalid_domain: 'INVALID_DOMAIN', dns_failure: 'DNS_FAILURE', dns_timeout: 'DNS_TIMEOUT' } as const;
+const CHECK_ERROR_CODES = { invalid_domain: 'INVALID_DOMAIN', dns_failure: 'DNS_FAILURE', dns_timeout: 'DNS_TIMEOUT', domain_not_found: 'DOMAIN_NOT_FOUND' } as const;
 
 /** The fields of a Fastify error this module reads. */
 interface FrameworkErrorLike {
@@ -197,6 +212,8 @@ const PART_LABELS: Record<string, string> = { body: 'body', querystring: 'query'
  */
 export function toApiError(error: unknown, parts: { body?: unknown; query?: unknown; params?: unknown } = {}): ApiError {
   if (error instanceof ApiError) return error;
+  // The store's message may name hosts or files: the client gets the catalogue's words, the log the rest.
+  if (isStoreUnavailable(error)) return new ApiError('STORE_UNAVAILABLE');
   if (isSpoofCheckError(error)) {
     return new ApiError(CHECK_ERROR_CODES[error.code], { message: error.message, why: error.why, fix: error.fix, ...(error.query ? { query: error.query } : {}) });
   }
@@ -222,7 +239,12 @@ export function toApiError(error: unknown, parts: { body?: unknown; query?: unkn
       return new ApiError('MALFORMED_URL');
     case 'FST_ERR_NOT_FOUND':
       return new ApiError('ROUTE_NOT_FOUND');
+    // The docs' static files refuse a path that climbs out of their folder (`/docs/static/x/..`):
+    // nothing is served there, so it is an unknown path, not a fault.
+    case 'FST_STATIC_FORBIDDEN_PATH':
+      return new ApiError('ROUTE_NOT_FOUND');
   }
+  if (framework.statusCode === 404) return new ApiError('ROUTE_NOT_FOUND');
   // A body that is not JSON-shaped at all (e.g. a stream error while reading) is the client's problem.
   if (framework.statusCode === 400) return new ApiError('VALIDATION_FAILED', { message: 'The request could not be read.' });
   if (framework.statusCode === 503) return new ApiError('SERVICE_UNAVAILABLE');

@@ -2,9 +2,15 @@
  * Per-operation rate limits (@fastify/rate-limit), as the reference service sets them: the spoof
  * checker per client address, management operations per organisation. Each limiter has its own
  * counter; one limiter may guard several routes (the two contact list paths share one).
+ *
+ * Counters live in this process (a bounded LRU: `RATE_LIMIT_CACHE_MAX_KEYS` clients per limiter),
+ * or in Redis when a client is given, so that every replica counts against one limit. If Redis
+ * cannot be reached the limited routes answer 503 STORE_UNAVAILABLE: the limits fail closed.
  */
 import rateLimit from '@fastify/rate-limit';
-import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
+import { Redis } from 'ioredis';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import { clientRateLimitKey } from './client-address.js';
 import { ApiError } from './errors.js';
 
 /** One limit: at most `max` requests per `windowMs` milliseconds per key. */
@@ -36,12 +42,65 @@ export const DEFAULT_RATE_LIMITS: Readonly<RateLimits> = Object.freeze({
   contactList: { max: 60, windowMs: RATE_LIMIT_WINDOW_MS },
 });
 
+/**
+ * Most keys (clients or organisations) one in-process limiter remembers; the least recently seen
+ * is forgotten first. About 100 bytes each, so a flood from many addresses costs at most ~1 MB per limiter.
+ */
+export const RATE_LIMIT_CACHE_MAX_KEYS = 10_000;
+/** Prefix of every rate-limit key in Redis. */
+export const REDIS_RATE_LIMIT_NAMESPACE = 'spoof-checker:rate-limit:';
+
+/** The part of an ioredis client the limits use (an `ioredis` `Redis` instance satisfies it). */
+export interface RateLimitRedis {
+  defineCommand(name: string, definition: { numberOfKeys?: number; lua: string }): void;
+}
+
+/** How long to wait for Redis: to connect at start, and for each command after. */
+export const REDIS_TIMEOUT_MS = 2_000;
+
+/** A URL with its password (if any) hidden, for messages. */
+export function redactedRedisUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '(an unparsable URL)';
+  }
+}
+
+/**
+ * Connects an ioredis client for the rate limits, failing fast: the first connection must succeed
+ * within `REDIS_TIMEOUT_MS` (else this throws, naming the URL without its password), and later
+ * commands fail after `REDIS_TIMEOUT_MS` instead of queueing while Redis is away (the limited route
+ * then answers 503). ioredis keeps reconnecting in the background. The caller closes it (`quit()`).
+ */
+export async function connectRateLimitRedis(url: string, onError: (error: Error) => void = () => undefined): Promise<Redis> {
+  const client = new Redis(url, {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: REDIS_TIMEOUT_MS,
+    commandTimeout: REDIS_TIMEOUT_MS,
+  });
+  // Without a listener ioredis prints every reconnection failure; the caller decides where they go.
+  client.on('error', onError);
+  try {
+    await client.connect();
+  } catch (error) {
+    client.disconnect();
+    throw new Error(`cannot reach Redis at ${redactedRedisUrl(url)}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return client;
+}
+
 /** The hook of each limited operation; all `undefined` when rate limiting is off. */
 export type Limiters = { [K in keyof RateLimits]: onRequestHookHandler | undefined };
 
-const byClientAddress = (request: FastifyRequest): string => `ip:${request.ip}`;
 // Authentication runs first (an app-level onRequest hook), so the organisation is known here.
-const byOrganization = (request: FastifyRequest): string => (request.principal ? `org:${request.principal.organizationId}` : `ip:${request.ip}`);
+const byClientAddress = (request: FastifyRequest): string => `ip:${clientRateLimitKey(request.ip)}`;
+const byOrganization = (request: FastifyRequest): string =>
+  request.principal ? `org:${request.principal.organizationId}` : `ip:${clientRateLimitKey(request.ip)}`;
 
 function describeWindow(windowMs: number): string {
   return windowMs % 60_000 === 0 ? `${windowMs / 60_000} minute(s)` : `${windowMs / 1000} second(s)`;
@@ -49,16 +108,25 @@ function describeWindow(windowMs: number): string {
 
 /**
  * Registers @fastify/rate-limit (not globally) and builds one hook per operation. With `limits`
- * false, registers nothing and every hook is undefined.
+ * false, registers nothing and every hook is undefined. With `redis`, counters are kept there.
  */
-export async function createLimiters(app: FastifyInstance, limits: RateLimits | false): Promise<Limiters> {
+export async function createLimiters(app: FastifyInstance, limits: RateLimits | false, redis?: RateLimitRedis): Promise<Limiters> {
   if (limits === false) return { spoofCheck: undefined, domainUpdate: undefined, domainDelete: undefined, contactList: undefined };
-  await app.register(rateLimit, { global: false });
-  const make = (limit: Limit, keyGenerator: (request: FastifyRequest) => string, per: string): onRequestHookHandler =>
-    app.rateLimit({
+  await app.register(rateLimit, {
+    global: false,
+    // A Redis error must not let requests through unlimited (skipOnError would): fail closed.
+    skipOnError: false,
+    ...(redis ? { redis: redis as never, nameSpace: REDIS_RATE_LIMIT_NAMESPACE } : {}),
+  });
+  const make = (name: keyof RateLimits, keyGenerator: (request: FastifyRequest) => string, per: string): onRequestHookHandler => {
+    const limit = limits[name];
+    const hook = app.rateLimit({
       max: limit.max,
       timeWindow: limit.windowMs,
-      keyGenerator,
+      cache: RATE_LIMIT_CACHE_MAX_KEYS,
+      // Every limiter's keys carry its name: in one Redis, updates and deletes of one organisation
+      // (both keyed by the organisation) must not count together.
+      keyGenerator: (request) => `${name}:${keyGenerator(request)}`,
       errorResponseBuilder: (_request, context) => {
         const seconds = Math.max(1, Math.ceil(context.ttl / 1000));
         return new ApiError('RATE_LIMITED', {
@@ -67,11 +135,25 @@ export async function createLimiters(app: FastifyInstance, limits: RateLimits | 
           retryAfter: seconds,
         });
       },
-    });
+    }) as unknown as (this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+    return async function limited(this: FastifyInstance, request, reply) {
+      try {
+        await hook.call(this, request, reply);
+      } catch (error) {
+        if (error instanceof ApiError) throw error;
+        // Anything else comes from the counter store (Redis unreachable, command timed out).
+        request.log.error({ err: error }, 'rate-limit store failed');
+        throw new ApiError('STORE_UNAVAILABLE', {
+          message: 'The rate-limit store cannot be reached, so this limited operation is refused for now.',
+          why: 'Rate limits are counted in Redis, which does not answer; requests are refused rather than let through uncounted.',
+        });
+      }
+    };
+  };
   return {
-    spoofCheck: make(limits.spoofCheck, byClientAddress, 'from one client address'),
-    domainUpdate: make(limits.domainUpdate, byOrganization, 'for one organisation'),
-    domainDelete: make(limits.domainDelete, byOrganization, 'for one organisation'),
-    contactList: make(limits.contactList, byOrganization, 'for one organisation'),
+    spoofCheck: make('spoofCheck', byClientAddress, 'from one client address'),
+    domainUpdate: make('domainUpdate', byOrganization, 'for one organisation'),
+    domainDelete: make('domainDelete', byOrganization, 'for one organisation'),
+    contactList: make('contactList', byOrganization, 'for one organisation'),
   };
 }

@@ -4,6 +4,7 @@
  * `spec/email-service-api.md`; nullability where the spec is silent is documented in the README (The HTTP service).
  */
 import { Type, type Static, type TSchema } from 'typebox';
+import type { ContactView, DnsRecord, Domain, EmailLog, RecordLog, Template, TemplateVersion } from '../store/types.js';
 import { ERROR_CATALOGUE, type ErrorCode } from './errors.js';
 
 /** Largest page size of every list (spec: Pagination rule 3). */
@@ -268,3 +269,20 @@ export type TemplateVersionBody = Static<typeof TemplateVersionSchema>;
 export type TemplateBody = Static<typeof TemplateSchema>;
 export type DomainBody = Static<typeof DomainSchema>;
 export type ContactBody = Static<typeof ContactSchema>;
+
+// One model per resource: the stores' types (src/store/types.ts) must describe exactly what these
+// schemas describe, so a field added to one and not the other fails `npm run typecheck` here.
+// (Compared by mutual assignability; the store types are interfaces for their doc comments.)
+type SameShape<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Holds<T extends true> = T;
+/** Compile-time checks that the API models and the store types agree (no runtime value). */
+export type ModelChecks = [
+  Holds<SameShape<EmailLogBody, EmailLog>>,
+  Holds<SameShape<RecordLogBody, RecordLog>>,
+  Holds<SameShape<TemplateVersionBody, TemplateVersion>>,
+  Holds<SameShape<TemplateBody, Omit<Template, 'organizationId'>>>,
+  Holds<SameShape<Static<typeof DnsRecordSchema>, Omit<DnsRecord, 'deletedAt'>>>,
+  // The API shows live DNS records only, without the store's `deletedAt`.
+  Holds<SameShape<Static<typeof DomainItemSchema>, Omit<Domain, 'organizationId' | 'deletedAt' | 'dnsRecords'> & { object: 'domain'; dnsRecords: Omit<DnsRecord, 'deletedAt'>[] }>>,
+  Holds<SameShape<ContactBody, ContactView & { object: 'contact' }>>,
+];

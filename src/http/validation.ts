@@ -48,3 +48,23 @@ export const validatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, http
     return { error: [...validator.Errors(candidate)] as unknown as FastifySchemaValidationError[] };
   };
 };
+
+/** Deepest nesting of arrays and objects a JSON body may have (a template's content included). */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * Why `body` is nested too deep, or null. Walks with an explicit stack (no recursion), and stops at
+ * the first value past the limit. `{}` and `[]` are depth 1.
+ */
+export function jsonDepthProblem(body: unknown, limit: number = MAX_JSON_DEPTH): string | null {
+  const stack: { value: unknown; depth: number }[] = [{ value: body, depth: 0 }];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    const { value, depth } = item;
+    if (value === null || typeof value !== 'object') continue;
+    if (depth + 1 > limit) {
+      return `The body nests arrays and objects more than ${limit} levels deep; at most ${limit} levels are accepted. Flatten the deepest part (e.g. of content).`;
+    }
+    for (const inner of Array.isArray(value) ? value : Object.values(value as Record<string, unknown>)) stack.push({ value: inner, depth: depth + 1 });
+  }
+  return null;
+}

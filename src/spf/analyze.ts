@@ -15,7 +15,8 @@
  */
 import { canonicalName } from '../dns/name.js';
 import { describeAnswer, isVoid } from '../dns/types.js';
-import type { DnsAnswer, DnsErrorReason, RecordType, Resolver } from '../dns/types.js';
+import type { DnsAnswer, MxData, RecordType, Resolver } from '../dns/types.js';
+import type { FailedQuery } from '../errors.js';
 import type { Finding } from '../findings.js';
 import { parseClientAddress } from './address.js';
 import { MAX_DNS_TERMS, MAX_MX_NAMES, MAX_VOID_LOOKUPS } from './evaluate.js';
@@ -23,9 +24,11 @@ import { expandMacroString, toTargetName } from './macro.js';
 import type { MacroContext } from './macro.js';
 import { describeSyntaxError } from './parse.js';
 import { parseSpfRecordCached } from './parse-cache.js';
+import { computePassSet } from './pass-set.js';
+import type { SpfOpening, SpfPassSet } from './pass-set.js';
 import { lookupSpfRecord, selectSpfRecords } from './record.js';
 import { safeResolve } from './resolve.js';
-import { truncateForMessage } from './text.js';
+import { termPathForMessage, truncateForMessage } from './text.js';
 import type { MacroString, Qualifier, SpfTerm } from './types.js';
 
 /** How many include/redirect levels the walk follows below the top record. */
@@ -92,7 +95,7 @@ export interface SpfAnalysis {
   /** Every v=spf1 record at the name. */
   records: string[];
   /** The query that failed, when status is 'temperror'. */
-  failedQuery?: { name: string; type: 'TXT'; reason: DnsErrorReason; detail?: string };
+  failedQuery?: FailedQuery & { type: 'TXT' };
   /** The record's `all` as written, or its redirect target's when it has none; null when there is none. */
   terminalAll: TerminalAll | null;
   /** Lookups a receiver spends on an address that matches nothing (RFC 7208 §4.6.4), nested included. */
@@ -108,12 +111,19 @@ export interface SpfAnalysis {
   sizeOctets: number;
   /** DNS queries the walk sent. */
   queries: number;
+  /**
+   * The addresses that get `pass` (RFC 7208 evaluation order over the whole tree), whether anyone
+   * can pass, and what could not be determined; null unless status is 'found'.
+   */
+  passSet: SpfPassSet | null;
 }
 
 /** Bounds of one analysis; the defaults are the named constants. */
 export interface AnalyzeSpfOptions {
   maxDepth?: number;
   maxQueries?: number;
+  /** Compute the pass set (who passes, whether anyone can); true unless set to false. */
+  passSet?: boolean;
 }
 
 /** The summary of a walked record, kept per domain so a repeated include is not walked again. */
@@ -122,8 +132,6 @@ interface Subtree {
   lookups: number;
   voids: number;
   terminalAll: TerminalAll | null;
-  /** The term through which every address passes, when there is one. */
-  opensToAll: string | null;
   minimum: boolean;
 }
 
@@ -167,6 +175,7 @@ export async function analyzeSpf(domain: string, resolver: Resolver, options: An
     findings: [],
     sizeOctets: 0,
     queries: 0,
+    passSet: null,
   };
   let failure = '';
   try {
@@ -194,7 +203,8 @@ export async function analyzeSpf(domain: string, resolver: Resolver, options: An
         analysis.terminalAll = subtree.terminalAll;
         analysis.lookupCountIsMinimum = subtree.minimum;
         analysis.errors.push(...walk.errors);
-        analysis.findings = findingsFor(analysis, walk.seen, subtree.opensToAll, failure);
+        if (options.passSet !== false) analysis.passSet = await computePassSet(text, name, walk);
+        analysis.findings = findingsFor(analysis, walk.seen, failure);
         analysis.queries = walk.queries;
         return analysis;
       }
@@ -204,7 +214,7 @@ export async function analyzeSpf(domain: string, resolver: Resolver, options: An
     analysis.errors.push(`internal error while analysing SPF: ${error instanceof Error ? error.message : String(error)}`);
   }
   analysis.queries = walk.queries;
-  analysis.findings = findingsFor(analysis, walk.seen, null, failure);
+  analysis.findings = findingsFor(analysis, walk.seen, failure);
   return analysis;
 }
 
@@ -270,7 +280,7 @@ class Walk implements Resolver {
     const hasAll = terms.some((term) => term.type === 'directive' && term.mechanism.name === 'all');
     const context = this.context(domain);
     const nodes: SpfTermNode[] = [];
-    const subtree: Subtree = { nodes, lookups: 0, voids: 0, terminalAll: null, opensToAll: null, minimum: false };
+    const subtree: Subtree = { nodes, lookups: 0, voids: 0, terminalAll: null, minimum: false };
     // Ask for every reachable static target at once, so a network resolver works in parallel;
     // the walk below reads the same cached answers in order, so the result stays deterministic.
     this.prefetch(terms, context);
@@ -302,11 +312,9 @@ class Walk implements Resolver {
         case 'all':
           reachable = false;
           subtree.terminalAll = `${term.qualifier}all` as TerminalAll;
-          if (term.qualifier === '+') subtree.opensToAll ??= term.text;
           break;
         case 'ip4':
         case 'ip6':
-          if (term.qualifier === '+' && mechanism.prefix === 0) subtree.opensToAll ??= term.text;
           break;
         case 'include': {
           node.lookups = 1;
@@ -314,7 +322,6 @@ class Walk implements Resolver {
           if (target !== null) {
             const child = await this.follow(term.text, target, node, stack, path, depth, 'include');
             if (child?.minimum) subtree.minimum = true;
-            if (child !== null && term.qualifier === '+' && child.opensToAll !== null) subtree.opensToAll ??= `${term.text} (${child.opensToAll})`;
           }
           break;
         }
@@ -333,10 +340,7 @@ class Walk implements Resolver {
             break;
           }
           if (target === null) break;
-          const found = await this.probe(mechanism.name, target, term.text, node, path);
-          if (found && (mechanism.name === 'a' || mechanism.name === 'mx') && term.qualifier === '+' && (mechanism.ip4Prefix === 0 || mechanism.ip6Prefix === 0)) {
-            subtree.opensToAll ??= term.text;
-          }
+          await this.probe(mechanism.name, target, term.text, node, path);
           break;
         }
       }
@@ -354,7 +358,6 @@ class Walk implements Resolver {
         if (child !== null) {
           if (child.minimum) subtree.minimum = true;
           subtree.terminalAll = child.terminalAll;
-          if (child.opensToAll !== null) subtree.opensToAll ??= `${redirect.term.text} (${child.opensToAll})`;
         }
       }
       subtree.lookups += node.lookups;
@@ -437,7 +440,7 @@ class Walk implements Resolver {
   private async probe(mechanism: 'a' | 'mx' | 'exists', target: string, term: string, node: SpfTermNode, path: string[]): Promise<boolean> {
     const answers: DnsAnswer[] =
       mechanism === 'a'
-        ? // Dual stack: a host is void only when it has neither A nor AAAA records.
+        ? // Both families are asked (the pass set needs them); the void count below is an IPv4 client's.
           await Promise.all([this.resolve(target, 'A'), this.resolve(target, 'AAAA')])
         : [await this.resolve(target, mechanism === 'mx' ? 'MX' : 'A')];
     const failed = answers.find((answer) => answer.kind === 'error');
@@ -452,7 +455,9 @@ class Walk implements Resolver {
       }
       return false;
     }
-    if (answers.every(isVoid)) {
+    // RFC 7208 §4.6.4: a void lookup is an empty answer to the term's own query. For `a` that query is
+    // of the client's family; the worst case described here is an IPv4 client (most forged mail).
+    if (mechanism === 'a' ? isVoid(answers[0]!) : answers.every(isVoid)) {
       node.voidLookups = 1;
       node.errors.push(`${target} has no ${mechanism === 'mx' ? 'MX' : 'address'} records (a void lookup)`);
       return false;
@@ -462,6 +467,16 @@ class Walk implements Resolver {
       node.errors.push(`${target} has ${mx.records.length} MX records; RFC 7208 §4.6.4 allows ${MAX_MX_NAMES}`);
       this.note(path, `${truncateForMessage(term)}: ${target} has ${mx.records.length} MX records; receivers return permerror here (RFC 7208 §4.6.4 allows ${MAX_MX_NAMES})`);
       this.seen.mxOverLimit.push(`${[...path, term].join(' → ')} (${mx.records.length} MX records)`);
+    } else if (mechanism === 'mx' && mx?.kind === 'records') {
+      // As check_host() counts it: an mx whose every exchange has no address of the client's family
+      // (IPv4 here) is void too.
+      const exchanges = (mx.records as MxData[]).map((record) => canonicalName(record.exchange)).filter((host) => host !== '');
+      const addresses = await Promise.all(exchanges.map((host) => this.resolve(host, 'A')));
+      if (addresses.length > 0 && addresses.every(isVoid)) {
+        node.voidLookups = 1;
+        node.errors.push(`no MX host of ${target} has an IPv4 address (a void lookup)`);
+        return false;
+      }
     }
     return true;
   }
@@ -563,7 +578,7 @@ function newNode(term: SpfTerm): SpfTermNode {
 }
 
 /** The findings for an analysis, most serious problems first within each group. */
-function findingsFor(analysis: SpfAnalysis, seen: Observations, opensToAll: string | null, topFailure: string): Finding[] {
+function findingsFor(analysis: SpfAnalysis, seen: Observations, topFailure: string): Finding[] {
   const findings: Finding[] = [];
   const add = (id: string, severity: Finding['severity'], title: string, detail: string): void => {
     findings.push({ id, severity, title, detail });
@@ -581,11 +596,9 @@ function findingsFor(analysis: SpfAnalysis, seen: Observations, opensToAll: stri
     case 'found':
       break;
   }
-  if (analysis.terminalAll === '+all') {
-    add('spf-plus-all', 'critical', "SPF Allows Any Server ('+all')", `Your SPF record ends in '+all' (a bare 'all' means the same), which tells receivers that every server on the internet may send mail as ${analysis.domain}. Replace it with '-all' or '~all'.`);
-  } else if (opensToAll !== null) {
-    add('spf-plus-all', 'critical', 'SPF Allows Any Server', `Your SPF record passes every address through '${truncateForMessage(opensToAll)}', so any server on the internet may send mail as ${analysis.domain}. Remove that term or narrow it to the servers you use.`);
-  }
+  const open = analysis.passSet?.open ?? null;
+  if (open !== null) findings.push(openFinding(analysis.domain, open));
+  else if (analysis.passSet?.wide) findings.push(widePassFinding(analysis.domain, analysis.passSet));
   if (seen.syntaxErrors.length > 0) {
     add('spf-syntax-error', 'warning', 'SPF Record Has a Syntax Error', `There is a syntax error in ${seen.syntaxErrors[0]}. Receivers treat a record with any syntax error as a permanent error (RFC 7208 §4.6) and ignore it.${seen.syntaxErrors.length > 1 ? ` ${seen.syntaxErrors.length - 1} more error(s) follow it.` : ''}`);
   }
@@ -608,7 +621,7 @@ function findingsFor(analysis: SpfAnalysis, seen: Observations, opensToAll: stri
   if (seen.mxOverLimit.length > 0) {
     add('spf-mx-too-many', 'warning', 'SPF mx Names Too Many Hosts', `An 'mx' term in your SPF record points to more than ${MAX_MX_NAMES} mail servers: ${seen.mxOverLimit[0]}. RFC 7208 §4.6.4 makes that a permanent error. List the servers with ip4:/ip6: instead.`);
   }
-  if (analysis.terminalAll === null && opensToAll === null) {
+  if (analysis.terminalAll === null && open === null) {
     add('spf-no-all', 'warning', "SPF Record Has No 'all'", `Your SPF record ends without an 'all' mechanism (and no redirect supplies one), so mail from servers it does not list gets a neutral result (RFC 7208 §4.7), which receivers treat like having no policy. End the record with '-all' or '~all'.`);
   } else if (analysis.terminalAll === '?all') {
     add('spf-neutral', 'warning', "SPF Set to Neutral ('?all')", `Your SPF record ends in '?all', which tells receivers to treat mail from servers it does not list as neither allowed nor forbidden. Use '~all' or '-all' so forged mail is marked or rejected.`);
@@ -637,8 +650,59 @@ function findingsFor(analysis: SpfAnalysis, seen: Observations, opensToAll: stri
     seen.syntaxErrors.length + seen.loops.length + seen.missingIncludes.length + seen.multipleRecords.length + seen.temperrors.length + seen.mxOverLimit.length > 0 ||
     analysis.lookupCount > MAX_DNS_TERMS ||
     analysis.voidLookups > MAX_VOID_LOOKUPS;
-  if (!broken && opensToAll === null && (analysis.terminalAll === '-all' || analysis.terminalAll === '~all')) {
+  if (!broken && open === null && !analysis.passSet?.wide && (analysis.terminalAll === '-all' || analysis.terminalAll === '~all')) {
     add('spf-valid', 'success', `SPF Configured ('${analysis.terminalAll}')`, `Your SPF record lists the servers allowed to send as ${analysis.domain} and ${analysis.terminalAll === '-all' ? 'tells receivers to reject' : 'asks receivers to mark'} mail from any other server, using ${analysis.lookupCount}/${MAX_DNS_TERMS} DNS lookups.`);
   }
   return findings;
+}
+
+/** Whether a term path is a plain `+all` (or bare `all`) at the top of the record. */
+export function isPlainPlusAll(term: string | null): boolean {
+  return term !== null && /^\+?all$/i.test(term);
+}
+
+/** How an opening reads in words: the term, and the evidence (share of IPv4, an IPv6 block, or a probe). */
+export function describeOpening(open: SpfOpening): string {
+  const via = open.term === null ? '' : ` through '${termPathForMessage(open.term)}'`;
+  if (open.evidence.kind === 'probe') return `the address ${open.evidence.ip}, which no term of the record names, passes${via}`;
+  const { ipv4Share, ipv6WidestPrefix } = open.evidence;
+  const parts: string[] = [];
+  if (ipv4Share > 0) parts.push(`${formatShare(ipv4Share)} of all IPv4 addresses`);
+  if (ipv6WidestPrefix === 0) parts.push('every IPv6 address');
+  else if (ipv6WidestPrefix !== null && ipv6WidestPrefix <= 64) parts.push(`an IPv6 /${ipv6WidestPrefix} block`);
+  return `${parts.join(' and ') || 'a huge range of addresses'} pass${via}`;
+}
+
+/** A share as a percentage with at most one decimal ("100%", "87.5%", "0.4%"); never rounds up to 100%. */
+export function formatShare(share: number): string {
+  const percent = Math.round(share * 1000) / 10;
+  return percent === 100 && share < 1 ? 'over 99.9%' : `${percent}%`;
+}
+
+/** The critical finding for a record anyone can pass. */
+function openFinding(domain: string, open: SpfOpening): Finding {
+  if (isPlainPlusAll(open.term)) {
+    return {
+      id: 'spf-plus-all',
+      severity: 'critical',
+      title: "SPF Allows Any Server ('+all')",
+      detail: `Your SPF record ends in '+all' (a bare 'all' means the same), which tells receivers that every server on the internet may send mail as ${domain}. Replace it with '-all' or '~all'.`,
+    };
+  }
+  return {
+    id: 'spf-open-to-anyone',
+    severity: 'critical',
+    title: 'Anyone Can Pass SPF',
+    detail: `In your SPF record ${describeOpening(open)}, so practically any server on the internet may send mail as ${domain}. Remove that term or narrow it to the servers you use.`,
+  };
+}
+
+/** The warning for a record that passes more than a /8 of IPv4 without being open to anyone. */
+function widePassFinding(domain: string, passSet: SpfPassSet): Finding {
+  return {
+    id: 'spf-wide-pass',
+    severity: 'warning',
+    title: 'SPF Authorises a Huge Range',
+    detail: `Your SPF record lets ${passSet.pass.ipv4Addresses.toLocaleString('en-US')} IPv4 addresses (${formatShare(passSet.pass.ipv4Share)} of the space) send as ${domain}; no sender needs more than a few thousand. Anyone renting a server in those ranges passes SPF. List only the addresses and includes your mail services give you.`,
+  };
 }

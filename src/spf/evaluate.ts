@@ -9,9 +9,9 @@
 import { MAX_LABEL_OCTETS, MAX_NAME_OCTETS, canonicalName, isAtOrBelow } from '../dns/name.js';
 import { describeAnswer } from '../dns/types.js';
 import type { DnsAnswer, DnsErrorReason, RecordType, Resolver } from '../dns/types.js';
+import type { FailedQuery } from '../errors.js';
 import { addressTextMatches, inNetwork, parseClientAddress, reverseName } from './address.js';
-import type { ClientAddress } from './address.js';
-import { TOPLABEL, expandMacroString, literalText, parseMacroString, toTargetName } from './macro.js';
+import { expandMacroString, isTopLabel, literalText, parseMacroString, toTargetName } from './macro.js';
 import type { MacroContext } from './macro.js';
 import { describeSyntaxError } from './parse.js';
 import { parseSpfRecordCached } from './parse-cache.js';
@@ -94,13 +94,8 @@ export interface CheckHostResult {
   lookups: { dns: number; void: number };
 }
 
-/** A DNS query that failed during check_host(). */
-export interface SpfFailedQuery {
-  name: string;
-  type: RecordType;
-  reason: DnsErrorReason;
-  detail?: string;
-}
+/** A DNS query that failed during check_host(): the one `FailedQuery` type of src/errors.ts. */
+export type SpfFailedQuery = FailedQuery;
 
 /** A result that ends the whole check (RFC 7208 §4.6.4, §5: permerror and temperror propagate). */
 interface Abort {
@@ -241,7 +236,7 @@ function initialDomainProblem(domain: string): string | null {
   }
   if (labelStart === 0) return 'it has a single label; SPF needs a fully qualified domain';
   const top = domain.slice(labelStart);
-  if (!TOPLABEL.test(top)) return `"${truncateForMessage(top)}" is not a valid top-level label`;
+  if (!isTopLabel(top)) return `"${truncateForMessage(top)}" is not a valid top-level label`;
   return null;
 }
 
@@ -384,15 +379,9 @@ async function matchA(session: Session, directive: Directive, name: string, ip4P
     return false;
   }
   if (answer.kind === 'error') return dnsFailure(directive, name, type, answer);
-  // Dual stack: a host with only addresses of the other family exists and is not a void lookup.
-  if (answer.kind === 'nodata' && (await hasOtherFamily(session, name, client))) return false;
+  // RFC 7208 §4.6.4: an empty answer (NODATA) or NXDOMAIN to the term's query is a void lookup. The
+  // query is for the client's family only, so an empty AAAA counts even when the host has A records.
   return session.countVoid(directive.text) ?? false;
-}
-
-async function hasOtherFamily(session: Session, name: string, client: ClientAddress): Promise<boolean> {
-  const other = await safeResolve(session.resolver, name, client.version === 4 ? 'AAAA' : 'A');
-  // Only a positive answer proves the name has addresses; an error proves nothing either way.
-  return other.kind === 'records' || other.kind === 'error';
 }
 
 /** RFC 7208 §5.4: the addresses of each MX host; more than 10 MX names is a permerror (§4.6.4). */
@@ -409,15 +398,24 @@ async function matchMx(session: Session, directive: Directive, name: string, ip4
   }
   const client = session.base.client;
   const type = client.version === 4 ? 'A' : 'AAAA';
+  let addressLookups = 0;
+  let voidAddressLookups = 0;
   for (const mx of answer.records) {
     const exchange = canonicalName(mx.exchange);
     // A null MX (RFC 7505, exchange ".") names no host.
     if (exchange === '' || !toTargetName(exchange, false).ok) continue;
     const addresses = await safeResolve(session.resolver, exchange, type);
+    addressLookups++;
     if (addresses.kind === 'error') return dnsFailure(directive, exchange, type, addresses);
-    if (addresses.kind !== 'records') continue;
+    if (addresses.kind !== 'records') {
+      voidAddressLookups++;
+      continue;
+    }
     for (const text of addresses.records) if (addressTextMatches(text, client, ip4Prefix, ip6Prefix)) return true;
   }
+  // RFC 7208 §4.6.4 limits the "terms" whose queries come back empty: an mx whose every exchange has
+  // no address of the client's family (an empty AAAA for an IPv6 client) counts once, like an empty MX.
+  if (addressLookups > 0 && voidAddressLookups === addressLookups) return session.countVoid(directive.text) ?? false;
   return false;
 }
 

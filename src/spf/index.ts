@@ -39,4 +39,19 @@ export {
   checkHost,
 } from './evaluate.js';
 export type { AnalyzeSpfOptions, SpfAnalysis, SpfTermFlags, SpfTermNode, TerminalAll } from './analyze.js';
-export { MAX_ANALYSIS_DEPTH, MAX_ANALYSIS_QUERIES, RECOMMENDED_SPF_OCTETS, UDP_MESSAGE_OCTETS, analyzeSpf } from './analyze.js';
+export { MAX_ANALYSIS_DEPTH, MAX_ANALYSIS_QUERIES, RECOMMENDED_SPF_OCTETS, UDP_MESSAGE_OCTETS, analyzeSpf, describeOpening, formatShare, isPlainPlusAll } from './analyze.js';
+export type { FamilyShare, PassSetProbe, PassSetSets, PassSetUnknown, SpfOpening, SpfPassSet } from './pass-set.js';
+export {
+  IPV4_PROBES,
+  IPV6_PROBES,
+  MAX_PASS_SET_DEPTH,
+  OPEN_IPV4_ADDRESSES,
+  OPEN_IPV6_PREFIX,
+  WIDE_IPV4_ADDRESSES,
+  computePassSet,
+  isOpen,
+  passSetSets,
+  probeAddresses,
+} from './pass-set.js';
+export type { AddressSet, Family } from './ranges.js';
+export { RangeSet } from './ranges.js';

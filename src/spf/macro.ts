@@ -63,12 +63,18 @@ function scanMacroString(text: string, syntax: MacroSyntax): Scan | MacroSyntaxE
   while (index < length) {
     const code = text.charCodeAt(index);
     if (code !== 37) {
-      // RFC 7208 §7.1 macro-literal = %x21-24 / %x26-7E; explain-string also allows SP.
-      if ((code < 0x21 || code > 0x7e) && !(code === 0x20 && syntax === 'explain')) {
-        return { message: `${describeCharacter(code)} is not allowed here`, offset: index };
+      // RFC 7208 §7.1 macro-literal = %x21-24 / %x26-7E; explain-string also allows SP. A run of
+      // literal characters is checked, then copied in one slice.
+      const runStart = index;
+      while (index < length) {
+        const runCode = text.charCodeAt(index);
+        if (runCode === 37) break;
+        if ((runCode < 0x21 || runCode > 0x7e) && !(runCode === 0x20 && syntax === 'explain')) {
+          return { message: `${describeCharacter(runCode)} is not allowed here`, offset: index };
+        }
+        index++;
       }
-      literal += text[index];
-      index++;
+      literal += text.slice(runStart, index);
       continue;
     }
     const next = text[index + 1];
@@ -143,8 +149,26 @@ function parseExpand(body: string, letters: string): Extract<MacroToken, { kind:
   };
 }
 
-/** RFC 7208 §7.1 toplabel, matched greedily: letters and digits with at least one letter, or LDH with inner dashes. */
-export const TOPLABEL = /^(?:[A-Za-z0-9]*[A-Za-z][A-Za-z0-9]*|[A-Za-z0-9]+-[A-Za-z0-9-]*[A-Za-z0-9])$/;
+/**
+ * RFC 7208 §7.1 toplabel = ( *alphanum ALPHA *alphanum ) / ( 1*alphanum "-" *( alphanum / "-" ) alphanum ):
+ * letters and digits with at least one letter, or letters, digits and dashes with a dash inside and
+ * an alphanumeric first and last character. One pass: the regular expression this replaces
+ * backtracked quadratically on a long label with a bad last character.
+ */
+export function isTopLabel(label: string): boolean {
+  const length = label.length;
+  if (length === 0) return false;
+  let hasLetter = false;
+  let hasDash = false;
+  for (let index = 0; index < length; index++) {
+    const code = label.charCodeAt(index);
+    if ((code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a)) hasLetter = true;
+    else if (code === 0x2d) hasDash = true;
+    else if (code < 0x30 || code > 0x39) return false;
+  }
+  if (!hasDash) return hasLetter;
+  return label.charCodeAt(0) !== 0x2d && label.charCodeAt(length - 1) !== 0x2d;
+}
 
 /**
  * Parses a domain-spec (RFC 7208 §7.1): a macro-string that ends in a macro or in "." and a valid
@@ -159,7 +183,7 @@ export function parseDomainSpec(text: string): MacroParseResult {
   const end = text.endsWith('.') ? text.length - 1 : text.length;
   const dot = text.lastIndexOf('.', end - 1);
   const toplabel = text.slice(dot + 1, end);
-  if (dot === -1 || dot < scan.lastExpandEnd || !TOPLABEL.test(toplabel)) {
+  if (dot === -1 || dot < scan.lastExpandEnd || !isTopLabel(toplabel)) {
     const shown = toplabel === '' ? text : toplabel;
     return {
       ok: false,
@@ -272,21 +296,46 @@ function transform(value: string, token: Extract<MacroToken, { kind: 'macro' }>)
   return parts.join('.');
 }
 
-const UTF8 = new TextEncoder();
+/** RFC 3986 §2.3 unreserved: ALPHA / DIGIT / "-" / "." / "_" / "~". */
+function isUnreserved(code: number): boolean {
+  return (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a) || (code >= 0x30 && code <= 0x39) || code === 0x2d || code === 0x2e || code === 0x5f || code === 0x7e;
+}
 
-/** RFC 3986 unreserved characters, which an upper-case macro leaves as they are (RFC 7208 §7.3). */
-const UNRESERVED = /^[A-Za-z0-9\-._~]*$/;
+/** "%00" to "%FF", by octet: built once, so escaping allocates no string per octet. */
+const PERCENT_ENCODED: readonly string[] = Array.from({ length: 256 }, (_, octet) => `%${octet.toString(16).toUpperCase().padStart(2, '0')}`);
 
-/** Percent-encodes every octet outside RFC 3986's unreserved set, as upper-case macros require (RFC 7208 §7.3). */
+function percentOctet(octet: number): string {
+  return PERCENT_ENCODED[octet]!;
+}
+
+/**
+ * Percent-encodes every UTF-8 octet outside RFC 3986's unreserved set, as upper-case macros require
+ * (RFC 7208 §7.3). A lone surrogate is encoded as U+FFFD, as TextEncoder would.
+ */
 export function urlEscape(value: string): string {
-  if (UNRESERVED.test(value)) return value;
-  let out = '';
-  for (const character of value) {
-    if (UNRESERVED.test(character)) {
-      out += character;
+  let index = 0;
+  while (index < value.length && isUnreserved(value.charCodeAt(index))) index++;
+  if (index === value.length) return value;
+  let out = value.slice(0, index);
+  for (; index < value.length; index++) {
+    let point = value.charCodeAt(index);
+    if (isUnreserved(point)) {
+      out += value[index];
       continue;
     }
-    for (const byte of UTF8.encode(character)) out += `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+    if (point >= 0xd800 && point <= 0xdfff) {
+      const low = value.charCodeAt(index + 1);
+      if (point <= 0xdbff && low >= 0xdc00 && low <= 0xdfff) {
+        point = 0x10000 + ((point - 0xd800) << 10) + (low - 0xdc00);
+        index++;
+      } else {
+        point = 0xfffd;
+      }
+    }
+    if (point < 0x80) out += percentOctet(point);
+    else if (point < 0x800) out += percentOctet(0xc0 | (point >> 6)) + percentOctet(0x80 | (point & 63));
+    else if (point < 0x10000) out += percentOctet(0xe0 | (point >> 12)) + percentOctet(0x80 | ((point >> 6) & 63)) + percentOctet(0x80 | (point & 63));
+    else out += percentOctet(0xf0 | (point >> 18)) + percentOctet(0x80 | ((point >> 12) & 63)) + percentOctet(0x80 | ((point >> 6) & 63)) + percentOctet(0x80 | (point & 63));
   }
   return out;
 }

@@ -25,8 +25,29 @@ export function isSpfRecordText(text: string): boolean {
   return text.slice(0, SPF_VERSION.length).toLowerCase() === SPF_VERSION;
 }
 
-/** RFC 7208 §12 `name` followed by "=": what makes a term a modifier rather than a mechanism. */
-const MODIFIER_NAME = /^[A-Za-z][A-Za-z0-9\-_.]*=/;
+/**
+ * RFC 7208 §12 `name = ALPHA *( ALPHA / DIGIT / "-" / "_" / "." )` followed by "=": what makes a term
+ * a modifier rather than a mechanism. Parsing is hand-written scans throughout: record text comes
+ * from anyone's DNS, and no step may take more than linear time in it.
+ */
+function isModifierTerm(term: string): boolean {
+  const first = term.charCodeAt(0);
+  if (!isAlpha(first)) return false;
+  for (let index = 1; index < term.length; index++) {
+    const code = term.charCodeAt(index);
+    if (code === 0x3d) return true; // "="
+    if (!isAlpha(code) && !isDigit(code) && code !== 0x2d && code !== 0x5f && code !== 0x2e) return false;
+  }
+  return false;
+}
+
+function isAlpha(code: number): boolean {
+  return (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a);
+}
+
+function isDigit(code: number): boolean {
+  return code >= 0x30 && code <= 0x39;
+}
 
 /** Parses one SPF record (the joined text of a TXT record, RFC 7208 §3.3). */
 export function parseSpfRecord(text: string): SpfParseResult {
@@ -82,7 +103,7 @@ function parseTerm(term: string, position: number): SpfTerm | SpfSyntaxError {
       return { message: `${describeCharacter(code)} is not allowed in an SPF record`, position: position + index, term };
     }
   }
-  if (MODIFIER_NAME.test(term)) return parseModifier(term, position);
+  if (isModifierTerm(term)) return parseModifier(term, position);
   return parseDirective(term, position);
 }
 
@@ -173,8 +194,18 @@ interface ArgumentError {
   offset: number;
 }
 
-const TRAILING_IP6_CIDR = /\/\/(\d+)$/;
-const TRAILING_IP4_CIDR = /\/(\d+)$/;
+/**
+ * A prefix length at the end of `text`: `slashes` ("/" or "//") then one or more digits, then the end.
+ * Returns where it starts and its digits, or null.
+ */
+function trailingCidr(text: string, slashes: '/' | '//'): { index: number; digits: string; written: string } | null {
+  let digitsStart = text.length;
+  while (digitsStart > 0 && isDigit(text.charCodeAt(digitsStart - 1))) digitsStart--;
+  if (digitsStart === text.length) return null;
+  const index = digitsStart - slashes.length;
+  if (index < 0 || text.slice(index, digitsStart) !== slashes) return null;
+  return { index, digits: text.slice(digitsStart), written: text.slice(index) };
+}
 
 /** `a` and `mx` (RFC 7208 §5.3, §5.4): [ ":" domain-spec ] [ dual-cidr-length ]. */
 function parseHostArguments(args: string): { domainSpec: MacroString | null; ip4Prefix: number; ip6Prefix: number } | ArgumentError {
@@ -182,17 +213,17 @@ function parseHostArguments(args: string): { domainSpec: MacroString | null; ip4
   let ip4Prefix = IP4_BITS;
   let ip6Prefix = IP6_BITS;
   // The domain-spec may itself hold "/", so the prefix lengths are taken from the end.
-  const ip6Match = TRAILING_IP6_CIDR.exec(rest);
+  const ip6Match = trailingCidr(rest, '//');
   if (ip6Match) {
-    const value = cidrValue(ip6Match[1]!, IP6_BITS);
-    if (value === null) return { message: `"${ip6Match[0]}" is not an IPv6 prefix length (0-128, no leading zeros)`, offset: ip6Match.index };
+    const value = cidrValue(ip6Match.digits, IP6_BITS);
+    if (value === null) return { message: `"${truncateForMessage(ip6Match.written)}" is not an IPv6 prefix length (0-128, no leading zeros)`, offset: ip6Match.index };
     ip6Prefix = value;
     rest = rest.slice(0, ip6Match.index);
   }
-  const ip4Match = TRAILING_IP4_CIDR.exec(rest);
+  const ip4Match = trailingCidr(rest, '/');
   if (ip4Match) {
-    const value = cidrValue(ip4Match[1]!, IP4_BITS);
-    if (value === null) return { message: `"${ip4Match[0]}" is not an IPv4 prefix length (0-32, no leading zeros)`, offset: ip4Match.index };
+    const value = cidrValue(ip4Match.digits, IP4_BITS);
+    if (value === null) return { message: `"${truncateForMessage(ip4Match.written)}" is not an IPv4 prefix length (0-32, no leading zeros)`, offset: ip4Match.index };
     ip4Prefix = value;
     rest = rest.slice(0, ip4Match.index);
   }
@@ -230,7 +261,8 @@ function parseNetwork(name: 'ip4' | 'ip6', args: string): Mechanism | ArgumentEr
 
 /** RFC 7208 §12 ip4-cidr-length / ip6-cidr-length: "0" or digits without a leading zero, within range. */
 function cidrValue(digits: string, max: number): number | null {
-  if (!/^(?:0|[1-9]\d{0,2})$/.test(digits)) return null;
+  if (digits === '' || digits.length > 3 || (digits.length > 1 && digits.charCodeAt(0) === 0x30)) return null;
+  for (let index = 0; index < digits.length; index++) if (!isDigit(digits.charCodeAt(index))) return null;
   const value = Number(digits);
   return value <= max ? value : null;
 }

@@ -22,13 +22,18 @@ export function joinTxt(strings: readonly string[]): string {
   return strings.length === 1 ? strings[0]! : strings.join('');
 }
 
-/** The joined text of every TXT record that is an SPF record (RFC 7208 §4.5), in answer order. */
+/**
+ * The joined text of every TXT record that is an SPF record (RFC 7208 §4.5), sorted by code point:
+ * an RRset has no order (RFC 2181 §5), so with several records the same DNS data must give the same
+ * `rawRecord` and the same permerror text whatever order the answer lists them in.
+ */
 export function selectSpfRecords(records: readonly (readonly string[])[]): string[] {
   const selected: string[] = [];
   for (const strings of records) {
     const text = joinTxt(strings);
     if (isSpfRecordText(text)) selected.push(text);
   }
+  if (selected.length > 1) selected.sort((left, right) => (left < right ? -1 : left > right ? 1 : 0));
   return selected;
 }
 

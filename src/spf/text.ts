@@ -22,3 +22,14 @@ export function truncateForMessage(text: string): string {
   const shown = cut.replace(/[^\x20-\x7e]/g, (character) => `\\u${character.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`);
   return cut === text ? shown : `${shown}…`;
 }
+
+/** The separator of a term path through includes and redirects (`include:x.example → +all`). */
+export const TERM_PATH_SEPARATOR = ' → ';
+
+/**
+ * A term path made safe for a message: each term escaped and cut as `truncateForMessage` does, the
+ * separators kept as they are (they are ours, not the DNS's).
+ */
+export function termPathForMessage(path: string): string {
+  return path.split(TERM_PATH_SEPARATOR).map(truncateForMessage).join(TERM_PATH_SEPARATOR);
+}

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { digestsEqual } from './api-keys.js';
+import { MemoryBatchStore } from './batches-memory.js';
 import { newestFirst, paginate } from './pagination.js';
 import { nextVersionNumbers } from './template-numbering.js';
 import type {
@@ -47,6 +48,11 @@ export class MemoryApiKeyStore implements ApiKeyStore {
     return found && { ...found };
   }
 
+  /** How many organisations are stored. */
+  get organizationCount(): number {
+    return this.#organizations.size;
+  }
+
   async addKey(key: ApiKeyRecord): Promise<void> {
     if (this.#keys.some((k) => k.id === key.id)) throw new Error(`duplicate API key id "${key.id}"`);
     this.#keys.push({ ...key, sha256: Buffer.from(key.sha256), owner: { ...key.owner } });
@@ -83,8 +89,8 @@ export class MemoryEmailLogStore implements EmailLogStore {
   }
 }
 
-/** Events in lifecycle order: `createdAt` ascending, ties kept in the order they were stored. */
-function withEventsInOrder(log: EmailLog): EmailLog {
+/** Events in lifecycle order: `createdAt` ascending, ties kept in the order they were stored. Sorts in place. */
+export function withEventsInOrder(log: EmailLog): EmailLog {
   log.events = log.events
     .map((event, index) => ({ event, index }))
     .sort((a, b) => (a.event.createdAt < b.event.createdAt ? -1 : a.event.createdAt > b.event.createdAt ? 1 : a.index - b.index))
@@ -92,12 +98,30 @@ function withEventsInOrder(log: EmailLog): EmailLog {
   return log;
 }
 
-/** The audit trail held in memory. */
+/**
+ * Most record-log entries the memory store keeps: past this the oldest is dropped, so a
+ * long-running in-memory service does not grow without bound (the SQL stores prune by age instead).
+ */
+export const MEMORY_RECORD_LOG_CAPACITY = 10_000;
+
+/** The audit trail held in memory: a bounded ring, oldest entries dropped first. */
 export class MemoryRecordLogStore implements RecordLogStore {
+  // A Map iterates in insertion order, so its first key is always the oldest record.
   readonly #records = new Map<string, { organizationId: string | null; record: RecordLog }>();
+  readonly #capacity: number;
+
+  constructor(capacity: number = MEMORY_RECORD_LOG_CAPACITY) {
+    if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`record log capacity must be a positive integer, got ${capacity}`);
+    this.#capacity = capacity;
+  }
 
   async append(organizationId: string | null, record: RecordLog): Promise<void> {
+    this.#records.delete(record.uuid);
     this.#records.set(record.uuid, { organizationId, record: copy(record) });
+    while (this.#records.size > this.#capacity) {
+      const oldest = this.#records.keys().next().value as string;
+      this.#records.delete(oldest);
+    }
   }
 
   async get(organizationId: string, uuid: string): Promise<RecordLog | undefined> {
@@ -309,14 +333,23 @@ export class MemoryContactStore implements ContactStore {
   }
 }
 
-/** A fresh set of empty in-memory stores. `newId` names created template versions. */
-export function createMemoryStores(options: { newId?: () => string } = {}): Stores {
+/**
+ * A fresh set of empty in-memory stores. `newId` names created template versions;
+ * `recordLogCapacity` bounds the record log (default {@link MEMORY_RECORD_LOG_CAPACITY}).
+ */
+export function createMemoryStores(options: { newId?: () => string; recordLogCapacity?: number } = {}): Stores {
+  const apiKeys = new MemoryApiKeyStore();
   return {
-    apiKeys: new MemoryApiKeyStore(),
+    apiKeys,
     emailLogs: new MemoryEmailLogStore(),
-    recordLogs: new MemoryRecordLogStore(),
+    recordLogs: new MemoryRecordLogStore(options.recordLogCapacity),
     templates: new MemoryTemplateStore(options.newId),
     domains: new MemoryDomainStore(),
     contacts: new MemoryContactStore(),
+    batches: new MemoryBatchStore(),
+    // Memory is always reachable; closing has nothing to release.
+    health: async () => ({ ok: true }),
+    isEmpty: async () => apiKeys.organizationCount === 0,
+    close: async () => {},
   };
 }

@@ -15,11 +15,31 @@ export interface VersionNumbers {
  * name `v{n}`, any other version `draftNumber` = draft count + 1 and the default name `Draft {n}`.
  */
 export function nextVersionNumbers(existing: readonly Pick<TemplateVersion, 'version' | 'isMajor'>[], isMajor: boolean): VersionNumbers {
-  const version = existing.reduce((highest, v) => Math.max(highest, v.version), 0) + 1;
+  return versionNumbersFromTally(
+    {
+      highest: existing.reduce((highest, v) => Math.max(highest, v.version), 0),
+      majors: existing.filter((v) => v.isMajor).length,
+      drafts: existing.filter((v) => !v.isMajor).length,
+    },
+    isMajor,
+  );
+}
+
+/** What numbering needs to know of a template's versions (a SQL store gets it in one aggregate query). */
+export interface VersionTally {
+  /** The highest `version`, 0 when there is none. */
+  highest: number;
+  majors: number;
+  drafts: number;
+}
+
+/** {@link nextVersionNumbers} from the tally of the existing versions. */
+export function versionNumbersFromTally(tally: VersionTally, isMajor: boolean): VersionNumbers {
+  const version = tally.highest + 1;
   if (isMajor) {
-    const publishNumber = existing.filter((v) => v.isMajor).length + 1;
+    const publishNumber = tally.majors + 1;
     return { version, publishNumber, defaultName: `v${publishNumber}` };
   }
-  const draftNumber = existing.filter((v) => !v.isMajor).length + 1;
+  const draftNumber = tally.drafts + 1;
   return { version, draftNumber, defaultName: `Draft ${draftNumber}` };
 }

@@ -11,6 +11,8 @@
  * that have not happened) are `string | null`; the rest are always present.
  */
 
+import type { BatchStore } from './batches.js';
+
 /** ISO 8601 timestamp in UTC, e.g. `2025-01-31T12:00:00.000Z`. */
 export type Timestamp = string;
 
@@ -294,8 +296,10 @@ export interface ApiKeyStore {
   getOrganization(id: string): Promise<Organization | undefined>;
   addKey(key: ApiKeyRecord): Promise<void>;
   /**
-   * The key whose digest equals `sha256`, compared in constant time against every stored digest
-   * (no early exit), or undefined.
+   * The key whose digest equals `sha256`, or undefined. Timing reveals nothing usable: the memory
+   * store compares in constant time against every stored digest (no early exit); the SQL stores
+   * look the digest up by index (an attacker cannot choose digest prefixes, so where a lookup stops
+   * tells them nothing) and confirm the match in constant time.
    */
   findByDigest(sha256: Buffer): Promise<ApiKeyRecord | undefined>;
 }
@@ -364,4 +368,18 @@ export interface Stores {
   templates: TemplateStore;
   domains: DomainStore;
   contacts: ContactStore;
+  /** Batch checks: batches, their names and result rows (src/store/batches.ts). */
+  batches: BatchStore;
+  /**
+   * Whether the store can serve requests now (a cheap round trip to the database; always ok in
+   * memory). Never throws: an unreachable database is `{ ok: false, reason }`.
+   */
+  health(): Promise<StoreHealth>;
+  /** True when no organisation is stored yet (a seed is applied only then). */
+  isEmpty(): Promise<boolean>;
+  /** Releases the database (closes the pool or file). Idempotent; no call may follow it. */
+  close(): Promise<void>;
 }
+
+/** The answer of {@link Stores.health}. */
+export type StoreHealth = { ok: true } | { ok: false; reason: string };

@@ -1,3 +1,4 @@
+import { openSpfFor } from './alignment.js';
 import type { PolicyName, VerdictFacts } from './types.js';
 
 /** Where `nextStep.href` points when no base URL is configured: the service serves these guides. */
@@ -31,8 +32,10 @@ export function nextStepFor(
 
   switch (ruleId) {
     case 'spf-open-to-anyone': {
-      const current = spf.rawRecord ?? '';
-      const term = spf.openToAnyone?.matchedTerm ?? null;
+      const open = openSpfFor(facts);
+      const current = open?.rawRecord ?? spf.rawRecord ?? '';
+      // The term as written in the open record (the first step of a path such as 'include:x → +all').
+      const term = open?.term?.split(' → ')[0] ?? null;
       const matched = term !== null && !/^[+]?all$/i.test(term) ? term.toLowerCase() : null;
       const broad = new Set(broadRanges(current).map((t) => t.toLowerCase()));
       // Every term that opens the record, once each, in the record's order.
@@ -41,7 +44,10 @@ export function nextStepFor(
       return {
         title: openTerms.length > 0 ? `Remove ${openTerms.map((t) => `'${t}'`).join(' and ')} from your SPF record` : "Replace '+all' in your SPF record",
         body:
-          `Change the TXT record at ${facts.domain} from\n  ${current}\nto\n  ${fixed}\n` +
+          `Change the TXT record at ${open?.domain ?? facts.domain} from\n  ${current}\nto\n  ${fixed}\n` +
+          (open && open.domain !== facts.domain
+            ? `Under relaxed SPF alignment a pass at ${open.domain} counts for ${facts.displayDomain}; alternatively set 'aspf=s' in the DMARC record, if all your mail for ${facts.displayDomain} uses an envelope sender at that exact name. `
+            : '') +
           (term && /^(include|redirect)/i.test(term)
             ? `The term '${term}' leads to a record that authorises every address; drop it or have its owner fix it. `
             : '') +

@@ -1,17 +1,28 @@
 import type { Finding } from '../findings.js';
 import type { InboxOutcome, Verdict } from '../result.js';
 import { nextStepFor } from './advice.js';
+import { openSpfFor } from './alignment.js';
 import type { Decision, PolicyName, VerdictFacts } from './types.js';
 
-/** RFC 9989 §4.7 `t=y`: receivers apply the policy one level lower. */
-const ONE_LEVEL_LOWER: Record<PolicyName, PolicyName> = { reject: 'quarantine', quarantine: 'none', none: 'none' };
 const STRENGTH: Record<PolicyName, number> = { none: 0, quarantine: 1, reject: 2 };
 
-/** The policy receivers apply to the exact name checked: the governing tag, one level lower under `t=y`. */
+/**
+ * The policy receivers apply to the exact name checked (the governing tag, one level lower under
+ * `t=y`), as src/dmarc/policy.ts computed it; null unless a usable record applies.
+ */
 export function effectivePolicyOf(facts: VerdictFacts): PolicyName | null {
-  const { dmarc } = facts;
-  if (dmarc.status !== 'found' || dmarc.appliedPolicy === null) return null;
-  return dmarc.testing ? ONE_LEVEL_LOWER[dmarc.appliedPolicy] : dmarc.appliedPolicy;
+  return facts.dmarc.status === 'found' ? facts.dmarc.effectivePolicy : null;
+}
+
+/** `+all` or a bare `all`, written at the top of the record. */
+function isPlainPlusAll(term: string | null): boolean {
+  return term !== null && /^\+?all$/i.test(term);
+}
+
+/** The DMARC tag a policy was read from, in words: "'np=reject'" or "'p=reject' (no 'np' tag is published)". */
+export function describeTag(tag: 'p' | 'sp' | 'np', source: 'p' | 'sp' | 'np' | null, policy: PolicyName): string {
+  if (source === null || source === tag) return `'${tag}=${policy}'`;
+  return `'${source}=${policy}' (there is no '${tag}' tag, so ${tag} follows ${source})`;
 }
 
 /** One row of the verdict table: the first rule whose `when` holds decides. */
@@ -33,21 +44,30 @@ export interface VerdictRule {
 export const VERDICT_RULES: readonly VerdictRule[] = [
   {
     id: 'spf-open-to-anyone',
-    condition: 'An address from outside every real network (192.0.2.0/24, 203.0.113.0/24, 2001:db8::/32) passes SPF',
+    condition:
+      "Anyone can pass SPF (at least 1/8 of IPv4 or an IPv6 /8 passes, or a probe outside every listed range does) at the name, or, under relaxed SPF alignment (aspf=r, the default), at its organizational domain",
     verdict: 'spoofable',
     inboxOutcome: 'delivered',
-    when: (f) => f.spf.openToAnyone !== null,
+    when: (f) => openSpfFor(f) !== null,
     reason: (f) => {
-      const open = f.spf.openToAnyone!;
-      const plusAll = f.spf.terminalAll === '+all' && (open.matchedTerm === null || /^\+?all$/i.test(open.matchedTerm));
+      const open = openSpfFor(f)!;
+      const own = open.domain === f.domain;
+      const plusAll = own && isPlainPlusAll(open.term);
+      if (!own) {
+        return {
+          id: 'spf-open-to-anyone',
+          severity: 'critical',
+          title: `SPF of ${open.domain} Allows Any Server`,
+          detail:
+            `In the SPF record of ${open.domain}, ${open.evidence}. DMARC's relaxed SPF alignment (aspf=r, the default) accepts an envelope sender at ${open.domain} for mail from ${f.displayDomain}, ` +
+            'so a forger gets an aligned SPF pass and DMARC passes, whatever the DMARC policy says.',
+        };
+      }
       return {
         id: plusAll ? 'spf-plus-all' : 'spf-open-to-anyone',
         severity: 'critical',
         title: plusAll ? "SPF Allows Anyone ('+all')" : 'SPF Allows Any Server',
-        detail:
-          `Your SPF record lets any server send as ${f.displayDomain}: the test address ${open.ip} passes` +
-          (open.matchedTerm ? ` through '${open.matchedTerm}'` : '') +
-          '. A forger gets an aligned SPF pass, so DMARC passes too, whatever your DMARC policy says.',
+        detail: `Your SPF record lets any server send as ${f.displayDomain}: ${open.evidence}. A forger gets an aligned SPF pass, so DMARC passes too, whatever your DMARC policy says.`,
       };
     },
   },
@@ -106,17 +126,17 @@ export const VERDICT_RULES: readonly VerdictRule[] = [
           id: 'dmarc-testing-mode',
           severity: 'critical',
           title: "DMARC In Testing Mode ('t=y')",
-          detail: `Your DMARC record asks for '${tag}=${f.dmarc.appliedPolicy}' but also sets 't=y', so receivers apply one level lower: none (RFC 9989 §4.7). Forged mail is delivered.`,
+          detail: `Your DMARC record asks for ${describeTag(tag, f.dmarc.policySources.applied, f.dmarc.appliedPolicy!)} but also sets 't=y', so receivers apply one level lower: none (RFC 9989 §4.7). Forged mail is delivered.`,
         };
       }
       return {
         id: tag === 'p' ? 'dmarc-p-none' : `dmarc-${tag}-none`,
         severity: 'critical',
-        title: f.dmarc.asNone ? "DMARC Policy Missing (Read As 'p=none')" : `DMARC Policy Is '${tag}=none'`,
+        title: f.dmarc.asNone ? "DMARC Policy Missing (Read As 'p=none')" : `DMARC Policy Is '${f.dmarc.policySources.applied ?? tag}=none'`,
         detail:
           (f.dmarc.asNone
             ? "Your DMARC record has no valid 'p=' tag; because it has a valid 'rua', receivers treat it as 'p=none' (monitoring only)."
-            : `The DMARC policy that applies to ${f.displayDomain} is '${tag}=none' (monitoring only).`) +
+            : `The DMARC policy that applies to ${f.displayDomain} is ${describeTag(tag, f.dmarc.policySources.applied, 'none')} (monitoring only).`) +
           ' Receiving servers will still deliver unauthorized mail directly to inboxes.',
       };
     },
@@ -134,13 +154,13 @@ export const VERDICT_RULES: readonly VerdictRule[] = [
           id: 'dmarc-testing-mode',
           severity: 'warning',
           title: "DMARC In Testing Mode ('t=y')",
-          detail: `Your DMARC record asks for '${tag}=reject' but also sets 't=y', so receivers apply quarantine instead (RFC 9989 §4.7). Forged mail lands in spam folders rather than being refused.`,
+          detail: `Your DMARC record asks for ${describeTag(tag, f.dmarc.policySources.applied, 'reject')} but also sets 't=y', so receivers apply quarantine instead (RFC 9989 §4.7). Forged mail lands in spam folders rather than being refused.`,
         };
       }
       return {
         id: tag === 'p' ? 'dmarc-p-quarantine' : `dmarc-${tag}-quarantine`,
         severity: 'warning',
-        title: `DMARC Policy Is '${tag}=quarantine'`,
+        title: `DMARC Policy Is '${f.dmarc.policySources.applied ?? tag}=quarantine'`,
         detail:
           `Receivers are told to put mail that fails DMARC in the spam folder. Forged mail as ${f.displayDomain} can still reach recipients there.` +
           (f.dmarc.pct !== null && f.dmarc.pct < 100 ? ` With 'pct=${f.dmarc.pct}', receivers that still honour pct quarantine only ${f.dmarc.pct}% of it.` : ''),
@@ -169,8 +189,8 @@ export const VERDICT_RULES: readonly VerdictRule[] = [
     reason: (f) => ({
       id: 'dmarc-protected',
       severity: 'success',
-      title: `DMARC Enforced ('${f.dmarc.appliedTag ?? 'p'}=reject')`,
-      detail: `Receivers are told to reject mail that fails DMARC as ${f.displayDomain}.`,
+      title: `DMARC Enforced ('${f.dmarc.policySources.applied ?? f.dmarc.appliedTag ?? 'p'}=reject')`,
+      detail: `Receivers are told to reject mail that fails DMARC as ${f.displayDomain}` + (f.dmarc.appliedTag !== null && f.dmarc.appliedTag !== 'p' ? `: ${describeTag(f.dmarc.appliedTag, f.dmarc.policySources.applied, 'reject')} applies to it.` : '.'),
     }),
   },
 ];
@@ -237,7 +257,9 @@ export function decide(facts: VerdictFacts, options: { guideBaseUrl?: string } =
 /** One or two sentences: the main reason's detail, plus what the subdomain situation adds. */
 function summaryFor(ruleId: string, main: Finding, facts: VerdictFacts): string {
   if (ruleId === 'dmarc-reject' && facts.dmarc.appliedTag === 'np') {
-    return `${facts.displayDomain} does not exist, and your DMARC record's 'np=reject' tells receivers to reject mail that claims to come from names that do not exist.`;
+    const source = facts.dmarc.policySources.applied;
+    const said = source === 'np' || source === null ? "your DMARC record's 'np=reject'" : `your DMARC record's '${source}=reject' (it has no 'np' tag, so names that do not exist follow ${source})`;
+    return `${facts.displayDomain} does not exist, and ${said} tells receivers to reject mail that claims to come from names that do not exist.`;
   }
   return main.detail;
 }
@@ -256,13 +278,13 @@ interface SubdomainOutcome {
 function subdomainFindings(facts: VerdictFacts, effective: PolicyName | null): SubdomainOutcome {
   const { dmarc } = facts;
   if (dmarc.status !== 'found' || effective === null || dmarc.appliedTag === 'np') return { findings: [], note: null, weakest: null };
-  const lower = (p: PolicyName | null): PolicyName | null => (p === null ? null : dmarc.subdomainTesting ? ONE_LEVEL_LOWER[p] : p);
-  const sp = lower(dmarc.subdomainPolicy);
-  const np = lower(dmarc.nonExistentPolicy);
+  // As applied (after t=y), computed once in src/dmarc/policy.ts.
+  const sp = dmarc.subdomainEffectivePolicy;
+  const np = dmarc.nonExistentEffectivePolicy;
   const checkSp = dmarc.appliedTag === 'p'; // a subdomain checked under sp: its children fall under sp too
-  const holes: { tag: 'sp' | 'np'; policy: PolicyName; example: string }[] = [];
-  if (checkSp && sp !== null && STRENGTH[sp] < STRENGTH[effective]) holes.push({ tag: 'sp', policy: dmarc.subdomainPolicy!, example: `ceo@mail.${facts.displayDomain}` });
-  if (np !== null && STRENGTH[np] < STRENGTH[effective]) holes.push({ tag: 'np', policy: dmarc.nonExistentPolicy!, example: `ceo@no-such-host.${facts.displayDomain}` });
+  const holes: { tag: 'sp' | 'np'; policy: PolicyName; applied: PolicyName; example: string }[] = [];
+  if (checkSp && sp !== null && STRENGTH[sp] < STRENGTH[effective]) holes.push({ tag: 'sp', policy: dmarc.subdomainPolicy!, applied: sp, example: `ceo@mail.${facts.displayDomain}` });
+  if (np !== null && STRENGTH[np] < STRENGTH[effective]) holes.push({ tag: 'np', policy: dmarc.nonExistentPolicy!, applied: np, example: `ceo@no-such-host.${facts.displayDomain}` });
   if (holes.length === 0) {
     const locked = effective === 'reject' && (!checkSp || sp === 'reject') && np === 'reject';
     return {
@@ -276,8 +298,8 @@ function subdomainFindings(facts: VerdictFacts, effective: PolicyName | null): S
   const [first] = holes;
   const parts = holes.map((h) =>
     h.tag === 'sp'
-      ? `existing subdomains fall under 'sp=${h.policy}', so mail from an address such as ${h.example} ${outcomeWords(lower(h.policy)!)}`
-      : `names that do not exist fall under 'np=${h.policy}', so mail from an address such as ${h.example} ${outcomeWords(lower(h.policy)!)}`,
+      ? `existing subdomains fall under ${describeTag('sp', dmarc.policySources.subdomain, h.policy)}, so mail from an address such as ${h.example} ${outcomeWords(h.applied)}`
+      : `names that do not exist fall under ${describeTag('np', dmarc.policySources.nonExistent, h.policy)}, so mail from an address such as ${h.example} ${outcomeWords(h.applied)}`,
   );
   const note = `${facts.displayDomain} itself is ${effective === 'reject' ? 'protected' : 'partly protected'}, but ${parts.join('; and ')}.`;
   return {
@@ -285,7 +307,8 @@ function subdomainFindings(facts: VerdictFacts, effective: PolicyName | null): S
       {
         id: 'subdomain-hole',
         severity: 'warning',
-        title: `Subdomains Are Weaker ('${holes.map((h) => `${h.tag}=${h.policy}`).join("', '")}')`,
+        // The tags as published: an inherited np that follows sp=none is the one 'sp=none'.
+        title: `Subdomains Are Weaker ('${[...new Set(holes.map((h) => `${(h.tag === 'sp' ? dmarc.policySources.subdomain : dmarc.policySources.nonExistent) ?? h.tag}=${h.policy}`))].join("', '")}')`,
         detail: note,
       },
     ],

@@ -59,6 +59,22 @@ export interface DmarcFacts {
   hasRua: boolean;
   /** False when the checked name does not exist (so `np` applies); null when unknown. */
   nameExists: boolean | null;
+  /**
+   * The policy receivers apply to the exact name checked, after `t=y` (computed once, in
+   * src/dmarc/policy.ts); null without a usable record.
+   */
+  effectivePolicy: PolicyName | null;
+  /** The same for existing and for non-existent subdomains of the name checked. */
+  subdomainEffectivePolicy: PolicyName | null;
+  nonExistentEffectivePolicy: PolicyName | null;
+  /**
+   * The tag each policy was read from, as published: `sp` absent falls back to `p`, `np` to `sp`
+   * then `p` (RFC 9989 §4.7). `applied` is for the name checked, the other two for the record that
+   * governs its subdomains.
+   */
+  policySources: { applied: 'p' | 'sp' | 'np' | null; subdomain: 'p' | 'sp' | null; nonExistent: 'p' | 'sp' | 'np' | null };
+  /** `aspf` of the record that applies (RFC 7489 §3.1.2; `r`, relaxed, by default and without a record). */
+  spfAlignment: 'r' | 's';
 }
 
 export interface SpfFacts {
@@ -66,8 +82,24 @@ export interface SpfFacts {
   rawRecord: string | null;
   terminalAll: '+all' | '-all' | '~all' | '?all' | null;
   lookupCount: number;
-  /** An address from outside every network the owner could mean passed SPF: anyone can. */
-  openToAnyone: { ip: string; matchedTerm: string | null } | null;
+  /** Anyone can pass the SPF of the name checked (its pass set is huge, or a probe passed). */
+  openToAnyone: OpenSpf | null;
+  /**
+   * The SPF of the organizational domain, when the name checked is below it. Under relaxed SPF
+   * alignment (RFC 7489 §3.1.2) a forger's envelope there aligns with the name checked.
+   */
+  organizational: { domain: string; openToAnyone: OpenSpf | null } | null;
+}
+
+/** An SPF record that lets anyone pass. */
+export interface OpenSpf {
+  /** The name that publishes it. */
+  domain: string;
+  rawRecord: string;
+  /** The term that lets them through, as a path from the top record (`include:x.example → +all`). */
+  term: string | null;
+  /** What passes, in words ("100% of all IPv4 addresses pass through '+all'"). */
+  evidence: string;
 }
 
 export interface DkimFacts {

@@ -419,8 +419,11 @@ class ZoneParser {
   private ttlDirective: number | undefined;
   private soa: { data: SoaData; where: string } | undefined;
   private readonly records: ResourceRecord[] = [];
-  /** name → the data read so far, by type: to drop duplicates and keep CNAMEs alone. */
-  private readonly nodes = new Map<string, Partial<Record<RecordType, RecordData[]>>>();
+  /**
+   * name → the keys (`dataKey`) of the data read so far, by type: to drop duplicates and keep CNAMEs
+   * alone. A set, so that a name with tens of thousands of records still loads in linear time.
+   */
+  private readonly nodes = new Map<string, Partial<Record<RecordType, Set<string>>>>();
   /** Absolute paths of the files being read, outermost first, to refuse `$INCLUDE` loops. */
   private readonly includeChain: string[] = [];
   private readonly maxIncludeDepth: number;
@@ -609,15 +612,16 @@ class ZoneParser {
       this.nodes.set(record.name, node);
     }
     const rrset = node[record.type];
+    const key = dataKey(record.data);
     // RFC 2181 §5: an RRset holds no duplicate records; servers drop exact repeats, and so do we.
-    if (rrset?.some((data) => sameData(data, record.data))) return;
+    if (rrset?.has(key)) return;
     // RFC 2181 §10.1, RFC 1034 §3.6.2: a name with a CNAME has no other data, and only one CNAME.
     if (record.type === 'CNAME' && rrset) this.fail(state, at, `expected one CNAME record at "${where}", found a second`);
     if (record.type === 'CNAME' ? Object.keys(node).length > 0 : node.CNAME !== undefined) {
       this.fail(state, at, `expected either a CNAME or other records at "${where}", found both (RFC 2181 §10.1)`);
     }
-    if (rrset) rrset.push(record.data);
-    else node[record.type] = [record.data];
+    if (rrset) rrset.add(key);
+    else node[record.type] = new Set([key]);
     this.records.push(record);
   }
 
@@ -792,16 +796,15 @@ class ZoneParser {
   }
 }
 
-/** True when two records of one type carry the same data. */
-function sameData(a: RecordData, b: RecordData): boolean {
-  if (typeof a === 'string' || typeof b === 'string') return a === b;
-  if (Array.isArray(a) || Array.isArray(b)) {
-    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((text, index) => text === b[index]);
-  }
-  if ('exchange' in a || 'exchange' in b) {
-    return 'exchange' in a && 'exchange' in b && a.preference === b.preference && a.exchange === b.exchange;
-  }
-  return false; // SOA: a second one is refused before this point
+/**
+ * A string equal for two records of one type exactly when they carry the same data. TXT strings are
+ * JSON-encoded so that ["a b"] and ["a", "b"] differ; an SOA is unique per zone and gets its fields.
+ */
+function dataKey(data: RecordData): string {
+  if (typeof data === 'string') return data;
+  if (Array.isArray(data)) return JSON.stringify(data);
+  if ('exchange' in data) return `${data.preference} ${data.exchange}`;
+  return JSON.stringify(data);
 }
 
 /**

@@ -1,6 +1,8 @@
+import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
-import { captureIo, ZONES } from './helpers.js';
+import { guideLocation } from '../../src/cli/report.js';
+import { captureIo, FIXTURE_ZONES, ZONES } from './helpers.js';
 
 describe('spoof-checker check', () => {
   it('prints one JSON line per input, in input order, and exits 1 when any input failed', async () => {
@@ -26,17 +28,43 @@ describe('spoof-checker check', () => {
     const text = stdout();
     expect(text).toContain('demo.example: protected (forged mail is rejected)');
     expect(text).toContain('No — receivers are told to reject fakes as you@demo.example');
-    expect(text).toMatch(/SPF lookup tree \(1 lookups\):\n.*\n\s+├─ include:_spf\.demo\.example\s+\(1 lookup\)/);
+    expect(text).toMatch(/SPF lookup tree \(1 lookup\):\n.*\n\s+├─ include:_spf\.demo\.example\s+\(1 lookup\)/);
     expect(text).toContain("Next step: Close the subdomain gap ('sp=reject')");
+  });
+
+  it('points the next step at the guide shipped in the package, and wraps prose but not records', async () => {
+    const { io, stdout } = captureIo();
+    expect(await main(['check', 'open.example', '--zones', ZONES], io)).toBe(0);
+    const more = /^ {4}More: (.+)$/m.exec(stdout())?.[1];
+    expect(more).toMatch(/\/docs\/guides\/[a-z-]+\.md$/);
+    expect(existsSync(more!)).toBe(true);
+    for (const line of stdout().split('\n')) {
+      if (!/^\s+v=/.test(line)) expect(line.length, line).toBeLessThanOrEqual(100);
+    }
+  });
+
+  it('names an IDN as written, with its A-label form, and reports a refusal on its own lines', async () => {
+    const { io, stdout } = captureIo();
+    expect(await main(['check', 'bücher.example', 'bad..name', '--zones', FIXTURE_ZONES], io)).toBe(1);
+    expect(stdout()).toMatch(/^bücher\.example \(xn--bcher-kva\.example\): protected \(forged mail is rejected\)\n/);
+    expect(stdout()).toMatch(/\nbad\.\.name: cannot check \(invalid_domain\)\n {2}"bad\.\.name" cannot be a domain name: .*\n/);
+  });
+
+  it.each([
+    ['/guides/spf-open?domain=a.example', /\/docs\/guides\/spf-open\.md$/],
+    ['/guides/unknown-topic', /^\/guides\/unknown-topic$/],
+    ['https://example.com/guides/spf-open', /^https:\/\/example\.com\/guides\/spf-open$/],
+  ])('guideLocation(%j)', (href, expected) => {
+    expect(guideLocation(href)).toMatch(expected);
   });
 
   it.each([
     [['check'], /at least one domain/],
     [['check', 'a.example', '--zones', ZONES, '--resolver', '127.0.0.1'], /not both/],
-    [['check', 'a.example', '--bogus'], /Unknown option '--bogus'/],
+    [['check', 'a.example', '--bogus'], /^spoof-checker check: unknown option '--bogus'\.\nRun 'spoof-checker check --help' for the options\.\n$/],
     [['check', 'a.example', '--zones', '/no/such/dir'], /no\/such\/dir/],
     [['check', 'a.example', '--resolver', 'not-an-ip'], /not an IP address/],
-    [['nope'], /unknown command "nope"/],
+    [['nope'], /^spoof-checker: unknown command 'nope'\.\nRun 'spoof-checker --help' for the list of commands\.\n$/],
   ])('refuses %j with exit 2 and says why', async (args, message) => {
     const { io, stderr } = captureIo();
     expect(await main(args, io)).toBe(2);

@@ -19,3 +19,5 @@ export function captureIo(stdinText = '', options: { tty?: boolean; stop?: Promi
 }
 
 export const ZONES = new URL('./zones/', import.meta.url).pathname;
+/** The project's fixture zones (the scenarios' DNS). */
+export const FIXTURE_ZONES = new URL('../../fixtures/zones/', import.meta.url).pathname;

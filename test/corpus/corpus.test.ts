@@ -38,7 +38,7 @@ const REQUIRED_FINDING_IDS: readonly string[] = [
   // SPF: lookup limits, syntax, several records, weak endings, redirects, loops, missing targets, ptr, macros, size, failures
   'spf-permerror', 'spf-void-lookups', 'spf-syntax-error', 'spf-multiple-records', 'spf-neutral', 'spf-no-all', 'spf-redirect-ignored',
   'spf-include-loop', 'spf-include-missing', 'spf-ptr-used', 'spf-macro-unresolvable', 'spf-record-too-long', 'spf-missing',
-  'spf-valid', 'spf-temperror', 'spf-evaluation-temperror',
+  'spf-valid', 'spf-temperror', 'spf-evaluation-temperror', 'spf-wide-pass',
   // DMARC: unusable policy, test mode, legacy pct and tags, reports, look-alike records
   'dmarc-invalid-policy', 'dmarc-pct-partial', 'dmarc-no-rua', 'dmarc-report-destination-unverified',
   'dmarc-legacy-tag', 'dmarc-syntax',
@@ -51,7 +51,7 @@ const REQUIRED_FINDING_IDS: readonly string[] = [
 ];
 
 /** The refusals `checkDomain` can make (src/errors.ts); each must be the outcome of some scenario. */
-const REQUIRED_ERROR_CODES: readonly string[] = ['invalid_domain', 'dns_failure', 'dns_timeout'];
+const REQUIRED_ERROR_CODES: readonly string[] = ['invalid_domain', 'dns_failure', 'dns_timeout', 'domain_not_found'];
 
 const KEBAB_CASE = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 

@@ -39,7 +39,7 @@ describe('regression corpus over DNS (embedded server, NetworkResolver)', () => 
   let servers: string[];
 
   beforeAll(async () => {
-    server = await startDnsServer({ resolver: await loadCorpusResolver(), port: 0 });
+    server = await startDnsServer({ resolver: await loadCorpusResolver(), port: 0, outsideZones: 'nxdomain' });
     servers = [`${server.address.host}:${server.address.port}`];
   });
 

@@ -366,4 +366,12 @@ describe('discoverDmarc: names that cannot be queried', () => {
     expect(resolver.calls).toEqual([]);
     expect(discovery.findings[0]?.detail).toContain('check how the domain is spelled');
   });
+
+  it.each(['192.0.2.1', '2001:db8::1', '[2001:db8::1]'])('the IP literal %s is refused as not a domain name, without any query', async (name) => {
+    const resolver = recording();
+    const discovery = await discoverDmarc(name, resolver);
+    expect(discovery).toMatchObject({ status: 'temperror', record: null, failedQuery: { type: 'TXT', reason: 'invalid-name' } });
+    expect(discovery.failedQuery?.detail).toContain('is an IP address, not a domain name');
+    expect(resolver.calls).toEqual([]);
+  });
 });

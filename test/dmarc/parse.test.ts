@@ -230,6 +230,47 @@ describe('parseDmarcRecord: details', () => {
   });
 });
 
+// The version, tag and value scans are hand-written loops (a backtracking pattern was quadratic on a
+// run of spaces): each row pins one branch of them.
+describe('parseDmarcRecord: the hand-written scans', () => {
+  it.each<[txt: string, expected: string, why: string]>([
+    ['v\t=\tDMARC1\t;p=reject', 'record', 'HTAB around "=" and before ";" (RFC 5234 WSP)'],
+    ['v=DMARC1   ', 'record', 'WSP after the version, then the end'],
+    ['v=DMARC1;', 'record', 'a bare version and separator'],
+    ['v=DMARC1\t\tp=none', 'no-separator', 'the version runs on after HTAB'],
+    ['v=DMARC1 ;p=none', 'record', 'a space before the separator is not a run-on'],
+    ['v =', 'bad-version', 'no value at all'],
+    ['V=DMARC1; p=none', 'record', 'the tag name in upper case'],
+    ['x; ; V = dmarc1', 'version-not-first', 'a version tag of any case after a separator'],
+    ['x;   v=DMARC1', 'version-not-first', 'WSP after the separator'],
+    [';v=DMARC1', 'version-not-first', 'an empty first tag'],
+    ['x; vv=DMARC1', 'no-version', 'a longer tag name is not "v"'],
+  ])('%j → %s (%s)', (txt, expected) => {
+    const result = parseDmarcRecord(txt);
+    expect(result.kind === 'record' ? 'record' : result.reason).toBe(expected);
+  });
+
+  it('reads a record with 10,000 spaces after a separator as no version, not a hang', () => {
+    expect(parseDmarcRecord(`x;${' '.repeat(10_000)}y`)).toMatchObject({ kind: 'not-dmarc', reason: 'no-version' });
+  });
+
+  it.each<[txt: string, tags: [string, string][], warnings: string[], why: string]>([
+    ['v=DMARC1; p = reject ;', [['p', 'reject']], [], 'WSP around "=" and before ";"'],
+    ['v=DMARC1; p=reject; x y=1', [['p', 'reject']], ['malformed-tag'], 'a tag name with a space inside'],
+    ['v=DMARC1; p=reject; a1=1', [['p', 'reject']], ['malformed-tag'], 'a tag name with a digit'],
+    ['v=DMARC1; p=reject; rua==x', [['p', 'reject'], ['rua', '=x']], ['invalid-uri'], 'only the first "=" separates'],
+    ['v=DMARC1; p=reject; rf=afrf:-x', [['p', 'reject'], ['rf', 'afrf:-x']], ['legacy-tag', 'invalid-value'], 'an rf keyword cannot start with "-"'],
+    ['v=DMARC1; p=reject; rf=a-b:c1', [['p', 'reject'], ['rf', 'a-b:c1']], ['legacy-tag'], 'inner dashes and digits in rf keywords'],
+    ['v=DMARC1; p=reject; pct=1000', [['p', 'reject'], ['pct', '1000']], ['legacy-tag', 'invalid-value'], 'pct has at most three digits'],
+    ['v=DMARC1; p=reject; ri=12345678901', [['p', 'reject'], ['ri', '12345678901']], ['legacy-tag', 'invalid-value'], 'ri has at most ten digits'],
+  ])('%j → tags %j, warnings %j (%s)', (txt, tags, warnings) => {
+    const result = parseDmarcRecord(txt);
+    if (result.kind !== 'record') throw new Error(`${txt} should be a record`);
+    expect(result.record.tags.map((tag) => [tag.name, tag.value])).toEqual(tags);
+    expect(result.warnings.map((warning) => warning.code)).toEqual(warnings);
+  });
+});
+
 describe('parseFailureOptions', () => {
   it.each<[string, string[] | null, string]>([
     ['0', ['0'], 'the default'],

@@ -78,7 +78,13 @@ describe('dns-serve', () => {
     const resolver = new NetworkResolver({ servers: [`127.0.0.1:${port}`], timeoutMs: 1000 });
     expect(await resolver.resolve('serve.test', 'TXT')).toMatchObject({ kind: 'records', records: [['v=spf1 ', '-all']] });
     expect(await resolver.resolve('_dmarc.serve.test', 'TXT')).toMatchObject({ kind: 'records', records: [['v=DMARC1; p=reject']] });
-    expect(await resolver.resolve('nothing.serve.test', 'TXT')).toMatchObject({ kind: 'nxdomain' });
+    // TTLs as the zone file gives them; negative answers min(SOA TTL 300, MINIMUM 60) (RFC 2308 §5).
+    expect(await resolver.resolve('serve.test', 'TXT')).toMatchObject({ ttl: 300 });
+    expect(await resolver.resolve('nothing.serve.test', 'TXT')).toMatchObject({ kind: 'nxdomain', ttl: 60 });
+    expect(await resolver.resolve('ns1.serve.test', 'TXT')).toMatchObject({ kind: 'nodata', ttl: 60 });
+    // An authoritative server: names outside its zones are refused, not denied.
+    expect(output.out).toContain('names outside them REFUSED');
+    expect(await resolver.resolve('_dmarc.example', 'TXT')).toMatchObject({ kind: 'error', reason: 'refused' });
     stop('SIGINT');
     expect(await exit).toBe(EXIT_OK);
     expect(output.out).toContain('stopped (SIGINT)');
@@ -86,6 +92,19 @@ describe('dns-serve', () => {
     // The port is free again: nothing answers there any more.
     const after = new NetworkResolver({ servers: [`127.0.0.1:${port}`], timeoutMs: 300, attempts: 1 });
     expect((await after.resolve('serve.test', 'TXT')).kind).toBe('error');
+  });
+
+  it('answers NXDOMAIN outside its zones with --outside nxdomain, for `check --resolver` against it', async () => {
+    const { io, output, stop } = testIo();
+    const exit = dnsServe([dir, '--port', '0', '--outside', 'nxdomain'], io);
+    await waitFor(() => output.out.includes('listening'));
+    expect(output.out).toContain('names outside them NXDOMAIN');
+    const port = Number(/:(\d+) \(udp\+tcp\)/.exec(output.out)?.[1]);
+    const resolver = new NetworkResolver({ servers: [`127.0.0.1:${port}`], timeoutMs: 1000 });
+    expect(await resolver.resolve('_dmarc.example', 'TXT')).toMatchObject({ kind: 'nxdomain' });
+    expect(await resolver.resolve('serve.test', 'TXT')).toMatchObject({ kind: 'records' });
+    stop();
+    expect(await exit).toBe(EXIT_OK);
   });
 
   it('prints its usage on --help and exits 0', async () => {
@@ -101,6 +120,7 @@ describe('dns-serve', () => {
     [['DIR', '--port', '70000'], /--port must be a whole number/, 'port too high'],
     [['DIR', '--host', 'localhost'], /--host must be an IP address/, 'host not an address'],
     [['DIR', '--verbose'], /verbose/, 'unknown option'],
+    [['DIR', '--outside', 'servfail'], /--outside must be refused or nxdomain, not "servfail"/, 'an --outside that is not known'],
     [['/nonexistent/zones'], /cannot read the zone directory/, 'a directory that does not exist'],
     [['EMPTY'], /holds no \*\.zone files/, 'a directory without zone files'],
   ])('exits 2 with a message for %j (%s)', async (args, message) => {

@@ -10,8 +10,10 @@ import type { DnsAnswer, RecordType, Resolver } from '../../src/dns/types.js';
 import { ZoneResolver } from '../../src/dns/zone-resolver.js';
 import { ZONES } from './helpers.js';
 
-/** The network resolver's whole budget for one query in these tests. */
-const TIMEOUT_MS = 400;
+/** The network resolver's wait per attempt in these tests. */
+const TIMEOUT_MS = 200;
+/** Attempts per query: a dropped query costs TIMEOUT_MS × ATTEMPTS. */
+const ATTEMPTS = 2;
 /** Scheduling slack on a loaded CI machine. */
 const SLACK_MS = 300;
 
@@ -24,6 +26,7 @@ const FAULTS: [string, Fault, object][] = [
   ['drop', { kind: 'drop' }, { kind: 'error', reason: 'timeout' }],
   ['delay shorter than the timeout', { kind: 'delay', ms: 50 }, TXT_ANSWER],
   ['truncated over UDP only: the TCP retry answers', { kind: 'truncate' }, TXT_ANSWER],
+  ['truncated over TCP too: an error, never an empty answer', { kind: 'truncate', tcp: true }, { kind: 'error', reason: 'malformed' }],
   ['malformed bytes', { kind: 'malformed' }, { kind: 'error', reason: 'malformed' }],
 ];
 
@@ -93,7 +96,7 @@ describe('faults through NetworkResolver (embedded server)', () => {
   let resolver: Resolver;
   beforeAll(async () => {
     server = await startDnsServer({ resolver: new ZoneResolver(ZONES) });
-    resolver = new NetworkResolver({ servers: [`127.0.0.1:${server.address.port}`], timeoutMs: TIMEOUT_MS, attempts: 2 });
+    resolver = new NetworkResolver({ servers: [`127.0.0.1:${server.address.port}`], timeoutMs: TIMEOUT_MS, attempts: ATTEMPTS });
   });
   afterAll(async () => {
     await server.close();
@@ -104,20 +107,22 @@ describe('faults through NetworkResolver (embedded server)', () => {
     const started = Date.now();
     const answer = await resolver.resolve('example.com', 'TXT');
     expect(essentials(answer)).toEqual(expected);
-    expect(Date.now() - started).toBeLessThan(TIMEOUT_MS + SLACK_MS);
+    expect(Date.now() - started).toBeLessThan(TIMEOUT_MS * ATTEMPTS + SLACK_MS);
   });
 
-  it('times a dropped query out within the configured timeout, not before', async () => {
+  it('times a dropped query out after timeout × attempts, not before', async () => {
     server.setFaults(rule({ kind: 'drop' }));
+    const before = server.stats().udp;
     const started = Date.now();
     expect(await resolver.resolve('example.com', 'TXT')).toMatchObject({ kind: 'error', reason: 'timeout' });
     const elapsed = Date.now() - started;
-    expect(elapsed).toBeGreaterThanOrEqual(TIMEOUT_MS * 0.5);
-    expect(elapsed).toBeLessThan(TIMEOUT_MS + SLACK_MS);
+    expect(elapsed).toBeGreaterThanOrEqual(TIMEOUT_MS * ATTEMPTS - 5);
+    expect(elapsed).toBeLessThan(TIMEOUT_MS * ATTEMPTS + SLACK_MS);
+    expect(server.stats().udp - before).toBe(ATTEMPTS);
   });
 
-  it('times out when the delay is longer than the timeout', async () => {
-    server.setFaults(rule({ kind: 'delay', ms: TIMEOUT_MS + 300 }));
+  it('times out when every attempt is answered later than the timeout', async () => {
+    server.setFaults(rule({ kind: 'delay', ms: TIMEOUT_MS + 100 }));
     expect(await resolver.resolve('example.com', 'TXT')).toMatchObject({ kind: 'error', reason: 'timeout' });
   });
 
@@ -130,11 +135,12 @@ describe('faults through NetworkResolver (embedded server)', () => {
     expect(after.tcp).toBeGreaterThan(before.tcp);
   });
 
-  it('does not turn a truncation that persists over TCP into records (c-ares reports it as NODATA: a known gap)', async () => {
+  it('reports a truncation that persists over TCP as malformed after one UDP and one TCP query', async () => {
     server.setFaults(rule({ kind: 'truncate', tcp: true }));
-    // c-ares takes the empty TC answer over TCP as NOERROR without records. If this starts failing,
-    // c-ares has learnt better: map its new code and drop the "known gap" in network-resolver.ts.
-    expect(await resolver.resolve('example.com', 'TXT')).toEqual({ kind: 'nodata' });
+    const before = server.stats();
+    expect(await resolver.resolve('example.com', 'TXT')).toMatchObject({ kind: 'error', reason: 'malformed' });
+    const after = server.stats();
+    expect([after.udp - before.udp, after.tcp - before.tcp]).toEqual([1, 1]);
   });
 
   it('applies a fault to one type only when the rule names a type', async () => {

@@ -4,12 +4,9 @@
  */
 import dgram from 'node:dgram';
 import net from 'node:net';
-import dns2 from 'dns2';
-import type { Packet as DnsPacket } from 'dns2';
+import dnsPacket from 'dns-packet';
 import type { DnsAnswer, RecordType, Resolver, SoaData } from '../../src/dns/types.js';
 import type { Zone } from '../../src/zones/types.js';
-
-const { Packet } = dns2;
 
 export const SOA_COM: SoaData = {
   mname: 'ns1.example.com',
@@ -125,21 +122,43 @@ export class FixedResolver implements Resolver {
   }
 }
 
-/** A query message. `edns` adds an OPT record advertising that UDP payload size (RFC 6891). */
+/** A name in wire form, written here by hand so that the tests do not trust the code under test. */
+function wireName(name: string): Buffer {
+  const labels = name.replace(/\.$/, '').split('.').filter((label) => label !== '');
+  return Buffer.concat([...labels.map((label) => Buffer.concat([Buffer.from([Buffer.byteLength(label)]), Buffer.from(label)])), Buffer.from([0])]);
+}
+
+/**
+ * A query message, encoded by hand (RFC 1035 §4.1). `edns` adds an OPT record advertising that UDP
+ * payload size (RFC 6891 §6.1.2); `qr` sets the response bit, to test that responses are ignored.
+ */
 export function queryMessage(
   name: string,
   type: number,
-  options: { id?: number; rd?: boolean; edns?: number; ednsVersion?: number; cls?: number; extraQuestion?: boolean } = {},
+  options: { id?: number; rd?: boolean; edns?: number; ednsVersion?: number; cls?: number; extraQuestion?: boolean; qr?: boolean } = {},
 ): Buffer {
-  const query = new Packet();
-  query.header.id = options.id ?? 0x1234;
-  query.header.rd = options.rd === false ? 0 : 1;
-  query.questions.push(new Packet.Question(name, type, options.cls ?? 1));
-  if (options.extraQuestion) query.questions.push(new Packet.Question(name, type, options.cls ?? 1));
+  const header = Buffer.alloc(12);
+  header.writeUInt16BE(options.id ?? 0x1234, 0);
+  header.writeUInt16BE((options.qr ? 0x8000 : 0) | (options.rd === false ? 0 : 0x0100), 2);
+  const questionCount = options.extraQuestion ? 2 : 1;
+  header.writeUInt16BE(questionCount, 4);
+  const tail = Buffer.alloc(4);
+  tail.writeUInt16BE(type, 0);
+  tail.writeUInt16BE(options.cls ?? 1, 2);
+  const question = Buffer.concat([wireName(name), tail]);
+  const parts = [header, question];
+  if (options.extraQuestion) parts.push(question);
   if (options.edns !== undefined) {
-    query.additionals.push(Packet.Resource.EDNS([], { udpPayloadSize: options.edns, version: options.ednsVersion ?? 0 }));
+    header.writeUInt16BE(1, 10);
+    const opt = Buffer.alloc(11);
+    opt.writeUInt8(0, 0); // the root name
+    opt.writeUInt16BE(41, 1); // OPT
+    opt.writeUInt16BE(options.edns, 3); // CLASS = UDP payload size
+    opt.writeUInt32BE(((options.ednsVersion ?? 0) & 0xff) << 16, 5); // extended RCODE 0, VERSION, flags 0
+    opt.writeUInt16BE(0, 9); // no options
+    parts.push(opt);
   }
-  return query.toBuffer();
+  return Buffer.concat(parts);
 }
 
 /** Sends `message` over UDP and returns the raw reply (rejects after `timeoutMs`). */
@@ -190,9 +209,36 @@ export function tcpExchange(port: number, message: Buffer, timeoutMs = 2000, hos
   });
 }
 
-/** dns2's decoder, as the independent reader of what the server sent. */
-export function parseMessage(bytes: Buffer): DnsPacket {
-  return Packet.parse(bytes);
+/** One record as dns-packet decodes it (OPT records carry their own fields). */
+export interface DecodedRecord {
+  name: string;
+  type: string;
+  class?: string;
+  ttl?: number;
+  data?: unknown;
+  udpPayloadSize?: number;
+  extendedRcode?: number;
 }
 
-export const WIRE_TYPE = { A: 1, NS: 2, CNAME: 5, SOA: 6, PTR: 12, MX: 15, TXT: 16, AAAA: 28, SRV: 33, OPT: 41 } as const;
+/** A message as dns-packet decodes it; the fields the tests read. */
+export interface DecodedMessage {
+  id: number;
+  /** The header's 4-bit RCODE by name. */
+  rcode: string;
+  flag_qr: boolean;
+  flag_aa: boolean;
+  flag_tc: boolean;
+  flag_rd: boolean;
+  flag_ra: boolean;
+  questions: { name: string; type: string; class: string }[];
+  answers: DecodedRecord[];
+  authorities: DecodedRecord[];
+  additionals: DecodedRecord[];
+}
+
+/** dns-packet's whole-message decoder, as a reader of what the server sent independent of src/dns/wire.ts. */
+export function parseMessage(bytes: Buffer): DecodedMessage {
+  return dnsPacket.decode(bytes) as unknown as DecodedMessage;
+}
+
+export const WIRE_TYPE = { A: 1, NS: 2, CNAME: 5, SOA: 6, PTR: 12, MX: 15, TXT: 16, AAAA: 28, SRV: 33, OPT: 41, ANY: 255 } as const;

@@ -3,12 +3,16 @@
  * answers, TXT text decoding. The answers themselves are covered by resolver-contract.test.ts.
  */
 import dgram from 'node:dgram';
+import net from 'node:net';
+import dnsPacket from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DNS_PORT, NetworkResolver, parseServerAddress, utf8FromLatin1, type ServerAddress } from '../../src/dns/network-resolver.js';
+import { DNS_PORT, EDNS_UDP_PAYLOAD, NetworkResolver, parseServerAddress, type ServerAddress } from '../../src/dns/network-resolver.js';
+import type { RecordType } from '../../src/dns/types.js';
+import { textOfOctets } from '../../src/dns/wire.js';
 import { startDnsServer, type RunningDnsServer } from '../../src/dns/server.js';
 import { ZoneResolver } from '../../src/dns/zone-resolver.js';
 import type { Zone } from '../../src/zones/types.js';
-import { SOA_COM, ZONES } from './helpers.js';
+import { parseMessage, SOA_COM, ZONES, type DecodedMessage } from './helpers.js';
 
 /** 20 TXT records of 200 octets: about 4 KB, more than any UDP limit the server uses. */
 const BIG = Array.from({ length: 20 }, (_, i) => `big record ${String(i).padStart(2, '0')} `.padEnd(200, 'z'));
@@ -61,14 +65,14 @@ describe('parseServerAddress', () => {
   });
 });
 
-describe('utf8FromLatin1', () => {
+describe('textOfOctets (TXT character-strings as text)', () => {
   it.each([
-    ['v=spf1 -all', 'v=spf1 -all', 'ASCII is left alone'],
-    [Buffer.from('héllo ✓', 'utf8').toString('latin1'), 'héllo ✓', 'UTF-8 octets seen as Latin-1 are decoded'],
-    ['caf\u00e9', 'caf\u00e9', 'a lone Latin-1 octet is not UTF-8: kept'],
-    ['✓ already text', '✓ already text', 'characters above U+00FF mean it was already decoded'],
+    [Buffer.from('v=spf1 -all'), 'v=spf1 -all', 'ASCII is left alone'],
+    [Buffer.from('héllo ✓', 'utf8'), 'héllo ✓', 'valid UTF-8 is decoded as UTF-8'],
+    [Buffer.from([0x63, 0x61, 0x66, 0xe9]), 'caf\u00e9', 'a lone Latin-1 octet is not UTF-8: one character per octet'],
+    [Buffer.alloc(0), '', 'an empty string stays empty'],
   ])('%j → %j (%s)', (input, expected) => {
-    expect(utf8FromLatin1(input)).toBe(expected);
+    expect(textOfOctets(input)).toBe(expected);
   });
 });
 
@@ -121,5 +125,361 @@ describe('NetworkResolver with nobody listening', () => {
     expect(answer.kind).toBe('error');
     expect(['refused', 'timeout']).toContain(answer.kind === 'error' ? answer.reason : answer.kind);
     expect(Date.now() - started).toBeLessThan(500 + 300);
+  });
+});
+
+/** What a scripted server does with one query: the replies to send (in order), or none. */
+type Script = (query: DecodedMessage, raw: Buffer, transport: 'udp' | 'tcp') => Buffer[];
+
+interface ScriptedServer {
+  port: number;
+  queries: { transport: 'udp' | 'tcp'; query: DecodedMessage; sourcePort: number }[];
+  close(): Promise<void>;
+}
+
+/**
+ * A DNS server on UDP (and TCP unless `tcp` is false) that answers as `script` says, for the client
+ * rules the embedded server cannot break on purpose: wrong ids, wrong questions, odd RDATA.
+ */
+async function scriptedServer(script: Script, options: { tcp?: boolean; delayMs?: number } = {}): Promise<ScriptedServer> {
+  const udp = dgram.createSocket('udp4');
+  await new Promise<void>((resolve) => udp.bind(0, '127.0.0.1', resolve));
+  const { port } = udp.address();
+  const queries: ScriptedServer['queries'] = [];
+  const timers = new Set<NodeJS.Timeout>();
+  udp.on('message', (raw, peer) => {
+    const query = parseMessage(raw);
+    queries.push({ transport: 'udp', query, sourcePort: peer.port });
+    const replies = script(query, raw, 'udp');
+    const send = () => {
+      for (const reply of replies) udp.send(reply, peer.port, peer.address);
+    };
+    if (options.delayMs) timers.add(setTimeout(send, options.delayMs));
+    else send();
+  });
+  const sockets = new Set<net.Socket>();
+  const tcp = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => {});
+    socket.once('data', (chunk) => {
+      const raw = chunk.subarray(2, 2 + chunk.readUInt16BE(0));
+      const query = parseMessage(raw);
+      queries.push({ transport: 'tcp', query, sourcePort: socket.remotePort ?? 0 });
+      const replies = script(query, raw, 'tcp');
+      if (replies.length === 0) socket.destroy();
+      for (const reply of replies) {
+        const prefix = Buffer.alloc(2);
+        prefix.writeUInt16BE(reply.length);
+        socket.write(Buffer.concat([prefix, reply]));
+      }
+    });
+  });
+  if (options.tcp !== false) await new Promise<void>((resolve) => tcp.listen(port, '127.0.0.1', resolve));
+  return {
+    port,
+    queries,
+    close: async () => {
+      for (const timer of timers) clearTimeout(timer);
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => udp.close(() => resolve()));
+      if (tcp.listening) await new Promise<void>((resolve) => tcp.close(() => resolve()));
+    },
+  };
+}
+
+type PacketAnswer = NonNullable<Parameters<typeof dnsPacket.encode>[0]['answers']>[number];
+
+/** A response to `query` built with dns-packet; `change` may alter any field before encoding. */
+function reply(
+  query: DecodedMessage,
+  sections: { answers?: PacketAnswer[]; authorities?: PacketAnswer[]; rcode?: number; tc?: boolean; opt?: boolean },
+  change: (packet: { id: number; name: string; type: string; class: string }) => void = () => {},
+): Buffer {
+  const question = query.questions[0]!;
+  const fields = { id: query.id, name: question.name, type: question.type, class: question.class };
+  change(fields);
+  const flags = (sections.rcode ?? 0) | (sections.tc ? dnsPacket.TRUNCATED_RESPONSE : 0) | dnsPacket.RECURSION_DESIRED | dnsPacket.RECURSION_AVAILABLE;
+  return dnsPacket.encode({
+    id: fields.id,
+    type: 'response',
+    flags,
+    questions: [{ name: fields.name, type: fields.type as 'A', class: fields.class as 'IN' }],
+    answers: sections.answers ?? [],
+    authorities: sections.authorities ?? [],
+    additionals: sections.opt === false ? [] : [],
+  });
+}
+
+const SOA_RECORD = (ttl: number, minimum: number): PacketAnswer => ({
+  name: 'scripted.test',
+  type: 'SOA',
+  ttl,
+  data: { mname: 'ns.scripted.test', rname: 'hostmaster.scripted.test', serial: 1, refresh: 3600, retry: 600, expire: 86400, minimum },
+});
+const A_RECORD = (ttl = 77): PacketAnswer => ({ name: 'www.scripted.test', type: 'A', ttl, data: '192.0.2.7' });
+
+/** Scheduling slack on a machine shared by many test runs. */
+const SLACK_MS = 250;
+
+describe('NetworkResolver: what it sends', () => {
+  it('asks with RD, EDNS0 advertising 1232 octets, a random ID and a fresh source port each time', async () => {
+    const server = await scriptedServer((query) => [reply(query, { answers: [A_RECORD()] })]);
+    try {
+      const resolver = new NetworkResolver({ servers: [`127.0.0.1:${server.port}`], timeoutMs: 1000, attempts: 1 });
+      for (let i = 0; i < 20; i++) expect((await resolver.resolve('www.scripted.test', 'A')).kind).toBe('records');
+      expect(server.queries).toHaveLength(20);
+      for (const { query } of server.queries) {
+        expect(query.flag_rd).toBe(true);
+        expect(query.additionals).toMatchObject([{ type: 'OPT', udpPayloadSize: EDNS_UDP_PAYLOAD }]);
+        expect(query.questions).toMatchObject([{ name: 'www.scripted.test', type: 'A', class: 'IN' }]);
+      }
+      // 20 draws from 65536 IDs and from the ephemeral range collide rarely; 15 distinct is lenient.
+      expect(new Set(server.queries.map(({ query }) => query.id)).size).toBeGreaterThanOrEqual(15);
+      expect(new Set(server.queries.map(({ sourcePort }) => sourcePort)).size).toBeGreaterThanOrEqual(15);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('asks again without EDNS when the server answers FORMERR without an OPT record (RFC 6891 §7)', async () => {
+    const server = await scriptedServer((query) =>
+      query.additionals.length > 0 ? [reply(query, { rcode: 1 })] : [reply(query, { answers: [A_RECORD()] })],
+    );
+    try {
+      const resolver = new NetworkResolver({ servers: [`127.0.0.1:${server.port}`], timeoutMs: 1000, attempts: 1 });
+      expect(await resolver.resolve('www.scripted.test', 'A')).toMatchObject({ kind: 'records', records: ['192.0.2.7'] });
+      expect(server.queries.map(({ query }) => query.additionals.length)).toEqual([1, 0]);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('NetworkResolver: names it will not send', () => {
+  it.each([
+    ['a..example.com', 'an empty label'],
+    [`${'é'.repeat(40)}.example`, 'a label of 40 characters but 80 octets in UTF-8'],
+    [`${'é'.repeat(30)}.`.repeat(5) + 'example', 'a name over 255 octets in UTF-8'],
+  ])('answers invalid-name for %s (%s) without sending anything', async (name) => {
+    const server = await scriptedServer((query) => [reply(query, { answers: [A_RECORD()] })]);
+    try {
+      const resolver = new NetworkResolver({ servers: [`127.0.0.1:${server.port}`], timeoutMs: 500, attempts: 1 });
+      expect(await resolver.resolve(name, 'A')).toMatchObject({ kind: 'error', reason: 'invalid-name' });
+      expect(server.queries).toHaveLength(0);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('NetworkResolver: a reply must answer the question (RFC 5452 §4.3)', () => {
+  it.each([
+    ['another ID', (p: { id: number }) => void (p.id = (p.id + 1) & 0xffff)],
+    ['another name', (p: { name: string }) => void (p.name = 'evil.scripted.test')],
+    ['another type', (p: { type: string }) => void (p.type = 'AAAA')],
+    ['another class', (p: { class: string }) => void (p.class = 'CH')],
+  ] as [string, (p: { id: number; name: string; type: string; class: string }) => void][])(
+    'ignores a reply with %s and takes the right one that follows',
+    async (_label, change) => {
+      const forged = { name: 'www.scripted.test', type: 'A' as const, ttl: 300, data: '203.0.113.66' };
+      const server = await scriptedServer((query) => [reply(query, { answers: [forged] }, change), reply(query, { answers: [A_RECORD()] })]);
+      try {
+        const resolver = new NetworkResolver({ servers: [`127.0.0.1:${server.port}`], timeoutMs: 1000, attempts: 1 });
+        expect(await resolver.resolve('www.scripted.test', 'A')).toMatchObject({ kind: 'records', records: ['192.0.2.7'] });
+      } finally {
+        await server.close();
+      }
+    },
+  );
+
+  it('times out when only mismatched replies come: they are never taken', async () => {
+    const server = await scriptedServer((query) => [reply(query, { answers: [A_RECORD()] }, (p) => void (p.id = (p.id + 1) & 0xffff))]);
+    try {
+      const resolver = new NetworkResolver({ servers: [`127.0.0.1:${server.port}`], timeoutMs: 150, attempts: 2 });
+      expect(await resolver.resolve('www.scripted.test', 'A')).toMatchObject({ kind: 'error', reason: 'timeout' });
+      expect(server.queries).toHaveLength(2);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('takes a reply whose name differs only in case (DNS names are case-insensitive)', async () => {
+    const server = await scriptedServer((query) => [reply(query, { answers: [{ ...A_RECORD(), name: 'WWW.Scripted.TEST' }] }, (p) => void (p.name = 'WWW.Scripted.TEST'))]);
+    try {
+      const resolver = new NetworkResolver({ servers: [`127.0.0.1:${server.port}`], timeoutMs: 1000, attempts: 1 });
+      expect(await resolver.resolve('www.scripted.test', 'A')).toMatchObject({ kind: 'records', records: ['192.0.2.7'] });
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('NetworkResolver: what an answer means', () => {
+  it.each([
+    ['records: the smallest TTL of the RRset', { answers: [A_RECORD(300), { ...A_RECORD(40), data: '192.0.2.8' }] }, { kind: 'records', ttl: 40 }],
+    ['NXDOMAIN: min(SOA TTL, MINIMUM) (RFC 2308 §5)', { rcode: 3, authorities: [SOA_RECORD(3600, 90)] }, { kind: 'nxdomain', ttl: 90 }],
+    ['NODATA: min(SOA TTL, MINIMUM)', { authorities: [SOA_RECORD(45, 600)] }, { kind: 'nodata', ttl: 45 }],
+    ['NODATA without an SOA: TTL 0, not cached (RFC 2308 §5)', {}, { kind: 'nodata', ttl: 0 }],
+    ['NXDOMAIN without an SOA: TTL 0', { rcode: 3 }, { kind: 'nxdomain', ttl: 0 }],
+    ['records of another owner do not count (RFC 2181 §5.4.1)', { answers: [{ ...A_RECORD(), name: 'other.scripted.test' }], authorities: [SOA_RECORD(60, 60)] }, { kind: 'nodata', ttl: 60 }],
+    ['SERVFAIL', { rcode: 2 }, { kind: 'error', reason: 'servfail' }],
+    ['REFUSED', { rcode: 5 }, { kind: 'error', reason: 'refused' }],
+    ['NOTIMP', { rcode: 4 }, { kind: 'error', reason: 'refused' }],
+  ] as [string, Parameters<typeof reply>[1], object][])('%s', async (_label, sections, expected) => {
+    const server = await scriptedServer((query) => [reply(query, sections)]);
+    try {
+      const resolver = new NetworkResolver({ servers: [`127.0.0.1:${server.port}`], timeoutMs: 1000, attempts: 1 });
+      expect(await resolver.resolve('www.scripted.test', 'A')).toMatchObject(expected);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it.each([
+    ['A RDATA of 5 octets', (rdata: Buffer) => Buffer.concat([rdata, Buffer.from([9])]), 'A'],
+    ['A RDATA of 3 octets', (rdata: Buffer) => rdata.subarray(0, 3), 'A'],
+    ['TXT character-string longer than its RDATA', () => Buffer.from([10, 0x61, 0x62]), 'TXT'],
+    ['MX with a name that runs past its RDATA', () => Buffer.from([0, 10, 5, 0x61]), 'MX'],
+  ] as [string, (rdata: Buffer) => Buffer, RecordType][])('reads %s as error: malformed, never as records', async (_label, mangle, type) => {
+    const server = await scriptedServer((query) => {
+      const head = reply(query, {});
+      head.writeUInt16BE(1, 6); // ANCOUNT 1
+      const rdata = mangle(Buffer.from([192, 0, 2, 7]));
+      const record = Buffer.alloc(12);
+      record.writeUInt16BE(0xc00c, 0);
+      record.writeUInt16BE(type === 'A' ? 1 : type === 'TXT' ? 16 : 15, 2);
+      record.writeUInt16BE(1, 4);
+      record.writeUInt32BE(60, 6);
+      record.writeUInt16BE(rdata.length, 10);
+      return [Buffer.concat([head, record, rdata])];
+    });
+    try {
+      const resolver = new NetworkResolver({ servers: [`127.0.0.1:${server.port}`], timeoutMs: 1000, attempts: 1 });
+      expect(await resolver.resolve('www.scripted.test', type)).toMatchObject({ kind: 'error', reason: 'malformed' });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('asks for the rest of a CNAME chain the server left unfinished (RFC 1034 §5.3.3)', async () => {
+    const server = await scriptedServer((query) =>
+      query.questions[0]!.name === 'www.scripted.test'
+        ? [reply(query, { answers: [{ name: 'www.scripted.test', type: 'CNAME', ttl: 50, data: 'cdn.elsewhere.test' }] })]
+        : [reply(query, { answers: [{ name: 'cdn.elsewhere.test', type: 'A', ttl: 500, data: '198.51.100.9' }] })],
+    );
+    try {
+      const resolver = new NetworkResolver({ servers: [`127.0.0.1:${server.port}`], timeoutMs: 1000, attempts: 1 });
+      expect(await resolver.resolve('www.scripted.test', 'A')).toEqual({ kind: 'records', records: ['198.51.100.9'], ttl: 50, cnames: ['cdn.elsewhere.test'] });
+      expect(server.queries.map(({ query }) => query.questions[0]!.name)).toEqual(['www.scripted.test', 'cdn.elsewhere.test']);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('reports a CNAME loop as servfail', async () => {
+    const server = await scriptedServer((query) => [
+      reply(query, {
+        answers: [
+          { name: 'www.scripted.test', type: 'CNAME', ttl: 50, data: 'b.scripted.test' },
+          { name: 'b.scripted.test', type: 'CNAME', ttl: 50, data: 'www.scripted.test' },
+        ],
+      }),
+    ]);
+    try {
+      const resolver = new NetworkResolver({ servers: [`127.0.0.1:${server.port}`], timeoutMs: 1000, attempts: 1 });
+      expect(await resolver.resolve('www.scripted.test', 'A')).toMatchObject({ kind: 'error', reason: 'servfail' });
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('NetworkResolver: truncation', () => {
+  it('asks again over TCP and takes the full answer', async () => {
+    const server = await scriptedServer((query, _raw, transport) => [transport === 'udp' ? reply(query, { tc: true }) : reply(query, { answers: [A_RECORD()] })]);
+    try {
+      const resolver = new NetworkResolver({ servers: [`127.0.0.1:${server.port}`], timeoutMs: 1000, attempts: 1 });
+      expect(await resolver.resolve('www.scripted.test', 'A')).toMatchObject({ kind: 'records', records: ['192.0.2.7'] });
+      expect(server.queries.map(({ transport }) => transport)).toEqual(['udp', 'tcp']);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it.each([
+    ['truncated again over TCP', { tcp: true }, (query: DecodedMessage) => [reply(query, { tc: true })], 'malformed'],
+    ['the TCP connection closed without an answer', { tcp: true }, () => [], 'servfail'],
+    ['nothing listening on TCP', { tcp: false }, () => [], 'refused'],
+  ] as [string, { tcp: boolean }, (query: DecodedMessage) => Buffer[], string][])(
+    'is an error, never "no record", when the TCP retry fails: %s',
+    async (_label, options, overTcp, reason) => {
+      const server = await scriptedServer((query, _raw, transport) => (transport === 'udp' ? [reply(query, { tc: true })] : overTcp(query)), options);
+      try {
+        const resolver = new NetworkResolver({ servers: [`127.0.0.1:${server.port}`], timeoutMs: 500, attempts: 1 });
+        expect(await resolver.resolve('www.scripted.test', 'A')).toMatchObject({ kind: 'error', reason });
+      } finally {
+        await server.close();
+      }
+    },
+  );
+});
+
+describe('NetworkResolver: timeout and attempts, exactly as configured', () => {
+  it.each([
+    [150, 1],
+    [150, 3],
+    [400, 2],
+  ])('a server that never answers: %i ms × %i attempts, then timeout', async (timeoutMs, attempts) => {
+    const server = await scriptedServer(() => []);
+    try {
+      const resolver = new NetworkResolver({ servers: [`127.0.0.1:${server.port}`], timeoutMs, attempts });
+      const started = Date.now();
+      expect(await resolver.resolve('www.scripted.test', 'A')).toMatchObject({ kind: 'error', reason: 'timeout' });
+      const elapsed = Date.now() - started;
+      expect(elapsed).toBeGreaterThanOrEqual(timeoutMs * attempts - 5);
+      expect(elapsed).toBeLessThan(timeoutMs * attempts + SLACK_MS);
+      expect(server.queries).toHaveLength(attempts);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('waits as long as told: an answer 2.3 s late is taken with a 3 s timeout (c-ares gave up near 2 s)', async () => {
+    const server = await scriptedServer((query) => [reply(query, { answers: [A_RECORD()] })], { delayMs: 2300 });
+    try {
+      const resolver = new NetworkResolver({ servers: [`127.0.0.1:${server.port}`], timeoutMs: 3000, attempts: 1 });
+      const started = Date.now();
+      expect(await resolver.resolve('www.scripted.test', 'A')).toMatchObject({ kind: 'records', records: ['192.0.2.7'] });
+      expect(Date.now() - started).toBeGreaterThanOrEqual(2290);
+      expect(server.queries).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
+  }, 10_000);
+
+  it('goes through the servers in turn: each attempt to the next, one query each', async () => {
+    const first = await scriptedServer(() => []);
+    const second = await scriptedServer(() => []);
+    try {
+      const resolver = new NetworkResolver({ servers: [`127.0.0.1:${first.port}`, `127.0.0.1:${second.port}`], timeoutMs: 100, attempts: 2 });
+      expect(await resolver.resolve('www.scripted.test', 'A')).toMatchObject({ kind: 'error', reason: 'timeout' });
+      expect([first.queries.length, second.queries.length]).toEqual([1, 1]);
+    } finally {
+      await first.close();
+      await second.close();
+    }
+  });
+
+  it('takes the next server after a SERVFAIL when there is one', async () => {
+    const failing = await scriptedServer((query) => [reply(query, { rcode: 2 })]);
+    const working = await scriptedServer((query) => [reply(query, { answers: [A_RECORD()] })]);
+    try {
+      const resolver = new NetworkResolver({ servers: [`127.0.0.1:${failing.port}`, `127.0.0.1:${working.port}`], timeoutMs: 500, attempts: 2 });
+      const answers = [await resolver.resolve('www.scripted.test', 'A'), await resolver.resolve('www.scripted.test', 'A')];
+      for (const answer of answers) expect(answer).toMatchObject({ kind: 'records', records: ['192.0.2.7'] });
+    } finally {
+      await failing.close();
+      await working.close();
+    }
   });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { SpoofCheckError } from '../../src/errors.js';
 import { DEFAULT_BODY_LIMIT_BYTES } from '../../src/http/app.js';
 import { ApiError, ERROR_CATALOGUE, toApiError, type ErrorCode } from '../../src/http/errors.js';
+import { StoreUnavailableError } from '../../src/store/errors.js';
 import { bearerA, expectError, makeApp } from './helpers.js';
 
 describe('the error catalogue', () => {
@@ -20,7 +21,9 @@ describe('the error catalogue', () => {
       INVALID_DOMAIN: 400,
       DNS_FAILURE: 502,
       DNS_TIMEOUT: 503,
+      DOMAIN_NOT_FOUND: 422,
       SERVICE_UNAVAILABLE: 503,
+      STORE_UNAVAILABLE: 503,
       INTERNAL: 500,
     });
   });
@@ -54,6 +57,7 @@ describe('toApiError', () => {
     ['a body too large', { code: 'FST_ERR_CTP_BODY_TOO_LARGE', statusCode: 413 }, 'PAYLOAD_TOO_LARGE'],
     ['a content type without parser', { code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE', statusCode: 415 }, 'UNSUPPORTED_MEDIA_TYPE'],
     ['a bad URL', { code: 'FST_ERR_BAD_URL', statusCode: 400 }, 'MALFORMED_URL'],
+    ['the database unreachable', new StoreUnavailableError('connect ECONNREFUSED 10.1.2.3:5432'), 'STORE_UNAVAILABLE'],
     ['a plain Error', new Error('database password is hunter2'), 'INTERNAL'],
     ['a thrown string', 'oops', 'INTERNAL'],
     ['null', null, 'INTERNAL'],
@@ -113,7 +117,7 @@ describe('transport errors through the app', () => {
   });
 
   it.each([
-    ['GET', '/'],
+    ['GET', '/no-such-page'],
     ['GET', '/api/tools/v2/spoof-checker'],
     ['PUT', '/api/domain/v1/dom_a1'],
     ['GET', '/api/template/v1/tpl_a/versions'],

@@ -17,6 +17,12 @@ const OPERATIONS = [
   ['get', '/api/contacts/v1/list'],
 ] as const;
 
+/** The operations probes call: public, no key. */
+const PROBES = [
+  ['get', '/healthz'],
+  ['get', '/readyz'],
+] as const;
+
 interface Operation {
   security?: Record<string, string[]>[];
   responses: Record<string, { content?: Record<string, { schema: Record<string, unknown> }> }>;
@@ -36,7 +42,21 @@ describe('/openapi.json', () => {
     const doc = await openapi();
     expect(doc.openapi).toMatch(/^3\./);
     const listed = Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item).filter((m) => m !== 'parameters').map((m) => `${m} ${path}`));
-    expect(listed.sort()).toEqual(OPERATIONS.map(([m, p]) => `${m} ${p}`).sort());
+    expect(listed.sort()).toEqual([...OPERATIONS, ...PROBES].map(([m, p]) => `${m} ${p}`).sort());
+  });
+
+  it.each(PROBES)('%s %s: public (no security), 200 and 503 documented', async (method, path) => {
+    const doc = await openapi();
+    const operation = doc.paths[path]?.[method];
+    expect(operation?.security).toEqual([]);
+    expect(Object.keys(operation?.responses ?? {})).toEqual(expect.arrayContaining(['200', '503']));
+  });
+
+  it('documents the optional DKIM selectors of the spoof check, with their bounds', async () => {
+    const doc = await openapi();
+    const body = doc.paths['/api/tools/v1/spoof-checker']?.['post']?.requestBody?.content['application/json']?.schema;
+    expect(body?.properties['selectors']).toMatchObject({ type: 'array', maxItems: 50, items: { type: 'string', minLength: 1, maxLength: 128 } });
+    expect(String(body?.properties['selectors']?.['description'])).toMatch(/DKIM selectors/);
   });
 
   it('declares both authentication schemes', async () => {

@@ -26,7 +26,8 @@ function fakeIo(env: NodeJS.ProcessEnv = {}) {
   const stopSignal = new Promise<string>((resolve) => (stop = resolve));
   const out: string[] = [];
   const err: string[] = [];
-  const io: CliIo = { out: (t) => void out.push(t), err: (t) => void err.push(t), stdin: Readable.from([]), stderrIsTTY: false, env, stopSignal };
+  // In memory unless a test names a store: without --data, serve would write ./data in the working directory.
+  const io: CliIo = { out: (t) => void out.push(t), err: (t) => void err.push(t), stdin: Readable.from([]), stderrIsTTY: false, env: { SPOOF_CHECKER_DATA: ':memory:', ...env }, stopSignal };
   return { io, stop, out, err };
 }
 
@@ -67,7 +68,11 @@ describe('serveConfig: flags, then environment, then defaults', () => {
     ['--demo with --resolver keeps the resolver', ['--demo', '--resolver', '192.0.2.53:5300'], {}, { zones: undefined, resolver: '192.0.2.53:5300', seed: DEMO_SEED_FILE }],
     ['--demo with --port', ['--demo', '--port', '0'], {}, { port: 0 }],
     ['rate limits off', [], { SPOOF_CHECKER_RATE_LIMIT: 'off' }, { rateLimit: false }],
-    ['trust proxy, base URL, log level, environment', [], { SPOOF_CHECKER_TRUST_PROXY: 'true', SPOOF_CHECKER_BASE_URL: 'https://x.test', LOG_LEVEL: 'WARN', NODE_ENV: 'production' }, { trustProxy: true, baseUrl: 'https://x.test', logLevel: 'warn', environment: 'production' }],
+    ['trust proxy CIDRs from the flag beat the variable', ['--trust-proxy', '10.0.0.0/8, fd00::/8'], { SPOOF_CHECKER_TRUST_PROXY: '2' }, { trustProxy: ['10.0.0.0/8', 'fd00::/8'] }],
+    ['trust proxy off', [], { SPOOF_CHECKER_TRUST_PROXY: 'off' }, { trustProxy: false }],
+    ['Redis from REDIS_URL', [], { REDIS_URL: 'redis://127.0.0.1:6379' }, { redis: 'redis://127.0.0.1:6379' }],
+    ['--redis beats REDIS_URL', ['--redis', 'redis://cache.internal:6380/2'], { REDIS_URL: 'redis://127.0.0.1:6379' }, { redis: 'redis://cache.internal:6380/2' }],
+    ['trust proxy, base URL, log level, environment', [], { SPOOF_CHECKER_TRUST_PROXY: '1', SPOOF_CHECKER_BASE_URL: 'https://x.test', LOG_LEVEL: 'WARN', NODE_ENV: 'production' }, { trustProxy: 1, baseUrl: 'https://x.test', logLevel: 'warn', environment: 'production' }],
     ['API keys', [], { SPOOF_CHECKER_API_KEYS: 'sk_one:org_a, sk:two:org_b ,' }, { apiKeys: [{ key: 'sk_one', organizationId: 'org_a' }, { key: 'sk:two', organizationId: 'org_b' }] }],
   ])('%s', (_case, args, env, expected) => {
     expect(serveConfig(args, env)).toMatchObject(expected);
@@ -85,6 +90,10 @@ describe('serveConfig: flags, then environment, then defaults', () => {
     ['a bad log level', [], { LOG_LEVEL: 'loud' }, /LOG_LEVEL must be one of/],
     ['an API key without organisation', [], { SPOOF_CHECKER_API_KEYS: 'sk_only' }, /entry 1 must be "key:organizationId"/],
     ['an organisation id with spaces', [], { SPOOF_CHECKER_API_KEYS: 'sk:org a' }, /entry 1/],
+    ['trust proxy "true" (would believe a forged X-Forwarded-For)', [], { SPOOF_CHECKER_TRUST_PROXY: 'true' }, /would believe any X-Forwarded-For.*hop count|number of proxies/],
+    ['a trust proxy entry that is not an address', ['--trust-proxy', '10.0.0.0/8,proxy.internal'], {}, /"proxy\.internal" is not an IP address or CIDR block/],
+    ['a CIDR prefix out of range', ['--trust-proxy', '10.0.0.0/33'], {}, /prefix length that is not 0 to 32/],
+    ['a Redis URL of another scheme', ['--redis', 'http://127.0.0.1:6379'], {}, /must be a redis:\/\/ or rediss:\/\/ URL/],
   ])('refuses %s', (_case, args, env, message) => {
     expect(() => serveConfig(args, env)).toThrow(message);
   });

@@ -119,3 +119,38 @@ describe('POST /api/tools/v1/spoof-checker', () => {
     expect(other.statusCode).toBe(200);
   });
 });
+
+describe('POST /api/tools/v1/spoof-checker with DKIM selectors', () => {
+  it('passes the selectors to the check, lower-cased and deduplicated, in order', async () => {
+    const asked: unknown[] = [];
+    const { app } = await makeApp({ check: async (domain, options) => (asked.push([domain, options]), { ...SAMPLE_RESULT, domain }) });
+    const response = await app.inject({ method: 'POST', url: URL, headers: bearerA, payload: { domain: 'example.com', selectors: ['Google', 's1.corp', 'google', 'aweber_key_a'] } });
+    expect(response.statusCode).toBe(200);
+    expect(asked).toEqual([['example.com', { selectors: ['google', 's1.corp', 'aweber_key_a'] }]]);
+  });
+
+  it('without selectors, the check is called with the domain only', async () => {
+    const asked: unknown[][] = [];
+    const { app } = await makeApp({ check: async (...args) => (asked.push(args), SAMPLE_RESULT) });
+    await app.inject({ method: 'POST', url: URL, headers: bearerA, payload: { domain: 'example.com' } });
+    expect(asked).toEqual([['example.com']]);
+  });
+
+  it.each([
+    [['-bad'], /body\.selectors\[0\] \("-bad"\) is not a DKIM selector: "-bad" is not a DNS label: use letters, digits, hyphens and underscores/, 'a label starting with a hyphen'],
+    [['ok', 'a..b'], /body\.selectors\[1\] \("a\.\.b"\) is not a DKIM selector: the selector has an empty label/, 'an empty label'],
+    [['has space'], /is not a DNS label/, 'a space'],
+    [[''], /body\.selectors\[0\] must be at least 1 character/, 'empty'],
+    [[chars(64)], /is longer than 63 octets/, 'a label over 63 octets'],
+    [[`${chars(60)}.${chars(60)}.${chars(10)}`], /body\.selectors\[0\] must be at most 128 characters/, 'a selector over 128 characters'],
+    [Array.from({ length: 51 }, (_, i) => `s${i}`), /body\.selectors must have at most 50 items/, 'more than 50'],
+    ['google', /body\.selectors must be an array/, 'a string, not an array'],
+  ] as [unknown, RegExp, string][])('refuses selectors %j with 400 (%s), without checking', async (selectors, message, _reason) => {
+    let called = false;
+    const { app } = await makeApp({ check: async () => ((called = true), SAMPLE_RESULT) });
+    const response = await app.inject({ method: 'POST', url: URL, headers: bearerA, payload: { domain: 'example.com', selectors } });
+    const body = expectError(response, 400, 'VALIDATION_FAILED');
+    expect(body['message']).toMatch(message);
+    expect(called).toBe(false);
+  });
+});

@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { checkDomain } from '../../src/check.js';
+import { ZoneResolver } from '../../src/dns/zone-resolver.js';
+import { SpoofCheckError } from '../../src/errors.js';
 import { normaliseDomainInput } from '../../src/input.js';
 
 // Each row: what a user typed → the domain checked (and the form shown), with the reason.
@@ -19,6 +22,10 @@ const accepted: [input: string, domain: string, display: string, why: string][] 
   ['xn--bcher-kva.example', 'xn--bcher-kva.example', 'bücher.example', 'A-labels shown as Unicode'],
   ['a-b.example.co.uk', 'a-b.example.co.uk', 'a-b.example.co.uk', 'hyphens inside labels'],
   ['_spf.example.com', '_spf.example.com', '_spf.example.com', 'underscore labels are DNS names too'],
+  ['example.com\n', 'example.com', 'example.com', 'white space around the name is trimmed, not refused'],
+  ['1e100.net', '1e100.net', '1e100.net', 'digits in labels other than the last are fine'],
+  ['0x.com', '0x.com', '0x.com', 'a hex-looking label that is not the last'],
+  ['a.0xg', 'a.0xg', 'a.0xg', 'a last label that is not a hex number'],
 ];
 
 // Each row: input → the start of the refusal message, with the reason.
@@ -45,6 +52,25 @@ const refused: [input: string, message: RegExp, why: string][] = [
   ['-bad.example.com', /not allowed in a host name/, 'a leading hyphen'],
   ['ceo@', /no domain name/, 'an address without a domain'],
   ['https://', /no domain name|not a valid/, 'a URL without a host'],
+  // RFC 1123 §2.1, RFC 3696 §2: a name ending in a number is what URL parsers read as an IPv4 address.
+  ['9', /last label "9" is a number, which URL parsers read as the IP address 0\.0\.0\.9/, 'one number'],
+  ['127.1', /last label "1" is a number, which URL parsers read as the IP address 127\.0\.0\.1/, 'a short dotted IPv4'],
+  ['0x7f.1', /last label "1" is a number, which URL parsers read as the IP address 127\.0\.0\.1/, 'a hex IPv4 part'],
+  ['2130706433', /last label "2130706433" is a number, which URL parsers read as the IP address 127\.0\.0\.1/, 'IPv4 as one decimal number'],
+  ['0x7f000001', /last label "0x7f000001" is a number, which URL parsers read as the IP address 127\.0\.0\.1/, 'IPv4 as one hex number'],
+  ['ceo@127.1', /is a number, which URL parsers read as the IP address 127\.0\.0\.1/, 'an address at a numeric host'],
+  ['example.123', /last label "123" is a number\./, 'an all-numeric top-level label'],
+  ['example.0x1f', /last label "0x1f" is a number\./, 'a hex top-level label'],
+  ['１２７．０．０．１', /is a number, which URL parsers read as the IP address 127\.0\.0\.1/, 'full-width digits and dots'],
+  ['example.１２３', /last label "123" is a number/, 'full-width digits in the top-level label'],
+  // Control and invisible characters are refused, never dropped (the URL parser drops tabs and newlines).
+  ['exa\u0000mple.com', /"exa\\u0000mple\.com" contains a control character \(U\+0000\) at position 4/, 'NUL inside'],
+  ['exa\tmple.com', /contains a control character \(U\+0009\) at position 4/, 'a tab inside'],
+  ['https://exa\nmple.com/', /contains a control character \(U\+000A\) at position 12/, 'a newline inside a URL'],
+  ['example.com\u0085', /contains a control character \(U\+0085\)/, 'a C1 control'],
+  ['example.com\u007f', /contains a control character \(U\+007F\)/, 'DEL'],
+  ['ex\u00adample.com', /contains an invisible character \(U\+00AD\) at position 3/, 'a soft hyphen IDNA would drop'],
+  ['exa\u200bmple.com', /contains an invisible character \(U\+200B\)/, 'a zero width space'],
 ];
 
 describe('normaliseDomainInput', () => {
@@ -67,5 +93,20 @@ describe('normaliseDomainInput', () => {
       domain: 'printer.local',
       displayDomain: 'printer.local',
     });
+  });
+
+  // Before the normaliser refused them these reached DNS as 127.0.0.1 (and got a verdict).
+  it.each(['9', '127.1', '0x7f.1', '2130706433', 'exa\u0000mple.com'])('checkDomain refuses %j with invalid_domain before any DNS query', async (input) => {
+    const queried: string[] = [];
+    const zones = new ZoneResolver([]);
+    const resolver = { resolve: ((name: string, type: never) => (queried.push(name), zones.resolve(name, type))) as ZoneResolver['resolve'] };
+    const refusal = await checkDomain(input, { resolver }).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(refusal).toBeInstanceOf(SpoofCheckError);
+    expect(refusal).toMatchObject({ code: 'invalid_domain' });
+    expect((refusal as SpoofCheckError).fix.length).toBeGreaterThan(10);
+    expect(queried).toEqual([]);
   });
 });

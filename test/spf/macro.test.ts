@@ -127,6 +127,16 @@ describe('parseMacroString / parseDomainSpec: syntax errors', () => {
     ['example.123', false, 'numeric top label'],
     ['example.c_m', false, 'underscore in the top label'],
     ['', false, 'empty'],
+    // RFC 7208 §7.1 toplabel, each branch of the hand-written scan that replaced a backtracking pattern.
+    ['example.1a2', true, 'digits around one letter'],
+    ['example.1-2', true, 'all digits but with an inner dash (the second alternative)'],
+    ['example.a--b', true, 'several inner dashes'],
+    ['example.-ab', false, 'a leading dash'],
+    ['example.ab-', false, 'a trailing dash'],
+    ['example.-', false, 'a dash alone'],
+    ['example.ab!', false, 'a bad last character'],
+    [`x.${'a'.repeat(10_000)}!`, false, 'a long top label with a bad last character (once quadratic)'],
+    [`x.${'a'.repeat(10_000)}`, true, 'a long top label'],
   ])('domain-spec %j valid: %s (%s)', (text, valid, _reason) => {
     expect(parseDomainSpec(text).ok).toBe(valid);
   });

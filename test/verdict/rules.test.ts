@@ -1,13 +1,38 @@
 import { describe, expect, it } from 'vitest';
 import { decide, rewriteDmarc, VERDICT_RULES } from '../../src/verdict/index.js';
-import type { DmarcFacts, VerdictFacts } from '../../src/verdict/index.js';
+import type { DmarcFacts, OpenSpf, PolicyName, SpfFacts, VerdictFacts } from '../../src/verdict/index.js';
+
+const lower = (policy: PolicyName | null, testing: boolean): PolicyName | null =>
+  policy === null || !testing ? policy : policy === 'reject' ? 'quarantine' : 'none';
+
+type PublishedDmarc = Omit<DmarcFacts, 'effectivePolicy' | 'subdomainEffectivePolicy' | 'nonExistentEffectivePolicy' | 'policySources' | 'spfAlignment'> & Partial<DmarcFacts>;
+
+/**
+ * The effective policies src/dmarc/policy.ts would compute from the published ones (one level lower
+ * under t=y), unless the test sets them; and the tags as if each was published.
+ */
+function withEffective(dmarc: PublishedDmarc): DmarcFacts {
+  return {
+    effectivePolicy: dmarc.status === 'found' ? lower(dmarc.appliedPolicy, dmarc.testing) : null,
+    subdomainEffectivePolicy: lower(dmarc.subdomainPolicy, dmarc.subdomainTesting),
+    nonExistentEffectivePolicy: lower(dmarc.nonExistentPolicy, dmarc.subdomainTesting),
+    policySources: { applied: dmarc.appliedTag, subdomain: 'sp', nonExistent: 'np' },
+    spfAlignment: 'r',
+    ...dmarc,
+  };
+}
+
+/** An SPF record open to anyone, as check.ts reports it. */
+function openSpf(term: string, rawRecord: string, domain = 'example.com'): OpenSpf {
+  return { domain, rawRecord, term, evidence: `100% of all IPv4 addresses pass through '${term}'` };
+}
 
 /** A domain protected by `p=reject` with a clean SPF record; each test changes what it is about. */
-function facts(dmarc: Partial<DmarcFacts> = {}, rest: Partial<Omit<VerdictFacts, 'dmarc'>> = {}): VerdictFacts {
+function facts(dmarc: Partial<DmarcFacts> = {}, rest: Partial<Omit<VerdictFacts, 'dmarc' | 'spf'>> & { spf?: Partial<SpfFacts> } = {}): VerdictFacts {
   return {
     domain: 'example.com',
     displayDomain: 'example.com',
-    dmarc: {
+    dmarc: withEffective({
       status: 'found',
       rawRecord: 'v=DMARC1; p=reject; rua=mailto:d@example.com',
       foundAt: '_dmarc.example.com',
@@ -26,8 +51,8 @@ function facts(dmarc: Partial<DmarcFacts> = {}, rest: Partial<Omit<VerdictFacts,
       subdomainRecord: null,
       lookalike: null,
       ...dmarc,
-    },
-    spf: { status: 'found', rawRecord: 'v=spf1 include:_spf.example.net -all', terminalAll: '-all', lookupCount: 1, openToAnyone: null, ...rest.spf },
+    }),
+    spf: { status: 'found', rawRecord: 'v=spf1 include:_spf.example.net -all', terminalAll: '-all', lookupCount: 1, openToAnyone: null, organizational: null, ...rest.spf },
     dkim: rest.dkim ?? { keys: [{ selector: 's1', keyType: 'rsa', keyLength: 2048, usable: true }], probed: 30 },
     mx: rest.mx ?? { status: 'found', provider: 'Google Workspace' },
     findings: rest.findings ?? [],
@@ -39,8 +64,8 @@ const quarantine = { requestedPolicy: 'quarantine', subdomainPolicy: 'quarantine
 
 // One row per rule of the verdict table (and the edge cases the issue names), with the reason.
 const table: [why: string, input: VerdictFacts, rule: string, verdict: string, inbox: string, spoofable: boolean, reasonId: string][] = [
-  ['+all passes anyone even under p=reject', facts({}, { spf: { status: 'found', rawRecord: 'v=spf1 +all', terminalAll: '+all', lookupCount: 0, openToAnyone: { ip: '192.0.2.1', matchedTerm: '+all' } } }), 'spf-open-to-anyone', 'spoofable', 'delivered', true, 'spf-plus-all'],
-  ['ip4:0.0.0.0/0 passes anyone', facts({}, { spf: { status: 'found', rawRecord: 'v=spf1 ip4:0.0.0.0/0 -all', terminalAll: '-all', lookupCount: 0, openToAnyone: { ip: '203.0.113.9', matchedTerm: 'ip4:0.0.0.0/0' } } }), 'spf-open-to-anyone', 'spoofable', 'delivered', true, 'spf-open-to-anyone'],
+  ['+all passes anyone even under p=reject', facts({}, { spf: { status: 'found', rawRecord: 'v=spf1 +all', terminalAll: '+all', lookupCount: 0, openToAnyone: openSpf('+all', 'v=spf1 +all') } }), 'spf-open-to-anyone', 'spoofable', 'delivered', true, 'spf-plus-all'],
+  ['ip4:0.0.0.0/0 passes anyone', facts({}, { spf: { status: 'found', rawRecord: 'v=spf1 ip4:0.0.0.0/0 -all', terminalAll: '-all', lookupCount: 0, openToAnyone: openSpf('ip4:0.0.0.0/0', 'v=spf1 ip4:0.0.0.0/0 -all') } }), 'spf-open-to-anyone', 'spoofable', 'delivered', true, 'spf-open-to-anyone'],
   ['no DMARC record', facts({ status: 'none', rawRecord: null, foundAt: null, requestedPolicy: null, subdomainPolicy: null, nonExistentPolicy: null, appliedTag: null, appliedPolicy: null, hasRua: false }), 'dmarc-missing', 'spoofable', 'delivered', true, 'dmarc-missing'],
   ['several DMARC records', facts({ status: 'multiple', appliedTag: null, appliedPolicy: null }), 'dmarc-multiple', 'spoofable', 'delivered', true, 'dmarc-multiple'],
   ['p invalid and no rua', facts({ status: 'unusable', rawRecord: 'v=DMARC1; p=bogus', appliedTag: null, appliedPolicy: null, hasRua: false }), 'dmarc-unusable', 'spoofable', 'delivered', true, 'dmarc-unusable'],
@@ -136,9 +161,9 @@ describe('next step', () => {
   });
 
   it('replaces +all and removes an open range', () => {
-    const plusAll = facts({}, { spf: { status: 'found', rawRecord: 'v=spf1 mx +all', terminalAll: '+all', lookupCount: 1, openToAnyone: { ip: '192.0.2.1', matchedTerm: '+all' } } });
+    const plusAll = facts({}, { spf: { status: 'found', rawRecord: 'v=spf1 mx +all', terminalAll: '+all', lookupCount: 1, openToAnyone: openSpf('+all', 'v=spf1 mx +all') } });
     expect(decide(plusAll).nextStep.body).toContain('v=spf1 mx ~all');
-    const open = facts({}, { spf: { status: 'found', rawRecord: 'v=spf1 ip4:0.0.0.0/0 -all', terminalAll: '-all', lookupCount: 0, openToAnyone: { ip: '192.0.2.1', matchedTerm: 'ip4:0.0.0.0/0' } } });
+    const open = facts({}, { spf: { status: 'found', rawRecord: 'v=spf1 ip4:0.0.0.0/0 -all', terminalAll: '-all', lookupCount: 0, openToAnyone: openSpf('ip4:0.0.0.0/0', 'v=spf1 ip4:0.0.0.0/0 -all') } });
     expect(decide(open).nextStep.body).toContain('\n  v=spf1 -all\n');
   });
 
@@ -173,7 +198,7 @@ describe('next step for names that do not exist', () => {
 
 describe('when anyone can pass SPF', () => {
   const open = facts({}, {
-    spf: { status: 'found', rawRecord: 'v=spf1 ip4:0.0.0.0/0 -all', terminalAll: '-all', lookupCount: 0, openToAnyone: { ip: '192.0.2.1', matchedTerm: 'ip4:0.0.0.0/0' } },
+    spf: { status: 'found', rawRecord: 'v=spf1 ip4:0.0.0.0/0 -all', terminalAll: '-all', lookupCount: 0, openToAnyone: openSpf('ip4:0.0.0.0/0', 'v=spf1 ip4:0.0.0.0/0 -all') },
     findings: [
       { id: 'spf-plus-all', severity: 'critical', title: 'SPF Allows Any Server', detail: 'from the analyzer' },
       { id: 'spf-valid', severity: 'success', title: "SPF Configured ('-all')", detail: 'from the analyzer' },
@@ -205,5 +230,61 @@ describe('guides', () => {
     const { GUIDE_TOPICS } = await import('../../src/verdict/index.js');
     const missing = GUIDE_TOPICS.filter((topic) => !existsSync(new URL(`../../docs/guides/${topic}.md`, import.meta.url)));
     expect(missing).toEqual([]);
+  });
+});
+
+describe('relaxed SPF alignment: an open SPF at the organizational domain', () => {
+  const sub = (spfAlignment: 'r' | 's', own: OpenSpf | null = null): VerdictFacts => ({
+    ...facts({ appliedTag: 'sp', spfAlignment, policySources: { applied: 'p', subdomain: 'p', nonExistent: 'p' } }, {
+      spf: { openToAnyone: own, organizational: { domain: 'example.com', openToAnyone: openSpf('+all', 'v=spf1 -ip4:192.0.2.0/24 +all') } },
+    }),
+    domain: 'www.example.com',
+    displayDomain: 'www.example.com',
+  });
+
+  it('makes a subdomain under p=reject spoofable with aspf=r, and says whose SPF lets mail through', () => {
+    const decision = decide(sub('r'));
+    expect(decision).toMatchObject({ verdict: 'spoofable', rule: 'spf-open-to-anyone' });
+    expect(decision.reasons[0]).toMatchObject({ id: 'spf-open-to-anyone', title: 'SPF of example.com Allows Any Server' });
+    expect(decision.reasons[0]!.detail).toMatch(/SPF record of example\.com.*relaxed SPF alignment \(aspf=r, the default\).*www\.example\.com/);
+    expect(decision.nextStep.body).toContain('Change the TXT record at example.com from\n  v=spf1 -ip4:192.0.2.0/24 +all\nto\n  v=spf1 -ip4:192.0.2.0/24 ~all');
+    expect(decision.nextStep.body).toContain("'aspf=s'");
+  });
+
+  it('leaves it protected with aspf=s (the envelope must be the name itself)', () => {
+    expect(decide(sub('s'))).toMatchObject({ verdict: 'protected', rule: 'dmarc-reject' });
+  });
+
+  it('an open SPF at the name itself counts whatever aspf says', () => {
+    const decision = decide(sub('s', openSpf('ip4:0.0.0.0/1', 'v=spf1 ip4:0.0.0.0/1 ip4:128.0.0.0/1 -all', 'www.example.com')));
+    expect(decision).toMatchObject({ verdict: 'spoofable', rule: 'spf-open-to-anyone' });
+    expect(decision.reasons[0]).toMatchObject({ id: 'spf-open-to-anyone', title: 'SPF Allows Any Server' });
+  });
+});
+
+describe('explanations say what is published', () => {
+  it("a name that does not exist under a record with only p=reject: np follows p, and the summary says so", () => {
+    const decision = decide(facts({ appliedTag: 'np', nameExists: false, policySources: { applied: 'p', subdomain: 'p', nonExistent: 'p' } }));
+    expect(decision.rule).toBe('dmarc-reject');
+    expect(decision.summary).toContain("your DMARC record's 'p=reject' (it has no 'np' tag, so names that do not exist follow p)");
+    expect(decision.summary).not.toContain("'np=reject'");
+  });
+
+  it("a published np=reject is quoted as such", () => {
+    const decision = decide(facts({ appliedTag: 'np', nameExists: false, policySources: { applied: 'np', subdomain: 'p', nonExistent: 'np' } }));
+    expect(decision.summary).toContain("your DMARC record's 'np=reject' tells receivers");
+  });
+
+  it('a subdomain hole from an np that follows sp=none names sp, once', () => {
+    const decision = decide(facts({ subdomainPolicy: 'none', nonExistentPolicy: 'none', policySources: { applied: 'p', subdomain: 'sp', nonExistent: 'sp' } }));
+    const hole = decision.reasons.find((reason) => reason.id === 'subdomain-hole')!;
+    expect(hole.title).toBe("Subdomains Are Weaker ('sp=none')");
+    expect(hole.detail).toContain("names that do not exist fall under 'sp=none' (there is no 'np' tag, so np follows sp)");
+  });
+
+  it('a subdomain under an inherited sp=none says the policy is p=none', () => {
+    const decision = decide(facts({ ...none, appliedTag: 'sp', policySources: { applied: 'p', subdomain: 'p', nonExistent: 'p' } }));
+    expect(decision.reasons[0]).toMatchObject({ id: 'dmarc-sp-none', title: "DMARC Policy Is 'p=none'" });
+    expect(decision.reasons[0]!.detail).toContain("'p=none' (there is no 'sp' tag, so sp follows p)");
   });
 });

@@ -1,21 +1,43 @@
 /**
  * `POST /api/tools/v1/spoof-checker` (spec) and `GET /api/tools/v1/spoof-checker?domain=` (for
  * browsers, as the reference service offers). The check itself is injected; its refusals
- * (`SpoofCheckError`) become INVALID_DOMAIN 400, DNS_FAILURE 502 or DNS_TIMEOUT 503 with the failed
+ * (`SpoofCheckError`) become INVALID_DOMAIN 400, DOMAIN_NOT_FOUND 422, DNS_FAILURE 502 or DNS_TIMEOUT 503 with the failed
  * query named, never a verdict.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { onRequestHookHandler } from 'fastify';
 import { Type } from 'typebox';
+import { MAX_CALLER_SELECTORS, MAX_SELECTOR_LABEL_OCTETS, selectorProblem } from '../../dkim/probe.js';
 import type { SpoofCheckResult } from '../../result.js';
 import type { AuditSpec } from '../context.js';
+import { ApiError } from '../errors.js';
 import { API_SECURITY, COMMON_ERROR_STATUSES, errorResponses, SpoofCheckResultSchema } from '../schemas.js';
 
 /** Spec: spoof check `domain`, 1 to 255 characters. */
 export const SPOOF_DOMAIN_MAX_LENGTH = 255;
 
+/** What a request may add to a check. */
+export interface SpoofCheckRequestOptions {
+  /** DKIM selectors to probe before the built-in list (checkDomain's `selectors`), lower-cased. */
+  selectors?: string[];
+}
+
 /** Runs one spoof check (the app is given `checkDomain` bound to a resolver). */
-export type SpoofCheck = (domain: string) => Promise<SpoofCheckResult>;
+export type SpoofCheck = (domain: string, options?: SpoofCheckRequestOptions) => Promise<SpoofCheckResult>;
+
+/** Longest selector accepted: a few labels (RFC 6376 §3.1 allows dotted selectors), well inside a DNS name. */
+export const SELECTOR_MAX_LENGTH = 128;
+
+// RFC 6376 §3.1: selector = sub-domain *( "." sub-domain ); each a DNS label (RFC 1035 §2.3.4: at
+// most 63 octets). Underscores are allowed as the DKIM probe allows them.
+const LABEL = `[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,${MAX_SELECTOR_LABEL_OCTETS - 2}}[A-Za-z0-9_])?`;
+const SelectorsField = Type.Array(
+  Type.String({ minLength: 1, maxLength: SELECTOR_MAX_LENGTH, pattern: `^${LABEL}(?:\\.${LABEL})*$`, examples: ['google', 's1'] }),
+  {
+    maxItems: MAX_CALLER_SELECTORS,
+    description: `DKIM selectors to try first, before the built-in list (at most ${MAX_CALLER_SELECTORS}; each DNS labels of letters, digits, '-' and '_', dot-separated)`,
+  },
+);
 
 const DomainField = Type.String({
   minLength: 1,
@@ -26,7 +48,21 @@ const DomainField = Type.String({
 
 const AUDIT: AuditSpec = { service: 'tools', resource: 'spoof_check', verb: 'perform', past: 'performed' };
 
-const responses = { 200: SpoofCheckResultSchema, ...errorResponses(...COMMON_ERROR_STATUSES, 502, 503) };
+const responses = { 200: SpoofCheckResultSchema, ...errorResponses(...COMMON_ERROR_STATUSES, 422, 502, 503) };
+
+/**
+ * Says precisely what is wrong with a selector before the schema's generic "not in the expected
+ * format": the DKIM probe's own wording (empty label, label too long, character not allowed).
+ */
+function refuseBadSelector(body: unknown): void {
+  const selectors = (body as { selectors?: unknown } | null)?.selectors;
+  if (!Array.isArray(selectors)) return;
+  selectors.forEach((selector, index) => {
+    if (typeof selector !== 'string' || selector === '') return;
+    const problem = selectorProblem(selector.toLowerCase());
+    if (problem) throw new ApiError('VALIDATION_FAILED', { message: `body.selectors[${index}] ("${selector.slice(0, 70)}") is not a DKIM selector: ${problem}.` });
+  });
+}
 
 /** Options of the spoof checker routes. */
 export interface SpoofCheckerRouteOptions {
@@ -43,18 +79,21 @@ export const spoofCheckerRoutes: FastifyPluginAsyncTypebox<SpoofCheckerRouteOpti
     '/api/tools/v1/spoof-checker',
     {
       onRequest,
+      preValidation: async (request) => refuseBadSelector(request.body),
       config: { audit: AUDIT },
       schema: {
         ...common,
         summary: 'Can anyone spoof this domain?',
         description: 'Checks DMARC, SPF, DKIM and MX and says whether mail forged as this domain would reach an inbox.',
-        body: Type.Object({ domain: DomainField }, { additionalProperties: false }),
+        body: Type.Object({ domain: DomainField, selectors: Type.Optional(SelectorsField) }, { additionalProperties: false }),
         response: responses,
       },
     },
     async (request) => {
       request.auditResourceId = request.body.domain;
-      return check(request.body.domain);
+      const { selectors } = request.body;
+      // The probe expects lower-case selectors (DNS names compare case-insensitively, RFC 4343).
+      return selectors ? check(request.body.domain, { selectors: [...new Set(selectors.map((s) => s.toLowerCase()))] }) : check(request.body.domain);
     },
   );
 

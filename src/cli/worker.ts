@@ -1,0 +1,167 @@
+/**
+ * `spoof-checker worker`: processes batch chunks from the Redis queue against the shared store.
+ * Start as many as you like, on as many machines; stop with SIGINT/SIGTERM (the chunks running are
+ * finished first; a worker killed outright loses nothing: its chunks go back on the queue).
+ */
+import { checkDomain } from '../check.js';
+import { DEFAULT_BATCH_CONCURRENCY } from '../jobs/model.js';
+import { checkRedisUrl } from '../jobs/queue.js';
+import { DEFAULT_LOCK_DURATION_MS, startBatchWorker } from '../jobs/worker.js';
+import { MEMORY_DATA_DIR, openStores, type StorageChoice } from '../store/open.js';
+import { checkDatabaseUrl } from '../store/postgres.js';
+import { integerOption, parseCommandArgs, RESOLVER_OPTIONS, UsageError } from './args.js';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Command } from './io.js';
+import { resolverFromFlags } from './resolver-options.js';
+
+/** Most names one worker checks at once. */
+export const MAX_WORKER_CONCURRENCY = 1024;
+/** How long a worker waits for Redis at start before it gives up (exit 1). */
+export const WORKER_CONNECT_TIMEOUT_MS = 10_000;
+/** How often progress is written to stderr while chunks are processed. */
+const PROGRESS_INTERVAL_MS = 5000;
+
+const USAGE = `Usage: spoof-checker worker --redis URL (--database URL | --data DIR) [--zones DIR | --resolver IP[:PORT]] [--concurrency N]
+
+Processes batch checks queued by 'spoof-checker serve --redis URL'. Run any number, on any number of
+machines, on the same Redis and the same store as the API.
+
+Options:
+  --redis URL           the Redis of the queue (redis://host:6379) [REDIS_URL]
+  --database URL        the API's PostgreSQL (postgresql://…) [DATABASE_URL]
+  --data DIR            the API's SQLite directory (same machine only) [SPOOF_CHECKER_DATA]
+  --zones DIR           answer DNS from the *.zone files in DIR
+  --resolver IP[:PORT]  ask this DNS server (default: the system's resolvers)
+  --timeout MS          per-query timeout for real DNS servers
+  --concurrency N       names checked at once (default ${DEFAULT_BATCH_CONCURRENCY}, at most ${MAX_WORKER_CONCURRENCY})
+  --lock-duration MS    how long a chunk stays claimed without a sign of life from its worker before
+                        another worker takes it over (default ${DEFAULT_LOCK_DURATION_MS})
+  -h, --help            this text
+`;
+
+function storage(data: string | undefined, database: string | undefined, env: NodeJS.ProcessEnv): StorageChoice {
+  if (data !== undefined && database !== undefined) throw new UsageError('give --data or --database, not both');
+  const url = data !== undefined ? undefined : (database ?? (env['DATABASE_URL'] || undefined));
+  if (url !== undefined) {
+    const problem = checkDatabaseUrl(url);
+    if (problem !== undefined) throw new UsageError(problem);
+    return { kind: 'postgres', url };
+  }
+  const dir = data ?? (env['SPOOF_CHECKER_DATA'] || undefined);
+  if (dir === undefined) throw new UsageError('give the store the API uses: --database URL or --data DIR');
+  if (dir === MEMORY_DATA_DIR) throw new UsageError('a worker needs the store the API uses; an in-memory store cannot be shared');
+  return { kind: 'sqlite', dir };
+}
+
+function readSettings(args: string[], env: NodeJS.ProcessEnv) {
+  const { values } = parseCommandArgs(
+    args,
+    {
+      ...RESOLVER_OPTIONS,
+      redis: { type: 'string' },
+      database: { type: 'string' },
+      data: { type: 'string' },
+      concurrency: { type: 'string' },
+      'lock-duration': { type: 'string' },
+    },
+    false,
+  );
+  if (values.help) return 'help' as const;
+  const redis = values.redis ?? (env['REDIS_URL'] || undefined);
+  if (redis === undefined) throw new UsageError('give the queue: --redis URL (redis://host:6379)');
+  try {
+    checkRedisUrl(redis);
+  } catch (error) {
+    throw new UsageError(`--redis: ${(error as Error).message}`);
+  }
+  return {
+    redis,
+    storage: storage(values.data, values.database, env),
+    concurrency: integerOption(values.concurrency, 'concurrency', DEFAULT_BATCH_CONCURRENCY, 1, MAX_WORKER_CONCURRENCY),
+    lockDurationMs: integerOption(values['lock-duration'], 'lock-duration', DEFAULT_LOCK_DURATION_MS, 1000, 600_000),
+    resolverFlags: { zones: values.zones, resolver: values.resolver, timeout: values.timeout },
+  };
+}
+
+/** The `worker` command. Exit 0 after a clean stop, 1 when the store or Redis cannot be reached, 2 on bad arguments. */
+export const worker: Command = async (args, io) => {
+  let settings;
+  try {
+    settings = readSettings(args, io.env);
+  } catch (error) {
+    io.err(`spoof-checker worker: ${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
+    return EXIT_USAGE;
+  }
+  if (settings === 'help') {
+    io.out(USAGE);
+    return EXIT_OK;
+  }
+  let built;
+  try {
+    built = await resolverFromFlags(settings.resolverFlags);
+  } catch (error) {
+    io.err(`spoof-checker worker: ${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
+    return EXIT_USAGE;
+  }
+  let opened;
+  try {
+    opened = await openStores(settings.storage, { pruneAutomatically: false });
+  } catch (error) {
+    io.err(`spoof-checker worker: ${error instanceof Error ? error.message : String(error)}\n`);
+    return EXIT_FAILED;
+  }
+  const { resolver } = built;
+  let checked = 0;
+  let lastReported = 0;
+  let lastAt = Date.now();
+  const running = startBatchWorker({
+    redisUrl: settings.redis,
+    store: opened.stores.batches,
+    check: (input) => checkDomain(input, { resolver }),
+    concurrency: settings.concurrency,
+    lockDurationMs: settings.lockDurationMs,
+    onChunk: (_job, outcome) => {
+      if (outcome.kind === 'checked') checked += outcome.names;
+    },
+    log: (message, error) => io.err(`spoof-checker worker: ${message}${error instanceof Error ? `: ${error.message}` : ''}\n`),
+  });
+  const connected = await Promise.race([
+    running.ready().then(() => true),
+    new Promise<false>((resolve) => setTimeout(() => resolve(false), WORKER_CONNECT_TIMEOUT_MS).unref()),
+  ]);
+  if (!connected) {
+    io.err(`spoof-checker worker: cannot reach Redis at ${settings.redis} within ${WORKER_CONNECT_TIMEOUT_MS / 1000} s\n`);
+    await Promise.race([running.close(), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
+    await opened.stores.close();
+    return EXIT_FAILED;
+  }
+  io.err(
+    `spoof-checker worker: ready (queue: ${redactRedis(settings.redis)}; store: ${opened.description}; DNS: ${built.description}; ${settings.concurrency} names at once)\n`,
+  );
+  const progress = setInterval(() => {
+    if (checked === lastReported) return;
+    const now = Date.now();
+    const rate = ((checked - lastReported) / Math.max(1, now - lastAt)) * 1000;
+    io.err(`spoof-checker worker: ${checked} names checked (${rate.toFixed(0)}/s)\n`);
+    lastReported = checked;
+    lastAt = now;
+  }, PROGRESS_INTERVAL_MS);
+  progress.unref();
+
+  const signal = await io.stopSignal;
+  clearInterval(progress);
+  io.err(`spoof-checker worker: ${signal}: finishing the chunks in hand, then stopping (${checked} names checked)\n`);
+  await running.close();
+  await opened.stores.close();
+  return EXIT_OK;
+};
+
+/** The URL without its password, for messages. */
+function redactRedis(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return url;
+  }
+}

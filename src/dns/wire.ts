@@ -1,0 +1,394 @@
+/**
+ * The DNS message codec shared by the network resolver and the embedded server, on top of
+ * dns-packet: records are encoded by dns-packet's encoders (queries, one name and an OPT record, are
+ * written directly); messages are read record by record here, with dns-packet's name and RDATA decoders, so that every record's RDLENGTH is checked
+ * against what its decoder consumed (dns-packet alone trusts each decoder and would read a record
+ * with a short or long RDATA as something else).
+ */
+import dnsPacket from 'dns-packet';
+import { canonicalName } from './name.js';
+import type { MxData, RecordData, RecordType, SoaData } from './types.js';
+
+/** RFC 1035 §3.2.2 and RFC 3596 §2.1: the wire codes of the types the engine asks for. */
+export const TYPE_CODES: Readonly<Record<RecordType, number>> = {
+  A: 1,
+  NS: 2,
+  CNAME: 5,
+  SOA: 6,
+  PTR: 12,
+  MX: 15,
+  TXT: 16,
+  AAAA: 28,
+};
+/** RFC 1035 §3.2.4: class IN. */
+export const CLASS_IN = 1;
+/** RFC 6891 §6.1.1: the OPT pseudo-record. */
+export const TYPE_OPT = 41;
+/** RFC 1035 §3.2.3: QTYPE * (ANY); RFC 8482 says how to answer it. */
+export const TYPE_ANY = 255;
+/** RFC 1035 §4.1.1 header size. */
+export const HEADER_OCTETS = 12;
+
+/** RFC 1035 §4.1.1 and RFC 6891 §9 response codes. */
+export const RCODE = { NOERROR: 0, FORMERR: 1, SERVFAIL: 2, NXDOMAIN: 3, NOTIMP: 4, REFUSED: 5, BADVERS: 16 } as const;
+
+/** RFC 1035 §4.1.1 header flag bits (of the 16-bit flags word). */
+export const FLAG = { QR: 0x8000, AA: 0x0400, TC: 0x0200, RD: 0x0100, RA: 0x0080 } as const;
+
+const TYPE_BY_CODE = new Map<number, RecordType>(Object.entries(TYPE_CODES).map(([type, code]) => [code, type as RecordType]));
+
+/** The engine's name for a wire type code, or undefined for a type it never asks for. */
+export function recordTypeOf(code: number): RecordType | undefined {
+  return TYPE_BY_CODE.get(code);
+}
+
+/** dns-packet's per-type codecs, which its type declarations do not list. */
+interface RdataCodec<D> {
+  decode: ((buf: Buffer, offset: number) => D) & { bytes: number };
+}
+interface NameCodec {
+  decode: ((buf: Buffer, offset: number, options?: { mail?: boolean }) => string) & { bytes: number };
+}
+/** One record as dns-packet's encoder takes it. */
+type PacketAnswer = NonNullable<Parameters<typeof dnsPacket.encode>[0]['answers']>[number];
+const codecs = dnsPacket as unknown as {
+  name: NameCodec;
+  a: RdataCodec<string>;
+  aaaa: RdataCodec<string>;
+  ns: RdataCodec<string>;
+  cname: RdataCodec<string>;
+  ptr: RdataCodec<string>;
+  mx: RdataCodec<{ preference: number; exchange: string }>;
+  txt: RdataCodec<Buffer[]>;
+  soa: RdataCodec<{ mname: string; rname: string; serial: number; refresh: number; retry: number; expire: number; minimum: number }>;
+  answer: { encode: (record: PacketAnswer) => Buffer };
+};
+const answerCodec = codecs.answer;
+
+/** One question, as sent. */
+export interface WireQuestion {
+  /** Canonical (lower case, no trailing dot). */
+  name: string;
+  /** As it was sent, case kept: a server echoes it (RFC 1035 §4.1.1; the 0x20 trick relies on it). */
+  asSent: string;
+  type: number;
+  class: number;
+}
+
+/** One resource record as read: `data` is set for the types the engine knows, undefined otherwise. */
+export interface WireRecord {
+  /** Canonical owner name. */
+  name: string;
+  type: number;
+  class: number;
+  ttl: number;
+  /** Decoded RDATA for the engine's types in class IN; undefined for anything else (skipped, not misread). */
+  data: RecordData | undefined;
+}
+
+/** A message read in full. */
+export interface WireMessage {
+  id: number;
+  flags: number;
+  /** The 4-bit RCODE, extended by the OPT record's high bits when there is one (RFC 6891 §6.1.3). */
+  rcode: number;
+  questions: WireQuestion[];
+  /** The octets of the question section, as sent (a server copies them into its answer). */
+  questionBytes: Buffer;
+  answers: WireRecord[];
+  authorities: WireRecord[];
+  /** The OPT record's UDP payload size and version, when the message carries one. */
+  opt: { udpPayloadSize: number; version: number } | undefined;
+}
+
+/** Why a message could not be read: the rule it breaks, in words. */
+export class MalformedMessage extends Error {}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * A TXT character-string as text: its octets as UTF-8 when they are valid UTF-8, else one character
+ * per octet (Latin-1), so no octet is lost or replaced (RFC 1035 §3.3.14 puts no encoding on them).
+ */
+export function textOfOctets(octets: Buffer): string {
+  let ascii = true;
+  for (let index = 0; index < octets.length; index++) {
+    if ((octets[index] as number) > 0x7f) {
+      ascii = false;
+      break;
+    }
+  }
+  if (ascii) return octets.toString('latin1');
+  try {
+    return strictUtf8.decode(octets);
+  } catch {
+    return octets.toString('latin1');
+  }
+}
+
+/** The RDATA of one record of a type the engine knows, checked against RDLENGTH (RFC 1035 §3.2.1). */
+function readRdata(buf: Buffer, offset: number, type: RecordType, rdlength: number): RecordData {
+  let data: RecordData;
+  let consumed: number;
+  switch (type) {
+    case 'A':
+    case 'AAAA': {
+      // RFC 1035 §3.4.1, RFC 3596 §2.2: exactly 4 or 16 octets.
+      if (rdlength !== (type === 'A' ? 4 : 16)) throw new MalformedMessage(`${type} RDATA of ${rdlength} octets`);
+      const codec = type === 'A' ? codecs.a : codecs.aaaa;
+      data = codec.decode(buf, offset);
+      consumed = codec.decode.bytes;
+      break;
+    }
+    case 'NS':
+    case 'CNAME':
+    case 'PTR': {
+      const codec = type === 'NS' ? codecs.ns : type === 'CNAME' ? codecs.cname : codecs.ptr;
+      data = canonicalName(codec.decode(buf, offset));
+      consumed = codec.decode.bytes;
+      break;
+    }
+    case 'MX': {
+      const mx = codecs.mx.decode(buf, offset);
+      data = { preference: mx.preference, exchange: canonicalName(mx.exchange) } satisfies MxData;
+      consumed = codecs.mx.decode.bytes;
+      break;
+    }
+    case 'TXT': {
+      // RFC 1035 §3.3.14: one or more <character-string>s.
+      if (rdlength === 0) throw new MalformedMessage('TXT RDATA without a character-string');
+      data = codecs.txt.decode(buf, offset).map(textOfOctets);
+      consumed = codecs.txt.decode.bytes;
+      break;
+    }
+    case 'SOA': {
+      const soa = codecs.soa.decode(buf, offset);
+      data = {
+        mname: canonicalName(soa.mname),
+        rname: canonicalName(soa.rname),
+        serial: soa.serial,
+        refresh: soa.refresh,
+        retry: soa.retry,
+        expire: soa.expire,
+        minimum: soa.minimum,
+      } satisfies SoaData;
+      consumed = codecs.soa.decode.bytes;
+      break;
+    }
+  }
+  // Every decoder counts the RDLENGTH field itself; the RDATA must be exactly what it announced.
+  if (consumed !== rdlength + 2) throw new MalformedMessage(`${type} RDATA of ${consumed - 2} octets where RDLENGTH says ${rdlength}`);
+  return data;
+}
+
+/** Reads `count` records from `offset` into `out` (OPT records into `opts`); returns the offset after them. */
+function readRecords(buf: Buffer, offset: number, count: number, out: WireRecord[], opts: WireRecord[] | undefined): number {
+  for (let index = 0; index < count; index++) {
+    const name = canonicalName(codecs.name.decode(buf, offset));
+    offset += codecs.name.decode.bytes;
+    if (offset + 10 > buf.length) throw new MalformedMessage('a record runs past the end of the message');
+    const type = buf.readUInt16BE(offset);
+    const cls = buf.readUInt16BE(offset + 2);
+    const ttl = buf.readUInt32BE(offset + 4);
+    const rdlength = buf.readUInt16BE(offset + 8);
+    if (offset + 10 + rdlength > buf.length) throw new MalformedMessage("a record's RDATA runs past the end of the message");
+    if (type === TYPE_OPT && opts) {
+      // RFC 6891 §6.1.2: CLASS is the UDP payload size, TTL the extended RCODE and flags.
+      opts.push({ name, type, class: cls, ttl, data: undefined });
+    } else {
+      const known = recordTypeOf(type);
+      out.push({
+        name,
+        type,
+        class: cls,
+        ttl: ttl > 0x7fffffff ? 0 : ttl, // RFC 2181 §8: a TTL with the top bit set is read as 0
+        data: known && cls === CLASS_IN ? readRdata(buf, offset + 8, known, rdlength) : undefined,
+      });
+    }
+    offset += 10 + rdlength;
+  }
+  return offset;
+}
+
+/**
+ * Reads a whole message. Throws `MalformedMessage` when it is shorter than its header says, when a
+ * name or record runs past the end, or when a record's RDATA does not match its type's format.
+ */
+export function readMessage(buf: Buffer): WireMessage {
+  try {
+    if (buf.length < HEADER_OCTETS) throw new MalformedMessage(`${buf.length} octets, shorter than a DNS header`);
+    const id = buf.readUInt16BE(0);
+    const flags = buf.readUInt16BE(2);
+    const qdcount = buf.readUInt16BE(4);
+    const ancount = buf.readUInt16BE(6);
+    const nscount = buf.readUInt16BE(8);
+    const arcount = buf.readUInt16BE(10);
+    let offset = HEADER_OCTETS;
+    const questions: WireQuestion[] = [];
+    for (let index = 0; index < qdcount; index++) {
+      const asSent = codecs.name.decode(buf, offset);
+      offset += codecs.name.decode.bytes;
+      if (offset + 4 > buf.length) throw new MalformedMessage('the question runs past the end of the message');
+      questions.push({ name: canonicalName(asSent), asSent, type: buf.readUInt16BE(offset), class: buf.readUInt16BE(offset + 2) });
+      offset += 4;
+    }
+    const questionBytes = buf.subarray(HEADER_OCTETS, offset);
+    const answers: WireRecord[] = [];
+    const authorities: WireRecord[] = [];
+    const additionals: WireRecord[] = [];
+    const opts: WireRecord[] = [];
+    offset = readRecords(buf, offset, ancount, answers, undefined);
+    offset = readRecords(buf, offset, nscount, authorities, undefined);
+    readRecords(buf, offset, arcount, additionals, opts);
+    const optRecord = opts[0];
+    let rcode = flags & 0x000f;
+    let opt: WireMessage['opt'];
+    if (optRecord) {
+      // RFC 6891 §6.1.3: TTL = EXTENDED-RCODE (8) | VERSION (8) | DO (1) | Z (15).
+      rcode |= (optRecord.ttl >>> 24) << 4;
+      opt = { udpPayloadSize: optRecord.class, version: (optRecord.ttl >>> 16) & 0xff };
+    }
+    return { id, flags, rcode, questions, questionBytes, answers, authorities, opt };
+  } catch (error) {
+    if (error instanceof MalformedMessage) throw error;
+    // dns-packet's decoders and Buffer reads throw plain errors on truncated or looping names.
+    throw new MalformedMessage(error instanceof Error ? error.message : String(error));
+  }
+}
+
+/** Options of `encodeQuery`. */
+export interface QueryOptions {
+  id: number;
+  /** Recursion desired (RFC 1035 §4.1.1); a stub asking a recursive resolver sets it. */
+  rd: boolean;
+  /** The UDP payload size advertised in an OPT record (RFC 6891 §6.2.5); none means no EDNS. */
+  ednsUdpPayload: number | undefined;
+}
+
+/** RFC 6891 §6.1.2: an OPT record is 11 octets without options. */
+const OPT_OCTETS = 11;
+
+/**
+ * A query for one question (RFC 1035 §4.1), written directly: it is one header, one uncompressed
+ * name and at most one OPT record, and dns-packet's general encoder costs about 15 µs for it.
+ * `name` is a canonical name that passed `dnsNameProblem` ('' is the root).
+ */
+export function encodeQuery(name: string, type: RecordType, options: QueryOptions): Buffer {
+  const labels = name === '' ? [] : name.split('.');
+  let nameOctets = 1;
+  for (const label of labels) nameOctets += 1 + Buffer.byteLength(label);
+  const edns = options.ednsUdpPayload !== undefined;
+  const buf = Buffer.alloc(HEADER_OCTETS + nameOctets + 4 + (edns ? OPT_OCTETS : 0));
+  buf.writeUInt16BE(options.id, 0);
+  buf.writeUInt16BE(options.rd ? FLAG.RD : 0, 2);
+  buf.writeUInt16BE(1, 4); // QDCOUNT
+  buf.writeUInt16BE(edns ? 1 : 0, 10); // ARCOUNT
+  let offset = HEADER_OCTETS;
+  for (const label of labels) {
+    const length = buf.write(label, offset + 1, 'utf8');
+    buf[offset] = length;
+    offset += 1 + length;
+  }
+  buf[offset++] = 0; // the root label ends the name
+  buf.writeUInt16BE(TYPE_CODES[type], offset);
+  buf.writeUInt16BE(CLASS_IN, offset + 2);
+  offset += 4;
+  if (edns) {
+    // RFC 6891 §6.1.2: owner root, TYPE 41, CLASS = payload size, TTL 0 (version 0, DO clear), no RDATA.
+    buf[offset] = 0;
+    buf.writeUInt16BE(TYPE_OPT, offset + 1);
+    buf.writeUInt16BE(options.ednsUdpPayload as number, offset + 3);
+  }
+  return buf;
+}
+
+/** RFC 1035 §3.3: a <character-string> is one length octet followed by at most 255 octets. */
+export const MAX_CHARACTER_STRING_OCTETS = 255;
+
+/**
+ * The character-strings of one TXT record as they go on the wire: each string's UTF-8 octets in
+ * pieces of at most 255 (RFC 1035 §3.3.14; dns-packet writes the length into one octet and would
+ * corrupt a longer one), and one empty string for a record without any, since TXT RDATA holds one
+ * or more character-strings.
+ */
+export function splitCharacterStrings(strings: readonly string[]): Buffer[] {
+  const pieces: Buffer[] = [];
+  for (const text of strings) {
+    const octets = Buffer.from(text, 'utf8');
+    if (octets.length === 0) pieces.push(octets);
+    for (let start = 0; start < octets.length; start += MAX_CHARACTER_STRING_OCTETS) {
+      pieces.push(octets.subarray(start, start + MAX_CHARACTER_STRING_OCTETS));
+    }
+  }
+  if (pieces.length === 0) pieces.push(Buffer.alloc(0));
+  return pieces;
+}
+
+/** One resource record in wire form (uncompressed), owned by `owner` as given. */
+export function encodeRecord(owner: string, type: RecordType, ttl: number, data: RecordData): Buffer {
+  const name = owner === '' ? '.' : owner;
+  const base = { name, class: 'IN' as const, ttl };
+  switch (type) {
+    case 'A':
+    case 'AAAA':
+    case 'CNAME':
+    case 'PTR':
+    case 'NS':
+      return answerCodec.encode({ ...base, type, data: (data as string) || '.' });
+    case 'MX': {
+      const mx = data as MxData;
+      return answerCodec.encode({ ...base, type, data: { preference: mx.preference, exchange: mx.exchange || '.' } });
+    }
+    case 'SOA': {
+      const soa = data as SoaData;
+      return answerCodec.encode({ ...base, type, data: { ...soa, mname: soa.mname || '.', rname: soa.rname || '.' } });
+    }
+    case 'TXT':
+      return answerCodec.encode({ ...base, type, data: splitCharacterStrings(data as string[]) });
+  }
+}
+
+/** RFC 6891 §6.1.2: an OPT record with our UDP payload size and the high bits of an extended RCODE. */
+export function encodeOpt(udpPayloadSize: number, rcode: number): Buffer {
+  return answerCodec.encode({
+    name: '.',
+    type: 'OPT',
+    udpPayloadSize,
+    extendedRcode: rcode >> 4,
+    ednsVersion: 0,
+    flags: 0,
+    flag_do: false,
+    options: [],
+  });
+}
+
+/** The parts of a response header (RFC 1035 §4.1.1). */
+export interface ResponseHeader {
+  id: number;
+  /** Header flag bits other than QR and RCODE (AA, TC, RD, RA). */
+  flags: number;
+  /** The full RCODE; its high bits go in the OPT record, which the caller must then add. */
+  rcode: number;
+}
+
+/**
+ * A response: header, the question octets as the query sent them, then already-encoded records.
+ * QR is set and opcode 0 (QUERY).
+ */
+export function encodeResponse(
+  header: ResponseHeader,
+  questionBytes: Buffer,
+  questionCount: number,
+  answers: readonly Buffer[],
+  authorities: readonly Buffer[],
+  additionals: readonly Buffer[],
+): Buffer {
+  const head = Buffer.alloc(HEADER_OCTETS);
+  head.writeUInt16BE(header.id, 0);
+  head.writeUInt16BE(FLAG.QR | (header.flags & ~FLAG.QR & 0x7ff0) | (header.rcode & 0xf), 2);
+  head.writeUInt16BE(questionCount, 4);
+  head.writeUInt16BE(answers.length, 6);
+  head.writeUInt16BE(authorities.length, 8);
+  head.writeUInt16BE(additionals.length, 10);
+  return Buffer.concat([head, questionBytes, ...answers, ...authorities, ...additionals]);
+}

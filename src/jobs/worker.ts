@@ -1,0 +1,82 @@
+/**
+ * A queue worker: takes chunk jobs from the BullMQ queue and processes them against the shared
+ * store. Any number run on any number of machines. A worker that dies mid-job (SIGKILL) stops
+ * renewing the job's lock; after `lockDurationMs` another worker's stalled-job check puts the job
+ * back on the queue, and processing it again only writes the rows still missing.
+ */
+import { Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import pLimit from 'p-limit';
+import type { BatchStore } from '../store/batches.js';
+import { chunksInFlight, DEFAULT_BATCH_CONCURRENCY, type BatchCheck, type ChunkJob } from './model.js';
+import { processChunk, type ChunkDeps, type ChunkOutcome } from './process.js';
+import { BATCH_QUEUE_NAME, checkRedisUrl } from './queue.js';
+
+/** How long a job's lock lasts without renewal before the job counts as stalled (BullMQ's default). */
+export const DEFAULT_LOCK_DURATION_MS = 30_000;
+/** Times a job may stall (its worker died) and be recovered before it is failed. */
+export const MAX_STALLED_COUNT = 10;
+
+/** Options of a worker. */
+export interface BatchWorkerOptions {
+  redisUrl: string;
+  store: BatchStore;
+  check: BatchCheck;
+  /** Names checked at once by this worker (default {@link DEFAULT_BATCH_CONCURRENCY}). */
+  concurrency?: number;
+  /** Lock duration; the stalled-job check runs every half of it. */
+  lockDurationMs?: number;
+  /** Key prefix in Redis (tests). */
+  prefix?: string;
+  retry?: ChunkDeps['retry'];
+  /** Called after each chunk (progress on stderr). */
+  onChunk?: (job: ChunkJob, outcome: ChunkOutcome) => void;
+  /** Failures of jobs and of the connection. */
+  log?: (message: string, error?: unknown) => void;
+}
+
+/** A running worker. */
+export interface BatchWorker {
+  /** Resolves once connected to Redis. */
+  ready(): Promise<void>;
+  /** Stops taking jobs and waits for those running. */
+  close(): Promise<void>;
+}
+
+/** Starts a worker. */
+export function startBatchWorker(options: BatchWorkerOptions): BatchWorker {
+  const concurrency = options.concurrency ?? DEFAULT_BATCH_CONCURRENCY;
+  const gate = pLimit(concurrency);
+  const deps: ChunkDeps = { store: options.store, check: options.check, gate, ...(options.retry ? { retry: options.retry } : {}) };
+  const log = options.log ?? (() => {});
+  // BullMQ's blocking connection must retry forever (maxRetriesPerRequest: null).
+  const connection = new Redis(checkRedisUrl(options.redisUrl), { maxRetriesPerRequest: null, retryStrategy: (times) => Math.min(times * 200, 2000) });
+  connection.on('error', () => {});
+  const lockDuration = options.lockDurationMs ?? DEFAULT_LOCK_DURATION_MS;
+  const worker = new Worker<ChunkJob, ChunkOutcome>(
+    BATCH_QUEUE_NAME,
+    async (job) => {
+      const outcome = await processChunk(job.data, deps);
+      options.onChunk?.(job.data, outcome);
+      return outcome;
+    },
+    {
+      connection,
+      ...(options.prefix ? { prefix: options.prefix } : {}),
+      // Enough jobs at once to keep every name slot busy while chunks read and write the store.
+      concurrency: chunksInFlight(concurrency),
+      lockDuration,
+      stalledInterval: Math.max(500, Math.floor(lockDuration / 2)),
+      maxStalledCount: MAX_STALLED_COUNT,
+    },
+  );
+  worker.on('failed', (job, error) => log(`job ${job?.id ?? '?'} failed (attempt ${job?.attemptsMade ?? '?'})`, error));
+  worker.on('error', (error) => log('worker error', error));
+  return {
+    ready: () => worker.waitUntilReady().then(() => undefined),
+    close: async () => {
+      await worker.close();
+      connection.disconnect();
+    },
+  };
+}

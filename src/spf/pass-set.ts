@@ -1,0 +1,659 @@
+/**
+ * The SPF pass set: every client address for which check_host() (RFC 7208 §4) of a domain gives
+ * `pass`, computed over the whole tree (include, redirect, a, mx, ip4, ip6, exists, ptr) in evaluation
+ * order. A `-`, `~` or `?` term that matches first takes its range away from the terms after it
+ * (RFC 7208 §4.6.2); `+all` passes whatever is left.
+ *
+ * Each address ends up in one of these states, tracked as sets:
+ * - pass: passes whatever the message (the address is reached for certain and matched by a `+` term);
+ * - maybe: passes or not depending on a term only known at delivery (`exists` or `a`/`mx` with
+ *   sender macros, `ptr`), or reached only if such a term did not match;
+ * - temperror / permerror: the evaluation stops with an error for it (a failed lookup, an include
+ *   without a record, a loop, a syntax error below the top);
+ * - anything else gets fail, softfail or neutral.
+ *
+ * Terms that cannot be enumerated are settled with check_host() itself at probe addresses chosen
+ * outside every range the tree names, spread across IPv4 and IPv6: if one passes, anyone can.
+ *
+ * The limits of RFC 7208 §4.6.4 are applied in evaluation order, counting what an address that
+ * matches nothing spends on its way (an address that left an include early spent less; the count is
+ * the worst case): from the 11th DNS term on, and from the 3rd void lookup on (per family: an `a`
+ * term asks A for IPv4 clients and AAAA for IPv6 ones), what still reaches a term gets permerror.
+ * Void lookups of terms only known at delivery cannot be counted.
+ */
+import { LRUCache } from 'lru-cache';
+import { canonicalName } from '../dns/name.js';
+import { describeAnswer } from '../dns/types.js';
+import type { DnsAnswer, RecordType, Resolver } from '../dns/types.js';
+import type { FailedQuery } from '../errors.js';
+import { formatIp4, formatIp6, parseClientAddress, parseIp4, parseIp6 } from './address.js';
+import { MAX_DNS_TERMS, MAX_MX_NAMES, MAX_VOID_LOOKUPS, checkHost } from './evaluate.js';
+import type { CheckHostResult } from './evaluate.js';
+import { expandMacroString, toTargetName } from './macro.js';
+import type { MacroContext } from './macro.js';
+import { parseSpfRecordCached } from './parse-cache.js';
+import { ALL_ADDRESSES, NO_ADDRESSES, RangeSet, bigIntToIp6Words, differenceOf, intersectionOf, ip6ToBigInt, isEmptySet, unionOf } from './ranges.js';
+import type { AddressSet } from './ranges.js';
+import { lookupSpfRecord } from './record.js';
+import { safeResolve } from './resolve.js';
+import { truncateForMessage } from './text.js';
+import type { MacroString, SpfTerm } from './types.js';
+
+/** A pass set holding at least this many IPv4 addresses (1/8 of the space) lets anyone pass. */
+export const OPEN_IPV4_ADDRESSES = 2n ** 29n;
+/** A pass set holding an IPv6 block this wide or wider (/8) lets anyone pass. */
+export const OPEN_IPV6_PREFIX = 8;
+/** More IPv4 addresses than this (a /8) is a warning: far more than any sender needs. */
+export const WIDE_IPV4_ADDRESSES = 2n ** 24n;
+/** How many IPv4 probe addresses (one per /3 of the space) and IPv6 probes are evaluated. */
+export const IPV4_PROBES = 8;
+/** IPv6 probe addresses, spread over the global unicast space (2000::/3). */
+export const IPV6_PROBES = 4;
+/** How many include/redirect levels are followed; deeper is far past the 10-lookup limit anyway. */
+export const MAX_PASS_SET_DEPTH = 20;
+/** Records made only of ip4/ip6/all terms have a pass set that depends on their text alone: kept. */
+export const STATIC_OUTCOME_CACHE_ENTRIES = 2000;
+/** The MAIL FROM local part a forger is taken to use for the probes. */
+const PROBE_LOCAL_PART = 'spoof-test';
+/** The HELO name of a forger's client (RFC 6761 reserves `.invalid`). */
+const PROBE_HELO = 'forger.invalid';
+/** The %{…} letters known without a message: the current domain and the sender's domain. */
+const STATIC_LETTERS = new Set(['d', 'o']);
+const PLACEHOLDER_CLIENT = parseClientAddress('0.0.0.0')!;
+const TWO_POW_32 = 2 ** 32;
+const TWO_POW_128 = 2 ** 128;
+
+/** The share of a family's address space, from 0 to 1. */
+export interface FamilyShare {
+  ipv4Share: number;
+  ipv6Share: number;
+}
+
+/** One probe address evaluated with check_host(). */
+export interface PassSetProbe {
+  ip: string;
+  result: CheckHostResult['result'];
+  matchedTerm: string | null;
+  problem: string | null;
+}
+
+/** Why anyone can pass: the pass set is huge, or a probe address outside every listed range passed. */
+export interface SpfOpening {
+  /** The term that lets them through, as a path from the top record (`include:x.example → +all`). */
+  term: string | null;
+  evidence: { kind: 'pass-set'; ipv4Share: number; ipv6WidestPrefix: number | null } | { kind: 'probe'; ip: string };
+}
+
+/** Part of the space whose result could not be determined because a lookup failed. */
+export interface PassSetUnknown {
+  /** What failed, in words. */
+  problem: string;
+  /** The lookup that failed, when one did (a bound of the analysis has none). */
+  failedQuery: FailedQuery | null;
+}
+
+/** The pass set of a domain's SPF, summarised. */
+export interface SpfPassSet {
+  /** Addresses that pass whatever the message. */
+  pass: FamilyShare & { ipv4Addresses: number; ipv4WidestPrefix: number | null; ipv6WidestPrefix: number | null };
+  /** Addresses whose result depends on terms only known at delivery (see `runtimeTerms`). */
+  maybe: FamilyShare;
+  /** Addresses for which evaluation ends in temperror (a failed lookup): their result is unknown. */
+  temperror: FamilyShare;
+  /** Addresses for which evaluation ends in permerror: receivers give no pass to them. */
+  permerror: FamilyShare;
+  /** Terms that cannot be enumerated, as paths from the top record. */
+  runtimeTerms: string[];
+  /** The probe addresses evaluated with check_host() (only when there are runtime terms). */
+  probes: PassSetProbe[];
+  /** Set when anyone can pass. */
+  open: SpfOpening | null;
+  /** More than 2^24 IPv4 addresses pass (but not enough to be open). */
+  wide: boolean;
+  /** Set when a failed lookup leaves it open whether anyone can pass. */
+  unknown: PassSetUnknown | null;
+  /** Why parts of the space are unknown, each naming its term. */
+  problems: string[];
+}
+
+/** What a match of one term (or the result of an included record) covers. */
+interface Match {
+  pass: AddressSet;
+  maybe: AddressSet;
+  temperror: AddressSet;
+  permerror: AddressSet;
+}
+
+/** The outcome of evaluating one record for every address at once. */
+interface Outcome extends Match {
+  /** What each `+` term added to `pass`, with the term's path. */
+  openers: { term: string; set: AddressSet }[];
+  runtimeTerms: string[];
+  /** Every range the record (and what it includes) names, for choosing probes outside them. */
+  named: AddressSet;
+  failedQuery: FailedQuery | null;
+  /** The first failed lookup in words, with the path to it (the one `failedQuery` names). */
+  temperrorProblem: string | null;
+  problems: string[];
+}
+
+const NO_MATCH: Match = { pass: NO_ADDRESSES, maybe: NO_ADDRESSES, temperror: NO_ADDRESSES, permerror: NO_ADDRESSES };
+
+// Keyed by record text: an outcome of a record with only ip4/ip6/all terms is a function of the text.
+const staticOutcomes = new LRUCache<string, Outcome>({ max: STATIC_OUTCOME_CACHE_ENTRIES });
+
+/** The address sets behind a pass set, before they are summarised (for tests and tools). */
+export interface PassSetSets {
+  pass: AddressSet;
+  maybe: AddressSet;
+  temperror: AddressSet;
+  permerror: AddressSet;
+  runtimeTerms: string[];
+}
+
+/** The raw sets of the SPF record `text` at `domain`: what passes, may pass, or ends in an error. */
+export async function passSetSets(text: string, domain: string, resolver: Resolver): Promise<PassSetSets> {
+  const top = canonicalName(domain);
+  const outcome = await new PassSetWalk(resolver, top).record(text, top, [top], 0, { dnsTerms: 0, voids4: 0, voids6: 0 });
+  return { pass: outcome.pass, maybe: outcome.maybe, temperror: outcome.temperror, permerror: outcome.permerror, runtimeTerms: outcome.runtimeTerms };
+}
+
+/**
+ * Computes the pass set of the SPF record `text` published at `domain`, asking `resolver` for what
+ * the tree needs, then probes with check_host() when terms cannot be enumerated. Never rejects.
+ */
+export async function computePassSet(text: string, domain: string, resolver: Resolver): Promise<SpfPassSet> {
+  const top = canonicalName(domain);
+  const walk = new PassSetWalk(resolver, top);
+  const outcome = await walk.record(text, top, [top], 0, { dnsTerms: 0, voids4: 0, voids6: 0 });
+  const pass = outcome.pass;
+  const ipv4Addresses = pass.v4.size();
+  const ipv4WidestPrefix = pass.v4.widestPrefix(4);
+  const ipv6WidestPrefix = pass.v6.widestPrefix(6);
+  let open: SpfOpening | null = null;
+  if (isOpen(pass)) {
+    open = { term: largestOpener(outcome.openers, pass), evidence: { kind: 'pass-set', ipv4Share: share(pass.v4, 4), ipv6WidestPrefix } };
+  }
+  const probes: PassSetProbe[] = [];
+  if (open === null && outcome.runtimeTerms.length > 0) {
+    probes.push(...(await runProbes(top, outcome.named, resolver)));
+    const passed = probes.find((probe) => probe.result === 'pass');
+    if (passed) open = { term: passed.matchedTerm, evidence: { kind: 'probe', ip: passed.ip } };
+  }
+  let unknown: PassSetUnknown | null = null;
+  if (open === null) {
+    const probeFailure = probes.find((probe) => probe.result === 'temperror');
+    if (!isEmptySet(differenceOf(outcome.temperror, pass)) && isOpen(unionOf(pass, unionOf(outcome.temperror, outcome.maybe)))) {
+      unknown = { problem: outcome.temperrorProblem ?? 'a DNS lookup failed', failedQuery: outcome.failedQuery };
+    } else if (probeFailure) {
+      unknown = { problem: probeFailure.problem ?? 'a DNS lookup failed', failedQuery: walk.probeFailures.get(probeFailure.ip) ?? null };
+    }
+  }
+  return {
+    pass: { ipv4Addresses: Number(ipv4Addresses), ipv4Share: share(pass.v4, 4), ipv6Share: share(pass.v6, 6), ipv4WidestPrefix, ipv6WidestPrefix },
+    maybe: shares(differenceOf(outcome.maybe, pass)),
+    temperror: shares(differenceOf(outcome.temperror, pass)),
+    permerror: shares(differenceOf(outcome.permerror, pass)),
+    runtimeTerms: outcome.runtimeTerms,
+    probes,
+    open,
+    wide: open === null && ipv4Addresses > WIDE_IPV4_ADDRESSES,
+    unknown,
+    problems: outcome.problems,
+  };
+
+  async function runProbes(domainName: string, named: AddressSet, dns: Resolver): Promise<PassSetProbe[]> {
+    return Promise.all(
+      probeAddresses(named).map(async (ip): Promise<PassSetProbe> => {
+        const result = await checkHost({ ip, domain: domainName, sender: `${PROBE_LOCAL_PART}@${domainName}`, helo: PROBE_HELO }, { resolver: dns });
+        if (result.failedQuery) walk.probeFailures.set(ip, result.failedQuery);
+        return { ip, result: result.result, matchedTerm: result.matchedTerm ?? null, problem: result.problem ?? null };
+      }),
+    );
+  }
+}
+
+/** RFC-free policy of this tool: 1/8 of IPv4, or an IPv6 /8, is "anyone". */
+export function isOpen(set: AddressSet): boolean {
+  if (set.v4.size() >= OPEN_IPV4_ADDRESSES) return true;
+  const widest = set.v6.widestPrefix(6);
+  return widest !== null && widest <= OPEN_IPV6_PREFIX;
+}
+
+/**
+ * Probe addresses outside every range in `named`: one in each /3 of IPv4 and a few spread over the
+ * IPv6 global unicast space, each moved past any named range it falls in.
+ */
+export function probeAddresses(named: AddressSet): string[] {
+  const out: string[] = [];
+  const slice4 = 2n ** 29n;
+  for (let k = 0n; k < BigInt(IPV4_PROBES); k++) {
+    const from = k * slice4 + slice4 / 2n + 0x4d4d4dn;
+    const found = named.v4.firstOutside(from, (k + 1n) * slice4 - 1n);
+    if (found !== null) out.push(formatIp4(Number(found)));
+  }
+  const slice6 = 2n ** 123n; // 2000::/3 in 2^(128-3) addresses, cut into IPV6_PROBES pieces
+  for (let k = 0n; k < BigInt(IPV6_PROBES); k++) {
+    const from = (0x2n << 124n) + k * slice6 + slice6 / 2n + 0x5eedn;
+    const found = named.v6.firstOutside(from, (0x2n << 124n) + (k + 1n) * slice6 - 1n);
+    if (found !== null) out.push(formatIp6(bigIntToIp6Words(found)));
+  }
+  return out;
+}
+
+function share(set: RangeSet, family: 4 | 6): number {
+  return Number(set.size()) / (family === 4 ? TWO_POW_32 : TWO_POW_128);
+}
+
+function shares(set: AddressSet): FamilyShare {
+  return { ipv4Share: share(set.v4, 4), ipv6Share: share(set.v6, 6) };
+}
+
+/**
+ * The term that let the most addresses through, in the family that makes the set open (IPv4 when
+ * its share alone does, else IPv6).
+ */
+function largestOpener(openers: Outcome['openers'], pass: AddressSet): string | null {
+  const byV4 = pass.v4.size() >= OPEN_IPV4_ADDRESSES;
+  let best: { term: string; size: bigint } | null = null;
+  for (const opener of openers) {
+    const size = byV4 ? opener.set.v4.size() : opener.set.v6.size();
+    if (best === null || size > best.size) best = { term: opener.term, size };
+  }
+  return best?.term ?? null;
+}
+
+/** The running state of one record's evaluation (RFC 7208 §4.6.2: terms in order, first match wins). */
+class RecordState {
+  /** Addresses certain to reach the next term. */
+  private certain: AddressSet = ALL_ADDRESSES;
+  /** Addresses that reach the next term only if a term known at delivery did not match. */
+  private maybeReach: AddressSet = NO_ADDRESSES;
+  readonly outcome: Outcome = {
+    pass: NO_ADDRESSES,
+    maybe: NO_ADDRESSES,
+    temperror: NO_ADDRESSES,
+    permerror: NO_ADDRESSES,
+    openers: [],
+    runtimeTerms: [],
+    named: NO_ADDRESSES,
+    failedQuery: null,
+    temperrorProblem: null,
+    problems: [],
+  };
+
+  /** True once no address reaches further terms. */
+  get done(): boolean {
+    return isEmptySet(this.certain) && isEmptySet(this.maybeReach);
+  }
+
+  /**
+   * One term matched `match` (for an include: the included record's outcome, RFC 7208 §5.2). A `+`
+   * term passes what it matches among the addresses still reaching it; any match stops them.
+   */
+  apply(label: string, plus: boolean, match: Match, childOpeners?: Outcome['openers']): void {
+    const o = this.outcome;
+    const reach = unionOf(this.certain, this.maybeReach);
+    if (plus) {
+      const hit = intersectionOf(this.certain, match.pass);
+      if (!isEmptySet(hit)) {
+        o.pass = unionOf(o.pass, hit);
+        if (childOpeners === undefined) o.openers.push({ term: label, set: hit });
+        else for (const opener of childOpeners) {
+          const part = intersectionOf(opener.set, hit);
+          if (!isEmptySet(part)) o.openers.push({ term: `${label} → ${opener.term}`, set: part });
+        }
+      }
+      const maybeHit = unionOf(intersectionOf(this.certain, match.maybe), intersectionOf(this.maybeReach, unionOf(match.pass, match.maybe)));
+      o.maybe = unionOf(o.maybe, maybeHit);
+    }
+    o.temperror = unionOf(o.temperror, intersectionOf(reach, match.temperror));
+    o.permerror = unionOf(o.permerror, intersectionOf(reach, match.permerror));
+    const decided = unionOf(match.pass, unionOf(match.temperror, match.permerror));
+    const certainMaybe = differenceOf(intersectionOf(this.certain, match.maybe), decided);
+    this.certain = differenceOf(differenceOf(this.certain, decided), match.maybe);
+    this.maybeReach = unionOf(differenceOf(this.maybeReach, decided), certainMaybe);
+  }
+
+  /** A term known only at delivery: it may match any address still reaching it. */
+  runtime(label: string, plus: boolean): void {
+    this.outcome.runtimeTerms.push(label);
+    this.apply(label, plus, { pass: NO_ADDRESSES, maybe: ALL_ADDRESSES, temperror: NO_ADDRESSES, permerror: NO_ADDRESSES });
+  }
+
+  /** Evaluation stops here for every address still reaching this point ('' as label: the problem says where). */
+  fail(label: string, kind: 'temperror' | 'permerror', problem: string, failedQuery?: FailedQuery, families: AddressSet = ALL_ADDRESSES): void {
+    const text = label === '' ? problem : `${truncateForMessage(label)}: ${problem}`;
+    if (kind === 'temperror') this.lookupFailed(text, failedQuery);
+    else this.outcome.problems.push(text);
+    this.apply(label, false, kind === 'temperror' ? { ...NO_MATCH, temperror: families } : { ...NO_MATCH, permerror: families });
+  }
+
+  /** Notes a failed lookup: the first one is the one a refusal names. */
+  lookupFailed(problem: string, failedQuery: FailedQuery | undefined): void {
+    const o = this.outcome;
+    o.problems.push(problem);
+    if (o.temperrorProblem === null) {
+      o.temperrorProblem = problem;
+      if (failedQuery) o.failedQuery = failedQuery;
+    }
+  }
+
+  /** Remembers ranges the record names, so probes avoid them. */
+  name(set: AddressSet): void {
+    this.outcome.named = unionOf(this.outcome.named, set);
+  }
+
+  /** Adds what an included or redirected-to record learnt (its runtime terms, problems, named ranges). */
+  absorb(label: string, child: Outcome): void {
+    const o = this.outcome;
+    for (const term of child.runtimeTerms) o.runtimeTerms.push(`${label} → ${term}`);
+    for (const problem of child.problems) o.problems.push(`${truncateForMessage(label)} → ${problem}`);
+    if (o.temperrorProblem === null && child.temperrorProblem !== null) {
+      o.temperrorProblem = `${truncateForMessage(label)} → ${child.temperrorProblem}`;
+      o.failedQuery = child.failedQuery;
+    }
+    this.name(child.named);
+  }
+}
+
+/** DNS-querying terms and void lookups (per client family) counted so far on the evaluation path (RFC 7208 §4.6.4). */
+interface LookupCount {
+  dnsTerms: number;
+  voids4: number;
+  voids6: number;
+}
+
+/** A term's match, with whether its query came back empty for IPv4 and for IPv6 clients. */
+type CountedMatch = Match & { void4: boolean; void6: boolean };
+
+/**
+ * One pass-set computation: records by target domain and lookup count on entry, so a repeated
+ * include is evaluated once per count.
+ */
+class PassSetWalk {
+  private readonly children = new Map<string, Promise<{ outcome: Outcome; exitCount: LookupCount }>>();
+  /** The failed query of each probe that ended in temperror. */
+  readonly probeFailures = new Map<string, FailedQuery>();
+
+  constructor(
+    private readonly resolver: Resolver,
+    private readonly topDomain: string,
+  ) {}
+
+  async record(text: string, domain: string, stack: string[], depth: number, count: LookupCount): Promise<Outcome> {
+    const cached = staticOutcomes.get(text);
+    if (cached !== undefined) return cached;
+    const parsed = parseSpfRecordCached(text);
+    const state = new RecordState();
+    if (!parsed.ok) {
+      // RFC 7208 §4.6: a syntax error anywhere makes the whole record a permerror.
+      state.fail(truncateForMessage(text), 'permerror', `the SPF record of ${domain} has a syntax error`);
+      return state.outcome;
+    }
+    const terms = parsed.record.terms;
+    const isStatic = terms.every((term) => term.type === 'modifier' ? term.name !== 'redirect' : term.mechanism.name === 'ip4' || term.mechanism.name === 'ip6' || term.mechanism.name === 'all');
+    await this.evaluate(terms, parsed.record.hasAll, domain, stack, depth, state, count);
+    if (isStatic) staticOutcomes.set(text, state.outcome);
+    return state.outcome;
+  }
+
+  private async evaluate(terms: SpfTerm[], hasAll: boolean, domain: string, stack: string[], depth: number, state: RecordState, count: LookupCount): Promise<void> {
+    const context = this.context(domain);
+    let redirect: { text: string; domainSpec: MacroString } | null = null;
+    for (const term of terms) {
+      if (state.done) return;
+      if (term.type === 'modifier') {
+        // RFC 7208 §6.1: redirect is ignored when the record has "all".
+        if (term.name === 'redirect' && !hasAll) redirect = term;
+        continue;
+      }
+      const plus = term.qualifier === '+';
+      const label = term.text;
+      const mechanism = term.mechanism;
+      if (mechanism.name !== 'all' && mechanism.name !== 'ip4' && mechanism.name !== 'ip6' && overLimit(label, count, state)) return;
+      switch (mechanism.name) {
+        case 'all':
+          state.apply(label, plus, { ...NO_MATCH, pass: ALL_ADDRESSES }); // RFC 7208 §5.1
+          return;
+        case 'ip4': {
+          // RFC 7208 §5.6
+          const set = { v4: RangeSet.cidr(4, BigInt(mechanism.network.value), mechanism.prefix), v6: RangeSet.EMPTY };
+          state.name(set);
+          state.apply(label, plus, { ...NO_MATCH, pass: set });
+          break;
+        }
+        case 'ip6': {
+          const set = { v4: RangeSet.EMPTY, v6: RangeSet.cidr(6, ip6ToBigInt(mechanism.network.words), mechanism.prefix) };
+          state.name(set);
+          state.apply(label, plus, { ...NO_MATCH, pass: set });
+          break;
+        }
+        case 'ptr':
+          // RFC 7208 §5.5: depends on the client's reverse DNS.
+          state.runtime(label, plus);
+          break;
+        case 'include': {
+          const target = this.target(mechanism.domainSpec, context);
+          if (target === 'runtime') {
+            state.runtime(label, plus);
+            break;
+          }
+          if (target === null) {
+            state.fail(label, 'permerror', 'the target is not a valid domain name');
+            break;
+          }
+          const child = await this.child(label, target, stack, depth, state, count);
+          // RFC 7208 §5.2: the include matches where the included record passes.
+          if (child !== null) state.apply(label, plus, child, child.openers);
+          break;
+        }
+        case 'exists':
+        case 'a':
+        case 'mx': {
+          const target = this.target(mechanism.domainSpec, context);
+          if (target === 'runtime') {
+            state.runtime(label, plus);
+            break;
+          }
+          // RFC 7208 §4.8: a target no query can carry is a name that does not exist: no match.
+          if (target === null) break;
+          const match =
+            mechanism.name === 'exists'
+              ? await this.exists(label, target, state)
+              : await this.addresses(label, mechanism.name, target, mechanism.ip4Prefix, mechanism.ip6Prefix, state);
+          state.apply(label, plus, match);
+          if (overVoidLimit(label, count, match, state)) return;
+          break;
+        }
+      }
+    }
+    if (redirect === null || state.done) return; // RFC 7208 §4.7: no match gives neutral
+    // RFC 7208 §6.1: redirect applies only to what no mechanism matched; its result is final.
+    const label = redirect.text;
+    if (overLimit(label, count, state)) return;
+    const target = this.target(redirect.domainSpec, context);
+    if (target === 'runtime') {
+      state.runtime(label, true);
+      return;
+    }
+    if (target === null) {
+      state.fail(label, 'permerror', 'the target is not a valid domain name');
+      return;
+    }
+    const child = await this.child(label, target, stack, depth, state, count);
+    if (child === null) return;
+    state.apply(label, true, child, child.openers);
+    // Whatever the redirected-to record does not pass ends there (fail, softfail, neutral).
+    state.apply(label, false, { ...NO_MATCH, pass: ALL_ADDRESSES });
+  }
+
+  /** The outcome of an included or redirected-to record, or null when `state` already took the failure. */
+  private async child(label: string, target: string, stack: string[], depth: number, state: RecordState, count: LookupCount): Promise<Outcome | null> {
+    if (stack.includes(target)) {
+      // A loop runs into the 10-lookup limit at receivers: permerror (RFC 7208 §4.6.4).
+      state.fail(label, 'permerror', `loops back to ${target}`);
+      return null;
+    }
+    if (depth >= MAX_PASS_SET_DEPTH) {
+      state.fail(label, 'permerror', `more than ${MAX_PASS_SET_DEPTH} nested includes/redirects`);
+      return null;
+    }
+    const key = `${target} ${count.dnsTerms} ${count.voids4} ${count.voids6}`;
+    let pending = this.children.get(key);
+    if (pending === undefined) {
+      pending = this.lookupChild(target, [...stack, target], depth + 1, { ...count });
+      this.children.set(key, pending);
+    }
+    const child = await pending;
+    Object.assign(count, child.exitCount);
+    state.absorb(label, child.outcome);
+    return child.outcome;
+  }
+
+  private async lookupChild(target: string, stack: string[], depth: number, count: LookupCount): Promise<{ outcome: Outcome; exitCount: LookupCount }> {
+    const entry = { ...count };
+    const lookup = await lookupSpfRecord(this.resolver, target);
+    if (lookup.status === 'found') {
+      const outcome = await this.record(lookup.text, target, stack, depth, count);
+      return { outcome, exitCount: count };
+    }
+    const state = new RecordState();
+    switch (lookup.status) {
+      case 'temperror': {
+        // RFC 7208 §4.4: a failed lookup of the record is a temperror.
+        const why = describeAnswer({ kind: 'error', reason: lookup.reason, ...(lookup.detail === undefined ? {} : { detail: lookup.detail }) });
+        state.fail('', 'temperror', `the TXT lookup for ${target} failed: ${why}`, failed(target, 'TXT', lookup));
+        break;
+      }
+      case 'none':
+        // RFC 7208 §5.2, §6.1: an include or redirect target without SPF is a permerror.
+        state.fail('', 'permerror', `${target} publishes no SPF record`);
+        break;
+      case 'multiple':
+        state.fail('', 'permerror', `${target} publishes ${lookup.records.length} SPF records`); // RFC 7208 §4.5
+        break;
+    }
+    return { outcome: state.outcome, exitCount: entry };
+  }
+
+  /** RFC 7208 §5.7: a literal `exists` matches everyone or no one. */
+  private async exists(label: string, target: string, state: RecordState): Promise<CountedMatch> {
+    const answer = await safeResolve(this.resolver, target, 'A');
+    if (answer.kind === 'records') return { ...NO_MATCH, pass: ALL_ADDRESSES, void4: false, void6: false };
+    if (answer.kind === 'error') {
+      state.lookupFailed(`${truncateForMessage(label)}: the A lookup for ${target} failed: ${describeAnswer(answer)}`, failed(target, 'A', answer));
+      return { ...NO_MATCH, temperror: ALL_ADDRESSES, void4: false, void6: false };
+    }
+    // RFC 7208 §5.7: exists asks A whatever the client's family, so the void counts for both.
+    return { ...NO_MATCH, void4: true, void6: true };
+  }
+
+  /**
+   * RFC 7208 §5.3, §5.4: the addresses of the target (a) or of its MX hosts (mx), widened to the
+   * term's CIDR lengths. A failed A lookup makes IPv4 clients temperror, a failed AAAA lookup IPv6 ones.
+   */
+  private async addresses(label: string, kind: 'a' | 'mx', target: string, ip4Prefix: number, ip6Prefix: number, state: RecordState): Promise<CountedMatch> {
+    let hosts = [target];
+    if (kind === 'mx') {
+      const mx = await safeResolve(this.resolver, target, 'MX');
+      if (mx.kind === 'error') {
+        state.lookupFailed(`${truncateForMessage(label)}: the MX lookup for ${target} failed: ${describeAnswer(mx)}`, failed(target, 'MX', mx));
+        return { ...NO_MATCH, temperror: ALL_ADDRESSES, void4: false, void6: false };
+      }
+      if (mx.kind !== 'records') return { ...NO_MATCH, void4: true, void6: true }; // RFC 7208 §5.4: no MX, no match
+      if (mx.records.length > MAX_MX_NAMES) {
+        state.outcome.problems.push(`${truncateForMessage(label)}: ${target} has ${mx.records.length} MX records (RFC 7208 §4.6.4 allows ${MAX_MX_NAMES})`);
+        return { ...NO_MATCH, permerror: ALL_ADDRESSES, void4: false, void6: false };
+      }
+      // A null MX (RFC 7505, exchange ".") names no host.
+      hosts = mx.records.map((record) => canonicalName(record.exchange)).filter((host) => host !== '' && toTargetName(host, false).ok);
+    }
+    let v4 = RangeSet.EMPTY;
+    let v6 = RangeSet.EMPTY;
+    let failV4 = false;
+    let failV6 = false;
+    // RFC 7208 §4.6.4: an empty answer to the term's query (of the client's family) is a void lookup;
+    // for mx, when no exchange has an address of that family (as check_host() counts it).
+    let empty4 = 0;
+    let empty6 = 0;
+    const answers = await Promise.all(hosts.map((host) => Promise.all([safeResolve(this.resolver, host, 'A'), safeResolve(this.resolver, host, 'AAAA')] as const)));
+    for (const [index, [a, aaaa]] of answers.entries()) {
+      const host = hosts[index]!;
+      if (a.kind === 'records') for (const text of a.records) {
+        const value = parseIp4(text);
+        if (value !== null) v4 = v4.union(RangeSet.cidr(4, BigInt(value), ip4Prefix));
+      } else if (a.kind === 'error') {
+        failV4 = true;
+        this.noteFailure(label, host, 'A', a, state);
+      } else {
+        empty4++;
+      }
+      if (aaaa.kind === 'records') for (const text of aaaa.records) {
+        const words = parseIp6(text);
+        if (words !== null) v6 = v6.union(RangeSet.cidr(6, ip6ToBigInt(words), ip6Prefix));
+      } else if (aaaa.kind === 'error') {
+        failV6 = true;
+        this.noteFailure(label, host, 'AAAA', aaaa, state);
+      } else {
+        empty6++;
+      }
+    }
+    const set = { v4, v6 };
+    state.name(set);
+    const temperror = { v4: failV4 ? RangeSet.full(4).subtract(v4) : RangeSet.EMPTY, v6: failV6 ? RangeSet.full(6).subtract(v6) : RangeSet.EMPTY };
+    const hostCount = hosts.length;
+    return { ...NO_MATCH, pass: set, temperror, void4: hostCount > 0 && empty4 === hostCount, void6: hostCount > 0 && empty6 === hostCount };
+  }
+
+  private noteFailure(label: string, host: string, type: RecordType, answer: DnsAnswer & { kind: 'error' }, state: RecordState): void {
+    state.lookupFailed(`${truncateForMessage(label)}: the ${type} lookup for ${host} failed: ${describeAnswer(answer)}`, failed(host, type, answer));
+  }
+
+  /** The term's target: a name, 'runtime' when it needs the message, null when it is not a valid name. */
+  private target(spec: MacroString | null, context: MacroContext): string | 'runtime' | null {
+    if (spec === null) return context.domain;
+    if (spec.dynamic && !spec.letters.every((letter) => STATIC_LETTERS.has(letter))) return 'runtime';
+    const target = toTargetName(expandMacroString(spec, context), spec.dynamic);
+    return target.ok ? canonicalName(target.name) : null;
+  }
+
+  /** The macro facts known without a message: a forger's sender is at the top domain (for alignment). */
+  private context(domain: string): MacroContext {
+    return {
+      sender: `${PROBE_LOCAL_PART}@${this.topDomain}`,
+      localPart: PROBE_LOCAL_PART,
+      senderDomain: this.topDomain,
+      domain,
+      client: PLACEHOLDER_CLIENT,
+      helo: PROBE_HELO,
+      validatedName: 'unknown',
+      receiver: 'unknown',
+      timestamp: 0,
+    };
+  }
+}
+
+/** RFC 7208 §4.6.4: counts a DNS term; from the 11th on, whatever reaches it gets permerror. */
+function overLimit(label: string, count: LookupCount, state: RecordState): boolean {
+  count.dnsTerms++;
+  if (count.dnsTerms <= MAX_DNS_TERMS) return false;
+  state.fail(label, 'permerror', `DNS lookup number ${count.dnsTerms}: RFC 7208 §4.6.4 allows ${MAX_DNS_TERMS}, so receivers stop with a permerror here`);
+  return true;
+}
+
+/** RFC 7208 §4.6.4: counts a term's void lookups; past 2, what reaches it in that family gets permerror. */
+function overVoidLimit(label: string, count: LookupCount, match: CountedMatch, state: RecordState): boolean {
+  if (match.void4) count.voids4++;
+  if (match.void6) count.voids6++;
+  const over4 = match.void4 && count.voids4 > MAX_VOID_LOOKUPS;
+  const over6 = match.void6 && count.voids6 > MAX_VOID_LOOKUPS;
+  if (!over4 && !over6) return false;
+  const families = { v4: over4 ? RangeSet.full(4) : RangeSet.EMPTY, v6: over6 ? RangeSet.full(6) : RangeSet.EMPTY };
+  state.fail(label, 'permerror', `void lookup number ${over4 ? count.voids4 : count.voids6}${over4 && over6 ? '' : over4 ? ' for IPv4 clients' : ' for IPv6 clients'}: RFC 7208 §4.6.4 allows ${MAX_VOID_LOOKUPS}, so receivers stop with a permerror here`, undefined, families);
+  return state.done;
+}
+
+function failed(name: string, type: RecordType, answer: { reason: FailedQuery['reason']; detail?: string | undefined }): FailedQuery {
+  return answer.detail === undefined ? { name, type, reason: answer.reason } : { name, type, reason: answer.reason, detail: answer.detail };
+}

@@ -1,0 +1,240 @@
+/**
+ * Batches in SQL (SQLite or PostgreSQL) on Kysely: the store `serve` and every queue worker share.
+ *
+ * Three tables: the batches with their counters, the names as submitted, and the result rows. A
+ * result row's primary key is (batch_id, seq), and rows are written with INSERT … ON CONFLICT DO
+ * NOTHING in the same transaction that adds the number actually inserted to the counters: a chunk
+ * written twice (a recovered job) yields neither a second row nor a second count. PostgreSQL
+ * serialises concurrent writers of one batch on its row lock, so `done = done + n` never loses an
+ * update. Timestamps are ISO 8601 text in UTC (they sort as text).
+ */
+import { sql, type Kysely } from 'kysely';
+import type { Batch, BatchName, BatchResultRow, BatchStatus } from '../jobs/model.js';
+import type { BatchStore, NewBatch } from './batches.js';
+import type { MigrationFactory } from './migrations.js';
+
+/** Rows per INSERT (3–4 parameters each: far below SQLite's and PostgreSQL's parameter limits). */
+export const BATCH_INSERT_ROWS = 1000;
+
+/** The batch tables, as Kysely sees them. */
+export interface BatchTables {
+  spoof_check_batches: {
+    id: string;
+    organization_id: string;
+    status: BatchStatus;
+    total: number;
+    done: number;
+    failed: number;
+    created_at: string;
+    started_at: string | null;
+    finished_at: string | null;
+    /** 1 once every chunk is on the queue, else 0. */
+    enqueued: number;
+  };
+  spoof_check_batch_names: { batch_id: string; seq: number; name: string };
+  spoof_check_batch_results: { batch_id: string; seq: number; line: string; failed: number };
+}
+
+/** The migration that creates the batch tables (`0002_batches` in src/store/migrations.ts; forward-only). */
+export const createBatchTables: MigrationFactory = ({ text }) => ({
+  async up(db: Kysely<any>): Promise<void> {
+    await db.schema
+      .createTable('spoof_check_batches')
+      .addColumn('id', text, (c) => c.primaryKey())
+      .addColumn('organization_id', text, (c) => c.notNull())
+      .addColumn('status', text, (c) => c.notNull())
+      .addColumn('total', 'integer', (c) => c.notNull())
+      .addColumn('done', 'integer', (c) => c.notNull())
+      .addColumn('failed', 'integer', (c) => c.notNull())
+      .addColumn('created_at', text, (c) => c.notNull())
+      .addColumn('started_at', text)
+      .addColumn('finished_at', text)
+      .addColumn('enqueued', 'integer', (c) => c.notNull())
+      .execute();
+    // The quota sums an organisation's batches of the day; the sweeper looks for unfinished ones.
+    await db.schema.createIndex('spoof_check_batches_org_created').on('spoof_check_batches').columns(['organization_id', 'created_at']).execute();
+    await db.schema.createIndex('spoof_check_batches_status').on('spoof_check_batches').columns(['status', 'created_at']).execute();
+    await db.schema
+      .createTable('spoof_check_batch_names')
+      .addColumn('batch_id', text, (c) => c.notNull().references('spoof_check_batches.id').onDelete('cascade'))
+      .addColumn('seq', 'integer', (c) => c.notNull())
+      .addColumn('name', text, (c) => c.notNull())
+      .addPrimaryKeyConstraint('spoof_check_batch_names_pk', ['batch_id', 'seq'])
+      .execute();
+    // The key that makes a result write idempotent: one row per (batch, name index).
+    await db.schema
+      .createTable('spoof_check_batch_results')
+      .addColumn('batch_id', text, (c) => c.notNull().references('spoof_check_batches.id').onDelete('cascade'))
+      .addColumn('seq', 'integer', (c) => c.notNull())
+      .addColumn('line', text, (c) => c.notNull())
+      .addColumn('failed', 'integer', (c) => c.notNull())
+      .addPrimaryKeyConstraint('spoof_check_batch_results_pk', ['batch_id', 'seq'])
+      .execute();
+  },
+});
+
+type BatchRow = BatchTables['spoof_check_batches'];
+
+function toBatch(row: BatchRow): Batch {
+  return {
+    id: row.id,
+    organizationId: row.organization_id,
+    status: row.status,
+    total: Number(row.total),
+    done: Number(row.done),
+    failed: Number(row.failed),
+    createdAt: row.created_at,
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
+    enqueued: Number(row.enqueued) === 1,
+  };
+}
+
+/** The SQL implementation of {@link BatchStore}, on a Kysely instance whose database has run {@link createBatchTables}. */
+export class SqlBatchStore implements BatchStore {
+  readonly #db: Kysely<BatchTables>;
+
+  constructor(db: Kysely<any>) {
+    this.#db = db as Kysely<BatchTables>;
+  }
+
+  async create(input: NewBatch): Promise<Batch> {
+    const total = input.names.length;
+    const refused = input.errorRows.length;
+    const allRefused = refused === total;
+    const row: BatchRow = {
+      id: input.id,
+      organization_id: input.organizationId,
+      status: allRefused ? 'done' : 'queued',
+      total,
+      done: refused,
+      failed: refused,
+      created_at: input.createdAt,
+      started_at: null,
+      finished_at: allRefused ? input.createdAt : null,
+      enqueued: 0,
+    };
+    await this.#db.transaction().execute(async (trx) => {
+      await trx.insertInto('spoof_check_batches').values(row).execute();
+      for (let i = 0; i < input.names.length; i += BATCH_INSERT_ROWS) {
+        const slice = input.names.slice(i, i + BATCH_INSERT_ROWS).map(({ seq, name }) => ({ batch_id: input.id, seq, name }));
+        await trx.insertInto('spoof_check_batch_names').values(slice).execute();
+      }
+      for (let i = 0; i < input.errorRows.length; i += BATCH_INSERT_ROWS) {
+        const slice = input.errorRows.slice(i, i + BATCH_INSERT_ROWS).map((r) => ({ batch_id: input.id, seq: r.seq, line: r.line, failed: r.failed ? 1 : 0 }));
+        await trx.insertInto('spoof_check_batch_results').values(slice).execute();
+      }
+    });
+    return toBatch(row);
+  }
+
+  async get(organizationId: string, id: string): Promise<Batch | undefined> {
+    const row = await this.#db.selectFrom('spoof_check_batches').selectAll().where('id', '=', id).where('organization_id', '=', organizationId).executeTakeFirst();
+    return row && toBatch(row);
+  }
+
+  async getById(id: string): Promise<Batch | undefined> {
+    const row = await this.#db.selectFrom('spoof_check_batches').selectAll().where('id', '=', id).executeTakeFirst();
+    return row && toBatch(row);
+  }
+
+  async namesSubmittedSince(organizationId: string, since: string): Promise<number> {
+    const row = await this.#db
+      .selectFrom('spoof_check_batches')
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('total'), sql<number>`0`).as('names'))
+      .where('organization_id', '=', organizationId)
+      .where('created_at', '>=', since)
+      .executeTakeFirst();
+    // PostgreSQL sums integers as bigint, which pg returns as text.
+    return Number(row?.names ?? 0);
+  }
+
+  async pendingNames(batchId: string, fromSeq: number, toSeq: number): Promise<BatchName[]> {
+    const rows = await this.#db
+      .selectFrom('spoof_check_batch_names as n')
+      .leftJoin('spoof_check_batch_results as r', (join) => join.onRef('r.batch_id', '=', 'n.batch_id').onRef('r.seq', '=', 'n.seq'))
+      .select(['n.seq', 'n.name'])
+      .where('n.batch_id', '=', batchId)
+      .where('n.seq', '>=', fromSeq)
+      .where('n.seq', '<', toSeq)
+      .where('r.seq', 'is', null)
+      .orderBy('n.seq')
+      .execute();
+    return rows.map((r) => ({ seq: Number(r.seq), name: r.name }));
+  }
+
+  async markRunning(batchId: string, at: string): Promise<void> {
+    await this.#db.updateTable('spoof_check_batches').set({ status: 'running', started_at: at }).where('id', '=', batchId).where('status', '=', 'queued').execute();
+  }
+
+  async markEnqueued(batchId: string): Promise<void> {
+    await this.#db.updateTable('spoof_check_batches').set({ enqueued: 1 }).where('id', '=', batchId).execute();
+  }
+
+  async recordResults(batchId: string, rows: BatchResultRow[], at: string): Promise<void> {
+    if (rows.length === 0) return;
+    // One statement per page, rows in seq order: two writers of overlapping rows then take their
+    // row locks in the same order and cannot deadlock. RETURNING yields only the rows inserted.
+    const sorted = [...rows].sort((a, b) => a.seq - b.seq);
+    await this.#db.transaction().execute(async (trx) => {
+      let inserted = 0;
+      let failed = 0;
+      for (let i = 0; i < sorted.length; i += BATCH_INSERT_ROWS) {
+        const page = sorted.slice(i, i + BATCH_INSERT_ROWS).map((r) => ({ batch_id: batchId, seq: r.seq, line: r.line, failed: r.failed ? 1 : 0 }));
+        const written = await trx
+          .insertInto('spoof_check_batch_results')
+          .values(page)
+          .onConflict((oc) => oc.columns(['batch_id', 'seq']).doNothing())
+          .returning(['failed'])
+          .execute();
+        inserted += written.length;
+        failed += written.filter((row) => Number(row.failed) === 1).length;
+      }
+      if (inserted === 0) return;
+      // Every SET expression reads the row as it was before the update (SQL standard), so `done` below is the old count.
+      await trx
+        .updateTable('spoof_check_batches')
+        .set({
+          done: sql`done + ${inserted}`,
+          failed: sql`failed + ${failed}`,
+          started_at: sql`coalesce(started_at, ${at})`,
+          status: sql`case when status in ('queued', 'running') and done + ${inserted} >= total then 'done' else status end`,
+          finished_at: sql`case when status in ('queued', 'running') and done + ${inserted} >= total then ${at} else finished_at end`,
+        })
+        .where('id', '=', batchId)
+        .execute();
+    });
+  }
+
+  async cancel(organizationId: string, id: string, at: string): Promise<Batch | undefined> {
+    await this.#db
+      .updateTable('spoof_check_batches')
+      .set({ status: 'cancelled', finished_at: at })
+      .where('id', '=', id)
+      .where('organization_id', '=', organizationId)
+      .where('status', 'in', ['queued', 'running'])
+      .execute();
+    return this.get(organizationId, id);
+  }
+
+  async readResults(organizationId: string, id: string, afterSeq: number, limit: number): Promise<BatchResultRow[]> {
+    const rows = await this.#db
+      .selectFrom('spoof_check_batch_results as r')
+      .innerJoin('spoof_check_batches as b', 'b.id', 'r.batch_id')
+      .select(['r.seq', 'r.line', 'r.failed'])
+      .where('r.batch_id', '=', id)
+      .where('b.organization_id', '=', organizationId)
+      .where('r.seq', '>', afterSeq)
+      .orderBy('r.seq')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({ seq: Number(r.seq), line: r.line, failed: Number(r.failed) === 1 }));
+  }
+
+  async unfinished(onlyUnenqueued: boolean, limit: number): Promise<Batch[]> {
+    let query = this.#db.selectFrom('spoof_check_batches').selectAll().where('status', 'in', ['queued', 'running']);
+    if (onlyUnenqueued) query = query.where('enqueued', '=', 0);
+    const rows = await query.orderBy('created_at').limit(Math.min(limit, Number.MAX_SAFE_INTEGER)).execute();
+    return rows.map(toBatch);
+  }
+}

@@ -1,0 +1,240 @@
+/**
+ * Schema migrations of the SQL stores: forward-only, versioned, run at start by Kysely's Migrator
+ * (which records each applied name in the `spoof_checker_migrations` table and, on PostgreSQL,
+ * holds an advisory lock so that replicas starting together migrate once).
+ *
+ * To change the schema, add an entry to MIGRATIONS with the next number (`0002_…`); never edit or
+ * remove an entry that has shipped. A migration gets the dialect's column types from
+ * {@link MigrationContext}, so one definition serves SQLite and PostgreSQL.
+ */
+import { createBatchTables } from './batches-sql.js';
+import { sql, type ColumnDataType, type Expression, type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
+
+/** A column type: a name Kysely knows or raw SQL (Kysely does not export its own alias for this). */
+type DataTypeExpression = ColumnDataType | Expression<unknown>;
+
+/** The SQL databases a store can run on. */
+export type SqlDialectName = 'sqlite' | 'postgres';
+
+/** Where Kysely records the applied migrations. */
+export const MIGRATION_TABLE = 'spoof_checker_migrations';
+/** Kysely's lock table for MIGRATION_TABLE. */
+export const MIGRATION_LOCK_TABLE = 'spoof_checker_migrations_lock';
+
+/** Column types for the dialect a migration runs on. */
+export interface MigrationContext {
+  dialect: SqlDialectName;
+  /**
+   * Text that sorts by code point on both databases: PostgreSQL's default collation follows the
+   * locale, which would order ids and timestamps differently from SQLite and the memory store.
+   */
+  text: DataTypeExpression;
+  /** Binary data: `blob` on SQLite, `bytea` on PostgreSQL. */
+  bytes: DataTypeExpression;
+}
+
+/** One migration, given the dialect's column types. */
+export type MigrationFactory = (context: MigrationContext) => Migration;
+
+/** Every migration, by name; applied in name order. */
+export const MIGRATIONS: Readonly<Record<string, MigrationFactory>> = {
+  '0001_initial': ({ text, bytes }) => ({
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('organizations')
+        .addColumn('id', text, (c) => c.primaryKey())
+        .addColumn('name', text, (c) => c.notNull())
+        .execute();
+
+      await db.schema
+        .createTable('api_keys')
+        .addColumn('id', text, (c) => c.primaryKey())
+        .addColumn('organization_id', text, (c) => c.notNull())
+        .addColumn('sha256', bytes, (c) => c.notNull().unique())
+        .addColumn('owner', text, (c) => c.notNull())
+        .execute();
+
+      await db.schema
+        .createTable('email_logs')
+        .addColumn('id', text, (c) => c.primaryKey())
+        .addColumn('organization_id', text, (c) => c.notNull())
+        .addColumn('created_at', text, (c) => c.notNull())
+        .addColumn('document', text, (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('email_logs_by_organization').on('email_logs').columns(['organization_id', 'created_at', 'id']).execute();
+
+      await db.schema
+        .createTable('record_logs')
+        .addColumn('uuid', text, (c) => c.primaryKey())
+        .addColumn('organization_id', text)
+        .addColumn('created_at', text, (c) => c.notNull())
+        .addColumn('document', text, (c) => c.notNull())
+        .execute();
+      // Retention deletes the oldest first.
+      await db.schema.createIndex('record_logs_by_age').on('record_logs').column('created_at').execute();
+
+      await db.schema
+        .createTable('templates')
+        .addColumn('id', text, (c) => c.primaryKey())
+        .addColumn('organization_id', text, (c) => c.notNull())
+        .addColumn('name', text, (c) => c.notNull())
+        .addColumn('description', text)
+        .addColumn('subject', text)
+        .addColumn('from_email', text)
+        .addColumn('reply_to', text)
+        .addColumn('preview_text', text)
+        .addColumn('status', text, (c) => c.notNull())
+        .addColumn('current_version', 'integer')
+        .addColumn('variables', text, (c) => c.notNull())
+        .addColumn('created_at', text, (c) => c.notNull())
+        .addColumn('updated_at', text, (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('templates_by_organization').on('templates').columns(['organization_id', 'created_at', 'id']).execute();
+
+      await db.schema
+        .createTable('template_versions')
+        .addColumn('id', text, (c) => c.primaryKey())
+        .addColumn('template_id', text, (c) => c.notNull().references('templates.id'))
+        .addColumn('version', 'integer', (c) => c.notNull())
+        .addColumn('name', text, (c) => c.notNull())
+        .addColumn('is_major', 'integer', (c) => c.notNull())
+        .addColumn('subject', text)
+        .addColumn('from_email', text)
+        .addColumn('reply_to', text)
+        .addColumn('preview_text', text)
+        .addColumn('description', text)
+        .addColumn('content', text, (c) => c.notNull())
+        .addColumn('variables', text, (c) => c.notNull())
+        .addColumn('rendered_html', text)
+        .addColumn('created_by_user_id', text, (c) => c.notNull())
+        .addColumn('created_by', text, (c) => c.notNull())
+        .addColumn('created_at', text, (c) => c.notNull())
+        .addColumn('draft_number', 'integer')
+        .addColumn('publish_number', 'integer')
+        // Two versions of one template never share a number, whatever process wrote them.
+        .addUniqueConstraint('template_versions_unique_number', ['template_id', 'version'])
+        .execute();
+
+      await db.schema
+        .createTable('domains')
+        .addColumn('id', text, (c) => c.primaryKey())
+        .addColumn('organization_id', text, (c) => c.notNull())
+        .addColumn('domain', text, (c) => c.notNull())
+        .addColumn('status', text, (c) => c.notNull())
+        .addColumn('user_verified_domain', 'integer', (c) => c.notNull())
+        .addColumn('system_verified', 'integer', (c) => c.notNull())
+        .addColumn('custom_return_path', text)
+        .addColumn('tracking_subdomain', text)
+        .addColumn('is_click_tracking_enabled', 'integer', (c) => c.notNull())
+        .addColumn('is_open_tracking_enabled', 'integer', (c) => c.notNull())
+        .addColumn('tls', text, (c) => c.notNull())
+        .addColumn('is_tracking_domain', 'integer', (c) => c.notNull())
+        .addColumn('is_sending_email_enabled', 'integer', (c) => c.notNull())
+        .addColumn('is_receiving_email_enabled', 'integer', (c) => c.notNull())
+        .addColumn('verification_failed_reason', text)
+        .addColumn('last_verified_at', text)
+        .addColumn('created_at', text, (c) => c.notNull())
+        .addColumn('updated_at', text, (c) => c.notNull())
+        .addColumn('deleted_at', text)
+        .execute();
+      await db.schema.createIndex('domains_by_organization').on('domains').columns(['organization_id', 'created_at', 'id']).execute();
+
+      await db.schema
+        .createTable('dns_records')
+        .addColumn('id', text, (c) => c.primaryKey())
+        .addColumn('domain_id', text, (c) => c.notNull().references('domains.id'))
+        .addColumn('position', 'integer', (c) => c.notNull())
+        .addColumn('record_type', text, (c) => c.notNull())
+        .addColumn('record_type_name', text, (c) => c.notNull())
+        .addColumn('domain', text, (c) => c.notNull())
+        .addColumn('name', text, (c) => c.notNull())
+        .addColumn('value', text, (c) => c.notNull())
+        .addColumn('ttl', text, (c) => c.notNull())
+        .addColumn('priority', 'double precision')
+        .addColumn('status', text, (c) => c.notNull())
+        .addColumn('created_at', text, (c) => c.notNull())
+        .addColumn('updated_at', text, (c) => c.notNull())
+        .addColumn('deleted_at', text)
+        .execute();
+      await db.schema.createIndex('dns_records_by_domain').on('dns_records').columns(['domain_id', 'position']).execute();
+
+      await db.schema
+        .createTable('contact_groups')
+        .addColumn('id', text, (c) => c.primaryKey())
+        .addColumn('organization_id', text, (c) => c.notNull())
+        .addColumn('name', text, (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('contact_groups_by_organization').on('contact_groups').column('organization_id').execute();
+
+      await db.schema
+        .createTable('contact_channels')
+        .addColumn('id', text, (c) => c.primaryKey())
+        .addColumn('organization_id', text, (c) => c.notNull())
+        .addColumn('name', text, (c) => c.notNull())
+        .addColumn('default_subscription', text, (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('contact_channels_by_organization').on('contact_channels').column('organization_id').execute();
+
+      await db.schema
+        .createTable('contacts')
+        .addColumn('id', text, (c) => c.primaryKey())
+        .addColumn('organization_id', text, (c) => c.notNull())
+        .addColumn('email', text, (c) => c.notNull())
+        .addColumn('email_lower', text, (c) => c.notNull())
+        .addColumn('first_name', text)
+        .addColumn('last_name', text)
+        .addColumn('status', text, (c) => c.notNull())
+        .addColumn('properties', text, (c) => c.notNull())
+        .addColumn('group_ids', text, (c) => c.notNull())
+        .addColumn('enrolments', text, (c) => c.notNull())
+        .addColumn('suppression_reason', text)
+        .addColumn('suppressed_at', text)
+        .addColumn('created_at', text, (c) => c.notNull())
+        .addColumn('updated_at', text, (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('contacts_by_organization').on('contacts').columns(['organization_id', 'created_at', 'id']).execute();
+    },
+  }),
+  // Batch checks (src/store/batches-sql.ts).
+  '0002_batches': createBatchTables,
+};
+
+/** The column types of `dialect`. */
+export function migrationContext(dialect: SqlDialectName): MigrationContext {
+  return dialect === 'postgres'
+    ? { dialect, text: sql`text collate "C"`, bytes: 'bytea' }
+    : { dialect, text: 'text', bytes: 'blob' };
+}
+
+/** Serves MIGRATIONS to Kysely's Migrator for one dialect. */
+class StaticMigrationProvider implements MigrationProvider {
+  readonly #dialect: SqlDialectName;
+  constructor(dialect: SqlDialectName) {
+    this.#dialect = dialect;
+  }
+  async getMigrations(): Promise<Record<string, Migration>> {
+    const context = migrationContext(this.#dialect);
+    return Object.fromEntries(Object.entries(MIGRATIONS).map(([name, factory]) => [name, factory(context)]));
+  }
+}
+
+/** The outcome of {@link migrateToLatest}: the names applied now (empty when already up to date). */
+export interface MigrationOutcome {
+  applied: string[];
+}
+
+/**
+ * Applies every pending migration, in order. Throws the first failure (that migration's
+ * transaction is rolled back; earlier ones stay applied).
+ */
+export async function migrateToLatest(db: Kysely<any>, dialect: SqlDialectName): Promise<MigrationOutcome> {
+  const migrator = new Migrator({
+    db,
+    provider: new StaticMigrationProvider(dialect),
+    migrationTableName: MIGRATION_TABLE,
+    migrationLockTableName: MIGRATION_LOCK_TABLE,
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error !== undefined) throw error;
+  return { applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName) };
+}

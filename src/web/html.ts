@@ -1,0 +1,60 @@
+/**
+ * Escape-by-default HTML: the `html` tagged template escapes every interpolated value unless it is
+ * already `SafeHtml` (the output of another `html` template, or `unsafeRaw` for markup written in
+ * this codebase). Arrays are joined, null, undefined and false render nothing. There is no other
+ * way to put text into a page, so a value from DNS, the URL or a header cannot become markup.
+ */
+
+const SAFE = Symbol('SafeHtml');
+
+/** Markup that is safe to insert as is. Only `html` and `unsafeRaw` make one. */
+export interface SafeHtml {
+  readonly [SAFE]: true;
+  readonly value: string;
+}
+
+/** What a template may interpolate. */
+export type HtmlValue = SafeHtml | string | number | boolean | null | undefined | readonly HtmlValue[];
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;', '`': '&#96;' };
+
+/** Escapes text for an HTML element body or a quoted attribute value. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"'`]/g, (c) => ESCAPES[c] ?? c);
+}
+
+function makeSafe(value: string): SafeHtml {
+  return Object.freeze({ [SAFE]: true as const, value });
+}
+
+/** True for markup made by `html` or `unsafeRaw`. */
+export function isSafeHtml(value: unknown): value is SafeHtml {
+  return typeof value === 'object' && value !== null && (value as Partial<SafeHtml>)[SAFE] === true;
+}
+
+function render(value: HtmlValue): string {
+  if (value === null || value === undefined || value === false) return '';
+  if (isSafeHtml(value)) return value.value;
+  if (Array.isArray(value)) return value.map((v: HtmlValue) => render(v)).join('');
+  return escapeHtml(String(value));
+}
+
+/** The tagged template: literal parts are markup, every interpolation is escaped unless SafeHtml. */
+export function html(strings: TemplateStringsArray, ...values: HtmlValue[]): SafeHtml {
+  let out = strings[0] ?? '';
+  for (let i = 0; i < values.length; i++) out += render(values[i]) + (strings[i + 1] ?? '');
+  return makeSafe(out);
+}
+
+/**
+ * Marks a string written in this codebase as markup. Never pass it anything that came from a
+ * request, DNS or a file a user controls.
+ */
+export function unsafeRaw(markup: string): SafeHtml {
+  return makeSafe(markup);
+}
+
+/** The markup of a value, as a string (for the response body). */
+export function toHtmlString(value: SafeHtml): string {
+  return value.value;
+}

@@ -1,0 +1,69 @@
+/**
+ * The page shell every page shares (head, header, footer) and the check form. Every value goes
+ * through `html`, so it is escaped.
+ */
+import { ASSETS } from './assets.js';
+import { html, type SafeHtml } from './html.js';
+
+/** Where the form sends its domain (GET). */
+export const CHECK_PATH = '/check';
+/** The name of the form's one input, as the brief and the API call it. */
+export const DOMAIN_FIELD = 'domain';
+
+/** What a page needs besides its body. */
+export interface PageOptions {
+  title: string;
+  /** For search engines and link previews. */
+  description?: string;
+  body: SafeHtml;
+  /** Marks the page as not to be indexed (error pages, results). */
+  noindex?: boolean;
+}
+
+/** A complete HTML document. */
+export function page({ title, description, body, noindex }: PageOptions): SafeHtml {
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
+<title>${title} · spoof-checker</title>
+${description ? html`<meta name="description" content="${description}">` : null}
+${noindex ? html`<meta name="robots" content="noindex">` : null}
+<link rel="icon" href="${ASSETS.icon.path}" type="image/svg+xml">
+<link rel="stylesheet" href="${ASSETS.stylesheet.path}">
+<script src="${ASSETS.script.path}" defer></script>
+</head>
+<body>
+<a class="skip" href="#main">Skip to the content</a>
+<header class="site"><div class="wrap">
+<a class="brand" href="/"><img src="${ASSETS.icon.path}" alt="" width="22" height="22">spoof-checker</a>
+<nav aria-label="Site"><a href="/">Check a domain</a><a href="/docs">API docs</a><a href="/openapi.json">OpenAPI</a></nav>
+</div></header>
+<main id="main" tabindex="-1"><div class="wrap">
+${body}
+</div></main>
+<footer class="site"><div class="wrap">
+<p>spoof-checker reads public DNS only: it sends no mail and keeps no record of what you check.
+The same check is available as an API: <a href="/docs">documentation</a>, <a href="/openapi.json">OpenAPI document</a>.</p>
+</div></footer>
+<p id="copy-status" class="visually-hidden" aria-live="polite"></p>
+</body>
+</html>
+`;
+}
+
+/** The check form, filled with what was typed; `error` marks the field invalid and says why. */
+export function checkForm(value: string, error?: { message: string; fix: string }): SafeHtml {
+  const describedBy = error ? 'domain-hint domain-error' : 'domain-hint';
+  return html`<form class="check" action="${CHECK_PATH}" method="get" role="search" aria-label="Check a domain">
+<label for="domain">Domain, email address or website</label>
+<div class="row">
+<input type="text" id="domain" name="${DOMAIN_FIELD}" value="${value}" required autocomplete="url" autocapitalize="none" spellcheck="false" aria-describedby="${describedBy}"${error ? html` aria-invalid="true"` : null}>
+<button type="submit">Check</button>
+</div>
+${error ? html`<p class="field-error" id="domain-error">${error.message} ${error.fix}</p>` : null}
+<p class="hint" id="domain-hint">For example <code>example.com</code>, <code>you@example.com</code> or <code>https://www.example.com/contact</code>.</p>
+</form>`;
+}

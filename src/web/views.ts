@@ -1,0 +1,77 @@
+/**
+ * The pages other than the result: home, errors (invalid input, unknown domain, DNS failure, rate
+ * limit, not found) and the guides.
+ */
+import type { FailedQuery } from '../errors.js';
+import { html, type SafeHtml } from './html.js';
+import { checkForm, page } from './layout.js';
+
+/** `GET /`: one form and what it checks. */
+export function homePage(): SafeHtml {
+  return page({
+    title: 'Can someone send email as your domain?',
+    description: 'Check whether mail can be forged as your domain: DMARC, SPF, DKIM and MX checked and explained, with the exact record to publish.',
+    body: html`<h1>Can someone send email as your domain?</h1>
+<p class="lead">Type a domain, an email address or a website. We read its public DNS records, tell you whether a forged message would reach an inbox, and give you the exact record to publish to stop it.</p>
+${checkForm('')}
+<h2>What is checked</h2>
+<ul class="checks">
+<li><strong>DMARC</strong> Whether receivers are told to reject or quarantine mail that fails authentication, for the domain, its subdomains and names that do not exist.</li>
+<li><strong>SPF</strong> Which servers may send as the domain, whether any server at all can, and the limit of 10 DNS lookups, include by include.</li>
+<li><strong>DKIM</strong> Public signing keys under the selectors that mail services commonly use, with their type and size.</li>
+<li><strong>MX</strong> Where the domain receives mail and from which provider, or a null MX for a domain that takes none.</li>
+</ul>
+<h2>What it cannot see</h2>
+<p>Only public DNS is read: nothing is sent, nothing is stored. A DKIM key under a selector nobody can guess stays invisible, and a DNS server that fails to answer gives no verdict rather than a wrong one: the result page says what could not be checked.</p>
+<h2>For developers</h2>
+<p>The same check is an API: see the <a href="/docs">API documentation</a> and the <a href="/openapi.json">OpenAPI document</a>. A result page also answers JSON when asked with <code>Accept: application/json</code>.</p>`,
+  });
+}
+
+/** What an error page says. */
+export interface ErrorPageOptions {
+  status: number;
+  title: string;
+  message: string;
+  why: string;
+  fix: string;
+  /** What the person typed, put back in the form. */
+  typed: string;
+  /** Show the message under the field (invalid input) rather than as the page's text. */
+  fieldError?: boolean;
+  query?: FailedQuery;
+  /** A link to try the same check again (DNS failures). */
+  retryHref?: string;
+}
+
+/** An error as a page: what was wrong, why it matters, what to do; the form keeps what was typed. */
+export function errorPage(options: ErrorPageOptions): SafeHtml {
+  const { status, title, message, why, fix, typed, query, retryHref } = options;
+  const tone = status === 429 || status >= 500 ? 'tone-warning' : 'tone-critical';
+  return page({
+    title,
+    noindex: true,
+    body: html`<div class="error-page ${tone}">
+<p class="muted">Error ${status}</p>
+<h1>${title}</h1>
+${options.fieldError ? null : html`<div class="card"><p><strong>${message}</strong></p><p>${why}</p><p>${fix}</p>
+${query ? html`<dl class="facts"><dt>Lookup</dt><dd><code>${query.type} ${query.name}</code></dd><dt>Outcome</dt><dd>${query.reason.toUpperCase()}${query.detail ? html` (${query.detail})` : null}</dd></dl>` : null}
+${retryHref ? html`<p><a href="${retryHref}">Check again</a></p>` : null}</div>`}
+${options.fieldError ? html`<p>${why}</p>` : null}
+${checkForm(typed, options.fieldError ? { message, fix } : undefined)}
+</div>`,
+  });
+}
+
+/** `GET /guides/<topic>`: a guide rendered from docs/guides, with a way back to the result it was opened from. */
+export function guidePage(guide: { title: string; body: SafeHtml }, domain: string | null): SafeHtml {
+  return page({
+    title: guide.title,
+    body: html`<article class="guide">
+${domain ? html`<p><a href="/check/${encodeURIComponent(domain)}">← Back to the result for ${domain}</a></p>` : null}
+<h1>${guide.title}</h1>
+${guide.body}
+<p><a href="/">Check another domain</a></p>
+</article>`,
+  });
+}

@@ -1,0 +1,406 @@
+/**
+ * The store contract: one suite, run unchanged against memory, SQLite and PostgreSQL. Every
+ * resource, tenancy, pagination and order, template numbering (also under concurrency), soft
+ * delete, record-log read-back and retention.
+ */
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { digestApiKey } from '../../src/store/api-keys.js';
+import { MEMORY_RECORD_LOG_CAPACITY } from '../../src/store/memory.js';
+import { PRUNE_BATCH_SIZE } from '../../src/store/sql.js';
+import type { Contact, ContactQuery, Domain, EmailLog, KeyOwner, RecordLog, Stores, Template } from '../../src/store/types.js';
+import { memoryBackend, postgresBackend, sqliteBackend, type Backend, type OpenedBackend } from './backends.js';
+
+const owner: KeyOwner = { id: 'u1', name: 'U', email: 'u@x.test', image: '' };
+const T = (n: number) => new Date(Date.UTC(2025, 0, 1, 0, 0, n)).toISOString();
+
+const emailLog = (id: string, organizationId: string, createdAt: string): EmailLog => ({
+  id,
+  messageId: `<${id}@x.test>`,
+  organizationId,
+  domainId: 'd1',
+  fromEmail: 'f@x.test',
+  fromName: 'From',
+  toEmails: ['t@x.test', 'u@x.test'],
+  ccEmails: ['c@x.test'],
+  bccEmails: [],
+  replyTo: null,
+  subject: 'Hello ✉',
+  textBody: 'text',
+  htmlBody: null,
+  status: 'delivered',
+  errorMessage: null,
+  provider: 'smtp',
+  size: 1234,
+  headers: { 'X-A': '1' },
+  sentAt: T(1),
+  deliveredAt: T(2),
+  failedAt: null,
+  createdAt,
+  updatedAt: createdAt,
+  events: [
+    { id: `${id}e2`, type: 'sent', metadata: { n: 2 }, createdAt: T(5) },
+    { id: `${id}e1`, type: 'queued', metadata: null, createdAt: T(1) },
+    { id: `${id}e3`, type: 'delivered', metadata: null, createdAt: T(5) },
+  ],
+});
+
+const recordLog = (uuid: string, createdAt: string): RecordLog => ({
+  uuid,
+  event: 'api.request',
+  level: 'info',
+  trace_id: `trace-${uuid}`,
+  metadata: { route: '/x' },
+  status_code: 201,
+  created_at: createdAt,
+  requestDetails: { method: 'POST' },
+  request_body: { domain: 'x.test' },
+  email: null,
+  actor_type: 'api_key',
+  actor_id: 'key_1',
+  resource_type: 'template',
+  resource_id: 't1',
+  service: 'templates',
+  action: 'create',
+  ip_address: '192.0.2.1',
+  user_agent: 'test',
+  environment: 'test',
+});
+
+const template = (id: string, organizationId: string, createdAt: string): Template => ({
+  id,
+  organizationId,
+  name: `Template ${id}`,
+  description: null,
+  subject: 'Subject',
+  fromEmail: 'f@x.test',
+  replyTo: null,
+  previewText: 'Preview',
+  status: 'draft',
+  currentVersion: null,
+  variables: [{ name: 'first', type: 'string', defaultValue: null }],
+  createdAt,
+  updatedAt: createdAt,
+});
+
+const domain = (id: string, organizationId: string, createdAt: string): Domain => ({
+  id,
+  organizationId,
+  domain: `${id}.test`,
+  status: 'pending',
+  userVerifiedDomain: false,
+  systemVerified: true,
+  customReturnPath: null,
+  trackingSubdomain: 'track',
+  isClickTrackingEnabled: false,
+  isOpenTrackingEnabled: true,
+  tls: 'opportunistic',
+  isTrackingDomain: false,
+  isSendingEmailEnabled: true,
+  isReceivingEmailEnabled: false,
+  verificationFailedReason: null,
+  dnsRecords: [
+    { id: `${id}r1`, recordType: 'MX', recordTypeName: 'MX', domain: `${id}.test`, name: '@', value: 'mx', ttl: 'Auto', priority: 10, status: 'active', createdAt, updatedAt: createdAt, deletedAt: null },
+    { id: `${id}r2`, recordType: 'TXT', recordTypeName: 'SPF', domain: `${id}.test`, name: '@', value: 'v=spf1 -all', ttl: 'Auto', priority: null, status: 'active', createdAt, updatedAt: createdAt, deletedAt: T(1) },
+    { id: `${id}r3`, recordType: 'TXT', recordTypeName: 'DMARC', domain: `${id}.test`, name: '_dmarc', value: 'v=DMARC1; p=none', ttl: 'Auto', priority: null, status: 'active', createdAt, updatedAt: createdAt, deletedAt: null },
+  ],
+  lastVerifiedAt: null,
+  createdAt,
+  updatedAt: createdAt,
+  deletedAt: null,
+});
+
+const contact = (id: string, organizationId: string, email: string, status: Contact['status'], n: number, extra: Partial<Contact> = {}): Contact => ({
+  id,
+  organizationId,
+  email,
+  firstName: 'F',
+  lastName: null,
+  status,
+  properties: { plan: 'pro' },
+  groupIds: [],
+  enrolments: {},
+  suppressionReason: null,
+  suppressedAt: null,
+  createdAt: T(n),
+  updatedAt: T(n),
+  ...extra,
+});
+
+describe.each<Backend>([memoryBackend, sqliteBackend, postgresBackend()])('store contract: $name', (backend) => {
+  let opened: OpenedBackend;
+  let stores: Stores;
+
+  beforeAll(() => backend.setup());
+  afterAll(() => backend.teardown());
+  beforeEach(async () => {
+    opened = await backend.open();
+    stores = opened.stores;
+  });
+  afterEach(() => opened.dispose());
+
+  describe('health and emptiness', () => {
+    it('is healthy and empty when opened; not empty once an organisation exists', async () => {
+      expect(await stores.health()).toEqual({ ok: true });
+      expect(await stores.isEmpty()).toBe(true);
+      await stores.apiKeys.addOrganization({ id: 'o1', name: 'One' });
+      expect(await stores.isEmpty()).toBe(false);
+    });
+  });
+
+  describe('organisations and API keys', () => {
+    it('adds (and renames) organisations', async () => {
+      await stores.apiKeys.addOrganization({ id: 'o1', name: 'One' });
+      expect(await stores.apiKeys.getOrganization('o1')).toEqual({ id: 'o1', name: 'One' });
+      await stores.apiKeys.addOrganization({ id: 'o1', name: 'Renamed' });
+      expect(await stores.apiKeys.getOrganization('o1')).toEqual({ id: 'o1', name: 'Renamed' });
+      expect(await stores.apiKeys.getOrganization('o2')).toBeUndefined();
+    });
+
+    it('finds a key by its digest, in its organisation; refuses a duplicate id', async () => {
+      await stores.apiKeys.addKey({ id: 'k1', organizationId: 'o1', sha256: digestApiKey('secret-one-0123456'), owner });
+      await stores.apiKeys.addKey({ id: 'k2', organizationId: 'o2', sha256: digestApiKey('secret-two-0123456'), owner });
+      const found = await stores.apiKeys.findByDigest(digestApiKey('secret-two-0123456'));
+      expect(found).toEqual({ id: 'k2', organizationId: 'o2', sha256: digestApiKey('secret-two-0123456'), owner });
+      expect(await stores.apiKeys.findByDigest(digestApiKey('secret-three-0123'))).toBeUndefined();
+      expect(await stores.apiKeys.findByDigest(Buffer.alloc(5))).toBeUndefined();
+      await expect(stores.apiKeys.addKey({ id: 'k1', organizationId: 'o1', sha256: digestApiKey('other-key-0123456'), owner })).rejects.toThrow(/duplicate API key id "k1"/);
+    });
+  });
+
+  describe('email logs', () => {
+    it('scoped by organisation; events in lifecycle order; every field read back', async () => {
+      await stores.emailLogs.add(emailLog('m1', 'o1', T(1)));
+      expect(await stores.emailLogs.get('o2', 'm1')).toBeUndefined();
+      const read = await stores.emailLogs.get('o1', 'm1');
+      const expected = emailLog('m1', 'o1', T(1));
+      expect(read).toEqual({ ...expected, events: [expected.events[1], expected.events[0], expected.events[2]] });
+    });
+
+    it('lists newest first (ties by id), page by page, with the total', async () => {
+      for (const [id, n] of [['m1', 1], ['m2', 2], ['m3', 2], ['m4', 4], ['m5', 5]] as const) await stores.emailLogs.add(emailLog(id, 'o1', T(n)));
+      await stores.emailLogs.add(emailLog('mX', 'o2', T(9)));
+      const pages = await Promise.all([1, 2, 3, 4].map((page) => stores.emailLogs.list('o1', { page, limit: 2 })));
+      expect(pages.map((p) => p.items.map((l) => l.id))).toEqual([['m5', 'm4'], ['m3', 'm2'], ['m1'], []]);
+      expect(pages.map((p) => p.total)).toEqual([5, 5, 5, 5]);
+    });
+
+    it('a caller that edits what it read does not edit the store', async () => {
+      await stores.emailLogs.add(emailLog('m1', 'o1', T(1)));
+      const read = await stores.emailLogs.get('o1', 'm1');
+      read!.subject = 'changed';
+      read!.events.pop();
+      expect((await stores.emailLogs.get('o1', 'm1'))?.subject).toBe('Hello ✉');
+      expect((await stores.emailLogs.get('o1', 'm1'))?.events).toHaveLength(3);
+    });
+  });
+
+  describe('record logs', () => {
+    it('reads back every field; readable only by its organisation; an anonymous record by nobody', async () => {
+      await stores.recordLogs.append('o1', recordLog('r1', T(1)));
+      await stores.recordLogs.append(null, recordLog('r2', T(2)));
+      expect(await stores.recordLogs.get('o1', 'r1')).toEqual(recordLog('r1', T(1)));
+      expect(await stores.recordLogs.get('o2', 'r1')).toBeUndefined();
+      expect(await stores.recordLogs.get('o1', 'r2')).toBeUndefined();
+      expect(await stores.recordLogs.get('', 'r2')).toBeUndefined();
+    });
+  });
+
+  describe('templates', () => {
+    it('scoped by organisation; listed newest first with pagination', async () => {
+      for (const [id, n] of [['t1', 1], ['t2', 2], ['t3', 3]] as const) await stores.templates.addTemplate(template(id, 'o1', T(n)));
+      await stores.templates.addTemplate(template('tX', 'o2', T(9)));
+      expect(await stores.templates.getTemplate('o1', 't1')).toEqual(template('t1', 'o1', T(1)));
+      expect(await stores.templates.getTemplate('o2', 't1')).toBeUndefined();
+      const page = await stores.templates.listTemplates('o1', { page: 2, limit: 2 });
+      expect(page).toEqual({ items: [template('t1', 'o1', T(1))], total: 3 });
+    });
+
+    it('numbers versions: one counter, drafts and publishes counted apart, default names, inherited fields', async () => {
+      await stores.templates.addTemplate(template('t1', 'o1', T(0)));
+      const draft1 = await stores.templates.createVersion('o1', 't1', { content: [{ type: 'text' }], createdBy: owner, createdAt: T(1) });
+      expect(draft1).toMatchObject({ version: 1, draftNumber: 1, name: 'Draft 1', isMajor: false, subject: 'Subject', fromEmail: 'f@x.test', previewText: 'Preview', description: null });
+      expect(draft1).not.toHaveProperty('publishNumber');
+      const major1 = await stores.templates.createVersion('o1', 't1', {
+        content: [],
+        isMajor: true,
+        subject: 'New subject',
+        variables: [{ name: 'n', type: 'number', defaultValue: '1' }],
+        createdBy: owner,
+        createdAt: T(2),
+      });
+      expect(major1).toMatchObject({ version: 2, publishNumber: 1, name: 'v1', subject: 'New subject' });
+      expect(major1).not.toHaveProperty('draftNumber');
+      const draft2 = await stores.templates.createVersion('o1', 't1', { content: [], name: 'Mine', createdBy: owner, createdAt: T(3) });
+      expect(draft2).toMatchObject({ version: 3, draftNumber: 2, name: 'Mine' });
+      expect(await stores.templates.getTemplate('o1', 't1')).toMatchObject({
+        status: 'published',
+        currentVersion: 2,
+        updatedAt: T(3),
+        variables: [{ name: 'n', type: 'number', defaultValue: '1' }],
+      });
+      const versions = await stores.templates.listVersions('o1', 't1');
+      expect(versions).toEqual([draft1, major1, draft2]);
+    });
+
+    it('adds seeded versions and lists them by version; refuses another organisation', async () => {
+      await stores.templates.addTemplate(template('t1', 'o1', T(0)));
+      const base = (await stores.templates.createVersion('o1', 't1', { content: [], createdBy: owner, createdAt: T(1) }))!;
+      await stores.templates.addVersion('o1', { ...base, id: 'seeded7', version: 7, isMajor: true, publishNumber: 1, draftNumber: undefined as never });
+      expect((await stores.templates.listVersions('o1', 't1'))?.map((v) => v.version)).toEqual([1, 7]);
+      expect(await stores.templates.createVersion('o1', 't1', { content: [], createdBy: owner, createdAt: T(2) })).toMatchObject({ version: 8, draftNumber: 2 });
+      await expect(stores.templates.addVersion('o2', { ...base, id: 'other' })).rejects.toThrow(/not a template of organisation "o2"/);
+    });
+
+    it('no version for an unknown template or another organisation', async () => {
+      await stores.templates.addTemplate(template('t1', 'o1', T(0)));
+      expect(await stores.templates.createVersion('o2', 't1', { content: [], createdBy: owner, createdAt: T(1) })).toBeUndefined();
+      expect(await stores.templates.createVersion('o1', 'nope', { content: [], createdBy: owner, createdAt: T(1) })).toBeUndefined();
+      expect(await stores.templates.listVersions('o1', 't1')).toEqual([]);
+      expect(await stores.templates.listVersions('o2', 't1')).toBeUndefined();
+    });
+
+    it('30 concurrent creations get 1..30, each number once, drafts 1..n and publishes 1..m', async () => {
+      await stores.templates.addTemplate(template('t1', 'o1', T(0)));
+      const created = await Promise.all(
+        Array.from({ length: 30 }, (_, i) => stores.templates.createVersion('o1', 't1', { content: [i], isMajor: i % 3 === 0, createdBy: owner, createdAt: T(i) })),
+      );
+      expect(created.map((v) => v!.version).sort((a, b) => a - b)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
+      expect(new Set(created.map((v) => v!.id)).size).toBe(30);
+      const drafts = created.filter((v) => !v!.isMajor).map((v) => v!.draftNumber!);
+      const publishes = created.filter((v) => v!.isMajor).map((v) => v!.publishNumber!);
+      expect(drafts.sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+      expect(publishes.sort((a, b) => a - b)).toEqual(Array.from({ length: 10 }, (_, i) => i + 1));
+    });
+  });
+
+  describe('domains', () => {
+    it('get and list show live domains with their live records, in order, newest first', async () => {
+      await stores.domains.add(domain('d1', 'o1', T(1)));
+      await stores.domains.add(domain('d2', 'o1', T(2)));
+      await stores.domains.add(domain('dX', 'o2', T(3)));
+      const expected = domain('d1', 'o1', T(1));
+      expect(await stores.domains.get('o1', 'd1')).toEqual({ ...expected, dnsRecords: [expected.dnsRecords[0], expected.dnsRecords[2]] });
+      expect(await stores.domains.get('o2', 'd1')).toBeUndefined();
+      const page = await stores.domains.list('o1', { page: 1, limit: 1 });
+      expect(page.items.map((d) => d.id)).toEqual(['d2']);
+      expect(page.items[0]?.dnsRecords.map((r) => r.id)).toEqual(['d2r1', 'd2r3']);
+      expect(page.total).toBe(2);
+    });
+
+    it('update changes only the given fields and sets updatedAt; another organisation gets undefined', async () => {
+      await stores.domains.add(domain('d1', 'o1', T(1)));
+      expect(await stores.domains.update('o2', 'd1', { tls: 'enforced' }, T(9))).toBeUndefined();
+      const updated = await stores.domains.update('o1', 'd1', { tls: 'enforced', isClickTrackingEnabled: true }, T(9));
+      expect(updated).toMatchObject({ tls: 'enforced', isClickTrackingEnabled: true, isOpenTrackingEnabled: true, isSendingEmailEnabled: true, updatedAt: T(9) });
+      expect(await stores.domains.get('o1', 'd1')).toEqual(updated);
+    });
+
+    it('softDelete marks the domain and its live records, returns the records it removed, hides it from every read', async () => {
+      await stores.domains.add(domain('d1', 'o1', T(1)));
+      expect(await stores.domains.softDelete('o2', 'd1', T(9))).toBeUndefined();
+      const deleted = await stores.domains.softDelete('o1', 'd1', T(9));
+      expect(deleted).toMatchObject({ id: 'd1', deletedAt: T(9), updatedAt: T(9) });
+      expect(deleted?.dnsRecords.map((r) => [r.id, r.deletedAt, r.updatedAt])).toEqual([
+        ['d1r1', T(9), T(9)],
+        ['d1r3', T(9), T(9)],
+      ]);
+      expect(await stores.domains.get('o1', 'd1')).toBeUndefined();
+      expect(await stores.domains.update('o1', 'd1', {}, T(10))).toBeUndefined();
+      expect(await stores.domains.softDelete('o1', 'd1', T(10))).toBeUndefined();
+      expect(await stores.domains.list('o1', { page: 1, limit: 10 })).toEqual({ items: [], total: 0 });
+    });
+  });
+
+  describe('contacts', () => {
+    beforeEach(async () => {
+      await stores.contacts.addChannel({ id: 'ch2', organizationId: 'o1', name: 'Second', defaultSubscription: 'opt_out' });
+      await stores.contacts.addChannel({ id: 'ch1', organizationId: 'o1', name: 'First', defaultSubscription: 'opt_in' });
+      await stores.contacts.addChannel({ id: 'chX', organizationId: 'o2', name: 'Other org', defaultSubscription: 'opt_in' });
+      await stores.contacts.addGroup({ id: 'g1', organizationId: 'o1', name: 'G' });
+      await stores.contacts.addGroup({ id: 'gX', organizationId: 'o2', name: 'Other' });
+      await stores.contacts.addContact(contact('c1', 'o1', 'a@x.test', 'subscribed', 1, { groupIds: ['g1', 'gX'], enrolments: { ch2: 'enrolled', ch1: 'unenrolled' } }));
+      await stores.contacts.addContact(contact('c2', 'o1', 'B@X.test', 'unsubscribed', 2));
+      await stores.contacts.addContact(contact('c3', 'o1', 'c%_@y.test', 'blocked', 3));
+      await stores.contacts.addContact(contact('c4', 'o2', 'a@x.test', 'subscribed', 4));
+      await stores.contacts.addContact(contact('c5', 'o1', 'ÉLODIE@exemple.test', 'blocked', 5));
+    });
+
+    it('resolves groups and channels; orders newest first; counts organisation-wide', async () => {
+      const all = await stores.contacts.list('o1', { page: 1, limit: 100 });
+      expect(all).toMatchObject({ total: 4, totalContacts: 4, subscribedContacts: 1, unsubscribedContacts: 1 });
+      expect(all.items.map((c) => c.id)).toEqual(['c5', 'c3', 'c2', 'c1']);
+      expect(all.items[3]).toEqual({
+        id: 'c1',
+        email: 'a@x.test',
+        firstName: 'F',
+        lastName: null,
+        status: 'subscribed',
+        properties: { plan: 'pro' },
+        suppressionReason: null,
+        suppressedAt: null,
+        createdAt: T(1),
+        updatedAt: T(1),
+        groups: [{ id: 'g1', name: 'G' }],
+        channels: [
+          { id: 'ch1', name: 'First', subscription: 'opt_out' },
+          { id: 'ch2', name: 'Second', subscription: 'opt_in' },
+        ],
+      });
+      expect(all.items[2]?.channels.map((c) => c.subscription)).toEqual(['opt_in', 'opt_out']);
+    });
+
+    it.each<[Pick<ContactQuery, 'search' | 'status'>, string[], string]>([
+      [{ search: 'X.TEST' }, ['c2', 'c1'], 'case-insensitive substring'],
+      [{ search: '%_' }, ['c3'], 'LIKE wildcards are plain characters'],
+      [{ search: '%' }, ['c3'], 'a lone % matches only a %'],
+      [{ search: 'élodie@' }, ['c5'], 'non-ASCII letters compare case-insensitively too'],
+      [{ status: 'blocked' }, ['c5', 'c3'], 'status filter'],
+      [{ status: 'subscribed', search: 'b@' }, [], 'both filters'],
+    ])('filter %j → %j (%s)', async (filter, ids) => {
+      const page = await stores.contacts.list('o1', { page: 1, limit: 100, ...filter });
+      expect(page.items.map((c) => c.id)).toEqual(ids);
+      expect(page).toMatchObject({ total: ids.length, totalContacts: 4, subscribedContacts: 1, unsubscribedContacts: 1 });
+    });
+
+    it('paginates with the filtered total', async () => {
+      expect((await stores.contacts.list('o1', { page: 2, limit: 3 })).items.map((c) => c.id)).toEqual(['c1']);
+      expect(await stores.contacts.list('o1', { page: 3, limit: 2 })).toMatchObject({ items: [], total: 4 });
+    });
+  });
+
+  describe('record-log bound', () => {
+    if (backend.name === 'memory') {
+      it(`memory keeps a ring of the newest records (capacity ${MEMORY_RECORD_LOG_CAPACITY} by default)`, async () => {
+        const small = await backend.open({ recordLogCapacity: 3 });
+        try {
+          for (let i = 1; i <= 5; i++) await small.stores.recordLogs.append('o1', recordLog(`r${i}`, T(i)));
+          const kept = await Promise.all([1, 2, 3, 4, 5].map((i) => small.stores.recordLogs.get('o1', `r${i}`)));
+          expect(kept.map((r) => r?.uuid ?? null)).toEqual([null, null, 'r3', 'r4', 'r5']);
+        } finally {
+          await small.dispose();
+        }
+      });
+    } else {
+      it(`SQL prunes records older than the retention, in batches of ${PRUNE_BATCH_SIZE}`, async () => {
+        const now = new Date('2025-03-01T00:00:00.000Z');
+        const day = 24 * 60 * 60 * 1000;
+        const at = (days: number, ms = 0) => new Date(now.getTime() - days * day + ms).toISOString();
+        const small = await backend.open({ retentionDays: 30, pruneAutomatically: false });
+        try {
+          const old = PRUNE_BATCH_SIZE * 2 + 5;
+          await Promise.all(Array.from({ length: old }, (_, i) => small.stores.recordLogs.append('o1', recordLog(`old${i}`, at(31, i)))));
+          await small.stores.recordLogs.append('o1', recordLog('edge', at(30, 1)));
+          await small.stores.recordLogs.append('o1', recordLog('new', at(1)));
+          expect(await small.sql!.pruneRecordLogs(now)).toBe(old);
+          expect(await small.stores.recordLogs.get('o1', 'old0')).toBeUndefined();
+          expect(await small.stores.recordLogs.get('o1', `old${old - 1}`)).toBeUndefined();
+          expect((await small.stores.recordLogs.get('o1', 'edge'))?.uuid).toBe('edge');
+          expect((await small.stores.recordLogs.get('o1', 'new'))?.uuid).toBe('new');
+          expect(await small.sql!.pruneRecordLogs(now)).toBe(0);
+        } finally {
+          await small.dispose();
+        }
+      });
+    }
+  });
+});

@@ -1,0 +1,79 @@
+/**
+ * Migrations run at start: forward-only, recorded in spoof_checker_migrations, applied once (also
+ * when replicas start together on one PostgreSQL database).
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MIGRATION_TABLE, MIGRATIONS } from '../../src/store/migrations.js';
+import { openPostgresStores } from '../../src/store/postgres.js';
+import { applySeed, parseSeed } from '../../src/store/seed.js';
+import { openSqliteStores } from '../../src/store/sqlite.js';
+import { suiteDatabase } from '../setup/require-services.js';
+
+const ALL = Object.keys(MIGRATIONS).sort();
+
+describe('migrations on SQLite', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'migrations-'));
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it('a new file gets every migration, in name order; reopening applies none and keeps the data', async () => {
+    const first = await openSqliteStores(dir, { pruneAutomatically: false });
+    expect(first.migrations.applied).toEqual(ALL);
+    await first.stores.apiKeys.addOrganization({ id: 'o1', name: 'One' });
+    const recorded = await sql<{ name: string }>`select name from ${sql.table(MIGRATION_TABLE)} order by name`.execute(first.stores.db);
+    expect(recorded.rows.map((r) => r.name)).toEqual(ALL);
+    await first.stores.close();
+
+    const second = await openSqliteStores(dir, { pruneAutomatically: false });
+    expect(second.migrations.applied).toEqual([]);
+    expect(await second.stores.apiKeys.getOrganization('o1')).toEqual({ id: 'o1', name: 'One' });
+    await second.stores.close();
+  });
+
+  it('journal_mode WAL and synchronous NORMAL', async () => {
+    const { stores } = await openSqliteStores(dir, { pruneAutomatically: false });
+    const journal = await sql<{ journal_mode: string }>`pragma journal_mode`.execute(stores.db);
+    const synchronous = await sql<{ synchronous: number }>`pragma synchronous`.execute(stores.db);
+    expect(journal.rows[0]?.journal_mode).toBe('wal');
+    expect(synchronous.rows[0]?.synchronous).toBe(1); // 1 = NORMAL
+    await stores.close();
+  });
+});
+
+describe('migrations on PostgreSQL', () => {
+  const database = suiteDatabase('migrations');
+
+  it('replicas starting together on a new database: exactly one applies each migration, all start', async () => {
+    const { url } = database();
+    const opened = await Promise.all([1, 2, 3].map(() => openPostgresStores(url, { pruneAutomatically: false, poolSize: 2 })));
+    try {
+      const applied = opened.map((o) => o.migrations.applied);
+      expect(applied.flat().sort()).toEqual(ALL);
+      const recorded = await sql<{ name: string }>`select name from ${sql.table(MIGRATION_TABLE)} order by name`.execute(opened[0]!.stores.db);
+      expect(recorded.rows.map((r) => r.name)).toEqual(ALL);
+    } finally {
+      await Promise.all(opened.map((o) => o.stores.close()));
+    }
+  });
+
+  it('stores key digests only: no column holds the key', async () => {
+    const { stores } = await openPostgresStores(database().url, { pruneAutomatically: false });
+    try {
+      const key = 'sk_clear_text_key_0123456789';
+      await applySeed(stores, parseSeed({ organizations: [{ id: 'org_hash', name: 'H', apiKeys: [{ id: 'key_hash', key }] }] }));
+      const row = await sql<Record<string, unknown>>`select * from api_keys where id = 'key_hash'`.execute(stores.db);
+      expect(row.rows).toHaveLength(1);
+      expect((row.rows[0]!['sha256'] as Buffer).length).toBe(32);
+      expect(JSON.stringify(row.rows[0])).not.toContain(key);
+      expect(Buffer.from(JSON.stringify(row.rows[0])).includes(Buffer.from(key))).toBe(false);
+    } finally {
+      await stores.close();
+    }
+  });
+});

@@ -1,0 +1,88 @@
+/**
+ * Shared set-up of the page tests: an app whose check is the real `checkDomain` over the fixture
+ * zones (optionally with DNS faults), and small readers of the rendered HTML.
+ */
+import type { FastifyInstance } from 'fastify';
+import { buildApp, type AppOptions } from '../../src/http/app.js';
+import { checkDomain } from '../../src/check.js';
+import { FaultyResolver, type FaultPlan } from '../../src/dns/faults.js';
+import { ZoneResolver } from '../../src/dns/zone-resolver.js';
+import type { Resolver } from '../../src/dns/types.js';
+import { createMemoryStores } from '../../src/store/memory.js';
+import type { RecordLog, Stores } from '../../src/store/types.js';
+import { loadZoneDirectory } from '../../src/zones/load.js';
+
+export const ZONES_DIR = new URL('../../fixtures/zones/', import.meta.url).pathname;
+export const API_KEY = 'sk_web_test_0123456789';
+
+let zones: Promise<ZoneResolver> | undefined;
+/** The fixture zones, loaded once per test file. */
+export function fixtureResolver(): Promise<ZoneResolver> {
+  zones ??= loadZoneDirectory(ZONES_DIR).then((loaded) => new ZoneResolver(loaded));
+  return zones;
+}
+
+/** An app over the fixture zones with the real engine; every record log append is captured. */
+export async function fixtureApp(
+  options: { faults?: FaultPlan; overrides?: Partial<AppOptions> } = {},
+): Promise<{ app: FastifyInstance; stores: Stores; appended: RecordLog[] }> {
+  const zoneResolver = await fixtureResolver();
+  const resolver: Resolver = options.faults ? new FaultyResolver(zoneResolver, options.faults) : zoneResolver;
+  const stores = createMemoryStores();
+  const appended: RecordLog[] = [];
+  const append = stores.recordLogs.append.bind(stores.recordLogs);
+  stores.recordLogs.append = async (organizationId, record) => {
+    appended.push(record);
+    await append(organizationId, record);
+  };
+  const app = await buildApp({
+    stores,
+    check: (domain) => checkDomain(domain, { resolver }),
+    apiKeys: [{ key: API_KEY, organizationId: 'org_web' }],
+    rateLimits: false,
+    ...options.overrides,
+  });
+  return { app, stores, appended };
+}
+
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", '#96': '`', nbsp: '\u00a0' };
+
+/** Text with the tags stripped and the entities the `html` helper writes decoded, whitespace collapsed. */
+export function textContent(markup: string): string {
+  return markup
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/&(amp|lt|gt|quot|#39|#96|nbsp);/g, (_all, name: string) => ENTITIES[name] ?? '')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/** The inner HTML of the first element with this id (elements of the same tag nested inside are handled). */
+export function innerById(markup: string, id: string): string | null {
+  const open = new RegExp(`<([a-z0-9]+)[^>]*\\sid="${id}"[^>]*>`, 'i').exec(markup);
+  if (!open) return null;
+  const tag = open[1]!.toLowerCase();
+  let depth = 1;
+  const pattern = new RegExp(`<(/?)${tag}\\b[^>]*>`, 'gi');
+  pattern.lastIndex = open.index + open[0].length;
+  for (let match = pattern.exec(markup); match; match = pattern.exec(markup)) {
+    depth += match[1] ? -1 : 1;
+    if (depth === 0) return markup.slice(open.index + open[0].length, match.index);
+  }
+  return null;
+}
+
+/** The text of the element with this id, or null. */
+export function textById(markup: string, id: string): string | null {
+  const inner = innerById(markup, id);
+  return inner === null ? null : textContent(inner);
+}
+
+/** The decoded text of every `<pre><code>` block. */
+export function codeBlocks(markup: string): string[] {
+  return [...markup.matchAll(/<pre[^>]*><code>([\s\S]*?)<\/code><\/pre>/g)].map((m) => textContent(m[1]!));
+}
+
+/** Every `src` and `href` attribute value. */
+export function linkedUrls(markup: string): string[] {
+  return [...markup.matchAll(/\s(?:src|href|action)="([^"]*)"/g)].map((m) => m[1]!);
+}

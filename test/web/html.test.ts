@@ -1,0 +1,65 @@
+/** The escaping template helper and the guides' Markdown subset, table-driven. */
+import { describe, expect, it } from 'vitest';
+import { escapeHtml, html, isSafeHtml, toHtmlString, unsafeRaw } from '../../src/web/html.js';
+import { renderInline, renderMarkdown } from '../../src/web/markdown.js';
+
+describe('html``', () => {
+  it.each([
+    ['<script>alert(1)</script>', '&lt;script&gt;alert(1)&lt;/script&gt;'],
+    ['"><img src=x onerror=alert(1)>', '&quot;&gt;&lt;img src=x onerror=alert(1)&gt;'],
+    ["' onmouseover='x", '&#39; onmouseover=&#39;x'],
+    ['a & b', 'a &amp; b'],
+    ['`x`', '&#96;x&#96;'],
+    ['&amp;', '&amp;amp;'],
+    ['plain', 'plain'],
+  ])('escapes %j', (value, expected) => {
+    expect(toHtmlString(html`<p title="${value}">${value}</p>`)).toBe(`<p title="${expected}">${expected}</p>`);
+    expect(escapeHtml(value)).toBe(expected);
+  });
+
+  it.each([
+    [null, ''],
+    [undefined, ''],
+    [false, ''],
+    [0, '0'],
+    [true, 'true'],
+    [['<a>', html`<b>x</b>`, ['<c>']], '&lt;a&gt;<b>x</b>&lt;c&gt;'],
+  ] as const)('renders %j', (value, expected) => {
+    expect(toHtmlString(html`${value}`)).toBe(expected);
+  });
+
+  it('inserts SafeHtml as is, and only html`` and unsafeRaw make it', () => {
+    const inner = html`<em>${'<x>'}</em>`;
+    expect(toHtmlString(html`<p>${inner}</p>`)).toBe('<p><em>&lt;x&gt;</em></p>');
+    expect(toHtmlString(html`${unsafeRaw('<br>')}`)).toBe('<br>');
+    // Something that merely looks like SafeHtml is escaped as text.
+    const forged = { value: '<script>' } as unknown as string;
+    expect(isSafeHtml(forged)).toBe(false);
+    expect(toHtmlString(html`${forged}`)).toBe('[object Object]');
+  });
+});
+
+describe('Markdown subset', () => {
+  it.each([
+    ['`<b>` code', '<code>&lt;b&gt;</code> code'],
+    ['**bold** <i>', '<strong>bold</strong> &lt;i&gt;'],
+    ['[guide](/guides/protected)', '<a href="/guides/protected">guide</a>'],
+    ['[rfc](https://www.rfc-editor.org/rfc/rfc7489)', '<a href="https://www.rfc-editor.org/rfc/rfc7489">rfc</a>'],
+    // A link to anything but a relative, http(s) or mailto address keeps only its label.
+    ['[x](javascript:alert(1))', 'x)'],
+    ['[x](//evil.example/)', 'x'],
+    ['[x]("onmouseover=)', 'x'],
+  ])('inline %j', (markdown, expected) => {
+    expect(toHtmlString(renderInline(markdown))).toBe(expected);
+  });
+
+  it('renders headings, paragraphs, lists with continuation lines and code blocks', () => {
+    const { title, body } = renderMarkdown(
+      '# Title <x>\n\nFirst line\nsecond line.\n\n## Part\n\n1. one\n   more\n2. two\n\n- a\n- b\n\n```\nv=DMARC1; p=none\n```\n',
+    );
+    expect(title).toBe('Title <x>');
+    expect(toHtmlString(body)).toBe(
+      '<p>First line second line.</p><h2>Part</h2><ol><li>one more</li><li>two</li></ol><ul><li>a</li><li>b</li></ul><pre class="record"><code>v=DMARC1; p=none</code></pre>',
+    );
+  });
+});

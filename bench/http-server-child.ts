@@ -1,11 +1,15 @@
 /**
  * The HTTP service in a process of its own, for the HTTP benchmark (autocannon must not share its
  * event loop). Speaks JSON lines (bench/stats.ts `serveLines`):
- *   → { "start": { "domains": N, "keys": KeyPool, "apiKey": K } }   ← { "port": P }
- * The app is `buildApp` with in-memory stores, rate limits off, no logger, and the check bound to a
- * `CachingResolver` over the synthetic zones, warmed by checking every domain once before answering.
- * Stops when its stdin closes.
+ *   → { "start": { "domains": N, "keys": KeyPool, "apiKey": K } }   ← { "port": P, "store": description }
+ * The app is `buildApp` with the store `serve` uses by default, SQLite (WAL, synchronous=NORMAL) in
+ * a fresh temp directory, so every request pays for its durable record log as in production; rate
+ * limits off, no logger, and the check bound to a `CachingResolver` over the synthetic zones, warmed
+ * by checking every domain once before answering. Stops when its stdin closes, removing the directory.
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { engineFromArgs } from './engine.js';
 import { serveLines } from './stats.js';
 import { syntheticDomainName, syntheticZones, type KeyPool } from './synthetic.js';
@@ -19,6 +23,8 @@ interface Start {
 
 const { api, service } = await engineFromArgs(process.argv.slice(2));
 let close: (() => Promise<unknown>) | undefined;
+let closeStores: (() => Promise<unknown>) | undefined;
+let dataDir: string | undefined;
 
 await serveLines(async (raw) => {
   const { domains, keys, apiKey } = (raw as Start).start;
@@ -26,8 +32,11 @@ await serveLines(async (raw) => {
   const resolver = new api.CachingResolver(zones, { maxEntries: 200_000, defaultTtlSeconds: 3600, maxTtlSeconds: 24 * 3600 });
   const check = (domain: string) => api.checkDomain(domain, { resolver });
   for (let index = 0; index < domains; index++) await check(syntheticDomainName(index)).catch(() => {});
+  dataDir = await mkdtemp(join(tmpdir(), 'spoof-checker-bench-http-'));
+  const opened = await service.openSqliteStores(dataDir);
+  closeStores = () => opened.stores.close();
   const app = await service.buildApp({
-    stores: service.createMemoryStores(),
+    stores: opened.stores,
     check,
     apiKeys: [{ key: apiKey, organizationId: BENCH_ORGANIZATION }],
     rateLimits: false,
@@ -36,6 +45,8 @@ await serveLines(async (raw) => {
   await app.listen({ host: '127.0.0.1', port: 0 });
   close = () => app.close();
   const address = app.server.address();
-  return { port: typeof address === 'object' && address ? address.port : 0 };
+  return { port: typeof address === 'object' && address ? address.port : 0, store: `SQLite ${opened.file} (WAL, synchronous=NORMAL)` };
 });
 await close?.();
+await closeStores?.();
+if (dataDir !== undefined) await rm(dataDir, { recursive: true, force: true });

@@ -5,7 +5,8 @@
  * (authentication, validation, the record log, JSON serialisation); the trivial one does no work of
  * its own, so the ratio shows what the check and its larger body cost.
  *
- * The app runs in a child process (bench/http-server-child.ts); autocannon runs here. The two
+ * The app runs in a child process (bench/http-server-child.ts) on `serve`'s default store, SQLite
+ * in a temp directory (every request writes its record log durably); autocannon runs here. The two
  * routes alternate run by run, and the domains checked cycle through the synthetic set.
  */
 import { fileURLToPath } from 'node:url';
@@ -63,6 +64,8 @@ export interface HttpBenchResult {
   runs: number;
   warmupSeconds: number;
   target: number;
+  /** The store the app ran on (SQLite, `serve`'s default), as the child described it. */
+  store: string;
 }
 
 /** Runs the HTTP benchmark (starts and stops the app's process). */
@@ -76,7 +79,7 @@ export async function runHttpBenchmark(options: HttpBenchOptions): Promise<HttpB
   const child = startChild(fileURLToPath(new URL('./http-server-child.ts', import.meta.url)), engineArgs(options.engine));
   try {
     child.send({ start: { domains: HTTP_DOMAINS, keys, apiKey } });
-    const { port } = await child.next<{ port: number }>();
+    const { port, store } = await child.next<{ port: number; store: string }>();
     const url = `http://127.0.0.1:${port}`;
     const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
     let next = 0;
@@ -123,6 +126,7 @@ export async function runHttpBenchmark(options: HttpBenchOptions): Promise<HttpB
       runs,
       warmupSeconds,
       target: HTTP_TARGET_RATIO,
+      store,
     };
   } finally {
     await child.stop();

@@ -256,7 +256,7 @@ export function notesOf(results: Omit<BenchResults, 'rows' | 'summary'>): string
   }
   if (http) {
     notes.push(
-      `3: autocannon, ${http.connections} connections, app in a child process; warm-up ${http.warmupSeconds} s per route; ${http.runs} runs of ${http.runSeconds} s, routes alternating; ${http.check.non2xx + http.trivial.non2xx} non-2xx, ${http.check.errors + http.trivial.errors} errors.`,
+      `3: autocannon, ${http.connections} connections, app in a child process on ${http.store.replace(/ \/\S+/, '')} in a temp dir; warm-up ${http.warmupSeconds} s per route; ${http.runs} runs of ${http.runSeconds} s, routes alternating; ${http.check.non2xx + http.trivial.non2xx} non-2xx, ${http.check.errors + http.trivial.errors} errors.`,
     );
   }
   if (spf) notes.push(`4: mailauth ${spf.mailauthVersion} on Node ${spf.node} (a child process where the host's Node is older than mailauth's 22.19); ${spf.evaluationsPerPass} SPF evaluations and ${spf.dmarc.namesPerPass} DMARC discoveries per pass, in one process; warm-up per engine before ${spf.runs.length} alternating runs.`);

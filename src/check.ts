@@ -290,7 +290,12 @@ function dnsError(what: string, query: FailedQuery | undefined): SpoofCheckError
     `The DNS lookup of ${what} (${failed.type} ${failed.name}) ${how}${failed.detail ? `: ${failed.detail}` : ''}.`,
     {
       why: `The verdict rests on ${what}; a failed lookup is not the same as a missing record, so no verdict is given.`,
-      fix: timedOut ? 'Try again in a moment; if it persists, check that the domain\'s DNS servers answer.' : "Check the domain's DNS servers: they answered with an error.",
+      fix: timedOut
+        ? 'Try again in a moment; if it persists, check that the domain\'s DNS servers answer.'
+        : failed.reason === 'refused'
+          ? // RFC 1035 §4.1.1 REFUSED: an authoritative server answers it for names outside its zones.
+            `The server refused to answer for ${failed.name}. An authoritative server refuses names outside its zones: ask a recursive resolver, or serve the zone that holds ${failed.name} as well (for names that may not exist, the zone of their top-level domain).`
+          : "Check the domain's DNS servers: they answered with an error.",
       query: failed,
     },
   );

@@ -92,8 +92,9 @@ export interface TreeWalkResult {
  */
 export async function treeWalk(start: string, resolver: Resolver): Promise<TreeWalkResult> {
   const steps: TreeWalkStep[] = [];
+  const registrable = pslOrganizationalDomain(start);
   for (const domain of treeWalkTargets(start)) {
-    const step = await queryDmarc(domain, resolver);
+    const step = await queryDmarc(domain, resolver, !isAtOrBelow(domain, registrable));
     steps.push(step.step);
     if (step.failure) return { steps, failure: step.failure };
     // RFC 9989 §4.10 steps 2 and 6: a single record with psd=n or psd=y ends the walk.
@@ -102,7 +103,11 @@ export async function treeWalk(start: string, resolver: Resolver): Promise<TreeW
   return { steps };
 }
 
-async function queryDmarc(domain: string, resolver: Resolver): Promise<{ step: TreeWalkStep; failure?: DmarcFailedQuery }> {
+/**
+ * One tree-walk query. `aboveRegistrable`: `domain` is a public suffix above the registrable domain
+ * (`test`, `co.uk`), where only a public suffix operator could publish (RFC 9091 psd=y).
+ */
+async function queryDmarc(domain: string, resolver: Resolver, aboveRegistrable: boolean): Promise<{ step: TreeWalkStep; failure?: DmarcFailedQuery }> {
   const name = `${DMARC_LABEL}.${domain}`;
   const answer = await resolver.resolve(name, 'TXT');
   // Steps are written out field by field: `{ ...base, … }` costs about 1 µs on Node 20 (V8 11.3).
@@ -116,6 +121,12 @@ async function queryDmarc(domain: string, resolver: Resolver): Promise<{ step: T
     ignored: [],
     outcome,
   });
+  // REFUSED for a public suffix, from a server that answered for the registrable domain (the walk
+  // reaches the suffix last), is a server that does not serve that part of the tree: an authoritative
+  // server given only the owner's zones, as in a test bed. It has no record to give there, so the step
+  // reads as none (kept visible: `answer: 'error'`). Any other failure, and REFUSED at or below the
+  // registrable domain, stops the walk.
+  if (answer.kind === 'error' && answer.reason === 'refused' && aboveRegistrable) return { step: step('none') };
   if (answer.kind === 'error') {
     // A failure is never "no record": the walk stops and the discovery is a temperror.
     const failure: DmarcFailedQuery = { name, type: 'TXT', reason: answer.reason, ...(answer.detail ? { detail: answer.detail } : {}) };

@@ -186,7 +186,7 @@ function recordForSubdomains(domain: string, discovery: DmarcDiscovery): DmarcRe
 
 /**
  * Whether `name` exists (RFC 8020: NXDOMAIN means it does not). Asks A, then AAAA, then MX, stopping at
- * the first definite answer; `exists: null` when all of them fail.
+ * the first definite answer; `exists: null` when all of them fail, or at the first that times out.
  */
 export async function nameExists(name: string, resolver: Resolver): Promise<{ exists: boolean | null; queries: ExistenceQuery[] }> {
   const queries: ExistenceQuery[] = [];
@@ -194,6 +194,9 @@ export async function nameExists(name: string, resolver: Resolver): Promise<{ ex
     const answer = await resolver.resolve(name, type);
     if (answer.kind === 'error') {
       queries.push({ name, type, answer: 'error', reason: answer.reason });
+      // A server that did not answer in time will not answer the next type either: asking on would
+      // multiply the configured wait by the number of types before the check can say so.
+      if (answer.reason === 'timeout' || answer.reason === 'budget') break;
       continue;
     }
     queries.push({ name, type, answer: answer.kind });

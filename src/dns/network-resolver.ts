@@ -330,8 +330,10 @@ function udpExchange(server: ServerAddress, query: Buffer, id: number, qname: st
     );
     socket.on('error', (error: NodeJS.ErrnoException) => {
       // A connected UDP socket hears ICMP port unreachable as ECONNREFUSED: nothing listens there.
-      const reason: DnsErrorReason = error.code === 'ECONNREFUSED' ? 'refused' : 'servfail';
-      finish({ error: { kind: 'error', reason, detail: `${formatServer(server)}: ${error.code ?? error.message}` }, final: false });
+      // That is a server that cannot answer (servfail), not the DNS's REFUSED (rcode 5), which
+      // means a server that answered and declined: the two call for different fixes.
+      const detail = error.code === 'ECONNREFUSED' ? `no DNS server listens at ${formatServer(server)} (connection refused)` : `${formatServer(server)}: ${error.code ?? error.message}`;
+      finish({ error: { kind: 'error', reason: 'servfail', detail }, final: false });
     });
     socket.on('message', (bytes) => {
       // The socket is connected, so the kernel passes on datagrams from the server's address only.

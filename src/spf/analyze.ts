@@ -670,7 +670,10 @@ export function describeOpening(open: SpfOpening): string {
   if (ipv4Share > 0) parts.push(`${formatShare(ipv4Share)} of all IPv4 addresses`);
   if (ipv6WidestPrefix === 0) parts.push('every IPv6 address');
   else if (ipv6WidestPrefix !== null && ipv6WidestPrefix <= 64) parts.push(`an IPv6 /${ipv6WidestPrefix} block`);
-  return `${parts.join(' and ') || 'a huge range of addresses'} pass${via}`;
+  // A term whose name ends in %{h}, %{l} or %{p} points wherever the forger says (src/spf/pass-set.ts).
+  const forgerChosen = open.term !== null && /%\{[lhpLHP][^}]*\}\.?$/.test(open.term.split(' → ').at(-1)!.replace(/^[+?~-]/, '').split('/')[0]!);
+  const why = forgerChosen ? ', because the forger chooses the name it looks up (their HELO name, local part or reverse DNS) and points it at their own DNS' : '';
+  return `${parts.join(' and ') || 'a huge range of addresses'} pass${via}${why}`;
 }
 
 /** A share as a percentage with at most one decimal ("100%", "87.5%", "0.4%"); never rounds up to 100%. */

@@ -363,6 +363,12 @@ export function toTargetName(expanded: string, fromMacro: boolean): TargetName {
     }
   }
   if (name === '') return { ok: false, problem: `"${truncateForMessage(expanded)}" leaves no name to look up` };
+  // An expansion ending in a label no top-level domain can have (`…77.16` from %{i}; RFC 7208 §7.1
+  // toplabel, RFC 3696 §2: no TLD is all-numeric) names nothing that exists: no match, and no query
+  // that a server serving only the owner's zones would refuse.
+  if (fromMacro && !isTopLabel(name.slice(name.lastIndexOf('.') + 1))) {
+    return { ok: false, problem: `"${truncateForMessage(name)}" ends in "${truncateForMessage(name.slice(name.lastIndexOf('.') + 1))}", which is not a top-level label` };
+  }
   return hasQueryableShape(name) ? { ok: true, name } : { ok: false, problem: dnsNameProblem(name) ?? 'not a valid domain name' };
 }
 

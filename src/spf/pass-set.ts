@@ -59,6 +59,13 @@ const PROBE_LOCAL_PART = 'spoof-test';
 const PROBE_HELO = 'forger.invalid';
 /** The %{…} letters known without a message: the current domain and the sender's domain. */
 const STATIC_LETTERS = new Set(['d', 'o']);
+/**
+ * Macro letters whose value the forger chooses (RFC 7208 §7.3): the local part (`l`, which may hold
+ * dots), the HELO name (`h`) and the client's validated PTR name (`p`: the forger runs the reverse DNS
+ * of their own address). A name that ends in one of them ends where the forger says: in the forger's
+ * own zone, where they publish whatever matches (an A record for their address, `v=spf1 +all`).
+ */
+const FORGER_CHOSEN_LETTERS = new Set(['l', 'h', 'p']);
 const PLACEHOLDER_CLIENT = parseClientAddress('0.0.0.0')!;
 const TWO_POW_32 = 2 ** 32;
 const TWO_POW_128 = 2 ** 128;
@@ -128,6 +135,12 @@ interface Match {
 interface Outcome extends Match {
   /** What each `+` term added to `pass`, with the term's path. */
   openers: { term: string; set: AddressSet }[];
+  /**
+   * What a forger can make pass through a `+` term whose name they choose (see
+   * `FORGER_CHOSEN_LETTERS`), with the term's path. Kept apart from `pass`/`maybe`, which describe
+   * one message: for a given HELO name and local part these terms are ordinary runtime terms.
+   */
+  forgerOpeners: { term: string; set: AddressSet }[];
   runtimeTerms: string[];
   /** Every range the record (and what it includes) names, for choosing probes outside them. */
   named: AddressSet;
@@ -173,6 +186,16 @@ export async function computePassSet(text: string, domain: string, resolver: Res
   let open: SpfOpening | null = null;
   if (isOpen(pass)) {
     open = { term: largestOpener(outcome.openers, pass), evidence: { kind: 'pass-set', ipv4Share: share(pass.v4, 4), ipv6WidestPrefix } };
+  }
+  if (open === null && outcome.forgerOpeners.length > 0) {
+    // A forger who chooses their HELO name, local part or reverse DNS passes wherever these reach.
+    const forgerPass = outcome.forgerOpeners.reduce<AddressSet>((set, opener) => unionOf(set, opener.set), NO_ADDRESSES);
+    if (isOpen(forgerPass)) {
+      open = {
+        term: largestOpener(outcome.forgerOpeners, forgerPass),
+        evidence: { kind: 'pass-set', ipv4Share: share(forgerPass.v4, 4), ipv6WidestPrefix: forgerPass.v6.widestPrefix(6) },
+      };
+    }
   }
   const probes: PassSetProbe[] = [];
   if (open === null && outcome.runtimeTerms.length > 0) {
@@ -275,6 +298,7 @@ class RecordState {
     temperror: NO_ADDRESSES,
     permerror: NO_ADDRESSES,
     openers: [],
+    forgerOpeners: [],
     runtimeTerms: [],
     named: NO_ADDRESSES,
     failedQuery: null,
@@ -319,6 +343,28 @@ class RecordState {
   runtime(label: string, plus: boolean): void {
     this.outcome.runtimeTerms.push(label);
     this.apply(label, plus, { pass: NO_ADDRESSES, maybe: ALL_ADDRESSES, temperror: NO_ADDRESSES, permerror: NO_ADDRESSES });
+  }
+
+  /**
+   * A term whose target the forger chooses: with `+` it matches every address that reaches it (the
+   * forger points it at their own zone); with another qualifier the forger simply avoids matching it,
+   * which is the same as a term known only at delivery.
+   */
+  forgerChosen(label: string, plus: boolean): void {
+    if (plus) this.forgerVia(label, [{ term: '', set: ALL_ADDRESSES }]);
+    this.runtime(label, plus);
+  }
+
+  /**
+   * A `+` include or redirect whose record has terms the forger points (`openers`): what still may
+   * reach this term, the forger can make pass through them. Call before `apply`.
+   */
+  forgerVia(label: string, openers: Outcome['forgerOpeners']): void {
+    const reach = unionOf(this.certain, this.maybeReach);
+    for (const opener of openers) {
+      const set = intersectionOf(reach, opener.set);
+      if (!isEmptySet(set)) this.outcome.forgerOpeners.push({ term: opener.term === '' ? label : `${label} → ${opener.term}`, set });
+    }
   }
 
   /** Evaluation stops here for every address still reaching this point ('' as label: the problem says where). */
@@ -430,11 +476,16 @@ class PassSetWalk {
           break;
         }
         case 'ptr':
-          // RFC 7208 §5.5: depends on the client's reverse DNS.
-          state.runtime(label, plus);
+          // RFC 7208 §5.5: depends on the client's reverse DNS; `ptr:%{h}` on the forger's own.
+          if (this.target(mechanism.domainSpec, context) === 'forger') state.forgerChosen(label, plus);
+          else state.runtime(label, plus);
           break;
         case 'include': {
           const target = this.target(mechanism.domainSpec, context);
+          if (target === 'forger') {
+            state.forgerChosen(label, plus);
+            break;
+          }
           if (target === 'runtime') {
             state.runtime(label, plus);
             break;
@@ -444,6 +495,7 @@ class PassSetWalk {
             break;
           }
           const child = await this.child(label, target, stack, depth, state, count);
+          if (child !== null && plus) state.forgerVia(label, child.forgerOpeners);
           // RFC 7208 §5.2: the include matches where the included record passes.
           if (child !== null) state.apply(label, plus, child, child.openers);
           break;
@@ -452,6 +504,10 @@ class PassSetWalk {
         case 'a':
         case 'mx': {
           const target = this.target(mechanism.domainSpec, context);
+          if (target === 'forger') {
+            state.forgerChosen(label, plus);
+            break;
+          }
           if (target === 'runtime') {
             state.runtime(label, plus);
             break;
@@ -473,6 +529,10 @@ class PassSetWalk {
     const label = redirect.text;
     if (overLimit(label, count, state)) return;
     const target = this.target(redirect.domainSpec, context);
+    if (target === 'forger') {
+      state.forgerChosen(label, true);
+      return;
+    }
     if (target === 'runtime') {
       state.runtime(label, true);
       return;
@@ -483,6 +543,7 @@ class PassSetWalk {
     }
     const child = await this.child(label, target, stack, depth, state, count);
     if (child === null) return;
+    state.forgerVia(label, child.forgerOpeners);
     state.apply(label, true, child, child.openers);
     // Whatever the redirected-to record does not pass ends there (fail, softfail, neutral).
     state.apply(label, false, { ...NO_MATCH, pass: ALL_ADDRESSES });
@@ -610,9 +671,13 @@ class PassSetWalk {
     state.lookupFailed(`${truncateForMessage(label)}: the ${type} lookup for ${host} failed: ${describeAnswer(answer)}`, failed(host, type, answer));
   }
 
-  /** The term's target: a name, 'runtime' when it needs the message, null when it is not a valid name. */
-  private target(spec: MacroString | null, context: MacroContext): string | 'runtime' | null {
+  /**
+   * The term's target: a name, 'runtime' when it needs the message, 'forger' when the forger chooses
+   * where it points (see `FORGER_CHOSEN_LETTERS`), null when it is not a valid name.
+   */
+  private target(spec: MacroString | null, context: MacroContext): string | 'runtime' | 'forger' | null {
     if (spec === null) return context.domain;
+    if (spec.dynamic && endsInForgerChoice(spec)) return 'forger';
     if (spec.dynamic && !spec.letters.every((letter) => STATIC_LETTERS.has(letter))) return 'runtime';
     const target = toTargetName(expandMacroString(spec, context), spec.dynamic);
     return target.ok ? canonicalName(target.name) : null;
@@ -656,4 +721,16 @@ function overVoidLimit(label: string, count: LookupCount, match: CountedMatch, s
 
 function failed(name: string, type: RecordType, answer: { reason: FailedQuery['reason']; detail?: string | undefined }): FailedQuery {
   return answer.detail === undefined ? { name, type, reason: answer.reason } : { name, type, reason: answer.reason, detail: answer.detail };
+}
+
+/**
+ * Whether the name `spec` expands to ends in a macro the forger chooses (`a:%{h}`, `exists:%{l}`,
+ * `include:foo.%{h2}`, with one trailing dot allowed): the rightmost labels, and so the zone that
+ * answers, are the forger's (RFC 7208 §7.3 lists `h` and `l` as sender-supplied).
+ */
+function endsInForgerChoice(spec: MacroString): boolean {
+  const tokens = spec.tokens;
+  let last = tokens.at(-1);
+  if (last?.kind === 'literal' && last.text === '.') last = tokens.at(-2);
+  return last?.kind === 'macro' && FORGER_CHOSEN_LETTERS.has(last.letter);
 }

@@ -104,10 +104,15 @@ export function withEventsInOrder(log: EmailLog): EmailLog {
  */
 export const MEMORY_RECORD_LOG_CAPACITY = 10_000;
 
-/** The audit trail held in memory: a bounded ring, oldest entries dropped first. */
+/**
+ * The audit trail held in memory: bounded rings, oldest entries dropped first. Records without an
+ * organisation (no valid key) have a ring of their own, so a flood of unauthenticated requests
+ * cannot push the organisations' records out.
+ */
 export class MemoryRecordLogStore implements RecordLogStore {
   // A Map iterates in insertion order, so its first key is always the oldest record.
   readonly #records = new Map<string, { organizationId: string | null; record: RecordLog }>();
+  readonly #unattributed = new Map<string, { organizationId: string | null; record: RecordLog }>();
   readonly #capacity: number;
 
   constructor(capacity: number = MEMORY_RECORD_LOG_CAPACITY) {
@@ -117,10 +122,12 @@ export class MemoryRecordLogStore implements RecordLogStore {
 
   async append(organizationId: string | null, record: RecordLog): Promise<void> {
     this.#records.delete(record.uuid);
-    this.#records.set(record.uuid, { organizationId, record: copy(record) });
-    while (this.#records.size > this.#capacity) {
-      const oldest = this.#records.keys().next().value as string;
-      this.#records.delete(oldest);
+    this.#unattributed.delete(record.uuid);
+    const ring = organizationId === null ? this.#unattributed : this.#records;
+    ring.set(record.uuid, { organizationId, record: copy(record) });
+    while (ring.size > this.#capacity) {
+      const oldest = ring.keys().next().value as string;
+      ring.delete(oldest);
     }
   }
 
@@ -131,9 +138,9 @@ export class MemoryRecordLogStore implements RecordLogStore {
     return copy(row.record);
   }
 
-  /** How many records are held (for tests and diagnostics). */
+  /** How many records are held, with and without an organisation (for tests and diagnostics). */
   get size(): number {
-    return this.#records.size;
+    return this.#records.size + this.#unattributed.size;
   }
 }
 

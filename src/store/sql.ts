@@ -100,6 +100,11 @@ export interface SqlStoresOptions {
   newId?: () => string;
   /** Where pruning failures are reported (default: nowhere; the next run tries again). */
   onPruneError?: (error: unknown) => void;
+  /**
+   * The bound on record logs without an organisation: keep the newest `max`, trimming after every
+   * `trimEvery` such appends (default MAX_UNATTRIBUTED_RECORD_LOGS, UNATTRIBUTED_TRIM_EVERY).
+   */
+  unattributedRecordLogs?: { max: number; trimEvery: number };
 }
 
 const json = (value: unknown): string => JSON.stringify(value);
@@ -168,7 +173,7 @@ export function createSqlStores(db: Kysely<StoreDatabase>, traits: SqlDialectTra
     db,
     apiKeys: guard(new SqlApiKeyStore(db)),
     emailLogs: guard(new SqlEmailLogStore(db)),
-    recordLogs: guard(new SqlRecordLogStore(db)),
+    recordLogs: guard(new SqlRecordLogStore(db, options.unattributedRecordLogs ?? { max: MAX_UNATTRIBUTED_RECORD_LOGS, trimEvery: UNATTRIBUTED_TRIM_EVERY })),
     templates: guard(new SqlTemplateStore(db, traits, newId)),
     domains: guard(new SqlDomainStore(db, traits)),
     contacts: guard(new SqlContactStore(db, traits)),
@@ -308,9 +313,24 @@ class SqlEmailLogStore implements EmailLogStore {
   }
 }
 
+/**
+ * Most record logs without an organisation (requests with no valid key) the SQL stores keep; the
+ * newest are kept. Nobody can read them through the API, and without this bound a flood of
+ * unauthenticated requests grew the database by about 1 KB a request for the whole retention.
+ */
+export const MAX_UNATTRIBUTED_RECORD_LOGS = 10_000;
+/** Unattributed appends (in this process) between two trims back to MAX_UNATTRIBUTED_RECORD_LOGS. */
+export const UNATTRIBUTED_TRIM_EVERY = 500;
+/** Most rows one trim deletes (replicas each trim, so the excess is a few UNATTRIBUTED_TRIM_EVERY). */
+const UNATTRIBUTED_TRIM_BATCH = 20_000;
+
 /** The audit trail: one JSON document per record. */
 class SqlRecordLogStore implements RecordLogStore {
-  constructor(private readonly db: Kysely<StoreDatabase>) {}
+  #unattributedSinceTrim = 0;
+  constructor(
+    private readonly db: Kysely<StoreDatabase>,
+    private readonly bound: { max: number; trimEvery: number },
+  ) {}
 
   async append(organizationId: string | null, record: RecordLog): Promise<void> {
     const row = { uuid: record.uuid, organization_id: organizationId, created_at: record.created_at ?? new Date().toISOString(), document: json(record) };
@@ -319,6 +339,31 @@ class SqlRecordLogStore implements RecordLogStore {
       .values(row)
       .onConflict((oc) => oc.column('uuid').doUpdateSet({ organization_id: row.organization_id, created_at: row.created_at, document: row.document }))
       .execute();
+    if (organizationId === null && ++this.#unattributedSinceTrim >= this.bound.trimEvery) {
+      this.#unattributedSinceTrim = 0;
+      await this.trimUnattributed();
+    }
+  }
+
+  /** Deletes the unattributed records older than the newest `bound.max`; returns how many. */
+  async trimUnattributed(): Promise<number> {
+    const result = await this.db
+      .deleteFrom('record_logs')
+      .where('organization_id', 'is', null)
+      .where(
+        'uuid',
+        'in',
+        this.db
+          .selectFrom('record_logs')
+          .select('uuid')
+          .where('organization_id', 'is', null)
+          .orderBy('created_at', 'desc')
+          .orderBy('uuid', 'desc')
+          .limit(UNATTRIBUTED_TRIM_BATCH)
+          .offset(this.bound.max),
+      )
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
   }
 
   async get(organizationId: string, uuid: string): Promise<RecordLog | undefined> {

@@ -162,7 +162,10 @@ export const VERDICT_RULES: readonly VerdictRule[] = [
         severity: 'warning',
         title: `DMARC Policy Is '${f.dmarc.policySources.applied ?? tag}=quarantine'`,
         detail:
-          `Receivers are told to put mail that fails DMARC in the spam folder. Forged mail as ${f.displayDomain} can still reach recipients there.` +
+          `Receivers are told to put mail that fails DMARC in the spam folder` +
+          // Say which tag applies to a subdomain, and that it was inherited when it was (RFC 9989 §4.7).
+          (tag !== 'p' ? `: ${describeTag(tag, f.dmarc.policySources.applied, 'quarantine')} applies to ${f.displayDomain}.` : '.') +
+          ` Forged mail as ${f.displayDomain} can still reach recipients there.` +
           (f.dmarc.pct !== null && f.dmarc.pct < 100 ? ` With 'pct=${f.dmarc.pct}', receivers that still honour pct quarantine only ${f.dmarc.pct}% of it.` : ''),
       };
     },

@@ -15,7 +15,8 @@ type Tone = 'critical' | 'warning' | 'success' | 'info';
 /** The badge of each verdict: words first (colour is never the only signal). */
 export const VERDICT_LABELS: Readonly<Record<Verdict, { label: string; tone: Tone }>> = {
   spoofable: { label: 'Spoofable', tone: 'critical' },
-  partially_protected: { label: 'Partly protected', tone: 'warning' },
+  // The API's own words (`partially_protected`), so page and JSON read the same.
+  partially_protected: { label: 'Partially protected', tone: 'warning' },
   protected: { label: 'Protected', tone: 'success' },
 };
 
@@ -63,7 +64,7 @@ export function resultPage(result: SpoofCheckResult, context: ResultPageContext)
     noindex: true,
     body: html`${checkForm(displayDomain)}
 <section class="card verdict tone-${verdict.tone}" aria-labelledby="headline">
-<p><span class="badge" id="verdict">${verdict.label}</span></p>
+<p><span class="badge" id="verdict" data-verdict="${result.verdict}">${verdict.label}</span></p>
 <h1 id="headline">${result.headline}</h1>
 <p id="summary">${result.summary}</p>
 <dl class="facts">
@@ -165,13 +166,36 @@ function openingPath(spf: Obj): string[] {
   return [];
 }
 
-/** A share of an address space in words: 100%, 0.39%, less than 0.01%, none. */
+/**
+ * A share of an address space in words: 100%, 0.39%, less than 0.01%, more than 99.99%, none.
+ * Only the whole space is "100%": `-ip4:192.0.2.0/24 … +all` leaves some addresses out, and the
+ * page must not round that to 100% while the summary says "over 99.9%".
+ */
 export function formatShare(share: number): string {
   if (share <= 0) return 'none';
   if (share >= 1) return '100%';
   const percent = share * 100;
   if (percent < 0.01) return 'less than 0.01%';
+  if (percent > 99.99) return 'more than 99.99%';
+  // 99.5 to 99.99: two decimals, so that rounding never says 100%.
+  if (percent >= 99.5) return `${percent.toFixed(2)}%`;
   return `${percent >= 10 ? percent.toFixed(0) : percent.toPrecision(2)}%`;
+}
+
+/** An `ip4:`/`ip6:` term with its prefix length (RFC 7208 §5.6: ip4-cidr-length, ip6-cidr-length). */
+const ADDRESS_RANGE_TERM = /^[+]?(ip4|ip6):[^/\s]+\/(\d{1,3})$/i;
+
+/**
+ * What the term that opens SPF does, in words. `+all` (or an include that ends in it) lets any
+ * server pass; an address range lets its own share pass (`ip4:0.0.0.0/1` is half of IPv4, not
+ * "any server": the other half may pass through another term, which the pass-set figures count).
+ */
+export function openerWords(raw: string): string {
+  const range = ADDRESS_RANGE_TERM.exec(raw.trim());
+  if (!range) return 'lets any server pass';
+  const family = range[1]!.toLowerCase() === 'ip4' ? 'IPv4' : 'IPv6';
+  const prefix = Number(range[2]);
+  return `lets ${formatShare(2 ** -prefix)} of all ${family} addresses pass`;
 }
 
 const FLAG_LABELS: Readonly<Record<string, string>> = {
@@ -198,7 +222,7 @@ function treeNode(node: unknown, opening: string[], depth: number, parentOnPath:
   const errors = arr(n['errors']).map(str).filter((e): e is string => e !== null);
   return html`<li${onPath ? html` data-opens="true"` : null}><span class="term">${raw}</span>
 ${lookups > 0 || voids > 0 ? html`<span class="term-meta">${[lookups > 0 ? plural(lookups, 'DNS lookup') : null, voids > 0 ? plural(voids, 'void lookup') : null].filter(Boolean).join(', ')}</span>` : null}${flags.map((f) => html`<span class="flag">${f}</span>`)}
-${opens ? html` <span class="opens">lets any server pass</span>` : onPath ? html` <span class="opens">leads to a term that lets any server pass</span>` : null}
+${opens ? html` <span class="opens">${openerWords(raw)}</span>` : onPath ? html` <span class="opens">leads to the term that opens SPF to anyone</span>` : null}
 ${record ? html`<div class="term-meta">→ <code>${record}</code></div>` : null}
 ${errors.length > 0 ? html`<ul class="list-plain">${errors.map((e) => html`<li>${e}</li>`)}</ul>` : null}
 ${children.length > 0 ? html`<ul>${children.map((c) => treeNode(c, opening, depth + 1, onPath))}</ul>` : null}
@@ -262,7 +286,42 @@ ${outside.length > 0
         (o) => html`<li><code>${str(o['ip'])}</code>: <strong>${str(o['result'])}</strong>${str(o['matchedTerm']) ? html` (matched <code>${str(o['matchedTerm'])}</code>)` : null}${str(o['problem']) ? html`: ${str(o['problem'])}` : null}</li>`,
       )}</ul>`
     : null}
+${organizationalSpf(result, obj(spf['organizational']))}
 </section>`;
+}
+
+/**
+ * The organisational domain's SPF, for a subdomain: under relaxed SPF alignment (RFC 7489 §3.1.2,
+ * aspf=r, the default) a pass for the organisational domain aligns with this one, so an open record
+ * there opens this name too. Without it, `www.org-open-relaxed.example` read "spoofable" above a
+ * tight SPF record of its own and never showed the record that made it so.
+ */
+function organizationalSpf(result: SpoofCheckResult, org: Obj): SafeHtml | null {
+  const domain = str(org['domain']);
+  if (!domain) return null;
+  const record = str(org['record']);
+  const pass = obj(obj(org['passSet'])['pass']);
+  const openTerm = str(obj(obj(org['passSet'])['open'])['term']);
+  const parsed = result.dmarc.rawRecord ? parseDmarcRecord(result.dmarc.rawRecord) : null;
+  const aspf = parsed?.kind === 'record' ? parsed.record.aspf : null;
+  const why =
+    aspf === 'r'
+      ? `The DMARC record asks for relaxed SPF alignment (aspf=r, the default), so an SPF pass for ${domain} also counts for ${result.domain}.`
+      : aspf === 's'
+        ? `The DMARC record asks for strict SPF alignment (aspf=s), so an SPF pass for ${domain} does not count for ${result.domain}.`
+        : `Once a DMARC record with relaxed SPF alignment (aspf=r, the default) applies, an SPF pass for ${domain} also counts for ${result.domain}.`;
+  return html`<div id="spf-organizational">
+<h3>SPF of the organisational domain, ${domain}</h3>
+<p>${why}</p>
+${record ? html`<pre class="record" data-copy="the organisational domain's SPF record"><code>${record}</code></pre>` : html`<p>${SPF_STATUS[str(org['status']) ?? 'none'] ?? SPF_STATUS['none']}.</p>`}
+${num(pass['ipv4Share']) !== null
+    ? html`<dl class="facts">
+<dt>IPv4 addresses</dt><dd>${formatShare(num(pass['ipv4Share'])!)}</dd>
+${num(pass['ipv6Share']) !== null ? html`<dt>IPv6 addresses</dt><dd>${formatShare(num(pass['ipv6Share'])!)}</dd>` : null}
+${openTerm ? html`<dt>Opened by</dt><dd><code class="opens">${openTerm}</code>: ${openerWords(openTerm.split(PATH_SEPARATOR).at(-1) ?? openTerm)}</dd>` : null}
+</dl>`
+    : null}
+</div>`;
 }
 
 const DMARC_STATUS: Readonly<Record<string, string>> = {

@@ -92,6 +92,22 @@ describe('discoverDmarc: RFC 7489-style discovery (cases.md §9)', () => {
     expect(temperror?.detail).toContain('not the same as a missing record');
   });
 
+  it('D4b: REFUSED at the public suffix (an authoritative server without the TLD zone) reads as no record there', async () => {
+    const resolver = recording(txt('_dmarc.owner.test', 'v=DMARC1; p=reject')).fail('_dmarc.test', 'refused');
+    const discovery = await discoverDmarc('www.owner.test', resolver);
+    expect(discovery).toMatchObject({ status: 'found', foundAt: '_dmarc.owner.test', organizationalDomain: 'owner.test' });
+    expect(discovery.walk.at(-1)).toMatchObject({ name: '_dmarc.test', outcome: 'none', answer: 'error' });
+  });
+
+  it.each([
+    ['refused at the registrable domain', '_dmarc.owner.test', 'refused'],
+    ['servfail at the public suffix', '_dmarc.test', 'servfail'],
+    ['a timeout at the public suffix', '_dmarc.test', 'timeout'],
+  ] as [string, string, DnsErrorReason][])('D4c: any other failure is still a temperror: %s', async (_what, name, reason) => {
+    const resolver = recording(txt('_dmarc.owner.test', 'v=DMARC1; p=reject')).fail(name, reason);
+    expect(await discoverDmarc('www.owner.test', resolver)).toMatchObject({ status: 'temperror', failedQuery: { name, reason } });
+  });
+
   it('D5: a subdomain without a record gets the organizational domain record', async () => {
     const resolver = recording(txt('_dmarc.example.com', 'v=DMARC1; p=none;'));
     const discovery = await discoverDmarc('sub.example.com', resolver);

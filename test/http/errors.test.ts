@@ -127,6 +127,19 @@ describe('transport errors through the app', () => {
     expect(body['message']).toContain(url);
   });
 
+  it.each([
+    ['with a body that is not JSON', 'not json at all'],
+    ['with a large JSON body', JSON.stringify({ padding: 'a'.repeat(900 * 1024) })],
+  ])('an unknown route %s is 404 ROUTE_NOT_FOUND, answered before the body is parsed', async (_name, payload) => {
+    const { app } = await makeApp();
+    for (const headers of [{ 'content-type': 'application/json' }, { ...bearerA, 'content-type': 'application/json' }]) {
+      const response = await app.inject({ method: 'POST', url: '/no-such-route', headers, payload });
+      const body = expectError(response, 404, 'ROUTE_NOT_FOUND');
+      expect(body['message']).toBe('No endpoint matches POST /no-such-route.');
+      expect(response.headers['x-log-id']).toMatch(/^[0-9a-f-]{36}$/);
+    }
+  });
+
   it('400 MALFORMED_URL for a bad percent-encoding, with a record log id', async () => {
     const { app } = await makeApp();
     const response = await app.inject({ method: 'GET', url: '/api/domain/v1/%E0%A4%A', headers: bearerA });

@@ -2,7 +2,6 @@
  * One contract for the batch store, run against memory, SQLite and PostgreSQL (the real server of
  * the test setup; missing → the PostgreSQL cases fail naming the package to install).
  */
-import Database from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -11,6 +10,7 @@ import { MemoryBatchStore } from '../../src/store/batches-memory.js';
 import { createBatchTables, SqlBatchStore } from '../../src/store/batches-sql.js';
 import type { BatchStore } from '../../src/store/batches.js';
 import { migrationContext } from '../../src/store/migrations.js';
+import { openSqliteConnection } from '../../src/store/sqlite-driver.js';
 import { createTestDatabase } from '../setup/require-services.js';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -19,7 +19,7 @@ afterAll(async () => {
 });
 
 async function sqlite(): Promise<BatchStore> {
-  const db = new Kysely<any>({ dialect: new SqliteDialect({ database: new Database(':memory:') }) });
+  const db = new Kysely<any>({ dialect: new SqliteDialect({ database: openSqliteConnection(':memory:', { busyTimeoutMs: 1000 }).database }) });
   await createBatchTables(migrationContext('sqlite')).up(db);
   cleanups.push(() => db.destroy());
   return new SqlBatchStore(db);

@@ -153,6 +153,8 @@ describe('toTargetName (RFC 7208 §7.3, §4.8)', () => {
     ['mail..example.com', false, null, 'an empty label'],
     [`${'a'.repeat(64)}.example.com`, false, null, 'a label over 63 octets'],
     ['.', false, null, 'nothing left to look up'],
+    ['77.77.77.16.77.77.77.16', true, null, 'an expansion ending in an all-numeric label: no TLD is numeric, nothing to ask'],
+    ['16.77.77.77.in-addr.example', true, '16.77.77.77.in-addr.example', 'numbers below a real top label are asked for'],
   ])('%#: %s (from a macro: %s) → %s (%s)', (expanded, fromMacro, expected, _reason) => {
     const target = toTargetName(expanded, fromMacro);
     if (expected === null) expect(target.ok).toBe(false);

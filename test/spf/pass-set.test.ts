@@ -132,6 +132,41 @@ describe('computePassSet: terms only known at delivery are probed outside every 
   });
 });
 
+describe('computePassSet: a name the forger chooses (%{h}, %{l}, %{p} at its end) lets anyone pass', () => {
+  it('through an include: the path names the term', async () => {
+    const set = await passSetOf('v=spf1 include:inc.example.net -all', [txt('inc.example.net', 'v=spf1 ip4:198.51.100.0/24 a:%{h} -all')]);
+    expect(set.open?.term).toBe('include:inc.example.net → a:%{h}');
+  });
+
+  it.each([
+    ['v=spf1 a:%{h} -all', 'a:%{h}', 'HELO name: the forger HELOs as a host of their own domain'],
+    ['v=spf1 mx:%{h2} -all', 'mx:%{h2}', 'the last two labels of the HELO name are still the forger\'s'],
+    ['v=spf1 include:%{H} -all', 'include:%{H}', 'the forger publishes v=spf1 +all (upper case: URL-escaped, still theirs)'],
+    ['v=spf1 exists:%{l} -all', 'exists:%{l}', 'a local part may hold dots: evil.example@…'],
+    ['v=spf1 a:%{p} -all', 'a:%{p}', 'the forger runs the reverse DNS of their own address'],
+    ['v=spf1 ptr:%{h} -all', 'ptr:%{h}', 'ptr against the forger\'s own domain'],
+    ['v=spf1 ip4:198.51.100.0/24 redirect=%{h}', 'redirect=%{h}', 'a redirect to where the forger says'],
+  ])('%s is open through %s (%s)', async (record, term) => {
+    const set = await passSetOf(record);
+    expect(set.open).toMatchObject({ term, evidence: { kind: 'pass-set', ipv6WidestPrefix: 0 } });
+    expect(set.open?.evidence.kind === 'pass-set' && set.open.evidence.ipv4Share).toBeGreaterThan(0.99);
+    // For one message (a given HELO name and local part) the term is an ordinary runtime term.
+    expect(set.pass.ipv4Share).toBeLessThan(0.001);
+    expect(set.runtimeTerms).toContain(term);
+  });
+
+  it.each([
+    ['v=spf1 a:%{h}.example.com -all', 'the name ends in the owner\'s zone: the forger cannot create names there'],
+    ['v=spf1 exists:%{l}.users.example.com -all', 'the same for the local part'],
+    ['v=spf1 -a:%{h} ip4:198.51.100.0/24 -all', 'with -, the forger just avoids matching it'],
+    ['v=spf1 ?exists:%{h} -all', 'neutral gives no pass'],
+    ['v=spf1 exists:%{d} -all', 'not the forger\'s choice, and example.com publishes no address here'],
+  ])('%s is not open (%s)', async (record) => {
+    const set = await passSetOf(record);
+    expect(set.open).toBeNull();
+  });
+});
+
 describe('computePassSet: errors make parts unknown, never closed', () => {
   it('an include whose lookup fails: the rest of the space is unknown, with the query', async () => {
     const set = await passSetOf('v=spf1 ip4:198.51.100.0/24 include:slow.example.net -all', [], { 'TXT slow.example.net': 'timeout' });

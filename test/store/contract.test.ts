@@ -380,7 +380,32 @@ describe.each<Backend>([memoryBackend, sqliteBackend, postgresBackend()])('store
           await small.dispose();
         }
       });
+      it('memory keeps records without an organisation in a ring of their own: a flood of them evicts no organisation\'s record', async () => {
+        const small = await backend.open({ recordLogCapacity: 3 });
+        try {
+          await small.stores.recordLogs.append('o1', recordLog('mine', T(1)));
+          for (let i = 1; i <= 20; i++) await small.stores.recordLogs.append(null, recordLog(`anon${i}`, T(i + 1)));
+          expect((await small.stores.recordLogs.get('o1', 'mine'))?.uuid).toBe('mine');
+        } finally {
+          await small.dispose();
+        }
+      });
     } else {
+      it('SQL keeps only the newest records without an organisation, and never trims an organisation\'s', async () => {
+        const small = await backend.open({ pruneAutomatically: false, unattributedRecordLogs: { max: 3, trimEvery: 2 } });
+        try {
+          const db = small.sql!.db;
+          await small.stores.recordLogs.append('o1', recordLog('mine', T(1)));
+          for (let i = 1; i <= 10; i++) await small.stores.recordLogs.append(null, recordLog(`anon${String(i).padStart(2, '0')}`, T(i + 1)));
+          const anonymous = await db.selectFrom('record_logs').select('uuid').where('organization_id', 'is', null).orderBy('uuid').execute();
+          // Trimmed after the 10th append: exactly the newest 3 remain.
+          expect(anonymous.map((r) => r.uuid)).toEqual(['anon08', 'anon09', 'anon10']);
+          expect((await small.stores.recordLogs.get('o1', 'mine'))?.uuid).toBe('mine');
+        } finally {
+          await small.dispose();
+        }
+      });
+
       it(`SQL prunes records older than the retention, in batches of ${PRUNE_BATCH_SIZE}`, async () => {
         const now = new Date('2025-03-01T00:00:00.000Z');
         const day = 24 * 60 * 60 * 1000;

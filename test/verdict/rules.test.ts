@@ -287,4 +287,14 @@ describe('explanations say what is published', () => {
     expect(decision.reasons[0]).toMatchObject({ id: 'dmarc-sp-none', title: "DMARC Policy Is 'p=none'" });
     expect(decision.reasons[0]!.detail).toContain("'p=none' (there is no 'sp' tag, so sp follows p)");
   });
+
+  it.each([
+    ['np', false, "'p=quarantine' (there is no 'np' tag, so np follows p) applies to"],
+    ['sp', true, "'p=quarantine' (there is no 'sp' tag, so sp follows p) applies to"],
+  ] as const)('a name under an inherited %s=quarantine says the policy is p=quarantine, and that it was inherited', (tag, exists, text) => {
+    const decision = decide(facts({ ...quarantine, appliedTag: tag, nameExists: exists, policySources: { applied: 'p', subdomain: 'p', nonExistent: 'p' } }));
+    expect(decision.rule).toBe('dmarc-policy-quarantine');
+    expect(decision.reasons[0]).toMatchObject({ id: `dmarc-${tag}-quarantine`, title: "DMARC Policy Is 'p=quarantine'" });
+    expect(decision.reasons[0]!.detail).toContain(text);
+  });
 });

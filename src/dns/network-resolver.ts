@@ -13,10 +13,15 @@
  * - Time: each attempt waits exactly `timeoutMs` and there are exactly `attempts` of them, so a
  *   server that never answers costs `timeoutMs × attempts` and then `timeout`.
  * - Which aliases were followed (`cnames`), and RDATA that does not match its type (`malformed`).
- * Every query has a random ID and goes out from a fresh socket on a random source port
- * (RFC 5452 §9.2); a reply counts only when it comes from the server asked and matches the ID and
- * the question (name case-insensitively, type, class); anything else is ignored and the wait goes on
- * (RFC 5452 §4.3). Queries carry EDNS0 with a 1232-octet buffer (RFC 6891; DNS Flag Day 2020).
+ * Every query has a random ID and goes out over UDP from a small pool of sockets per server, each
+ * bound to its own OS-chosen random source port, taken in turn so that consecutive queries leave
+ * from different ports (RFC 5452 §9.2: the port adds entropy to the ID; a pool of up to
+ * `UDP_SOCKETS_PER_SERVER` random ports and a 16-bit ID not in flight on that socket). A socket
+ * multiplexes the queries in flight on it; a reply counts only when it comes from the server asked
+ * (the socket is connected) and matches the ID and the question (name case-insensitively, type,
+ * class); anything else is ignored and the wait goes on (RFC 5452 §4.3, §9.1). Sockets are made
+ * when needed, closed after `UDP_SOCKET_IDLE_MS` without a query, and never keep the process alive
+ * while idle. Queries carry EDNS0 with a 1232-octet buffer (RFC 6891; DNS Flag Day 2020).
  */
 import { randomFillSync } from 'node:crypto';
 import dgram from 'node:dgram';
@@ -49,6 +54,10 @@ export const EDNS_UDP_PAYLOAD = 1232;
 export const MAX_TCP_MESSAGE_OCTETS = 65_535;
 /** Where the system lists no resolver, c-ares and glibc ask the local host. */
 export const FALLBACK_SERVER = '127.0.0.1';
+/** The most UDP sockets (each on its own random source port) kept per server. */
+export const UDP_SOCKETS_PER_SERVER = 16;
+/** How long a UDP socket with no query in flight is kept before it is closed. */
+export const UDP_SOCKET_IDLE_MS = 1000;
 
 /** Options of `NetworkResolver`. */
 export interface NetworkResolverOptions {
@@ -119,6 +128,8 @@ export class NetworkResolver implements Resolver {
   private readonly edns: boolean;
   /** Which server the next query starts with: queries are spread over the servers. */
   private nextServer = 0;
+  /** The UDP sockets of each server, by `formatServer`. */
+  private readonly pools = new Map<string, UdpPool>();
 
   /** Throws a `TypeError` when a server address cannot be read or a number is out of range (a configuration error). */
   constructor(options: NetworkResolverOptions = {}) {
@@ -139,6 +150,25 @@ export class NetworkResolver implements Resolver {
   /** The servers queries go to, as `ip:port` or `[ipv6]:port`. */
   servers(): string[] {
     return this.addresses.map(formatServer);
+  }
+
+  /**
+   * Closes the UDP sockets kept for later queries. Not needed for the process to exit (idle sockets
+   * do not keep it alive); queries still in flight end as `servfail`. The resolver stays usable.
+   */
+  close(): void {
+    for (const pool of this.pools.values()) pool.close();
+    this.pools.clear();
+  }
+
+  private pool(server: ServerAddress): UdpPool {
+    const key = formatServer(server);
+    let pool = this.pools.get(key);
+    if (!pool) {
+      pool = new UdpPool(server);
+      this.pools.set(key, pool);
+    }
+    return pool;
   }
 
   async resolve<T extends RecordType>(name: string, type: T): Promise<DnsAnswer<T>> {
@@ -166,7 +196,7 @@ export class NetworkResolver implements Resolver {
     let last: ErrorAnswer = timeoutAnswer(this.timeoutMs, this.attempts);
     for (let attempt = 0; attempt < this.attempts; attempt++) {
       const server = this.addresses[(start + attempt) % this.addresses.length] as ServerAddress;
-      const outcome = await attemptQuery(server, qname, type, this.timeoutMs, this.edns);
+      const outcome = await attemptQuery(this.pool(server), qname, type, this.timeoutMs, this.edns);
       if ('message' in outcome) {
         const failure = rcodeFailure(outcome.message.rcode);
         // Another server may do better than one that failed; the last attempt's failure stands.
@@ -232,13 +262,15 @@ function randomId(): number {
  * `timeoutMs`. Without EDNS support at the server (FORMERR or NOTIMP and no OPT back), once more
  * without the OPT record (RFC 6891 §7).
  */
-async function attemptQuery(server: ServerAddress, qname: string, type: RecordType, timeoutMs: number, edns: boolean): Promise<AttemptOutcome> {
+async function attemptQuery(pool: UdpPool, qname: string, type: RecordType, timeoutMs: number, edns: boolean): Promise<AttemptOutcome> {
+  const { server } = pool;
   const deadline = Date.now() + timeoutMs;
   let useEdns = edns;
   for (;;) {
-    const id = randomId();
+    const socket = pool.take();
+    const id = socket.freeId();
     const query = encodeQuery(qname, type, { id, rd: true, ednsUdpPayload: useEdns ? EDNS_UDP_PAYLOAD : undefined });
-    const udp = await udpExchange(server, query, id, qname, type, deadline);
+    const udp = await socket.exchange(query, id, qname, type, deadline);
     if (!('message' in udp)) return udp;
     const { message } = udp;
     if (useEdns && !message.opt && (message.rcode === RCODE.FORMERR || message.rcode === RCODE.NOTIMP)) {
@@ -313,45 +345,164 @@ function expireAt(deadline: number, onExpiry: () => void): NodeJS.Timeout {
   return setTimeout(() => setImmediate(onExpiry), Math.max(0, deadline - Date.now()));
 }
 
-/** Sends `query` over UDP from a fresh socket and waits for the matching reply until `deadline`. */
-function udpExchange(server: ServerAddress, query: Buffer, id: number, qname: string, type: RecordType, deadline: number): Promise<AttemptOutcome> {
-  return new Promise((resolve) => {
-    const socket = dgram.createSocket(isIPv6(server.host) ? 'udp6' : 'udp4');
-    let done = false;
-    const finish = (outcome: AttemptOutcome): void => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      socket.close();
-      resolve(outcome);
-    };
-    const timer = expireAt(deadline, () =>
-      finish({ error: { kind: 'error', reason: 'timeout', detail: `no answer from ${formatServer(server)}` }, final: false }),
-    );
-    socket.on('error', (error: NodeJS.ErrnoException) => {
+/**
+ * The UDP sockets of one server: up to `UDP_SOCKETS_PER_SERVER`, made when needed and taken in
+ * turn, so that consecutive queries go out from different random source ports.
+ */
+class UdpPool {
+  private readonly sockets: PooledSocket[] = [];
+  private next = 0;
+
+  constructor(readonly server: ServerAddress) {}
+
+  /** The socket for the next query: a new one while the pool is not full, else the next in turn. */
+  take(): PooledSocket {
+    if (this.sockets.length < UDP_SOCKETS_PER_SERVER) {
+      const socket = new PooledSocket(this.server, (gone) => this.drop(gone));
+      this.sockets.push(socket);
+      return socket;
+    }
+    this.next = (this.next + 1) % this.sockets.length;
+    return this.sockets[this.next] as PooledSocket;
+  }
+
+  close(): void {
+    for (const socket of [...this.sockets]) socket.close('the resolver was closed');
+    this.sockets.length = 0;
+  }
+
+  private drop(gone: PooledSocket): void {
+    const index = this.sockets.indexOf(gone);
+    if (index !== -1) this.sockets.splice(index, 1);
+  }
+}
+
+/** A query waiting on a pooled socket for its reply. */
+interface Waiter {
+  qname: string;
+  type: RecordType;
+  finish(outcome: AttemptOutcome): void;
+}
+
+/**
+ * One UDP socket connected to the server (so the kernel passes on datagrams from the server's
+ * address and port only), carrying any number of queries at once, told apart by ID and question.
+ */
+class PooledSocket {
+  private readonly socket: dgram.Socket;
+  private readonly waiting = new Map<number, Waiter>();
+  /** Queries sent before the socket was connected. */
+  private queue: Buffer[] | undefined = [];
+  private idleTimer: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly server: ServerAddress,
+    private readonly onClose: (socket: PooledSocket) => void,
+  ) {
+    this.socket = dgram.createSocket(isIPv6(server.host) ? 'udp6' : 'udp4');
+    this.socket.on('error', (error: NodeJS.ErrnoException) => {
       // A connected UDP socket hears ICMP port unreachable as ECONNREFUSED: nothing listens there.
       // That is a server that cannot answer (servfail), not the DNS's REFUSED (rcode 5), which
-      // means a server that answered and declined: the two call for different fixes.
+      // means a server that answered and declined: the two call for different fixes. The error
+      // ends the queries in flight on this socket only, and the socket.
       const detail = error.code === 'ECONNREFUSED' ? `no DNS server listens at ${formatServer(server)} (connection refused)` : `${formatServer(server)}: ${error.code ?? error.message}`;
-      finish({ error: { kind: 'error', reason: 'servfail', detail }, final: false });
+      this.close(detail);
     });
-    socket.on('message', (bytes) => {
-      // The socket is connected, so the kernel passes on datagrams from the server's address only.
-      let message: WireMessage;
-      try {
-        message = readMessage(bytes);
-      } catch (error) {
-        if (headerAnswers(bytes, id, qname, type)) {
-          finish({ error: { kind: 'error', reason: 'malformed', detail: (error as Error).message }, final: true });
-        }
-        return; // not an answer to this query: keep waiting (RFC 5452 §4.3)
+    this.socket.on('message', (bytes) => this.receive(bytes));
+    this.socket.connect(server.port, server.host, () => {
+      const queue = this.queue;
+      this.queue = undefined;
+      if (this.closed || !queue) return;
+      for (const query of queue) this.socket.send(query);
+    });
+  }
+
+  /** A random ID that no query in flight on this socket has (RFC 5452 §4.3, §9.1). */
+  freeId(): number {
+    for (;;) {
+      const id = randomId();
+      if (!this.waiting.has(id)) return id;
+    }
+  }
+
+  /** Sends `query` and waits for the matching reply until `deadline`. */
+  exchange(query: Buffer, id: number, qname: string, type: RecordType, deadline: number): Promise<AttemptOutcome> {
+    return new Promise((resolve) => {
+      if (this.closed) {
+        resolve({ error: { kind: 'error', reason: 'servfail', detail: `${formatServer(this.server)}: the socket was closed` }, final: false });
+        return;
       }
-      if (answersQuery(message, id, qname, type)) finish({ message });
+      let done = false;
+      const finish = (outcome: AttemptOutcome): void => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        if (this.waiting.get(id) === waiter) this.waiting.delete(id);
+        if (this.waiting.size === 0) this.idle();
+        resolve(outcome);
+      };
+      const waiter: Waiter = { qname, type, finish };
+      const timer = expireAt(deadline, () =>
+        finish({ error: { kind: 'error', reason: 'timeout', detail: `no answer from ${formatServer(this.server)}` }, final: false }),
+      );
+      this.busy();
+      this.waiting.set(id, waiter);
+      if (this.queue) this.queue.push(query);
+      else this.socket.send(query);
     });
-    socket.connect(server.port, server.host, () => {
-      if (!done) socket.send(query);
-    });
-  });
+  }
+
+  /** Ends the queries in flight as `servfail` with `detail`, and closes the socket for good. */
+  close(detail: string): void {
+    if (this.closed) return;
+    this.closed = true;
+    clearTimeout(this.idleTimer);
+    this.onClose(this);
+    try {
+      this.socket.close();
+    } catch {
+      // already closed
+    }
+    const waiters = [...this.waiting.values()];
+    this.waiting.clear();
+    for (const waiter of waiters) waiter.finish({ error: { kind: 'error', reason: 'servfail', detail }, final: false });
+  }
+
+  private receive(bytes: Buffer): void {
+    if (bytes.length < 2) return;
+    const waiter = this.waiting.get(bytes.readUInt16BE(0));
+    if (!waiter) return; // no query in flight with this ID: ignore it (RFC 5452 §4.3)
+    const id = bytes.readUInt16BE(0);
+    let message: WireMessage;
+    try {
+      message = readMessage(bytes);
+    } catch (error) {
+      if (headerAnswers(bytes, id, waiter.qname, waiter.type)) {
+        waiter.finish({ error: { kind: 'error', reason: 'malformed', detail: (error as Error).message }, final: true });
+      }
+      return; // not an answer to this query: keep waiting (RFC 5452 §4.3)
+    }
+    if (answersQuery(message, id, waiter.qname, waiter.type)) waiter.finish({ message });
+  }
+
+  /** A query is in flight: the socket keeps the process alive, as the query's timer does. */
+  private busy(): void {
+    if (this.idleTimer !== undefined) {
+      clearTimeout(this.idleTimer);
+      this.idleTimer = undefined;
+    }
+    if (this.waiting.size === 0) this.socket.ref();
+  }
+
+  /** Nothing in flight: the socket lets the process exit, and closes after a while unused. */
+  private idle(): void {
+    if (this.closed) return;
+    this.socket.unref();
+    clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => this.close(`${formatServer(this.server)}: the socket was closed when idle`), UDP_SOCKET_IDLE_MS);
+    this.idleTimer.unref();
+  }
 }
 
 /** Sends `query` over TCP (RFC 1035 §4.2.2 length prefix, RFC 7766) and reads one reply until `deadline`. */

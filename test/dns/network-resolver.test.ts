@@ -6,7 +6,7 @@ import dgram from 'node:dgram';
 import net from 'node:net';
 import dnsPacket from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DNS_PORT, EDNS_UDP_PAYLOAD, NetworkResolver, parseServerAddress, type ServerAddress } from '../../src/dns/network-resolver.js';
+import { DNS_PORT, EDNS_UDP_PAYLOAD, NetworkResolver, parseServerAddress, UDP_SOCKETS_PER_SERVER, type ServerAddress } from '../../src/dns/network-resolver.js';
 import type { RecordType } from '../../src/dns/types.js';
 import { textOfOctets } from '../../src/dns/wire.js';
 import { startDnsServer, type RunningDnsServer } from '../../src/dns/server.js';
@@ -251,7 +251,7 @@ const A_RECORD = (ttl = 77): PacketAnswer => ({ name: 'www.scripted.test', type:
 const SLACK_MS = 250;
 
 describe('NetworkResolver: what it sends', () => {
-  it('asks with RD, EDNS0 advertising 1232 octets, a random ID and a fresh source port each time', async () => {
+  it('asks with RD, EDNS0 advertising 1232 octets, a random ID, and source ports that vary from query to query', async () => {
     const server = await scriptedServer((query) => [reply(query, { answers: [A_RECORD()] })]);
     try {
       const resolver = new NetworkResolver({ servers: [`127.0.0.1:${server.port}`], timeoutMs: 1000, attempts: 1 });
@@ -262,9 +262,14 @@ describe('NetworkResolver: what it sends', () => {
         expect(query.additionals).toMatchObject([{ type: 'OPT', udpPayloadSize: EDNS_UDP_PAYLOAD }]);
         expect(query.questions).toMatchObject([{ name: 'www.scripted.test', type: 'A', class: 'IN' }]);
       }
-      // 20 draws from 65536 IDs and from the ephemeral range collide rarely; 15 distinct is lenient.
+      // 20 draws from 65536 IDs collide rarely; 15 distinct is lenient.
       expect(new Set(server.queries.map(({ query }) => query.id)).size).toBeGreaterThanOrEqual(15);
-      expect(new Set(server.queries.map(({ sourcePort }) => sourcePort)).size).toBeGreaterThanOrEqual(15);
+      // RFC 5452 §9.2: the source port adds entropy to the ID. Queries go out over a pool of up to
+      // UDP_SOCKETS_PER_SERVER sockets, each on its own random port, taken in turn: the ports vary
+      // (consecutive queries never share one) rather than being new for every query.
+      const ports = server.queries.map(({ sourcePort }) => sourcePort);
+      expect(new Set(ports).size).toBeGreaterThanOrEqual(Math.min(15, UDP_SOCKETS_PER_SERVER));
+      for (let i = 1; i < ports.length; i++) expect(ports[i]).not.toBe(ports[i - 1]);
     } finally {
       await server.close();
     }
@@ -278,6 +283,43 @@ describe('NetworkResolver: what it sends', () => {
       const resolver = new NetworkResolver({ servers: [`127.0.0.1:${server.port}`], timeoutMs: 1000, attempts: 1 });
       expect(await resolver.resolve('www.scripted.test', 'A')).toMatchObject({ kind: 'records', records: ['192.0.2.7'] });
       expect(server.queries.map(({ query }) => query.additionals.length)).toEqual([1, 0]);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('NetworkResolver: many queries in flight over the socket pool', () => {
+  it('answers 200 concurrent queries, each with its own answer, when replies come back out of order', async () => {
+    const server = await scriptedServer((query) => {
+      const name = query.questions[0]!.name;
+      const index = Number(/^q(\d+)\./.exec(name)![1]);
+      return [reply(query, { answers: [{ name, type: 'A', ttl: 60, data: `192.0.2.${index % 250}` }] })];
+    }, { delayMs: 20 });
+    try {
+      const resolver = new NetworkResolver({ servers: [`127.0.0.1:${server.port}`], timeoutMs: 2000, attempts: 1 });
+      const answers = await Promise.all(Array.from({ length: 200 }, (_, i) => resolver.resolve(`q${i}.scripted.test`, 'A')));
+      answers.forEach((answer, i) => expect(answer).toMatchObject({ kind: 'records', records: [`192.0.2.${i % 250}`] }));
+      const ports = new Set(server.queries.map(({ sourcePort }) => sourcePort));
+      expect(ports.size).toBeGreaterThan(1);
+      expect(ports.size).toBeLessThanOrEqual(UDP_SOCKETS_PER_SERVER);
+      // On any one socket, the IDs in flight differ (RFC 5452 §9.1: id + source port + question).
+      const pairs = server.queries.map(({ sourcePort, query }) => `${sourcePort}/${query.id}`);
+      expect(new Set(pairs).size).toBe(pairs.length);
+      resolver.close();
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('keeps working after close(): sockets are made again when needed', async () => {
+    const server = await scriptedServer((query) => [reply(query, { answers: [A_RECORD()] })]);
+    try {
+      const resolver = new NetworkResolver({ servers: [`127.0.0.1:${server.port}`], timeoutMs: 1000, attempts: 1 });
+      expect((await resolver.resolve('www.scripted.test', 'A')).kind).toBe('records');
+      resolver.close();
+      expect((await resolver.resolve('www.scripted.test', 'A')).kind).toBe('records');
+      resolver.close();
     } finally {
       await server.close();
     }

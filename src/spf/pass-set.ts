@@ -356,6 +356,17 @@ class RecordState {
   }
 
   /**
+   * Records a term whose target cannot be resolved now ('forger' or 'runtime', see `target`); true
+   * when it did, so the caller stops there, false for a name (or null) the caller goes on with.
+   */
+  unknownTarget(label: string, plus: boolean, target: string | 'runtime' | 'forger' | null): target is 'runtime' | 'forger' {
+    if (target === 'forger') this.forgerChosen(label, plus);
+    else if (target === 'runtime') this.runtime(label, plus);
+    else return false;
+    return true;
+  }
+
+  /**
    * A `+` include or redirect whose record has terms the forger points (`openers`): what still may
    * reach this term, the forger can make pass through them. Call before `apply`.
    */
@@ -482,14 +493,7 @@ class PassSetWalk {
           break;
         case 'include': {
           const target = this.target(mechanism.domainSpec, context);
-          if (target === 'forger') {
-            state.forgerChosen(label, plus);
-            break;
-          }
-          if (target === 'runtime') {
-            state.runtime(label, plus);
-            break;
-          }
+          if (state.unknownTarget(label, plus, target)) break;
           if (target === null) {
             state.fail(label, 'permerror', 'the target is not a valid domain name');
             break;
@@ -504,14 +508,7 @@ class PassSetWalk {
         case 'a':
         case 'mx': {
           const target = this.target(mechanism.domainSpec, context);
-          if (target === 'forger') {
-            state.forgerChosen(label, plus);
-            break;
-          }
-          if (target === 'runtime') {
-            state.runtime(label, plus);
-            break;
-          }
+          if (state.unknownTarget(label, plus, target)) break;
           // RFC 7208 §4.8: a target no query can carry is a name that does not exist: no match.
           if (target === null) break;
           const match =
@@ -529,14 +526,7 @@ class PassSetWalk {
     const label = redirect.text;
     if (overLimit(label, count, state)) return;
     const target = this.target(redirect.domainSpec, context);
-    if (target === 'forger') {
-      state.forgerChosen(label, true);
-      return;
-    }
-    if (target === 'runtime') {
-      state.runtime(label, true);
-      return;
-    }
+    if (state.unknownTarget(label, true, target)) return;
     if (target === null) {
       state.fail(label, 'permerror', 'the target is not a valid domain name');
       return;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { digestsEqual } from './api-keys.js';
 import { MemoryBatchStore } from './batches-memory.js';
 import { newestFirst, paginate } from './pagination.js';
-import { nextVersionNumbers } from './template-numbering.js';
+import { buildTemplateVersion, nextVersionNumbers } from './template-numbering.js';
 import type {
   ApiKeyRecord,
   ApiKeyStore,
@@ -192,27 +192,7 @@ export class MemoryTemplateStore implements TemplateStore {
     const versions = this.#versions.get(templateId) ?? [];
     const isMajor = input.isMajor ?? false;
     const numbers = nextVersionNumbers(versions, isMajor);
-    const version: TemplateVersion = {
-      id: this.#newId(),
-      templateId,
-      version: numbers.version,
-      name: input.name ?? numbers.defaultName,
-      isMajor,
-      // Left out: inherited from the parent template (reference service behaviour).
-      subject: input.subject ?? template.subject,
-      fromEmail: input.fromEmail ?? template.fromEmail,
-      replyTo: input.replyTo ?? template.replyTo,
-      previewText: input.previewText ?? template.previewText,
-      description: input.description ?? null,
-      content: input.content,
-      variables: input.variables ?? template.variables,
-      renderedHtml: input.renderedHtml ?? null,
-      createdByUserId: input.createdBy.id,
-      createdBy: input.createdBy,
-      createdAt: input.createdAt,
-      ...(numbers.publishNumber !== undefined ? { publishNumber: numbers.publishNumber } : {}),
-      ...(numbers.draftNumber !== undefined ? { draftNumber: numbers.draftNumber } : {}),
-    };
+    const version = buildTemplateVersion(this.#newId(), template, input, numbers);
     versions.push(copy(version));
     this.#versions.set(templateId, versions);
     if (input.variables) template.variables = copy(input.variables);

@@ -16,7 +16,7 @@ import { isStoreUnavailable, StoreUnavailableError } from './errors.js';
 import { withEventsInOrder } from './memory.js';
 import type { SqlDialectName } from './migrations.js';
 import type { DnsRecordsTable, DomainsTable, StoreDatabase, TemplatesTable, TemplateVersionsTable } from './sql-schema.js';
-import { versionNumbersFromTally } from './template-numbering.js';
+import { buildTemplateVersion, versionNumbersFromTally } from './template-numbering.js';
 import type {
   ApiKeyRecord,
   ApiKeyStore,
@@ -534,27 +534,7 @@ class SqlTemplateStore implements TemplateStore {
       .executeTakeFirst();
     const isMajor = input.isMajor ?? false;
     const numbers = versionNumbersFromTally({ highest: count(tally?.highest), majors: count(tally?.majors), drafts: count(tally?.drafts) }, isMajor);
-    const version: TemplateVersion = {
-      id: this.newId(),
-      templateId,
-      version: numbers.version,
-      name: input.name ?? numbers.defaultName,
-      isMajor,
-      // Left out: inherited from the parent template (reference service behaviour).
-      subject: input.subject ?? template.subject,
-      fromEmail: input.fromEmail ?? template.fromEmail,
-      replyTo: input.replyTo ?? template.replyTo,
-      previewText: input.previewText ?? template.previewText,
-      description: input.description ?? null,
-      content: input.content,
-      variables: input.variables ?? template.variables,
-      renderedHtml: input.renderedHtml ?? null,
-      createdByUserId: input.createdBy.id,
-      createdBy: input.createdBy,
-      createdAt: input.createdAt,
-      ...(numbers.publishNumber !== undefined ? { publishNumber: numbers.publishNumber } : {}),
-      ...(numbers.draftNumber !== undefined ? { draftNumber: numbers.draftNumber } : {}),
-    };
+    const version = buildTemplateVersion(this.newId(), template, input, numbers);
     await trx.insertInto('template_versions').values(versionToRow(version)).execute();
     await trx
       .updateTable('templates')

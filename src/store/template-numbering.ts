@@ -1,4 +1,4 @@
-import type { TemplateVersion } from './types.js';
+import type { NewTemplateVersion, Template, TemplateVersion } from './types.js';
 
 /** The numbers and default name a new template version gets. Exactly one of the two counters is set. */
 export interface VersionNumbers {
@@ -42,4 +42,36 @@ export function versionNumbersFromTally(tally: VersionTally, isMajor: boolean): 
   }
   const draftNumber = tally.drafts + 1;
   return { version, draftNumber, defaultName: `Draft ${draftNumber}` };
+}
+
+/**
+ * The version a store writes: the numbers it computed, the fields sent, and what was left out
+ * inherited from the parent template (reference service behaviour). One rule for every backend.
+ */
+export function buildTemplateVersion(
+  id: string,
+  template: Pick<Template, 'id' | 'subject' | 'fromEmail' | 'replyTo' | 'previewText' | 'variables'>,
+  input: NewTemplateVersion,
+  numbers: VersionNumbers,
+): TemplateVersion {
+  return {
+    id,
+    templateId: template.id,
+    version: numbers.version,
+    name: input.name ?? numbers.defaultName,
+    isMajor: input.isMajor ?? false,
+    subject: input.subject ?? template.subject,
+    fromEmail: input.fromEmail ?? template.fromEmail,
+    replyTo: input.replyTo ?? template.replyTo,
+    previewText: input.previewText ?? template.previewText,
+    description: input.description ?? null,
+    content: input.content,
+    variables: input.variables ?? template.variables,
+    renderedHtml: input.renderedHtml ?? null,
+    createdByUserId: input.createdBy.id,
+    createdBy: input.createdBy,
+    createdAt: input.createdAt,
+    ...(numbers.publishNumber !== undefined ? { publishNumber: numbers.publishNumber } : {}),
+    ...(numbers.draftNumber !== undefined ? { draftNumber: numbers.draftNumber } : {}),
+  };
 }

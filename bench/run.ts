@@ -22,7 +22,7 @@ import { runEngineColdBenchmark, type EngineColdResult } from './engine-cold.js'
 import { runEngineWarmBenchmark, type EngineWarmResult } from './engine-warm.js';
 import { buildEngine, loadEngine, PACKAGE_ROOT } from './engine.js';
 import { runHttpBenchmark, type HttpBenchResult } from './http.js';
-import { runScanBenchmark, type ScanBenchResult } from './scan.js';
+import { runResolverScanBenchmark, runScanBenchmark, type ScanBenchResult } from './scan.js';
 import { runSpfBenchmark, type SpfBenchmarkResult } from './spf-vs-mailauth.js';
 import { runStoreBenchmark, type StoreBenchResult } from './store.js';
 import { formatCount, formatMeasured, formatRatio } from './stats.js';
@@ -71,6 +71,8 @@ export interface BenchResults {
   http?: HttpBenchResult;
   spf?: SpfBenchmarkResult;
   scan?: ScanBenchResult;
+  /** The same scan with `--resolver`, against the embedded DNS server in another process. */
+  scanResolver?: ScanBenchResult;
   store?: StoreBenchResult;
   rows: Row[];
   /** The headline figures (also the last line of `--json`). */
@@ -88,6 +90,8 @@ export interface Summary {
   /** Our DMARC discovery against mailauth's getDmarcRecord (discoveries/s ratio). */
   dmarcVsMailauth: number | null;
   scanPeakRssMb: number | null;
+  /** `scan --resolver` against a DNS server: the largest peak RSS over the sizes, in MB (target ≤ 300, flat). */
+  scanResolverPeakRssMb: number | null;
 }
 
 /** The machine: Node version, CPU model from /proc/cpuinfo (else os.cpus()), cores, memory. */
@@ -204,6 +208,7 @@ export function rowsOf(results: Omit<BenchResults, 'rows' | 'summary'>): Row[] {
       });
     }
   }
+  if (results.scanResolver) rows.push(...resolverScanRows(results.scanResolver, scan));
   if (results.store) {
     const store = results.store;
     for (const [name, value, ratio] of [
@@ -224,6 +229,42 @@ export function rowsOf(results: Omit<BenchResults, 'rows' | 'summary'>): Row[] {
   return rows;
 }
 
+/**
+ * The rows of the `--resolver` scan: one per size. The scan holds no zones, so its RSS at the first
+ * result is the process with the CLI loaded; a size also misses when any name failed, or when its
+ * verdicts differ from the `--zones` scan of the same names (the same zones, served over DNS).
+ */
+function resolverScanRows(scanResolver: ScanBenchResult, zones: ScanBenchResult | undefined): Row[] {
+  const rows: Row[] = [];
+  const section = '5 bulk scan, --resolver';
+  const target = `≤ ${scanResolver.target} MB, flat`;
+  for (const size of scanResolver.sizes) {
+    const sameNames = zones?.sizes.find((other) => other.domains === size.domains);
+    const verdictsMatch = sameNames === undefined ? undefined : sameVerdicts(size.verdicts, sameNames.verdicts);
+    const checks = [size.failedLines > 0 ? `${size.failedLines} failed` : '', verdictsMatch === false ? 'verdicts differ from --zones' : '']
+      .filter(Boolean)
+      .join(', ');
+    rows.push({
+      section,
+      figure: `${formatCount(size.domains)} domains: domains/s${checks ? ` (${checks})` : ''}`,
+      value: `${formatCount(size.domainsPerSec)}/s; peak RSS ${size.peakRssMb.toFixed(0)} MB`,
+      baseline: `RSS at the first result ${size.rssAtFirstResultMb.toFixed(0)} MB; scan adds ${size.scanGrowthMb.toFixed(0)} MB`,
+      ratio: size === scanResolver.sizes[scanResolver.sizes.length - 1] && Number.isFinite(scanResolver.rssGrowth) ? `peak ${formatRatio(scanResolver.rssGrowth)} of smallest` : '',
+      target,
+      met: size.peakRssMb <= scanResolver.target && size.failedLines === 0 && verdictsMatch !== false,
+    });
+  }
+  for (const failure of scanResolver.failed) {
+    rows.push({ section, figure: `${formatCount(failure.domains)} domains: could not be scanned`, value: failure.error.slice(0, 160), baseline: '', ratio: '', target, met: false });
+  }
+  return rows;
+}
+
+function sameVerdicts(a: Record<string, number>, b: Record<string, number>): boolean {
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  return [...keys].every((key) => (a[key] ?? 0) === (b[key] ?? 0));
+}
+
 /** The headline figures of whatever sections ran. */
 export function summaryOf(results: Omit<BenchResults, 'rows' | 'summary'>): Summary {
   const { warm, cold, http, spf, scan } = results;
@@ -237,6 +278,7 @@ export function summaryOf(results: Omit<BenchResults, 'rows' | 'summary'>): Summ
     spfVsMailauth: spf ? spf.ratio : null,
     dmarcVsMailauth: spf ? spf.dmarc.ratio : null,
     scanPeakRssMb: scan ? scan.peakRssMb : null,
+    scanResolverPeakRssMb: results.scanResolver && Number.isFinite(results.scanResolver.peakRssMb) ? results.scanResolver.peakRssMb : null,
   };
 }
 
@@ -251,7 +293,7 @@ export function notesOf(results: Omit<BenchResults, 'rows' | 'summary'>): string
   }
   if (cold) {
     notes.push(
-      `2: server in a child process over ${cold.domains} domains; ${cold.queriesPerCheck.toFixed(1)} queries/check sent, ${cold.serverQueriesPerCheck.toFixed(1)} received; ceiling from pre-encoded UDP queries, ${cold.rawConcurrency} in flight; c-ares alone (no engine, ${formatCount(cold.caresQueriesPerSec.median)} q/s) would allow ${formatCount(cold.caresChecksPerSec)} checks/s; ${cold.tcpQueries} queries over TCP; warm-up: a recording pass, then half a run per level; ${cold.runs} runs of ${cold.runMs / 1000} s.`,
+      `2: server in a child process over ${cold.domains} domains; ${cold.queriesPerCheck.toFixed(1)} queries/check sent, ${cold.serverQueriesPerCheck.toFixed(1)} received; ceiling from pre-encoded UDP queries, ${cold.rawConcurrency} in flight; c-ares alone (no engine, ${formatCount(cold.caresQueriesPerSec.median)} q/s) would allow ${formatCount(cold.caresChecksPerSec)} checks/s; ${cold.tcpQueries} engine queries over TCP (c-ares, asking without EDNS: ${cold.caresTcpQueries}); warm-up: a recording pass, then half a run per level; ${cold.runs} runs of ${cold.runMs / 1000} s.`,
     );
   }
   if (http) {
@@ -262,6 +304,13 @@ export function notesOf(results: Omit<BenchResults, 'rows' | 'summary'>): string
   if (spf) notes.push(`4: mailauth ${spf.mailauthVersion} on Node ${spf.node} (a child process where the host's Node is older than mailauth's 22.19); ${spf.evaluationsPerPass} SPF evaluations and ${spf.dmarc.namesPerPass} DMARC discoveries per pass, in one process; warm-up per engine before ${spf.runs.length} alternating runs.`);
   if (results.store) notes.push(`6: bench/store.ts in this process: ${results.store.workers} createVersion calls in flight, each on its own template; warm-up half a run per store; ${results.store.runs} runs of ${results.store.runMs / 1000} s, stores taking turns; PostgreSQL started in a temp dir with its durable defaults.`);
   if (scan) notes.push(`5: \`scan --zones\` in a child process per size (plain node on dist/), concurrency ${scan.concurrency}; one run per size; domains/s counted from the first result.`);
+  const { scanResolver } = results;
+  if (scanResolver) {
+    const sizes = [...scanResolver.sizes.map((size) => size.domains), ...scanResolver.failed.map((failure) => failure.domains)].sort((a, b) => a - b);
+    notes.push(
+      `5: \`scan --resolver\` over ${sizes.map(formatCount).join(' and ')} domains${results.mode === 'quick' ? ' (quick sizes: the full run scans 10,000 and 100,000)' : ''}, in a child process per size (plain node on dist/), concurrency ${scanResolver.concurrency}, against the embedded DNS server over the synthetic zones of the largest size in another process (loopback UDP); one run per size; ${scanResolver.sizes.reduce((sum, size) => sum + size.failedLines, 0)} names failed; verdicts compared with \`--zones\` where the sizes match.`,
+    );
+  }
   return notes;
 }
 
@@ -316,6 +365,7 @@ async function main(): Promise<void> {
   if (args.only.has('http')) results.http = await timed('3 HTTP', () => runHttpBenchmark({ engine, quick, keys }));
   if (args.only.has('spf')) results.spf = await timed('4 SPF vs mailauth', () => runSpfBenchmark({ quick, checkHost: engine.api.checkHost, discoverDmarc: engine.api.discoverDmarc, ...(engine.from === 'build' ? { engineDir: engine.dir } : {}) }));
   if (args.only.has('scan')) results.scan = await timed('5 bulk scan', () => runScanBenchmark({ engine, quick, keys }));
+  if (args.only.has('scan')) results.scanResolver = await timed('5 bulk scan (--resolver)', () => runResolverScanBenchmark({ engine, quick, keys }));
   if (args.only.has('store')) results.store = await timed('6 stores', () => runStoreBenchmark({ quick, say }));
   if (results.failures.length > 0) process.exitCode = 1;
   results.seconds = (performance.now() - started) / 1000;

@@ -1,9 +1,10 @@
 // One bulk scan in a process of its own, so that its peak RSS is the scan's alone. Plain JavaScript
 // run by plain `node` (no tsx, whose loader thread alone adds about 40 MB), on the built CLI:
 //
-//   node bench/scan-child.mjs --cli DIR/cli/main.js --list FILE --zones DIR [--concurrency N]
+//   node bench/scan-child.mjs --cli DIR/cli/main.js --list FILE (--zones DIR | --resolver IP:PORT) [--concurrency N]
 //
-// Runs the CLI's `scan` command in-process (`main(['scan', FILE, '--zones', DIR, …], io)`) with an io
+// Runs the CLI's `scan` command in-process (`main(['scan', FILE, '--zones', DIR, …], io)`, or with
+// `--resolver IP:PORT` against a DNS server in another process, which holds no zones) with an io
 // whose output is counted and dropped (as `> /dev/null` would). Prints one JSON line (see
 // `ScanChildReport` in bench/scan.ts): the exit code, lines written, seconds to the first result
 // (reading and loading the zones) and in all, the RSS when the first result came out and the peak
@@ -21,7 +22,11 @@ function flag(name) {
 const cli = flag('--cli');
 const list = flag('--list');
 const zones = flag('--zones');
-if (!cli || !list || !zones) throw new Error('usage: scan-child.mjs --cli MAIN_JS --list FILE --zones DIR [--concurrency N]');
+const resolver = flag('--resolver');
+if (!cli || !list || (zones === undefined) === (resolver === undefined)) {
+  throw new Error('usage: scan-child.mjs --cli MAIN_JS --list FILE (--zones DIR | --resolver IP:PORT) [--concurrency N]');
+}
+const source = zones === undefined ? ['--resolver', resolver] : ['--zones', zones];
 const { main } = await import(pathToFileURL(cli).href);
 
 const MB = 1024 * 1024;
@@ -50,7 +55,7 @@ const io = {
   stopSignal: new Promise(() => {}),
 };
 const started = performance.now();
-const exitCode = await main(['scan', list, '--zones', zones, '--concurrency', flag('--concurrency') ?? '32'], io);
+const exitCode = await main(['scan', list, ...source, '--concurrency', flag('--concurrency') ?? '32'], io);
 const finished = performance.now();
 process.stdout.write(
   `${JSON.stringify({

@@ -1,12 +1,16 @@
 /**
- * Benchmark 5, the bulk scan: the CLI's `scan` over N synthetic domains on the zone resolver
- * (`--zones DIR`, one master file per domain plus the providers' zones), each N in a child process
- * of its own so that its peak RSS is its own. Reports domains per second and peak RSS; the zone
- * files are written to a temporary directory and removed afterwards.
- *
- * The zones are loaded into memory by the scan (that is what `--zones` does), so part of the RSS
- * grows with N by design; the RSS when the first result comes out (zones loaded) is reported too,
- * so that what the scan itself adds (peak − loaded) can be told from the zone data.
+ * Benchmark 5, the bulk scan: the CLI's `scan` over N synthetic domains, each N in a child process
+ * of its own so that its peak RSS is its own. Reports domains per second and peak RSS. Two answer
+ * sources:
+ * - `--zones DIR` (`runScanBenchmark`): one master file per domain plus the providers' zones, written
+ *   to a temporary directory and removed afterwards. The scan loads the zones into memory (that is
+ *   what `--zones` does), so part of the RSS grows with N by design; the RSS when the first result
+ *   comes out (zones loaded) is reported too, so that what the scan itself adds (peak − loaded) can
+ *   be told from the zone data.
+ * - `--resolver IP:PORT` (`runResolverScanBenchmark`): the embedded DNS server over the same
+ *   synthetic zones in another process (bench/dns-server-child.ts), asked over loopback through the
+ *   CLI's real-server stack (network client, concurrency cap, shared cache). The scan holds no zones,
+ *   so its peak RSS must not grow with N at all.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -15,6 +19,8 @@ import { fileURLToPath } from 'node:url';
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { EngineModules } from './engine.js';
+import { engineArgs } from './engine.js';
+import { startChild } from './stats.js';
 import { createKeyPool, syntheticDomainName, writeSyntheticZoneDirectory, type KeyPool } from './synthetic.js';
 
 /** The target: peak RSS under this many MB at every size. */
@@ -23,6 +29,14 @@ export const SCAN_RSS_TARGET_MB = 300;
 export const SCAN_SIZES = [10_000, 100_000] as const;
 /** With --quick: smaller, still a tenfold step so that flatness shows. */
 export const QUICK_SCAN_SIZES = [1_000, 10_000] as const;
+/** Domain counts scanned with `--resolver` (the full run). */
+export const SCAN_RESOLVER_SIZES = [10_000, 100_000] as const;
+/**
+ * With --quick: the `--zones` sizes, a tenfold step, and the same names, so the verdicts can be
+ * compared. Over loopback DNS a scan checks a few hundred domains per second on two shared cores,
+ * so 100,000 take minutes.
+ */
+export const QUICK_SCAN_RESOLVER_SIZES = QUICK_SCAN_SIZES;
 /** Checks in flight (the CLI's default). */
 export const SCAN_CONCURRENCY = 32;
 
@@ -46,15 +60,35 @@ export interface ScanChildReport {
   stderr: string;
 }
 
+/** What the scan's summary on stderr says: `scan: N checked in S s: spoofable a, …; F failed`. */
+export interface ScanTally {
+  /** Names whose check failed (an error line instead of a result: DNS failure, timeout, …). */
+  failed: number;
+  /** Results per verdict. */
+  verdicts: Record<string, number>;
+}
+
+/** Reads the scan's summary line; undefined when there is none (the scan did not finish). */
+export function readScanTally(stderr: string): ScanTally | undefined {
+  const summary = /^scan: \d+ checked in [\d.]+ s: (.*); (\d+) failed/m.exec(stderr);
+  if (!summary) return undefined;
+  const verdicts: Record<string, number> = {};
+  for (const part of (summary[1] ?? '').split(', ')) {
+    const [verdict, count] = part.split(' ');
+    if (verdict && count) verdicts[verdict] = Number(count);
+  }
+  return { failed: Number(summary[2]), verdicts };
+}
+
 /**
  * Runs bench/scan-child.mjs on the built CLI with plain `node` (from the sources it needs tsx, whose
  * loader thread adds its own memory, so RSS figures then read high).
  */
-async function scanInChild(engine: EngineModules, list: string, zones: string): Promise<ScanChildReport> {
+async function scanInChild(engine: EngineModules, list: string, source: ['--zones' | '--resolver', string]): Promise<ScanChildReport> {
   const script = fileURLToPath(new URL('./scan-child.mjs', import.meta.url));
   const cli = join(engine.dir, 'cli', engine.from === 'build' ? 'main.js' : 'main.ts');
   const loader = engine.from === 'build' ? [] : process.execArgv;
-  const args = [...loader, script, '--cli', cli, '--list', list, '--zones', zones, '--concurrency', String(SCAN_CONCURRENCY)];
+  const args = [...loader, script, '--cli', cli, '--list', list, ...source, '--concurrency', String(SCAN_CONCURRENCY)];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   for await (const line of createInterface({ input: child.stdout })) {
     if (line.trim() !== '') return JSON.parse(line) as ScanChildReport;
@@ -71,6 +105,10 @@ export interface ScanSizeResult extends ScanChildReport {
   domainsPerSecOverall: number;
   /** peak − RSS at the first result: what the scan added on top of the loaded zones. */
   scanGrowthMb: number;
+  /** Names whose check failed (error lines): 0 unless DNS failed somewhere. */
+  failedLines: number;
+  /** Results per verdict, from the scan's summary. */
+  verdicts: Record<string, number>;
 }
 
 /** The scan benchmark's figures. */
@@ -84,6 +122,8 @@ export interface ScanBenchResult {
   rssGrowth: number;
   concurrency: number;
   target: number;
+  /** Where the answers came from. */
+  source: 'zones' | 'resolver';
 }
 
 /** Runs the scan benchmark. One run per size: each is long, and RSS is a maximum, not a rate. */
@@ -98,34 +138,83 @@ export async function runScanBenchmark(options: ScanBenchOptions): Promise<ScanB
       const zones = join(scratch, `zones-${domains}`);
       const list = join(scratch, `names-${domains}.txt`);
       await writeSyntheticZoneDirectory(zones, domains, keys);
-      await writeFile(list, Array.from({ length: domains }, (_, index) => `${syntheticDomainName(index)}\n`).join(''));
-      const report = await scanInChild(options.engine, list, zones);
+      await writeNameList(list, domains);
+      const report = await scanInChild(options.engine, list, ['--zones', zones]);
       await rm(zones, { recursive: true, force: true });
-      if (report.exitCode !== 0 || report.lines !== domains) {
-        // Reported, not thrown: the other sizes still count.
-        failed.push({ domains, error: `exit code ${report.exitCode}, ${report.lines} lines: ${report.stderr.trim()}` });
-        continue;
-      }
-      const checking = report.totalSeconds - report.loadSeconds;
-      results.push({
-        ...report,
-        domains,
-        domainsPerSec: domains / checking,
-        domainsPerSecOverall: domains / report.totalSeconds,
-        scanGrowthMb: report.peakRssMb - report.rssAtFirstResultMb,
-      });
+      recordSize(domains, report, results, failed);
     }
-    const first = results[0];
-    const last = results[results.length - 1];
-    return {
-      sizes: results,
-      failed,
-      peakRssMb: Math.max(...results.map((result) => result.peakRssMb)),
-      rssGrowth: first && last && results.length > 1 ? last.peakRssMb / first.peakRssMb : Number.NaN,
-      concurrency: SCAN_CONCURRENCY,
-      target: SCAN_RSS_TARGET_MB,
-    };
+    return summarise('zones', results, failed);
   } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+/** Writes the list of the first `domains` synthetic names. */
+async function writeNameList(path: string, domains: number): Promise<void> {
+  await writeFile(path, Array.from({ length: domains }, (_, index) => `${syntheticDomainName(index)}\n`).join(''));
+}
+
+/**
+ * Adds one size's report to `results`, or to `failed` when the scan did not write a line per name.
+ * Reported, not thrown: the other sizes still count. Names whose check failed (error lines) are
+ * kept in the figures and counted in `failedLines`; the table marks such a size as missed.
+ */
+function recordSize(domains: number, report: ScanChildReport, results: ScanSizeResult[], failed: ScanBenchResult['failed']): void {
+  const tally = readScanTally(report.stderr);
+  if (report.lines !== domains || tally === undefined) {
+    failed.push({ domains, error: `exit code ${report.exitCode}, ${report.lines} lines: ${report.stderr.trim()}` });
+    return;
+  }
+  const checking = report.totalSeconds - report.loadSeconds;
+  results.push({
+    ...report,
+    domains,
+    domainsPerSec: domains / checking,
+    domainsPerSecOverall: domains / report.totalSeconds,
+    scanGrowthMb: report.peakRssMb - report.rssAtFirstResultMb,
+    failedLines: tally.failed,
+    verdicts: tally.verdicts,
+  });
+}
+
+function summarise(source: ScanBenchResult['source'], results: ScanSizeResult[], failed: ScanBenchResult['failed']): ScanBenchResult {
+  const first = results[0];
+  const last = results[results.length - 1];
+  return {
+    sizes: results,
+    failed,
+    peakRssMb: results.length > 0 ? Math.max(...results.map((result) => result.peakRssMb)) : Number.NaN,
+    rssGrowth: first && last && results.length > 1 ? last.peakRssMb / first.peakRssMb : Number.NaN,
+    concurrency: SCAN_CONCURRENCY,
+    target: SCAN_RSS_TARGET_MB,
+    source,
+  };
+}
+
+/**
+ * The scan against a real DNS server: the embedded server over the synthetic zones of the largest
+ * size (every smaller list is a prefix of it) runs in a child process of its own, answering
+ * NXDOMAIN outside its zones, as engine-cold does; each size's scan runs in another child with
+ * `--resolver 127.0.0.1:PORT`.
+ */
+export async function runResolverScanBenchmark(options: ScanBenchOptions): Promise<ScanBenchResult> {
+  const keys = options.keys ?? createKeyPool();
+  const sizes = options.quick ? QUICK_SCAN_RESOLVER_SIZES : SCAN_RESOLVER_SIZES;
+  const scratch = await mkdtemp(join(tmpdir(), 'spoof-checker-scan-resolver-bench-'));
+  const server = startChild(fileURLToPath(new URL('./dns-server-child.ts', import.meta.url)), engineArgs(options.engine));
+  try {
+    server.send({ start: { domains: Math.max(...sizes), keys } });
+    const { port } = await server.next<{ port: number }>();
+    const results: ScanSizeResult[] = [];
+    const failed: ScanBenchResult['failed'] = [];
+    for (const domains of sizes) {
+      const list = join(scratch, `names-${domains}.txt`);
+      await writeNameList(list, domains);
+      recordSize(domains, await scanInChild(options.engine, list, ['--resolver', `127.0.0.1:${port}`]), results, failed);
+    }
+    return summarise('resolver', results, failed);
+  } finally {
+    await server.stop();
     await rm(scratch, { recursive: true, force: true });
   }
 }

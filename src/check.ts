@@ -61,7 +61,7 @@ export interface CheckOptions {
  */
 export async function checkDomain(input: string, options: CheckOptions): Promise<SpoofCheckResult> {
   const started = performance.now();
-  const resolvedAt = (options.now?.() ?? new Date()).toISOString();
+  const resolvedAt = options.now ? options.now().toISOString() : isoTimestampNow();
   const normalised = normaliseDomainInput(input, options.input);
   if (!normalised.ok) {
     throw new SpoofCheckError('invalid_domain', normalised.message, {
@@ -137,6 +137,25 @@ export async function checkDomain(input: string, options: CheckOptions): Promise
     if (unsettled) throw spfUnsettled(unsettled);
   }
   return buildResult({ domain, displayDomain, resolvedAt, started, input, dmarc, spf, orgSpf, registrable, existence: existence.queries, dkim, mx, decision, stats: resolver.stats() });
+}
+
+/** The second `isoTimestampNow` last formatted, and its text up to the milliseconds. */
+let formattedSecond = Number.NaN;
+let formattedPrefix = '';
+
+/**
+ * `new Date().toISOString()`, formatting the date only once per second: `toISOString` costs about
+ * 1.5 µs, a noticeable share of a warm check, and checks in the same second share all but the
+ * milliseconds.
+ */
+function isoTimestampNow(): string {
+  const ms = Date.now();
+  const second = Math.floor(ms / 1000);
+  if (second !== formattedSecond) {
+    formattedSecond = second;
+    formattedPrefix = new Date(second * 1000).toISOString().slice(0, -4); // "YYYY-MM-DDTHH:MM:SS."
+  }
+  return `${formattedPrefix}${String(ms - second * 1000).padStart(3, '0')}Z`;
 }
 
 /** The findings of a protocol analysis; typed so that every analyzer keeps the one shape. */

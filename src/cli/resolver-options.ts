@@ -16,6 +16,8 @@ export interface ResolverFlags {
   timeout?: string | undefined;
   /** Cap on outstanding queries to real servers. */
   maxOutstanding?: number | undefined;
+  /** Answers the shared cache keeps for real servers; `DEFAULT_CACHE_MAX_ENTRIES` unless told. */
+  cacheMaxEntries?: number | undefined;
 }
 
 /** The longest per-query timeout a flag may ask for. */
@@ -51,7 +53,11 @@ export async function resolverFromFlags(flags: ResolverFlags): Promise<{ resolve
   }
   const limited = new ConcurrencyLimitedResolver(network, flags.maxOutstanding ?? DEFAULT_MAX_OUTSTANDING_QUERIES);
   return {
-    resolver: new CachingResolver(limited, { maxEntries: DEFAULT_CACHE_MAX_ENTRIES, defaultTtlSeconds: DEFAULT_CACHE_TTL_SECONDS, maxTtlSeconds: DEFAULT_MAX_TTL_SECONDS }),
+    resolver: new CachingResolver(limited, {
+      maxEntries: flags.cacheMaxEntries ?? DEFAULT_CACHE_MAX_ENTRIES,
+      defaultTtlSeconds: DEFAULT_CACHE_TTL_SECONDS,
+      maxTtlSeconds: DEFAULT_MAX_TTL_SECONDS,
+    }),
     description: flags.resolver === undefined ? `the system DNS resolvers (${network.servers().join(', ')})` : `the DNS server ${flags.resolver}`,
   };
 }

@@ -12,6 +12,7 @@ import { checkDatabaseUrl } from '../store/postgres.js';
 import { integerOption, parseCommandArgs, RESOLVER_OPTIONS, UsageError } from './args.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Command } from './io.js';
 import { resolverFromFlags } from './resolver-options.js';
+import { SCAN_CACHE_MAX_ENTRIES } from './scan.js';
 
 /** Most names one worker checks at once. */
 export const MAX_WORKER_CONCURRENCY = 1024;
@@ -78,7 +79,7 @@ function readSettings(args: string[], env: NodeJS.ProcessEnv) {
     storage: storage(values.data, values.database, env),
     concurrency: integerOption(values.concurrency, 'concurrency', DEFAULT_BATCH_CONCURRENCY, 1, MAX_WORKER_CONCURRENCY),
     lockDurationMs: integerOption(values['lock-duration'], 'lock-duration', DEFAULT_LOCK_DURATION_MS, 1000, 600_000),
-    resolverFlags: { zones: values.zones, resolver: values.resolver, timeout: values.timeout },
+    resolverFlags: { zones: values.zones, resolver: values.resolver, timeout: values.timeout, cacheMaxEntries: SCAN_CACHE_MAX_ENTRIES },
   };
 }
 

@@ -3,7 +3,7 @@
  * sourced list, in parallel, and report every key found (never stopping at the first).
  */
 import { canonicalName, dnsNameProblem, MAX_NAME_OCTETS } from '../dns/name.js';
-import type { DnsAnswer, Resolver } from '../dns/types.js';
+import { resolveNow, type DnsAnswer, type Resolver } from '../dns/types.js';
 import { dkimFindings } from './findings.js';
 import { parseDkimKeyRecord } from './parse.js';
 import {
@@ -80,13 +80,16 @@ export async function probeDkim(domain: string, resolver: Resolver, options: Dki
   }
 
   const { probes, rejected } = planSelectors(apex, options);
-  const answers = await mapBounded(probes, MAX_PARALLEL_SELECTOR_QUERIES, (probe) => lookupSelector(resolver, probe.name));
+  const answers = probes.length <= MAX_PARALLEL_SELECTOR_QUERIES
+    ? await lookupSelectors(resolver, probes)
+    : await mapBounded(probes, MAX_PARALLEL_SELECTOR_QUERIES, (probe) => lookupSelector(resolver, probe.name));
 
   const found: DkimKey[] = [];
   const failed: DkimProbeFailure[] = [];
   const dangling: DkimDanglingAlias[] = [];
   const multiple: string[] = [];
-  for (const [index, probe] of probes.entries()) {
+  for (let index = 0; index < probes.length; index++) {
+    const probe = probes[index]!;
     const answer = answers[index] as DnsAnswer<'TXT'>;
     const result = readSelectorAnswer(probe, answer, options.parse);
     if (result.kind === 'failed') failed.push(result.failure);
@@ -124,13 +127,32 @@ interface PlannedProbe {
 }
 
 /** The selectors to query, in order, and the caller's selectors that will not be queried. */
-function planSelectors(apex: string, options: DkimProbeOptions): { probes: PlannedProbe[]; rejected: DkimSelectorRejection[] } {
+function planSelectors(apex: string, options: DkimProbeOptions): { probes: readonly PlannedProbe[]; rejected: DkimSelectorRejection[] } {
+  const usual = (options.selectors === undefined || options.selectors.length === 0) && options.useBuiltInList !== false;
+  if (!usual) return buildPlan(apex, options);
+  // The usual plan (the built-in list, no caller selectors) depends on the domain alone: kept, it
+  // is not rebuilt, and its names, already joined and hashed, are cheaper for every layer below.
+  let probes = usualPlans.get(apex);
+  if (probes === undefined) {
+    probes = buildPlan(apex, options).probes;
+    if (usualPlans.size >= USUAL_PLAN_ENTRIES) usualPlans.clear();
+    usualPlans.set(apex, probes);
+  }
+  return { probes, rejected: [] };
+}
+
+/** Domains whose usual probe plan is kept (about 45 names each); past this many the memo starts again. */
+export const USUAL_PLAN_ENTRIES = 2_000;
+const usualPlans = new Map<string, readonly PlannedProbe[]>();
+
+function buildPlan(apex: string, options: DkimProbeOptions): { probes: PlannedProbe[]; rejected: DkimSelectorRejection[] } {
   const probes: PlannedProbe[] = [];
   const rejected: DkimSelectorRejection[] = [];
   const seen = new Set<string>();
 
+  let builtInsTaken = false;
   const add = (selector: string, origin: SelectorOrigin, checked = false): string | null => {
-    if (seen.has(selector)) return null;
+    if (seen.has(selector) || (builtInsTaken && BUILT_IN_SET.has(selector))) return null;
     const problem = checked ? null : selectorProblem(selector);
     if (problem) return problem;
     // `apex` and every selector label are valid here, so only the whole name's length can be wrong:
@@ -152,7 +174,14 @@ function planSelectors(apex: string, options: DkimProbeOptions): { probes: Plann
     if (problem) rejected.push({ selector: raw, reason: problem });
   }
   if (options.useBuiltInList !== false) {
-    for (const selector of BUILT_IN_SELECTORS) add(selector, 'list', true);
+    // The list is checked and free of repeats already: with no caller selectors (the common case),
+    // each name is built and taken as it is.
+    if (seen.size === 0 && LONGEST_BUILT_IN + DOMAINKEY_LABEL.length + apex.length + 2 <= MAX_NAME_OCTETS) {
+      for (const selector of BUILT_IN_SELECTORS) probes.push({ selector, name: `${selector}.${DOMAINKEY_LABEL}.${apex}`, origin: 'list' });
+      builtInsTaken = true;
+    } else {
+      for (const selector of BUILT_IN_SELECTORS) add(selector, 'list', true);
+    }
     // The domain may be too long for these names; they are a bonus, so a skip is not reported.
     for (const selector of microsoftDynamicSelectors(apex)) add(selector, 'microsoft-dynamic');
   }
@@ -182,6 +211,9 @@ function normaliseCallerSelector(raw: string, apex: string): string {
 const BUILT_IN_SELECTORS: readonly string[] = [...new Set(KNOWN_SELECTORS.map((entry) => entry.selector))].filter(
   (selector) => selectorProblem(selector) === null,
 );
+const BUILT_IN_SET: ReadonlySet<string> = new Set(BUILT_IN_SELECTORS);
+/** The longest built-in selector's length: when it fits below a domain, every built-in name does. */
+const LONGEST_BUILT_IN = Math.max(...BUILT_IN_SELECTORS.map((selector) => selector.length));
 
 type SelectorResult =
   | { kind: 'keys'; keys: DkimKey[] }
@@ -197,9 +229,36 @@ type SelectorResult =
  * chains without reporting them.
  */
 async function lookupSelector(resolver: Resolver, name: string): Promise<DnsAnswer<'TXT'>> {
-  const alias = await resolver.resolve(name, 'CNAME');
+  return txtAfterAlias(resolver, name, await resolver.resolve(name, 'CNAME'));
+}
+
+/**
+ * `lookupSelector` for every probe at once, in the same order of queries (every CNAME query, then
+ * each TXT query as its CNAME answer comes). Answers the resolver already holds are used as they
+ * are (`resolveNow`), so a warm probe of 45 selectors waits on nothing and allocates no promise
+ * per selector; only lookups that must go to the network are awaited.
+ */
+async function lookupSelectors(resolver: Resolver, probes: readonly PlannedProbe[]): Promise<DnsAnswer<'TXT'>[]> {
+  const aliases = probes.map((probe) => resolveNow(resolver, probe.name, 'CNAME'));
+  let waiting = false;
+  const answers = probes.map((probe, index) => {
+    const alias = aliases[index] as DnsAnswer<'CNAME'> | Promise<DnsAnswer<'CNAME'>>;
+    const answer = alias instanceof Promise ? alias.then((known) => txtAfterAlias(resolver, probe.name, known)) : txtAfterAlias(resolver, probe.name, alias);
+    if (answer instanceof Promise) waiting = true;
+    return answer;
+  });
+  return waiting ? Promise.all(answers) : (answers as DnsAnswer<'TXT'>[]);
+}
+
+/** The rest of `lookupSelector` once the CNAME answer is known: the TXT query when one is needed. */
+function txtAfterAlias(resolver: Resolver, name: string, alias: DnsAnswer<'CNAME'>): DnsAnswer<'TXT'> | Promise<DnsAnswer<'TXT'>> {
   if (alias.kind === 'error' || alias.kind === 'nxdomain') return alias;
-  const txt = await resolver.resolve(name, 'TXT');
+  const txt = resolveNow(resolver, name, 'TXT');
+  return txt instanceof Promise ? txt.then((known) => withAlias(alias, known)) : withAlias(alias, txt);
+}
+
+/** The TXT answer, carrying the alias when the CNAME query found one and the TXT answer did not say. */
+function withAlias(alias: DnsAnswer<'CNAME'>, txt: DnsAnswer<'TXT'>): DnsAnswer<'TXT'> {
   if (alias.kind !== 'records' || txt.kind === 'error' || (txt.cnames && txt.cnames.length > 0)) return txt;
   const cnames = [alias.records[0]!];
   return txt.kind === 'records' ? { kind: 'records', records: txt.records, ttl: txt.ttl, cnames } : { kind: txt.kind, ttl: txt.ttl, cnames };

@@ -172,7 +172,10 @@ export async function findOrganizationalDomain(name: string, resolver: Resolver)
 }
 
 function walkRecords(steps: readonly TreeWalkStep[]) {
-  return steps.flatMap((step) => (step.outcome === 'record' && step.record ? [{ domain: step.domain, psd: step.record.psd }] : []));
+  // A loop, not flatMap: this runs for every check, and flatMap allocates an array per step.
+  const records: { domain: string; psd: DmarcRecord['psd'] }[] = [];
+  for (const step of steps) if (step.outcome === 'record' && step.record) records.push({ domain: step.domain, psd: step.record.psd });
+  return records;
 }
 
 /**

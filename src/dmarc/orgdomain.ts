@@ -25,8 +25,22 @@ const PSL_OPTIONS = {
  * section of the public suffix list (tldts). A name that is itself a public suffix is its own.
  */
 export function pslOrganizationalDomain(name: string): string {
-  return getDomain(name, PSL_OPTIONS) ?? name;
+  const known = organizationalDomains.get(name);
+  if (known !== undefined) return known;
+  const organizational = getDomain(name, PSL_OPTIONS) ?? name;
+  // The list is compiled in, so an answer never goes stale; the memo is only bounded.
+  if (organizationalDomains.size >= ORG_DOMAIN_MEMO_ENTRIES) organizationalDomains.clear();
+  organizationalDomains.set(name, organizational);
+  return organizational;
 }
+
+/**
+ * Names whose organizational domain is remembered. A check asks for the same few names four or five
+ * times (existence, the DMARC walk, report destinations), and a public suffix list lookup costs
+ * about a microsecond; past this many names the memo starts again.
+ */
+export const ORG_DOMAIN_MEMO_ENTRIES = 10_000;
+const organizationalDomains = new Map<string, string>();
 
 /**
  * The names an RFC 9989 §4.10 DNS tree walk starting at `start` queries (without the `_dmarc.`

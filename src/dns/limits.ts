@@ -7,10 +7,9 @@
  *   many lookups one check makes and how long it may take, answering `budget` after that, so the
  *   analyzers stop with a temperror instead of running without bound.
  */
-import pLimit, { type LimitFunction } from 'p-limit';
 import type { CacheAwareResolver, CachedLookupResolver } from './cache.js';
 import { canonicalName, canonicalNameProblem } from './name.js';
-import type { DnsAnswer, RecordType, Resolver, ResolverStats } from './types.js';
+import type { DnsAnswer, ImmediateResolver, RecordType, Resolver, ResolverStats } from './types.js';
 
 /**
  * Lookups one check may make (the one default; `checkDomain` uses it). The analyzers bound
@@ -20,38 +19,86 @@ import type { DnsAnswer, RecordType, Resolver, ResolverStats } from './types.js'
 export const DEFAULT_CHECK_MAX_QUERIES = 500;
 /** Wall time one check may spend on DNS, in milliseconds. */
 export const DEFAULT_CHECK_DEADLINE_MS = 10_000;
+/** Lookups answered from memory between two reads of the clock for the deadline (see `createCheckResolver`). */
+export const CLOCK_READ_EVERY = 16;
 /** Queries outstanding at once across all checks of one process. */
 export const DEFAULT_MAX_OUTSTANDING_QUERIES = 64;
 
-/** Caps the number of queries `inner` has in flight; the rest wait their turn in arrival order. */
+/**
+ * Caps the number of queries `inner` has in flight; the rest wait their turn in arrival order.
+ * A counter and a queue rather than a general task limiter: this sits under every cold lookup, and
+ * each query then costs one promise of its own.
+ */
 export class ConcurrencyLimitedResolver implements Resolver {
-  private readonly limit: LimitFunction;
+  private active = 0;
+  /** Queries waiting for a slot, oldest first from `head` (a queue without shifting the array). */
+  private queue: (() => void)[] = [];
+  private head = 0;
 
   /** Throws a `TypeError` unless `maxOutstanding` is a whole number ≥ 1 (a configuration error). */
   constructor(
     private readonly inner: Resolver,
-    maxOutstanding: number = DEFAULT_MAX_OUTSTANDING_QUERIES,
+    private readonly maxOutstanding: number = DEFAULT_MAX_OUTSTANDING_QUERIES,
   ) {
     if (!Number.isInteger(maxOutstanding) || maxOutstanding < 1) {
       throw new TypeError(`maxOutstanding must be a whole number ≥ 1, not ${maxOutstanding}`);
     }
-    this.limit = pLimit(maxOutstanding);
   }
 
   resolve<T extends RecordType>(name: string, type: T): Promise<DnsAnswer<T>> {
-    return this.limit(() => this.inner.resolve(name, type));
+    return new Promise<DnsAnswer<T>>((resolve, reject) => {
+      const start = (): void => {
+        this.active++;
+        let answer: Promise<DnsAnswer<T>>;
+        try {
+          answer = this.inner.resolve(name, type);
+        } catch (error) {
+          answer = Promise.reject(error);
+        }
+        answer.then(
+          (value) => {
+            this.release();
+            resolve(value);
+          },
+          (error: unknown) => {
+            this.release();
+            reject(error);
+          },
+        );
+      };
+      if (this.active < this.maxOutstanding) start();
+      else this.queue.push(start);
+    });
   }
 
   /** Queries in flight now. */
   get outstanding(): number {
-    return this.limit.activeCount;
+    return this.active;
   }
 
   /** Queries waiting for a slot. */
   get waiting(): number {
-    return this.limit.pendingCount;
+    return this.queue.length - this.head;
+  }
+
+  /** A query ended: the oldest waiting one takes its slot. */
+  private release(): void {
+    this.active--;
+    if (this.head === this.queue.length) return;
+    const next = this.queue[this.head]!;
+    this.queue[this.head++] = NOOP;
+    // Drop the consumed front now and then, so a long burst does not keep a long array.
+    if (this.head >= QUEUE_COMPACT_AT && this.head * 2 >= this.queue.length) {
+      this.queue = this.queue.slice(this.head);
+      this.head = 0;
+    }
+    next();
   }
 }
+
+/** Consumed queue slots above which the front of the queue is dropped. */
+const QUEUE_COMPACT_AT = 1024;
+const NOOP = (): void => undefined;
 
 /** The budget of one check. */
 export interface CheckBudget {
@@ -77,15 +124,16 @@ export interface CheckStats extends ResolverStats {
   elapsedMs: number;
 }
 
-/** The resolver one check uses, with its counters. */
-export interface CheckResolver extends Resolver {
+/** The resolver one check uses, with its counters. Answers it holds come back without a promise (`resolveNow`). */
+export interface CheckResolver extends ImmediateResolver {
   stats(): CheckStats;
 }
 
 /**
  * Wraps `inner` for one check: each name and type is asked at most once (later asks share the
- * first answer), at most `maxQueries` distinct lookups are made, and none after `deadlineMs` or
- * after `signal` aborts; those answer `{ kind: 'error', reason: 'budget' }`. A lookup still in flight
+ * first answer), at most `maxQueries` distinct lookups are made, and none after `signal` aborts or
+ * after `deadlineMs` (nothing is asked upstream after it; answers held in memory stop within
+ * `CLOCK_READ_EVERY` lookups); those answer `{ kind: 'error', reason: 'budget' }`. A lookup still in flight
  * when the deadline passes answers `budget` at the deadline. When `inner` can tell cache hits
  * (a `CachingResolver`), they are counted.
  *
@@ -101,7 +149,8 @@ export function createCheckResolver(inner: Resolver, budget: CheckBudget = {}): 
   const { signal } = budget;
   const startedAt = now();
   // Keyed by type, then canonical name: no "TYPE name" string is built (and hashed) per lookup.
-  const memo = new Map<RecordType, Map<string, Promise<DnsAnswer>>>();
+  // An answer is held as a value once it is known, as a promise while it is on its way.
+  const memo = new Map<RecordType, Map<string, DnsAnswer | Promise<DnsAnswer>>>();
   const counts = { queries: 0, cacheHits: 0, memoHits: 0, refused: 0 };
   const cacheAware = isCacheAware(inner) ? inner : undefined;
   const peek = hasCachedLookup(inner) ? inner : undefined;
@@ -111,100 +160,133 @@ export function createCheckResolver(inner: Resolver, budget: CheckBudget = {}): 
     counts.refused++;
     return { kind: 'error', reason: 'budget', detail };
   };
-  const spent = (): string | undefined => {
+  // The clock is read before every lookup that must wait, and before every CLOCK_READ_EVERY-th one
+  // answered from memory: reading it costs more than such a lookup itself, and those answers spend
+  // no DNS time. A check past its deadline still stops within that many lookups, and always before
+  // anything is asked upstream.
+  let sinceClockRead = CLOCK_READ_EVERY - 1; // the first lookup reads it
+  let expired: string | undefined; // once passed, the deadline stays passed
+  const spent = (mustWait: boolean): string | undefined => {
     if (signal?.aborted) return 'the check was cancelled';
-    if (now() - startedAt >= deadlineMs) return `the check's ${deadlineMs} ms DNS deadline has passed`;
-    return undefined;
+    if (expired !== undefined || (!mustWait && ++sinceClockRead < CLOCK_READ_EVERY)) return expired;
+    sinceClockRead = 0;
+    if (now() - startedAt >= deadlineMs) expired = `the check's ${deadlineMs} ms DNS deadline has passed`;
+    return expired;
   };
 
-  // The one stop signal of the lookups in flight: it settles with why they must stop.
-  let inFlight = 0;
-  let stop: Promise<Stopped> | undefined;
-  let disarm: (() => void) | undefined;
-  const armStop = (): Promise<Stopped> => {
-    if (stop) return stop;
-    let timer: NodeJS.Timeout | undefined;
-    let onAbort: (() => void) | undefined;
-    stop = new Promise<Stopped>((resolve) => {
-      const remaining = deadlineMs - (now() - startedAt);
-      timer = setTimeout(() => resolve({ stopped: `the check's ${deadlineMs} ms DNS deadline passed while waiting` }), remaining);
-      onAbort = () => resolve({ stopped: 'the check was cancelled' });
-      signal?.addEventListener('abort', onAbort, { once: true });
+  // The lookups in flight, each by the function that ends it early with why it must stop. One
+  // deadline timer and one abort listener serve them all: armed while any lookup waits, cleared when
+  // none does. Each lookup is one promise settled once, by its answer or by the stop, whichever
+  // comes first (a race of promises would allocate several per lookup; at 64 checks in flight that
+  // garbage was a fifth of a cold check's time).
+  const waiting = new Set<(why: string) => void>();
+  let timer: NodeJS.Timeout | undefined;
+  const stopAll = (why: string): void => {
+    const stopped = [...waiting];
+    disarm();
+    for (const stop of stopped) stop(why);
+  };
+  const onAbort = (): void => stopAll('the check was cancelled');
+  const arm = (): void => {
+    if (timer !== undefined) return;
+    timer = setTimeout(() => stopAll(`the check's ${deadlineMs} ms DNS deadline passed while waiting`), deadlineMs - (now() - startedAt));
+    signal?.addEventListener('abort', onAbort, { once: true });
+  };
+  const disarm = (): void => {
+    waiting.clear();
+    if (timer === undefined) return;
+    clearTimeout(timer);
+    timer = undefined;
+    signal?.removeEventListener('abort', onAbort);
+  };
+
+  const ask = <T extends RecordType>(name: string, type: T): Promise<DnsAnswer<T>> =>
+    new Promise<DnsAnswer<T>>((resolve, reject) => {
+      let settled = false;
+      const stop = (why: string): void => {
+        if (settled) return;
+        settled = true;
+        resolve(refuse(why));
+      };
+      const done = (): boolean => {
+        if (waiting.delete(stop) && waiting.size === 0) disarm();
+        if (settled) return false;
+        settled = true;
+        return true;
+      };
+      waiting.add(stop);
+      arm();
+      if (cacheAware) {
+        cacheAware.lookup(name, type).then(
+          (result) => {
+            if (!done()) return;
+            if (result.fromCache) counts.cacheHits++;
+            resolve(result.answer);
+          },
+          (error: unknown) => done() && reject(error),
+        );
+      } else {
+        inner.resolve(name, type).then(
+          (answer) => done() && resolve(answer),
+          (error: unknown) => done() && reject(error),
+        );
+      }
     });
-    disarm = () => {
-      clearTimeout(timer);
-      if (onAbort) signal?.removeEventListener('abort', onAbort);
-      stop = undefined;
-      disarm = undefined;
-    };
-    return stop;
-  };
-
-  const ask = async <T extends RecordType>(name: string, type: T): Promise<DnsAnswer<T>> => {
-    const lookup = cacheAware
-      ? cacheAware.lookup(name, type).then((result) => {
-          if (result.fromCache) counts.cacheHits++;
-          return result.answer;
-        })
-      : inner.resolve(name, type);
-    inFlight++;
-    try {
-      // The lookup races the deadline and the abort signal; whichever comes first answers.
-      const first = await Promise.race([lookup, armStop()]);
-      return isStopped(first) ? refuse(first.stopped) : first;
-    } finally {
-      if (--inFlight === 0) disarm?.();
-    }
-  };
 
   /** The answer `inner` can give without waiting, or undefined when it would have to ask. */
-  const immediate = <T extends RecordType>(name: string, type: T): DnsAnswer<T> | undefined => {
-    if (synchronous) return synchronous.resolveSync(name, type);
-    const cached = peek?.lookupCached(name, type);
-    if (cached === undefined) return undefined;
-    if (cached.fromCache) counts.cacheHits++;
-    return cached.answer;
+  const immediate = <T extends RecordType>(canonical: string, type: T): DnsAnswer<T> | undefined => {
+    return synchronous ? synchronous.resolveSync(canonical, type) : peek?.heldAnswer(canonical, type);
+  };
+
+  const resolveNow = <T extends RecordType>(name: string, type: T): DnsAnswer<T> | Promise<DnsAnswer<T>> => {
+    const canonical = canonicalName(name);
+    let ofType = memo.get(type);
+    if (ofType === undefined) {
+      ofType = new Map();
+      memo.set(type, ofType);
+    }
+    const earlier = ofType.get(canonical);
+    if (earlier !== undefined) {
+      counts.memoHits++;
+      return earlier as DnsAnswer<T> | Promise<DnsAnswer<T>>;
+    }
+    // Checked after the memo: a name with a problem is never stored there, so the order changes nothing.
+    const problem = canonicalNameProblem(canonical, name);
+    if (problem) return { kind: 'error', reason: 'invalid-name', detail: problem };
+    if (counts.queries >= maxQueries) return refuse(`the check has made its ${maxQueries} DNS lookups`);
+    // The canonical name goes down: every layer below keys on it, and DNS names are case-insensitive.
+    const ready = immediate(canonical, type);
+    const over = spent(ready === undefined);
+    if (over) return refuse(over);
+    counts.queries++;
+    if (ready !== undefined) {
+      if (peek) counts.cacheHits++;
+      ofType.set(canonical, ready);
+      return ready;
+    }
+    const pending = ask(canonical, type);
+    const table = ofType;
+    table.set(canonical, pending);
+    // Once known, the answer replaces its promise, so later asks get it without waiting.
+    // (A rejection reaches the caller through `pending`; this side chain only swallows its copy.)
+    pending.then(
+      (answer) => {
+        if (table.get(canonical) === pending) table.set(canonical, answer);
+      },
+      () => undefined,
+    );
+    return pending;
   };
 
   return {
+    resolveNow,
     resolve<T extends RecordType>(name: string, type: T): Promise<DnsAnswer<T>> {
-      const canonical = canonicalName(name);
-      const problem = canonicalNameProblem(canonical, name);
-      if (problem) return Promise.resolve({ kind: 'error', reason: 'invalid-name', detail: problem });
-      let ofType = memo.get(type);
-      if (ofType === undefined) {
-        ofType = new Map();
-        memo.set(type, ofType);
-      }
-      const earlier = ofType.get(canonical);
-      if (earlier) {
-        counts.memoHits++;
-        return earlier as Promise<DnsAnswer<T>>;
-      }
-      const over = spent();
-      if (over) return Promise.resolve(refuse(over));
-      if (counts.queries >= maxQueries) {
-        return Promise.resolve(refuse(`the check has made its ${maxQueries} DNS lookups`));
-      }
-      counts.queries++;
-      // The canonical name goes down: every layer below keys on it, and DNS names are case-insensitive.
-      const ready = immediate(canonical, type);
-      const answer = ready === undefined ? ask(canonical, type) : Promise.resolve(ready);
-      ofType.set(canonical, answer);
-      return answer;
+      const answer = resolveNow(name, type);
+      return answer instanceof Promise ? answer : Promise.resolve(answer);
     },
     // Field by field: `{ ...counts, elapsedMs }` costs about 1 µs on Node 20 (V8 11.3).
     stats: () => ({ queries: counts.queries, cacheHits: counts.cacheHits, memoHits: counts.memoHits, refused: counts.refused, elapsedMs: now() - startedAt }),
   };
-}
-
-/** Why the lookups in flight were stopped (the deadline or the signal). */
-interface Stopped {
-  stopped: string;
-}
-
-function isStopped(value: DnsAnswer | Stopped): value is Stopped {
-  return 'stopped' in value;
 }
 
 /** A resolver that answers from memory without waiting (`ZoneResolver`). */
@@ -217,7 +299,7 @@ function hasResolveSync(resolver: Resolver): resolver is SynchronousResolver {
 }
 
 function hasCachedLookup(resolver: Resolver): resolver is CachedLookupResolver {
-  return typeof (resolver as Partial<CachedLookupResolver>).lookupCached === 'function';
+  return typeof (resolver as Partial<CachedLookupResolver>).heldAnswer === 'function';
 }
 
 function isCacheAware(resolver: Resolver): resolver is CacheAwareResolver {

@@ -19,15 +19,21 @@
  * `UDP_SOCKETS_PER_SERVER` random ports and a 16-bit ID not in flight on that socket). A socket
  * multiplexes the queries in flight on it; a reply counts only when it comes from the server asked
  * (the socket is connected) and matches the ID and the question (name case-insensitively, type,
- * class); anything else is ignored and the wait goes on (RFC 5452 §4.3, §9.1). Sockets are made
- * when needed, closed after `UDP_SOCKET_IDLE_MS` without a query, and never keep the process alive
- * while idle. Queries carry EDNS0 with a 1232-octet buffer (RFC 6891; DNS Flag Day 2020).
+ * class); anything else is ignored and the wait goes on (RFC 5452 §4.3, §9.1). Each socket has one
+ * timer for all its queries (the first deadline in the queue), not one per query. Sockets are made
+ * when needed, closed once idle for `UDP_SOCKET_IDLE_MS` (checked when their timer next runs: after
+ * the last query's deadline at the latest), and never keep the process alive while idle. Queries
+ * carry EDNS0 with a 1232-octet buffer (RFC 6891; DNS Flag Day 2020).
+ * Truncated answers are asked again over TCP on connections kept per server and reused (RFC 7766
+ * §6.2.1): up to `TCP_CONNECTIONS_PER_SERVER`, queries pipelined and matched by ID and question,
+ * closed after `TCP_CONNECTION_IDLE_MS` without one; a connection that closes or fails ends only
+ * the queries in flight on it, each of which then goes on to its next attempt.
  */
 import { randomFillSync } from 'node:crypto';
 import dgram from 'node:dgram';
 import { getServers as systemServers } from 'node:dns';
 import net from 'node:net';
-import { canonicalName, dnsNameProblem, MAX_LABEL_OCTETS } from './name.js';
+import { canonicalName, canonicalNameProblem, MAX_LABEL_OCTETS } from './name.js';
 import type { DnsAnswer, DnsErrorReason, RecordData, RecordType, Resolver, SoaData } from './types.js';
 import {
   CLASS_IN,
@@ -58,6 +64,13 @@ export const FALLBACK_SERVER = '127.0.0.1';
 export const UDP_SOCKETS_PER_SERVER = 16;
 /** How long a UDP socket with no query in flight is kept before it is closed. */
 export const UDP_SOCKET_IDLE_MS = 1000;
+/** The most TCP connections kept per server; queries are pipelined on them (RFC 7766 §6.2.1.1). */
+export const TCP_CONNECTIONS_PER_SERVER = 2;
+/**
+ * How long a TCP connection with no query in flight is kept open for the next truncated answer
+ * (RFC 7766 §6.2.1: reuse; §6.2.3: servers close idle connections after seconds, so keep it short).
+ */
+export const TCP_CONNECTION_IDLE_MS = 1000;
 
 /** Options of `NetworkResolver`. */
 export interface NetworkResolverOptions {
@@ -122,95 +135,197 @@ function formatServer({ host, port }: ServerAddress): string {
  * unreachable server is `refused` (ICMP port unreachable) or `timeout`, never NXDOMAIN.
  */
 export class NetworkResolver implements Resolver {
-  private readonly addresses: ServerAddress[];
-  private readonly timeoutMs: number;
-  private readonly attempts: number;
-  private readonly edns: boolean;
-  /** Which server the next query starts with: queries are spread over the servers. */
-  private nextServer = 0;
-  /** The UDP sockets of each server, by `formatServer`. */
-  private readonly pools = new Map<string, UdpPool>();
+  private readonly client: Client;
 
   /** Throws a `TypeError` when a server address cannot be read or a number is out of range (a configuration error). */
   constructor(options: NetworkResolverOptions = {}) {
-    this.timeoutMs = options.timeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
-    this.attempts = options.attempts ?? DEFAULT_QUERY_ATTEMPTS;
-    this.edns = options.edns ?? true;
-    if (!(this.timeoutMs > 0) || !Number.isInteger(this.attempts) || this.attempts < 1) {
-      throw new TypeError(`NetworkResolver needs timeoutMs > 0 and attempts ≥ 1 (got ${this.timeoutMs}, ${this.attempts})`);
+    const timeoutMs = options.timeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
+    const attempts = options.attempts ?? DEFAULT_QUERY_ATTEMPTS;
+    if (!(timeoutMs > 0) || !Number.isInteger(attempts) || attempts < 1) {
+      throw new TypeError(`NetworkResolver needs timeoutMs > 0 and attempts ≥ 1 (got ${timeoutMs}, ${attempts})`);
     }
     const given = options.servers && options.servers.length > 0 ? options.servers : defaultServers();
-    this.addresses = given.map((text) => {
+    const addresses = given.map((text) => {
       const parsed = parseServerAddress(text);
       if ('error' in parsed) throw new TypeError(`DNS server ${parsed.error}`);
       return parsed;
     });
+    this.client = new Client(addresses, timeoutMs, attempts, options.edns ?? true);
   }
 
   /** The servers queries go to, as `ip:port` or `[ipv6]:port`. */
   servers(): string[] {
-    return this.addresses.map(formatServer);
+    return this.client.addresses.map(formatServer);
   }
 
   /**
-   * Closes the UDP sockets kept for later queries. Not needed for the process to exit (idle sockets
-   * do not keep it alive); queries still in flight end as `servfail`. The resolver stays usable.
+   * Closes the UDP sockets and TCP connections kept for later queries. Not needed for the process
+   * to exit (idle ones do not keep it alive); queries still in flight end as `servfail`. The
+   * resolver stays usable.
    */
   close(): void {
-    for (const pool of this.pools.values()) pool.close();
-    this.pools.clear();
+    this.client.close();
   }
 
-  private pool(server: ServerAddress): UdpPool {
-    const key = formatServer(server);
-    let pool = this.pools.get(key);
-    if (!pool) {
-      pool = new UdpPool(server);
-      this.pools.set(key, pool);
-    }
-    return pool;
-  }
-
-  async resolve<T extends RecordType>(name: string, type: T): Promise<DnsAnswer<T>> {
-    const problem = dnsNameProblem(name) ?? octetProblem(canonicalName(name));
-    if (problem) return { kind: 'error', reason: 'invalid-name', detail: problem };
+  resolve<T extends RecordType>(name: string, type: T): Promise<DnsAnswer<T>> {
     const first = canonicalName(name);
-    const cnames: string[] = [];
-    let ttl = Infinity;
-    let qname = first;
-    // RFC 1034 §5.3.3: a chain the server left unfinished is asked again from where it stopped.
-    for (;;) {
-      const outcome = await this.query(qname, type);
-      if (!('message' in outcome)) return outcome as DnsAnswer<T>;
-      const read = interpret<T>(outcome.message, qname, type, first, cnames, ttl);
-      if (read.kind !== 'restart') return read;
-      qname = read.owner;
-      ttl = read.ttl;
-    }
+    const problem = canonicalNameProblem(first, name) ?? octetProblem(first);
+    if (problem) return Promise.resolve({ kind: 'error', reason: 'invalid-name', detail: problem });
+    return new Promise((resolve, reject) => new Lookup<T>(this.client, first, type, resolve, reject).ask(first));
   }
+}
 
-  /** One question through every attempt; a matched response, or the error that ended the attempts. */
-  private async query(qname: string, type: RecordType): Promise<{ message: WireMessage } | ErrorAnswer> {
+/** What the lookups of one resolver share: its settings, its servers and their sockets. */
+class Client {
+  /** Which server the next question starts with: questions are spread over the servers. */
+  private nextServer = 0;
+  /** The sockets of each server, by its index in `addresses` (made when first needed). */
+  private readonly pools: (ServerPool | undefined)[] = [];
+
+  constructor(
+    readonly addresses: readonly ServerAddress[],
+    readonly timeoutMs: number,
+    readonly attempts: number,
+    readonly edns: boolean,
+  ) {}
+
+  /** The server a new question starts with. */
+  firstServer(): number {
     const start = this.nextServer;
     this.nextServer = (this.nextServer + 1) % this.addresses.length;
-    let last: ErrorAnswer = timeoutAnswer(this.timeoutMs, this.attempts);
-    for (let attempt = 0; attempt < this.attempts; attempt++) {
-      const server = this.addresses[(start + attempt) % this.addresses.length] as ServerAddress;
-      const outcome = await attemptQuery(this.pool(server), qname, type, this.timeoutMs, this.edns);
-      if ('message' in outcome) {
-        const failure = rcodeFailure(outcome.message.rcode);
-        // Another server may do better than one that failed; the last attempt's failure stands.
-        if (failure && this.addresses.length > 1 && attempt + 1 < this.attempts) {
-          last = failure;
-          continue;
-        }
-        return outcome;
-      }
-      if (outcome.final) return outcome.error;
-      if (outcome.error.reason !== 'timeout' || last.reason === 'timeout') last = outcome.error;
+    return start;
+  }
+
+  /** The sockets of server `index`, made when first needed. */
+  pool(index: number): ServerPool {
+    return (this.pools[index] ??= new ServerPool(this.addresses[index] as ServerAddress));
+  }
+
+  close(): void {
+    for (const pool of this.pools) pool?.close();
+    this.pools.length = 0;
+  }
+}
+
+/**
+ * One lookup, from the name asked to its answer, as a chain of callbacks rather than nested async
+ * functions (which cost a promise and a frame each, per query): each question goes through the
+ * attempts, each attempt asks over UDP (again without EDNS when the server does not support it,
+ * RFC 6891 §7) and over TCP when the answer was truncated (RFC 7766 §5), all within `timeoutMs`;
+ * the answer is read along its CNAMEs, and a chain the server left unfinished is asked for from
+ * where it stopped (RFC 1034 §5.3.3).
+ */
+class Lookup<T extends RecordType> {
+  private readonly cnames: string[] = [];
+  private ttl = Infinity;
+  private qname: string;
+  /** The question's first server, and the attempt under way. */
+  private start = 0;
+  private attempt = 0;
+  /** The error that ends the attempts: a timeout only when every attempt timed out. */
+  private last: ErrorAnswer | undefined;
+  private pool: ServerPool | undefined;
+  private deadline = 0;
+  private useEdns = false;
+  private query: Buffer | undefined;
+  private readonly onUdp = (outcome: AttemptOutcome): void => this.guard(() => this.udpOutcome(outcome));
+
+  constructor(
+    private readonly client: Client,
+    private readonly original: string,
+    private readonly type: T,
+    private readonly resolve: (answer: DnsAnswer<T>) => void,
+    private readonly reject: (error: unknown) => void,
+  ) {
+    this.qname = original;
+  }
+
+  /** One question through every attempt (a new question after a restart starts afresh). */
+  ask(qname: string): void {
+    this.qname = qname;
+    this.start = this.client.firstServer();
+    this.attempt = 0;
+    this.last = undefined;
+    this.guard(() => this.beginAttempt());
+  }
+
+  /** An unexpected exception rejects the lookup, as it did when this was an async function. */
+  private guard(step: () => void): void {
+    try {
+      step();
+    } catch (error) {
+      this.reject(error);
     }
-    if (last.reason === 'timeout') return timeoutAnswer(this.timeoutMs, this.attempts);
-    return last;
+  }
+
+  private beginAttempt(): void {
+    const { client } = this;
+    this.pool = client.pool((this.start + this.attempt) % client.addresses.length);
+    this.deadline = Date.now() + client.timeoutMs;
+    this.useEdns = client.edns;
+    this.sendUdp();
+  }
+
+  private sendUdp(): void {
+    const socket = (this.pool as ServerPool).take();
+    const id = socket.freeId();
+    this.query = encodeQuery(this.qname, this.type, { id, rd: true, ednsUdpPayload: this.useEdns ? EDNS_UDP_PAYLOAD : undefined });
+    socket.exchange(this.query, id, this.qname, this.type, this.deadline, this.onUdp);
+  }
+
+  private udpOutcome(outcome: AttemptOutcome): void {
+    if (!('message' in outcome)) return this.attemptFailed(outcome);
+    const { message } = outcome;
+    if (this.useEdns && !message.opt && (message.rcode === RCODE.FORMERR || message.rcode === RCODE.NOTIMP)) {
+      this.useEdns = false;
+      return this.sendUdp();
+    }
+    // RFC 7766 §5 and RFC 2181 §9: a truncated answer is not used; ask again over TCP.
+    if ((message.flags & FLAG.TC) === 0) return this.answered(message);
+    (this.pool as ServerPool).tcp
+      .take()
+      .exchange(this.query as Buffer, this.qname, this.type, this.deadline)
+      .then((tcp) => this.guard(() => this.tcpOutcome(tcp)), this.reject);
+  }
+
+  private tcpOutcome(tcp: AttemptOutcome): void {
+    if (!('message' in tcp)) return this.attemptFailed(tcp);
+    // A TCP message can hold 65535 octets (RFC 1035 §4.2.2): TC here is a broken server.
+    if ((tcp.message.flags & FLAG.TC) !== 0) {
+      return this.attemptFailed({ error: { kind: 'error', reason: 'malformed', detail: 'the answer was truncated even over TCP' }, final: true });
+    }
+    this.answered(tcp.message);
+  }
+
+  private attemptFailed(outcome: { error: ErrorAnswer; final: boolean }): void {
+    if (outcome.final) return this.resolve(outcome.error as DnsAnswer<T>);
+    const { last } = this;
+    if (outcome.error.reason !== 'timeout' || last === undefined || last.reason === 'timeout') this.last = outcome.error;
+    this.nextAttempt();
+  }
+
+  private nextAttempt(): void {
+    this.attempt++;
+    if (this.attempt < this.client.attempts) return this.beginAttempt();
+    const { last } = this;
+    const { timeoutMs, attempts } = this.client;
+    this.resolve((last === undefined || last.reason === 'timeout' ? timeoutAnswer(timeoutMs, attempts) : last) as DnsAnswer<T>);
+  }
+
+  /** A response that matches the question: the answer, or, after a failure, another server's turn. */
+  private answered(message: WireMessage): void {
+    const { client } = this;
+    const failure = rcodeFailure(message.rcode);
+    // Another server may do better than one that failed; the last attempt's failure stands.
+    if (failure && client.addresses.length > 1 && this.attempt + 1 < client.attempts) {
+      this.last = failure;
+      return this.nextAttempt();
+    }
+    const read = interpret<T>(message, this.qname, this.type, this.original, this.cnames, this.ttl);
+    if (read.kind !== 'restart') return this.resolve(read);
+    // RFC 1034 §5.3.3: a chain the server left unfinished is asked again from where it stopped.
+    this.ttl = read.ttl;
+    this.ask(read.owner);
   }
 }
 
@@ -219,7 +334,9 @@ export class NetworkResolver implements Resolver {
  * (RFC 1035 §2.3.4), which text that is not ASCII (an IDN not converted to A-labels) can exceed.
  */
 function octetProblem(canonical: string): string | null {
-  if (!/[^\u0000-\u007f]/.test(canonical)) return null;
+  let ascii = true;
+  for (let index = 0; index < canonical.length && ascii; index++) ascii = canonical.charCodeAt(index) < 0x80;
+  if (ascii) return null;
   let total = 1;
   for (const label of canonical.split('.')) {
     const octets = Buffer.byteLength(label);
@@ -255,37 +372,6 @@ function randomId(): number {
     idNext = 0;
   }
   return idPool[idNext++] as number;
-}
-
-/**
- * One attempt: the query over UDP; when the answer is truncated, again over TCP; all within
- * `timeoutMs`. Without EDNS support at the server (FORMERR or NOTIMP and no OPT back), once more
- * without the OPT record (RFC 6891 §7).
- */
-async function attemptQuery(pool: UdpPool, qname: string, type: RecordType, timeoutMs: number, edns: boolean): Promise<AttemptOutcome> {
-  const { server } = pool;
-  const deadline = Date.now() + timeoutMs;
-  let useEdns = edns;
-  for (;;) {
-    const socket = pool.take();
-    const id = socket.freeId();
-    const query = encodeQuery(qname, type, { id, rd: true, ednsUdpPayload: useEdns ? EDNS_UDP_PAYLOAD : undefined });
-    const udp = await socket.exchange(query, id, qname, type, deadline);
-    if (!('message' in udp)) return udp;
-    const { message } = udp;
-    if (useEdns && !message.opt && (message.rcode === RCODE.FORMERR || message.rcode === RCODE.NOTIMP)) {
-      useEdns = false;
-      continue;
-    }
-    // RFC 7766 §5 and RFC 2181 §9: a truncated answer is not used; ask again over TCP.
-    if ((message.flags & FLAG.TC) === 0) return udp;
-    const tcp = await tcpExchange(server, query, id, qname, type, deadline);
-    if ('message' in tcp && (tcp.message.flags & FLAG.TC) !== 0) {
-      // A TCP message can hold 65535 octets (RFC 1035 §4.2.2): TC here is a broken server.
-      return { error: { kind: 'error', reason: 'malformed', detail: 'the answer was truncated even over TCP' }, final: true };
-    }
-    return tcp;
-  }
 }
 
 /** True when `message` answers the query `id` for `qname`/`type` (RFC 5452 §4.3). */
@@ -346,14 +432,18 @@ function expireAt(deadline: number, onExpiry: () => void): NodeJS.Timeout {
 }
 
 /**
- * The UDP sockets of one server: up to `UDP_SOCKETS_PER_SERVER`, made when needed and taken in
- * turn, so that consecutive queries go out from different random source ports.
+ * The sockets of one server: up to `UDP_SOCKETS_PER_SERVER` UDP sockets, made when needed and taken
+ * in turn, so that consecutive queries go out from different random source ports; and its TCP
+ * connections, for answers that were truncated.
  */
-class UdpPool {
+class ServerPool {
   private readonly sockets: PooledSocket[] = [];
   private next = 0;
+  readonly tcp: TcpPool;
 
-  constructor(readonly server: ServerAddress) {}
+  constructor(readonly server: ServerAddress) {
+    this.tcp = new TcpPool(server);
+  }
 
   /** The socket for the next query: a new one while the pool is not full, else the next in turn. */
   take(): PooledSocket {
@@ -369,6 +459,7 @@ class UdpPool {
   close(): void {
     for (const socket of [...this.sockets]) socket.close('the resolver was closed');
     this.sockets.length = 0;
+    this.tcp.close();
   }
 
   private drop(gone: PooledSocket): void {
@@ -384,16 +475,56 @@ interface Waiter {
   finish(outcome: AttemptOutcome): void;
 }
 
+/** A query in flight on a UDP socket: its waiter, and the time it gives up. */
+class UdpQuery implements Waiter {
+  done = false;
+
+  constructor(
+    readonly id: number,
+    readonly qname: string,
+    readonly type: RecordType,
+    readonly deadline: number,
+    private readonly socket: PooledSocket,
+    private onOutcome: (outcome: AttemptOutcome) => void,
+  ) {}
+
+  finish(outcome: AttemptOutcome): void {
+    if (this.done) return;
+    this.done = true;
+    const onOutcome = this.onOutcome;
+    // A settled query may wait in the deadline queue behind a slower one: it keeps nothing alive.
+    this.onOutcome = settledAlready;
+    this.socket.settled(this);
+    onOutcome(outcome);
+  }
+}
+
+function settledAlready(): void {}
+
+/** How many settled queries may sit at the front of a socket's deadline queue before it is compacted. */
+const DEADLINE_QUEUE_SLACK = 1024;
+
 /**
  * One UDP socket connected to the server (so the kernel passes on datagrams from the server's
  * address and port only), carrying any number of queries at once, told apart by ID and question.
+ * One timer per socket, not one per query: the queries wait in a queue in deadline order (they
+ * share the resolver's timeout, so that is nearly send order), and the timer is set for the first
+ * deadline, or, with nothing in flight, for the idle close.
  */
 class PooledSocket {
   private readonly socket: dgram.Socket;
-  private readonly waiting = new Map<number, Waiter>();
+  private readonly waiting = new Map<number, UdpQuery>();
   /** Queries sent before the socket was connected. */
   private queue: Buffer[] | undefined = [];
-  private idleTimer: NodeJS.Timeout | undefined;
+  /** The queries in flight, in deadline order; `first` is the index of the first not yet dropped. */
+  private readonly deadlines: (UdpQuery | undefined)[] = [];
+  private first = 0;
+  /** The one timer: for the first deadline while queries are in flight, else for the idle close. */
+  private timer: NodeJS.Timeout | undefined;
+  /** When `timer` fires. */
+  private timerAt = Infinity;
+  /** When the last query in flight was settled. */
+  private idleSince = Date.now();
   private closed = false;
 
   constructor(
@@ -426,38 +557,29 @@ class PooledSocket {
     }
   }
 
-  /** Sends `query` and waits for the matching reply until `deadline`. */
-  exchange(query: Buffer, id: number, qname: string, type: RecordType, deadline: number): Promise<AttemptOutcome> {
-    return new Promise((resolve) => {
-      if (this.closed) {
-        resolve({ error: { kind: 'error', reason: 'servfail', detail: `${formatServer(this.server)}: the socket was closed` }, final: false });
-        return;
-      }
-      let done = false;
-      const finish = (outcome: AttemptOutcome): void => {
-        if (done) return;
-        done = true;
-        clearTimeout(timer);
-        if (this.waiting.get(id) === waiter) this.waiting.delete(id);
-        if (this.waiting.size === 0) this.idle();
-        resolve(outcome);
-      };
-      const waiter: Waiter = { qname, type, finish };
-      const timer = expireAt(deadline, () =>
-        finish({ error: { kind: 'error', reason: 'timeout', detail: `no answer from ${formatServer(this.server)}` }, final: false }),
-      );
-      this.busy();
-      this.waiting.set(id, waiter);
-      if (this.queue) this.queue.push(query);
-      else this.socket.send(query);
-    });
+  /** Sends `query` and calls `onOutcome` with the matching reply, or the error, by `deadline`. */
+  exchange(query: Buffer, id: number, qname: string, type: RecordType, deadline: number, onOutcome: (outcome: AttemptOutcome) => void): void {
+    if (this.closed) {
+      onOutcome({ error: { kind: 'error', reason: 'servfail', detail: `${formatServer(this.server)}: the socket was closed` }, final: false });
+      return;
+    }
+    const pending = new UdpQuery(id, qname, type, deadline, this, onOutcome);
+    // A query in flight keeps the process alive (the socket and its timer); an idle one does not.
+    if (this.waiting.size === 0) {
+      this.socket.ref();
+      this.timer?.ref();
+    }
+    this.waiting.set(id, pending);
+    this.enqueue(pending);
+    if (this.queue) this.queue.push(query);
+    else this.socket.send(query);
   }
 
   /** Ends the queries in flight as `servfail` with `detail`, and closes the socket for good. */
   close(detail: string): void {
     if (this.closed) return;
     this.closed = true;
-    clearTimeout(this.idleTimer);
+    clearTimeout(this.timer);
     this.onClose(this);
     try {
       this.socket.close();
@@ -469,11 +591,22 @@ class PooledSocket {
     for (const waiter of waiters) waiter.finish({ error: { kind: 'error', reason: 'servfail', detail }, final: false });
   }
 
+  /** `query` has its outcome: it no longer holds its ID, and it leaves the deadline queue once at its front. */
+  settled(query: UdpQuery): void {
+    if (this.waiting.get(query.id) === query) this.waiting.delete(query.id);
+    this.dropSettled();
+    if (this.waiting.size === 0 && !this.closed) {
+      this.idleSince = Date.now();
+      this.socket.unref();
+      this.timer?.unref();
+    }
+  }
+
   private receive(bytes: Buffer): void {
     if (bytes.length < 2) return;
-    const waiter = this.waiting.get(bytes.readUInt16BE(0));
-    if (!waiter) return; // no query in flight with this ID: ignore it (RFC 5452 §4.3)
     const id = bytes.readUInt16BE(0);
+    const waiter = this.waiting.get(id);
+    if (!waiter) return; // no query in flight with this ID: ignore it (RFC 5452 §4.3)
     let message: WireMessage;
     try {
       message = readMessage(bytes);
@@ -486,7 +619,211 @@ class PooledSocket {
     if (answersQuery(message, id, waiter.qname, waiter.type)) waiter.finish({ message });
   }
 
-  /** A query is in flight: the socket keeps the process alive, as the query's timer does. */
+  /** Puts `query` in deadline order (from the back: it is nearly always the latest) and sees to the timer. */
+  private enqueue(query: UdpQuery): void {
+    const { deadlines } = this;
+    let at = deadlines.length;
+    while (at > this.first && (deadlines[at - 1] as UdpQuery).deadline > query.deadline) at--;
+    if (at === deadlines.length) deadlines.push(query);
+    else deadlines.splice(at, 0, query);
+    if (query.deadline < this.timerAt) this.arm(query.deadline);
+  }
+
+  /** Drops the settled queries at the front of the deadline queue, and compacts it now and then. */
+  private dropSettled(): void {
+    const { deadlines } = this;
+    while (this.first < deadlines.length && (deadlines[this.first] as UdpQuery).done) deadlines[this.first++] = undefined;
+    if (this.first === deadlines.length) {
+      deadlines.length = 0;
+      this.first = 0;
+    } else if (this.first > DEADLINE_QUEUE_SLACK && this.first * 2 > deadlines.length) {
+      deadlines.splice(0, this.first);
+      this.first = 0;
+    }
+  }
+
+  private arm(at: number): void {
+    clearTimeout(this.timer);
+    this.timerAt = at;
+    // When the process was busy past the deadline, timers run before I/O, and an answer that had
+    // arrived in time would otherwise lose to its own timeout: the socket is read once more first.
+    this.timer = setTimeout(() => setImmediate(() => this.onTimer()), Math.max(0, at - Date.now()));
+    if (this.waiting.size === 0) this.timer.unref();
+  }
+
+  /** Times out the queries past their deadline; closes the socket when it has been idle long enough. */
+  private onTimer(): void {
+    this.timer = undefined;
+    this.timerAt = Infinity;
+    if (this.closed) return;
+    const now = Date.now();
+    const { deadlines } = this;
+    while (this.first < deadlines.length) {
+      const query = deadlines[this.first] as UdpQuery;
+      if (!query.done && query.deadline > now) break;
+      // finish() drops it, and any settled queries behind it, from the front of the queue.
+      if (!query.done) query.finish({ error: { kind: 'error', reason: 'timeout', detail: `no answer from ${formatServer(this.server)}` }, final: false });
+      else this.dropSettled();
+    }
+    const next = deadlines[this.first];
+    if (next) this.arm(next.deadline);
+    else if (now - this.idleSince >= UDP_SOCKET_IDLE_MS) this.close(`${formatServer(this.server)}: the socket was closed when idle`);
+    else this.arm(this.idleSince + UDP_SOCKET_IDLE_MS);
+  }
+}
+
+/**
+ * The TCP connections of one server (RFC 7766 §6.2.1: a client should reuse a connection for
+ * several queries and may pipeline them): up to `TCP_CONNECTIONS_PER_SERVER`, made when needed,
+ * kept open `TCP_CONNECTION_IDLE_MS` after their last answer, and never keeping the process alive
+ * while idle.
+ */
+class TcpPool {
+  private readonly connections: TcpConnection[] = [];
+
+  constructor(readonly server: ServerAddress) {}
+
+  /** An idle open connection, else a new one while there is room, else the least busy. */
+  take(): TcpConnection {
+    let best: TcpConnection | undefined;
+    for (const connection of this.connections) {
+      if (!best || connection.inFlight() < best.inFlight()) best = connection;
+    }
+    if (best && (best.inFlight() === 0 || this.connections.length >= TCP_CONNECTIONS_PER_SERVER)) return best;
+    const connection = new TcpConnection(this.server, (gone) => this.drop(gone));
+    this.connections.push(connection);
+    return connection;
+  }
+
+  close(): void {
+    for (const connection of [...this.connections]) connection.close('servfail', 'the resolver was closed');
+    this.connections.length = 0;
+  }
+
+  private drop(gone: TcpConnection): void {
+    const index = this.connections.indexOf(gone);
+    if (index !== -1) this.connections.splice(index, 1);
+  }
+}
+
+/**
+ * One TCP connection to the server carrying any number of queries at once (RFC 7766 §6.2.1.1
+ * pipelining), each answer matched to its query by ID and question (RFC 7766 §7). When it closes
+ * or fails, only the queries in flight on it fail; each then goes through its own attempts.
+ */
+class TcpConnection {
+  private readonly socket: net.Socket;
+  private readonly waiting = new Map<number, Waiter>();
+  /** IDs of queries given up on (timed out): a late answer to one is ignored, and the ID not reused. */
+  private readonly abandoned = new Set<number>();
+  private received: Buffer | undefined;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private closed = false;
+  private readonly where: string;
+
+  constructor(
+    server: ServerAddress,
+    private readonly onClose: (connection: TcpConnection) => void,
+  ) {
+    this.where = `${formatServer(server)} over TCP`;
+    this.socket = net.connect({ host: server.host, port: server.port });
+    this.socket.setNoDelay(true);
+    this.socket.on('error', (error: NodeJS.ErrnoException) =>
+      this.close(error.code === 'ECONNREFUSED' ? 'refused' : 'servfail', `the retry of a truncated answer failed (${error.code ?? error.message})`),
+    );
+    // RFC 7766 §6.2.3: the server may close a connection at any time (idle, or to shed load).
+    this.socket.on('close', () => this.close('servfail', 'the connection closed before the answer to a truncated query'));
+    this.socket.on('end', () => this.close('servfail', 'the server closed the connection before the answer to a truncated query'));
+    this.socket.on('data', (chunk) => this.receive(chunk));
+  }
+
+  inFlight(): number {
+    return this.waiting.size;
+  }
+
+  /**
+   * Sends `query` (its ID replaced by one not in flight on this connection) and waits for the
+   * matching answer until `deadline`.
+   */
+  exchange(query: Buffer, qname: string, type: RecordType, deadline: number): Promise<AttemptOutcome> {
+    return new Promise((resolve) => {
+      if (this.closed) {
+        resolve({ error: { kind: 'error', reason: 'servfail', detail: `${this.where}: the connection was closed` }, final: false });
+        return;
+      }
+      let id: number;
+      do id = randomId();
+      while (this.waiting.has(id) || this.abandoned.has(id));
+      // RFC 1035 §4.2.2: each message is prefixed with its length in two octets.
+      const framed = Buffer.allocUnsafe(2 + query.length);
+      framed.writeUInt16BE(query.length, 0);
+      query.copy(framed, 2);
+      framed.writeUInt16BE(id, 2);
+      let done = false;
+      const finish = (outcome: AttemptOutcome): void => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        if (this.waiting.get(id) === waiter) this.waiting.delete(id);
+        if (this.waiting.size === 0) this.idle();
+        resolve(outcome);
+      };
+      const waiter: Waiter = { qname, type, finish };
+      const timer = expireAt(deadline, () => {
+        this.abandoned.add(id);
+        finish({ error: { kind: 'error', reason: 'timeout', detail: `${this.where}: no answer to the retry of a truncated answer` }, final: false });
+      });
+      this.busy();
+      this.waiting.set(id, waiter);
+      this.socket.write(framed);
+    });
+  }
+
+  /** Ends the queries in flight with `reason` and `detail`, and closes the connection for good. */
+  close(reason: DnsErrorReason, detail: string, final = false): void {
+    if (this.closed) return;
+    this.closed = true;
+    clearTimeout(this.idleTimer);
+    this.onClose(this);
+    this.socket.destroy();
+    const waiters = [...this.waiting.values()];
+    this.waiting.clear();
+    for (const waiter of waiters) waiter.finish({ error: { kind: 'error', reason, detail: `${this.where}: ${detail}` }, final });
+  }
+
+  private receive(chunk: Buffer): void {
+    let received = this.received === undefined ? chunk : Buffer.concat([this.received, chunk]);
+    while (received.length >= 2 && !this.closed) {
+      const length = received.readUInt16BE(0);
+      if (received.length < 2 + length) break;
+      this.answer(received.subarray(2, 2 + length));
+      received = received.subarray(2 + length);
+    }
+    this.received = received.length > 0 ? received : undefined;
+  }
+
+  /** One whole message from the server. */
+  private answer(bytes: Buffer): void {
+    const id = bytes.length >= 2 ? bytes.readUInt16BE(0) : -1;
+    const waiter = this.waiting.get(id);
+    if (!waiter) {
+      if (this.abandoned.delete(id)) return; // a late answer to a query given up on
+      // Over TCP nobody else can slip a reply in: an answer to no query asked is the server's fault,
+      // and nothing more on this connection can be trusted.
+      this.close('malformed', 'a reply that matches no query in flight (ID)', true);
+      return;
+    }
+    try {
+      const message = readMessage(bytes);
+      // RFC 7766 §7: the answer must match the query's ID and question.
+      if (answersQuery(message, id, waiter.qname, waiter.type)) waiter.finish({ message });
+      else waiter.finish({ error: { kind: 'error', reason: 'malformed', detail: `${this.where}: the reply does not match the query (ID or question)` }, final: true });
+    } catch (error) {
+      waiter.finish({ error: { kind: 'error', reason: 'malformed', detail: `${this.where}: ${(error as Error).message}` }, final: true });
+    }
+  }
+
+  /** A query is in flight: the connection keeps the process alive, as the query's timer does. */
   private busy(): void {
     if (this.idleTimer !== undefined) {
       clearTimeout(this.idleTimer);
@@ -495,56 +832,14 @@ class PooledSocket {
     if (this.waiting.size === 0) this.socket.ref();
   }
 
-  /** Nothing in flight: the socket lets the process exit, and closes after a while unused. */
+  /** Nothing in flight: the connection lets the process exit, and closes after a while unused. */
   private idle(): void {
     if (this.closed) return;
     this.socket.unref();
     clearTimeout(this.idleTimer);
-    this.idleTimer = setTimeout(() => this.close(`${formatServer(this.server)}: the socket was closed when idle`), UDP_SOCKET_IDLE_MS);
+    this.idleTimer = setTimeout(() => this.close('servfail', 'the connection was closed when idle'), TCP_CONNECTION_IDLE_MS);
     this.idleTimer.unref();
   }
-}
-
-/** Sends `query` over TCP (RFC 1035 §4.2.2 length prefix, RFC 7766) and reads one reply until `deadline`. */
-function tcpExchange(server: ServerAddress, query: Buffer, id: number, qname: string, type: RecordType, deadline: number): Promise<AttemptOutcome> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ host: server.host, port: server.port });
-    let received = Buffer.alloc(0);
-    let done = false;
-    const where = `${formatServer(server)} over TCP`;
-    const finish = (outcome: AttemptOutcome): void => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      socket.destroy();
-      resolve(outcome);
-    };
-    const fail = (reason: DnsErrorReason, detail: string, final = false): void =>
-      finish({ error: { kind: 'error', reason, detail: `${where}: ${detail}` }, final });
-    const timer = expireAt(deadline, () => fail('timeout', 'no answer to the retry of a truncated answer'));
-    socket.on('error', (error: NodeJS.ErrnoException) =>
-      fail(error.code === 'ECONNREFUSED' ? 'refused' : 'servfail', `the retry of a truncated answer failed (${error.code ?? error.message})`),
-    );
-    socket.on('close', () => fail('servfail', 'the connection closed before the answer to a truncated query'));
-    socket.on('data', (chunk) => {
-      received = received.length === 0 ? chunk : Buffer.concat([received, chunk]);
-      if (received.length < 2) return;
-      const length = received.readUInt16BE(0);
-      if (received.length < 2 + length) return;
-      const bytes = received.subarray(2, 2 + length);
-      try {
-        const message = readMessage(bytes);
-        // Over TCP nobody else can slip a reply in: a reply that does not match is the server's fault.
-        if (answersQuery(message, id, qname, type)) finish({ message });
-        else fail('malformed', 'the reply does not match the query (ID or question)', true);
-      } catch (error) {
-        fail('malformed', (error as Error).message, true);
-      }
-    });
-    const prefix = Buffer.alloc(2);
-    prefix.writeUInt16BE(query.length);
-    socket.write(Buffer.concat([prefix, query]));
-  });
 }
 
 /** RFC 1035 §4.1.1 RCODEs that are failures, as answers; undefined for NOERROR and NXDOMAIN. */

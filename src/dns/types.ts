@@ -67,6 +67,24 @@ export interface Resolver {
   resolve<T extends RecordType>(name: string, type: T): Promise<DnsAnswer<T>>;
 }
 
+/**
+ * A resolver that hands over an answer it already holds as a plain value, and a promise only when it
+ * must wait. The per-check resolver is one: on a warm cache, a check's 50 lookups then cost no
+ * promise and no microtask each. The answers are the same as `resolve` gives.
+ */
+export interface ImmediateResolver extends Resolver {
+  resolveNow<T extends RecordType>(name: string, type: T): DnsAnswer<T> | Promise<DnsAnswer<T>>;
+}
+
+/** `resolver.resolveNow(name, type)` where the resolver has it, else `resolver.resolve(name, type)`. */
+export function resolveNow<T extends RecordType>(resolver: Resolver, name: string, type: T): DnsAnswer<T> | Promise<DnsAnswer<T>> {
+  return isImmediate(resolver) ? resolver.resolveNow(name, type) : resolver.resolve(name, type);
+}
+
+function isImmediate(resolver: Resolver): resolver is ImmediateResolver {
+  return typeof (resolver as Partial<ImmediateResolver>).resolveNow === 'function';
+}
+
 /** Counters a check reports: how many queries it sent and how many came from the cache. */
 export interface ResolverStats {
   queries: number;

@@ -111,19 +111,134 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
  * per octet (Latin-1), so no octet is lost or replaced (RFC 1035 §3.3.14 puts no encoding on them).
  */
 export function textOfOctets(octets: Buffer): string {
+  return textOfRange(octets, 0, octets.length);
+}
+
+/** `textOfOctets` of `buf[start, end)`, without a Buffer for the range when it is ASCII. */
+function textOfRange(buf: Buffer, start: number, end: number): string {
   let ascii = true;
-  for (let index = 0; index < octets.length; index++) {
-    if ((octets[index] as number) > 0x7f) {
+  for (let index = start; index < end; index++) {
+    if ((buf[index] as number) > 0x7f) {
       ascii = false;
       break;
     }
   }
-  if (ascii) return octets.toString('latin1');
+  if (ascii) return buf.toString('latin1', start, end);
   try {
-    return strictUtf8.decode(octets);
+    return strictUtf8.decode(buf.subarray(start, end));
   } catch {
-    return octets.toString('latin1');
+    return buf.toString('latin1', start, end);
   }
+}
+
+/**
+ * RFC 1035 §3.3.14: TXT RDATA (after its RDLENGTH at `offset`) as one or more character-strings,
+ * read as dns-packet's decoder reads it (same error when a string runs past the RDATA), each
+ * string straight to text.
+ */
+function readTxt(buf: Buffer, offset: number): string[] {
+  let remaining = buf.readUInt16BE(offset);
+  let at = offset + 2;
+  const strings: string[] = [];
+  while (remaining > 0) {
+    const length = buf[at++] as number;
+    remaining--;
+    if (remaining < length) throw new Error('Buffer overflow');
+    strings.push(textOfRange(buf, at, at + length));
+    at += length;
+    remaining -= length;
+  }
+  rdataOctetsRead = at - offset;
+  return strings;
+}
+
+/** RFC 1035 §4.1.4: the top two bits of a length octet that mark a compression pointer. */
+const POINTER_BITS = 0xc0;
+/** A name's labels and dots, as dns-packet counts them (at most 254; RFC 1035 §2.3.4 allows 255 with the root). */
+const MAX_NAME_TEXT_OCTETS = 254;
+/** Where `readName` gathers a name's octets before making one string of them. */
+const nameScratch = Buffer.allocUnsafe(MAX_NAME_TEXT_OCTETS + 2);
+/** How many octets the last `readName` consumed at its offset (as dns-packet's `name.decode.bytes`). */
+let nameOctetsRead = 0;
+/** How many octets the last `readSoa` or `readTxt` consumed, RDLENGTH included (as dns-packet's `decode.bytes`). */
+let rdataOctetsRead = 0;
+
+/**
+ * The name at `offset` (RFC 1035 §4.1.4, compression pointers to earlier data only), read as
+ * dns-packet's `name.decode` reads it (same result, same errors, same octet count), canonical
+ * (lower case, no trailing dot) when `canonical` is set. It gathers the labels' octets and makes
+ * one string, where dns-packet makes a string per label and joins them: this runs for every name
+ * of every message. A name with octets outside ASCII, or (`mail`) a dot inside a label, is left to
+ * dns-packet, whose per-label UTF-8 decoding and escaping this does not repeat.
+ */
+function readName(buf: Buffer, start: number, canonical: boolean, mail = false): string {
+  let offset = start;
+  let oldOffset = offset;
+  let length = 0;
+  let total = 0;
+  let consumed = 0;
+  let jumped = false;
+  let plain = true;
+  for (;;) {
+    if (offset >= buf.length) throw new Error('Cannot decode name (buffer overflow)');
+    const labelLength = buf[offset++] as number;
+    if (!jumped) consumed++;
+    if (labelLength === 0) break;
+    if ((labelLength & POINTER_BITS) === 0) {
+      if (offset + labelLength > buf.length) throw new Error('Cannot decode name (buffer overflow)');
+      total += labelLength + 1;
+      if (total > MAX_NAME_TEXT_OCTETS) throw new Error('Cannot decode name (name too long)');
+      if (length > 0) nameScratch[length++] = 0x2e; // '.'
+      for (let index = offset; index < offset + labelLength; index++) {
+        let octet = buf[index] as number;
+        if (octet >= 0x80 || (mail && octet === 0x2e)) plain = false;
+        if (canonical && octet >= 0x41 && octet <= 0x5a) octet += 0x20; // A-Z: String.toLowerCase on ASCII
+        nameScratch[length++] = octet;
+      }
+      offset += labelLength;
+      if (!jumped) consumed += labelLength;
+    } else if ((labelLength & POINTER_BITS) === POINTER_BITS) {
+      if (offset + 1 > buf.length) throw new Error('Cannot decode name (buffer overflow)');
+      const target = buf.readUInt16BE(offset - 1) - 0xc000;
+      // Only pointers to earlier data (RFC 1035 §4.1.4 "a prior occurrence"): no loops.
+      if (target >= oldOffset) throw new Error('Cannot decode name (bad pointer)');
+      offset = target;
+      oldOffset = target;
+      if (!jumped) consumed++;
+      jumped = true;
+    } else {
+      throw new Error('Cannot decode name (bad label)');
+    }
+  }
+  nameOctetsRead = consumed;
+  if (!plain) {
+    const text = codecs.name.decode(buf, start, { mail });
+    return canonical ? canonicalName(text) : text;
+  }
+  if (length === 0) return canonical ? '' : '.';
+  // canonicalName drops one trailing dot: one that ended the last label's own octets.
+  if (canonical && nameScratch[length - 1] === 0x2e) length--;
+  return nameScratch.toString('latin1', 0, length);
+}
+
+/** RFC 1035 §3.3.13: SOA RDATA (after its RDLENGTH at `offset`), as dns-packet's decoder reads it (RNAME as a mailbox), canonical names. */
+function readSoa(buf: Buffer, offset: number): SoaData {
+  let at = offset + 2;
+  const mname = readName(buf, at, true);
+  at += nameOctetsRead;
+  const rname = readName(buf, at, true, true);
+  at += nameOctetsRead;
+  const data: SoaData = {
+    mname,
+    rname,
+    serial: buf.readUInt32BE(at),
+    refresh: buf.readUInt32BE(at + 4),
+    retry: buf.readUInt32BE(at + 8),
+    expire: buf.readUInt32BE(at + 12),
+    minimum: buf.readUInt32BE(at + 16),
+  };
+  rdataOctetsRead = at + 20 - offset;
+  return data;
 }
 
 /** The RDATA of one record of a type the engine knows, checked against RDLENGTH (RFC 1035 §3.2.1). */
@@ -157,22 +272,13 @@ function readRdata(buf: Buffer, offset: number, type: RecordType, rdlength: numb
     case 'TXT': {
       // RFC 1035 §3.3.14: one or more <character-string>s.
       if (rdlength === 0) throw new MalformedMessage('TXT RDATA without a character-string');
-      data = codecs.txt.decode(buf, offset).map(textOfOctets);
-      consumed = codecs.txt.decode.bytes;
+      data = readTxt(buf, offset);
+      consumed = rdataOctetsRead;
       break;
     }
     case 'SOA': {
-      const soa = codecs.soa.decode(buf, offset);
-      data = {
-        mname: canonicalName(soa.mname),
-        rname: canonicalName(soa.rname),
-        serial: soa.serial,
-        refresh: soa.refresh,
-        retry: soa.retry,
-        expire: soa.expire,
-        minimum: soa.minimum,
-      } satisfies SoaData;
-      consumed = codecs.soa.decode.bytes;
+      data = readSoa(buf, offset);
+      consumed = rdataOctetsRead;
       break;
     }
   }
@@ -184,8 +290,8 @@ function readRdata(buf: Buffer, offset: number, type: RecordType, rdlength: numb
 /** Reads `count` records from `offset` into `out` (OPT records into `opts`); returns the offset after them. */
 function readRecords(buf: Buffer, offset: number, count: number, out: WireRecord[], opts: WireRecord[] | undefined): number {
   for (let index = 0; index < count; index++) {
-    const name = canonicalName(codecs.name.decode(buf, offset));
-    offset += codecs.name.decode.bytes;
+    const name = readName(buf, offset, true);
+    offset += nameOctetsRead;
     if (offset + 10 > buf.length) throw new MalformedMessage('a record runs past the end of the message');
     const type = buf.readUInt16BE(offset);
     const cls = buf.readUInt16BE(offset + 2);
@@ -226,8 +332,8 @@ export function readMessage(buf: Buffer): WireMessage {
     let offset = HEADER_OCTETS;
     const questions: WireQuestion[] = [];
     for (let index = 0; index < qdcount; index++) {
-      const asSent = codecs.name.decode(buf, offset);
-      offset += codecs.name.decode.bytes;
+      const asSent = readName(buf, offset, false);
+      offset += nameOctetsRead;
       if (offset + 4 > buf.length) throw new MalformedMessage('the question runs past the end of the message');
       questions.push({ name: canonicalName(asSent), asSent, type: buf.readUInt16BE(offset), class: buf.readUInt16BE(offset + 2) });
       offset += 4;
@@ -274,21 +380,28 @@ const OPT_OCTETS = 11;
  * `name` is a canonical name that passed `dnsNameProblem` ('' is the root).
  */
 export function encodeQuery(name: string, type: RecordType, options: QueryOptions): Buffer {
-  const labels = name === '' ? [] : name.split('.');
-  let nameOctets = 1;
-  for (const label of labels) nameOctets += 1 + Buffer.byteLength(label);
   const edns = options.ednsUdpPayload !== undefined;
-  const buf = Buffer.alloc(HEADER_OCTETS + nameOctets + 4 + (edns ? OPT_OCTETS : 0));
+  // The name is written whole, then each dot becomes the length of the label after it (a dot is
+  // never part of a multi-octet UTF-8 sequence): one write, no split into labels.
+  const textOctets = name === '' ? 0 : Buffer.byteLength(name);
+  const nameEnd = HEADER_OCTETS + (textOctets === 0 ? 0 : textOctets + 1); // where the root label goes
+  const buf = Buffer.allocUnsafe(nameEnd + 1 + 4 + (edns ? OPT_OCTETS : 0));
   buf.writeUInt16BE(options.id, 0);
   buf.writeUInt16BE(options.rd ? FLAG.RD : 0, 2);
   buf.writeUInt16BE(1, 4); // QDCOUNT
+  buf.writeUInt32BE(0, 6); // ANCOUNT, NSCOUNT
   buf.writeUInt16BE(edns ? 1 : 0, 10); // ARCOUNT
-  let offset = HEADER_OCTETS;
-  for (const label of labels) {
-    const length = buf.write(label, offset + 1, 'utf8');
-    buf[offset] = length;
-    offset += 1 + length;
+  if (textOctets > 0) {
+    buf.write(name, HEADER_OCTETS + 1, textOctets, 'utf8');
+    let lengthAt = HEADER_OCTETS;
+    for (let index = HEADER_OCTETS + 1; index < nameEnd; index++) {
+      if (buf[index] !== 0x2e) continue;
+      buf[lengthAt] = index - lengthAt - 1;
+      lengthAt = index;
+    }
+    buf[lengthAt] = nameEnd - lengthAt - 1;
   }
+  let offset = nameEnd;
   buf[offset++] = 0; // the root label ends the name
   buf.writeUInt16BE(TYPE_CODES[type], offset);
   buf.writeUInt16BE(CLASS_IN, offset + 2);
@@ -298,6 +411,8 @@ export function encodeQuery(name: string, type: RecordType, options: QueryOption
     buf[offset] = 0;
     buf.writeUInt16BE(TYPE_OPT, offset + 1);
     buf.writeUInt16BE(options.ednsUdpPayload as number, offset + 3);
+    buf.writeUInt32BE(0, offset + 5);
+    buf.writeUInt16BE(0, offset + 9);
   }
   return buf;
 }

@@ -235,7 +235,7 @@ class Walk implements Resolver {
     ignoredRedirect: null,
     truncated: [],
   };
-  private readonly answers = new Map<string, Promise<DnsAnswer>>();
+  private readonly answers = new Map<RecordType, Map<string, Promise<DnsAnswer>>>();
   private readonly subtrees = new Map<string, Subtree>();
 
   constructor(
@@ -247,15 +247,21 @@ class Walk implements Resolver {
 
   /** A cached, budgeted query; past the budget the answer is a `budget` error. */
   resolve<T extends RecordType>(name: string, type: T): Promise<DnsAnswer<T>> {
-    const key = `${type} ${canonicalName(name)}`;
-    const cached = this.answers.get(key);
+    // Keyed by type, then canonical name: no "TYPE name" string is built and hashed per query.
+    const canonical = canonicalName(name);
+    let ofType = this.answers.get(type);
+    if (ofType === undefined) {
+      ofType = new Map();
+      this.answers.set(type, ofType);
+    }
+    const cached = ofType.get(canonical);
     if (cached !== undefined) return cached as Promise<DnsAnswer<T>>;
     if (this.queries >= this.maxQueries) {
       return Promise.resolve({ kind: 'error', reason: 'budget', detail: `the analysis stops after ${this.maxQueries} DNS queries` });
     }
     this.queries++;
     const answer = safeResolve(this.resolver, name, type);
-    this.answers.set(key, answer);
+    ofType.set(canonical, answer);
     return answer;
   }
 

@@ -59,14 +59,19 @@ export class RangeSet {
   union(other: RangeSet): RangeSet {
     if (other.isEmpty) return this;
     if (this.isEmpty) return other;
-    const all = [...this.ranges, ...other.ranges].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    // Both lists are sorted: merge them in one pass, joining ranges that overlap or touch.
+    const a = this.ranges;
+    const b = other.ranges;
     const merged: [bigint, bigint][] = [];
-    for (const [start, end] of all) {
+    let i = 0;
+    let j = 0;
+    while (i < a.length || j < b.length) {
+      const next = j >= b.length || (i < a.length && a[i]![0] <= b[j]![0]) ? a[i++]! : b[j++]!;
       const last = merged[merged.length - 1];
-      if (last !== undefined && start <= last[1] + 1n) {
-        if (end > last[1]) last[1] = end;
+      if (last !== undefined && next[0] <= last[1] + 1n) {
+        if (next[1] > last[1]) last[1] = next[1];
       } else {
-        merged.push([start, end]);
+        merged.push([next[0], next[1]]);
       }
     }
     return new RangeSet(merged);
@@ -118,7 +123,7 @@ export class RangeSet {
     let best: number | null = null;
     for (const [start, end] of this.ranges) {
       // A range of 2^k to 2^(k+1)-1 addresses holds an aligned block of 2^k or of 2^(k-1): try those two.
-      const k = (end - start + 1n).toString(2).length - 1;
+      const k = floorLog2(end - start + 1n);
       for (let blockBits = k; blockBits >= Math.max(0, k - 1); blockBits--) {
         const prefix = bits - blockBits;
         if (best !== null && prefix >= best) break;
@@ -202,4 +207,9 @@ export function ip6ToBigInt(words: readonly [number, number, number, number]): b
 export function bigIntToIp6Words(value: bigint): [number, number, number, number] {
   const mask = 0xffffffffn;
   return [Number((value >> 96n) & mask), Number((value >> 64n) & mask), Number((value >> 32n) & mask), Number(value & mask)];
+}
+
+/** ⌊log2 n⌋ for n ≥ 1: with Math.clz32 below 2^32 (every IPv4 range but the whole space), else from the binary digits. */
+function floorLog2(n: bigint): number {
+  return n <= 0xffffffffn ? 31 - Math.clz32(Number(n)) : n.toString(2).length - 1;
 }

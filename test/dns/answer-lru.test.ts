@@ -112,4 +112,29 @@ describe('AnswerLru', () => {
     expect(store.get('n899.example', 'TXT')).toBeUndefined();
     expect(store.get('n900.example', 'A')).toBe(900);
   });
+
+  it('keeps an entry that is read at least once in every three quarters of a cache of stores', () => {
+    const store = new AnswerLru<number>(100);
+    store.set('hot.example', 'TXT', 1);
+    store.set('cold.example', 'TXT', 2);
+    for (let index = 0; index < 10_000; index++) {
+      store.set(`n${index}.example`, 'A', index);
+      if (index % 75 === 0) store.get('hot.example', 'TXT');
+    }
+    expect(store.get('hot.example', 'TXT')).toBe(1);
+    expect(store.get('cold.example', 'TXT')).toBeUndefined();
+    expect(store.size).toBe(100);
+  });
+
+  it('leaves an entry read while still among the newest quarter in its place (lazy recency)', () => {
+    // 8 entries: a read moves an entry only when 2 or more stores came after its last move.
+    const store = new AnswerLru<string>(8);
+    const names = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];
+    for (const name of names) store.set(`${name}.example`, 'A', name);
+    expect(store.get('g.example', 'A')).toBe('g'); // one store after g: it keeps its place
+    expect(store.get('b.example', 'A')).toBe('b'); // six stores after b: it becomes the newest
+    for (const name of ['i', 'j', 'k', 'l', 'm', 'n', 'o']) store.set(`${name}.example`, 'A', name);
+    // Oldest first, the order was a c d e f g h b i … o: the seven oldest are gone.
+    expect(['b', 'g', 'h', 'o'].map((name) => store.get(`${name}.example`, 'A'))).toEqual(['b', undefined, undefined, 'o']);
+  });
 });

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { CachingResolver } from '../../src/dns/cache.js';
 import { FaultyResolver } from '../../src/dns/faults.js';
-import { ConcurrencyLimitedResolver, createCheckResolver, DEFAULT_CHECK_DEADLINE_MS, DEFAULT_CHECK_MAX_QUERIES } from '../../src/dns/limits.js';
+import { ConcurrencyLimitedResolver, CLOCK_READ_EVERY, createCheckResolver, DEFAULT_CHECK_DEADLINE_MS, DEFAULT_CHECK_MAX_QUERIES } from '../../src/dns/limits.js';
 import { ZoneResolver } from '../../src/dns/zone-resolver.js';
 import { InstrumentedResolver, ZONES } from './helpers.js';
 
@@ -139,6 +139,19 @@ describe('createCheckResolver: deadline and cancellation', () => {
     expect(await check.resolve('example.com', 'MX')).toMatchObject({ kind: 'error', reason: 'budget' });
     expect(upstream.calls).toHaveLength(1);
     expect(check.stats().elapsedMs).toBe(1000);
+  });
+
+  it(`stops answers held in memory within ${CLOCK_READ_EVERY} lookups of the deadline, and for good`, async () => {
+    let now = 0;
+    const check = createCheckResolver(zoneResolver, { deadlineMs: 1000, now: () => now });
+    expect((await check.resolve('example.com', 'TXT')).kind).toBe('records');
+    now = 1000;
+    const kinds: string[] = [];
+    for (let index = 0; index < CLOCK_READ_EVERY + 4; index++) kinds.push((await check.resolve(`n${index}.example.com`, 'A')).kind);
+    const firstRefused = kinds.indexOf('error');
+    expect(firstRefused).toBeGreaterThanOrEqual(0);
+    expect(firstRefused).toBeLessThan(CLOCK_READ_EVERY);
+    expect(kinds.slice(firstRefused).every((kind) => kind === 'error')).toBe(true);
   });
 
   it('keeps answers that came before the deadline', async () => {

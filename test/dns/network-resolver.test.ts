@@ -6,7 +6,15 @@ import dgram from 'node:dgram';
 import net from 'node:net';
 import dnsPacket from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DNS_PORT, EDNS_UDP_PAYLOAD, NetworkResolver, parseServerAddress, UDP_SOCKETS_PER_SERVER, type ServerAddress } from '../../src/dns/network-resolver.js';
+import {
+  DNS_PORT,
+  EDNS_UDP_PAYLOAD,
+  NetworkResolver,
+  parseServerAddress,
+  TCP_CONNECTIONS_PER_SERVER,
+  UDP_SOCKETS_PER_SERVER,
+  type ServerAddress,
+} from '../../src/dns/network-resolver.js';
 import type { RecordType } from '../../src/dns/types.js';
 import { textOfOctets } from '../../src/dns/wire.js';
 import { startDnsServer, type RunningDnsServer } from '../../src/dns/server.js';
@@ -177,16 +185,26 @@ async function scriptedServerOnce(script: Script, options: { tcp?: boolean; dela
   const tcp = net.createServer((socket) => {
     sockets.add(socket);
     socket.on('error', () => {});
-    socket.once('data', (chunk) => {
-      const raw = chunk.subarray(2, 2 + chunk.readUInt16BE(0));
-      const query = parseMessage(raw);
-      queries.push({ transport: 'tcp', query, sourcePort: socket.remotePort ?? 0 });
-      const replies = script(query, raw, 'tcp');
-      if (replies.length === 0) socket.destroy();
-      for (const reply of replies) {
-        const prefix = Buffer.alloc(2);
-        prefix.writeUInt16BE(reply.length);
-        socket.write(Buffer.concat([prefix, reply]));
+    // RFC 7766 §6.2.1: several length-prefixed queries per connection, each answered in turn; a
+    // query the script gives no reply closes the connection.
+    let buffered = Buffer.alloc(0);
+    socket.on('data', (chunk) => {
+      buffered = Buffer.concat([buffered, chunk]);
+      while (buffered.length >= 2 && buffered.length >= 2 + buffered.readUInt16BE(0)) {
+        const raw = buffered.subarray(2, 2 + buffered.readUInt16BE(0));
+        buffered = buffered.subarray(2 + raw.length);
+        const query = parseMessage(raw);
+        queries.push({ transport: 'tcp', query, sourcePort: socket.remotePort ?? 0 });
+        const replies = script(query, raw, 'tcp');
+        if (replies.length === 0) {
+          socket.destroy();
+          return;
+        }
+        for (const reply of replies) {
+          const prefix = Buffer.alloc(2);
+          prefix.writeUInt16BE(reply.length);
+          socket.write(Buffer.concat([prefix, reply]));
+        }
       }
     });
   });
@@ -493,6 +511,66 @@ describe('NetworkResolver: truncation', () => {
       }
     },
   );
+});
+
+describe('NetworkResolver: TCP connections are reused (RFC 7766 §6.2.1)', () => {
+  /** Every UDP answer truncated; over TCP, the answer for the name asked. */
+  const truncatingScript: Script = (query, _raw, transport) => {
+    const name = query.questions[0]!.name;
+    return [transport === 'udp' ? reply(query, { tc: true }) : reply(query, { answers: [{ name, type: 'A', ttl: 60, data: '192.0.2.7' }] })];
+  };
+
+  it('pipelines truncated retries over at most TCP_CONNECTIONS_PER_SERVER connections, one after another and at once', async () => {
+    const server = await scriptedServer(truncatingScript);
+    try {
+      const resolver = new NetworkResolver({ servers: [`127.0.0.1:${server.port}`], timeoutMs: 1000, attempts: 1 });
+      for (let i = 0; i < 3; i++) expect(await resolver.resolve(`s${i}.scripted.test`, 'A')).toMatchObject({ kind: 'records', records: ['192.0.2.7'] });
+      const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => resolver.resolve(`c${i}.scripted.test`, 'A')));
+      for (const answer of answers) expect(answer).toMatchObject({ kind: 'records', records: ['192.0.2.7'] });
+      const overTcp = server.queries.filter(({ transport }) => transport === 'tcp');
+      expect(overTcp).toHaveLength(23);
+      // The first three went one after another: one connection, kept open between them.
+      expect(new Set(overTcp.slice(0, 3).map(({ sourcePort }) => sourcePort)).size).toBe(1);
+      expect(new Set(overTcp.map(({ sourcePort }) => sourcePort)).size).toBeLessThanOrEqual(TCP_CONNECTIONS_PER_SERVER);
+      resolver.close();
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a connection the server closes fails only the queries in flight on it, which the next attempt answers', async () => {
+    let tcpQueries = 0;
+    const server = await scriptedServer((query, raw, transport) => {
+      if (transport === 'tcp' && ++tcpQueries === 2) return []; // the second TCP query: the server drops the connection
+      return truncatingScript(query, raw, transport);
+    });
+    try {
+      const resolver = new NetworkResolver({ servers: [`127.0.0.1:${server.port}`], timeoutMs: 1000, attempts: 2 });
+      expect(await resolver.resolve('first.scripted.test', 'A')).toMatchObject({ kind: 'records' });
+      expect(await resolver.resolve('second.scripted.test', 'A')).toMatchObject({ kind: 'records', records: ['192.0.2.7'] });
+      const overTcp = server.queries.filter(({ transport }) => transport === 'tcp');
+      expect(overTcp.map(({ query }) => query.questions[0]!.name)).toEqual(['first.scripted.test', 'second.scripted.test', 'second.scripted.test']);
+      expect(overTcp[2]!.sourcePort).not.toBe(overTcp[1]!.sourcePort); // a new connection for the retry
+      resolver.close();
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('close() closes the idle connections', async () => {
+    const server = await scriptedServer(truncatingScript);
+    try {
+      const resolver = new NetworkResolver({ servers: [`127.0.0.1:${server.port}`], timeoutMs: 1000, attempts: 1 });
+      expect(await resolver.resolve('www.scripted.test', 'A')).toMatchObject({ kind: 'records' });
+      resolver.close();
+      expect(await resolver.resolve('www.scripted.test', 'A')).toMatchObject({ kind: 'records' });
+      const ports = server.queries.filter(({ transport }) => transport === 'tcp').map(({ sourcePort }) => sourcePort);
+      expect(ports[1]).not.toBe(ports[0]);
+      resolver.close();
+    } finally {
+      await server.close();
+    }
+  });
 });
 
 describe('NetworkResolver: timeout and attempts, exactly as configured', () => {

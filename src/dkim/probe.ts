@@ -127,25 +127,7 @@ interface PlannedProbe {
 }
 
 /** The selectors to query, in order, and the caller's selectors that will not be queried. */
-function planSelectors(apex: string, options: DkimProbeOptions): { probes: readonly PlannedProbe[]; rejected: DkimSelectorRejection[] } {
-  const usual = (options.selectors === undefined || options.selectors.length === 0) && options.useBuiltInList !== false;
-  if (!usual) return buildPlan(apex, options);
-  // The usual plan (the built-in list, no caller selectors) depends on the domain alone: kept, it
-  // is not rebuilt, and its names, already joined and hashed, are cheaper for every layer below.
-  let probes = usualPlans.get(apex);
-  if (probes === undefined) {
-    probes = buildPlan(apex, options).probes;
-    if (usualPlans.size >= USUAL_PLAN_ENTRIES) usualPlans.clear();
-    usualPlans.set(apex, probes);
-  }
-  return { probes, rejected: [] };
-}
-
-/** Domains whose usual probe plan is kept (about 45 names each); past this many the memo starts again. */
-export const USUAL_PLAN_ENTRIES = 2_000;
-const usualPlans = new Map<string, readonly PlannedProbe[]>();
-
-function buildPlan(apex: string, options: DkimProbeOptions): { probes: PlannedProbe[]; rejected: DkimSelectorRejection[] } {
+function planSelectors(apex: string, options: DkimProbeOptions): { probes: PlannedProbe[]; rejected: DkimSelectorRejection[] } {
   const probes: PlannedProbe[] = [];
   const rejected: DkimSelectorRejection[] = [];
   const seen = new Set<string>();

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { CachingResolver } from '../../src/dns/cache.js';
 import { FaultyResolver } from '../../src/dns/faults.js';
 import { ConcurrencyLimitedResolver, CLOCK_READ_EVERY, createCheckResolver, DEFAULT_CHECK_DEADLINE_MS, DEFAULT_CHECK_MAX_QUERIES } from '../../src/dns/limits.js';
+import type { Resolver } from '../../src/dns/types.js';
 import { ZoneResolver } from '../../src/dns/zone-resolver.js';
 import { InstrumentedResolver, ZONES } from './helpers.js';
 
@@ -31,6 +32,38 @@ describe('ConcurrencyLimitedResolver', () => {
     release();
     await Promise.all(pending);
     expect([limited.outstanding, limited.waiting]).toEqual([0, 0]);
+  });
+
+  it('starts waiting queries in arrival order, past thousands of them (the queue drops its consumed front)', async () => {
+    const upstream = new InstrumentedResolver(zoneResolver);
+    const limited = new ConcurrencyLimitedResolver(upstream, 1);
+    const names = Array.from({ length: 3000 }, (_, i) => `n${i}.example.com`);
+    const answers = await Promise.all(names.map((name) => limited.resolve(name, 'A')));
+    expect(upstream.calls).toEqual(names.map((name) => `A ${name}`));
+    expect(answers.every((a) => a.kind === 'nxdomain')).toBe(true);
+    expect([limited.outstanding, limited.waiting]).toEqual([0, 0]);
+  });
+
+  it('frees the slot of a resolver that throws or rejects, and passes the failure on', async () => {
+    let calls = 0;
+    const failing: Resolver = {
+      resolve: (name, type) => {
+        calls++;
+        if (calls === 1) throw new Error('thrown');
+        if (calls === 2) return Promise.reject(new Error('rejected'));
+        return zoneResolver.resolve(name, type);
+      },
+    };
+    const limited = new ConcurrencyLimitedResolver(failing, 1);
+    const [thrown, rejected, answered] = await Promise.allSettled([
+      limited.resolve('a.example.com', 'A'),
+      limited.resolve('b.example.com', 'A'),
+      limited.resolve('example.com', 'TXT'),
+    ]);
+    expect(thrown).toMatchObject({ status: 'rejected', reason: { message: 'thrown' } });
+    expect(rejected).toMatchObject({ status: 'rejected', reason: { message: 'rejected' } });
+    expect(answered).toMatchObject({ status: 'fulfilled', value: { kind: 'records' } });
+    expect(limited.outstanding).toBe(0);
   });
 
   it('refuses a cap below 1', () => {

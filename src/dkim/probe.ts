@@ -203,6 +203,9 @@ type SelectorResult =
   | { kind: 'dangling'; alias: DkimDanglingAlias }
   | { kind: 'none' };
 
+/** The answer of most probes (nothing at the selector), shared: a warm probe reads about 45 of them. */
+const NO_KEY: SelectorResult = Object.freeze({ kind: 'none' });
+
 /**
  * The TXT answer at a selector name, with the alias it is delegated through. The CNAME query comes
  * first: NXDOMAIN there ends the probe in one query (nothing exists at the name, RFC 8020), as a TXT
@@ -258,7 +261,7 @@ function readSelectorAnswer(probe: PlannedProbe, answer: DnsAnswer<'TXT'>, parse
     }
     case 'nxdomain':
     case 'nodata':
-      if (cnameTarget === null) return { kind: 'none' };
+      if (cnameTarget === null) return NO_KEY;
       return { kind: 'dangling', alias: { selector: probe.selector, name: probe.name, cnameTarget, provider: cnameProvider(answer.cnames ?? []) } };
     case 'records': {
       const keys: DkimKey[] = [];
@@ -271,7 +274,7 @@ function readSelectorAnswer(probe: PlannedProbe, answer: DnsAnswer<'TXT'>, parse
       }
       // Only unrelated TXT (a wildcard's SPF record, a site verification token): no key here.
       if (keys.length === 0) {
-        if (cnameTarget === null) return { kind: 'none' };
+        if (cnameTarget === null) return NO_KEY;
         return { kind: 'dangling', alias: { selector: probe.selector, name: probe.name, cnameTarget, provider: cnameProvider(answer.cnames ?? []) } };
       }
       return { kind: 'keys', keys };

@@ -1,5 +1,5 @@
 import { canonicalName } from '../dns/name.js';
-import type { DnsErrorReason, RecordType, Resolver } from '../dns/types.js';
+import { resolveNow, type DnsErrorReason, type RecordType, type Resolver } from '../dns/types.js';
 import type { Finding } from '../findings.js';
 import type { DmarcDiscovery } from './discover.js';
 import { temperrorFinding } from './findings.js';
@@ -191,7 +191,7 @@ function recordForSubdomains(domain: string, discovery: DmarcDiscovery): DmarcRe
 export async function nameExists(name: string, resolver: Resolver): Promise<{ exists: boolean | null; queries: ExistenceQuery[] }> {
   const queries: ExistenceQuery[] = [];
   for (const type of EXISTENCE_QUERY_TYPES) {
-    const answer = await resolver.resolve(name, type);
+    const answer = await resolveNow(resolver, name, type);
     if (answer.kind === 'error') {
       queries.push({ name, type, answer: 'error', reason: answer.reason });
       // A server that did not answer in time will not answer the next type either: asking on would

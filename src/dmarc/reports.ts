@@ -1,5 +1,5 @@
 import { canonicalName, dnsNameProblem, MAX_NAME_OCTETS } from '../dns/name.js';
-import type { DnsErrorReason, Resolver } from '../dns/types.js';
+import { resolveNow, type DnsErrorReason, type Resolver } from '../dns/types.js';
 import type { Finding } from '../findings.js';
 import { destinationUncheckedFinding, destinationUnverifiedFinding } from './findings.js';
 import { pslOrganizationalDomain } from './orgdomain.js';
@@ -130,7 +130,7 @@ async function authorizationAt(
   name: string,
   resolver: Resolver,
 ): Promise<{ kind: 'authorized' } | { kind: 'absent' } | { kind: 'error'; reason: DnsErrorReason; detail?: string }> {
-  const answer = await resolver.resolve(name, 'TXT');
+  const answer = await resolveNow(resolver, name, 'TXT');
   if (answer.kind === 'error') return { kind: 'error', reason: answer.reason, ...(answer.detail ? { detail: answer.detail } : {}) };
   if (answer.kind !== 'records') return { kind: 'absent' };
   const authorized = answer.records.some((strings) => parseDmarcRecord(strings).kind === 'record');

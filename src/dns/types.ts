@@ -81,6 +81,23 @@ export function resolveNow<T extends RecordType>(resolver: Resolver, name: strin
   return isImmediate(resolver) ? resolver.resolveNow(name, type) : resolver.resolve(name, type);
 }
 
+/** A value known now, or a promise of it when it had to wait (what `resolveNow` gives). */
+export type Now<T> = T | Promise<T>;
+
+/** `fn(value)` at once when `value` is known, after it settles when it is a promise. */
+export function thenNow<T, R>(value: Now<T>, fn: (known: T) => Now<R>): Now<R> {
+  return value instanceof Promise ? value.then(fn) : fn(value);
+}
+
+/**
+ * `Promise.all(values)`, but the array itself when no value is a promise: a warm check's fan-outs
+ * (MX hosts, SPF includes) then allocate no promise and wait on no microtask.
+ */
+export function allNow<T>(values: readonly Now<T>[]): Now<T[]> {
+  for (const value of values) if (value instanceof Promise) return Promise.all(values);
+  return values as T[];
+}
+
 function isImmediate(resolver: Resolver): resolver is ImmediateResolver {
   return typeof (resolver as Partial<ImmediateResolver>).resolveNow === 'function';
 }

@@ -15,6 +15,8 @@
  * through the one catalogue (src/http/errors.ts).
  */
 import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -65,6 +67,13 @@ export interface ServerTimeouts {
 /** Headers in 10 s, the whole request in 30 s, an idle keep-alive connection closed after 5 s. */
 export const DEFAULT_TIMEOUTS: Readonly<ServerTimeouts> = Object.freeze({ headersMs: 10_000, requestMs: 30_000, keepAliveMs: 5_000 });
 /**
+ * On `close()`, connections still open get at most this long to deliver requests their clients have
+ * already sent (each is answered 503 with `Connection: close`) before idle ones are dropped.
+ */
+export const DEFAULT_SHUTDOWN_GRACE_MS = 250;
+/** While closing, how often the grace checks whether every connection has ended. */
+const SHUTDOWN_POLL_MS = 10;
+/**
  * How often Node checks open connections against the header and request time limits (its default,
  * 30 s, would let a half-sent request live up to 30 s past its limit). A quarter of the header
  * limit, at most this.
@@ -99,6 +108,8 @@ export interface ServiceOptions {
   apiInfo?: { title?: string; version?: string };
   /** Batch checks (src/jobs/): without it the batch routes are not served. */
   batches?: BatchService;
+  /** The grace on close, in milliseconds (`DEFAULT_SHUTDOWN_GRACE_MS`); 0 drops idle connections at once. */
+  shutdownGraceMs?: number;
 }
 
 /** Everything the app depends on. */
@@ -198,15 +209,28 @@ export const spoofCheckerService: FastifyPluginAsync<ServiceOptions> = async (ho
   // keep-alive connections only once, when close() starts, so a connection whose request was still
   // running would then stay open until its keep-alive timeout: answer such requests with
   // `Connection: close` so that the socket ends with the response.
+  //
+  // Node's close() drops idle keep-alive connections at once, and "idle" includes a connection whose
+  // next request the client has sent but this process has not read yet (it waits in the socket's
+  // buffer while the event loop is busy): that client gets a reset and cannot tell whether its
+  // request was done. The grace lets such requests be read and answered 503 first.
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
+    const graceMs = options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS;
+    if (!app.server.listening || graceMs <= 0) return;
+    const until = Date.now() + graceMs;
+    while (Date.now() < until && (await openConnections(app.server)) > 0) await sleep(SHUTDOWN_POLL_MS);
   });
 
   app.addHook('onRequest', async (request) => {
     request.receivedAt = now().toISOString();
-    // A request that arrives on a kept-alive connection while closing is refused through the catalogue.
-    if (closing) throw new ApiError('SERVICE_UNAVAILABLE');
+    // A request that arrives on a kept-alive connection while closing is refused through the catalogue,
+    // its record log kept under the organisation of a valid key, so that the client can read it back.
+    if (closing) {
+      if (!request.routeOptions.config.public) request.principal = await authenticate(stores.apiKeys, request.headers, false).catch(() => null);
+      throw new ApiError('SERVICE_UNAVAILABLE');
+    }
     if (request.routeOptions.config.public) return;
     // An unknown route needs no key (it answers 404 either way), but a valid key still names the
     // organisation in its record log.
@@ -311,4 +335,9 @@ async function addStartupKey(stores: Stores, { key, organizationId }: StartupApi
   }
   const id = apiKeyIdFromDigest(sha256);
   await stores.apiKeys.addKey({ id, organizationId, sha256, owner: { id, name: 'API key', email: '', image: '' } });
+}
+
+/** Connections the server has open now (0 when it cannot tell). */
+function openConnections(server: Server): Promise<number> {
+  return new Promise((resolve) => server.getConnections((error, count) => resolve(error ? 0 : count)));
 }

@@ -5,19 +5,19 @@
  */
 import { isIP } from 'node:net';
 import { canonicalName } from '../dns/name.js';
-import { describeAnswer, type DnsAnswer, type MxData, type Resolver } from '../dns/types.js';
+import { allNow, describeAnswer, resolveNow, thenNow, type DnsAnswer, type MxData, type Now, type Resolver } from '../dns/types.js';
 import type { Finding } from '../findings.js';
 import { providerForMxHost } from './providers.js';
 import type { MxAnalysis, MxHost, MxHostAddresses, MxLookupOptions } from './types.js';
-import { mapBounded } from '../map-bounded.js';
 
 /** RFC 7505 §3: a null MX has preference 0. */
 export const NULL_MX_PREFERENCE = 0;
 /** At most this many distinct MX hosts get address lookups (two queries each); the rest are not resolved. */
 export const MAX_MX_HOSTS_RESOLVED = 10;
 /**
- * How many hosts one analysis resolves at a time: all it resolves, so a cold check waits one round
- * trip for them (the resolver below carries the global limits).
+ * How many hosts one analysis resolves at a time: all it resolves (at most MAX_MX_HOSTS_RESOLVED,
+ * all started at once), so a cold check waits one round trip for them (the resolver below carries
+ * the global limits).
  */
 export const MAX_PARALLEL_HOST_LOOKUPS = MAX_MX_HOSTS_RESOLVED;
 
@@ -27,7 +27,7 @@ export const MAX_PARALLEL_HOST_LOOKUPS = MAX_MX_HOSTS_RESOLVED;
  */
 export async function lookupMx(domain: string, resolver: Resolver, options: MxLookupOptions = {}): Promise<MxAnalysis> {
   const apex = canonicalName(domain);
-  const answer = await resolver.resolve(apex, 'MX');
+  const answer = await resolveNow(resolver, apex, 'MX');
   switch (answer.kind) {
     case 'error': {
       const failedQuery: NonNullable<MxAnalysis['failedQuery']> = { name: apex, type: 'MX', reason: answer.reason };
@@ -145,7 +145,7 @@ async function analyseRecords(apex: string, records: MxData[], resolver: Resolve
 
   if (options.resolveHosts !== false) {
     const toResolve = uniqueExchanges(mailHosts.filter((host) => !isIpLiteral(host.exchange))).slice(0, MAX_MX_HOSTS_RESOLVED);
-    const resolved = await mapBounded(toResolve, MAX_PARALLEL_HOST_LOOKUPS, (exchange) => resolveHost(exchange, resolver));
+    const resolved = await allNow(toResolve.map((exchange) => resolveHost(exchange, resolver)));
     for (const [index, exchange] of toResolve.entries()) {
       const addresses = resolved[index] as MxHostAddresses;
       const verdict = addressFindings(exchange, addresses);
@@ -167,11 +167,16 @@ async function analyseRecords(apex: string, records: MxData[], resolver: Resolve
   return { domain: apex, status: 'found', hosts, provider, providers, findings };
 }
 
-/** A and AAAA of one MX host, in parallel. */
-async function resolveHost(exchange: string, resolver: Resolver): Promise<MxHostAddresses> {
+/** A and AAAA of one MX host, in parallel; without a promise when the answers are held. */
+function resolveHost(exchange: string, resolver: Resolver): Now<MxHostAddresses> {
   // The CNAME query finds an alias whatever the resolver reports of the chains it follows (c-ares
   // reports none); a failure there only loses that finding.
-  const [a, aaaa, alias] = await Promise.all([resolver.resolve(exchange, 'A'), resolver.resolve(exchange, 'AAAA'), resolver.resolve(exchange, 'CNAME')]);
+  const answers = allNow<DnsAnswer>([resolveNow(resolver, exchange, 'A'), resolveNow(resolver, exchange, 'AAAA'), resolveNow(resolver, exchange, 'CNAME')]);
+  return thenNow(answers, ([a, aaaa, alias]) => hostAddresses(a as DnsAnswer<'A'>, aaaa as DnsAnswer<'AAAA'>, alias as DnsAnswer<'CNAME'>));
+}
+
+/** What the A, AAAA and CNAME answers of one MX host say. */
+function hostAddresses(a: DnsAnswer<'A'>, aaaa: DnsAnswer<'AAAA'>, alias: DnsAnswer<'CNAME'>): MxHostAddresses {
   const failures: MxHostAddresses['failures'] = [];
   for (const [type, answer] of [['A', a], ['AAAA', aaaa]] as const) {
     if (answer.kind !== 'error') continue;

@@ -15,7 +15,7 @@
  */
 import { canonicalName } from '../dns/name.js';
 import { describeAnswer, isVoid } from '../dns/types.js';
-import type { DnsAnswer, MxData, RecordType, Resolver } from '../dns/types.js';
+import type { DnsAnswer, MxData, Now, RecordType, Resolver } from '../dns/types.js';
 import type { FailedQuery } from '../errors.js';
 import type { Finding } from '../findings.js';
 import { parseClientAddress } from './address.js';
@@ -235,7 +235,7 @@ class Walk implements Resolver {
     ignoredRedirect: null,
     truncated: [],
   };
-  private readonly answers = new Map<RecordType, Map<string, Promise<DnsAnswer>>>();
+  private readonly answers = new Map<RecordType, Map<string, Now<DnsAnswer>>>();
   private readonly subtrees = new Map<string, Subtree>();
 
   constructor(
@@ -245,8 +245,16 @@ class Walk implements Resolver {
     private readonly maxQueries: number,
   ) {}
 
-  /** A cached, budgeted query; past the budget the answer is a `budget` error. */
-  resolve<T extends RecordType>(name: string, type: T): Promise<DnsAnswer<T>> {
+  /** `resolveNow` as a promise (the `Resolver` port). */
+  async resolve<T extends RecordType>(name: string, type: T): Promise<DnsAnswer<T>> {
+    return this.resolveNow(name, type);
+  }
+
+  /**
+   * A cached, budgeted query; past the budget the answer is a `budget` error. A known answer comes
+   * back as a value, one still on its way as a promise (`ImmediateResolver`).
+   */
+  resolveNow<T extends RecordType>(name: string, type: T): Now<DnsAnswer<T>> {
     // Keyed by type, then canonical name: no "TYPE name" string is built and hashed per query.
     const canonical = canonicalName(name);
     let ofType = this.answers.get(type);
@@ -255,13 +263,15 @@ class Walk implements Resolver {
       this.answers.set(type, ofType);
     }
     const cached = ofType.get(canonical);
-    if (cached !== undefined) return cached as Promise<DnsAnswer<T>>;
+    if (cached !== undefined) return cached as Now<DnsAnswer<T>>;
     if (this.queries >= this.maxQueries) {
-      return Promise.resolve({ kind: 'error', reason: 'budget', detail: `the analysis stops after ${this.maxQueries} DNS queries` });
+      return { kind: 'error', reason: 'budget', detail: `the analysis stops after ${this.maxQueries} DNS queries` };
     }
     this.queries++;
     const answer = safeResolve(this.resolver, name, type);
     ofType.set(canonical, answer);
+    // Once it arrives, later asks get the value itself.
+    if (answer instanceof Promise) void answer.then((known) => ofType.set(canonical, known));
     return answer;
   }
 

@@ -180,14 +180,14 @@ export function rewriteDmarc(raw: string | null, changes: DmarcChanges): string 
     }
   }
   // v first, then the policy tags (p right after v, RFC 7489 §6.4), then the rest in the owner's order.
-  const policyTags = ['p', 'sp', 'np'];
-  const ordered = [
-    ['v', 'DMARC1'] as [string, string],
-    ...policyTags.flatMap((name) => tags.filter(([n]) => n === name)),
-    ...tags.filter(([n]) => n !== 'v' && !policyTags.includes(n)),
-  ];
-  return ordered.map(([n, v]) => `${n}=${v}`).join('; ');
+  let text = 'v=DMARC1';
+  for (const name of POLICY_TAGS) for (const [n, v] of tags) if (n === name) text += `; ${n}=${v}`;
+  for (const [n, v] of tags) if (n !== 'v' && !POLICY_TAGS.includes(n)) text += `; ${n}=${v}`;
+  return text;
 }
+
+/** The DMARC policy tags, in the order a rewritten record lists them after `v`. */
+const POLICY_TAGS: readonly string[] = ['p', 'sp', 'np'];
 
 /** Replaces the record's terminal `all` (with any qualifier) by `replacement`, or appends it. */
 function replaceAll(record: string, replacement: string): string {

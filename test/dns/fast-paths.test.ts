@@ -7,7 +7,9 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CachingResolver } from '../../src/dns/cache.js';
 import { createCheckResolver } from '../../src/dns/limits.js';
 import { canonicalName, canonicalNameProblem, dnsNameProblem } from '../../src/dns/name.js';
+import { allNow, thenNow, type DnsAnswer, type ImmediateResolver } from '../../src/dns/types.js';
 import { ZoneResolver } from '../../src/dns/zone-resolver.js';
+import { safeResolve } from '../../src/spf/resolve.js';
 import type { Zone } from '../../src/zones/types.js';
 import { InstrumentedResolver, ZONES } from './helpers.js';
 
@@ -188,5 +190,78 @@ describe('ZoneResolver: the searches it skips', () => {
     { name: 'elsewhere.invalid', type: 'A' as const, kind: 'nxdomain', reason: 'outside every zone' },
   ])('$reason', ({ name, type, kind }) => {
     expect(resolver.resolveSync(name, type).kind).toBe(kind);
+  });
+});
+
+describe('allNow and thenNow: values stay values, promises only where one waits', () => {
+  it('gives the array itself when nothing waits, and calls on at once', () => {
+    const values = [1, 2, 3];
+    expect(allNow(values)).toBe(values);
+    const seen: number[] = [];
+    expect(thenNow(5, (known) => (seen.push(known), known * 2))).toBe(10);
+    expect(seen).toEqual([5]);
+  });
+
+  it('gives one promise of every value, in order, when any waits', async () => {
+    const mixed = allNow([1, Promise.resolve(2), 3]);
+    expect(mixed).toBeInstanceOf(Promise);
+    expect(await mixed).toEqual([1, 2, 3]);
+    const later = thenNow(Promise.resolve(4), (known) => known + 1);
+    expect(later).toBeInstanceOf(Promise);
+    expect(await later).toBe(5);
+  });
+
+  it('passes a rejection on', async () => {
+    await expect(allNow([1, Promise.reject(new Error('lost'))])).rejects.toThrow('lost');
+  });
+});
+
+describe('CachingResolver: one copy of a held answer per second of remaining TTL', () => {
+  it('hands out the same copy within a second, a new one when the TTL has counted down, and never changes what it stored', async () => {
+    let now = 0;
+    const cache = new CachingResolver(zoneResolver, { ...OPTIONS, now: () => now });
+    const stored = await cache.resolve('mx1.example.com', 'A'); // TTL 120 in the zone
+    now = 10_100;
+    const first = cache.heldAnswer('mx1.example.com', 'A');
+    now = 10_900;
+    const again = cache.heldAnswer('mx1.example.com', 'A');
+    expect(first).toEqual({ kind: 'records', records: ['192.0.2.1'], ttl: 110 });
+    expect(again).toBe(first);
+    now = 11_100;
+    const later = cache.heldAnswer('mx1.example.com', 'A');
+    expect(later).toEqual({ kind: 'records', records: ['192.0.2.1'], ttl: 109 });
+    expect(later).not.toBe(first);
+    expect(first).toEqual({ kind: 'records', records: ['192.0.2.1'], ttl: 110 });
+    expect(stored).toEqual({ kind: 'records', records: ['192.0.2.1'], ttl: 120 });
+    expect(cache.stats()).toMatchObject({ hits: 3, misses: 1 });
+  });
+});
+
+describe("SPF's safeResolve on the immediate path", () => {
+  const immediate = (resolveNow: ImmediateResolver['resolveNow']): ImmediateResolver => ({
+    resolveNow,
+    resolve: async (name, type) => resolveNow(name, type),
+  });
+
+  it.each<[string, ImmediateResolver, DnsAnswer]>([
+    ['a held answer comes back as a value', immediate(() => ({ kind: 'nodata', ttl: 60 })), { kind: 'nodata', ttl: 60 }],
+    ['an invalid name reads as NXDOMAIN (RFC 7208 §4.8)', immediate(() => ({ kind: 'error', reason: 'invalid-name', detail: 'too long' })), { kind: 'nxdomain' }],
+    [
+      'a resolver that throws at once is a servfail answer, not an exception',
+      immediate(() => {
+        throw new Error('socket closed');
+      }),
+      { kind: 'error', reason: 'servfail', detail: 'the resolver failed: socket closed' },
+    ],
+  ])('%s', (_case, resolver, expected) => {
+    const answer = safeResolve(resolver, 'example.com', 'TXT');
+    expect(answer).not.toBeInstanceOf(Promise);
+    expect(answer).toEqual(expected);
+  });
+
+  it('a lookup that waits and then rejects is a servfail answer', async () => {
+    const answer = safeResolve(immediate(() => Promise.reject(new Error('boom'))), 'example.com', 'TXT');
+    expect(answer).toBeInstanceOf(Promise);
+    expect(await answer).toEqual({ kind: 'error', reason: 'servfail', detail: 'the resolver failed: boom' });
   });
 });

@@ -48,7 +48,7 @@ describe('over a real listening HTTP server', () => {
     const gate = new Promise<void>((resolve) => (release = resolve));
     let started: () => void = () => undefined;
     const inFlight = new Promise<void>((resolve) => (started = resolve));
-    const { app } = await makeApp({
+    const { app, stores } = await makeApp({
       check: async (domain) => {
         started();
         await gate;
@@ -72,12 +72,12 @@ describe('over a real listening HTTP server', () => {
     await expect(fetch(`${base}/openapi.json`)).rejects.toThrow();
   });
 
-  it("a request that arrives while closing gets the catalogue's 503, with Connection: close", async () => {
+  it("a request that arrives while closing gets the catalogue's 503, with Connection: close, its record log readable by the key's organisation", async () => {
     let release: () => void = () => undefined;
     const gate = new Promise<void>((resolve) => (release = resolve));
     let started: () => void = () => undefined;
     const inFlight = new Promise<void>((resolve) => (started = resolve));
-    const { app } = await makeApp({
+    const { app, stores } = await makeApp({
       check: async (domain) => {
         started();
         await gate;
@@ -103,6 +103,8 @@ describe('over a real listening HTTP server', () => {
     expect(raw).toMatch(/^HTTP\/1\.1 503/);
     expect(raw).toMatch(/connection: close/i);
     expect(raw).toContain('"code":"SERVICE_UNAVAILABLE"');
+    const logId = /x-log-id: (\S+)/i.exec(raw)?.[1] ?? '';
+    expect(await stores.recordLogs.get('org_a', logId)).toMatchObject({ uuid: logId, status_code: 503 });
     release();
     expect((await pending).status).toBe(200);
     await closing;

@@ -120,9 +120,10 @@ describe('the package as others use it', () => {
     const { stdout } = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, maxBuffer: 32 * 1024 * 1024 });
     const [pack] = JSON.parse(stdout) as [{ files: { path: string }[]; unpackedSize: number }];
     const paths = pack.files.map((file) => file.path);
-    expect(paths).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'bin/spoof-checker.js', 'dist/index.js', 'dist/index.d.ts', 'dist/service.js', 'dist/service.d.ts', 'dist/cli/main.js', 'schema/spoof-check-result.schema.json', 'fixtures/zones/p-reject.example.zone', 'fixtures/seed/demo.json']));
+    // The demo's data ships: zones, seed, and the scenarios, whose DNS faults `serve --demo` injects.
+    expect(paths).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'bin/spoof-checker.js', 'dist/index.js', 'dist/index.d.ts', 'dist/service.js', 'dist/service.d.ts', 'dist/cli/main.js', 'schema/spoof-check-result.schema.json', 'fixtures/zones/p-reject.example.zone', 'fixtures/seed/demo.json', 'fixtures/scenarios.json']));
     expect(paths.filter((path) => /^(test|src|bench|scripts|conformance)\//.test(path))).toEqual([]);
-    expect(paths.filter((path) => path.startsWith('fixtures/expected/') || path === 'fixtures/scenarios.json')).toEqual([]);
+    expect(paths.filter((path) => path.startsWith('fixtures/expected/'))).toEqual([]);
     expect(paths.filter((path) => path.endsWith('.map') || path.endsWith('.ts') && !path.endsWith('.d.ts'))).toEqual([]);
     expect(pack.unpackedSize).toBeLessThanOrEqual(MAX_UNPACKED_BYTES);
   }, 60_000);

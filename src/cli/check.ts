@@ -14,6 +14,8 @@ Options:
   --zones DIR          answer from the *.zone files in DIR (the loaded zones are the whole DNS)
   --resolver IP[:PORT] ask this DNS server instead of the system's resolvers
   --timeout MS         per-query timeout for --resolver and the system resolvers
+  --faults FILE        inject the DNS faults listed in FILE (SERVFAIL, REFUSED, dropped queries…):
+                       a JSON list of rules, or of scenarios such as fixtures/scenarios.json
   --selectors a,b      DKIM selectors to probe before the built-in list
   --json               one JSON line per input, in input order
   -h, --help           this text
@@ -31,7 +33,7 @@ export interface ErrorLine {
 export const check: Command = async (args, io) => {
   let parsed;
   try {
-    parsed = parseCommandArgs(args, { ...RESOLVER_OPTIONS, selectors: { type: 'string' }, json: { type: 'boolean' } }, true);
+    parsed = parseCommandArgs(args, { ...RESOLVER_OPTIONS, faults: { type: 'string' }, selectors: { type: 'string' }, json: { type: 'boolean' } }, true);
   } catch (error) {
     return usage(io, error);
   }
@@ -44,13 +46,13 @@ export const check: Command = async (args, io) => {
 
   let built;
   try {
-    built = await resolverFromFlags({ zones: values.zones, resolver: values.resolver, timeout: values.timeout });
+    built = await resolverFromFlags({ zones: values.zones, resolver: values.resolver, timeout: values.timeout, faults: values.faults });
   } catch (error) {
     return usage(io, error);
   }
   const options: CheckOptions = { resolver: built.resolver, selectors: splitList(values.selectors) };
   // Inputs run concurrently; output keeps input order.
-  const outcomes = positionals.map((input) => checkOne(input, options));
+  const outcomes = positionals.map((input) => checkOne(input, { ...options, resolver: built.resolverFor(input) }));
   let failed = 0;
   for (const [i, outcome] of outcomes.entries()) {
     const result = await outcome;

@@ -1,14 +1,17 @@
 /**
- * `spoof-checker dns-serve <zones-dir> [--port N] [--host H] [--outside refused|nxdomain]`: serves a
- * directory of zone files over DNS (UDP and TCP) as an authoritative server, in the foreground until
- * the process is asked to stop, so that the scenarios can be checked by any client
+ * `spoof-checker dns-serve <zones-dir> [--port N] [--host H] [--outside refused|nxdomain] [--faults FILE]`:
+ * serves a directory of zone files over DNS (UDP and TCP) as an authoritative server, in the
+ * foreground until the process is asked to stop, so that the scenarios can be checked by any client
  * (`dig @127.0.0.1 -p 5300 …`, or `spoof-checker check --resolver … ` with `--outside nxdomain`).
+ * With `--faults`, the server itself misbehaves as the file says (SERVFAIL, REFUSED, no answer…).
  */
 import { isIP } from 'node:net';
+import type { FaultPlan } from '../dns/faults.js';
 import { startDnsServer, type OutsideZones } from '../dns/server.js';
 import { ZoneResolver } from '../dns/zone-resolver.js';
 import { loadZoneDirectory, ZoneLoadError } from '../zones/load.js';
 import { integerOption, parseCommandArgs, UsageError } from './args.js';
+import { loadFaultPlan } from './faults-file.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Command } from './io.js';
 
 /** The port used without `--port`: unprivileged, and clear of mDNS's 5353. */
@@ -16,19 +19,22 @@ export const DEFAULT_DNS_SERVE_PORT = 5300;
 /** The address used without `--host`: loopback only, so nothing outside the machine can query it. */
 export const DEFAULT_DNS_SERVE_HOST = '127.0.0.1';
 
-const USAGE = `Usage: spoof-checker dns-serve <zones-dir> [--port N] [--host H] [--outside refused|nxdomain]
+const USAGE = `Usage: spoof-checker dns-serve <zones-dir> [--port N] [--host H] [--outside refused|nxdomain] [--faults FILE]
 
 Serves every *.zone file in <zones-dir> over DNS, UDP and TCP on one port, as their authoritative
 server, until stopped (Ctrl-C).
 
 Options:
-  --port N     port to listen on (default ${DEFAULT_DNS_SERVE_PORT}; 0 picks a free one)
-  --host H     IP address to listen on (default ${DEFAULT_DNS_SERVE_HOST})
-  --outside A  how to answer names outside the zones: refused (default, as an authoritative
-               server does) or nxdomain (as if the zones were the whole DNS; use this when
-               \`spoof-checker check --resolver\` asks this server, since a check also looks up
-               names such as _dmarc.<tld>)
-  -h, --help   show this help
+  --port N       port to listen on (default ${DEFAULT_DNS_SERVE_PORT}; 0 picks a free one)
+  --host H       IP address to listen on (default ${DEFAULT_DNS_SERVE_HOST})
+  --outside A    how to answer names outside the zones: refused (default, as an authoritative
+                 server does) or nxdomain (as if the zones were the whole DNS; use this when
+                 \`spoof-checker check --resolver\` asks this server, since a check also looks up
+                 names such as _dmarc.<tld>)
+  --faults FILE  answer the queries FILE lists as a faulty server would, on the wire: SERVFAIL,
+                 REFUSED, no answer (drop), late, truncated or garbled; FILE is a JSON list of
+                 rules, or of scenarios such as fixtures/scenarios.json
+  -h, --help     show this help
 `;
 
 /** What `--outside` takes. */
@@ -40,8 +46,13 @@ export const dnsServe: Command = async (args, io) => {
   let port: number;
   let host: string;
   let outsideZones: OutsideZones;
+  let faultsFile: string | undefined;
   try {
-    const { values, positionals } = parseCommandArgs(args, { port: { type: 'string' }, host: { type: 'string' }, outside: { type: 'string' } }, true);
+    const { values, positionals } = parseCommandArgs(
+      args,
+      { port: { type: 'string' }, host: { type: 'string' }, outside: { type: 'string' }, faults: { type: 'string' } },
+      true,
+    );
     if (values.help) {
       io.out(USAGE);
       return EXIT_OK;
@@ -58,10 +69,22 @@ export const dnsServe: Command = async (args, io) => {
       throw new UsageError(`--outside must be refused or nxdomain, not "${outside}"`);
     }
     outsideZones = outside as OutsideZones;
+    faultsFile = values.faults;
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     io.err(`dns-serve: ${error.message}\n\n${USAGE}`);
     return EXIT_USAGE;
+  }
+
+  let faults: FaultPlan = [];
+  if (faultsFile !== undefined) {
+    try {
+      faults = (await loadFaultPlan(faultsFile)).plan;
+    } catch (error) {
+      // One line naming the file and the problem: the usage would bury it.
+      io.err(`dns-serve: ${error instanceof Error ? error.message : String(error)}\n`);
+      return EXIT_USAGE;
+    }
   }
 
   let resolver: ZoneResolver;
@@ -75,14 +98,16 @@ export const dnsServe: Command = async (args, io) => {
 
   let server: Awaited<ReturnType<typeof startDnsServer>>;
   try {
-    server = await startDnsServer({ resolver, host, port, outsideZones });
+    server = await startDnsServer({ resolver, host, port, outsideZones, faults });
   } catch (error) {
     io.err(`dns-serve: cannot listen on ${formatAddress(host, port)}: ${error instanceof Error ? error.message : String(error)}\n`);
     return EXIT_FAILED;
   }
   const zones = resolver.origins().length;
   io.out(
-    `dns-serve: listening on ${formatAddress(host, server.address.port)} (udp+tcp), ${zones} zone${zones === 1 ? '' : 's'}, names outside them ${outsideZones === 'refused' ? 'REFUSED' : 'NXDOMAIN'}\n`,
+    `dns-serve: listening on ${formatAddress(host, server.address.port)} (udp+tcp), ${zones} zone${zones === 1 ? '' : 's'}, names outside them ${outsideZones === 'refused' ? 'REFUSED' : 'NXDOMAIN'}` +
+      (faultsFile !== undefined ? `, ${faults.length} DNS fault(s) from ${faultsFile}` : '') +
+      '\n',
   );
   const signal = await io.stopSignal;
   await server.close();

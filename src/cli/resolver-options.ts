@@ -1,10 +1,12 @@
 import { CachingResolver, DEFAULT_CACHE_MAX_ENTRIES, DEFAULT_CACHE_TTL_SECONDS, DEFAULT_MAX_TTL_SECONDS } from '../dns/cache.js';
+import { FaultyResolver, type FaultPlan } from '../dns/faults.js';
 import { ConcurrencyLimitedResolver, DEFAULT_MAX_OUTSTANDING_QUERIES } from '../dns/limits.js';
 import { NetworkResolver } from '../dns/network-resolver.js';
 import type { Resolver } from '../dns/types.js';
 import { ZoneResolver } from '../dns/zone-resolver.js';
 import { loadZoneDirectory } from '../zones/load.js';
 import { integerOption, UsageError } from './args.js';
+import { faultPlanForEveryCheck, faultPlanForInput, loadFaultPlan } from './faults-file.js';
 
 /** The flags (or environment variables) that choose where answers come from. */
 export interface ResolverFlags {
@@ -18,18 +20,65 @@ export interface ResolverFlags {
   maxOutstanding?: number | undefined;
   /** Answers the shared cache keeps for real servers; `DEFAULT_CACHE_MAX_ENTRIES` unless told. */
   cacheMaxEntries?: number | undefined;
+  /** A faults file (src/cli/faults-file.ts): the DNS faults to inject in front of whichever source is chosen. */
+  faults?: string | undefined;
 }
+
+/**
+ * How long an injected `drop` waits before it answers `timeout`: 0, at once. A real client would wait
+ * its whole timeout (seconds) for the same outcome; the check's verdict is the same either way, and
+ * answering at once keeps the demo page and the CLI responsive. A `delay` rule simulates slowness.
+ */
+export const INJECTED_DROP_AFTER_MS = 0;
 
 /** The longest per-query timeout a flag may ask for. */
 export const MAX_TIMEOUT_FLAG_MS = 60_000;
 
+/** What `resolverFromFlags` builds. */
+export interface BuiltResolver {
+  /** The source with the faults that apply to every check (all of a list of rules; none of a list of scenarios). */
+  resolver: Resolver;
+  /**
+   * The resolver for the check of `input`: `resolver`, plus the faults of the scenario that checks
+   * that domain (a list of scenarios scopes each fault to its scenario). Every command checks through it.
+   */
+  resolverFor(input: string): Resolver;
+  /** One line for start-up messages: the source, and the faults. */
+  description: string;
+  /** The zone resolver itself, without faults, when the source is `--zones`. */
+  zones?: ZoneResolver;
+}
+
 /**
  * Builds the resolver the flags name, with a one-line description for start-up messages:
  * zone files in memory (`--zones`), or real servers (`--resolver`, else the system's) behind a
- * concurrency cap and a shared TTL-aware cache. Throws `UsageError` for contradictory or bad flags
- * and for zone files that do not load (the message names file, line and column).
+ * concurrency cap and a shared TTL-aware cache; with `--faults FILE`, wrapped in a `FaultyResolver`
+ * applying the file's faults (outside the cache, so an injected failure is never cached).
+ * Throws `UsageError` for contradictory or bad flags, for zone files that do not load (the message
+ * names file, line and column) and for a bad faults file (the message names the file and the JSON path).
  */
-export async function resolverFromFlags(flags: ResolverFlags): Promise<{ resolver: Resolver; description: string; zones?: ZoneResolver }> {
+export async function resolverFromFlags(flags: ResolverFlags): Promise<BuiltResolver> {
+  const built = await sourceFromFlags(flags);
+  const source = built.resolver;
+  if (flags.faults === undefined) return { ...built, resolverFor: () => source };
+  const loaded = await loadFaultPlan(flags.faults);
+  const wrap = (plan: FaultPlan): Resolver => (plan.length === 0 ? source : new FaultyResolver(source, plan, { dropAfterMs: INJECTED_DROP_AFTER_MS }));
+  const everyCheck = faultPlanForEveryCheck(loaded);
+  const shared = wrap(everyCheck);
+  return {
+    ...built,
+    resolver: shared,
+    resolverFor: (input) => {
+      const plan = faultPlanForInput(loaded, input);
+      // Most checks match no scoped rule: they share one resolver.
+      return plan.length === everyCheck.length ? shared : wrap(plan);
+    },
+    description: `${built.description}; ${loaded.plan.length} DNS fault(s) from ${flags.faults}${loaded.shape === 'scenarios' ? ', each for its scenario' : ''}`,
+  };
+}
+
+/** The DNS source alone: zone files or real servers. */
+async function sourceFromFlags(flags: ResolverFlags): Promise<{ resolver: Resolver; description: string; zones?: ZoneResolver }> {
   if (flags.zones !== undefined && flags.resolver !== undefined) {
     throw new UsageError('give --zones DIR or --resolver IP[:PORT], not both');
   }

@@ -43,6 +43,8 @@ Options:
   --zones DIR          answer from the *.zone files in DIR
   --resolver IP[:PORT] ask this DNS server instead of the system's resolvers
   --timeout MS         per-query timeout for real DNS servers
+  --faults FILE        inject the DNS faults listed in FILE (a JSON list of rules, or of scenarios
+                       such as fixtures/scenarios.json)
   --selectors a,b      DKIM selectors to probe before the built-in list
   --redis URL          check on the workers of this Redis queue instead (with --database URL or --data DIR,
                        the store the workers use; --format only): see 'spoof-checker worker'
@@ -182,7 +184,7 @@ export const scan: Command = async (args, io) => {
         skipped++;
         continue;
       }
-      const job = checkOne(name, options)
+      const job = checkOne(name, { ...options, resolver: built.resolverFor(name) })
         .then(async (result) => {
           if (stoppedBy || sinkError) return;
           tally.add(result);
@@ -246,6 +248,7 @@ function readSettings(args: string[]) {
       out: { type: 'string' },
       details: { type: 'boolean' },
       selectors: { type: 'string' },
+      faults: { type: 'string' },
     },
     true,
   );
@@ -261,7 +264,7 @@ function readSettings(args: string[]) {
     out: values.out,
     details: values.details ?? false,
     selectors: splitList(values.selectors),
-    resolverFlags: { zones: values.zones, resolver: values.resolver, timeout: values.timeout, cacheMaxEntries: SCAN_CACHE_MAX_ENTRIES },
+    resolverFlags: { zones: values.zones, resolver: values.resolver, timeout: values.timeout, cacheMaxEntries: SCAN_CACHE_MAX_ENTRIES, faults: values.faults },
   };
 }
 

@@ -5,6 +5,7 @@
  * Configuration comes from flags, then environment variables, then defaults (a flag always wins);
  * every variable is listed in USAGE and in the README (The HTTP service).
  */
+import { existsSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { FastifyServerOptions } from 'fastify';
@@ -39,8 +40,16 @@ const FIXTURES = new URL('../../fixtures/', import.meta.url);
 export const DEMO_ZONES_DIR = fileURLToPath(new URL('zones/', FIXTURES));
 /** The seed `--demo` loads. */
 export const DEMO_SEED_FILE = fileURLToPath(new URL('seed/demo.json', FIXTURES));
+/**
+ * The DNS faults `--demo` injects: the scenarios' own (SERVFAIL on `_dmarc.dmarc-servfail.example`…),
+ * so that the demo answers those names as the regression corpus does. The package ships the file;
+ * should it be missing, the demo runs without faults and says so.
+ */
+export const DEMO_FAULTS_FILE = fileURLToPath(new URL('scenarios.json', FIXTURES));
+/** `--faults none` (or SPOOF_CHECKER_FAULTS=none): no faults, not even the demo's. */
+export const NO_FAULTS = 'none';
 
-const USAGE = `Usage: spoof-checker serve [--host H] [--port P] [--zones DIR | --resolver IP[:PORT]] [--data DIR | --database URL] [--seed FILE] [--demo]
+const USAGE = `Usage: spoof-checker serve [--host H] [--port P] [--zones DIR | --resolver IP[:PORT]] [--faults FILE] [--data DIR | --database URL] [--seed FILE] [--demo]
 
 Runs the HTTP API (spoof checker, logs, templates, domains, contacts) until stopped (Ctrl-C).
 OpenAPI document at /openapi.json, interactive docs at ${DOCS_PATH}.
@@ -51,6 +60,8 @@ Options (each overrides the environment variable in brackets):
   --zones DIR           answer DNS from the zone files in DIR [SPOOF_CHECKER_ZONES]
   --resolver IP[:PORT]  ask this DNS server [SPOOF_CHECKER_RESOLVER] (default: the system's resolvers)
   --timeout MS          per-query DNS timeout for real servers
+  --faults FILE         inject the DNS faults listed in FILE, a JSON list of rules or of scenarios [SPOOF_CHECKER_FAULTS]
+                        (default with --demo: fixtures/scenarios.json; '${NO_FAULTS}' injects none)
   --seed FILE           load organisations, keys and data from FILE into an empty store [SPOOF_CHECKER_SEED]
   --data DIR            keep everything in SQLite in DIR, created if missing [SPOOF_CHECKER_DATA]
                         (default ${DEFAULT_DATA_DIR}; ${MEMORY_DATA_DIR} keeps it in memory, lost at exit)
@@ -60,7 +71,7 @@ Options (each overrides the environment variable in brackets):
                         the client is the first X-Forwarded-For address they did not add [SPOOF_CHECKER_TRUST_PROXY]
   --redis URL           count rate limits in Redis/Valkey (redis://host:6379), shared by replicas [REDIS_URL]
                         and queue batch checks there for 'spoof-checker worker' (without it, batches run in this process)
-  --demo                zones fixtures/zones, seed fixtures/seed/demo.json, port ${DEMO_SERVE_PORT}
+  --demo                zones fixtures/zones, seed fixtures/seed/demo.json, the scenarios' DNS faults, port ${DEMO_SERVE_PORT}
   -h, --help            show this help
 
 Environment only:
@@ -81,6 +92,8 @@ export interface ServeConfig {
   zones: string | undefined;
   resolver: string | undefined;
   timeout: string | undefined;
+  /** The faults file (src/cli/faults-file.ts); undefined injects none. */
+  faults: string | undefined;
   seed: string | undefined;
   demo: boolean;
   /** Where the stores live: memory, SQLite in a directory, or PostgreSQL. */
@@ -176,6 +189,7 @@ export function serveConfig(args: string[], env: NodeJS.ProcessEnv): ServeConfig
       zones: { type: 'string' },
       resolver: { type: 'string' },
       timeout: { type: 'string' },
+      faults: { type: 'string' },
       seed: { type: 'string' },
       demo: { type: 'boolean' },
       data: { type: 'string' },
@@ -212,6 +226,7 @@ export function serveConfig(args: string[], env: NodeJS.ProcessEnv): ServeConfig
     zones,
     resolver,
     timeout: values.timeout,
+    faults: faultsOption(values.faults ?? (env['SPOOF_CHECKER_FAULTS'] || undefined), demo),
     seed: values.seed ?? (env['SPOOF_CHECKER_SEED'] || (demo ? DEMO_SEED_FILE : undefined)),
     demo,
     storage: storageOption(values.data, values.database, env, demo),
@@ -224,6 +239,13 @@ export function serveConfig(args: string[], env: NodeJS.ProcessEnv): ServeConfig
     logLevel,
     environment: env['NODE_ENV'] || 'development',
   };
+}
+
+/** `--faults` / SPOOF_CHECKER_FAULTS, then the demo's default; `none` turns faults off. */
+function faultsOption(text: string | undefined, demo: boolean): string | undefined {
+  if (text === undefined) return demo ? DEMO_FAULTS_FILE : undefined;
+  if (text.trim() === '') throw new UsageError(`--faults needs a file (or ${NO_FAULTS})`);
+  return text === NO_FAULTS ? undefined : text;
 }
 
 /** The URL a client on this machine reaches the server at (a wildcard address becomes loopback). */
@@ -293,10 +315,17 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
         io.err(`spoof-checker serve: the store already holds data: seed ${config.seed} skipped\n`);
       }
     }
-    const { resolver, description } = await resolverFromFlags({
+    let faults = config.faults;
+    if (faults === DEMO_FAULTS_FILE && !existsSync(faults)) {
+      // An installed package has no scenarios file: the demo runs, without faults, and says so.
+      io.err(`spoof-checker serve: ${DEMO_FAULTS_FILE} is not installed: the demo runs without DNS faults\n`);
+      faults = undefined;
+    }
+    const { resolverFor, description } = await resolverFromFlags({
       ...(config.zones !== undefined ? { zones: config.zones } : {}),
       ...(config.resolver !== undefined ? { resolver: config.resolver } : {}),
       ...(config.timeout !== undefined ? { timeout: config.timeout } : {}),
+      ...(faults !== undefined ? { faults } : {}),
     });
     dnsDescription = description;
     const logger: FastifyServerOptions['logger'] = { level: config.logLevel, stream: { write: (line: string) => io.out(line) } };
@@ -306,7 +335,7 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
     // Batches: on the Redis queue when --redis is given (workers check), else in this process.
     batches = await startBatchService({
       store: stores.batches,
-      check: (domain) => checkDomain(domain, { resolver, ...(config.baseUrl !== undefined ? { baseUrl: config.baseUrl } : {}) }),
+      check: (domain) => checkDomain(domain, { resolver: resolverFor(domain), ...(config.baseUrl !== undefined ? { baseUrl: config.baseUrl } : {}) }),
       redisUrl: config.redis,
       namesPerDay: batchNamesPerDayFromEnv(io.env),
       log: (message, error) => io.err(`spoof-checker serve: ${message}${error instanceof Error ? `: ${error.message}` : ''}\n`),
@@ -315,7 +344,7 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
       stores,
       batches,
       check: (domain, options) =>
-        checkDomain(domain, { resolver, ...(config.baseUrl !== undefined ? { baseUrl: config.baseUrl } : {}), ...(options?.selectors ? { selectors: options.selectors } : {}) }),
+        checkDomain(domain, { resolver: resolverFor(domain), ...(config.baseUrl !== undefined ? { baseUrl: config.baseUrl } : {}), ...(options?.selectors ? { selectors: options.selectors } : {}) }),
       ...(redis ? { rateLimitRedis: redis } : {}),
       apiKeys: config.apiKeys,
       rateLimits: config.rateLimit ? {} : false,

@@ -21,7 +21,7 @@ export const WORKER_CONNECT_TIMEOUT_MS = 10_000;
 /** How often progress is written to stderr while chunks are processed. */
 const PROGRESS_INTERVAL_MS = 5000;
 
-const USAGE = `Usage: spoof-checker worker --redis URL (--database URL | --data DIR) [--zones DIR | --resolver IP[:PORT]] [--concurrency N]
+const USAGE = `Usage: spoof-checker worker --redis URL (--database URL | --data DIR) [--zones DIR | --resolver IP[:PORT]] [--faults FILE] [--concurrency N]
 
 Processes batch checks queued by 'spoof-checker serve --redis URL'. Run any number, on any number of
 machines, on the same Redis and the same store as the API.
@@ -33,6 +33,8 @@ Options:
   --zones DIR           answer DNS from the *.zone files in DIR
   --resolver IP[:PORT]  ask this DNS server (default: the system's resolvers)
   --timeout MS          per-query timeout for real DNS servers
+  --faults FILE         inject the DNS faults listed in FILE (a JSON list of rules, or of scenarios
+                        such as fixtures/scenarios.json)
   --concurrency N       names checked at once (default ${DEFAULT_BATCH_CONCURRENCY}, at most ${MAX_WORKER_CONCURRENCY})
   --lock-duration MS    how long a chunk stays claimed without a sign of life from its worker before
                         another worker takes it over (default ${DEFAULT_LOCK_DURATION_MS})
@@ -63,6 +65,7 @@ function readSettings(args: string[], env: NodeJS.ProcessEnv) {
       data: { type: 'string' },
       concurrency: { type: 'string' },
       'lock-duration': { type: 'string' },
+      faults: { type: 'string' },
     },
     false,
   );
@@ -79,7 +82,7 @@ function readSettings(args: string[], env: NodeJS.ProcessEnv) {
     storage: storage(values.data, values.database, env),
     concurrency: integerOption(values.concurrency, 'concurrency', DEFAULT_BATCH_CONCURRENCY, 1, MAX_WORKER_CONCURRENCY),
     lockDurationMs: integerOption(values['lock-duration'], 'lock-duration', DEFAULT_LOCK_DURATION_MS, 1000, 600_000),
-    resolverFlags: { zones: values.zones, resolver: values.resolver, timeout: values.timeout, cacheMaxEntries: SCAN_CACHE_MAX_ENTRIES },
+    resolverFlags: { zones: values.zones, resolver: values.resolver, timeout: values.timeout, cacheMaxEntries: SCAN_CACHE_MAX_ENTRIES, faults: values.faults },
   };
 }
 
@@ -110,14 +113,14 @@ export const worker: Command = async (args, io) => {
     io.err(`spoof-checker worker: ${error instanceof Error ? error.message : String(error)}\n`);
     return EXIT_FAILED;
   }
-  const { resolver } = built;
+  const { resolverFor } = built;
   let checked = 0;
   let lastReported = 0;
   let lastAt = Date.now();
   const running = startBatchWorker({
     redisUrl: settings.redis,
     store: opened.stores.batches,
-    check: (input) => checkDomain(input, { resolver }),
+    check: (input) => checkDomain(input, { resolver: resolverFor(input) }),
     concurrency: settings.concurrency,
     lockDurationMs: settings.lockDurationMs,
     onChunk: (_job, outcome) => {

@@ -95,6 +95,21 @@ describe('the spoof-checker bin in a child process', () => {
     expect(done.stderr).toBe("spoof-checker: unknown command 'chek'. Did you mean 'check'?\nRun 'spoof-checker --help' for the list of commands.\n");
   });
 
+  it('check --faults: the scenario\'s DNS failure, not a verdict (exit 1); a bad faults file: two lines, exit 2', async () => {
+    const faulted = await collect(bin(['check', '--zones', 'fixtures/zones', '--faults', 'fixtures/scenarios.json', 'dmarc-servfail.example']));
+    expect(faulted.code).toBe(1);
+    expect(faulted.stdout).toMatch(/^dmarc-servfail\.example: cannot check \(dns_failure\)\n {2}The DNS lookup of the DMARC record \(TXT _dmarc\.dmarc-servfail\.example\) failed \(SERVFAIL\)/);
+    const bad = join(dir, 'bad-faults.json');
+    writeFileSync(bad, '[{"name": "a.example", "fault": {"kind": "explode"}}]');
+    const refused = await collect(bin(['check', '--zones', 'fixtures/zones', '--faults', bad, 'dmarc-servfail.example']));
+    expect(refused).toMatchObject({ code: 2, stdout: '' });
+    expect(refused.stderr).toBe(
+      `spoof-checker check: ${bad}: /0/fault/kind must be one of servfail, refused, drop, delay, truncate, malformed (got "explode")\n` +
+        "Run 'spoof-checker check --help' for the options.\n",
+    );
+    expect(refused.stderr).not.toMatch(STACK_LINE);
+  });
+
   it('ends quietly when the reader of stdout goes away (scan … | head -1)', async () => {
     const child = bin(['scan', largeList, '--zones', FIXTURE_ZONES]);
     let firstLine = '';

@@ -8,6 +8,8 @@ import {
   DEFAULT_SERVE_HOST,
   DEFAULT_SERVE_PORT,
   DEMO_API_KEY,
+  DEMO_DOMAIN,
+  DEMO_FAULTS_FILE,
   DEMO_SEED_FILE,
   DEMO_SERVE_PORT,
   DEMO_ZONES_DIR,
@@ -67,6 +69,12 @@ describe('serveConfig: flags, then environment, then defaults', () => {
     ['--zones replaces SPOOF_CHECKER_RESOLVER', ['--zones', '/mine'], { SPOOF_CHECKER_RESOLVER: '192.0.2.53' }, { zones: '/mine', resolver: undefined }],
     ['--demo with --resolver keeps the resolver', ['--demo', '--resolver', '192.0.2.53:5300'], {}, { zones: undefined, resolver: '192.0.2.53:5300', seed: DEMO_SEED_FILE }],
     ['--demo with --port', ['--demo', '--port', '0'], {}, { port: 0 }],
+    ['--demo injects the scenarios\' DNS faults', ['--demo'], {}, { faults: DEMO_FAULTS_FILE }],
+    ['no faults without --demo', [], {}, { faults: undefined }],
+    ['faults from SPOOF_CHECKER_FAULTS', [], { SPOOF_CHECKER_FAULTS: '/f.json' }, { faults: '/f.json' }],
+    ['--faults beats SPOOF_CHECKER_FAULTS and the demo', ['--demo', '--faults', '/mine.json'], { SPOOF_CHECKER_FAULTS: '/f.json' }, { faults: '/mine.json' }],
+    ['--faults none turns the demo\'s faults off', ['--demo', '--faults', 'none'], {}, { faults: undefined, zones: DEMO_ZONES_DIR }],
+    ['SPOOF_CHECKER_FAULTS=none too', ['--demo'], { SPOOF_CHECKER_FAULTS: 'none' }, { faults: undefined }],
     ['rate limits off', [], { SPOOF_CHECKER_RATE_LIMIT: 'off' }, { rateLimit: false }],
     ['trust proxy CIDRs from the flag beat the variable', ['--trust-proxy', '10.0.0.0/8, fd00::/8'], { SPOOF_CHECKER_TRUST_PROXY: '2' }, { trustProxy: ['10.0.0.0/8', 'fd00::/8'] }],
     ['trust proxy off', [], { SPOOF_CHECKER_TRUST_PROXY: 'off' }, { trustProxy: false }],
@@ -94,6 +102,7 @@ describe('serveConfig: flags, then environment, then defaults', () => {
     ['a trust proxy entry that is not an address', ['--trust-proxy', '10.0.0.0/8,proxy.internal'], {}, /"proxy\.internal" is not an IP address or CIDR block/],
     ['a CIDR prefix out of range', ['--trust-proxy', '10.0.0.0/33'], {}, /prefix length that is not 0 to 32/],
     ['a Redis URL of another scheme', ['--redis', 'http://127.0.0.1:6379'], {}, /must be a redis:\/\/ or rediss:\/\/ URL/],
+    ['an empty --faults', ['--faults', ' '], {}, /--faults needs a file \(or none\)/],
   ])('refuses %s', (_case, args, env, message) => {
     expect(() => serveConfig(args, env)).toThrow(message);
   });
@@ -196,6 +205,55 @@ describe('spoof-checker serve', () => {
     expect(await response.json()).toMatchObject({ domain: 'p-none.example', verdict: 'spoofable', inboxOutcome: 'delivered', dmarc: { policy: 'none' } });
     server.stop('SIGINT');
     expect(await server.exit).toBe(0);
+  });
+
+  it('--demo answers the fault scenarios as their goldens do: a DNS failure is not a verdict', async () => {
+    const server = await start(['--demo', '--port', '0']);
+    expect(server.err.join('')).toMatch(/DNS: \d+ zone\(s\) from .*; 9 DNS fault\(s\) from .*fixtures\/scenarios\.json, each for its scenario;/);
+    const post = (domain: string) =>
+      fetch(`${server.base}/api/tools/v1/spoof-checker`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${DEMO_API_KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ domain }),
+      });
+    const failed = await post('dmarc-servfail.example');
+    expect(failed.status).toBe(502);
+    expect(await failed.json()).toMatchObject({
+      statusCode: 502,
+      code: 'DNS_FAILURE',
+      message: 'The DNS lookup of the DMARC record (TXT _dmarc.dmarc-servfail.example) failed (SERVFAIL): injected fault.',
+    });
+    const timedOut = await post('dmarc-timeout.example');
+    expect(timedOut.status).toBe(503);
+    expect(await timedOut.json()).toMatchObject({ code: 'DNS_TIMEOUT' });
+    const verdict = await post(DEMO_DOMAIN);
+    expect(verdict.status).toBe(200);
+    expect(await verdict.json()).toMatchObject({ domain: DEMO_DOMAIN, verdict: 'spoofable', dmarc: { policy: 'none' } });
+    server.stop('SIGINT');
+    expect(await server.exit).toBe(0);
+  });
+
+  it('--demo --faults none: the zones alone', async () => {
+    const server = await start(['--demo', '--port', '0', '--faults', 'none']);
+    expect(server.err.join('')).not.toContain('fault');
+    const response = await fetch(`${server.base}/api/tools/v1/spoof-checker`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${DEMO_API_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ domain: 'dmarc-servfail.example' }),
+    });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ verdict: 'protected' });
+    server.stop('SIGINT');
+    expect(await server.exit).toBe(0);
+  });
+
+  it('a bad faults file: exit 2 with one line naming it', async () => {
+    const file = join(await mkdtemp(join(tmpdir(), 'serve-faults-')), 'faults.json');
+    await writeFile(file, '[{"name": "a.example", "fault": {"kind": "servfail", "ms": 1}}]');
+    const fake = fakeIo({ LOG_LEVEL: 'silent' });
+    expect(await serve(['--demo', '--port', '0', '--faults', file], fake.io)).toBe(2);
+    // The store's line comes first; the problem is the last line, alone.
+    expect(fake.err.join('').trimEnd().split('\n').at(-1)).toBe(`serve: ${file}: /0/fault/ms is not an allowed field for kind servfail (allowed: kind)`);
   });
 
   it('the demo seed file is valid JSON with both organisations', async () => {

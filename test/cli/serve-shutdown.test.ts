@@ -10,17 +10,15 @@
  *
  * Needs `npm run build` first (`npm test` does it); a missing build fails, loudly.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEMO_API_KEY, DEMO_DOMAIN, DEMO_SEED_FILE, DEMO_ZONES_DIR } from '../../src/cli/serve.js';
 import { openSqliteStores } from '../../src/store/sqlite.js';
+import { killAll, startServeProcess, type Exit, type Served } from '../setup/serve-process.js';
 
-const ROOT = new URL('../../', import.meta.url).pathname;
-const BIN = join(ROOT, 'bin/spoof-checker.js');
 /** A stack trace line, as Node prints one (as in process.test.ts). */
 const STACK_LINE = /^\s+at .+[:(]/m;
 /** Requests kept in flight at once: each worker sends its next request as soon as the last one ends. */
@@ -47,17 +45,6 @@ const REQUESTS: readonly { method: 'GET' | 'POST'; path: string; body?: unknown 
   { method: 'GET', path: '/api/contacts/list?limit=10' },
 ];
 
-interface Exit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
-
-interface Served {
-  base: string;
-  child: ChildProcess;
-  stderr: () => string;
-  exit: Promise<Exit>;
-}
 
 /** A response that came back with a status and an `x-log-id`: the service accepted the request. */
 interface Accepted {
@@ -74,41 +61,17 @@ const children = new Set<ChildProcess>();
 
 afterEach(() => {
   // A test that failed midway leaves no process behind.
-  for (const child of children) child.kill('SIGKILL');
-  children.clear();
+  killAll(children);
 });
 
-/** Starts `serve` on the SQLite store in `data` and waits for "listening on URL"; rejects with its stderr when it exits first. */
-async function startServe(data: string): Promise<Served> {
-  if (!existsSync(join(ROOT, 'dist/cli/serve.js'))) throw new Error('dist/ is missing: run `npm run build` first (npm test does)');
-  const child = spawn(process.execPath, [BIN, 'serve', '--data', data, '--seed', DEMO_SEED_FILE, '--zones', DEMO_ZONES_DIR, '--port', '0'], {
-    cwd: ROOT,
-    // Only PATH from this environment: a SPOOF_CHECKER_* or DATABASE_URL of the caller must not change the store.
-    // Rate limits off, so that every spoof check runs (a 429 would answer before the slow part).
-    env: { PATH: process.env['PATH'], LOG_LEVEL: 'silent', SPOOF_CHECKER_RATE_LIMIT: 'off' },
-    stdio: ['ignore', 'ignore', 'pipe'],
+/** Starts `serve` on the SQLite store in `data` and waits for "listening on URL". */
+function startServe(data: string): Promise<Served> {
+  // Rate limits off, so that every spoof check runs (a 429 would answer before the slow part).
+  return startServeProcess(['--data', data, '--seed', DEMO_SEED_FILE, '--zones', DEMO_ZONES_DIR, '--port', '0'], {
+    env: { SPOOF_CHECKER_RATE_LIMIT: 'off' },
+    startTimeoutMs: START_TIMEOUT_MS,
+    children,
   });
-  children.add(child);
-  let stderr = '';
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const exit = new Promise<Exit>((resolve) => child.once('exit', (code, signal) => (children.delete(child), resolve({ code, signal }))));
-  const base = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start within ${START_TIMEOUT_MS} ms; stderr: ${stderr}`)), START_TIMEOUT_MS);
-    const poll = setInterval(() => {
-      const url = /listening on (http:\/\/\S+)/.exec(stderr)?.[1];
-      if (url) {
-        clearInterval(poll);
-        clearTimeout(timer);
-        resolve(url);
-      }
-    }, 20);
-    void exit.then(({ code, signal }) => {
-      clearInterval(poll);
-      clearTimeout(timer);
-      reject(new Error(`serve exited (code ${code}, signal ${signal}) before listening; stderr: ${stderr}`));
-    });
-  });
-  return { base, child, stderr: () => stderr, exit };
 }
 
 /** Sends `signal` and waits for the exit, failing (not hanging) when the drain takes too long. */

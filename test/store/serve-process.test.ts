@@ -5,17 +5,14 @@
  * read each other's record logs, and a bad or unreachable database is one line and exit 1.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../setup/postgres.js';
 import { suiteDatabase } from '../setup/require-services.js';
+import { BIN, killAll, ROOT, startServeProcess, type Served } from '../setup/serve-process.js';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
-const BIN = join(ROOT, 'bin/spoof-checker.js');
 const DEMO_SEED = join(ROOT, 'fixtures/seed/demo.json');
 const DEMO_KEY = 'sk_demo_0123456789abcdef';
 const TEMPLATE = 'tpl_demo_welcome';
@@ -26,44 +23,11 @@ const START_TIMEOUT_MS = 30_000;
 /** Budget of a test that starts two servers and talks to them. */
 const TWO_SERVERS_TEST_MS = 90_000;
 
-interface Served {
-  base: string;
-  child: ChildProcess;
-  stderr: () => string;
-  exit: Promise<number | null>;
-}
-
 const children = new Set<ChildProcess>();
 
-/** Starts serve and waits for "listening on URL"; rejects with its stderr when it exits first. */
-async function startServe(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Served> {
-  if (!existsSync(join(ROOT, 'dist/store/open.js'))) throw new Error('dist/ is missing or stale: run `npm run build` first (npm test does)');
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--resolver', '127.0.0.1:1', ...args], {
-    cwd: ROOT,
-    env: { PATH: process.env['PATH'], LOG_LEVEL: 'silent', SPOOF_CHECKER_RATE_LIMIT: 'off', ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  children.add(child);
-  let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => (children.delete(child), resolve(code))));
-  const base = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start within ${START_TIMEOUT_MS} ms: ${stderr}`)), START_TIMEOUT_MS);
-    const poll = setInterval(() => {
-      const url = /listening on (http:\/\/\S+)/.exec(stderr)?.[1];
-      if (url) {
-        clearInterval(poll);
-        clearTimeout(timer);
-        resolve(url);
-      }
-    }, 20);
-    void exit.then((code) => {
-      clearInterval(poll);
-      clearTimeout(timer);
-      reject(new Error(`serve exited ${code} before listening: ${stderr}`));
-    });
-  });
-  return { base, child, stderr: () => stderr, exit };
+/** Starts serve (no real DNS: a resolver nobody answers on) and waits for "listening on URL". */
+function startServe(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Served> {
+  return startServeProcess(['--port', '0', '--resolver', '127.0.0.1:1', ...args], { env: { SPOOF_CHECKER_RATE_LIMIT: 'off', ...env }, startTimeoutMs: START_TIMEOUT_MS, children });
 }
 
 /** Runs serve to its exit (for start-up failures). */
@@ -90,10 +54,7 @@ async function api(base: string, method: string, path: string, body?: unknown): 
   return { status: response.status, json: await response.json(), logId: response.headers.get('x-log-id') };
 }
 
-afterEach(() => {
-  for (const child of children) child.kill('SIGKILL');
-  children.clear();
-});
+afterEach(() => killAll(children));
 
 describe('serve --data DIR (SQLite)', () => {
   let dir: string;
@@ -123,7 +84,7 @@ describe('serve --data DIR (SQLite)', () => {
     const deleted = await api(first.base, 'DELETE', '/api/domain/v1/dom_demo_mail_example_org');
     expect(deleted.status).toBe(200);
     first.child.kill('SIGKILL');
-    expect(await first.exit).toBe(null);
+    expect(await first.exit).toMatchObject({ code: null, signal: 'SIGKILL' });
 
     const second = await startServe(['--data', data, '--seed', DEMO_SEED]);
     expect(second.stderr()).toContain(`the store already holds data: seed ${DEMO_SEED} skipped`);
@@ -145,7 +106,7 @@ describe('serve --data DIR (SQLite)', () => {
       expect(record.json).toMatchObject({ status_code: 200 });
     }
     second.child.kill('SIGTERM');
-    expect(await second.exit).toBe(0);
+    expect(await second.exit).toMatchObject({ code: 0, signal: null });
   });
 
   it('a data directory that cannot be created: one line, exit 1', async () => {
@@ -187,7 +148,7 @@ describe('serve --database (PostgreSQL)', () => {
 
     a.child.kill('SIGTERM');
     b.child.kill('SIGTERM');
-    expect(await Promise.all([a.exit, b.exit])).toEqual([0, 0]);
+    expect(await Promise.all([a.exit, b.exit])).toEqual([{ code: 0, signal: null }, { code: 0, signal: null }]);
   });
 
   it.each([

@@ -12,7 +12,8 @@ Checks each name and prints a report: the verdict, the reasons, the SPF lookup t
 
 Options:
   --zones DIR          answer from the *.zone files in DIR (the loaded zones are the whole DNS)
-  --resolver IP[:PORT] ask this DNS server instead of the system's resolvers
+  --resolver IP[:PORT] ask this DNS server instead of the system's resolvers; several,
+                       comma-separated (1.1.1.1,8.8.8.8), share the queries and stand in for each other
   --timeout MS         per-query timeout for --resolver and the system resolvers
   --faults FILE        inject the DNS faults listed in FILE (SERVFAIL, REFUSED, dropped queries…):
                        a JSON list of rules, or of scenarios such as fixtures/scenarios.json

@@ -12,7 +12,10 @@ import { faultPlanForEveryCheck, faultPlanForInput, loadFaultPlan } from './faul
 export interface ResolverFlags {
   /** A directory of `*.zone` files: the loaded zones are the whole DNS. */
   zones?: string | undefined;
-  /** A DNS server as `ip[:port]` or `[ipv6]:port`. */
+  /**
+   * DNS servers as `ip[:port]` or `[ipv6]:port`, separated by commas: questions are spread over them,
+   * and a query that gets no answer from one is tried at the next.
+   */
   resolver?: string | undefined;
   /** Per-query timeout in milliseconds, for real servers. */
   timeout?: string | undefined;
@@ -96,7 +99,7 @@ async function sourceFromFlags(flags: ResolverFlags): Promise<{ resolver: Resolv
   const timeoutMs = integerOption(flags.timeout, 'timeout', 0, 1, MAX_TIMEOUT_FLAG_MS) || undefined;
   let network: NetworkResolver;
   try {
-    network = new NetworkResolver({ servers: flags.resolver === undefined ? undefined : [flags.resolver], timeoutMs });
+    network = new NetworkResolver({ servers: flags.resolver === undefined ? undefined : serverList(flags.resolver), timeoutMs });
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
@@ -107,6 +110,20 @@ async function sourceFromFlags(flags: ResolverFlags): Promise<{ resolver: Resolv
       defaultTtlSeconds: DEFAULT_CACHE_TTL_SECONDS,
       maxTtlSeconds: DEFAULT_MAX_TTL_SECONDS,
     }),
-    description: flags.resolver === undefined ? `the system DNS resolvers (${network.servers().join(', ')})` : `the DNS server ${flags.resolver}`,
+    description:
+      flags.resolver === undefined
+        ? `the system DNS resolvers (${network.servers().join(', ')})`
+        : network.servers().length === 1
+          ? `the DNS server ${flags.resolver}`
+          : `the DNS servers ${network.servers().join(', ')}`,
   };
+}
+
+/** `--resolver`'s servers: a comma-separated list, blanks around them ignored; an empty entry is a mistake. */
+export function serverList(text: string): string[] {
+  const servers = text.split(',').map((server) => server.trim());
+  if (servers.some((server) => server === '')) {
+    throw new UsageError(`--resolver takes DNS servers separated by commas, such as 192.0.2.53 or 192.0.2.53,[2001:db8::53]:5300; "${text}" has an empty entry`);
+  }
+  return servers;
 }

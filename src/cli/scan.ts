@@ -41,7 +41,8 @@ Options:
                        names that failed there on DNS (dns_failure, dns_timeout) are checked again
   --details            keep each result's details (the SPF tree, DKIM probes…) in JSON lines
   --zones DIR          answer from the *.zone files in DIR
-  --resolver IP[:PORT] ask this DNS server instead of the system's resolvers
+  --resolver IP[:PORT] ask this DNS server instead of the system's resolvers; several,
+                       comma-separated (1.1.1.1,8.8.8.8), share the queries and stand in for each other
   --timeout MS         per-query timeout for real DNS servers
   --faults FILE        inject the DNS faults listed in FILE (a JSON list of rules, or of scenarios
                        such as fixtures/scenarios.json)

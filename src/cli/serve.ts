@@ -58,7 +58,7 @@ Options (each overrides the environment variable in brackets):
   --host H              address to listen on [HOST] (default ${DEFAULT_SERVE_HOST})
   --port P              port to listen on [PORT] (default ${DEFAULT_SERVE_PORT}, ${DEMO_SERVE_PORT} with --demo; 0 picks a free one)
   --zones DIR           answer DNS from the zone files in DIR [SPOOF_CHECKER_ZONES]
-  --resolver IP[:PORT]  ask this DNS server [SPOOF_CHECKER_RESOLVER] (default: the system's resolvers)
+  --resolver IP[:PORT]  ask this DNS server (several: comma-separated, sharing the queries) [SPOOF_CHECKER_RESOLVER] (default: the system's resolvers)
   --timeout MS          per-query DNS timeout for real servers
   --faults FILE         inject the DNS faults listed in FILE, a JSON list of rules or of scenarios [SPOOF_CHECKER_FAULTS]
                         (default with --demo: fixtures/scenarios.json; '${NO_FAULTS}' injects none)

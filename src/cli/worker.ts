@@ -31,7 +31,7 @@ Options:
   --database URL        the API's PostgreSQL (postgresql://…) [DATABASE_URL]
   --data DIR            the API's SQLite directory (same machine only) [SPOOF_CHECKER_DATA]
   --zones DIR           answer DNS from the *.zone files in DIR
-  --resolver IP[:PORT]  ask this DNS server (default: the system's resolvers)
+  --resolver IP[:PORT]  ask this DNS server (several: comma-separated, sharing the queries) (default: the system's resolvers)
   --timeout MS          per-query timeout for real DNS servers
   --faults FILE         inject the DNS faults listed in FILE (a JSON list of rules, or of scenarios
                         such as fixtures/scenarios.json)

@@ -1,6 +1,10 @@
+import { createSocket } from 'node:dgram';
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
+import { startDnsServer } from '../../src/dns/server.js';
+import { ZoneResolver } from '../../src/dns/zone-resolver.js';
+import { loadZoneDirectory } from '../../src/zones/load.js';
 import { guideLocation } from '../../src/cli/report.js';
 import { captureIo, FIXTURE_ZONES, ZONES } from './helpers.js';
 
@@ -64,11 +68,31 @@ describe('spoof-checker check', () => {
     [['check', 'a.example', '--bogus'], /^spoof-checker check: unknown option '--bogus'\.\nRun 'spoof-checker check --help' for the options\.\n$/],
     [['check', 'a.example', '--zones', '/no/such/dir'], /no\/such\/dir/],
     [['check', 'a.example', '--resolver', 'not-an-ip'], /not an IP address/],
+    [['check', 'a.example', '--resolver', '127.0.0.1,,127.0.0.2'], /--resolver takes DNS servers separated by commas.*has an empty entry/],
+    [['check', 'a.example', '--resolver', '127.0.0.1, nope'], /not an IP address/],
     [['nope'], /^spoof-checker: unknown command 'nope'\.\nRun 'spoof-checker --help' for the list of commands\.\n$/],
   ])('refuses %j with exit 2 and says why', async (args, message) => {
     const { io, stderr } = captureIo();
     expect(await main(args, io)).toBe(2);
     expect(stderr()).toMatch(message);
+  });
+
+  it('with several servers, a query one does not answer is asked of the next: a silent first server still gives the verdict', async () => {
+    const zones = new ZoneResolver(await loadZoneDirectory(ZONES));
+    const live = await startDnsServer({ resolver: zones, outsideZones: 'nxdomain' });
+    // A UDP socket that reads every query and answers none.
+    const silent = createSocket('udp4');
+    await new Promise<void>((resolve) => silent.bind(0, '127.0.0.1', resolve));
+    try {
+      const { io, stdout } = captureIo();
+      const servers = `127.0.0.1:${silent.address().port}, ${live.address.host}:${live.address.port}`;
+      const code = await main(['check', 'demo.example', '--resolver', servers, '--timeout', '300', '--json'], io);
+      expect(code).toBe(0);
+      expect(JSON.parse(stdout())).toMatchObject({ domain: 'demo.example', verdict: 'protected' });
+    } finally {
+      silent.close();
+      await live.close();
+    }
   });
 
   it('reports an unreachable DNS server per input as a DNS failure, not as a verdict', async () => {

@@ -14,11 +14,11 @@
  * The whole file is validated before anything uses it; the first problem is reported with its JSON
  * path (`fixtures/x.json: /3/fault/kind must be one of servfail, …`), as seed file errors are.
  */
-import { readFile } from 'node:fs/promises';
 import type { Fault, FaultPlan, FaultRule } from '../dns/faults.js';
 import { dnsNameProblem, isAtOrBelow } from '../dns/name.js';
 import type { RecordType } from '../dns/types.js';
 import { normaliseDomainInput } from '../input.js';
+import { readJsonFile } from '../json-file.js';
 import { SUPPORTED_RECORD_TYPES } from '../zones/parse.js';
 import { UsageError } from './args.js';
 
@@ -90,17 +90,11 @@ class FaultsFileProblem extends Error {
  * problem: unreadable, not JSON (with the parser's position), or a value that is not a valid rule.
  */
 export async function loadFaultPlan(file: string): Promise<LoadedFaultPlan> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    throw new UsageError(`${file}: cannot read the faults file (${error instanceof Error ? error.message : String(error)})`);
-  }
   let data: unknown;
   try {
-    data = JSON.parse(text);
+    data = await readJsonFile(file, 'faults file');
   } catch (error) {
-    throw new UsageError(`${file}: not valid JSON (${jsonErrorWithPosition(error, text)})`);
+    throw new UsageError(`${file}: ${error instanceof Error ? error.message : String(error)}`);
   }
   try {
     return parseFaultPlan(data);
@@ -232,19 +226,4 @@ function describe(value: unknown): string {
   if (isObject(value)) return 'an object';
   const json = JSON.stringify(value);
   return json.length > 40 ? `${json.slice(0, 40)}…` : json;
-}
-
-/**
- * The parser's message on one line, with the line and column of the error. Node 20's V8 gives the
- * position for some errors (`… at position 12`) and quotes the text around the bad token for others
- * (`Unexpected token ']', "[1,2,]" is not valid JSON`); a quoted line break becomes a space.
- */
-function jsonErrorWithPosition(error: unknown, text: string): string {
-  const message = (error instanceof Error ? error.message : String(error)).replace(/\s*\n\s*/g, ' ');
-  const position = /at position (\d+)/.exec(message)?.[1];
-  if (position === undefined || /\(line \d+ column \d+\)/.test(message)) return message;
-  const before = text.slice(0, Number(position));
-  const line = before.split('\n').length;
-  const column = Number(position) - before.lastIndexOf('\n');
-  return `${message} (line ${line} column ${column})`;
 }

@@ -5,7 +5,6 @@
  * Configuration comes from flags, then environment variables, then defaults (a flag always wins);
  * every variable is listed in USAGE and in the README (The HTTP service).
  */
-import { existsSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { FastifyServerOptions } from 'fastify';
@@ -42,8 +41,7 @@ export const DEMO_ZONES_DIR = fileURLToPath(new URL('zones/', FIXTURES));
 export const DEMO_SEED_FILE = fileURLToPath(new URL('seed/demo.json', FIXTURES));
 /**
  * The DNS faults `--demo` injects: the scenarios' own (SERVFAIL on `_dmarc.dmarc-servfail.example`…),
- * so that the demo answers those names as the regression corpus does. The package ships the file;
- * should it be missing, the demo runs without faults and says so.
+ * so that the demo answers those names as the regression corpus does. The package ships the file.
  */
 export const DEMO_FAULTS_FILE = fileURLToPath(new URL('scenarios.json', FIXTURES));
 /** `--faults none` (or SPOOF_CHECKER_FAULTS=none): no faults, not even the demo's. */
@@ -315,17 +313,11 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
         io.err(`spoof-checker serve: the store already holds data: seed ${config.seed} skipped\n`);
       }
     }
-    let faults = config.faults;
-    if (faults === DEMO_FAULTS_FILE && !existsSync(faults)) {
-      // An installed package has no scenarios file: the demo runs, without faults, and says so.
-      io.err(`spoof-checker serve: ${DEMO_FAULTS_FILE} is not installed: the demo runs without DNS faults\n`);
-      faults = undefined;
-    }
     const { resolverFor, description } = await resolverFromFlags({
       ...(config.zones !== undefined ? { zones: config.zones } : {}),
       ...(config.resolver !== undefined ? { resolver: config.resolver } : {}),
       ...(config.timeout !== undefined ? { timeout: config.timeout } : {}),
-      ...(faults !== undefined ? { faults } : {}),
+      ...(config.faults !== undefined ? { faults: config.faults } : {}),
     });
     dnsDescription = description;
     const logger: FastifyServerOptions['logger'] = { level: config.logLevel, stream: { write: (line: string) => io.out(line) } };

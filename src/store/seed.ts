@@ -7,9 +7,9 @@
  * The file is validated as a whole before anything is stored: an error names the JSON path of the
  * first bad values (`/organizations/0/domains/1/tls must be one of …`).
  */
-import { readFile } from 'node:fs/promises';
 import { Type, type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
+import { readJsonFile } from '../json-file.js';
 import { apiKeyIdFromDigest, digestApiKey } from './api-keys.js';
 import { summarizeSchemaErrors } from './schema-errors.js';
 import type { Domain, EmailLog, Stores, Template, TemplateVersion } from './types.js';
@@ -276,17 +276,11 @@ export function parseSeed(data: unknown, source = 'seed'): Seed {
 
 /** Reads, parses and validates a seed file. Throws `SeedError` naming the file (and the JSON path). */
 export async function loadSeedFile(path: string): Promise<Seed> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    throw new SeedError(`${path}: cannot read the seed file (${error instanceof Error ? error.message : String(error)})`);
-  }
   let data: unknown;
   try {
-    data = JSON.parse(text);
+    data = await readJsonFile(path, 'seed file');
   } catch (error) {
-    throw new SeedError(`${path}: not valid JSON (${error instanceof Error ? error.message : String(error)})`);
+    throw new SeedError(`${path}: ${error instanceof Error ? error.message : String(error)}`);
   }
   return parseSeed(data, path);
 }

@@ -6,11 +6,10 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dnsServe } from '../../src/cli/dns-serve.js';
 import { faultPlanForDomain, faultPlanForEveryCheck, faultPlanForInput, loadFaultPlan, MAX_FAULT_DELAY_MS } from '../../src/cli/faults-file.js';
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo } from '../../src/cli/io.js';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { resolverFromFlags } from '../../src/cli/resolver-options.js';
 import { UsageError } from '../../src/cli/args.js';
@@ -292,32 +291,24 @@ describe('spoof-checker dns-serve --faults: the faults on the wire', () => {
   /** dns-serve in-process, stopped by the test. */
   async function startDnsServe(args: string[]) {
     let resolveStop: (signal: string) => void = () => {};
-    const output = { out: '', err: '' };
-    const io: CliIo = {
-      out: (text) => void (output.out += text),
-      err: (text) => void (output.err += text),
-      stdin: Readable.from([]),
-      stderrIsTTY: false,
-      env: {},
-      stopSignal: new Promise((resolve) => (resolveStop = resolve)),
-    };
+    const { io, stdout, stderr } = captureIo('', { stop: new Promise((resolve) => (resolveStop = resolve)) });
     const exit = dnsServe(args, io);
     let early: number | undefined;
     void exit.then((code) => (early = code));
     const started = Date.now();
-    while (!output.out.includes('listening on') && early === undefined) {
-      if (Date.now() - started > 5000) throw new Error(`dns-serve did not start: ${output.err}`);
+    while (!stdout().includes('listening on') && early === undefined) {
+      if (Date.now() - started > 5000) throw new Error(`dns-serve did not start: ${stderr()}`);
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
-    if (early !== undefined) throw new Error(`dns-serve exited ${early}: ${output.err}`);
-    const port = Number(/listening on 127\.0\.0\.1:(\d+)/.exec(output.out)?.[1]);
-    return { port, output, exit, stop: () => resolveStop('SIGTERM') };
+    if (early !== undefined) throw new Error(`dns-serve exited ${early}: ${stderr()}`);
+    const port = Number(/listening on 127\.0\.0\.1:(\d+)/.exec(stdout())?.[1]);
+    return { port, stdout, exit, stop: () => resolveStop('SIGTERM') };
   }
 
   it('answers SERVFAIL, REFUSED or nothing where the file says, and normally elsewhere', async () => {
     const server = await startDnsServe([FIXTURE_ZONES, '--port', '0', '--faults', SCENARIOS_FILE]);
     try {
-      expect(server.output.out).toMatch(/ zones, names outside them REFUSED, 9 DNS fault\(s\) from .*scenarios\.json\n$/);
+      expect(server.stdout()).toMatch(/ zones, names outside them REFUSED, 9 DNS fault\(s\) from .*scenarios\.json\n$/);
       const client = new NetworkResolver({ servers: [`127.0.0.1:${server.port}`], timeoutMs: 300, attempts: 1 });
       expect(await client.resolve('_dmarc.dmarc-servfail.example', 'TXT')).toMatchObject({ kind: 'error', reason: 'servfail' });
       expect(await client.resolve('_dmarc.dmarc-refused.example', 'TXT')).toMatchObject({ kind: 'error', reason: 'refused' });
@@ -335,7 +326,7 @@ describe('spoof-checker dns-serve --faults: the faults on the wire', () => {
   it('without --faults the start-up line names none, and the name answers', async () => {
     const server = await startDnsServe([FIXTURE_ZONES, '--port', '0']);
     try {
-      expect(server.output.out).not.toContain('fault');
+      expect(server.stdout()).not.toContain('fault');
       const client = new NetworkResolver({ servers: [`127.0.0.1:${server.port}`], timeoutMs: 300, attempts: 1 });
       expect(await client.resolve('_dmarc.dmarc-servfail.example', 'TXT')).toMatchObject({ kind: 'records' });
     } finally {

@@ -75,6 +75,13 @@ describe('loadSeedFile', () => {
     await writeFile(bad, '{ not json');
     await expect(loadSeedFile(bad)).rejects.toThrow(/bad\.json: not valid JSON/);
   });
+
+  it('says on which line and column the JSON breaks, as the faults file does (one reader for both)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'seed-'));
+    const bad = join(dir, 'bad.json');
+    await writeFile(bad, '{\n  "organizations": [\n    {"id": "org_a",}\n  ]\n}');
+    await expect(loadSeedFile(bad)).rejects.toThrow(/bad\.json: not valid JSON \(.*\(line 3 column \d+\)\)$/);
+  });
 });
 
 describe('applySeed', () => {

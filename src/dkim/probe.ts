@@ -3,7 +3,7 @@
  * sourced list, in parallel, and report every key found (never stopping at the first).
  */
 import { canonicalName, dnsNameProblem, MAX_NAME_OCTETS } from '../dns/name.js';
-import { resolveNow, type DnsAnswer, type Resolver } from '../dns/types.js';
+import { resolveOnceNow, type DnsAnswer, type Resolver } from '../dns/types.js';
 import { dkimFindings } from './findings.js';
 import { parseDkimKeyRecord } from './parse.js';
 import {
@@ -13,6 +13,7 @@ import {
   providerForCnameTarget,
   providerForSelector,
 } from './selectors.js';
+import { LRUCache } from 'lru-cache';
 import { mapBounded } from '../map-bounded.js';
 import type {
   DkimDanglingAlias,
@@ -121,13 +122,37 @@ export function chooseBestKey(found: readonly DkimKey[]): DkimKey | null {
 }
 
 interface PlannedProbe {
-  selector: string;
-  name: string;
-  origin: SelectorOrigin;
+  readonly selector: string;
+  readonly name: string;
+  readonly origin: SelectorOrigin;
 }
 
+/**
+ * How many domains' built-in probe plans are kept (`planSelectors`). Re-checking a domain then
+ * reuses its 38 probe names instead of building them again: the same string objects the answer
+ * cache was filled with, whose hashes V8 has already computed, so each lookup compares pointers
+ * rather than hashing and comparing a fresh name (about a fifth of a warm check). Bounded, so a
+ * long scan of distinct names holds at most this many plans (under 4 MB).
+ */
+export const PROBE_PLAN_CACHE_DOMAINS = 1024;
+const builtInPlans = new LRUCache<string, readonly PlannedProbe[]>({ max: PROBE_PLAN_CACHE_DOMAINS });
+
+type SelectorPlan = { probes: readonly PlannedProbe[]; rejected: DkimSelectorRejection[] };
+
 /** The selectors to query, in order, and the caller's selectors that will not be queried. */
-function planSelectors(apex: string, options: DkimProbeOptions): { probes: PlannedProbe[]; rejected: DkimSelectorRejection[] } {
+function planSelectors(apex: string, options: DkimProbeOptions): SelectorPlan {
+  // The common case (no caller selectors, the built-in list): the plan depends on the domain alone.
+  const plainBuiltIn = (options.selectors === undefined || options.selectors.length === 0) && options.useBuiltInList !== false;
+  if (!plainBuiltIn) return buildPlan(apex, options);
+  let probes = builtInPlans.get(apex);
+  if (probes === undefined) {
+    probes = buildPlan(apex, options).probes;
+    builtInPlans.set(apex, probes);
+  }
+  return { probes, rejected: [] };
+}
+
+function buildPlan(apex: string, options: DkimProbeOptions): { probes: PlannedProbe[]; rejected: DkimSelectorRejection[] } {
   const probes: PlannedProbe[] = [];
   const rejected: DkimSelectorRejection[] = [];
   const seen = new Set<string>();
@@ -224,7 +249,7 @@ async function lookupSelector(resolver: Resolver, name: string): Promise<DnsAnsw
  * per selector; only lookups that must go to the network are awaited.
  */
 async function lookupSelectors(resolver: Resolver, probes: readonly PlannedProbe[]): Promise<DnsAnswer<'TXT'>[]> {
-  const aliases = probes.map((probe) => resolveNow(resolver, probe.name, 'CNAME'));
+  const aliases = probes.map((probe) => resolveOnceNow(resolver, probe.name, 'CNAME'));
   let waiting = false;
   const answers = probes.map((probe, index) => {
     const alias = aliases[index] as DnsAnswer<'CNAME'> | Promise<DnsAnswer<'CNAME'>>;
@@ -238,7 +263,7 @@ async function lookupSelectors(resolver: Resolver, probes: readonly PlannedProbe
 /** The rest of `lookupSelector` once the CNAME answer is known: the TXT query when one is needed. */
 function txtAfterAlias(resolver: Resolver, name: string, alias: DnsAnswer<'CNAME'>): DnsAnswer<'TXT'> | Promise<DnsAnswer<'TXT'>> {
   if (alias.kind === 'error' || alias.kind === 'nxdomain') return alias;
-  const txt = resolveNow(resolver, name, 'TXT');
+  const txt = resolveOnceNow(resolver, name, 'TXT');
   return txt instanceof Promise ? txt.then((known) => withAlias(alias, known)) : withAlias(alias, txt);
 }
 

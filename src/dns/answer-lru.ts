@@ -17,10 +17,17 @@
  */
 import type { RecordType } from './types.js';
 
-/** An entry as `held` gives it: the value, and when it stops being fresh (ms; the caller's clock). */
+/**
+ * An entry as `held` gives it: the value, and when it stops being fresh (ms; the caller's clock).
+ * `view` and `viewKey` are the owner's: a value it derives from `value` and keeps in the entry itself
+ * (the cache keeps the copy of an answer it last handed out), so a hit reads one object from memory
+ * rather than two. `set` clears them.
+ */
 export interface Held<V> {
   readonly value: V;
   readonly expiresAt: number;
+  view: V | undefined;
+  viewKey: number;
 }
 
 interface Slot<V> extends Held<V> {
@@ -111,12 +118,14 @@ export class AnswerLru<V> {
     if (existing) {
       existing.value = value;
       existing.expiresAt = expiresAt;
+      existing.view = undefined;
+      existing.viewKey = 0;
       this.unlink(existing);
       this.append(existing);
       return;
     }
     this.stored++;
-    const slot: Slot<V> = { name, type, value, expiresAt, movedAt: this.stored, older: undefined, newer: undefined };
+    const slot: Slot<V> = { name, type, value, expiresAt, view: undefined, viewKey: 0, movedAt: this.stored, older: undefined, newer: undefined };
     ofType.set(name, slot);
     this.append(slot);
     this.count++;

@@ -74,11 +74,23 @@ export interface Resolver {
  */
 export interface ImmediateResolver extends Resolver {
   resolveNow<T extends RecordType>(name: string, type: T): DnsAnswer<T> | Promise<DnsAnswer<T>>;
+  /**
+   * `resolveNow` for a name the caller has built from checked parts, already canonical and valid
+   * (`canonicalName`, `dnsNameProblem`), that it asks once: no case folding, no name check, and not
+   * remembered for a later ask (which would be charged again).
+   */
+  resolveOnceNow?<T extends RecordType>(canonical: string, type: T): DnsAnswer<T> | Promise<DnsAnswer<T>>;
 }
 
 /** `resolver.resolveNow(name, type)` where the resolver has it, else `resolver.resolve(name, type)`. */
 export function resolveNow<T extends RecordType>(resolver: Resolver, name: string, type: T): DnsAnswer<T> | Promise<DnsAnswer<T>> {
   return isImmediate(resolver) ? resolver.resolveNow(name, type) : resolver.resolve(name, type);
+}
+
+/** `resolver.resolveOnceNow(canonical, type)` where the resolver has it, else `resolveNow`. */
+export function resolveOnceNow<T extends RecordType>(resolver: Resolver, canonical: string, type: T): DnsAnswer<T> | Promise<DnsAnswer<T>> {
+  if (!isImmediate(resolver)) return resolver.resolve(canonical, type);
+  return resolver.resolveOnceNow ? resolver.resolveOnceNow(canonical, type) : resolver.resolveNow(canonical, type);
 }
 
 /** A value known now, or a promise of it when it had to wait (what `resolveNow` gives). */

@@ -68,7 +68,10 @@ export async function lookupMx(domain: string, resolver: Resolver, options: MxLo
 /** True for an IPv4 or IPv6 address written where a host name belongs (with or without brackets). */
 export function isIpLiteral(exchange: string): boolean {
   const bare = exchange.startsWith('[') && exchange.endsWith(']') ? exchange.slice(1, -1) : exchange;
-  return isIP(bare) !== 0 || bare.includes(':');
+  if (bare.includes(':')) return true;
+  // An IPv4 address ends in a digit: a host name that does not (almost every one) needs no parse.
+  const last = bare.charCodeAt(bare.length - 1);
+  return last >= 0x30 && last <= 0x39 && isIP(bare) !== 0;
 }
 
 async function analyseRecords(apex: string, records: MxData[], resolver: Resolver, options: MxLookupOptions): Promise<MxAnalysis> {

@@ -195,7 +195,7 @@ export async function analyzeSpf(domain: string, resolver: Resolver, options: An
         analysis.status = 'found';
         const text = analysis.records[0]!;
         analysis.record = text;
-        analysis.sizeOctets = new TextEncoder().encode(text).length;
+        analysis.sizeOctets = Buffer.byteLength(text, 'utf8');
         const subtree = await walk.record(text, name, [name], [], 0);
         analysis.tree = subtree.nodes;
         analysis.lookupCount = subtree.lookups;

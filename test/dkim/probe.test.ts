@@ -226,6 +226,20 @@ describe('probeDkim: selector handling', () => {
     expect(probe.found.find((key) => key.selector === 's1')?.origin).toBe('caller');
   });
 
+  it('a domain probed again (its plan is kept) still puts caller selectors first, and probes the same names', async () => {
+    const plain = await probeDkim('example.com', zones);
+    const again = await probeDkim('example.com', zones);
+    expect(again.selectorsProbed).toEqual(plain.selectorsProbed);
+    expect(again.found).toEqual(plain.found);
+    expect(again.selectorsProbed).toEqual(builtInSelectors('example.com'));
+    const withCaller = await probeDkim('example.com', zones, { selectors: ['custom2024'] });
+    expect(withCaller.selectorsProbed).toEqual(['custom2024', ...builtInSelectors('example.com')]);
+    const listOff = await probeDkim('example.com', zones, { useBuiltInList: false });
+    expect(listOff).toMatchObject({ probed: 0, status: 'incomplete' });
+    // The kept plan is not changed by the calls that did not use it.
+    expect((await probeDkim('example.com', zones)).selectorsProbed).toEqual(plain.selectorsProbed);
+  });
+
   it(`probes at most ${MAX_CALLER_SELECTORS} caller selectors`, async () => {
     const selectors = Array.from({ length: MAX_CALLER_SELECTORS + 2 }, (_, index) => `sel${index}`);
     const probe = await probeDkim('example.com', zones, { selectors, useBuiltInList: false });

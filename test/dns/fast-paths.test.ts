@@ -237,6 +237,60 @@ describe('CachingResolver: one copy of a held answer per second of remaining TTL
   });
 });
 
+describe('CachingResolver: the system clock is read once per synchronous stretch', () => {
+  it('reads Date.now once for many hits in one stretch, again after a microtask, and still expires entries', async () => {
+    let time = 1_000_000;
+    const clock = vi.spyOn(Date, 'now').mockImplementation(() => time);
+    const cache = new CachingResolver(zoneResolver, OPTIONS); // no injected clock: the system one
+    await cache.resolve('mx1.example.com', 'A'); // TTL 120 in the zone
+    await Promise.resolve();
+    clock.mockClear();
+    for (let index = 0; index < 50; index++) expect(cache.heldAnswer('mx1.example.com', 'A')).toMatchObject({ kind: 'records' });
+    expect(clock).toHaveBeenCalledTimes(1);
+    time += 121_000; // past the TTL, but within the same stretch the reading stands
+    expect(cache.heldAnswer('mx1.example.com', 'A')).toMatchObject({ kind: 'records' });
+    await Promise.resolve();
+    expect(cache.heldAnswer('mx1.example.com', 'A')).toBeUndefined();
+    expect(clock).toHaveBeenCalledTimes(2);
+  });
+
+  it('reads an injected clock on every hit', async () => {
+    let time = 0;
+    let reads = 0;
+    const cache = new CachingResolver(zoneResolver, { ...OPTIONS, now: () => (reads++, time) });
+    await cache.resolve('mx1.example.com', 'A');
+    reads = 0;
+    cache.heldAnswer('mx1.example.com', 'A');
+    time = 121_000;
+    expect(cache.heldAnswer('mx1.example.com', 'A')).toBeUndefined();
+    expect(reads).toBe(2);
+  });
+});
+
+describe('createCheckResolver: resolveOnceNow, for names the caller built and asks once', () => {
+  it('charges the budget and counts cache hits, but remembers nothing for a later ask', async () => {
+    const upstream = new InstrumentedResolver(zoneResolver);
+    const shared = new CachingResolver(upstream, OPTIONS);
+    await shared.resolve('example.com', 'TXT');
+    const check = createCheckResolver(shared, { maxQueries: 3 });
+    expect(check.resolveOnceNow('example.com', 'TXT')).toMatchObject({ kind: 'records' }); // held: a value, not a promise
+    expect(check.resolveOnceNow('example.com', 'TXT')).toMatchObject({ kind: 'records' });
+    expect(check.stats()).toMatchObject({ queries: 2, cacheHits: 2, memoHits: 0 });
+    // A miss waits like any lookup, and the budget still ends the check's lookups.
+    await expect(check.resolveOnceNow('missing.example.com', 'TXT')).resolves.toMatchObject({ kind: 'nxdomain' });
+    expect(check.resolveOnceNow('example.com', 'MX')).toMatchObject({ kind: 'error', reason: 'budget' });
+    expect(upstream.calls).toEqual(['TXT example.com', 'TXT missing.example.com']);
+  });
+
+  it('answers what resolveNow answers for the same canonical name', async () => {
+    const once = createCheckResolver(zoneResolver);
+    const memoised = createCheckResolver(zoneResolver);
+    for (const [name, type] of [['example.com', 'MX'], ['missing.example.com', 'TXT'], ['mx1.example.com', 'A']] as const) {
+      expect(once.resolveOnceNow(name, type)).toEqual(memoised.resolveNow(name, type));
+    }
+  });
+});
+
 describe("SPF's safeResolve on the immediate path", () => {
   const immediate = (resolveNow: ImmediateResolver['resolveNow']): ImmediateResolver => ({
     resolveNow,

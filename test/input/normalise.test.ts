@@ -110,3 +110,34 @@ describe('normaliseDomainInput', () => {
     expect(queried).toEqual([]);
   });
 });
+
+// A name already in its final form takes a short path (no IDNA, no URL parsing). These pairs hold
+// one name that takes it and one spelling of the same input that cannot, so both paths must agree.
+describe('the short path for names already in their final form', () => {
+  const pairs: [plain: string, spelled: string][] = [
+    ['example.com', 'EXAMPLE.com.'],
+    ['a-b.example.co.uk', ' A-B.Example.CO.UK '],
+    ['1e100.net', 'https://1E100.net/'],
+    ['0x.com', 'ceo@0X.com'],
+    ['a.0xg', 'A.0XG'],
+    ['ab--cd.example', 'AB--CD.example'],
+  ];
+  it.each(pairs)('%s gives what %j gives', (plain, spelled) => {
+    expect(normaliseDomainInput(plain)).toEqual(normaliseDomainInput(spelled));
+    expect(normaliseDomainInput(plain)).toEqual({ ok: true, domain: plain, displayDomain: plain });
+  });
+
+  // Lower-case and dotted like a plain name, but each must still be refused (or converted) as before.
+  const refusedOrConverted: [input: string, expected: Partial<ReturnType<typeof normaliseDomainInput>>][] = [
+    ['printer.local', { ok: false }],
+    ['localhost', { ok: false }],
+    [`${'a'.repeat(64)}.example`, { ok: false }],
+    [`${'abcdefghi.'.repeat(25)}example`, { ok: false }],
+    ['-ab.example', { ok: false }],
+    ['xn--bcher-kva.example', { ok: true, domain: 'xn--bcher-kva.example', displayDomain: 'bücher.example' }],
+    ['xn--a.example', { ok: false }],
+  ];
+  it.each(refusedOrConverted)('%s takes the full path', (input, expected) => {
+    expect(normaliseDomainInput(input)).toMatchObject(expected);
+  });
+});

@@ -2,8 +2,9 @@
  * The DKIM key record parser: pure, string in, `DkimKeyOutcome` out. Never throws for bad text.
  * The key size is read from the decoded key with `node:crypto`, never guessed from the base64 length.
  */
-import { LRUCache } from 'lru-cache';
 import { createPublicKey, type KeyObject } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import { memoByText } from '../text-cache.js';
 import type {
   DkimFlag,
   DkimHashName,
@@ -304,4 +305,17 @@ export const MAX_QUOTED_CHARS = 40;
 
 function abbreviate(text: string): string {
   return text.length > MAX_QUOTED_CHARS ? `${text.slice(0, MAX_QUOTED_CHARS)}…` : text;
+}
+
+/** How many distinct key record texts stay parsed (`parseDkimKeyRecordCached`). */
+export const KEY_RECORD_CACHE_ENTRIES = 1000;
+
+const parseDefaultCached = memoByText((text: string) => parseDkimKeyRecord(text), { entries: KEY_RECORD_CACHE_ENTRIES, maxText: KEY_CACHE_MAX_TEXT });
+
+/**
+ * `parseDkimKeyRecord(text, options)`, from a bounded cache for the default options (what a check
+ * uses): a domain's keys come back on every check. The outcome is shared, so it is frozen (read-only).
+ */
+export function parseDkimKeyRecordCached(text: string, options?: DkimParseOptions): DkimKeyOutcome {
+  return options?.hashNameCase === undefined ? parseDefaultCached(text) : parseDkimKeyRecord(text, options);
 }

@@ -5,7 +5,7 @@
 import { canonicalName, dnsNameProblem, MAX_NAME_OCTETS } from '../dns/name.js';
 import { resolveOnceNow, type DnsAnswer, type Resolver } from '../dns/types.js';
 import { dkimFindings } from './findings.js';
-import { parseDkimKeyRecord } from './parse.js';
+import { parseDkimKeyRecordCached } from './parse.js';
 import {
   KNOWN_SELECTORS,
   MICROSOFT_DYNAMIC_PROVIDER,
@@ -293,7 +293,7 @@ function readSelectorAnswer(probe: PlannedProbe, answer: DnsAnswer<'TXT'>, parse
       for (const strings of answer.records) {
         // RFC 6376 §3.6.2.2: the strings of one TXT record are joined with no separator.
         const text = strings.join('');
-        const outcome = parseDkimKeyRecord(text, parse);
+        const outcome = parseDkimKeyRecordCached(text, parse);
         if (!isKeyRecordCandidate(outcome, text)) continue;
         keys.push(toDkimKey(probe, text, outcome, answer.cnames ?? [], answer.ttl));
       }

@@ -12,7 +12,7 @@ import {
   temperrorFinding,
 } from './findings.js';
 import { pslOrganizationalDomain, selectOrganizationalDomain, treeWalkTargets } from './orgdomain.js';
-import { parseDmarcRecord } from './parse.js';
+import { parseDmarcRecordCached } from './parse.js';
 import type { DmarcRecord, DmarcWarning, NotDmarcReason } from './types.js';
 
 /** The DNS label DMARC records live under (RFC 9989 §4.5). */
@@ -142,7 +142,7 @@ async function queryDmarc(domain: string, resolver: Resolver, aboveRegistrable: 
   const ignored: TreeWalkStep['ignored'] = [];
   const parsed: { record: DmarcRecord; warnings: DmarcWarning[] }[] = [];
   for (const strings of answer.records) {
-    const result = parseDmarcRecord(strings);
+    const result = parseDmarcRecordCached(strings);
     // RFC 9989 §4.10 step 2: records that do not start with v=DMARC1 are discarded.
     if (result.kind === 'not-dmarc') ignored.push({ raw: result.raw, reason: result.reason });
     else parsed.push({ record: result.record, warnings: result.warnings });

@@ -11,6 +11,7 @@ import type {
   PsdFlag,
   ReportUri,
 } from './types.js';
+import { memoByText } from '../text-cache.js';
 import { parseReportUri, sizeOutOfRange, splitUriList } from './uri.js';
 
 /** RFC 7489 §6.3 `pct`: at most three digits, 0 to 100. */
@@ -390,4 +391,19 @@ export function parseFailureOptions(value: string): FailureReportOption[] | null
   }
   if (seen.has('0') && seen.has('1')) return null; // RFC 9989 §4.7 `fo`: "0" and "1" are mutually exclusive
   return options as FailureReportOption[];
+}
+
+/** How many distinct DMARC record texts stay parsed (`parseDmarcRecordCached`). */
+export const DMARC_PARSE_CACHE_ENTRIES = 2000;
+/** Longer texts are parsed every time. */
+export const DMARC_PARSE_CACHE_MAX_TEXT = 4096;
+
+const parseJoinedCached = memoByText((text: string) => parseDmarcRecord(text), { entries: DMARC_PARSE_CACHE_ENTRIES, maxText: DMARC_PARSE_CACHE_MAX_TEXT });
+
+/**
+ * `parseDmarcRecord(txt)`, from a bounded cache when the same text was parsed recently: discovery
+ * reads a busy domain's record on every check. The result is shared, so it is frozen (read-only).
+ */
+export function parseDmarcRecordCached(txt: string | readonly string[]): DmarcParseResult {
+  return parseJoinedCached(typeof txt === 'string' ? txt : txt.length === 1 ? txt[0]! : txt.join(''));
 }

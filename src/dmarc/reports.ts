@@ -3,7 +3,7 @@ import { resolveNow, type DnsErrorReason, type Resolver } from '../dns/types.js'
 import type { Finding } from '../findings.js';
 import { destinationUncheckedFinding, destinationUnverifiedFinding } from './findings.js';
 import { pslOrganizationalDomain } from './orgdomain.js';
-import { parseDmarcRecord } from './parse.js';
+import { parseDmarcRecordCached } from './parse.js';
 import type { DmarcRecord } from './types.js';
 
 /** RFC 7489 §7.1: the labels between the source domain and the destination host. */
@@ -133,6 +133,6 @@ async function authorizationAt(
   const answer = await resolveNow(resolver, name, 'TXT');
   if (answer.kind === 'error') return { kind: 'error', reason: answer.reason, ...(answer.detail ? { detail: answer.detail } : {}) };
   if (answer.kind !== 'records') return { kind: 'absent' };
-  const authorized = answer.records.some((strings) => parseDmarcRecord(strings).kind === 'record');
+  const authorized = answer.records.some((strings) => parseDmarcRecordCached(strings).kind === 'record');
   return authorized ? { kind: 'authorized' } : { kind: 'absent' };
 }

@@ -1,0 +1,39 @@
+/**
+ * A bounded memo of a pure function of a record's text (a parser): busy domains' records, and the
+ * records of every popular provider, are read again on every check, and parsing them once saves
+ * time without changing a result. Texts longer than `maxText` are parsed every time, so one hostile
+ * record cannot pin megabytes; the least recently used text goes first.
+ *
+ * What the memo hands out is shared by every later call with the same text, so it is frozen (deeply)
+ * before it is kept: a caller that tried to change it would fail at once rather than change what
+ * the next check reads.
+ */
+import { LRUCache } from 'lru-cache';
+
+/** How a memo is bounded. */
+export interface TextMemoLimits {
+  /** Distinct texts kept. */
+  entries: number;
+  /** Longer texts are not kept. */
+  maxText: number;
+}
+
+/** `parse`, remembered by text within `limits`; results are deeply frozen. */
+export function memoByText<T extends object>(parse: (text: string) => T, limits: TextMemoLimits): (text: string) => T {
+  const kept = new LRUCache<string, T>({ max: limits.entries });
+  return (text) => {
+    if (text.length > limits.maxText) return parse(text);
+    const hit = kept.get(text);
+    if (hit !== undefined) return hit;
+    const parsed = deepFreeze(parse(text));
+    kept.set(text, parsed);
+    return parsed;
+  };
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
+  Object.freeze(value);
+  for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
+  return value;
+}

@@ -131,11 +131,24 @@ interface PlannedProbe {
  * How many domains' built-in probe plans are kept (`planSelectors`). Re-checking a domain then
  * reuses its 38 probe names instead of building them again: the same string objects the answer
  * cache was filled with, whose hashes V8 has already computed, so each lookup compares pointers
- * rather than hashing and comparing a fresh name (about a fifth of a warm check). Bounded, so a
- * long scan of distinct names holds at most this many plans (under 4 MB).
+ * rather than hashing and comparing a fresh name (about a fifth of a warm check). About as many
+ * domains as the service's default answer cache holds (50,000 answers, about 48 a domain): past
+ * that, the answers are not warm either. At most 4 MB.
  */
 export const PROBE_PLAN_CACHE_DOMAINS = 1024;
 const builtInPlans = new LRUCache<string, readonly PlannedProbe[]>({ max: PROBE_PLAN_CACHE_DOMAINS });
+/**
+ * Domains planned once and not kept yet: a plan is kept when its domain is checked a second time.
+ * A scan checks each name once, and plans kept for names never asked again would live long enough
+ * to reach V8's old space and die there, which lets the heap (and RSS) grow by hundreds of MB over
+ * 100,000 names before a full collection. Bounded: cleared when full.
+ */
+const plannedOnce = new Set<string>();
+
+/** How many domains' plans are kept now (for tests of the admission rule). */
+export function keptProbePlans(): number {
+  return builtInPlans.size;
+}
 
 type SelectorPlan = { probes: readonly PlannedProbe[]; rejected: DkimSelectorRejection[] };
 
@@ -147,7 +160,12 @@ function planSelectors(apex: string, options: DkimProbeOptions): SelectorPlan {
   let probes = builtInPlans.get(apex);
   if (probes === undefined) {
     probes = buildPlan(apex, options).probes;
-    builtInPlans.set(apex, probes);
+    if (plannedOnce.delete(apex)) {
+      builtInPlans.set(apex, probes);
+    } else {
+      if (plannedOnce.size >= PROBE_PLAN_CACHE_DOMAINS) plannedOnce.clear();
+      plannedOnce.add(apex);
+    }
   }
   return { probes, rejected: [] };
 }

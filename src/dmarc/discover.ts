@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { canonicalName, dnsNameProblem, isAtOrBelow } from '../dns/name.js';
-import { resolveNow, type DnsErrorReason, type Resolver } from '../dns/types.js';
+import { resolveNow, type DnsAnswer, type DnsErrorReason, type Now, type Resolver } from '../dns/types.js';
 import type { FailedQuery } from '../errors.js';
 import type { Finding } from '../findings.js';
 import {
@@ -91,25 +91,50 @@ export interface TreeWalkResult {
  * the first DNS failure.
  */
 export async function treeWalk(start: string, resolver: Resolver): Promise<TreeWalkResult> {
-  const steps: TreeWalkStep[] = [];
-  const registrable = pslOrganizationalDomain(start);
-  for (const domain of treeWalkTargets(start)) {
-    const step = await queryDmarc(domain, resolver, !isAtOrBelow(domain, registrable));
-    steps.push(step.step);
-    if (step.failure) return { steps, failure: step.failure };
-    // RFC 9989 §4.10 steps 2 and 6: a single record with psd=n or psd=y ends the walk.
-    if (step.step.outcome === 'record' && step.step.record && step.step.record.psd !== 'u') break;
+  return treeWalkNow(start, resolver);
+}
+
+/**
+ * `treeWalk`, as a plain value while every answer is held (`resolveNow`), and a promise from the first
+ * query that must wait: the same queries, one after the other, in the same order.
+ */
+export function treeWalkNow(start: string, resolver: Resolver): Now<TreeWalkResult> {
+  return walkFrom(treeWalkTargets(start), 0, pslOrganizationalDomain(start), [], resolver);
+}
+
+/**
+ * The walk from `targets[first]` on, `steps` holding those before. A loop while answers are held; at
+ * the first that must wait, the rest of the walk continues from that answer's promise.
+ */
+function walkFrom(targets: readonly string[], first: number, registrable: string, steps: TreeWalkStep[], resolver: Resolver): Now<TreeWalkResult> {
+  for (let index = first; index < targets.length; index++) {
+    const domain = targets[index] as string;
+    const name = `${DMARC_LABEL}.${domain}`;
+    const aboveRegistrable = !isAtOrBelow(domain, registrable);
+    const answer = resolveNow(resolver, name, 'TXT');
+    if (answer instanceof Promise) {
+      return answer.then((known) => takeStep(dmarcStep(domain, name, known, aboveRegistrable), steps) ?? walkFrom(targets, index + 1, registrable, steps, resolver));
+    }
+    const end = takeStep(dmarcStep(domain, name, answer, aboveRegistrable), steps);
+    if (end) return end;
   }
   return { steps };
 }
 
+/** Adds one step to `steps`; the walk's result when that step ends it, undefined when it goes on. */
+function takeStep(step: { step: TreeWalkStep; failure?: DmarcFailedQuery }, steps: TreeWalkStep[]): TreeWalkResult | undefined {
+  steps.push(step.step);
+  if (step.failure) return { steps, failure: step.failure };
+  // RFC 9989 §4.10 steps 2 and 6: a single record with psd=n or psd=y ends the walk.
+  if (step.step.outcome === 'record' && step.step.record && step.step.record.psd !== 'u') return { steps };
+  return undefined;
+}
+
 /**
- * One tree-walk query. `aboveRegistrable`: `domain` is a public suffix above the registrable domain
- * (`test`, `co.uk`), where only a public suffix operator could publish (RFC 9091 psd=y).
+ * What one tree-walk query's answer says. `aboveRegistrable`: `domain` is a public suffix above the
+ * registrable domain (`test`, `co.uk`), where only a public suffix operator could publish (RFC 9091 psd=y).
  */
-async function queryDmarc(domain: string, resolver: Resolver, aboveRegistrable: boolean): Promise<{ step: TreeWalkStep; failure?: DmarcFailedQuery }> {
-  const name = `${DMARC_LABEL}.${domain}`;
-  const answer = await resolveNow(resolver, name, 'TXT');
+function dmarcStep(domain: string, name: string, answer: DnsAnswer<'TXT'>, aboveRegistrable: boolean): { step: TreeWalkStep; failure?: DmarcFailedQuery } {
   // Steps are written out field by field: `{ ...base, … }` costs about 1 µs on Node 20 (V8 11.3).
   const step = (outcome: TreeWalkStep['outcome']): TreeWalkStep => ({
     domain,
@@ -163,8 +188,18 @@ async function queryDmarc(domain: string, resolver: Resolver, aboveRegistrable: 
  * aligned), by tree walk. A DNS failure gives `temperror`, with the best answer from what was seen.
  */
 export async function findOrganizationalDomain(name: string, resolver: Resolver): Promise<OrganizationalDomainResult> {
+  return findOrganizationalDomainNow(name, resolver);
+}
+
+/** `findOrganizationalDomain`, as a plain value when every answer is held (see `treeWalkNow`). */
+export function findOrganizationalDomainNow(name: string, resolver: Resolver): Now<OrganizationalDomainResult> {
   const start = canonicalName(name);
-  const walk = await treeWalk(start, resolver);
+  const walk = treeWalkNow(start, resolver);
+  // Not thenNow: a held walk then allocates no closure.
+  return walk instanceof Promise ? walk.then((known) => organizationalDomainOf(start, known)) : organizationalDomainOf(start, walk);
+}
+
+function organizationalDomainOf(start: string, walk: TreeWalkResult): OrganizationalDomainResult {
   const organizationalDomain = selectOrganizationalDomain(start, walkRecords(walk.steps));
   const queries = walk.steps.map((step) => step.name);
   if (walk.failure) return { status: 'temperror', organizationalDomain, queries, walk: walk.steps, failedQuery: walk.failure };
@@ -202,13 +237,27 @@ function ipLiteralProblem(domain: string): string | null {
  * - An IP literal is refused like a name no query can carry (`invalid-name`), before any query.
  */
 export async function discoverDmarc(name: string, resolver: Resolver): Promise<DmarcDiscovery> {
+  return discoverDmarcNow(name, resolver);
+}
+
+/**
+ * `discoverDmarc`, as a plain value when every answer is held (`resolveNow`), a promise only when a
+ * query must wait. The engine's warm checks call this one.
+ */
+export function discoverDmarcNow(name: string, resolver: Resolver): Now<DmarcDiscovery> {
   const domain = canonicalName(name);
-  const psl = pslOrganizationalDomain(domain);
   const problem = domain === '' ? 'the root has no DMARC record' : ipLiteralProblem(domain) ?? dnsNameProblem(domain);
   // A name that cannot be queried gives no answer at all; report it like a failed query, never as "none".
-  const walk: TreeWalkResult = problem
+  const walk: Now<TreeWalkResult> = problem
     ? { steps: [], failure: { name: `${DMARC_LABEL}.${domain}`, type: 'TXT', reason: 'invalid-name', detail: problem } }
-    : await treeWalk(domain, resolver);
+    : treeWalkNow(domain, resolver);
+  // Not thenNow: a held walk then allocates no closure.
+  return walk instanceof Promise ? walk.then((known) => discoveryOf(domain, known)) : discoveryOf(domain, walk);
+}
+
+/** The discovery for `domain` from its tree walk (RFC 9989 §4.10.1; see `discoverDmarc`). */
+function discoveryOf(domain: string, walk: TreeWalkResult): DmarcDiscovery {
+  const psl = pslOrganizationalDomain(domain);
   const steps = walk.steps;
   const queries = steps.map((step) => step.name);
   const organizationalDomain = selectOrganizationalDomain(domain, walkRecords(steps));

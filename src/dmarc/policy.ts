@@ -1,5 +1,5 @@
 import { canonicalName } from '../dns/name.js';
-import { resolveNow, type DnsErrorReason, type RecordType, type Resolver } from '../dns/types.js';
+import { resolveNow, thenNow, type DnsAnswer, type DnsErrorReason, type Now, type RecordType, type Resolver } from '../dns/types.js';
 import type { Finding } from '../findings.js';
 import type { DmarcDiscovery } from './discover.js';
 import { temperrorFinding } from './findings.js';
@@ -96,6 +96,14 @@ function applied(policy: DmarcPolicy | null, record: DmarcRecord): DmarcPolicy |
  * has its own record but is not the organizational domain (its own sp/np do not apply, RFC 9989 §4.7).
  */
 export async function effectivePolicy(name: string, discovery: DmarcDiscovery, resolver: Resolver): Promise<EffectivePolicy> {
+  return effectivePolicyNow(name, discovery, resolver);
+}
+
+/**
+ * `effectivePolicy`, as a plain value when the existence answers are held (or not needed), a promise
+ * only when a query must wait. The engine's warm checks call this one.
+ */
+export function effectivePolicyNow(name: string, discovery: DmarcDiscovery, resolver: Resolver): Now<EffectivePolicy> {
   const domain = canonicalName(name);
   const record = discovery.status === 'found' ? discovery.record : null;
   const none: EffectivePolicy = {
@@ -146,31 +154,32 @@ export async function effectivePolicy(name: string, discovery: DmarcDiscovery, r
     });
   }
 
-  const existence = await nameExists(domain, resolver);
-  const findings: Finding[] = [];
-  if (existence.exists === null) {
-    const last = existence.queries.at(-1);
-    findings.push(
-      temperrorFinding(
-        domain,
-        EXISTENCE_QUERY_TYPES.join('/'),
-        last?.reason ?? 'servfail',
-        undefined,
-        `We could not tell whether ${domain} exists, so we assumed it does and used the subdomain policy (sp) of ${discovery.foundAt}. If it does not exist, receivers that follow RFC 9989 apply np instead.`,
-      ),
-    );
-  }
   // RFC 9989 §4.10.1: sp for an existing subdomain, np for a non-existent one.
-  const source: PolicyTag = existence.exists === false ? 'np' : 'sp';
-  const publishedPolicy = source === 'np' ? record.nonExistentSubdomainPolicy : record.subdomainPolicy;
-  return Object.assign(none, legacy, subdomains, {
-    policy: applied(publishedPolicy, record),
-    publishedPolicy,
-    source,
-    sources: sourcesFor(source),
-    nameExists: existence.exists,
-    existenceQueries: existence.queries,
-    findings,
+  return thenNow(nameExistsNow(domain, resolver), (existence) => {
+    const findings: Finding[] = [];
+    if (existence.exists === null) {
+      const last = existence.queries.at(-1);
+      findings.push(
+        temperrorFinding(
+          domain,
+          EXISTENCE_QUERY_TYPES.join('/'),
+          last?.reason ?? 'servfail',
+          undefined,
+          `We could not tell whether ${domain} exists, so we assumed it does and used the subdomain policy (sp) of ${discovery.foundAt}. If it does not exist, receivers that follow RFC 9989 apply np instead.`,
+        ),
+      );
+    }
+    const source: PolicyTag = existence.exists === false ? 'np' : 'sp';
+    const publishedPolicy = source === 'np' ? record.nonExistentSubdomainPolicy : record.subdomainPolicy;
+    return Object.assign(none, legacy, subdomains, {
+      policy: applied(publishedPolicy, record),
+      publishedPolicy,
+      source,
+      sources: sourcesFor(source),
+      nameExists: existence.exists,
+      existenceQueries: existence.queries,
+      findings,
+    });
   });
 }
 
@@ -184,23 +193,51 @@ function recordForSubdomains(domain: string, discovery: DmarcDiscovery): DmarcRe
   return org?.record ?? discovery.record;
 }
 
+/** Whether a name exists, and the queries that told (see `nameExists`). */
+export interface NameExistence {
+  exists: boolean | null;
+  queries: ExistenceQuery[];
+}
+
 /**
  * Whether `name` exists (RFC 8020: NXDOMAIN means it does not). Asks A, then AAAA, then MX, stopping at
  * the first definite answer; `exists: null` when all of them fail, or at the first that times out.
  */
 export async function nameExists(name: string, resolver: Resolver): Promise<{ exists: boolean | null; queries: ExistenceQuery[] }> {
-  const queries: ExistenceQuery[] = [];
-  for (const type of EXISTENCE_QUERY_TYPES) {
-    const answer = await resolveNow(resolver, name, type);
-    if (answer.kind === 'error') {
-      queries.push({ name, type, answer: 'error', reason: answer.reason });
-      // A server that did not answer in time will not answer the next type either: asking on would
-      // multiply the configured wait by the number of types before the check can say so.
-      if (answer.reason === 'timeout' || answer.reason === 'budget') break;
-      continue;
+  return nameExistsNow(name, resolver);
+}
+
+/**
+ * `nameExists`, as a plain value while the answers are held, and a promise from the first query that
+ * must wait: the same queries, one after the other, in the same order.
+ */
+export function nameExistsNow(name: string, resolver: Resolver): Now<NameExistence> {
+  return existenceFrom(name, 0, [], resolver);
+}
+
+/** The existence queries from `EXISTENCE_QUERY_TYPES[first]` on, `queries` holding those before. */
+function existenceFrom(name: string, first: number, queries: ExistenceQuery[], resolver: Resolver): Now<NameExistence> {
+  for (let index = first; index < EXISTENCE_QUERY_TYPES.length; index++) {
+    const type = EXISTENCE_QUERY_TYPES[index] as RecordType;
+    const answer = resolveNow(resolver, name, type);
+    if (answer instanceof Promise) {
+      return answer.then((known) => existenceAnswer(name, type, known, queries) ?? existenceFrom(name, index + 1, queries, resolver));
     }
-    queries.push({ name, type, answer: answer.kind });
-    return { exists: answer.kind !== 'nxdomain', queries };
+    const settled = existenceAnswer(name, type, answer, queries);
+    if (settled) return settled;
   }
   return { exists: null, queries };
+}
+
+/** Notes one existence answer in `queries`; the outcome when it settles the question, undefined to ask on. */
+function existenceAnswer(name: string, type: RecordType, answer: DnsAnswer, queries: ExistenceQuery[]): NameExistence | undefined {
+  if (answer.kind === 'error') {
+    queries.push({ name, type, answer: 'error', reason: answer.reason });
+    // A server that did not answer in time will not answer the next type either: asking on would
+    // multiply the configured wait by the number of types before the check can say so.
+    if (answer.reason === 'timeout' || answer.reason === 'budget') return { exists: null, queries };
+    return undefined;
+  }
+  queries.push({ name, type, answer: answer.kind });
+  return { exists: answer.kind !== 'nxdomain', queries };
 }

@@ -1,5 +1,5 @@
 import { canonicalName, dnsNameProblem, MAX_NAME_OCTETS } from '../dns/name.js';
-import { resolveNow, type DnsErrorReason, type Resolver } from '../dns/types.js';
+import { resolveNow, thenNow, type DnsAnswer, type DnsErrorReason, type Now, type Resolver } from '../dns/types.js';
 import type { Finding } from '../findings.js';
 import { destinationUncheckedFinding, destinationUnverifiedFinding } from './findings.js';
 import { pslOrganizationalDomain } from './orgdomain.js';
@@ -57,8 +57,15 @@ export interface ReportDestinationCheck {
  * which keeps this check to one query per destination.
  */
 export async function verifyReportDestinations(sourceDomain: string, record: DmarcRecord, resolver: Resolver): Promise<ReportDestinationCheck> {
+  return verifyReportDestinationsNow(sourceDomain, record, resolver);
+}
+
+/**
+ * `verifyReportDestinations`, as a plain value while every answer is held (`resolveNow`), and a promise
+ * from the first query that must wait: the same queries, one after the other, in the same order.
+ */
+export function verifyReportDestinationsNow(sourceDomain: string, record: DmarcRecord, resolver: Resolver): Now<ReportDestinationCheck> {
   const source = canonicalName(sourceDomain);
-  const sourceOrg = pslOrganizationalDomain(source);
   const byDestination = new Map<string | null, ReportDestination>();
   for (const [tag, uris] of [['rua', record.rua], ['ruf', record.ruf]] as const) {
     for (const uri of uris) {
@@ -71,50 +78,81 @@ export async function verifyReportDestinations(sourceDomain: string, record: Dma
       entry.uris.push({ tag, uri: uri.uri });
     }
   }
+  const check: DestinationCheck = { source, sourceOrg: pslOrganizationalDomain(source), resolver, queries: [], findings: [] };
+  return destinationsFrom([...byDestination.values()], 0, check);
+}
 
-  const queries: string[] = [];
-  const findings: Finding[] = [];
-  for (const entry of byDestination.values()) {
-    const destination = entry.destination;
-    if (destination === null) continue;
-    if (pslOrganizationalDomain(destination) === sourceOrg) {
-      entry.status = 'same-organization';
-      continue;
-    }
-    // RFC 7489 §7.1 steps 1-4: <source domain> "._report._dmarc." <destination host>.
-    const recordName = `${source}.${REPORT_AUTHORIZATION_LABELS}.${destination}`;
-    entry.recordName = recordName;
-    if (dnsNameProblem(recordName)) {
-      // The name is too long to query, so no receiver can confirm the destination either.
-      entry.status = 'unverified';
-      const note = `That name is longer than DNS allows (${MAX_NAME_OCTETS} octets), so no receiver can look it up; use a report address with a shorter domain.`;
-      findings.push(destinationUnverifiedFinding(tagsOf(entry), destination, recordName, note));
-      continue;
-    }
-    queries.push(recordName);
-    const exact = await authorizationAt(recordName, resolver);
-    if (exact.kind === 'error') {
-      entry.status = 'error';
-      entry.failure = { name: recordName, type: 'TXT', reason: exact.reason, ...(exact.detail ? { detail: exact.detail } : {}) };
-      findings.push(destinationUncheckedFinding(destination, recordName, exact.reason, exact.detail));
-      continue;
-    }
-    if (exact.kind === 'authorized') {
-      entry.status = 'verified';
-      continue;
-    }
+/** What the destination checks of one record share. */
+interface DestinationCheck {
+  source: string;
+  sourceOrg: string;
+  resolver: Resolver;
+  /** Every TXT name queried, in order. */
+  queries: string[];
+  findings: Finding[];
+}
+
+/**
+ * Checks `entries[first]` and those after it, one after the other: a loop while answers are held; at
+ * the first that must wait, the rest continue from that destination's promise.
+ */
+function destinationsFrom(entries: ReportDestination[], first: number, check: DestinationCheck): Now<ReportDestinationCheck> {
+  for (let index = first; index < entries.length; index++) {
+    const pending = checkDestination(entries[index] as ReportDestination, check);
+    if (pending instanceof Promise) return pending.then(() => destinationsFrom(entries, index + 1, check));
+  }
+  return { destinations: entries, queries: check.queries, findings: check.findings };
+}
+
+/** Checks one destination, setting its status; a promise only when a query must wait. */
+function checkDestination(entry: ReportDestination, check: DestinationCheck): Now<void> {
+  const destination = entry.destination;
+  if (destination === null) return;
+  if (pslOrganizationalDomain(destination) === check.sourceOrg) {
+    entry.status = 'same-organization';
+    return;
+  }
+  // RFC 7489 §7.1 steps 1-4: <source domain> "._report._dmarc." <destination host>.
+  const recordName = `${check.source}.${REPORT_AUTHORIZATION_LABELS}.${destination}`;
+  entry.recordName = recordName;
+  if (dnsNameProblem(recordName)) {
+    // The name is too long to query, so no receiver can confirm the destination either.
     entry.status = 'unverified';
-    const wildcardName = `*.${REPORT_AUTHORIZATION_LABELS}.${destination}`;
-    queries.push(wildcardName);
-    const wildcard = await authorizationAt(wildcardName, resolver);
+    const note = `That name is longer than DNS allows (${MAX_NAME_OCTETS} octets), so no receiver can look it up; use a report address with a shorter domain.`;
+    check.findings.push(destinationUnverifiedFinding(tagsOf(entry), destination, recordName, note));
+    return;
+  }
+  check.queries.push(recordName);
+  const exact = authorizationAt(recordName, check.resolver);
+  // Not thenNow: a held answer then allocates no closure.
+  return exact instanceof Promise
+    ? exact.then((known) => afterExact(entry, destination, recordName, known, check))
+    : afterExact(entry, destination, recordName, exact, check);
+}
+
+/** Settles a destination from its exact authorization answer; asks the literal wildcard name when it is absent. */
+function afterExact(entry: ReportDestination, destination: string, recordName: string, exact: Authorization, check: DestinationCheck): Now<void> {
+  if (exact.kind === 'error') {
+    entry.status = 'error';
+    entry.failure = { name: recordName, type: 'TXT', reason: exact.reason, ...(exact.detail ? { detail: exact.detail } : {}) };
+    check.findings.push(destinationUncheckedFinding(destination, recordName, exact.reason, exact.detail));
+    return;
+  }
+  if (exact.kind === 'authorized') {
+    entry.status = 'verified';
+    return;
+  }
+  entry.status = 'unverified';
+  const wildcardName = `*.${REPORT_AUTHORIZATION_LABELS}.${destination}`;
+  check.queries.push(wildcardName);
+  return thenNow(authorizationAt(wildcardName, check.resolver), (wildcard) => {
     let note: string | undefined;
     if (wildcard.kind === 'authorized') {
       entry.wildcardShadowed = true;
       note = `A wildcard record at ${wildcardName} exists, but it does not answer for ${recordName} because that name, or one between them, exists in the DNS with other records (RFC 4592 §2.2).`;
     }
-    findings.push(destinationUnverifiedFinding(tagsOf(entry), destination, recordName, note));
-  }
-  return { destinations: [...byDestination.values()], queries, findings };
+    check.findings.push(destinationUnverifiedFinding(tagsOf(entry), destination, recordName, note));
+  });
 }
 
 function tagsOf(entry: ReportDestination): string {
@@ -122,17 +160,25 @@ function tagsOf(entry: ReportDestination): string {
   return tags.join(' and ');
 }
 
+/** What one authorization query found. */
+type Authorization = { kind: 'authorized' } | { kind: 'absent' } | { kind: 'error'; reason: DnsErrorReason; detail?: string };
+
 /**
  * RFC 7489 §7.1 steps 5-8: the destination agrees when at least one TXT record at `name` parses as a
- * DMARC record (starts with v=DMARC1; `p` is not needed). Other TXT records are discarded.
+ * DMARC record (starts with v=DMARC1; `p` is not needed). Other TXT records are discarded. A plain
+ * value when the answer is held.
  */
-async function authorizationAt(
-  name: string,
-  resolver: Resolver,
-): Promise<{ kind: 'authorized' } | { kind: 'absent' } | { kind: 'error'; reason: DnsErrorReason; detail?: string }> {
-  const answer = await resolveNow(resolver, name, 'TXT');
-  if (answer.kind === 'error') return { kind: 'error', reason: answer.reason, ...(answer.detail ? { detail: answer.detail } : {}) };
-  if (answer.kind !== 'records') return { kind: 'absent' };
-  const authorized = answer.records.some((strings) => parseDmarcRecordCached(strings).kind === 'record');
-  return authorized ? { kind: 'authorized' } : { kind: 'absent' };
+function authorizationAt(name: string, resolver: Resolver): Now<Authorization> {
+  return thenNow(resolveNow(resolver, name, 'TXT'), authorizationOf);
 }
+
+function authorizationOf(answer: DnsAnswer<'TXT'>): Authorization {
+  if (answer.kind === 'error') return { kind: 'error', reason: answer.reason, ...(answer.detail ? { detail: answer.detail } : {}) };
+  if (answer.kind !== 'records') return ABSENT;
+  const authorized = answer.records.some((strings) => parseDmarcRecordCached(strings).kind === 'record');
+  return authorized ? AUTHORIZED : ABSENT;
+}
+
+// Read only, so shared: a held answer then allocates nothing.
+const AUTHORIZED: Authorization = { kind: 'authorized' };
+const ABSENT: Authorization = { kind: 'absent' };

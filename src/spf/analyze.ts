@@ -14,7 +14,7 @@
  * cannot make it fan out, and it never throws: DNS failures below the top are errors in the tree.
  */
 import { canonicalName } from '../dns/name.js';
-import { describeAnswer, isVoid } from '../dns/types.js';
+import { allNow, describeAnswer, isVoid, thenNow } from '../dns/types.js';
 import type { DnsAnswer, MxData, Now, RecordType, Resolver } from '../dns/types.js';
 import type { FailedQuery } from '../errors.js';
 import type { Finding } from '../findings.js';
@@ -26,7 +26,7 @@ import { describeSyntaxError } from './parse.js';
 import { parseSpfRecordCached } from './parse-cache.js';
 import { computePassSet } from './pass-set.js';
 import type { SpfOpening, SpfPassSet } from './pass-set.js';
-import { lookupSpfRecord, selectSpfRecords } from './record.js';
+import { lookupSpfRecordNow, selectSpfRecords, type SpfRecordLookup } from './record.js';
 import { safeResolve } from './resolve.js';
 import { termPathForMessage, truncateForMessage } from './text.js';
 import type { MacroString, Qualifier, SpfTerm } from './types.js';
@@ -179,7 +179,8 @@ export async function analyzeSpf(domain: string, resolver: Resolver, options: An
   };
   let failure = '';
   try {
-    const top = await walk.resolve(name, 'TXT');
+    const asked = walk.resolveNow(name, 'TXT');
+    const top = asked instanceof Promise ? await asked : asked;
     if (top.kind === 'error' && top.reason !== 'invalid-name') {
       // RFC 7208 §4.4: a failed lookup is a temperror, never "no record".
       analysis.status = 'temperror';
@@ -196,7 +197,8 @@ export async function analyzeSpf(domain: string, resolver: Resolver, options: An
         const text = analysis.records[0]!;
         analysis.record = text;
         analysis.sizeOctets = Buffer.byteLength(text, 'utf8');
-        const subtree = await walk.record(text, name, [name], [], 0);
+        const walked = walk.record(text, name, [name], [], 0);
+        const subtree = walked instanceof Promise ? await walked : walked;
         analysis.tree = subtree.nodes;
         analysis.lookupCount = subtree.lookups;
         analysis.voidLookups = subtree.voids;
@@ -276,7 +278,7 @@ class Walk implements Resolver {
   }
 
   /** Walks one record's text found at `domain`; `stack` holds the domains of the chain so far. */
-  async record(text: string, domain: string, stack: string[], path: string[], depth: number): Promise<Subtree> {
+  record(text: string, domain: string, stack: string[], path: string[], depth: number): Now<Subtree> {
     const parsed = parseSpfRecordCached(text);
     let terms: SpfTerm[];
     if (parsed.ok) {
@@ -292,102 +294,124 @@ class Walk implements Resolver {
     return this.walkTerms(terms, domain, stack, path, depth);
   }
 
-  private async walkTerms(terms: SpfTerm[], domain: string, stack: string[], path: string[], depth: number): Promise<Subtree> {
-    const hasAll = terms.some((term) => term.type === 'directive' && term.mechanism.name === 'all');
+  /**
+   * The terms of one record in order. While every answer is held the walk stays synchronous (a warm
+   * check awaits nothing); from the first term that must wait, it goes on in a promise.
+   */
+  private walkTerms(terms: SpfTerm[], domain: string, stack: string[], path: string[], depth: number): Now<Subtree> {
     const context = this.context(domain);
     const nodes: SpfTermNode[] = [];
-    const subtree: Subtree = { nodes, lookups: 0, voids: 0, terminalAll: null, minimum: false };
+    const walk: TermWalk = {
+      terms,
+      hasAll: terms.some((term) => term.type === 'directive' && term.mechanism.name === 'all'),
+      domain,
+      stack,
+      path,
+      depth,
+      context,
+      subtree: { nodes, lookups: 0, voids: 0, terminalAll: null, minimum: false },
+      reachable: true,
+      redirect: null,
+    };
     // Ask for every reachable static target at once, so a network resolver works in parallel;
     // the walk below reads the same cached answers in order, so the result stays deterministic.
     this.prefetch(terms, context);
-    let reachable = true;
-    let redirect: { term: SpfTerm & { type: 'modifier' }; node: SpfTermNode } | null = null;
-    for (const term of terms) {
-      const node = newNode(term);
-      nodes.push(node);
-      if (term.type === 'modifier') {
-        if (term.name === 'redirect') {
-          if (hasAll) {
-            // RFC 7208 §6.1: ignored when the record has "all"; it costs nothing.
-            node.flags.ignored = true;
-            if (path.length === 0) this.seen.ignoredRedirect = term.text;
-          } else {
-            redirect = { term, node };
-          }
-        }
-        continue;
-      }
-      if (!reachable) {
-        // RFC 7208 §5.1: mechanisms after "all" are never evaluated.
-        node.flags.unreachable = true;
-        if (path.length === 0) this.seen.unreachable.push(term.text);
-        continue;
-      }
-      const mechanism = term.mechanism;
-      switch (mechanism.name) {
-        case 'all':
-          reachable = false;
-          subtree.terminalAll = `${term.qualifier}all` as TerminalAll;
-          break;
-        case 'ip4':
-        case 'ip6':
-          break;
-        case 'include': {
-          node.lookups = 1;
-          const target = this.target(mechanism.domainSpec, context, node);
-          if (target !== null) {
-            const child = await this.follow(term.text, target, node, stack, path, depth, 'include');
-            if (child?.minimum) subtree.minimum = true;
-          }
-          break;
-        }
-        case 'a':
-        case 'mx':
-        case 'exists':
-        case 'ptr': {
-          node.lookups = 1;
-          const target = this.target(mechanism.domainSpec, context, node);
-          if (mechanism.name === 'ptr') {
-            // RFC 7208 §5.5: "ptr" SHOULD NOT be used. Its PTR query is for the client's address; in the
-            // worst case (an address without reverse DNS, as most forged mail has) it is a void lookup.
-            this.seen.ptrTerms.push(term.text);
-            node.voidLookups = 1;
-            node.errors.push('a void lookup for any client without reverse DNS');
-            break;
-          }
-          if (target === null) break;
-          await this.probe(mechanism.name, target, term.text, node, path);
-          break;
-        }
-      }
-      subtree.lookups += node.lookups;
-      subtree.voids += node.voidLookups;
-      if (node.flags.macro || node.flags.truncated || node.flags.loop) subtree.minimum = true;
+    return thenNow(this.walkFrom(walk, 0), () => this.walkRedirect(walk));
+  }
+
+  /** The terms from `index` on. */
+  private walkFrom(walk: TermWalk, index: number): Now<void> {
+    for (let at = index; at < walk.terms.length; at++) {
+      const pending = this.walkTerm(walk, walk.terms[at]!);
+      if (pending instanceof Promise) return pending.then(() => this.walkFrom(walk, at + 1));
     }
-    if (redirect !== null && redirect.term.name === 'redirect') {
-      // RFC 7208 §6.1: used only when nothing matched and there is no "all"; it costs one lookup.
-      const node = redirect.node;
-      node.lookups = 1;
-      const target = this.target(redirect.term.domainSpec, context, node);
-      if (target !== null) {
-        const child = await this.follow(redirect.term.text, target, node, stack, path, depth, 'redirect');
-        if (child !== null) {
-          if (child.minimum) subtree.minimum = true;
-          subtree.terminalAll = child.terminalAll;
+  }
+
+  /** One term: its node, and its cost added to the record's once any lookup it needs has answered. */
+  private walkTerm(walk: TermWalk, term: SpfTerm): Now<void> {
+    const { subtree, path } = walk;
+    const node = newNode(term);
+    subtree.nodes.push(node);
+    if (term.type === 'modifier') {
+      if (term.name === 'redirect') {
+        if (walk.hasAll) {
+          // RFC 7208 §6.1: ignored when the record has "all"; it costs nothing.
+          node.flags.ignored = true;
+          if (path.length === 0) this.seen.ignoredRedirect = term.text;
+        } else {
+          walk.redirect = { term, node };
         }
       }
-      subtree.lookups += node.lookups;
-      subtree.voids += node.voidLookups;
-      if (node.flags.macro || node.flags.truncated || node.flags.loop) subtree.minimum = true;
+      return;
     }
-    return subtree;
+    if (!walk.reachable) {
+      // RFC 7208 §5.1: mechanisms after "all" are never evaluated.
+      node.flags.unreachable = true;
+      if (path.length === 0) this.seen.unreachable.push(term.text);
+      return;
+    }
+    const mechanism = term.mechanism;
+    switch (mechanism.name) {
+      case 'all':
+        walk.reachable = false;
+        subtree.terminalAll = `${term.qualifier}all` as TerminalAll;
+        break;
+      case 'ip4':
+      case 'ip6':
+        break;
+      case 'include': {
+        node.lookups = 1;
+        const target = this.target(mechanism.domainSpec, walk.context, node);
+        if (target === null) break;
+        return thenNow(this.follow(term.text, target, node, walk.stack, path, walk.depth, 'include'), (child) => {
+          if (child?.minimum) subtree.minimum = true;
+          tally(subtree, node);
+        });
+      }
+      case 'a':
+      case 'mx':
+      case 'exists':
+      case 'ptr': {
+        node.lookups = 1;
+        const target = this.target(mechanism.domainSpec, walk.context, node);
+        if (mechanism.name === 'ptr') {
+          // RFC 7208 §5.5: "ptr" SHOULD NOT be used. Its PTR query is for the client's address; in the
+          // worst case (an address without reverse DNS, as most forged mail has) it is a void lookup.
+          this.seen.ptrTerms.push(term.text);
+          node.voidLookups = 1;
+          node.errors.push('a void lookup for any client without reverse DNS');
+          break;
+        }
+        if (target === null) break;
+        return thenNow(this.probe(mechanism.name, target, term.text, node, path), () => tally(subtree, node));
+      }
+    }
+    tally(subtree, node);
+  }
+
+  /** The redirect, after the terms: RFC 7208 §6.1, used only when nothing matched and there is no "all"; it costs one lookup. */
+  private walkRedirect(walk: TermWalk): Now<Subtree> {
+    const { subtree, redirect } = walk;
+    if (redirect === null || redirect.term.name !== 'redirect') return subtree;
+    const node = redirect.node;
+    node.lookups = 1;
+    const target = this.target(redirect.term.domainSpec, walk.context, node);
+    const child = target === null ? null : this.follow(redirect.term.text, target, node, walk.stack, walk.path, walk.depth, 'redirect');
+    return thenNow(child, (known) => {
+      if (known !== null) {
+        if (known.minimum) subtree.minimum = true;
+        subtree.terminalAll = known.terminalAll;
+      }
+      tally(subtree, node);
+      return subtree;
+    });
   }
 
   /**
    * Walks the record an include or redirect points to and folds its cost into `node`. Returns the
    * target's subtree, or null when there is none to follow.
    */
-  private async follow(term: string, target: string, node: SpfTermNode, stack: string[], path: string[], depth: number, kind: 'include' | 'redirect'): Promise<Subtree | null> {
+  private follow(term: string, target: string, node: SpfTermNode, stack: string[], path: string[], depth: number, kind: 'include' | 'redirect'): Now<Subtree | null> {
     const chain = [...path, term];
     if (stack.includes(target)) {
       node.flags.loop = true;
@@ -409,7 +433,20 @@ class Walk implements Resolver {
       this.seen.truncated.push(chain.join(' → '));
       return null;
     }
-    const lookup = await lookupSpfRecord(this, target);
+    return thenNow(lookupSpfRecordNow(this, target), (lookup) => this.followRecord(lookup, term, target, node, stack, path, chain, depth));
+  }
+
+  /** The rest of `follow` once the target's TXT answer is known. */
+  private followRecord(
+    lookup: SpfRecordLookup,
+    term: string,
+    target: string,
+    node: SpfTermNode,
+    stack: string[],
+    path: string[],
+    chain: string[],
+    depth: number,
+  ): Now<Subtree | null> {
     switch (lookup.status) {
       case 'temperror': {
         const why = describeAnswer({ kind: 'error', reason: lookup.reason, ...(lookup.detail === undefined ? {} : { detail: lookup.detail }) });
@@ -439,10 +476,11 @@ class Walk implements Resolver {
         break;
     }
     node.record = lookup.text;
-    const subtree = await this.record(lookup.text, target, [...stack, target], chain, depth + 1);
-    this.subtrees.set(target, subtree);
-    node.children = subtree.nodes;
-    return this.fold(node, subtree);
+    return thenNow(this.record(lookup.text, target, [...stack, target], chain, depth + 1), (subtree) => {
+      this.subtrees.set(target, subtree);
+      node.children = subtree.nodes;
+      return this.fold(node, subtree);
+    });
   }
 
   /** Adds a walked subtree's cost to the include/redirect node that leads to it. */
@@ -453,12 +491,17 @@ class Walk implements Resolver {
   }
 
   /** a / mx / exists with a known target: is it a void lookup (RFC 7208 §4.6.4)? True when it found records. */
-  private async probe(mechanism: 'a' | 'mx' | 'exists', target: string, term: string, node: SpfTermNode, path: string[]): Promise<boolean> {
-    const answers: DnsAnswer[] =
+  private probe(mechanism: 'a' | 'mx' | 'exists', target: string, term: string, node: SpfTermNode, path: string[]): Now<boolean> {
+    const answers: Now<DnsAnswer[]> =
       mechanism === 'a'
         ? // Both families are asked (the pass set needs them); the void count below is an IPv4 client's.
-          await Promise.all([this.resolve(target, 'A'), this.resolve(target, 'AAAA')])
-        : [await this.resolve(target, mechanism === 'mx' ? 'MX' : 'A')];
+          allNow<DnsAnswer>([this.resolveNow(target, 'A'), this.resolveNow(target, 'AAAA')])
+        : thenNow(this.resolveNow(target, mechanism === 'mx' ? 'MX' : 'A'), (answer): DnsAnswer[] => [answer]);
+    return thenNow(answers, (known) => this.readProbe(mechanism, known, target, term, node, path));
+  }
+
+  /** The rest of `probe` once its answers are known. */
+  private readProbe(mechanism: 'a' | 'mx' | 'exists', answers: DnsAnswer[], target: string, term: string, node: SpfTermNode, path: string[]): Now<boolean> {
     const failed = answers.find((answer) => answer.kind === 'error');
     if (failed !== undefined && failed.kind === 'error') {
       const why = describeAnswer(failed);
@@ -487,12 +530,14 @@ class Walk implements Resolver {
       // As check_host() counts it: an mx whose every exchange has no address of the client's family
       // (IPv4 here) is void too.
       const exchanges = (mx.records as MxData[]).map((record) => canonicalName(record.exchange)).filter((host) => host !== '');
-      const addresses = await Promise.all(exchanges.map((host) => this.resolve(host, 'A')));
-      if (addresses.length > 0 && addresses.every(isVoid)) {
-        node.voidLookups = 1;
-        node.errors.push(`no MX host of ${target} has an IPv4 address (a void lookup)`);
-        return false;
-      }
+      return thenNow(allNow<DnsAnswer>(exchanges.map((host) => this.resolveNow(host, 'A'))), (addresses) => {
+        if (addresses.length > 0 && addresses.every(isVoid)) {
+          node.voidLookups = 1;
+          node.errors.push(`no MX host of ${target} has an IPv4 address (a void lookup)`);
+          return false;
+        }
+        return true;
+      });
     }
     return true;
   }
@@ -519,7 +564,7 @@ class Walk implements Resolver {
   }
 
   private prefetchName(name: string | null, type: RecordType): void {
-    if (name !== null) void this.resolve(name, type);
+    if (name !== null) void this.resolveNow(name, type);
   }
 
   /** The target of a term when it is known without a message, else null. */
@@ -576,6 +621,28 @@ class Walk implements Resolver {
   private note(path: string[], message: string): void {
     this.errors.push(path.length === 0 ? message : `${path.map(truncateForMessage).join(' → ')} → ${message}`);
   }
+}
+
+/** The state of one record's walk (`walkTerms`), carried across terms that wait. */
+interface TermWalk {
+  terms: SpfTerm[];
+  hasAll: boolean;
+  domain: string;
+  stack: string[];
+  path: string[];
+  depth: number;
+  context: MacroContext;
+  subtree: Subtree;
+  /** False after `all`: later mechanisms are never evaluated (RFC 7208 §5.1). */
+  reachable: boolean;
+  redirect: { term: SpfTerm & { type: 'modifier' }; node: SpfTermNode } | null;
+}
+
+/** Adds a walked term's cost to its record's. */
+function tally(subtree: Subtree, node: SpfTermNode): void {
+  subtree.lookups += node.lookups;
+  subtree.voids += node.voidLookups;
+  if (node.flags.macro || node.flags.truncated || node.flags.loop) subtree.minimum = true;
 }
 
 function newNode(term: SpfTerm): SpfTermNode {

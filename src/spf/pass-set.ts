@@ -23,8 +23,8 @@
  */
 import { LRUCache } from 'lru-cache';
 import { canonicalName } from '../dns/name.js';
-import { describeAnswer } from '../dns/types.js';
-import type { DnsAnswer, RecordType, Resolver } from '../dns/types.js';
+import { allNow, describeAnswer } from '../dns/types.js';
+import type { DnsAnswer, Now, RecordType, Resolver } from '../dns/types.js';
 import type { FailedQuery } from '../errors.js';
 import { formatIp4, formatIp6, parseClientAddress, parseIp4, parseIp6 } from './address.js';
 import { MAX_DNS_TERMS, MAX_MX_NAMES, MAX_VOID_LOOKUPS, checkHost } from './evaluate.js';
@@ -34,7 +34,8 @@ import type { MacroContext } from './macro.js';
 import { parseSpfRecordCached } from './parse-cache.js';
 import { ALL_ADDRESSES, NO_ADDRESSES, RangeSet, bigIntToIp6Words, differenceOf, intersectionOf, ip6ToBigInt, isEmptySet, unionOf } from './ranges.js';
 import type { AddressSet } from './ranges.js';
-import { lookupSpfRecord } from './record.js';
+import { lookupSpfRecordNow } from './record.js';
+import type { SpfRecordLookup } from './record.js';
 import { safeResolve } from './resolve.js';
 import { truncateForMessage } from './text.js';
 import type { MacroString, SpfTerm } from './types.js';
@@ -151,6 +152,8 @@ interface Outcome extends Match {
 }
 
 const NO_MATCH: Match = { pass: NO_ADDRESSES, maybe: NO_ADDRESSES, temperror: NO_ADDRESSES, permerror: NO_ADDRESSES };
+/** What `all` matches, and what ends at a redirect (RFC 7208 §5.1, §6.1). */
+const MATCH_ALL: Match = { pass: ALL_ADDRESSES, maybe: NO_ADDRESSES, temperror: NO_ADDRESSES, permerror: NO_ADDRESSES };
 
 // Keyed by record text: an outcome of a record with only ip4/ip6/all terms is a function of the text.
 const staticOutcomes = new LRUCache<string, Outcome>({ max: STATIC_OUTCOME_CACHE_ENTRIES });
@@ -167,7 +170,8 @@ export interface PassSetSets {
 /** The raw sets of the SPF record `text` at `domain`: what passes, may pass, or ends in an error. */
 export async function passSetSets(text: string, domain: string, resolver: Resolver): Promise<PassSetSets> {
   const top = canonicalName(domain);
-  const outcome = await new PassSetWalk(resolver, top).record(text, top, [top], 0, { dnsTerms: 0, voids4: 0, voids6: 0 });
+  const walked = new PassSetWalk(resolver, top).record(text, top, [top], 0, { dnsTerms: 0, voids4: 0, voids6: 0 });
+  const outcome = walked instanceof Promise ? await walked : walked;
   return { pass: outcome.pass, maybe: outcome.maybe, temperror: outcome.temperror, permerror: outcome.permerror, runtimeTerms: outcome.runtimeTerms };
 }
 
@@ -178,7 +182,9 @@ export async function passSetSets(text: string, domain: string, resolver: Resolv
 export async function computePassSet(text: string, domain: string, resolver: Resolver): Promise<SpfPassSet> {
   const top = canonicalName(domain);
   const walk = new PassSetWalk(resolver, top);
-  const outcome = await walk.record(text, top, [top], 0, { dnsTerms: 0, voids4: 0, voids6: 0 });
+  const walked = walk.record(text, top, [top], 0, { dnsTerms: 0, voids4: 0, voids6: 0 });
+  // A walk whose answers are all held is done already: no microtask for it.
+  const outcome = walked instanceof Promise ? await walked : walked;
   const pass = outcome.pass;
   const ipv4Addresses = pass.v4.size();
   const ipv4WidestPrefix = pass.v4.widestPrefix(4);
@@ -424,12 +430,36 @@ interface LookupCount {
 /** A term's match, with whether its query came back empty for IPv4 and for IPv6 clients. */
 type CountedMatch = Match & { void4: boolean; void6: boolean };
 
+/** A child record's outcome, with the lookup count on leaving it. */
+interface ChildOutcome {
+  outcome: Outcome;
+  exitCount: LookupCount;
+}
+
+/** One record's evaluation in progress: what `evaluateFrom` needs to go on from any term. */
+interface Evaluation {
+  terms: SpfTerm[];
+  hasAll: boolean;
+  stack: string[];
+  depth: number;
+  state: RecordState;
+  count: LookupCount;
+  context: MacroContext;
+  /** The redirect met so far (RFC 7208 §6.1: applied after the last mechanism). */
+  redirect: { text: string; domainSpec: MacroString } | null;
+}
+
 /**
  * One pass-set computation: records by target domain and lookup count on entry, so a repeated
  * include is evaluated once per count.
+ *
+ * Every step returns its result as a value when the resolver holds the answers it needs (`Now`), and
+ * a promise only when one must wait: a warm walk allocates no promise and waits on no microtask. The
+ * queries go out in the same order either way, one term after another.
  */
 class PassSetWalk {
-  private readonly children = new Map<string, Promise<{ outcome: Outcome; exitCount: LookupCount }>>();
+  /** A value when the child was known at once, a promise when it had to wait (later hits wait on it too). */
+  private readonly children = new Map<string, Now<ChildOutcome>>();
   /** The failed query of each probe that ended in temperror. */
   readonly probeFailures = new Map<string, FailedQuery>();
 
@@ -438,7 +468,8 @@ class PassSetWalk {
     private readonly topDomain: string,
   ) {}
 
-  async record(text: string, domain: string, stack: string[], depth: number, count: LookupCount): Promise<Outcome> {
+  /** The outcome of the record `text` published at `domain`, evaluated for every address at once. */
+  record(text: string, domain: string, stack: string[], depth: number, count: LookupCount): Now<Outcome> {
     const cached = staticOutcomes.get(text);
     if (cached !== undefined) return cached;
     const parsed = parseSpfRecordCached(text);
@@ -450,19 +481,26 @@ class PassSetWalk {
     }
     const terms = parsed.record.terms;
     const isStatic = terms.every((term) => term.type === 'modifier' ? term.name !== 'redirect' : term.mechanism.name === 'ip4' || term.mechanism.name === 'ip6' || term.mechanism.name === 'all');
-    await this.evaluate(terms, parsed.record.hasAll, domain, stack, depth, state, count);
-    if (isStatic) staticOutcomes.set(text, state.outcome);
-    return state.outcome;
+    const run: Evaluation = { terms, hasAll: parsed.record.hasAll, stack, depth, state, count, context: this.context(domain), redirect: null };
+    const evaluated = this.evaluateFrom(run, 0);
+    // A static record asks nothing, so never waits; the promise branch is for the others.
+    if (evaluated instanceof Promise) return evaluated.then(() => keepStatic(text, isStatic, state.outcome));
+    return keepStatic(text, isStatic, state.outcome);
   }
 
-  private async evaluate(terms: SpfTerm[], hasAll: boolean, domain: string, stack: string[], depth: number, state: RecordState, count: LookupCount): Promise<void> {
-    const context = this.context(domain);
-    let redirect: { text: string; domainSpec: MacroString } | null = null;
-    for (const term of terms) {
+  /**
+   * RFC 7208 §4.6.2: the terms from `from` on, in order, until one matches every address still
+   * reaching it. Goes on at once after a term whose answers are held; after one that must wait, the
+   * rest runs in the promise's continuation (the state updates keep their order).
+   */
+  private evaluateFrom(run: Evaluation, from: number): Now<void> {
+    const { terms, state, count, context } = run;
+    for (let index = from; index < terms.length; index++) {
       if (state.done) return;
+      const term = terms[index]!;
       if (term.type === 'modifier') {
         // RFC 7208 §6.1: redirect is ignored when the record has "all".
-        if (term.name === 'redirect' && !hasAll) redirect = term;
+        if (term.name === 'redirect' && !run.hasAll) run.redirect = term;
         continue;
       }
       const plus = term.qualifier === '+';
@@ -471,19 +509,19 @@ class PassSetWalk {
       if (mechanism.name !== 'all' && mechanism.name !== 'ip4' && mechanism.name !== 'ip6' && overLimit(label, count, state)) return;
       switch (mechanism.name) {
         case 'all':
-          state.apply(label, plus, { ...NO_MATCH, pass: ALL_ADDRESSES }); // RFC 7208 §5.1
+          state.apply(label, plus, MATCH_ALL); // RFC 7208 §5.1
           return;
         case 'ip4': {
           // RFC 7208 §5.6
           const set = { v4: RangeSet.cidr(4, BigInt(mechanism.network.value), mechanism.prefix), v6: RangeSet.EMPTY };
           state.name(set);
-          state.apply(label, plus, { ...NO_MATCH, pass: set });
+          state.apply(label, plus, passing(set));
           break;
         }
         case 'ip6': {
           const set = { v4: RangeSet.EMPTY, v6: RangeSet.cidr(6, ip6ToBigInt(mechanism.network.words), mechanism.prefix) };
           state.name(set);
-          state.apply(label, plus, { ...NO_MATCH, pass: set });
+          state.apply(label, plus, passing(set));
           break;
         }
         case 'ptr':
@@ -498,10 +536,14 @@ class PassSetWalk {
             state.fail(label, 'permerror', 'the target is not a valid domain name');
             break;
           }
-          const child = await this.child(label, target, stack, depth, state, count);
-          if (child !== null && plus) state.forgerVia(label, child.forgerOpeners);
-          // RFC 7208 §5.2: the include matches where the included record passes.
-          if (child !== null) state.apply(label, plus, child, child.openers);
+          const child = this.child(label, target, run.stack, run.depth, state, count);
+          if (child instanceof Promise) {
+            return child.then((known) => {
+              applyInclude(label, plus, known, state);
+              return this.evaluateFrom(run, index + 1);
+            });
+          }
+          applyInclude(label, plus, child, state);
           break;
         }
         case 'exists':
@@ -513,34 +555,38 @@ class PassSetWalk {
           if (target === null) break;
           const match =
             mechanism.name === 'exists'
-              ? await this.exists(label, target, state)
-              : await this.addresses(label, mechanism.name, target, mechanism.ip4Prefix, mechanism.ip6Prefix, state);
-          state.apply(label, plus, match);
-          if (overVoidLimit(label, count, match, state)) return;
+              ? this.exists(label, target, state)
+              : this.addresses(label, mechanism.name, target, mechanism.ip4Prefix, mechanism.ip6Prefix, state);
+          if (match instanceof Promise) {
+            return match.then((known) => (applyCounted(label, plus, known, count, state) ? undefined : this.evaluateFrom(run, index + 1)));
+          }
+          if (applyCounted(label, plus, match, count, state)) return;
           break;
         }
       }
     }
+    return this.followRedirect(run);
+  }
+
+  /** RFC 7208 §6.1: redirect applies only to what no mechanism matched; its result is final. */
+  private followRedirect(run: Evaluation): Now<void> {
+    const { redirect, state, count } = run;
     if (redirect === null || state.done) return; // RFC 7208 §4.7: no match gives neutral
-    // RFC 7208 §6.1: redirect applies only to what no mechanism matched; its result is final.
     const label = redirect.text;
     if (overLimit(label, count, state)) return;
-    const target = this.target(redirect.domainSpec, context);
+    const target = this.target(redirect.domainSpec, run.context);
     if (state.unknownTarget(label, true, target)) return;
     if (target === null) {
       state.fail(label, 'permerror', 'the target is not a valid domain name');
       return;
     }
-    const child = await this.child(label, target, stack, depth, state, count);
-    if (child === null) return;
-    state.forgerVia(label, child.forgerOpeners);
-    state.apply(label, true, child, child.openers);
-    // Whatever the redirected-to record does not pass ends there (fail, softfail, neutral).
-    state.apply(label, false, { ...NO_MATCH, pass: ALL_ADDRESSES });
+    const child = this.child(label, target, run.stack, run.depth, state, count);
+    if (child instanceof Promise) return child.then((known) => applyRedirect(label, known, state));
+    applyRedirect(label, child, state);
   }
 
   /** The outcome of an included or redirected-to record, or null when `state` already took the failure. */
-  private async child(label: string, target: string, stack: string[], depth: number, state: RecordState, count: LookupCount): Promise<Outcome | null> {
+  private child(label: string, target: string, stack: string[], depth: number, state: RecordState, count: LookupCount): Now<Outcome | null> {
     if (stack.includes(target)) {
       // A loop runs into the 10-lookup limit at receivers: permerror (RFC 7208 §4.6.4).
       state.fail(label, 'permerror', `loops back to ${target}`);
@@ -553,27 +599,32 @@ class PassSetWalk {
     const key = `${target} ${count.dnsTerms} ${count.voids4} ${count.voids6}`;
     let pending = this.children.get(key);
     if (pending === undefined) {
-      pending = this.lookupChild(target, [...stack, target], depth + 1, { ...count });
+      pending = this.lookupChild(target, [...stack, target], depth + 1, copyCount(count));
       this.children.set(key, pending);
     }
-    const child = await pending;
-    Object.assign(count, child.exitCount);
-    state.absorb(label, child.outcome);
-    return child.outcome;
+    if (pending instanceof Promise) return pending.then((known) => enterChild(label, known, state, count));
+    return enterChild(label, pending, state, count);
   }
 
-  private async lookupChild(target: string, stack: string[], depth: number, count: LookupCount): Promise<{ outcome: Outcome; exitCount: LookupCount }> {
-    const entry = { ...count };
-    const lookup = await lookupSpfRecord(this.resolver, target);
+  private lookupChild(target: string, stack: string[], depth: number, count: LookupCount): Now<ChildOutcome> {
+    const entry = copyCount(count);
+    const lookup = lookupSpfRecordNow(this.resolver, target);
+    if (lookup instanceof Promise) return lookup.then((known) => this.readChild(known, target, stack, depth, count, entry));
+    return this.readChild(lookup, target, stack, depth, count, entry);
+  }
+
+  /** The child's outcome from its record lookup: its record evaluated, or the failure to find one. */
+  private readChild(lookup: SpfRecordLookup, target: string, stack: string[], depth: number, count: LookupCount, entry: LookupCount): Now<ChildOutcome> {
     if (lookup.status === 'found') {
-      const outcome = await this.record(lookup.text, target, stack, depth, count);
+      const outcome = this.record(lookup.text, target, stack, depth, count);
+      if (outcome instanceof Promise) return outcome.then((known): ChildOutcome => ({ outcome: known, exitCount: count }));
       return { outcome, exitCount: count };
     }
     const state = new RecordState();
     switch (lookup.status) {
       case 'temperror': {
         // RFC 7208 §4.4: a failed lookup of the record is a temperror.
-        const why = describeAnswer({ kind: 'error', reason: lookup.reason, ...(lookup.detail === undefined ? {} : { detail: lookup.detail }) });
+        const why = describeAnswer(lookup.detail === undefined ? { kind: 'error', reason: lookup.reason } : { kind: 'error', reason: lookup.reason, detail: lookup.detail });
         state.fail('', 'temperror', `the TXT lookup for ${target} failed: ${why}`, failed(target, 'TXT', lookup));
         break;
       }
@@ -589,37 +640,60 @@ class PassSetWalk {
   }
 
   /** RFC 7208 §5.7: a literal `exists` matches everyone or no one. */
-  private async exists(label: string, target: string, state: RecordState): Promise<CountedMatch> {
-    const answer = await safeResolve(this.resolver, target, 'A');
-    if (answer.kind === 'records') return { ...NO_MATCH, pass: ALL_ADDRESSES, void4: false, void6: false };
+  private exists(label: string, target: string, state: RecordState): Now<CountedMatch> {
+    const answer = safeResolve(this.resolver, target, 'A');
+    if (answer instanceof Promise) return answer.then((known) => this.existsMatch(label, target, known, state));
+    return this.existsMatch(label, target, answer, state);
+  }
+
+  private existsMatch(label: string, target: string, answer: DnsAnswer<'A'>, state: RecordState): CountedMatch {
+    if (answer.kind === 'records') return countedMatch(ALL_ADDRESSES, NO_ADDRESSES, NO_ADDRESSES, false, false);
     if (answer.kind === 'error') {
       state.lookupFailed(`${truncateForMessage(label)}: the A lookup for ${target} failed: ${describeAnswer(answer)}`, failed(target, 'A', answer));
-      return { ...NO_MATCH, temperror: ALL_ADDRESSES, void4: false, void6: false };
+      return countedMatch(NO_ADDRESSES, ALL_ADDRESSES, NO_ADDRESSES, false, false);
     }
     // RFC 7208 §5.7: exists asks A whatever the client's family, so the void counts for both.
-    return { ...NO_MATCH, void4: true, void6: true };
+    return countedMatch(NO_ADDRESSES, NO_ADDRESSES, NO_ADDRESSES, true, true);
   }
 
   /**
    * RFC 7208 §5.3, §5.4: the addresses of the target (a) or of its MX hosts (mx), widened to the
    * term's CIDR lengths. A failed A lookup makes IPv4 clients temperror, a failed AAAA lookup IPv6 ones.
    */
-  private async addresses(label: string, kind: 'a' | 'mx', target: string, ip4Prefix: number, ip6Prefix: number, state: RecordState): Promise<CountedMatch> {
-    let hosts = [target];
-    if (kind === 'mx') {
-      const mx = await safeResolve(this.resolver, target, 'MX');
-      if (mx.kind === 'error') {
-        state.lookupFailed(`${truncateForMessage(label)}: the MX lookup for ${target} failed: ${describeAnswer(mx)}`, failed(target, 'MX', mx));
-        return { ...NO_MATCH, temperror: ALL_ADDRESSES, void4: false, void6: false };
-      }
-      if (mx.kind !== 'records') return { ...NO_MATCH, void4: true, void6: true }; // RFC 7208 §5.4: no MX, no match
-      if (mx.records.length > MAX_MX_NAMES) {
-        state.outcome.problems.push(`${truncateForMessage(label)}: ${target} has ${mx.records.length} MX records (RFC 7208 §4.6.4 allows ${MAX_MX_NAMES})`);
-        return { ...NO_MATCH, permerror: ALL_ADDRESSES, void4: false, void6: false };
-      }
-      // A null MX (RFC 7505, exchange ".") names no host.
-      hosts = mx.records.map((record) => canonicalName(record.exchange)).filter((host) => host !== '' && toTargetName(host, false).ok);
+  private addresses(label: string, kind: 'a' | 'mx', target: string, ip4Prefix: number, ip6Prefix: number, state: RecordState): Now<CountedMatch> {
+    if (kind === 'a') return this.hostAddresses(label, [target], ip4Prefix, ip6Prefix, state);
+    const mx = safeResolve(this.resolver, target, 'MX');
+    if (mx instanceof Promise) return mx.then((known) => this.mxAddresses(label, target, known, ip4Prefix, ip6Prefix, state));
+    return this.mxAddresses(label, target, mx, ip4Prefix, ip6Prefix, state);
+  }
+
+  /** RFC 7208 §5.4: the MX answer of `target`, and then the addresses of the hosts it names. */
+  private mxAddresses(label: string, target: string, mx: DnsAnswer<'MX'>, ip4Prefix: number, ip6Prefix: number, state: RecordState): Now<CountedMatch> {
+    if (mx.kind === 'error') {
+      state.lookupFailed(`${truncateForMessage(label)}: the MX lookup for ${target} failed: ${describeAnswer(mx)}`, failed(target, 'MX', mx));
+      return countedMatch(NO_ADDRESSES, ALL_ADDRESSES, NO_ADDRESSES, false, false);
     }
+    if (mx.kind !== 'records') return countedMatch(NO_ADDRESSES, NO_ADDRESSES, NO_ADDRESSES, true, true); // RFC 7208 §5.4: no MX, no match
+    if (mx.records.length > MAX_MX_NAMES) {
+      state.outcome.problems.push(`${truncateForMessage(label)}: ${target} has ${mx.records.length} MX records (RFC 7208 §4.6.4 allows ${MAX_MX_NAMES})`);
+      return countedMatch(NO_ADDRESSES, NO_ADDRESSES, ALL_ADDRESSES, false, false);
+    }
+    // A null MX (RFC 7505, exchange ".") names no host.
+    const hosts = mx.records.map((record) => canonicalName(record.exchange)).filter((host) => host !== '' && toTargetName(host, false).ok);
+    return this.hostAddresses(label, hosts, ip4Prefix, ip6Prefix, state);
+  }
+
+  /** Asks A and AAAA of every host at once (host by host, A first), then reads the answers. */
+  private hostAddresses(label: string, hosts: string[], ip4Prefix: number, ip6Prefix: number, state: RecordState): Now<CountedMatch> {
+    const asked: Now<DnsAnswer>[] = [];
+    for (const host of hosts) asked.push(safeResolve(this.resolver, host, 'A'), safeResolve(this.resolver, host, 'AAAA'));
+    const answers = allNow(asked);
+    if (answers instanceof Promise) return answers.then((known) => this.readAddresses(label, hosts, known, ip4Prefix, ip6Prefix, state));
+    return this.readAddresses(label, hosts, answers, ip4Prefix, ip6Prefix, state);
+  }
+
+  /** The match of an `a` or `mx` term from the A and AAAA answers of its hosts (`answers`: A, AAAA per host). */
+  private readAddresses(label: string, hosts: string[], answers: DnsAnswer[], ip4Prefix: number, ip6Prefix: number, state: RecordState): CountedMatch {
     let v4 = RangeSet.EMPTY;
     let v6 = RangeSet.EMPTY;
     let failV4 = false;
@@ -628,9 +702,10 @@ class PassSetWalk {
     // for mx, when no exchange has an address of that family (as check_host() counts it).
     let empty4 = 0;
     let empty6 = 0;
-    const answers = await Promise.all(hosts.map((host) => Promise.all([safeResolve(this.resolver, host, 'A'), safeResolve(this.resolver, host, 'AAAA')] as const)));
-    for (const [index, [a, aaaa]] of answers.entries()) {
+    for (let index = 0; index < hosts.length; index++) {
       const host = hosts[index]!;
+      const a = answers[2 * index] as DnsAnswer<'A'>;
+      const aaaa = answers[2 * index + 1] as DnsAnswer<'AAAA'>;
       if (a.kind === 'records') for (const text of a.records) {
         const value = parseIp4(text);
         if (value !== null) v4 = v4.union(RangeSet.cidr(4, BigInt(value), ip4Prefix));
@@ -654,7 +729,7 @@ class PassSetWalk {
     state.name(set);
     const temperror = { v4: failV4 ? RangeSet.full(4).subtract(v4) : RangeSet.EMPTY, v6: failV6 ? RangeSet.full(6).subtract(v6) : RangeSet.EMPTY };
     const hostCount = hosts.length;
-    return { ...NO_MATCH, pass: set, temperror, void4: hostCount > 0 && empty4 === hostCount, void6: hostCount > 0 && empty6 === hostCount };
+    return countedMatch(set, temperror, NO_ADDRESSES, hostCount > 0 && empty4 === hostCount, hostCount > 0 && empty6 === hostCount);
   }
 
   private noteFailure(label: string, host: string, type: RecordType, answer: DnsAnswer & { kind: 'error' }, state: RecordState): void {
@@ -707,6 +782,57 @@ function overVoidLimit(label: string, count: LookupCount, match: CountedMatch, s
   const families = { v4: over4 ? RangeSet.full(4) : RangeSet.EMPTY, v6: over6 ? RangeSet.full(6) : RangeSet.EMPTY };
   state.fail(label, 'permerror', `void lookup number ${over4 ? count.voids4 : count.voids6}${over4 && over6 ? '' : over4 ? ' for IPv4 clients' : ' for IPv6 clients'}: RFC 7208 §4.6.4 allows ${MAX_VOID_LOOKUPS}, so receivers stop with a permerror here`, undefined, families);
   return state.done;
+}
+
+/** An include whose included record's outcome is `child`; null when `child()` already took the failure. */
+function applyInclude(label: string, plus: boolean, child: Outcome | null, state: RecordState): void {
+  if (child === null) return;
+  if (plus) state.forgerVia(label, child.forgerOpeners);
+  // RFC 7208 §5.2: the include matches where the included record passes.
+  state.apply(label, plus, child, child.openers);
+}
+
+/** RFC 7208 §6.1: the redirected-to record decides everything still reaching the redirect. */
+function applyRedirect(label: string, child: Outcome | null, state: RecordState): void {
+  if (child === null) return;
+  state.forgerVia(label, child.forgerOpeners);
+  state.apply(label, true, child, child.openers);
+  // Whatever the redirected-to record does not pass ends there (fail, softfail, neutral).
+  state.apply(label, false, MATCH_ALL);
+}
+
+/** Applies an `exists`, `a` or `mx` match; true when the void limit stops the record there. */
+function applyCounted(label: string, plus: boolean, match: CountedMatch, count: LookupCount, state: RecordState): boolean {
+  state.apply(label, plus, match);
+  return overVoidLimit(label, count, match, state);
+}
+
+/** Takes a child's exit count and what it learnt into the including record. */
+function enterChild(label: string, child: ChildOutcome, state: RecordState, count: LookupCount): Outcome {
+  count.dnsTerms = child.exitCount.dnsTerms;
+  count.voids4 = child.exitCount.voids4;
+  count.voids6 = child.exitCount.voids6;
+  state.absorb(label, child.outcome);
+  return child.outcome;
+}
+
+/** Keeps the outcome of a record made only of ip4/ip6/all terms (a function of its text). */
+function keepStatic(text: string, isStatic: boolean, outcome: Outcome): Outcome {
+  if (isStatic) staticOutcomes.set(text, outcome);
+  return outcome;
+}
+
+function copyCount(count: LookupCount): LookupCount {
+  return { dnsTerms: count.dnsTerms, voids4: count.voids4, voids6: count.voids6 };
+}
+
+/** A match that passes `set` and nothing else (built without a spread: slow on Node 20). */
+function passing(set: AddressSet): Match {
+  return { pass: set, maybe: NO_ADDRESSES, temperror: NO_ADDRESSES, permerror: NO_ADDRESSES };
+}
+
+function countedMatch(pass: AddressSet, temperror: AddressSet, permerror: AddressSet, void4: boolean, void6: boolean): CountedMatch {
+  return { pass, maybe: NO_ADDRESSES, temperror, permerror, void4, void6 };
 }
 
 function failed(name: string, type: RecordType, answer: { reason: FailedQuery['reason']; detail?: string | undefined }): FailedQuery {

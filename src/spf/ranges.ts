@@ -38,6 +38,11 @@ export class RangeSet {
     return this.ranges.length === 0;
   }
 
+  /** True for the set of every address of a family (`RangeSet.full`). */
+  get isFull(): boolean {
+    return this === FULL_4 || this === FULL_6;
+  }
+
   /** How many addresses the set holds. */
   size(): bigint {
     if (this.count !== undefined) return this.count;
@@ -57,8 +62,8 @@ export class RangeSet {
   }
 
   union(other: RangeSet): RangeSet {
-    if (other.isEmpty) return this;
-    if (this.isEmpty) return other;
+    if (other.isEmpty || this.isFull) return this;
+    if (this.isEmpty || other.isFull) return other;
     // Both lists are sorted: merge them in one pass, joining ranges that overlap or touch.
     const a = this.ranges;
     const b = other.ranges;
@@ -79,6 +84,9 @@ export class RangeSet {
 
   intersect(other: RangeSet): RangeSet {
     if (this.isEmpty || other.isEmpty) return RangeSet.EMPTY;
+    // The evaluation starts from every address, so one side is often the whole family.
+    if (other.isFull) return this;
+    if (this.isFull) return other;
     const out: Range[] = [];
     let i = 0;
     let j = 0;
@@ -96,6 +104,7 @@ export class RangeSet {
 
   subtract(other: RangeSet): RangeSet {
     if (this.isEmpty || other.isEmpty) return this;
+    if (other.isFull) return RangeSet.EMPTY;
     const out: Range[] = [];
     let j = 0;
     for (const [rangeStart, end] of this.ranges) {

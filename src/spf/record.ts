@@ -3,7 +3,7 @@
  * each record joined, and only records that start with "v=spf1" kept. Shared by the evaluator and
  * the analyzer so both read DNS the same way.
  */
-import type { DnsErrorReason, Resolver } from '../dns/types.js';
+import { thenNow, type DnsAnswer, type DnsErrorReason, type Now, type Resolver } from '../dns/types.js';
 import { isSpfRecordText } from './parse.js';
 import { safeResolve } from './resolve.js';
 
@@ -39,7 +39,18 @@ export function selectSpfRecords(records: readonly (readonly string[])[]): strin
 
 /** Looks up the SPF record published at `name` (RFC 7208 §4.4, §4.5). Never throws. */
 export async function lookupSpfRecord(resolver: Resolver, name: string): Promise<SpfRecordLookup> {
-  const answer = await safeResolve(resolver, name, 'TXT');
+  return lookupSpfRecordNow(resolver, name);
+}
+
+/**
+ * `lookupSpfRecord`, as a value when the resolver holds the answer (`resolveNow`) and a promise only
+ * when it must wait: the walks call it for every include, and a warm check waits on none of them.
+ */
+export function lookupSpfRecordNow(resolver: Resolver, name: string): Now<SpfRecordLookup> {
+  return thenNow(safeResolve(resolver, name, 'TXT'), readSpfAnswer);
+}
+
+function readSpfAnswer(answer: DnsAnswer<'TXT'>): SpfRecordLookup {
   switch (answer.kind) {
     case 'error':
       // A name no query can carry cannot hold a record; every other error is a temperror.

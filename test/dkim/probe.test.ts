@@ -1,7 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { chooseBestKey, MAX_CALLER_SELECTORS, MAX_PARALLEL_SELECTOR_QUERIES, probeDkim } from '../../src/dkim/probe.js';
+import { chooseBestKey, keptProbePlans, MAX_CALLER_SELECTORS, MAX_PARALLEL_SELECTOR_QUERIES, probeDkim } from '../../src/dkim/probe.js';
 import { parseDkimKeyRecord } from '../../src/dkim/parse.js';
 import { KNOWN_SELECTORS, microsoftDynamicSelectors } from '../../src/dkim/selectors.js';
 import type { DkimKey } from '../../src/dkim/types.js';
@@ -238,6 +238,17 @@ describe('probeDkim: selector handling', () => {
     expect(listOff).toMatchObject({ probed: 0, status: 'incomplete' });
     // The kept plan is not changed by the calls that did not use it.
     expect((await probeDkim('example.com', zones)).selectorsProbed).toEqual(plain.selectorsProbed);
+  });
+
+  it("keeps a domain's plan only once it is checked a second time (a scan checks each name once and keeps none)", async () => {
+    const before = keptProbePlans();
+    await probeDkim('once.plan-admission.example', zones);
+    await probeDkim('other.plan-admission.example', zones);
+    expect(keptProbePlans()).toBe(before);
+    await probeDkim('once.plan-admission.example', zones);
+    expect(keptProbePlans()).toBe(before + 1);
+    await probeDkim('once.plan-admission.example', zones, { selectors: ['s1'] }); // caller selectors: planned afresh
+    expect(keptProbePlans()).toBe(before + 1);
   });
 
   it(`probes at most ${MAX_CALLER_SELECTORS} caller selectors`, async () => {

@@ -79,3 +79,28 @@ describe('RangeSet', () => {
     expect(RangeSet.cidr(4, 0n, 1).union(RangeSet.cidr(4, 1n << 31n, 1)).ranges).toEqual([[0n, 0xffff_ffffn]]);
   });
 });
+
+// The whole family is a common operand (evaluation starts from every address): those operations
+// take a short path, which must give what the merge gives for a full set built another way.
+describe('RangeSet: the full family', () => {
+  const full4 = RangeSet.full(4);
+  const builtFull = RangeSet.cidr(4, 0n, 0); // equal to full4, but not the shared object
+  it.each([
+    ['empty', RangeSet.EMPTY],
+    ['a /24', RangeSet.cidr(4, 0xc0000200n, 24)],
+    ['two blocks', RangeSet.cidr(4, 10n, 31).union(RangeSet.cidr(4, 0xffffff00n, 24))],
+    ['everything', builtFull],
+  ])('%s: union, intersect and subtract with the full set match the general path', (_name, set) => {
+    expect(set.union(full4).ranges).toEqual(set.union(builtFull).ranges);
+    expect(full4.union(set).ranges).toEqual(builtFull.union(set).ranges);
+    expect(set.intersect(full4).ranges).toEqual(set.intersect(builtFull).ranges);
+    expect(full4.intersect(set).ranges).toEqual(builtFull.intersect(set).ranges);
+    expect(set.subtract(full4).ranges).toEqual(set.subtract(builtFull).ranges);
+    expect(full4.subtract(set).ranges).toEqual(builtFull.subtract(set).ranges);
+  });
+  it('knows the shared full sets', () => {
+    expect(full4.isFull).toBe(true);
+    expect(RangeSet.full(6).isFull).toBe(true);
+    expect(RangeSet.cidr(4, 0n, 1).isFull).toBe(false);
+  });
+});

@@ -1,20 +1,20 @@
 import { performance } from 'node:perf_hooks';
-import { probeDkim } from './dkim/index.js';
+import { probeDkimNow } from './dkim/index.js';
 import type { DkimProbe } from './dkim/index.js';
-import { discoverDmarc, effectivePolicy, nameExists, verifyReportDestinations } from './dmarc/index.js';
-import type { ExistenceQuery } from './dmarc/index.js';
+import { discoverDmarcNow, effectivePolicyNow, nameExistsNow, verifyReportDestinationsNow } from './dmarc/index.js';
+import type { ExistenceQuery, NameExistence } from './dmarc/index.js';
 import { pslOrganizationalDomain } from './dmarc/orgdomain.js';
 import type { DmarcDiscovery, EffectivePolicy, ReportDestinationCheck } from './dmarc/index.js';
 import { createCheckResolver, DEFAULT_CHECK_DEADLINE_MS, DEFAULT_CHECK_MAX_QUERIES } from './dns/limits.js';
 import type { CheckStats } from './dns/limits.js';
-import type { DnsErrorReason, Resolver } from './dns/types.js';
+import { allNow, thenNow, type DnsErrorReason, type Now, type Resolver } from './dns/types.js';
 import { SpoofCheckError, type FailedQuery } from './errors.js';
 import type { Finding } from './findings.js';
 import { normaliseDomainInput, type NormaliseOptions } from './input.js';
-import { lookupMx } from './mx/index.js';
+import { lookupMxNow } from './mx/index.js';
 import type { MxAnalysis } from './mx/index.js';
 import type { ProtocolAnalysis, SpoofCheckResult } from './result.js';
-import { analyzeSpf, describeOpening } from './spf/index.js';
+import { analyzeSpfNow, describeOpening } from './spf/index.js';
 import type { SpfAnalysis } from './spf/index.js';
 import { decide } from './verdict/index.js';
 import type { Decision, DmarcFacts, OpenSpf, VerdictFacts } from './verdict/index.js';
@@ -79,14 +79,23 @@ export async function checkDomain(input: string, options: CheckOptions): Promise
   // The registrable domain (RFC 7489 §3.2, public suffix list): it must exist for a verdict, and its
   // SPF aligns with every name below it under relaxed alignment (RFC 7489 §3.1.2).
   const registrable = pslOrganizationalDomain(domain);
-  const [existence, dmarc, spf, registrableSpf, dkim, mx] = await Promise.all([
-    nameExists(registrable, resolver),
+  // Every part at once; with every answer held (a warm cache) they are values and nothing waits.
+  const parts = allNow<unknown>([
+    nameExistsNow(registrable, resolver),
     analyzeDmarc(domain, resolver),
-    analyzeSpf(domain, resolver),
-    registrable === domain ? null : analyzeSpf(registrable, resolver),
-    probeDkim(domain, resolver, { selectors: options.selectors }),
-    lookupMx(domain, resolver),
+    analyzeSpfNow(domain, resolver),
+    registrable === domain ? null : analyzeSpfNow(registrable, resolver),
+    probeDkimNow(domain, resolver, { selectors: options.selectors }),
+    lookupMxNow(domain, resolver),
   ]);
+  const [existence, dmarc, spf, registrableSpf, dkim, mx] = (parts instanceof Promise ? await parts : parts) as [
+    NameExistence,
+    DmarcOutcome,
+    SpfAnalysis,
+    SpfAnalysis | null,
+    DkimProbe,
+    MxAnalysis,
+  ];
 
   // RFC 8020: NXDOMAIN for the registrable domain means nothing under it exists: no verdict to give.
   // A subdomain that does not exist still gets one (np applies to it).
@@ -99,7 +108,7 @@ export async function checkDomain(input: string, options: CheckOptions): Promise
   // RFC 9989 §4.10.2: the organizational domain of a discovered record can differ from the public
   // suffix list's (psd=n below it, or a record above); that one's SPF aligns too.
   const organizational = dmarc.discovery.status === 'found' ? dmarc.discovery.organizationalDomain || registrable : registrable;
-  const orgSpf = organizational === domain ? null : organizational === registrable ? registrableSpf : await analyzeSpf(organizational, resolver);
+  const orgSpf = organizational === domain ? null : organizational === registrable ? registrableSpf : await analyzeSpfNow(organizational, resolver);
 
   const dmarcFacts = toDmarcFacts(domain, dmarc);
   const facts: VerdictFacts = {
@@ -203,14 +212,15 @@ interface DmarcOutcome {
 }
 
 /** Discovery, then (when a record applies) the policy for this exact name and the report destinations. */
-async function analyzeDmarc(domain: string, resolver: Resolver): Promise<DmarcOutcome> {
-  const discovery = await discoverDmarc(domain, resolver);
-  if (discovery.status !== 'found' || discovery.record === null) return { discovery, policy: null, reports: null };
-  const [policy, reports] = await Promise.all([
-    effectivePolicy(domain, discovery, resolver),
-    verifyReportDestinations(discovery.policyDomain ?? domain, discovery.record, resolver),
-  ]);
-  return { discovery, policy, reports };
+function analyzeDmarc(domain: string, resolver: Resolver): Now<DmarcOutcome> {
+  return thenNow(discoverDmarcNow(domain, resolver), (discovery): Now<DmarcOutcome> => {
+    if (discovery.status !== 'found' || discovery.record === null) return { discovery, policy: null, reports: null };
+    const both = allNow<EffectivePolicy | ReportDestinationCheck>([
+      effectivePolicyNow(domain, discovery, resolver),
+      verifyReportDestinationsNow(discovery.policyDomain ?? domain, discovery.record, resolver),
+    ]);
+    return thenNow(both, ([policy, reports]) => ({ discovery, policy: policy as EffectivePolicy, reports: reports as ReportDestinationCheck }));
+  });
 }
 
 function toDmarcFacts(domain: string, { discovery, policy }: DmarcOutcome): DmarcFacts {

@@ -4,6 +4,11 @@
  * time without changing a result. Texts longer than `maxText` are parsed every time, so one hostile
  * record cannot pin megabytes; the least recently used text goes first.
  *
+ * A result is kept only when its text comes back a second time. A scan reads most records once
+ * (each domain's own), and results kept for texts never read again live long enough to reach V8's
+ * old space and die there, which lets the heap grow by tens of MB over 100,000 names before a full
+ * collection. The texts seen once are held in a set, cleared when it reaches `entries`.
+ *
  * What the memo hands out is shared by every later call with the same text, so it is frozen (deeply)
  * before it is kept: a caller that tried to change it would fail at once rather than change what
  * the next check reads.
@@ -18,15 +23,21 @@ export interface TextMemoLimits {
   maxText: number;
 }
 
-/** `parse`, remembered by text within `limits`; results are deeply frozen. */
+/** `parse`, remembered by text (from its second reading) within `limits`; results are deeply frozen. */
 export function memoByText<T extends object>(parse: (text: string) => T, limits: TextMemoLimits): (text: string) => T {
   const kept = new LRUCache<string, T>({ max: limits.entries });
+  const seenOnce = new Set<string>();
   return (text) => {
-    if (text.length > limits.maxText) return parse(text);
+    if (text.length > limits.maxText) return deepFreeze(parse(text));
     const hit = kept.get(text);
     if (hit !== undefined) return hit;
     const parsed = deepFreeze(parse(text));
-    kept.set(text, parsed);
+    if (seenOnce.delete(text)) {
+      kept.set(text, parsed);
+    } else {
+      if (seenOnce.size >= limits.entries) seenOnce.clear();
+      seenOnce.add(text);
+    }
     return parsed;
   };
 }

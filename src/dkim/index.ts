@@ -43,6 +43,7 @@ export {
   chooseBestKey,
   keyRecordName,
   probeDkim,
+  probeDkimNow,
   selectorProblem,
 } from './probe.js';
 export { DKIM_CNAME_PROVIDERS, KNOWN_SELECTORS, microsoftDynamicSelectors, providerForCnameTarget, providerForSelector } from './selectors.js';

@@ -3,7 +3,7 @@
  * sourced list, in parallel, and report every key found (never stopping at the first).
  */
 import { canonicalName, dnsNameProblem, MAX_NAME_OCTETS } from '../dns/name.js';
-import { resolveOnceNow, type DnsAnswer, type Resolver } from '../dns/types.js';
+import { resolveOnceNow, type DnsAnswer, type Now, type Resolver } from '../dns/types.js';
 import { dkimFindings } from './findings.js';
 import { parseDkimKeyRecordCached } from './parse.js';
 import {
@@ -74,6 +74,11 @@ export function selectorProblem(selector: string): string | null {
  * Never throws for a DNS condition or bad record text.
  */
 export async function probeDkim(domain: string, resolver: Resolver, options: DkimProbeOptions = {}): Promise<DkimProbe> {
+  return probeDkimNow(domain, resolver, options);
+}
+
+/** `probeDkim`, as a value when every answer is held and a promise only when one must wait. */
+export function probeDkimNow(domain: string, resolver: Resolver, options: DkimProbeOptions = {}): Now<DkimProbe> {
   const apex = canonicalName(domain);
   const domainProblem = apex === '' ? 'the domain is empty' : dnsNameProblem(apex);
   if (domainProblem) {
@@ -82,9 +87,13 @@ export async function probeDkim(domain: string, resolver: Resolver, options: Dki
 
   const { probes, rejected } = planSelectors(apex, options);
   const answers = probes.length <= MAX_PARALLEL_SELECTOR_QUERIES
-    ? await lookupSelectors(resolver, probes)
-    : await mapBounded(probes, MAX_PARALLEL_SELECTOR_QUERIES, (probe) => lookupSelector(resolver, probe.name));
+    ? lookupSelectors(resolver, probes)
+    : mapBounded(probes, MAX_PARALLEL_SELECTOR_QUERIES, (probe) => lookupSelector(resolver, probe.name));
+  return answers instanceof Promise ? answers.then((known) => readProbe(apex, probes, known, rejected, options)) : readProbe(apex, probes, answers, rejected, options);
+}
 
+/** What the selectors' answers say, in probe order. */
+function readProbe(apex: string, probes: readonly PlannedProbe[], answers: readonly DnsAnswer[], rejected: DkimSelectorRejection[], options: DkimProbeOptions): DkimProbe {
   const found: DkimKey[] = [];
   const failed: DkimProbeFailure[] = [];
   const dangling: DkimDanglingAlias[] = [];
@@ -266,7 +275,7 @@ async function lookupSelector(resolver: Resolver, name: string): Promise<DnsAnsw
  * are (`resolveNow`), so a warm probe of 45 selectors waits on nothing and allocates no promise
  * per selector; only lookups that must go to the network are awaited.
  */
-async function lookupSelectors(resolver: Resolver, probes: readonly PlannedProbe[]): Promise<DnsAnswer<'TXT'>[]> {
+function lookupSelectors(resolver: Resolver, probes: readonly PlannedProbe[]): Now<DnsAnswer<'TXT'>[]> {
   const aliases = probes.map((probe) => resolveOnceNow(resolver, probe.name, 'CNAME'));
   let waiting = false;
   const answers = probes.map((probe, index) => {

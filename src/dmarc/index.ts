@@ -33,11 +33,11 @@ export {
   treeWalkTargets,
 } from './orgdomain.js';
 export type { WalkRecord } from './orgdomain.js';
-export { discoverDmarc, DMARC_LABEL, findOrganizationalDomain, treeWalk } from './discover.js';
+export { discoverDmarc, discoverDmarcNow, DMARC_LABEL, findOrganizationalDomain, findOrganizationalDomainNow, treeWalk } from './discover.js';
 export type { DmarcDiscovery, DmarcFailedQuery, OrganizationalDomainResult, PolicySource, TreeWalkResult, TreeWalkStep } from './discover.js';
-export { effectivePolicy, EXISTENCE_QUERY_TYPES, lowerOneLevel, nameExists } from './policy.js';
-export type { EffectivePolicy, ExistenceQuery, PolicyTag } from './policy.js';
-export { REPORT_AUTHORIZATION_LABELS, verifyReportDestinations } from './reports.js';
+export { effectivePolicy, effectivePolicyNow, EXISTENCE_QUERY_TYPES, lowerOneLevel, nameExists, nameExistsNow } from './policy.js';
+export type { EffectivePolicy, ExistenceQuery, NameExistence, PolicyTag } from './policy.js';
+export { REPORT_AUTHORIZATION_LABELS, verifyReportDestinations, verifyReportDestinationsNow } from './reports.js';
 export type { DestinationStatus, ReportDestination, ReportDestinationCheck } from './reports.js';
 export { checkAlignment } from './alignment.js';
 export type { AlignmentResult } from './alignment.js';

@@ -26,8 +26,16 @@ export const MAX_PARALLEL_HOST_LOOKUPS = MAX_MX_HOSTS_RESOLVED;
  * DNS failure, is a value with findings.
  */
 export async function lookupMx(domain: string, resolver: Resolver, options: MxLookupOptions = {}): Promise<MxAnalysis> {
+  return lookupMxNow(domain, resolver, options);
+}
+
+/** `lookupMx`, as a value when every answer is held and a promise only when one must wait. */
+export function lookupMxNow(domain: string, resolver: Resolver, options: MxLookupOptions = {}): Now<MxAnalysis> {
   const apex = canonicalName(domain);
-  const answer = await resolveNow(resolver, apex, 'MX');
+  return thenNow(resolveNow(resolver, apex, 'MX'), (answer) => readMxAnswer(apex, answer, resolver, options));
+}
+
+function readMxAnswer(apex: string, answer: DnsAnswer<'MX'>, resolver: Resolver, options: MxLookupOptions): Now<MxAnalysis> {
   switch (answer.kind) {
     case 'error': {
       const failedQuery: NonNullable<MxAnalysis['failedQuery']> = { name: apex, type: 'MX', reason: answer.reason };
@@ -74,7 +82,7 @@ export function isIpLiteral(exchange: string): boolean {
   return last >= 0x30 && last <= 0x39 && isIP(bare) !== 0;
 }
 
-async function analyseRecords(apex: string, records: MxData[], resolver: Resolver, options: MxLookupOptions): Promise<MxAnalysis> {
+function analyseRecords(apex: string, records: MxData[], resolver: Resolver, options: MxLookupOptions): Now<MxAnalysis> {
   // RFC 5321 §5.1: lower preference first; ties are ordered by name so the output is stable.
   const sorted = [...records].sort((a, b) => a.preference - b.preference || (a.exchange < b.exchange ? -1 : a.exchange > b.exchange ? 1 : 0));
   const findings: Finding[] = [];
@@ -146,9 +154,9 @@ async function analyseRecords(apex: string, records: MxData[], resolver: Resolve
     });
   }
 
-  if (options.resolveHosts !== false) {
-    const toResolve = uniqueExchanges(mailHosts.filter((host) => !isIpLiteral(host.exchange))).slice(0, MAX_MX_HOSTS_RESOLVED);
-    const resolved = await allNow(toResolve.map((exchange) => resolveHost(exchange, resolver)));
+  if (options.resolveHosts === false) return finishAnalysis(apex, hosts, mailHosts, findings);
+  const toResolve = uniqueExchanges(mailHosts.filter((host) => !isIpLiteral(host.exchange))).slice(0, MAX_MX_HOSTS_RESOLVED);
+  return thenNow(allNow(toResolve.map((exchange) => resolveHost(exchange, resolver))), (resolved) => {
     for (const [index, exchange] of toResolve.entries()) {
       const addresses = resolved[index] as MxHostAddresses;
       const verdict = addressFindings(exchange, addresses);
@@ -159,8 +167,12 @@ async function analyseRecords(apex: string, records: MxData[], resolver: Resolve
         host.problems.push(...verdict.problems);
       }
     }
-  }
+    return finishAnalysis(apex, hosts, mailHosts, findings);
+  });
+}
 
+/** The providers, once the hosts' addresses are known. */
+function finishAnalysis(apex: string, hosts: MxHost[], mailHosts: MxHost[], findings: Finding[]): MxAnalysis {
   const topPreference = mailHosts[0]?.preference;
   const topProviders = distinct(mailHosts.filter((host) => host.preference === topPreference).map((host) => host.provider));
   const provider = topProviders.length > 0 ? topProviders.join(' + ') : null;

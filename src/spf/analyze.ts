@@ -24,7 +24,7 @@ import { expandMacroString, toTargetName } from './macro.js';
 import type { MacroContext } from './macro.js';
 import { describeSyntaxError } from './parse.js';
 import { parseSpfRecordCached } from './parse-cache.js';
-import { computePassSet } from './pass-set.js';
+import { computePassSetNow } from './pass-set.js';
 import type { SpfOpening, SpfPassSet } from './pass-set.js';
 import { lookupSpfRecordNow, selectSpfRecords, type SpfRecordLookup } from './record.js';
 import { safeResolve } from './resolve.js';
@@ -159,6 +159,11 @@ const PLACEHOLDER_CLIENT = parseClientAddress('192.0.2.0')!;
  * Walks the SPF of `domain` and everything below it. Never rejects; DNS failures are in the result.
  */
 export async function analyzeSpf(domain: string, resolver: Resolver, options: AnalyzeSpfOptions = {}): Promise<SpfAnalysis> {
+  return analyzeSpfNow(domain, resolver, options);
+}
+
+/** `analyzeSpf`, as a value when every answer is held and a promise only when one must wait. */
+export function analyzeSpfNow(domain: string, resolver: Resolver, options: AnalyzeSpfOptions = {}): Now<SpfAnalysis> {
   const name = canonicalName(domain);
   const walk = new Walk(resolver, name, options.maxDepth ?? MAX_ANALYSIS_DEPTH, options.maxQueries ?? MAX_ANALYSIS_QUERIES);
   const analysis: SpfAnalysis = {
@@ -177,47 +182,64 @@ export async function analyzeSpf(domain: string, resolver: Resolver, options: An
     queries: 0,
     passSet: null,
   };
-  let failure = '';
-  try {
-    const asked = walk.resolveNow(name, 'TXT');
-    const top = asked instanceof Promise ? await asked : asked;
-    if (top.kind === 'error' && top.reason !== 'invalid-name') {
-      // RFC 7208 §4.4: a failed lookup is a temperror, never "no record".
-      analysis.status = 'temperror';
-      analysis.failedQuery = top.detail === undefined ? { name, type: 'TXT', reason: top.reason } : { name, type: 'TXT', reason: top.reason, detail: top.detail };
-      analysis.errors.push(`the TXT lookup for ${name} failed: ${describeAnswer(top)}`);
-      failure = describeAnswer(top);
-    } else {
-      analysis.records = top.kind === 'records' ? selectSpfRecords(top.records) : [];
-      if (analysis.records.length > 1) {
-        analysis.status = 'multiple';
-        analysis.errors.push(`${name} publishes ${analysis.records.length} SPF records; RFC 7208 §4.5 makes that a permerror`);
-      } else if (analysis.records.length === 1) {
-        analysis.status = 'found';
-        const text = analysis.records[0]!;
-        analysis.record = text;
-        analysis.sizeOctets = Buffer.byteLength(text, 'utf8');
-        const walked = walk.record(text, name, [name], [], 0);
-        const subtree = walked instanceof Promise ? await walked : walked;
-        analysis.tree = subtree.nodes;
-        analysis.lookupCount = subtree.lookups;
-        analysis.voidLookups = subtree.voids;
-        analysis.terminalAll = subtree.terminalAll;
-        analysis.lookupCountIsMinimum = subtree.minimum;
-        analysis.errors.push(...walk.errors);
-        if (options.passSet !== false) analysis.passSet = await computePassSet(text, name, walk);
-        analysis.findings = findingsFor(analysis, walk.seen, failure);
-        analysis.queries = walk.queries;
-        return analysis;
-      }
-    }
-  } catch (error) {
-    // Nothing should throw here; if something does, say so rather than crash the check.
+  const finish = (failure: string): SpfAnalysis => {
+    analysis.queries = walk.queries;
+    analysis.findings = findingsFor(analysis, walk.seen, failure);
+    return analysis;
+  };
+  // Nothing should throw here; if something does, say so rather than crash the check.
+  const internalError = (error: unknown): SpfAnalysis => {
     analysis.errors.push(`internal error while analysing SPF: ${error instanceof Error ? error.message : String(error)}`);
+    return finish('');
+  };
+  try {
+    const analysed = thenNow(walk.resolveNow(name, 'TXT'), (top) => readTopRecord(top, name, walk, analysis, options, finish));
+    return analysed instanceof Promise ? analysed.catch(internalError) : analysed;
+  } catch (error) {
+    return internalError(error);
   }
-  analysis.queries = walk.queries;
-  analysis.findings = findingsFor(analysis, walk.seen, failure);
-  return analysis;
+}
+
+/** The analysis once the TXT answer at the name itself is known. */
+function readTopRecord(
+  top: DnsAnswer<'TXT'>,
+  name: string,
+  walk: Walk,
+  analysis: SpfAnalysis,
+  options: AnalyzeSpfOptions,
+  finish: (failure: string) => SpfAnalysis,
+): Now<SpfAnalysis> {
+  if (top.kind === 'error' && top.reason !== 'invalid-name') {
+    // RFC 7208 §4.4: a failed lookup is a temperror, never "no record".
+    analysis.status = 'temperror';
+    analysis.failedQuery = top.detail === undefined ? { name, type: 'TXT', reason: top.reason } : { name, type: 'TXT', reason: top.reason, detail: top.detail };
+    analysis.errors.push(`the TXT lookup for ${name} failed: ${describeAnswer(top)}`);
+    return finish(describeAnswer(top));
+  }
+  analysis.records = top.kind === 'records' ? selectSpfRecords(top.records) : [];
+  if (analysis.records.length > 1) {
+    analysis.status = 'multiple';
+    analysis.errors.push(`${name} publishes ${analysis.records.length} SPF records; RFC 7208 §4.5 makes that a permerror`);
+    return finish('');
+  }
+  if (analysis.records.length === 0) return finish('');
+  analysis.status = 'found';
+  const text = analysis.records[0]!;
+  analysis.record = text;
+  analysis.sizeOctets = Buffer.byteLength(text, 'utf8');
+  return thenNow(walk.record(text, name, [name], [], 0), (subtree) => {
+    analysis.tree = subtree.nodes;
+    analysis.lookupCount = subtree.lookups;
+    analysis.voidLookups = subtree.voids;
+    analysis.terminalAll = subtree.terminalAll;
+    analysis.lookupCountIsMinimum = subtree.minimum;
+    analysis.errors.push(...walk.errors);
+    if (options.passSet === false) return finish('');
+    return thenNow(computePassSetNow(text, name, walk), (passSet) => {
+      analysis.passSet = passSet;
+      return finish('');
+    });
+  });
 }
 
 /** One analysis: a caching, budgeted resolver and the walk over records. */

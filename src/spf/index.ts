@@ -39,7 +39,7 @@ export {
   checkHost,
 } from './evaluate.js';
 export type { AnalyzeSpfOptions, SpfAnalysis, SpfTermFlags, SpfTermNode, TerminalAll } from './analyze.js';
-export { MAX_ANALYSIS_DEPTH, MAX_ANALYSIS_QUERIES, RECOMMENDED_SPF_OCTETS, UDP_MESSAGE_OCTETS, analyzeSpf, describeOpening, formatShare, isPlainPlusAll } from './analyze.js';
+export { MAX_ANALYSIS_DEPTH, MAX_ANALYSIS_QUERIES, RECOMMENDED_SPF_OCTETS, UDP_MESSAGE_OCTETS, analyzeSpf, analyzeSpfNow, describeOpening, formatShare, isPlainPlusAll } from './analyze.js';
 export type { FamilyShare, PassSetProbe, PassSetSets, PassSetUnknown, SpfOpening, SpfPassSet } from './pass-set.js';
 export {
   IPV4_PROBES,

@@ -180,14 +180,20 @@ export async function passSetSets(text: string, domain: string, resolver: Resolv
  * the tree needs, then probes with check_host() when terms cannot be enumerated. Never rejects.
  */
 export async function computePassSet(text: string, domain: string, resolver: Resolver): Promise<SpfPassSet> {
+  return computePassSetNow(text, domain, resolver);
+}
+
+/** `computePassSet`, as a value when every answer is held and a promise only when one must wait. */
+export function computePassSetNow(text: string, domain: string, resolver: Resolver): Now<SpfPassSet> {
   const top = canonicalName(domain);
   const walk = new PassSetWalk(resolver, top);
   const walked = walk.record(text, top, [top], 0, { dnsTerms: 0, voids4: 0, voids6: 0 });
-  // A walk whose answers are all held is done already: no microtask for it.
-  const outcome = walked instanceof Promise ? await walked : walked;
+  return walked instanceof Promise ? walked.then((outcome) => summarisePassSet(walk, top, outcome, resolver)) : summarisePassSet(walk, top, walked, resolver);
+}
+
+/** The pass set from the walk's outcome, probing with check_host() when terms cannot be enumerated. */
+function summarisePassSet(walk: PassSetWalk, top: string, outcome: Outcome, resolver: Resolver): Now<SpfPassSet> {
   const pass = outcome.pass;
-  const ipv4Addresses = pass.v4.size();
-  const ipv4WidestPrefix = pass.v4.widestPrefix(4);
   const ipv6WidestPrefix = pass.v6.widestPrefix(6);
   let open: SpfOpening | null = null;
   if (isOpen(pass)) {
@@ -203,12 +209,32 @@ export async function computePassSet(text: string, domain: string, resolver: Res
       };
     }
   }
-  const probes: PassSetProbe[] = [];
   if (open === null && outcome.runtimeTerms.length > 0) {
-    probes.push(...(await runProbes(top, outcome.named, resolver)));
-    const passed = probes.find((probe) => probe.result === 'pass');
-    if (passed) open = { term: passed.matchedTerm, evidence: { kind: 'probe', ip: passed.ip } };
+    return runProbes(top, outcome.named, resolver).then((probes) => {
+      const passed = probes.find((probe) => probe.result === 'pass');
+      const opened: SpfOpening | null = passed ? { term: passed.matchedTerm, evidence: { kind: 'probe', ip: passed.ip } } : null;
+      return passSetOf(walk, outcome, opened, probes);
+    });
   }
+  return passSetOf(walk, outcome, open, []);
+
+  async function runProbes(domainName: string, named: AddressSet, dns: Resolver): Promise<PassSetProbe[]> {
+    return Promise.all(
+      probeAddresses(named).map(async (ip): Promise<PassSetProbe> => {
+        const result = await checkHost({ ip, domain: domainName, sender: `${PROBE_LOCAL_PART}@${domainName}`, helo: PROBE_HELO }, { resolver: dns });
+        if (result.failedQuery) walk.probeFailures.set(ip, result.failedQuery);
+        return { ip, result: result.result, matchedTerm: result.matchedTerm ?? null, problem: result.problem ?? null };
+      }),
+    );
+  }
+}
+
+/** The summary of a pass set once any probes have answered. */
+function passSetOf(walk: PassSetWalk, outcome: Outcome, open: SpfOpening | null, probes: PassSetProbe[]): SpfPassSet {
+  const pass = outcome.pass;
+  const ipv4Addresses = pass.v4.size();
+  const ipv4WidestPrefix = pass.v4.widestPrefix(4);
+  const ipv6WidestPrefix = pass.v6.widestPrefix(6);
   let unknown: PassSetUnknown | null = null;
   if (open === null) {
     const probeFailure = probes.find((probe) => probe.result === 'temperror');
@@ -230,16 +256,6 @@ export async function computePassSet(text: string, domain: string, resolver: Res
     unknown,
     problems: outcome.problems,
   };
-
-  async function runProbes(domainName: string, named: AddressSet, dns: Resolver): Promise<PassSetProbe[]> {
-    return Promise.all(
-      probeAddresses(named).map(async (ip): Promise<PassSetProbe> => {
-        const result = await checkHost({ ip, domain: domainName, sender: `${PROBE_LOCAL_PART}@${domainName}`, helo: PROBE_HELO }, { resolver: dns });
-        if (result.failedQuery) walk.probeFailures.set(ip, result.failedQuery);
-        return { ip, result: result.result, matchedTerm: result.matchedTerm ?? null, problem: result.problem ?? null };
-      }),
-    );
-  }
 }
 
 /** RFC-free policy of this tool: 1/8 of IPv4, or an IPv6 /8, is "anyone". */

@@ -108,21 +108,46 @@ export function matchesHostPattern(host: string, pattern: string): boolean {
 function labelsMatch(hostLabels: readonly string[], patternLabels: readonly string[]): boolean {
   if (hostLabels.length < patternLabels.length) return false;
   const offset = hostLabels.length - patternLabels.length;
-  return patternLabels.every((label, index) => label === '*' || label === hostLabels[offset + index]);
+  for (let index = 0; index < patternLabels.length; index++) {
+    const label = patternLabels[index];
+    if (label !== '*' && label !== hostLabels[offset + index]) return false;
+  }
+  return true;
 }
 
+type CompiledPattern = { provider: string; labels: readonly string[] };
+
 /** Every pattern split into labels once, in table order (this runs for every MX host of every check). */
-const COMPILED_PATTERNS: readonly { provider: string; labels: readonly string[] }[] = MX_PROVIDERS.flatMap((row) =>
+const COMPILED_PATTERNS: readonly CompiledPattern[] = MX_PROVIDERS.flatMap((row) =>
   row.patterns.map((pattern) => ({ provider: row.provider, labels: pattern.split('.') })),
 );
 
-/** The provider an MX host belongs to (the matching pattern with the most labels), or null. */
+/**
+ * The patterns by their last label, each list in table order, so a host is compared only with the
+ * patterns of its own top-level domain. A pattern ending in `*` would match any last label: with one
+ * in the table, every host is compared with every pattern.
+ */
+const PATTERNS_BY_LAST_LABEL: ReadonlyMap<string, readonly CompiledPattern[]> | null = (() => {
+  const byLast = new Map<string, CompiledPattern[]>();
+  for (const pattern of COMPILED_PATTERNS) {
+    const last = pattern.labels[pattern.labels.length - 1]!;
+    if (last === '*') return null;
+    const list = byLast.get(last) ?? [];
+    list.push(pattern);
+    byLast.set(last, list);
+  }
+  return byLast;
+})();
+const NO_PATTERNS: readonly CompiledPattern[] = [];
+
+/** The provider an MX host belongs to (the matching pattern with the most labels, the first in the table on a tie), or null. */
 export function providerForMxHost(host: string): string | null {
   const canonical = canonicalName(host);
   if (canonical === '') return null;
   const hostLabels = canonical.split('.');
+  const candidates = PATTERNS_BY_LAST_LABEL === null ? COMPILED_PATTERNS : (PATTERNS_BY_LAST_LABEL.get(hostLabels[hostLabels.length - 1]!) ?? NO_PATTERNS);
   let best: { provider: string; labels: number } | undefined;
-  for (const pattern of COMPILED_PATTERNS) {
+  for (const pattern of candidates) {
     const labels = pattern.labels.length;
     if (labelsMatch(hostLabels, pattern.labels) && (!best || labels > best.labels)) best = { provider: pattern.provider, labels };
   }

@@ -86,3 +86,25 @@ describe('MX_PROVIDERS', () => {
     }
   });
 });
+
+// providerForMxHost compares a host only with the patterns of its last label; this is the rule it
+// must give the same answer as: every pattern in table order, the one with the most labels winning.
+describe('providerForMxHost agrees with a scan of the whole table', () => {
+  const byScan = (host: string): string | null => {
+    let best: { provider: string; labels: number } | null = null;
+    for (const row of MX_PROVIDERS) {
+      for (const pattern of row.patterns) {
+        const labels = pattern.split('.').length;
+        if (matchesHostPattern(host, pattern) && (best === null || labels > best.labels)) best = { provider: row.provider, labels };
+      }
+    }
+    return best?.provider ?? null;
+  };
+  const hosts = MX_PROVIDERS.flatMap((row) => row.patterns.flatMap((pattern) => {
+    const concrete = pattern.replaceAll('*', 'eu-west-1');
+    return [concrete, `mx1.${concrete}`, `MX2.${concrete.toUpperCase()}.`, `${concrete}.example`, concrete.replace(/^[^.]+\./, 'other.')];
+  }));
+  it.each(hosts)('%s', (host) => {
+    expect(providerForMxHost(host)).toBe(byScan(host));
+  });
+});

@@ -3,42 +3,19 @@
  * sets, problems and queries, in the same order, as over a resolver that always makes it wait.
  */
 import { describe, expect, it } from 'vitest';
-import { canonicalName } from '../../src/dns/name.js';
 import { createCheckResolver } from '../../src/dns/limits.js';
 import type { DnsAnswer, ImmediateResolver, RecordType, Resolver } from '../../src/dns/types.js';
 import { ZoneResolver } from '../../src/dns/zone-resolver.js';
 import { computePassSet, passSetSets } from '../../src/spf/pass-set.js';
 import type { ResourceRecord } from '../../src/zones/types.js';
-import { a, aaaa, mx, txt } from './zones.js';
+import { a, aaaa, mx, TestResolver, txt } from './zones.js';
 import type { Faults } from './zones.js';
 
 const DOMAIN = 'example.com';
 
-/** Answers from a zone, every query logged and failures injected, as values (`resolveNow`, `resolveSync`). */
-class HeldResolver implements ImmediateResolver {
-  readonly calls: string[] = [];
-  private readonly zone: ZoneResolver;
-
-  constructor(
-    records: ResourceRecord[],
-    private readonly faults: Faults = {},
-  ) {
-    this.zone = new ZoneResolver([{ origin: '', records }]);
-  }
-
-  resolveSync<T extends RecordType>(name: string, type: T): DnsAnswer<T> {
-    const key = `${type} ${canonicalName(name)}`;
-    this.calls.push(key);
-    const fault = this.faults[key];
-    if (fault !== undefined) return { kind: 'error', reason: fault, detail: 'injected by the test' };
-    return this.zone.resolveSync(name, type);
-  }
-
+/** Answers from a zone, every query logged and failures injected, as values too (`resolveNow`). */
+class HeldResolver extends TestResolver implements ImmediateResolver {
   resolveNow<T extends RecordType>(name: string, type: T): DnsAnswer<T> {
-    return this.resolveSync(name, type);
-  }
-
-  async resolve<T extends RecordType>(name: string, type: T): Promise<DnsAnswer<T>> {
     return this.resolveSync(name, type);
   }
 }

@@ -48,6 +48,11 @@ export class TestResolver implements Resolver {
   }
 
   async resolve<T extends RecordType>(name: string, type: T): Promise<DnsAnswer<T>> {
+    return this.resolveSync(name, type);
+  }
+
+  /** The answer at once, logged, with any failure injected. */
+  resolveSync<T extends RecordType>(name: string, type: T): DnsAnswer<T> {
     const key = `${type} ${canonicalName(name)}`;
     this.calls.push(key);
     const fault = this.faults[key];

@@ -140,8 +140,25 @@ const PATTERNS_BY_LAST_LABEL: ReadonlyMap<string, readonly CompiledPattern[]> | 
 })();
 const NO_PATTERNS: readonly CompiledPattern[] = [];
 
+/**
+ * Hosts whose provider is remembered: the table is compiled in, so an answer never goes stale, and a
+ * warm check asks again for the same few hosts (a provider's MX hosts serve thousands of domains).
+ * Past this many hosts the memo starts again.
+ */
+export const MX_PROVIDER_MEMO_ENTRIES = 10_000;
+const providerByHost = new Map<string, string | null>();
+
 /** The provider an MX host belongs to (the matching pattern with the most labels, the first in the table on a tie), or null. */
 export function providerForMxHost(host: string): string | null {
+  const known = providerByHost.get(host);
+  if (known !== undefined) return known;
+  const provider = matchProvider(host);
+  if (providerByHost.size >= MX_PROVIDER_MEMO_ENTRIES) providerByHost.clear();
+  providerByHost.set(host, provider);
+  return provider;
+}
+
+function matchProvider(host: string): string | null {
   const canonical = canonicalName(host);
   if (canonical === '') return null;
   const hostLabels = canonical.split('.');

@@ -23,11 +23,14 @@ export interface TextMemoLimits {
   maxText: number;
 }
 
+/** A memo made by `memoByText`: call it like the parser; `kept()` says how many results it holds. */
+export type TextMemo<T> = ((text: string) => T) & { kept(): number };
+
 /** `parse`, remembered by text (from its second reading) within `limits`; results are deeply frozen. */
-export function memoByText<T extends object>(parse: (text: string) => T, limits: TextMemoLimits): (text: string) => T {
+export function memoByText<T extends object>(parse: (text: string) => T, limits: TextMemoLimits): TextMemo<T> {
   const kept = new LRUCache<string, T>({ max: limits.entries });
   const seenOnce = new Set<string>();
-  return (text) => {
+  const memo = (text: string): T => {
     if (text.length > limits.maxText) return deepFreeze(parse(text));
     const hit = kept.get(text);
     if (hit !== undefined) return hit;
@@ -40,6 +43,7 @@ export function memoByText<T extends object>(parse: (text: string) => T, limits:
     }
     return parsed;
   };
+  return Object.assign(memo, { kept: () => kept.size });
 }
 
 function deepFreeze<T>(value: T): T {

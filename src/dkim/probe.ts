@@ -13,8 +13,8 @@ import {
   providerForCnameTarget,
   providerForSelector,
 } from './selectors.js';
-import { LRUCache } from 'lru-cache';
 import { mapBounded } from '../map-bounded.js';
+import { memoByText } from '../text-cache.js';
 import type {
   DkimDanglingAlias,
   DkimKey,
@@ -145,18 +145,17 @@ interface PlannedProbe {
  * that, the answers are not warm either. At most 4 MB.
  */
 export const PROBE_PLAN_CACHE_DOMAINS = 1024;
-const builtInPlans = new LRUCache<string, readonly PlannedProbe[]>({ max: PROBE_PLAN_CACHE_DOMAINS });
-/**
- * Domains planned once and not kept yet: a plan is kept when its domain is checked a second time.
- * A scan checks each name once, and plans kept for names never asked again would live long enough
- * to reach V8's old space and die there, which lets the heap (and RSS) grow by hundreds of MB over
- * 100,000 names before a full collection. Bounded: cleared when full.
- */
-const plannedOnce = new Set<string>();
+// A plan is kept from its domain's second check (`memoByText`): a scan checks each name once, and
+// plans kept for names never asked again would live long enough to reach V8's old space and die
+// there, which lets the heap (and RSS) grow by hundreds of MB over 100,000 names.
+const builtInPlans = memoByText((apex: string): readonly PlannedProbe[] => buildPlan(apex, {}).probes, {
+  entries: PROBE_PLAN_CACHE_DOMAINS,
+  maxText: MAX_NAME_OCTETS,
+});
 
 /** How many domains' plans are kept now (for tests of the admission rule). */
 export function keptProbePlans(): number {
-  return builtInPlans.size;
+  return builtInPlans.kept();
 }
 
 type SelectorPlan = { probes: readonly PlannedProbe[]; rejected: DkimSelectorRejection[] };
@@ -166,17 +165,7 @@ function planSelectors(apex: string, options: DkimProbeOptions): SelectorPlan {
   // The common case (no caller selectors, the built-in list): the plan depends on the domain alone.
   const plainBuiltIn = (options.selectors === undefined || options.selectors.length === 0) && options.useBuiltInList !== false;
   if (!plainBuiltIn) return buildPlan(apex, options);
-  let probes = builtInPlans.get(apex);
-  if (probes === undefined) {
-    probes = buildPlan(apex, options).probes;
-    if (plannedOnce.delete(apex)) {
-      builtInPlans.set(apex, probes);
-    } else {
-      if (plannedOnce.size >= PROBE_PLAN_CACHE_DOMAINS) plannedOnce.clear();
-      plannedOnce.add(apex);
-    }
-  }
-  return { probes, rejected: [] };
+  return { probes: builtInPlans(apex), rejected: [] };
 }
 
 function buildPlan(apex: string, options: DkimProbeOptions): { probes: PlannedProbe[]; rejected: DkimSelectorRejection[] } {

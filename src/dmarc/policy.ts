@@ -203,7 +203,7 @@ export interface NameExistence {
  * Whether `name` exists (RFC 8020: NXDOMAIN means it does not). Asks A, then AAAA, then MX, stopping at
  * the first definite answer; `exists: null` when all of them fail, or at the first that times out.
  */
-export async function nameExists(name: string, resolver: Resolver): Promise<{ exists: boolean | null; queries: ExistenceQuery[] }> {
+export async function nameExists(name: string, resolver: Resolver): Promise<NameExistence> {
   return nameExistsNow(name, resolver);
 }
 

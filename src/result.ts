@@ -24,7 +24,7 @@ export type Verdict = 'spoofable' | 'partially_protected' | 'protected';
 export type InboxOutcome = 'delivered' | 'spam' | 'rejected';
 
 /**
- * The spec's "Spoof check result" (`../shared/spec/email-service-api.md`), every documented field
+ * The spec's "Spoof check result" (`docs/spec/email-service-api.md`), every documented field
  * with its type, plus `details`: the facts behind the answer. Fields the spec types as string are
  * null where there is nothing to report (the reference service does the same).
  */

@@ -221,6 +221,11 @@ export const spoofCheckerService: FastifyPluginAsync<ServiceOptions> = async (ho
     if (!app.server.listening || graceMs <= 0) return;
     const until = Date.now() + graceMs;
     while (Date.now() < until && (await openConnections(app.server)) > 0) await sleep(SHUTDOWN_POLL_MS);
+    // The grace ends in the event loop's timers phase. On a starved machine the process may wake
+    // after the grace with requests waiting unread in their sockets: reading happens in the poll phase,
+    // which comes after timers, so close() would drop those connections as idle first. One turn to
+    // the check phase (after poll) reads them, whatever the machine's speed.
+    await new Promise<void>((resolve) => setImmediate(resolve));
   });
 
   app.addHook('onRequest', async (request) => {

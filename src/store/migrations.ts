@@ -8,7 +8,8 @@
  * {@link MigrationContext}, so one definition serves SQLite and PostgreSQL.
  */
 import { createBatchTables } from './batches-sql.js';
-import { sql, type ColumnDataType, type Expression, type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
+import { sql, type ColumnDataType, type Expression, type Kysely } from 'kysely';
+import { type Migration, type MigrationProvider, Migrator } from 'kysely/migration';
 
 /** A column type: a name Kysely knows or raw SQL (Kysely does not export its own alias for this). */
 type DataTypeExpression = ColumnDataType | Expression<unknown>;

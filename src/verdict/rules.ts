@@ -1,8 +1,7 @@
 import type { Finding } from '../findings.js';
-import type { InboxOutcome, Verdict } from '../result.js';
 import { nextStepFor } from './advice.js';
 import { openSpfFor } from './alignment.js';
-import type { Decision, PolicyName, VerdictFacts } from './types.js';
+import type { Decision, InboxOutcome, PolicyName, Verdict, VerdictFacts } from './types.js';
 
 const STRENGTH: Record<PolicyName, number> = { none: 0, quarantine: 1, reject: 2 };
 

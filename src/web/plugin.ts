@@ -15,11 +15,8 @@ import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest,
 import { isSpoofCheckError } from '../errors.js';
 import { normaliseDomainInput } from '../input.js';
 import { GUIDE_TOPICS } from '../verdict/index.js';
-import { ApiError, toApiError } from '../http/errors.js';
-import type { Limit } from '../http/rate-limits.js';
-import type { SpoofCheck } from '../http/routes/spoof-checker.js';
+import type { SpoofCheckResult } from '../result.js';
 import { ASSET_CACHE_CONTROL, ASSETS } from './assets.js';
-import { clientRateLimitKey } from '../http/client-address.js';
 import { toHtmlString, type SafeHtml } from './html.js';
 import { CHECK_PATH, DOMAIN_FIELD } from './layout.js';
 import { renderMarkdown } from './markdown.js';
@@ -57,12 +54,53 @@ const LIVE_PAGE_CACHE_CONTROL = 'no-store';
 /** Where the guides' Markdown lives, from src/web and dist/web alike. */
 const GUIDES_DIR = new URL('../../docs/guides/', import.meta.url);
 
+/** Runs one check (the API's own injected check, so that a page and an API answer agree). */
+export type PageCheck = (domain: string) => Promise<SpoofCheckResult>;
+
+/** Checks allowed per window. */
+export interface PageRateLimit {
+  max: number;
+  windowMs: number;
+}
+
+/** The codes of the HTTP error catalogue the pages name themselves. */
+export type PageErrorCode = 'RATE_LIMITED' | 'INVALID_DOMAIN' | 'INTERNAL';
+
+/** An answer of the HTTP error catalogue, as the pages use it (the catalogue's ApiError has this shape). */
+export interface CatalogueAnswer {
+  readonly code: string;
+  readonly statusCode: number;
+  readonly message: string;
+  readonly why: string;
+  readonly fix: string;
+  readonly retryAfter?: number | undefined;
+  toBody(): unknown;
+}
+
+/**
+ * What the pages take from the HTTP layer, handed in by the composition (src/service/compose.ts):
+ * web/ and http/ are siblings and neither imports the other.
+ */
+export interface PageHttp {
+  /** The HTTP layer's per-client rate-limit key (an IPv4 address, or an IPv6 client by its /64). */
+  clientKey(address: string): string;
+  /** The catalogue's answer for any error (a check refusal, a store outage, a bug → INTERNAL). */
+  answerFor(error: unknown): CatalogueAnswer;
+  /** The catalogue's answer for a code, with the words of this case. */
+  answer(code: PageErrorCode, details?: { message?: string; why?: string; fix?: string; retryAfter?: number }): CatalogueAnswer;
+}
+
+/** What a host may set about the page (the rest comes from the composition). */
+export interface WebPagesSettings {}
+
 /** Options of the page plugin. */
-export interface WebPagesOptions {
+export interface WebPagesOptions extends WebPagesSettings {
   /** The same injected check the API uses. */
-  check: SpoofCheck;
+  check: PageCheck;
   /** Checks allowed per client network (IPv4 address, IPv6 /64) and window; false for none. */
-  rateLimit: Limit | false;
+  rateLimit: PageRateLimit | false;
+  /** The HTTP layer's error catalogue and client key. */
+  http: PageHttp;
 }
 
 const HTML_TYPE = 'text/html; charset=utf-8';
@@ -102,12 +140,12 @@ function sendPage(reply: FastifyReply, status: number, body: SafeHtml, cacheCont
   return reply.code(status).type(HTML_TYPE).header('cache-control', cacheControl).send(toHtmlString(body));
 }
 
-function createLimiter(app: FastifyInstance, limit: Limit): onRequestHookHandler {
+function createLimiter(app: FastifyInstance, limit: PageRateLimit, http: PageHttp): onRequestHookHandler {
   return app.rateLimit({
     max: limit.max,
     timeWindow: limit.windowMs,
     // The HTTP layer's per-client key: an IPv4 address, or an IPv6 client by its /64.
-    keyGenerator: (request) => `web:${clientRateLimitKey(request.ip)}`,
+    keyGenerator: (request) => `web:${http.clientKey(request.ip)}`,
     errorResponseBuilder: (_request, context) => {
       const seconds = Math.max(1, Math.ceil(context.ttl / 1000));
       return new RateLimitedPage(limit, seconds);
@@ -128,7 +166,7 @@ class RateLimitedPage extends Error {
   override readonly name = 'RateLimitedPage';
   readonly statusCode = 429;
   constructor(
-    readonly limit: Limit,
+    readonly limit: PageRateLimit,
     readonly retryAfter: number,
   ) {
     super('Too many checks.');
@@ -142,7 +180,7 @@ function typedDomain(value: unknown): string | null {
 }
 
 /** The page plugin (encapsulated: its error handler and headers apply to its routes only). */
-export const webPages: FastifyPluginAsync<WebPagesOptions> = async (app, { check, rateLimit }) => {
+export const webPages: FastifyPluginAsync<WebPagesOptions> = async (app, { check, rateLimit, http }) => {
   const guides = await loadGuides();
   const home = toHtmlString(homePage());
 
@@ -150,7 +188,7 @@ export const webPages: FastifyPluginAsync<WebPagesOptions> = async (app, { check
   if (rateLimit !== false) {
     // The app registers @fastify/rate-limit when its own limits are on; otherwise register it here.
     if (!app.hasDecorator('rateLimit')) await app.register(rateLimitPlugin, { global: false });
-    limiter = createLimiter(app, rateLimit);
+    limiter = createLimiter(app, rateLimit, http);
   }
 
   app.addHook('onSend', async (_request, reply, payload) => {
@@ -158,7 +196,7 @@ export const webPages: FastifyPluginAsync<WebPagesOptions> = async (app, { check
     return payload;
   });
 
-  app.setErrorHandler((error, request, reply) => renderError(error, request, reply));
+  app.setErrorHandler((error, request, reply) => renderError(error, request, reply, http));
 
   const config = { public: true };
   const schema = { hide: true };
@@ -242,7 +280,7 @@ function invalidInput(reply: FastifyReply, typed: string, refusal: { message: st
 }
 
 /** Errors as pages (or as the catalogue's JSON when JSON was asked for). Never a stack trace. */
-function renderError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+function renderError(error: unknown, request: FastifyRequest, reply: FastifyReply, http: PageHttp): FastifyReply {
   const json = wantsJson(request.headers.accept);
   const typed = typeof (request.params as Record<string, unknown> | undefined)?.['*'] === 'string' ? ((request.params as Record<string, string>)['*'] ?? '') : '';
 
@@ -252,7 +290,7 @@ function renderError(error: unknown, request: FastifyRequest, reply: FastifyRepl
     if (json) {
       return sendJsonError(
         reply,
-        new ApiError('RATE_LIMITED', {
+        http.answer('RATE_LIMITED', {
           why: `This page allows ${plural(error.limit.max, 'check')} per ${window} from one network.`,
           fix: `Wait ${plural(error.retryAfter, 'second')} before retrying.`,
           retryAfter: error.retryAfter,
@@ -274,11 +312,11 @@ function renderError(error: unknown, request: FastifyRequest, reply: FastifyRepl
   }
 
   if (error instanceof InvalidInput) {
-    return sendJsonError(reply, new ApiError('INVALID_DOMAIN', { message: error.message, fix: error.fix }));
+    return sendJsonError(reply, http.answer('INVALID_DOMAIN', { message: error.message, fix: error.fix }));
   }
 
   if (isSpoofCheckError(error)) {
-    const apiError = safeApiError(error);
+    const apiError = safeApiError(error, http);
     const code = error.code as string;
     if (json) return sendJsonError(reply, apiError);
     if (code === 'invalid_domain') {
@@ -306,24 +344,24 @@ function renderError(error: unknown, request: FastifyRequest, reply: FastifyRepl
     );
   }
 
-  const apiError = toApiError(error);
+  const apiError = http.answerFor(error);
   if (apiError.code === 'INTERNAL') request.log.error({ err: error }, 'page failed');
   if (json) return sendJsonError(reply, apiError);
   return sendPage(reply, apiError.statusCode, errorPage({ status: apiError.statusCode, title: apiError.message, message: apiError.message, why: apiError.why, fix: apiError.fix, typed }));
 }
 
 /** The catalogue's error for a check refusal; a code the catalogue does not map yet becomes INTERNAL rather than a crash. */
-function safeApiError(error: unknown): ApiError {
+function safeApiError(error: unknown, http: PageHttp): CatalogueAnswer {
   try {
-    const apiError = toApiError(error);
-    return Number.isInteger(apiError.statusCode) ? apiError : new ApiError('INTERNAL');
+    const apiError = http.answerFor(error);
+    return Number.isInteger(apiError.statusCode) ? apiError : http.answer('INTERNAL');
   } catch {
-    return new ApiError('INTERNAL');
+    return http.answer('INTERNAL');
   }
 }
 
 /** The catalogue's JSON body, as the API answers it. */
-function sendJsonError(reply: FastifyReply, apiError: ApiError): FastifyReply {
+function sendJsonError(reply: FastifyReply, apiError: CatalogueAnswer): FastifyReply {
   if (apiError.retryAfter !== undefined) void reply.header('retry-after', String(apiError.retryAfter));
   return reply.header('vary', 'accept').code(apiError.statusCode).type('application/json').send(apiError.toBody());
 }

@@ -3,7 +3,7 @@
  * zones (optionally with DNS faults), and small readers of the rendered HTML.
  */
 import type { FastifyInstance } from 'fastify';
-import { buildApp, type AppOptions } from '../../src/http/app.js';
+import { buildApp, type AppOptions } from '../../src/service/compose.js';
 import { checkDomain } from '../../src/check.js';
 import { FaultyResolver, type FaultPlan } from '../../src/dns/faults.js';
 import { ZoneResolver } from '../../src/dns/zone-resolver.js';

@@ -69,7 +69,7 @@ export function resultPage(result: SpoofCheckResult, context: ResultPageContext)
 <p id="summary">${result.summary}</p>
 <dl class="facts">
 <dt>A forged message would be</dt><dd id="inbox-outcome">${INBOX_OUTCOMES[result.inboxOutcome] ?? result.inboxOutcome}</dd>
-${result.subdomainNote ? html`<dt>Subdomains</dt><dd id="subdomain-note">${result.subdomainNote}</dd>` : null}
+${subdomainNoteShown(result) ? html`<dt>Subdomains</dt><dd id="subdomain-note">${result.subdomainNote}</dd>` : null}
 </dl>
 </section>
 ${nextStepSection(result.nextStep)}
@@ -93,6 +93,11 @@ ${uncheckedSection(details)}
   });
 }
 
+/** The subdomain note, unless a reason on the page already says it word for word (it is the subdomain reason's detail). */
+function subdomainNoteShown(result: SpoofCheckResult): boolean {
+  return result.subdomainNote !== null && result.subdomainNote !== '' && !result.reasons.some((reason) => reason.detail === result.subdomainNote);
+}
+
 function formatTime(iso: string): string {
   const date = new Date(iso);
   return Number.isNaN(date.getTime()) ? iso : `${date.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
@@ -109,7 +114,7 @@ function reasonItem(reason: Finding): SafeHtml {
 
 /**
  * The next step. Its body is prose with the records to publish on lines indented by two spaces
- * (src/verdict/advice.ts): those become copyable blocks; a block after a line ending "from" is the
+ * (src/verdict/advice.ts): those become copyable blocks; a block after a line ending "from" or "reads:" is the
  * record as it stands, the others are what to publish.
  */
 function nextStepSection(step: SpoofCheckResult['nextStep']): SafeHtml {
@@ -123,7 +128,7 @@ function nextStepSection(step: SpoofCheckResult['nextStep']): SafeHtml {
   for (const line of step.body.split('\n')) {
     if (/^\s{2,}\S/.test(line)) {
       flush();
-      const current = /\bfrom$/i.test(previous.trim());
+      const current = /\b(?:from|reads:)$/i.test(previous.trim());
       parts.push(
         current
           ? html`<p class="record-label current">Current record</p><pre class="record current" data-copy="the current record"><code>${line.trim()}</code></pre>`

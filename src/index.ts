@@ -5,7 +5,7 @@
  *
  * @example
  * import { checkDomain, NetworkResolver, CachingResolver } from 'spoof-checker';
- * const resolver = new CachingResolver(new NetworkResolver(), { maxEntries: 10_000, defaultTtlSeconds: 300, maxTtlSeconds: 3600 });
+ * const resolver = new CachingResolver(new NetworkResolver(), { maxEntries: 10_000 }); // TTL bounds: the defaults
  * const result = await checkDomain('ceo@example.com', { resolver });
  * console.log(result.verdict, result.headline, result.nextStep.body);
  */

@@ -254,6 +254,12 @@ export function localUrl(host: string, port: number): string {
   return `http://${isIP(reachable) === 6 ? `[${reachable}]` : reachable}:${port}`;
 }
 
+/** Printed at start when the store holds no API key: every /api call would answer 401. */
+export const NO_API_KEY_HINT =
+  '  no API key is configured: every /api call answers 401 until one is (the page at / needs none). Give one at start with\n' +
+  '    SPOOF_CHECKER_API_KEYS="<key>:<organisation id>"   (several: comma-separated; the organisation is created if new)\n' +
+  '  or load organisations and keys from a seed file with --seed FILE (example: fixtures/seed/demo.json).\n';
+
 /** A curl command line that works as is against the demo server. */
 export function demoCurlLine(baseUrl: string): string {
   return `curl -s -X POST ${baseUrl}/api/tools/v1/spoof-checker -H 'Authorization: Bearer ${DEMO_API_KEY}' -H 'Content-Type: application/json' -d '{"domain":"${DEMO_DOMAIN}"}'`;
@@ -365,10 +371,13 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
   const url = localUrl(config.host, port);
+  // Without a key every API call answers 401: say so, and how to give one (the page at / needs none).
+  const noKey = !(await stores.apiKeys.hasAnyKey().catch(() => true));
   io.err(
     `spoof-checker serve: listening on ${url} (DNS: ${dnsDescription}; rate limits ${config.rateLimit ? (redis ? 'on, in Redis' : 'on') : 'off'}; ${describeBatchMode(config.redis)})\n` +
       `  OpenAPI: ${url}/openapi.json   docs: ${url}${DOCS_PATH}\n` +
-      (config.demo ? `  try: ${demoCurlLine(url)}\n` : ''),
+      (config.demo ? `  try: ${demoCurlLine(url)}\n` : '') +
+      (noKey ? NO_API_KEY_HINT : ''),
   );
 
   const signal = await io.stopSignal;

@@ -15,6 +15,7 @@ import { buildApp } from '../service/compose.js';
 import type { BatchService } from '../jobs/service.js';
 import { describeBatchMode, startBatchService } from '../jobs/setup.js';
 import { batchNamesPerDayFromEnv } from './batch-quota.js';
+import { loadDemoSettings } from './demo.js';
 import { parseTrustProxy, TrustProxyError, type TrustProxy } from '../http/client-address.js';
 import { connectRateLimitRedis } from '../http/rate-limits.js';
 import { DEFAULT_DATA_DIR, MEMORY_DATA_DIR, openStores, seedIfEmpty, type StorageChoice } from '../store/open.js';
@@ -46,6 +47,8 @@ export const DEMO_SEED_FILE = fileURLToPath(new URL('seed/demo.json', FIXTURES))
  * so that the demo answers those names as the regression corpus does. The package ships the file.
  */
 export const DEMO_FAULTS_FILE = fileURLToPath(new URL('scenarios.json', FIXTURES));
+/** The scenarios `--demo`'s page lists (its domains to try, and the zones that are "in the demo"). */
+export const DEMO_SCENARIOS_FILE = fileURLToPath(new URL('scenarios.json', FIXTURES));
 /** `--faults none` (or SPOOF_CHECKER_FAULTS=none): no faults, not even the demo's. */
 export const NO_FAULTS = 'none';
 
@@ -347,6 +350,8 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
         checkDomain(domain, { resolver: resolverFor(domain), ...(config.baseUrl !== undefined ? { baseUrl: config.baseUrl } : {}), ...(options?.selectors ? { selectors: options.selectors } : {}) }),
       ...(redis ? { rateLimitRedis: redis } : {}),
       apiKeys: config.apiKeys,
+      // The demo's page says where its answers come from and answers only for the demo's domains.
+      ...(config.demo && config.zones === DEMO_ZONES_DIR ? { pages: { demo: await loadDemoSettings(DEMO_SCENARIOS_FILE) } } : {}),
       rateLimits: config.rateLimit ? {} : false,
       trustProxy: config.trustProxy,
       environment: config.environment,

@@ -17,11 +17,12 @@ import { normaliseDomainInput } from '../input.js';
 import { GUIDE_TOPICS } from '../verdict/index.js';
 import type { SpoofCheckResult } from '../result.js';
 import { ASSET_CACHE_CONTROL, ASSETS } from './assets.js';
+import { inDemo, type DemoSettings } from './demo.js';
 import { toHtmlString, type SafeHtml } from './html.js';
 import { CHECK_PATH, DOMAIN_FIELD } from './layout.js';
 import { renderMarkdown } from './markdown.js';
 import { resultPage, resultPath } from './result-view.js';
-import { errorPage, guidePage, homePage } from './views.js';
+import { errorPage, guidePage, homePage, notInDemoPage } from './views.js';
 
 /** Only this host's own files; no inline script or style, no plugins, no framing, forms post here. */
 export const CONTENT_SECURITY_POLICY = [
@@ -64,7 +65,7 @@ export interface PageRateLimit {
 }
 
 /** The codes of the HTTP error catalogue the pages name themselves. */
-export type PageErrorCode = 'RATE_LIMITED' | 'INVALID_DOMAIN' | 'INTERNAL';
+export type PageErrorCode = 'RATE_LIMITED' | 'INVALID_DOMAIN' | 'NOT_FOUND' | 'INTERNAL';
 
 /** An answer of the HTTP error catalogue, as the pages use it (the catalogue's ApiError has this shape). */
 export interface CatalogueAnswer {
@@ -91,7 +92,13 @@ export interface PageHttp {
 }
 
 /** What a host may set about the page (the rest comes from the composition). */
-export interface WebPagesSettings {}
+export interface WebPagesSettings {
+  /**
+   * Demo mode (`serve --demo`): every page says the answers come from fixture zones, the home page
+   * lists the demo's domains, and a name outside them gets "not in the demo" instead of a verdict.
+   */
+  demo?: DemoSettings;
+}
 
 /** Options of the page plugin. */
 export interface WebPagesOptions extends WebPagesSettings {
@@ -180,9 +187,10 @@ function typedDomain(value: unknown): string | null {
 }
 
 /** The page plugin (encapsulated: its error handler and headers apply to its routes only). */
-export const webPages: FastifyPluginAsync<WebPagesOptions> = async (app, { check, rateLimit, http }) => {
+export const webPages: FastifyPluginAsync<WebPagesOptions> = async (app, { check, rateLimit, http, demo: demoSettings }) => {
+  const demo = demoSettings ?? null;
   const guides = await loadGuides();
-  const home = toHtmlString(homePage());
+  const home = toHtmlString(homePage(demo));
 
   let limiter: onRequestHookHandler | undefined;
   if (rateLimit !== false) {
@@ -196,7 +204,7 @@ export const webPages: FastifyPluginAsync<WebPagesOptions> = async (app, { check
     return payload;
   });
 
-  app.setErrorHandler((error, request, reply) => renderError(error, request, reply, http));
+  app.setErrorHandler((error, request, reply) => renderError(error, request, reply, http, demo));
 
   const config = { public: true };
   const schema = { hide: true };
@@ -206,9 +214,9 @@ export const webPages: FastifyPluginAsync<WebPagesOptions> = async (app, { check
   // The form: a valid input goes to its canonical result page; an invalid one gets the 400 page here.
   app.get<{ Querystring: Record<string, unknown> }>(CHECK_PATH, { config, schema }, async (request, reply) => {
     const typed = typedDomain(request.query[DOMAIN_FIELD]);
-    if (typed === null) return invalidInput(reply, '', { message: 'The form sent more than one domain.', fix: 'Enter one domain name, such as example.com.' });
+    if (typed === null) return invalidInput(reply, '', { message: 'The form sent more than one domain.', fix: 'Enter one domain name, such as example.com.' }, demo);
     const normalised = normaliseDomainInput(typed);
-    if (!normalised.ok) return invalidInput(reply, typed, normalised);
+    if (!normalised.ok) return invalidInput(reply, typed, normalised, demo);
     // RFC 9110 §15.4.4: 303 See Other, the result is at another URI and is fetched with GET.
     return reply.code(303).header('cache-control', LIVE_PAGE_CACHE_CONTROL).redirect(resultPath(normalised.domain), 303);
   });
@@ -218,13 +226,21 @@ export const webPages: FastifyPluginAsync<WebPagesOptions> = async (app, { check
     const normalised = normaliseDomainInput(typed);
     if (!normalised.ok) {
       if (wantsJson(request.headers.accept)) throw new InvalidInput(normalised.message, normalised.fix);
-      return invalidInput(reply, typed, normalised);
+      return invalidInput(reply, typed, normalised, demo);
     }
     if (normalised.domain !== typed) return reply.code(303).header('cache-control', LIVE_PAGE_CACHE_CONTROL).redirect(resultPath(normalised.domain), 303);
+    if (demo !== null && !inDemo(demo, normalised.domain)) {
+      // The demo's zones are fixtures: a verdict for any other name would be made up.
+      void reply.header('vary', 'accept');
+      if (wantsJson(request.headers.accept)) {
+        return sendJsonError(reply, http.answer('NOT_FOUND', { message: `${normalised.domain} is not in the demo.`, why: `This demo answers from ${demo.source}, not from public DNS, and ${normalised.domain} is not one of its domains.`, fix: 'Check one of the demo domains listed on the home page, or run spoof-checker serve without --demo.' }));
+      }
+      return sendPage(reply, 404, notInDemoPage(typed, normalised.domain, demo));
+    }
     const result = await check(normalised.domain);
     void reply.header('vary', 'accept');
     if (wantsJson(request.headers.accept)) return reply.code(200).header('cache-control', LIVE_PAGE_CACHE_CONTROL).send(result);
-    return sendPage(reply, 200, resultPage(result, { origin: originOf(request) }));
+    return sendPage(reply, 200, resultPage(result, { origin: originOf(request), demo }));
   });
 
   app.get<{ Params: { topic: string }; Querystring: Record<string, unknown> }>('/guides/:topic', { config, schema }, async (request, reply) => {
@@ -240,12 +256,13 @@ export const webPages: FastifyPluginAsync<WebPagesOptions> = async (app, { check
           why: `The guides are: ${GUIDE_TOPICS.join(', ')}.`,
           fix: 'Follow the link from a result page, or check a domain below.',
           typed: '',
+          demo,
         }),
       );
     }
     const asked = request.query[DOMAIN_FIELD];
     const normalised = typeof asked === 'string' ? normaliseDomainInput(asked) : null;
-    return sendPage(reply, 200, guidePage(guide, normalised?.ok ? normalised.domain : null), STATIC_PAGE_CACHE_CONTROL);
+    return sendPage(reply, 200, guidePage(guide, normalised?.ok ? normalised.domain : null, demo), STATIC_PAGE_CACHE_CONTROL);
   });
 
   for (const asset of Object.values(ASSETS)) {
@@ -263,7 +280,7 @@ class InvalidInput extends Error {
   }
 }
 
-function invalidInput(reply: FastifyReply, typed: string, refusal: { message: string; fix: string }): FastifyReply {
+function invalidInput(reply: FastifyReply, typed: string, refusal: { message: string; fix: string }, demo: DemoSettings | null): FastifyReply {
   return sendPage(
     reply,
     400,
@@ -275,12 +292,13 @@ function invalidInput(reply: FastifyReply, typed: string, refusal: { message: st
       fix: refusal.fix,
       typed,
       fieldError: true,
+      demo,
     }),
   );
 }
 
 /** Errors as pages (or as the catalogue's JSON when JSON was asked for). Never a stack trace. */
-function renderError(error: unknown, request: FastifyRequest, reply: FastifyReply, http: PageHttp): FastifyReply {
+function renderError(error: unknown, request: FastifyRequest, reply: FastifyReply, http: PageHttp, demo: DemoSettings | null): FastifyReply {
   const json = wantsJson(request.headers.accept);
   const typed = typeof (request.params as Record<string, unknown> | undefined)?.['*'] === 'string' ? ((request.params as Record<string, string>)['*'] ?? '') : '';
 
@@ -307,6 +325,7 @@ function renderError(error: unknown, request: FastifyRequest, reply: FastifyRepl
         why: 'The limit keeps the service fast for everyone and stops it being used to flood DNS servers.',
         fix: `Please wait ${plural(error.retryAfter, 'second')}, then try again.`,
         typed,
+        demo,
       }),
     );
   }
@@ -320,11 +339,11 @@ function renderError(error: unknown, request: FastifyRequest, reply: FastifyRepl
     const code = error.code as string;
     if (json) return sendJsonError(reply, apiError);
     if (code === 'invalid_domain') {
-      return invalidInput(reply, typed, { message: error.message, fix: error.fix });
+      return invalidInput(reply, typed, { message: error.message, fix: error.fix }, demo);
     }
     if (code === 'domain_not_found') {
       const status = apiError.statusCode >= 400 && apiError.statusCode < 500 ? apiError.statusCode : 404;
-      return sendPage(reply, status, errorPage({ status, title: 'This domain does not exist', message: error.message, why: error.why, fix: error.fix, typed }));
+      return sendPage(reply, status, errorPage({ status, title: 'This domain does not exist', message: error.message, why: error.why, fix: error.fix, typed, demo }));
     }
     // dns_failure (502), dns_timeout (503): no verdict, and why.
     const status = apiError.statusCode >= 500 ? apiError.statusCode : 502;
@@ -340,6 +359,7 @@ function renderError(error: unknown, request: FastifyRequest, reply: FastifyRepl
         typed,
         ...(error.query ? { query: error.query } : {}),
         ...(typed ? { retryHref: resultPath(typed) } : {}),
+        demo,
       }),
     );
   }
@@ -347,7 +367,7 @@ function renderError(error: unknown, request: FastifyRequest, reply: FastifyRepl
   const apiError = http.answerFor(error);
   if (apiError.code === 'INTERNAL') request.log.error({ err: error }, 'page failed');
   if (json) return sendJsonError(reply, apiError);
-  return sendPage(reply, apiError.statusCode, errorPage({ status: apiError.statusCode, title: apiError.message, message: apiError.message, why: apiError.why, fix: apiError.fix, typed }));
+  return sendPage(reply, apiError.statusCode, errorPage({ status: apiError.statusCode, title: apiError.message, message: apiError.message, why: apiError.why, fix: apiError.fix, typed, demo }));
 }
 
 /** The catalogue's error for a check refusal; a code the catalogue does not map yet becomes INTERNAL rather than a crash. */

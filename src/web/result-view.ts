@@ -8,6 +8,7 @@ import type { Finding } from '../findings.js';
 import type { SpoofCheckResult, Verdict, InboxOutcome } from '../result.js';
 import { MAX_DNS_TERMS, MAX_VOID_LOOKUPS } from '../spf/evaluate.js';
 import { html, type SafeHtml } from './html.js';
+import type { DemoSettings } from './demo.js';
 import { checkForm, page } from './layout.js';
 
 type Tone = 'critical' | 'warning' | 'success' | 'info';
@@ -45,6 +46,8 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
 export interface ResultPageContext {
   /** `https://host` as the request named it, or null to show the path alone. */
   origin: string | null;
+  /** In the demo (`serve --demo`): the banner, and demo examples under the form. */
+  demo?: DemoSettings | null;
 }
 
 /** The path of the result page for a (normalised) domain. */
@@ -62,7 +65,8 @@ export function resultPage(result: SpoofCheckResult, context: ResultPageContext)
     title: `${displayDomain}: ${verdict.label}`,
     description: result.headline,
     noindex: true,
-    body: html`${checkForm(displayDomain)}
+    demo: context.demo ?? null,
+    body: html`${checkForm(displayDomain, undefined, context.demo ?? null)}
 <section class="card verdict tone-${verdict.tone}" aria-labelledby="headline">
 <p><span class="badge" id="verdict" data-verdict="${result.verdict}">${verdict.label}</span></p>
 <h1 id="headline">${result.headline}</h1>

@@ -17,13 +17,14 @@ export const DEMO_SOURCE = 'the fixture zone files shipped with spoof-checker (f
 interface ScenarioFields {
   name: string;
   input: string;
-  zone?: string;
+  /** Null (or absent) for an input the check refuses before DNS. */
+  zone?: string | null;
   description: string;
 }
 
 function isScenario(value: unknown): value is ScenarioFields {
   const s = value as Partial<ScenarioFields> | null;
-  return typeof s === 'object' && s !== null && typeof s.name === 'string' && typeof s.input === 'string' && typeof s.description === 'string' && (s.zone === undefined || typeof s.zone === 'string');
+  return typeof s === 'object' && s !== null && typeof s.name === 'string' && typeof s.input === 'string' && typeof s.description === 'string' && (s.zone === undefined || s.zone === null || typeof s.zone === 'string');
 }
 
 /** The demo settings from a scenarios file; throws an Error naming the file when it is not a list of scenarios. */
@@ -35,7 +36,7 @@ export async function loadDemoSettings(scenariosFile: string): Promise<DemoSetti
 
 /** The demo settings from scenarios: featured ones first, every other scenario with a zone after, each input once. */
 export function demoSettingsFrom(scenarios: readonly ScenarioFields[]): DemoSettings {
-  const withZone = scenarios.filter((s) => s.zone !== undefined);
+  const withZone = scenarios.filter((s): s is ScenarioFields & { zone: string } => typeof s.zone === 'string');
   const featured = DEMO_FEATURED_SCENARIOS.flatMap((name) => withZone.filter((s) => s.name === name));
   const ordered = [...featured, ...withZone.filter((s) => !featured.includes(s))];
   const seen = new Set<string>();
@@ -45,6 +46,6 @@ export function demoSettingsFrom(scenarios: readonly ScenarioFields[]): DemoSett
     seen.add(scenario.input);
     domains.push({ input: scenario.input, note: scenario.description });
   }
-  const zoneOrigins = [...new Set(withZone.map((s) => basename(s.zone!).replace(/\.zone$/, '').toLowerCase()))];
+  const zoneOrigins = [...new Set(withZone.map((s) => basename(s.zone).replace(/\.zone$/, '').toLowerCase()))];
   return { source: DEMO_SOURCE, domains, featured: featured.length, zoneOrigins };
 }

@@ -89,6 +89,7 @@ pre.record code { user-select: all; font: inherit; }
 code { font-family: var(--mono); font-size: 0.95em; overflow-wrap: anywhere; }
 /* A word with a hyphen (a domain name, a record term): whole while it fits, else broken anywhere, never first at its hyphen (src/web/html.ts keepHyphenatedWhole). */
 .nb { display: inline-block; max-width: 100%; word-break: break-all; text-indent: 0; }
+.nh { white-space: nowrap; }
 .demo-banner { background: var(--warning-bg); border-bottom: 2px solid var(--warning); color: var(--text); }
 .demo-banner p { margin: 0; padding: 0.55rem 0; }
 .demo-list { padding-left: 1.2rem; }

@@ -53,12 +53,17 @@ export function demoBanner(demo: DemoSettings): SafeHtml {
 </div></div>`;
 }
 
-/** Up to three form examples that work in the demo: a domain, an email address, a website. */
+/**
+ * Up to three form examples that work in the demo: a domain, an email address, a website (the
+ * website's host with a bare path, shorter than the scenario's URL and checked the same).
+ */
 export function demoExamples(demo: DemoSettings): string[] {
   const usable = demo.domains.map((d) => d.input).filter((input) => demoHref(input) !== null);
   const domain = usable.find((input) => /^[a-z0-9.-]+$/i.test(input));
   const address = usable.find((input) => input.includes('@'));
-  const website = usable.find((input) => /^https?:\/\//i.test(input));
+  const url = usable.find((input) => /^https?:\/\//i.test(input));
+  const host = url === undefined ? undefined : normaliseDomainInput(url);
+  const website = host?.ok ? `https://${host.domain}/` : undefined;
   return [domain, address, website].filter((e): e is string => e !== undefined);
 }
 

@@ -54,6 +54,9 @@ export function unsafeRaw(markup: string): SafeHtml {
   return makeSafe(markup);
 }
 
+/** A hyphen between letters or digits, with the character after it (kept on one line together). */
+const HYPHEN_AND_NEXT = /(?<=[\p{L}\p{N}])-[\p{L}\p{N}]/gu;
+
 /** Elements whose text is not markup (or not shown): left as they are by `keepHyphenatedWhole`. */
 const RAW_TEXT_ELEMENTS = /^<(script|style|textarea|title)\b/i;
 
@@ -61,8 +64,9 @@ const RAW_TEXT_ELEMENTS = /^<(script|style|textarea|title)\b/i;
  * The same markup, with every word that holds a hyphen between letters or digits (a domain such as
  * `p-none.example`, a record term) in a `<span class="nb">`: browsers may break a line after a
  * hyphen, and `p-⏎none.example` reads as another name. The stylesheet makes the span an
- * inline-block that never breaks while it fits on a line and breaks anywhere (not at the hyphen
- * first) when it is wider than the line. Only text between tags changes: tags and attribute values
+ * inline-block that never breaks while it fits on a line and breaks where the line ends when it is
+ * wider than the line, but never right after a hyphen: each hyphen is held to the character after
+ * it (`<span class="nh">-n</span>`, no wrap inside). Only text between tags changes: tags and attribute values
  * (an href, a form value) are kept byte for byte, and so is the text of script, style, textarea and
  * title elements. The text of the page (what is copied) does not change.
  */
@@ -78,7 +82,7 @@ export function keepHyphenatedWhole(markup: SafeHtml): SafeHtml {
       continue;
     }
     if (raw !== null || !part.includes('-')) continue;
-    parts[i] = part.replace(/[^\s]*[\p{L}\p{N}]-[\p{L}\p{N}][^\s]*/gu, (word) => `<span class="nb">${word}</span>`);
+    parts[i] = part.replace(/[^\s]*[\p{L}\p{N}]-[\p{L}\p{N}][^\s]*/gu, (word) => `<span class="nb">${word.replace(HYPHEN_AND_NEXT, '<span class="nh">$&</span>')}</span>`);
   }
   return makeSafe(parts.join(''));
 }

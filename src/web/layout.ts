@@ -44,7 +44,7 @@ ${noindex ? html`<meta name="robots" content="noindex">` : null}
 <a class="brand" href="/"><img src="${ASSETS.icon.path}" alt="" width="22" height="22">spoof-checker</a>
 <nav aria-label="Site"><a href="/">Check a domain</a><a href="/docs">API docs</a><a href="/openapi.json">OpenAPI</a></nav>
 </div></header>
-${demo ? demoBanner(demo) : null}
+${demo ? keepHyphenatedWhole(demoBanner(demo)) : null}
 <main id="main" tabindex="-1"><div class="wrap">
 ${keepHyphenatedWhole(body)}
 </div></main>

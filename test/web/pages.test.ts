@@ -162,7 +162,7 @@ describe('error pages', () => {
       expect(response.statusCode).toBe(502);
       expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
       // The name is kept whole on narrow screens (a span that does not break at its hyphen).
-      expect(response.body).toContain('<code>TXT <span class="nb">_dmarc.p-reject.example</span></code>');
+      expect(response.body).toContain('<code>TXT <span class="nb">_dmarc.p<span class="nh">-r</span>eject.example</span></code>');
       expect(response.body).not.toContain('id="verdict"');
       expect(response.body).toContain('value="p-reject.example"');
       expect(response.body).toContain('href="/check/p-reject.example">Check again');

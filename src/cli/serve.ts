@@ -351,7 +351,7 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
       ...(redis ? { rateLimitRedis: redis } : {}),
       apiKeys: config.apiKeys,
       // The demo's page says where its answers come from and answers only for the demo's domains.
-      ...(config.demo && config.zones === DEMO_ZONES_DIR ? { pages: { demo: await loadDemoSettings(DEMO_SCENARIOS_FILE) } } : {}),
+      ...(config.demo && config.zones === DEMO_ZONES_DIR ? { pages: { demo: await loadDemoSettings(DEMO_SCENARIOS_FILE, DEMO_ZONES_DIR) } } : {}),
       rateLimits: config.rateLimit ? {} : false,
       trustProxy: config.trustProxy,
       environment: config.environment,

@@ -60,7 +60,12 @@ describe('npm run demo', () => {
     const base = await waitFor(() => /listening on (http:\/\/\S+)/.exec(stderr)?.[1], START_TIMEOUT_MS, `the demo to listen; stderr: ${stderr}`);
     const pid = await waitFor(() => /"pid":(\d+)/.exec(stdout)?.[1], START_TIMEOUT_MS, 'the server log line');
     serverPids.push(Number(pid));
-    expect((await fetch(`${base}/`)).status).toBe(200);
+    // The demo's page says where its answers come from, and answers only for its own domains.
+    const home = await fetch(`${base}/`);
+    expect(home.status).toBe(200);
+    expect(await home.text()).toContain('id="demo-banner"');
+    expect((await fetch(`${base}/check/google.com`)).status).toBe(404);
+    expect((await fetch(`${base}/check/p-none.example`)).status).toBe(200);
 
     npm.kill('SIGTERM');
     // The server itself got the signal (it says so), and its port closes.

@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadDemoSettings } from '../../src/cli/demo.js';
-import { DEMO_SCENARIOS_FILE } from '../../src/cli/serve.js';
+import { DEMO_SCENARIOS_FILE, DEMO_ZONES_DIR } from '../../src/cli/serve.js';
 import { fixtureApp } from './helpers.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -26,7 +26,7 @@ let base: string;
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: the browser tests need Debian's Chromium (apt-get install chromium).`);
-  const demo = await loadDemoSettings(DEMO_SCENARIOS_FILE);
+  const demo = await loadDemoSettings(DEMO_SCENARIOS_FILE, DEMO_ZONES_DIR);
   ({ app } = await fixtureApp({ overrides: { pages: { demo } } }));
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();

@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_SCENARIOS_FILE } from '../../src/cli/serve.js';
+import { DEMO_SCENARIOS_FILE, DEMO_ZONES_DIR } from '../../src/cli/serve.js';
 import { loadDemoSettings } from '../../src/cli/demo.js';
 import { demoExamples, demoHref, inDemo, type DemoSettings } from '../../src/web/demo.js';
 import { fixtureApp, linkedUrls, textById, textContent } from './helpers.js';
@@ -16,7 +16,7 @@ let app: FastifyInstance;
 let plain: FastifyInstance;
 
 beforeAll(async () => {
-  demo = await loadDemoSettings(DEMO_SCENARIOS_FILE);
+  demo = await loadDemoSettings(DEMO_SCENARIOS_FILE, DEMO_ZONES_DIR);
   ({ app } = await fixtureApp({ overrides: { pages: { demo } } }));
   ({ app: plain } = await fixtureApp());
 });

@@ -48,7 +48,7 @@ export type { Fault, FaultPlan, FaultRule } from './dns/faults.js';
 // Zone files (RFC 1035 §5).
 /** Parses and loads RFC 1035 master files into zones for `ZoneResolver`. */
 export { parseZone, ZoneSyntaxError } from './zones/parse.js';
-export { loadZoneDirectory, loadZoneFile, ZoneLoadError } from './zones/load.js';
+export { loadZoneDirectory, loadZoneFile, ZoneLoadError, FIXTURE_ZONES_DIR } from './zones/load.js';
 export type { ResourceRecord, Zone } from './zones/types.js';
 
 // The protocol analyzers, for callers who want one piece.

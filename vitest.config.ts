@@ -7,6 +7,8 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',
+    // The linear-time tests collect garbage before each timed run (test/property/helpers.ts).
+    execArgv: ['--expose-gc'],
     // One throw-away PostgreSQL and Redis for the run (URLs via inject('postgresUrl'|'redisUrl')).
     globalSetup: ['test/setup/services.ts'],
   },

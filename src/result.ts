@@ -22,7 +22,7 @@ export interface ProtocolAnalysis<Status extends string = string> {
 export type { InboxOutcome, Verdict } from './verdict/index.js';
 
 /**
- * The spec's "Spoof check result" (`../shared/spec/email-service-api.md`), every documented field
+ * The spec's "Spoof check result" (`docs/spec/email-service-api.md`), every documented field
  * with its type, plus `details`: the facts behind the answer. Fields the spec types as string are
  * null where there is nothing to report (the reference service does the same).
  */

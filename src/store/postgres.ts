@@ -2,10 +2,14 @@
  * The stores on PostgreSQL (`serve --database postgresql://…`) through `pg` and Kysely's
  * PostgresDialect: any number of `serve` replicas share one database.
  *
- * A lost database is StoreUnavailableError (HTTP 503), never a crash: the pool's `error` event
- * (an idle connection dropped by the server) is handled, a connection that failed is discarded by
- * pg-pool on release (it checks that the client is still queryable), and the next query opens a
- * new connection, so service resumes by itself once the database is back.
+ * A lost database is StoreUnavailableError (HTTP 503), never a crash. Two kinds of connection can
+ * be lost: an idle one (the pool's `error` event, handled) and one checked out by a query or a
+ * transaction, which pg-pool leaves without any `error` listener, so that its `error` event (the
+ * server ending the session, `pg_terminate_backend`, a restart) would be thrown out of the event
+ * loop and end the process. Every connection therefore gets its own listener when it opens. The
+ * query in flight fails with the connection's error (503), pg-pool discards the broken connection
+ * on release (it checks that the client is still queryable), and the next query opens a new one,
+ * so service resumes by itself once the database is back.
  */
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
@@ -119,6 +123,11 @@ export async function openPostgresStores(url: string, options: PostgresStoresOpt
   });
   // Without a listener, an idle connection closed by the server would crash the process.
   pool.on('error', (error) => options.onPoolError?.(error));
+  // The same for a connection in use: pg-pool removes its idle listener at checkout, and the
+  // server ending the session then emits `error` on the client with nobody listening.
+  pool.on('connect', (client) => {
+    client.on('error', (error) => options.onPoolError?.(error));
+  });
   const traits: SqlDialectTraits = {
     dialect: 'postgres',
     isUnavailable: isPostgresUnavailable,

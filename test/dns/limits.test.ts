@@ -150,14 +150,15 @@ describe('createCheckResolver: query budget', () => {
 
 describe('createCheckResolver: deadline and cancellation', () => {
   it('answers budget at the deadline for a lookup still in flight, and for every lookup after it', async () => {
-    const slow = new InstrumentedResolver(zoneResolver, 300);
+    // The upstream answers after 3 s: an answer well before that can only be the deadline's.
+    const slow = new InstrumentedResolver(zoneResolver, 3000);
     const check = createCheckResolver(slow, { deadlineMs: 60 });
     const started = Date.now();
     const answer = await check.resolve('example.com', 'TXT');
     const elapsed = Date.now() - started;
     expect(answer).toMatchObject({ kind: 'error', reason: 'budget' });
     expect(elapsed).toBeGreaterThanOrEqual(55);
-    expect(elapsed).toBeLessThan(250);
+    expect(elapsed).toBeLessThan(1500);
     expect(await check.resolve('example.com', 'MX')).toMatchObject({ kind: 'error', reason: 'budget' });
     expect(slow.calls).toEqual(['TXT example.com']);
     expect(check.stats()).toMatchObject({ queries: 1, refused: 2 });

@@ -31,8 +31,11 @@ export interface TestPostgres {
   binDir: string;
   /** Stops the server and removes its directory. */
   stop(): Promise<void>;
-  /** Stops the server, keeping its data (to test a database that goes away). */
-  pause(): Promise<void>;
+  /**
+   * Stops the server, keeping its data (to test a database that goes away): `fast` (the default)
+   * ends every session cleanly, `immediate` as a crash would (recovery replays the WAL at start).
+   */
+  pause(mode?: 'fast' | 'immediate'): Promise<void>;
   /** Starts a paused server again, on the same port with the same data. */
   resume(): Promise<void>;
 }
@@ -133,8 +136,8 @@ export async function startPostgres(options: { durable?: boolean } = {}): Promis
       await runAsPostgres(join(bin, 'pg_ctl'), ['-D', dataDir, '-m', 'fast', '-w', 'stop']).catch(() => undefined);
       await rm(root, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
     },
-    async pause() {
-      await runAsPostgres(join(bin, 'pg_ctl'), ['-D', dataDir, '-m', 'fast', '-w', 'stop']);
+    async pause(mode: 'fast' | 'immediate' = 'fast') {
+      await runAsPostgres(join(bin, 'pg_ctl'), ['-D', dataDir, '-m', mode, '-w', 'stop']);
     },
     async resume() {
       await start();

@@ -30,7 +30,7 @@ describe('serve: the start-up hint about API keys', () => {
   });
 
   it.each([
-    ['a key from SPOOF_CHECKER_API_KEYS', [], { SPOOF_CHECKER_API_KEYS: 'sk_hint_test_0123456789:org-1' }],
+    ['a key from SPOOF_CHECKER_API_KEYS', [], { SPOOF_CHECKER_API_KEYS: 'sk_hint_test_0123456789abcdef0123456789abcdef:org-1' }],
     ['keys from a seed', ['--seed', join(ROOT, 'fixtures/seed/demo.json')], {}],
   ] as [string, string[], NodeJS.ProcessEnv][])('with %s: no hint', async (_label, args, env) => {
     const served = await start(args, env);

@@ -1,7 +1,7 @@
 /**
  * The baseline of the SPF and DMARC benchmarks: the current mailauth (7.x), loaded from a
  * bench-only install in .cache/, never from the project's dependencies. mailauth 7 declares
- * Node >= 22.19, so as a devDependency it would print an engine warning on every Node 20 install;
+ * Node >= 22.19, above this project's floor (22.16), so as a devDependency it would print an engine warning there;
  * here it is installed on first use, and where the host's Node is older the benchmark runs in a
  * child process on Node 24 from the npm registry (the same package `.ci/run` uses).
  */

@@ -5,7 +5,7 @@
  *
  * @example
  * import { checkDomain, NetworkResolver, CachingResolver } from 'spoof-checker';
- * const resolver = new CachingResolver(new NetworkResolver(), { maxEntries: 10_000, defaultTtlSeconds: 300, maxTtlSeconds: 3600 });
+ * const resolver = new CachingResolver(new NetworkResolver(), { maxEntries: 10_000 }); // TTL bounds: the defaults
  * const result = await checkDomain('ceo@example.com', { resolver });
  * console.log(result.verdict, result.headline, result.nextStep.body);
  */
@@ -48,7 +48,7 @@ export type { Fault, FaultPlan, FaultRule } from './dns/faults.js';
 // Zone files (RFC 1035 §5).
 /** Parses and loads RFC 1035 master files into zones for `ZoneResolver`. */
 export { parseZone, ZoneSyntaxError } from './zones/parse.js';
-export { loadZoneDirectory, loadZoneFile, ZoneLoadError } from './zones/load.js';
+export { loadZoneDirectory, loadZoneFile, ZoneLoadError, FIXTURE_ZONES_DIR } from './zones/load.js';
 export type { ResourceRecord, Zone } from './zones/types.js';
 
 // The protocol analyzers, for callers who want one piece.

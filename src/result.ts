@@ -5,7 +5,7 @@ import type { FailedQuery } from './errors.js';
 import type { Finding } from './findings.js';
 import type { MxAnalysis } from './mx/index.js';
 import type { SpfAnalysis } from './spf/index.js';
-import type { Decision } from './verdict/index.js';
+import type { Decision, InboxOutcome, Verdict } from './verdict/index.js';
 
 /**
  * The shape every protocol analysis shares (SPF, DMARC discovery, DKIM, MX): a closed union of
@@ -18,10 +18,8 @@ export interface ProtocolAnalysis<Status extends string = string> {
   failedQuery?: FailedQuery | undefined;
 }
 
-/** `verdict` of the Spoof check result. */
-export type Verdict = 'spoofable' | 'partially_protected' | 'protected';
-/** Where a forged message most likely lands. */
-export type InboxOutcome = 'delivered' | 'spam' | 'rejected';
+/** `verdict` of the Spoof check result, and where a forged message most likely lands (defined with the verdict). */
+export type { InboxOutcome, Verdict } from './verdict/index.js';
 
 /**
  * The spec's "Spoof check result" (`docs/spec/email-service-api.md`), every documented field

@@ -16,9 +16,11 @@
  */
 
 // The app and the plugin.
-/** Builds the whole server (time limits, body limit, trusted proxies, log redaction, then the service). */
-export { buildApp, spoofCheckerService, DEFAULT_BODY_LIMIT_BYTES, DEFAULT_TIMEOUTS, DOCS_PATH, OPENAPI_PATH } from './http/app.js';
-export type { AppOptions, ServiceOptions, ServerTimeouts, StartupApiKey } from './http/app.js';
+/** Builds the whole server (time limits, body limit, trusted proxies, log redaction, then the API and the public page). */
+export { buildApp, spoofCheckerService } from './service/compose.js';
+export type { AppOptions, ServiceOptions } from './service/compose.js';
+export { DEFAULT_BODY_LIMIT_BYTES, DEFAULT_TIMEOUTS, DOCS_PATH, OPENAPI_PATH } from './http/app.js';
+export type { ServerTimeouts, ServiceRoutes, StartupApiKey } from './http/app.js';
 export type { SpoofCheck, SpoofCheckRequestOptions } from './http/routes/spoof-checker.js';
 /** Liveness and readiness paths. */
 export { HEALTH_PATH, READY_PATH } from './http/routes/health.js';

@@ -11,7 +11,7 @@ import { CachingResolver } from '../src/dns/cache.js';
 import { NetworkResolver } from '../src/dns/network-resolver.js';
 import { startDnsServer, type RunningDnsServer } from '../src/dns/server.js';
 import { ZoneResolver } from '../src/dns/zone-resolver.js';
-import { buildApp } from '../src/http/app.js';
+import { buildApp } from '../src/service/compose.js';
 import { createMemoryStores } from '../src/store/memory.js';
 import { loadZoneDirectory } from '../src/zones/load.js';
 

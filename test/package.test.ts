@@ -169,7 +169,7 @@ describe('the package as others use it', () => {
   });
 
   it('declares the Node versions it is tested on, and the build emits no source maps', () => {
-    expect(manifest.engines.node).toBe('>=20.19');
+    expect(manifest.engines.node).toBe('>=22.16');
     const build = JSON.parse(readFileSync(join(root, 'tsconfig.build.json'), 'utf8')) as { compilerOptions: Record<string, unknown> };
     expect(build.compilerOptions.sourceMap).toBe(false);
     expect(build.compilerOptions.declarationMap).toBe(false);

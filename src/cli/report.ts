@@ -39,7 +39,8 @@ export function formatReport(result: SpoofCheckResult): string {
     lines.push(`    ${result.domain}: ${result.spf.rawRecord}`);
     renderTree(tree, '    ', lines);
   }
-  if (result.subdomainNote) {
+  // The note is said once: it is also the detail of the subdomain reason above, when there is one.
+  if (result.subdomainNote && !result.reasons.some((reason) => reason.detail === result.subdomainNote)) {
     lines.push('');
     lines.push('  Subdomains:');
     lines.push(...wrap(result.subdomainNote, 4));

@@ -12,6 +12,9 @@ import { integerOption, parseCommandArgs, RESOLVER_OPTIONS, UsageError } from '.
 import { checkOne, splitList, type ErrorLine } from './check.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, exitCodeForSignal, type CliIo, type Command } from './io.js';
 import { resolverFromFlags } from './resolver-options.js';
+import { CSV_COLUMNS, csvLine, jsonLine } from './scan-output.js';
+
+export { CSV_COLUMNS, csvLine, jsonLine } from './scan-output.js';
 
 /** Checks in flight at once unless --concurrency says otherwise. */
 export const DEFAULT_SCAN_CONCURRENCY = 32;
@@ -61,30 +64,10 @@ Exit status: 0 when every name was checked, 1 when any could not be, 2 on a usag
 
 type Format = 'jsonl' | 'csv';
 
-/** The CSV columns, in order: the spec's summary fields of each result. */
-export const CSV_COLUMNS = [
-  'input',
-  'domain',
-  'verdict',
-  'spoofable',
-  'inbox_outcome',
-  'dmarc_policy',
-  'dmarc_subdomain_policy',
-  'dmarc_percentage',
-  'spf_qualifier',
-  'spf_lookup_count',
-  'dkim_selector',
-  'dkim_key_length',
-  'mx_provider',
-  'reasons',
-  'error_code',
-  'error_message',
-] as const;
-
 /** `spoof-checker scan`: bulk checks from a file or stdin, streamed, resumable, stoppable. */
 export const scan: Command = async (args, io) => {
-  // `--redis URL`: the names are checked by the queue's workers and streamed back (src/jobs/distributed-scan.ts).
-  if (args.some((arg) => arg === '--redis' || arg.startsWith('--redis='))) return (await import('../jobs/distributed-scan.js')).distributedScan(args, io);
+  // `--redis URL`: the names are checked by the queue's workers and streamed back (src/cli/distributed-scan.ts).
+  if (args.some((arg) => arg === '--redis' || arg.startsWith('--redis='))) return (await import('./distributed-scan.js')).distributedScan(args, io);
   let settings;
   try {
     settings = readSettings(args);
@@ -267,44 +250,6 @@ function readSettings(args: string[]) {
     selectors: splitList(values.selectors),
     resolverFlags: { zones: values.zones, resolver: values.resolver, timeout: values.timeout, cacheMaxEntries: SCAN_CACHE_MAX_ENTRIES, faults: values.faults },
   };
-}
-
-/** One JSON line: the input, then the result (without `details` unless asked) or the error. */
-export function jsonLine(input: string, result: SpoofCheckResult | ErrorLine, details: boolean): string {
-  if ('error' in result) return `${JSON.stringify(result)}\n`;
-  const { details: behind, ...summary } = result;
-  return `${JSON.stringify(details ? { input, ...summary, details: behind } : { input, ...summary })}\n`;
-}
-
-/** One CSV line (RFC 4180 quoting). */
-export function csvLine(input: string, result: SpoofCheckResult | ErrorLine): string {
-  const cells: (string | number | boolean | null)[] =
-    'error' in result
-      ? [input, '', '', '', '', '', '', '', '', '', '', '', '', '', result.error.code, result.error.message]
-      : [
-          input,
-          result.domain,
-          result.verdict,
-          result.spoofable,
-          result.inboxOutcome,
-          result.dmarc.policy,
-          result.dmarc.subdomainPolicy,
-          result.dmarc.percentage,
-          result.spf.qualifier,
-          result.spf.lookupCount,
-          result.dkim.selector,
-          result.dkim.keyLength,
-          result.mx.provider,
-          result.reasons.map((r) => r.id).join(' '),
-          '',
-          '',
-        ];
-  return `${cells.map(csvCell).join(',')}\n`;
-}
-
-function csvCell(value: string | number | boolean | null): string {
-  const text = value === null ? '' : String(value);
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
 /** What an earlier run left in the output file. */

@@ -10,9 +10,12 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyServerOptions } from 'fastify';
 import type { Redis } from 'ioredis';
 import { checkDomain } from '../check.js';
-import { buildApp, DOCS_PATH, type StartupApiKey } from '../http/app.js';
+import { DOCS_PATH, type StartupApiKey } from '../http/app.js';
+import { buildApp } from '../service/compose.js';
 import type { BatchService } from '../jobs/service.js';
-import { batchNamesPerDayFromEnv, describeBatchMode, startBatchService } from '../jobs/setup.js';
+import { describeBatchMode, startBatchService } from '../jobs/setup.js';
+import { batchNamesPerDayFromEnv } from './batch-quota.js';
+import { loadDemoSettings } from './demo.js';
 import { parseTrustProxy, TrustProxyError, type TrustProxy } from '../http/client-address.js';
 import { connectRateLimitRedis } from '../http/rate-limits.js';
 import { DEFAULT_DATA_DIR, MEMORY_DATA_DIR, openStores, seedIfEmpty, type StorageChoice } from '../store/open.js';
@@ -44,6 +47,8 @@ export const DEMO_SEED_FILE = fileURLToPath(new URL('seed/demo.json', FIXTURES))
  * so that the demo answers those names as the regression corpus does. The package ships the file.
  */
 export const DEMO_FAULTS_FILE = fileURLToPath(new URL('scenarios.json', FIXTURES));
+/** The scenarios `--demo`'s page lists (its domains to try, and the zones that are "in the demo"). */
+export const DEMO_SCENARIOS_FILE = fileURLToPath(new URL('scenarios.json', FIXTURES));
 /** `--faults none` (or SPOOF_CHECKER_FAULTS=none): no faults, not even the demo's. */
 export const NO_FAULTS = 'none';
 
@@ -252,6 +257,12 @@ export function localUrl(host: string, port: number): string {
   return `http://${isIP(reachable) === 6 ? `[${reachable}]` : reachable}:${port}`;
 }
 
+/** Printed at start when the store holds no API key: every /api call would answer 401. */
+export const NO_API_KEY_HINT =
+  '  no API key is configured: every /api call answers 401 until one is (the page at / needs none). Give one at start with\n' +
+  '    SPOOF_CHECKER_API_KEYS="<key>:<organisation id>"   (several: comma-separated; the organisation is created if new)\n' +
+  '  or load organisations and keys from a seed file with --seed FILE (example: fixtures/seed/demo.json).\n';
+
 /** A curl command line that works as is against the demo server. */
 export function demoCurlLine(baseUrl: string): string {
   return `curl -s -X POST ${baseUrl}/api/tools/v1/spoof-checker -H 'Authorization: Bearer ${DEMO_API_KEY}' -H 'Content-Type: application/json' -d '{"domain":"${DEMO_DOMAIN}"}'`;
@@ -339,6 +350,8 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
         checkDomain(domain, { resolver: resolverFor(domain), ...(config.baseUrl !== undefined ? { baseUrl: config.baseUrl } : {}), ...(options?.selectors ? { selectors: options.selectors } : {}) }),
       ...(redis ? { rateLimitRedis: redis } : {}),
       apiKeys: config.apiKeys,
+      // The demo's page says where its answers come from and answers only for the demo's domains.
+      ...(config.demo && config.zones === DEMO_ZONES_DIR ? { pages: { demo: await loadDemoSettings(DEMO_SCENARIOS_FILE, DEMO_ZONES_DIR) } } : {}),
       rateLimits: config.rateLimit ? {} : false,
       trustProxy: config.trustProxy,
       environment: config.environment,
@@ -363,10 +376,13 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
   const url = localUrl(config.host, port);
+  // Without a key every API call answers 401: say so, and how to give one (the page at / needs none).
+  const noKey = !(await stores.apiKeys.hasAnyKey().catch(() => true));
   io.err(
     `spoof-checker serve: listening on ${url} (DNS: ${dnsDescription}; rate limits ${config.rateLimit ? (redis ? 'on, in Redis' : 'on') : 'off'}; ${describeBatchMode(config.redis)})\n` +
       `  OpenAPI: ${url}/openapi.json   docs: ${url}${DOCS_PATH}\n` +
-      (config.demo ? `  try: ${demoCurlLine(url)}\n` : ''),
+      (config.demo ? `  try: ${demoCurlLine(url)}\n` : '') +
+      (noKey ? NO_API_KEY_HINT : ''),
   );
 
   const signal = await io.stopSignal;

@@ -26,16 +26,22 @@ export const DEFAULT_NEGATIVE_TTL_SECONDS = 300;
 /** Upper bound on any cached TTL: one hour, so a changed record is seen within the hour. */
 export const DEFAULT_MAX_TTL_SECONDS = 3600;
 
-/** Options of `CachingResolver`. */
+/**
+ * Options of `CachingResolver`. Each may be left out: `new CachingResolver(r, { maxEntries: 1000 })`
+ * takes the defaults above for the rest.
+ */
 export interface CacheOptions {
-  /** Entries kept at most; the least recently used goes first. */
-  maxEntries: number;
-  /** TTL for positive answers that carry none. */
-  defaultTtlSeconds: number;
-  /** TTL for NXDOMAIN/NODATA answers that carry none; `defaultTtlSeconds` when absent. */
+  /** Entries kept at most; the least recently used goes first. Default `DEFAULT_CACHE_MAX_ENTRIES` (50,000). */
+  maxEntries?: number;
+  /** TTL for positive answers that carry none. Default `DEFAULT_CACHE_TTL_SECONDS` (300). */
+  defaultTtlSeconds?: number;
+  /**
+   * TTL for NXDOMAIN/NODATA answers that carry none: `defaultTtlSeconds` when that is given, else
+   * `DEFAULT_NEGATIVE_TTL_SECONDS` (300).
+   */
   negativeTtlSeconds?: number;
-  /** No answer is kept longer than this. */
-  maxTtlSeconds: number;
+  /** No answer is kept longer than this. Default `DEFAULT_MAX_TTL_SECONDS` (3600). */
+  maxTtlSeconds?: number;
   /** The clock, in milliseconds; `Date.now` unless a test injects one. */
   now?: () => number;
 }
@@ -92,13 +98,18 @@ export class CachingResolver implements CacheAwareResolver, CachedLookupResolver
   private clockReading: number | undefined;
   private inflightJoins = 0;
 
-  /** Throws a `TypeError` for a size or TTL that is not a non-negative number (a configuration error). */
+  /**
+   * Options left out take their defaults (see `CacheOptions`). Throws a `TypeError` for a size or
+   * TTL that is given but is not a non-negative number (a configuration error).
+   */
   constructor(
     private readonly inner: Resolver,
-    options: CacheOptions,
+    options: CacheOptions = {},
   ) {
-    const { maxEntries, defaultTtlSeconds, maxTtlSeconds } = options;
-    const negativeTtlSeconds = options.negativeTtlSeconds ?? defaultTtlSeconds;
+    const maxEntries = options.maxEntries ?? DEFAULT_CACHE_MAX_ENTRIES;
+    const defaultTtlSeconds = options.defaultTtlSeconds ?? DEFAULT_CACHE_TTL_SECONDS;
+    const maxTtlSeconds = options.maxTtlSeconds ?? DEFAULT_MAX_TTL_SECONDS;
+    const negativeTtlSeconds = options.negativeTtlSeconds ?? options.defaultTtlSeconds ?? DEFAULT_NEGATIVE_TTL_SECONDS;
     if (!Number.isInteger(maxEntries) || maxEntries < 1) throw new TypeError(`maxEntries must be a whole number ≥ 1, not ${maxEntries}`);
     for (const [label, value] of Object.entries({ defaultTtlSeconds, negativeTtlSeconds, maxTtlSeconds })) {
       if (!(value >= 0)) throw new TypeError(`${label} must be ≥ 0, not ${value}`);

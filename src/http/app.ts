@@ -5,7 +5,8 @@
  *
  * Two forms: `buildApp` makes a whole server (time limits, body limit, trusted proxies, log
  * redaction, then the service), and `spoofCheckerService` is the service alone as a Fastify plugin
- * that another Fastify host can `register`.
+ * that another Fastify host can `register`. These serve the API only; the composition root
+ * (src/service/compose.ts, exported as `spoof-checker/service`) adds the public page.
  *
  * Request life cycle: `onRequest` authenticates (401 before anything else, so a request without a
  * valid key never has its body read), then the route's rate limiter runs (per organisation or per
@@ -38,7 +39,6 @@ import { healthRoutes } from './routes/health.js';
 import { logRoutes } from './routes/logs.js';
 import { spoofCheckerRoutes, type SpoofCheck } from './routes/spoof-checker.js';
 import { templateRoutes } from './routes/templates.js';
-import { webPages } from '../web/plugin.js';
 import { SHARED_SCHEMAS } from './schemas.js';
 import { jsonDepthProblem, validatorCompiler } from './validation.js';
 
@@ -110,7 +110,16 @@ export interface ServiceOptions {
   batches?: BatchService;
   /** The grace on close, in milliseconds (`DEFAULT_SHUTDOWN_GRACE_MS`); 0 drops idle connections at once. */
   shutdownGraceMs?: number;
+  /**
+   * More routes served inside the service, after the API's (its hooks apply; a route marked
+   * `config.public` skips the key and the record log). The composition root (src/service/compose.ts)
+   * adds the public page here: http/ does not import web/.
+   */
+  routes?: readonly ServiceRoutes[];
 }
+
+/** A set of routes added to the service: called with the service's Fastify scope and the rate limits in force. */
+export type ServiceRoutes = (app: FastifyInstance, context: { limits: RateLimits | false }) => Promise<void>;
 
 /** Everything the app depends on. */
 export interface AppOptions extends ServiceOptions {
@@ -303,8 +312,8 @@ export const spoofCheckerService: FastifyPluginAsync<ServiceOptions> = async (ho
   await app.register(templateRoutes, { stores, now });
   await app.register(domainRoutes, { stores, now, updateLimiter: limiters.domainUpdate, deleteLimiter: limiters.domainDelete });
   await app.register(contactRoutes, { stores, limiter: limiters.contactList });
-  // The public checker page, its guides (/guides/<topic>, where nextStep.href points) and assets: src/web.
-  await app.register(webPages, { check, rateLimit: limits === false ? false : limits.spoofCheck });
+  // Routes the composition adds (the public checker page: src/service/compose.ts registers src/web).
+  for (const routes of options.routes ?? []) await routes(app as unknown as FastifyInstance, { limits });
 
   app.get(OPENAPI_PATH, { schema: { hide: true } }, async () => app.swagger());
 };

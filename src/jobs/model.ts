@@ -8,6 +8,7 @@
  */
 import type { CheckErrorCode } from '../errors.js';
 import type { SpoofCheckResult } from '../result.js';
+import type { Batch, BatchResultRow } from '../store/batch-model.js';
 
 /** Most names one batch may hold. */
 export const MAX_BATCH_NAMES = 100_000;
@@ -23,42 +24,8 @@ export const DEFAULT_BATCH_NAMES_PER_DAY = 1_000_000;
 /** Names checked at once by one runner or worker unless configured otherwise. */
 export const DEFAULT_BATCH_CONCURRENCY = 32;
 
-/** Where a batch is in its life. `done` and `cancelled` are final. */
-export type BatchStatus = 'queued' | 'running' | 'done' | 'cancelled';
-
-/** A batch as stored (the counters are maintained by the store as results are written). */
-export interface Batch {
-  id: string;
-  organizationId: string;
-  status: BatchStatus;
-  /** Names submitted (valid or not). */
-  total: number;
-  /** Names with a result row: checked, or recorded as an error. */
-  done: number;
-  /** The error rows among `done`. */
-  failed: number;
-  createdAt: string;
-  /** When the first chunk started; null while queued. */
-  startedAt: string | null;
-  /** When the last result was written, or when the batch was cancelled. */
-  finishedAt: string | null;
-  /** Whether every chunk has been handed to the queue (false until the enqueue succeeds: the sweeper retries). */
-  enqueued: boolean;
-}
-
-/** One submitted name: its index in the submission (the result's key) and the text as sent. */
-export interface BatchName {
-  seq: number;
-  name: string;
-}
-
-/** One result row: `line` is the JSON of a result or of an error, without the cursor. */
-export interface BatchResultRow {
-  seq: number;
-  line: string;
-  failed: boolean;
-}
-
+// The stored shapes live with the store that keeps them (store/ is below jobs/); re-exported here.
+export type { Batch, BatchName, BatchResultRow, BatchStatus } from '../store/batch-model.js';
 /** A unit of queue work: the names of `batchId` with `fromSeq <= seq < toSeq`. */
 export interface ChunkJob {
   batchId: string;

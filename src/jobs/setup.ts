@@ -2,9 +2,8 @@
  * What `serve` calls to run batches: on the Redis queue when it was given a Redis URL (workers do
  * the checks), else in this process. Either way the sweeper starts with it.
  */
-import { UsageError } from '../cli/args.js';
 import type { BatchStore } from '../store/batches.js';
-import { DEFAULT_BATCH_CONCURRENCY, DEFAULT_BATCH_NAMES_PER_DAY, type BatchCheck } from './model.js';
+import { DEFAULT_BATCH_CONCURRENCY, type BatchCheck } from './model.js';
 import { RedisBatchQueue } from './queue.js';
 import { InProcessBatchRunner } from './runner.js';
 import { BatchService } from './service.js';
@@ -36,15 +35,4 @@ export async function startBatchService(options: StartBatchServiceOptions): Prom
 /** One line for the start-up message. */
 export function describeBatchMode(redisUrl: string | undefined): string {
   return redisUrl === undefined ? 'batches in this process' : 'batches on the Redis queue (run spoof-checker worker)';
-}
-
-/** The variable that sets the daily batch quota of each organisation. */
-export const BATCH_QUOTA_VARIABLE = 'SPOOF_CHECKER_BATCH_NAMES_PER_DAY';
-
-/** `SPOOF_CHECKER_BATCH_NAMES_PER_DAY` (default {@link DEFAULT_BATCH_NAMES_PER_DAY}); a bad value is a UsageError naming it. */
-export function batchNamesPerDayFromEnv(env: NodeJS.ProcessEnv): number {
-  const text = env[BATCH_QUOTA_VARIABLE]?.trim();
-  if (text === undefined || text === '') return DEFAULT_BATCH_NAMES_PER_DAY;
-  if (!/^[1-9]\d{0,11}$/.test(text)) throw new UsageError(`${BATCH_QUOTA_VARIABLE} must be a whole number of names above 0, not "${text}"`);
-  return Number(text);
 }

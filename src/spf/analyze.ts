@@ -26,7 +26,7 @@ import { describeSyntaxError } from './parse.js';
 import { parseSpfRecordCached } from './parse-cache.js';
 import { computePassSetNow } from './pass-set.js';
 import type { SpfOpening, SpfPassSet } from './pass-set.js';
-import { lookupSpfRecordNow, selectSpfRecords, type SpfRecordLookup } from './record.js';
+import { isVoidSpfLookup, lookupSpfRecordNow, selectSpfRecords, type SpfRecordLookup } from './record.js';
 import { safeResolve } from './resolve.js';
 import { termPathForMessage, truncateForMessage } from './text.js';
 import type { MacroString, Qualifier, SpfTerm } from './types.js';
@@ -486,6 +486,9 @@ class Walk implements Resolver {
         // RFC 7208 §5.2, §6.1: an include or redirect target without SPF is a permerror at receivers.
         node.record = null;
         node.errors.push(`${target} publishes no SPF record`);
+        // RFC 7208 §4.6.4: a term whose query is answered NXDOMAIN, or NOERROR with no answers, is a
+        // void lookup, include and redirect among them (TXT records that are not SPF are answers).
+        if (isVoidSpfLookup(lookup)) node.voidLookups = 1;
         this.note(path, `${truncateForMessage(term)}: ${target} publishes no SPF record; receivers return permerror here`);
         this.seen.missingIncludes.push(chain.join(' → '));
         return null;

@@ -15,7 +15,7 @@ import { expandMacroString, isTopLabel, literalText, parseMacroString, toTargetN
 import type { MacroContext } from './macro.js';
 import { describeSyntaxError } from './parse.js';
 import { parseSpfRecordCached } from './parse-cache.js';
-import { joinTxt, lookupSpfRecord } from './record.js';
+import { isVoidSpfLookup, joinTxt, lookupSpfRecord } from './record.js';
 import { safeResolve } from './resolve.js';
 import { truncateForMessage } from './text.js';
 import { QUALIFIER_RESULT } from './types.js';
@@ -112,6 +112,8 @@ interface DomainOutcome {
   matchedTerm?: string;
   /** The `exp` of the record that produced a fail, and the domain it belongs to (RFC 7208 §6.2). */
   explainWith?: { spec: MacroString; domain: string };
+  /** With "none": the TXT query was void (NXDOMAIN or no answers, RFC 7208 §4.6.4). */
+  voidLookup?: boolean;
 }
 
 /** One check's state: the counters and the facts macros need. */
@@ -261,7 +263,7 @@ async function evaluateDomain(session: Session, domain: string): Promise<DomainO
       };
     case 'none':
       // RFC 7208 §4.5: no SPF record gives "none".
-      return { result: 'none', problem: `${domain} publishes no SPF record` };
+      return { result: 'none', problem: `${domain} publishes no SPF record`, voidLookup: isVoidSpfLookup(lookup) };
     case 'multiple':
       // RFC 7208 §4.5: more than one SPF record is a permerror.
       return { result: 'permerror', problem: `${domain} publishes ${lookup.records.length} SPF records; there must be exactly one` };
@@ -298,7 +300,11 @@ async function evaluateRecord(session: Session, record: SpfRecord, domain: strin
     if (!target.ok) return { result: 'permerror', problem: `${truncateForMessage(term)}: the target is not a valid domain name (${target.problem})` };
     const inner = await evaluateDomain(session, target.name);
     // RFC 7208 §6.1: a redirect target without an SPF record is a permerror, not "none".
-    if (inner.result === 'none') return { result: 'permerror', problem: `${truncateForMessage(term)}: ${target.name} publishes no SPF record` };
+    if (inner.result === 'none') {
+      // RFC 7208 §4.6.4: an empty answer to the redirect's query is a void lookup (counted; the permerror decides).
+      if (inner.voidLookup === true) session.voids++;
+      return { result: 'permerror', problem: `${truncateForMessage(term)}: ${target.name} publishes no SPF record` };
+    }
     if (inner.problem !== undefined) inner.problem = `${truncateForMessage(term)} → ${inner.problem}`;
     // The term that decided, as seen from this record, is the redirect itself.
     if (inner.matchedTerm !== undefined) inner.matchedTerm = term;
@@ -359,6 +365,9 @@ async function matchInclude(session: Session, directive: Directive, spec: MacroS
     case 'neutral':
       return false;
     case 'none':
+      // RFC 7208 §4.6.4: an empty answer to the include's query is a void lookup (counted; the
+      // permerror below decides either way).
+      if (inner.voidLookup === true) session.voids++;
       // RFC 7208 §5.2: an included domain without an SPF record is a permerror.
       return { result: 'permerror', problem: `${truncateForMessage(term)}: ${target.name} publishes no SPF record` };
     case 'temperror':

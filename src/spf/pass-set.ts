@@ -34,7 +34,7 @@ import type { MacroContext } from './macro.js';
 import { parseSpfRecordCached } from './parse-cache.js';
 import { ALL_ADDRESSES, NO_ADDRESSES, RangeSet, bigIntToIp6Words, differenceOf, intersectionOf, ip6ToBigInt, isEmptySet, unionOf } from './ranges.js';
 import type { AddressSet } from './ranges.js';
-import { lookupSpfRecordNow } from './record.js';
+import { isVoidSpfLookup, lookupSpfRecordNow } from './record.js';
 import type { SpfRecordLookup } from './record.js';
 import { safeResolve } from './resolve.js';
 import { truncateForMessage } from './text.js';
@@ -647,6 +647,12 @@ class PassSetWalk {
       case 'none':
         // RFC 7208 §5.2, §6.1: an include or redirect target without SPF is a permerror.
         state.fail('', 'permerror', `${target} publishes no SPF record`);
+        // RFC 7208 §4.6.4: an empty answer to its query is a void lookup for either family, counted as
+        // analyze.ts and evaluate.ts count it (no client gets past the permerror, so it decides nothing).
+        if (isVoidSpfLookup(lookup)) {
+          entry.voids4++;
+          entry.voids6++;
+        }
         break;
       case 'multiple':
         state.fail('', 'permerror', `${target} publishes ${lookup.records.length} SPF records`); // RFC 7208 §4.5

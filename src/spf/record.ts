@@ -17,6 +17,14 @@ export type SpfRecordLookup =
   /** RFC 7208 §4.4: a DNS failure on this lookup is a temperror, never "none". */
   | { status: 'temperror'; reason: DnsErrorReason; detail?: string };
 
+/**
+ * RFC 7208 §4.6.4: whether the TXT query behind a lookup was void (NXDOMAIN, or NOERROR with no
+ * answers). A name whose TXT records are all something else answered, so it is not void.
+ */
+export function isVoidSpfLookup(lookup: SpfRecordLookup): boolean {
+  return lookup.status === 'none' && (lookup.why === 'nxdomain' || lookup.why === 'nodata');
+}
+
 /** RFC 7208 §3.3: a record's character-strings are concatenated with nothing between them. */
 export function joinTxt(strings: readonly string[]): string {
   return strings.length === 1 ? strings[0]! : strings.join('');

@@ -2,7 +2,7 @@
  * Batches held in memory: for tests and for `serve` without a database. Holds every name and result
  * of every batch, so it is for small loads; a service that takes large batches runs on SQL.
  */
-import type { Batch, BatchName, BatchResultRow } from '../jobs/model.js';
+import type { Batch, BatchName, BatchResultRow } from './batch-model.js';
 import type { BatchStore, NewBatch } from './batches.js';
 
 interface Entry {

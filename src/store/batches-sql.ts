@@ -9,9 +9,9 @@
  * update. Timestamps are ISO 8601 text in UTC (they sort as text).
  */
 import { sql, type Kysely } from 'kysely';
-import type { Batch, BatchName, BatchResultRow, BatchStatus } from '../jobs/model.js';
+import type { Batch, BatchName, BatchResultRow, BatchStatus } from './batch-model.js';
 import type { BatchStore, NewBatch } from './batches.js';
-import type { MigrationFactory } from './migrations.js';
+import type { MigrationFactory } from './migration-types.js';
 
 /** Rows per INSERT (3–4 parameters each: far below SQLite's and PostgreSQL's parameter limits). */
 export const BATCH_INSERT_ROWS = 1000;

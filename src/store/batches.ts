@@ -8,7 +8,7 @@
  * a chunk processed twice (a retried or recovered job) never yields a second row, and the counters
  * only count rows actually inserted.
  */
-import type { Batch, BatchName, BatchResultRow } from '../jobs/model.js';
+import type { Batch, BatchName, BatchResultRow } from './batch-model.js';
 
 /** What a new batch is made of. */
 export interface NewBatch {

@@ -66,6 +66,10 @@ export class MemoryApiKeyStore implements ApiKeyStore {
     }
     return match && { ...match, sha256: Buffer.from(match.sha256), owner: { ...match.owner } };
   }
+
+  async hasAnyKey(): Promise<boolean> {
+    return this.#keys.length > 0;
+  }
 }
 
 /** Email logs held in memory. */

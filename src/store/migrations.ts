@@ -7,34 +7,19 @@
  * remove an entry that has shipped. A migration gets the dialect's column types from
  * {@link MigrationContext}, so one definition serves SQLite and PostgreSQL.
  */
+import { sql, type Kysely } from 'kysely';
+import { type Migration, type MigrationProvider, Migrator } from 'kysely/migration';
 import { createBatchTables } from './batches-sql.js';
-import { sql, type ColumnDataType, type Expression, type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
+import type { MigrationContext, MigrationFactory, SqlDialectName } from './migration-types.js';
 
-/** A column type: a name Kysely knows or raw SQL (Kysely does not export its own alias for this). */
-type DataTypeExpression = ColumnDataType | Expression<unknown>;
-
-/** The SQL databases a store can run on. */
-export type SqlDialectName = 'sqlite' | 'postgres';
+// The shapes a migration is written against (in their own module, so that the modules that define
+// tables — batches-sql.ts — import them without importing this list of migrations back).
+export type { MigrationContext, MigrationFactory, SqlDialectName } from './migration-types.js';
 
 /** Where Kysely records the applied migrations. */
 export const MIGRATION_TABLE = 'spoof_checker_migrations';
 /** Kysely's lock table for MIGRATION_TABLE. */
 export const MIGRATION_LOCK_TABLE = 'spoof_checker_migrations_lock';
-
-/** Column types for the dialect a migration runs on. */
-export interface MigrationContext {
-  dialect: SqlDialectName;
-  /**
-   * Text that sorts by code point on both databases: PostgreSQL's default collation follows the
-   * locale, which would order ids and timestamps differently from SQLite and the memory store.
-   */
-  text: DataTypeExpression;
-  /** Binary data: `blob` on SQLite, `bytea` on PostgreSQL. */
-  bytes: DataTypeExpression;
-}
-
-/** One migration, given the dialect's column types. */
-export type MigrationFactory = (context: MigrationContext) => Migration;
 
 /** Every migration, by name; applied in name order. */
 export const MIGRATIONS: Readonly<Record<string, MigrationFactory>> = {

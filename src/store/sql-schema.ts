@@ -4,7 +4,7 @@
  *
  * Portable choices, so that one query layer serves both databases:
  * - timestamps are ISO 8601 UTC text (they sort as dates, exactly as in the memory store);
- * - booleans are integers 0/1 (better-sqlite3 cannot bind a boolean);
+ * - booleans are integers 0/1 (node:sqlite cannot bind a boolean);
  * - nested values (owners, variables, content, headers…) are JSON text;
  * - append-only documents (email logs, record logs) are one JSON column plus the indexed columns
  *   the queries filter and order on.

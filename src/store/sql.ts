@@ -276,6 +276,10 @@ class SqlApiKeyStore implements ApiKeyStore {
     if (!row || !digestsEqual(Buffer.from(row.sha256), sha256)) return undefined;
     return { id: row.id, organizationId: row.organization_id, sha256: Buffer.from(row.sha256), owner: parse<KeyOwner>(row.owner) };
   }
+
+  async hasAnyKey(): Promise<boolean> {
+    return (await this.db.selectFrom('api_keys').select('id').limit(1).executeTakeFirst()) !== undefined;
+  }
 }
 
 /** Email logs: one JSON document per log, indexed by organisation and age. */

@@ -1,27 +1,19 @@
 /**
- * The SQLite driver under Kysely: better-sqlite3 on Node 20 and 22, Node's built-in `node:sqlite`
- * from Node 24 on.
+ * The SQLite driver under Kysely: Node's built-in `node:sqlite` (`DatabaseSync`), adapted to
+ * Kysely's `SqliteDatabase` interface. No native module to build: the driver is part of Node.
  *
- * Why two: better-sqlite3 12 wraps its objects in Node's raw `ObjectWrap`, whose destructor on
- * Node 24 asserts that a Node environment is current; a statement or database collected by the
- * garbage collector outside one (at process exit, or from a native callback) aborts the process
- * (`Assertion failed: (env) != nullptr` in `RemoveEnvironmentCleanupHook`). better-sqlite3 13
- * fixes that but does not run on Node 20 (it declares Node >= 22 and crashes there). `node:sqlite`
- * is part of Node 24 and has no such destructor. Both give Kysely the same synchronous interface,
- * and the store contract suite runs against whichever driver the running Node uses.
+ * The floor is Node 22.16 (package.json `engines`): `node:sqlite` loads without a flag from
+ * 22.13, but `StatementSync.columns()` (which tells a reader statement from a writer) and
+ * `DatabaseSync.isOpen` arrived in 22.15/22.16. On Node 22 the module is still marked
+ * experimental and Node prints an ExperimentalWarning when it is first loaded; that one warning
+ * (and only that one) is held back here, because `serve` would otherwise print it at every start.
  */
 import { createRequire } from 'node:module';
+import type { DatabaseSync } from 'node:sqlite';
 import type { SqliteDatabase, SqliteStatement } from 'kysely';
-
-/** The first Node major where better-sqlite3 12 can abort at garbage collection; node:sqlite from here on. */
-export const NODE_SQLITE_FROM_MAJOR = 24;
-
-/** Which library talks to the file. */
-export type SqliteDriverName = 'better-sqlite3' | 'node:sqlite';
 
 /** An open SQLite file: what Kysely needs, plus pragmas and a liveness test. */
 export interface SqliteConnection {
-  readonly driver: SqliteDriverName;
   /** Kysely's SqliteDialect `database`. */
   readonly database: SqliteDatabase;
   /** Runs statements that return nothing (pragmas). */
@@ -30,64 +22,47 @@ export interface SqliteConnection {
   close(): void;
 }
 
-/** The driver this Node uses. */
-export function sqliteDriverName(nodeVersion: string = process.versions.node): SqliteDriverName {
-  return Number(nodeVersion.split('.')[0]) >= NODE_SQLITE_FROM_MAJOR ? 'node:sqlite' : 'better-sqlite3';
-}
-
-// Loaded on demand: `node:sqlite` does not exist on Node 20, and better-sqlite3 is not needed on 24.
+// Loaded on first use (not at import), so that only a process that opens a SQLite file loads it.
 const require = createRequire(import.meta.url);
+let nodeSqlite: typeof import('node:sqlite') | undefined;
 
-/** Opens `file` (created if missing) with the driver this Node uses. */
+/** `node:sqlite`, loaded once, without Node 22's "SQLite is an experimental feature" warning. */
+function loadNodeSqlite(): typeof import('node:sqlite') {
+  if (nodeSqlite !== undefined) return nodeSqlite;
+  const emitWarning = process.emitWarning;
+  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
+    const text = typeof warning === 'string' ? warning : warning.message;
+    if (/^SQLite is an experimental feature/.test(text)) return;
+    (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
+  }) as typeof process.emitWarning;
+  try {
+    nodeSqlite = require('node:sqlite') as typeof import('node:sqlite');
+  } finally {
+    process.emitWarning = emitWarning;
+  }
+  return nodeSqlite;
+}
+
+/** Opens `file` (created if missing; `:memory:` for a private in-memory database). */
 export function openSqliteConnection(file: string, options: { busyTimeoutMs: number }): SqliteConnection {
-  return sqliteDriverName() === 'node:sqlite' ? openNodeSqlite(file, options) : openBetterSqlite(file, options);
-}
-
-function openBetterSqlite(file: string, options: { busyTimeoutMs: number }): SqliteConnection {
-  const Database = require('better-sqlite3') as typeof import('better-sqlite3');
-  const database = new Database(file, { timeout: options.busyTimeoutMs });
-  return {
-    driver: 'better-sqlite3',
-    database,
-    exec: (sql) => void database.exec(sql),
-    isOpen: () => database.open,
-    close: () => database.close(),
-  };
-}
-
-/** The part of node:sqlite used here (typed locally: @types/node 20 does not describe it). */
-interface NodeSqliteStatement {
-  all(...parameters: unknown[]): unknown[];
-  run(...parameters: unknown[]): { changes: number | bigint; lastInsertRowid: number | bigint };
-  iterate(...parameters: unknown[]): IterableIterator<unknown>;
-  columns(): unknown[];
-}
-interface NodeSqliteDatabase {
-  readonly isOpen: boolean;
-  prepare(sql: string): NodeSqliteStatement;
-  exec(sql: string): void;
-  close(): void;
-}
-type NodeSqliteModule = { DatabaseSync: new (path: string, options: { timeout: number }) => NodeSqliteDatabase };
-
-function openNodeSqlite(file: string, options: { busyTimeoutMs: number }): SqliteConnection {
-  const { DatabaseSync } = require('node:sqlite') as NodeSqliteModule;
-  const native = new DatabaseSync(file, { timeout: options.busyTimeoutMs });
-  // Kysely passes parameters as one array (better-sqlite3's form); node:sqlite takes them spread.
+  const { DatabaseSync: Database } = loadNodeSqlite();
+  const native: DatabaseSync = new Database(file, { timeout: options.busyTimeoutMs });
+  // Kysely passes parameters as one array; node:sqlite takes them spread.
   const database: SqliteDatabase = {
     close: () => native.close(),
     prepare(sql: string): SqliteStatement {
       const statement = native.prepare(sql);
+      type Bound = Parameters<typeof statement.all>;
       return {
         // A statement that yields columns is a reader (SELECT, or INSERT … RETURNING).
         reader: statement.columns().length > 0,
-        all: (parameters) => statement.all(...parameters),
-        run: (parameters) => statement.run(...parameters),
-        iterate: (parameters) => statement.iterate(...parameters),
+        all: (parameters) => statement.all(...(parameters as Bound)),
+        run: (parameters) => statement.run(...(parameters as Bound)),
+        iterate: (parameters) => statement.iterate(...(parameters as Bound)),
       };
     },
   };
-  return { driver: 'node:sqlite', database, exec: (sql) => native.exec(sql), isOpen: () => native.isOpen, close: () => native.close() };
+  return { database, exec: (sql) => native.exec(sql), isOpen: () => native.isOpen, close: () => native.close() };
 }
 
 /** SQLite's primary result codes by number (https://sqlite.org/rescode.html), for node:sqlite's `errcode`. */
@@ -113,12 +88,11 @@ const EXTENDED_RESULT_CODES: Readonly<Record<number, string>> = {
 
 /**
  * The SQLite result code of a driver error as a name (`SQLITE_BUSY`, `SQLITE_CONSTRAINT_UNIQUE`):
- * better-sqlite3 puts it in `code`; node:sqlite puts `ERR_SQLITE_ERROR` there and the number in
- * `errcode`. Undefined when the error is not SQLite's.
+ * node:sqlite puts `ERR_SQLITE_ERROR` in `code` and the number in `errcode`. Undefined when the
+ * error is not SQLite's.
  */
 export function sqliteErrorCode(error: unknown): string | undefined {
-  const { code, errcode } = (error ?? {}) as { code?: unknown; errcode?: unknown };
-  if (typeof code === 'string' && code.startsWith('SQLITE_')) return code;
+  const { errcode } = (error ?? {}) as { errcode?: unknown };
   if (typeof errcode === 'number') return EXTENDED_RESULT_CODES[errcode] ?? PRIMARY_RESULT_CODES[errcode & 0xff] ?? `SQLITE_${errcode}`;
   return undefined;
 }

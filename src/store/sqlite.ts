@@ -1,7 +1,6 @@
 /**
  * The embedded default: the stores in one SQLite file (`DIR/spoof-checker.sqlite`) through
- * Kysely's SqliteDialect over better-sqlite3 (Node 20, 22) or node:sqlite (Node 24; see
- * sqlite-driver.ts for why).
+ * Kysely's SqliteDialect over Node's built-in node:sqlite (see sqlite-driver.ts).
  *
  * Durability: WAL journal with `synchronous=NORMAL`. A commit is in the WAL file (the operating
  * system's cache) before the call that made it returns, so every write answered 2xx survives
@@ -11,7 +10,7 @@
  * template versions/s), and every API request writes a record log; PostgreSQL (synchronous commit,
  * group commit) is the choice when a power loss must lose nothing.
  *
- * Both drivers are synchronous: each statement runs on the event loop. Every query is indexed and
+ * The driver is synchronous: each statement runs on the event loop. Every query is indexed and
  * bounded (pages, one template, one domain), and retention deletes in batches of PRUNE_BATCH_SIZE
  * with a yield between them, so no store call holds the event loop for long.
  */
@@ -38,8 +37,8 @@ function sqliteTraits(database: SqliteConnection): SqlDialectTraits {
     isUnavailable(error) {
       const code = sqliteErrorCode(error);
       if (code !== undefined && UNAVAILABLE_CODES.test(code)) return true;
-      // After close(): better-sqlite3 "The database connection is not open", node:sqlite "database is not open".
-      return error instanceof Error && /database (connection )?is not open/i.test(error.message);
+      // After close(): node:sqlite says "database is not open".
+      return error instanceof Error && /database is not open/i.test(error.message);
     },
     isUniqueViolation(error) {
       const code = sqliteErrorCode(error);

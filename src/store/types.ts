@@ -302,6 +302,8 @@ export interface ApiKeyStore {
    * tells them nothing) and confirm the match in constant time.
    */
   findByDigest(sha256: Buffer): Promise<ApiKeyRecord | undefined>;
+  /** Whether any API key is stored (`serve` says how to add one when none is). */
+  hasAnyKey(): Promise<boolean>;
 }
 
 /** Email logs. */

@@ -1,3 +1,5 @@
+import type { Finding } from '../findings.js';
+import { MAX_DNS_TERMS, MAX_VOID_LOOKUPS } from '../spf/evaluate.js';
 import { openSpfFor } from './alignment.js';
 import type { PolicyName, VerdictFacts } from './types.js';
 
@@ -5,8 +7,11 @@ import type { PolicyName, VerdictFacts } from './types.js';
 export const DEFAULT_GUIDE_BASE_URL = '/guides';
 
 /** The guide pages `href` can point at (docs/guides/<topic>.md, served at <base>/<topic>). */
-export const GUIDE_TOPICS = ['spf-open', 'dmarc-publish', 'dmarc-multiple', 'dmarc-enforce', 'dmarc-pct', 'dmarc-testing', 'subdomains', 'protected'] as const;
+export const GUIDE_TOPICS = ['spf-open', 'spf-repair', 'dmarc-publish', 'dmarc-multiple', 'dmarc-enforce', 'dmarc-pct', 'dmarc-testing', 'subdomains', 'protected'] as const;
 export type GuideTopic = (typeof GUIDE_TOPICS)[number];
+
+/** The next step's title when nothing is left to fix. */
+export const PROTECTED_TITLE = 'Your domain is protected';
 
 export interface NextStep {
   title: string;
@@ -122,6 +127,11 @@ export function nextStepFor(
         href: href('dmarc-pct'),
       };
     default: {
+      // The verdict is good, but that does not make the advice "nothing to do": first what loses the
+      // owner's own mail (an SPF record that fails at receivers), then the subdomain gap, then any
+      // other warning; "protected" only when nothing is left.
+      const repair = spfRepairStep(facts, effective, href('spf-repair'));
+      if (repair) return repair;
       if (weakest) {
         // Names below the one checked follow this record (the organizational domain's, when the name
         // has a record of its own).
@@ -132,8 +142,10 @@ export function nextStepFor(
           href: href('subdomains'),
         };
       }
+      const warning = remainingWarningStep(facts, href('protected'));
+      if (warning) return warning;
       return {
-        title: 'Your domain is protected',
+        title: PROTECTED_TITLE,
         body:
           `Receivers are told to reject mail that fakes ${facts.displayDomain}. Keep every sending service aligned` +
           (dmarc.hasRua ? ' and keep reading your aggregate reports' : `, and add 'rua=${reportAddress}' to your DMARC record to get aggregate reports`) +
@@ -143,6 +155,102 @@ export function nextStepFor(
     }
   }
 }
+
+/**
+ * SPF problems that make receivers answer permerror (RFC 7208 §4.6, §4.6.4, §4.5, §5.2), most
+ * certain first: past them SPF fails for the owner's own mail too, and under an enforcing DMARC
+ * policy that mail is refused or filed as spam unless it carries an aligned DKIM signature.
+ */
+export const SPF_REPAIR_FINDINGS = [
+  'spf-multiple-records',
+  'spf-syntax-error',
+  'spf-include-loop',
+  'spf-include-missing',
+  'spf-permerror',
+  'spf-void-lookups',
+  'spf-mx-too-many',
+] as const;
+
+/** The step that repairs an SPF record receivers fail on, or that publishes a missing one under reject; null when SPF is sound. */
+function spfRepairStep(facts: VerdictFacts, effective: PolicyName | null, href: string): NextStep | null {
+  const { spf, displayDomain: d } = facts;
+  const ids = new Set(facts.findings.map((f) => f.id));
+  const id = SPF_REPAIR_FINDINGS.find((candidate) => ids.has(candidate));
+  const consequence =
+    effective === 'reject' || effective === 'quarantine'
+      ? `\nUnder your DMARC policy ('${effective}'), your own mail that fails SPF is ${effective === 'reject' ? 'rejected' : 'sent to spam'} unless it carries an aligned DKIM signature.`
+      : '';
+  const now = spf.rawRecord !== null ? `\nThe record at ${facts.domain} reads:\n  ${spf.rawRecord}` : '';
+  switch (id) {
+    case 'spf-multiple-records':
+      return {
+        title: 'Merge your SPF records into one',
+        body: `${d} publishes more than one TXT record that starts with 'v=spf1', and receivers treat that as a permanent error (RFC 7208 §4.5): SPF fails for all your mail. Put the terms of all of them into one record, with one 'all' at the end, and delete the others.${consequence}`,
+        href,
+      };
+    case 'spf-syntax-error':
+      return { title: 'Fix the syntax error in your SPF record', body: `Receivers treat a record with any syntax error as a permanent error (RFC 7208 §4.6), so SPF fails for all your mail. Correct the term the reasons name.${now}${consequence}`, href };
+    case 'spf-include-loop':
+      return { title: 'Break the include loop in your SPF record', body: `An include or redirect leads back to a record already on the way; receivers follow it until the lookup limit and stop with a permanent error. Remove the term that closes the loop.${now}${consequence}`, href };
+    case 'spf-include-missing':
+      return {
+        title: 'Remove the include that has no SPF record',
+        body: `A domain your SPF record includes (or redirects to) publishes no usable SPF record, and receivers that reach it stop with a permanent error (RFC 7208 §5.2). Remove that term if you no longer use the service, or ask the service which name to include now.${now}${consequence}`,
+        href,
+      };
+    case 'spf-permerror':
+      return {
+        title: `Bring your SPF record down to ${MAX_DNS_TERMS} DNS lookups`,
+        body: `Checking it takes ${spf.lookupCount} DNS lookups; receivers stop at ${MAX_DNS_TERMS} with a permanent error (RFC 7208 §4.6.4), so mail from the servers listed past that point fails SPF. Remove includes you no longer use, or replace an include by the ip4:/ip6: ranges it lists.${now}${consequence}`,
+        href,
+      };
+    case 'spf-void-lookups':
+      return { title: 'Remove SPF terms for names that no longer exist', body: `More than ${MAX_VOID_LOOKUPS} terms of your SPF record look up names that have no records, and receivers may stop there with a permanent error (RFC 7208 §4.6.4). Remove the terms for hosts and services you no longer use.${now}${consequence}`, href };
+    case 'spf-mx-too-many':
+      return { title: "Replace 'mx' in your SPF record by ip4:/ip6: ranges", body: `An 'mx' term names more mail servers than receivers may look up (RFC 7208 §4.6.4), which is a permanent error. List the servers' addresses with ip4:/ip6: instead.${now}${consequence}`, href };
+    case undefined:
+      break;
+  }
+  // Reject with no SPF at a name that exists: the owner's mail passes DMARC only through DKIM.
+  if (effective === 'reject' && spf.status === 'none' && facts.dmarc.nameExists !== false) {
+    return {
+      title: 'Publish an SPF record',
+      body: `Forged mail is rejected, but ${d} has no SPF record, so your own mail passes DMARC only where it carries an aligned DKIM signature. If ${d} sends mail, add a TXT record at ${facts.domain} that lists its servers, such as\n  v=spf1 include:<your mail provider> -all\nIf it sends none, publish\n  v=spf1 -all`,
+      href,
+    };
+  }
+  return null;
+}
+
+/** Warnings that stay worth acting on once forged mail is rejected: the most serious first, in the analyzers' order. */
+function remainingWarningStep(facts: VerdictFacts, href: string): NextStep | null {
+  const worst = (severity: Finding['severity']) => facts.findings.find((f) => f.severity === severity && f.id in WARNING_STEP_TITLES);
+  const finding = worst('critical') ?? worst('warning');
+  if (!finding) return null;
+  return {
+    title: WARNING_STEP_TITLES[finding.id]!,
+    body: `Forged mail as ${facts.displayDomain} is rejected; this is what is left to fix. ${finding.detail}`,
+    href,
+  };
+}
+
+/** The next step's title for a warning that remains when the domain is protected (others are not advice). */
+const WARNING_STEP_TITLES: Readonly<Record<string, string>> = {
+  'spf-wide-pass': 'Narrow the wide ranges in your SPF record',
+  'spf-no-all': "End your SPF record with '-all'",
+  'spf-neutral': "Replace '?all' in your SPF record with '-all'",
+  'spf-ptr-used': "Replace 'ptr' in your SPF record",
+  'spf-record-too-long': 'Shorten your SPF record',
+  'spf-temperror': 'Fix the DNS lookup your SPF record needs',
+  'dkim-key-too-short': 'Replace your DKIM key with a 2048-bit one',
+  'dkim-weak-key': 'Move your DKIM key to 2048 bits',
+  'dkim-testing': "Take your DKIM key out of testing mode ('t=y')",
+  'mx-cname': 'Point your MX records at host names, not aliases',
+  'mx-host-unresolvable': 'Fix the MX host that has no address',
+  'mx-ip-literal': 'Point your MX records at host names, not addresses',
+  'mx-null-mixed': 'Keep either the null MX or the real MX records',
+  'dmarc-report-destination-unverified': 'Authorise your DMARC report address',
+};
 
 /** A domain that neither sends nor receives mail: no MX (or null MX), no DKIM key, SPF absent or `-all` only. */
 export function isParked(facts: VerdictFacts): boolean {

@@ -1,8 +1,7 @@
 import type { Finding } from '../findings.js';
-import type { InboxOutcome, Verdict } from '../result.js';
-import { nextStepFor } from './advice.js';
+import { nextStepFor, PROTECTED_TITLE } from './advice.js';
 import { openSpfFor } from './alignment.js';
-import type { Decision, PolicyName, VerdictFacts } from './types.js';
+import type { Decision, InboxOutcome, PolicyName, Verdict, VerdictFacts } from './types.js';
 
 const STRENGTH: Record<PolicyName, number> = { none: 0, quarantine: 1, reject: 2 };
 
@@ -243,28 +242,59 @@ export function decide(facts: VerdictFacts, options: { guideBaseUrl?: string } =
   const own = [main, ...subdomain.findings, ...extras];
   const dropped = new Set([...own.map((f) => f.id), ...(SUPERSEDES[main.id] ?? [])]);
   const reasons = [...own, ...facts.findings.filter((f) => !dropped.has(f.id))];
+  const nextStep = nextStepFor(rule.id, facts, effective, subdomain.weakest, options.guideBaseUrl);
   return {
     verdict: rule.verdict,
     spoofable: rule.verdict !== 'protected',
     inboxOutcome: rule.inboxOutcome,
     rule: rule.id,
     headline: HEADLINE[rule.verdict](facts.displayDomain),
-    summary: summaryFor(rule.id, main, facts),
+    summary: summaryFor(rule.id, main, facts, nextStep.title !== PROTECTED_TITLE),
     reasons,
-    nextStep: nextStepFor(rule.id, facts, effective, subdomain.weakest, options.guideBaseUrl),
+    nextStep,
     subdomainNote: subdomain.note,
     effectivePolicy: effective,
   };
 }
 
-/** One or two sentences: the main reason's detail, plus what the subdomain situation adds. */
-function summaryFor(ruleId: string, main: Finding, facts: VerdictFacts): string {
-  if (ruleId === 'dmarc-reject' && facts.dmarc.appliedTag === 'np') {
-    const source = facts.dmarc.policySources.applied;
+/**
+ * One sentence: what happens to forged mail and why, in other words than the first reason (which
+ * the result lists right below it, with the detail), and whether something is still to fix.
+ */
+function summaryFor(ruleId: string, main: Finding, facts: VerdictFacts, fixLeft: boolean): string {
+  const d = facts.displayDomain;
+  const { dmarc } = facts;
+  const tag = dmarc.policySources.applied ?? dmarc.appliedTag ?? 'p';
+  if (ruleId === 'dmarc-reject' && dmarc.appliedTag === 'np') {
+    const source = dmarc.policySources.applied;
     const said = source === 'np' || source === null ? "your DMARC record's 'np=reject'" : `your DMARC record's '${source}=reject' (it has no 'np' tag, so names that do not exist follow ${source})`;
-    return `${facts.displayDomain} does not exist, and ${said} tells receivers to reject mail that claims to come from names that do not exist.`;
+    return `${d} does not exist, and ${said} tells receivers to reject mail that claims to come from names that do not exist.`;
   }
-  return main.detail;
+  switch (ruleId) {
+    case 'spf-open-to-anyone': {
+      const open = openSpfFor(facts);
+      const whose = open !== null && open.domain !== facts.domain ? `the SPF record of ${open.domain}` : 'its SPF record';
+      return `Forged mail as ${d} reaches inboxes: ${whose} lets any server pass, and that pass is enough for DMARC.`;
+    }
+    case 'dmarc-missing':
+      return `Forged mail as ${d} reaches inboxes: ${dmarc.lookalike ? 'its DMARC record is not written the way receivers read it' : 'no DMARC policy tells receivers what to do with it'}.`;
+    case 'dmarc-multiple':
+      return `Forged mail as ${d} reaches inboxes: two DMARC records at one name cancel each other out.`;
+    case 'dmarc-unusable':
+      return `Forged mail as ${d} reaches inboxes: its DMARC record gives receivers no policy to apply.`;
+    case 'dmarc-policy-none':
+      return main.id === 'dmarc-testing-mode'
+        ? `Forged mail as ${d} reaches inboxes: 't=y' lowers the DMARC policy to none.`
+        : `Forged mail as ${d} reaches inboxes: the DMARC policy ('${tag}=none') only asks for reports.`;
+    case 'dmarc-policy-quarantine':
+      return main.id === 'dmarc-testing-mode'
+        ? `Forged mail as ${d} goes to spam rather than being refused: 't=y' lowers reject to quarantine.`
+        : `Forged mail as ${d} goes to spam rather than being refused ('${tag}=quarantine').`;
+    case 'dmarc-reject-partial':
+      return `Forged mail as ${d} is refused only in part: receivers that still read 'pct=${dmarc.pct}' send the rest to spam.`;
+    default:
+      return `Receivers that check DMARC refuse forged mail as ${d} ('${tag}=reject')${fixLeft ? '; one fix is still worth making (the next step)' : ''}.`;
+  }
 }
 
 interface SubdomainOutcome {

@@ -1,5 +1,9 @@
 import type { Finding } from '../findings.js';
-import type { InboxOutcome, Verdict } from '../result.js';
+
+/** `verdict` of the Spoof check result (re-exported by result.ts). */
+export type Verdict = 'spoofable' | 'partially_protected' | 'protected';
+/** Where a forged message most likely lands (re-exported by result.ts). */
+export type InboxOutcome = 'delivered' | 'spam' | 'rejected';
 
 /** A DMARC policy value (RFC 7489 §6.3 / RFC 9989 §4.7 `p`, `sp`, `np`). */
 export type PolicyName = 'none' | 'quarantine' | 'reject';

@@ -87,6 +87,15 @@ pre.record code { user-select: all; font: inherit; }
 .copy-row { display: flex; justify-content: flex-end; margin-top: -0.3rem; }
 .copy { font-size: 0.9rem; padding: 0.3rem 0.8rem; background: var(--surface); color: var(--accent); }
 code { font-family: var(--mono); font-size: 0.95em; overflow-wrap: anywhere; }
+/* A word with a hyphen (a domain name, a record term): whole while it fits, else broken anywhere, never first at its hyphen (src/web/html.ts keepHyphenatedWhole). */
+.nb { display: inline-block; max-width: 100%; word-break: break-all; text-indent: 0; }
+.nh { white-space: nowrap; }
+.demo-banner { background: var(--warning-bg); border-bottom: 2px solid var(--warning); color: var(--text); }
+.demo-banner p { margin: 0; padding: 0.55rem 0; }
+.demo-list { padding-left: 1.2rem; }
+.demo-list li { margin: 0.3rem 0; }
+.demo-domains details { margin-top: 0.6rem; }
+.demo-domains summary { cursor: pointer; font-weight: 600; }
 section.detail { border-top: 1px solid var(--border); margin-top: 2rem; }
 .tree, .tree ul { list-style: none; margin: 0; padding: 0; }
 .tree ul { margin-left: 0.6rem; padding-left: 0.9rem; border-left: 2px solid var(--border); }

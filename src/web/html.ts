@@ -54,6 +54,39 @@ export function unsafeRaw(markup: string): SafeHtml {
   return makeSafe(markup);
 }
 
+/** A hyphen between letters or digits, with the character after it (kept on one line together). */
+const HYPHEN_AND_NEXT = /(?<=[\p{L}\p{N}])-[\p{L}\p{N}]/gu;
+
+/** Elements whose text is not markup (or not shown): left as they are by `keepHyphenatedWhole`. */
+const RAW_TEXT_ELEMENTS = /^<(script|style|textarea|title)\b/i;
+
+/**
+ * The same markup, with every word that holds a hyphen between letters or digits (a domain such as
+ * `p-none.example`, a record term) in a `<span class="nb">`: browsers may break a line after a
+ * hyphen, and `p-⏎none.example` reads as another name. The stylesheet makes the span an
+ * inline-block that never breaks while it fits on a line and breaks where the line ends when it is
+ * wider than the line, but never right after a hyphen: each hyphen is held to the character after
+ * it (`<span class="nh">-n</span>`, no wrap inside). Only text between tags changes: tags and attribute values
+ * (an href, a form value) are kept byte for byte, and so is the text of script, style, textarea and
+ * title elements. The text of the page (what is copied) does not change.
+ */
+export function keepHyphenatedWhole(markup: SafeHtml): SafeHtml {
+  const parts = markup.value.split(/(<[^>]*>)/);
+  let raw: string | null = null;
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i]!;
+    if (i % 2 === 1) {
+      // A tag: entering or leaving an element whose text is not to be touched.
+      if (raw === null) raw = RAW_TEXT_ELEMENTS.exec(part)?.[1]?.toLowerCase() ?? null;
+      else if (part.toLowerCase() === `</${raw}>`) raw = null;
+      continue;
+    }
+    if (raw !== null || !part.includes('-')) continue;
+    parts[i] = part.replace(/[^\s]*[\p{L}\p{N}]-[\p{L}\p{N}][^\s]*/gu, (word) => `<span class="nb">${word.replace(HYPHEN_AND_NEXT, '<span class="nh">$&</span>')}</span>`);
+  }
+  return makeSafe(parts.join(''));
+}
+
 /** The markup of a value, as a string (for the response body). */
 export function toHtmlString(value: SafeHtml): string {
   return value.value;

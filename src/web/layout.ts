@@ -3,7 +3,8 @@
  * through `html`, so it is escaped.
  */
 import { ASSETS } from './assets.js';
-import { html, type SafeHtml } from './html.js';
+import { demoBanner, demoExamples, type DemoSettings } from './demo.js';
+import { html, keepHyphenatedWhole, type SafeHtml } from './html.js';
 
 /** Where the form sends its domain (GET). */
 export const CHECK_PATH = '/check';
@@ -18,10 +19,12 @@ export interface PageOptions {
   body: SafeHtml;
   /** Marks the page as not to be indexed (error pages, results). */
   noindex?: boolean;
+  /** In demo mode (`serve --demo`): the banner, and a footer that does not claim public DNS. */
+  demo?: DemoSettings | null;
 }
 
 /** A complete HTML document. */
-export function page({ title, description, body, noindex }: PageOptions): SafeHtml {
+export function page({ title, description, body, noindex, demo = null }: PageOptions): SafeHtml {
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -41,11 +44,12 @@ ${noindex ? html`<meta name="robots" content="noindex">` : null}
 <a class="brand" href="/"><img src="${ASSETS.icon.path}" alt="" width="22" height="22">spoof-checker</a>
 <nav aria-label="Site"><a href="/">Check a domain</a><a href="/docs">API docs</a><a href="/openapi.json">OpenAPI</a></nav>
 </div></header>
+${demo ? keepHyphenatedWhole(demoBanner(demo)) : null}
 <main id="main" tabindex="-1"><div class="wrap">
-${body}
+${keepHyphenatedWhole(body)}
 </div></main>
 <footer class="site"><div class="wrap">
-<p>spoof-checker reads public DNS only: it sends no mail and keeps no record of what you check.
+<p>${demo ? html`This is a demo: spoof-checker answers from ${demo.source}, not from public DNS. It sends no mail and keeps no record of what you check.` : 'spoof-checker reads public DNS only: it sends no mail and keeps no record of what you check.'}
 The same check is available as an API: <a href="/docs">documentation</a>, <a href="/openapi.json">OpenAPI document</a>.</p>
 </div></footer>
 <p id="copy-status" class="visually-hidden" aria-live="polite"></p>
@@ -54,8 +58,15 @@ The same check is available as an API: <a href="/docs">documentation</a>, <a hre
 `;
 }
 
-/** The check form, filled with what was typed; `error` marks the field invalid and says why. */
-export function checkForm(value: string, error?: { message: string; fix: string }): SafeHtml {
+/** The examples under the form outside the demo. */
+const EXAMPLES = ['example.com', 'you@example.com', 'https://www.example.com/contact'];
+
+/**
+ * The check form, filled with what was typed; `error` marks the field invalid and says why. In the
+ * demo its examples are demo inputs (example.com is not in the demo's zones).
+ */
+export function checkForm(value: string, error?: { message: string; fix: string }, demo: DemoSettings | null = null): SafeHtml {
+  const examples = demo ? demoExamples(demo) : EXAMPLES;
   const describedBy = error ? 'domain-hint domain-error' : 'domain-hint';
   return html`<form class="check" action="${CHECK_PATH}" method="get" role="search" aria-label="Check a domain">
 <label for="domain">Domain, email address or website</label>
@@ -64,6 +75,6 @@ export function checkForm(value: string, error?: { message: string; fix: string 
 <button type="submit">Check</button>
 </div>
 ${error ? html`<p class="field-error" id="domain-error">${error.message} ${error.fix}</p>` : null}
-<p class="hint" id="domain-hint">For example <code>example.com</code>, <code>you@example.com</code> or <code>https://www.example.com/contact</code>.</p>
+<p class="hint" id="domain-hint">For example ${examples.map((e, i) => html`${i === 0 ? '' : i === examples.length - 1 ? ' or ' : ', '}<code>${e}</code>`)}.</p>
 </form>`;
 }

@@ -15,16 +15,14 @@ import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest,
 import { isSpoofCheckError } from '../errors.js';
 import { normaliseDomainInput } from '../input.js';
 import { GUIDE_TOPICS } from '../verdict/index.js';
-import { ApiError, toApiError } from '../http/errors.js';
-import type { Limit } from '../http/rate-limits.js';
-import type { SpoofCheck } from '../http/routes/spoof-checker.js';
+import type { SpoofCheckResult } from '../result.js';
 import { ASSET_CACHE_CONTROL, ASSETS } from './assets.js';
-import { clientRateLimitKey } from '../http/client-address.js';
+import { inDemo, type DemoSettings } from './demo.js';
 import { toHtmlString, type SafeHtml } from './html.js';
 import { CHECK_PATH, DOMAIN_FIELD } from './layout.js';
 import { renderMarkdown } from './markdown.js';
 import { resultPage, resultPath } from './result-view.js';
-import { errorPage, guidePage, homePage } from './views.js';
+import { errorPage, guidePage, homePage, notInDemoPage } from './views.js';
 
 /** Only this host's own files; no inline script or style, no plugins, no framing, forms post here. */
 export const CONTENT_SECURITY_POLICY = [
@@ -57,12 +55,59 @@ const LIVE_PAGE_CACHE_CONTROL = 'no-store';
 /** Where the guides' Markdown lives, from src/web and dist/web alike. */
 const GUIDES_DIR = new URL('../../docs/guides/', import.meta.url);
 
+/** Runs one check (the API's own injected check, so that a page and an API answer agree). */
+export type PageCheck = (domain: string) => Promise<SpoofCheckResult>;
+
+/** Checks allowed per window. */
+export interface PageRateLimit {
+  max: number;
+  windowMs: number;
+}
+
+/** The codes of the HTTP error catalogue the pages name themselves. */
+export type PageErrorCode = 'RATE_LIMITED' | 'INVALID_DOMAIN' | 'NOT_FOUND' | 'INTERNAL';
+
+/** An answer of the HTTP error catalogue, as the pages use it (the catalogue's ApiError has this shape). */
+export interface CatalogueAnswer {
+  readonly code: string;
+  readonly statusCode: number;
+  readonly message: string;
+  readonly why: string;
+  readonly fix: string;
+  readonly retryAfter?: number | undefined;
+  toBody(): unknown;
+}
+
+/**
+ * What the pages take from the HTTP layer, handed in by the composition (src/service/compose.ts):
+ * web/ and http/ are siblings and neither imports the other.
+ */
+export interface PageHttp {
+  /** The HTTP layer's per-client rate-limit key (an IPv4 address, or an IPv6 client by its /64). */
+  clientKey(address: string): string;
+  /** The catalogue's answer for any error (a check refusal, a store outage, a bug → INTERNAL). */
+  answerFor(error: unknown): CatalogueAnswer;
+  /** The catalogue's answer for a code, with the words of this case. */
+  answer(code: PageErrorCode, details?: { message?: string; why?: string; fix?: string; retryAfter?: number }): CatalogueAnswer;
+}
+
+/** What a host may set about the page (the rest comes from the composition). */
+export interface WebPagesSettings {
+  /**
+   * Demo mode (`serve --demo`): every page says the answers come from fixture zones, the home page
+   * lists the demo's domains, and a name outside them gets "not in the demo" instead of a verdict.
+   */
+  demo?: DemoSettings;
+}
+
 /** Options of the page plugin. */
-export interface WebPagesOptions {
+export interface WebPagesOptions extends WebPagesSettings {
   /** The same injected check the API uses. */
-  check: SpoofCheck;
+  check: PageCheck;
   /** Checks allowed per client network (IPv4 address, IPv6 /64) and window; false for none. */
-  rateLimit: Limit | false;
+  rateLimit: PageRateLimit | false;
+  /** The HTTP layer's error catalogue and client key. */
+  http: PageHttp;
 }
 
 const HTML_TYPE = 'text/html; charset=utf-8';
@@ -102,12 +147,12 @@ function sendPage(reply: FastifyReply, status: number, body: SafeHtml, cacheCont
   return reply.code(status).type(HTML_TYPE).header('cache-control', cacheControl).send(toHtmlString(body));
 }
 
-function createLimiter(app: FastifyInstance, limit: Limit): onRequestHookHandler {
+function createLimiter(app: FastifyInstance, limit: PageRateLimit, http: PageHttp): onRequestHookHandler {
   return app.rateLimit({
     max: limit.max,
     timeWindow: limit.windowMs,
     // The HTTP layer's per-client key: an IPv4 address, or an IPv6 client by its /64.
-    keyGenerator: (request) => `web:${clientRateLimitKey(request.ip)}`,
+    keyGenerator: (request) => `web:${http.clientKey(request.ip)}`,
     errorResponseBuilder: (_request, context) => {
       const seconds = Math.max(1, Math.ceil(context.ttl / 1000));
       return new RateLimitedPage(limit, seconds);
@@ -128,7 +173,7 @@ class RateLimitedPage extends Error {
   override readonly name = 'RateLimitedPage';
   readonly statusCode = 429;
   constructor(
-    readonly limit: Limit,
+    readonly limit: PageRateLimit,
     readonly retryAfter: number,
   ) {
     super('Too many checks.');
@@ -142,15 +187,16 @@ function typedDomain(value: unknown): string | null {
 }
 
 /** The page plugin (encapsulated: its error handler and headers apply to its routes only). */
-export const webPages: FastifyPluginAsync<WebPagesOptions> = async (app, { check, rateLimit }) => {
+export const webPages: FastifyPluginAsync<WebPagesOptions> = async (app, { check, rateLimit, http, demo: demoSettings }) => {
+  const demo = demoSettings ?? null;
   const guides = await loadGuides();
-  const home = toHtmlString(homePage());
+  const home = toHtmlString(homePage(demo));
 
   let limiter: onRequestHookHandler | undefined;
   if (rateLimit !== false) {
     // The app registers @fastify/rate-limit when its own limits are on; otherwise register it here.
     if (!app.hasDecorator('rateLimit')) await app.register(rateLimitPlugin, { global: false });
-    limiter = createLimiter(app, rateLimit);
+    limiter = createLimiter(app, rateLimit, http);
   }
 
   app.addHook('onSend', async (_request, reply, payload) => {
@@ -158,7 +204,7 @@ export const webPages: FastifyPluginAsync<WebPagesOptions> = async (app, { check
     return payload;
   });
 
-  app.setErrorHandler((error, request, reply) => renderError(error, request, reply));
+  app.setErrorHandler((error, request, reply) => renderError(error, request, reply, http, demo));
 
   const config = { public: true };
   const schema = { hide: true };
@@ -168,9 +214,9 @@ export const webPages: FastifyPluginAsync<WebPagesOptions> = async (app, { check
   // The form: a valid input goes to its canonical result page; an invalid one gets the 400 page here.
   app.get<{ Querystring: Record<string, unknown> }>(CHECK_PATH, { config, schema }, async (request, reply) => {
     const typed = typedDomain(request.query[DOMAIN_FIELD]);
-    if (typed === null) return invalidInput(reply, '', { message: 'The form sent more than one domain.', fix: 'Enter one domain name, such as example.com.' });
+    if (typed === null) return invalidInput(reply, '', { message: 'The form sent more than one domain.', fix: 'Enter one domain name, such as example.com.' }, demo);
     const normalised = normaliseDomainInput(typed);
-    if (!normalised.ok) return invalidInput(reply, typed, normalised);
+    if (!normalised.ok) return invalidInput(reply, typed, normalised, demo);
     // RFC 9110 §15.4.4: 303 See Other, the result is at another URI and is fetched with GET.
     return reply.code(303).header('cache-control', LIVE_PAGE_CACHE_CONTROL).redirect(resultPath(normalised.domain), 303);
   });
@@ -180,13 +226,21 @@ export const webPages: FastifyPluginAsync<WebPagesOptions> = async (app, { check
     const normalised = normaliseDomainInput(typed);
     if (!normalised.ok) {
       if (wantsJson(request.headers.accept)) throw new InvalidInput(normalised.message, normalised.fix);
-      return invalidInput(reply, typed, normalised);
+      return invalidInput(reply, typed, normalised, demo);
     }
     if (normalised.domain !== typed) return reply.code(303).header('cache-control', LIVE_PAGE_CACHE_CONTROL).redirect(resultPath(normalised.domain), 303);
+    if (demo !== null && !inDemo(demo, normalised.domain)) {
+      // The demo's zones are fixtures: a verdict for any other name would be made up.
+      void reply.header('vary', 'accept');
+      if (wantsJson(request.headers.accept)) {
+        return sendJsonError(reply, http.answer('NOT_FOUND', { message: `${normalised.domain} is not in the demo.`, why: `This demo answers from ${demo.source}, not from public DNS, and ${normalised.domain} is not one of its domains.`, fix: 'Check one of the demo domains listed on the home page, or run spoof-checker serve without --demo.' }));
+      }
+      return sendPage(reply, 404, notInDemoPage(typed, normalised.domain, demo));
+    }
     const result = await check(normalised.domain);
     void reply.header('vary', 'accept');
     if (wantsJson(request.headers.accept)) return reply.code(200).header('cache-control', LIVE_PAGE_CACHE_CONTROL).send(result);
-    return sendPage(reply, 200, resultPage(result, { origin: originOf(request) }));
+    return sendPage(reply, 200, resultPage(result, { origin: originOf(request), demo }));
   });
 
   app.get<{ Params: { topic: string }; Querystring: Record<string, unknown> }>('/guides/:topic', { config, schema }, async (request, reply) => {
@@ -202,12 +256,13 @@ export const webPages: FastifyPluginAsync<WebPagesOptions> = async (app, { check
           why: `The guides are: ${GUIDE_TOPICS.join(', ')}.`,
           fix: 'Follow the link from a result page, or check a domain below.',
           typed: '',
+          demo,
         }),
       );
     }
     const asked = request.query[DOMAIN_FIELD];
     const normalised = typeof asked === 'string' ? normaliseDomainInput(asked) : null;
-    return sendPage(reply, 200, guidePage(guide, normalised?.ok ? normalised.domain : null), STATIC_PAGE_CACHE_CONTROL);
+    return sendPage(reply, 200, guidePage(guide, normalised?.ok ? normalised.domain : null, demo), STATIC_PAGE_CACHE_CONTROL);
   });
 
   for (const asset of Object.values(ASSETS)) {
@@ -225,7 +280,7 @@ class InvalidInput extends Error {
   }
 }
 
-function invalidInput(reply: FastifyReply, typed: string, refusal: { message: string; fix: string }): FastifyReply {
+function invalidInput(reply: FastifyReply, typed: string, refusal: { message: string; fix: string }, demo: DemoSettings | null): FastifyReply {
   return sendPage(
     reply,
     400,
@@ -237,12 +292,13 @@ function invalidInput(reply: FastifyReply, typed: string, refusal: { message: st
       fix: refusal.fix,
       typed,
       fieldError: true,
+      demo,
     }),
   );
 }
 
 /** Errors as pages (or as the catalogue's JSON when JSON was asked for). Never a stack trace. */
-function renderError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+function renderError(error: unknown, request: FastifyRequest, reply: FastifyReply, http: PageHttp, demo: DemoSettings | null): FastifyReply {
   const json = wantsJson(request.headers.accept);
   const typed = typeof (request.params as Record<string, unknown> | undefined)?.['*'] === 'string' ? ((request.params as Record<string, string>)['*'] ?? '') : '';
 
@@ -252,7 +308,7 @@ function renderError(error: unknown, request: FastifyRequest, reply: FastifyRepl
     if (json) {
       return sendJsonError(
         reply,
-        new ApiError('RATE_LIMITED', {
+        http.answer('RATE_LIMITED', {
           why: `This page allows ${plural(error.limit.max, 'check')} per ${window} from one network.`,
           fix: `Wait ${plural(error.retryAfter, 'second')} before retrying.`,
           retryAfter: error.retryAfter,
@@ -269,24 +325,25 @@ function renderError(error: unknown, request: FastifyRequest, reply: FastifyRepl
         why: 'The limit keeps the service fast for everyone and stops it being used to flood DNS servers.',
         fix: `Please wait ${plural(error.retryAfter, 'second')}, then try again.`,
         typed,
+        demo,
       }),
     );
   }
 
   if (error instanceof InvalidInput) {
-    return sendJsonError(reply, new ApiError('INVALID_DOMAIN', { message: error.message, fix: error.fix }));
+    return sendJsonError(reply, http.answer('INVALID_DOMAIN', { message: error.message, fix: error.fix }));
   }
 
   if (isSpoofCheckError(error)) {
-    const apiError = safeApiError(error);
+    const apiError = safeApiError(error, http);
     const code = error.code as string;
     if (json) return sendJsonError(reply, apiError);
     if (code === 'invalid_domain') {
-      return invalidInput(reply, typed, { message: error.message, fix: error.fix });
+      return invalidInput(reply, typed, { message: error.message, fix: error.fix }, demo);
     }
     if (code === 'domain_not_found') {
       const status = apiError.statusCode >= 400 && apiError.statusCode < 500 ? apiError.statusCode : 404;
-      return sendPage(reply, status, errorPage({ status, title: 'This domain does not exist', message: error.message, why: error.why, fix: error.fix, typed }));
+      return sendPage(reply, status, errorPage({ status, title: 'This domain does not exist', message: error.message, why: error.why, fix: error.fix, typed, demo }));
     }
     // dns_failure (502), dns_timeout (503): no verdict, and why.
     const status = apiError.statusCode >= 500 ? apiError.statusCode : 502;
@@ -302,28 +359,29 @@ function renderError(error: unknown, request: FastifyRequest, reply: FastifyRepl
         typed,
         ...(error.query ? { query: error.query } : {}),
         ...(typed ? { retryHref: resultPath(typed) } : {}),
+        demo,
       }),
     );
   }
 
-  const apiError = toApiError(error);
+  const apiError = http.answerFor(error);
   if (apiError.code === 'INTERNAL') request.log.error({ err: error }, 'page failed');
   if (json) return sendJsonError(reply, apiError);
-  return sendPage(reply, apiError.statusCode, errorPage({ status: apiError.statusCode, title: apiError.message, message: apiError.message, why: apiError.why, fix: apiError.fix, typed }));
+  return sendPage(reply, apiError.statusCode, errorPage({ status: apiError.statusCode, title: apiError.message, message: apiError.message, why: apiError.why, fix: apiError.fix, typed, demo }));
 }
 
 /** The catalogue's error for a check refusal; a code the catalogue does not map yet becomes INTERNAL rather than a crash. */
-function safeApiError(error: unknown): ApiError {
+function safeApiError(error: unknown, http: PageHttp): CatalogueAnswer {
   try {
-    const apiError = toApiError(error);
-    return Number.isInteger(apiError.statusCode) ? apiError : new ApiError('INTERNAL');
+    const apiError = http.answerFor(error);
+    return Number.isInteger(apiError.statusCode) ? apiError : http.answer('INTERNAL');
   } catch {
-    return new ApiError('INTERNAL');
+    return http.answer('INTERNAL');
   }
 }
 
 /** The catalogue's JSON body, as the API answers it. */
-function sendJsonError(reply: FastifyReply, apiError: ApiError): FastifyReply {
+function sendJsonError(reply: FastifyReply, apiError: CatalogueAnswer): FastifyReply {
   if (apiError.retryAfter !== undefined) void reply.header('retry-after', String(apiError.retryAfter));
   return reply.header('vary', 'accept').code(apiError.statusCode).type('application/json').send(apiError.toBody());
 }

@@ -8,6 +8,7 @@ import type { Finding } from '../findings.js';
 import type { SpoofCheckResult, Verdict, InboxOutcome } from '../result.js';
 import { MAX_DNS_TERMS, MAX_VOID_LOOKUPS } from '../spf/evaluate.js';
 import { html, type SafeHtml } from './html.js';
+import type { DemoSettings } from './demo.js';
 import { checkForm, page } from './layout.js';
 
 type Tone = 'critical' | 'warning' | 'success' | 'info';
@@ -45,6 +46,8 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
 export interface ResultPageContext {
   /** `https://host` as the request named it, or null to show the path alone. */
   origin: string | null;
+  /** In the demo (`serve --demo`): the banner, and demo examples under the form. */
+  demo?: DemoSettings | null;
 }
 
 /** The path of the result page for a (normalised) domain. */
@@ -62,14 +65,15 @@ export function resultPage(result: SpoofCheckResult, context: ResultPageContext)
     title: `${displayDomain}: ${verdict.label}`,
     description: result.headline,
     noindex: true,
-    body: html`${checkForm(displayDomain)}
+    demo: context.demo ?? null,
+    body: html`${checkForm(displayDomain, undefined, context.demo ?? null)}
 <section class="card verdict tone-${verdict.tone}" aria-labelledby="headline">
 <p><span class="badge" id="verdict" data-verdict="${result.verdict}">${verdict.label}</span></p>
 <h1 id="headline">${result.headline}</h1>
 <p id="summary">${result.summary}</p>
 <dl class="facts">
 <dt>A forged message would be</dt><dd id="inbox-outcome">${INBOX_OUTCOMES[result.inboxOutcome] ?? result.inboxOutcome}</dd>
-${result.subdomainNote ? html`<dt>Subdomains</dt><dd id="subdomain-note">${result.subdomainNote}</dd>` : null}
+${subdomainNoteShown(result) ? html`<dt>Subdomains</dt><dd id="subdomain-note">${result.subdomainNote}</dd>` : null}
 </dl>
 </section>
 ${nextStepSection(result.nextStep)}
@@ -93,6 +97,11 @@ ${uncheckedSection(details)}
   });
 }
 
+/** The subdomain note, unless a reason on the page already says it word for word (it is the subdomain reason's detail). */
+function subdomainNoteShown(result: SpoofCheckResult): boolean {
+  return result.subdomainNote !== null && result.subdomainNote !== '' && !result.reasons.some((reason) => reason.detail === result.subdomainNote);
+}
+
 function formatTime(iso: string): string {
   const date = new Date(iso);
   return Number.isNaN(date.getTime()) ? iso : `${date.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
@@ -109,7 +118,7 @@ function reasonItem(reason: Finding): SafeHtml {
 
 /**
  * The next step. Its body is prose with the records to publish on lines indented by two spaces
- * (src/verdict/advice.ts): those become copyable blocks; a block after a line ending "from" is the
+ * (src/verdict/advice.ts): those become copyable blocks; a block after a line ending "from" or "reads:" is the
  * record as it stands, the others are what to publish.
  */
 function nextStepSection(step: SpoofCheckResult['nextStep']): SafeHtml {
@@ -123,7 +132,7 @@ function nextStepSection(step: SpoofCheckResult['nextStep']): SafeHtml {
   for (const line of step.body.split('\n')) {
     if (/^\s{2,}\S/.test(line)) {
       flush();
-      const current = /\bfrom$/i.test(previous.trim());
+      const current = /\b(?:from|reads:)$/i.test(previous.trim());
       parts.push(
         current
           ? html`<p class="record-label current">Current record</p><pre class="record current" data-copy="the current record"><code>${line.trim()}</code></pre>`

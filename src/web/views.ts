@@ -3,17 +3,24 @@
  * limit, not found) and the guides.
  */
 import type { FailedQuery } from '../errors.js';
+import { demoDomainsSection, type DemoSettings } from './demo.js';
 import { html, type SafeHtml } from './html.js';
 import { checkForm, page } from './layout.js';
 
-/** `GET /`: one form and what it checks. */
-export function homePage(): SafeHtml {
+/** `GET /`: one form and what it checks; in the demo, where the answers come from and what to try. */
+export function homePage(demo: DemoSettings | null = null): SafeHtml {
   return page({
     title: 'Can someone send email as your domain?',
     description: 'Check whether mail can be forged as your domain: DMARC, SPF, DKIM and MX checked and explained, with the exact record to publish.',
+    demo,
     body: html`<h1>Can someone send email as your domain?</h1>
-<p class="lead">Type a domain, an email address or a website. We read its public DNS records, tell you whether a forged message would reach an inbox, and give you the exact record to publish to stop it.</p>
-${checkForm('')}
+${
+  demo
+    ? html`<p class="lead">Type a domain, an email address or a website. In this demo the DNS records are read from ${demo.source} instead of public DNS: you see what the check says about each case it covers, whether a forged message would reach an inbox, and the exact record that would stop it.</p>`
+    : html`<p class="lead">Type a domain, an email address or a website. We read its public DNS records, tell you whether a forged message would reach an inbox, and give you the exact record to publish to stop it.</p>`
+}
+${checkForm('', undefined, demo)}
+${demo ? demoDomainsSection(demo) : null}
 <h2>What is checked</h2>
 <ul class="checks">
 <li><strong>DMARC</strong> Whether receivers are told to reject or quarantine mail that fails authentication, for the domain, its subdomains and names that do not exist.</li>
@@ -22,7 +29,7 @@ ${checkForm('')}
 <li><strong>MX</strong> Where the domain receives mail and from which provider, or a null MX for a domain that takes none.</li>
 </ul>
 <h2>What it cannot see</h2>
-<p>Only public DNS is read: nothing is sent, nothing is stored. A DKIM key under a selector nobody can guess stays invisible, and a DNS server that fails to answer gives no verdict rather than a wrong one: the result page says what could not be checked.</p>
+<p>${demo ? 'Only DNS records are read (here, the demo\'s): nothing is sent, nothing is stored.' : 'Only public DNS is read: nothing is sent, nothing is stored.'} A DKIM key under a selector nobody can guess stays invisible, and a DNS server that fails to answer gives no verdict rather than a wrong one: the result page says what could not be checked.</p>
 <h2>For developers</h2>
 <p>The same check is an API: see the <a href="/docs">API documentation</a> and the <a href="/openapi.json">OpenAPI document</a>. A result page also answers JSON when asked with <code>Accept: application/json</code>.</p>`,
   });
@@ -42,15 +49,19 @@ export interface ErrorPageOptions {
   query?: FailedQuery;
   /** A link to try the same check again (DNS failures). */
   retryHref?: string;
+  /** In the demo: the banner, and the form's demo examples. */
+  demo?: DemoSettings | null;
 }
 
 /** An error as a page: what was wrong, why it matters, what to do; the form keeps what was typed. */
 export function errorPage(options: ErrorPageOptions): SafeHtml {
   const { status, title, message, why, fix, typed, query, retryHref } = options;
+  const demo = options.demo ?? null;
   const tone = status === 429 || status >= 500 ? 'tone-warning' : 'tone-critical';
   return page({
     title,
     noindex: true,
+    demo,
     body: html`<div class="error-page ${tone}">
 <p class="muted">Error ${status}</p>
 <h1>${title}</h1>
@@ -58,20 +69,42 @@ ${options.fieldError ? null : html`<div class="card"><p><strong>${message}</stro
 ${query ? html`<dl class="facts"><dt>Lookup</dt><dd><code>${query.type} ${query.name}</code></dd><dt>Outcome</dt><dd>${query.reason.toUpperCase()}${query.detail ? html` (${query.detail})` : null}</dd></dl>` : null}
 ${retryHref ? html`<p><a href="${retryHref}">Check again</a></p>` : null}</div>`}
 ${options.fieldError ? html`<p>${why}</p>` : null}
-${checkForm(typed, options.fieldError ? { message, fix } : undefined)}
+${checkForm(typed, options.fieldError ? { message, fix } : undefined, demo)}
 </div>`,
   });
 }
 
 /** `GET /guides/<topic>`: a guide rendered from docs/guides, with a way back to the result it was opened from. */
-export function guidePage(guide: { title: string; body: SafeHtml }, domain: string | null): SafeHtml {
+export function guidePage(guide: { title: string; body: SafeHtml }, domain: string | null, demo: DemoSettings | null = null): SafeHtml {
   return page({
     title: guide.title,
+    demo,
     body: html`<article class="guide">
 ${domain ? html`<p><a href="/check/${encodeURIComponent(domain)}">← Back to the result for ${domain}</a></p>` : null}
 <h1>${guide.title}</h1>
 ${guide.body}
 <p><a href="/">Check another domain</a></p>
 </article>`,
+  });
+}
+
+/**
+ * In the demo, a name outside its zones: no verdict. Even where a fixture file stands in for a real
+ * provider's records (google.com), those are a few records a scenario needs, not the domain's DNS.
+ */
+export function notInDemoPage(typed: string, domain: string, demo: DemoSettings): SafeHtml {
+  return page({
+    title: `${domain} is not in the demo`,
+    noindex: true,
+    demo,
+    body: html`<div class="error-page tone-warning" id="not-in-demo">
+<p class="muted">Error 404</p>
+<h1>${domain} is not in the demo</h1>
+<div class="card"><p><strong>This demo answers from ${demo.source}, not from public DNS, and ${domain} is not one of its domains.</strong></p>
+<p>A verdict for ${domain} here would be made up: the demo has no copy of its DNS records (at most a few stand-in records that a demo domain refers to).</p>
+<p>Pick a domain from the list below, or run <code>spoof-checker serve</code> without <code>--demo</code> to check real domains in public DNS.</p></div>
+${checkForm(typed, undefined, demo)}
+${demoDomainsSection(demo)}
+</div>`,
   });
 }

@@ -36,6 +36,29 @@ describe('spoof-checker check', () => {
     expect(text).toContain("Next step: Close the subdomain gap ('sp=reject')");
   });
 
+  it('says the subdomain note once, and the summary in other words than the first reason', async () => {
+    const { io, stdout } = captureIo();
+    expect(await main(['check', 'reject-sp-none.example', '--zones', FIXTURE_ZONES], io)).toBe(0);
+    const text = stdout();
+    // The note is the subdomain reason's detail: printed there, not again under "Subdomains:".
+    expect(text).toContain('(subdomain-hole)');
+    expect(text).not.toContain('  Subdomains:');
+    const { io: jsonIo, stdout: json } = captureIo();
+    await main(['check', 'reject-sp-none.example', '--zones', FIXTURE_ZONES, '--json'], jsonIo);
+    const result = JSON.parse(json()) as { summary: string; reasons: { detail: string }[] };
+    expect(result.summary).not.toBe(result.reasons[0]!.detail);
+    expect(text).toContain(result.summary.split(' ').slice(0, 6).join(' '));
+  });
+
+  it('gives the most important fix as the next step when the verdict is good (SPF over the lookup limit)', async () => {
+    const { io, stdout } = captureIo();
+    expect(await main(['check', 'spf-too-many-lookups.example', '--zones', FIXTURE_ZONES], io)).toBe(0);
+    const text = stdout();
+    expect(text).toContain('spf-too-many-lookups.example: protected');
+    expect(text).toContain('Next step: Bring your SPF record down to 10 DNS lookups');
+    expect(text).not.toContain('Your domain is protected');
+  });
+
   it('points the next step at the guide shipped in the package, and wraps prose but not records', async () => {
     const { io, stdout } = captureIo();
     expect(await main(['check', 'open.example', '--zones', ZONES], io)).toBe(0);

@@ -3,7 +3,7 @@
  * caching, no caching of failures, single-flight, counters and the size bound.
  */
 import { describe, expect, it } from 'vitest';
-import { CachingResolver, type CacheOptions } from '../../src/dns/cache.js';
+import { CachingResolver, DEFAULT_CACHE_TTL_SECONDS, DEFAULT_MAX_TTL_SECONDS, DEFAULT_NEGATIVE_TTL_SECONDS, type CacheOptions } from '../../src/dns/cache.js';
 import { FaultyResolver } from '../../src/dns/faults.js';
 import type { DnsAnswer } from '../../src/dns/types.js';
 import { ZoneResolver } from '../../src/dns/zone-resolver.js';
@@ -78,6 +78,25 @@ describe('CachingResolver: TTLs', () => {
     clock.advance(0.001);
     expect((await cache.lookup('example.com', 'A')).fromCache).toBe(false);
     expect(upstream.calls).toBe(2);
+  });
+
+  // Only maxEntries given (or nothing at all): the named defaults apply to the rest.
+  it.each([
+    ['records without a TTL: DEFAULT_CACHE_TTL_SECONDS', { kind: 'records', records: ['192.0.2.1'] }, DEFAULT_CACHE_TTL_SECONDS],
+    ['records over the cap: DEFAULT_MAX_TTL_SECONDS', { kind: 'records', records: ['192.0.2.1'], ttl: 86_400 }, DEFAULT_MAX_TTL_SECONDS],
+    ['NXDOMAIN without a TTL: DEFAULT_NEGATIVE_TTL_SECONDS', { kind: 'nxdomain' }, DEFAULT_NEGATIVE_TTL_SECONDS],
+  ] as [string, DnsAnswer, number][])('with { maxEntries } alone, %s (%i s)', async (_label, answer, seconds) => {
+    for (const options of [{ maxEntries: 10 }, {}]) {
+      const clock = fakeClock();
+      const upstream = new FixedResolver(answer);
+      const cache = new CachingResolver(upstream, { ...options, now: clock.now });
+      await cache.resolve('example.com', 'A');
+      clock.advance(seconds - 0.001);
+      expect((await cache.lookup('example.com', 'A')).fromCache).toBe(true);
+      clock.advance(0.001);
+      expect((await cache.lookup('example.com', 'A')).fromCache).toBe(false);
+    }
+    expect(new CachingResolver(new FixedResolver(answer)).stats().size).toBe(0);
   });
 
   it('does not keep an answer whose TTL is 0 (RFC 1035 §3.2.1)', async () => {

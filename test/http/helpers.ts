@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
-import { buildApp, type AppOptions } from '../../src/http/app.js';
+import { buildApp, type AppOptions } from '../../src/service/compose.js';
 import type { SpoofCheckResult } from '../../src/result.js';
 import { createMemoryStores } from '../../src/store/memory.js';
 import { applySeed, parseSeed } from '../../src/store/seed.js';

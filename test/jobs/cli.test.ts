@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { worker } from '../../src/cli/worker.js';
-import { batchNamesPerDayFromEnv } from '../../src/jobs/setup.js';
+import { batchNamesPerDayFromEnv } from '../../src/cli/batch-quota.js';
 import { startBatchWorker } from '../../src/jobs/worker.js';
 import { openStores } from '../../src/store/open.js';
 import { captureIo } from '../cli/helpers.js';

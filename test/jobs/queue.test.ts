@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { checkDomain } from '../../src/check.js';
 import { startDnsServer, type RunningDnsServer } from '../../src/dns/server.js';
 import { ZoneResolver } from '../../src/dns/zone-resolver.js';
-import { buildApp } from '../../src/http/app.js';
+import { buildApp } from '../../src/service/compose.js';
 import { RedisBatchQueue } from '../../src/jobs/queue.js';
 import { BatchService } from '../../src/jobs/service.js';
 import { startBatchWorker, type BatchWorker } from '../../src/jobs/worker.js';

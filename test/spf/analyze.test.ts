@@ -69,7 +69,10 @@ describe('analyzeSpf: counts, terminal all and findings', () => {
     { name: 'ptr and two voids make three for such a client', records: [txt('example.com', 'v=spf1 a:x.example.com a:y.example.com ptr -all')], lookups: 3, voids: 3, terminal: '-all', findings: ['spf-void-lookups', 'spf-ptr-used'] },
     { name: 'mx with eleven hosts', records: [txt('example.com', 'v=spf1 mx:big.example.com -all'), ...Array.from({ length: 11 }, (_, index) => mx('big.example.com', index, `m${index}.example.com`))], lookups: 1, voids: 0, terminal: '-all', findings: ['spf-mx-too-many'] },
     { name: 'include target without SPF', records: [txt('example.com', 'v=spf1 include:nospf.example.com -all'), txt('nospf.example.com', 'hello')], lookups: 1, voids: 0, terminal: '-all', findings: ['spf-include-missing'] },
-    { name: 'include target that does not exist', records: [txt('example.com', 'v=spf1 include:absent.example.com -all')], lookups: 1, voids: 0, terminal: '-all', findings: ['spf-include-missing'] },
+    // RFC 7208 §4.6.4: a TXT query answered NXDOMAIN or with no answers is a void lookup; TXT records that are not SPF are answers.
+    { name: 'include target that does not exist', records: [txt('example.com', 'v=spf1 include:absent.example.com -all')], lookups: 1, voids: 1, terminal: '-all', findings: ['spf-include-missing'] },
+    { name: 'include target that exists without TXT', records: [txt('example.com', 'v=spf1 include:bare.example.com -all'), a('bare.example.com', '192.0.2.1')], lookups: 1, voids: 1, terminal: '-all', findings: ['spf-include-missing'] },
+    { name: 'redirect target that does not exist', records: [txt('example.com', 'v=spf1 redirect=absent.example.com')], lookups: 1, voids: 1, terminal: null, findings: ['spf-include-missing', 'spf-no-all'] },
     { name: 'include target with two SPF records', records: [txt('example.com', 'v=spf1 include:two.example.com -all'), txt('two.example.com', 'v=spf1 -all'), txt('two.example.com', 'v=spf1 +all')], lookups: 1, voids: 0, terminal: '-all', findings: ['spf-include-missing'] },
     { name: 'syntax error in the record', records: [txt('example.com', 'v=spf1 mx ip4:1.2.3 -all'), ...PROVIDER], lookups: 1, voids: 0, terminal: '-all', findings: ['spf-syntax-error'] },
     { name: 'syntax error in an included record', records: [txt('example.com', 'v=spf1 include:bad.example.com -all'), txt('bad.example.com', 'v=spf1 moo -all')], lookups: 1, voids: 0, terminal: '-all', findings: ['spf-syntax-error'] },
@@ -272,6 +275,9 @@ describe('analyzeSpf agrees with checkHost', () => {
     ['v=spf1 a:mail.example.com redirect=_spf.provider.example'],
     ['v=spf1 mx a:gone.example.com exists:gone.example.com ?all'],
     ['v=spf1 -all include:_spf.provider.example'],
+    // RFC 7208 §4.6.4: the include's and the redirect's empty TXT answer is a void lookup for both.
+    ['v=spf1 ip4:192.0.2.0/24 include:gone.example.com -all'],
+    ['v=spf1 ip4:192.0.2.0/24 redirect=gone.example.com'],
   ])('%s', async (record) => {
     const records = [txt('example.com', record), ...PROVIDER];
     const analysis = await analyze(records);

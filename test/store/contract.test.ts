@@ -157,8 +157,10 @@ describe.each<Backend>([memoryBackend, sqliteBackend, postgresBackend()])('store
     });
 
     it('finds a key by its digest, in its organisation; refuses a duplicate id', async () => {
+      expect(await stores.apiKeys.hasAnyKey()).toBe(false);
       await stores.apiKeys.addKey({ id: 'k1', organizationId: 'o1', sha256: digestApiKey('secret-one-0123456'), owner });
       await stores.apiKeys.addKey({ id: 'k2', organizationId: 'o2', sha256: digestApiKey('secret-two-0123456'), owner });
+      expect(await stores.apiKeys.hasAnyKey()).toBe(true);
       const found = await stores.apiKeys.findByDigest(digestApiKey('secret-two-0123456'));
       expect(found).toEqual({ id: 'k2', organizationId: 'o2', sha256: digestApiKey('secret-two-0123456'), owner });
       expect(await stores.apiKeys.findByDigest(digestApiKey('secret-three-0123'))).toBeUndefined();

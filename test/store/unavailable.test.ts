@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/http/app.js';
+import { buildApp } from '../../src/service/compose.js';
 import { StoreUnavailableError, isStoreUnavailable } from '../../src/store/errors.js';
 import { openPostgresStores } from '../../src/store/postgres.js';
 import { openSqliteStores } from '../../src/store/sqlite.js';

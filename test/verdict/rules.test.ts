@@ -172,6 +172,44 @@ describe('next step', () => {
     expect(decide(facts({ testing: true, rawRecord: 'v=DMARC1; p=reject; t=y' })).nextStep.body).toContain('\n  v=DMARC1; p=reject\n');
   });
 
+  // A good verdict still gets the most important fix: what loses the owner's own mail, then the
+  // subdomain gap, then another warning; "protected" only when nothing is left.
+  const finding = (id: string, severity: 'warning' | 'critical' | 'info' = 'warning') => ({ id, severity, title: id, detail: `detail of ${id}` });
+  it.each([
+    ['spf-permerror', 'Bring your SPF record down to 10 DNS lookups', 'spf-repair'],
+    ['spf-include-missing', 'Remove the include that has no SPF record', 'spf-repair'],
+    ['spf-multiple-records', 'Merge your SPF records into one', 'spf-repair'],
+    ['spf-syntax-error', 'Fix the syntax error in your SPF record', 'spf-repair'],
+    ['spf-include-loop', 'Break the include loop in your SPF record', 'spf-repair'],
+    ['spf-void-lookups', 'Remove SPF terms for names that no longer exist', 'spf-repair'],
+    ['dkim-weak-key', 'Move your DKIM key to 2048 bits', 'protected'],
+  ])('protected with %s: the next step is "%s"', (id, title, guide) => {
+    const decision = decide(facts({}, { findings: [finding(id)] }));
+    expect(decision.verdict).toBe('protected');
+    expect(decision.nextStep.title).toBe(title);
+    expect(decision.nextStep.href).toContain(`/${guide}?`);
+    expect(decision.summary).toContain('one fix is still worth making');
+  });
+
+  it('puts an SPF repair before the subdomain gap, and says what reject does to the owner\'s mail', () => {
+    const decision = decide(facts({ subdomainPolicy: 'none' }, { findings: [finding('spf-permerror')], spf: { lookupCount: 12 } }));
+    expect(decision.nextStep.title).toBe('Bring your SPF record down to 10 DNS lookups');
+    expect(decision.nextStep.body).toContain('takes 12 DNS lookups');
+    expect(decision.nextStep.body).toContain("Under your DMARC policy ('reject'), your own mail that fails SPF is rejected");
+  });
+
+  it('asks for an SPF record under reject when the name exists and has none, not when it does not exist', () => {
+    const missing = { status: 'none' as const, rawRecord: null, terminalAll: null, lookupCount: 0 };
+    expect(decide(facts({}, { spf: missing })).nextStep.title).toBe('Publish an SPF record');
+    expect(decide(facts({ nameExists: false }, { spf: missing })).nextStep.title).not.toBe('Publish an SPF record');
+  });
+
+  it('stays "protected" for an info finding, and the summary then says nothing is left', () => {
+    const decision = decide(facts({}, { findings: [finding('dkim-not-found', 'info')] }));
+    expect(decision.nextStep.title).toBe('Your domain is protected');
+    expect(decision.summary).toBe("Receivers that check DMARC refuse forged mail as example.com ('p=reject').");
+  });
+
   it('uses the configured base URL', () => {
     expect(decide(facts(), { guideBaseUrl: 'https://help.example/guides/' }).nextStep.href).toBe('https://help.example/guides/protected?domain=example.com');
   });

@@ -45,7 +45,12 @@ describe.each(DOMAINS)('%s: the page says what the API says', (domain) => {
     expect(textById(page, 'verdict')).toBe(VERDICT_LABELS[api.verdict].label);
     expect(textById(page, 'headline')).toBe(api.headline);
     expect(textById(page, 'summary')).toBe(api.summary);
-    expect(textById(page, 'subdomain-note')).toBe(api.subdomainNote);
+    // The subdomain note is said once: as the subdomain reason's detail when there is one, else on its own.
+    const noteInReasons = api.subdomainNote !== null && api.reasons.some((r) => r.detail === api.subdomainNote);
+    expect(textById(page, 'subdomain-note')).toBe(noteInReasons ? null : api.subdomainNote);
+    if (api.subdomainNote !== null) expect(textContent(page).split(api.subdomainNote).length - 1).toBe(1);
+    // The summary does not repeat the first reason.
+    expect(api.summary).not.toBe(api.reasons[0]?.detail);
 
     const reasons = [...(innerById(page, 'reasons-title') !== null ? page.matchAll(/<li class="tone-[a-z]+" data-reason="([^"]*)">\s*<span class="badge">([^<]*)<\/span>\s*<h3>([\s\S]*?)<\/h3>\s*<p>([\s\S]*?)<\/p>/g) : [])];
     expect(reasons.map((m) => textContent(m[3]!))).toEqual(api.reasons.map((r) => r.title));

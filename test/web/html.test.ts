@@ -1,6 +1,6 @@
 /** The escaping template helper and the guides' Markdown subset, table-driven. */
 import { describe, expect, it } from 'vitest';
-import { escapeHtml, html, isSafeHtml, toHtmlString, unsafeRaw } from '../../src/web/html.js';
+import { escapeHtml, html, isSafeHtml, keepHyphenatedWhole, toHtmlString, unsafeRaw } from '../../src/web/html.js';
 import { renderInline, renderMarkdown } from '../../src/web/markdown.js';
 
 describe('html``', () => {
@@ -61,5 +61,21 @@ describe('Markdown subset', () => {
     expect(toHtmlString(body)).toBe(
       '<p>First line second line.</p><h2>Part</h2><ol><li>one more</li><li>two</li></ol><ul><li>a</li><li>b</li></ul><pre class="record"><code>v=DMARC1; p=none</code></pre>',
     );
+  });
+});
+
+describe('keepHyphenatedWhole', () => {
+  it.each([
+    ['a domain in text', '<p>fakes as p-none.example today</p>', '<p>fakes as <span class="nb">p<span class="nh">-n</span>one.example</span> today</p>'],
+    ['an address, and a word with two hyphens', '<p>you@spf-too-many-lookups.example</p>', '<p><span class="nb">you@spf<span class="nh">-t</span>oo<span class="nh">-m</span>any<span class="nh">-l</span>ookups.example</span></p>'],
+    ['an escaped quote stays inside the word', '<p>&#39;p-none&#39;</p>', '<p><span class="nb">&#39;p<span class="nh">-n</span>one&#39;</span></p>'],
+    ['attributes are not touched', '<a href="/check/p-none.example" data-x="a-b">go</a>', '<a href="/check/p-none.example" data-x="a-b">go</a>'],
+    ['a form value is not touched', '<input value="p-none.example">', '<input value="p-none.example">'],
+    ['title, script, style and textarea text is not touched', '<title>p-none.example</title><script>a-b</script><style>.a-b{}</style><textarea>x-y</textarea>', '<title>p-none.example</title><script>a-b</script><style>.a-b{}</style><textarea>x-y</textarea>'],
+    ['text after a raw element is handled again', '<title>a-b</title><p>c-d</p>', '<title>a-b</title><p><span class="nb">c<span class="nh">-d</span></span></p>'],
+    ['a dash between words or a leading minus is not a hyphenated word', '<p>a - b, -all and —</p>', '<p>a - b, -all and —</p>'],
+    ['an IDN', '<p>bücher-laden.example</p>', '<p><span class="nb">bücher<span class="nh">-l</span>aden.example</span></p>'],
+  ])('%s', (_label, input, expected) => {
+    expect(keepHyphenatedWhole(unsafeRaw(input)).value).toBe(expected);
   });
 });

@@ -8,18 +8,18 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
-import { integerOption, parseCommandArgs, UsageError } from '../cli/args.js';
-import type { ErrorLine } from '../cli/check.js';
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, exitCodeForSignal, type CliIo } from '../cli/io.js';
-import { CSV_COLUMNS, csvLine, jsonLine } from '../cli/scan.js';
+import { MAX_BATCH_NAMES } from '../jobs/model.js';
+import { checkRedisUrl, RedisBatchQueue } from '../jobs/queue.js';
+import { resultPages } from '../jobs/results.js';
+import { BatchService } from '../jobs/service.js';
+import { newBatch, newBatchId } from '../jobs/submit.js';
 import type { SpoofCheckResult } from '../result.js';
 import { MEMORY_DATA_DIR, openStores, type StorageChoice } from '../store/open.js';
 import { checkDatabaseUrl } from '../store/postgres.js';
-import { MAX_BATCH_NAMES } from './model.js';
-import { checkRedisUrl, RedisBatchQueue } from './queue.js';
-import { resultPages } from './results.js';
-import { BatchService } from './service.js';
-import { newBatch, newBatchId } from './submit.js';
+import { integerOption, parseCommandArgs, UsageError } from './args.js';
+import type { ErrorLine } from './check.js';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, exitCodeForSignal, type CliIo } from './io.js';
+import { CSV_COLUMNS, csvLine, jsonLine } from './scan-output.js';
 
 /** The organisation that owns batches submitted from the command line. */
 export const CLI_ORGANIZATION = 'cli';

@@ -1,0 +1,57 @@
+/**
+ * What the page of `serve --demo` says about the demo, read from the scenarios it answers for
+ * (fixtures/scenarios.json): the domains to try (the scenarios' inputs, with their descriptions)
+ * and the zones that count as "in the demo" (the scenarios' own zones; the stand-ins for real
+ * providers, such as google.com, are left out).
+ */
+import { join } from 'node:path';
+import { readJsonFile } from '../json-file.js';
+import type { DemoDomain, DemoSettings } from '../web/demo.js';
+import { loadZoneFile } from '../zones/load.js';
+
+/** The scenarios shown first on the home page, one per kind of answer, in this order. */
+export const DEMO_FEATURED_SCENARIOS = ['p-reject', 'p-quarantine', 'p-none', 'no-dmarc', 'spf-plus-all', 'spf-too-many-lookups', 'reject-sp-none', 'dkim-weak-1024'] as const;
+
+/** How the demo's source is named on the page. */
+export const DEMO_SOURCE = 'the fixture zone files shipped with spoof-checker (fixtures/zones)';
+
+interface ScenarioFields {
+  name: string;
+  input: string;
+  /** Null (or absent) for an input the check refuses before DNS. */
+  zone?: string | null;
+  description: string;
+}
+
+function isScenario(value: unknown): value is ScenarioFields {
+  const s = value as Partial<ScenarioFields> | null;
+  return typeof s === 'object' && s !== null && typeof s.name === 'string' && typeof s.input === 'string' && typeof s.description === 'string' && (s.zone === undefined || s.zone === null || typeof s.zone === 'string');
+}
+
+/**
+ * The demo settings from a scenarios file and the directory of its zone files (each zone's origin
+ * is read from its file: `$ORIGIN`, not the file name). Throws an Error naming the file when it is
+ * not a list of scenarios, or a ZoneLoadError for a zone file that cannot be read.
+ */
+export async function loadDemoSettings(scenariosFile: string, zonesDir: string): Promise<DemoSettings> {
+  const parsed = await readJsonFile(scenariosFile, 'demo scenarios');
+  if (!Array.isArray(parsed) || !parsed.every(isScenario)) throw new Error(`${scenariosFile}: not a list of scenarios (name, input, zone, description)`);
+  const files = [...new Set(parsed.flatMap((s) => (typeof s.zone === 'string' ? [s.zone] : [])))];
+  const origins = await Promise.all(files.map(async (file) => (await loadZoneFile(join(zonesDir, file))).origin));
+  return demoSettingsFrom(parsed, origins);
+}
+
+/** The demo settings from scenarios and their zones' origins: featured ones first, every other scenario with a zone after, each input once. */
+export function demoSettingsFrom(scenarios: readonly ScenarioFields[], zoneOrigins: readonly string[]): DemoSettings {
+  const withZone = scenarios.filter((s): s is ScenarioFields & { zone: string } => typeof s.zone === 'string');
+  const featured = DEMO_FEATURED_SCENARIOS.flatMap((name) => withZone.filter((s) => s.name === name));
+  const ordered = [...featured, ...withZone.filter((s) => !featured.includes(s))];
+  const seen = new Set<string>();
+  const domains: DemoDomain[] = [];
+  for (const scenario of ordered) {
+    if (seen.has(scenario.input)) continue;
+    seen.add(scenario.input);
+    domains.push({ input: scenario.input, note: scenario.description });
+  }
+  return { source: DEMO_SOURCE, domains, featured: featured.length, zoneOrigins: [...new Set(zoneOrigins.map((origin) => origin.toLowerCase().replace(/\.$/, '')))] };
+}

@@ -1,0 +1,64 @@
+/**
+ * The output lines of `scan` (JSON lines and CSV), shared by the local scan and the queue-backed one
+ * (`--redis`, src/cli/distributed-scan.ts).
+ */
+import type { SpoofCheckResult } from '../result.js';
+import type { ErrorLine } from './check.js';
+
+/** The CSV columns, in order: the spec's summary fields of each result. */
+export const CSV_COLUMNS = [
+  'input',
+  'domain',
+  'verdict',
+  'spoofable',
+  'inbox_outcome',
+  'dmarc_policy',
+  'dmarc_subdomain_policy',
+  'dmarc_percentage',
+  'spf_qualifier',
+  'spf_lookup_count',
+  'dkim_selector',
+  'dkim_key_length',
+  'mx_provider',
+  'reasons',
+  'error_code',
+  'error_message',
+] as const;
+
+/** One JSON line: the input, then the result (without `details` unless asked) or the error. */
+export function jsonLine(input: string, result: SpoofCheckResult | ErrorLine, details: boolean): string {
+  if ('error' in result) return `${JSON.stringify(result)}\n`;
+  const { details: behind, ...summary } = result;
+  return `${JSON.stringify(details ? { input, ...summary, details: behind } : { input, ...summary })}\n`;
+}
+
+/** One CSV line (RFC 4180 quoting). */
+export function csvLine(input: string, result: SpoofCheckResult | ErrorLine): string {
+  const cells: (string | number | boolean | null)[] =
+    'error' in result
+      ? [input, '', '', '', '', '', '', '', '', '', '', '', '', '', result.error.code, result.error.message]
+      : [
+          input,
+          result.domain,
+          result.verdict,
+          result.spoofable,
+          result.inboxOutcome,
+          result.dmarc.policy,
+          result.dmarc.subdomainPolicy,
+          result.dmarc.percentage,
+          result.spf.qualifier,
+          result.spf.lookupCount,
+          result.dkim.selector,
+          result.dkim.keyLength,
+          result.mx.provider,
+          result.reasons.map((r) => r.id).join(' '),
+          '',
+          '',
+        ];
+  return `${cells.map(csvCell).join(',')}\n`;
+}
+
+function csvCell(value: string | number | boolean | null): string {
+  const text = value === null ? '' : String(value);
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}

@@ -1,0 +1,62 @@
+/**
+ * The composition root of the service: the one place that puts the rooms together. The HTTP API
+ * (src/http, over the stores and the batch jobs it is given) and the public checker page (src/web)
+ * become one app here; http/ and web/ never import each other, and nothing below imports this.
+ *
+ * `buildApp` and `spoofCheckerService` are what `spoof-checker/service` exports and what `serve`
+ * runs: the API's own (src/http/app.ts) plus the page, its guides and assets. `pages: false`
+ * leaves the page out; `pages: { demo }` shows it in demo mode (answers from fixture zones).
+ */
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import {
+  buildApp as buildApiApp,
+  spoofCheckerService as apiService,
+  type AppOptions as ApiAppOptions,
+  type ServiceOptions as ApiServiceOptions,
+  type ServiceRoutes,
+} from '../http/app.js';
+import { clientRateLimitKey } from '../http/client-address.js';
+import { ApiError, toApiError } from '../http/errors.js';
+import { webPages, type PageHttp, type WebPagesSettings } from '../web/plugin.js';
+
+/** The public page's part of the options. */
+export interface PagesOption {
+  /** The public checker page at `/` (default: served, not in demo mode); false leaves it out. */
+  pages?: WebPagesSettings | false;
+}
+/** The service plugin's options: the API's, plus the page. */
+export interface ServiceOptions extends ApiServiceOptions, PagesOption {}
+/** `buildApp`'s options: the server's and the API's, plus the page. */
+export interface AppOptions extends ApiAppOptions, PagesOption {}
+
+/** What the page takes from the HTTP layer: the one error catalogue and the per-client key. */
+export const PAGE_HTTP: PageHttp = {
+  clientKey: clientRateLimitKey,
+  answerFor: (error) => toApiError(error),
+  answer: (code, details = {}) => new ApiError(code, details),
+};
+
+/** The options with the page added to the service's routes (unless `pages: false`). */
+function withPages<Options extends ApiServiceOptions & PagesOption>(options: Options): Options {
+  if (options.pages === false) return options;
+  const settings = options.pages ?? {};
+  const check = options.check;
+  const pages: ServiceRoutes = async (app, { limits }) => {
+    // The same injected check the API uses, so that a page and an API answer for a domain agree.
+    await app.register(webPages, { ...settings, check: (domain) => check(domain), rateLimit: limits === false ? false : limits.spoofCheck, http: PAGE_HTTP });
+  };
+  return { ...options, routes: [...(options.routes ?? []), pages] };
+}
+
+/** Builds the whole server (time limits, body limit, trusted proxies, log redaction), the API and the page. */
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  return buildApiApp(withPages(options));
+}
+
+/**
+ * The service (API and page) as a Fastify plugin for a host that has its own server:
+ * `await host.register(spoofCheckerService, { stores, check })`. Encapsulated, as the API's own.
+ */
+export const spoofCheckerService: FastifyPluginAsync<ServiceOptions> = async (host, options) => {
+  await apiService(host, withPages(options));
+};

@@ -2,4 +2,4 @@
 export { decide, describeTag, effectivePolicyOf, VERDICT_RULES, type VerdictRule } from './rules.js';
 export { openSpfFor } from './alignment.js';
 export { DEFAULT_GUIDE_BASE_URL, GUIDE_TOPICS, isParked, nextStepFor, rewriteDmarc, type GuideTopic, type NextStep } from './advice.js';
-export type { Decision, DkimFacts, DmarcFacts, MxFacts, OpenSpf, PolicyName, SpfFacts, VerdictFacts } from './types.js';
+export type { Decision, DkimFacts, DmarcFacts, MxFacts, OpenSpf, PolicyName, SharedInfrastructureFacts, SpfFacts, VerdictFacts } from './types.js';

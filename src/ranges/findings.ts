@@ -43,7 +43,10 @@ export function sharedInfrastructureFindings(report: SharedInfrastructureReport,
       title: `SPF Lists Cloud Addresses (${providerNames(warning)})`,
       detail:
         `${whose(warning[0]!, displayDomain)} lets a few addresses of shared infrastructure pass: ${warning.map(describeExposure).join('; ')}. ` +
-        'They are likely your own fixed addresses: keep them only while they are yours. Once released, an address goes back to the pool and the next customer who gets it can send as you.' +
+        (warning.every((e) => e.recordDomain === e.checkedDomain)
+          ? 'They are likely your own fixed addresses: keep them only while they are yours.'
+          : 'They are likely fixed addresses of whoever publishes the included record: keep that include only while they are theirs and you use them.') +
+        ' Once released, an address goes back to the pool and the next customer who gets it can send as you.' +
         staleNote,
     });
   }

@@ -11,6 +11,7 @@ import type { SpoofCheckResult } from '../result.js';
 import { integerOption, parseCommandArgs, RESOLVER_OPTIONS, UsageError } from './args.js';
 import { checkOne, splitList, type ErrorLine } from './check.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, exitCodeForSignal, type CliIo, type Command } from './io.js';
+import { RANGES_HELP, rangesFromFlag } from './ranges-options.js';
 import { resolverFromFlags } from './resolver-options.js';
 
 /** Checks in flight at once unless --concurrency says otherwise. */
@@ -47,6 +48,7 @@ Options:
   --faults FILE        inject the DNS faults listed in FILE (a JSON list of rules, or of scenarios
                        such as fixtures/scenarios.json)
   --selectors a,b      DKIM selectors to probe before the built-in list
+${RANGES_HELP}
   --redis URL          check on the workers of this Redis queue instead (with --database URL or --data DIR,
                        the store the workers use; --format only): see 'spoof-checker worker'
   -h, --help           this text
@@ -76,6 +78,7 @@ export const CSV_COLUMNS = [
   'dkim_selector',
   'dkim_key_length',
   'mx_provider',
+  'spf_shared_infrastructure',
   'reasons',
   'error_code',
   'error_message',
@@ -97,7 +100,9 @@ export const scan: Command = async (args, io) => {
     return EXIT_OK;
   }
   let built;
+  let ranges;
   try {
+    ranges = rangesFromFlag(settings.rangesFlag, io.env);
     built = await resolverFromFlags(settings.resolverFlags);
   } catch (error) {
     io.err(`spoof-checker scan: ${error instanceof Error ? error.message : String(error)}\n`);
@@ -107,7 +112,7 @@ export const scan: Command = async (args, io) => {
   // the pool bounds the checks, so the bound on listeners is the pool's size (no MaxListeners warning).
   const abort = new AbortController();
   setMaxListeners(settings.concurrency * LISTENERS_PER_CHECK, abort.signal);
-  const options: CheckOptions = { resolver: built.resolver, selectors: settings.selectors, signal: abort.signal };
+  const options: CheckOptions = { resolver: built.resolver, selectors: settings.selectors, signal: abort.signal, ranges };
 
   let previous: PreviousOutput = { done: new Set(), retried: 0, dropped: 0 };
   // Only a regular file is read back for resuming: a device or a pipe (/dev/stdout, a FIFO) is written to only.
@@ -250,6 +255,7 @@ function readSettings(args: string[]) {
       details: { type: 'boolean' },
       selectors: { type: 'string' },
       faults: { type: 'string' },
+      ranges: { type: 'string' },
     },
     true,
   );
@@ -265,6 +271,7 @@ function readSettings(args: string[]) {
     out: values.out,
     details: values.details ?? false,
     selectors: splitList(values.selectors),
+    rangesFlag: values.ranges,
     resolverFlags: { zones: values.zones, resolver: values.resolver, timeout: values.timeout, cacheMaxEntries: SCAN_CACHE_MAX_ENTRIES, faults: values.faults },
   };
 }
@@ -280,7 +287,7 @@ export function jsonLine(input: string, result: SpoofCheckResult | ErrorLine, de
 export function csvLine(input: string, result: SpoofCheckResult | ErrorLine): string {
   const cells: (string | number | boolean | null)[] =
     'error' in result
-      ? [input, '', '', '', '', '', '', '', '', '', '', '', '', '', result.error.code, result.error.message]
+      ? [input, '', '', '', '', '', '', '', '', '', '', '', '', '', '', result.error.code, result.error.message]
       : [
           input,
           result.domain,
@@ -295,11 +302,29 @@ export function csvLine(input: string, result: SpoofCheckResult | ErrorLine): st
           result.dkim.selector,
           result.dkim.keyLength,
           result.mx.provider,
+          sharedInfrastructureCell(result),
           result.reasons.map((r) => r.id).join(' '),
           '',
           '',
         ];
   return `${cells.map(csvCell).join(',')}\n`;
+}
+
+/**
+ * The `spf_shared_infrastructure` cell: the worst severity, then each provider service whose
+ * addresses pass, with IPv4+IPv6 counts (`critical aws/EC2=65536+0 github/actions=256+0`); empty
+ * when nothing passes there (or the result came without details).
+ */
+export function sharedInfrastructureCell(result: SpoofCheckResult): string {
+  const report = (result.details as Partial<SpoofCheckResult['details']> | undefined)?.spf?.sharedInfrastructure;
+  if (!report || report.exposures.length === 0) return '';
+  const totals = new Map<string, [number, number]>();
+  for (const e of report.exposures) {
+    const key = `${e.provider}/${e.service}`;
+    const sum = totals.get(key) ?? [0, 0];
+    totals.set(key, [sum[0] + e.ipv4Addresses, sum[1] + e.ipv6Addresses]);
+  }
+  return [report.severity, ...[...totals].map(([key, [v4, v6]]) => `${key}=${v4}+${v6 > Number.MAX_SAFE_INTEGER ? v6.toExponential(3) : v6}`)].join(' ');
 }
 
 function csvCell(value: string | number | boolean | null): string {

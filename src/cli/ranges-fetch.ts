@@ -78,16 +78,18 @@ export function fetchText(url: string, options: FetchFeedsOptions, redirects = 0
       }
       const declared = Number(response.headers['content-length']);
       if (Number.isFinite(declared) && declared > maxBytes) {
+        // Settled first: destroying emits 'aborted' at once.
+        finish({ error: `${url} is ${declared} bytes, over the ${maxBytes}-byte cap` });
         response.destroy();
-        return finish({ error: `${url} is ${declared} bytes, over the ${maxBytes}-byte cap` });
+        return;
       }
       const chunks: Buffer[] = [];
       let size = 0;
       response.on('data', (chunk: Buffer) => {
         size += chunk.length;
         if (size > maxBytes) {
-          response.destroy();
           finish({ error: `${url} is over the ${maxBytes}-byte cap` });
+          response.destroy();
           return;
         }
         chunks.push(chunk);
@@ -98,8 +100,8 @@ export function fetchText(url: string, options: FetchFeedsOptions, redirects = 0
     });
     request.on('error', (error) => finish({ error: `${url}: ${error.message}` }));
     const timer = setTimeout(() => {
-      request.destroy();
       finish({ error: `${url} took longer than ${timeoutMs} ms` });
+      request.destroy();
     }, timeoutMs);
   });
 }

@@ -121,7 +121,7 @@ export async function checkDomain(input: string, options: CheckOptions): Promise
   const dmarcFacts = toDmarcFacts(domain, dmarc);
   // BreakSPF: what of the pass set (the name's, and the organizational domain's under relaxed
   // alignment, RFC 7489 §3.1.2) lies in space strangers can rent, start jobs in or relay through.
-  const shared = options.ranges === false ? null : classifyShared(spf, dmarcFacts.spfAlignment === 'r' ? orgSpf : null, options.ranges, () => (options.now ? options.now() : new Date(resolvedAt)));
+  const shared = options.ranges === false ? null : classifyShared(spf, dmarcFacts.spfAlignment === 'r' ? orgSpf : null, options.ranges, () => (options.now ? options.now() : new Date()));
   const sharedFindings = shared === null ? [] : sharedInfrastructureFindings(shared, displayDomain);
   const facts: VerdictFacts = {
     domain,

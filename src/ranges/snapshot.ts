@@ -48,9 +48,13 @@ export function shippedRanges(): RangeData {
   return shipped;
 }
 
+/** The data's date as milliseconds, parsed once per data object (a check asks for every result). */
+const dayOf = new WeakMap<RangeData, number>();
+
 /** Whole days from the data's date to `now` (0 when the data is dated later). */
 export function rangesAgeDays(data: RangeData, now: Date): number {
-  const day = Date.parse(`${data.date}T00:00:00Z`);
+  let day = dayOf.get(data);
+  if (day === undefined) dayOf.set(data, (day = Date.parse(`${data.date}T00:00:00Z`)));
   return Math.max(0, Math.floor((now.getTime() - day) / 86_400_000));
 }
 

@@ -12,6 +12,7 @@
  */
 import type { PassOpener, PassSources } from '../spf/pass-set.js';
 import { OPEN_IPV4_ADDRESSES } from '../spf/pass-set.js';
+import { differenceOf } from '../spf/ranges.js';
 import type { AddressSet, RangeSet } from '../spf/ranges.js';
 import { providerSpec, serviceLabel } from './providers.js';
 import { isStale, rangesAgeDays } from './snapshot.js';
@@ -53,6 +54,135 @@ export function classifySharedInfrastructure(inputs: readonly ClassifyInput[], d
   };
 }
 
+/**
+ * Every category's intervals of one family cut into elementary segments, each with the bitmask of the
+ * categories that hold it (a GitHub Actions block inside AzureCloud is one segment with two bits), so
+ * one binary search per range of the pass set finds every category it touches.
+ */
+interface Index {
+  v4Starts: Float64Array;
+  v4Ends: Float64Array;
+  v4Masks: Uint32Array;
+  v6Starts: bigint[];
+  v6Ends: bigint[];
+  v6Masks: number[];
+  /** Per term set (`PassOpener.origin`): whether it touches any category. A subset of a set that does not, does not either. */
+  touches: WeakMap<AddressSet, boolean>;
+}
+
+/** Bits in a segment's mask: the most categories the data may have. */
+export const MAX_CATEGORIES = 32;
+
+const indexes = new WeakMap<RangeData, Index>();
+
+/** The index of `data`, built on first use (a few milliseconds for the shipped snapshot). */
+function indexOf(data: RangeData): Index {
+  let index = indexes.get(data);
+  if (index !== undefined) return index;
+  if (data.categories.length > MAX_CATEGORIES) throw new Error(`provider data with more than ${MAX_CATEGORIES} categories`);
+  const v4 = segments(data.categories.map((c) => Array.from(c.v4Starts, (start, i) => [BigInt(start), BigInt(c.v4Ends[i]!)] as const)));
+  const v6 = segments(data.categories.map((c) => c.v6Starts.map((start, i) => [start, c.v6Ends[i]!] as const)));
+  index = {
+    v4Starts: Float64Array.from(v4.starts, Number),
+    v4Ends: Float64Array.from(v4.ends, Number),
+    v4Masks: Uint32Array.from(v4.masks),
+    v6Starts: v6.starts,
+    v6Ends: v6.ends,
+    v6Masks: v6.masks,
+    touches: new WeakMap(),
+  };
+  indexes.set(data, index);
+  return index;
+}
+
+/** The elementary segments of several sorted, merged interval lists (list i sets bit i). */
+function segments(lists: readonly (readonly (readonly [bigint, bigint])[])[]): { starts: bigint[]; ends: bigint[]; masks: number[] } {
+  const events: [position: bigint, bit: number][] = [];
+  lists.forEach((list, i) => {
+    for (const [start, end] of list) events.push([start, 1 << i], [end + 1n, 1 << i]);
+  });
+  events.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  const starts: bigint[] = [];
+  const ends: bigint[] = [];
+  const masks: number[] = [];
+  let mask = 0;
+  for (let i = 0; i < events.length; ) {
+    const position = events[i]![0];
+    // Each list's intervals are disjoint, so a bit turns on at a start and off after an end: XOR.
+    while (i < events.length && events[i]![0] === position) mask ^= events[i++]![1];
+    if (i >= events.length) break;
+    const next = events[i]![0];
+    if (mask === 0) continue;
+    if (masks.length > 0 && masks[masks.length - 1] === mask >>> 0 && ends[ends.length - 1]! + 1n === position) ends[ends.length - 1] = next - 1n;
+    else {
+      starts.push(position);
+      ends.push(next - 1n);
+      masks.push(mask >>> 0);
+    }
+  }
+  return { starts, ends, masks };
+}
+
+/**
+ * Adds to `counts` (per category: IPv4 in `counts[i]`, IPv6 in `counts6[i]`) the addresses of `set`
+ * each category holds; true when any. One binary search per range of the set.
+ */
+function overlapInto(set: AddressSet, index: Index, counts: Float64Array | null, counts6: bigint[] | null): boolean {
+  let any = false;
+  const starts = index.v4Starts;
+  const ends = index.v4Ends;
+  if (starts.length > 0) {
+    for (const [startBig, endBig] of set.v4.ranges) {
+      const start = Number(startBig);
+      const end = Number(endBig);
+      let low = 0;
+      let high = ends.length;
+      while (low < high) {
+        const mid = (low + high) >>> 1;
+        if (ends[mid]! < start) low = mid + 1;
+        else high = mid;
+      }
+      for (let i = low; i < starts.length && starts[i]! <= end; i++) {
+        any = true;
+        if (counts === null) return true;
+        const length = Math.min(end, ends[i]!) - Math.max(start, starts[i]!) + 1;
+        for (let mask = index.v4Masks[i]!; mask !== 0; mask &= mask - 1) counts[31 - Math.clz32(mask & -mask)]! += length;
+      }
+    }
+  }
+  const starts6 = index.v6Starts;
+  const ends6 = index.v6Ends;
+  if (starts6.length > 0) {
+    for (const [start, end] of set.v6.ranges) {
+      let low = 0;
+      let high = ends6.length;
+      while (low < high) {
+        const mid = (low + high) >>> 1;
+        if (ends6[mid]! < start) low = mid + 1;
+        else high = mid;
+      }
+      for (let i = low; i < starts6.length && starts6[i]! <= end; i++) {
+        any = true;
+        if (counts6 === null) return true;
+        const from = start > starts6[i]! ? start : starts6[i]!;
+        const to = end < ends6[i]! ? end : ends6[i]!;
+        for (let mask = index.v6Masks[i]!; mask !== 0; mask &= mask - 1) {
+          const bit = 31 - Math.clz32(mask & -mask);
+          counts6[bit] = counts6[bit]! + (to - from + 1n);
+        }
+      }
+    }
+  }
+  return any;
+}
+
+/** Whether a term's whole set touches any category, kept per set object (see `PassOpener.origin`). */
+function touches(origin: AddressSet, index: Index): boolean {
+  let known = index.touches.get(origin);
+  if (known === undefined) index.touches.set(origin, (known = overlapInto(origin, index, null, null)));
+  return known;
+}
+
 /** Per `openers` array (kept with a static record's outcome): the exposures already computed for it. */
 const memo = new WeakMap<readonly PassOpener[], { data: RangeData; checkedDomain: string; exposures: SharedInfrastructureExposure[] }>();
 
@@ -62,17 +192,23 @@ function exposuresOf(input: ClassifyInput, data: RangeData): SharedInfrastructur
   if (openers.length === 0) return [];
   const known = memo.get(openers);
   if (known !== undefined && known.data === data && known.checkedDomain === input.checkedDomain) return known.exposures;
-  const found: SharedInfrastructureExposure[] = [];
+  const index = indexOf(data);
+  let found: SharedInfrastructureExposure[] | null = null;
   for (const opener of openers) {
-    for (const category of data.categories) {
-      const ipv4Addresses = overlap4(opener.set.v4, category);
-      const ipv6Addresses = overlap6(opener.set.v6, category);
-      if (ipv4Addresses === 0 && ipv6Addresses === 0n) continue;
+    // Most terms name no shared space at all, which is known from the term alone.
+    if (!touches(opener.origin, index)) continue;
+    const counts = new Float64Array(data.categories.length);
+    const counts6 = data.categories.map(() => 0n);
+    if (!overlapInto(opener.set, index, counts, counts6)) continue;
+    for (let i = 0; i < data.categories.length; i++) {
+      if (counts[i] === 0 && counts6[i] === 0n) continue;
+      const category = data.categories[i]!;
       const spec = providerSpec(category.provider);
+      found ??= [];
       const same = found.find((e) => e.provider === category.provider && e.service === category.service && e.path === opener.term);
       if (same) {
-        same.ipv4Addresses += ipv4Addresses;
-        same.ipv6Addresses += Number(ipv6Addresses);
+        same.ipv4Addresses += counts[i]!;
+        same.ipv6Addresses += Number(counts6[i]);
         continue;
       }
       found.push({
@@ -85,13 +221,14 @@ function exposuresOf(input: ClassifyInput, data: RangeData): SharedInfrastructur
         recordDomain: opener.domain,
         term: lastStep(opener.term),
         path: opener.term,
-        ipv4Addresses,
-        ipv6Addresses: Number(ipv6Addresses),
+        ipv4Addresses: counts[i]!,
+        ipv6Addresses: Number(counts6[i]),
         severity: 'warning',
         port25: { policy: spec.port25.policy, source: spec.port25.source },
       });
     }
   }
+  if (found === null) return NO_EXPOSURES;
   // Severity per provider service, all terms together: an attacker aims at the union.
   for (const exposure of found) exposure.severity = severityOf(exposure, found);
   // Critical first, then the biggest; on a tie a runner pool or an edge before the cloud it runs in.
@@ -101,6 +238,8 @@ function exposuresOf(input: ClassifyInput, data: RangeData): SharedInfrastructur
   memo.set(openers, { data, checkedDomain: input.checkedDomain, exposures: found });
   return found;
 }
+
+const NO_EXPOSURES: SharedInfrastructureExposure[] = [];
 
 function severityOf(exposure: SharedInfrastructureExposure, all: readonly SharedInfrastructureExposure[]): ExposureSeverity {
   if (exposure.kind !== 'rent') return 'critical';
@@ -119,16 +258,26 @@ function severityOf(exposure: SharedInfrastructureExposure, all: readonly Shared
  * the maybe set is huge: that is a term known only at delivery, which the probes already judge.
  */
 function maybeOf(input: ClassifyInput, data: RangeData): SharedInfrastructureMaybe[] {
-  const set = input.sources.maybe;
+  if (isEmptySet(input.sources.maybe)) return [];
+  const set = differenceOf(input.sources.maybe, input.sources.pass);
   if (isEmptySet(set) || set.v4.size() >= OPEN_IPV4_ADDRESSES || set.v6.isFull) return [];
+  const index = indexOf(data);
+  const counts = new Float64Array(data.categories.length);
+  const counts6 = data.categories.map(() => 0n);
+  if (!overlapInto(set, index, counts, counts6)) return [];
   const out: SharedInfrastructureMaybe[] = [];
-  for (const category of data.categories) {
-    const ipv4Addresses = overlap4(set.v4, category);
-    const ipv6Addresses = overlap6(set.v6, category);
-    if (ipv4Addresses === 0 && ipv6Addresses === 0n) continue;
-    const spec = providerSpec(category.provider);
-    out.push({ checkedDomain: input.checkedDomain, provider: category.provider, providerName: spec.name, service: category.service, label: serviceLabel(category.provider, category.service), ipv4Addresses, ipv6Addresses: Number(ipv6Addresses) });
-  }
+  data.categories.forEach((category, i) => {
+    if (counts[i] === 0 && counts6[i] === 0n) return;
+    out.push({
+      checkedDomain: input.checkedDomain,
+      provider: category.provider,
+      providerName: providerSpec(category.provider).name,
+      service: category.service,
+      label: serviceLabel(category.provider, category.service),
+      ipv4Addresses: counts[i]!,
+      ipv6Addresses: Number(counts6[i]),
+    });
+  });
   return out;
 }
 

@@ -165,7 +165,13 @@ export interface PassOpener {
   term: string;
   /** The domain whose SPF record holds the last term of the path. */
   domain: string;
+  /** The addresses that pass through this term. */
   set: AddressSet;
+  /**
+   * Everything the term matches, of which `set` is the part that reaches it: for an `ip4`/`ip6` term
+   * the same object every time the parsed record is evaluated, so facts about it can be kept.
+   */
+  origin: AddressSet;
 }
 
 /**
@@ -174,7 +180,10 @@ export interface PassOpener {
  */
 export interface PassSources {
   openers: readonly PassOpener[];
+  /** Addresses whose result depends on the message (may overlap `pass`). */
   maybe: AddressSet;
+  /** Addresses that pass whatever the message: the union of the openers' sets. */
+  pass: AddressSet;
 }
 
 /** The address sets behind a pass set, before they are summarised (for tests and tools). */
@@ -216,7 +225,7 @@ export function computePassSetWithSourcesNow(text: string, domain: string, resol
   const walk = new PassSetWalk(resolver, top);
   const walked = walk.record(text, top, [top], 0, { dnsTerms: 0, voids4: 0, voids6: 0 });
   const withSources = (outcome: Outcome): Now<{ passSet: SpfPassSet; sources: PassSources }> => {
-    const sources: PassSources = { openers: outcome.openers, maybe: outcome.maybe };
+    const sources: PassSources = { openers: outcome.openers, maybe: outcome.maybe, pass: outcome.pass };
     const summary = summarisePassSet(walk, top, outcome, resolver);
     return summary instanceof Promise ? summary.then((passSet) => ({ passSet, sources })) : { passSet: summary, sources };
   };
@@ -381,10 +390,10 @@ class RecordState {
       const hit = intersectionOf(this.certain, match.pass);
       if (!isEmptySet(hit)) {
         o.pass = unionOf(o.pass, hit);
-        if (childOpeners === undefined) o.openers.push({ term: label, domain: this.domain, set: hit });
+        if (childOpeners === undefined) o.openers.push({ term: label, domain: this.domain, set: hit, origin: match.pass });
         else for (const opener of childOpeners) {
           const part = intersectionOf(opener.set, hit);
-          if (!isEmptySet(part)) o.openers.push({ term: `${label} → ${opener.term}`, domain: opener.domain, set: part });
+          if (!isEmptySet(part)) o.openers.push({ term: `${label} → ${opener.term}`, domain: opener.domain, set: part, origin: opener.origin });
         }
       }
       const maybeHit = unionOf(intersectionOf(this.certain, match.maybe), intersectionOf(this.maybeReach, unionOf(match.pass, match.maybe)));
@@ -566,13 +575,13 @@ class PassSetWalk {
           return;
         case 'ip4': {
           // RFC 7208 §5.6
-          const set = { v4: RangeSet.cidr(4, BigInt(mechanism.network.value), mechanism.prefix), v6: RangeSet.EMPTY };
+          const set = termSet(mechanism);
           state.name(set);
           state.apply(label, plus, passing(set));
           break;
         }
         case 'ip6': {
-          const set = { v4: RangeSet.EMPTY, v6: RangeSet.cidr(6, ip6ToBigInt(mechanism.network.words), mechanism.prefix) };
+          const set = termSet(mechanism);
           state.name(set);
           state.apply(label, plus, passing(set));
           break;
@@ -817,6 +826,25 @@ class PassSetWalk {
   }
 }
 
+/**
+ * The addresses an `ip4`/`ip6` term names (RFC 7208 §5.6), one object per parsed term: parsed records
+ * are kept by text, so a term met again gives the same set, and what is computed about it once (its
+ * shared-infrastructure overlap, src/ranges/classify.ts) is kept with it.
+ */
+const termSets = new WeakMap<object, AddressSet>();
+
+function termSet(mechanism: Extract<SpfTerm, { type: 'directive' }>['mechanism'] & { name: 'ip4' | 'ip6' }): AddressSet {
+  let set = termSets.get(mechanism);
+  if (set === undefined) {
+    set =
+      mechanism.name === 'ip4'
+        ? { v4: RangeSet.cidr(4, BigInt(mechanism.network.value), mechanism.prefix), v6: RangeSet.EMPTY }
+        : { v4: RangeSet.EMPTY, v6: RangeSet.cidr(6, ip6ToBigInt(mechanism.network.words), mechanism.prefix) };
+    termSets.set(mechanism, set);
+  }
+  return set;
+}
+
 /** RFC 7208 §4.6.4: counts a DNS term; from the 11th on, whatever reaches it gets permerror. */
 function overLimit(label: string, count: LookupCount, state: RecordState): boolean {
   count.dnsTerms++;
@@ -877,7 +905,7 @@ function keepStatic(text: string, domain: string, isStatic: boolean, outcome: Ou
 
 /** A kept static outcome for another domain publishing the same text: its openers name that domain. */
 function withOpenersAt(outcome: Outcome, domain: string): Outcome {
-  return { ...outcome, openers: outcome.openers.map((opener) => ({ term: opener.term, domain, set: opener.set })) };
+  return { ...outcome, openers: outcome.openers.map((opener) => ({ term: opener.term, domain, set: opener.set, origin: opener.origin })) };
 }
 
 function copyCount(count: LookupCount): LookupCount {

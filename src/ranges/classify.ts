@@ -235,6 +235,8 @@ function exposuresOf(input: ClassifyInput, data: RangeData): SharedInfrastructur
   found.sort((a, b) =>
     a.severity !== b.severity ? (a.severity === 'critical' ? -1 : 1) : b.ipv4Addresses - a.ipv4Addresses || b.ipv6Addresses - a.ipv6Addresses || KIND_ORDER[a.kind] - KIND_ORDER[b.kind],
   );
+  // Kept and handed to every later check of the same record: frozen, so no caller can change what the next one reads.
+  for (const exposure of found) Object.freeze(Object.freeze(exposure).port25);
   memo.set(openers, { data, checkedDomain: input.checkedDomain, exposures: found });
   return found;
 }

@@ -77,7 +77,7 @@ const KINDS: ReadonlySet<string> = new Set(['rent', 'runner', 'edge']);
 
 /** Reads a data file's JSON value into classification-ready data. */
 export function decodeRangesFile(value: unknown, origin: string): DecodeResult {
-  if (value === null || typeof value !== 'object') return { ok: false, error: 'not a JSON object' };
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return { ok: false, error: 'not a JSON object' };
   const file = value as Partial<RangesFile>;
   if (file.format !== RANGES_FILE_FORMAT) return { ok: false, error: `"format" is ${JSON.stringify(file.format)}, expected "${RANGES_FILE_FORMAT}"` };
   if (typeof file.generatedAt !== 'string' || typeof file.date !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(file.date)) return { ok: false, error: '"generatedAt" or "date" is missing' };

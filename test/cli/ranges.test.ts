@@ -114,6 +114,24 @@ describe('spoof-checker ranges update --from DIR', () => {
     expect(err).toMatch(/--ranges \/ SPOOF_CHECKER_RANGES: .*bad\.json: "format" is "something else"/);
   });
 
+  it.each([
+    ['scan', ['scan', '-', '--zones', FIXTURE_ZONES]],
+    ['worker', ['worker', '--redis', 'redis://127.0.0.1:1', '--data', '/nonexistent-spoof-checker-data']],
+  ])('%s takes --ranges too, and refuses a file that is not provider data before any work', async (_name, args) => {
+    const bad = join(work, 'bad-for-commands.json');
+    writeFileSync(bad, '[]');
+    const { code, err } = await run([...args, '--ranges', bad]);
+    expect(code).toBe(2);
+    expect(err).toMatch(/--ranges \/ SPOOF_CHECKER_RANGES: .*bad-for-commands\.json: not a JSON object/);
+  });
+
+  it('scan --ranges FILE classifies with that file', async () => {
+    const data = join(work, 'whole.json');
+    const { io, stdout } = captureIo('spf-cloud-ec2.example\n');
+    expect(await main(['scan', '-', '--zones', FIXTURE_ZONES, '--ranges', data, '--details'], io)).toBe(0);
+    expect(JSON.parse(stdout())).toMatchObject({ verdict: 'spoofable', details: { spf: { sharedInfrastructure: { data: { origin: data } } } } });
+  });
+
   it("serve's start-up phrase names the data and flags it stale past 90 days", () => {
     const data = loadRangesFile(join(work, 'whole.json'));
     if (!data.ok) throw new Error(data.error);

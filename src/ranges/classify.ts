@@ -14,6 +14,7 @@ import type { PassOpener, PassSources } from '../spf/pass-set.js';
 import { OPEN_IPV4_ADDRESSES } from '../spf/pass-set.js';
 import { differenceOf } from '../spf/ranges.js';
 import type { AddressSet, RangeSet } from '../spf/ranges.js';
+import { MAX_CATEGORIES } from './codec.js';
 import { providerSpec, serviceLabel } from './providers.js';
 import { isStale, rangesAgeDays } from './snapshot.js';
 import type { ExposureSeverity, RangeCategory, RangeData, SharedInfrastructureExposure, SharedInfrastructureMaybe, SharedInfrastructureReport } from './types.js';
@@ -69,9 +70,6 @@ interface Index {
   /** Per term set (`PassOpener.origin`): whether it touches any category. A subset of a set that does not, does not either. */
   touches: WeakMap<AddressSet, boolean>;
 }
-
-/** Bits in a segment's mask: the most categories the data may have. */
-export const MAX_CATEGORIES = 32;
 
 const indexes = new WeakMap<RangeData, Index>();
 

@@ -9,6 +9,9 @@ import type { AttackKind, ProviderId, RangeCategory, RangeData, RangeSource } fr
 /** The `format` value of a data file this version reads. */
 export const RANGES_FILE_FORMAT = 'spoof-checker/shared-infrastructure@1';
 
+/** The most categories a data file may hold: classification keeps one bit per category in a 32-bit mask. */
+export const MAX_CATEGORIES = 32;
+
 /** A range set as written in the file. */
 export interface EncodedCategory {
   provider: ProviderId;
@@ -82,6 +85,7 @@ export function decodeRangesFile(value: unknown, origin: string): DecodeResult {
   if (file.format !== RANGES_FILE_FORMAT) return { ok: false, error: `"format" is ${JSON.stringify(file.format)}, expected "${RANGES_FILE_FORMAT}"` };
   if (typeof file.generatedAt !== 'string' || typeof file.date !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(file.date)) return { ok: false, error: '"generatedAt" or "date" is missing' };
   if (!Array.isArray(file.sources) || !Array.isArray(file.categories)) return { ok: false, error: '"sources" or "categories" is not a list' };
+  if (file.categories.length > MAX_CATEGORIES) return { ok: false, error: `${file.categories.length} categories, more than the ${MAX_CATEGORIES} this version reads` };
   const categories: RangeCategory[] = [];
   for (const [index, entry] of file.categories.entries()) {
     if (entry === null || typeof entry !== 'object' || !PROVIDER_IDS.has(entry.provider) || !KINDS.has(entry.kind) || typeof entry.service !== 'string') {

@@ -16,7 +16,7 @@ import { differenceOf } from '../spf/ranges.js';
 import type { AddressSet, RangeSet } from '../spf/ranges.js';
 import { MAX_CATEGORIES } from './codec.js';
 import { providerSpec, serviceLabel } from './providers.js';
-import { isStale, rangesAgeDays } from './snapshot.js';
+import { RANGES_STALE_AFTER_DAYS, rangesAgeDays } from './snapshot.js';
 import type { ExposureSeverity, RangeCategory, RangeData, SharedInfrastructureExposure, SharedInfrastructureMaybe, SharedInfrastructureReport } from './types.js';
 
 /** IPv4 addresses of one rentable service (a /20) from which renting until one lands inside is practical. */
@@ -47,12 +47,8 @@ export function classifySharedInfrastructure(inputs: readonly ClassifyInput[], d
     maybe.push(...maybeOf(input, ranges));
   }
   const severity: SharedInfrastructureReport['severity'] = exposures.some((e) => e.severity === 'critical') ? 'critical' : exposures.length > 0 ? 'warning' : 'none';
-  return {
-    severity,
-    exposures,
-    maybe,
-    data: { date: ranges.date, ageDays: rangesAgeDays(ranges, now), stale: isStale(ranges, now), origin: ranges.origin },
-  };
+  const ageDays = rangesAgeDays(ranges, now);
+  return { severity, exposures, maybe, data: { date: ranges.date, ageDays, stale: ageDays > RANGES_STALE_AFTER_DAYS, origin: ranges.origin } };
 }
 
 /**

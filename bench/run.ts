@@ -5,10 +5,11 @@
  *   npm run bench                   full run (several minutes)
  *   npm run bench -- --quick        shorter runs and smaller scans (under a minute)
  *   npm run bench -- --json         … and end with one JSON line of the headline figures
- *   npm run bench -- --only warm,spf   run some sections: warm, cold, http, spf, scan, store
+ *   npm run bench -- --only warm,spf   run some sections: warm, shared, cold, http, spf, scan, store
  *   npm run bench -- --source       measure src/ through tsx instead of the build in dist/
  *
- * Sections: 1 the engine warm (bench/engine-warm.ts), 2 the engine cold over loopback DNS
+ * Sections: 1 the engine warm (bench/engine-warm.ts), 1b what the shared-infrastructure classification adds
+ * to it (bench/shared-infrastructure.ts), 2 the engine cold over loopback DNS
  * (bench/engine-cold.ts), 3 the HTTP service (bench/http.ts), 4 SPF against mailauth
  * (bench/spf-vs-mailauth.ts), 5 the bulk scan (bench/scan.ts), 6 the stores (bench/store.ts). Every rate is the median of at least
  * five runs, with the lowest and highest; warm-up is stated per section.
@@ -20,6 +21,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { runEngineColdBenchmark, type EngineColdResult } from './engine-cold.js';
 import { runEngineWarmBenchmark, type EngineWarmResult } from './engine-warm.js';
+import { runSharedInfrastructureBenchmark, type SharedInfrastructureBenchResult } from './shared-infrastructure.js';
 import { buildEngine, loadEngine, PACKAGE_ROOT } from './engine.js';
 import { runHttpBenchmark, type HttpBenchResult } from './http.js';
 import { runResolverScanBenchmark, runScanBenchmark, type ScanBenchResult } from './scan.js';
@@ -29,7 +31,7 @@ import { formatCount, formatMeasured, formatRatio } from './stats.js';
 import { createKeyPool } from './synthetic.js';
 
 /** The sections, in the order they run. */
-export const SECTIONS = ['warm', 'cold', 'http', 'spf', 'scan', 'store'] as const;
+export const SECTIONS = ['warm', 'shared', 'cold', 'http', 'spf', 'scan', 'store'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 /** The SPF target: at least this many times mailauth's evaluations per second. */
@@ -67,6 +69,8 @@ export interface BenchResults {
   /** Sections that could not be measured, with why. */
   failures: { section: string; error: string }[];
   warm?: EngineWarmResult;
+  /** What the shared-infrastructure classification adds to a warm check. */
+  shared?: SharedInfrastructureBenchResult;
   cold?: EngineColdResult;
   http?: HttpBenchResult;
   spf?: SpfBenchmarkResult;
@@ -83,6 +87,8 @@ export interface BenchResults {
 export interface Summary {
   engineWarmChecksPerSec: number | null;
   engineWarmRatioToTarget: number | null;
+  /** Share of a warm check the shared-infrastructure classification costs (target < 0.05). */
+  sharedInfrastructureCost: number | null;
   engineColdRatioToCeiling: number | null;
   queriesPerCheck: number | null;
   httpRatioToBaseline: number | null;
@@ -137,6 +143,20 @@ export function rowsOf(results: Omit<BenchResults, 'rows' | 'summary'>): Row[] {
         ratio: `${formatRatio(source.ratioToBaseline)} of baseline; ${formatRatio(source.ratioToTarget)} of target`,
         target: `≥ ${formatCount(warm.target)}/s`,
         met: source.engine.median >= warm.target,
+      });
+    }
+  }
+  if (results.shared) {
+    const shared = results.shared;
+    for (const [label, pair] of [[`classified (${shared.classified}/${shared.domains} pass sets)`, shared.usual], ['empty pass set (v=spf1 -all)', shared.emptyPassSet]] as const) {
+      rows.push({
+        section: '1b shared infrastructure',
+        figure: `warm checks/s with the classification, ${label}`,
+        value: formatMeasured(pair.withClassification),
+        baseline: `without (ranges: false): ${formatMeasured(pair.without)}`,
+        ratio: `costs ${(pair.cost * 100).toFixed(1)}%`,
+        target: `< ${(shared.target * 100).toFixed(0)}%`,
+        met: pair.cost < shared.target,
       });
     }
   }
@@ -272,6 +292,7 @@ export function summaryOf(results: Omit<BenchResults, 'rows' | 'summary'>): Summ
     // The warm figure is the service's shape: a warm shared cache over the answer source.
     engineWarmChecksPerSec: warm ? warm.cache.engine.median : null,
     engineWarmRatioToTarget: warm ? warm.cache.ratioToTarget : null,
+    sharedInfrastructureCost: results.shared ? results.shared.usual.cost : null,
     engineColdRatioToCeiling: cold ? cold.ratioToCeiling : null,
     queriesPerCheck: cold ? cold.queriesPerCheck : warm ? warm.lookupsPerCheck : null,
     httpRatioToBaseline: http ? http.ratioToBaseline : null,
@@ -361,6 +382,7 @@ async function main(): Promise<void> {
   };
   const quick = args.quick;
   if (args.only.has('warm')) results.warm = await timed('1 engine, warm', () => runEngineWarmBenchmark({ engine, quick, keys }));
+  if (args.only.has('shared')) results.shared = await timed('1b shared infrastructure', () => runSharedInfrastructureBenchmark({ engine, quick, keys }));
   if (args.only.has('cold')) results.cold = await timed('2 engine, cold', () => runEngineColdBenchmark({ engine, quick, keys }));
   if (args.only.has('http')) results.http = await timed('3 HTTP', () => runHttpBenchmark({ engine, quick, keys }));
   if (args.only.has('spf')) results.spf = await timed('4 SPF vs mailauth', () => runSpfBenchmark({ quick, checkHost: engine.api.checkHost, discoverDmarc: engine.api.discoverDmarc, ...(engine.from === 'build' ? { engineDir: engine.dir } : {}) }));

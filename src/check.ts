@@ -14,10 +14,12 @@ import { normaliseDomainInput, type NormaliseOptions } from './input.js';
 import { lookupMxNow } from './mx/index.js';
 import type { MxAnalysis } from './mx/index.js';
 import type { ProtocolAnalysis, SpoofCheckResult } from './result.js';
+import { classifySharedInfrastructure, sharedInfrastructureFindings, sharedInfrastructureFix, shippedRanges } from './ranges/index.js';
+import type { ClassifyInput, RangeData, SharedInfrastructureReport } from './ranges/index.js';
 import { analyzeSpfNow, describeOpening } from './spf/index.js';
 import type { SpfAnalysis } from './spf/index.js';
 import { decide } from './verdict/index.js';
-import type { Decision, DmarcFacts, OpenSpf, VerdictFacts } from './verdict/index.js';
+import type { Decision, DmarcFacts, OpenSpf, SharedInfrastructureFacts, VerdictFacts } from './verdict/index.js';
 
 export { DEFAULT_CHECK_MAX_QUERIES } from './dns/limits.js';
 
@@ -39,6 +41,12 @@ export interface CheckOptions {
   input?: NormaliseOptions | undefined;
   /** The clock for `resolvedAt`; `new Date()` unless a test injects one. */
   now?: (() => Date) | undefined;
+  /**
+   * Published ranges of shared infrastructure (cloud compute, CI runners, CDN edges) to classify the
+   * SPF pass set against: data loaded with `loadRangesFile`, `false` to skip the classification, or
+   * undefined for the snapshot shipped with the package (read only when some address passes SPF).
+   */
+  ranges?: RangeData | false | undefined;
 }
 
 /**
@@ -111,6 +119,10 @@ export async function checkDomain(input: string, options: CheckOptions): Promise
   const orgSpf = organizational === domain ? null : organizational === registrable ? registrableSpf : await analyzeSpfNow(organizational, resolver);
 
   const dmarcFacts = toDmarcFacts(domain, dmarc);
+  // BreakSPF: what of the pass set (the name's, and the organizational domain's under relaxed
+  // alignment, RFC 7489 §3.1.2) lies in space strangers can rent, start jobs in or relay through.
+  const shared = options.ranges === false ? null : classifyShared(spf, dmarcFacts.spfAlignment === 'r' ? orgSpf : null, options.ranges, () => (options.now ? options.now() : new Date()));
+  const sharedFindings = shared === null ? [] : sharedInfrastructureFindings(shared, displayDomain);
   const facts: VerdictFacts = {
     domain,
     displayDomain,
@@ -122,6 +134,7 @@ export async function checkDomain(input: string, options: CheckOptions): Promise
       lookupCount: spf.lookupCount,
       openToAnyone: openSpfOf(spf),
       organizational: orgSpf === null ? null : { domain: orgSpf.domain, openToAnyone: openSpfOf(orgSpf) },
+      sharedInfrastructure: shared === null ? null : sharedFactsOf(shared, sharedFindings, spf, orgSpf),
     },
     dkim: {
       keys: dkim.found.map((k) => ({ selector: k.selector, keyType: k.keyType, keyLength: k.keyLength, usable: k.usable })),
@@ -134,6 +147,7 @@ export async function checkDomain(input: string, options: CheckOptions): Promise
       ...(dmarc.reports?.findings ?? []),
       ...findingsOf(spf),
       ...(spf.passSet?.unknown ? [evaluationTemperror(spf)] : []),
+      ...sharedFindings,
       ...findingsOf(dkim),
       ...findingsOf(mx),
     ],
@@ -145,7 +159,30 @@ export async function checkDomain(input: string, options: CheckOptions): Promise
     const unsettled = [spf, ...(orgSpf !== null && dmarcFacts.spfAlignment === 'r' ? [orgSpf] : [])].find((s) => s.status === 'temperror' || s.passSet?.unknown);
     if (unsettled) throw spfUnsettled(unsettled);
   }
-  return buildResult({ domain, displayDomain, resolvedAt, started, input, dmarc, spf, orgSpf, registrable, existence: existence.queries, dkim, mx, decision, stats: resolver.stats() });
+  return buildResult({ domain, displayDomain, resolvedAt, started, input, dmarc, spf, orgSpf, shared, registrable, existence: existence.queries, dkim, mx, decision, stats: resolver.stats() });
+}
+
+/**
+ * The shared-infrastructure report of the name's SPF and, when it aligns, the organizational
+ * domain's. A record that lets anyone pass is left out (its own finding says more); the data is
+ * loaded only when some address passes or may pass.
+ */
+function classifyShared(spf: SpfAnalysis, orgSpf: SpfAnalysis | null, ranges: RangeData | undefined, now: () => Date): SharedInfrastructureReport | null {
+  const inputs: ClassifyInput[] = [];
+  for (const analysis of [spf, orgSpf]) {
+    if (analysis === null || analysis.passSources === null || analysis.passSet?.open) continue;
+    inputs.push({ checkedDomain: analysis.domain, sources: analysis.passSources });
+  }
+  if (inputs.length === 0) return null;
+  return classifySharedInfrastructure(inputs, () => ranges ?? shippedRanges(), now());
+}
+
+/** The verdict's view of the report: the critical finding and the record to change. */
+function sharedFactsOf(report: SharedInfrastructureReport, findings: Finding[], spf: SpfAnalysis, orgSpf: SpfAnalysis | null): SharedInfrastructureFacts {
+  const critical = findings.find((f) => f.severity === 'critical') ?? null;
+  const fix = sharedInfrastructureFix(report);
+  const rawRecord = fix === null ? null : fix.domain === spf.domain ? spf.record : orgSpf?.domain === fix.domain ? orgSpf.record : null;
+  return { critical, fix: fix === null || rawRecord === null ? null : { ...fix, rawRecord } };
 }
 
 /** The second `isoTimestampNow` last formatted, and its text up to the milliseconds. */
@@ -340,6 +377,8 @@ interface ResultParts {
   spf: SpfAnalysis;
   /** The organizational domain's SPF, when the name checked is below it. */
   orgSpf: SpfAnalysis | null;
+  /** What of the pass set lies in shared infrastructure; null when nothing was classified. */
+  shared: SharedInfrastructureReport | null;
   registrable: string;
   existence: ExistenceQuery[];
   dkim: DkimProbe;
@@ -425,6 +464,7 @@ function buildResult(p: ResultParts): SpoofCheckResult {
           p.orgSpf === null
             ? null
             : { domain: p.orgSpf.domain, status: p.orgSpf.status, record: p.orgSpf.record, lookupCount: p.orgSpf.lookupCount, passSet: p.orgSpf.passSet },
+        sharedInfrastructure: p.shared,
       },
       registrableDomain: { name: p.registrable, exists: true, queries: p.existence },
       dkim: {

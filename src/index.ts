@@ -65,5 +65,13 @@ export type { DkimKey, DkimProbe } from './dkim/index.js';
 export { lookupMx } from './mx/index.js';
 export type { MxAnalysis } from './mx/index.js';
 
+/**
+ * Shared infrastructure (BreakSPF): published cloud, CI runner and CDN edge ranges, loaded from a
+ * `ranges update` file (`CheckOptions.ranges`) or the shipped snapshot, and the classification of an
+ * SPF pass set against them.
+ */
+export { buildRangesFile, classifySharedInfrastructure, loadRangesFile, parseFeed, PROVIDERS, RANGES_STALE_AFTER_DAYS, CRITICAL_RENTABLE_IPV4, CRITICAL_RENTABLE_IPV6, shippedRanges } from './ranges/index.js';
+export type { RangeData, RangesFile, SharedInfrastructureExposure, SharedInfrastructureReport } from './ranges/index.js';
+
 // The HTTP service and its stores are in `spoof-checker/service` (src/service.ts), so that this entry
 // never loads Fastify.

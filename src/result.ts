@@ -4,6 +4,7 @@ import type { CheckStats } from './dns/limits.js';
 import type { FailedQuery } from './errors.js';
 import type { Finding } from './findings.js';
 import type { MxAnalysis } from './mx/index.js';
+import type { SharedInfrastructureReport } from './ranges/index.js';
 import type { SpfAnalysis } from './spf/index.js';
 import type { Decision, InboxOutcome, Verdict } from './verdict/index.js';
 
@@ -123,6 +124,12 @@ export type SpoofCheckDetails = {
       lookupCount: SpfAnalysis['lookupCount'];
       passSet: SpfAnalysis['passSet'];
     } | null;
+    /**
+     * What of the pass set lies in shared infrastructure (cloud compute, CI runners, CDN edges), per
+     * provider service and term, with the provider data's date; null when nothing passes (or anyone
+     * does, or the classification is off).
+     */
+    sharedInfrastructure: SharedInfrastructureReport | null;
   };
   /** The registrable domain (public suffix list), which must exist for a verdict (RFC 8020). */
   registrableDomain: { name: string; exists: true; queries: ExistenceQuery[] };

@@ -81,6 +81,16 @@ describe('the package as others use it', () => {
     expect(JSON.parse(stdout)).toEqual(['spoofable', true]);
   });
 
+  it('finds the shipped provider snapshot from the built package (resolved beside dist/, not from the working directory)', async () => {
+    const script = `
+      const { checkDomain, ZoneResolver, loadZoneDirectory } = await import(${JSON.stringify(pathToFileURL(join(root, 'dist/index.js')).href)});
+      const resolver = new ZoneResolver(await loadZoneDirectory(${JSON.stringify(join(root, 'fixtures/zones'))}));
+      const result = await checkDomain('spf-cloud-ec2.example', { resolver });
+      console.log(JSON.stringify([result.details.rule, result.details.spf.sharedInfrastructure.data.origin]));`;
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: tmpdir() });
+    expect(JSON.parse(stdout)).toEqual(['spf-shared-infrastructure', 'shipped snapshot']);
+  });
+
   it('loads no module of the HTTP stack or the stores when the engine is imported', async () => {
     const loaded = await modulesLoadedBy('spoof-checker');
     expect(loaded.some((url) => url.endsWith('/dist/index.js')), 'the entry itself was seen').toBe(true);
@@ -121,7 +131,7 @@ describe('the package as others use it', () => {
     const [pack] = JSON.parse(stdout) as [{ files: { path: string }[]; unpackedSize: number }];
     const paths = pack.files.map((file) => file.path);
     // The demo's data ships: zones, seed, and the scenarios, whose DNS faults `serve --demo` injects.
-    expect(paths).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'bin/spoof-checker.js', 'dist/index.js', 'dist/index.d.ts', 'dist/service.js', 'dist/service.d.ts', 'dist/cli/main.js', 'schema/spoof-check-result.schema.json', 'fixtures/zones/p-reject.example.zone', 'fixtures/seed/demo.json', 'fixtures/scenarios.json']));
+    expect(paths).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'bin/spoof-checker.js', 'dist/index.js', 'dist/index.d.ts', 'dist/service.js', 'dist/service.d.ts', 'dist/cli/main.js', 'schema/spoof-check-result.schema.json', 'fixtures/zones/p-reject.example.zone', 'fixtures/seed/demo.json', 'fixtures/scenarios.json', 'data/shared-infrastructure.json']));
     expect(paths.filter((path) => /^(test|src|bench|scripts|conformance)\//.test(path))).toEqual([]);
     expect(paths.filter((path) => path.startsWith('fixtures/expected/'))).toEqual([]);
     expect(paths.filter((path) => path.endsWith('.map') || path.endsWith('.ts') && !path.endsWith('.d.ts'))).toEqual([]);

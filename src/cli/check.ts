@@ -4,6 +4,7 @@ import type { SpoofCheckResult } from '../result.js';
 import { parseCommandArgs, RESOLVER_OPTIONS, UsageError } from './args.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo, type Command } from './io.js';
 import { formatFailure, formatReport } from './report.js';
+import { RANGES_HELP, rangesFromFlag } from './ranges-options.js';
 import { resolverFromFlags } from './resolver-options.js';
 
 const USAGE = `Usage: spoof-checker check <domain|url|address>... [options]
@@ -18,6 +19,7 @@ Options:
   --faults FILE        inject the DNS faults listed in FILE (SERVFAIL, REFUSED, dropped queries…):
                        a JSON list of rules, or of scenarios such as fixtures/scenarios.json
   --selectors a,b      DKIM selectors to probe before the built-in list
+${RANGES_HELP}
   --json               one JSON line per input, in input order
   -h, --help           this text
 
@@ -34,7 +36,7 @@ export interface ErrorLine {
 export const check: Command = async (args, io) => {
   let parsed;
   try {
-    parsed = parseCommandArgs(args, { ...RESOLVER_OPTIONS, faults: { type: 'string' }, selectors: { type: 'string' }, json: { type: 'boolean' } }, true);
+    parsed = parseCommandArgs(args, { ...RESOLVER_OPTIONS, faults: { type: 'string' }, selectors: { type: 'string' }, ranges: { type: 'string' }, json: { type: 'boolean' } }, true);
   } catch (error) {
     return usage(io, error);
   }
@@ -46,12 +48,14 @@ export const check: Command = async (args, io) => {
   if (positionals.length === 0) return usage(io, new UsageError('give at least one domain, URL or address to check'));
 
   let built;
+  let ranges;
   try {
+    ranges = rangesFromFlag(values.ranges, io.env);
     built = await resolverFromFlags({ zones: values.zones, resolver: values.resolver, timeout: values.timeout, faults: values.faults });
   } catch (error) {
     return usage(io, error);
   }
-  const options: CheckOptions = { resolver: built.resolver, selectors: splitList(values.selectors) };
+  const options: CheckOptions = { resolver: built.resolver, selectors: splitList(values.selectors), ranges };
   // Inputs run concurrently; output keeps input order.
   const outcomes = positionals.map((input) => checkOne(input, { ...options, resolver: built.resolverFor(input) }));
   let failed = 0;

@@ -8,6 +8,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   scan: { summary: 'check a list of names (file or stdin), streamed as JSON lines or CSV, resumable', load: async () => (await import('./scan.js')).scan },
   serve: { summary: 'run the HTTP API (spoof checker, logs, templates, domains, contacts)', load: async () => (await import('./serve.js')).serve },
   'dns-serve': { summary: 'serve a directory of zone files over DNS (UDP+TCP)', load: async () => (await import('./dns-serve.js')).dnsServe },
+  ranges: { summary: 'show or update the cloud, CI and CDN address ranges SPF is checked against', load: async () => (await import('./ranges.js')).ranges },
   worker: { summary: 'process queued batch checks (Redis queue, shared store); run as many as needed', load: async () => (await import('./worker.js')).worker },
 };
 

@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import type { SpoofCheckResult } from '../result.js';
 import { DEFAULT_GUIDE_BASE_URL, GUIDE_TOPICS } from '../verdict/advice.js';
 import type { SpfTermNode } from '../spf/index.js';
+import { formatIpv6Count } from '../ranges/findings.js';
 
 /** Columns the report's prose is wrapped at (records to publish are never cut). */
 export const REPORT_WIDTH = 100;
@@ -38,6 +39,15 @@ export function formatReport(result: SpoofCheckResult): string {
     lines.push(`  SPF lookup tree (${result.spf.lookupCount} lookup${result.spf.lookupCount === 1 ? '' : 's'}):`);
     lines.push(`    ${result.domain}: ${result.spf.rawRecord}`);
     renderTree(tree, '    ', lines);
+  }
+  const shared = result.details.spf.sharedInfrastructure;
+  if (shared && shared.exposures.length > 0) {
+    lines.push('');
+    lines.push(`  Shared infrastructure that passes SPF (provider data ${shared.data.date}${shared.data.stale ? `, STALE: ${shared.data.ageDays} days old` : ''}):`);
+    for (const e of shared.exposures) {
+      const counts = [e.ipv4Addresses > 0 ? `${e.ipv4Addresses.toLocaleString('en-US')} IPv4` : '', e.ipv6Addresses > 0 ? `${formatIpv6Count(e.ipv6Addresses)} IPv6` : ''].filter(Boolean).join(' + ');
+      lines.push(`    ${MARK[e.severity]} ${e.label}: ${counts} through ${e.path}${e.recordDomain !== e.checkedDomain ? ` (at ${e.recordDomain})` : ''}`);
+    }
   }
   // The note is said once: it is also the detail of the subdomain reason above, when there is one.
   if (result.subdomainNote && !result.reasons.some((reason) => reason.detail === result.subdomainNote)) {

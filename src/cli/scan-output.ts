@@ -20,6 +20,7 @@ export const CSV_COLUMNS = [
   'dkim_selector',
   'dkim_key_length',
   'mx_provider',
+  'spf_shared_infrastructure',
   'reasons',
   'error_code',
   'error_message',
@@ -36,7 +37,7 @@ export function jsonLine(input: string, result: SpoofCheckResult | ErrorLine, de
 export function csvLine(input: string, result: SpoofCheckResult | ErrorLine): string {
   const cells: (string | number | boolean | null)[] =
     'error' in result
-      ? [input, '', '', '', '', '', '', '', '', '', '', '', '', '', result.error.code, result.error.message]
+      ? [input, '', '', '', '', '', '', '', '', '', '', '', '', '', '', result.error.code, result.error.message]
       : [
           input,
           result.domain,
@@ -51,11 +52,29 @@ export function csvLine(input: string, result: SpoofCheckResult | ErrorLine): st
           result.dkim.selector,
           result.dkim.keyLength,
           result.mx.provider,
+          sharedInfrastructureCell(result),
           result.reasons.map((r) => r.id).join(' '),
           '',
           '',
         ];
   return `${cells.map(csvCell).join(',')}\n`;
+}
+
+/**
+ * The `spf_shared_infrastructure` cell: the worst severity, then each provider service whose
+ * addresses pass, with IPv4+IPv6 counts (`critical aws/EC2=65536+0 github/actions=256+0`); empty
+ * when nothing passes there (or the result came without details).
+ */
+export function sharedInfrastructureCell(result: SpoofCheckResult): string {
+  const report = (result.details as Partial<SpoofCheckResult['details']> | undefined)?.spf?.sharedInfrastructure;
+  if (!report || report.exposures.length === 0) return '';
+  const totals = new Map<string, [number, number]>();
+  for (const e of report.exposures) {
+    const key = `${e.provider}/${e.service}`;
+    const sum = totals.get(key) ?? [0, 0];
+    totals.set(key, [sum[0] + e.ipv4Addresses, sum[1] + e.ipv6Addresses]);
+  }
+  return [report.severity, ...[...totals].map(([key, [v4, v6]]) => `${key}=${v4}+${v6 > Number.MAX_SAFE_INTEGER ? v6.toExponential(3) : v6}`)].join(' ');
 }
 
 function csvCell(value: string | number | boolean | null): string {

@@ -11,10 +11,11 @@ import type { SpoofCheckResult } from '../result.js';
 import { integerOption, parseCommandArgs, RESOLVER_OPTIONS, UsageError } from './args.js';
 import { checkOne, splitList, type ErrorLine } from './check.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, exitCodeForSignal, type CliIo, type Command } from './io.js';
+import { RANGES_HELP, rangesFromFlag } from './ranges-options.js';
 import { resolverFromFlags } from './resolver-options.js';
 import { CSV_COLUMNS, csvLine, jsonLine } from './scan-output.js';
 
-export { CSV_COLUMNS, csvLine, jsonLine } from './scan-output.js';
+export { CSV_COLUMNS, csvLine, jsonLine, sharedInfrastructureCell } from './scan-output.js';
 
 /** Checks in flight at once unless --concurrency says otherwise. */
 export const DEFAULT_SCAN_CONCURRENCY = 32;
@@ -50,6 +51,7 @@ Options:
   --faults FILE        inject the DNS faults listed in FILE (a JSON list of rules, or of scenarios
                        such as fixtures/scenarios.json)
   --selectors a,b      DKIM selectors to probe before the built-in list
+${RANGES_HELP}
   --redis URL          check on the workers of this Redis queue instead (with --database URL or --data DIR,
                        the store the workers use; --format only): see 'spoof-checker worker'
   -h, --help           this text
@@ -80,7 +82,9 @@ export const scan: Command = async (args, io) => {
     return EXIT_OK;
   }
   let built;
+  let ranges;
   try {
+    ranges = rangesFromFlag(settings.rangesFlag, io.env);
     built = await resolverFromFlags(settings.resolverFlags);
   } catch (error) {
     io.err(`spoof-checker scan: ${error instanceof Error ? error.message : String(error)}\n`);
@@ -90,7 +94,7 @@ export const scan: Command = async (args, io) => {
   // the pool bounds the checks, so the bound on listeners is the pool's size (no MaxListeners warning).
   const abort = new AbortController();
   setMaxListeners(settings.concurrency * LISTENERS_PER_CHECK, abort.signal);
-  const options: CheckOptions = { resolver: built.resolver, selectors: settings.selectors, signal: abort.signal };
+  const options: CheckOptions = { resolver: built.resolver, selectors: settings.selectors, signal: abort.signal, ranges };
 
   let previous: PreviousOutput = { done: new Set(), retried: 0, dropped: 0 };
   // Only a regular file is read back for resuming: a device or a pipe (/dev/stdout, a FIFO) is written to only.
@@ -233,6 +237,7 @@ function readSettings(args: string[]) {
       details: { type: 'boolean' },
       selectors: { type: 'string' },
       faults: { type: 'string' },
+      ranges: { type: 'string' },
     },
     true,
   );
@@ -248,6 +253,7 @@ function readSettings(args: string[]) {
     out: values.out,
     details: values.details ?? false,
     selectors: splitList(values.selectors),
+    rangesFlag: values.ranges,
     resolverFlags: { zones: values.zones, resolver: values.resolver, timeout: values.timeout, cacheMaxEntries: SCAN_CACHE_MAX_ENTRIES, faults: values.faults },
   };
 }

@@ -23,6 +23,8 @@ import { DEFAULT_RETENTION_DAYS } from '../store/sql.js';
 import { loadSeedFile } from '../store/seed.js';
 import { integerOption, parseCommandArgs, UsageError } from './args.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo, type Command } from './io.js';
+import type { RangeData } from '../ranges/index.js';
+import { describeRanges, rangesFromFlag } from './ranges-options.js';
 import { resolverFromFlags } from './resolver-options.js';
 
 /** Port without `--port`/`PORT`. */
@@ -65,6 +67,8 @@ Options (each overrides the environment variable in brackets):
   --timeout MS          per-query DNS timeout for real servers
   --faults FILE         inject the DNS faults listed in FILE, a JSON list of rules or of scenarios [SPOOF_CHECKER_FAULTS]
                         (default with --demo: fixtures/scenarios.json; '${NO_FAULTS}' injects none)
+  --ranges FILE         classify SPF pass sets with the provider data in FILE (from 'ranges update') [SPOOF_CHECKER_RANGES]
+                        (default: the shipped snapshot; its date is on the start-up line, flagged when stale)
   --seed FILE           load organisations, keys and data from FILE into an empty store [SPOOF_CHECKER_SEED]
   --data DIR            keep everything in SQLite in DIR, created if missing [SPOOF_CHECKER_DATA]
                         (default ${DEFAULT_DATA_DIR}; ${MEMORY_DATA_DIR} keeps it in memory, lost at exit)
@@ -109,6 +113,8 @@ export interface ServeConfig {
   /** Redis URL for shared rate-limit counters; undefined counts in this process. */
   redis: string | undefined;
   baseUrl: string | undefined;
+  /** Provider data from --ranges / SPOOF_CHECKER_RANGES; undefined for the shipped snapshot. */
+  ranges: RangeData | undefined;
   logLevel: string;
   environment: string;
 }
@@ -200,6 +206,7 @@ export function serveConfig(args: string[], env: NodeJS.ProcessEnv): ServeConfig
       'retention-days': { type: 'string' },
       'trust-proxy': { type: 'string' },
       redis: { type: 'string' },
+      ranges: { type: 'string' },
     },
     false,
   );
@@ -239,6 +246,7 @@ export function serveConfig(args: string[], env: NodeJS.ProcessEnv): ServeConfig
     trustProxy: trustProxyOption(values['trust-proxy'] ?? env['SPOOF_CHECKER_TRUST_PROXY']),
     redis: redisOption(values.redis ?? (env['REDIS_URL'] || undefined)),
     baseUrl: env['SPOOF_CHECKER_BASE_URL'] || undefined,
+    ranges: rangesFromFlag(values.ranges, env),
     logLevel,
     environment: env['NODE_ENV'] || 'development',
   };
@@ -338,7 +346,7 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
     // Batches: on the Redis queue when --redis is given (workers check), else in this process.
     batches = await startBatchService({
       store: stores.batches,
-      check: (domain) => checkDomain(domain, { resolver: resolverFor(domain), ...(config.baseUrl !== undefined ? { baseUrl: config.baseUrl } : {}) }),
+      check: (domain) => checkDomain(domain, { resolver: resolverFor(domain), ranges: config.ranges, ...(config.baseUrl !== undefined ? { baseUrl: config.baseUrl } : {}) }),
       redisUrl: config.redis,
       namesPerDay: batchNamesPerDayFromEnv(io.env),
       log: (message, error) => io.err(`spoof-checker serve: ${message}${error instanceof Error ? `: ${error.message}` : ''}\n`),
@@ -347,7 +355,12 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
       stores,
       batches,
       check: (domain, options) =>
-        checkDomain(domain, { resolver: resolverFor(domain), ...(config.baseUrl !== undefined ? { baseUrl: config.baseUrl } : {}), ...(options?.selectors ? { selectors: options.selectors } : {}) }),
+        checkDomain(domain, {
+          resolver: resolverFor(domain),
+          ranges: config.ranges,
+          ...(config.baseUrl !== undefined ? { baseUrl: config.baseUrl } : {}),
+          ...(options?.selectors ? { selectors: options.selectors } : {}),
+        }),
       ...(redis ? { rateLimitRedis: redis } : {}),
       apiKeys: config.apiKeys,
       // The demo's page says where its answers come from and answers only for the demo's domains.
@@ -381,6 +394,7 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
   io.err(
     `spoof-checker serve: listening on ${url} (DNS: ${dnsDescription}; rate limits ${config.rateLimit ? (redis ? 'on, in Redis' : 'on') : 'off'}; ${describeBatchMode(config.redis)})\n` +
       `  OpenAPI: ${url}/openapi.json   docs: ${url}${DOCS_PATH}\n` +
+      `  SPF shared infrastructure: ${describeRanges(config.ranges, new Date())}\n` +
       (config.demo ? `  try: ${demoCurlLine(url)}\n` : '') +
       (noKey ? NO_API_KEY_HINT : ''),
   );

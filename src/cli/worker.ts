@@ -11,6 +11,7 @@ import { MEMORY_DATA_DIR, openStores, type StorageChoice } from '../store/open.j
 import { checkDatabaseUrl } from '../store/postgres.js';
 import { integerOption, parseCommandArgs, RESOLVER_OPTIONS, UsageError } from './args.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Command } from './io.js';
+import { RANGES_HELP, rangesFromFlag } from './ranges-options.js';
 import { resolverFromFlags } from './resolver-options.js';
 import { SCAN_CACHE_MAX_ENTRIES } from './scan.js';
 
@@ -38,6 +39,7 @@ Options:
   --concurrency N       names checked at once (default ${DEFAULT_BATCH_CONCURRENCY}, at most ${MAX_WORKER_CONCURRENCY})
   --lock-duration MS    how long a chunk stays claimed without a sign of life from its worker before
                         another worker takes it over (default ${DEFAULT_LOCK_DURATION_MS})
+${RANGES_HELP}
   -h, --help            this text
 `;
 
@@ -66,6 +68,7 @@ function readSettings(args: string[], env: NodeJS.ProcessEnv) {
       concurrency: { type: 'string' },
       'lock-duration': { type: 'string' },
       faults: { type: 'string' },
+      ranges: { type: 'string' },
     },
     false,
   );
@@ -82,6 +85,7 @@ function readSettings(args: string[], env: NodeJS.ProcessEnv) {
     storage: storage(values.data, values.database, env),
     concurrency: integerOption(values.concurrency, 'concurrency', DEFAULT_BATCH_CONCURRENCY, 1, MAX_WORKER_CONCURRENCY),
     lockDurationMs: integerOption(values['lock-duration'], 'lock-duration', DEFAULT_LOCK_DURATION_MS, 1000, 600_000),
+    ranges: rangesFromFlag(values.ranges, env),
     resolverFlags: { zones: values.zones, resolver: values.resolver, timeout: values.timeout, cacheMaxEntries: SCAN_CACHE_MAX_ENTRIES, faults: values.faults },
   };
 }
@@ -120,7 +124,7 @@ export const worker: Command = async (args, io) => {
   const running = startBatchWorker({
     redisUrl: settings.redis,
     store: opened.stores.batches,
-    check: (input) => checkDomain(input, { resolver: resolverFor(input) }),
+    check: (input) => checkDomain(input, { resolver: resolverFor(input), ranges: settings.ranges }),
     concurrency: settings.concurrency,
     lockDurationMs: settings.lockDurationMs,
     onChunk: (_job, outcome) => {

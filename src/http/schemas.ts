@@ -59,6 +59,47 @@ export function pageQuery(defaultLimit: number) {
   };
 }
 
+/** A count of addresses (IPv6 counts above 2^53 are rounded). */
+const AddressCount = Type.Number({ minimum: 0 });
+const SharedInfrastructureProvider = Type.Enum(['aws', 'google-cloud', 'azure', 'oracle', 'digitalocean', 'linode', 'github', 'cloudflare', 'fastly', 'akamai']);
+
+/** `details.spf.sharedInfrastructure`: passing SPF addresses in cloud compute, CI runner and CDN edge space (src/ranges/types.ts). */
+export const SharedInfrastructureReportSchema = Type.Object(
+  {
+    severity: Type.Enum(['critical', 'warning', 'none'], { description: 'critical makes an enforcing domain spoofable (finding spf-shared-infrastructure)' }),
+    exposures: Type.Array(
+      Type.Object({
+        provider: SharedInfrastructureProvider,
+        providerName: Type.String(),
+        service: Type.String({ description: 'As the feed names it: EC2, AzureCloud, actions, edge…' }),
+        label: Type.String(),
+        kind: Type.Enum(['rent', 'runner', 'edge'], { description: 'rent a fixed address; start a runner anywhere in the pool; relay through an edge' }),
+        checkedDomain: Type.String(),
+        recordDomain: Type.String(),
+        term: Type.String(),
+        path: Type.String(),
+        ipv4Addresses: AddressCount,
+        ipv6Addresses: AddressCount,
+        severity: Type.Enum(['critical', 'warning']),
+        port25: Type.Object({ policy: Type.Enum(['blocked-until-lifted', 'always-blocked', 'no-raw-sockets', 'not-published']), source: Type.String() }),
+      }),
+    ),
+    maybe: Type.Array(
+      Type.Object({
+        checkedDomain: Type.String(),
+        provider: SharedInfrastructureProvider,
+        providerName: Type.String(),
+        service: Type.String(),
+        label: Type.String(),
+        ipv4Addresses: AddressCount,
+        ipv6Addresses: AddressCount,
+      }),
+    ),
+    data: Type.Object({ date: Type.String(), ageDays: Type.Integer({ minimum: 0 }), stale: Type.Boolean(), origin: Type.String() }),
+  },
+  { description: 'What of the SPF pass set lies in shared infrastructure; null when nothing passes, anyone does, or the classification is off' },
+);
+
 /** Spec: "Spoof check result", with `details` an open object. */
 export const SpoofCheckResultSchema = Type.Object(
   {
@@ -85,7 +126,20 @@ export const SpoofCheckResultSchema = Type.Object(
     ),
     nextStep: Type.Object({ title: Type.String(), body: Type.String(), href: Type.String() }),
     subdomainNote: NullableString,
-    details: Type.Record(Type.String(), Type.Unknown(), { description: 'The facts behind the answer (beyond the spec)' }),
+    details: Type.Object(
+      {
+        spf: Type.Optional(
+          Type.Object(
+            { sharedInfrastructure: Type.Optional(Type.Union([SharedInfrastructureReportSchema, Type.Null()])) },
+            { additionalProperties: true, description: 'SPF facts: records, lookup tree, pass set, and what of it is shared infrastructure' },
+          ),
+        ),
+      },
+      {
+        additionalProperties: true,
+        description: 'The facts behind the answer (beyond the spec); schema/spoof-check-result.schema.json describes every field',
+      },
+    ),
   },
 );
 

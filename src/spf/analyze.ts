@@ -24,8 +24,8 @@ import { expandMacroString, toTargetName } from './macro.js';
 import type { MacroContext } from './macro.js';
 import { describeSyntaxError } from './parse.js';
 import { parseSpfRecordCached } from './parse-cache.js';
-import { computePassSetNow } from './pass-set.js';
-import type { SpfOpening, SpfPassSet } from './pass-set.js';
+import { computePassSetWithSourcesNow } from './pass-set.js';
+import type { PassSources, SpfOpening, SpfPassSet } from './pass-set.js';
 import { isVoidSpfLookup, lookupSpfRecordNow, selectSpfRecords, type SpfRecordLookup } from './record.js';
 import { safeResolve } from './resolve.js';
 import { termPathForMessage, truncateForMessage } from './text.js';
@@ -116,6 +116,11 @@ export interface SpfAnalysis {
    * can pass, and what could not be determined; null unless status is 'found'.
    */
   passSet: SpfPassSet | null;
+  /**
+   * The sets behind `passSet` (each `+` term's share of the pass set, the maybe set), for
+   * shared-infrastructure classification; null when `passSet` is. Not part of the JSON result.
+   */
+  passSources: PassSources | null;
 }
 
 /** Bounds of one analysis; the defaults are the named constants. */
@@ -181,6 +186,7 @@ export function analyzeSpfNow(domain: string, resolver: Resolver, options: Analy
     sizeOctets: 0,
     queries: 0,
     passSet: null,
+    passSources: null,
   };
   const finish = (failure: string): SpfAnalysis => {
     analysis.queries = walk.queries;
@@ -235,8 +241,9 @@ function readTopRecord(
     analysis.lookupCountIsMinimum = subtree.minimum;
     analysis.errors.push(...walk.errors);
     if (options.passSet === false) return finish('');
-    return thenNow(computePassSetNow(text, name, walk), (passSet) => {
+    return thenNow(computePassSetWithSourcesNow(text, name, walk), ({ passSet, sources }) => {
       analysis.passSet = passSet;
+      analysis.passSources = sources;
       return finish('');
     });
   });

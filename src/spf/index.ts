@@ -40,7 +40,7 @@ export {
 } from './evaluate.js';
 export type { AnalyzeSpfOptions, SpfAnalysis, SpfTermFlags, SpfTermNode, TerminalAll } from './analyze.js';
 export { MAX_ANALYSIS_DEPTH, MAX_ANALYSIS_QUERIES, RECOMMENDED_SPF_OCTETS, UDP_MESSAGE_OCTETS, analyzeSpf, analyzeSpfNow, describeOpening, formatShare, isPlainPlusAll } from './analyze.js';
-export type { FamilyShare, PassSetProbe, PassSetSets, PassSetUnknown, SpfOpening, SpfPassSet } from './pass-set.js';
+export type { FamilyShare, PassOpener, PassSetProbe, PassSetSets, PassSetUnknown, PassSources, SpfOpening, SpfPassSet } from './pass-set.js';
 export {
   IPV4_PROBES,
   IPV6_PROBES,
@@ -49,6 +49,7 @@ export {
   OPEN_IPV6_PREFIX,
   WIDE_IPV4_ADDRESSES,
   computePassSet,
+  computePassSetWithSourcesNow,
   isOpen,
   passSetSets,
   probeAddresses,

@@ -134,8 +134,8 @@ interface Match {
 
 /** The outcome of evaluating one record for every address at once. */
 interface Outcome extends Match {
-  /** What each `+` term added to `pass`, with the term's path. */
-  openers: { term: string; set: AddressSet }[];
+  /** What each `+` term added to `pass`, with the term's path and the domain whose record holds it. */
+  openers: PassOpener[];
   /**
    * What a forger can make pass through a `+` term whose name they choose (see
    * `FORGER_CHOSEN_LETTERS`), with the term's path. Kept apart from `pass`/`maybe`, which describe
@@ -156,7 +156,35 @@ const NO_MATCH: Match = { pass: NO_ADDRESSES, maybe: NO_ADDRESSES, temperror: NO
 const MATCH_ALL: Match = { pass: ALL_ADDRESSES, maybe: NO_ADDRESSES, temperror: NO_ADDRESSES, permerror: NO_ADDRESSES };
 
 // Keyed by record text: an outcome of a record with only ip4/ip6/all terms is a function of the text.
-const staticOutcomes = new LRUCache<string, Outcome>({ max: STATIC_OUTCOME_CACHE_ENTRIES });
+// The domain is kept too: the openers name it, and another domain may publish the same text.
+const staticOutcomes = new LRUCache<string, { domain: string; outcome: Outcome }>({ max: STATIC_OUTCOME_CACHE_ENTRIES });
+
+/** What one `+` term lets pass: the term's path from the top record, the record that holds it, the addresses. */
+export interface PassOpener {
+  /** The path from the top record (`include:_spf.example.com → ip4:192.0.2.0/24`). */
+  term: string;
+  /** The domain whose SPF record holds the last term of the path. */
+  domain: string;
+  /** The addresses that pass through this term. */
+  set: AddressSet;
+  /**
+   * Everything the term matches, of which `set` is the part that reaches it: for an `ip4`/`ip6` term
+   * the same object every time the parsed record is evaluated, so facts about it can be kept.
+   */
+  origin: AddressSet;
+}
+
+/**
+ * Where the passing addresses come from, kept beside the summary (never serialised): each `+` term's
+ * share of `pass`, and the `maybe` set. Shared-infrastructure classification reads them.
+ */
+export interface PassSources {
+  openers: readonly PassOpener[];
+  /** Addresses whose result depends on the message (may overlap `pass`). */
+  maybe: AddressSet;
+  /** Addresses that pass whatever the message: the union of the openers' sets. */
+  pass: AddressSet;
+}
 
 /** The address sets behind a pass set, before they are summarised (for tests and tools). */
 export interface PassSetSets {
@@ -189,6 +217,19 @@ export function computePassSetNow(text: string, domain: string, resolver: Resolv
   const walk = new PassSetWalk(resolver, top);
   const walked = walk.record(text, top, [top], 0, { dnsTerms: 0, voids4: 0, voids6: 0 });
   return walked instanceof Promise ? walked.then((outcome) => summarisePassSet(walk, top, outcome, resolver)) : summarisePassSet(walk, top, walked, resolver);
+}
+
+/** `computePassSetNow` with the sets behind the summary (`PassSources`), which the summary leaves out. */
+export function computePassSetWithSourcesNow(text: string, domain: string, resolver: Resolver): Now<{ passSet: SpfPassSet; sources: PassSources }> {
+  const top = canonicalName(domain);
+  const walk = new PassSetWalk(resolver, top);
+  const walked = walk.record(text, top, [top], 0, { dnsTerms: 0, voids4: 0, voids6: 0 });
+  const withSources = (outcome: Outcome): Now<{ passSet: SpfPassSet; sources: PassSources }> => {
+    const sources: PassSources = { openers: outcome.openers, maybe: outcome.maybe, pass: outcome.pass };
+    const summary = summarisePassSet(walk, top, outcome, resolver);
+    return summary instanceof Promise ? summary.then((passSet) => ({ passSet, sources })) : { passSet: summary, sources };
+  };
+  return walked instanceof Promise ? walked.then(withSources) : withSources(walked);
 }
 
 /** The pass set from the walk's outcome, probing with check_host() when terms cannot be enumerated. */
@@ -298,7 +339,7 @@ function shares(set: AddressSet): FamilyShare {
  * The term that let the most addresses through, in the family that makes the set open (IPv4 when
  * its share alone does, else IPv6).
  */
-function largestOpener(openers: Outcome['openers'], pass: AddressSet): string | null {
+function largestOpener(openers: readonly { term: string; set: AddressSet }[], pass: AddressSet): string | null {
   const byV4 = pass.v4.size() >= OPEN_IPV4_ADDRESSES;
   let best: { term: string; size: bigint } | null = null;
   for (const opener of openers) {
@@ -310,6 +351,11 @@ function largestOpener(openers: Outcome['openers'], pass: AddressSet): string | 
 
 /** The running state of one record's evaluation (RFC 7208 §4.6.2: terms in order, first match wins). */
 class RecordState {
+  constructor(
+    /** The domain whose record this is (openers name it). */
+    private readonly domain: string,
+  ) {}
+
   /** Addresses certain to reach the next term. */
   private certain: AddressSet = ALL_ADDRESSES;
   /** Addresses that reach the next term only if a term known at delivery did not match. */
@@ -344,10 +390,10 @@ class RecordState {
       const hit = intersectionOf(this.certain, match.pass);
       if (!isEmptySet(hit)) {
         o.pass = unionOf(o.pass, hit);
-        if (childOpeners === undefined) o.openers.push({ term: label, set: hit });
+        if (childOpeners === undefined) o.openers.push({ term: label, domain: this.domain, set: hit, origin: match.pass });
         else for (const opener of childOpeners) {
           const part = intersectionOf(opener.set, hit);
-          if (!isEmptySet(part)) o.openers.push({ term: `${label} → ${opener.term}`, set: part });
+          if (!isEmptySet(part)) o.openers.push({ term: `${label} → ${opener.term}`, domain: opener.domain, set: part, origin: opener.origin });
         }
       }
       const maybeHit = unionOf(intersectionOf(this.certain, match.maybe), intersectionOf(this.maybeReach, unionOf(match.pass, match.maybe)));
@@ -487,9 +533,9 @@ class PassSetWalk {
   /** The outcome of the record `text` published at `domain`, evaluated for every address at once. */
   record(text: string, domain: string, stack: string[], depth: number, count: LookupCount): Now<Outcome> {
     const cached = staticOutcomes.get(text);
-    if (cached !== undefined) return cached;
+    if (cached !== undefined) return cached.domain === domain || cached.outcome.openers.length === 0 ? cached.outcome : withOpenersAt(cached.outcome, domain);
     const parsed = parseSpfRecordCached(text);
-    const state = new RecordState();
+    const state = new RecordState(domain);
     if (!parsed.ok) {
       // RFC 7208 §4.6: a syntax error anywhere makes the whole record a permerror.
       state.fail(truncateForMessage(text), 'permerror', `the SPF record of ${domain} has a syntax error`);
@@ -500,8 +546,8 @@ class PassSetWalk {
     const run: Evaluation = { terms, hasAll: parsed.record.hasAll, stack, depth, state, count, context: this.context(domain), redirect: null };
     const evaluated = this.evaluateFrom(run, 0);
     // A static record asks nothing, so never waits; the promise branch is for the others.
-    if (evaluated instanceof Promise) return evaluated.then(() => keepStatic(text, isStatic, state.outcome));
-    return keepStatic(text, isStatic, state.outcome);
+    if (evaluated instanceof Promise) return evaluated.then(() => keepStatic(text, domain, isStatic, state.outcome));
+    return keepStatic(text, domain, isStatic, state.outcome);
   }
 
   /**
@@ -529,13 +575,13 @@ class PassSetWalk {
           return;
         case 'ip4': {
           // RFC 7208 §5.6
-          const set = { v4: RangeSet.cidr(4, BigInt(mechanism.network.value), mechanism.prefix), v6: RangeSet.EMPTY };
+          const set = termSet(mechanism);
           state.name(set);
           state.apply(label, plus, passing(set));
           break;
         }
         case 'ip6': {
-          const set = { v4: RangeSet.EMPTY, v6: RangeSet.cidr(6, ip6ToBigInt(mechanism.network.words), mechanism.prefix) };
+          const set = termSet(mechanism);
           state.name(set);
           state.apply(label, plus, passing(set));
           break;
@@ -636,7 +682,7 @@ class PassSetWalk {
       if (outcome instanceof Promise) return outcome.then((known): ChildOutcome => ({ outcome: known, exitCount: count }));
       return { outcome, exitCount: count };
     }
-    const state = new RecordState();
+    const state = new RecordState(target);
     switch (lookup.status) {
       case 'temperror': {
         // RFC 7208 §4.4: a failed lookup of the record is a temperror.
@@ -786,6 +832,25 @@ class PassSetWalk {
   }
 }
 
+/**
+ * The addresses an `ip4`/`ip6` term names (RFC 7208 §5.6), one object per parsed term: parsed records
+ * are kept by text, so a term met again gives the same set, and what is computed about it once (its
+ * shared-infrastructure overlap, src/ranges/classify.ts) is kept with it.
+ */
+const termSets = new WeakMap<object, AddressSet>();
+
+function termSet(mechanism: Extract<SpfTerm, { type: 'directive' }>['mechanism'] & { name: 'ip4' | 'ip6' }): AddressSet {
+  let set = termSets.get(mechanism);
+  if (set === undefined) {
+    set =
+      mechanism.name === 'ip4'
+        ? { v4: RangeSet.cidr(4, BigInt(mechanism.network.value), mechanism.prefix), v6: RangeSet.EMPTY }
+        : { v4: RangeSet.EMPTY, v6: RangeSet.cidr(6, ip6ToBigInt(mechanism.network.words), mechanism.prefix) };
+    termSets.set(mechanism, set);
+  }
+  return set;
+}
+
 /** RFC 7208 §4.6.4: counts a DNS term; from the 11th on, whatever reaches it gets permerror. */
 function overLimit(label: string, count: LookupCount, state: RecordState): boolean {
   count.dnsTerms++;
@@ -839,9 +904,14 @@ function enterChild(label: string, child: ChildOutcome, state: RecordState, coun
 }
 
 /** Keeps the outcome of a record made only of ip4/ip6/all terms (a function of its text). */
-function keepStatic(text: string, isStatic: boolean, outcome: Outcome): Outcome {
-  if (isStatic) staticOutcomes.set(text, outcome);
+function keepStatic(text: string, domain: string, isStatic: boolean, outcome: Outcome): Outcome {
+  if (isStatic) staticOutcomes.set(text, { domain, outcome });
   return outcome;
+}
+
+/** A kept static outcome for another domain publishing the same text: its openers name that domain. */
+function withOpenersAt(outcome: Outcome, domain: string): Outcome {
+  return { ...outcome, openers: outcome.openers.map((opener) => ({ term: opener.term, domain, set: opener.set, origin: opener.origin })) };
 }
 
 function copyCount(count: LookupCount): LookupCount {

@@ -7,7 +7,7 @@ import type { PolicyName, VerdictFacts } from './types.js';
 export const DEFAULT_GUIDE_BASE_URL = '/guides';
 
 /** The guide pages `href` can point at (docs/guides/<topic>.md, served at <base>/<topic>). */
-export const GUIDE_TOPICS = ['spf-open', 'spf-repair', 'dmarc-publish', 'dmarc-multiple', 'dmarc-enforce', 'dmarc-pct', 'dmarc-testing', 'subdomains', 'protected'] as const;
+export const GUIDE_TOPICS = ['spf-open', 'spf-repair', 'spf-shared', 'dmarc-publish', 'dmarc-multiple', 'dmarc-enforce', 'dmarc-pct', 'dmarc-testing', 'subdomains', 'protected'] as const;
 export type GuideTopic = (typeof GUIDE_TOPICS)[number];
 
 /** The next step's title when nothing is left to fix. */
@@ -58,6 +58,32 @@ export function nextStepFor(
             : '') +
           'List only the servers and providers that really send your mail.',
         href: href('spf-open'),
+      };
+    }
+    case 'spf-shared-infrastructure': {
+      const fix = spf.sharedInfrastructure?.fix ?? null;
+      if (fix === null) {
+        return { title: 'List only your own senders in your SPF record', body: 'Your SPF record authorises shared infrastructure that anyone can rent: replace it with your mail provider\'s include or your exact addresses.', href: href('spf-shared') };
+      }
+      const quoted = (terms: readonly string[]) => terms.map((t) => `'${t}'`).join(' and ');
+      const instead = `use instead ${fix.instead.join(', or ')}.`;
+      const parts: string[] = [];
+      if (fix.terms.length > 0) parts.push(`Change the TXT record at ${fix.domain} from\n  ${fix.rawRecord}\nto\n  ${removeTerms(fix.rawRecord, fix.terms)}\nand ${instead}`);
+      for (const inc of fix.included) {
+        parts.push(
+          inc.own
+            ? `In the record at ${inc.recordDomain} (which '${inc.via}' brings in), replace ${quoted(inc.terms)}: ${instead}`
+            : `'${inc.via}' brings in the record at ${inc.recordDomain}, whose ${quoted(inc.terms)} authorises shared infrastructure: ask its owner to list only their mail servers, or remove '${inc.via}' from the record at ${fix.domain}.`,
+        );
+      }
+      const first = fix.terms.length > 0 ? fix.terms : (fix.included.find((i) => i.own)?.terms ?? []);
+      return {
+        title: first.length > 0 ? `Replace ${quoted(first)} in your SPF record` : `Drop or fix ${quoted(fix.included.map((i) => i.via))} in your SPF record`,
+        body:
+          parts.join('\n') +
+          (fix.domain !== facts.domain ? `\nUnder relaxed SPF alignment a pass at ${fix.domain} counts for ${facts.displayDomain}.` : '') +
+          '\nUntil then, anyone who rents a server (or starts a job) in the space you authorise can send as you.',
+        href: href('spf-shared'),
       };
     }
     case 'dmarc-missing': {

@@ -2,4 +2,4 @@
 export { decide, describeTag, effectivePolicyOf, VERDICT_RULES, type VerdictRule } from './rules.js';
 export { openSpfFor } from './alignment.js';
 export { DEFAULT_GUIDE_BASE_URL, GUIDE_TOPICS, isParked, nextStepFor, rewriteDmarc, type GuideTopic, type NextStep } from './advice.js';
-export type { Decision, DkimFacts, DmarcFacts, InboxOutcome, MxFacts, OpenSpf, PolicyName, SpfFacts, Verdict, VerdictFacts } from './types.js';
+export type { Decision, DkimFacts, DmarcFacts, InboxOutcome, MxFacts, OpenSpf, PolicyName, SharedInfrastructureFacts, SpfFacts, Verdict, VerdictFacts } from './types.js';

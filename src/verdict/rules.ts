@@ -141,6 +141,15 @@ export const VERDICT_RULES: readonly VerdictRule[] = [
     },
   },
   {
+    id: 'spf-shared-infrastructure',
+    condition:
+      'The policy for this name is quarantine or reject, but SPF (at the name or, under relaxed alignment, its organizational domain) lets a block of shared infrastructure pass that an attacker can land in: 4,096 or more IPv4 addresses (or a /48 of IPv6) of one cloud service, or any address of a CI runner pool or a CDN edge',
+    verdict: 'spoofable',
+    inboxOutcome: 'delivered',
+    when: (f, effective) => (effective === 'quarantine' || effective === 'reject') && f.spf.sharedInfrastructure?.critical != null,
+    reason: (f) => f.spf.sharedInfrastructure!.critical!,
+  },
+  {
     id: 'dmarc-policy-quarantine',
     condition: 'The policy for this name is quarantine (or reject with t=y)',
     verdict: 'partially_protected',
@@ -204,6 +213,7 @@ export const VERDICT_RULES: readonly VerdictRule[] = [
 const SUPERSEDES: Record<string, readonly string[]> = {
   'spf-plus-all': ['spf-plus-all', 'spf-valid'],
   'spf-open-to-anyone': ['spf-plus-all', 'spf-valid'],
+  'spf-shared-infrastructure': ['spf-valid'],
   'dmarc-pct-low': ['dmarc-pct-partial'],
   'dmarc-testing-mode': ['dmarc-testing'],
   'dmarc-unusable': ['dmarc-invalid-policy'],
@@ -222,7 +232,7 @@ export function decide(facts: VerdictFacts, options: { guideBaseUrl?: string } =
   const effective = effectivePolicyOf(facts);
   const rule = VERDICT_RULES.find((r) => r.when(facts, effective)) ?? VERDICT_RULES[1]!;
   const main = rule.reason(facts, effective);
-  const spfOpen = rule.id === 'spf-open-to-anyone';
+  const spfOpen = rule.id === 'spf-open-to-anyone' || rule.id === 'spf-shared-infrastructure';
   // When anyone passes SPF, the DMARC policy protects nothing, subdomains included.
   const subdomain = spfOpen ? { findings: [], note: null, weakest: null } : subdomainFindings(facts, effective);
   const extras: Finding[] = [];

@@ -93,6 +93,29 @@ export interface SpfFacts {
    * alignment (RFC 7489 §3.1.2) a forger's envelope there aligns with the name checked.
    */
   organizational: { domain: string; openToAnyone: OpenSpf | null } | null;
+  /**
+   * Passing addresses in shared infrastructure (cloud compute, CI runners, CDN edges), at the name or,
+   * under relaxed alignment, at its organizational domain; null when none were classified.
+   */
+  sharedInfrastructure: SharedInfrastructureFacts | null;
+}
+
+/** What the verdict needs of the shared-infrastructure classification (src/ranges/). */
+export interface SharedInfrastructureFacts {
+  /** The critical finding (`spf-shared-infrastructure`): a block an attacker can land in passes. */
+  critical: Finding | null;
+  /** The record to change and how, when `critical` is set. */
+  fix: {
+    /** The domain that publishes the record to change. */
+    domain: string;
+    rawRecord: string;
+    /** Its own terms that authorise the space, as written. */
+    terms: string[];
+    /** Included records that authorise it, and whether each is the owner's own (at or below `domain`). */
+    included: { via: string; recordDomain: string; terms: string[]; own: boolean }[];
+    /** What to use instead, in words. */
+    instead: string[];
+  } | null;
 }
 
 /** An SPF record that lets anyone pass. */

@@ -82,6 +82,7 @@ ${nextStepSection(result.nextStep)}
 <ul class="reasons">${result.reasons.map(reasonItem)}</ul>
 </section>
 ${spfSection(result, obj(details['spf']))}
+${sharedInfrastructureSection(obj(obj(details['spf'])['sharedInfrastructure']))}
 ${dmarcSection(result, obj(details['dmarc']))}
 ${dkimSection(result, obj(details['dkim']))}
 ${mxSection(result, obj(details['mx']))}
@@ -296,6 +297,28 @@ ${outside.length > 0
       )}</ul>`
     : null}
 ${organizationalSpf(result, obj(spf['organizational']))}
+</section>`;
+}
+
+/**
+ * The providers whose shared space passes SPF (cloud compute, CI runners, CDN edges), with the
+ * addresses per family and the term that lets them in; nothing when none does.
+ */
+function sharedInfrastructureSection(report: Obj): SafeHtml | null {
+  const exposures = arr(report['exposures']).map(obj);
+  if (exposures.length === 0) return null;
+  const data = obj(report['data']);
+  const count = (n: number | null, family: string) => (n !== null && n > 0 ? `${n > Number.MAX_SAFE_INTEGER ? `about 2^${Math.round(Math.log2(n))}` : n.toLocaleString('en-US')} ${family}` : null);
+  return html`<section class="detail" aria-labelledby="shared-title" id="shared-infrastructure">
+<h2 id="shared-title">SPF: rented servers that pass</h2>
+<p>Addresses your SPF lets pass that belong to shared infrastructure: anyone who rents a server, starts a CI job or relays through the edge there sends mail that passes SPF as you.</p>
+<table class="shared">
+<thead><tr><th scope="col">Provider</th><th scope="col">Addresses</th><th scope="col">Through</th><th scope="col">Severity</th></tr></thead>
+<tbody>${exposures.map(
+    (e) => html`<tr data-provider="${str(e['provider']) ?? ''}" data-severity="${str(e['severity']) ?? ''}"><td>${str(e['label']) ?? str(e['providerName'])}</td><td>${[count(num(e['ipv4Addresses']), 'IPv4'), count(num(e['ipv6Addresses']), 'IPv6')].filter((c) => c !== null).join(', ')}</td><td><code>${str(e['path'])}</code>${str(e['recordDomain']) !== str(e['checkedDomain']) ? html` <span class="muted">(in the record at ${str(e['recordDomain'])})</span>` : null}</td><td>${str(e['severity'])}</td></tr>`,
+  )}</tbody>
+</table>
+<p class="muted">Provider data dated ${str(data['date']) ?? '?'}${data['stale'] === true ? html` <strong>(stale: ${num(data['ageDays']) ?? '?'} days old)</strong>` : null}. Blocking outbound port 25 by default is friction for an attacker, not protection.</p>
 </section>`;
 }
 

@@ -29,6 +29,18 @@ describe('spoof-checker scan', () => {
     expect(JSON.parse(stdout()).details.spf.tree.length).toBeGreaterThan(0);
   });
 
+  it('has a spf_shared_infrastructure CSV column: the severity, then each provider service with IPv4+IPv6 counts', async () => {
+    const { io, stdout } = captureIo('spf-ci-runners.example\nspf-cloud-fixed.example\np-reject.example\n');
+    await main(['scan', '-', '--zones', FIXTURE_ZONES, '--format', 'csv', '--concurrency', '1'], io);
+    const rows = stdout().trimEnd().split('\n').map((line) => parseCsvLine(line)!);
+    const column = rows[0]!.indexOf('spf_shared_infrastructure');
+    expect(column).toBeGreaterThan(0);
+    const byName = new Map(rows.slice(1).map((row) => [row[0], row[column]]));
+    expect(byName.get('spf-ci-runners.example')).toBe('critical github/actions=65536+0 azure/AzureCloud=65536+0');
+    expect(byName.get('spf-cloud-fixed.example')).toBe('warning aws/EC2=1+0');
+    expect(byName.get('p-reject.example')).toBe('');
+  });
+
   it('writes CSV to --out and resumes, skipping names already there', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'scan-'));
     const list = join(dir, 'names.txt');

@@ -156,7 +156,7 @@ function load(base: string, signalSent: () => boolean) {
         if (logId === null) {
           unexpected.push(`${request}: ${response.status} without x-log-id: ${text.slice(0, 200)}`);
         } else {
-          accepted.push({ logId, status: response.status, code: response.ok ? undefined : errorCode(text), request, afterSignal: signalSent() });
+          accepted.push({ logId, status: response.status, code: response.status >= 200 && response.status < 300 ? undefined : errorCode(text), request, afterSignal: signalSent() });
         }
       } catch (error) {
         // After the signal, a request the server no longer took was not accepted: fine, and this worker is done.

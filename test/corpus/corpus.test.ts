@@ -39,6 +39,8 @@ const REQUIRED_FINDING_IDS: readonly string[] = [
   'spf-permerror', 'spf-void-lookups', 'spf-syntax-error', 'spf-multiple-records', 'spf-neutral', 'spf-no-all', 'spf-redirect-ignored',
   'spf-include-loop', 'spf-include-missing', 'spf-ptr-used', 'spf-macro-unresolvable', 'spf-record-too-long', 'spf-missing',
   'spf-valid', 'spf-temperror', 'spf-evaluation-temperror', 'spf-wide-pass',
+  // SPF: shared infrastructure (BreakSPF): rentable cloud, CI runner or CDN edge space passes
+  'spf-shared-infrastructure', 'spf-shared-infrastructure-fixed',
   // DMARC: unusable policy, test mode, legacy pct and tags, reports, look-alike records
   'dmarc-invalid-policy', 'dmarc-pct-partial', 'dmarc-no-rua', 'dmarc-report-destination-unverified',
   'dmarc-legacy-tag', 'dmarc-syntax',

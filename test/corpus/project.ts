@@ -91,6 +91,11 @@ export interface ProjectedFacts {
   /** Selectors whose lookup failed (never "no key"). */
   dkimFailed: string[];
   mxHosts: [preference: number, exchange: string][];
+  /**
+   * What of the SPF pass set lies in shared infrastructure, one entry per provider service and term
+   * (left out of the golden when nothing does, so goldens from before the classification stand).
+   */
+  sharedInfrastructure?: [provider: string, service: string, term: string, ipv4Addresses: number, ipv6Addresses: number, severity: string][] | undefined;
 }
 
 /** What a golden pins of a check that was refused. */
@@ -198,6 +203,9 @@ export function projectResult(result: SpoofCheckResult): ProjectedResult {
       dkimKeys: details.dkim.found.map((key) => [key.selector, key.outcome, key.keyType, key.keyLength, key.provider]),
       dkimFailed: details.dkim.failed.map((failure) => failure.selector),
       mxHosts: details.mx.hosts.map((host) => [host.preference, host.exchange]),
+      sharedInfrastructure: details.spf.sharedInfrastructure?.exposures.length
+        ? details.spf.sharedInfrastructure.exposures.map((e) => [e.provider, e.service, e.path, e.ipv4Addresses, e.ipv6Addresses, e.severity])
+        : undefined,
     },
   };
 }
@@ -207,7 +215,12 @@ interface ResultDetails {
   rule: string;
   displayDomain: string;
   dmarc: { status: string; foundAt: string | null; appliedTag: string | null; effectivePolicy: string | null; nameExists: boolean | null };
-  spf: { status: string; terminalAll: string | null; voidLookups: number };
+  spf: {
+    status: string;
+    terminalAll: string | null;
+    voidLookups: number;
+    sharedInfrastructure: { exposures: { provider: string; service: string; path: string; ipv4Addresses: number; ipv6Addresses: number; severity: string }[] } | null;
+  };
   dkim: {
     found: { selector: string; outcome: string; keyType: string | null; keyLength: number | null; provider: string | null }[];
     failed: { selector: string }[];

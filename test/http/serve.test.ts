@@ -159,6 +159,12 @@ describe('spoof-checker serve', () => {
     expect(fake.err.join('')).toMatch(/serve: --port must be a whole number[\s\S]*Usage: spoof-checker serve/);
   });
 
+  it('SPOOF_CHECKER_RANGES naming a file that is not provider data exits 2, naming it', async () => {
+    const fake = fakeIo({ SPOOF_CHECKER_RANGES: DEMO_SEED_FILE });
+    expect(await serve(['--port', '0'], fake.io)).toBe(2);
+    expect(fake.err.join('')).toMatch(/--ranges \/ SPOOF_CHECKER_RANGES: .*demo\.json: "format" is undefined/);
+  });
+
   it('a zone directory that does not load exits 2', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'zones-'));
     const fake = fakeIo({ LOG_LEVEL: 'silent' });
@@ -180,6 +186,8 @@ describe('spoof-checker serve', () => {
       SPOOF_CHECKER_API_KEYS: 'sk_env_key_for_new_org_1:org_env,sk_env_key_for_demo_22:org_demo',
     });
     expect(server.err.join('')).toMatch(/DNS: .*127\.0\.0\.1:1.*; rate limits on/);
+    // The shipped provider data dates from July 2025: the start-up line says how old, and that it is stale.
+    expect(server.err.join('')).toMatch(/\n  SPF shared infrastructure: provider ranges from the shipped snapshot, dated 2025-07-21: STALE \(\d+ days old, over 90\)/);
     const email = await fetch(`${server.base}/api/logs/v1/emails/eml_demo_welcome`, { headers: { authorization: `Bearer ${DEMO_API_KEY}` } });
     expect(email.status).toBe(200);
     expect(((await email.json()) as { events: { type: string }[] }).events.map((e) => e.type)).toEqual(['queued', 'sent', 'delivered']);

@@ -52,12 +52,26 @@ function facts(dmarc: Partial<DmarcFacts> = {}, rest: Partial<Omit<VerdictFacts,
       lookalike: null,
       ...dmarc,
     }),
-    spf: { status: 'found', rawRecord: 'v=spf1 include:_spf.example.net -all', terminalAll: '-all', lookupCount: 1, openToAnyone: null, organizational: null, ...rest.spf },
+    spf: { status: 'found', rawRecord: 'v=spf1 include:_spf.example.net -all', terminalAll: '-all', lookupCount: 1, openToAnyone: null, organizational: null, sharedInfrastructure: null, ...rest.spf },
     dkim: rest.dkim ?? { keys: [{ selector: 's1', keyType: 'rsa', keyLength: 2048, usable: true }], probed: 30 },
     mx: rest.mx ?? { status: 'found', provider: 'Google Workspace' },
     findings: rest.findings ?? [],
   };
 }
+
+/** SPF whose pass set holds a /16 of Amazon EC2 (what src/ranges/ reports as critical). */
+const sharedSpf = {
+  status: 'found',
+  rawRecord: 'v=spf1 ip4:3.224.0.0/16 include:_spf.example.net -all',
+  terminalAll: '-all',
+  lookupCount: 1,
+  openToAnyone: null,
+  organizational: null,
+  sharedInfrastructure: {
+    critical: { id: 'spf-shared-infrastructure', severity: 'critical', title: 'SPF Lets Rented Servers Pass (Amazon EC2)', detail: '65,536 IPv4 addresses of Amazon EC2 pass.' },
+    fix: { domain: 'example.com', rawRecord: 'v=spf1 ip4:3.224.0.0/16 include:_spf.example.net -all', terms: ['ip4:3.224.0.0/16'], included: [], instead: ["'include:amazonses.com' if you send through Amazon SES"] },
+  },
+} as const satisfies VerdictFacts['spf'];
 
 const none = { requestedPolicy: 'none', subdomainPolicy: 'none', nonExistentPolicy: 'none', appliedPolicy: 'none', rawRecord: 'v=DMARC1; p=none; rua=mailto:d@example.com' } as const;
 const quarantine = { requestedPolicy: 'quarantine', subdomainPolicy: 'quarantine', nonExistentPolicy: 'quarantine', appliedPolicy: 'quarantine', rawRecord: 'v=DMARC1; p=quarantine' } as const;
@@ -74,6 +88,10 @@ const table: [why: string, input: VerdictFacts, rule: string, verdict: string, i
   ['a subdomain under sp=none', facts({ appliedTag: 'sp', appliedPolicy: 'none', subdomainPolicy: 'none' }, {}), 'dmarc-policy-none', 'spoofable', 'delivered', true, 'dmarc-sp-none'],
   ['a name that does not exist under np=none', facts({ appliedTag: 'np', appliedPolicy: 'none', nonExistentPolicy: 'none', nameExists: false }), 'dmarc-policy-none', 'spoofable', 'delivered', true, 'dmarc-np-none'],
   ['quarantine with t=y is one level lower: none', facts({ ...quarantine, testing: true }), 'dmarc-policy-none', 'spoofable', 'delivered', true, 'dmarc-testing-mode'],
+  ['p=reject, but SPF lets an EC2 /16 pass', facts({}, { spf: { ...sharedSpf } }), 'spf-shared-infrastructure', 'spoofable', 'delivered', true, 'spf-shared-infrastructure'],
+  ['p=quarantine, but SPF lets an EC2 /16 pass: delivered, not quarantined', facts(quarantine, { spf: { ...sharedSpf } }), 'spf-shared-infrastructure', 'spoofable', 'delivered', true, 'spf-shared-infrastructure'],
+  ['p=none with an EC2 /16: the policy decides, the finding stays among the reasons', facts(none, { spf: { ...sharedSpf } }), 'dmarc-policy-none', 'spoofable', 'delivered', true, 'dmarc-p-none'],
+  ['p=reject with a single fixed cloud address (no critical finding) is protected', facts({}, { spf: { ...sharedSpf, sharedInfrastructure: { critical: null, fix: null } } }), 'dmarc-reject', 'protected', 'rejected', false, 'dmarc-protected'],
   ['p=quarantine', facts(quarantine), 'dmarc-policy-quarantine', 'partially_protected', 'spam', true, 'dmarc-p-quarantine'],
   ['reject with t=y is quarantine', facts({ testing: true }), 'dmarc-policy-quarantine', 'partially_protected', 'spam', true, 'dmarc-testing-mode'],
   ['reject with pct=50', facts({ pct: 50 }), 'dmarc-reject-partial', 'partially_protected', 'spam', true, 'dmarc-pct-low'],
@@ -92,6 +110,16 @@ describe('verdict table', () => {
     expect(decision.inboxOutcome).toBe(inbox);
     expect(decision.spoofable).toBe(spoofable);
     expect(decision.reasons[0]?.id).toBe(reasonId);
+  });
+
+  it('names the term to replace and what to use instead in the next step', () => {
+    const step = decide(facts({}, { spf: { ...sharedSpf } })).nextStep;
+    expect(step.title).toBe("Replace 'ip4:3.224.0.0/16' in your SPF record");
+    expect(step.body).toContain('from\n  v=spf1 ip4:3.224.0.0/16 include:_spf.example.net -all\nto\n  v=spf1 include:_spf.example.net -all\n');
+    expect(step.body).toContain("'include:amazonses.com' if you send through Amazon SES");
+    expect(step.href).toBe('/guides/spf-shared?domain=example.com');
+    // The analyzer's "valid SPF" success never stands beside the critical finding.
+    expect(decide(facts({}, { spf: { ...sharedSpf }, findings: [{ id: 'spf-valid', severity: 'success', title: 'SPF Valid', detail: '' }] })).reasons.map((r) => r.id)).toEqual(['spf-shared-infrastructure']);
   });
 
   it('has a test row for every rule', () => {

@@ -98,6 +98,19 @@ describe('GET /check', () => {
     expect(body).toContain('href="/guides/dmarc-enforce?domain=p-none.example"');
   });
 
+  it('names the providers whose rented space passes SPF, with counts, in a section of its own', async () => {
+    const body = (await app.inject({ url: '/check/spf-ci-runners.example' })).body;
+    expect(textById(body, 'verdict')).toBe('Spoofable');
+    expect(textById(body, 'shared-title')).toBe('SPF: rented servers that pass');
+    const section = body.slice(body.indexOf('id="shared-infrastructure"'), body.indexOf('</section>', body.indexOf('id="shared-infrastructure"')));
+    expect(textContent(section)).toMatch(/GitHub Actions runners\s*65,536 IPv4\s*ip4:4\.148\.0\.0\/16/);
+    expect(textContent(section)).toMatch(/Microsoft Azure\s*65,536 IPv4/);
+    expect(section).toContain('data-severity="critical"');
+    expect(textContent(section)).toMatch(/friction for an attacker, not protection/);
+    // A domain with nothing in shared space has no such section.
+    expect((await app.inject({ url: '/check/p-none.example' })).body).not.toContain('id="shared-infrastructure"');
+  });
+
   it('answers the API result as JSON when asked with Accept: application/json', async () => {
     const page = await app.inject({ url: '/check/p-reject.example', headers: { accept: 'application/json' } });
     expect(page.statusCode).toBe(200);

@@ -1,0 +1,185 @@
+/**
+ * `spoof-checker ranges`: the provider data behind the shared-infrastructure finding.
+ *   ranges show [--ranges FILE] [--json]       its date, sources and per-provider counts
+ *   ranges update --out FILE [--from DIR]       rebuild it from the official feeds (HTTPS) or local copies
+ */
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { buildRangesFile, decodeRangesFile, isStale, PROVIDERS, rangesAgeDays, RANGES_STALE_AFTER_DAYS, readFeedDirectory, SHIPPED_RANGES_FILE, shippedRanges } from '../ranges/index.js';
+import type { BuildResult, FeedText, RangeData, RangesFile } from '../ranges/index.js';
+import { formatIpv6Count } from '../ranges/index.js';
+import { integerOption, parseCommandArgs, UsageError } from './args.js';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo, type Command } from './io.js';
+import { fetchFeeds, FEED_TIMEOUT_MS, MAX_FEED_BYTES, type FetchFeedsOptions } from './ranges-fetch.js';
+import { rangesFromFlag } from './ranges-options.js';
+
+const USAGE = `Usage: spoof-checker ranges show [--ranges FILE] [--json]
+       spoof-checker ranges update --out FILE [--from DIR] [--timeout MS]
+
+The published address ranges of shared infrastructure (cloud compute, CI runners, CDN edges) that
+checks compare SPF pass sets with.
+
+  show                 print the data's date, its sources and the addresses per provider service
+    --ranges FILE      show FILE instead of the shipped snapshot [SPOOF_CHECKER_RANGES]
+    --json             as JSON
+  update               build a data file from the providers' official feeds, fetched over HTTPS
+    --out FILE         where to write it (atomically: a temporary file, then a rename)
+    --from DIR         read local copies in the official formats instead of fetching
+                       (file names as in fixtures/provider-ranges/README.md)
+    --timeout MS       per-feed timeout (default ${FEED_TIMEOUT_MS}); feeds over ${MAX_FEED_BYTES} bytes are refused
+  -h, --help           this text
+
+A feed that cannot be fetched, fails to parse, or has shrunk to less than half of the previous data
+is refused: the previous data for that provider (FILE if it exists, else the shipped snapshot) is
+kept. Pass the file to check, scan, serve and worker with --ranges FILE (or SPOOF_CHECKER_RANGES).
+
+Exit status: 0 written (or shown), 1 written with some provider's previous data kept, or nothing
+could be built, 2 on a usage error.
+`;
+
+/** `spoof-checker ranges`. */
+export const ranges: Command = async (args, io) => {
+  const [sub, ...rest] = args;
+  if (sub === undefined || sub === '--help' || sub === '-h' || sub === 'help') {
+    (sub === undefined ? io.err : io.out)(USAGE);
+    return sub === undefined ? EXIT_USAGE : EXIT_OK;
+  }
+  try {
+    if (sub === 'show') return show(rest, io);
+    if (sub === 'update') return await update(rest, io);
+    throw new UsageError(`unknown subcommand '${sub}': use show or update`);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    io.err(`spoof-checker ranges: ${error.message}\nRun 'spoof-checker ranges --help' for the options.\n`);
+    return EXIT_USAGE;
+  }
+};
+
+function show(args: string[], io: CliIo): number {
+  const { values, positionals } = parseCommandArgs(args, { ranges: { type: 'string' }, json: { type: 'boolean' } }, false);
+  if (values.help) {
+    io.out(USAGE);
+    return EXIT_OK;
+  }
+  if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
+  const data = rangesFromFlag(values.ranges, io.env) ?? shippedRanges();
+  const now = new Date();
+  const summary = summarise(data, now);
+  if (values.json) {
+    io.out(`${JSON.stringify(summary)}\n`);
+    return EXIT_OK;
+  }
+  const lines = [
+    `Provider data: ${summary.origin}`,
+    `Dated ${summary.date} (${summary.ageDays} days old${summary.stale ? `: STALE, over ${RANGES_STALE_AFTER_DAYS} days; run 'spoof-checker ranges update --out FILE'` : ''}); built ${summary.generatedAt}`,
+    '',
+    'Sources:',
+    ...summary.sources.map((s) => `  ${s.provider.padEnd(13)} ${(s.date ?? `read ${s.readAt}`).padEnd(16)} ${String(s.prefixes).padStart(6)} prefixes  ${s.url}`),
+    '',
+    'Provider services (addresses after merging; Microsoft 365 mail ranges taken out):',
+    ...summary.categories.map((c) => `  ${c.label.padEnd(30)} ${c.kind.padEnd(7)} ${c.ipv4Addresses.toLocaleString('en-US').padStart(14)} IPv4  ${formatIpv6Count(c.ipv6Addresses).padStart(10)} IPv6`),
+  ];
+  io.out(`${lines.join('\n')}\n`);
+  return EXIT_OK;
+}
+
+/** What `ranges show --json` prints. */
+export interface RangesSummary {
+  origin: string;
+  date: string;
+  ageDays: number;
+  stale: boolean;
+  generatedAt: string;
+  sources: RangeData['sources'];
+  categories: { provider: string; service: string; label: string; kind: string; ipv4Addresses: number; ipv6Addresses: number }[];
+}
+
+export function summarise(data: RangeData, now: Date): RangesSummary {
+  return {
+    origin: data.origin,
+    date: data.date,
+    ageDays: rangesAgeDays(data, now),
+    stale: isStale(data, now),
+    generatedAt: data.generatedAt,
+    sources: data.sources,
+    categories: data.categories.map((c) => ({
+      provider: c.provider,
+      service: c.service,
+      label: PROVIDERS.find((p) => p.id === c.provider)?.services.find((s) => s.service === c.service)?.label ?? c.service,
+      kind: c.kind,
+      ipv4Addresses: c.ipv4Addresses,
+      ipv6Addresses: c.ipv6Addresses,
+    })),
+  };
+}
+
+async function update(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs(args, { out: { type: 'string' }, from: { type: 'string' }, timeout: { type: 'string' } }, false);
+  if (values.help) {
+    io.out(USAGE);
+    return EXIT_OK;
+  }
+  if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
+  if (values.out === undefined) throw new UsageError('give --out FILE: where to write the data');
+  if (values.from !== undefined && values.timeout !== undefined) throw new UsageError('--timeout applies to fetching, not to --from');
+  if (values.from !== undefined && !existsSync(values.from)) throw new UsageError(`--from ${values.from}: no such directory`);
+  const timeoutMs = integerOption(values.timeout, 'timeout', FEED_TIMEOUT_MS, 1, 600_000);
+  const result = await updateRanges({ out: values.out, from: values.from, fetch: { timeoutMs } });
+  return report(result, values.out, io);
+}
+
+/** What `updateRanges` needs: where to write, and where the feeds come from. */
+export interface UpdateRangesOptions {
+  out: string;
+  /** A directory of local copies; fetched over HTTPS when absent. */
+  from?: string | undefined;
+  fetch?: FetchFeedsOptions | undefined;
+  now?: Date | undefined;
+}
+
+/** The build's outcome and whether a file was written. */
+export type UpdateRangesResult = BuildResult & { written: boolean; previousFrom: string };
+
+/**
+ * Builds the data from the feeds and writes it to `out` atomically (temporary file, then rename),
+ * keeping the previous data (`out` if it holds a data file, else the shipped snapshot) for any
+ * provider whose feed is refused. Nothing is written when some provider has neither.
+ */
+export async function updateRanges(options: UpdateRangesOptions): Promise<UpdateRangesResult> {
+  const { previous, previousFrom } = previousData(options.out);
+  const feeds: Map<string, FeedText> = options.from !== undefined ? readFeedDirectory(options.from) : await fetchFeeds(options.fetch);
+  const result = buildRangesFile(feeds, { previous, now: options.now ?? new Date() });
+  if (result.file === null) return { ...result, written: false, previousFrom };
+  const temporary = `${options.out}.${process.pid}.tmp`;
+  try {
+    writeFileSync(temporary, `${JSON.stringify(result.file, null, 1)}\n`);
+    renameSync(temporary, options.out);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw new UsageError(`cannot write ${options.out}: ${(error as Error).message}`);
+  }
+  return { ...result, written: true, previousFrom };
+}
+
+/** The data to keep for refused feeds: `out` when it holds a valid data file, else the shipped snapshot. */
+function previousData(out: string): { previous: RangesFile | null; previousFrom: string } {
+  for (const path of [out, SHIPPED_RANGES_FILE]) {
+    try {
+      const value = JSON.parse(readFileSync(path, 'utf8')) as unknown;
+      if (decodeRangesFile(value, path).ok) return { previous: value as RangesFile, previousFrom: path };
+    } catch {
+      // Not there or not a data file: try the next.
+    }
+  }
+  return { previous: null, previousFrom: 'none' };
+}
+
+function report(result: UpdateRangesResult, out: string, io: CliIo): number {
+  for (const p of result.providers) io.err(`  ${p.provider.padEnd(13)} ${p.outcome.padEnd(8)} ${p.detail}\n`);
+  if (!result.written) {
+    io.err(`spoof-checker ranges: nothing written to ${out}: some provider has neither usable new data nor previous data.\n`);
+    return EXIT_FAILED;
+  }
+  const kept = result.providers.filter((p) => p.outcome === 'kept');
+  io.out(`wrote ${out}: provider data dated ${result.file!.date}${kept.length > 0 ? `; previous data (from ${result.previousFrom}) kept for ${kept.map((p) => p.provider).join(', ')}` : ''}\n`);
+  return kept.length > 0 ? EXIT_FAILED : EXIT_OK;
+}

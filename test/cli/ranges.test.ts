@@ -1,0 +1,227 @@
+/**
+ * `spoof-checker ranges`: show, update from local copies (and the verdict following the data), and
+ * update over HTTPS from a local server whose certificate a test CA made with `openssl` signed.
+ * Nothing here leaves 127.0.0.1.
+ */
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import { updateRanges } from '../../src/cli/ranges.js';
+import { describeRanges } from '../../src/cli/ranges-options.js';
+import { loadRangesFile } from '../../src/ranges/snapshot.js';
+import { captureIo, FIXTURE_ZONES } from './helpers.js';
+
+const FEEDS_DIR = fileURLToPath(new URL('../../fixtures/provider-ranges/', import.meta.url));
+const work = mkdtempSync(join(tmpdir(), 'spoof-checker-ranges-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** Copies of the official feeds, with `edit` applied to the AWS file. */
+function feedCopy(name: string, edit: (aws: { prefixes: { ip_prefix: string; service: string }[] }) => void = () => {}): string {
+  const dir = join(work, name);
+  execFileSync('mkdir', ['-p', dir]);
+  for (const file of readdirSync(FEEDS_DIR)) copyFileSync(join(FEEDS_DIR, file), join(dir, file));
+  const aws = JSON.parse(readFileSync(join(dir, 'aws-ip-ranges.json'), 'utf8'));
+  edit(aws);
+  writeFileSync(join(dir, 'aws-ip-ranges.json'), JSON.stringify(aws));
+  return dir;
+}
+
+async function run(args: string[], env: NodeJS.ProcessEnv = {}) {
+  const { io, stdout, stderr } = captureIo();
+  io.env = env;
+  const code = await main(args, io);
+  return { code, out: stdout(), err: stderr() };
+}
+
+describe('spoof-checker ranges show', () => {
+  it('prints the shipped data: its date, that it is stale, each source and each provider service', async () => {
+    const { code, out } = await run(['ranges', 'show']);
+    expect(code).toBe(0);
+    expect(out).toContain('Provider data: shipped snapshot');
+    expect(out).toMatch(/Dated 2025-07-21 \(\d+ days old: STALE, over 90 days/);
+    expect(out).toMatch(/aws\s+2025-07-24\s+\d+ prefixes\s+https:\/\/ip-ranges\.amazonaws\.com\/ip-ranges\.json/);
+    expect(out).toMatch(/Amazon EC2\s+rent\s+[\d,]+ IPv4/);
+    expect(out).toMatch(/GitHub Actions runners\s+runner/);
+  });
+
+  it('--json gives the same as one JSON object', async () => {
+    const { code, out } = await run(['ranges', 'show', '--json']);
+    expect(code).toBe(0);
+    const summary = JSON.parse(out);
+    expect(summary).toMatchObject({ origin: 'shipped snapshot', date: '2025-07-21', stale: true });
+    expect(summary.categories).toContainEqual(expect.objectContaining({ provider: 'aws', service: 'EC2', kind: 'rent', ipv4Addresses: expect.any(Number) }));
+  });
+
+  it.each([
+    [['ranges'], /Usage: spoof-checker ranges show/],
+    [['ranges', 'list'], /unknown subcommand 'list'/],
+    [['ranges', 'update'], /give --out FILE/],
+    [['ranges', 'update', '--out', '/tmp/x.json', '--from', '/no/such/dir'], /no such directory/],
+    [['ranges', 'show', '--ranges', '/no/such/file.json'], /cannot read \/no\/such\/file\.json/],
+  ])('%j is a usage error', async (args, message) => {
+    const { code, err } = await run(args);
+    expect(code).toBe(2);
+    expect(err).toMatch(message);
+  });
+});
+
+describe('spoof-checker ranges update --from DIR', () => {
+  it('builds a data file that check uses with --ranges, and a range removed from the feed changes the verdict', async () => {
+    const whole = join(work, 'whole.json');
+    const updated = await run(['ranges', 'update', '--from', feedCopy('whole'), '--out', whole]);
+    expect(updated.code).toBe(0);
+    expect(updated.out).toMatch(/^wrote .*whole\.json: provider data dated 2025-07-21\n$/);
+    expect(updated.err).toMatch(/aws\s+updated\s+\d+ prefixes/);
+    expect(loadRangesFile(whole).ok).toBe(true);
+
+    const before = await run(['check', '--zones', FIXTURE_ZONES, '--ranges', whole, '--json', 'spf-cloud-ec2.example']);
+    expect(JSON.parse(before.out)).toMatchObject({ verdict: 'spoofable', details: { rule: 'spf-shared-infrastructure', spf: { sharedInfrastructure: { data: { origin: whole } } } } });
+
+    // The same feeds without 3.224.0.0/12 (the EC2 block the zone authorises a /16 of).
+    const trimmed = join(work, 'trimmed.json');
+    const dir = feedCopy('trimmed', (aws) => {
+      aws.prefixes = aws.prefixes.filter((p) => p.ip_prefix !== '3.224.0.0/12');
+    });
+    expect((await run(['ranges', 'update', '--from', dir, '--out', trimmed])).code).toBe(0);
+    const after = await run(['check', '--zones', FIXTURE_ZONES, '--json', 'spf-cloud-ec2.example'], { SPOOF_CHECKER_RANGES: trimmed });
+    expect(JSON.parse(after.out)).toMatchObject({ verdict: 'protected', details: { rule: 'dmarc-reject' } });
+  });
+
+  it('a feed that does not parse keeps the previous data of the file it replaces, and says so (exit 1)', async () => {
+    const out = join(work, 'kept.json');
+    expect((await run(['ranges', 'update', '--from', feedCopy('good'), '--out', out])).code).toBe(0);
+    const before = JSON.parse(readFileSync(out, 'utf8'));
+    const broken = feedCopy('broken');
+    writeFileSync(join(broken, 'github-ip-ranges.json'), '<html>rate limited</html>');
+    const result = await run(['ranges', 'update', '--from', broken, '--out', out]);
+    expect(result.code).toBe(1);
+    expect(result.err).toMatch(/github\s+kept\s+refused \(github-ip-ranges\.json does not parse: not valid JSON/);
+    expect(result.out).toMatch(/previous data \(from .*kept\.json\) kept for github/);
+    const after = JSON.parse(readFileSync(out, 'utf8'));
+    expect(after.categories.filter((c: { provider: string }) => c.provider === 'github')).toEqual(before.categories.filter((c: { provider: string }) => c.provider === 'github'));
+  });
+
+  it('--ranges with a file that is not provider data is a usage error on check', async () => {
+    const bad = join(work, 'bad.json');
+    writeFileSync(bad, '{"format":"something else"}');
+    const { code, err } = await run(['check', '--zones', FIXTURE_ZONES, '--ranges', bad, 'spf-cloud-ec2.example']);
+    expect(code).toBe(2);
+    expect(err).toMatch(/--ranges \/ SPOOF_CHECKER_RANGES: .*bad\.json: "format" is "something else"/);
+  });
+
+  it.each([
+    ['scan', ['scan', '-', '--zones', FIXTURE_ZONES]],
+    ['worker', ['worker', '--redis', 'redis://127.0.0.1:1', '--data', '/nonexistent-spoof-checker-data']],
+  ])('%s takes --ranges too, and refuses a file that is not provider data before any work', async (_name, args) => {
+    const bad = join(work, 'bad-for-commands.json');
+    writeFileSync(bad, '[]');
+    const { code, err } = await run([...args, '--ranges', bad]);
+    expect(code).toBe(2);
+    expect(err).toMatch(/--ranges \/ SPOOF_CHECKER_RANGES: .*bad-for-commands\.json: not a JSON object/);
+  });
+
+  it('scan --ranges FILE classifies with that file', async () => {
+    const data = join(work, 'whole.json');
+    const { io, stdout } = captureIo('spf-cloud-ec2.example\n');
+    expect(await main(['scan', '-', '--zones', FIXTURE_ZONES, '--ranges', data, '--details'], io)).toBe(0);
+    expect(JSON.parse(stdout())).toMatchObject({ verdict: 'spoofable', details: { spf: { sharedInfrastructure: { data: { origin: data } } } } });
+  });
+
+  it("serve's start-up phrase names the data and flags it stale past 90 days", () => {
+    const data = loadRangesFile(join(work, 'whole.json'));
+    if (!data.ok) throw new Error(data.error);
+    expect(describeRanges(data.data, new Date('2025-08-01T00:00:00Z'))).toMatch(/dated 2025-07-21 \(11 days old\)$/);
+    expect(describeRanges(data.data, new Date('2025-11-01T00:00:00Z'))).toMatch(/dated 2025-07-21: STALE \(103 days old, over 90\)/);
+    expect(describeRanges(undefined, new Date('2025-08-01T00:00:00Z'))).toMatch(/^provider ranges from the shipped snapshot, dated 2025-07-21/);
+  });
+});
+
+describe('spoof-checker ranges update over HTTPS (a local server, a test CA)', () => {
+  let server: Server;
+  let port = 0;
+  let ca = '';
+  /** What the server answers for a path other than the feed files. */
+  const overrides = new Map<string, (res: import('node:http').ServerResponse) => void>();
+
+  beforeAll(async () => {
+    const dir = join(work, 'tls');
+    execFileSync('mkdir', ['-p', dir]);
+    const ssl = (...args: string[]) => {
+      try {
+        execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
+      } catch (error) {
+        throw new Error(`openssl is needed to make the test CA (apt-get install openssl): ${(error as Error).message}`);
+      }
+    };
+    ssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '2', '-subj', '/CN=spoof-checker test CA');
+    ssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=127.0.0.1');
+    writeFileSync(join(dir, 'san.ext'), 'subjectAltName=IP:127.0.0.1\n');
+    ssl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.crt', '-days', '2', '-extfile', 'san.ext');
+    ca = readFileSync(join(dir, 'ca.crt'), 'utf8');
+    server = createServer({ key: readFileSync(join(dir, 'server.key')), cert: readFileSync(join(dir, 'server.crt')) }, (req, res) => {
+      const path = decodeURIComponent(new URL(req.url ?? '/', 'https://127.0.0.1').pathname.slice(1));
+      const override = overrides.get(path);
+      if (override) return override(res);
+      try {
+        const body = readFileSync(join(FEEDS_DIR, path.split('/').at(-1)!));
+        res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(body);
+      } catch {
+        res.writeHead(404).end('not found');
+      }
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as { port: number }).port;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  const urlFor = (prefix = '') => (feed: { file: string }) => `https://127.0.0.1:${port}/${prefix}${feed.file}`;
+
+  it('fetches every feed, builds and writes the data atomically', async () => {
+    const out = join(work, 'https.json');
+    const result = await updateRanges({ out, fetch: { ca, urlFor: urlFor() } });
+    expect(result.providers.map((p) => p.outcome)).toEqual(Array(10).fill('updated'));
+    expect(result.written).toBe(true);
+    expect(readdirSync(work).filter((f) => f.includes('.tmp'))).toEqual([]);
+    const loaded = loadRangesFile(out);
+    expect(loaded.ok && loaded.data.sources.find((s) => s.provider === 'aws')?.url).toBe('https://ip-ranges.amazonaws.com/ip-ranges.json');
+  });
+
+  it('refuses what fails (HTTP error, broken body, over the size cap, an untrusted certificate, plain HTTP) and keeps the previous data', async () => {
+    const out = join(work, 'https-kept.json');
+    expect((await updateRanges({ out, fetch: { ca, urlFor: urlFor() } })).written).toBe(true);
+    overrides.set('x/aws-ip-ranges.json', (res) => res.writeHead(503).end('busy'));
+    overrides.set('x/fastly-ip-ranges.json', (res) => res.writeHead(200).end('{"addresses": ['));
+    overrides.set('x/oracle-cloud-ip-ranges.json', (res) => res.writeHead(301, { location: 'http://127.0.0.1/oracle.json' }).end());
+    const result = await updateRanges({ out, fetch: { ca, urlFor: urlFor('x/') } });
+    const outcome = (id: string) => result.providers.find((p) => p.provider === id)!;
+    expect(outcome('aws')).toMatchObject({ outcome: 'kept', detail: expect.stringMatching(/HTTP 503/) });
+    expect(outcome('fastly')).toMatchObject({ outcome: 'kept', detail: expect.stringMatching(/does not parse/) });
+    expect(outcome('oracle')).toMatchObject({ outcome: 'kept', detail: expect.stringMatching(/is not HTTPS/) });
+    expect(outcome('azure').outcome).toBe('updated');
+    expect(result.written).toBe(true);
+
+    const capped = await updateRanges({ out, fetch: { ca, urlFor: urlFor(), maxBytes: 100_000 } });
+    expect(capped.providers.find((p) => p.provider === 'aws')).toMatchObject({ outcome: 'kept', detail: expect.stringMatching(/over the 100000-byte cap/) });
+
+    // Without the test CA the server's certificate is not trusted: every feed is refused, the old data stays.
+    const untrusted = await updateRanges({ out, fetch: { urlFor: urlFor() } });
+    expect(untrusted.providers.every((p) => p.outcome === 'kept')).toBe(true);
+    expect(untrusted.providers[0]!.detail).toMatch(/certificate/i);
+  });
+
+  it('gives up on a feed that does not answer within the timeout', async () => {
+    overrides.set('slow/linode.txt', () => {
+      /* never answers */
+    });
+    const result = await updateRanges({ out: join(work, 'https-slow.json'), fetch: { ca, urlFor: urlFor('slow/'), timeoutMs: 300 } });
+    expect(result.providers.find((p) => p.provider === 'linode')).toMatchObject({ outcome: 'kept', detail: expect.stringMatching(/took longer than 300 ms/) });
+  });
+});

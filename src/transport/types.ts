@@ -109,7 +109,7 @@ export type PolicyFetch =
 
 /**
  * The one outcome of a STARTTLS probe of one MX address (RFC 3207, RFC 8461 §4.2).
- * - `ok`: STARTTLS offered, TLS 1.2 or later, chain trusted, unexpired, a SAN DNS-ID matches the MX host.
+ * - `ok`: STARTTLS offered, TLS 1.2 or later (RFC 8996), chain trusted, unexpired, a SAN DNS-ID matches the MX host.
  * - `unreachable`: no SMTP session (connection refused or timed out, no 220 greeting).
  * - `no-starttls`: the server does not offer STARTTLS, or refuses it.
  * - `tls-failed`: STARTTLS offered but the TLS handshake failed.

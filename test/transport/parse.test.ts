@@ -25,7 +25,7 @@ describe('selectRecord (RFC 8461 §3.1, RFC 8460 §3)', () => {
 });
 
 describe('parseStsRecord (RFC 8461 §3.1)', () => {
-  const rows: [string, string, string | null][] = [
+  const rows: [string, string | null, string | null][] = [
     ['v=STSv1; id=20160831085700Z', '20160831085700Z', null],
     ['v=STSv1;id=abc;', 'abc', null],
     ['v=STSv1 ; id=abc ; ', 'abc', null],

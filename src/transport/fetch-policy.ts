@@ -120,7 +120,7 @@ function fetchFrom(address: string, host: string, url: string, timeoutMs: number
         port: options.port ?? HTTPS_PORT,
         path: POLICY_PATH,
         method: 'GET',
-        agent: false,
+        // No agent: the request goes over the connection judged above (no second DNS lookup, no pool).
         createConnection: () => socket as TLSSocket,
         headers: {
           host,

@@ -21,6 +21,7 @@ import { loadSeedFile } from '../store/seed.js';
 import { integerOption, parseCommandArgs, UsageError } from './args.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo, type Command } from './io.js';
 import { resolverFromFlags } from './resolver-options.js';
+import { TRANSPORT_OPTIONS, TRANSPORT_USAGE, transportOptionsFromFlags, type TransportFlags } from './transport-options.js';
 
 /** Port without `--port`/`PORT`. */
 export const DEFAULT_SERVE_PORT = 8080;
@@ -69,6 +70,8 @@ Options (each overrides the environment variable in brackets):
                         the client is the first X-Forwarded-For address they did not add [SPOOF_CHECKER_TRUST_PROXY]
   --redis URL           count rate limits in Redis/Valkey (redis://host:6379), shared by replicas [REDIS_URL]
                         and queue batch checks there for 'spoof-checker worker' (without it, batches run in this process)
+Transport checks ("checks": ["transport"] in the API, "Mail sent to you" on the page):
+${TRANSPORT_USAGE}
   --demo                zones fixtures/zones, seed fixtures/seed/demo.json, the scenarios' DNS faults, port ${DEMO_SERVE_PORT}
   -h, --help            show this help
 
@@ -106,6 +109,8 @@ export interface ServeConfig {
   baseUrl: string | undefined;
   logLevel: string;
   environment: string;
+  /** The transport probe's flags (--tls-ca, --connect-ports, --allow-private-addresses). */
+  transport: TransportFlags;
 }
 
 /** Reads `key:organizationId,key:organizationId`. Throws `UsageError` naming the bad entry. */
@@ -195,6 +200,7 @@ export function serveConfig(args: string[], env: NodeJS.ProcessEnv): ServeConfig
       'retention-days': { type: 'string' },
       'trust-proxy': { type: 'string' },
       redis: { type: 'string' },
+      ...TRANSPORT_OPTIONS,
     },
     false,
   );
@@ -236,6 +242,7 @@ export function serveConfig(args: string[], env: NodeJS.ProcessEnv): ServeConfig
     baseUrl: env['SPOOF_CHECKER_BASE_URL'] || undefined,
     logLevel,
     environment: env['NODE_ENV'] || 'development',
+    transport: { tlsCa: values['tls-ca'], connectPorts: values['connect-ports'], allowPrivateAddresses: values['allow-private-addresses'] },
   };
 }
 
@@ -320,6 +327,8 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
       ...(config.faults !== undefined ? { faults: config.faults } : {}),
     });
     dnsDescription = description;
+    // One probe cache for the process; the flags' CA file and ports checked now (a bad one: exit 2).
+    const transport = await transportOptionsFromFlags(config.transport);
     const logger: FastifyServerOptions['logger'] = { level: config.logLevel, stream: { write: (line: string) => io.out(line) } };
     if (config.redis !== undefined) {
       redis = await connectRateLimitRedis(config.redis, (error) => io.err(`spoof-checker serve: Redis: ${error.message}\n`));
@@ -336,7 +345,12 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
       stores,
       batches,
       check: (domain, options) =>
-        checkDomain(domain, { resolver: resolverFor(domain), ...(config.baseUrl !== undefined ? { baseUrl: config.baseUrl } : {}), ...(options?.selectors ? { selectors: options.selectors } : {}) }),
+        checkDomain(domain, {
+          resolver: resolverFor(domain),
+          ...(config.baseUrl !== undefined ? { baseUrl: config.baseUrl } : {}),
+          ...(options?.selectors ? { selectors: options.selectors } : {}),
+          ...(options?.transport ? { transport } : {}),
+        }),
       ...(redis ? { rateLimitRedis: redis } : {}),
       apiKeys: config.apiKeys,
       rateLimits: config.rateLimit ? {} : false,

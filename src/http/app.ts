@@ -292,14 +292,14 @@ export const spoofCheckerService: FastifyPluginAsync<ServiceOptions> = async (ho
   const limiters = await createLimiters(app, limits, options.rateLimitRedis);
 
   await app.register(healthRoutes, { stores });
-  await app.register(spoofCheckerRoutes, { check, limiter: limiters.spoofCheck });
+  await app.register(spoofCheckerRoutes, { check, limiter: limiters.spoofCheck, transportLimiter: limiters.transportCheck });
   if (options.batches) await app.register(batchRoutes, { batches: options.batches, now });
   await app.register(logRoutes, { stores });
   await app.register(templateRoutes, { stores, now });
   await app.register(domainRoutes, { stores, now, updateLimiter: limiters.domainUpdate, deleteLimiter: limiters.domainDelete });
   await app.register(contactRoutes, { stores, limiter: limiters.contactList });
   // The public checker page, its guides (/guides/<topic>, where nextStep.href points) and assets: src/web.
-  await app.register(webPages, { check, rateLimit: limits === false ? false : limits.spoofCheck });
+  await app.register(webPages, { check, rateLimit: limits === false ? false : limits.spoofCheck, transportRateLimit: limits === false ? false : limits.transportCheck });
 
   app.get(OPENAPI_PATH, { schema: { hide: true } }, async () => app.swagger());
 };

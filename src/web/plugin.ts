@@ -25,6 +25,7 @@ import { CHECK_PATH, DOMAIN_FIELD } from './layout.js';
 import { renderMarkdown } from './markdown.js';
 import { resultPage, resultPath } from './result-view.js';
 import { errorPage, guidePage, homePage } from './views.js';
+import { FRAGMENT_PARAM, TRANSPORT_PATH, transportPage, transportPath, transportSection, transportUnavailable } from './transport-view.js';
 
 /** Only this host's own files; no inline script or style, no plugins, no framing, forms post here. */
 export const CONTENT_SECURITY_POLICY = [
@@ -63,6 +64,8 @@ export interface WebPagesOptions {
   check: SpoofCheck;
   /** Checks allowed per client network (IPv4 address, IPv6 /64) and window; false for none. */
   rateLimit: Limit | false;
+  /** Transport checks ("Mail sent to you") allowed per client network and window; false or absent for none. */
+  transportRateLimit?: Limit | false | undefined;
 }
 
 const HTML_TYPE = 'text/html; charset=utf-8';
@@ -102,12 +105,12 @@ function sendPage(reply: FastifyReply, status: number, body: SafeHtml, cacheCont
   return reply.code(status).type(HTML_TYPE).header('cache-control', cacheControl).send(toHtmlString(body));
 }
 
-function createLimiter(app: FastifyInstance, limit: Limit): onRequestHookHandler {
+function createLimiter(app: FastifyInstance, limit: Limit, prefix = 'web'): onRequestHookHandler {
   return app.rateLimit({
     max: limit.max,
     timeWindow: limit.windowMs,
     // The HTTP layer's per-client key: an IPv4 address, or an IPv6 client by its /64.
-    keyGenerator: (request) => `web:${clientRateLimitKey(request.ip)}`,
+    keyGenerator: (request) => `${prefix}:${clientRateLimitKey(request.ip)}`,
     errorResponseBuilder: (_request, context) => {
       const seconds = Math.max(1, Math.ceil(context.ttl / 1000));
       return new RateLimitedPage(limit, seconds);
@@ -142,7 +145,7 @@ function typedDomain(value: unknown): string | null {
 }
 
 /** The page plugin (encapsulated: its error handler and headers apply to its routes only). */
-export const webPages: FastifyPluginAsync<WebPagesOptions> = async (app, { check, rateLimit }) => {
+export const webPages: FastifyPluginAsync<WebPagesOptions> = async (app, { check, rateLimit, transportRateLimit }) => {
   const guides = await loadGuides();
   const home = toHtmlString(homePage());
 
@@ -151,6 +154,11 @@ export const webPages: FastifyPluginAsync<WebPagesOptions> = async (app, { check
     // The app registers @fastify/rate-limit when its own limits are on; otherwise register it here.
     if (!app.hasDecorator('rateLimit')) await app.register(rateLimitPlugin, { global: false });
     limiter = createLimiter(app, rateLimit);
+  }
+  let transportLimiter: onRequestHookHandler | undefined;
+  if (transportRateLimit) {
+    if (!app.hasDecorator('rateLimit')) await app.register(rateLimitPlugin, { global: false });
+    transportLimiter = createLimiter(app, transportRateLimit, 'web-transport');
   }
 
   app.addHook('onSend', async (_request, reply, payload) => {
@@ -187,6 +195,28 @@ export const webPages: FastifyPluginAsync<WebPagesOptions> = async (app, { check
     void reply.header('vary', 'accept');
     if (wantsJson(request.headers.accept)) return reply.code(200).header('cache-control', LIVE_PAGE_CACHE_CONTROL).send(result);
     return sendPage(reply, 200, resultPage(result, { origin: originOf(request) }));
+  });
+
+  // "Mail sent to you": the page the result page links to (works without JavaScript), and with
+  // ?fragment=1 the section alone, which the page's script puts in place. Rate limited on its own.
+  app.get<{ Params: { '*': string }; Querystring: Record<string, unknown> }>(`${TRANSPORT_PATH}/*`, { config, schema, onRequest: transportLimiter ? [transportLimiter] : [] }, async (request, reply) => {
+    const typed = request.params['*'];
+    const normalised = normaliseDomainInput(typed);
+    if (!normalised.ok) {
+      if (wantsJson(request.headers.accept)) throw new InvalidInput(normalised.message, normalised.fix);
+      return invalidInput(reply, typed, normalised);
+    }
+    const fragment = request.query[FRAGMENT_PARAM] === '1';
+    if (normalised.domain !== typed) return reply.code(303).header('cache-control', LIVE_PAGE_CACHE_CONTROL).redirect(`${transportPath(normalised.domain)}${fragment ? `?${FRAGMENT_PARAM}=1` : ''}`, 303);
+    const result = await check(normalised.domain, { transport: true });
+    void reply.header('vary', 'accept');
+    if (!result.transport) {
+      if (wantsJson(request.headers.accept)) throw new ApiError('INTERNAL', { message: 'Transport checks are not available on this server.' });
+      return sendPage(reply, 200, transportUnavailable('Transport checks are not available on this server.'));
+    }
+    if (wantsJson(request.headers.accept)) return reply.code(200).header('cache-control', LIVE_PAGE_CACHE_CONTROL).send(result.transport);
+    const display = result.details.displayDomain;
+    return sendPage(reply, 200, fragment ? transportSection(result.transport, display) : transportPage(result.transport, result.domain, display));
   });
 
   app.get<{ Params: { topic: string }; Querystring: Record<string, unknown> }>('/guides/:topic', { config, schema }, async (request, reply) => {

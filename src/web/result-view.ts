@@ -8,6 +8,7 @@ import type { Finding } from '../findings.js';
 import type { SpoofCheckResult, Verdict, InboxOutcome } from '../result.js';
 import { MAX_DNS_TERMS, MAX_VOID_LOOKUPS } from '../spf/evaluate.js';
 import { html, type SafeHtml } from './html.js';
+import { transportPlaceholder, transportSection } from './transport-view.js';
 import { checkForm, page } from './layout.js';
 
 type Tone = 'critical' | 'warning' | 'success' | 'info';
@@ -77,6 +78,7 @@ ${nextStepSection(result.nextStep)}
 <h2 id="reasons-title">What we found</h2>
 <ul class="reasons">${result.reasons.map(reasonItem)}</ul>
 </section>
+${result.transport ? transportSection(result.transport, displayDomain) : transportPlaceholder(result.domain, displayDomain)}
 ${spfSection(result, obj(details['spf']))}
 ${dmarcSection(result, obj(details['dmarc']))}
 ${dkimSection(result, obj(details['dkim']))}

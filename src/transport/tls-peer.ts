@@ -22,9 +22,23 @@ export interface TlsTrust {
   key: string;
 }
 
+/** Trust sets built lately, by their PEM: building one parses every bundled root (milliseconds, and memory). */
+const TRUST_MEMO = new Map<string, TlsTrust>();
+/** Distinct extra-root sets remembered (a process has one or two: its flags). */
+export const MAX_TRUST_SETS = 8;
+
 /** Extra roots added to the defaults; none gives the defaults. Throws for PEM that does not load. */
 export function tlsTrust(extraPem?: string | undefined): TlsTrust {
   if (extraPem === undefined || extraPem.trim() === '') return { secureContext: undefined, key: '' };
+  const held = TRUST_MEMO.get(extraPem);
+  if (held) return held;
+  const built = buildTrust(extraPem);
+  TRUST_MEMO.set(extraPem, built);
+  if (TRUST_MEMO.size > MAX_TRUST_SETS) TRUST_MEMO.delete(TRUST_MEMO.keys().next().value as string);
+  return built;
+}
+
+function buildTrust(extraPem: string): TlsTrust {
   if (!/-----BEGIN CERTIFICATE-----/.test(extraPem)) throw new Error('the extra trusted roots hold no PEM certificate ("-----BEGIN CERTIFICATE-----")');
   const secureContext = createSecureContext({ ca: [...rootCertificates, extraPem], minVersion: MIN_TLS_VERSION });
   let hash = 0;

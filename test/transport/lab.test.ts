@@ -227,3 +227,22 @@ describe('the address guard in the probe', () => {
     expect(lab.seen.smtpTls).toBe(before + 1);
   });
 });
+
+describe('the JSON shape', () => {
+  it('every lab result validates against schema/spoof-check-result.schema.json#/$defs/TransportResult', async () => {
+    const { readFileSync } = await import('node:fs');
+    const Ajv2020Module = await import('ajv/dist/2020.js');
+    const Ajv2020 = ((Ajv2020Module as unknown as { default: { default?: unknown } }).default.default ?? (Ajv2020Module as unknown as { default: unknown }).default) as new (options: object) => {
+      addSchema(schema: unknown, key: string): void;
+      getSchema(key: string): ((value: unknown) => boolean) & { errors?: unknown };
+    };
+    const ajv = new Ajv2020({ allErrors: true, strict: false });
+    ajv.addSchema(JSON.parse(readFileSync(new URL('../../schema/spoof-check-result.schema.json', import.meta.url), 'utf8')), 'result');
+    const validate = ajv.getSchema('result#/$defs/TransportResult');
+    const { LAB_DOMAINS } = await import('./lab.js');
+    for (const domain of LAB_DOMAINS) {
+      const result = await checkTransport(domain, options());
+      expect(validate(result), `${domain}: ${JSON.stringify(validate.errors)}`).toBe(true);
+    }
+  });
+});

@@ -246,3 +246,31 @@ describe('the JSON shape', () => {
     }
   });
 });
+
+describe('DNS failures are never missing records', () => {
+  it.each([
+    ['_mta-sts.enforce-ok.example', 'TXT'],
+    ['_smtp._tls.enforce-ok.example', 'TXT'],
+    ['mta-sts.enforce-ok.example', 'A'],
+    ['mx.enforce-ok.example', 'A'],
+    ['enforce-ok.example', 'MX'],
+  ] as const)('SERVFAIL for %s %s', async (name, type) => {
+    const { FaultyResolver } = await import('../../src/dns/faults.js');
+    const resolver = new FaultyResolver(lab.resolver, [{ name, type, fault: { kind: 'servfail' } }]);
+    const result = await checkTransport('enforce-ok.example', options({ resolver }));
+    const text = JSON.stringify(result);
+    expect(text).not.toContain('"status":"absent"');
+    if (name.startsWith('_mta-sts')) expect(result.mtaSts).toMatchObject({ status: 'invalid', problems: [expect.stringMatching(/lookup of _mta-sts\.enforce-ok\.example failed.*SERVFAIL/)] });
+    if (name.startsWith('_smtp')) expect(result.tlsRpt.status).toBe('invalid');
+    if (name.startsWith('mta-sts.')) expect(result.mtaSts.fetch?.error).toBe('dns-failure');
+    if (name.startsWith('mx.')) {
+      expect(result.mx[0]!.addresses).toEqual([]);
+      expect(result.findings.find((f) => f.id === 'mx-not-probed')?.detail).toMatch(/address lookup failed/);
+    }
+    if (type === 'MX') {
+      expect(result.mx).toEqual([]);
+      expect(result.findings.map((f) => f.id)).toContain('transport-mx-temperror');
+      expect(result.verdict).not.toBe('enforced');
+    }
+  });
+});

@@ -21,7 +21,7 @@ import { loadSeedFile } from '../store/seed.js';
 import { integerOption, parseCommandArgs, UsageError } from './args.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo, type Command } from './io.js';
 import { resolverFromFlags } from './resolver-options.js';
-import { TRANSPORT_OPTIONS, TRANSPORT_USAGE, transportOptionsFromFlags, type TransportFlags } from './transport-options.js';
+import { parseConnectPorts, TRANSPORT_OPTIONS, TRANSPORT_USAGE, transportOptionsFromFlags, type TransportFlags } from './transport-options.js';
 
 /** Port without `--port`/`PORT`. */
 export const DEFAULT_SERVE_PORT = 8080;
@@ -223,6 +223,8 @@ export function serveConfig(args: string[], env: NodeJS.ProcessEnv): ServeConfig
   const portText = values.port ?? (env['PORT'] || undefined);
   const port = integerOption(portText, 'port', demo ? DEMO_SERVE_PORT : DEFAULT_SERVE_PORT, 0, 65_535);
   const logLevel = env['LOG_LEVEL']?.trim().toLowerCase() || 'info';
+  // Checked now, so a bad value is a usage error before anything starts (the CA file is read at start).
+  if (values['connect-ports'] !== undefined) parseConnectPorts(values['connect-ports']);
   if (!LOG_LEVELS.has(logLevel)) throw new UsageError(`LOG_LEVEL must be one of ${[...LOG_LEVELS].join(', ')}, not "${logLevel}"`);
   return {
     host,

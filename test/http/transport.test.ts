@@ -154,3 +154,43 @@ describe('the page: "Mail sent to you"', () => {
     expect(response.body).toContain('not available on this server');
   });
 });
+
+describe('serve with the transport flags', () => {
+  it('--tls-ca, --connect-ports and --allow-private-addresses reach the API\'s transport checks', async () => {
+    const { serve } = await import('../../src/cli/serve.js');
+    const { Readable } = await import('node:stream');
+    const { LAB_ZONES } = await import('../transport/lab.js');
+    let stop: (signal: string) => void = () => undefined;
+    const err: string[] = [];
+    const io = {
+      out: () => undefined,
+      err: (t: string) => void err.push(t),
+      stdin: Readable.from([]),
+      stderrIsTTY: false,
+      env: { SPOOF_CHECKER_DATA: ':memory:', LOG_LEVEL: 'silent', SPOOF_CHECKER_API_KEYS: 'sk_transport_serve_key:org_t' },
+      stopSignal: new Promise<string>((resolve) => (stop = resolve)),
+    };
+    const exit = serve(['--zones', LAB_ZONES, '--port', '0', '--host', '127.0.0.1', '--tls-ca', lab.caFile, '--connect-ports', lab.connectPortsFlag, '--allow-private-addresses'], io);
+    for (let i = 0; i < 400 && !err.join('').includes('listening on'); i++) await new Promise((r) => setTimeout(r, 25));
+    const base = /listening on (http:\/\/\S+)/.exec(err.join(''))?.[1];
+    expect(base, err.join('')).toBeDefined();
+    try {
+      const response = await fetch(`${base}${URL}`, { method: 'POST', headers: { authorization: 'Bearer sk_transport_serve_key', 'content-type': 'application/json' }, body: JSON.stringify({ domain: 'enforce-ok.example', checks: ['transport'] }) });
+      expect(response.status).toBe(200);
+      const body = (await response.json()) as { transport: { verdict: string } };
+      expect(body.transport.verdict).toBe('enforced');
+    } finally {
+      stop('SIGTERM');
+      expect(await exit).toBe(0);
+    }
+  });
+
+  it('a bad --connect-ports is a usage error (exit 2)', async () => {
+    const { serve } = await import('../../src/cli/serve.js');
+    const { Readable } = await import('node:stream');
+    const err: string[] = [];
+    const io = { out: () => undefined, err: (t: string) => void err.push(t), stdin: Readable.from([]), stderrIsTTY: false, env: { SPOOF_CHECKER_DATA: ':memory:' }, stopSignal: new Promise<string>(() => undefined) };
+    expect(await serve(['--connect-ports', 'smtp=x'], io)).toBe(2);
+    expect(err.join('')).toMatch(/--connect-ports takes smtp=N,https=N/);
+  });
+});

@@ -178,6 +178,18 @@ describe('checkTransport in the lab', () => {
     expect(result.verdict).toBe('broken');
   });
 
+  it('every address of an MX is probed, IPv4 and IPv6, each with its own outcome', async () => {
+    const result = await checkTransport('dual-stack.example', options());
+    expect(result.mx[0]!.addresses.map((a) => [a.address, a.outcome])).toEqual([
+      ['127.0.0.2', 'ok'],
+      ['::1', 'unreachable'], // nothing listens there
+    ]);
+    expect(result.verdict).toBe('enforced');
+    expect(result.findings.map((f) => f.id)).toContain('mx-unreachable');
+    const guarded = await checkTransport('dual-stack.example', options({ allowPrivateAddresses: false }));
+    expect(guarded.mx[0]!.addresses.map((a) => a.outcome)).toEqual(['refused-private', 'refused-private']);
+  });
+
   it('with no MX the domain itself is probed (implicit MX)', async () => {
     const result = await checkTransport('implicit-mx.example', options());
     expect(result.mx).toEqual([expect.objectContaining({ host: 'implicit-mx.example', preference: 0 })]);

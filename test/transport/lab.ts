@@ -42,13 +42,14 @@ const POLICIES: Record<string, string | { status: number; type?: string; body?: 
   'policy-wrong-name.example': GOOD_POLICY(['mx.policy-wrong-name.example']),
   'policy-self-signed.example': GOOD_POLICY(['mx.policy-self-signed.example']),
   'enforce-two-mx.example': GOOD_POLICY(['mx1.enforce-two-mx.example', 'mx2.enforce-two-mx.example']),
+  'dual-stack.example': GOOD_POLICY(['mx.dual-stack.example']),
 };
 
 /** The lab's domains (one zone each). */
 export const LAB_DOMAINS = [
   'enforce-ok', 'wildcard-shallow', 'redirect', 'two-sts', 'unknown-fields', 'testing-expired', 'no-starttls', 'wrong-name', 'self-signed',
   'policy-404', 'policy-type', 'policy-big', 'policy-expired', 'policy-wrong-name', 'policy-self-signed',
-  'tlsrpt-nosemi', 'tlsrpt-http', 'tlsrpt-two', 'tlsrpt-ext', 'unreachable', 'enforce-two-mx', 'implicit-mx',
+  'tlsrpt-nosemi', 'tlsrpt-http', 'tlsrpt-two', 'tlsrpt-ext', 'unreachable', 'enforce-two-mx', 'implicit-mx', 'dual-stack',
 ].map((name) => `${name}.example`);
 
 interface KeyPair {

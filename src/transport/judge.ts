@@ -80,7 +80,7 @@ export function judgeTransport(facts: TransportFacts): { verdict: TransportVerdi
         id: 'mta-sts-absent',
         severity: 'warning',
         title: 'No MTA-STS Policy',
-        detail: `Nothing is published at _mta-sts.${domain}, so senders deliver to your MX hosts over TLS only if it happens to work: an attacker on the path can strip STARTTLS or impersonate an MX. Next step: serve this policy as text/plain at https://mta-sts.${domain}/.well-known/mta-sts.txt:\n${indent(policyLines('testing'))}\nthen publish _mta-sts.${domain} TXT "v=STSv1; id=${compactDate(facts.now)}". Switch mode to enforce (and change the id) once TLS reports show no failures.`,
+        detail: `Nothing is published at _mta-sts.${domain}, so senders deliver to your MX hosts over TLS only if it happens to work: an attacker on the path can strip STARTTLS or impersonate an MX. Next step: serve this policy as text/plain at https://mta-sts.${domain}/.well-known/mta-sts.txt:\n${indent(policyLines('testing'))}\nthen publish this record:\n  _mta-sts.${domain} TXT "v=STSv1; id=${compactDate(facts.now)}"\nSwitch mode to enforce (and change the id) once TLS reports show no failures.`,
       });
       break;
     case 'invalid':
@@ -132,7 +132,7 @@ export function judgeTransport(facts: TransportFacts): { verdict: TransportVerdi
       id: 'mta-sts-mx-not-covered',
       severity: enforce ? 'critical' : 'warning',
       title: enforce ? 'MX Not in the Enforced Policy: Mail Is Refused' : 'MX Not in the MTA-STS Policy',
-      detail: `${mx.host} matches no mx line of the policy (${policy?.mx.join(', ') || 'none'}); a "*." pattern covers exactly one label. ${enforce ? 'Compliant senders refuse to deliver to it.' : 'In enforce mode, compliant senders would refuse to deliver to it.'} Next step: add the line "mx: ${mx.host}" to the policy and publish a new id in _mta-sts.${domain}.`,
+      detail: `${mx.host} matches no mx line of the policy (${policy?.mx.join(', ') || 'none'}); a "*." pattern covers exactly one label. ${enforce ? 'Compliant senders refuse to deliver to it.' : 'In enforce mode, compliant senders would refuse to deliver to it.'} Next step: add this line to the policy, then publish a new id in _mta-sts.${domain}:\n  mx: ${mx.host}`,
     });
   }
   if (policy && mtaSts.status !== 'none' && facts.mx.length > 0) {
@@ -178,14 +178,14 @@ export function judgeTransport(facts: TransportFacts): { verdict: TransportVerdi
       id: 'tlsrpt-absent',
       severity: 'info',
       title: 'No TLS Reporting',
-      detail: `Nothing is published at _smtp._tls.${domain}, so you never hear when senders fail to deliver over TLS. Next step: publish _smtp._tls.${domain} TXT "v=TLSRPTv1; rua=mailto:tls-reports@${domain}".`,
+      detail: `Nothing is published at _smtp._tls.${domain}, so you never hear when senders fail to deliver over TLS. Next step: publish this record (with a mailbox you read):\n  _smtp._tls.${domain} TXT "v=TLSRPTv1; rua=mailto:tls-reports@${domain}"`,
     });
   } else if (facts.tlsRpt.status === 'invalid') {
     findings.push({
       id: 'tlsrpt-invalid',
       severity: 'warning',
       title: 'TLS Reporting Record Not Usable',
-      detail: `${capitalise(facts.tlsRptProblem ?? 'the record is not valid')}. Senders send no TLS reports. Next step: publish exactly one record such as _smtp._tls.${domain} TXT "v=TLSRPTv1; rua=mailto:tls-reports@${domain}".`,
+      detail: `${capitalise(facts.tlsRptProblem ?? 'the record is not valid')}. Senders send no TLS reports. Next step: publish exactly one record such as:\n  _smtp._tls.${domain} TXT "v=TLSRPTv1; rua=mailto:tls-reports@${domain}"`,
     });
   } else if (mtaSts.status === 'absent' || mtaSts.status === 'invalid') {
     findings.push({
@@ -217,7 +217,7 @@ function probeFinding(host: string, probe: ProbeResult, enforce: boolean): Findi
     case 'cert-name-mismatch':
       return { id: 'mx-cert-name-mismatch', severity: enforce ? 'critical' : 'warning', title: 'MX Certificate for Another Name', detail: `${where}: ${probe.detail}.${lost}${later} Next step: install a certificate whose subjectAltName includes ${host}.` };
     case 'refused-private':
-      return { id: 'mx-refused-private', severity: 'warning', title: 'MX Points at a Private Address', detail: `${where}: ${probe.detail}. Senders on the internet cannot reach it either; publish the public address of ${host}.` };
+      return { id: 'mx-refused-private', severity: 'warning', title: 'MX Address Not Public', detail: `${where}: ${probe.detail}, so its TLS was not tested. Senders on the internet cannot deliver there either: publish the public address of ${host}.` };
     case 'unreachable':
       return { id: 'mx-unreachable', severity: 'info', title: 'MX Not Reachable From Here', detail: `${where}: ${probe.detail}. Port 25 may be blocked from this checker, or the host is down; its TLS could not be tested.` };
     case 'ok':

@@ -72,9 +72,28 @@ ${transport.mx.length > 0 ? html`<h3>Mail servers of ${displayDomain}</h3>
   )}</ul>` : null}
 ${transport.findings.length > 0 ? html`<h3>What we found</h3>
 <ul class="reasons">${transport.findings.map(
-    (f) => html`<li class="tone-${f.severity}" data-finding="${f.id}"><span class="badge">${f.severity}</span><h3>${f.title}</h3>${f.detail.split('\n').map((line) => (/^\s/.test(line) ? html`<pre class="record"><code>${line.trim()}</code></pre>` : html`<p>${line}</p>`))}</li>`,
+    (f) => html`<li class="tone-${f.severity}" data-finding="${f.id}"><span class="badge">${f.severity}</span><h3>${f.title}</h3>${detailBlocks(f.detail)}</li>`,
   )}</ul>` : null}
 </section>`;
+}
+
+/** A finding's detail: prose lines as paragraphs, each run of indented lines (a policy, a record) as one block to copy. */
+function detailBlocks(detail: string): SafeHtml[] {
+  const blocks: SafeHtml[] = [];
+  let record: string[] = [];
+  const flush = (): void => {
+    if (record.length > 0) blocks.push(html`<pre class="record" data-copy="record"><code>${record.join('\n')}</code></pre>`);
+    record = [];
+  };
+  for (const line of detail.split('\n')) {
+    if (/^\s/.test(line)) record.push(line.trim());
+    else {
+      flush();
+      blocks.push(html`<p>${line}</p>`);
+    }
+  }
+  flush();
+  return blocks;
 }
 
 /** The whole transport page (the no-JavaScript link's target). */

@@ -5,13 +5,15 @@
  * - 127.0.0.2:P  an SMTP server (smtp-server) offering STARTTLS, its certificate chosen by SNI;
  * - 127.0.0.3:P  an SMTP server without STARTTLS;
  * - 127.0.0.4:Q  an HTTPS server for the policy hosts, certificate by SNI, answer by Host;
- * - 127.0.0.5:P  nothing (unreachable).
+ * - 127.0.0.5:P  nothing (unreachable);
+ * - 127.0.0.6:P  a TCP server that accepts and never says anything (a tarpit).
  * The zones in ./zones point the lab domains at these addresses. `connectPorts` reaches P and Q.
  * `openssl` missing makes the set-up FAIL with a message (never a skip).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
+import { createServer as createNetServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSecureContext, type SecureContext } from 'node:tls';
@@ -23,6 +25,7 @@ export const LAB_ZONES = new URL('./zones/', import.meta.url).pathname;
 export const SMTP_TLS = '127.0.0.2';
 export const SMTP_PLAIN = '127.0.0.3';
 export const HTTPS_HOST = '127.0.0.4';
+export const TARPIT = '127.0.0.6';
 
 const GOOD_POLICY = (mx: string[], mode = 'enforce', maxAge = 604800): string => ['version: STSv1', `mode: ${mode}`, ...mx.map((m) => `mx: ${m}`), `max_age: ${maxAge}`, ''].join('\n');
 
@@ -43,9 +46,10 @@ const POLICIES: Record<string, string | { status: number; type?: string; body?: 
   'policy-self-signed.example': GOOD_POLICY(['mx.policy-self-signed.example']),
   'enforce-two-mx.example': GOOD_POLICY(['mx1.enforce-two-mx.example', 'mx2.enforce-two-mx.example']),
   'dual-stack.example': GOOD_POLICY(['mx.dual-stack.example']),
+  'slow.example': { status: 0 }, // never answered
 };
 
-/** The lab's domains (one zone each). */
+/** The lab's domains (one zone each), but slow.example (a tarpit, for deadline tests only). */
 export const LAB_DOMAINS = [
   'enforce-ok', 'wildcard-shallow', 'redirect', 'two-sts', 'unknown-fields', 'testing-expired', 'no-starttls', 'wrong-name', 'self-signed',
   'policy-404', 'policy-type', 'policy-big', 'policy-expired', 'policy-wrong-name', 'policy-self-signed',
@@ -171,6 +175,7 @@ export async function startLab(): Promise<Lab> {
         response.writeHead(404, { 'content-type': 'text/plain' }).end('no such policy');
         return;
       }
+      if (typeof answer === 'object' && answer.status === 0) return; // hold the request: the client's deadline must end it
       if (typeof answer === 'string') {
         response.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end(answer);
         return;
@@ -183,6 +188,13 @@ export async function startLab(): Promise<Lab> {
   await listen(smtpTls.server, 0, SMTP_TLS);
   const smtpPort = (smtpTls.server.address() as { port: number }).port;
   await listen(smtpPlain.server, smtpPort, SMTP_PLAIN);
+  const held = new Set<Socket>();
+  const tarpit = createNetServer((socket) => {
+    held.add(socket);
+    socket.on('error', () => undefined);
+    socket.on('close', () => held.delete(socket));
+  });
+  await listen(tarpit, smtpPort, TARPIT);
   await listen(https, 0, HTTPS_HOST);
   const httpsPort = (https.address() as { port: number }).port;
   const resolver = new ZoneResolver(await loadZoneDirectory(LAB_ZONES));
@@ -198,6 +210,8 @@ export async function startLab(): Promise<Lab> {
     connectPortsFlag: `smtp=${smtpPort},https=${httpsPort}`,
     close: async () => {
       https.closeAllConnections();
+      for (const socket of held) socket.destroy();
+      await new Promise<void>((r) => tarpit.close(() => r()));
       await Promise.all([new Promise<void>((r) => smtpTls.close(() => r())), new Promise<void>((r) => smtpPlain.close(() => r())), new Promise<void>((r) => https.close(() => r()))]);
       rmSync(dir, { recursive: true, force: true });
     },

@@ -98,7 +98,7 @@ export function makeCertificates(dir: string): { ca: KeyPair; good: KeyPair; exp
     join(dir, 'ca.cnf'),
     ['[ca]', 'default_ca = lab', '[lab]', `dir = ${dir}`, 'database = $dir/index.txt', 'new_certs_dir = $dir/newcerts', 'serial = $dir/serial', 'default_md = sha256', 'policy = any', 'unique_subject = no', 'copy_extensions = none', '[any]', 'commonName = supplied', ''].join('\n'),
   );
-  const names = LAB_DOMAINS.flatMap((d) => [d, `mx.${d}`, `mx1.${d}`, `mx2.${d}`, `a.b.${d}`, `mta-sts.${d}`]);
+  const names = [...LAB_DOMAINS, 'slow.example'].flatMap((d) => [d, `mx.${d}`, `mx1.${d}`, `mx2.${d}`, `a.b.${d}`, `mta-sts.${d}`]);
   const leaf = (file: string, cn: string, san: string[], dates: string[]): KeyPair => {
     writeFileSync(join(dir, `${file}.ext`), ['[ext]', 'basicConstraints = CA:FALSE', 'keyUsage = critical,digitalSignature', 'extendedKeyUsage = serverAuth', `subjectAltName = ${san.map((n) => `DNS:${n}`).join(',')}`, ''].join('\n'));
     openssl(['req', ...ec, '-keyout', `${file}.key`, '-out', `${file}.csr`, '-subj', `/CN=${cn}`], dir);

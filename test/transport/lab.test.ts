@@ -198,6 +198,12 @@ describe('checkTransport in the lab', () => {
     expect(result.findings.find((f) => f.id === 'mx-unreachable')?.detail).toMatch(/timed out after 3000 ms waiting for the 220 greeting/);
   });
 
+  it('a CNAME at _mta-sts is followed (RFC 8461 §8.2 delegation)', async () => {
+    const result = await checkTransport('sts-cname.example', options());
+    expect(result.mtaSts).toMatchObject({ status: 'enforce', record: 'v=STSv1; id=20260101', id: '20260101', policy: { mx: ['mx.sts-cname.example'] } });
+    expect(result.verdict).toBe('enforced');
+  });
+
   it('with no MX the domain itself is probed (implicit MX)', async () => {
     const result = await checkTransport('implicit-mx.example', options());
     expect(result.mx).toEqual([expect.objectContaining({ host: 'implicit-mx.example', preference: 0 })]);

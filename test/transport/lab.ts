@@ -47,13 +47,14 @@ const POLICIES: Record<string, string | { status: number; type?: string; body?: 
   'enforce-two-mx.example': GOOD_POLICY(['mx1.enforce-two-mx.example', 'mx2.enforce-two-mx.example']),
   'dual-stack.example': GOOD_POLICY(['mx.dual-stack.example']),
   'slow.example': { status: 0 }, // never answered
+  'sts-cname.example': GOOD_POLICY(['mx.sts-cname.example']),
 };
 
 /** The lab's domains (one zone each), but slow.example (a tarpit, for deadline tests only). */
 export const LAB_DOMAINS = [
   'enforce-ok', 'wildcard-shallow', 'redirect', 'two-sts', 'unknown-fields', 'testing-expired', 'no-starttls', 'wrong-name', 'self-signed',
   'policy-404', 'policy-type', 'policy-big', 'policy-expired', 'policy-wrong-name', 'policy-self-signed',
-  'tlsrpt-nosemi', 'tlsrpt-http', 'tlsrpt-two', 'tlsrpt-ext', 'unreachable', 'enforce-two-mx', 'implicit-mx', 'dual-stack',
+  'tlsrpt-nosemi', 'tlsrpt-http', 'tlsrpt-two', 'tlsrpt-ext', 'unreachable', 'enforce-two-mx', 'implicit-mx', 'dual-stack', 'sts-cname',
 ].map((name) => `${name}.example`);
 
 interface KeyPair {

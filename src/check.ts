@@ -18,6 +18,8 @@ import { classifySharedInfrastructure, sharedInfrastructureFindings, sharedInfra
 import type { ClassifyInput, RangeData, SharedInfrastructureReport } from './ranges/index.js';
 import { analyzeSpfNow, describeOpening } from './spf/index.js';
 import type { SpfAnalysis } from './spf/index.js';
+import { checkTransport, type TransportOptions } from './transport/check.js';
+import type { TransportResult } from './transport/types.js';
 import { decide } from './verdict/index.js';
 import type { Decision, DmarcFacts, OpenSpf, SharedInfrastructureFacts, VerdictFacts } from './verdict/index.js';
 
@@ -47,7 +49,16 @@ export interface CheckOptions {
    * undefined for the snapshot shipped with the package (read only when some address passes SPF).
    */
   ranges?: RangeData | false | undefined;
+  /**
+   * Also check mail sent TO the domain (MTA-STS, TLS-RPT, a STARTTLS probe of every MX) and add
+   * `transport` to the result: `true` for the defaults, or the probe's options. Off by default (it
+   * opens connections and takes seconds). The spoof verdict does not depend on it.
+   */
+  transport?: boolean | CheckTransportOptions | undefined;
 }
+
+/** `checkTransport`'s options as `checkDomain` takes them (the resolver and input rules are the check's). */
+export type CheckTransportOptions = Omit<TransportOptions, 'resolver' | 'input'>;
 
 /**
  * Checks whether mail can be forged as `input` (a domain, URL or email address): DMARC, SPF, DKIM
@@ -78,6 +89,9 @@ export async function checkDomain(input: string, options: CheckOptions): Promise
     });
   }
   const { domain, displayDomain } = normalised;
+  // Mail sent to the domain, alongside the spoof check: its own lookups, outside the check's DNS
+  // budget (the spoof check's figures do not move), and its own verdict.
+  const transport = options.transport ? startTransport(domain, options) : null;
   const resolver = createCheckResolver(options.resolver, {
     maxQueries: options.maxQueries ?? DEFAULT_CHECK_MAX_QUERIES,
     deadlineMs: options.deadlineMs ?? DEFAULT_CHECK_DEADLINE_MS,
@@ -159,7 +173,14 @@ export async function checkDomain(input: string, options: CheckOptions): Promise
     const unsettled = [spf, ...(orgSpf !== null && dmarcFacts.spfAlignment === 'r' ? [orgSpf] : [])].find((s) => s.status === 'temperror' || s.passSet?.unknown);
     if (unsettled) throw spfUnsettled(unsettled);
   }
-  return buildResult({ domain, displayDomain, resolvedAt, started, input, dmarc, spf, orgSpf, shared, registrable, existence: existence.queries, dkim, mx, decision, stats: resolver.stats() });
+  const result = buildResult({ domain, displayDomain, resolvedAt, started, input, dmarc, spf, orgSpf, shared, registrable, existence: existence.queries, dkim, mx, decision, stats: resolver.stats() });
+  if (transport) {
+    const outcome = await transport;
+    if (outcome instanceof Error) throw outcome;
+    result.transport = outcome;
+    result.responseTimeMs = Math.round(performance.now() - started);
+  }
+  return result;
 }
 
 /**
@@ -183,6 +204,12 @@ function sharedFactsOf(report: SharedInfrastructureReport, findings: Finding[], 
   const fix = sharedInfrastructureFix(report);
   const rawRecord = fix === null ? null : fix.domain === spf.domain ? spf.record : orgSpf?.domain === fix.domain ? orgSpf.record : null;
   return { critical, fix: fix === null || rawRecord === null ? null : { ...fix, rawRecord } };
+}
+
+/** Starts `checkTransport` for a check; a rejection is held as a value, so a refused spoof check leaves nothing unhandled. */
+function startTransport(domain: string, options: CheckOptions): Promise<TransportResult | Error> {
+  const extra = options.transport === true || !options.transport ? {} : options.transport;
+  return checkTransport(domain, { ...extra, resolver: options.resolver, input: options.input }).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
 }
 
 /** The second `isoTimestampNow` last formatted, and its text up to the milliseconds. */

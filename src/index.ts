@@ -13,7 +13,7 @@
 // The entry point and its result.
 /** Checks a domain, URL or address: DMARC, SPF, DKIM and MX, scored into a verdict with reasons and a next step. */
 export { checkDomain, DEFAULT_CHECK_MAX_QUERIES } from './check.js';
-export type { CheckOptions } from './check.js';
+export type { CheckOptions, CheckTransportOptions } from './check.js';
 export type { InboxOutcome, SpoofCheckDetails, SpoofCheckResult, Verdict } from './result.js';
 /** Why a check gave no verdict (bad input, or a failed lookup the verdict rests on). */
 export { SpoofCheckError, isSpoofCheckError } from './errors.js';
@@ -72,6 +72,17 @@ export type { MxAnalysis } from './mx/index.js';
  */
 export { buildRangesFile, classifySharedInfrastructure, loadRangesFile, parseFeed, PROVIDERS, RANGES_STALE_AFTER_DAYS, CRITICAL_RENTABLE_IPV4, CRITICAL_RENTABLE_IPV6, shippedRanges } from './ranges/index.js';
 export type { RangeData, RangesFile, SharedInfrastructureExposure, SharedInfrastructureReport } from './ranges/index.js';
+
+// Mail sent to the domain: MTA-STS (RFC 8461), TLS-RPT (RFC 8460), STARTTLS of every MX (RFC 3207).
+/** Checks how mail to a domain travels, with its own verdict (enforced, opportunistic, at-risk, broken). */
+export { checkTransport, TransportCache, MAX_ADDRESSES_PROBED, MAX_MX_HOSTS_PROBED } from './transport/check.js';
+export type { TransportOptions } from './transport/check.js';
+/** The pure parts: record and policy parsers, the one-label MX pattern rule. */
+export { mxCovered, parseStsPolicy, parseStsRecord, parseTlsRptRecord } from './transport/index.js';
+export type { AddressProbe, CertificateSummary, ConnectPorts, PolicyFetchError, ProbeOutcome, StsMode, StsPolicy, TransportResult, TransportVerdict } from './transport/types.js';
+/** The address guard: may a public service connect to this IP? (Shared by the probe and webhooks.) */
+export { ADDRESS_CLASS_TEXT, classifyAddress, isPublicAddress } from './net/address-guard.js';
+export type { AddressClass } from './net/address-guard.js';
 
 // The HTTP service and its stores are in `spoof-checker/service` (src/service.ts), so that this entry
 // never loads Fastify.

@@ -6,6 +6,7 @@ import type { Finding } from './findings.js';
 import type { MxAnalysis } from './mx/index.js';
 import type { SharedInfrastructureReport } from './ranges/index.js';
 import type { SpfAnalysis } from './spf/index.js';
+import type { TransportResult } from './transport/types.js';
 import type { Decision, InboxOutcome, Verdict } from './verdict/index.js';
 
 /**
@@ -63,6 +64,11 @@ export interface SpoofCheckResult {
   subdomainNote: string | null;
   /** Added beyond the spec: what lies behind the fields above. */
   details: SpoofCheckDetails;
+  /**
+   * Mail sent TO the domain (MTA-STS, TLS-RPT, STARTTLS of every MX), only when the check was asked
+   * for it (`CheckOptions.transport`). Its verdict is separate: the spoof verdict never depends on it.
+   */
+  transport?: TransportResult;
 }
 
 /**

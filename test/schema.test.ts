@@ -19,6 +19,7 @@ import type { Severity } from '../src/findings.js';
 import type { MxAnalysis, MxHost } from '../src/mx/index.js';
 import type { InboxOutcome, SpoofCheckDetails, SpoofCheckResult, Verdict } from '../src/result.js';
 import type { SpfAnalysis, SpfResult } from '../src/spf/index.js';
+import type { PolicyFetchError, ProbeOutcome, StsMode, TransportResult, TransportVerdict } from '../src/transport/types.js';
 import { CORPUS_CLOCK, EXPECTED_DIR, loadCorpusResolver, loadScenarios, type Projection, type Scenario } from './corpus/project.js';
 
 /**
@@ -125,6 +126,15 @@ describe('the result schema', () => {
     [`${D}/dkim/properties/status`, allOf<DkimProbe['status']>()(['found', 'not-found', 'incomplete'])],
     [`${D}/dkim/properties/found/items/properties/outcome`, allOf<DkimKey['outcome']['status']>()(['valid', 'too-short', 'revoked', 'not-for-email', 'unsupported-key-type', 'bad-key', 'invalid-syntax', 'discard'])],
     [`${D}/dkim/properties/found/items/properties/keyType`, allOf<DkimKey['keyType']>()(['rsa', 'ed25519', null])],
+    ['/$defs/TransportVerdict', allOf<TransportVerdict>()(['enforced', 'opportunistic', 'at-risk', 'broken'])],
+    ['/$defs/ProbeOutcome', allOf<ProbeOutcome>()(['ok', 'unreachable', 'no-starttls', 'tls-failed', 'cert-expired', 'cert-untrusted', 'cert-name-mismatch', 'refused-private'])],
+    [
+      '/$defs/PolicyFetchError',
+      allOf<PolicyFetchError>()(['dns-failure', 'no-address', 'refused-private', 'unreachable', 'tls-failed', 'cert-expired', 'cert-untrusted', 'cert-name-mismatch', 'redirect', 'http-status', 'content-type', 'too-large', 'timeout', 'http-error']),
+    ],
+    ['/$defs/StsMode', allOf<StsMode>()(['enforce', 'testing', 'none'])],
+    ['/$defs/TransportResult/properties/mtaSts/properties/status', allOf<TransportResult['mtaSts']['status']>()(['enforce', 'testing', 'none', 'absent', 'invalid'])],
+    ['/$defs/TransportResult/properties/tlsRpt/properties/status', allOf<TransportResult['tlsRpt']['status']>()(['valid', 'absent', 'invalid'])],
     [`${D}/mx/properties/status`, allOf<MxAnalysis['status']>()(['found', 'null-mx', 'none', 'temperror'])],
     [`${D}/mx/properties/hosts/items/properties/addresses/properties/status`, allOf<NonNullable<MxHost['addresses']>['status']>()(['resolved', 'unresolvable', 'temperror'])],
   ] as const)('%s lists exactly the values of its TypeScript type', (pointer, values) => {

@@ -6,6 +6,7 @@ import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo, type Command } from './io
 import { formatFailure, formatReport } from './report.js';
 import { RANGES_HELP, rangesFromFlag } from './ranges-options.js';
 import { resolverFromFlags } from './resolver-options.js';
+import { hasTransportFlags, TRANSPORT_OPTIONS, TRANSPORT_USAGE, transportOptionsFromFlags } from './transport-options.js';
 
 const USAGE = `Usage: spoof-checker check <domain|url|address>... [options]
 
@@ -20,6 +21,10 @@ Options:
                        a JSON list of rules, or of scenarios such as fixtures/scenarios.json
   --selectors a,b      DKIM selectors to probe before the built-in list
 ${RANGES_HELP}
+  --transport          also check mail sent TO the domain: MTA-STS, TLS-RPT and a STARTTLS probe of
+                       every MX address (opens connections; takes seconds). Adds a report section
+                       and a "transport" field to --json; the spoof verdict does not change
+${TRANSPORT_USAGE}
   --json               one JSON line per input, in input order
   -h, --help           this text
 
@@ -36,7 +41,11 @@ export interface ErrorLine {
 export const check: Command = async (args, io) => {
   let parsed;
   try {
-    parsed = parseCommandArgs(args, { ...RESOLVER_OPTIONS, faults: { type: 'string' }, selectors: { type: 'string' }, ranges: { type: 'string' }, json: { type: 'boolean' } }, true);
+    parsed = parseCommandArgs(
+      args,
+      { ...RESOLVER_OPTIONS, ...TRANSPORT_OPTIONS, faults: { type: 'string' }, selectors: { type: 'string' }, ranges: { type: 'string' }, transport: { type: 'boolean' }, json: { type: 'boolean' } },
+      true,
+    );
   } catch (error) {
     return usage(io, error);
   }
@@ -56,6 +65,15 @@ export const check: Command = async (args, io) => {
     return usage(io, error);
   }
   const options: CheckOptions = { resolver: built.resolver, selectors: splitList(values.selectors), ranges };
+  const transportFlags = { tlsCa: values['tls-ca'], connectPorts: values['connect-ports'], allowPrivateAddresses: values['allow-private-addresses'] };
+  if (!values.transport && hasTransportFlags(transportFlags)) return usage(io, new UsageError('--tls-ca, --connect-ports and --allow-private-addresses apply to --transport; add --transport'));
+  if (values.transport) {
+    try {
+      options.transport = await transportOptionsFromFlags(transportFlags);
+    } catch (error) {
+      return usage(io, error);
+    }
+  }
   // Inputs run concurrently; output keeps input order.
   const outcomes = positionals.map((input) => checkOne(input, { ...options, resolver: built.resolverFor(input) }));
   let failed = 0;

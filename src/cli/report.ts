@@ -3,6 +3,7 @@ import type { SpoofCheckResult } from '../result.js';
 import { DEFAULT_GUIDE_BASE_URL, GUIDE_TOPICS } from '../verdict/advice.js';
 import type { SpfTermNode } from '../spf/index.js';
 import { formatIpv6Count } from '../ranges/findings.js';
+import type { TransportResult } from '../transport/types.js';
 
 /** Columns the report's prose is wrapped at (records to publish are never cut). */
 export const REPORT_WIDTH = 100;
@@ -63,7 +64,40 @@ export function formatReport(result: SpoofCheckResult): string {
     else lines.push(...wrap(line, 4));
   }
   lines.push(`    More: ${guideLocation(result.nextStep.href)}`);
+  if (result.transport) lines.push('', ...formatTransport(result.transport));
   return `${lines.join('\n')}\n`;
+}
+
+/** The transport section: mail sent TO the domain, with its own verdict. */
+export function formatTransport(transport: TransportResult): string[] {
+  const lines: string[] = [];
+  lines.push(`  Mail sent to you: ${transport.verdict}`);
+  const sts = transport.mtaSts;
+  const policy = sts.policy ? ` (max_age ${sts.policy.maxAge}; mx ${sts.policy.mx.join(', ') || 'none'})` : '';
+  const fetch = sts.fetch && sts.fetch.error ? `; policy fetch: ${sts.fetch.error}${sts.fetch.httpStatus !== null ? ` (HTTP ${sts.fetch.httpStatus})` : ''}` : '';
+  lines.push(`    MTA-STS  ${sts.status}${sts.id ? `, id ${sts.id}` : ''}${policy}${fetch}`);
+  lines.push(`    TLS-RPT  ${transport.tlsRpt.status}${transport.tlsRpt.rua.length > 0 ? ` (${transport.tlsRpt.rua.join(', ')})` : ''}`);
+  for (const mx of transport.mx) {
+    const covered = mx.mtaStsCovered === null ? '' : mx.mtaStsCovered ? ', in the policy' : ', NOT in the policy';
+    lines.push(`    MX ${mx.preference} ${mx.host}${covered}`);
+    if (mx.addresses.length === 0) lines.push('      (not probed)');
+    for (const a of mx.addresses) {
+      const cert = a.certificate ? `; certificate ${a.certificate.san.slice(0, 3).join(', ') || a.certificate.subject}${a.certificate.san.length > 3 ? ', …' : ''}, issuer ${a.certificate.issuer}, until ${a.certificate.notAfter.slice(0, 10)}` : '';
+      lines.push(`      ${a.address}: ${a.outcome}${a.tlsVersion ? ` (${a.tlsVersion})` : ''}${cert}`);
+    }
+  }
+  if (transport.findings.length > 0) {
+    lines.push('    Findings:');
+    for (const finding of transport.findings) {
+      lines.push(`     ${MARK[finding.severity] ?? '-'} [${finding.severity}] ${finding.title} (${finding.id})`);
+      // Prose wrapped; indented lines (a policy to serve) kept whole, so they can be copied.
+      for (const line of finding.detail.split('\n')) {
+        if (/^\s/.test(line)) lines.push(`        ${line}`);
+        else lines.push(...wrap(line, 8));
+      }
+    }
+  }
+  return lines;
 }
 
 /** The package's guides, which `serve` renders at /guides/<topic> (two folders up from src/cli and dist/cli). */

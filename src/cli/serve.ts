@@ -26,6 +26,7 @@ import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo, type Command } from './io
 import type { RangeData } from '../ranges/index.js';
 import { describeRanges, rangesFromFlag } from './ranges-options.js';
 import { resolverFromFlags } from './resolver-options.js';
+import { parseConnectPorts, TRANSPORT_OPTIONS, TRANSPORT_USAGE, transportOptionsFromFlags, type TransportFlags } from './transport-options.js';
 
 /** Port without `--port`/`PORT`. */
 export const DEFAULT_SERVE_PORT = 8080;
@@ -78,6 +79,8 @@ Options (each overrides the environment variable in brackets):
                         the client is the first X-Forwarded-For address they did not add [SPOOF_CHECKER_TRUST_PROXY]
   --redis URL           count rate limits in Redis/Valkey (redis://host:6379), shared by replicas [REDIS_URL]
                         and queue batch checks there for 'spoof-checker worker' (without it, batches run in this process)
+Transport checks ("checks": ["transport"] in the API, "Mail sent to you" on the page):
+${TRANSPORT_USAGE}
   --demo                zones fixtures/zones, seed fixtures/seed/demo.json, the scenarios' DNS faults, port ${DEMO_SERVE_PORT}
   -h, --help            show this help
 
@@ -117,6 +120,8 @@ export interface ServeConfig {
   ranges: RangeData | undefined;
   logLevel: string;
   environment: string;
+  /** The transport probe's flags (--tls-ca, --connect-ports, --allow-private-addresses). */
+  transport: TransportFlags;
 }
 
 /** Reads `key:organizationId,key:organizationId`. Throws `UsageError` naming the bad entry. */
@@ -207,6 +212,7 @@ export function serveConfig(args: string[], env: NodeJS.ProcessEnv): ServeConfig
       'trust-proxy': { type: 'string' },
       redis: { type: 'string' },
       ranges: { type: 'string' },
+      ...TRANSPORT_OPTIONS,
     },
     false,
   );
@@ -229,6 +235,8 @@ export function serveConfig(args: string[], env: NodeJS.ProcessEnv): ServeConfig
   const portText = values.port ?? (env['PORT'] || undefined);
   const port = integerOption(portText, 'port', demo ? DEMO_SERVE_PORT : DEFAULT_SERVE_PORT, 0, 65_535);
   const logLevel = env['LOG_LEVEL']?.trim().toLowerCase() || 'info';
+  // Checked now, so a bad value is a usage error before anything starts (the CA file is read at start).
+  if (values['connect-ports'] !== undefined) parseConnectPorts(values['connect-ports']);
   if (!LOG_LEVELS.has(logLevel)) throw new UsageError(`LOG_LEVEL must be one of ${[...LOG_LEVELS].join(', ')}, not "${logLevel}"`);
   return {
     host,
@@ -249,6 +257,7 @@ export function serveConfig(args: string[], env: NodeJS.ProcessEnv): ServeConfig
     ranges: rangesFromFlag(values.ranges, env),
     logLevel,
     environment: env['NODE_ENV'] || 'development',
+    transport: { tlsCa: values['tls-ca'], connectPorts: values['connect-ports'], allowPrivateAddresses: values['allow-private-addresses'] },
   };
 }
 
@@ -339,6 +348,8 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
       ...(config.faults !== undefined ? { faults: config.faults } : {}),
     });
     dnsDescription = description;
+    // One probe cache for the process; the flags' CA file and ports checked now (a bad one: exit 2).
+    const transport = await transportOptionsFromFlags(config.transport);
     const logger: FastifyServerOptions['logger'] = { level: config.logLevel, stream: { write: (line: string) => io.out(line) } };
     if (config.redis !== undefined) {
       redis = await connectRateLimitRedis(config.redis, (error) => io.err(`spoof-checker serve: Redis: ${error.message}\n`));
@@ -360,6 +371,7 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
           ranges: config.ranges,
           ...(config.baseUrl !== undefined ? { baseUrl: config.baseUrl } : {}),
           ...(options?.selectors ? { selectors: options.selectors } : {}),
+          ...(options?.transport ? { transport } : {}),
         }),
       ...(redis ? { rateLimitRedis: redis } : {}),
       apiKeys: config.apiKeys,

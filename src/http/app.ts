@@ -306,7 +306,7 @@ export const spoofCheckerService: FastifyPluginAsync<ServiceOptions> = async (ho
   const limiters = await createLimiters(app, limits, options.rateLimitRedis);
 
   await app.register(healthRoutes, { stores });
-  await app.register(spoofCheckerRoutes, { check, limiter: limiters.spoofCheck });
+  await app.register(spoofCheckerRoutes, { check, limiter: limiters.spoofCheck, transportLimiter: limiters.transportCheck });
   if (options.batches) await app.register(batchRoutes, { batches: options.batches, now });
   await app.register(logRoutes, { stores });
   await app.register(templateRoutes, { stores, now });

@@ -23,6 +23,11 @@ export interface Limit {
 export interface RateLimits {
   /** Per client address (POST and GET together). */
   spoofCheck: Limit;
+  /**
+   * Per client address, on top of `spoofCheck`: checks that add transport (`"checks": ["transport"]`,
+   * the page's "Mail sent to you"), which open connections and take seconds.
+   */
+  transportCheck: Limit;
   /** Per organisation. */
   domainUpdate: Limit;
   /** Per organisation, counted apart from updates. */
@@ -34,9 +39,10 @@ export interface RateLimits {
 /** One minute, the window of every default limit. */
 export const RATE_LIMIT_WINDOW_MS = 60_000;
 
-/** The defaults: 60 checks a minute per address; 10 domain updates and 10 deletes, 60 contact lists a minute per organisation. */
+/** The defaults: 60 checks a minute per address, 10 of them with transport; 10 domain updates and 10 deletes, 60 contact lists a minute per organisation. */
 export const DEFAULT_RATE_LIMITS: Readonly<RateLimits> = Object.freeze({
   spoofCheck: { max: 60, windowMs: RATE_LIMIT_WINDOW_MS },
+  transportCheck: { max: 10, windowMs: RATE_LIMIT_WINDOW_MS },
   domainUpdate: { max: 10, windowMs: RATE_LIMIT_WINDOW_MS },
   domainDelete: { max: 10, windowMs: RATE_LIMIT_WINDOW_MS },
   contactList: { max: 60, windowMs: RATE_LIMIT_WINDOW_MS },
@@ -106,12 +112,25 @@ function describeWindow(windowMs: number): string {
   return windowMs % 60_000 === 0 ? `${windowMs / 60_000} minute(s)` : `${windowMs / 1000} second(s)`;
 }
 
+/** The flag @fastify/rate-limit sets on a request it has counted (its own symbol, found by description). */
+const RATE_LIMIT_RAN = 'fastify.request.rateLimitRan';
+
+/**
+ * @fastify/rate-limit counts a request once, whichever limiter comes first; each of ours has its
+ * own counter (a transport check counts against `spoofCheck` and `transportCheck`), so the mark the
+ * previous limiter left is cleared before the next one runs.
+ */
+function allowAnotherLimiter(request: FastifyRequest): void {
+  const ran = Object.getOwnPropertySymbols(request).find((symbol) => symbol.description === RATE_LIMIT_RAN);
+  if (ran !== undefined) (request as unknown as Record<symbol, boolean>)[ran] = false;
+}
+
 /**
  * Registers @fastify/rate-limit (not globally) and builds one hook per operation. With `limits`
  * false, registers nothing and every hook is undefined. With `redis`, counters are kept there.
  */
 export async function createLimiters(app: FastifyInstance, limits: RateLimits | false, redis?: RateLimitRedis): Promise<Limiters> {
-  if (limits === false) return { spoofCheck: undefined, domainUpdate: undefined, domainDelete: undefined, contactList: undefined };
+  if (limits === false) return { spoofCheck: undefined, transportCheck: undefined, domainUpdate: undefined, domainDelete: undefined, contactList: undefined };
   await app.register(rateLimit, {
     global: false,
     // A Redis error must not let requests through unlimited (skipOnError would): fail closed.
@@ -138,6 +157,7 @@ export async function createLimiters(app: FastifyInstance, limits: RateLimits | 
     }) as unknown as (this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) => Promise<void>;
     return async function limited(this: FastifyInstance, request, reply) {
       try {
+        allowAnotherLimiter(request);
         await hook.call(this, request, reply);
       } catch (error) {
         if (error instanceof ApiError) throw error;
@@ -152,6 +172,7 @@ export async function createLimiters(app: FastifyInstance, limits: RateLimits | 
   };
   return {
     spoofCheck: make('spoofCheck', byClientAddress, 'from one client address'),
+    transportCheck: make('transportCheck', byClientAddress, 'with transport checks, from one client address'),
     domainUpdate: make('domainUpdate', byOrganization, 'for one organisation'),
     domainDelete: make('domainDelete', byOrganization, 'for one organisation'),
     contactList: make('contactList', byOrganization, 'for one organisation'),

@@ -100,6 +100,60 @@ export const SharedInfrastructureReportSchema = Type.Object(
   { description: 'What of the SPF pass set lies in shared infrastructure; null when nothing passes, anyone does, or the classification is off' },
 );
 
+const FindingSchema = Type.Object({ id: Type.String(), severity: Type.Enum(['critical', 'warning', 'info', 'success']), title: Type.String(), detail: Type.String() });
+const NullableInteger = Type.Union([Type.Integer(), Type.Null()]);
+
+/**
+ * `transport` of a spoof check result (beyond the spec; only with `"checks": ["transport"]`): mail
+ * sent TO the domain, as `schema/spoof-check-result.schema.json` describes it (`$defs/TransportResult`).
+ */
+export const TransportResultSchema = Type.Object(
+  {
+    verdict: Type.Enum(['enforced', 'opportunistic', 'at-risk', 'broken'], {
+      description: 'enforced: MTA-STS enforce, every MX covered and ok; opportunistic: TLS offered, not required; at-risk: some MX offers no TLS; broken: an enforce policy under which compliant senders refuse to deliver',
+    }),
+    mtaSts: Type.Object({
+      status: Type.Enum(['enforce', 'testing', 'none', 'absent', 'invalid']),
+      record: NullableString,
+      id: NullableString,
+      policy: Type.Union([Type.Object({ mode: Type.Enum(['enforce', 'testing', 'none']), maxAge: Type.Integer(), mx: Type.Array(Type.String()) }), Type.Null()]),
+      fetch: Type.Union([
+        Type.Object({
+          url: Type.String(),
+          httpStatus: NullableInteger,
+          error: Type.Union([
+            Type.Enum(['dns-failure', 'no-address', 'refused-private', 'unreachable', 'tls-failed', 'cert-expired', 'cert-untrusted', 'cert-name-mismatch', 'redirect', 'http-status', 'content-type', 'too-large', 'timeout', 'http-error']),
+            Type.Null(),
+          ]),
+        }),
+        Type.Null(),
+      ]),
+      problems: Type.Array(Type.String()),
+    }),
+    tlsRpt: Type.Object({ status: Type.Enum(['valid', 'absent', 'invalid']), record: NullableString, rua: Type.Array(Type.String()) }),
+    mx: Type.Array(
+      Type.Object({
+        host: Type.String(),
+        preference: Type.Integer(),
+        mtaStsCovered: Type.Union([Type.Boolean(), Type.Null()]),
+        addresses: Type.Array(
+          Type.Object({
+            address: Type.String(),
+            outcome: Type.Enum(['ok', 'unreachable', 'no-starttls', 'tls-failed', 'cert-expired', 'cert-untrusted', 'cert-name-mismatch', 'refused-private']),
+            tlsVersion: NullableString,
+            certificate: Type.Union([
+              Type.Object({ subject: Type.String(), san: Type.Array(Type.String()), issuer: Type.String(), notBefore: Type.String(), notAfter: Type.String() }),
+              Type.Null(),
+            ]),
+          }),
+        ),
+      }),
+    ),
+    findings: Type.Array(FindingSchema),
+  },
+  { description: 'Mail sent to the domain: MTA-STS (RFC 8461), TLS-RPT (RFC 8460), STARTTLS of every MX address; its own verdict' },
+);
+
 /** Spec: "Spoof check result", with `details` an open object. */
 export const SpoofCheckResultSchema = Type.Object(
   {
@@ -140,6 +194,7 @@ export const SpoofCheckResultSchema = Type.Object(
         description: 'The facts behind the answer (beyond the spec); schema/spoof-check-result.schema.json describes every field',
       },
     ),
+    transport: Type.Optional(TransportResultSchema),
   },
 );
 

@@ -43,7 +43,13 @@ function withPages<Options extends ApiServiceOptions & PagesOption>(options: Opt
   const check = options.check;
   const pages: ServiceRoutes = async (app, { limits }) => {
     // The same injected check the API uses, so that a page and an API answer for a domain agree.
-    await app.register(webPages, { ...settings, check: (domain) => check(domain), rateLimit: limits === false ? false : limits.spoofCheck, http: PAGE_HTTP });
+    await app.register(webPages, {
+      ...settings,
+      check: (domain, checkOptions) => check(domain, checkOptions),
+      rateLimit: limits === false ? false : limits.spoofCheck,
+      transportRateLimit: limits === false ? false : limits.transportCheck,
+      http: PAGE_HTTP,
+    });
   };
   return { ...options, routes: [...(options.routes ?? []), pages] };
 }

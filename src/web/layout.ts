@@ -49,7 +49,7 @@ ${demo ? keepHyphenatedWhole(demoBanner(demo)) : null}
 ${keepHyphenatedWhole(body)}
 </div></main>
 <footer class="site"><div class="wrap">
-<p>${demo ? html`This is a demo: spoof-checker answers from ${demo.source}, not from public DNS. It sends no mail and keeps no record of what you check.` : 'spoof-checker reads public DNS only: it sends no mail and keeps no record of what you check.'}
+<p>${demo ? html`This is a demo: spoof-checker answers from ${demo.source}, not from public DNS. It sends no mail and keeps no record of what you check.` : 'spoof-checker reads public DNS (and, for "Mail sent to you", greets your mail servers and asks for TLS): it sends no mail and keeps no record of what you check.'}
 The same check is available as an API: <a href="/docs">documentation</a>, <a href="/openapi.json">OpenAPI document</a>.</p>
 </div></footer>
 <p id="copy-status" class="visually-hidden" aria-live="polite"></p>

@@ -23,6 +23,7 @@ import { CHECK_PATH, DOMAIN_FIELD } from './layout.js';
 import { renderMarkdown } from './markdown.js';
 import { resultPage, resultPath } from './result-view.js';
 import { errorPage, guidePage, homePage, notInDemoPage } from './views.js';
+import { FRAGMENT_PARAM, TRANSPORT_PATH, transportPage, transportPath, transportSection, transportUnavailable } from './transport-view.js';
 
 /** Only this host's own files; no inline script or style, no plugins, no framing, forms post here. */
 export const CONTENT_SECURITY_POLICY = [
@@ -55,8 +56,11 @@ const LIVE_PAGE_CACHE_CONTROL = 'no-store';
 /** Where the guides' Markdown lives, from src/web and dist/web alike. */
 const GUIDES_DIR = new URL('../../docs/guides/', import.meta.url);
 
-/** Runs one check (the API's own injected check, so that a page and an API answer agree). */
-export type PageCheck = (domain: string) => Promise<SpoofCheckResult>;
+/**
+ * Runs one check (the API's own injected check, so that a page and an API answer agree); `transport`
+ * adds the "Mail sent to you" half.
+ */
+export type PageCheck = (domain: string, options?: { transport?: boolean }) => Promise<SpoofCheckResult>;
 
 /** Checks allowed per window. */
 export interface PageRateLimit {
@@ -108,6 +112,8 @@ export interface WebPagesOptions extends WebPagesSettings {
   rateLimit: PageRateLimit | false;
   /** The HTTP layer's error catalogue and client key. */
   http: PageHttp;
+  /** Transport checks ("Mail sent to you") allowed per client network and window; false or absent for none. */
+  transportRateLimit?: PageRateLimit | false | undefined;
 }
 
 const HTML_TYPE = 'text/html; charset=utf-8';
@@ -147,12 +153,12 @@ function sendPage(reply: FastifyReply, status: number, body: SafeHtml, cacheCont
   return reply.code(status).type(HTML_TYPE).header('cache-control', cacheControl).send(toHtmlString(body));
 }
 
-function createLimiter(app: FastifyInstance, limit: PageRateLimit, http: PageHttp): onRequestHookHandler {
+function createLimiter(app: FastifyInstance, limit: PageRateLimit, http: PageHttp, prefix = 'web'): onRequestHookHandler {
   return app.rateLimit({
     max: limit.max,
     timeWindow: limit.windowMs,
     // The HTTP layer's per-client key: an IPv4 address, or an IPv6 client by its /64.
-    keyGenerator: (request) => `web:${http.clientKey(request.ip)}`,
+    keyGenerator: (request) => `${prefix}:${http.clientKey(request.ip)}`,
     errorResponseBuilder: (_request, context) => {
       const seconds = Math.max(1, Math.ceil(context.ttl / 1000));
       return new RateLimitedPage(limit, seconds);
@@ -187,7 +193,7 @@ function typedDomain(value: unknown): string | null {
 }
 
 /** The page plugin (encapsulated: its error handler and headers apply to its routes only). */
-export const webPages: FastifyPluginAsync<WebPagesOptions> = async (app, { check, rateLimit, http, demo: demoSettings }) => {
+export const webPages: FastifyPluginAsync<WebPagesOptions> = async (app, { check, rateLimit, transportRateLimit, http, demo: demoSettings }) => {
   const demo = demoSettings ?? null;
   const guides = await loadGuides();
   const home = toHtmlString(homePage(demo));
@@ -197,6 +203,11 @@ export const webPages: FastifyPluginAsync<WebPagesOptions> = async (app, { check
     // The app registers @fastify/rate-limit when its own limits are on; otherwise register it here.
     if (!app.hasDecorator('rateLimit')) await app.register(rateLimitPlugin, { global: false });
     limiter = createLimiter(app, rateLimit, http);
+  }
+  let transportLimiter: onRequestHookHandler | undefined;
+  if (transportRateLimit) {
+    if (!app.hasDecorator('rateLimit')) await app.register(rateLimitPlugin, { global: false });
+    transportLimiter = createLimiter(app, transportRateLimit, http, 'web-transport');
   }
 
   app.addHook('onSend', async (_request, reply, payload) => {
@@ -241,6 +252,34 @@ export const webPages: FastifyPluginAsync<WebPagesOptions> = async (app, { check
     void reply.header('vary', 'accept');
     if (wantsJson(request.headers.accept)) return reply.code(200).header('cache-control', LIVE_PAGE_CACHE_CONTROL).send(result);
     return sendPage(reply, 200, resultPage(result, { origin: originOf(request), demo }));
+  });
+
+  // "Mail sent to you": the page the result page links to (works without JavaScript), and with
+  // ?fragment=1 the section alone, which the page's script puts in place. Rate limited on its own.
+  app.get<{ Params: { '*': string }; Querystring: Record<string, unknown> }>(`${TRANSPORT_PATH}/*`, { config, schema, onRequest: transportLimiter ? [transportLimiter] : [] }, async (request, reply) => {
+    const typed = request.params['*'];
+    const normalised = normaliseDomainInput(typed);
+    if (!normalised.ok) {
+      if (wantsJson(request.headers.accept)) throw new InvalidInput(normalised.message, normalised.fix);
+      return invalidInput(reply, typed, normalised, demo);
+    }
+    const fragment = request.query[FRAGMENT_PARAM] === '1';
+    if (normalised.domain !== typed) return reply.code(303).header('cache-control', LIVE_PAGE_CACHE_CONTROL).redirect(`${transportPath(normalised.domain)}${fragment ? `?${FRAGMENT_PARAM}=1` : ''}`, 303);
+    if (demo !== null && !inDemo(demo, normalised.domain)) {
+      // As for the result page: the demo answers only for its own domains.
+      void reply.header('vary', 'accept');
+      if (wantsJson(request.headers.accept)) return sendJsonError(reply, http.answer('NOT_FOUND', { message: `${normalised.domain} is not in the demo.`, why: `This demo answers from ${demo.source}, not from public DNS.`, fix: 'Check one of the demo domains listed on the home page.' }));
+      return sendPage(reply, 404, notInDemoPage(typed, normalised.domain, demo));
+    }
+    const result = await check(normalised.domain, { transport: true });
+    void reply.header('vary', 'accept');
+    if (!result.transport) {
+      if (wantsJson(request.headers.accept)) return sendJsonError(reply, http.answer('INTERNAL', { message: 'Transport checks are not available on this server.' }));
+      return sendPage(reply, 200, transportUnavailable('Transport checks are not available on this server.'));
+    }
+    if (wantsJson(request.headers.accept)) return reply.code(200).header('cache-control', LIVE_PAGE_CACHE_CONTROL).send(result.transport);
+    const display = result.details.displayDomain;
+    return sendPage(reply, 200, fragment ? transportSection(result.transport, display) : transportPage(result.transport, result.domain, display));
   });
 
   app.get<{ Params: { topic: string }; Querystring: Record<string, unknown> }>('/guides/:topic', { config, schema }, async (request, reply) => {

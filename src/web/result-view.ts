@@ -9,6 +9,7 @@ import type { SpoofCheckResult, Verdict, InboxOutcome } from '../result.js';
 import { MAX_DNS_TERMS, MAX_VOID_LOOKUPS } from '../spf/evaluate.js';
 import { html, type SafeHtml } from './html.js';
 import type { DemoSettings } from './demo.js';
+import { transportPlaceholder, transportSection } from './transport-view.js';
 import { checkForm, page } from './layout.js';
 
 type Tone = 'critical' | 'warning' | 'success' | 'info';
@@ -81,6 +82,7 @@ ${nextStepSection(result.nextStep)}
 <h2 id="reasons-title">What we found</h2>
 <ul class="reasons">${result.reasons.map(reasonItem)}</ul>
 </section>
+${result.transport ? transportSection(result.transport, displayDomain) : transportPlaceholder(result.domain, displayDomain)}
 ${spfSection(result, obj(details['spf']))}
 ${sharedInfrastructureSection(obj(obj(details['spf'])['sharedInfrastructure']))}
 ${dmarcSection(result, obj(details['dmarc']))}

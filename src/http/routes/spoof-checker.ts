@@ -20,7 +20,20 @@ export const SPOOF_DOMAIN_MAX_LENGTH = 255;
 export interface SpoofCheckRequestOptions {
   /** DKIM selectors to probe before the built-in list (checkDomain's `selectors`), lower-cased. */
   selectors?: string[];
+  /** Also check mail sent TO the domain and add `transport` to the result (checkDomain's `transport`). */
+  transport?: boolean;
 }
+
+/** The extra checks a request may ask for (`"checks": [...]`). */
+export const OPTIONAL_CHECKS = ['transport'] as const;
+
+const ChecksField = Type.Array(Type.Enum([...OPTIONAL_CHECKS]), {
+  uniqueItems: true,
+  maxItems: OPTIONAL_CHECKS.length,
+  description:
+    'Extra checks to run. "transport": mail sent TO the domain (MTA-STS, TLS-RPT, a STARTTLS and certificate probe of every MX), added as `transport`; it takes seconds and has its own, lower rate limit. The spoof verdict never depends on it.',
+  examples: [['transport']],
+});
 
 /** Runs one spoof check (the app is given `checkDomain` bound to a resolver). */
 export type SpoofCheck = (domain: string, options?: SpoofCheckRequestOptions) => Promise<SpoofCheckResult>;
@@ -68,10 +81,12 @@ function refuseBadSelector(body: unknown): void {
 export interface SpoofCheckerRouteOptions {
   check: SpoofCheck;
   limiter: onRequestHookHandler | undefined;
+  /** Counts requests that ask for the transport check, on top of `limiter`. */
+  transportLimiter?: onRequestHookHandler | undefined;
 }
 
 /** The spoof checker routes. */
-export const spoofCheckerRoutes: FastifyPluginAsyncTypebox<SpoofCheckerRouteOptions> = async (app, { check, limiter }) => {
+export const spoofCheckerRoutes: FastifyPluginAsyncTypebox<SpoofCheckerRouteOptions> = async (app, { check, limiter, transportLimiter }) => {
   const onRequest = limiter ? [limiter] : [];
   const common = { tags: ['tools'], security: API_SECURITY };
 
@@ -80,20 +95,28 @@ export const spoofCheckerRoutes: FastifyPluginAsyncTypebox<SpoofCheckerRouteOpti
     {
       onRequest,
       preValidation: async (request) => refuseBadSelector(request.body),
+      // A transport check costs seconds and sockets: it is counted apart (after validation, when the body is known).
+      preHandler: async function transportLimit(request, reply) {
+        if (transportLimiter && request.body.checks?.includes('transport')) await (transportLimiter as unknown as (this: unknown, req: typeof request, rep: typeof reply) => Promise<void>).call(this, request, reply);
+      },
       config: { audit: AUDIT },
       schema: {
         ...common,
         summary: 'Can anyone spoof this domain?',
-        description: 'Checks DMARC, SPF, DKIM and MX and says whether mail forged as this domain would reach an inbox.',
-        body: Type.Object({ domain: DomainField, selectors: Type.Optional(SelectorsField) }, { additionalProperties: false }),
+        description:
+          'Checks DMARC, SPF, DKIM and MX and says whether mail forged as this domain would reach an inbox. With "checks": ["transport"], also checks mail sent to the domain (MTA-STS, TLS-RPT, STARTTLS of every MX) and adds `transport`.',
+        body: Type.Object({ domain: DomainField, selectors: Type.Optional(SelectorsField), checks: Type.Optional(ChecksField) }, { additionalProperties: false }),
         response: responses,
       },
     },
     async (request) => {
       request.auditResourceId = request.body.domain;
-      const { selectors } = request.body;
+      const { selectors, checks } = request.body;
+      const options: SpoofCheckRequestOptions = {};
       // The probe expects lower-case selectors (DNS names compare case-insensitively, RFC 4343).
-      return selectors ? check(request.body.domain, { selectors: [...new Set(selectors.map((s) => s.toLowerCase()))] }) : check(request.body.domain);
+      if (selectors) options.selectors = [...new Set(selectors.map((s) => s.toLowerCase()))];
+      if (checks?.includes('transport')) options.transport = true;
+      return Object.keys(options).length > 0 ? check(request.body.domain, options) : check(request.body.domain);
     },
   );
 

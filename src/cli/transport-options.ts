@@ -1,0 +1,77 @@
+import { readFile } from 'node:fs/promises';
+import type { CheckTransportOptions } from '../check.js';
+import { TransportCache } from '../transport/check.js';
+import { tlsTrust } from '../transport/tls-peer.js';
+import type { ConnectPorts } from '../transport/types.js';
+import { UsageError } from './args.js';
+
+/** The flags of the transport check, shared by `check` and `serve`. */
+export const TRANSPORT_OPTIONS = {
+  'tls-ca': { type: 'string' },
+  'connect-ports': { type: 'string' },
+  'allow-private-addresses': { type: 'boolean' },
+} as const;
+
+/** The transport flags as given. */
+export interface TransportFlags {
+  /** A PEM file of extra trusted roots, added to the defaults. */
+  tlsCa?: string | undefined;
+  /** `smtp=N,https=N`: ports to connect to instead of 25 and 443. */
+  connectPorts?: string | undefined;
+  /** Connect to loopback, private and other non-public addresses (test labs). */
+  allowPrivateAddresses?: boolean | undefined;
+}
+
+/** The help lines of the transport flags. */
+export const TRANSPORT_USAGE = `  --tls-ca FILE        extra trusted root certificates (PEM) for the transport probe, added to the defaults
+  --connect-ports smtp=N,https=N
+                       connect to the resolved addresses on these ports instead of 25 and 443 (test labs)
+  --allow-private-addresses
+                       let the transport probe connect to loopback, private, link-local and other
+                       non-public addresses (refused by default: they give refused-private)`;
+
+/** `smtp=2525,https=8443` → { smtp: 2525, https: 8443 }; a bad entry is a `UsageError` naming it. */
+export function parseConnectPorts(text: string): ConnectPorts {
+  const ports: ConnectPorts = {};
+  for (const entry of text.split(',').map((part) => part.trim())) {
+    const match = /^(smtp|https)=(\d{1,5})$/.exec(entry);
+    const port = match ? Number(match[2]) : Number.NaN;
+    if (!match || port < 1 || port > 65_535) {
+      throw new UsageError(`--connect-ports takes smtp=N,https=N with ports from 1 to 65535, such as smtp=2525,https=8443; "${entry}" is not one`);
+    }
+    const key = match[1] as 'smtp' | 'https';
+    if (ports[key] !== undefined) throw new UsageError(`--connect-ports names ${key} twice`);
+    ports[key] = port;
+  }
+  return ports;
+}
+
+/**
+ * The transport check's options from the flags: the CA file read and checked, the ports parsed,
+ * one probe cache for the process. Throws `UsageError` for a file that cannot be read or holds no
+ * usable PEM certificate, and for bad ports.
+ */
+export async function transportOptionsFromFlags(flags: TransportFlags): Promise<CheckTransportOptions> {
+  const options: CheckTransportOptions = { cache: new TransportCache(), allowPrivateAddresses: flags.allowPrivateAddresses ?? false };
+  if (flags.connectPorts !== undefined) options.connectPorts = parseConnectPorts(flags.connectPorts);
+  if (flags.tlsCa !== undefined) {
+    let pem: string;
+    try {
+      pem = await readFile(flags.tlsCa, 'utf8');
+    } catch (error) {
+      throw new UsageError(`--tls-ca ${flags.tlsCa}: cannot read it (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    }
+    try {
+      tlsTrust(pem);
+    } catch (error) {
+      throw new UsageError(`--tls-ca ${flags.tlsCa}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    options.tlsCa = pem;
+  }
+  return options;
+}
+
+/** True when any transport flag was given. */
+export function hasTransportFlags(flags: TransportFlags): boolean {
+  return flags.tlsCa !== undefined || flags.connectPorts !== undefined || flags.allowPrivateAddresses !== undefined;
+}

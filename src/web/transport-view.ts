@@ -1,0 +1,117 @@
+/**
+ * The "Mail sent to you" section: how mail TO the domain travels (MTA-STS, TLS-RPT, STARTTLS of
+ * every MX). The result page shows a placeholder at once (the spoof verdict is never delayed by
+ * it) with a link to `/transport/<domain>`, which renders it on the server (no JavaScript needed);
+ * the page's script fetches the fragment form (`?fragment=1`) and puts it in place. Every value
+ * goes through the escaping `html` template.
+ */
+import type { TransportResult } from '../transport/types.js';
+import { html, type SafeHtml } from './html.js';
+import { checkForm, page } from './layout.js';
+
+/** Where the transport section of a domain is rendered. */
+export const TRANSPORT_PATH = '/transport';
+/** The query parameter asking for the section alone (for the page's script). */
+export const FRAGMENT_PARAM = 'fragment';
+
+/** The path of the transport page of a (normalised) domain. */
+export function transportPath(domain: string): string {
+  return `${TRANSPORT_PATH}/${encodeURIComponent(domain)}`;
+}
+
+type Tone = 'critical' | 'warning' | 'success' | 'info';
+
+const VERDICTS: Record<TransportResult['verdict'], { label: string; tone: Tone; text: string }> = {
+  enforced: { label: 'Enforced', tone: 'success', text: 'Senders that support MTA-STS deliver to you only over TLS with a valid certificate.' },
+  opportunistic: { label: 'Opportunistic', tone: 'warning', text: 'Mail to you is encrypted when it happens to work, but nothing makes senders require it: an attacker on the path can strip it.' },
+  'at-risk': { label: 'At risk', tone: 'critical', text: 'Some of your mail servers offer no TLS: mail sent to them travels in clear text.' },
+  broken: { label: 'Broken', tone: 'critical', text: 'Your MTA-STS policy is in enforce mode, but some mail servers fail it: senders that follow it refuse to deliver, and mail to you is being lost.' },
+};
+
+const OUTCOMES: Record<string, string> = {
+  ok: 'TLS with a valid certificate',
+  unreachable: 'not reachable from here',
+  'no-starttls': 'no STARTTLS',
+  'tls-failed': 'TLS handshake failed',
+  'cert-expired': 'certificate expired',
+  'cert-untrusted': 'certificate not trusted',
+  'cert-name-mismatch': 'certificate for another name',
+  'refused-private': 'private address, not probed',
+};
+
+/** The placeholder on the result page: a link that works without JavaScript, filled in by the script. */
+export function transportPlaceholder(domain: string, displayDomain: string): SafeHtml {
+  const path = transportPath(domain);
+  return html`<section class="detail" aria-labelledby="transport-title" id="transport" data-transport-src="${path}?${FRAGMENT_PARAM}=1" aria-live="polite">
+<h2 id="transport-title">Mail sent to you</h2>
+<p>Is mail sent to ${displayDomain} protected in transit, and will it still arrive? This checks MTA-STS, TLS reporting and the TLS of every mail server; it connects to them and takes a few seconds.</p>
+<p><a id="transport-link" href="${path}">Check how mail sent to ${displayDomain} travels</a></p>
+</section>`;
+}
+
+/** The section itself (the fragment the script fetches). */
+export function transportSection(transport: TransportResult, displayDomain: string): SafeHtml {
+  const verdict = VERDICTS[transport.verdict];
+  const sts = transport.mtaSts;
+  return html`<section class="detail" aria-labelledby="transport-title" id="transport" data-transport-verdict="${transport.verdict}">
+<h2 id="transport-title">Mail sent to you</h2>
+<div class="card verdict tone-${verdict.tone}">
+<p><span class="badge" id="transport-verdict">${verdict.label}</span></p>
+<p>${verdict.text}</p>
+<dl class="facts">
+<dt>MTA-STS</dt><dd id="transport-mta-sts">${sts.status}${sts.id ? html` (id <code>${sts.id}</code>)` : null}${sts.policy ? html`, max_age ${sts.policy.maxAge}, mx ${sts.policy.mx.map((m, i) => html`${i > 0 ? ', ' : ''}<code>${m}</code>`)}` : null}${sts.fetch?.error ? html`; policy fetch: ${sts.fetch.error}` : null}</dd>
+<dt>TLS reporting</dt><dd id="transport-tlsrpt">${transport.tlsRpt.status}${transport.tlsRpt.rua.length > 0 ? html` (${transport.tlsRpt.rua.join(', ')})` : null}</dd>
+</dl>
+</div>
+${transport.mx.length > 0 ? html`<h3>Mail servers of ${displayDomain}</h3>
+<ul class="list-plain" id="transport-mx">${transport.mx.map(
+    (mx) => html`<li><code>${mx.host}</code> (preference ${mx.preference})${mx.mtaStsCovered === null ? null : mx.mtaStsCovered ? ', in the MTA-STS policy' : html`, <strong>not in the MTA-STS policy</strong>`}
+<ul>${mx.addresses.length === 0 ? html`<li class="muted">not probed</li>` : mx.addresses.map(
+      (a) => html`<li><code>${a.address}</code>: <span data-outcome="${a.outcome}">${OUTCOMES[a.outcome] ?? a.outcome}</span>${a.tlsVersion ? html` (${a.tlsVersion})` : null}${a.certificate ? html`<br><span class="muted">certificate for ${a.certificate.san.slice(0, 4).join(', ') || a.certificate.subject}, issued by ${a.certificate.issuer}, valid until ${a.certificate.notAfter.slice(0, 10)}</span>` : null}</li>`,
+    )}</ul></li>`,
+  )}</ul>` : null}
+${transport.findings.length > 0 ? html`<h3>What we found</h3>
+<ul class="reasons">${transport.findings.map(
+    (f) => html`<li class="tone-${f.severity}" data-finding="${f.id}"><span class="badge">${f.severity}</span><h3>${f.title}</h3>${detailBlocks(f.detail)}</li>`,
+  )}</ul>` : null}
+</section>`;
+}
+
+/** A finding's detail: prose lines as paragraphs, each run of indented lines (a policy, a record) as one block to copy. */
+function detailBlocks(detail: string): SafeHtml[] {
+  const blocks: SafeHtml[] = [];
+  let record: string[] = [];
+  const flush = (): void => {
+    if (record.length > 0) blocks.push(html`<pre class="record" data-copy="record"><code>${record.join('\n')}</code></pre>`);
+    record = [];
+  };
+  for (const line of detail.split('\n')) {
+    if (/^\s/.test(line)) record.push(line.trim());
+    else {
+      flush();
+      blocks.push(html`<p>${line}</p>`);
+    }
+  }
+  flush();
+  return blocks;
+}
+
+/** The whole transport page (the no-JavaScript link's target). */
+export function transportPage(transport: TransportResult, domain: string, displayDomain: string): SafeHtml {
+  return page({
+    title: `${displayDomain}: mail sent to you is ${VERDICTS[transport.verdict].label.toLowerCase()}`,
+    description: VERDICTS[transport.verdict].text,
+    noindex: true,
+    body: html`${checkForm(displayDomain)}
+<p><a href="/check/${encodeURIComponent(domain)}">← Can someone send as ${displayDomain}?</a></p>
+${transportSection(transport, displayDomain)}`,
+  });
+}
+
+/** The section when the transport check cannot be given (not enabled on this server, rate limited). */
+export function transportUnavailable(message: string): SafeHtml {
+  return html`<section class="detail" aria-labelledby="transport-title" id="transport">
+<h2 id="transport-title">Mail sent to you</h2>
+<p class="muted">${message}</p>
+</section>`;
+}

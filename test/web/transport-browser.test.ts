@@ -1,0 +1,89 @@
+/**
+ * "Mail sent to you" in a real browser (Debian's Chromium through playwright-core) against a real
+ * listening server whose check probes the transport lab (test/transport/lab.ts): the verdict shows
+ * first, the section loads after through the page's script within the CSP, and without JavaScript
+ * the link leads to the same section.
+ */
+import { existsSync } from 'node:fs';
+import type { FastifyInstance } from 'fastify';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkDomain } from '../../src/check.js';
+import { buildApp } from '../../src/http/app.js';
+import { createMemoryStores } from '../../src/store/memory.js';
+import { TransportCache } from '../../src/transport/check.js';
+import { startLab, type Lab } from '../transport/lab.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const TIMEOUT_MS = 60_000;
+
+let lab: Lab;
+let app: FastifyInstance;
+let browser: Browser;
+let base: string;
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: the browser tests need Debian's Chromium (apt-get install chromium).`);
+  lab = await startLab();
+  const transport = { cache: new TransportCache(), tlsCa: lab.caPem, connectPorts: { smtp: lab.smtpPort, https: lab.httpsPort }, allowPrivateAddresses: true };
+  app = await buildApp({
+    stores: createMemoryStores(),
+    check: (domain, options) => checkDomain(domain, { resolver: lab.resolver, ...(options?.transport ? { transport } : {}) }),
+    rateLimits: false,
+  });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+}, TIMEOUT_MS);
+
+afterAll(async () => {
+  await browser?.close();
+  await app?.close();
+  await lab?.close();
+});
+
+describe('"Mail sent to you" in Chromium', () => {
+  it(
+    'shows the spoof verdict, then loads the section by script, with no CSP violation',
+    async () => {
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      const problems: string[] = [];
+      page.on('console', (message) => {
+        if (message.type() === 'error') problems.push(message.text());
+      });
+      page.on('pageerror', (error) => problems.push(error.message));
+      try {
+        await page.goto(`${base}/check/wrong-name.example`);
+        expect(await page.locator('#verdict').textContent()).toBeTruthy();
+        await page.locator('#transport-verdict').waitFor({ timeout: 30_000 });
+        expect(await page.locator('#transport-verdict').textContent()).toBe('Broken');
+        expect(await page.locator('#transport [data-outcome="cert-name-mismatch"]').count()).toBe(1);
+        expect(problems).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    },
+    TIMEOUT_MS,
+  );
+
+  it(
+    'without JavaScript, the link leads to the section on a page of its own',
+    async () => {
+      const context = await browser.newContext({ javaScriptEnabled: false });
+      const page = await context.newPage();
+      try {
+        await page.goto(`${base}/check/no-starttls.example`);
+        expect(await page.locator('#transport-verdict').count()).toBe(0);
+        await page.locator('#transport-link').click();
+        await page.waitForURL(`${base}/transport/no-starttls.example`);
+        expect(await page.locator('#transport-verdict').textContent()).toBe('At risk');
+      } finally {
+        await context.close();
+      }
+    },
+    TIMEOUT_MS,
+  );
+});

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkDomain } from '../../src/check.js';
-import { buildApp } from '../../src/http/app.js';
+import { buildApp } from '../../src/service/compose.js';
 import { TransportCache } from '../../src/transport/check.js';
 import { startLab, type Lab } from '../transport/lab.js';
 import { bearerA, expectError, makeApp, seededStores } from './helpers.js';

@@ -177,7 +177,7 @@ export function createSqlStores(db: Kysely<StoreDatabase>, traits: SqlDialectTra
     templates: guard(new SqlTemplateStore(db, traits, newId)),
     domains: guard(new SqlDomainStore(db, traits)),
     contacts: guard(new SqlContactStore(db, traits)),
-    batches: guard(new SqlBatchStore(db)),
+    batches: guard(new SqlBatchStore(db, traits.dialect)),
     pruneRecordLogs: guardedPrune,
     async isEmpty() {
       if (closed) throw new StoreUnavailableError('the store is closed (the service is shutting down)');

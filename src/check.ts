@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { probeDkimNow } from './dkim/index.js';
+import { dkimUnderMissingName, probeDkimNow } from './dkim/index.js';
 import type { DkimProbe } from './dkim/index.js';
 import { discoverDmarcNow, effectivePolicyNow, nameExistsNow, verifyReportDestinationsNow } from './dmarc/index.js';
 import type { ExistenceQuery, NameExistence } from './dmarc/index.js';
@@ -85,16 +85,14 @@ export async function checkDomain(input: string, options: CheckOptions): Promise
     analyzeDmarc(domain, resolver),
     analyzeSpfNow(domain, resolver),
     registrable === domain ? null : analyzeSpfNow(registrable, resolver),
-    probeDkimNow(domain, resolver, { selectors: options.selectors }),
-    lookupMxNow(domain, resolver),
+    mxThenDkim(domain, resolver, options.selectors),
   ]);
-  const [existence, dmarc, spf, registrableSpf, dkim, mx] = (parts instanceof Promise ? await parts : parts) as [
+  const [existence, dmarc, spf, registrableSpf, [mx, dkim]] = (parts instanceof Promise ? await parts : parts) as [
     NameExistence,
     DmarcOutcome,
     SpfAnalysis,
     SpfAnalysis | null,
-    DkimProbe,
-    MxAnalysis,
+    [MxAnalysis, DkimProbe],
   ];
 
   // RFC 8020: NXDOMAIN for the registrable domain means nothing under it exists: no verdict to give.
@@ -146,6 +144,19 @@ export async function checkDomain(input: string, options: CheckOptions): Promise
     if (unsettled) throw spfUnsettled(unsettled);
   }
   return buildResult({ domain, displayDomain, resolvedAt, started, input, dmarc, spf, orgSpf, registrable, existence: existence.queries, dkim, mx, decision, stats: resolver.stats() });
+}
+
+/**
+ * The MX lookup, then the DKIM probes, unless the MX lookup found that the domain does not exist:
+ * RFC 8020 §2, nothing exists below an NXDOMAIN name, so its selectors are not asked for. A random
+ * nonexistent subdomain then costs a handful of queries instead of one per built-in selector
+ * (the "water torture" a public checker would otherwise relay to the domain's servers).
+ */
+function mxThenDkim(domain: string, resolver: Resolver, selectors: readonly string[] | undefined): Now<[MxAnalysis, DkimProbe]> {
+  return thenNow(lookupMxNow(domain, resolver), (mx): Now<[MxAnalysis, DkimProbe]> => {
+    if (mx.status === 'none' && mx.absence === 'nxdomain') return [mx, dkimUnderMissingName(domain)];
+    return thenNow(probeDkimNow(domain, resolver, { selectors }), (dkim): [MxAnalysis, DkimProbe] => [mx, dkim]);
+  });
 }
 
 /** The second `isoTimestampNow` last formatted, and its text up to the milliseconds. */

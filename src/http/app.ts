@@ -25,7 +25,7 @@ import type { Stores } from '../store/types.js';
 import { digestApiKey, apiKeyIdFromDigest } from '../store/api-keys.js';
 import { buildRecord } from './audit.js';
 import { authenticate } from './auth.js';
-import { fastifyTrustProxy, type TrustProxy } from './client-address.js';
+import { dropInvalidForwardedFor, fastifyTrustProxy, type TrustProxy } from './client-address.js';
 import './context.js';
 import { ApiError, toApiError } from './errors.js';
 import { loggerOptions } from './log-redaction.js';
@@ -151,6 +151,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     frameworkErrors: (error, rawRequest, rawReply) => {
       const request = rawRequest as FastifyRequest;
       const reply = rawReply as FastifyReply;
+      dropInvalidForwardedFor(request.raw);
       const apiError = toApiError(error);
       request.errorCode = apiError.code;
       void reply.code(apiError.statusCode);
@@ -164,6 +165,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
   });
 
+  // First of all: a forged X-Forwarded-For that is not a list of IP addresses is dropped, so that
+  // the client address every limit and record uses is an address, never a string a client wrote.
+  app.addHook('onRequest', async (request) => dropInvalidForwardedFor(request.raw));
   await app.register(spoofCheckerService, options);
   await app.ready();
   return app;

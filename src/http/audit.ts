@@ -11,6 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RecordLog } from '../store/types.js';
+import { clientAddress } from './client-address.js';
 import type { AuditSpec } from './context.js';
 
 /** What a redacted value is replaced with. */
@@ -172,7 +173,7 @@ export function buildRecord(request: FastifyRequest, reply: FastifyReply, contex
     resource_id: truncated(resourceId, MAX_LOGGED_PATH_CHARS),
     service: spec.service,
     action: spec.past,
-    ip_address: request.ip,
+    ip_address: clientAddress(request),
     user_agent: typeof userAgent === 'string' ? truncated(userAgent, MAX_LOGGED_USER_AGENT_CHARS) : '',
     environment: context.environment,
   };

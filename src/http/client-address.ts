@@ -4,6 +4,7 @@
  * whole /64; an IPv4-mapped IPv6 address as the IPv4 address it is).
  */
 import { isIP } from 'node:net';
+import type { IncomingMessage } from 'node:http';
 
 /**
  * Which proxies to trust: `false` (none: the client is the socket's peer), a hop count (the
@@ -59,6 +60,48 @@ export function parseTrustProxy(text: string | undefined): TrustProxy {
     if (problem) throw new TrustProxyError(`trust proxy: ${problem}`);
   }
   return blocks;
+}
+
+/**
+ * Why a hop count is risky, for the start-up warning: it believes whoever connects, so it is safe
+ * only when nothing but the proxies can reach the port.
+ */
+export function trustProxyWarning(trust: TrustProxy): string | null {
+  if (typeof trust !== 'number') return null;
+  return (
+    `--trust-proxy ${trust} believes X-Forwarded-For from whoever connects: a client that reaches this port directly ` +
+    'can name any address and so escape every per-client limit. Give the proxies\' addresses instead (e.g. --trust-proxy 10.0.0.0/8,127.0.0.1).'
+  );
+}
+
+/** Longest X-Forwarded-For header read (longer ones are ignored whole: the socket's peer is the client). */
+export const MAX_FORWARDED_FOR_CHARS = 2048;
+
+/**
+ * True when every entry of an `X-Forwarded-For` value is an IP address (RFC 7239 §5.2 would allow
+ * ports and obfuscated names; the de-facto header carries bare addresses). Anything else (a name, a
+ * port, markup) makes the whole header untrustworthy.
+ */
+export function isValidForwardedFor(value: string | string[] | undefined): boolean {
+  if (value === undefined) return true;
+  const text = Array.isArray(value) ? value.join(',') : value;
+  if (text.length > MAX_FORWARDED_FOR_CHARS) return false;
+  return text.split(',').every((entry) => isIP(entry.trim()) !== 0);
+}
+
+/**
+ * Drops an `X-Forwarded-For` header that holds anything but IP addresses, so that the client
+ * address (Fastify's `request.ip`, read lazily from the raw headers) falls back to the next trusted
+ * hop or the socket's peer instead of a string a client wrote. Run first on every request.
+ */
+export function dropInvalidForwardedFor(raw: IncomingMessage): void {
+  if (!isValidForwardedFor(raw.headers['x-forwarded-for'])) delete raw.headers['x-forwarded-for'];
+}
+
+/** The client's address as an IP address: `request.ip` when it is one, else the socket's peer (never a client-written string). */
+export function clientAddress(request: { ip: string; raw: IncomingMessage }): string {
+  if (isIP(request.ip) !== 0) return request.ip;
+  return request.raw.socket?.remoteAddress ?? '';
 }
 
 /**

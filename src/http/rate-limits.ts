@@ -10,7 +10,7 @@
 import rateLimit from '@fastify/rate-limit';
 import { Redis } from 'ioredis';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
-import { clientRateLimitKey } from './client-address.js';
+import { clientAddress, clientRateLimitKey } from './client-address.js';
 import { ApiError } from './errors.js';
 
 /** One limit: at most `max` requests per `windowMs` milliseconds per key. */
@@ -98,9 +98,9 @@ export async function connectRateLimitRedis(url: string, onError: (error: Error)
 export type Limiters = { [K in keyof RateLimits]: onRequestHookHandler | undefined };
 
 // Authentication runs first (an app-level onRequest hook), so the organisation is known here.
-const byClientAddress = (request: FastifyRequest): string => `ip:${clientRateLimitKey(request.ip)}`;
+const byClientAddress = (request: FastifyRequest): string => `ip:${clientRateLimitKey(clientAddress(request))}`;
 const byOrganization = (request: FastifyRequest): string =>
-  request.principal ? `org:${request.principal.organizationId}` : `ip:${clientRateLimitKey(request.ip)}`;
+  request.principal ? `org:${request.principal.organizationId}` : `ip:${clientRateLimitKey(clientAddress(request))}`;
 
 function describeWindow(windowMs: number): string {
   return windowMs % 60_000 === 0 ? `${windowMs / 60_000} minute(s)` : `${windowMs / 1000} second(s)`;

@@ -24,12 +24,14 @@ import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyRep
 import type { Stores } from '../store/types.js';
 import { digestApiKey, apiKeyIdFromDigest } from '../store/api-keys.js';
 import { buildRecord } from './audit.js';
-import { authenticate } from './auth.js';
+import { authenticate, FailedAuthLimiter } from './auth.js';
 import { dropInvalidForwardedFor, fastifyTrustProxy, type TrustProxy } from './client-address.js';
 import './context.js';
 import { ApiError, toApiError } from './errors.js';
 import { loggerOptions } from './log-redaction.js';
-import { createLimiters, DEFAULT_RATE_LIMITS, type RateLimitRedis, type RateLimits } from './rate-limits.js';
+import { createLimiters, DEFAULT_RATE_LIMITS, type Limit, type RateLimitRedis, type RateLimits } from './rate-limits.js';
+import { createCounter, type WindowCounter } from './counters.js';
+import { clientAddress, clientRateLimitKey } from './client-address.js';
 import type { BatchService } from '../jobs/service.js';
 import { batchRoutes } from './routes/batches.js';
 import { contactRoutes } from './routes/contacts.js';
@@ -110,6 +112,11 @@ export interface ServiceOptions {
   batches?: BatchService;
   /** The grace on close, in milliseconds (`DEFAULT_SHUTDOWN_GRACE_MS`); 0 drops idle connections at once. */
   shutdownGraceMs?: number;
+  /**
+   * The service's public base URL (`https://checker.example`): the links the page shows start with
+   * it. Without it they use the request's own Host header, never X-Forwarded-Host.
+   */
+  publicUrl?: string;
 }
 
 /** Everything the app depends on. */
@@ -202,6 +209,12 @@ export const spoofCheckerService: FastifyPluginAsync<ServiceOptions> = async (ho
 
   for (const key of options.apiKeys ?? []) await addStartupKey(stores, key);
 
+  const limits = options.rateLimits === false ? false : { ...DEFAULT_RATE_LIMITS, ...(options.rateLimits ?? {}) };
+  // The counters of the limits @fastify/rate-limit does not cover: in Redis when given (falling back
+  // to this process while Redis is away, so these limits degrade instead of failing), else here.
+  const counter = createCounter(options.rateLimitRedis, (error) => app.log.error({ err: error }, 'rate-limit counters: Redis failed; counting in this process until it answers'));
+  const failedAuth = limits === false ? undefined : new FailedAuthLimiter(counter, limits.failedAuth);
+
   // The documentation routes (registered by plugins) are public and not audited.
   app.addHook('onRoute', (route) => {
     if (route.url === OPENAPI_PATH || route.url === DOCS_PATH || route.url.startsWith(`${DOCS_PATH}/`)) {
@@ -236,12 +249,46 @@ export const spoofCheckerService: FastifyPluginAsync<ServiceOptions> = async (ho
       throw new ApiError('SERVICE_UNAVAILABLE');
     }
     if (request.routeOptions.config.public) return;
+    const client = clientRateLimitKey(clientAddress(request));
+    // A client that has sent too many wrong keys is refused before its key is even looked at.
+    if (!request.is404) failedAuth?.refuseIfLockedOut(client);
     // An unknown route needs no key (it answers 404 either way), but a valid key still names the
     // organisation in its record log.
-    request.principal = await authenticate(stores.apiKeys, request.headers, !request.is404);
+    try {
+      request.principal = await authenticate(stores.apiKeys, request.headers, !request.is404);
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'UNAUTHORIZED' && failedAuth) throw (await failedAuth.failed(client)) ?? error;
+      throw error;
+    }
     // Answered here, before the body is read: an unknown route with a body was a 400 INVALID_JSON
     // after parsing up to 1 MiB, instead of the 404 it is.
     if (request.is404) throw routeNotFound(request);
+    if (limits !== false && request.principal && isCountedWrite(request)) {
+      await refuseOverLimit(counter, `writes:${request.principal.organizationId}`, limits.organizationWrites, 1, (seconds) =>
+        new ApiError('RATE_LIMITED', {
+          message: 'Your organisation is writing too fast.',
+          why: `Each organisation may make ${limits.organizationWrites.max} write(s) (POST, PUT, PATCH, DELETE) per ${Math.round(limits.organizationWrites.windowMs / 1000)} second(s).`,
+          fix: `Wait ${seconds} second(s) before retrying.`,
+          retryAfter: seconds,
+        }),
+      );
+    }
+  });
+
+  // The storage quota: the bytes of the bodies an organisation writes, per window (after validation,
+  // so that a refused body costs nothing).
+  app.addHook('preHandler', async (request) => {
+    if (limits === false || !request.principal || !isCountedWrite(request)) return;
+    const bytes = bodyBytes(request);
+    if (bytes === 0) return;
+    const quota = limits.organizationWriteBytes;
+    await refuseOverLimit(counter, `write-bytes:${request.principal.organizationId}`, quota, bytes, (seconds) =>
+      new ApiError('STORAGE_QUOTA_EXCEEDED', {
+        why: `Each organisation may write ${quota.max} bytes of request bodies per ${Math.round(quota.windowMs / 3_600_000)} hour(s); this request would go past it.`,
+        fix: `Wait ${seconds} second(s) (the Retry-After header), delete what is no longer needed, or ask the operator for a larger quota.`,
+        retryAfter: seconds,
+      }),
+    );
   });
 
   // JSON.parse copes with any depth, but every later step that walks the body (validation, storage,
@@ -292,7 +339,6 @@ export const spoofCheckerService: FastifyPluginAsync<ServiceOptions> = async (ho
   });
   await app.register(swaggerUi, { routePrefix: DOCS_PATH });
 
-  const limits = options.rateLimits === false ? false : { ...DEFAULT_RATE_LIMITS, ...(options.rateLimits ?? {}) };
   const limiters = await createLimiters(app, limits, options.rateLimitRedis);
 
   await app.register(healthRoutes, { stores });
@@ -303,10 +349,43 @@ export const spoofCheckerService: FastifyPluginAsync<ServiceOptions> = async (ho
   await app.register(domainRoutes, { stores, now, updateLimiter: limiters.domainUpdate, deleteLimiter: limiters.domainDelete });
   await app.register(contactRoutes, { stores, limiter: limiters.contactList });
   // The public checker page, its guides (/guides/<topic>, where nextStep.href points) and assets: src/web.
-  await app.register(webPages, { check, rateLimit: limits === false ? false : limits.spoofCheck });
+  await app.register(webPages, {
+    check,
+    rateLimit: limits === false ? false : limits.spoofCheck,
+    ...(limits === false ? {} : { anonymousBudget: limits.anonymousChecks }),
+    counter,
+    ...(options.publicUrl !== undefined ? { publicUrl: options.publicUrl } : {}),
+  });
 
   app.get(OPENAPI_PATH, { schema: { hide: true } }, async () => app.swagger());
 };
+
+/** Methods that change stored data. */
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * A write that counts against the organisation's write limit and storage quota: every write route
+ * but the checks (a spoof check stores nothing but its record; batches have their own daily quota).
+ */
+function isCountedWrite(request: FastifyRequest): boolean {
+  if (!WRITE_METHODS.has(request.method)) return false;
+  const service = request.routeOptions.config.audit?.service;
+  return service !== 'tools';
+}
+
+/** The size of the request's body in bytes (its Content-Length, else its JSON). */
+function bodyBytes(request: FastifyRequest): number {
+  const declared = Number(request.headers['content-length']);
+  if (Number.isInteger(declared) && declared > 0) return declared;
+  if (request.body === undefined || request.body === null) return 0;
+  return Buffer.byteLength(typeof request.body === 'string' ? request.body : (JSON.stringify(request.body) ?? ''));
+}
+
+/** Adds `cost` to `key`; throws `refusal(seconds until the window ends)` when the count passes `limit.max`. */
+async function refuseOverLimit(counter: WindowCounter, key: string, limit: Limit, cost: number, refusal: (seconds: number) => ApiError): Promise<void> {
+  const [state] = await counter.hit([{ key, windowMs: limit.windowMs }], cost);
+  if (state && state.count > limit.max) throw refusal(Math.max(1, Math.ceil(state.resetMs / 1000)));
+}
 
 /** Renders any error through the catalogue. Internals go to the server log only, never to the client. */
 /** The catalogue's 404 for a method and path no route answers (the query left out). */

@@ -7,7 +7,9 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { digestApiKey } from '../store/api-keys.js';
 import type { ApiKeyStore } from '../store/types.js';
 import type { Principal } from './context.js';
+import type { WindowCounter } from './counters.js';
 import { ApiError } from './errors.js';
+import type { Limit } from './rate-limits.js';
 
 /** Longest key accepted; longer values are refused before hashing. */
 export const MAX_API_KEY_LENGTH = 512;
@@ -60,4 +62,60 @@ export async function authenticate(store: ApiKeyStore, headers: IncomingHttpHead
   if (!required) return null;
   if (presented.kind === 'invalid') throw new ApiError('UNAUTHORIZED', { message: presented.reason });
   throw new ApiError('UNAUTHORIZED', { message: 'No API key was sent.' });
+}
+
+/** Most locked-out clients remembered at once (the oldest lock-out is forgotten first). */
+export const MAX_LOCKED_OUT_CLIENTS = 10_000;
+
+/**
+ * Limits failed authentications per client: each 401 is counted (in the shared counter), and a
+ * client past `limit.max` failures in the window is locked out until the window ends: its requests
+ * get 429 RATE_LIMITED before any key is looked at, a valid one included (else guessing would
+ * still tell a right key from a wrong one). The lock-out itself is kept in this process, so that
+ * checking it costs no round trip; every replica learns it at the client's next failure there.
+ */
+export class FailedAuthLimiter {
+  readonly #lockedUntil = new Map<string, number>();
+
+  constructor(
+    private readonly counter: WindowCounter,
+    private readonly limit: Limit,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  /** Throws 429 when `client` is locked out. */
+  refuseIfLockedOut(client: string): void {
+    const until = this.#lockedUntil.get(client);
+    if (until === undefined) return;
+    const left = until - this.clock();
+    if (left <= 0) {
+      this.#lockedUntil.delete(client);
+      return;
+    }
+    throw this.#refusal(left);
+  }
+
+  /** Counts a failure of `client`; returns the 429 to answer instead of 401 once it is past the limit. */
+  async failed(client: string): Promise<ApiError | null> {
+    const [state] = await this.counter.hit([{ key: `auth-failed:${client}`, windowMs: this.limit.windowMs }]);
+    if (!state || state.count <= this.limit.max) return null;
+    this.#lockedUntil.delete(client);
+    this.#lockedUntil.set(client, this.clock() + state.resetMs);
+    while (this.#lockedUntil.size > MAX_LOCKED_OUT_CLIENTS) {
+      const oldest = this.#lockedUntil.keys().next().value;
+      if (oldest === undefined) break;
+      this.#lockedUntil.delete(oldest);
+    }
+    return this.#refusal(state.resetMs);
+  }
+
+  #refusal(leftMs: number): ApiError {
+    const seconds = Math.max(1, Math.ceil(leftMs / 1000));
+    return new ApiError('RATE_LIMITED', {
+      message: 'Too many requests with a missing or wrong API key.',
+      why: `This service allows ${this.limit.max} failed authentication(s) per ${Math.round(this.limit.windowMs / 1000)} second(s) from one client address.`,
+      fix: `Check the key you send, then wait ${seconds} second(s) before retrying.`,
+      retryAfter: seconds,
+    });
+  }
 }

@@ -141,12 +141,37 @@ function ipv6Groups(address: string): number[] | undefined {
  * (`2001:db8:1:2::/64`). Exported for every limiter that counts per client (the public page's too).
  */
 export function clientRateLimitKey(address: string): string {
+  return clientNetworks(address).client;
+}
+
+/** The networks a client address belongs to, as rate-limit keys. */
+export interface ClientNetworks {
+  /** The client: an IPv4 address, or an IPv6 /64. */
+  client: string;
+  /** The /56 and /48 of an IPv6 client (null for IPv4: one address is one client there). */
+  net56: string | null;
+  net48: string | null;
+}
+
+/** `groups` cut to `bits` (a multiple of 8), written as a prefix: `2001:db8:1:200::/56`. */
+function ipv6Prefix(groups: readonly number[], bits: number): string {
+  const kept = groups.slice(0, Math.ceil(bits / 16)).map((group, index) => {
+    const end = (index + 1) * 16;
+    return end <= bits ? group : group & (0xffff << (end - bits)) & 0xffff;
+  });
+  return `${kept.map((g) => g.toString(16)).join(':')}::/${bits}`;
+}
+
+/**
+ * The keys a per-client limit and the aggregate limits count under: an IPv4 address (or IPv4-mapped
+ * IPv6 address, RFC 4291 §2.5.5.2) as itself; an IPv6 client as its /64, /56 and /48 (RFC 6177).
+ */
+export function clientNetworks(address: string): ClientNetworks {
   const groups = ipv6Groups(address);
-  if (!groups) return address;
+  if (!groups) return { client: address, net56: null, net48: null };
   if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff) {
     const [high = 0, low = 0] = groups.slice(6);
-    return `${high >> 8}.${high & 0xff}.${low >> 8}.${low & 0xff}`;
+    return { client: `${high >> 8}.${high & 0xff}.${low >> 8}.${low & 0xff}`, net56: null, net48: null };
   }
-  const prefix = groups.slice(0, IPV6_CLIENT_PREFIX_BITS / 16).map((g) => g.toString(16));
-  return `${prefix.join(':')}::/${IPV6_CLIENT_PREFIX_BITS}`;
+  return { client: ipv6Prefix(groups, IPV6_CLIENT_PREFIX_BITS), net56: ipv6Prefix(groups, 56), net48: ipv6Prefix(groups, 48) };
 }

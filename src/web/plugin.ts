@@ -7,19 +7,22 @@
  *
  * Safe by default: every value goes through the escaping `html` template; every response carries a
  * Content-Security-Policy that allows only this host's own files (no inline script or style).
- * Checks are rate limited per client network (IPv4 address, IPv6 /64) with a 429 page.
+ * Checks are rate limited per client network (IPv4 address, IPv6 /64), per wider IPv6 network
+ * (/56, /48: a few times one client's allowance, not 65,536 times) and by a global budget for
+ * everyone together, with a 429 page; each check may make at most `ANONYMOUS_CHECK_MAX_QUERIES`
+ * DNS lookups. Links are built from the configured public URL, never from forwarded host headers.
  */
 import { readFile } from 'node:fs/promises';
-import rateLimitPlugin from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { isSpoofCheckError } from '../errors.js';
 import { normaliseDomainInput } from '../input.js';
 import { GUIDE_TOPICS } from '../verdict/index.js';
 import { ApiError, toApiError } from '../http/errors.js';
-import type { Limit } from '../http/rate-limits.js';
+import { IPV6_48_ALLOWANCE_FACTOR, IPV6_56_ALLOWANCE_FACTOR, type Limit } from '../http/rate-limits.js';
+import { LocalCounter, type CounterKey, type WindowCounter } from '../http/counters.js';
 import type { SpoofCheck } from '../http/routes/spoof-checker.js';
 import { ASSET_CACHE_CONTROL, ASSETS } from './assets.js';
-import { clientRateLimitKey } from '../http/client-address.js';
+import { clientAddress, clientNetworks } from '../http/client-address.js';
 import { toHtmlString, type SafeHtml } from './html.js';
 import { CHECK_PATH, DOMAIN_FIELD } from './layout.js';
 import { renderMarkdown } from './markdown.js';
@@ -57,12 +60,28 @@ const LIVE_PAGE_CACHE_CONTROL = 'no-store';
 /** Where the guides' Markdown lives, from src/web and dist/web alike. */
 const GUIDES_DIR = new URL('../../docs/guides/', import.meta.url);
 
+/**
+ * Most DNS lookups one check from the page may make: an anonymous visitor's check is bounded well
+ * below the engine's own cap (`DEFAULT_CHECK_MAX_QUERIES`, 500). A real domain needs about 50 (38
+ * of them DKIM probes); a domain built to fan out (long SPF include chains, many MX hosts) is cut
+ * off here and reads as a failed lookup, never as "not published".
+ */
+export const ANONYMOUS_CHECK_MAX_QUERIES = 150;
+
 /** Options of the page plugin. */
 export interface WebPagesOptions {
   /** The same injected check the API uses. */
   check: SpoofCheck;
   /** Checks allowed per client network (IPv4 address, IPv6 /64) and window; false for none. */
   rateLimit: Limit | false;
+  /** Checks allowed from everyone together per window (the anonymous budget); none when absent. */
+  anonymousBudget?: Limit;
+  /** Where the counts are kept (the app's: Redis with a local fallback, or this process). */
+  counter?: WindowCounter;
+  /** The service's public base URL (`https://checker.example`), for the links a page shows. */
+  publicUrl?: string;
+  /** DNS lookups one page check may make (default `ANONYMOUS_CHECK_MAX_QUERIES`). */
+  maxQueries?: number;
 }
 
 const HTML_TYPE = 'text/html; charset=utf-8';
@@ -86,10 +105,16 @@ export function wantsJson(accept: string | undefined): boolean {
   return json > 0 && json > htmlQ;
 }
 
-/** `https://host[:port]` as the request names it, when the Host header is a plain host name or address. */
-function originOf(request: FastifyRequest): string | null {
-  const host = request.host;
-  return /^(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i.test(host) ? `${request.protocol}://${host}` : null;
+/**
+ * The origin a page's links show: the configured public URL, else `http(s)://` and the request's
+ * own Host header when it is a plain host name or address. Never X-Forwarded-Host or
+ * X-Forwarded-Proto: those are whatever the last hop wrote.
+ */
+function originOf(request: FastifyRequest, publicUrl: string | undefined): string | null {
+  if (publicUrl !== undefined) return publicUrl;
+  const host = request.raw.headers.host ?? '';
+  const protocol = (request.raw.socket as { encrypted?: boolean } | undefined)?.encrypted ? 'https' : 'http';
+  return /^(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i.test(host) ? `${protocol}://${host}` : null;
 }
 
 async function loadGuides(): Promise<Map<string, { title: string; body: SafeHtml }>> {
@@ -102,17 +127,49 @@ function sendPage(reply: FastifyReply, status: number, body: SafeHtml, cacheCont
   return reply.code(status).type(HTML_TYPE).header('cache-control', cacheControl).send(toHtmlString(body));
 }
 
-function createLimiter(app: FastifyInstance, limit: Limit): onRequestHookHandler {
-  return app.rateLimit({
-    max: limit.max,
-    timeWindow: limit.windowMs,
-    // The HTTP layer's per-client key: an IPv4 address, or an IPv6 client by its /64.
-    keyGenerator: (request) => `web:${clientRateLimitKey(request.ip)}`,
-    errorResponseBuilder: (_request, context) => {
-      const seconds = Math.max(1, Math.ceil(context.ttl / 1000));
-      return new RateLimitedPage(limit, seconds);
-    },
-  });
+/** Which of the page's limits a refused check ran into. */
+type PageLimitScope = 'network' | 'wider-network' | 'everyone';
+
+/**
+ * The page's limiter: the client's network (IPv4 address or IPv6 /64) and its /56 and /48 are
+ * counted together; only a check they all allow is counted against the global budget, so that a
+ * refused flood does not use up everyone's allowance.
+ */
+function createPageLimiter(counter: WindowCounter, limit: Limit, budget: Limit | undefined): onRequestHookHandler {
+  return async (request) => {
+    const networks = clientNetworks(clientAddress(request));
+    const own: (CounterKey & { max: number; scope: PageLimitScope })[] = [{ key: `web:${networks.client}`, windowMs: limit.windowMs, max: limit.max, scope: 'network' }];
+    if (networks.net56 !== null) own.push({ key: `web:${networks.net56}`, windowMs: limit.windowMs, max: limit.max * IPV6_56_ALLOWANCE_FACTOR, scope: 'wider-network' });
+    if (networks.net48 !== null) own.push({ key: `web:${networks.net48}`, windowMs: limit.windowMs, max: limit.max * IPV6_48_ALLOWANCE_FACTOR, scope: 'wider-network' });
+    const refusal = firstOver(own, await countOrRefuse(counter, own));
+    if (refusal) throw refusal;
+    if (budget === undefined) return;
+    const everyone = [{ key: 'web:*', windowMs: budget.windowMs, max: budget.max, scope: 'everyone' as const }];
+    const overBudget = firstOver(everyone, await countOrRefuse(counter, everyone));
+    if (overBudget) throw overBudget;
+  };
+}
+
+/** The counts, or a 503 (the catalogue's STORE_UNAVAILABLE) when the counter itself fails. */
+async function countOrRefuse(counter: WindowCounter, keys: readonly CounterKey[]): Promise<{ count: number; resetMs: number }[]> {
+  try {
+    return await counter.hit(keys);
+  } catch {
+    throw new ApiError('STORE_UNAVAILABLE', {
+      message: 'The page cannot count checks right now, so it does not run them.',
+      why: 'The store that counts checks does not answer; checks are refused rather than run uncounted.',
+    });
+  }
+}
+
+/** The refusal for the first limit the counts exceed, or null. */
+function firstOver(limits: readonly { max: number; windowMs: number; scope: PageLimitScope }[], states: readonly { count: number; resetMs: number }[]): RateLimitedPage | null {
+  for (let index = 0; index < limits.length; index++) {
+    const limit = limits[index]!;
+    const state = states[index]!;
+    if (state.count > limit.max) return new RateLimitedPage({ max: limit.max, windowMs: limit.windowMs }, Math.max(1, Math.ceil(state.resetMs / 1000)), limit.scope);
+  }
+  return null;
 }
 
 const plural = (n: number, one: string) => `${n} ${n === 1 ? one : `${one}s`}`;
@@ -130,6 +187,7 @@ class RateLimitedPage extends Error {
   constructor(
     readonly limit: Limit,
     readonly retryAfter: number,
+    readonly scope: PageLimitScope = 'network',
   ) {
     super('Too many checks.');
   }
@@ -142,16 +200,13 @@ function typedDomain(value: unknown): string | null {
 }
 
 /** The page plugin (encapsulated: its error handler and headers apply to its routes only). */
-export const webPages: FastifyPluginAsync<WebPagesOptions> = async (app, { check, rateLimit }) => {
+export const webPages: FastifyPluginAsync<WebPagesOptions> = async (app, options) => {
+  const { check, rateLimit, publicUrl } = options;
+  const maxQueries = options.maxQueries ?? ANONYMOUS_CHECK_MAX_QUERIES;
   const guides = await loadGuides();
   const home = toHtmlString(homePage());
 
-  let limiter: onRequestHookHandler | undefined;
-  if (rateLimit !== false) {
-    // The app registers @fastify/rate-limit when its own limits are on; otherwise register it here.
-    if (!app.hasDecorator('rateLimit')) await app.register(rateLimitPlugin, { global: false });
-    limiter = createLimiter(app, rateLimit);
-  }
+  const limiter = rateLimit === false ? undefined : createPageLimiter(options.counter ?? new LocalCounter(), rateLimit, options.anonymousBudget);
 
   app.addHook('onSend', async (_request, reply, payload) => {
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) void reply.header(name, value);
@@ -183,10 +238,10 @@ export const webPages: FastifyPluginAsync<WebPagesOptions> = async (app, { check
       return invalidInput(reply, typed, normalised);
     }
     if (normalised.domain !== typed) return reply.code(303).header('cache-control', LIVE_PAGE_CACHE_CONTROL).redirect(resultPath(normalised.domain), 303);
-    const result = await check(normalised.domain);
+    const result = await check(normalised.domain, { maxQueries });
     void reply.header('vary', 'accept');
     if (wantsJson(request.headers.accept)) return reply.code(200).header('cache-control', LIVE_PAGE_CACHE_CONTROL).send(result);
-    return sendPage(reply, 200, resultPage(result, { origin: originOf(request) }));
+    return sendPage(reply, 200, resultPage(result, { origin: originOf(request, publicUrl) }));
   });
 
   app.get<{ Params: { topic: string }; Querystring: Record<string, unknown> }>('/guides/:topic', { config, schema }, async (request, reply) => {
@@ -249,11 +304,12 @@ function renderError(error: unknown, request: FastifyRequest, reply: FastifyRepl
   if (error instanceof RateLimitedPage) {
     void reply.header('retry-after', String(error.retryAfter));
     const window = describeWindow(error.limit.windowMs);
+    const from = error.scope === 'network' ? 'from one network' : error.scope === 'wider-network' ? 'from one IPv6 network (/56 or /48) together' : 'from all visitors together';
     if (json) {
       return sendJsonError(
         reply,
         new ApiError('RATE_LIMITED', {
-          why: `This page allows ${plural(error.limit.max, 'check')} per ${window} from one network.`,
+          why: `This page allows ${plural(error.limit.max, 'check')} per ${window} ${from}.`,
           fix: `Wait ${plural(error.retryAfter, 'second')} before retrying.`,
           retryAfter: error.retryAfter,
         }),
@@ -264,8 +320,8 @@ function renderError(error: unknown, request: FastifyRequest, reply: FastifyRepl
       429,
       errorPage({
         status: 429,
-        title: 'Too many checks from your network',
-        message: `You can check ${plural(error.limit.max, 'domain')} per ${window} from one network, and that many have just been checked.`,
+        title: error.scope === 'everyone' ? 'The checker is busy' : 'Too many checks from your network',
+        message: `You can check ${plural(error.limit.max, 'domain')} per ${window} ${from}, and that many have just been checked.`,
         why: 'The limit keeps the service fast for everyone and stops it being used to flood DNS servers.',
         fix: `Please wait ${plural(error.retryAfter, 'second')}, then try again.`,
         typed,

@@ -20,6 +20,8 @@ export const SPOOF_DOMAIN_MAX_LENGTH = 255;
 export interface SpoofCheckRequestOptions {
   /** DKIM selectors to probe before the built-in list (checkDomain's `selectors`), lower-cased. */
   selectors?: string[];
+  /** Most DNS lookups the check may make (checkDomain's `maxQueries`); the public page sets a low one. */
+  maxQueries?: number;
 }
 
 /** Runs one spoof check (the app is given `checkDomain` bound to a resolver). */

@@ -15,15 +15,17 @@
  * through the one catalogue (src/http/errors.ts).
  */
 import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
 import type { Server } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import swagger from '@fastify/swagger';
+import { Type } from 'typebox';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
-import type { Stores } from '../store/types.js';
+import type { RecordLog, Stores } from '../store/types.js';
 import { digestApiKey, apiKeyIdFromDigest } from '../store/api-keys.js';
-import { buildRecord } from './audit.js';
+import { buildRecord, traceIdFor } from './audit.js';
 import { authenticate, FailedAuthLimiter } from './auth.js';
 import { dropInvalidForwardedFor, fastifyTrustProxy, type TrustProxy } from './client-address.js';
 import './context.js';
@@ -153,6 +155,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     routerOptions: { maxParamLength: MAX_PATH_PARAM_LENGTH },
     // Fastify's own 503 while closing bypasses the hooks; ours (below) goes through the catalogue and the record log.
     return503OnClosing: false,
+    // Errors Node's parser raises before Fastify sees a request (a malformed request line or header,
+    // headers over 16 KiB, a request that took too long) answer from the catalogue too, with a record.
+    clientErrorHandler(error: Error & { code?: string }, socket) {
+      answerClientError(error, socket, { stores, environment, now, log: app.log });
+    },
     // Errors Fastify raises before routing (a malformed URL) go through the catalogue too.
     // Their responses skip the hooks, so the record log is written here.
     frameworkErrors: (error, rawRequest, rawReply) => {
@@ -219,6 +226,13 @@ export const spoofCheckerService: FastifyPluginAsync<ServiceOptions> = async (ho
   app.addHook('onRoute', (route) => {
     if (route.url === OPENAPI_PATH || route.url === DOCS_PATH || route.url.startsWith(`${DOCS_PATH}/`)) {
       route.config = { ...(route.config ?? {}), public: true };
+    }
+    // A read (GET) of the API that declares no query parameters accepts none: `?x=1` is a 400 naming
+    // it, never silently ignored (the routes that take some declare them with additionalProperties false).
+    const config = route.config as { public?: boolean } | undefined;
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (!config?.public && methods.includes('GET') && route.schema && route.schema.querystring === undefined) {
+      route.schema = { ...route.schema, querystring: NO_QUERY_PARAMETERS };
     }
   });
 
@@ -369,6 +383,72 @@ export const spoofCheckerService: FastifyPluginAsync<ServiceOptions> = async (ho
 
   app.get(OPENAPI_PATH, { schema: { hide: true } }, async () => app.swagger());
 };
+
+/** What Node's parser reported, as the catalogue's code (RFC 9110 §15.5.9 408, RFC 6585 §5 431, else 400). */
+export function clientErrorCode(error: { code?: string }): 'REQUEST_TIMEOUT' | 'HEADERS_TOO_LARGE' | 'VALIDATION_FAILED' {
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return 'REQUEST_TIMEOUT';
+  if (error.code === 'HPE_HEADER_OVERFLOW') return 'HEADERS_TOO_LARGE';
+  return 'VALIDATION_FAILED';
+}
+
+/**
+ * Answers an error of Node's HTTP parser on the raw socket: the catalogue's body, `x-log-id`, and
+ * a record log (unattributed: no key was read) written before the answer. Nothing of the request's
+ * bytes is recorded (they may hold a credential), only that it was refused and why.
+ */
+function answerClientError(
+  error: Error & { code?: string },
+  socket: import('node:net').Socket,
+  context: { stores: Stores; environment: string; now: () => Date; log: FastifyInstance['log'] },
+): void {
+  // A reset connection has nobody to answer.
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const code = clientErrorCode(error);
+  const apiError =
+    code === 'VALIDATION_FAILED'
+      ? new ApiError('VALIDATION_FAILED', { message: 'The request could not be parsed as HTTP/1.1.', why: `The request line or a header is malformed (${error.code ?? 'parse error'}).`, fix: 'Send a well-formed HTTP/1.1 request (RFC 9112).' })
+      : new ApiError(code);
+  const uuid = randomUUID();
+  const at = context.now().toISOString();
+  const record: RecordLog = {
+    uuid,
+    event: 'request.parse_failed',
+    level: 'warn',
+    trace_id: traceIdFor(undefined),
+    metadata: { route: null, durationMs: null, errorCode: apiError.code, parserError: error.code ?? null },
+    status_code: apiError.statusCode,
+    created_at: at,
+    requestDetails: null,
+    request_body: null,
+    email: null,
+    actor_type: 'anonymous',
+    actor_id: '',
+    resource_type: 'request',
+    resource_id: '',
+    service: 'api',
+    action: 'parse_failed',
+    ip_address: socket.remoteAddress ?? '',
+    user_agent: '',
+    environment: context.environment,
+  };
+  context.log.debug({ err: error, logId: uuid }, 'client error');
+  void context.stores.recordLogs
+    .append(null, record)
+    .catch((appendError: unknown) => context.log.error({ err: appendError }, 'record log not written'))
+    .finally(() => {
+      if (!socket.writable) {
+        socket.destroy();
+        return;
+      }
+      const body = JSON.stringify(apiError.toBody());
+      socket.end(
+        `HTTP/1.1 ${apiError.statusCode} ${STATUS_CODES[apiError.statusCode] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nx-log-id: ${uuid}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    });
+}
+
+/** The query string of a route that takes no parameters: none at all. */
+const NO_QUERY_PARAMETERS = Type.Object({}, { additionalProperties: false });
 
 /** Headers of every documentation response besides its CSP: never framed (clickjacking), never sniffed. */
 export const DOCS_SECURITY_HEADERS: Readonly<Record<string, string>> = {

@@ -194,3 +194,19 @@ describe('the documentation page', () => {
     await app.close();
   });
 });
+
+describe('unknown query parameters are refused on every read', () => {
+  it.each([
+    '/api/template/v1?limt=5',
+    '/api/domain/v1?limt=5',
+    '/api/logs/v1/emails?limt=5',
+    '/api/contacts/list?limt=5',
+    '/api/logs/v1/emails/eml_a1?x=1',
+    '/api/tools/v1/spoof-checker?domain=example.com&x=1',
+  ])('%s → 400 naming the parameter', async (url) => {
+    const { app } = await makeApp();
+    const body = expectError(await app.inject({ method: 'GET', url, headers: bearerA }), 400, 'VALIDATION_FAILED');
+    expect(body['message']).toMatch(/^query\.(limt|x) is not an allowed field\.$/);
+    await app.close();
+  });
+});

@@ -359,12 +359,23 @@ interface ResultParts {
   stats: CheckStats;
 }
 
+/**
+ * The DKIM summary: a usable key found is published; otherwise a probe that failed leaves it
+ * unknown (null, status 'error': a key may sit under that selector), and only when every probe
+ * answered is it "not published".
+ */
+function dkimSummary(dkim: DkimProbe): SpoofCheckResult['dkim'] {
+  const best = dkim.bestKey;
+  const usable = dkim.found.some((k) => k.usable);
+  const unknown = !usable && dkim.failed.length > 0;
+  return { published: unknown ? null : usable, status: unknown ? 'error' : 'ok', selector: best?.selector ?? null, keyLength: best?.keyLength ?? null };
+}
+
 /** The spec's fields from the facts and the decision, plus `details`. */
 function buildResult(p: ResultParts): SpoofCheckResult {
   const { dmarc, spf, dkim, mx, decision } = p;
   const record = dmarc.discovery.record;
   const published = dmarc.discovery.status === 'found' || dmarc.discovery.status === 'multiple';
-  const best = dkim.bestKey;
   return {
     domain: p.domain,
     resolvedAt: p.resolvedAt,
@@ -389,13 +400,11 @@ function buildResult(p: ResultParts): SpoofCheckResult {
       lookupCount: spf.lookupCount,
       rawRecord: spf.record ?? spf.records[0] ?? null,
     },
-    dkim: {
-      published: dkim.found.some((k) => k.usable),
-      selector: best?.selector ?? null,
-      keyLength: best?.keyLength ?? null,
-    },
+    dkim: dkimSummary(dkim),
     mx: {
-      published: mx.status === 'found' || mx.status === 'null-mx',
+      // A failed MX lookup is unknown, not "no MX" (RFC 5321 §5.1: only an answer says there is none).
+      published: mx.status === 'temperror' ? null : mx.status === 'found' || mx.status === 'null-mx',
+      status: mx.status === 'temperror' ? 'error' : 'ok',
       provider: mx.provider,
     },
     reasons: decision.reasons,

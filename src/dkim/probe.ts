@@ -109,7 +109,7 @@ export function dkimUnderMissingName(domain: string): DkimProbe {
     rejected: [],
     dangling: [],
   };
-  return Object.assign(probe, { findings: dkimFindings(probe, { multipleRecordSelectors: [] }) });
+  return Object.assign(probe, { findings: dkimFindings(probe, { multipleRecordSelectors: [], nameMissing: true }) });
 }
 
 /** What the selectors' answers say, in probe order. */

@@ -177,8 +177,8 @@ export const SAMPLE_RESULT: SpoofCheckResult = {
   inboxOutcome: 'delivered',
   dmarc: { published: true, policy: 'none', subdomainPolicy: null, percentage: 100, rawRecord: 'v=DMARC1; p=none' },
   spf: { published: true, qualifier: '~all', lookupCount: 3, rawRecord: 'v=spf1 include:_spf.example.net ~all' },
-  dkim: { published: true, selector: 's1', keyLength: 2048 },
-  mx: { published: true, provider: 'Google Workspace' },
+  dkim: { published: true, status: 'ok', selector: 's1', keyLength: 2048 },
+  mx: { published: true, status: 'ok', provider: 'Google Workspace' },
   reasons: [
     { id: 'dmarc-p-none', severity: 'critical', title: "DMARC policy is 'p=none'", detail: 'Your DMARC record only monitors.' },
     { id: 'spf-valid', severity: 'success', title: "SPF Configured ('~all')", detail: 'Legitimate sending servers are specified with 3/10 DNS lookups.' },

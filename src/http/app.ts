@@ -26,7 +26,7 @@ import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyRep
 import type { RecordLog, Stores } from '../store/types.js';
 import { digestApiKey, apiKeyIdFromDigest } from '../store/api-keys.js';
 import { buildRecord, traceIdFor } from './audit.js';
-import { authenticate, FailedAuthLimiter } from './auth.js';
+import { authenticate, CachedKeyLookup, FailedAuthLimiter } from './auth.js';
 import { dropInvalidForwardedFor, fastifyTrustProxy, type TrustProxy } from './client-address.js';
 import './context.js';
 import { ApiError, toApiError } from './errors.js';
@@ -221,6 +221,8 @@ export const spoofCheckerService: FastifyPluginAsync<ServiceOptions> = async (ho
   // to this process while Redis is away, so these limits degrade instead of failing), else here.
   const counter = createCounter(options.rateLimitRedis, (error) => app.log.error({ err: error }, 'rate-limit counters: Redis failed; counting in this process until it answers'));
   const failedAuth = limits === false ? undefined : new FailedAuthLimiter(counter, limits.failedAuth);
+  // Keys found are remembered for a few seconds (API_KEY_CACHE_TTL_MS): one store query per key, not per request.
+  const keys = new CachedKeyLookup(stores.apiKeys);
 
   // The documentation routes (registered by plugins) are public and not audited.
   app.addHook('onRoute', (route) => {
@@ -259,7 +261,7 @@ export const spoofCheckerService: FastifyPluginAsync<ServiceOptions> = async (ho
     // A request that arrives on a kept-alive connection while closing is refused through the catalogue,
     // its record log kept under the organisation of a valid key, so that the client can read it back.
     if (closing) {
-      if (!request.routeOptions.config.public) request.principal = await authenticate(stores.apiKeys, request.headers, false).catch(() => null);
+      if (!request.routeOptions.config.public) request.principal = await authenticate(keys, request.headers, false).catch(() => null);
       throw new ApiError('SERVICE_UNAVAILABLE');
     }
     if (request.routeOptions.config.public) return;
@@ -269,7 +271,7 @@ export const spoofCheckerService: FastifyPluginAsync<ServiceOptions> = async (ho
     // An unknown route needs no key (it answers 404 either way), but a valid key still names the
     // organisation in its record log.
     try {
-      request.principal = await authenticate(stores.apiKeys, request.headers, !request.is404);
+      request.principal = await authenticate(keys, request.headers, !request.is404);
     } catch (error) {
       if (error instanceof ApiError && error.code === 'UNAUTHORIZED' && failedAuth) throw (await failedAuth.failed(client)) ?? error;
       throw error;

@@ -41,8 +41,57 @@ export function presentedKey(headers: IncomingHttpHeaders): PresentedKey {
   return { kind: 'key', key };
 }
 
+/** The one lookup authentication needs. */
+export type KeyLookup = Pick<ApiKeyStore, 'findByDigest'>;
+
+/** How long a key found in the store is remembered (a key removed from the store keeps working this long). */
+export const API_KEY_CACHE_TTL_MS = 10_000;
+/** Most keys remembered at once (the least recently used is forgotten first). */
+export const API_KEY_CACHE_MAX_ENTRIES = 10_000;
+
+/**
+ * Key lookups with the keys found remembered for `API_KEY_CACHE_TTL_MS`: on SQL stores a lookup is
+ * a query per request (on SQLite, on the event loop, queued behind the record log's commits), and
+ * the same few keys are presented again and again. Unknown keys are not remembered (a flood of
+ * wrong keys cannot evict the right ones, and a key added to the store works at once).
+ */
+export class CachedKeyLookup implements KeyLookup {
+  readonly #entries = new Map<string, { record: Awaited<ReturnType<ApiKeyStore['findByDigest']>>; until: number }>();
+
+  constructor(
+    private readonly store: KeyLookup,
+    private readonly clock: () => number = Date.now,
+    private readonly ttlMs: number = API_KEY_CACHE_TTL_MS,
+  ) {}
+
+  async findByDigest(sha256: Buffer): Promise<Awaited<ReturnType<ApiKeyStore['findByDigest']>>> {
+    const id = sha256.toString('base64');
+    const now = this.clock();
+    const held = this.#entries.get(id);
+    if (held && held.until > now) {
+      // Most recently used last: the map's first entry is the one to forget.
+      this.#entries.delete(id);
+      this.#entries.set(id, held);
+      return held.record;
+    }
+    const record = await this.store.findByDigest(sha256);
+    if (record === undefined) {
+      this.#entries.delete(id);
+      return undefined;
+    }
+    this.#entries.delete(id);
+    this.#entries.set(id, { record, until: now + this.ttlMs });
+    while (this.#entries.size > API_KEY_CACHE_MAX_ENTRIES) {
+      const oldest = this.#entries.keys().next().value;
+      if (oldest === undefined) break;
+      this.#entries.delete(oldest);
+    }
+    return record;
+  }
+}
+
 /** The principal of a key, or undefined for a key the store does not know. */
-export async function principalForKey(store: ApiKeyStore, key: string): Promise<Principal | undefined> {
+export async function principalForKey(store: KeyLookup, key: string): Promise<Principal | undefined> {
   const record = await store.findByDigest(digestApiKey(key));
   return record && { organizationId: record.organizationId, keyId: record.id, owner: record.owner };
 }
@@ -51,7 +100,7 @@ export async function principalForKey(store: ApiKeyStore, key: string): Promise<
  * Resolves the request's principal. Returns null when no usable key was sent; `required` turns
  * that into a 401 (UNAUTHORIZED) with a message that says what was wrong.
  */
-export async function authenticate(store: ApiKeyStore, headers: IncomingHttpHeaders, required: boolean): Promise<Principal | null> {
+export async function authenticate(store: KeyLookup, headers: IncomingHttpHeaders, required: boolean): Promise<Principal | null> {
   const presented = presentedKey(headers);
   if (presented.kind === 'key') {
     const principal = await principalForKey(store, presented.key);

@@ -210,3 +210,29 @@ describe('unknown query parameters are refused on every read', () => {
     await app.close();
   });
 });
+
+describe('key lookups are remembered for a few seconds', () => {
+  it('a found key is looked up in the store once per TTL; an unknown key is never remembered', async () => {
+    const { CachedKeyLookup, API_KEY_CACHE_TTL_MS } = await import('../../src/http/auth.js');
+    let now = 0;
+    const lookups: string[] = [];
+    const known = Buffer.alloc(32, 1);
+    const record = { id: 'key_x', organizationId: 'org', sha256: known, owner: { id: 'u', name: 'U', email: '', image: '' } };
+    const cache = new CachedKeyLookup(
+      {
+        findByDigest: async (digest: Buffer) => {
+          lookups.push(digest.toString('hex').slice(0, 2));
+          return digest.equals(known) ? record : undefined;
+        },
+      },
+      () => now,
+    );
+    for (let i = 0; i < 5; i++) expect(await cache.findByDigest(known)).toBe(record);
+    expect(await cache.findByDigest(Buffer.alloc(32, 2))).toBeUndefined();
+    expect(await cache.findByDigest(Buffer.alloc(32, 2))).toBeUndefined();
+    expect(lookups).toEqual(['01', '02', '02']);
+    now += API_KEY_CACHE_TTL_MS;
+    await cache.findByDigest(known);
+    expect(lookups).toEqual(['01', '02', '02', '01']);
+  });
+});

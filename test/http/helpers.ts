@@ -216,6 +216,7 @@ export type FieldType =
   | 'number'
   | 'number|null'
   | 'boolean'
+  | 'boolean|null'
   | 'timestamp'
   | 'timestamp|null'
   | 'string[]'
@@ -340,8 +341,9 @@ export const SPOOF_RESULT_SHAPE: Shape = {
   inboxOutcome: { oneOf: ['delivered', 'spam', 'rejected'] },
   dmarc: { shape: { published: 'boolean', policy: 'string|null', subdomainPolicy: 'string|null', percentage: 'number|null', rawRecord: 'string|null' } },
   spf: { shape: { published: 'boolean', qualifier: 'string|null', lookupCount: 'number', rawRecord: 'string|null' } },
-  dkim: { shape: { published: 'boolean', selector: 'string|null', keyLength: 'number|null' } },
-  mx: { shape: { published: 'boolean', provider: 'string|null' } },
+  // published is null (status 'error') when a lookup failed: unknown, never false.
+  dkim: { shape: { published: 'boolean|null', status: { oneOf: ['ok', 'error'] }, selector: 'string|null', keyLength: 'number|null' } },
+  mx: { shape: { published: 'boolean|null', status: { oneOf: ['ok', 'error'] }, provider: 'string|null' } },
   reasons: { arrayOf: { id: 'string', severity: { oneOf: ['critical', 'warning', 'info', 'success'] }, title: 'string', detail: 'string' } },
   nextStep: { shape: { title: 'string', body: 'string', href: 'string' } },
   subdomainNote: 'string|null',

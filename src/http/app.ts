@@ -22,7 +22,7 @@ import swagger from '@fastify/swagger';
 import { Type } from 'typebox';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyReply, type FastifyRequest, type FastifyServerOptions, type onRequestHookHandler } from 'fastify';
 import type { RecordLog, Stores } from '../store/types.js';
 import { digestApiKey, apiKeyIdFromDigest } from '../store/api-keys.js';
 import { buildRecord, traceIdFor } from './audit.js';
@@ -31,9 +31,9 @@ import { dropInvalidForwardedFor, fastifyTrustProxy, type TrustProxy } from './c
 import './context.js';
 import { ApiError, toApiError } from './errors.js';
 import { loggerOptions } from './log-redaction.js';
-import { createLimiters, DEFAULT_RATE_LIMITS, type Limit, type RateLimitRedis, type RateLimits } from './rate-limits.js';
+import { createLimiters, DEFAULT_RATE_LIMITS, IPV6_48_ALLOWANCE_FACTOR, IPV6_56_ALLOWANCE_FACTOR, type Limit, type RateLimitRedis, type RateLimits } from './rate-limits.js';
 import { createCounter, type WindowCounter } from './counters.js';
-import { clientAddress, clientRateLimitKey } from './client-address.js';
+import { clientAddress, clientNetworks, clientRateLimitKey } from './client-address.js';
 import type { BatchService } from '../jobs/service.js';
 import { batchRoutes } from './routes/batches.js';
 import { contactRoutes } from './routes/contacts.js';
@@ -368,7 +368,7 @@ export const spoofCheckerService: FastifyPluginAsync<ServiceOptions> = async (ho
   const limiters = await createLimiters(app, limits, options.rateLimitRedis);
 
   await app.register(healthRoutes, { stores });
-  await app.register(spoofCheckerRoutes, { check, limiter: limiters.spoofCheck });
+  await app.register(spoofCheckerRoutes, { check, limiter: withNetworkLimits(limiters.spoofCheck, counter, limits === false ? false : limits.spoofCheck) });
   if (options.batches) await app.register(batchRoutes, { batches: options.batches, now });
   await app.register(logRoutes, { stores });
   await app.register(templateRoutes, { stores, now });
@@ -484,6 +484,36 @@ export function docsCsp(header: string): string {
   if (!directives.some((part) => part.startsWith('frame-ancestors'))) directives.push("frame-ancestors 'none'");
   if (!directives.some((part) => part.startsWith('form-action'))) directives.push("form-action 'none'");
   return directives.join('; ');
+}
+
+/**
+ * The API check's limiter followed by the aggregate limits of an IPv6 client's wider networks: its
+ * /56 and /48 get `IPV6_56_ALLOWANCE_FACTOR` and `IPV6_48_ALLOWANCE_FACTOR` times one client's
+ * allowance (the /64 is the route limiter's), so rotating /64s inside one allocation buys little.
+ */
+function withNetworkLimits(limiter: onRequestHookHandler | undefined, counter: WindowCounter, limit: Limit | false): onRequestHookHandler | undefined {
+  if (!limiter || limit === false) return limiter;
+  return async function limited(this: FastifyInstance, request, reply) {
+    await (limiter as unknown as (this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) => Promise<void>).call(this, request, reply);
+    const networks = clientNetworks(clientAddress(request));
+    const wider = [
+      { prefix: networks.net56, factor: IPV6_56_ALLOWANCE_FACTOR },
+      { prefix: networks.net48, factor: IPV6_48_ALLOWANCE_FACTOR },
+    ].filter((network): network is { prefix: string; factor: number } => network.prefix !== null);
+    if (wider.length === 0) return;
+    const states = await counter.hit(wider.map((network) => ({ key: `spoofCheck:${network.prefix}`, windowMs: limit.windowMs })));
+    wider.forEach((network, index) => {
+      const state = states[index];
+      if (state && state.count > limit.max * network.factor) {
+        const seconds = Math.max(1, Math.ceil(state.resetMs / 1000));
+        throw new ApiError('RATE_LIMITED', {
+          why: `This operation allows ${limit.max * network.factor} request(s) per ${Math.round(limit.windowMs / 1000)} second(s) from one IPv6 network (${network.prefix}).`,
+          fix: `Wait ${seconds} second(s) before retrying.`,
+          retryAfter: seconds,
+        });
+      }
+    });
+  };
 }
 
 /** Methods that change stored data. */

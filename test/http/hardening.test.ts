@@ -42,6 +42,18 @@ describe('the page: aggregate limits per IPv6 /56 and /48, and a global budget',
     await app.close();
   });
 
+  it('the API check has the same aggregate limits: rotating /64s of one /48 meets a 429', async () => {
+    const { app } = await makeApp({ rateLimits: { spoofCheck: { max: PER_CLIENT, windowMs: MINUTE } } });
+    const statuses: number[] = [];
+    for (let i = 0; i < 40; i++) {
+      const response = await app.inject({ method: 'GET', url: '/api/tools/v1/spoof-checker?domain=example.com', remoteAddress: `2001:db8:9:${(i << 8).toString(16)}::1`, headers: bearerA });
+      statuses.push(response.statusCode);
+    }
+    const allowed = PER_CLIENT * IPV6_48_ALLOWANCE_FACTOR;
+    expect(statuses).toEqual([...new Array<number>(allowed).fill(200), ...new Array<number>(40 - allowed).fill(429)]);
+    await app.close();
+  });
+
   it('the global budget holds across many IPv4 clients; refused clients do not use it up', async () => {
     const { app } = await makeApp({ rateLimits: { spoofCheck: { max: 1, windowMs: MINUTE }, anonymousChecks: { max: 3, windowMs: MINUTE } } });
     // One client over its own limit: refused, and its refusals are not charged to everyone.

@@ -126,19 +126,25 @@ export class RedisCounter implements WindowCounter {
   }
 }
 
+/** After Redis fails, how long calls count locally before Redis is tried again (so that a Redis that hangs does not cost every request its timeout). */
+export const REDIS_RETRY_AFTER_MS = 1_000;
+
 /**
- * Redis, and this process's counters while Redis fails: each failed call is counted locally
- * instead (per replica, so a limit is at most replicas × its value while Redis is away), and the
- * next call tries Redis again. `onFallback` hears of the first failure of each outage.
+ * Redis, and this process's counters while Redis fails: a failed call is counted locally instead
+ * (per replica, so a limit is at most replicas × its value while Redis is away), and so is every
+ * call for `REDIS_RETRY_AFTER_MS` after it; then Redis is tried again. `onFallback` hears of the
+ * first failure of each outage.
  */
 export class FallbackCounter implements WindowCounter {
   readonly #local: LocalCounter;
   #degraded = false;
+  #retryAt = 0;
 
   constructor(
     private readonly primary: WindowCounter,
     private readonly onFallback: (error: unknown) => void = () => undefined,
     local: LocalCounter = new LocalCounter(),
+    private readonly clock: () => number = Date.now,
   ) {
     this.#local = local;
   }
@@ -149,6 +155,7 @@ export class FallbackCounter implements WindowCounter {
   }
 
   async hit(keys: readonly CounterKey[], cost = 1): Promise<CounterState[]> {
+    if (this.#degraded && this.clock() < this.#retryAt) return this.#local.hitNow(keys, cost);
     try {
       const states = await this.primary.hit(keys, cost);
       this.#degraded = false;
@@ -156,6 +163,7 @@ export class FallbackCounter implements WindowCounter {
     } catch (error) {
       if (!this.#degraded) this.onFallback(error);
       this.#degraded = true;
+      this.#retryAt = this.clock() + REDIS_RETRY_AFTER_MS;
       return this.#local.hitNow(keys, cost);
     }
   }

@@ -211,6 +211,17 @@ describe('spoof-checker serve', () => {
     await expect(fetch(`${server.base}/openapi.json`)).rejects.toThrow();
   });
 
+  it('a bare hop count for --trust-proxy starts, with a warning naming the safer form', async () => {
+    const server = await start(['--trust-proxy', '1', '--resolver', '127.0.0.1:1', '--port', '0']);
+    expect(server.err.join('')).toMatch(/warning: --trust-proxy 1 believes X-Forwarded-For from whoever connects/);
+    server.stop('SIGTERM');
+    expect(await server.exit).toBe(0);
+    const quiet = await start(['--trust-proxy', '10.0.0.0/8,127.0.0.1', '--resolver', '127.0.0.1:1', '--port', '0']);
+    expect(quiet.err.join('')).not.toContain('warning');
+    quiet.stop('SIGTERM');
+    expect(await quiet.exit).toBe(0);
+  });
+
   it('--demo prints a curl line that works as it is: a verdict from the fixture zones', async () => {
     const server = await start(['--demo', '--port', '0']);
     const line = /try: (curl .*)/.exec(server.err.join(''))?.[1] ?? '';

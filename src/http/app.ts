@@ -475,7 +475,9 @@ export function docsCsp(header: string): string {
   const directives = header
     .split(';')
     .map((part) => part.trim())
-    .filter((part) => part !== '')
+    // upgrade-insecure-requests would send the page's own files over https even when the service
+    // listens on plain http (a demo on loopback), and the page would load nothing.
+    .filter((part) => part !== '' && part !== 'upgrade-insecure-requests')
     .map((part) => {
       const [name = ''] = part.split(/\s+/, 1);
       if (name === 'frame-ancestors') return "frame-ancestors 'none'";

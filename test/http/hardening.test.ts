@@ -199,7 +199,7 @@ describe('the documentation page', () => {
       const csp = String(final.headers['content-security-policy'] ?? '');
       expect(csp).toContain("frame-ancestors 'none'");
       expect(csp).toContain("default-src 'self'");
-      expect(csp).not.toMatch(/https:|validator\.swagger\.io|frame-ancestors 'self'/);
+      expect(csp).not.toMatch(/https:|validator\.swagger\.io|frame-ancestors 'self'|upgrade-insecure-requests/);
       expect(final.headers['x-frame-options']).toBe('DENY');
       expect(final.headers['x-content-type-options']).toBe('nosniff');
     }

@@ -78,6 +78,11 @@ export const DEFAULT_SHUTDOWN_GRACE_MS = 250;
 /** While closing, how often the grace checks whether every connection has ended. */
 const SHUTDOWN_POLL_MS = 10;
 /**
+ * Longest the grace may last in all: it starts over while requests are still being answered (a
+ * loaded event loop reads the requests waiting in sockets only after those), but never past this.
+ */
+export const MAX_SHUTDOWN_GRACE_MS = 5_000;
+/**
  * How often Node checks open connections against the header and request time limits (its default,
  * 30 s, would let a half-sent request live up to 30 s past its limit). A quarter of the header
  * limit, at most this.
@@ -247,16 +252,32 @@ export const spoofCheckerService: FastifyPluginAsync<ServiceOptions> = async (ho
   // next request the client has sent but this process has not read yet (it waits in the socket's
   // buffer while the event loop is busy): that client gets a reset and cannot tell whether its
   // request was done. The grace lets such requests be read and answered 503 first.
+  // While this process is still answering requests, the grace starts over (up to
+  // MAX_SHUTDOWN_GRACE_MS in all): a busy event loop gets to the requests waiting in sockets only
+  // after it has answered those, and a fixed wall-clock grace would run out first on a loaded machine.
   let closing = false;
+  let answering = 0;
+  const counted = new WeakSet<FastifyRequest>();
+  const done = (request: FastifyRequest): void => {
+    if (counted.delete(request)) answering--;
+  };
   app.addHook('preClose', async () => {
     closing = true;
     const graceMs = options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS;
     if (!app.server.listening || graceMs <= 0) return;
-    const until = Date.now() + graceMs;
-    while (Date.now() < until && (await openConnections(app.server)) > 0) await sleep(SHUTDOWN_POLL_MS);
+    const started = Date.now();
+    let until = started + graceMs;
+    while (Date.now() < until && (await openConnections(app.server)) > 0) {
+      if (answering > 0) until = Math.min(started + Math.max(graceMs, MAX_SHUTDOWN_GRACE_MS), Date.now() + graceMs);
+      await sleep(SHUTDOWN_POLL_MS);
+    }
   });
+  app.addHook('onResponse', async (request) => done(request));
+  app.addHook('onRequestAbort', async (request) => done(request));
 
   app.addHook('onRequest', async (request) => {
+    counted.add(request);
+    answering++;
     request.receivedAt = now().toISOString();
     // A request that arrives on a kept-alive connection while closing is refused through the catalogue,
     // its record log kept under the organisation of a valid key, so that the client can read it back.

@@ -7,33 +7,37 @@
  * redaction, then the service), and `spoofCheckerService` is the service alone as a Fastify plugin
  * that another Fastify host can `register`.
  *
- * Request life cycle: `onRequest` authenticates (401 before anything else, so a request without a
- * valid key never has its body read), then the route's rate limiter runs (per organisation or per
- * client address), then the body is parsed (JSON only, at most `DEFAULT_BODY_LIMIT_BYTES`, nested at
- * most `MAX_JSON_DEPTH` deep) and validated strictly (src/http/validation.ts), then the handler.
- * Whatever the outcome, `onSend` writes the record log and sets `x-log-id`; every error goes
- * through the one catalogue (src/http/errors.ts).
+ * Request life cycle: a forged `X-Forwarded-For` that is not a list of IP addresses is dropped;
+ * `onRequest` refuses a client locked out for its failed authentications (429), authenticates
+ * (401 before anything else, so a request without a valid key never has its body read; each 401
+ * is counted) and counts a write against its organisation's write limit, then the route's rate
+ * limiter runs (per organisation or per client address and its IPv6 networks), then the body is
+ * parsed (JSON only, at most `DEFAULT_BODY_LIMIT_BYTES`, nested at most `MAX_JSON_DEPTH` deep) and
+ * validated strictly (src/http/validation.ts), a write's bytes are counted against the storage
+ * quota (413), then the handler. Whatever the outcome, `onSend` writes the record log (its reply
+ * waits for the record's group commit) and sets `x-log-id`; every error, including those Node's
+ * parser raises before routing (400, 408, 431), goes through the one catalogue (src/http/errors.ts).
+ * Limits are described in docs/security.md.
  */
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Server } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import swagger from '@fastify/swagger';
-import { Type } from 'typebox';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyReply, type FastifyRequest, type FastifyServerOptions, type onRequestHookHandler } from 'fastify';
 import type { RecordLog, Stores } from '../store/types.js';
 import { digestApiKey, apiKeyIdFromDigest } from '../store/api-keys.js';
 import { buildRecord, traceIdFor } from './audit.js';
 import { authenticate, CachedKeyLookup, FailedAuthLimiter } from './auth.js';
-import { dropInvalidForwardedFor, fastifyTrustProxy, type TrustProxy } from './client-address.js';
+import { clientAddress, clientNetworks, clientRateLimitKey, dropInvalidForwardedFor, fastifyTrustProxy, type TrustProxy } from './client-address.js';
 import './context.js';
 import { ApiError, toApiError } from './errors.js';
 import { loggerOptions } from './log-redaction.js';
 import { createLimiters, DEFAULT_RATE_LIMITS, IPV6_48_ALLOWANCE_FACTOR, IPV6_56_ALLOWANCE_FACTOR, type Limit, type RateLimitRedis, type RateLimits } from './rate-limits.js';
 import { createCounter, type WindowCounter } from './counters.js';
-import { clientAddress, clientNetworks, clientRateLimitKey } from './client-address.js';
 import type { BatchService } from '../jobs/service.js';
 import { batchRoutes } from './routes/batches.js';
 import { contactRoutes } from './routes/contacts.js';

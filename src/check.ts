@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { probeDkimNow } from './dkim/index.js';
+import { dkimUnderMissingName, probeDkimNow } from './dkim/index.js';
 import type { DkimProbe } from './dkim/index.js';
 import { discoverDmarcNow, effectivePolicyNow, nameExistsNow, verifyReportDestinationsNow } from './dmarc/index.js';
 import type { ExistenceQuery, NameExistence } from './dmarc/index.js';
@@ -107,16 +107,14 @@ export async function checkDomain(input: string, options: CheckOptions): Promise
     analyzeDmarc(domain, resolver),
     analyzeSpfNow(domain, resolver),
     registrable === domain ? null : analyzeSpfNow(registrable, resolver),
-    probeDkimNow(domain, resolver, { selectors: options.selectors }),
-    lookupMxNow(domain, resolver),
+    mxThenDkim(domain, resolver, options.selectors),
   ]);
-  const [existence, dmarc, spf, registrableSpf, dkim, mx] = (parts instanceof Promise ? await parts : parts) as [
+  const [existence, dmarc, spf, registrableSpf, [mx, dkim]] = (parts instanceof Promise ? await parts : parts) as [
     NameExistence,
     DmarcOutcome,
     SpfAnalysis,
     SpfAnalysis | null,
-    DkimProbe,
-    MxAnalysis,
+    [MxAnalysis, DkimProbe],
   ];
 
   // RFC 8020: NXDOMAIN for the registrable domain means nothing under it exists: no verdict to give.
@@ -210,6 +208,19 @@ function sharedFactsOf(report: SharedInfrastructureReport, findings: Finding[], 
 function startTransport(domain: string, options: CheckOptions): Promise<TransportResult | Error> {
   const extra = options.transport === true || !options.transport ? {} : options.transport;
   return checkTransport(domain, { ...extra, resolver: options.resolver, input: options.input }).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
+}
+
+/**
+ * The MX lookup, then the DKIM probes, unless the MX lookup found that the domain does not exist:
+ * RFC 8020 §2, nothing exists below an NXDOMAIN name, so its selectors are not asked for. A random
+ * nonexistent subdomain then costs a handful of queries instead of one per built-in selector
+ * (the "water torture" a public checker would otherwise relay to the domain's servers).
+ */
+function mxThenDkim(domain: string, resolver: Resolver, selectors: readonly string[] | undefined): Now<[MxAnalysis, DkimProbe]> {
+  return thenNow(lookupMxNow(domain, resolver), (mx): Now<[MxAnalysis, DkimProbe]> => {
+    if (mx.status === 'none' && mx.absence === 'nxdomain') return [mx, dkimUnderMissingName(domain)];
+    return thenNow(probeDkimNow(domain, resolver, { selectors }), (dkim): [MxAnalysis, DkimProbe] => [mx, dkim]);
+  });
 }
 
 /** The second `isoTimestampNow` last formatted, and its text up to the milliseconds. */
@@ -414,12 +425,23 @@ interface ResultParts {
   stats: CheckStats;
 }
 
+/**
+ * The DKIM summary: a usable key found is published; otherwise a probe that failed leaves it
+ * unknown (null, status 'error': a key may sit under that selector), and only when every probe
+ * answered is it "not published".
+ */
+function dkimSummary(dkim: DkimProbe): SpoofCheckResult['dkim'] {
+  const best = dkim.bestKey;
+  const usable = dkim.found.some((k) => k.usable);
+  const unknown = !usable && dkim.failed.length > 0;
+  return { published: unknown ? null : usable, status: unknown ? 'error' : 'ok', selector: best?.selector ?? null, keyLength: best?.keyLength ?? null };
+}
+
 /** The spec's fields from the facts and the decision, plus `details`. */
 function buildResult(p: ResultParts): SpoofCheckResult {
   const { dmarc, spf, dkim, mx, decision } = p;
   const record = dmarc.discovery.record;
   const published = dmarc.discovery.status === 'found' || dmarc.discovery.status === 'multiple';
-  const best = dkim.bestKey;
   return {
     domain: p.domain,
     resolvedAt: p.resolvedAt,
@@ -444,13 +466,11 @@ function buildResult(p: ResultParts): SpoofCheckResult {
       lookupCount: spf.lookupCount,
       rawRecord: spf.record ?? spf.records[0] ?? null,
     },
-    dkim: {
-      published: dkim.found.some((k) => k.usable),
-      selector: best?.selector ?? null,
-      keyLength: best?.keyLength ?? null,
-    },
+    dkim: dkimSummary(dkim),
     mx: {
-      published: mx.status === 'found' || mx.status === 'null-mx',
+      // A failed MX lookup is unknown, not "no MX" (RFC 5321 §5.1: only an answer says there is none).
+      published: mx.status === 'temperror' ? null : mx.status === 'found' || mx.status === 'null-mx',
+      status: mx.status === 'temperror' ? 'error' : 'ok',
       provider: mx.provider,
     },
     reasons: decision.reasons,

@@ -20,6 +20,12 @@ export interface ProtocolAnalysis<Status extends string = string> {
   failedQuery?: FailedQuery | undefined;
 }
 
+/**
+ * Whether a summary's `published` is settled: 'ok' (every lookup it rests on answered) or 'error'
+ * (one failed, so `published` is null: unknown, never false).
+ */
+export type LookupStatus = 'ok' | 'error';
+
 /** `verdict` of the Spoof check result, and where a forged message most likely lands (defined with the verdict). */
 export type { InboxOutcome, Verdict } from './verdict/index.js';
 
@@ -50,13 +56,20 @@ export interface SpoofCheckResult {
     lookupCount: number;
     rawRecord: string | null;
   };
+  /**
+   * `published` is null, with `status` 'error', when a lookup failed and no usable key was found
+   * elsewhere: a failed lookup is "could not be checked", never "not published".
+   */
   dkim: {
-    published: boolean;
+    published: boolean | null;
+    status: LookupStatus;
     selector: string | null;
     keyLength: number | null;
   };
+  /** `published` is null, with `status` 'error', when the MX lookup failed. */
   mx: {
-    published: boolean;
+    published: boolean | null;
+    status: LookupStatus;
     provider: string | null;
   };
   reasons: Finding[];

@@ -26,8 +26,18 @@ export function formatReport(result: SpoofCheckResult): string {
     `  DMARC  ${result.dmarc.published ? `p=${result.dmarc.policy ?? '?'} sp=${result.dmarc.subdomainPolicy ?? '?'}${result.dmarc.percentage !== null && result.dmarc.percentage !== 100 ? ` pct=${result.dmarc.percentage}` : ''}` : 'not published'}`,
   );
   lines.push(`  SPF    ${result.spf.published ? `${result.spf.qualifier ?? 'no all'}, ${result.spf.lookupCount}/10 lookups` : 'not published'}`);
-  lines.push(`  DKIM   ${result.dkim.published ? `selector ${result.dkim.selector}, ${result.dkim.keyLength}-bit key` : 'no usable key found'}`);
-  lines.push(`  MX     ${result.mx.published ? (result.mx.provider ?? 'published') : 'none'}`);
+  // A failed lookup is "could not be checked", never "none" (the summary's published is null then).
+  const dkimFailed = result.details.dkim.failed.length;
+  lines.push(
+    `  DKIM   ${
+      result.dkim.published === null
+        ? `could not be checked (${dkimFailed} selector lookup${dkimFailed === 1 ? '' : 's'} failed)`
+        : result.dkim.published
+          ? `selector ${result.dkim.selector}, ${result.dkim.keyLength}-bit key`
+          : 'no usable key found'
+    }`,
+  );
+  lines.push(`  MX     ${result.mx.published === null ? 'could not be checked (the MX lookup failed)' : result.mx.published ? (result.mx.provider ?? 'published') : 'none'}`);
   lines.push('');
   lines.push('  Reasons:');
   for (const reason of result.reasons) {

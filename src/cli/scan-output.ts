@@ -21,6 +21,8 @@ export const CSV_COLUMNS = [
   'dkim_key_length',
   'mx_provider',
   'spf_shared_infrastructure',
+  'dkim_published',
+  'mx_published',
   'reasons',
   'error_code',
   'error_message',
@@ -33,11 +35,16 @@ export function jsonLine(input: string, result: SpoofCheckResult | ErrorLine, de
   return `${JSON.stringify(details ? { input, ...summary, details: behind } : { input, ...summary })}\n`;
 }
 
+/** A summary's `published` as a CSV cell: `true`, `false`, or `error` when its lookup failed (never `false` then). */
+function publishedCell(summary: { published: boolean | null; status: string }): string {
+  return summary.published === null || summary.status === 'error' ? 'error' : String(summary.published);
+}
+
 /** One CSV line (RFC 4180 quoting). */
 export function csvLine(input: string, result: SpoofCheckResult | ErrorLine): string {
   const cells: (string | number | boolean | null)[] =
     'error' in result
-      ? [input, '', '', '', '', '', '', '', '', '', '', '', '', '', '', result.error.code, result.error.message]
+      ? [input, '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', result.error.code, result.error.message]
       : [
           input,
           result.domain,
@@ -53,6 +60,9 @@ export function csvLine(input: string, result: SpoofCheckResult | ErrorLine): st
           result.dkim.keyLength,
           result.mx.provider,
           sharedInfrastructureCell(result),
+          // true, false, or error: a failed lookup is never written as false.
+          publishedCell(result.dkim),
+          publishedCell(result.mx),
           result.reasons.map((r) => r.id).join(' '),
           '',
           '',

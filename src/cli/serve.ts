@@ -16,7 +16,8 @@ import type { BatchService } from '../jobs/service.js';
 import { describeBatchMode, startBatchService } from '../jobs/setup.js';
 import { batchNamesPerDayFromEnv } from './batch-quota.js';
 import { loadDemoSettings } from './demo.js';
-import { parseTrustProxy, TrustProxyError, type TrustProxy } from '../http/client-address.js';
+import { parseTrustProxy, TrustProxyError, trustProxyWarning, type TrustProxy } from '../http/client-address.js';
+import { apiKeyIdFromDigest, digestApiKey } from '../store/api-keys.js';
 import { connectRateLimitRedis } from '../http/rate-limits.js';
 import { DEFAULT_DATA_DIR, MEMORY_DATA_DIR, openStores, seedIfEmpty, type StorageChoice } from '../store/open.js';
 import { DEFAULT_RETENTION_DAYS } from '../store/sql.js';
@@ -55,6 +56,15 @@ export const DEMO_SCENARIOS_FILE = fileURLToPath(new URL('scenarios.json', FIXTU
 /** `--faults none` (or SPOOF_CHECKER_FAULTS=none): no faults, not even the demo's. */
 export const NO_FAULTS = 'none';
 
+/** Fewest characters a key of SPOOF_CHECKER_API_KEYS may have. */
+export const MIN_API_KEY_LENGTH = 32;
+/** Fewest bits of estimated entropy (length × log2 of the alphabet its character classes span) a key must carry. */
+export const MIN_API_KEY_ENTROPY_BITS = 128;
+/** Fewest distinct characters a key must use (`aaaa…` is long but guessable). */
+export const MIN_API_KEY_DISTINCT_CHARACTERS = 10;
+/** The flag that lets `--demo` listen on a non-loopback address, where its published keys would be open to anyone. */
+export const PUBLIC_DEMO_FLAG = 'public-demo';
+
 const USAGE = `Usage: spoof-checker serve [--host H] [--port P] [--zones DIR | --resolver IP[:PORT]] [--faults FILE] [--data DIR | --database URL] [--seed FILE] [--demo]
 
 Runs the HTTP API (spoof checker, logs, templates, domains, contacts) until stopped (Ctrl-C).
@@ -75,17 +85,23 @@ Options (each overrides the environment variable in brackets):
                         (default ${DEFAULT_DATA_DIR}; ${MEMORY_DATA_DIR} keeps it in memory, lost at exit)
   --database URL        keep everything in PostgreSQL, shared by replicas: postgresql://user:pw@host/db [DATABASE_URL]
   --retention-days N    delete record logs older than N days (SQLite, PostgreSQL) [SPOOF_CHECKER_RETENTION_DAYS] (default ${DEFAULT_RETENTION_DAYS})
-  --trust-proxy HOPS|CIDRS  proxies in front: a hop count (1) or their addresses (10.0.0.0/8,fd00::/8);
-                        the client is the first X-Forwarded-For address they did not add [SPOOF_CHECKER_TRUST_PROXY]
+  --trust-proxy CIDRS|HOPS  proxies in front: their addresses (10.0.0.0/8,127.0.0.1), or a hop count (1, warned
+                        about: it believes whoever connects); the client is the first X-Forwarded-For address
+                        they did not add; a header holding anything but IP addresses is ignored [SPOOF_CHECKER_TRUST_PROXY]
+  --public-url URL      the public base URL of the service (https://checker.example): the page's links start with it,
+                        never with a forwarded host header [SPOOF_CHECKER_PUBLIC_URL]
   --redis URL           count rate limits in Redis/Valkey (redis://host:6379), shared by replicas [REDIS_URL]
                         and queue batch checks there for 'spoof-checker worker' (without it, batches run in this process)
 Transport checks ("checks": ["transport"] in the API, "Mail sent to you" on the page):
 ${TRANSPORT_USAGE}
-  --demo                zones fixtures/zones, seed fixtures/seed/demo.json, the scenarios' DNS faults, port ${DEMO_SERVE_PORT}
+  --demo                zones fixtures/zones, seed fixtures/seed/demo.json, the scenarios' DNS faults, port ${DEMO_SERVE_PORT};
+                        loopback only: its API keys are published
+  --${PUBLIC_DEMO_FLAG}         let --demo listen on a non-loopback --host anyway (anyone who reaches it has the demo keys)
   -h, --help            show this help
 
 Environment only:
-  SPOOF_CHECKER_API_KEYS="key:organizationId,…"  add API keys at start (an unknown organisation starts empty)
+  SPOOF_CHECKER_API_KEYS="key:organizationId,…"  add API keys at start (an unknown organisation starts empty); each key at least
+                                                 ${MIN_API_KEY_LENGTH} random characters (e.g. openssl rand -hex 32)
   SPOOF_CHECKER_RATE_LIMIT=off                   turn every rate limit off (default on)
   SPOOF_CHECKER_BASE_URL=https://…               base of nextStep.href in spoof check results
   SPOOF_CHECKER_BATCH_NAMES_PER_DAY=1000000      names each organisation may submit in batches per UTC day
@@ -115,6 +131,8 @@ export interface ServeConfig {
   trustProxy: TrustProxy;
   /** Redis URL for shared rate-limit counters; undefined counts in this process. */
   redis: string | undefined;
+  /** The public base URL (origin) the page's links start with. */
+  publicUrl: string | undefined;
   baseUrl: string | undefined;
   /** Provider data from --ranges / SPOOF_CHECKER_RANGES; undefined for the shipped snapshot. */
   ranges: RangeData | undefined;
@@ -139,8 +157,56 @@ export function parseApiKeysVariable(text: string | undefined): StartupApiKey[] 
       if (key === '' || !/^[A-Za-z0-9_.-]+$/.test(organizationId)) {
         throw new UsageError(`SPOOF_CHECKER_API_KEYS entry ${index + 1} must be "key:organizationId"`);
       }
+      const weakness = apiKeyWeakness(key);
+      if (weakness) {
+        throw new UsageError(
+          `SPOOF_CHECKER_API_KEYS entry ${index + 1} (organisation "${organizationId}"): the key is too weak: ${weakness}. ` +
+            `Use at least ${MIN_API_KEY_LENGTH} random characters, e.g. the output of 'openssl rand -hex 32'`,
+        );
+      }
       return { key, organizationId };
     });
+}
+
+/**
+ * Why a key is too easy to guess, or null: shorter than MIN_API_KEY_LENGTH, fewer than
+ * MIN_API_KEY_DISTINCT_CHARACTERS distinct characters, or under MIN_API_KEY_ENTROPY_BITS when each
+ * character is counted at log2 of the alphabet its classes span (32 hex digits: 128 bits).
+ */
+export function apiKeyWeakness(key: string): string | null {
+  if (key.length < MIN_API_KEY_LENGTH) return `it has ${key.length} character(s), fewer than ${MIN_API_KEY_LENGTH}`;
+  const distinct = new Set(key).size;
+  if (distinct < MIN_API_KEY_DISTINCT_CHARACTERS) return `it uses only ${distinct} distinct character(s)`;
+  let alphabet = 0;
+  if (/[a-z]/.test(key)) alphabet += 26;
+  if (/[A-Z]/.test(key)) alphabet += 26;
+  if (/[0-9]/.test(key)) alphabet += 10;
+  if (/[^A-Za-z0-9]/.test(key)) alphabet += 32;
+  // Hex is the usual form of a random key: its letters span 6, not 26.
+  if (/^[0-9a-f]+$/i.test(key) && /[a-f]/i.test(key) && !(/[a-f]/.test(key) && /[A-F]/.test(key))) alphabet = 16;
+  const bits = Math.floor(key.length * Math.log2(Math.max(2, alphabet)));
+  if (bits < MIN_API_KEY_ENTROPY_BITS) return `it carries about ${bits} bits of entropy, fewer than ${MIN_API_KEY_ENTROPY_BITS}`;
+  return null;
+}
+
+/** The public URL: an http(s) origin, optionally with a path prefix; no query, fragment or credentials. */
+function publicUrlOption(text: string | undefined): string | undefined {
+  if (text === undefined || text.trim() === '') return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(text.trim());
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
+    throw new UsageError(`--public-url / SPOOF_CHECKER_PUBLIC_URL must be an http(s) URL such as https://checker.example (no query, fragment or credentials), not "${text}"`);
+  }
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
+/** True for an address only this machine reaches (127.0.0.0/8, ::1, localhost). */
+export function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '::1' || (isIP(host) === 4 && host.startsWith('127.'));
 }
 
 function booleanVariable(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
@@ -210,9 +276,11 @@ export function serveConfig(args: string[], env: NodeJS.ProcessEnv): ServeConfig
       database: { type: 'string' },
       'retention-days': { type: 'string' },
       'trust-proxy': { type: 'string' },
+      'public-url': { type: 'string' },
       redis: { type: 'string' },
       ranges: { type: 'string' },
       ...TRANSPORT_OPTIONS,
+      [PUBLIC_DEMO_FLAG]: { type: 'boolean' },
     },
     false,
   );
@@ -232,6 +300,13 @@ export function serveConfig(args: string[], env: NodeJS.ProcessEnv): ServeConfig
 
   const host = values.host ?? (env['HOST'] || DEFAULT_SERVE_HOST);
   if (isIP(host) === 0 && host !== 'localhost') throw new UsageError(`--host must be an IP address such as 127.0.0.1 or ::, not "${host}"`);
+  // The demo's keys are printed in the README and on start: on a reachable address anyone could use them.
+  if (demo && !isLoopbackHost(host) && !values[PUBLIC_DEMO_FLAG]) {
+    throw new UsageError(
+      `--demo listens on loopback only: its API keys are published, so on ${host} anyone who reaches the port could use them. ` +
+        `Use --host 127.0.0.1, or add --${PUBLIC_DEMO_FLAG} if that is really what you want`,
+    );
+  }
   const portText = values.port ?? (env['PORT'] || undefined);
   const port = integerOption(portText, 'port', demo ? DEMO_SERVE_PORT : DEFAULT_SERVE_PORT, 0, 65_535);
   const logLevel = env['LOG_LEVEL']?.trim().toLowerCase() || 'info';
@@ -253,6 +328,7 @@ export function serveConfig(args: string[], env: NodeJS.ProcessEnv): ServeConfig
     rateLimit: booleanVariable(env, 'SPOOF_CHECKER_RATE_LIMIT', true),
     trustProxy: trustProxyOption(values['trust-proxy'] ?? env['SPOOF_CHECKER_TRUST_PROXY']),
     redis: redisOption(values.redis ?? (env['REDIS_URL'] || undefined)),
+    publicUrl: publicUrlOption(values['public-url'] ?? (env['SPOOF_CHECKER_PUBLIC_URL'] || undefined)),
     baseUrl: env['SPOOF_CHECKER_BASE_URL'] || undefined,
     ranges: rangesFromFlag(values.ranges, env),
     logLevel,
@@ -372,6 +448,7 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
           ...(config.baseUrl !== undefined ? { baseUrl: config.baseUrl } : {}),
           ...(options?.selectors ? { selectors: options.selectors } : {}),
           ...(options?.transport ? { transport } : {}),
+          ...(options?.maxQueries !== undefined ? { maxQueries: options.maxQueries } : {}),
         }),
       ...(redis ? { rateLimitRedis: redis } : {}),
       apiKeys: config.apiKeys,
@@ -379,6 +456,7 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
       ...(config.demo && config.zones === DEMO_ZONES_DIR ? { pages: { demo: await loadDemoSettings(DEMO_SCENARIOS_FILE, DEMO_ZONES_DIR) } } : {}),
       rateLimits: config.rateLimit ? {} : false,
       trustProxy: config.trustProxy,
+      ...(config.publicUrl !== undefined ? { publicUrl: config.publicUrl } : {}),
       environment: config.environment,
       logger,
     });
@@ -410,6 +488,12 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
       (config.demo ? `  try: ${demoCurlLine(url)}\n` : '') +
       (noKey ? NO_API_KEY_HINT : ''),
   );
+
+  const trustWarning = trustProxyWarning(config.trustProxy);
+  if (trustWarning) io.err(`spoof-checker serve: warning: ${trustWarning}\n`);
+  if (config.demo && !isLoopbackHost(config.host)) io.err(`spoof-checker serve: warning: the demo listens on ${config.host} with its published API keys\n`);
+  // Each key by its id (an HMAC of its digest, src/store/api-keys.ts): never the key, nor a prefix of its hash.
+  for (const { key, organizationId } of config.apiKeys) io.err(`spoof-checker serve: API key ${apiKeyIdFromDigest(digestApiKey(key))} for organisation ${organizationId}\n`);
 
   const signal = await io.stopSignal;
   io.err(`spoof-checker serve: ${signal}: finishing requests in flight, then stopping\n`);

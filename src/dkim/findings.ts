@@ -13,9 +13,20 @@ export const MAX_SELECTORS_NAMED = 10;
 /** The findings for a finished probe: one group per key found, then the probe-wide ones. */
 export function dkimFindings(
   probe: Omit<DkimProbe, 'findings'>,
-  context: { multipleRecordSelectors: readonly string[]; domainProblem?: string | undefined },
+  context: { multipleRecordSelectors: readonly string[]; domainProblem?: string | undefined; nameMissing?: boolean },
 ): Finding[] {
   const findings: Finding[] = [];
+  if (context.nameMissing) {
+    // RFC 8020 §2: nothing exists below a name that does not exist, so no selector was asked for.
+    return [
+      {
+        id: 'dkim-not-found',
+        severity: 'info',
+        title: 'No DKIM Key: the Name Does Not Exist',
+        detail: `${probe.domain} does not exist (NXDOMAIN), so no DKIM key can be published under it (RFC 8020): no selector was looked up.`,
+      },
+    ];
+  }
   for (const key of probe.found) findings.push(...keyFindings(key));
 
   for (const selector of context.multipleRecordSelectors) {

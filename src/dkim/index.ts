@@ -44,6 +44,7 @@ export {
   keyRecordName,
   probeDkim,
   probeDkimNow,
+  dkimUnderMissingName,
   selectorProblem,
 } from './probe.js';
 export { DKIM_CNAME_PROVIDERS, KNOWN_SELECTORS, microsoftDynamicSelectors, providerForCnameTarget, providerForSelector } from './selectors.js';

@@ -92,6 +92,26 @@ export function probeDkimNow(domain: string, resolver: Resolver, options: DkimPr
   return answers instanceof Promise ? answers.then((known) => readProbe(apex, probes, known, rejected, options)) : readProbe(apex, probes, answers, rejected, options);
 }
 
+/**
+ * The probe of a domain known not to exist (its own lookup answered NXDOMAIN): RFC 8020 §2, nothing
+ * exists below a name that does not exist, so no selector is asked for (each would be one more
+ * uncacheable query at the domain's servers for an answer already known) and none is published.
+ */
+export function dkimUnderMissingName(domain: string): DkimProbe {
+  const probe: Omit<DkimProbe, 'findings'> = {
+    domain: canonicalName(domain),
+    status: 'not-found',
+    found: [],
+    bestKey: null,
+    probed: 0,
+    selectorsProbed: [],
+    failed: [],
+    rejected: [],
+    dangling: [],
+  };
+  return Object.assign(probe, { findings: dkimFindings(probe, { multipleRecordSelectors: [], nameMissing: true }) });
+}
+
 /** What the selectors' answers say, in probe order. */
 function readProbe(apex: string, probes: readonly PlannedProbe[], answers: readonly DnsAnswer[], rejected: DkimSelectorRejection[], options: DkimProbeOptions): DkimProbe {
   const found: DkimKey[] = [];

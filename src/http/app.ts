@@ -8,29 +8,37 @@
  * that another Fastify host can `register`. These serve the API only; the composition root
  * (src/service/compose.ts, exported as `spoof-checker/service`) adds the public page.
  *
- * Request life cycle: `onRequest` authenticates (401 before anything else, so a request without a
- * valid key never has its body read), then the route's rate limiter runs (per organisation or per
- * client address), then the body is parsed (JSON only, at most `DEFAULT_BODY_LIMIT_BYTES`, nested at
- * most `MAX_JSON_DEPTH` deep) and validated strictly (src/http/validation.ts), then the handler.
- * Whatever the outcome, `onSend` writes the record log and sets `x-log-id`; every error goes
- * through the one catalogue (src/http/errors.ts).
+ * Request life cycle: a forged `X-Forwarded-For` that is not a list of IP addresses is dropped;
+ * `onRequest` refuses a client locked out for its failed authentications (429), authenticates
+ * (401 before anything else, so a request without a valid key never has its body read; each 401
+ * is counted) and counts a write against its organisation's write limit, then the route's rate
+ * limiter runs (per organisation or per client address and its IPv6 networks), then the body is
+ * parsed (JSON only, at most `DEFAULT_BODY_LIMIT_BYTES`, nested at most `MAX_JSON_DEPTH` deep) and
+ * validated strictly (src/http/validation.ts), a write's bytes are counted against the storage
+ * quota (413), then the handler. Whatever the outcome, `onSend` writes the record log (its reply
+ * waits for the record's group commit) and sets `x-log-id`; every error, including those Node's
+ * parser raises before routing (400, 408, 431), goes through the one catalogue (src/http/errors.ts).
+ * Limits are described in docs/security.md.
  */
 import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
 import type { Server } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
-import type { Stores } from '../store/types.js';
+import { Type } from 'typebox';
+import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyReply, type FastifyRequest, type FastifyServerOptions, type onRequestHookHandler } from 'fastify';
+import type { RecordLog, Stores } from '../store/types.js';
 import { digestApiKey, apiKeyIdFromDigest } from '../store/api-keys.js';
-import { buildRecord } from './audit.js';
-import { authenticate } from './auth.js';
-import { fastifyTrustProxy, type TrustProxy } from './client-address.js';
+import { buildRecord, traceIdFor } from './audit.js';
+import { authenticate, CachedKeyLookup, FailedAuthLimiter } from './auth.js';
+import { clientAddress, clientNetworks, clientRateLimitKey, dropInvalidForwardedFor, fastifyTrustProxy, type TrustProxy } from './client-address.js';
 import './context.js';
 import { ApiError, toApiError } from './errors.js';
 import { loggerOptions } from './log-redaction.js';
-import { createLimiters, DEFAULT_RATE_LIMITS, type RateLimitRedis, type RateLimits } from './rate-limits.js';
+import { createLimiters, DEFAULT_RATE_LIMITS, IPV6_48_ALLOWANCE_FACTOR, IPV6_56_ALLOWANCE_FACTOR, type Limit, type RateLimitRedis, type RateLimits } from './rate-limits.js';
+import { createCounter, type WindowCounter } from './counters.js';
 import type { BatchService } from '../jobs/service.js';
 import { batchRoutes } from './routes/batches.js';
 import { contactRoutes } from './routes/contacts.js';
@@ -74,6 +82,11 @@ export const DEFAULT_SHUTDOWN_GRACE_MS = 250;
 /** While closing, how often the grace checks whether every connection has ended. */
 const SHUTDOWN_POLL_MS = 10;
 /**
+ * Longest the grace may last in all: it starts over while requests are still being answered (a
+ * loaded event loop reads the requests waiting in sockets only after those), but never past this.
+ */
+export const MAX_SHUTDOWN_GRACE_MS = 5_000;
+/**
  * How often Node checks open connections against the header and request time limits (its default,
  * 30 s, would let a half-sent request live up to 30 s past its limit). A quarter of the header
  * limit, at most this.
@@ -116,10 +129,22 @@ export interface ServiceOptions {
    * adds the public page here: http/ does not import web/.
    */
   routes?: readonly ServiceRoutes[];
+  /**
+   * The service's public base URL (`https://checker.example`): the links the page shows start with
+   * it. Without it they use the request's own Host header, never X-Forwarded-Host.
+   */
+  publicUrl?: string;
 }
 
 /** A set of routes added to the service: called with the service's Fastify scope and the rate limits in force. */
-export type ServiceRoutes = (app: FastifyInstance, context: { limits: RateLimits | false }) => Promise<void>;
+/** What the service hands the routes the composition adds: its limits, where it counts them, its public URL. */
+export interface ServiceRoutesContext {
+  limits: RateLimits | false;
+  /** The app's counter (Redis with a local fallback, or this process), shared with the API's limits. */
+  counter: WindowCounter;
+  publicUrl: string | undefined;
+}
+export type ServiceRoutes = (app: FastifyInstance, context: ServiceRoutesContext) => Promise<void>;
 
 /** Everything the app depends on. */
 export interface AppOptions extends ServiceOptions {
@@ -155,11 +180,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     routerOptions: { maxParamLength: MAX_PATH_PARAM_LENGTH },
     // Fastify's own 503 while closing bypasses the hooks; ours (below) goes through the catalogue and the record log.
     return503OnClosing: false,
+    // Errors Node's parser raises before Fastify sees a request (a malformed request line or header,
+    // headers over 16 KiB, a request that took too long) answer from the catalogue too, with a record.
+    clientErrorHandler(error: Error & { code?: string }, socket) {
+      answerClientError(error, socket, { stores, environment, now, log: app.log });
+    },
     // Errors Fastify raises before routing (a malformed URL) go through the catalogue too.
     // Their responses skip the hooks, so the record log is written here.
     frameworkErrors: (error, rawRequest, rawReply) => {
       const request = rawRequest as FastifyRequest;
       const reply = rawReply as FastifyReply;
+      dropInvalidForwardedFor(request.raw);
       const apiError = toApiError(error);
       request.errorCode = apiError.code;
       void reply.code(apiError.statusCode);
@@ -173,6 +204,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
   });
 
+  // First of all: a forged X-Forwarded-For that is not a list of IP addresses is dropped, so that
+  // the client address every limit and record uses is an address, never a string a client wrote.
+  app.addHook('onRequest', async (request) => dropInvalidForwardedFor(request.raw));
   await app.register(spoofCheckerService, options);
   await app.ready();
   return app;
@@ -207,10 +241,25 @@ export const spoofCheckerService: FastifyPluginAsync<ServiceOptions> = async (ho
 
   for (const key of options.apiKeys ?? []) await addStartupKey(stores, key);
 
+  const limits = options.rateLimits === false ? false : { ...DEFAULT_RATE_LIMITS, ...(options.rateLimits ?? {}) };
+  // The counters of the limits @fastify/rate-limit does not cover: in Redis when given (falling back
+  // to this process while Redis is away, so these limits degrade instead of failing), else here.
+  const counter = createCounter(options.rateLimitRedis, (error) => app.log.error({ err: error }, 'rate-limit counters: Redis failed; counting in this process until it answers'));
+  const failedAuth = limits === false ? undefined : new FailedAuthLimiter(counter, limits.failedAuth);
+  // Keys found are remembered for a few seconds (API_KEY_CACHE_TTL_MS): one store query per key, not per request.
+  const keys = new CachedKeyLookup(stores.apiKeys);
+
   // The documentation routes (registered by plugins) are public and not audited.
   app.addHook('onRoute', (route) => {
     if (route.url === OPENAPI_PATH || route.url === DOCS_PATH || route.url.startsWith(`${DOCS_PATH}/`)) {
       route.config = { ...(route.config ?? {}), public: true };
+    }
+    // A read (GET) of the API that declares no query parameters accepts none: `?x=1` is a 400 naming
+    // it, never silently ignored (the routes that take some declare them with additionalProperties false).
+    const config = route.config as { public?: boolean } | undefined;
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (!config?.public && methods.includes('GET') && route.schema && route.schema.querystring === undefined) {
+      route.schema = { ...route.schema, querystring: NO_QUERY_PARAMETERS };
     }
   });
 
@@ -223,35 +272,85 @@ export const spoofCheckerService: FastifyPluginAsync<ServiceOptions> = async (ho
   // next request the client has sent but this process has not read yet (it waits in the socket's
   // buffer while the event loop is busy): that client gets a reset and cannot tell whether its
   // request was done. The grace lets such requests be read and answered 503 first.
+  // While this process is still answering requests, the grace starts over (up to
+  // MAX_SHUTDOWN_GRACE_MS in all): a busy event loop gets to the requests waiting in sockets only
+  // after it has answered those, and a fixed wall-clock grace would run out first on a loaded machine.
   let closing = false;
+  let answering = 0;
+  const counted = new WeakSet<FastifyRequest>();
+  const done = (request: FastifyRequest): void => {
+    if (counted.delete(request)) answering--;
+  };
   app.addHook('preClose', async () => {
     closing = true;
     const graceMs = options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS;
     if (!app.server.listening || graceMs <= 0) return;
-    const until = Date.now() + graceMs;
-    while (Date.now() < until && (await openConnections(app.server)) > 0) await sleep(SHUTDOWN_POLL_MS);
+    const started = Date.now();
+    let until = started + graceMs;
+    while (Date.now() < until && (await openConnections(app.server)) > 0) {
+      if (answering > 0) until = Math.min(started + Math.max(graceMs, MAX_SHUTDOWN_GRACE_MS), Date.now() + graceMs);
+      await sleep(SHUTDOWN_POLL_MS);
+    }
     // The grace ends in the event loop's timers phase. On a starved machine the process may wake
     // after the grace with requests waiting unread in their sockets: reading happens in the poll phase,
     // which comes after timers, so close() would drop those connections as idle first. One turn to
     // the check phase (after poll) reads them, whatever the machine's speed.
     await new Promise<void>((resolve) => setImmediate(resolve));
   });
+  app.addHook('onResponse', async (request) => done(request));
+  app.addHook('onRequestAbort', async (request) => done(request));
 
   app.addHook('onRequest', async (request) => {
+    counted.add(request);
+    answering++;
     request.receivedAt = now().toISOString();
     // A request that arrives on a kept-alive connection while closing is refused through the catalogue,
     // its record log kept under the organisation of a valid key, so that the client can read it back.
     if (closing) {
-      if (!request.routeOptions.config.public) request.principal = await authenticate(stores.apiKeys, request.headers, false).catch(() => null);
+      if (!request.routeOptions.config.public) request.principal = await authenticate(keys, request.headers, false).catch(() => null);
       throw new ApiError('SERVICE_UNAVAILABLE');
     }
     if (request.routeOptions.config.public) return;
+    const client = clientRateLimitKey(clientAddress(request));
+    // A client that has sent too many wrong keys is refused before its key is even looked at.
+    if (!request.is404) failedAuth?.refuseIfLockedOut(client);
     // An unknown route needs no key (it answers 404 either way), but a valid key still names the
     // organisation in its record log.
-    request.principal = await authenticate(stores.apiKeys, request.headers, !request.is404);
+    try {
+      request.principal = await authenticate(keys, request.headers, !request.is404);
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'UNAUTHORIZED' && failedAuth) throw (await failedAuth.failed(client)) ?? error;
+      throw error;
+    }
     // Answered here, before the body is read: an unknown route with a body was a 400 INVALID_JSON
     // after parsing up to 1 MiB, instead of the 404 it is.
     if (request.is404) throw routeNotFound(request);
+    if (limits !== false && request.principal && isCountedWrite(request)) {
+      await refuseOverLimit(counter, `writes:${request.principal.organizationId}`, limits.organizationWrites, 1, (seconds) =>
+        new ApiError('RATE_LIMITED', {
+          message: 'Your organisation is writing too fast.',
+          why: `Each organisation may make ${limits.organizationWrites.max} write(s) (POST, PUT, PATCH, DELETE) per ${Math.round(limits.organizationWrites.windowMs / 1000)} second(s).`,
+          fix: `Wait ${seconds} second(s) before retrying.`,
+          retryAfter: seconds,
+        }),
+      );
+    }
+  });
+
+  // The storage quota: the bytes of the bodies an organisation writes, per window (after validation,
+  // so that a refused body costs nothing).
+  app.addHook('preHandler', async (request) => {
+    if (limits === false || !request.principal || !isCountedWrite(request)) return;
+    const bytes = bodyBytes(request);
+    if (bytes === 0) return;
+    const quota = limits.organizationWriteBytes;
+    await refuseOverLimit(counter, `write-bytes:${request.principal.organizationId}`, quota, bytes, (seconds) =>
+      new ApiError('STORAGE_QUOTA_EXCEEDED', {
+        why: `Each organisation may write ${quota.max} bytes of request bodies per ${Math.round(quota.windowMs / 3_600_000)} hour(s); this request would go past it.`,
+        fix: `Wait ${seconds} second(s) (the Retry-After header), delete what is no longer needed, or ask the operator for a larger quota.`,
+        retryAfter: seconds,
+      }),
+    );
   });
 
   // JSON.parse copes with any depth, but every later step that walks the body (validation, storage,
@@ -263,7 +362,10 @@ export const spoofCheckerService: FastifyPluginAsync<ServiceOptions> = async (ho
 
   app.addHook('onSend', async (request, reply, payload) => {
     if (closing) void reply.header('connection', 'close');
-    if (request.routeOptions.config.public) return payload;
+    if (request.routeOptions.config.public) {
+      if (isDocsRequest(request)) for (const [name, value] of Object.entries(DOCS_SECURITY_HEADERS)) void reply.header(name, value);
+      return payload;
+    }
     const record = buildRecord(request, reply, { environment, now });
     try {
       await stores.recordLogs.append(request.principal?.organizationId ?? null, record);
@@ -300,23 +402,192 @@ export const spoofCheckerService: FastifyPluginAsync<ServiceOptions> = async (ho
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   });
-  await app.register(swaggerUi, { routePrefix: DOCS_PATH });
+  await app.register(swaggerUi, {
+    routePrefix: DOCS_PATH,
+    // No call to swagger.io's validator: the page loads nothing from elsewhere.
+    uiConfig: { validatorUrl: null },
+    // The plugin's CSP (hashes of its inline script and style), made stricter: never framed, nothing from elsewhere.
+    staticCSP: true,
+    transformStaticCSP: docsCsp,
+  });
 
-  const limits = options.rateLimits === false ? false : { ...DEFAULT_RATE_LIMITS, ...(options.rateLimits ?? {}) };
   const limiters = await createLimiters(app, limits, options.rateLimitRedis);
 
   await app.register(healthRoutes, { stores });
-  await app.register(spoofCheckerRoutes, { check, limiter: limiters.spoofCheck, transportLimiter: limiters.transportCheck });
+  await app.register(spoofCheckerRoutes, {
+    check,
+    limiter: withNetworkLimits(limiters.spoofCheck, counter, limits === false ? false : limits.spoofCheck),
+    transportLimiter: limiters.transportCheck,
+  });
   if (options.batches) await app.register(batchRoutes, { batches: options.batches, now });
   await app.register(logRoutes, { stores });
   await app.register(templateRoutes, { stores, now });
   await app.register(domainRoutes, { stores, now, updateLimiter: limiters.domainUpdate, deleteLimiter: limiters.domainDelete });
   await app.register(contactRoutes, { stores, limiter: limiters.contactList });
   // Routes the composition adds (the public checker page: src/service/compose.ts registers src/web).
-  for (const routes of options.routes ?? []) await routes(app as unknown as FastifyInstance, { limits });
+  for (const routes of options.routes ?? []) await routes(app as unknown as FastifyInstance, { limits, counter, publicUrl: options.publicUrl });
 
   app.get(OPENAPI_PATH, { schema: { hide: true } }, async () => app.swagger());
 };
+
+/** What Node's parser reported, as the catalogue's code (RFC 9110 §15.5.9 408, RFC 6585 §5 431, else 400). */
+export function clientErrorCode(error: { code?: string }): 'REQUEST_TIMEOUT' | 'HEADERS_TOO_LARGE' | 'VALIDATION_FAILED' {
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return 'REQUEST_TIMEOUT';
+  if (error.code === 'HPE_HEADER_OVERFLOW') return 'HEADERS_TOO_LARGE';
+  return 'VALIDATION_FAILED';
+}
+
+/**
+ * Answers an error of Node's HTTP parser on the raw socket: the catalogue's body, `x-log-id`, and
+ * a record log (unattributed: no key was read) written before the answer. Nothing of the request's
+ * bytes is recorded (they may hold a credential), only that it was refused and why.
+ */
+function answerClientError(
+  error: Error & { code?: string },
+  socket: import('node:net').Socket,
+  context: { stores: Stores; environment: string; now: () => Date; log: FastifyInstance['log'] },
+): void {
+  // A reset connection has nobody to answer.
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const code = clientErrorCode(error);
+  const apiError =
+    code === 'VALIDATION_FAILED'
+      ? new ApiError('VALIDATION_FAILED', { message: 'The request could not be parsed as HTTP/1.1.', why: `The request line or a header is malformed (${error.code ?? 'parse error'}).`, fix: 'Send a well-formed HTTP/1.1 request (RFC 9112).' })
+      : new ApiError(code);
+  const uuid = randomUUID();
+  const at = context.now().toISOString();
+  const record: RecordLog = {
+    uuid,
+    event: 'request.parse_failed',
+    level: 'warn',
+    trace_id: traceIdFor(undefined),
+    metadata: { route: null, durationMs: null, errorCode: apiError.code, parserError: error.code ?? null },
+    status_code: apiError.statusCode,
+    created_at: at,
+    requestDetails: null,
+    request_body: null,
+    email: null,
+    actor_type: 'anonymous',
+    actor_id: '',
+    resource_type: 'request',
+    resource_id: '',
+    service: 'api',
+    action: 'parse_failed',
+    ip_address: socket.remoteAddress ?? '',
+    user_agent: '',
+    environment: context.environment,
+  };
+  context.log.debug({ err: error, logId: uuid }, 'client error');
+  void context.stores.recordLogs
+    .append(null, record)
+    .catch((appendError: unknown) => context.log.error({ err: appendError }, 'record log not written'))
+    .finally(() => {
+      if (!socket.writable) {
+        socket.destroy();
+        return;
+      }
+      const body = JSON.stringify(apiError.toBody());
+      socket.end(
+        `HTTP/1.1 ${apiError.statusCode} ${STATUS_CODES[apiError.statusCode] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nx-log-id: ${uuid}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    });
+}
+
+/** The query string of a route that takes no parameters: none at all. */
+const NO_QUERY_PARAMETERS = Type.Object({}, { additionalProperties: false });
+
+/** Headers of every documentation response besides its CSP: never framed (clickjacking), never sniffed. */
+export const DOCS_SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'cross-origin-opener-policy': 'same-origin',
+};
+
+/** True for the interactive documentation and its files. */
+function isDocsRequest(request: FastifyRequest): boolean {
+  const url = request.routeOptions.url ?? '';
+  return url === DOCS_PATH || url.startsWith(`${DOCS_PATH}/`);
+}
+
+/**
+ * The documentation's Content-Security-Policy: @fastify/swagger-ui's (which allows its own inline
+ * script and style by hash) with framing refused (`frame-ancestors 'none'`, CSP Level 2 §7.7), no
+ * image from the swagger.io validator and no font or style from other hosts.
+ */
+export function docsCsp(header: string): string {
+  const directives = header
+    .split(';')
+    .map((part) => part.trim())
+    // upgrade-insecure-requests would send the page's own files over https even when the service
+    // listens on plain http (a demo on loopback), and the page would load nothing.
+    .filter((part) => part !== '' && part !== 'upgrade-insecure-requests')
+    .map((part) => {
+      const [name = ''] = part.split(/\s+/, 1);
+      if (name === 'frame-ancestors') return "frame-ancestors 'none'";
+      return part.replace(/ validator\.swagger\.io/g, '').replace(/ https:/g, '');
+    });
+  if (!directives.some((part) => part.startsWith('frame-ancestors'))) directives.push("frame-ancestors 'none'");
+  if (!directives.some((part) => part.startsWith('form-action'))) directives.push("form-action 'none'");
+  return directives.join('; ');
+}
+
+/**
+ * The API check's limiter followed by the aggregate limits of an IPv6 client's wider networks: its
+ * /56 and /48 get `IPV6_56_ALLOWANCE_FACTOR` and `IPV6_48_ALLOWANCE_FACTOR` times one client's
+ * allowance (the /64 is the route limiter's), so rotating /64s inside one allocation buys little.
+ */
+function withNetworkLimits(limiter: onRequestHookHandler | undefined, counter: WindowCounter, limit: Limit | false): onRequestHookHandler | undefined {
+  if (!limiter || limit === false) return limiter;
+  return async function limited(this: FastifyInstance, request, reply) {
+    await (limiter as unknown as (this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) => Promise<void>).call(this, request, reply);
+    const networks = clientNetworks(clientAddress(request));
+    const wider = [
+      { prefix: networks.net56, factor: IPV6_56_ALLOWANCE_FACTOR },
+      { prefix: networks.net48, factor: IPV6_48_ALLOWANCE_FACTOR },
+    ].filter((network): network is { prefix: string; factor: number } => network.prefix !== null);
+    if (wider.length === 0) return;
+    const states = await counter.hit(wider.map((network) => ({ key: `spoofCheck:${network.prefix}`, windowMs: limit.windowMs })));
+    wider.forEach((network, index) => {
+      const state = states[index];
+      if (state && state.count > limit.max * network.factor) {
+        const seconds = Math.max(1, Math.ceil(state.resetMs / 1000));
+        throw new ApiError('RATE_LIMITED', {
+          why: `This operation allows ${limit.max * network.factor} request(s) per ${Math.round(limit.windowMs / 1000)} second(s) from one IPv6 network (${network.prefix}).`,
+          fix: `Wait ${seconds} second(s) before retrying.`,
+          retryAfter: seconds,
+        });
+      }
+    });
+  };
+}
+
+/** Methods that change stored data. */
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * A write that counts against the organisation's write limit and storage quota: every write route
+ * but the checks (a spoof check stores nothing but its record; batches have their own daily quota).
+ */
+function isCountedWrite(request: FastifyRequest): boolean {
+  if (!WRITE_METHODS.has(request.method)) return false;
+  const service = request.routeOptions.config.audit?.service;
+  return service !== 'tools';
+}
+
+/** The size of the request's body in bytes (its Content-Length, else its JSON). */
+function bodyBytes(request: FastifyRequest): number {
+  const declared = Number(request.headers['content-length']);
+  if (Number.isInteger(declared) && declared > 0) return declared;
+  if (request.body === undefined || request.body === null) return 0;
+  return Buffer.byteLength(typeof request.body === 'string' ? request.body : (JSON.stringify(request.body) ?? ''));
+}
+
+/** Adds `cost` to `key`; throws `refusal(seconds until the window ends)` when the count passes `limit.max`. */
+async function refuseOverLimit(counter: WindowCounter, key: string, limit: Limit, cost: number, refusal: (seconds: number) => ApiError): Promise<void> {
+  const [state] = await counter.hit([{ key, windowMs: limit.windowMs }], cost);
+  if (state && state.count > limit.max) throw refusal(Math.max(1, Math.ceil(state.resetMs / 1000)));
+}
 
 /** Renders any error through the catalogue. Internals go to the server log only, never to the client. */
 /** The catalogue's 404 for a method and path no route answers (the query left out). */

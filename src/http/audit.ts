@@ -11,6 +11,8 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RecordLog } from '../store/types.js';
+import { presentedKey } from './auth.js';
+import { clientAddress } from './client-address.js';
 import type { AuditSpec } from './context.js';
 
 /** What a redacted value is replaced with. */
@@ -32,10 +34,47 @@ export const MAX_LOGGED_USER_AGENT_CHARS = 256;
 /** How deep a logged body is copied; deeper values are replaced by a marker. */
 export const MAX_LOGGED_BODY_DEPTH = 8;
 
-/** Headers that carry credentials. */
-const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'x-api-key', 'cookie', 'set-cookie']);
-/** Field and parameter names that carry secrets, wherever they appear. */
-const SECRET_NAME = /pass(word|wd)?|secret|token|api[-_]?key|authorization|cookie|credential|private[-_]?key|signature/i;
+/** Headers that carry credentials (RFC 9110 §11.6.2, §11.7.2; RFC 6265 §5.4), and the usual vendor ones. */
+export const SECRET_HEADERS: ReadonlySet<string> = new Set([
+  'authorization',
+  'proxy-authorization',
+  'x-api-key',
+  'x-api-token',
+  'x-auth-key',
+  'x-auth-token',
+  'x-access-token',
+  'x-session-token',
+  'x-csrf-token',
+  'x-xsrf-token',
+  'x-amz-security-token',
+  'cookie',
+  'set-cookie',
+]);
+/**
+ * Field, header and parameter names that carry secrets, wherever they appear: anything named a
+ * password, secret, token, key (`key`, `api_key`, `x-auth-key`, `access-key`…), auth (not
+ * author), cookie, session, credential, signature (`sig`), JWT or bearer.
+ */
+const SECRET_NAME =
+  /pass(word|wd|phrase)?|secret|token|(^|[-_.])key(s)?($|[-_.])|api-?key|apikey|privatekey|auth(?!or)|cookie|session|credential|signature|(^|[-_.])sig($|[-_.])|jwt|bearer|(^|[-_.])otp($|[-_.])/i;
+/** A value that is a credential whatever it is named: an HTTP authentication scheme and its token. */
+const CREDENTIAL_VALUE = /^\s*(bearer|basic|digest|token|apikey|negotiate|hoba|mutual|scram-sha-\d+|aws4-hmac-sha256)\s+\S/i;
+
+/** True when a header, parameter or field of this name holds a secret (exported for the server log's redaction). */
+export function isSecretName(name: string): boolean {
+  return SECRET_HEADERS.has(name.toLowerCase()) || SECRET_NAME.test(name);
+}
+
+/** `value` with every occurrence of `secrets` (keys the request presented) replaced by `REDACTED`. */
+function scrub(value: string, secrets: readonly string[]): string {
+  if (CREDENTIAL_VALUE.test(value)) return REDACTED;
+  let out = value;
+  for (const secret of secrets) if (secret.length >= MIN_SCRUBBED_SECRET_CHARS && out.includes(secret)) out = out.split(secret).join(REDACTED);
+  return out;
+}
+
+/** Shorter presented keys are not searched for in other values (they would match ordinary text). */
+const MIN_SCRUBBED_SECRET_CHARS = 8;
 
 /** Used for requests that match no route. */
 export const UNMATCHED_ROUTE_AUDIT: AuditSpec = { service: 'api', resource: 'route', verb: 'match', past: 'matched' };
@@ -49,6 +88,7 @@ export function redact(value: unknown, depth = 0): unknown {
     for (const [name, inner] of Object.entries(value)) out[name] = SECRET_NAME.test(name) ? REDACTED : redact(inner, depth + 1);
     return out;
   }
+  if (typeof value === 'string' && CREDENTIAL_VALUE.test(value)) return REDACTED;
   return value;
 }
 
@@ -64,19 +104,18 @@ const headerText = (value: unknown): string => (Array.isArray(value) ? value.map
  * `MAX_LOGGED_HEADERS` of them, names and values cut to their limits (a cut value ends with its
  * full length). When headers were left out, `…` holds how many.
  */
-export function redactHeaders(headers: Record<string, unknown>): Record<string, string> {
+export function redactHeaders(headers: Record<string, unknown>, secrets: readonly string[] = []): Record<string, string> {
   const out: Record<string, string> = {};
   const entries = Object.entries(headers).filter(([, value]) => value !== undefined);
   for (const [name, value] of entries.slice(0, MAX_LOGGED_HEADERS)) {
-    const secret = SECRET_HEADERS.has(name.toLowerCase()) || SECRET_NAME.test(name);
-    out[truncated(name, MAX_LOGGED_HEADER_NAME_CHARS)] = secret ? REDACTED : truncated(headerText(value), MAX_LOGGED_VALUE_CHARS);
+    out[truncated(name, MAX_LOGGED_HEADER_NAME_CHARS)] = isSecretName(name) ? REDACTED : truncated(scrub(headerText(value), secrets), MAX_LOGGED_VALUE_CHARS);
   }
   if (entries.length > MAX_LOGGED_HEADERS) out['…'] = `${entries.length - MAX_LOGGED_HEADERS} more header(s) not recorded`;
   return out;
 }
 
 /** Query parameters as a record keeps them: secrets redacted, at most `MAX_LOGGED_QUERY_PARAMS`, values cut. */
-export function redactQuery(rawQuery: string): Record<string, string> {
+export function redactQuery(rawQuery: string, secrets: readonly string[] = []): Record<string, string> {
   const out: Record<string, string> = {};
   let count = 0;
   for (const [name, value] of new URLSearchParams(rawQuery)) {
@@ -84,7 +123,7 @@ export function redactQuery(rawQuery: string): Record<string, string> {
       out['…'] = 'more parameters not recorded';
       break;
     }
-    out[truncated(name, MAX_LOGGED_HEADER_NAME_CHARS)] = SECRET_NAME.test(name) ? REDACTED : truncated(value, MAX_LOGGED_VALUE_CHARS);
+    out[truncated(name, MAX_LOGGED_HEADER_NAME_CHARS)] = isSecretName(name) ? REDACTED : truncated(scrub(value, secrets), MAX_LOGGED_VALUE_CHARS);
   }
   return out;
 }
@@ -96,7 +135,7 @@ export function redactUrl(url: string): string {
   const params = new URLSearchParams(url.slice(queryStart + 1));
   let changed = false;
   for (const name of new Set(params.keys())) {
-    if (SECRET_NAME.test(name)) {
+    if (isSecretName(name) || params.getAll(name).some((value) => CREDENTIAL_VALUE.test(value))) {
       params.set(name, REDACTED);
       changed = true;
     }
@@ -147,6 +186,9 @@ export function buildRecord(request: FastifyRequest, reply: FastifyReply, contex
   const path = queryStart === -1 ? request.url : request.url.slice(0, queryStart);
   const rawQuery = queryStart === -1 ? '' : request.url.slice(queryStart + 1);
   const userAgent = request.headers['user-agent'];
+  // The key the request presented, wherever else it also appears (a stray header, the query).
+  const presented = presentedKey(request.headers);
+  const secrets = presented.kind === 'key' ? [presented.key] : [];
   return {
     uuid: request.id,
     ...classify(spec, statusCode),
@@ -160,9 +202,9 @@ export function buildRecord(request: FastifyRequest, reply: FastifyReply, contex
     created_at: request.receivedAt ?? context.now().toISOString(),
     requestDetails: {
       method: request.method,
-      path: truncated(path, MAX_LOGGED_PATH_CHARS),
-      query: redactQuery(rawQuery),
-      headers: redactHeaders(request.headers),
+      path: truncated(scrub(path, secrets), MAX_LOGGED_PATH_CHARS),
+      query: redactQuery(rawQuery, secrets),
+      headers: redactHeaders(request.headers, secrets),
     },
     request_body: loggedBody(request.body),
     email: request.auditEmail,
@@ -172,8 +214,8 @@ export function buildRecord(request: FastifyRequest, reply: FastifyReply, contex
     resource_id: truncated(resourceId, MAX_LOGGED_PATH_CHARS),
     service: spec.service,
     action: spec.past,
-    ip_address: request.ip,
-    user_agent: typeof userAgent === 'string' ? truncated(userAgent, MAX_LOGGED_USER_AGENT_CHARS) : '',
+    ip_address: clientAddress(request),
+    user_agent: typeof userAgent === 'string' ? truncated(scrub(userAgent, secrets), MAX_LOGGED_USER_AGENT_CHARS) : '',
     environment: context.environment,
   };
 }

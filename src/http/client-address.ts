@@ -4,6 +4,7 @@
  * whole /64; an IPv4-mapped IPv6 address as the IPv4 address it is).
  */
 import { isIP } from 'node:net';
+import type { IncomingMessage } from 'node:http';
 
 /**
  * Which proxies to trust: `false` (none: the client is the socket's peer), a hop count (the
@@ -62,6 +63,48 @@ export function parseTrustProxy(text: string | undefined): TrustProxy {
 }
 
 /**
+ * Why a hop count is risky, for the start-up warning: it believes whoever connects, so it is safe
+ * only when nothing but the proxies can reach the port.
+ */
+export function trustProxyWarning(trust: TrustProxy): string | null {
+  if (typeof trust !== 'number') return null;
+  return (
+    `--trust-proxy ${trust} believes X-Forwarded-For from whoever connects: a client that reaches this port directly ` +
+    'can name any address and so escape every per-client limit. Give the proxies\' addresses instead (e.g. --trust-proxy 10.0.0.0/8,127.0.0.1).'
+  );
+}
+
+/** Longest X-Forwarded-For header read (longer ones are ignored whole: the socket's peer is the client). */
+export const MAX_FORWARDED_FOR_CHARS = 2048;
+
+/**
+ * True when every entry of an `X-Forwarded-For` value is an IP address (RFC 7239 §5.2 would allow
+ * ports and obfuscated names; the de-facto header carries bare addresses). Anything else (a name, a
+ * port, markup) makes the whole header untrustworthy.
+ */
+export function isValidForwardedFor(value: string | string[] | undefined): boolean {
+  if (value === undefined) return true;
+  const text = Array.isArray(value) ? value.join(',') : value;
+  if (text.length > MAX_FORWARDED_FOR_CHARS) return false;
+  return text.split(',').every((entry) => isIP(entry.trim()) !== 0);
+}
+
+/**
+ * Drops an `X-Forwarded-For` header that holds anything but IP addresses, so that the client
+ * address (Fastify's `request.ip`, read lazily from the raw headers) falls back to the next trusted
+ * hop or the socket's peer instead of a string a client wrote. Run first on every request.
+ */
+export function dropInvalidForwardedFor(raw: IncomingMessage): void {
+  if (!isValidForwardedFor(raw.headers['x-forwarded-for'])) delete raw.headers['x-forwarded-for'];
+}
+
+/** The client's address as an IP address: `request.ip` when it is one, else the socket's peer (never a client-written string). */
+export function clientAddress(request: { ip: string; raw: IncomingMessage }): string {
+  if (isIP(request.ip) !== 0) return request.ip;
+  return request.raw.socket?.remoteAddress ?? '';
+}
+
+/**
  * Fastify's `trustProxy` for a setting. A hop count becomes a function because Fastify treats a bare
  * number as "trust nothing"; proxy-addr calls it with each address from the socket's peer (i = 0)
  * leftwards through `X-Forwarded-For`, so the client is the first address past the trusted hops.
@@ -98,12 +141,37 @@ function ipv6Groups(address: string): number[] | undefined {
  * (`2001:db8:1:2::/64`). Exported for every limiter that counts per client (the public page's too).
  */
 export function clientRateLimitKey(address: string): string {
+  return clientNetworks(address).client;
+}
+
+/** The networks a client address belongs to, as rate-limit keys. */
+export interface ClientNetworks {
+  /** The client: an IPv4 address, or an IPv6 /64. */
+  client: string;
+  /** The /56 and /48 of an IPv6 client (null for IPv4: one address is one client there). */
+  net56: string | null;
+  net48: string | null;
+}
+
+/** `groups` cut to `bits` (a multiple of 8), written as a prefix: `2001:db8:1:200::/56`. */
+function ipv6Prefix(groups: readonly number[], bits: number): string {
+  const kept = groups.slice(0, Math.ceil(bits / 16)).map((group, index) => {
+    const end = (index + 1) * 16;
+    return end <= bits ? group : group & (0xffff << (end - bits)) & 0xffff;
+  });
+  return `${kept.map((g) => g.toString(16)).join(':')}::/${bits}`;
+}
+
+/**
+ * The keys a per-client limit and the aggregate limits count under: an IPv4 address (or IPv4-mapped
+ * IPv6 address, RFC 4291 §2.5.5.2) as itself; an IPv6 client as its /64, /56 and /48 (RFC 6177).
+ */
+export function clientNetworks(address: string): ClientNetworks {
   const groups = ipv6Groups(address);
-  if (!groups) return address;
+  if (!groups) return { client: address, net56: null, net48: null };
   if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff) {
     const [high = 0, low = 0] = groups.slice(6);
-    return `${high >> 8}.${high & 0xff}.${low >> 8}.${low & 0xff}`;
+    return { client: `${high >> 8}.${high & 0xff}.${low >> 8}.${low & 0xff}`, net56: null, net48: null };
   }
-  const prefix = groups.slice(0, IPV6_CLIENT_PREFIX_BITS / 16).map((g) => g.toString(16));
-  return `${prefix.join(':')}::/${IPV6_CLIENT_PREFIX_BITS}`;
+  return { client: ipv6Prefix(groups, IPV6_CLIENT_PREFIX_BITS), net56: ipv6Prefix(groups, 56), net48: ipv6Prefix(groups, 48) };
 }

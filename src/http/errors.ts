@@ -17,6 +17,9 @@ export type ErrorCode =
   | 'NOT_FOUND'
   | 'ROUTE_NOT_FOUND'
   | 'PAYLOAD_TOO_LARGE'
+  | 'STORAGE_QUOTA_EXCEEDED'
+  | 'REQUEST_TIMEOUT'
+  | 'HEADERS_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'RATE_LIMITED'
   | 'INVALID_DOMAIN'
@@ -78,6 +81,24 @@ export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, CatalogueEntry>> = Obje
     message: 'The request body is too large.',
     why: 'The body is larger than this service accepts.',
     fix: 'Send a smaller body.',
+  },
+  STORAGE_QUOTA_EXCEEDED: {
+    status: 413,
+    message: 'Your organisation has written as much as its storage quota allows for now.',
+    why: 'Each organisation may write a bounded number of bytes per day (request bodies of every write together), so that one key cannot fill the disk.',
+    fix: 'Wait for the number of seconds in the Retry-After header, or ask the operator for a larger quota.',
+  },
+  REQUEST_TIMEOUT: {
+    status: 408,
+    message: 'The request took too long to arrive.',
+    why: 'The server closes connections whose headers or body are not received within its time limit.',
+    fix: 'Send the whole request promptly; retry on a new connection.',
+  },
+  HEADERS_TOO_LARGE: {
+    status: 431,
+    message: 'The request headers are too large.',
+    why: 'The request line and headers together exceed what the server reads (16 KiB).',
+    fix: 'Send fewer or shorter headers (large cookies are the usual cause).',
   },
   UNSUPPORTED_MEDIA_TYPE: {
     status: 415,

@@ -1,13 +1,14 @@
 /**
  * The server log never holds a key: credential headers are censored wherever a log line carries
  * headers (pino `redact`), and the request line is logged with secret query parameters censored
- * (`?api_key=…` would otherwise be written with the URL).
+ * (`?key=…`, `?api_key=…`, `?token=…`, or any value that is an authentication scheme and its
+ * token, would otherwise be written with the URL). Request headers are not logged at all.
  */
 import type { FastifyServerOptions } from 'fastify';
-import { REDACTED, redactUrl } from './audit.js';
+import { REDACTED, redactUrl, SECRET_HEADERS } from './audit.js';
 
-/** Headers that carry credentials, as pino paths under any object that has `headers`. */
-const CREDENTIAL_HEADERS = ['authorization', 'proxy-authorization', 'x-api-key', 'cookie', 'set-cookie'];
+/** Headers that carry credentials (the record log's list), as pino paths under any object that has `headers`. */
+const CREDENTIAL_HEADERS = [...SECRET_HEADERS];
 
 /** The pino `redact` paths: the request's headers, and headers one or two levels down any logged object. */
 export const LOG_REDACT_PATHS: readonly string[] = CREDENTIAL_HEADERS.flatMap((name) => [

@@ -10,7 +10,7 @@
 import rateLimit from '@fastify/rate-limit';
 import { Redis } from 'ioredis';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
-import { clientRateLimitKey } from './client-address.js';
+import { clientAddress, clientRateLimitKey } from './client-address.js';
 import { ApiError } from './errors.js';
 
 /** One limit: at most `max` requests per `windowMs` milliseconds per key. */
@@ -34,18 +34,52 @@ export interface RateLimits {
   domainDelete: Limit;
   /** Per organisation (both paths together). */
   contactList: Limit;
+  /**
+   * The public page's checks from everyone together (anonymous checks): a global budget, so that
+   * many networks together cannot make the page a DNS flood either.
+   */
+  anonymousChecks: Limit;
+  /** Failed authentications (401) per client address; past it the client gets 429 before its key is looked at. */
+  failedAuth: Limit;
+  /** Writes (POST, PUT, PATCH, DELETE) per organisation, every write route together. */
+  organizationWrites: Limit;
+  /** Bytes of request bodies an organisation may write per window (the storage quota; 413 past it). */
+  organizationWriteBytes: Limit;
 }
+
+/** The limits applied by @fastify/rate-limit, one hook per operation. */
+export type RouteLimitName = 'spoofCheck' | 'transportCheck' | 'domainUpdate' | 'domainDelete' | 'contactList';
+
+/** One day, the window of the storage quota. */
+export const STORAGE_QUOTA_WINDOW_MS = 86_400_000;
+/**
+ * How many times one client's allowance the page grants a whole IPv6 /56 and /48 (RFC 6177: a site
+ * is given a /48 to /64; one user may hold all 65,536 /64s of a /48, or 256 of a /56). Rotating
+ * addresses inside one's own allocation then buys at most this factor, not 65,536.
+ */
+export const IPV6_56_ALLOWANCE_FACTOR = 2;
+/** See {@link IPV6_56_ALLOWANCE_FACTOR}: a /48 gets at most 4 clients' worth of checks. */
+export const IPV6_48_ALLOWANCE_FACTOR = 4;
 
 /** One minute, the window of every default limit. */
 export const RATE_LIMIT_WINDOW_MS = 60_000;
 
-/** The defaults: 60 checks a minute per address, 10 of them with transport; 10 domain updates and 10 deletes, 60 contact lists a minute per organisation. */
+/**
+ * The defaults: 60 checks a minute per address, 10 of them with transport; 10 domain updates and
+ * 10 deletes, 60 contact lists a minute per organisation; 600 page checks a minute from everyone;
+ * 20 failed authentications a minute per address; 120 writes a minute and 64 MiB of written bodies
+ * a day per organisation.
+ */
 export const DEFAULT_RATE_LIMITS: Readonly<RateLimits> = Object.freeze({
   spoofCheck: { max: 60, windowMs: RATE_LIMIT_WINDOW_MS },
   transportCheck: { max: 10, windowMs: RATE_LIMIT_WINDOW_MS },
   domainUpdate: { max: 10, windowMs: RATE_LIMIT_WINDOW_MS },
   domainDelete: { max: 10, windowMs: RATE_LIMIT_WINDOW_MS },
   contactList: { max: 60, windowMs: RATE_LIMIT_WINDOW_MS },
+  anonymousChecks: { max: 600, windowMs: RATE_LIMIT_WINDOW_MS },
+  failedAuth: { max: 20, windowMs: RATE_LIMIT_WINDOW_MS },
+  organizationWrites: { max: 120, windowMs: RATE_LIMIT_WINDOW_MS },
+  organizationWriteBytes: { max: 64 * 1024 * 1024, windowMs: STORAGE_QUOTA_WINDOW_MS },
 });
 
 /**
@@ -101,12 +135,12 @@ export async function connectRateLimitRedis(url: string, onError: (error: Error)
 }
 
 /** The hook of each limited operation; all `undefined` when rate limiting is off. */
-export type Limiters = { [K in keyof RateLimits]: onRequestHookHandler | undefined };
+export type Limiters = { [K in RouteLimitName]: onRequestHookHandler | undefined };
 
 // Authentication runs first (an app-level onRequest hook), so the organisation is known here.
-const byClientAddress = (request: FastifyRequest): string => `ip:${clientRateLimitKey(request.ip)}`;
+const byClientAddress = (request: FastifyRequest): string => `ip:${clientRateLimitKey(clientAddress(request))}`;
 const byOrganization = (request: FastifyRequest): string =>
-  request.principal ? `org:${request.principal.organizationId}` : `ip:${clientRateLimitKey(request.ip)}`;
+  request.principal ? `org:${request.principal.organizationId}` : `ip:${clientRateLimitKey(clientAddress(request))}`;
 
 function describeWindow(windowMs: number): string {
   return windowMs % 60_000 === 0 ? `${windowMs / 60_000} minute(s)` : `${windowMs / 1000} second(s)`;
@@ -137,7 +171,7 @@ export async function createLimiters(app: FastifyInstance, limits: RateLimits | 
     skipOnError: false,
     ...(redis ? { redis: redis as never, nameSpace: REDIS_RATE_LIMIT_NAMESPACE } : {}),
   });
-  const make = (name: keyof RateLimits, keyGenerator: (request: FastifyRequest) => string, per: string): onRequestHookHandler => {
+  const make = (name: RouteLimitName, keyGenerator: (request: FastifyRequest) => string, per: string): onRequestHookHandler => {
     const limit = limits[name];
     const hook = app.rateLimit({
       max: limit.max,

@@ -173,8 +173,17 @@ export const SpoofCheckResultSchema = Type.Object(
       rawRecord: NullableString,
     }),
     spf: Type.Object({ published: Type.Boolean(), qualifier: NullableString, lookupCount: Type.Number(), rawRecord: NullableString }),
-    dkim: Type.Object({ published: Type.Boolean(), selector: NullableString, keyLength: Type.Union([Type.Number(), Type.Null()]) }),
-    mx: Type.Object({ published: Type.Boolean(), provider: NullableString }),
+    dkim: Type.Object({
+      published: Type.Union([Type.Boolean(), Type.Null()], { description: 'null when a selector lookup failed and no usable key was found: unknown, not absent' }),
+      status: Type.Enum(['ok', 'error'], { description: "'error' when a lookup failed (published is then null)" }),
+      selector: NullableString,
+      keyLength: Type.Union([Type.Number(), Type.Null()]),
+    }),
+    mx: Type.Object({
+      published: Type.Union([Type.Boolean(), Type.Null()], { description: 'null when the MX lookup failed: unknown, not absent' }),
+      status: Type.Enum(['ok', 'error'], { description: "'error' when the MX lookup failed (published is then null)" }),
+      provider: NullableString,
+    }),
     reasons: Type.Array(
       Type.Object({ id: Type.String(), severity: Type.Enum(['critical', 'warning', 'info', 'success']), title: Type.String(), detail: Type.String() }),
     ),

@@ -15,8 +15,10 @@ import {
   type ServiceOptions as ApiServiceOptions,
   type ServiceRoutes,
 } from '../http/app.js';
-import { clientRateLimitKey } from '../http/client-address.js';
+import { clientAddress, clientNetworks, clientRateLimitKey } from '../http/client-address.js';
+import { LocalCounter } from '../http/counters.js';
 import { ApiError, toApiError } from '../http/errors.js';
+import { IPV6_48_ALLOWANCE_FACTOR, IPV6_56_ALLOWANCE_FACTOR } from '../http/rate-limits.js';
 import { webPages, type PageHttp, type WebPagesSettings } from '../web/plugin.js';
 
 /** The public page's part of the options. */
@@ -29,11 +31,14 @@ export interface ServiceOptions extends ApiServiceOptions, PagesOption {}
 /** `buildApp`'s options: the server's and the API's, plus the page. */
 export interface AppOptions extends ApiAppOptions, PagesOption {}
 
-/** What the page takes from the HTTP layer: the one error catalogue and the per-client key. */
+/** What the page takes from the HTTP layer: the one error catalogue, the client's networks and the counters. */
 export const PAGE_HTTP: PageHttp = {
   clientKey: clientRateLimitKey,
   answerFor: (error) => toApiError(error),
   answer: (code, details = {}) => new ApiError(code, details),
+  networksOf: (request) => clientNetworks(clientAddress(request)),
+  wideNetworkFactors: { net56: IPV6_56_ALLOWANCE_FACTOR, net48: IPV6_48_ALLOWANCE_FACTOR },
+  localCounter: () => new LocalCounter(),
 };
 
 /** The options with the page added to the service's routes (unless `pages: false`). */
@@ -41,13 +46,16 @@ function withPages<Options extends ApiServiceOptions & PagesOption>(options: Opt
   if (options.pages === false) return options;
   const settings = options.pages ?? {};
   const check = options.check;
-  const pages: ServiceRoutes = async (app, { limits }) => {
+  const pages: ServiceRoutes = async (app, { limits, counter, publicUrl }) => {
     // The same injected check the API uses, so that a page and an API answer for a domain agree.
     await app.register(webPages, {
       ...settings,
       check: (domain, checkOptions) => check(domain, checkOptions),
       rateLimit: limits === false ? false : limits.spoofCheck,
       transportRateLimit: limits === false ? false : limits.transportCheck,
+      ...(limits === false ? {} : { anonymousBudget: limits.anonymousChecks }),
+      counter,
+      publicUrl,
       http: PAGE_HTTP,
     });
   };

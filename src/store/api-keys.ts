@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 
 /** Length of a SHA-256 digest in bytes. */
 export const API_KEY_DIGEST_BYTES = 32;
@@ -8,9 +8,19 @@ export function digestApiKey(key: string): Buffer {
   return createHash('sha256').update(key, 'utf8').digest();
 }
 
-/** A public id for a key that has none: derived from its digest, so it never reveals the key. */
+/** The HMAC key that separates key ids from the stored digests (a fixed label, not a secret). */
+const KEY_ID_LABEL = 'spoof-checker:api-key-id:v2';
+/** Hex digits of a key id: 48 bits, enough to keep ids of one service apart, too few to confirm a guess of a long key. */
+export const API_KEY_ID_HEX_DIGITS = 12;
+
+/**
+ * A public id for a key that has none (`key_` and 12 hex digits): an HMAC of its digest under a fixed
+ * label, so that it is stable (replicas and restarts agree; seeds that give only the digest get the
+ * same id) but is neither a prefix of the stored SHA-256 nor of any plain hash of the key: printing
+ * it at start-up or in a record log gives nothing to match a digest or a hash table against.
+ */
 export function apiKeyIdFromDigest(digest: Buffer): string {
-  return `key_${digest.toString('hex').slice(0, 16)}`;
+  return `key_${createHmac('sha256', KEY_ID_LABEL).update(digest).digest('hex').slice(0, API_KEY_ID_HEX_DIGITS)}`;
 }
 
 /**

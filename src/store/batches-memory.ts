@@ -3,7 +3,7 @@
  * of every batch, so it is for small loads; a service that takes large batches runs on SQL.
  */
 import type { Batch, BatchName, BatchResultRow } from './batch-model.js';
-import type { BatchStore, NewBatch } from './batches.js';
+import type { BatchQuota, BatchStore, NewBatch, QuotaOutcome } from './batches.js';
 
 interface Entry {
   batch: Batch;
@@ -39,6 +39,13 @@ export class MemoryBatchStore implements BatchStore {
     return { ...batch };
   }
 
+  async createWithinQuota(input: NewBatch, quota: BatchQuota): Promise<QuotaOutcome> {
+    // No await between the sum and the insert: one event-loop turn, so no other call interleaves.
+    const used = this.#usedSince(input.organizationId, quota.since);
+    if (used + input.names.length > quota.limit) return { ok: false, used };
+    return { ok: true, batch: await this.create(input) };
+  }
+
   async get(organizationId: string, id: string): Promise<Batch | undefined> {
     const entry = this.#batches.get(id);
     return entry && entry.batch.organizationId === organizationId ? { ...entry.batch } : undefined;
@@ -50,6 +57,10 @@ export class MemoryBatchStore implements BatchStore {
   }
 
   async namesSubmittedSince(organizationId: string, since: string): Promise<number> {
+    return this.#usedSince(organizationId, since);
+  }
+
+  #usedSince(organizationId: string, since: string): number {
     let sum = 0;
     for (const { batch } of this.#batches.values()) {
       if (batch.organizationId === organizationId && batch.createdAt >= since) sum += batch.total;

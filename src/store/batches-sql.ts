@@ -10,8 +10,8 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { Batch, BatchName, BatchResultRow, BatchStatus } from './batch-model.js';
-import type { BatchStore, NewBatch } from './batches.js';
-import type { MigrationFactory } from './migration-types.js';
+import type { BatchQuota, BatchStore, NewBatch, QuotaOutcome } from './batches.js';
+import type { MigrationFactory, SqlDialectName } from './migration-types.js';
 
 /** Rows per INSERT (3–4 parameters each: far below SQLite's and PostgreSQL's parameter limits). */
 export const BATCH_INSERT_ROWS = 1000;
@@ -75,6 +75,21 @@ export const createBatchTables: MigrationFactory = ({ text }) => ({
 
 type BatchRow = BatchTables['spoof_check_batches'];
 
+/** First key of the PostgreSQL advisory lock that serialises one organisation's quota check (an arbitrary constant of ours). */
+export const BATCH_QUOTA_LOCK_CLASS = 0x5c0b;
+
+/** Names the organisation submitted in batches created at or after `since`. */
+async function namesSince(db: Kysely<BatchTables>, organizationId: string, since: string): Promise<number> {
+  const row = await db
+    .selectFrom('spoof_check_batches')
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('total'), sql<number>`0`).as('names'))
+    .where('organization_id', '=', organizationId)
+    .where('created_at', '>=', since)
+    .executeTakeFirst();
+  // PostgreSQL sums integers as bigint, which pg returns as text.
+  return Number(row?.names ?? 0);
+}
+
 function toBatch(row: BatchRow): Batch {
   return {
     id: row.id,
@@ -94,11 +109,33 @@ function toBatch(row: BatchRow): Batch {
 export class SqlBatchStore implements BatchStore {
   readonly #db: Kysely<BatchTables>;
 
-  constructor(db: Kysely<any>) {
+  readonly #dialect: SqlDialectName;
+
+  constructor(db: Kysely<any>, dialect: SqlDialectName) {
     this.#db = db as Kysely<BatchTables>;
+    this.#dialect = dialect;
   }
 
   async create(input: NewBatch): Promise<Batch> {
+    return this.#db.transaction().execute((trx) => this.#insert(trx, input));
+  }
+
+  async createWithinQuota(input: NewBatch, quota: BatchQuota): Promise<QuotaOutcome> {
+    return this.#db.transaction().execute(async (trx) => {
+      // PostgreSQL runs transactions side by side: without a lock, two of them both read the same
+      // sum, both fit, both insert. A transaction-scoped advisory lock keyed by the organisation
+      // makes the check-and-take of one organisation one at a time (released at commit/rollback).
+      // SQLite needs none: Kysely runs one transaction at a time on its one connection.
+      if (this.#dialect === 'postgres') {
+        await sql`select pg_advisory_xact_lock(${BATCH_QUOTA_LOCK_CLASS}, hashtext(${input.organizationId}))`.execute(trx);
+      }
+      const used = await namesSince(trx, input.organizationId, quota.since);
+      if (used + input.names.length > quota.limit) return { ok: false as const, used };
+      return { ok: true as const, batch: await this.#insert(trx, input) };
+    });
+  }
+
+  async #insert(trx: Kysely<BatchTables>, input: NewBatch): Promise<Batch> {
     const total = input.names.length;
     const refused = input.errorRows.length;
     const allRefused = refused === total;
@@ -114,17 +151,15 @@ export class SqlBatchStore implements BatchStore {
       finished_at: allRefused ? input.createdAt : null,
       enqueued: 0,
     };
-    await this.#db.transaction().execute(async (trx) => {
-      await trx.insertInto('spoof_check_batches').values(row).execute();
-      for (let i = 0; i < input.names.length; i += BATCH_INSERT_ROWS) {
-        const slice = input.names.slice(i, i + BATCH_INSERT_ROWS).map(({ seq, name }) => ({ batch_id: input.id, seq, name }));
-        await trx.insertInto('spoof_check_batch_names').values(slice).execute();
-      }
-      for (let i = 0; i < input.errorRows.length; i += BATCH_INSERT_ROWS) {
-        const slice = input.errorRows.slice(i, i + BATCH_INSERT_ROWS).map((r) => ({ batch_id: input.id, seq: r.seq, line: r.line, failed: r.failed ? 1 : 0 }));
-        await trx.insertInto('spoof_check_batch_results').values(slice).execute();
-      }
-    });
+    await trx.insertInto('spoof_check_batches').values(row).execute();
+    for (let i = 0; i < input.names.length; i += BATCH_INSERT_ROWS) {
+      const slice = input.names.slice(i, i + BATCH_INSERT_ROWS).map(({ seq, name }) => ({ batch_id: input.id, seq, name }));
+      await trx.insertInto('spoof_check_batch_names').values(slice).execute();
+    }
+    for (let i = 0; i < input.errorRows.length; i += BATCH_INSERT_ROWS) {
+      const slice = input.errorRows.slice(i, i + BATCH_INSERT_ROWS).map((r) => ({ batch_id: input.id, seq: r.seq, line: r.line, failed: r.failed ? 1 : 0 }));
+      await trx.insertInto('spoof_check_batch_results').values(slice).execute();
+    }
     return toBatch(row);
   }
 
@@ -139,14 +174,7 @@ export class SqlBatchStore implements BatchStore {
   }
 
   async namesSubmittedSince(organizationId: string, since: string): Promise<number> {
-    const row = await this.#db
-      .selectFrom('spoof_check_batches')
-      .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('total'), sql<number>`0`).as('names'))
-      .where('organization_id', '=', organizationId)
-      .where('created_at', '>=', since)
-      .executeTakeFirst();
-    // PostgreSQL sums integers as bigint, which pg returns as text.
-    return Number(row?.names ?? 0);
+    return namesSince(this.#db, organizationId, since);
   }
 
   async pendingNames(batchId: string, fromSeq: number, toSeq: number): Promise<BatchName[]> {

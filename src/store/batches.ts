@@ -21,6 +21,17 @@ export interface NewBatch {
   errorRows: BatchResultRow[];
 }
 
+/** The daily names quota a new batch must fit in. */
+export interface BatchQuota {
+  /** Start of the quota window (ISO 8601, UTC). */
+  since: string;
+  /** Most names the organisation may submit in the window. */
+  limit: number;
+}
+
+/** What {@link BatchStore.createWithinQuota} did: stored the batch, or refused it (nothing stored). */
+export type QuotaOutcome = { ok: true; batch: Batch } | { ok: false; used: number };
+
 /** Storage of batches. */
 export interface BatchStore {
   /**
@@ -28,6 +39,15 @@ export interface BatchStore {
    * name was refused), not yet `enqueued`.
    */
   create(batch: NewBatch): Promise<Batch>;
+  /**
+   * Checks the organisation's quota and stores the batch as one step: the names the organisation
+   * submitted since `quota.since` plus this batch's must not exceed `quota.limit`, else nothing is
+   * stored and `{ ok: false, used }` says how many names were already taken. Concurrent calls for
+   * one organisation are serialised (PostgreSQL: a transaction-scoped advisory lock per
+   * organisation; SQLite: one connection, one transaction at a time; memory: no await between
+   * the check and the insert), so two batches can never both fit in the same remainder.
+   */
+  createWithinQuota(batch: NewBatch, quota: BatchQuota): Promise<QuotaOutcome>;
   /** A batch of the organisation, or undefined. */
   get(organizationId: string, id: string): Promise<Batch | undefined>;
   /** A batch by id alone (runners and workers). */

@@ -129,6 +129,7 @@ export function createSqlStores(db: Kysely<StoreDatabase>, traits: SqlDialectTra
   const guard = <T extends object>(store: T): T => guardStore(store, traits, () => closed);
   let timer: NodeJS.Timeout | undefined;
   let pruning: Promise<number> | undefined;
+  const recordLogs = new SqlRecordLogStore(db, options.unattributedRecordLogs ?? { max: MAX_UNATTRIBUTED_RECORD_LOGS, trimEvery: UNATTRIBUTED_TRIM_EVERY });
 
   const pruneRecordLogs = async (now: Date = new Date()): Promise<number> => {
     const cutoff = new Date(now.getTime() - retentionDays * DAY_MS).toISOString();
@@ -173,11 +174,11 @@ export function createSqlStores(db: Kysely<StoreDatabase>, traits: SqlDialectTra
     db,
     apiKeys: guard(new SqlApiKeyStore(db)),
     emailLogs: guard(new SqlEmailLogStore(db)),
-    recordLogs: guard(new SqlRecordLogStore(db, options.unattributedRecordLogs ?? { max: MAX_UNATTRIBUTED_RECORD_LOGS, trimEvery: UNATTRIBUTED_TRIM_EVERY })),
+    recordLogs: guard(recordLogs),
     templates: guard(new SqlTemplateStore(db, traits, newId)),
     domains: guard(new SqlDomainStore(db, traits)),
     contacts: guard(new SqlContactStore(db, traits)),
-    batches: guard(new SqlBatchStore(db)),
+    batches: guard(new SqlBatchStore(db, traits.dialect)),
     pruneRecordLogs: guardedPrune,
     async isEmpty() {
       if (closed) throw new StoreUnavailableError('the store is closed (the service is shutting down)');
@@ -200,6 +201,8 @@ export function createSqlStores(db: Kysely<StoreDatabase>, traits: SqlDialectTra
       if (closed) return;
       closed = true;
       if (timer) clearInterval(timer);
+      // Records already appended are written before the database closes.
+      await recordLogs.flush();
       await pruning;
       await db.destroy();
       await traits.destroy();
@@ -329,23 +332,98 @@ export const UNATTRIBUTED_TRIM_EVERY = 500;
 const UNATTRIBUTED_TRIM_BATCH = 20_000;
 
 /** The audit trail: one JSON document per record. */
+/** Most records one group commit writes (one transaction); more wait for the next. */
+export const MAX_RECORD_LOG_GROUP = 500;
+/** Rows per INSERT statement inside a group commit (4 parameters each: far below both databases' limits). */
+const RECORD_LOG_INSERT_ROWS = 100;
+
+type RecordLogRow = { uuid: string; organization_id: string | null; created_at: string; document: string };
+
+/** An append waiting for its group's commit. */
+interface PendingAppend {
+  row: RecordLogRow;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * Record logs, written by group commit: an append joins the group of records waiting to be written,
+ * and its promise settles when that group's transaction has committed (or failed). One group is
+ * written at a time; appends that arrive meanwhile form the next group, so under load each commit
+ * (the costly part: a WAL write on SQLite, a round trip and a flush on PostgreSQL) carries many
+ * records, and with one request at a time a group is that one record, written at once. Since the
+ * service answers a request only after its record's append has settled, a request whose answer was
+ * sent has its record committed: a crash loses nothing acknowledged, only the records of requests
+ * not yet answered. `flush()` (on close) waits for every group.
+ */
 class SqlRecordLogStore implements RecordLogStore {
   #unattributedSinceTrim = 0;
+  #pending: PendingAppend[] = [];
+  #writing: Promise<void> | undefined;
+
   constructor(
     private readonly db: Kysely<StoreDatabase>,
     private readonly bound: { max: number; trimEvery: number },
   ) {}
 
-  async append(organizationId: string | null, record: RecordLog): Promise<void> {
+  append(organizationId: string | null, record: RecordLog): Promise<void> {
     const row = { uuid: record.uuid, organization_id: organizationId, created_at: record.created_at ?? new Date().toISOString(), document: json(record) };
-    await this.db
-      .insertInto('record_logs')
-      .values(row)
-      .onConflict((oc) => oc.column('uuid').doUpdateSet({ organization_id: row.organization_id, created_at: row.created_at, document: row.document }))
-      .execute();
-    if (organizationId === null && ++this.#unattributedSinceTrim >= this.bound.trimEvery) {
+    return new Promise<void>((resolve, reject) => {
+      this.#pending.push({ row, resolve, reject });
+      // The first append of an idle store starts a group at the end of this turn of the event
+      // loop, so that appends made in the same turn join it.
+      this.#writing ??= new Promise<void>((started) => setImmediate(started)).then(() => this.#drain());
+    });
+  }
+
+  /** Resolves when every append made so far has been written (or has failed). */
+  async flush(): Promise<void> {
+    while (this.#writing) await this.#writing;
+  }
+
+  /** Writes groups until nothing waits. */
+  async #drain(): Promise<void> {
+    try {
+      while (this.#pending.length > 0) {
+        const group = this.#pending.splice(0, MAX_RECORD_LOG_GROUP);
+        try {
+          await this.#commit(group.map((entry) => entry.row));
+          for (const entry of group) entry.resolve();
+        } catch (error) {
+          for (const entry of group) entry.reject(error);
+        }
+      }
+    } finally {
+      this.#writing = undefined;
+    }
+  }
+
+  /** One transaction for the group. A uuid written twice (a record rewritten) keeps its last row. */
+  async #commit(rows: readonly RecordLogRow[]): Promise<void> {
+    const byUuid = new Map<string, RecordLogRow>();
+    for (const row of rows) byUuid.set(row.uuid, row);
+    const unique = [...byUuid.values()];
+    await this.db.transaction().execute(async (trx) => {
+      for (let index = 0; index < unique.length; index += RECORD_LOG_INSERT_ROWS) {
+        await trx
+          .insertInto('record_logs')
+          .values(unique.slice(index, index + RECORD_LOG_INSERT_ROWS))
+          .onConflict((oc) =>
+            oc.column('uuid').doUpdateSet((eb) => ({
+              organization_id: eb.ref('excluded.organization_id'),
+              created_at: eb.ref('excluded.created_at'),
+              document: eb.ref('excluded.document'),
+            })),
+          )
+          .execute();
+      }
+    });
+    const unattributed = unique.filter((row) => row.organization_id === null).length;
+    this.#unattributedSinceTrim += unattributed;
+    if (unattributed > 0 && this.#unattributedSinceTrim >= this.bound.trimEvery) {
       this.#unattributedSinceTrim = 0;
-      await this.trimUnattributed();
+      // The group is committed: a failed trim must not fail its appends (the next one retries).
+      await this.trimUnattributed().catch(() => (this.#unattributedSinceTrim = this.bound.trimEvery));
     }
   }
 

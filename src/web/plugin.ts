@@ -7,10 +7,12 @@
  *
  * Safe by default: every value goes through the escaping `html` template; every response carries a
  * Content-Security-Policy that allows only this host's own files (no inline script or style).
- * Checks are rate limited per client network (IPv4 address, IPv6 /64) with a 429 page.
+ * Checks are rate limited per client network (IPv4 address, IPv6 /64), per wider IPv6 network
+ * (/56, /48: a few times one client's allowance, not 65,536 times) and by a global budget for
+ * everyone together, with a 429 page; each check may make at most `ANONYMOUS_CHECK_MAX_QUERIES`
+ * DNS lookups. Links are built from the configured public URL, never from forwarded host headers.
  */
 import { readFile } from 'node:fs/promises';
-import rateLimitPlugin from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { isSpoofCheckError } from '../errors.js';
 import { normaliseDomainInput } from '../input.js';
@@ -60,7 +62,7 @@ const GUIDES_DIR = new URL('../../docs/guides/', import.meta.url);
  * Runs one check (the API's own injected check, so that a page and an API answer agree); `transport`
  * adds the "Mail sent to you" half.
  */
-export type PageCheck = (domain: string, options?: { transport?: boolean }) => Promise<SpoofCheckResult>;
+export type PageCheck = (domain: string, options?: { transport?: boolean; maxQueries?: number }) => Promise<SpoofCheckResult>;
 
 /** Checks allowed per window. */
 export interface PageRateLimit {
@@ -69,7 +71,7 @@ export interface PageRateLimit {
 }
 
 /** The codes of the HTTP error catalogue the pages name themselves. */
-export type PageErrorCode = 'RATE_LIMITED' | 'INVALID_DOMAIN' | 'NOT_FOUND' | 'INTERNAL';
+export type PageErrorCode = 'RATE_LIMITED' | 'INVALID_DOMAIN' | 'NOT_FOUND' | 'INTERNAL' | 'STORE_UNAVAILABLE';
 
 /** An answer of the HTTP error catalogue, as the pages use it (the catalogue's ApiError has this shape). */
 export interface CatalogueAnswer {
@@ -93,6 +95,34 @@ export interface PageHttp {
   answerFor(error: unknown): CatalogueAnswer;
   /** The catalogue's answer for a code, with the words of this case. */
   answer(code: PageErrorCode, details?: { message?: string; why?: string; fix?: string; retryAfter?: number }): CatalogueAnswer;
+  /**
+   * The networks a request comes from, as the HTTP layer's limits count them: the client (an IPv4
+   * address, or an IPv6 /64), and for IPv6 its /56 and /48.
+   */
+  networksOf(request: FastifyRequest): PageNetworks;
+  /** How many times one client's allowance an IPv6 /56 and /48 get together. */
+  readonly wideNetworkFactors: { readonly net56: number; readonly net48: number };
+  /** A counter kept in this process, for a page registered without the app's own. */
+  localCounter(): PageCounter;
+}
+
+/** A request's networks (see PageHttp.networksOf). */
+export interface PageNetworks {
+  client: string;
+  net56: string | null;
+  net48: string | null;
+}
+
+/** One counted key: its name and its window. */
+export interface PageCounterKey {
+  key: string;
+  windowMs: number;
+}
+
+/** Fixed-window counts, shared with the API's limits (Redis with a local fallback, or this process). */
+export interface PageCounter {
+  /** Counts one hit on each key; returns each key's count in its window and the time until it resets. */
+  hit(keys: readonly PageCounterKey[]): Promise<{ count: number; resetMs: number }[]>;
 }
 
 /** What a host may set about the page (the rest comes from the composition). */
@@ -104,6 +134,14 @@ export interface WebPagesSettings {
   demo?: DemoSettings;
 }
 
+/**
+ * Most DNS lookups one check from the page may make: an anonymous visitor's check is bounded well
+ * below the engine's own cap (`DEFAULT_CHECK_MAX_QUERIES`, 500). A real domain needs about 50 (38
+ * of them DKIM probes); a domain built to fan out (long SPF include chains, many MX hosts) is cut
+ * off here and reads as a failed lookup, never as "not published".
+ */
+export const ANONYMOUS_CHECK_MAX_QUERIES = 150;
+
 /** Options of the page plugin. */
 export interface WebPagesOptions extends WebPagesSettings {
   /** The same injected check the API uses. */
@@ -114,6 +152,14 @@ export interface WebPagesOptions extends WebPagesSettings {
   http: PageHttp;
   /** Transport checks ("Mail sent to you") allowed per client network and window; false or absent for none. */
   transportRateLimit?: PageRateLimit | false | undefined;
+  /** Checks allowed from everyone together per window (the anonymous budget); none when absent. */
+  anonymousBudget?: PageRateLimit | undefined;
+  /** Where the counts are kept (the app's: Redis with a local fallback); this process's when absent. */
+  counter?: PageCounter | undefined;
+  /** The service's public base URL (`https://checker.example`), for the links a page shows. */
+  publicUrl?: string | undefined;
+  /** DNS lookups one page check may make (default `ANONYMOUS_CHECK_MAX_QUERIES`). */
+  maxQueries?: number | undefined;
 }
 
 const HTML_TYPE = 'text/html; charset=utf-8';
@@ -137,10 +183,16 @@ export function wantsJson(accept: string | undefined): boolean {
   return json > 0 && json > htmlQ;
 }
 
-/** `https://host[:port]` as the request names it, when the Host header is a plain host name or address. */
-function originOf(request: FastifyRequest): string | null {
-  const host = request.host;
-  return /^(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i.test(host) ? `${request.protocol}://${host}` : null;
+/**
+ * The origin a page's links show: the configured public URL, else `http(s)://` and the request's
+ * own Host header when it is a plain host name or address. Never X-Forwarded-Host or
+ * X-Forwarded-Proto: those are whatever the last hop wrote.
+ */
+function originOf(request: FastifyRequest, publicUrl: string | undefined): string | null {
+  if (publicUrl !== undefined) return publicUrl;
+  const host = request.raw.headers.host ?? '';
+  const protocol = (request.raw.socket as { encrypted?: boolean } | undefined)?.encrypted ? 'https' : 'http';
+  return /^(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i.test(host) ? `${protocol}://${host}` : null;
 }
 
 async function loadGuides(): Promise<Map<string, { title: string; body: SafeHtml }>> {
@@ -153,17 +205,49 @@ function sendPage(reply: FastifyReply, status: number, body: SafeHtml, cacheCont
   return reply.code(status).type(HTML_TYPE).header('cache-control', cacheControl).send(toHtmlString(body));
 }
 
-function createLimiter(app: FastifyInstance, limit: PageRateLimit, http: PageHttp, prefix = 'web'): onRequestHookHandler {
-  return app.rateLimit({
-    max: limit.max,
-    timeWindow: limit.windowMs,
-    // The HTTP layer's per-client key: an IPv4 address, or an IPv6 client by its /64.
-    keyGenerator: (request) => `${prefix}:${http.clientKey(request.ip)}`,
-    errorResponseBuilder: (_request, context) => {
-      const seconds = Math.max(1, Math.ceil(context.ttl / 1000));
-      return new RateLimitedPage(limit, seconds);
-    },
-  });
+/** Which of the page's limits a refused check ran into. */
+type PageLimitScope = 'network' | 'wider-network' | 'everyone';
+
+/**
+ * The page's limiter: the client's network (IPv4 address or IPv6 /64) and its /56 and /48 are
+ * counted together; only a check they all allow is counted against the global budget, so that a
+ * refused flood does not use up everyone's allowance.
+ */
+function createPageLimiter(http: PageHttp, counter: PageCounter, limit: PageRateLimit, budget: PageRateLimit | undefined, prefix = 'web'): onRequestHookHandler {
+  return async (request) => {
+    const networks = http.networksOf(request);
+    const own: (PageCounterKey & { max: number; scope: PageLimitScope })[] = [{ key: `${prefix}:${networks.client}`, windowMs: limit.windowMs, max: limit.max, scope: 'network' }];
+    if (networks.net56 !== null) own.push({ key: `${prefix}:${networks.net56}`, windowMs: limit.windowMs, max: limit.max * http.wideNetworkFactors.net56, scope: 'wider-network' });
+    if (networks.net48 !== null) own.push({ key: `${prefix}:${networks.net48}`, windowMs: limit.windowMs, max: limit.max * http.wideNetworkFactors.net48, scope: 'wider-network' });
+    const refusal = firstOver(own, await countOrRefuse(http, counter, own));
+    if (refusal) throw refusal;
+    if (budget === undefined) return;
+    const everyone = [{ key: `${prefix}:*`, windowMs: budget.windowMs, max: budget.max, scope: 'everyone' as const }];
+    const overBudget = firstOver(everyone, await countOrRefuse(http, counter, everyone));
+    if (overBudget) throw overBudget;
+  };
+}
+
+/** The counts, or a 503 (the catalogue's STORE_UNAVAILABLE) when the counter itself fails. */
+async function countOrRefuse(http: PageHttp, counter: PageCounter, keys: readonly PageCounterKey[]): Promise<{ count: number; resetMs: number }[]> {
+  try {
+    return await counter.hit(keys);
+  } catch {
+    throw http.answer('STORE_UNAVAILABLE', {
+      message: 'The page cannot count checks right now, so it does not run them.',
+      why: 'The store that counts checks does not answer; checks are refused rather than run uncounted.',
+    });
+  }
+}
+
+/** The refusal for the first limit the counts exceed, or null. */
+function firstOver(limits: readonly { max: number; windowMs: number; scope: PageLimitScope }[], states: readonly { count: number; resetMs: number }[]): RateLimitedPage | null {
+  for (let index = 0; index < limits.length; index++) {
+    const limit = limits[index]!;
+    const state = states[index]!;
+    if (state.count > limit.max) return new RateLimitedPage({ max: limit.max, windowMs: limit.windowMs }, Math.max(1, Math.ceil(state.resetMs / 1000)), limit.scope);
+  }
+  return null;
 }
 
 const plural = (n: number, one: string) => `${n} ${n === 1 ? one : `${one}s`}`;
@@ -181,6 +265,7 @@ class RateLimitedPage extends Error {
   constructor(
     readonly limit: PageRateLimit,
     readonly retryAfter: number,
+    readonly scope: PageLimitScope = 'network',
   ) {
     super('Too many checks.');
   }
@@ -193,22 +278,17 @@ function typedDomain(value: unknown): string | null {
 }
 
 /** The page plugin (encapsulated: its error handler and headers apply to its routes only). */
-export const webPages: FastifyPluginAsync<WebPagesOptions> = async (app, { check, rateLimit, transportRateLimit, http, demo: demoSettings }) => {
-  const demo = demoSettings ?? null;
+export const webPages: FastifyPluginAsync<WebPagesOptions> = async (app, options) => {
+  const { check, rateLimit, transportRateLimit, http, publicUrl } = options;
+  const demo = options.demo ?? null;
+  const maxQueries = options.maxQueries ?? ANONYMOUS_CHECK_MAX_QUERIES;
   const guides = await loadGuides();
   const home = toHtmlString(homePage(demo));
 
-  let limiter: onRequestHookHandler | undefined;
-  if (rateLimit !== false) {
-    // The app registers @fastify/rate-limit when its own limits are on; otherwise register it here.
-    if (!app.hasDecorator('rateLimit')) await app.register(rateLimitPlugin, { global: false });
-    limiter = createLimiter(app, rateLimit, http);
-  }
-  let transportLimiter: onRequestHookHandler | undefined;
-  if (transportRateLimit) {
-    if (!app.hasDecorator('rateLimit')) await app.register(rateLimitPlugin, { global: false });
-    transportLimiter = createLimiter(app, transportRateLimit, http, 'web-transport');
-  }
+  const counter = options.counter ?? http.localCounter();
+  const limiter = rateLimit === false ? undefined : createPageLimiter(http, counter, rateLimit, options.anonymousBudget);
+  // Transport checks cost seconds and sockets: a limit of their own, counted apart.
+  const transportLimiter = transportRateLimit ? createPageLimiter(http, counter, transportRateLimit, options.anonymousBudget, 'web-transport') : undefined;
 
   app.addHook('onSend', async (_request, reply, payload) => {
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) void reply.header(name, value);
@@ -248,10 +328,10 @@ export const webPages: FastifyPluginAsync<WebPagesOptions> = async (app, { check
       }
       return sendPage(reply, 404, notInDemoPage(typed, normalised.domain, demo));
     }
-    const result = await check(normalised.domain);
+    const result = await check(normalised.domain, { maxQueries });
     void reply.header('vary', 'accept');
     if (wantsJson(request.headers.accept)) return reply.code(200).header('cache-control', LIVE_PAGE_CACHE_CONTROL).send(result);
-    return sendPage(reply, 200, resultPage(result, { origin: originOf(request), demo }));
+    return sendPage(reply, 200, resultPage(result, { origin: originOf(request, publicUrl), demo }));
   });
 
   // "Mail sent to you": the page the result page links to (works without JavaScript), and with
@@ -271,7 +351,7 @@ export const webPages: FastifyPluginAsync<WebPagesOptions> = async (app, { check
       if (wantsJson(request.headers.accept)) return sendJsonError(reply, http.answer('NOT_FOUND', { message: `${normalised.domain} is not in the demo.`, why: `This demo answers from ${demo.source}, not from public DNS.`, fix: 'Check one of the demo domains listed on the home page.' }));
       return sendPage(reply, 404, notInDemoPage(typed, normalised.domain, demo));
     }
-    const result = await check(normalised.domain, { transport: true });
+    const result = await check(normalised.domain, { transport: true, maxQueries });
     void reply.header('vary', 'accept');
     if (!result.transport) {
       if (wantsJson(request.headers.accept)) return sendJsonError(reply, http.answer('INTERNAL', { message: 'Transport checks are not available on this server.' }));
@@ -344,11 +424,12 @@ function renderError(error: unknown, request: FastifyRequest, reply: FastifyRepl
   if (error instanceof RateLimitedPage) {
     void reply.header('retry-after', String(error.retryAfter));
     const window = describeWindow(error.limit.windowMs);
+    const from = error.scope === 'network' ? 'from one network' : error.scope === 'wider-network' ? 'from one IPv6 network (/56 or /48) together' : 'from all visitors together';
     if (json) {
       return sendJsonError(
         reply,
         http.answer('RATE_LIMITED', {
-          why: `This page allows ${plural(error.limit.max, 'check')} per ${window} from one network.`,
+          why: `This page allows ${plural(error.limit.max, 'check')} per ${window} ${from}.`,
           fix: `Wait ${plural(error.retryAfter, 'second')} before retrying.`,
           retryAfter: error.retryAfter,
         }),
@@ -359,8 +440,8 @@ function renderError(error: unknown, request: FastifyRequest, reply: FastifyRepl
       429,
       errorPage({
         status: 429,
-        title: 'Too many checks from your network',
-        message: `You can check ${plural(error.limit.max, 'domain')} per ${window} from one network, and that many have just been checked.`,
+        title: error.scope === 'everyone' ? 'The checker is busy' : 'Too many checks from your network',
+        message: `You can check ${plural(error.limit.max, 'domain')} per ${window} ${from}, and that many have just been checked.`,
         why: 'The limit keeps the service fast for everyone and stops it being used to flood DNS servers.',
         fix: `Please wait ${plural(error.retryAfter, 'second')}, then try again.`,
         typed,

@@ -426,7 +426,9 @@ ${found.length > 0
       })}</ul>`
     : result.dkim.selector
       ? html`<p>Selector <code>${result.dkim.selector}</code>${result.dkim.keyLength !== null ? html`, ${result.dkim.keyLength}-bit` : null}.</p>`
-      : html`<p>No key found.</p>`}
+      : result.dkim.published === null
+        ? html`<p>Could not be checked: ${plural(arr(dkim['failed']).length, 'selector lookup')} failed, so a key may exist (see below).</p>`
+        : html`<p>No key found.</p>`}
 <p class="muted">DKIM keys can only be found by asking for a selector by name${probed !== null ? html`: ${plural(probed, 'common selector')} tried` : null}. A key under another selector is not seen here.</p>
 </section>`;
 }
@@ -435,7 +437,7 @@ const MX_STATUS: Readonly<Record<string, string>> = {
   found: 'Receives mail',
   'null-mx': 'Null MX: the domain says it accepts no mail (RFC 7505)',
   none: 'No MX record: senders fall back to the domain’s own address, if any',
-  temperror: 'The MX lookup failed',
+  temperror: 'Could not be checked: the MX lookup failed',
 };
 
 function mxSection(result: SpoofCheckResult, mx: Obj): SafeHtml {
@@ -443,7 +445,7 @@ function mxSection(result: SpoofCheckResult, mx: Obj): SafeHtml {
   const hosts = arr(mx['hosts']).map(obj).filter((h) => h['exchange'] !== '');
   return html`<section class="detail" aria-labelledby="mx-title" id="mx">
 <h2 id="mx-title">MX: where mail is received</h2>
-<p>${status ? (MX_STATUS[status] ?? status) : result.mx.published ? MX_STATUS['found'] : MX_STATUS['none']}${result.mx.provider ? html`, by <strong>${result.mx.provider}</strong>` : null}.</p>
+<p>${status ? (MX_STATUS[status] ?? status) : result.mx.published === null ? MX_STATUS['temperror'] : result.mx.published ? MX_STATUS['found'] : MX_STATUS['none']}${result.mx.provider ? html`, by <strong>${result.mx.provider}</strong>` : null}.</p>
 ${hosts.length > 0
     ? html`<ul class="list-plain">${hosts.map((h) => {
         const addresses = obj(h['addresses']);

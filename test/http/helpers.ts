@@ -177,8 +177,8 @@ export const SAMPLE_RESULT: SpoofCheckResult = {
   inboxOutcome: 'delivered',
   dmarc: { published: true, policy: 'none', subdomainPolicy: null, percentage: 100, rawRecord: 'v=DMARC1; p=none' },
   spf: { published: true, qualifier: '~all', lookupCount: 3, rawRecord: 'v=spf1 include:_spf.example.net ~all' },
-  dkim: { published: true, selector: 's1', keyLength: 2048 },
-  mx: { published: true, provider: 'Google Workspace' },
+  dkim: { published: true, status: 'ok', selector: 's1', keyLength: 2048 },
+  mx: { published: true, status: 'ok', provider: 'Google Workspace' },
   reasons: [
     { id: 'dmarc-p-none', severity: 'critical', title: "DMARC policy is 'p=none'", detail: 'Your DMARC record only monitors.' },
     { id: 'spf-valid', severity: 'success', title: "SPF Configured ('~all')", detail: 'Legitimate sending servers are specified with 3/10 DNS lookups.' },
@@ -216,6 +216,7 @@ export type FieldType =
   | 'number'
   | 'number|null'
   | 'boolean'
+  | 'boolean|null'
   | 'timestamp'
   | 'timestamp|null'
   | 'string[]'
@@ -340,8 +341,9 @@ export const SPOOF_RESULT_SHAPE: Shape = {
   inboxOutcome: { oneOf: ['delivered', 'spam', 'rejected'] },
   dmarc: { shape: { published: 'boolean', policy: 'string|null', subdomainPolicy: 'string|null', percentage: 'number|null', rawRecord: 'string|null' } },
   spf: { shape: { published: 'boolean', qualifier: 'string|null', lookupCount: 'number', rawRecord: 'string|null' } },
-  dkim: { shape: { published: 'boolean', selector: 'string|null', keyLength: 'number|null' } },
-  mx: { shape: { published: 'boolean', provider: 'string|null' } },
+  // published is null (status 'error') when a lookup failed: unknown, never false.
+  dkim: { shape: { published: 'boolean|null', status: { oneOf: ['ok', 'error'] }, selector: 'string|null', keyLength: 'number|null' } },
+  mx: { shape: { published: 'boolean|null', status: { oneOf: ['ok', 'error'] }, provider: 'string|null' } },
   reasons: { arrayOf: { id: 'string', severity: { oneOf: ['critical', 'warning', 'info', 'success'] }, title: 'string', detail: 'string' } },
   nextStep: { shape: { title: 'string', body: 'string', href: 'string' } },
   subdomainNote: 'string|null',

@@ -28,6 +28,10 @@ describe('keys never reach the record log or the server log', () => {
       { method: 'GET' as const, url: `/no-such-route?apiKey=${KEY_A}`, headers: { authorization: `Bearer ${KEY_A}` } },
       { method: 'POST' as const, url: '/api/tools/v1/spoof-checker', headers: { 'x-api-key': KEY_A }, payload: { domain: 'example.com', api_key: WRONG_KEY } },
       { method: 'GET' as const, url: `/api/logs/v1/%E0%A4%A?secret=${WRONG_KEY}`, headers: { 'x-api-key': KEY_A } },
+      // Credentials in odd places: ?key=, vendor headers, an auth scheme under another name, the key in a stray header.
+      { method: 'GET' as const, url: `/api/template/v1?key=${WRONG_KEY}`, headers: { 'x-auth-key': WRONG_KEY, 'x-api-token': WRONG_KEY } },
+      { method: 'GET' as const, url: `/api/template/v1?q=Bearer%20${WRONG_KEY}`, headers: { 'x-api-key': KEY_A, 'x-forwarded-authorization': `Bearer ${WRONG_KEY}`, 'x-debug': `copy of ${KEY_A}` } },
+      { method: 'GET' as const, url: `/api/template/v1?access_key=${WRONG_KEY}&sig=${WRONG_KEY}`, headers: { 'x-custom': `Basic ${WRONG_KEY}`, 'x-session-token': WRONG_KEY } },
     ];
     for (const request of requests) await app.inject(request);
     await app.close();
@@ -60,6 +64,10 @@ describe('keys never reach the record log or the server log', () => {
     ['/x?domain=a.test', '/x?domain=a.test'],
     [`/x?api_key=${KEY_A}&page=2`, '/x?api_key=%5BREDACTED%5D&page=2'],
     [`/x?access_token=${KEY_A}`, '/x?access_token=%5BREDACTED%5D'],
+    [`/x?key=${KEY_A}`, '/x?key=%5BREDACTED%5D'],
+    [`/x?X-Auth-Key=${KEY_A}&domain=a.test`, '/x?X-Auth-Key=%5BREDACTED%5D&domain=a.test'],
+    [`/x?q=Bearer+${KEY_A}`, '/x?q=%5BREDACTED%5D'],
+    ['/x?author=ann&monkey=1', '/x?author=ann&monkey=1'],
   ])('redactUrl(%s)', (url, expected) => {
     expect(redactUrl(url)).toBe(expected);
   });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -81,7 +82,9 @@ describe('serveConfig: flags, then environment, then defaults', () => {
     ['Redis from REDIS_URL', [], { REDIS_URL: 'redis://127.0.0.1:6379' }, { redis: 'redis://127.0.0.1:6379' }],
     ['--redis beats REDIS_URL', ['--redis', 'redis://cache.internal:6380/2'], { REDIS_URL: 'redis://127.0.0.1:6379' }, { redis: 'redis://cache.internal:6380/2' }],
     ['trust proxy, base URL, log level, environment', [], { SPOOF_CHECKER_TRUST_PROXY: '1', SPOOF_CHECKER_BASE_URL: 'https://x.test', LOG_LEVEL: 'WARN', NODE_ENV: 'production' }, { trustProxy: 1, baseUrl: 'https://x.test', logLevel: 'warn', environment: 'production' }],
-    ['API keys', [], { SPOOF_CHECKER_API_KEYS: 'sk_one:org_a, sk:two:org_b ,' }, { apiKeys: [{ key: 'sk_one', organizationId: 'org_a' }, { key: 'sk:two', organizationId: 'org_b' }] }],
+    ['API keys', [], { SPOOF_CHECKER_API_KEYS: 'sk_one_0123456789abcdefghijklmnopqrstuv:org_a, sk:two:sk_one_0123456789abcdefghijklmnopqrstuv:org_b ,' }, { apiKeys: [{ key: 'sk_one_0123456789abcdefghijklmnopqrstuv', organizationId: 'org_a' }, { key: 'sk:two:sk_one_0123456789abcdefghijklmnopqrstuv', organizationId: 'org_b' }] }],
+    ['a public URL (trailing slash dropped)', ['--public-url', 'https://checker.example/'], {}, { publicUrl: 'https://checker.example' }],
+    ['the demo on a public host with the named flag', ['--demo', '--host', '0.0.0.0', '--public-demo'], {}, { demo: true, host: '0.0.0.0' }],
   ])('%s', (_case, args, env, expected) => {
     expect(serveConfig(args, env)).toMatchObject(expected);
   });
@@ -98,6 +101,12 @@ describe('serveConfig: flags, then environment, then defaults', () => {
     ['a bad log level', [], { LOG_LEVEL: 'loud' }, /LOG_LEVEL must be one of/],
     ['an API key without organisation', [], { SPOOF_CHECKER_API_KEYS: 'sk_only' }, /entry 1 must be "key:organizationId"/],
     ['an organisation id with spaces', [], { SPOOF_CHECKER_API_KEYS: 'sk:org a' }, /entry 1/],
+    ['a one-character API key', [], { SPOOF_CHECKER_API_KEYS: 'a:org' }, /entry 1 \(organisation "org"\): the key is too weak: it has 1 character\(s\), fewer than 32/],
+    ['a long key of few characters', [], { SPOOF_CHECKER_API_KEYS: `${'ab'.repeat(20)}:org` }, /too weak: it uses only 2 distinct/],
+    ['a 32-digit decimal key (106 bits)', [], { SPOOF_CHECKER_API_KEYS: '01234567890123456789012345678901:org' }, /too weak: it carries about 106 bits/],
+    ['the demo on a non-loopback host', ['--demo', '--host', '0.0.0.0'], {}, /--demo listens on loopback only.*--public-demo/],
+    ['a public URL with a query', ['--public-url', 'https://x.example/?a=1'], {}, /--public-url .* must be an http\(s\) URL/],
+    ['a public URL of another scheme', [], { SPOOF_CHECKER_PUBLIC_URL: 'javascript:alert(1)' }, /must be an http\(s\) URL/],
     ['trust proxy "true" (would believe a forged X-Forwarded-For)', [], { SPOOF_CHECKER_TRUST_PROXY: 'true' }, /would believe any X-Forwarded-For.*hop count|number of proxies/],
     ['a trust proxy entry that is not an address', ['--trust-proxy', '10.0.0.0/8,proxy.internal'], {}, /"proxy\.internal" is not an IP address or CIDR block/],
     ['a CIDR prefix out of range', ['--trust-proxy', '10.0.0.0/33'], {}, /prefix length that is not 0 to 32/],
@@ -108,13 +117,16 @@ describe('serveConfig: flags, then environment, then defaults', () => {
   });
 });
 
+/** The start of a key strong enough for SPOOF_CHECKER_API_KEYS (32 hex digits and more). */
+const STRONG = 'sk_9f86d081884c7d659a2feaa0c55ad015';
+
 describe('parseApiKeysVariable', () => {
   it.each<[string | undefined, { key: string; organizationId: string }[]]>([
     [undefined, []],
     ['', []],
     ['  ', []],
-    ['k1:o1', [{ key: 'k1', organizationId: 'o1' }]],
-    ['k1:o1,k2:o2', [{ key: 'k1', organizationId: 'o1' }, { key: 'k2', organizationId: 'o2' }]],
+    [`${STRONG}1:o1`, [{ key: `${STRONG}1`, organizationId: 'o1' }]],
+    [`${STRONG}1:o1,${STRONG}2:o2`, [{ key: `${STRONG}1`, organizationId: 'o1' }, { key: `${STRONG}2`, organizationId: 'o2' }]],
   ])('%j', (text, expected) => {
     expect(parseApiKeysVariable(text)).toEqual(expected);
   });
@@ -183,7 +195,7 @@ describe('spoof-checker serve', () => {
 
   it('serves the seed and the keys of SPOOF_CHECKER_API_KEYS, then stops cleanly on a signal', async () => {
     const server = await start(['--seed', DEMO_SEED_FILE, '--resolver', '127.0.0.1:1', '--port', '0'], {
-      SPOOF_CHECKER_API_KEYS: 'sk_env_key_for_new_org_1:org_env,sk_env_key_for_demo_22:org_demo',
+      SPOOF_CHECKER_API_KEYS: 'sk_env_7f3a9c1e5b2d8f4a6c0e1b3d5f7a9c2e:org_env,sk_env_c4e6a8b0d2f413579bdf02468ace1357:org_demo',
     });
     expect(server.err.join('')).toMatch(/DNS: .*127\.0\.0\.1:1.*; rate limits on/);
     // The shipped provider data dates from July 2025: the start-up line says how old, and that it is stale.
@@ -191,15 +203,31 @@ describe('spoof-checker serve', () => {
     const email = await fetch(`${server.base}/api/logs/v1/emails/eml_demo_welcome`, { headers: { authorization: `Bearer ${DEMO_API_KEY}` } });
     expect(email.status).toBe(200);
     expect(((await email.json()) as { events: { type: string }[] }).events.map((e) => e.type)).toEqual(['queued', 'sent', 'delivered']);
-    const viaEnvKey = await fetch(`${server.base}/api/logs/v1/emails/eml_demo_welcome`, { headers: { 'x-api-key': 'sk_env_key_for_demo_22' } });
+    const viaEnvKey = await fetch(`${server.base}/api/logs/v1/emails/eml_demo_welcome`, { headers: { 'x-api-key': 'sk_env_c4e6a8b0d2f413579bdf02468ace1357' } });
     expect(viaEnvKey.status).toBe(200);
-    const fresh = await fetch(`${server.base}/api/contacts/list`, { headers: { 'x-api-key': 'sk_env_key_for_new_org_1' } });
+    const fresh = await fetch(`${server.base}/api/contacts/list`, { headers: { 'x-api-key': 'sk_env_7f3a9c1e5b2d8f4a6c0e1b3d5f7a9c2e' } });
     expect(await fresh.json()).toMatchObject({ total: 0, totalContacts: 0 });
     expect(server.err.join('')).not.toContain('try: curl');
+    // Start-up names each key by its id, never by the key or a prefix of its SHA-256.
+    const startup = server.err.join('');
+    expect(startup).toMatch(/API key key_[0-9a-f]{12} for organisation org_env/);
+    expect(startup).not.toContain('sk_env_7f3a9c1e5b2d8f4a6c0e1b3d5f7a9c2e');
+    expect(startup).not.toContain(createHash('sha256').update('sk_env_7f3a9c1e5b2d8f4a6c0e1b3d5f7a9c2e').digest('hex').slice(0, 8));
     server.stop('SIGTERM');
     expect(await server.exit).toBe(0);
     expect(server.err.join('')).toContain('SIGTERM: finishing requests in flight, then stopping');
     await expect(fetch(`${server.base}/openapi.json`)).rejects.toThrow();
+  });
+
+  it('a bare hop count for --trust-proxy starts, with a warning naming the safer form', async () => {
+    const server = await start(['--trust-proxy', '1', '--resolver', '127.0.0.1:1', '--port', '0']);
+    expect(server.err.join('')).toMatch(/warning: --trust-proxy 1 believes X-Forwarded-For from whoever connects/);
+    server.stop('SIGTERM');
+    expect(await server.exit).toBe(0);
+    const quiet = await start(['--trust-proxy', '10.0.0.0/8,127.0.0.1', '--resolver', '127.0.0.1:1', '--port', '0']);
+    expect(quiet.err.join('')).not.toContain('warning');
+    quiet.stop('SIGTERM');
+    expect(await quiet.exit).toBe(0);
   });
 
   it('--demo prints a curl line that works as it is: a verdict from the fixture zones', async () => {

@@ -2,7 +2,8 @@
  * The batch API through `inject`, over the fixture zones, with the in-process runner (or a fake
  * queue where a test needs batches to stay put).
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { postgresBackend, sqliteBackend } from '../store/backends.js';
 import type { FastifyInstance } from 'fastify';
 import { MAX_BATCH_NAMES } from '../../src/jobs/model.js';
 import { processChunk } from '../../src/jobs/process.js';
@@ -158,6 +159,26 @@ describe('batch API: quota', () => {
     expect(refused.headers['retry-after']).toBe(String(6 * 3600));
     // Another organisation has its own quota.
     expect((await submit(app, ['a.example', 'b.example', 'c.example'], bearerB)).statusCode).toBe(202);
+  });
+});
+
+describe.each([sqliteBackend, postgresBackend()])('batch API: the quota under concurrency, on $name', (backend) => {
+  beforeAll(() => backend.setup());
+  afterAll(() => backend.teardown());
+
+  it('30 concurrent 100-name batches against a quota of 1,000: exactly 10 accepted, the rest 429', { timeout: 60_000 }, async () => {
+    const opened = await backend.open();
+    try {
+      const { app } = await setUp({ queue: new FakeQueue(), namesPerDay: 1000, store: opened.stores.batches });
+      const names = Array.from({ length: 100 }, (_, i) => `n${i}.example`);
+      const responses = await Promise.all(Array.from({ length: 30 }, () => submit(app, names)));
+      const statuses = responses.map((response) => response.statusCode).sort();
+      expect(statuses.filter((status) => status === 202)).toHaveLength(10);
+      expect(statuses.filter((status) => status === 429)).toHaveLength(20);
+      expect(await opened.stores.batches.namesSubmittedSince('org_a', '1970-01-01T00:00:00.000Z')).toBe(1000);
+    } finally {
+      await opened.dispose();
+    }
   });
 });
 

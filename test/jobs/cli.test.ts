@@ -15,7 +15,7 @@ import { startBatchWorker } from '../../src/jobs/worker.js';
 import { openStores } from '../../src/store/open.js';
 import { captureIo } from '../cli/helpers.js';
 import { requireRedis } from '../setup/require-services.js';
-import { BATCHES, fixtureCheck, FIXTURE_ZONES, KEY_A, ndjson, VERDICT_NAMES } from './helpers.js';
+import { BATCHES, fixtureCheck, FIXTURE_ZONES, ndjson, VERDICT_NAMES } from './helpers.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const cleanups: (() => Promise<unknown> | unknown)[] = [];
@@ -132,12 +132,15 @@ describe('scan --redis: a local list checked by the queue workers', () => {
   });
 });
 
+/** A key strong enough for SPOOF_CHECKER_API_KEYS (at least 32 random characters). */
+const ENV_KEY = 'sk_jobs_cli_5e0d8c2a7f914b36a1c9e4d70b28f6a3';
+
 describe('serve runs batches in its own process by default', () => {
   it('serve --data DIR: a batch submitted over HTTP is checked and its results read back', { timeout: 60_000 }, async () => {
     const dir = await tempDir();
     const child = spawn(process.execPath, [`${ROOT}bin/spoof-checker.js`, 'serve', '--data', dir, '--zones', FIXTURE_ZONES, '--port', '0'], {
       stdio: ['ignore', 'ignore', 'pipe'],
-      env: { ...process.env, SPOOF_CHECKER_API_KEYS: `${KEY_A}:org_a`, LOG_LEVEL: 'silent' },
+      env: { ...process.env, SPOOF_CHECKER_API_KEYS: `${ENV_KEY}:org_a`, LOG_LEVEL: 'silent' },
     });
     cleanups.push(() => child.kill('SIGKILL'));
     let stderr = '';
@@ -154,7 +157,7 @@ describe('serve runs batches in its own process by default', () => {
       child.on('exit', (code) => reject(new Error(`serve exited with ${code}: ${stderr}`)));
     });
     expect(stderr).toMatch(/batches in this process/);
-    const headers = { authorization: `Bearer ${KEY_A}` };
+    const headers = { authorization: `Bearer ${ENV_KEY}` };
     const accepted = await fetch(`${base}${BATCHES}`, { method: 'POST', headers: { ...headers, 'content-type': 'text/plain' }, body: VERDICT_NAMES.join('\n') });
     expect(accepted.status).toBe(202);
     const { id } = (await accepted.json()) as { id: string };

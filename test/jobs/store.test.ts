@@ -22,7 +22,7 @@ async function sqlite(): Promise<BatchStore> {
   const db = new Kysely<any>({ dialect: new SqliteDialect({ database: openSqliteConnection(':memory:', { busyTimeoutMs: 1000 }).database }) });
   await createBatchTables(migrationContext('sqlite')).up(db);
   cleanups.push(() => db.destroy());
-  return new SqlBatchStore(db);
+  return new SqlBatchStore(db, 'sqlite');
 }
 
 async function postgres(): Promise<BatchStore> {
@@ -36,7 +36,7 @@ async function postgres(): Promise<BatchStore> {
     await database.drop();
   });
   await createBatchTables(migrationContext('postgres')).up(db);
-  return new SqlBatchStore(db);
+  return new SqlBatchStore(db, 'postgres');
 }
 
 const BACKENDS: [string, () => Promise<BatchStore>][] = [
@@ -52,6 +52,22 @@ const ok = (seq: number): BatchResultRow => ({ seq, line: JSON.stringify({ input
 const bad = (seq: number): BatchResultRow => ({ seq, line: JSON.stringify({ domain: `n${seq}.example`, error: { code: 'DNS_FAILURE', message: 'm' } }), failed: true });
 
 describe.each(BACKENDS)('batch store: %s', (_name, open) => {
+  it('takes the daily quota atomically: 30 concurrent 100-name batches against 1,000 names, exactly 10 accepted', async () => {
+    const store = await open();
+    const quota = { since: '2026-02-01T00:00:00.000Z', limit: 1000 };
+    const outcomes = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => store.createWithinQuota({ id: `q${i}`, organizationId: 'org_q', createdAt: T0, names: names(100), errorRows: [] }, quota)),
+    );
+    const accepted = outcomes.filter((outcome) => outcome.ok);
+    expect(accepted).toHaveLength(10);
+    // A refusal says how much was taken, and stored nothing.
+    for (const outcome of outcomes) if (!outcome.ok) expect(outcome.used).toBe(1000);
+    expect(await store.namesSubmittedSince('org_q', quota.since)).toBe(1000);
+    // Another organisation has its own quota; yesterday's batches do not count.
+    expect((await store.createWithinQuota({ id: 'other', organizationId: 'org_r', createdAt: T0, names: names(1000), errorRows: [] }, quota)).ok).toBe(true);
+    expect((await store.createWithinQuota({ id: 'late', organizationId: 'org_q', createdAt: T0, names: names(1), errorRows: [] }, { ...quota, since: T1 })).ok).toBe(true);
+  });
+
   it('stores a batch with its names and refused rows, scoped to its organisation', async () => {
     const store = await open();
     const batch = await store.create({ id: 'b1', organizationId: 'org_a', createdAt: T0, names: names(5), errorRows: [bad(2)] });

@@ -205,6 +205,15 @@ describe.each<Backend>([memoryBackend, sqliteBackend, postgresBackend()])('store
       expect(await stores.recordLogs.get('o1', 'r2')).toBeUndefined();
       expect(await stores.recordLogs.get('', 'r2')).toBeUndefined();
     });
+
+    it('1,200 concurrent appends (grouped into a few commits) are each readable once their promise resolves; a uuid written twice keeps the last', async () => {
+      const appends = Array.from({ length: 1200 }, (_, i) => stores.recordLogs.append(i % 3 === 0 ? null : 'o1', recordLog(`g${i}`, T(1 + (i % 20)))));
+      appends.push(stores.recordLogs.append('o1', recordLog('g1', T(25))));
+      await Promise.all(appends);
+      const read = await Promise.all(Array.from({ length: 1200 }, (_, i) => stores.recordLogs.get('o1', `g${i}`)));
+      expect(read.filter((record) => record !== undefined)).toHaveLength(800);
+      expect((await stores.recordLogs.get('o1', 'g1'))?.created_at).toBe(T(25));
+    });
   });
 
   describe('templates', () => {

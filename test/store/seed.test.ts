@@ -101,7 +101,7 @@ describe('applySeed', () => {
       }),
     );
     const clear = await stores.apiKeys.findByDigest(digestApiKey('sk_in_clear_0000000'));
-    expect(clear).toMatchObject({ organizationId: 'org_x', id: expect.stringMatching(/^key_[0-9a-f]{16}$/) });
+    expect(clear).toMatchObject({ organizationId: 'org_x', id: expect.stringMatching(/^key_[0-9a-f]{12}$/) });
     expect((await stores.apiKeys.findByDigest(digestApiKey('sk_from_digest_000000')))?.id).toBe('named');
     expect(await stores.apiKeys.getOrganization('org_x')).toEqual({ id: 'org_x', name: 'X' });
     expect(await stores.domains.get('org_x', 'd1')).toMatchObject({ customReturnPath: null, deletedAt: null, dnsRecords: [{ id: 'r', priority: null }] });

@@ -141,8 +141,15 @@ export const batchRoutes: FastifyPluginAsyncTypebox<BatchRouteOptions> = async (
       }
       const at = now();
       const dayStart = startOfUtcDay(at);
-      const used = await batches.store.namesSubmittedSince(organizationId, dayStart.toISOString());
-      if (used + names.length > batches.namesPerDay) {
+      const id = newBatchId();
+      // The quota is checked and taken in one step of the store: concurrent batches of one
+      // organisation cannot all fit in the same remainder.
+      const outcome = await batches.store.createWithinQuota(newBatch(id, organizationId, at.toISOString(), names), {
+        since: dayStart.toISOString(),
+        limit: batches.namesPerDay,
+      });
+      if (!outcome.ok) {
+        const used = outcome.used;
         const retryAfter = Math.max(1, Math.ceil((dayStart.getTime() + 86_400_000 - at.getTime()) / 1000));
         throw new ApiError('RATE_LIMITED', {
           message: `This batch of ${names.length} name(s) would take your organisation past its quota of ${batches.namesPerDay} names per day (${used} used today).`,
@@ -151,10 +158,8 @@ export const batchRoutes: FastifyPluginAsyncTypebox<BatchRouteOptions> = async (
           retryAfter,
         });
       }
-
-      const id = newBatchId();
       request.auditResourceId = id;
-      const batch = await batches.store.create(newBatch(id, organizationId, at.toISOString(), names));
+      const batch = outcome.batch;
       // Stored first: if the queue refuses it now, the sweeper queues it later.
       await batches.dispatch(batch);
       return reply.code(202).send({ id: batch.id, status: batch.status, total: batch.total, createdAt: batch.createdAt });

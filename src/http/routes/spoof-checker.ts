@@ -22,6 +22,8 @@ export interface SpoofCheckRequestOptions {
   selectors?: string[];
   /** Also check mail sent TO the domain and add `transport` to the result (checkDomain's `transport`). */
   transport?: boolean;
+  /** Most DNS lookups the check may make (checkDomain's `maxQueries`); the public page sets a low one. */
+  maxQueries?: number;
 }
 
 /** The extra checks a request may ask for (`"checks": [...]`). */

@@ -167,7 +167,7 @@ describe('serve with the transport flags', () => {
       err: (t: string) => void err.push(t),
       stdin: Readable.from([]),
       stderrIsTTY: false,
-      env: { SPOOF_CHECKER_DATA: ':memory:', LOG_LEVEL: 'silent', SPOOF_CHECKER_API_KEYS: 'sk_transport_serve_key:org_t' },
+      env: { SPOOF_CHECKER_DATA: ':memory:', LOG_LEVEL: 'silent', SPOOF_CHECKER_API_KEYS: 'sk_transport_serve_key_5f2c9a0e7b3d41a6c8e0f9b2d7a4c1e3:org_t' },
       stopSignal: new Promise<string>((resolve) => (stop = resolve)),
     };
     const exit = serve(['--zones', LAB_ZONES, '--port', '0', '--host', '127.0.0.1', '--tls-ca', lab.caFile, '--connect-ports', lab.connectPortsFlag, '--allow-private-addresses'], io);
@@ -175,7 +175,7 @@ describe('serve with the transport flags', () => {
     const base = /listening on (http:\/\/\S+)/.exec(err.join(''))?.[1];
     expect(base, err.join('')).toBeDefined();
     try {
-      const response = await fetch(`${base}${URL}`, { method: 'POST', headers: { authorization: 'Bearer sk_transport_serve_key', 'content-type': 'application/json' }, body: JSON.stringify({ domain: 'enforce-ok.example', checks: ['transport'] }) });
+      const response = await fetch(`${base}${URL}`, { method: 'POST', headers: { authorization: 'Bearer sk_transport_serve_key_5f2c9a0e7b3d41a6c8e0f9b2d7a4c1e3', 'content-type': 'application/json' }, body: JSON.stringify({ domain: 'enforce-ok.example', checks: ['transport'] }) });
       expect(response.status).toBe(200);
       const body = (await response.json()) as { transport: { verdict: string } };
       expect(body.transport.verdict).toBe('enforced');

@@ -8,6 +8,7 @@
  * {@link MigrationContext}, so one definition serves SQLite and PostgreSQL.
  */
 import { createBatchTables } from './batches-sql.js';
+import { createMonitorTables } from './monitors-sql.js';
 import { sql, type ColumnDataType, type Expression, type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
 
 /** A column type: a name Kysely knows or raw SQL (Kysely does not export its own alias for this). */
@@ -197,6 +198,8 @@ export const MIGRATIONS: Readonly<Record<string, MigrationFactory>> = {
   }),
   // Batch checks (src/store/batches-sql.ts).
   '0002_batches': createBatchTables,
+  // Monitors, their history and webhook deliveries (src/store/monitors-sql.ts).
+  '0003_monitors': createMonitorTables,
 };
 
 /** The column types of `dialect`. */

@@ -13,6 +13,9 @@ import { checkDomain } from '../check.js';
 import { buildApp, DOCS_PATH, type StartupApiKey } from '../http/app.js';
 import type { BatchService } from '../jobs/service.js';
 import { batchNamesPerDayFromEnv, describeBatchMode, startBatchService } from '../jobs/setup.js';
+import type { MonitorService } from '../jobs/monitors.js';
+import { describeMonitorMode, seedDemoMonitor, startMonitorService } from '../jobs/monitor-setup.js';
+import type { MonitorCheck } from '../jobs/monitor-run.js';
 import { parseTrustProxy, TrustProxyError, type TrustProxy } from '../http/client-address.js';
 import { connectRateLimitRedis } from '../http/rate-limits.js';
 import { DEFAULT_DATA_DIR, MEMORY_DATA_DIR, openStores, seedIfEmpty, type StorageChoice } from '../store/open.js';
@@ -30,6 +33,8 @@ export const DEMO_SERVE_PORT = 8787;
 export const DEFAULT_SERVE_HOST = '127.0.0.1';
 /** The demo organisation's key in fixtures/seed/demo.json (printed in the demo's curl line). */
 export const DEMO_API_KEY = 'sk_demo_0123456789abcdef';
+/** The demo organisation in fixtures/seed/demo.json (its monitor is seeded by `--demo`). */
+export const DEMO_ORGANIZATION_ID = 'org_demo';
 /** The domain the demo's curl line checks. */
 export const DEMO_DOMAIN = 'p-none.example';
 
@@ -69,7 +74,11 @@ Options (each overrides the environment variable in brackets):
                         the client is the first X-Forwarded-For address they did not add [SPOOF_CHECKER_TRUST_PROXY]
   --redis URL           count rate limits in Redis/Valkey (redis://host:6379), shared by replicas [REDIS_URL]
                         and queue batch checks there for 'spoof-checker worker' (without it, batches run in this process)
-  --demo                zones fixtures/zones, seed fixtures/seed/demo.json, the scenarios' DNS faults, port ${DEMO_SERVE_PORT}
+                        and schedule monitors there (without it, monitors run in this process)
+  --allow-private-addresses  let webhooks reach loopback and private addresses (labs and tests only)
+  --public-history      link result pages to the public history of monitored domains (/history/<domain>)
+  --demo                zones fixtures/zones, seed fixtures/seed/demo.json, the scenarios' DNS faults, port ${DEMO_SERVE_PORT},
+                        and one monitor (of ${DEMO_DOMAIN}) with a history
   -h, --help            show this help
 
 Environment only:
@@ -77,6 +86,7 @@ Environment only:
   SPOOF_CHECKER_RATE_LIMIT=off                   turn every rate limit off (default on)
   SPOOF_CHECKER_BASE_URL=https://…               base of nextStep.href in spoof check results
   SPOOF_CHECKER_BATCH_NAMES_PER_DAY=1000000      names each organisation may submit in batches per UTC day
+  SPOOF_CHECKER_SECRET_KEY=…                     the key that seals webhook secrets (default: one kept in the store)
   LOG_LEVEL=info                                 fatal, error, warn, info, debug, trace or silent
   NODE_ENV=production                            the 'environment' of every record log (default development)
 `;
@@ -103,6 +113,10 @@ export interface ServeConfig {
   trustProxy: TrustProxy;
   /** Redis URL for shared rate-limit counters; undefined counts in this process. */
   redis: string | undefined;
+  /** Webhooks may reach private addresses (`--allow-private-addresses`). */
+  allowPrivateAddresses: boolean;
+  /** Result pages link to the public history of monitored domains (`--public-history`). */
+  publicHistory: boolean;
   baseUrl: string | undefined;
   logLevel: string;
   environment: string;
@@ -195,6 +209,8 @@ export function serveConfig(args: string[], env: NodeJS.ProcessEnv): ServeConfig
       'retention-days': { type: 'string' },
       'trust-proxy': { type: 'string' },
       redis: { type: 'string' },
+      'allow-private-addresses': { type: 'boolean' },
+      'public-history': { type: 'boolean' },
     },
     false,
   );
@@ -233,6 +249,8 @@ export function serveConfig(args: string[], env: NodeJS.ProcessEnv): ServeConfig
     rateLimit: booleanVariable(env, 'SPOOF_CHECKER_RATE_LIMIT', true),
     trustProxy: trustProxyOption(values['trust-proxy'] ?? env['SPOOF_CHECKER_TRUST_PROXY']),
     redis: redisOption(values.redis ?? (env['REDIS_URL'] || undefined)),
+    allowPrivateAddresses: values['allow-private-addresses'] ?? false,
+    publicHistory: values['public-history'] ?? false,
     baseUrl: env['SPOOF_CHECKER_BASE_URL'] || undefined,
     logLevel,
     environment: env['NODE_ENV'] || 'development',
@@ -303,11 +321,14 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
   let app: Awaited<ReturnType<typeof buildApp>>;
   let redis: Redis | undefined;
   let batches: BatchService | undefined;
+  let monitors: MonitorService | undefined;
+  let seeded = false;
   try {
     if (config.seed !== undefined) {
       // Validated every time (a broken file is an error), applied only to an empty store.
       const seed = await loadSeedFile(config.seed);
       if ((await seedIfEmpty(opened, seed)) === 'loaded') {
+        seeded = true;
         io.err(`spoof-checker serve: seed ${config.seed} loaded into the empty store\n`);
       } else {
         io.err(`spoof-checker serve: the store already holds data: seed ${config.seed} skipped\n`);
@@ -332,9 +353,27 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
       namesPerDay: batchNamesPerDayFromEnv(io.env),
       log: (message, error) => io.err(`spoof-checker serve: ${message}${error instanceof Error ? `: ${error.message}` : ''}\n`),
     });
+    const monitorCheck: MonitorCheck = (domain, options) =>
+      checkDomain(domain, {
+        resolver: resolverFor(domain),
+        ...(config.baseUrl !== undefined ? { baseUrl: config.baseUrl } : {}),
+        // The opt-in transport check reads `checks` once the engine offers it; until then it is carried only.
+        ...(options.checks.length > 0 ? { checks: options.checks } : {}),
+      } as Parameters<typeof checkDomain>[1]);
+    monitors = await startMonitorService({
+      store: stores.monitors,
+      check: monitorCheck,
+      redisUrl: config.redis,
+      allowPrivateAddresses: config.allowPrivateAddresses,
+      env: io.env,
+      log: (message, error) => io.err(`spoof-checker serve: ${message}${error instanceof Error ? `: ${error.message}` : ''}\n`),
+    });
+    if (config.demo && seeded) await seedDemoMonitor(monitors, DEMO_ORGANIZATION_ID, DEMO_DOMAIN, monitorCheck, new Date());
     app = await buildApp({
       stores,
       batches,
+      monitors,
+      publicHistory: config.publicHistory,
       check: (domain, options) =>
         checkDomain(domain, { resolver: resolverFor(domain), ...(config.baseUrl !== undefined ? { baseUrl: config.baseUrl } : {}), ...(options?.selectors ? { selectors: options.selectors } : {}) }),
       ...(redis ? { rateLimitRedis: redis } : {}),
@@ -346,6 +385,7 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
     });
   } catch (error) {
     redis?.disconnect();
+    await monitors?.close();
     await batches?.close();
     await stores.close();
     return fail(error);
@@ -356,6 +396,7 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
   } catch (error) {
     await app.close();
     redis?.disconnect();
+    await monitors?.close();
     await batches?.close();
     await stores.close();
     return fail(error);
@@ -364,7 +405,7 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
   const url = localUrl(config.host, port);
   io.err(
-    `spoof-checker serve: listening on ${url} (DNS: ${dnsDescription}; rate limits ${config.rateLimit ? (redis ? 'on, in Redis' : 'on') : 'off'}; ${describeBatchMode(config.redis)})\n` +
+    `spoof-checker serve: listening on ${url} (DNS: ${dnsDescription}; rate limits ${config.rateLimit ? (redis ? 'on, in Redis' : 'on') : 'off'}; ${describeBatchMode(config.redis)}; ${describeMonitorMode(config.redis)}${config.allowPrivateAddresses ? '; webhooks may reach private addresses' : ''})\n` +
       `  OpenAPI: ${url}/openapi.json   docs: ${url}${DOCS_PATH}\n` +
       (config.demo ? `  try: ${demoCurlLine(url)}\n` : ''),
   );
@@ -374,6 +415,7 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
   // Drains the requests in flight, then releases what they used.
   await app.close();
   await redis?.quit().catch(() => redis?.disconnect());
+  await monitors?.close();
   await batches?.close();
   await stores.close();
   return EXIT_OK;

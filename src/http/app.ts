@@ -36,6 +36,8 @@ import { contactRoutes } from './routes/contacts.js';
 import { domainRoutes } from './routes/domains.js';
 import { healthRoutes } from './routes/health.js';
 import { logRoutes } from './routes/logs.js';
+import { monitorRoutes } from './routes/monitors.js';
+import type { MonitorService } from '../jobs/monitors.js';
 import { spoofCheckerRoutes, type SpoofCheck } from './routes/spoof-checker.js';
 import { templateRoutes } from './routes/templates.js';
 import { webPages } from '../web/plugin.js';
@@ -108,6 +110,10 @@ export interface ServiceOptions {
   apiInfo?: { title?: string; version?: string };
   /** Batch checks (src/jobs/): without it the batch routes are not served. */
   batches?: BatchService;
+  /** Monitors (src/jobs/monitors.ts): without it the monitor routes are not served. */
+  monitors?: MonitorService;
+  /** The public history page of a monitored domain (`--public-history`); off by default. */
+  publicHistory?: boolean;
   /** The grace on close, in milliseconds (`DEFAULT_SHUTDOWN_GRACE_MS`); 0 drops idle connections at once. */
   shutdownGraceMs?: number;
 }
@@ -294,12 +300,17 @@ export const spoofCheckerService: FastifyPluginAsync<ServiceOptions> = async (ho
   await app.register(healthRoutes, { stores });
   await app.register(spoofCheckerRoutes, { check, limiter: limiters.spoofCheck });
   if (options.batches) await app.register(batchRoutes, { batches: options.batches, now });
+  if (options.monitors) await app.register(monitorRoutes, { monitors: options.monitors });
   await app.register(logRoutes, { stores });
   await app.register(templateRoutes, { stores, now });
   await app.register(domainRoutes, { stores, now, updateLimiter: limiters.domainUpdate, deleteLimiter: limiters.domainDelete });
   await app.register(contactRoutes, { stores, limiter: limiters.contactList });
   // The public checker page, its guides (/guides/<topic>, where nextStep.href points) and assets: src/web.
-  await app.register(webPages, { check, rateLimit: limits === false ? false : limits.spoofCheck });
+  await app.register(webPages, {
+    check,
+    rateLimit: limits === false ? false : limits.spoofCheck,
+    ...(options.publicHistory && options.monitors ? { publicHistory: options.monitors.store } : {}),
+  });
 
   app.get(OPENAPI_PATH, { schema: { hide: true } }, async () => app.swagger());
 };

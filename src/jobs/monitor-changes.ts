@@ -118,6 +118,9 @@ function fields(snapshot: MonitorSnapshot): Map<string, unknown> {
 
 /** The fields that differ between two snapshots, in a fixed order (`state` first). */
 export function changesBetween(before: MonitorSnapshot, after: MonitorSnapshot): MonitorChange[] {
+  // Into or out of "could not check" (or "does not exist"), the records were not seen on one side:
+  // only the state changed. Listing each record as null would read as "record removed".
+  if (before.kind !== 'checked' || after.kind !== 'checked') return [{ field: 'state', before: before.kind, after: after.kind }];
   const a = fields(before);
   const b = fields(after);
   const names = [...new Set([...a.keys(), ...b.keys()])];

@@ -427,7 +427,7 @@ export class SqlMonitorStore implements MonitorStore {
         .deleteFrom('monitor_history')
         .where((eb) =>
           eb(
-            eb.tuple('monitor_id', 'seq'),
+            eb.refTuple('monitor_id', 'seq'),
             'in',
             eb.selectFrom('monitor_history').select(['monitor_id', 'seq']).where('at', '<', before).orderBy('at').limit(MONITOR_PRUNE_BATCH) as never,
           ),

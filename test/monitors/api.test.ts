@@ -34,7 +34,7 @@ describe('monitor routes', () => {
     await receiver.close();
   });
 
-  const post = (url: string, payload?: unknown, headers = bearerA) => app.inject({ method: 'POST', url, headers, ...(payload !== undefined ? { payload } : {}) });
+  const post = (url: string, payload?: Record<string, unknown>, headers = bearerA) => app.inject({ method: "POST", url, headers, ...(payload !== undefined ? { payload } : {}) });
   const get = (url: string, headers = bearerA) => app.inject({ method: 'GET', url, headers });
   const runAndWait = async (id: string) => {
     const response = await post(`${MONITORS}/${id}/run`);

@@ -144,7 +144,8 @@ export interface MonitorWorkerOptions extends MonitorQueueOptions {
 /** A running monitor worker. */
 export interface MonitorWorker {
   ready(): Promise<void>;
-  close(): Promise<void>;
+  /** Stops taking jobs and waits for those running; `force` stops without waiting (their locks run out and other workers take them over). */
+  close(force?: boolean): Promise<void>;
 }
 
 /** Takes monitor runs from the queue. */
@@ -182,8 +183,8 @@ export function startMonitorWorker(options: MonitorWorkerOptions): MonitorWorker
   worker.on('error', (error) => log('monitor worker error', error));
   return {
     ready: () => worker.waitUntilReady().then(() => undefined),
-    close: async () => {
-      await worker.close();
+    close: async (force = false) => {
+      await worker.close(force);
       connection.disconnect();
     },
   };

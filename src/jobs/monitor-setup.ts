@@ -107,8 +107,8 @@ export async function startMonitorWorkerWithPump(options: {
   pump.start();
   return {
     ready: () => worker.ready(),
-    close: async () => {
-      await worker.close();
+    close: async (force = false) => {
+      await worker.close(force);
       await pump.close();
     },
   };

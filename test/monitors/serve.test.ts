@@ -9,7 +9,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
+import { requireRedis } from '../setup/require-services.js';
+import { BIN, ROOT } from '../setup/serve-process.js';
 import { startDnsServer, type RunningDnsServer } from '../../src/dns/server.js';
 import { ZoneResolver } from '../../src/dns/zone-resolver.js';
 import { parseZone } from '../../src/zones/parse.js';
@@ -38,7 +41,17 @@ describe('monitoring through the real server', () => {
     for (const fn of cleanup.splice(0).reverse()) await fn().catch(() => {});
   });
 
-  it('one signed webhook for one DMARC change; history of three checks and one change; the same after kill -9', { timeout: 60_000 }, async () => {
+  /** Starts `spoof-checker worker …args` and waits for its "ready" line. */
+  async function startWorker(args: string[], env: NodeJS.ProcessEnv): Promise<ChildProcess> {
+    const child = spawn(process.execPath, [BIN, 'worker', ...args], { cwd: ROOT, env: { PATH: process.env['PATH'], ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    children.add(child);
+    let stderr = '';
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    await until(`the worker (${stderr})`, async () => (stderr.includes('ready') ? true : undefined));
+    return child;
+  }
+
+  it.each(['in-process', 'redis'] as const)('%s: one signed webhook for one DMARC change; history of three checks and one change; the same after kill -9', { timeout: 60_000 }, async (mode) => {
     const dir = await mkdtemp(join(tmpdir(), 'monitor-e2e-'));
     cleanup.push(() => rm(dir, { recursive: true, force: true }));
     const zoneServer = async (dmarc: string, port = 0): Promise<RunningDnsServer> =>
@@ -47,8 +60,12 @@ describe('monitoring through the real server', () => {
     cleanup.push(() => dns.close());
     const receiver = await startReceiver();
     cleanup.push(() => receiver.close());
-    const args = ['--resolver', `127.0.0.1:${dns.address.port}`, '--data', dir, '--allow-private-addresses', '--port', '0'];
+    const common = ['--resolver', `127.0.0.1:${dns.address.port}`, '--data', dir, '--allow-private-addresses'];
+    const redis = mode === 'redis' ? ['--redis', requireRedis()] : [];
+    const args = [...common, ...redis, '--port', '0'];
     const env = { SPOOF_CHECKER_API_KEYS: `${KEY}:org_e2e`, SPOOF_CHECKER_RATE_LIMIT: 'off' };
+    // With Redis, two workers share the runs (and the webhook pump) with the API.
+    if (mode === 'redis') for (let i = 0; i < 2; i++) await startWorker([...common, ...redis, '--lock-duration', '2000'], {});
     let served = await startServeProcess(args, { env, startTimeoutMs: SAFETY_MS, children });
     const call = async (method: string, path: string, body?: unknown) => {
       const response = await fetch(`${served.base}${path}`, {

@@ -128,7 +128,13 @@ export async function seedDemoMonitor(service: MonitorService, organizationId: s
   if (!('monitor' in created)) return;
   const today = await observe(check, created.monitor);
   if (today.kind !== 'checked') return;
-  const before = { ...today, dmarc: { status: 'found', record: 'v=DMARC1; p=reject; rua=mailto:dmarc@' + domain }, verdict: 'protected', inboxOutcome: 'rejected' };
+  const before = {
+    ...today,
+    dmarc: { status: 'found', record: `v=DMARC1; p=reject; rua=mailto:dmarc@${domain}` },
+    verdict: 'protected',
+    inboxOutcome: 'rejected',
+    findings: [...today.findings.filter((id) => !id.startsWith('dmarc-')), 'dmarc-protected'].sort(),
+  };
   let machine = INITIAL_MACHINE;
   let version = created.monitor.version;
   const snapshots = [before, today, today];

@@ -9,7 +9,7 @@
  * value the run read (compare-and-set): of two runs of one monitor at once, one commits and the
  * other is told `conflict` and recomputes. Timestamps are ISO 8601 text in UTC; nested values JSON.
  */
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { MigrationFactory } from './migrations.js';
 import type {
   CommitOutcome,
@@ -255,28 +255,20 @@ export class SqlMonitorStore implements MonitorStore {
 
   async delete(organizationId: string, id: string): Promise<boolean> {
     return this.#db.transaction().execute(async (trx) => {
-      const found = await trx.selectFrom('monitors').select('id').where('id', '=', id).where('organization_id', '=', organizationId).executeTakeFirst();
-      if (!found) return false;
-      // Explicit deletes: SQLite enforces the cascade only with foreign_keys on.
-      await trx.deleteFrom('monitor_history').where('monitor_id', '=', id).execute();
-      await trx.deleteFrom('monitor_deliveries').where('monitor_id', '=', id).execute();
-      await trx.deleteFrom('monitors').where('id', '=', id).execute();
-      return true;
+      // Children first (a write, so SQLite's write lock is taken at once), only if the monitor is the organisation's.
+      const own = trx.selectFrom('monitors').select('id').where('id', '=', id).where('organization_id', '=', organizationId);
+      await trx.deleteFrom('monitor_history').where('monitor_id', 'in', own).execute();
+      await trx.deleteFrom('monitor_deliveries').where('monitor_id', 'in', own).execute();
+      const result = await trx.deleteFrom('monitors').where('id', '=', id).where('organization_id', '=', organizationId).executeTakeFirst();
+      return Number(result.numDeletedRows) === 1;
     });
   }
 
   async commitRun(run: MonitorRunCommit): Promise<CommitOutcome> {
     try {
       return await this.#db.transaction().execute(async (trx) => {
-        const row = await trx.selectFrom('monitors').select(['version', 'history_seq']).where('id', '=', run.monitorId).executeTakeFirst();
-        if (!row) return 'gone';
-        const seen = await trx.selectFrom('monitor_history').select('seq').where('monitor_id', '=', run.monitorId).where('run_id', '=', run.runId).executeTakeFirst();
-        if (seen) return 'duplicate';
-        if (Number(row.version) !== run.expectedVersion) return 'conflict';
-        const firstSeq = Number(row.history_seq) + 1;
         const set: Partial<MonitorRow> = {
           version: run.expectedVersion + 1,
-          history_seq: firstSeq - 1 + run.entries.length,
           machine: json(run.machine),
           last_result: json(run.lastResult),
         };
@@ -284,9 +276,25 @@ export class SqlMonitorStore implements MonitorStore {
           set.next_run_at = run.nextRunAt;
           set.lease_until = null;
         }
-        // Compare-and-set: a run that committed since this one read the monitor wins.
-        const updated = await trx.updateTable('monitors').set(set).where('id', '=', run.monitorId).where('version', '=', run.expectedVersion).executeTakeFirst();
-        if (Number(updated.numUpdatedRows) === 0) return 'conflict';
+        // The write comes first (compare-and-set on the version): it takes SQLite's write lock at
+        // once (a read first would have to upgrade its lock, and two such transactions fail with
+        // SQLITE_BUSY instead of waiting), and on PostgreSQL it locks the row.
+        const updated = await trx
+          .updateTable('monitors')
+          .set({ ...set, history_seq: sql<number>`history_seq + ${run.entries.length}` })
+          .where('id', '=', run.monitorId)
+          .where('version', '=', run.expectedVersion)
+          .returning('history_seq')
+          .executeTakeFirst();
+        if (!updated) {
+          const row = await trx.selectFrom('monitors').select('id').where('id', '=', run.monitorId).executeTakeFirst();
+          if (!row) return 'gone';
+          const seen = await trx.selectFrom('monitor_history').select('seq').where('monitor_id', '=', run.monitorId).where('run_id', '=', run.runId).executeTakeFirst();
+          return seen ? 'duplicate' : 'conflict';
+        }
+        const firstSeq = Number(updated.history_seq) - run.entries.length + 1;
+        // A run already committed under an earlier version (a retried job that read the new one)
+        // breaks the unique (monitor, run) key here: the transaction rolls back, and it is a duplicate.
         if (run.entries.length > 0) {
           await trx
             .insertInto('monitor_history')
@@ -411,13 +419,12 @@ export class SqlMonitorStore implements MonitorStore {
   }
 
   async recordAttempt(id: string, attempt: DeliveryAttempt, status: DeliveryStatus, nextAttemptAt: Timestamp | null): Promise<void> {
-    await this.#db.transaction().execute(async (trx) => {
-      const row = await trx.selectFrom('monitor_deliveries').select('document').where('id', '=', id).executeTakeFirst();
-      if (!row) return;
-      const delivery = parse<WebhookDelivery>(row.document);
-      const next: WebhookDelivery = { ...delivery, attempts: [...delivery.attempts, attempt], status, nextAttemptAt };
-      await trx.updateTable('monitor_deliveries').set({ status, next_attempt_at: nextAttemptAt, document: json(next) }).where('id', '=', id).execute();
-    });
+    // Only the pump holding the delivery's lease writes it: no transaction needed between read and write.
+    const row = await this.#db.selectFrom('monitor_deliveries').select('document').where('id', '=', id).executeTakeFirst();
+    if (!row) return;
+    const delivery = parse<WebhookDelivery>(row.document);
+    const next: WebhookDelivery = { ...delivery, attempts: [...delivery.attempts, attempt], status, nextAttemptAt };
+    await this.#db.updateTable('monitor_deliveries').set({ status, next_attempt_at: nextAttemptAt, document: json(next) }).where('id', '=', id).execute();
   }
 
   async prune(before: Timestamp): Promise<number> {

@@ -1,8 +1,8 @@
 /**
  * Monitors at scale (`npx tsx bench/monitors.ts [--count N] [--day-seconds S] [--workers W]`):
  * N monitors (default 100,000; `--count` to run fewer on a small machine) at a 1,440-minute interval,
- * scheduled as BullMQ job schedulers in a throw-away Redis, run by W queue workers (default 2, each
- * with its own connection to the SQLite store) against the embedded DNS server serving the fixture
+ * scheduled as BullMQ job schedulers in a throw-away Redis, run by W BullMQ workers in this process
+ * (default 2, sharing its SQLite connection) against the embedded DNS server serving the fixture
   * zones (the built `dns-serve`, in a process of its own). The schedule runs on a scaled clock (`--day-seconds`: one day of schedule in S real seconds,
  * default 600) so that a whole day of slots passes in minutes.
  *
@@ -158,12 +158,13 @@ async function main(): Promise<void> {
     const runsById = new Map<string, string[]>();
     let duplicates = 0;
     const workers: MonitorWorker[] = [];
+    // The workers run in this process, so they share its one SQLite connection: two connections
+    // in one process deadlock on SQLite's (synchronous) busy wait, which separate processes do not.
+    const workerStore = timedStore(api.monitors, storeTime);
     for (let w = 0; w < workerCount; w++) {
-      const { stores } = await openSqliteStores(dir, { pruneAutomatically: false });
-      closers.unshift(() => stores.close());
       const worker = startMonitorWorker({
         redisUrl: redis.url,
-        store: timedStore(stores.monitors, storeTime),
+        store: workerStore,
         check,
         minuteMs,
         concurrency: WORKER_CONCURRENCY,

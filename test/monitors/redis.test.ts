@@ -41,13 +41,12 @@ describe('monitors on the Redis queue', () => {
     const prefix = `montest${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
     const dir = await mkdtemp(join(tmpdir(), 'monitors-redis-'));
     cleanup.push(() => rm(dir, { recursive: true, force: true }));
-    // Each worker has its own connection to the store, as separate processes would.
-    const open = async (): Promise<SqlStores> => {
-      const { stores } = await openSqliteStores(dir, { pruneAutomatically: false });
-      cleanup.push(() => stores.close());
-      return stores;
-    };
-    const api = await open();
+    // One connection for the API side and both workers: they share this process, and two SQLite
+    // connections in one process can deadlock on SQLite's synchronous busy wait (separate processes,
+    // as in test/monitors/serve.test.ts, do not).
+    const { stores: api } = await openSqliteStores(dir, { pruneAutomatically: false });
+    cleanup.push(() => api.close());
+    const open = async (): Promise<SqlStores> => api;
     const scheduler = new RedisMonitorScheduler(api.monitors, { redisUrl, prefix, minuteMs: MINUTE_MS });
     cleanup.push(() => scheduler.close());
     const service = new MonitorService({ store: api.monitors, scheduler, serverKey: Buffer.alloc(32), allowPrivateAddresses: true, minuteMs: MINUTE_MS });

@@ -17,7 +17,7 @@ import { checkRedisUrl, REDIS_CALL_TIMEOUT_MS } from './queue.js';
 /** The BullMQ queue of monitor runs. */
 export const MONITOR_QUEUE_NAME = 'spoof-checker-monitors';
 /** Tries of a run job (a worker that throws: the store unreachable); DNS failures are results, not throws. */
-export const MONITOR_JOB_ATTEMPTS = 5;
+export const MONITOR_JOB_ATTEMPTS = 10;
 /** First wait before a failed run job is tried again (exponential). */
 export const MONITOR_JOB_BACKOFF_MS = 5_000;
 /** Monitors read per page while syncing the job schedulers at start. */

@@ -329,6 +329,7 @@ export const MonitorHistoryEntrySchema = Type.Object({
   before: Type.Optional(MonitorSnapshotSchema),
   after: Type.Optional(MonitorSnapshotSchema),
   changes: Type.Optional(Type.Array(MonitorChangeSchema)),
+  /** A check's normalised snapshot, when its digest differs from the check before. */
   snapshot: Type.Optional(MonitorSnapshotSchema),
 });
 

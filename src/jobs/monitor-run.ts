@@ -74,7 +74,9 @@ export async function runMonitor(deps: MonitorRunDeps, monitorId: string, runId:
   for (let attempt = 1; ; attempt++) {
     const step = transition(monitor.machine, snapshot, at);
     const summary = summaryOf(snapshot, at);
-    const entries: NewMonitorHistoryEntry[] = [{ type: 'check', id: `chk_${randomUUID()}`, monitorId, at, runId, summary, snapshot }];
+    // The snapshot is kept only when it differs from the last check's: the digest says the rest.
+    const unchanged = monitor.lastResult?.digest === summary.digest;
+    const entries: NewMonitorHistoryEntry[] = [{ type: 'check', id: `chk_${randomUUID()}`, monitorId, at, runId, summary, ...(unchanged ? {} : { snapshot }) }];
     const deliveries: WebhookDelivery[] = [];
     if (step.change) {
       const eventId = `chg_${randomUUID()}`;

@@ -109,7 +109,11 @@ export interface MonitorCheckEntry {
   /** Which run wrote it: `slot:<ms>` for a scheduled run, `manual:<uuid>` for POST …/run. */
   runId: string;
   summary: MonitorCheckSummary;
-  snapshot: MonitorSnapshot;
+  /**
+   * What was seen, when it differs from the check before (a new digest); absent when the digest is
+   * the previous check's, which keeps the history of an unchanged domain small.
+   */
+  snapshot?: MonitorSnapshot;
 }
 
 /** A confirmed change in the history. */

@@ -90,6 +90,10 @@ describe('monitor routes', () => {
     expect(change.changes).toEqual(expect.arrayContaining([{ field: 'dmarc.record', before: REJECT, after: NONE }]));
     expect(history.history[1].check).toMatchObject({ outcome: 'checked', verdict: expect.any(String), digest: expect.stringMatching(/^[0-9a-f]{64}$/) });
     expect(history.history[1].check.digest).not.toBe(history.history[3].check.digest);
+    // A check keeps its snapshot only when its digest is new (the history of an unchanged domain stays small).
+    expect(history.history[1].snapshot).toBeUndefined();
+    expect(history.history[2].snapshot).toMatchObject({ kind: 'checked', dmarc: { record: NONE } });
+    expect(history.history[3].snapshot).toMatchObject({ kind: 'checked', dmarc: { record: REJECT } });
 
     await setup.pump.drain();
     expect(receiver.received).toHaveLength(1);

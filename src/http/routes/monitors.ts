@@ -87,7 +87,7 @@ export function monitorBody(monitor: Monitor): MonitorBody {
 
 /** A history entry as the API shows it. */
 export function historyEntryBody(entry: MonitorHistoryEntry): MonitorHistoryEntryBody {
-  if (entry.type === 'check') return { type: 'check', id: entry.id, at: entry.at, check: entry.summary, snapshot: entry.snapshot };
+  if (entry.type === 'check') return { type: 'check', id: entry.id, at: entry.at, check: entry.summary, ...(entry.snapshot ? { snapshot: entry.snapshot } : {}) };
   return { type: 'change', id: entry.id, at: entry.at, before: entry.before, after: entry.after, changes: entry.changes };
 }
 

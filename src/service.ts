@@ -79,3 +79,20 @@ export type { Batch, BatchStatus } from './jobs/model.js';
 export type { BatchStore } from './store/batches.js';
 export { MemoryBatchStore } from './store/batches-memory.js';
 export { SqlBatchStore } from './store/batches-sql.js';
+
+// Monitors.
+/** Watched domains: the service the routes use, its two schedulers, the queue worker, webhooks and the store. */
+export { MonitorService, InProcessMonitorScheduler, serverKeyFor, SCHEDULER_TICK_MS, MONITOR_RUN_LEASE_MS } from './jobs/monitors.js';
+export type { MonitorScheduler, MonitorServiceOptions, NewMonitorInput, MonitorPatchInput } from './jobs/monitors.js';
+export { RedisMonitorScheduler, startMonitorWorker, MONITOR_QUEUE_NAME } from './jobs/monitor-queue.js';
+export { startMonitorService, startMonitorWorkerWithPump } from './jobs/monitor-setup.js';
+export { runMonitor } from './jobs/monitor-run.js';
+export type { MonitorCheck, MonitorChangedEvent } from './jobs/monitor-run.js';
+export { CONFIRMATIONS_NEEDED, COULD_NOT_CHECK_ALERT_AFTER, digestOf, transition } from './jobs/monitor-changes.js';
+export { DEFAULT_INTERVAL_MINUTES, MIN_INTERVAL_MINUTES, MAX_INTERVAL_MINUTES } from './jobs/monitor-schedule.js';
+/** Webhook signing and delivery (`Spoof-Checker-Signature: t=…,v1=…`). */
+export { signatureHeader, SIGNATURE_HEADER, WEBHOOK_TIMEOUT_MS, WEBHOOK_RETRY_WINDOW_MS, DeliveryPump } from './jobs/webhooks.js';
+export { MemoryMonitorStore } from './store/monitors-memory.js';
+export { SqlMonitorStore } from './store/monitors-sql.js';
+/** The private-address guard of outbound connections. */
+export { isForbiddenAddress, resolveAllowedAddress } from './net/address-guard.js';

@@ -18,6 +18,9 @@ import { batchNamesPerDayFromEnv } from './batch-quota.js';
 import { loadDemoSettings } from './demo.js';
 import { parseTrustProxy, TrustProxyError, trustProxyWarning, type TrustProxy } from '../http/client-address.js';
 import { apiKeyIdFromDigest, digestApiKey } from '../store/api-keys.js';
+import type { MonitorService } from '../jobs/monitors.js';
+import { describeMonitorMode, seedDemoMonitor, startMonitorService } from '../jobs/monitor-setup.js';
+import type { MonitorCheck } from '../jobs/monitor-run.js';
 import { connectRateLimitRedis } from '../http/rate-limits.js';
 import { DEFAULT_DATA_DIR, MEMORY_DATA_DIR, openStores, seedIfEmpty, type StorageChoice } from '../store/open.js';
 import { DEFAULT_RETENTION_DAYS } from '../store/sql.js';
@@ -37,6 +40,8 @@ export const DEMO_SERVE_PORT = 8787;
 export const DEFAULT_SERVE_HOST = '127.0.0.1';
 /** The demo organisation's key in fixtures/seed/demo.json (printed in the demo's curl line). */
 export const DEMO_API_KEY = 'sk_demo_0123456789abcdef';
+/** The demo organisation in fixtures/seed/demo.json (its monitor is seeded by `--demo`). */
+export const DEMO_ORGANIZATION_ID = 'org_demo';
 /** The domain the demo's curl line checks. */
 export const DEMO_DOMAIN = 'p-none.example';
 
@@ -92,10 +97,12 @@ Options (each overrides the environment variable in brackets):
                         never with a forwarded host header [SPOOF_CHECKER_PUBLIC_URL]
   --redis URL           count rate limits in Redis/Valkey (redis://host:6379), shared by replicas [REDIS_URL]
                         and queue batch checks there for 'spoof-checker worker' (without it, batches run in this process)
-Transport checks ("checks": ["transport"] in the API, "Mail sent to you" on the page):
+                        and schedule monitors there (without it, monitors run in this process)
+  --public-history      link result pages to the public history of monitored domains (/history/<domain>)
+Transport checks ("checks": ["transport"] in the API, "Mail sent to you" on the page); --allow-private-addresses also lets webhooks reach such addresses:
 ${TRANSPORT_USAGE}
-  --demo                zones fixtures/zones, seed fixtures/seed/demo.json, the scenarios' DNS faults, port ${DEMO_SERVE_PORT};
-                        loopback only: its API keys are published
+  --demo                zones fixtures/zones, seed fixtures/seed/demo.json, the scenarios' DNS faults, port ${DEMO_SERVE_PORT},
+                        and one monitor (of ${DEMO_DOMAIN}) with a history; loopback only: its API keys are published
   --${PUBLIC_DEMO_FLAG}         let --demo listen on a non-loopback --host anyway (anyone who reaches it has the demo keys)
   -h, --help            show this help
 
@@ -105,6 +112,7 @@ Environment only:
   SPOOF_CHECKER_RATE_LIMIT=off                   turn every rate limit off (default on)
   SPOOF_CHECKER_BASE_URL=https://…               base of nextStep.href in spoof check results
   SPOOF_CHECKER_BATCH_NAMES_PER_DAY=1000000      names each organisation may submit in batches per UTC day
+  SPOOF_CHECKER_SECRET_KEY=…                     the key that seals webhook secrets (default: one kept in the store)
   LOG_LEVEL=info                                 fatal, error, warn, info, debug, trace or silent
   NODE_ENV=production                            the 'environment' of every record log (default development)
 `;
@@ -133,6 +141,10 @@ export interface ServeConfig {
   redis: string | undefined;
   /** The public base URL (origin) the page's links start with. */
   publicUrl: string | undefined;
+  /** Webhooks may reach private addresses (`--allow-private-addresses`). */
+  allowPrivateAddresses: boolean;
+  /** Result pages link to the public history of monitored domains (`--public-history`). */
+  publicHistory: boolean;
   baseUrl: string | undefined;
   /** Provider data from --ranges / SPOOF_CHECKER_RANGES; undefined for the shipped snapshot. */
   ranges: RangeData | undefined;
@@ -281,6 +293,7 @@ export function serveConfig(args: string[], env: NodeJS.ProcessEnv): ServeConfig
       ranges: { type: 'string' },
       ...TRANSPORT_OPTIONS,
       [PUBLIC_DEMO_FLAG]: { type: 'boolean' },
+      'public-history': { type: 'boolean' },
     },
     false,
   );
@@ -329,6 +342,8 @@ export function serveConfig(args: string[], env: NodeJS.ProcessEnv): ServeConfig
     trustProxy: trustProxyOption(values['trust-proxy'] ?? env['SPOOF_CHECKER_TRUST_PROXY']),
     redis: redisOption(values.redis ?? (env['REDIS_URL'] || undefined)),
     publicUrl: publicUrlOption(values['public-url'] ?? (env['SPOOF_CHECKER_PUBLIC_URL'] || undefined)),
+    allowPrivateAddresses: values['allow-private-addresses'] ?? false,
+    publicHistory: values['public-history'] ?? false,
     baseUrl: env['SPOOF_CHECKER_BASE_URL'] || undefined,
     ranges: rangesFromFlag(values.ranges, env),
     logLevel,
@@ -407,11 +422,14 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
   let app: Awaited<ReturnType<typeof buildApp>>;
   let redis: Redis | undefined;
   let batches: BatchService | undefined;
+  let monitors: MonitorService | undefined;
+  let seeded = false;
   try {
     if (config.seed !== undefined) {
       // Validated every time (a broken file is an error), applied only to an empty store.
       const seed = await loadSeedFile(config.seed);
       if ((await seedIfEmpty(opened, seed)) === 'loaded') {
+        seeded = true;
         io.err(`spoof-checker serve: seed ${config.seed} loaded into the empty store\n`);
       } else {
         io.err(`spoof-checker serve: the store already holds data: seed ${config.seed} skipped\n`);
@@ -438,9 +456,28 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
       namesPerDay: batchNamesPerDayFromEnv(io.env),
       log: (message, error) => io.err(`spoof-checker serve: ${message}${error instanceof Error ? `: ${error.message}` : ''}\n`),
     });
+    const monitorCheck: MonitorCheck = (domain, options) =>
+      checkDomain(domain, {
+        resolver: resolverFor(domain),
+        ranges: config.ranges,
+        ...(config.baseUrl !== undefined ? { baseUrl: config.baseUrl } : {}),
+        // A monitor that asks for the transport check gets it, with serve's transport flags.
+        ...(options.checks.includes('transport') ? { transport } : {}),
+      });
+    monitors = await startMonitorService({
+      store: stores.monitors,
+      check: monitorCheck,
+      redisUrl: config.redis,
+      allowPrivateAddresses: config.allowPrivateAddresses,
+      env: io.env,
+      log: (message, error) => io.err(`spoof-checker serve: ${message}${error instanceof Error ? `: ${error.message}` : ''}\n`),
+    });
+    if (config.demo && seeded) await seedDemoMonitor(monitors, DEMO_ORGANIZATION_ID, DEMO_DOMAIN, monitorCheck, new Date());
     app = await buildApp({
       stores,
       batches,
+      monitors,
+      publicHistory: config.publicHistory,
       check: (domain, options) =>
         checkDomain(domain, {
           resolver: resolverFor(domain),
@@ -462,6 +499,7 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
     });
   } catch (error) {
     redis?.disconnect();
+    await monitors?.close();
     await batches?.close();
     await stores.close();
     return fail(error);
@@ -472,6 +510,7 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
   } catch (error) {
     await app.close();
     redis?.disconnect();
+    await monitors?.close();
     await batches?.close();
     await stores.close();
     return fail(error);
@@ -482,7 +521,7 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
   // Without a key every API call answers 401: say so, and how to give one (the page at / needs none).
   const noKey = !(await stores.apiKeys.hasAnyKey().catch(() => true));
   io.err(
-    `spoof-checker serve: listening on ${url} (DNS: ${dnsDescription}; rate limits ${config.rateLimit ? (redis ? 'on, in Redis' : 'on') : 'off'}; ${describeBatchMode(config.redis)})\n` +
+    `spoof-checker serve: listening on ${url} (DNS: ${dnsDescription}; rate limits ${config.rateLimit ? (redis ? 'on, in Redis' : 'on') : 'off'}; ${describeBatchMode(config.redis)}; ${describeMonitorMode(config.redis)}${config.allowPrivateAddresses ? '; webhooks may reach private addresses' : ''})\n` +
       `  OpenAPI: ${url}/openapi.json   docs: ${url}${DOCS_PATH}\n` +
       `  SPF shared infrastructure: ${describeRanges(config.ranges, new Date())}\n` +
       (config.demo ? `  try: ${demoCurlLine(url)}\n` : '') +
@@ -500,6 +539,7 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
   // Drains the requests in flight, then releases what they used.
   await app.close();
   await redis?.quit().catch(() => redis?.disconnect());
+  await monitors?.close();
   await batches?.close();
   await stores.close();
   return EXIT_OK;

@@ -7,6 +7,7 @@ import { checkDomain } from '../check.js';
 import { DEFAULT_BATCH_CONCURRENCY } from '../jobs/model.js';
 import { checkRedisUrl } from '../jobs/queue.js';
 import { DEFAULT_LOCK_DURATION_MS, startBatchWorker } from '../jobs/worker.js';
+import { startMonitorWorkerWithPump } from '../jobs/monitor-setup.js';
 import { MEMORY_DATA_DIR, openStores, type StorageChoice } from '../store/open.js';
 import { checkDatabaseUrl } from '../store/postgres.js';
 import { integerOption, parseCommandArgs, RESOLVER_OPTIONS, UsageError } from './args.js';
@@ -24,8 +25,9 @@ const PROGRESS_INTERVAL_MS = 5000;
 
 const USAGE = `Usage: spoof-checker worker --redis URL (--database URL | --data DIR) [--zones DIR | --resolver IP[:PORT]] [--faults FILE] [--concurrency N]
 
-Processes batch checks queued by 'spoof-checker serve --redis URL'. Run any number, on any number of
-machines, on the same Redis and the same store as the API.
+Processes batch checks and monitor runs queued by 'spoof-checker serve --redis URL', and delivers
+monitors' webhooks. Run any number, on any number of machines, on the same Redis and the same store
+as the API: each monitor still runs once per interval.
 
 Options:
   --redis URL           the Redis of the queue (redis://host:6379) [REDIS_URL]
@@ -40,7 +42,10 @@ Options:
   --lock-duration MS    how long a chunk stays claimed without a sign of life from its worker before
                         another worker takes it over (default ${DEFAULT_LOCK_DURATION_MS})
 ${RANGES_HELP}
+  --allow-private-addresses  let webhooks reach loopback and private addresses (labs and tests only)
   -h, --help            this text
+
+Environment: SPOOF_CHECKER_SECRET_KEY, when the API was given one (the key that seals webhook secrets).
 `;
 
 function storage(data: string | undefined, database: string | undefined, env: NodeJS.ProcessEnv): StorageChoice {
@@ -69,6 +74,7 @@ function readSettings(args: string[], env: NodeJS.ProcessEnv) {
       'lock-duration': { type: 'string' },
       faults: { type: 'string' },
       ranges: { type: 'string' },
+      'allow-private-addresses': { type: 'boolean' },
     },
     false,
   );
@@ -86,6 +92,7 @@ function readSettings(args: string[], env: NodeJS.ProcessEnv) {
     concurrency: integerOption(values.concurrency, 'concurrency', DEFAULT_BATCH_CONCURRENCY, 1, MAX_WORKER_CONCURRENCY),
     lockDurationMs: integerOption(values['lock-duration'], 'lock-duration', DEFAULT_LOCK_DURATION_MS, 1000, 600_000),
     ranges: rangesFromFlag(values.ranges, env),
+    allowPrivateAddresses: values['allow-private-addresses'] ?? false,
     resolverFlags: { zones: values.zones, resolver: values.resolver, timeout: values.timeout, cacheMaxEntries: SCAN_CACHE_MAX_ENTRIES, faults: values.faults },
   };
 }
@@ -132,13 +139,32 @@ export const worker: Command = async (args, io) => {
     },
     log: (message, error) => io.err(`spoof-checker worker: ${message}${error instanceof Error ? `: ${error.message}` : ''}\n`),
   });
+  const log = (message: string, error?: unknown) => io.err(`spoof-checker worker: ${message}${error instanceof Error ? `: ${error.message}` : ''}\n`);
+  let monitorWorker;
+  try {
+    monitorWorker = await startMonitorWorkerWithPump({
+      store: opened.stores.monitors,
+      // A monitor that asks for the transport check gets it (ports 25 and 443; private addresses only with the flag).
+      check: (domain, options) => checkDomain(domain, { resolver: resolverFor(domain), ranges: settings.ranges, ...(options.checks.includes('transport') ? { transport: { allowPrivateAddresses: settings.allowPrivateAddresses } } : {}) }),
+      redisUrl: settings.redis,
+      allowPrivateAddresses: settings.allowPrivateAddresses,
+      env: io.env,
+      lockDurationMs: settings.lockDurationMs,
+      log,
+    });
+  } catch (error) {
+    io.err(`spoof-checker worker: ${error instanceof Error ? error.message : String(error)}\n`);
+    await running.close();
+    await opened.stores.close();
+    return EXIT_FAILED;
+  }
   const connected = await Promise.race([
-    running.ready().then(() => true),
+    Promise.all([running.ready(), monitorWorker.ready()]).then(() => true),
     new Promise<false>((resolve) => setTimeout(() => resolve(false), WORKER_CONNECT_TIMEOUT_MS).unref()),
   ]);
   if (!connected) {
     io.err(`spoof-checker worker: cannot reach Redis at ${settings.redis} within ${WORKER_CONNECT_TIMEOUT_MS / 1000} s\n`);
-    await Promise.race([running.close(), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
+    await Promise.race([Promise.all([running.close(), monitorWorker.close()]), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
     await opened.stores.close();
     return EXIT_FAILED;
   }
@@ -159,6 +185,7 @@ export const worker: Command = async (args, io) => {
   clearInterval(progress);
   io.err(`spoof-checker worker: ${signal}: finishing the chunks in hand, then stopping (${checked} names checked)\n`);
   await running.close();
+  await monitorWorker.close();
   await opened.stores.close();
   return EXIT_OK;
 };

@@ -45,6 +45,8 @@ import { contactRoutes } from './routes/contacts.js';
 import { domainRoutes } from './routes/domains.js';
 import { healthRoutes } from './routes/health.js';
 import { logRoutes } from './routes/logs.js';
+import { monitorRoutes } from './routes/monitors.js';
+import type { MonitorService } from '../jobs/monitors.js';
 import { spoofCheckerRoutes, type SpoofCheck } from './routes/spoof-checker.js';
 import { templateRoutes } from './routes/templates.js';
 import { SHARED_SCHEMAS } from './schemas.js';
@@ -121,6 +123,10 @@ export interface ServiceOptions {
   apiInfo?: { title?: string; version?: string };
   /** Batch checks (src/jobs/): without it the batch routes are not served. */
   batches?: BatchService;
+  /** Monitors (src/jobs/monitors.ts): without it the monitor routes are not served. */
+  monitors?: MonitorService;
+  /** The public history page of a monitored domain (`--public-history`); off by default. */
+  publicHistory?: boolean;
   /** The grace on close, in milliseconds (`DEFAULT_SHUTDOWN_GRACE_MS`); 0 drops idle connections at once. */
   shutdownGraceMs?: number;
   /**
@@ -420,6 +426,7 @@ export const spoofCheckerService: FastifyPluginAsync<ServiceOptions> = async (ho
     transportLimiter: limiters.transportCheck,
   });
   if (options.batches) await app.register(batchRoutes, { batches: options.batches, now });
+  if (options.monitors) await app.register(monitorRoutes, { monitors: options.monitors });
   await app.register(logRoutes, { stores });
   await app.register(templateRoutes, { stores, now });
   await app.register(domainRoutes, { stores, now, updateLimiter: limiters.domainUpdate, deleteLimiter: limiters.domainDelete });

@@ -26,6 +26,8 @@ export type ErrorCode =
   | 'DNS_FAILURE'
   | 'DNS_TIMEOUT'
   | 'DOMAIN_NOT_FOUND'
+  | 'MONITOR_EXISTS'
+  | 'WEBHOOK_URL_REFUSED'
   | 'SERVICE_UNAVAILABLE'
   | 'STORE_UNAVAILABLE'
   | 'INTERNAL';
@@ -135,6 +137,18 @@ export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, CatalogueEntry>> = Obje
     message: 'This domain does not exist, so there is nothing to check.',
     why: 'DNS answers NXDOMAIN for the registered domain: it is not registered, or its registration lapsed.',
     fix: 'Check the spelling of the domain, or register it before checking.',
+  },
+  MONITOR_EXISTS: {
+    status: 409,
+    message: 'This domain is already monitored.',
+    why: 'Your organisation has a monitor for this domain already; one domain has one monitor.',
+    fix: 'Change the existing monitor with PATCH (its id is in the message), or delete it first.',
+  },
+  WEBHOOK_URL_REFUSED: {
+    status: 400,
+    message: 'This webhook URL cannot be used.',
+    why: 'Webhooks go to public http(s) addresses only: the URL is malformed, does not resolve, or resolves to a loopback, private, link-local or reserved address.',
+    fix: 'Give a public https:// URL whose host resolves to a public address (labs: start the server with --allow-private-addresses).',
   },
   SERVICE_UNAVAILABLE: {
     status: 503,

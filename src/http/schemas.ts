@@ -377,6 +377,101 @@ export const ContactSchema = Type.Object(
   },
 );
 
+/** What a monitor's check saw, normalised (no timestamps): compared across checks to find changes. */
+export const MonitorSnapshotSchema = Type.Object(
+  {
+    kind: Type.Enum(['checked', 'domain-not-found', 'could-not-check'], {
+      description: 'checked: a verdict; domain-not-found: DNS says the domain does not exist; could-not-check: a DNS failure (never read as "record removed")',
+    }),
+    verdict: Type.Optional(Type.String()),
+    inboxOutcome: Type.Optional(Type.String()),
+    dmarc: Type.Optional(Type.Object({ status: Type.String(), record: NullableString })),
+    spf: Type.Optional(Type.Object({ status: Type.String(), record: NullableString })),
+    dkim: Type.Optional(Type.Object({ status: Type.String(), keys: Type.Array(Type.String(), { description: 'selector:outcome of every key found' }) })),
+    mx: Type.Optional(Type.Object({ status: Type.String(), hosts: Type.Array(Type.String(), { description: '"<preference> <host>", sorted' }) })),
+    findings: Type.Optional(Type.Array(Type.String(), { description: 'Finding ids, sorted' })),
+    transport: Type.Optional(Type.Object({ verdict: Type.String() })),
+    reason: Type.Optional(Type.String({ description: 'could-not-check: which lookups failed' })),
+  },
+  { description: 'The normalised state a check saw' },
+);
+
+/** One check's summary (`lastResult`, and each check of the history). */
+export const MonitorCheckSummarySchema = Type.Object({
+  checkedAt: TimestampSchema,
+  outcome: Type.Enum(['checked', 'domain-not-found', 'could-not-check']),
+  verdict: NullableString,
+  inboxOutcome: NullableString,
+  transportVerdict: Type.Union([Type.String(), Type.Null()], { description: 'The transport check verdict, when the monitor asks for checks: ["transport"]' }),
+  digest: Type.String({ description: 'SHA-256 of the normalised snapshot: equal digests, same state' }),
+  reason: Type.Union([Type.String(), Type.Null()], { description: 'Why the check could not be made (DNS failure)' }),
+});
+
+/** A field that changed. */
+export const MonitorChangeSchema = Type.Object({ field: Type.String({ examples: ['dmarc.record'] }), before: Type.Unknown(), after: Type.Unknown() });
+
+/** A monitor as the API shows it (never its secret, except once at creation). */
+export const MonitorSchema = Type.Object({
+  object: Type.Literal('monitor'),
+  id: Type.String(),
+  domain: Type.String(),
+  intervalMinutes: Type.Integer(),
+  webhookUrl: NullableString,
+  checks: Type.Array(Type.Enum(['transport'])),
+  state: Type.Object({
+    status: Type.Enum(['pending', 'ok', 'confirming', 'could-not-check'], {
+      description: 'pending: no successful check yet; ok: the last check agrees with the confirmed state; confirming: a different state was seen and awaits a second check; could-not-check: the last check failed (DNS)',
+    }),
+    confirmedDigest: NullableString,
+    confirmedSince: NullableTimestamp,
+    consecutiveFailures: Type.Integer(),
+  }),
+  lastResult: Type.Union([MonitorCheckSummarySchema, Type.Null()]),
+  nextRunAt: TimestampSchema,
+  createdAt: TimestampSchema,
+  updatedAt: TimestampSchema,
+});
+
+/** `POST …/monitors` → 201: the monitor and its webhook secret, shown this once. */
+export const CreatedMonitorSchema = Type.Object({
+  ...MonitorSchema.properties,
+  secret: Type.String({ description: 'Signs every webhook (Spoof-Checker-Signature). Shown only in this response: store it now.' }),
+});
+
+/** An entry of a monitor's history: a check or a confirmed change. */
+export const MonitorHistoryEntrySchema = Type.Object({
+  type: Type.Enum(['check', 'change']),
+  id: Type.String(),
+  at: TimestampSchema,
+  check: Type.Optional(MonitorCheckSummarySchema),
+  before: Type.Optional(MonitorSnapshotSchema),
+  after: Type.Optional(MonitorSnapshotSchema),
+  changes: Type.Optional(Type.Array(MonitorChangeSchema)),
+  /** A check's normalised snapshot, when its digest differs from the check before. */
+  snapshot: Type.Optional(MonitorSnapshotSchema),
+});
+
+/** One webhook delivery and its attempts. */
+export const WebhookDeliverySchema = Type.Object({
+  id: Type.String(),
+  eventId: Type.String({ description: 'The change entry the webhook reports' }),
+  url: Type.String(),
+  status: Type.Enum(['pending', 'delivered', 'failed']),
+  attempts: Type.Array(
+    Type.Object({
+      at: TimestampSchema,
+      outcome: Type.Enum(['delivered', 'http-error', 'timeout', 'network-error', 'refused-address']),
+      statusCode: Type.Union([Type.Integer(), Type.Null()]),
+      durationMs: Type.Number(),
+      detail: Type.String(),
+    }),
+  ),
+  nextAttemptAt: NullableTimestamp,
+  giveUpAt: TimestampSchema,
+  redeliveryOf: NullableString,
+  createdAt: TimestampSchema,
+});
+
 /** Shared schemas registered with `addSchema` (referenced by `$ref` from routes and OpenAPI). */
 export const SHARED_SCHEMAS = [ErrorBodySchema] as const;
 
@@ -387,6 +482,9 @@ export type TemplateVersionBody = Static<typeof TemplateVersionSchema>;
 export type TemplateBody = Static<typeof TemplateSchema>;
 export type DomainBody = Static<typeof DomainSchema>;
 export type ContactBody = Static<typeof ContactSchema>;
+export type MonitorBody = Static<typeof MonitorSchema>;
+export type MonitorHistoryEntryBody = Static<typeof MonitorHistoryEntrySchema>;
+export type WebhookDeliveryBody = Static<typeof WebhookDeliverySchema>;
 
 // One model per resource: the stores' types (src/store/types.ts) must describe exactly what these
 // schemas describe, so a field added to one and not the other fails `npm run typecheck` here.

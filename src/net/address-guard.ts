@@ -13,6 +13,7 @@
  * architecture: loopback, unspecified, link-local, multicast, IPv4-mapped), RFC 6052 (NAT64),
  * RFC 3056 (6to4), RFC 4380 (Teredo).
  */
+import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 
 /**
@@ -175,3 +176,58 @@ export const ADDRESS_CLASS_TEXT: Readonly<Record<AddressClass, string>> = {
   reserved: 'a reserved address',
   invalid: 'not a valid IP address',
 };
+
+/**
+ * Why `ip` must not be reached ("a loopback address"), or undefined when it may: the words of
+ * {@link ADDRESS_CLASS_TEXT} for every class but `public`. Something that is not an IP address is
+ * refused too.
+ */
+export function forbiddenReason(ip: string): string | undefined {
+  const addressClass = classifyAddress(ip);
+  return addressClass === 'public' ? undefined : ADDRESS_CLASS_TEXT[addressClass];
+}
+
+/** Whether `ip` may not be connected to by default (anything but a global unicast address). */
+export function isForbiddenAddress(ip: string): boolean {
+  return !isPublicAddress(ip);
+}
+
+/** The outcome of {@link resolveAllowedAddress}. */
+export type AddressCheck =
+  | { ok: true; address: string; family: 4 | 6 }
+  | { ok: false; kind: 'forbidden'; address: string; reason: string }
+  | { ok: false; kind: 'unresolvable'; reason: string };
+
+/** Resolves a host name to its addresses (injected in tests). */
+export type HostLookup = (host: string) => Promise<{ address: string; family: number }[]>;
+
+const systemLookup: HostLookup = (host) => lookup(host, { all: true, verbatim: true });
+
+/**
+ * Resolves `host` (an IP literal is taken as is, brackets removed) and checks every address:
+ * refused when any is forbidden (unless `allowPrivate`), else the first address, which the caller
+ * connects to as it is (never resolving the name again, so DNS cannot answer differently between
+ * the check and the connection).
+ */
+export async function resolveAllowedAddress(host: string, allowPrivate: boolean, resolve: HostLookup = systemLookup): Promise<AddressCheck> {
+  const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+  let addresses: { address: string; family: number }[];
+  if (isIP(bare) !== 0) {
+    addresses = [{ address: bare, family: isIP(bare) }];
+  } else {
+    try {
+      addresses = await resolve(bare);
+    } catch (error) {
+      return { ok: false, kind: 'unresolvable', reason: `${bare} does not resolve (${(error as NodeJS.ErrnoException).code ?? 'lookup failed'})` };
+    }
+    if (addresses.length === 0) return { ok: false, kind: 'unresolvable', reason: `${bare} has no address` };
+  }
+  if (!allowPrivate) {
+    for (const { address } of addresses) {
+      const reason = forbiddenReason(address);
+      if (reason !== undefined) return { ok: false, kind: 'forbidden', address, reason };
+    }
+  }
+  const first = addresses[0]!;
+  return { ok: true, address: first.address, family: first.family === 6 ? 6 : 4 };
+}

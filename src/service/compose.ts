@@ -56,6 +56,8 @@ function withPages<Options extends ApiServiceOptions & PagesOption>(options: Opt
       ...(limits === false ? {} : { anonymousBudget: limits.anonymousChecks }),
       counter,
       publicUrl,
+      // With --public-history the result page links to /history/<domain>; monitors stay private otherwise.
+      ...(options.publicHistory && options.monitors ? { publicHistory: options.monitors.store } : {}),
       http: PAGE_HTTP,
     });
   };

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { digestsEqual } from './api-keys.js';
 import { MemoryBatchStore } from './batches-memory.js';
+import { MemoryMonitorStore } from './monitors-memory.js';
 import { newestFirst, paginate } from './pagination.js';
 import { buildTemplateVersion, nextVersionNumbers } from './template-numbering.js';
 import type {
@@ -338,6 +339,7 @@ export function createMemoryStores(options: { newId?: () => string; recordLogCap
     domains: new MemoryDomainStore(),
     contacts: new MemoryContactStore(),
     batches: new MemoryBatchStore(),
+    monitors: new MemoryMonitorStore(),
     // Memory is always reachable; closing has nothing to release.
     health: async () => ({ ok: true }),
     isEmpty: async () => apiKeys.organizationCount === 0,

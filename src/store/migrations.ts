@@ -11,6 +11,7 @@ import { sql, type Kysely } from 'kysely';
 import { type Migration, type MigrationProvider, Migrator } from 'kysely/migration';
 import { createBatchTables } from './batches-sql.js';
 import type { MigrationContext, MigrationFactory, SqlDialectName } from './migration-types.js';
+import { createMonitorTables } from './monitors-sql.js';
 
 // The shapes a migration is written against (in their own module, so that the modules that define
 // tables — batches-sql.ts — import them without importing this list of migrations back).
@@ -182,6 +183,8 @@ export const MIGRATIONS: Readonly<Record<string, MigrationFactory>> = {
   }),
   // Batch checks (src/store/batches-sql.ts).
   '0002_batches': createBatchTables,
+  // Monitors, their history and webhook deliveries (src/store/monitors-sql.ts).
+  '0003_monitors': createMonitorTables,
 };
 
 /** The column types of `dialect`. */

@@ -12,6 +12,7 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import { digestsEqual } from './api-keys.js';
 import { SqlBatchStore } from './batches-sql.js';
+import { SqlMonitorStore } from './monitors-sql.js';
 import { isStoreUnavailable, StoreUnavailableError } from './errors.js';
 import { withEventsInOrder } from './memory.js';
 import type { SqlDialectName } from './migrations.js';
@@ -75,6 +76,8 @@ export interface SqlStores extends Stores {
    * (yielding to the event loop between batches). Returns how many were deleted.
    */
   pruneRecordLogs(now?: Date): Promise<number>;
+  /** Deletes monitor history and finished deliveries older than the retention (run with the record-log pruning). */
+  pruneMonitorHistory(now?: Date): Promise<number>;
 }
 
 /** How a dialect differs where Kysely's query builder does not hide it. */
@@ -154,9 +157,20 @@ export function createSqlStores(db: Kysely<StoreDatabase>, traits: SqlDialectTra
       throw mapError(error, traits);
     }
   };
+  const monitors = new SqlMonitorStore(db, (error) => traits.isUniqueViolation(error));
+  // Monitor history and finished webhook deliveries follow the record log's retention.
+  const pruneMonitors = async (now: Date = new Date()): Promise<number> => {
+    if (closed) return 0;
+    try {
+      return await monitors.prune(new Date(now.getTime() - retentionDays * DAY_MS).toISOString());
+    } catch (error) {
+      throw mapError(error, traits);
+    }
+  };
   const pruneInBackground = (): void => {
     if (pruning || closed) return;
     pruning = guardedPrune()
+      .then(async (deleted) => deleted + (await pruneMonitors()))
       .catch((error) => {
         options.onPruneError?.(error);
         return 0;
@@ -179,6 +193,8 @@ export function createSqlStores(db: Kysely<StoreDatabase>, traits: SqlDialectTra
     domains: guard(new SqlDomainStore(db, traits)),
     contacts: guard(new SqlContactStore(db, traits)),
     batches: guard(new SqlBatchStore(db, traits.dialect)),
+    monitors: guard(monitors),
+    pruneMonitorHistory: pruneMonitors,
     pruneRecordLogs: guardedPrune,
     async isEmpty() {
       if (closed) throw new StoreUnavailableError('the store is closed (the service is shutting down)');

@@ -12,6 +12,7 @@
  */
 
 import type { BatchStore } from './batches.js';
+import type { MonitorStore } from './monitors.js';
 
 /** ISO 8601 timestamp in UTC, e.g. `2025-01-31T12:00:00.000Z`. */
 export type Timestamp = string;
@@ -372,6 +373,8 @@ export interface Stores {
   contacts: ContactStore;
   /** Batch checks: batches, their names and result rows (src/store/batches.ts). */
   batches: BatchStore;
+  /** Monitors: watched domains, their history and webhook deliveries (src/store/monitors.ts). */
+  monitors: MonitorStore;
   /**
    * Whether the store can serve requests now (a cheap round trip to the database; always ok in
    * memory). Never throws: an unreachable database is `{ ok: false, reason }`.

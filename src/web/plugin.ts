@@ -23,8 +23,9 @@ import { inDemo, type DemoSettings } from './demo.js';
 import { toHtmlString, type SafeHtml } from './html.js';
 import { CHECK_PATH, DOMAIN_FIELD } from './layout.js';
 import { renderMarkdown } from './markdown.js';
+import type { MonitorHistoryEntry, MonitorStore } from '../store/monitors.js';
 import { resultPage, resultPath } from './result-view.js';
-import { errorPage, guidePage, homePage, notInDemoPage } from './views.js';
+import { errorPage, guidePage, historyPage, homePage, notInDemoPage, type PublicHistoryRow } from './views.js';
 import { FRAGMENT_PARAM, TRANSPORT_PATH, transportPage, transportPath, transportSection, transportUnavailable } from './transport-view.js';
 
 /** Only this host's own files; no inline script or style, no plugins, no framing, forms post here. */
@@ -160,7 +161,15 @@ export interface WebPagesOptions extends WebPagesSettings {
   publicUrl?: string | undefined;
   /** DNS lookups one page check may make (default `ANONYMOUS_CHECK_MAX_QUERIES`). */
   maxQueries?: number | undefined;
+  /**
+   * With `--public-history`: where monitor histories are read. The result page then links to
+   * `/history/<domain>`; without it there is neither link nor page (monitors stay private).
+   */
+  publicHistory?: Pick<MonitorStore, 'publicHistory'>;
 }
+
+/** Entries the public history page shows. */
+export const PUBLIC_HISTORY_ROWS = 50;
 
 const HTML_TYPE = 'text/html; charset=utf-8';
 
@@ -279,7 +288,7 @@ function typedDomain(value: unknown): string | null {
 
 /** The page plugin (encapsulated: its error handler and headers apply to its routes only). */
 export const webPages: FastifyPluginAsync<WebPagesOptions> = async (app, options) => {
-  const { check, rateLimit, transportRateLimit, http, publicUrl } = options;
+  const { check, rateLimit, transportRateLimit, http, publicUrl, publicHistory } = options;
   const demo = options.demo ?? null;
   const maxQueries = options.maxQueries ?? ANONYMOUS_CHECK_MAX_QUERIES;
   const guides = await loadGuides();
@@ -331,7 +340,7 @@ export const webPages: FastifyPluginAsync<WebPagesOptions> = async (app, options
     const result = await check(normalised.domain, { maxQueries });
     void reply.header('vary', 'accept');
     if (wantsJson(request.headers.accept)) return reply.code(200).header('cache-control', LIVE_PAGE_CACHE_CONTROL).send(result);
-    return sendPage(reply, 200, resultPage(result, { origin: originOf(request, publicUrl), demo }));
+    return sendPage(reply, 200, resultPage(result, { origin: originOf(request, publicUrl), demo, historyLink: publicHistory !== undefined }));
   });
 
   // "Mail sent to you": the page the result page links to (works without JavaScript), and with
@@ -383,6 +392,28 @@ export const webPages: FastifyPluginAsync<WebPagesOptions> = async (app, options
     const normalised = typeof asked === 'string' ? normaliseDomainInput(asked) : null;
     return sendPage(reply, 200, guidePage(guide, normalised?.ok ? normalised.domain : null, demo), STATIC_PAGE_CACHE_CONTROL);
   });
+
+  if (publicHistory) {
+    app.get<{ Params: { domain: string } }>('/history/:domain', { config, schema }, async (request, reply) => {
+      const normalised = normaliseDomainInput(request.params.domain);
+      const history = normalised.ok ? await publicHistory.publicHistory(normalised.domain, { page: 1, limit: PUBLIC_HISTORY_ROWS }) : undefined;
+      if (!normalised.ok || !history) {
+        return sendPage(
+          reply,
+          404,
+          errorPage({
+            status: 404,
+            title: 'This domain is not monitored',
+            message: `There is no monitoring history for "${request.params.domain}".`,
+            why: 'A history exists only for a domain somebody monitors on this service.',
+            fix: 'Check the domain now instead.',
+            typed: request.params.domain,
+          }),
+        );
+      }
+      return sendPage(reply, 200, historyPage(normalised.domain, history.items.map(publicRow), history.total));
+    });
+  }
 
   for (const asset of Object.values(ASSETS)) {
     app.get(asset.path, { config, schema }, async (_request, reply) => reply.type(asset.contentType).header('cache-control', ASSET_CACHE_CONTROL).send(asset.body));
@@ -504,4 +535,12 @@ function safeApiError(error: unknown, http: PageHttp): CatalogueAnswer {
 function sendJsonError(reply: FastifyReply, apiError: CatalogueAnswer): FastifyReply {
   if (apiError.retryAfter !== undefined) void reply.header('retry-after', String(apiError.retryAfter));
   return reply.header('vary', 'accept').code(apiError.statusCode).type('application/json').send(apiError.toBody());
+}
+
+/** A history entry as the public page shows it: what was seen, nothing about who watches. */
+function publicRow(entry: MonitorHistoryEntry): PublicHistoryRow {
+  if (entry.type === 'change') return { type: 'change', at: entry.at, text: entry.changes.map((c) => `${c.field}: ${JSON.stringify(c.before)} → ${JSON.stringify(c.after)}`).join('; ') };
+  const summary = entry.summary;
+  const text = summary.outcome === 'checked' ? `${summary.verdict ?? ''} (${summary.inboxOutcome ?? ''})` : summary.outcome === 'domain-not-found' ? 'the domain does not exist' : `could not check: ${summary.reason ?? ''}`;
+  return { type: 'check', at: entry.at, text };
 }

@@ -49,6 +49,13 @@ export interface ResultPageContext {
   origin: string | null;
   /** In the demo (`serve --demo`): the banner, and demo examples under the form. */
   demo?: DemoSettings | null;
+  /** Link the domain's public monitoring history (only when the operator enabled `--public-history`). */
+  historyLink?: boolean;
+}
+
+/** The path of the public history page of a (normalised) domain. */
+export function historyPath(domain: string): string {
+  return `/history/${encodeURIComponent(domain)}`;
 }
 
 /** The path of the result page for a (normalised) domain. */
@@ -95,6 +102,7 @@ ${uncheckedSection(details)}
 <dt>Checked</dt><dd><time datetime="${result.resolvedAt}" id="checked-at">${formatTime(result.resolvedAt)}</time>, in ${result.responseTimeMs} ms${num(obj(details['dns'])['queries']) !== null ? html`, ${plural(num(obj(details['dns'])['queries'])!, 'DNS query', 'DNS queries')}` : null}</dd>
 <dt>Link to this check</dt><dd><a id="permalink" href="${path}">${context.origin ?? ''}${path}</a> <span class="muted">(opening it checks again)</span></dd>
 <dt>As JSON</dt><dd><code>curl -H 'Accept: application/json' ${context.origin ?? ''}${path}</code></dd>
+${context.historyLink ? html`<dt>Over time</dt><dd><a id="history-link" href="${historyPath(result.domain)}">Monitoring history of ${displayDomain}</a></dd>` : null}
 </dl>
 </section>`,
   });

@@ -108,3 +108,25 @@ ${demoDomainsSection(demo)}
 </div>`,
   });
 }
+
+/** One row of a public history: a check or a confirmed change (no organisation, no webhook). */
+export interface PublicHistoryRow {
+  type: 'check' | 'change';
+  at: string;
+  /** A check: its verdict or what kept it from one; a change: the fields that changed. */
+  text: string;
+}
+
+/** `GET /history/<domain>` (with `--public-history`): the checks and changes of a monitored domain, newest first. */
+export function historyPage(domain: string, rows: PublicHistoryRow[], total: number): SafeHtml {
+  return page({
+    title: `${domain}: monitoring history`,
+    noindex: true,
+    body: html`<h1>Monitoring history of ${domain}</h1>
+<p class="lead">The latest ${rows.length} of ${total} entries, newest first. A change is listed once two checks in a row agree on it.</p>
+<table id="history"><thead><tr><th>When (UTC)</th><th>What</th><th>Seen</th></tr></thead><tbody>
+${rows.map((row) => html`<tr class="history-${row.type}"><td><time datetime="${row.at}">${row.at.slice(0, 19).replace('T', ' ')}</time></td><td>${row.type === 'change' ? 'Change' : 'Check'}</td><td>${row.text}</td></tr>`)}
+</tbody></table>
+<p><a href="/check/${encodeURIComponent(domain)}">Check ${domain} now</a></p>`,
+  });
+}

@@ -25,6 +25,8 @@ describe('the error catalogue', () => {
       DNS_FAILURE: 502,
       DNS_TIMEOUT: 503,
       DOMAIN_NOT_FOUND: 422,
+      MONITOR_EXISTS: 409,
+      WEBHOOK_URL_REFUSED: 400,
       SERVICE_UNAVAILABLE: 503,
       STORE_UNAVAILABLE: 503,
       INTERNAL: 500,

@@ -8,6 +8,7 @@ import { digestApiKey } from '../../src/store/api-keys.js';
 import { MEMORY_RECORD_LOG_CAPACITY } from '../../src/store/memory.js';
 import { PRUNE_BATCH_SIZE } from '../../src/store/sql.js';
 import type { Contact, ContactQuery, Domain, EmailLog, KeyOwner, RecordLog, Stores, Template } from '../../src/store/types.js';
+import type { Monitor, MonitorRunCommit, MonitorSnapshot, WebhookDelivery } from '../../src/store/monitors.js';
 import { memoryBackend, postgresBackend, sqliteBackend, type Backend, type OpenedBackend } from './backends.js';
 
 const owner: KeyOwner = { id: 'u1', name: 'U', email: 'u@x.test', image: '' };
@@ -376,6 +377,142 @@ describe.each<Backend>([memoryBackend, sqliteBackend, postgresBackend()])('store
     it('paginates with the filtered total', async () => {
       expect((await stores.contacts.list('o1', { page: 2, limit: 3 })).items.map((c) => c.id)).toEqual(['c1']);
       expect(await stores.contacts.list('o1', { page: 3, limit: 2 })).toMatchObject({ items: [], total: 4 });
+    });
+  });
+
+  describe('monitors', () => {
+    const monitor = (id: string, organizationId: string, domain: string, n: number, extra: Partial<Monitor> = {}): Monitor => ({
+      id,
+      organizationId,
+      domain,
+      intervalMinutes: 1440,
+      webhookUrl: 'https://hooks.example/x',
+      checks: [],
+      sealedSecret: 'v1.sealed',
+      machine: { confirmed: null, candidate: null, consecutiveFailures: 0 },
+      lastResult: null,
+      nextRunAt: T(100 + n),
+      leaseUntil: null,
+      version: 0,
+      createdAt: T(n),
+      updatedAt: T(n),
+      ...extra,
+    });
+    const snap: MonitorSnapshot = { kind: 'could-not-check', reason: 'SERVFAIL' };
+    const summary = { checkedAt: T(50), outcome: 'could-not-check' as const, verdict: null, inboxOutcome: null, transportVerdict: null, digest: 'd', reason: 'SERVFAIL' };
+    const delivery = (id: string, monitorId: string, at: string): WebhookDelivery => ({
+      id, monitorId, organizationId: 'o1', eventId: 'chg1', url: 'https://hooks.example/x', body: '{"a":1}', status: 'pending', attempts: [], nextAttemptAt: at, giveUpAt: T(59), redeliveryOf: null, createdAt: at,
+    });
+    const run = (monitorId: string, runId: string, expectedVersion: number, at: string, extra: Partial<MonitorRunCommit> = {}): MonitorRunCommit => ({
+      monitorId,
+      runId,
+      expectedVersion,
+      machine: { confirmed: null, candidate: null, consecutiveFailures: expectedVersion + 1 },
+      lastResult: { ...summary, checkedAt: at },
+      at,
+      entries: [{ type: 'check', id: `chk-${runId}`, monitorId, at, runId, summary: { ...summary, checkedAt: at }, snapshot: snap }],
+      deliveries: [],
+      ...extra,
+    });
+
+    it('one monitor per domain and organisation; scoped reads; newest first with pagination; update and delete', async () => {
+      expect(await stores.monitors.create(monitor('m1', 'o1', 'a.example', 1))).toBe('created');
+      expect(await stores.monitors.create(monitor('m2', 'o1', 'a.example', 2))).toBe('duplicate-domain');
+      expect(await stores.monitors.create(monitor('m3', 'o2', 'a.example', 3))).toBe('created');
+      expect(await stores.monitors.create(monitor('m4', 'o1', 'b.example', 4, { checks: ['transport'], webhookUrl: null }))).toBe('created');
+      expect(await stores.monitors.get('o1', 'm1')).toEqual(monitor('m1', 'o1', 'a.example', 1));
+      expect(await stores.monitors.get('o2', 'm1')).toBeUndefined();
+      expect((await stores.monitors.getById('m3'))?.organizationId).toBe('o2');
+      const page1 = await stores.monitors.list('o1', { page: 1, limit: 1 });
+      expect(page1.total).toBe(2);
+      expect(page1.items.map((m) => m.id)).toEqual(['m4']);
+      expect((await stores.monitors.list('o1', { page: 2, limit: 1 })).items.map((m) => m.id)).toEqual(['m1']);
+      const updated = await stores.monitors.update('o1', 'm1', { intervalMinutes: 5, webhookUrl: null, nextRunAt: T(7) }, T(9));
+      expect(updated).toMatchObject({ intervalMinutes: 5, webhookUrl: null, nextRunAt: T(7), updatedAt: T(9), domain: 'a.example' });
+      expect(await stores.monitors.update('o2', 'm1', { intervalMinutes: 6 }, T(9))).toBeUndefined();
+      expect(await stores.monitors.delete('o2', 'm1')).toBe(false);
+      expect(await stores.monitors.delete('o1', 'm1')).toBe(true);
+      expect(await stores.monitors.get('o1', 'm1')).toBeUndefined();
+      // The domain is free again once its monitor is gone.
+      expect(await stores.monitors.create(monitor('m5', 'o1', 'a.example', 5))).toBe('created');
+    });
+
+    it('commits a run once (same run id: duplicate), refuses a stale version (conflict), numbers history newest first', async () => {
+      await stores.monitors.create(monitor('m1', 'o1', 'a.example', 1));
+      expect(await stores.monitors.commitRun(run('m1', 'slot:1', 0, T(10), { nextRunAt: T(20), deliveries: [delivery('d1', 'm1', T(10))] }))).toBe('committed');
+      expect(await stores.monitors.commitRun(run('m1', 'slot:1', 1, T(11)))).toBe('duplicate');
+      expect(await stores.monitors.commitRun(run('m1', 'slot:2', 0, T(12)))).toBe('conflict');
+      expect(await stores.monitors.commitRun(run('nope', 'slot:2', 0, T(12)))).toBe('gone');
+      const change = { type: 'change' as const, id: 'chg1', monitorId: 'm1', at: T(13), before: snap, after: snap, changes: [{ field: 'state', before: 'checked', after: 'could-not-check' }] };
+      const second = run('m1', 'slot:2', 1, T(13));
+      expect(await stores.monitors.commitRun({ ...second, entries: [...second.entries, change] })).toBe('committed');
+      const after = await stores.monitors.getById('m1');
+      expect(after).toMatchObject({ version: 2, nextRunAt: T(20), leaseUntil: null, machine: { consecutiveFailures: 2 }, lastResult: { checkedAt: T(13) } });
+      const history = await stores.monitors.history('o1', 'm1', { page: 1, limit: 2 });
+      expect(history?.total).toBe(3);
+      expect(history?.items.map((e) => [e.type, e.seq])).toEqual([['change', 3], ['check', 2]]);
+      expect(history?.items[0]).toEqual({ ...change, seq: 3 });
+      expect((await stores.monitors.history('o1', 'm1', { page: 2, limit: 2 }))?.items.map((e) => e.id)).toEqual(['chk-slot:1']);
+      expect(await stores.monitors.history('o2', 'm1', { page: 1, limit: 2 })).toBeUndefined();
+      expect((await stores.monitors.publicHistory('a.example', { page: 1, limit: 10 }))?.total).toBe(3);
+      expect(await stores.monitors.publicHistory('z.example', { page: 1, limit: 10 })).toBeUndefined();
+      // Deleting the monitor deletes its history and deliveries.
+      await stores.monitors.delete('o1', 'm1');
+      await stores.monitors.create(monitor('m1', 'o1', 'a.example', 1));
+      expect((await stores.monitors.history('o1', 'm1', { page: 1, limit: 10 }))?.total).toBe(0);
+      expect((await stores.monitors.deliveries('o1', 'm1', { page: 1, limit: 10 }))?.total).toBe(0);
+    });
+
+    it('of concurrent runs at one version, exactly one commits', async () => {
+      await stores.monitors.create(monitor('m1', 'o1', 'a.example', 1));
+      const outcomes = await Promise.all(Array.from({ length: 8 }, (_, i) => stores.monitors.commitRun(run('m1', `slot:${i}`, 0, T(10 + i)))));
+      expect(outcomes.filter((o) => o === 'committed')).toHaveLength(1);
+      expect(outcomes.filter((o) => o === 'conflict')).toHaveLength(7);
+      expect((await stores.monitors.history('o1', 'm1', { page: 1, limit: 10 }))?.total).toBe(1);
+    });
+
+    it('due monitors are leased by one scheduler at a time', async () => {
+      await stores.monitors.create(monitor('m1', 'o1', 'a.example', 1, { nextRunAt: T(10) }));
+      await stores.monitors.create(monitor('m2', 'o1', 'b.example', 2, { nextRunAt: T(30) }));
+      expect((await stores.monitors.due(T(20), 10)).map((m) => m.id)).toEqual(['m1']);
+      const leases = await Promise.all([stores.monitors.lease('m1', null, T(25), T(20)), stores.monitors.lease('m1', null, T(26), T(20))]);
+      expect(leases.filter(Boolean)).toHaveLength(1);
+      expect(await stores.monitors.due(T(20), 10)).toEqual([]);
+      expect(await stores.monitors.lease('m2', null, T(25), T(20))).toBe(false); // not due yet
+      // A lease that ran out: the slot is due again and can be taken over.
+      const expired = await stores.monitors.due(T(27), 10);
+      expect(expired.map((m) => m.id)).toEqual(['m1']);
+      expect(await stores.monitors.lease('m1', expired[0]!.leaseUntil, T(40), T(27))).toBe(true);
+      expect((await stores.monitors.listAll('', 10)).map((m) => m.id)).toEqual(['m1', 'm2']);
+      expect((await stores.monitors.listAll('m1', 10)).map((m) => m.id)).toEqual(['m2']);
+    });
+
+    it('deliveries: claimed by one pump, attempts recorded, listed newest first, scoped; the server key is made once', async () => {
+      await stores.monitors.create(monitor('m1', 'o1', 'a.example', 1));
+      await stores.monitors.addDelivery(delivery('d1', 'm1', T(10)));
+      await stores.monitors.addDelivery(delivery('d2', 'm1', T(11)));
+      await stores.monitors.addDelivery(delivery('d3', 'm1', T(40)));
+      const claims = await Promise.all([stores.monitors.claimDueDeliveries(T(20), T(50), 10), stores.monitors.claimDueDeliveries(T(20), T(50), 10)]);
+      expect(claims.flat().map((d) => d.id).sort()).toEqual(['d1', 'd2']);
+      expect(await stores.monitors.claimDueDeliveries(T(20), T(50), 10)).toEqual([]);
+      const attempt = { at: T(21), outcome: 'http-error' as const, statusCode: 500, durationMs: 3, detail: 'HTTP 500' };
+      await stores.monitors.recordAttempt('d1', attempt, 'pending', T(30));
+      await stores.monitors.recordAttempt('d2', { ...attempt, outcome: 'delivered', statusCode: 200 }, 'delivered', null);
+      expect(await stores.monitors.getDelivery('o1', 'm1', 'd1')).toMatchObject({ status: 'pending', nextAttemptAt: T(30), attempts: [attempt] });
+      expect(await stores.monitors.getDelivery('o2', 'm1', 'd1')).toBeUndefined();
+      const listed = await stores.monitors.deliveries('o1', 'm1', { page: 1, limit: 10 });
+      expect(listed?.items.map((d) => d.id)).toEqual(['d3', 'd2', 'd1']);
+      expect(await stores.monitors.deliveries('o2', 'm1', { page: 1, limit: 10 })).toBeUndefined();
+      expect((await stores.monitors.claimDueDeliveries(T(31), T(55), 10)).map((d) => d.id)).toEqual(['d1']);
+      // Retention: history and finished deliveries older than the cut-off go; pending ones stay.
+      await stores.monitors.commitRun(run('m1', 'slot:1', 0, T(5)));
+      await stores.monitors.commitRun(run('m1', 'slot:2', 1, T(45)));
+      expect(await stores.monitors.prune(T(35))).toBe(2);
+      expect((await stores.monitors.history('o1', 'm1', { page: 1, limit: 10 }))?.items.map((e) => e.at)).toEqual([T(45)]);
+      expect((await stores.monitors.deliveries('o1', 'm1', { page: 1, limit: 10 }))?.items.map((d) => d.id)).toEqual(['d3', 'd1']);
+      const key = await stores.monitors.serverKey(() => Buffer.alloc(32, 1));
+      expect(await stores.monitors.serverKey(() => Buffer.alloc(32, 2))).toEqual(key);
+      expect(key).toEqual(Buffer.alloc(32, 1));
     });
   });
 

@@ -1,0 +1,174 @@
+/**
+ * What counts as a change of a watched domain, and when a change is believed.
+ *
+ * A check is reduced to a normalised snapshot (verdict, inbox outcome, each protocol's record text
+ * and status, finding ids, the transport verdict when asked): no timestamps or timings, lists
+ * sorted, so that two checks of an unchanged domain give the same digest. A DNS failure is its own
+ * state, `could-not-check`, never "record removed".
+ *
+ * Confirmation: a new state is believed once CONFIRMATIONS_NEEDED consecutive checks agree on it
+ * (DNS propagation and one-off answers do not alert); `could-not-check` only after
+ * COULD_NOT_CHECK_ALERT_AFTER consecutive failed checks. The first successful check of a monitor
+ * sets its baseline without an alert (there is nothing before it).
+ */
+import { createHash } from 'node:crypto';
+import type { SpoofCheckResult } from '../result.js';
+import type { MonitorChange, MonitorCheckSummary, MonitorMachine, MonitorSnapshot } from '../store/monitors.js';
+
+/** Consecutive checks that must agree on a new state before it is a change. */
+export const CONFIRMATIONS_NEEDED = 2;
+/** Consecutive failed checks (DNS failure) before "could not check" is alerted. */
+export const COULD_NOT_CHECK_ALERT_AFTER = 3;
+
+/** A monitor with no check yet. */
+export const INITIAL_MACHINE: MonitorMachine = Object.freeze({ confirmed: null, candidate: null, consecutiveFailures: 0 }) as MonitorMachine;
+
+const sortedUnique = (values: Iterable<string>): string[] => [...new Set(values)].sort();
+
+/** The transport verdict a result carries, if any (the transport check is an opt-in extension of the result). */
+function transportVerdictOf(result: SpoofCheckResult): string | undefined {
+  return result.transport?.verdict;
+}
+
+/** The normalised snapshot of a result. `withTransport`: the monitor asked for the transport check. */
+export function snapshotOfResult(result: SpoofCheckResult, withTransport: boolean): MonitorSnapshot {
+  const d = result.details;
+  const transport = withTransport ? transportVerdictOf(result) : undefined;
+  return {
+    kind: 'checked',
+    verdict: result.verdict,
+    inboxOutcome: result.inboxOutcome,
+    dmarc: { status: d.dmarc.status, record: result.dmarc.rawRecord },
+    spf: { status: d.spf.status, record: result.spf.rawRecord },
+    dkim: { status: d.dkim.status, keys: sortedUnique(d.dkim.found.map((k) => `${k.selector}:${k.outcome}`)) },
+    mx: { status: d.mx.status, hosts: sortedUnique(d.mx.hosts.map((h) => `${h.preference} ${h.exchange.toLowerCase()}`)) },
+    findings: sortedUnique(result.reasons.map((r) => r.id)),
+    ...(transport !== undefined ? { transport: { verdict: transport } } : {}),
+  };
+}
+
+/**
+ * Whether a result rests on a DNS failure (a protocol whose lookup failed): such a check says
+ * nothing about the records, so it is `could-not-check` rather than a state to compare. The reason
+ * names the protocols.
+ */
+export function dnsFailureOf(result: SpoofCheckResult): string | undefined {
+  const d = result.details;
+  const failed: string[] = [];
+  if (d.dmarc.status === 'temperror') failed.push('DMARC');
+  if (d.spf.status === 'temperror') failed.push('SPF');
+  if (d.mx.status === 'temperror') failed.push('MX');
+  // A DKIM probe that found nothing because lookups failed cannot tell "no key" from "no answer".
+  if (d.dkim.status === 'incomplete' && d.dkim.found.length === 0) failed.push('DKIM');
+  return failed.length > 0 ? `DNS lookups failed for ${failed.join(', ')}` : undefined;
+}
+
+/** Canonical JSON: keys sorted at every level. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
+    return `{${entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** SHA-256 (hex) of the snapshot's canonical form; a failure's reason is left out (every failure is one state). */
+export function digestOf(snapshot: MonitorSnapshot): string {
+  const basis = snapshot.kind === 'could-not-check' ? { kind: snapshot.kind } : snapshot;
+  return createHash('sha256').update(canonical(basis)).digest('hex');
+}
+
+/** The summary shown in the history and as `lastResult`. */
+export function summaryOf(snapshot: MonitorSnapshot, checkedAt: string): MonitorCheckSummary {
+  return {
+    checkedAt,
+    outcome: snapshot.kind,
+    verdict: snapshot.kind === 'checked' ? snapshot.verdict : null,
+    inboxOutcome: snapshot.kind === 'checked' ? snapshot.inboxOutcome : null,
+    transportVerdict: snapshot.kind === 'checked' ? (snapshot.transport?.verdict ?? null) : null,
+    digest: digestOf(snapshot),
+    reason: snapshot.kind === 'could-not-check' ? snapshot.reason : null,
+  };
+}
+
+/** Flattens a snapshot to dotted fields (the unit of a listed change). */
+function fields(snapshot: MonitorSnapshot): Map<string, unknown> {
+  const out = new Map<string, unknown>();
+  if (snapshot.kind !== 'checked') {
+    out.set('state', snapshot.kind);
+    return out;
+  }
+  out.set('state', 'checked');
+  out.set('verdict', snapshot.verdict);
+  out.set('inboxOutcome', snapshot.inboxOutcome);
+  for (const protocol of ['dmarc', 'spf'] as const) {
+    out.set(`${protocol}.status`, snapshot[protocol].status);
+    out.set(`${protocol}.record`, snapshot[protocol].record);
+  }
+  out.set('dkim.status', snapshot.dkim.status);
+  out.set('dkim.keys', snapshot.dkim.keys);
+  out.set('mx.status', snapshot.mx.status);
+  out.set('mx.hosts', snapshot.mx.hosts);
+  out.set('findings', snapshot.findings);
+  out.set('transport.verdict', snapshot.transport?.verdict ?? null);
+  return out;
+}
+
+/** The fields that differ between two snapshots, in a fixed order (`state` first). */
+export function changesBetween(before: MonitorSnapshot, after: MonitorSnapshot): MonitorChange[] {
+  // Into or out of "could not check" (or "does not exist"), the records were not seen on one side:
+  // only the state changed. Listing each record as null would read as "record removed".
+  if (before.kind !== 'checked' || after.kind !== 'checked') return [{ field: 'state', before: before.kind, after: after.kind }];
+  const a = fields(before);
+  const b = fields(after);
+  const names = [...new Set([...a.keys(), ...b.keys()])];
+  const changes: MonitorChange[] = [];
+  for (const name of names) {
+    const x = a.has(name) ? a.get(name) : null;
+    const y = b.has(name) ? b.get(name) : null;
+    if (canonical(x) !== canonical(y)) changes.push({ field: name, before: x, after: y });
+  }
+  return changes;
+}
+
+/** A change confirmed by a check. */
+export interface ConfirmedChange {
+  before: MonitorSnapshot;
+  after: MonitorSnapshot;
+  changes: MonitorChange[];
+}
+
+/** The machine after one check, and the change it confirmed (if any). */
+export interface Transition {
+  machine: MonitorMachine;
+  change: ConfirmedChange | undefined;
+}
+
+/** How many agreeing checks in a row make `snapshot` believed. */
+function confirmationsFor(snapshot: MonitorSnapshot): number {
+  return snapshot.kind === 'could-not-check' ? COULD_NOT_CHECK_ALERT_AFTER : CONFIRMATIONS_NEEDED;
+}
+
+/** Applies one check's snapshot to the machine. Pure. */
+export function transition(machine: MonitorMachine, snapshot: MonitorSnapshot, at: string): Transition {
+  const digest = digestOf(snapshot);
+  const failures = snapshot.kind === 'could-not-check' ? machine.consecutiveFailures + 1 : 0;
+  // No baseline yet: the first successful check is it, silently; failures wait for one.
+  if (machine.confirmed === null) {
+    if (snapshot.kind === 'could-not-check') return { machine: { confirmed: null, candidate: null, consecutiveFailures: failures }, change: undefined };
+    return { machine: { confirmed: { digest, snapshot, since: at }, candidate: null, consecutiveFailures: 0 }, change: undefined };
+  }
+  if (digest === machine.confirmed.digest) {
+    return { machine: { confirmed: machine.confirmed, candidate: null, consecutiveFailures: failures }, change: undefined };
+  }
+  const seen = machine.candidate?.digest === digest ? machine.candidate.seen + 1 : 1;
+  if (seen >= confirmationsFor(snapshot)) {
+    const before = machine.confirmed.snapshot;
+    return {
+      machine: { confirmed: { digest, snapshot, since: at }, candidate: null, consecutiveFailures: failures },
+      change: { before, after: snapshot, changes: changesBetween(before, snapshot) },
+    };
+  }
+  return { machine: { confirmed: machine.confirmed, candidate: { digest, snapshot, seen }, consecutiveFailures: failures }, change: undefined };
+}

@@ -1,0 +1,116 @@
+/**
+ * One run of a monitor: check the domain, reduce the result to a snapshot, apply it to the
+ * confirmation machine, and commit the check, the change it confirmed and the webhook deliveries
+ * in one write (src/store/monitors.ts `commitRun`). Used alike by the in-process scheduler, the
+ * queue workers and POST …/run.
+ *
+ * A run is named (`slot:<ms>` or `manual:<uuid>`): the same run done twice (a job retried after
+ * its worker died, possibly after it had committed) commits once. Two different runs of one
+ * monitor at once: the second to commit recomputes its transition from the first one's state.
+ */
+import { randomUUID } from 'node:crypto';
+import { isSpoofCheckError } from '../errors.js';
+import type { SpoofCheckResult } from '../result.js';
+import type { Monitor, MonitorCheckKind, MonitorSnapshot, NewMonitorHistoryEntry, WebhookDelivery } from '../store/monitors.js';
+import type { MonitorStore } from '../store/monitors.js';
+import { dnsFailureOf, snapshotOfResult, summaryOf, transition } from './monitor-changes.js';
+import { newDelivery } from './webhooks.js';
+
+/** Tries of a commit that lost a race to another run of the same monitor. */
+export const MONITOR_COMMIT_ATTEMPTS = 8;
+
+/** Runs the check a monitor asks for (the serve/worker binds `checkDomain` to a resolver). */
+export type MonitorCheck = (domain: string, options: { checks: MonitorCheckKind[] }) => Promise<SpoofCheckResult>;
+
+/** The webhook body of a confirmed change. */
+export interface MonitorChangedEvent {
+  type: 'monitor.changed';
+  monitorId: string;
+  domain: string;
+  before: MonitorSnapshot;
+  after: MonitorSnapshot;
+  changes: { field: string; before: unknown; after: unknown }[];
+  checkedAt: string;
+}
+
+/** What a run needs. */
+export interface MonitorRunDeps {
+  store: MonitorStore;
+  check: MonitorCheck;
+  now: () => Date;
+}
+
+/** How a run ended. */
+export type RunOutcome = { kind: 'committed'; snapshot: MonitorSnapshot; changed: boolean; deliveries: number } | { kind: 'duplicate' } | { kind: 'gone' };
+
+/** Checks the monitor's domain; DNS failures become `could-not-check`, a domain that does not exist its own state. */
+export async function observe(check: MonitorCheck, monitor: Pick<Monitor, 'domain' | 'checks'>): Promise<MonitorSnapshot> {
+  let result: SpoofCheckResult;
+  try {
+    result = await check(monitor.domain, { checks: monitor.checks });
+  } catch (error) {
+    if (isSpoofCheckError(error)) {
+      if (error.code === 'domain_not_found') return { kind: 'domain-not-found' };
+      const query = error.query ? ` (${error.query.type} ${error.query.name}: ${error.query.reason})` : '';
+      return { kind: 'could-not-check', reason: `${error.message}${query}` };
+    }
+    throw error;
+  }
+  const failure = dnsFailureOf(result);
+  if (failure !== undefined) return { kind: 'could-not-check', reason: failure };
+  return snapshotOfResult(result, monitor.checks.includes('transport'));
+}
+
+/**
+ * Runs `monitorId` once as `runId`. `nextRunAt` (scheduled runs) moves the monitor's next slot and
+ * releases its lease. Throws only when the store fails (the caller's job is then retried).
+ */
+export async function runMonitor(deps: MonitorRunDeps, monitorId: string, runId: string, nextRunAt?: (monitor: Monitor, at: Date) => string): Promise<RunOutcome> {
+  let monitor = await deps.store.getById(monitorId);
+  if (!monitor) return { kind: 'gone' };
+  const snapshot = await observe(deps.check, monitor);
+  const checkedAt = deps.now();
+  const at = checkedAt.toISOString();
+  for (let attempt = 1; ; attempt++) {
+    const step = transition(monitor.machine, snapshot, at);
+    const summary = summaryOf(snapshot, at);
+    // The snapshot is kept only when it differs from the last check's: the digest says the rest.
+    const unchanged = monitor.lastResult?.digest === summary.digest;
+    const entries: NewMonitorHistoryEntry[] = [{ type: 'check', id: `chk_${randomUUID()}`, monitorId, at, runId, summary, ...(unchanged ? {} : { snapshot }) }];
+    const deliveries: WebhookDelivery[] = [];
+    if (step.change) {
+      const eventId = `chg_${randomUUID()}`;
+      entries.push({ type: 'change', id: eventId, monitorId, at, before: step.change.before, after: step.change.after, changes: step.change.changes });
+      if (monitor.webhookUrl !== null) {
+        const event: MonitorChangedEvent = {
+          type: 'monitor.changed',
+          monitorId,
+          domain: monitor.domain,
+          before: step.change.before,
+          after: step.change.after,
+          changes: step.change.changes,
+          checkedAt: at,
+        };
+        deliveries.push(newDelivery({ monitorId, organizationId: monitor.organizationId, eventId, url: monitor.webhookUrl, body: JSON.stringify(event), at }));
+      }
+    }
+    const outcome = await deps.store.commitRun({
+      monitorId,
+      runId,
+      expectedVersion: monitor.version,
+      machine: step.machine,
+      lastResult: summary,
+      at,
+      entries,
+      deliveries,
+      ...(nextRunAt ? { nextRunAt: nextRunAt(monitor, checkedAt) } : {}),
+    });
+    if (outcome === 'committed') return { kind: 'committed', snapshot, changed: step.change !== undefined, deliveries: deliveries.length };
+    if (outcome === 'duplicate') return { kind: 'duplicate' };
+    if (outcome === 'gone') return { kind: 'gone' };
+    if (attempt >= MONITOR_COMMIT_ATTEMPTS) throw new Error(`monitor ${monitorId}: run ${runId} lost ${attempt} commits in a row to other runs`);
+    const fresh = await deps.store.getById(monitorId);
+    if (!fresh) return { kind: 'gone' };
+    monitor = fresh;
+  }
+}

@@ -1,0 +1,162 @@
+/**
+ * What `serve` and `worker` call to run monitors: the scheduler (BullMQ with Redis, else in this
+ * process), the webhook pump, the server key; and the demo's monitor with a history.
+ */
+import type { MonitorStore } from '../store/monitors.js';
+import { INITIAL_MACHINE, summaryOf, transition } from './monitor-changes.js';
+import { RedisMonitorScheduler, startMonitorWorker, type MonitorWorker } from './monitor-queue.js';
+import { observe, type MonitorCheck } from './monitor-run.js';
+import { InProcessMonitorScheduler, MonitorService, secretOpener, serverKeyFor, type MonitorScheduler } from './monitors.js';
+import { DeliveryPump } from './webhooks.js';
+import { SECRET_KEY_VARIABLE } from './monitor-secrets.js';
+
+/** Options of {@link startMonitorService}. */
+export interface StartMonitorServiceOptions {
+  store: MonitorStore;
+  check: MonitorCheck;
+  /** With a URL, runs go on the BullMQ queue for `spoof-checker worker`s. */
+  redisUrl?: string | undefined;
+  allowPrivateAddresses: boolean;
+  env: NodeJS.ProcessEnv;
+  /** One schedule minute (tests scale it down). */
+  minuteMs?: number;
+  /** Key prefix in Redis (tests). */
+  prefix?: string;
+  now?: () => Date;
+  log?: (message: string, error?: unknown) => void;
+}
+
+/** Builds and starts the monitor service of `serve`; `close()` it at shutdown. */
+export async function startMonitorService(options: StartMonitorServiceOptions): Promise<MonitorService> {
+  const log = options.log ?? (() => {});
+  const serverKey = await serverKeyFor(options.store, options.env[SECRET_KEY_VARIABLE]);
+  const pump = new DeliveryPump({
+    store: options.store,
+    secretFor: secretOpener(options.store, serverKey),
+    allowPrivateAddresses: options.allowPrivateAddresses,
+    log,
+    ...(options.now ? { now: options.now } : {}),
+  });
+  const scheduler: MonitorScheduler =
+    options.redisUrl !== undefined
+      ? new RedisMonitorScheduler(options.store, {
+          redisUrl: options.redisUrl,
+          log,
+          ...(options.minuteMs !== undefined ? { minuteMs: options.minuteMs } : {}),
+          ...(options.prefix !== undefined ? { prefix: options.prefix } : {}),
+        })
+      : new InProcessMonitorScheduler({
+          store: options.store,
+          check: options.check,
+          log,
+          onRun: (_id, outcome) => {
+            if (outcome.kind === 'committed' && outcome.deliveries > 0) pump.poke();
+          },
+          ...(options.minuteMs !== undefined ? { minuteMs: options.minuteMs } : {}),
+          ...(options.now ? { now: options.now } : {}),
+        });
+  const service = new MonitorService({
+    store: options.store,
+    scheduler,
+    serverKey,
+    allowPrivateAddresses: options.allowPrivateAddresses,
+    pump,
+    ...(options.minuteMs !== undefined ? { minuteMs: options.minuteMs } : {}),
+    ...(options.now ? { now: options.now } : {}),
+  });
+  await service.start();
+  return service;
+}
+
+/** One line for the start-up message. */
+export function describeMonitorMode(redisUrl: string | undefined): string {
+  return redisUrl === undefined ? 'monitors in this process' : 'monitors on the Redis queue';
+}
+
+/** What a `worker` runs for monitors: the run jobs and a webhook pump. */
+export async function startMonitorWorkerWithPump(options: {
+  store: MonitorStore;
+  check: MonitorCheck;
+  redisUrl: string;
+  allowPrivateAddresses: boolean;
+  env: NodeJS.ProcessEnv;
+  lockDurationMs?: number;
+  minuteMs?: number;
+  prefix?: string;
+  log?: (message: string, error?: unknown) => void;
+}): Promise<MonitorWorker> {
+  const serverKey = await serverKeyFor(options.store, options.env[SECRET_KEY_VARIABLE]);
+  const pump = new DeliveryPump({
+    store: options.store,
+    secretFor: secretOpener(options.store, serverKey),
+    allowPrivateAddresses: options.allowPrivateAddresses,
+    ...(options.log ? { log: options.log } : {}),
+  });
+  const worker = startMonitorWorker({
+    redisUrl: options.redisUrl,
+    store: options.store,
+    check: options.check,
+    onRun: (_job, outcome) => {
+      if (outcome.kind === 'committed' && outcome.deliveries > 0) pump.poke();
+    },
+    ...(options.lockDurationMs !== undefined ? { lockDurationMs: options.lockDurationMs } : {}),
+    ...(options.minuteMs !== undefined ? { minuteMs: options.minuteMs } : {}),
+    ...(options.prefix !== undefined ? { prefix: options.prefix } : {}),
+    ...(options.log ? { log: options.log } : {}),
+  });
+  pump.start();
+  return {
+    ready: () => worker.ready(),
+    close: async (force = false) => {
+      await worker.close(force);
+      await pump.close();
+    },
+  };
+}
+
+/** The demo's monitored domain gets this many days of made-up history. */
+const DEMO_HISTORY_DAYS = 3;
+
+/**
+ * For `serve --demo`: one monitor of `domain` in `organizationId` with a short history, so that the
+ * history and change endpoints have something to show. The history is made up from today's check:
+ * three days ago the domain published `p=reject`; the next two daily checks saw today's record,
+ * which confirmed one change. Does nothing when the organisation already monitors the domain.
+ */
+export async function seedDemoMonitor(service: MonitorService, organizationId: string, domain: string, check: MonitorCheck, now: Date): Promise<void> {
+  const created = await service.create(organizationId, { domain, intervalMinutes: 1440 });
+  if (!('monitor' in created)) return;
+  const today = await observe(check, created.monitor);
+  if (today.kind !== 'checked') return;
+  const before = {
+    ...today,
+    dmarc: { status: 'found', record: `v=DMARC1; p=reject; rua=mailto:dmarc@${domain}` },
+    verdict: 'protected',
+    inboxOutcome: 'rejected',
+    findings: [...today.findings.filter((id) => !id.startsWith('dmarc-')), 'dmarc-protected'].sort(),
+  };
+  let machine = INITIAL_MACHINE;
+  let version = created.monitor.version;
+  const snapshots = [before, today, today];
+  for (let i = 0; i < snapshots.length; i++) {
+    const snapshot = snapshots[i]!;
+    const at = new Date(now.getTime() - (DEMO_HISTORY_DAYS - i) * 86_400_000).toISOString();
+    const step = transition(machine, snapshot, at);
+    const summary = summaryOf(snapshot, at);
+    await service.store.commitRun({
+      monitorId: created.monitor.id,
+      runId: `demo:${i}`,
+      expectedVersion: version,
+      machine: step.machine,
+      lastResult: summary,
+      at,
+      entries: [
+        { type: 'check', id: `chk_demo_${i}`, monitorId: created.monitor.id, at, runId: `demo:${i}`, summary, snapshot },
+        ...(step.change ? [{ type: 'change' as const, id: `chg_demo_${i}`, monitorId: created.monitor.id, at, ...step.change }] : []),
+      ],
+      deliveries: [],
+    });
+    machine = step.machine;
+    version++;
+  }
+}

@@ -1,0 +1,251 @@
+/**
+ * Webhook delivery: signed POSTs of confirmed changes, retried with exponential backoff for 24 h,
+ * every attempt recorded in the store.
+ *
+ * The store is the outbox: a confirmed change writes its delivery in the same transaction as the
+ * history, and a pump (in `serve`, and in every `worker`) takes due deliveries with a lease, so a
+ * process killed mid-delivery loses nothing (the lease runs out and another pump retries).
+ *
+ * Signature: `Spoof-Checker-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">` with
+ * the monitor's secret; a receiver recomputes it over the raw body and rejects an old `t`.
+ *
+ * Every connection goes to an address the private-address guard checked (src/net/address-guard.ts)
+ * and to that address only: the socket's lookup returns it, so DNS cannot change between check and
+ * connection; HTTPS still verifies the certificate against the URL's host name.
+ */
+import { createHmac, randomUUID } from 'node:crypto';
+import { request as httpRequest, type RequestOptions } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { resolveAllowedAddress, type HostLookup } from '../net/address-guard.js';
+import type { DeliveryAttempt, DeliveryAttemptOutcome, MonitorStore, WebhookDelivery } from '../store/monitors.js';
+
+/** The signature header. */
+export const SIGNATURE_HEADER = 'Spoof-Checker-Signature';
+/** An attempt that has not had its whole answer after this long is a timeout. */
+export const WEBHOOK_TIMEOUT_MS = 10_000;
+/** Wait before the first retry; each retry waits twice the one before. */
+export const WEBHOOK_RETRY_BASE_MS = 30_000;
+/** Longest wait between two attempts. */
+export const WEBHOOK_RETRY_MAX_DELAY_MS = 60 * 60 * 1000;
+/** Attempts stop this long after the delivery was created. */
+export const WEBHOOK_RETRY_WINDOW_MS = 24 * 60 * 60 * 1000;
+/** How long a pump holds a delivery it took (longer than an attempt can take). */
+export const DELIVERY_LEASE_MS = 3 * WEBHOOK_TIMEOUT_MS;
+/** How often a pump looks for due deliveries. */
+export const DELIVERY_POLL_MS = 1_000;
+/** Deliveries one pump takes per look. */
+export const DELIVERY_CLAIM_BATCH = 20;
+/** Bytes of a receiver's answer read (the rest is dropped). */
+const MAX_RESPONSE_BYTES = 4096;
+
+/** The signature header's value for `body` sent at `unixSeconds`. */
+export function signatureHeader(secret: string, unixSeconds: number, body: string): string {
+  const mac = createHmac('sha256', secret).update(`${unixSeconds}.${body}`).digest('hex');
+  return `t=${unixSeconds},v1=${mac}`;
+}
+
+/** Wait before attempt number `attempt + 1` (after `attempt` failed ones, counting from 1). */
+export function retryDelayMs(failedAttempts: number): number {
+  return Math.min(WEBHOOK_RETRY_MAX_DELAY_MS, WEBHOOK_RETRY_BASE_MS * 2 ** Math.max(0, failedAttempts - 1));
+}
+
+/** A new delivery of `body` to `url`, due now. */
+export function newDelivery(input: { monitorId: string; organizationId: string; eventId: string; url: string; body: string; at: string; redeliveryOf?: string }): WebhookDelivery {
+  return {
+    id: `whd_${randomUUID()}`,
+    monitorId: input.monitorId,
+    organizationId: input.organizationId,
+    eventId: input.eventId,
+    url: input.url,
+    body: input.body,
+    status: 'pending',
+    attempts: [],
+    nextAttemptAt: input.at,
+    giveUpAt: new Date(Date.parse(input.at) + WEBHOOK_RETRY_WINDOW_MS).toISOString(),
+    redeliveryOf: input.redeliveryOf ?? null,
+    createdAt: input.at,
+  };
+}
+
+/** Options of one POST. */
+export interface PostOptions {
+  allowPrivateAddresses: boolean;
+  timeoutMs?: number;
+  lookup?: HostLookup;
+  now?: () => Date;
+}
+
+/** Sends one signed POST and says how it went (never throws). */
+export async function postWebhook(url: string, body: string, secret: string, options: PostOptions): Promise<DeliveryAttempt> {
+  const now = options.now ?? (() => new Date());
+  const started = now();
+  const at = started.toISOString();
+  const done = (outcome: DeliveryAttemptOutcome, statusCode: number | null, detail: string): DeliveryAttempt => ({
+    at,
+    outcome,
+    statusCode,
+    durationMs: Math.max(0, now().getTime() - started.getTime()),
+    detail,
+  });
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    return done('network-error', null, 'the webhook URL is not a URL');
+  }
+  const checked = await resolveAllowedAddress(target.hostname, options.allowPrivateAddresses, options.lookup);
+  if (!checked.ok) {
+    return checked.kind === 'forbidden'
+      ? done('refused-address', null, `refused: ${target.hostname} resolves to ${checked.address}, ${checked.reason}`)
+      : done('network-error', null, checked.reason);
+  }
+  // The socket connects to the checked address and nothing else (no second DNS lookup).
+  const pinned: LookupFunction = (_host, lookupOptions, callback) => {
+    if ((lookupOptions as { all?: boolean }).all) (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address: checked.address, family: checked.family }]);
+    else callback(null, checked.address, checked.family);
+  };
+  const unixSeconds = Math.floor(started.getTime() / 1000);
+  const payload = Buffer.from(body, 'utf8');
+  const requestOptions: RequestOptions = {
+    method: 'POST',
+    lookup: pinned,
+    headers: {
+      'content-type': 'application/json',
+      'content-length': String(payload.length),
+      'user-agent': 'spoof-checker-webhooks/1',
+      [SIGNATURE_HEADER]: signatureHeader(secret, unixSeconds, body),
+    },
+    agent: false,
+  };
+  const timeoutMs = options.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
+  return new Promise<DeliveryAttempt>((resolve) => {
+    let settled = false;
+    const finish = (attempt: DeliveryAttempt) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(attempt);
+    };
+    const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+    const req = send(target, requestOptions, (res) => {
+      let read = 0;
+      res.on('data', (chunk: Buffer) => {
+        read += chunk.length;
+        if (read > MAX_RESPONSE_BYTES) res.destroy();
+      });
+      const status = res.statusCode ?? 0;
+      const end = () =>
+        finish(status >= 200 && status < 300 ? done('delivered', status, `HTTP ${status}`) : done('http-error', status, `HTTP ${status} ${res.statusMessage ?? ''}`.trim()));
+      res.on('end', end);
+      res.on('close', end);
+      res.on('error', end);
+    });
+    const timer = setTimeout(() => {
+      finish(done('timeout', null, `no answer within ${timeoutMs / 1000} s`));
+      req.destroy();
+    }, timeoutMs);
+    req.on('error', (error: NodeJS.ErrnoException) => finish(done('network-error', null, error.code ?? error.message)));
+    req.end(payload);
+  });
+}
+
+/** Where a delivery stands after an attempt. */
+export function afterAttempt(delivery: WebhookDelivery, attempt: DeliveryAttempt): { status: WebhookDelivery['status']; nextAttemptAt: string | null } {
+  if (attempt.outcome === 'delivered') return { status: 'delivered', nextAttemptAt: null };
+  // A refused address is the URL's fault: retrying will not help (PATCH the URL, then redeliver).
+  if (attempt.outcome === 'refused-address') return { status: 'failed', nextAttemptAt: null };
+  const failed = delivery.attempts.length + 1;
+  const next = Date.parse(attempt.at) + attempt.durationMs + retryDelayMs(failed);
+  if (next > Date.parse(delivery.giveUpAt)) return { status: 'failed', nextAttemptAt: null };
+  return { status: 'pending', nextAttemptAt: new Date(next).toISOString() };
+}
+
+/** What a pump needs. */
+export interface DeliveryPumpOptions {
+  store: MonitorStore;
+  /** The secret of a monitor (opened from the store), or undefined when the monitor is gone. */
+  secretFor: (monitorId: string) => Promise<string | undefined>;
+  allowPrivateAddresses: boolean;
+  now?: () => Date;
+  pollMs?: number;
+  timeoutMs?: number;
+  lookup?: HostLookup;
+  log?: (message: string, error?: unknown) => void;
+}
+
+/** Takes due deliveries from the store and sends them, until closed. */
+export class DeliveryPump {
+  readonly #options: DeliveryPumpOptions;
+  readonly #now: () => Date;
+  #timer: NodeJS.Timeout | undefined;
+  #running: Promise<void> | undefined;
+  #again = false;
+  #closed = false;
+
+  constructor(options: DeliveryPumpOptions) {
+    this.#options = options;
+    this.#now = options.now ?? (() => new Date());
+  }
+
+  /** Starts polling. */
+  start(): void {
+    this.#timer = setInterval(() => this.poke(), this.#options.pollMs ?? DELIVERY_POLL_MS);
+    this.#timer.unref();
+    this.poke();
+  }
+
+  /** Looks for due deliveries now (after a change was confirmed). */
+  poke(): void {
+    if (this.#closed) return;
+    if (this.#running) {
+      this.#again = true;
+      return;
+    }
+    this.#running = this.drain()
+      .then(() => undefined)
+      .catch((error: unknown) => this.#options.log?.('webhook delivery failed', error))
+      .finally(() => {
+        this.#running = undefined;
+        if (this.#again) {
+          this.#again = false;
+          this.poke();
+        }
+      });
+  }
+
+  /** Sends every delivery due now; resolves when they are all recorded. */
+  async drain(): Promise<number> {
+    let sent = 0;
+    for (;;) {
+      if (this.#closed) return sent;
+      const now = this.#now();
+      const claimed = await this.#options.store.claimDueDeliveries(now.toISOString(), new Date(now.getTime() + DELIVERY_LEASE_MS).toISOString(), DELIVERY_CLAIM_BATCH);
+      if (claimed.length === 0) return sent;
+      await Promise.all(claimed.map((delivery) => this.#deliver(delivery)));
+      sent += claimed.length;
+    }
+  }
+
+  async #deliver(delivery: WebhookDelivery): Promise<void> {
+    const secret = await this.#options.secretFor(delivery.monitorId);
+    const attempt: DeliveryAttempt =
+      secret === undefined
+        ? { at: this.#now().toISOString(), outcome: 'network-error', statusCode: null, durationMs: 0, detail: 'the webhook secret cannot be opened (another server key?)' }
+        : await postWebhook(delivery.url, delivery.body, secret, {
+            allowPrivateAddresses: this.#options.allowPrivateAddresses,
+            now: this.#now,
+            ...(this.#options.timeoutMs !== undefined ? { timeoutMs: this.#options.timeoutMs } : {}),
+            ...(this.#options.lookup ? { lookup: this.#options.lookup } : {}),
+          });
+    const next = secret === undefined ? { status: 'failed' as const, nextAttemptAt: null } : afterAttempt(delivery, attempt);
+    await this.#options.store.recordAttempt(delivery.id, attempt, next.status, next.nextAttemptAt);
+  }
+
+  /** Stops polling and waits for the attempts in flight. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#timer) clearInterval(this.#timer);
+    await this.#running;
+  }
+}

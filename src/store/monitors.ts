@@ -10,7 +10,7 @@
  * first attempt had already committed) and a stale state version (two runs of one monitor at once:
  * the loser recomputes from the winner's state), so history, changes and deliveries never double.
  */
-import type { Page, PageRequest, Timestamp } from './types.js';
+import type { Page, PageRequest, Timestamp } from './page-types.js';
 
 /** Extra checks a monitor may ask for (the transport check is opt-in). */
 export type MonitorCheckKind = 'transport';

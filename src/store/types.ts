@@ -14,8 +14,10 @@
 import type { BatchStore } from './batches.js';
 import type { MonitorStore } from './monitors.js';
 
-/** ISO 8601 timestamp in UTC, e.g. `2025-01-31T12:00:00.000Z`. */
-export type Timestamp = string;
+// The shapes every resource's store shares (a resource's own file imports them from there, so that
+// nothing imports this file back).
+export type { Page, PageRequest, Timestamp } from './page-types.js';
+import type { Page, PageRequest, Timestamp } from './page-types.js';
 
 /** An organisation: the unit of tenancy. Every other resource belongs to exactly one. */
 export interface Organization {
@@ -265,17 +267,6 @@ export interface ContactView extends Omit<Contact, 'groupIds' | 'enrolments' | '
   channels: { id: string; name: string; subscription: ChannelSubscription }[];
 }
 
-/** Offset pagination (spec: Pagination rules 1–3): `page` counts from 1. */
-export interface PageRequest {
-  page: number;
-  limit: number;
-}
-
-/** One page of rows and the number of rows that match the query (spec: Pagination rule 5). */
-export interface Page<T> {
-  items: T[];
-  total: number;
-}
 
 /** The contact list query: pagination plus filters. */
 export interface ContactQuery extends PageRequest {

@@ -19,7 +19,7 @@ import { parseZone } from '../../src/zones/parse.js';
 import { killAll, startServeProcess } from '../setup/serve-process.js';
 import { NONE, REJECT, startReceiver, WATCHED, watchedZone } from './helpers.js';
 
-const KEY = 'sk_test_monitor_e2e_0123';
+const KEY = 'sk_test_monitor_e2e_8c41f0a95d2b7e36a1c4';
 const MONITORS = '/api/tools/v1/spoof-checker/monitors';
 const SAFETY_MS = 15_000;
 

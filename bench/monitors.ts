@@ -22,11 +22,12 @@
  * Measured on the shared 2-core machine of the build (2026-11-27, load average 5–9 from other
  * work), `--count 10000 --day-seconds 600` (the full 100,000 was not run there: at this scale a day
  * of 100,000 needs ~167 runs/s on the scaled clock):
- *   every monitor ran exactly once in the day: 10,000 / 10,000 (none twice, none skipped);
- *   16.8 runs/s (the schedule's pace), lag after the slot p50 52 ms, p99 365 ms;
- *   check 12.3 ms/run, store 2.9 ms/run, process CPU 3.9 ms/run (DNS server not included);
+ *   every monitor ran exactly once in the day: 10,000 / 10,000 (none twice, none skipped), two runs;
+ *   16.6–16.8 runs/s (the schedule's pace), lag after the slot p50 51–52 ms, p99 111–365 ms;
+ *   check 1–12 ms/run, store 2.1–2.9 ms/run, process CPU 3.8–3.9 ms/run (DNS server not included);
  *   queue memory 22.8 MiB for 10,000 job schedulers (2.4 KB per monitor: ~230 MiB at 100,000);
- *   store growth 4.7 KB per run (SQLite files with the WAL): 45 MiB/day at 10,000, ~450 MiB/day at 100,000.
+ *   store growth 4.7 KB per run on the first day (every check a new snapshot; SQLite with its WAL):
+ *   45 MiB at 10,000, ~450 MiB at 100,000; later unchanged checks keep no snapshot (not measured).
  * A first run with each worker on its own SQLite connection in this one process hit SQLITE_BUSY
  * (two connections in one process deadlock on SQLite's synchronous busy wait); the store refused 8
  * duplicate runs and 2 slots were late past the cut-off. Separate processes (serve + workers) do not

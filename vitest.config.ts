@@ -1,6 +1,12 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  // The service's imports of the engine package read its sources, as the tests do: one copy of each
+  // module (one SpoofCheckError class), and no build of the engine needed to type-check a change.
+  resolve: {
+    alias: { '@spoof-checker/engine': fileURLToPath(new URL('./packages/engine/src/index.ts', import.meta.url)) },
+  },
   test: {
     include: ['test/**/*.test.ts'],
     // Real listening servers (DNS, HTTP) are started by some tests: keep a generous budget.

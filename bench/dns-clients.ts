@@ -17,10 +17,10 @@ import { spawn } from 'node:child_process';
 import { Resolver as CaresResolver } from 'node:dns/promises';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { NetworkResolver } from '../src/dns/network-resolver.js';
-import { startDnsServer } from '../src/dns/server.js';
-import { ZoneResolver } from '../src/dns/zone-resolver.js';
-import type { Zone } from '../src/zones/types.js';
+import { NetworkResolver } from '../packages/engine/src/dns/network-resolver.js';
+import { startDnsServer } from '../packages/engine/src/dns/server.js';
+import { ZoneResolver } from '../packages/engine/src/dns/zone-resolver.js';
+import type { Zone } from '../packages/engine/src/zones/types.js';
 
 /** Distinct names queried in turn. */
 const NAME_COUNT = 200;

@@ -13,7 +13,7 @@ import { createSocket } from 'node:dgram';
 import { Resolver as CaresResolver } from 'node:dns/promises';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import type { RecordType, Resolver } from '../src/dns/types.js';
+import type { RecordType, Resolver } from '../packages/engine/src/dns/types.js';
 import { engineArgs, type EngineModules } from './engine.js';
 import { measured, MIN_RUNS, startChild, type Measured } from './stats.js';
 import { createKeyPool, syntheticDomainName, type KeyPool } from './synthetic.js';

@@ -10,7 +10,7 @@
  * left is the engine's own work (parsing, SPF evaluation, DMARC, DKIM keys, verdict, result).
  */
 import { performance } from 'node:perf_hooks';
-import type { RecordType, Resolver } from '../src/dns/types.js';
+import type { RecordType, Resolver } from '../packages/engine/src/dns/types.js';
 import type { EngineModules } from './engine.js';
 import { alternate, measured, MIN_RUNS, ratePerSecond, type Measured } from './stats.js';
 import { createKeyPool, syntheticDomainName, syntheticZones, type KeyPool } from './synthetic.js';

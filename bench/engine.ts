@@ -20,11 +20,11 @@ export const ENGINE_BUILD_DIR = join(PACKAGE_ROOT, 'dist');
 /** The modules the benchmarks use, all from one build. */
 export interface EngineModules {
   /** The package's public API (src/index.ts). */
-  api: typeof import('../src/index.js');
+  api: typeof import('../packages/engine/src/index.js');
   /** The HTTP service entry (`spoof-checker/service`, src/service.ts). */
   service: typeof import('../src/service.js');
   /** The embedded DNS server (not part of the public API: the engine does not need it). */
-  server: typeof import('../src/dns/server.js');
+  server: typeof import('../packages/engine/src/dns/server.js');
   /** The CLI entry (`main(argv, io)`). */
   cli: typeof import('../src/cli/main.js');
   /** Where the modules were loaded from. */
@@ -58,9 +58,9 @@ export async function loadEngine(options: LoadEngineOptions & { dir?: string } =
   if (options.fromSource) {
     const dir = join(PACKAGE_ROOT, 'src');
     return {
-      api: await import('../src/index.js'),
+      api: await import('../packages/engine/src/index.js'),
       service: await import('../src/service.js'),
-      server: await import('../src/dns/server.js'),
+      server: await import('../packages/engine/src/dns/server.js'),
       cli: await import('../src/cli/main.js'),
       from: 'source',
       dir,

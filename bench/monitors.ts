@@ -40,7 +40,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
-import { checkDomain } from '../src/check.js';
+import { checkDomain } from '../packages/engine/src/check.js';
 import { resolverFromFlags } from '../src/cli/resolver-options.js';
 import { spawn } from 'node:child_process';
 import { RedisMonitorScheduler, startMonitorWorker, type MonitorWorker } from '../src/jobs/monitor-queue.js';
@@ -49,7 +49,7 @@ import { firstSlot } from '../src/jobs/monitor-schedule.js';
 import { MonitorService } from '../src/jobs/monitors.js';
 import type { MonitorStore } from '../src/store/monitors.js';
 import { openSqliteStores, SQLITE_FILE_NAME } from '../src/store/sqlite.js';
-import { loadZoneDirectory } from '../src/zones/load.js';
+import { loadZoneDirectory } from '../packages/engine/src/zones/load.js';
 import { startRedis } from '../test/setup/postgres.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));

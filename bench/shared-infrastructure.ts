@@ -10,7 +10,7 @@
  *   npx tsx bench/shared-infrastructure.ts [--quick]      (or: npm run bench -- --only shared)
  */
 import { performance } from 'node:perf_hooks';
-import type { Resolver } from '../src/dns/types.js';
+import type { Resolver } from '../packages/engine/src/dns/types.js';
 import type { EngineModules } from './engine.js';
 import { alternate, measured, MIN_RUNS, ratePerSecond, type Measured } from './stats.js';
 import { createKeyPool, syntheticDomainName, syntheticZones, type KeyPool } from './synthetic.js';

@@ -17,11 +17,11 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import type { RecordType, Resolver } from '../src/dns/types.js';
-import type { discoverDmarc as DiscoverDmarc } from '../src/dmarc/index.js';
-import { checkHost } from '../src/spf/index.js';
-import { ZoneResolver } from '../src/dns/zone-resolver.js';
-import { loadZoneDirectory } from '../src/zones/load.js';
+import type { RecordType, Resolver } from '../packages/engine/src/dns/types.js';
+import type { discoverDmarc as DiscoverDmarc } from '../packages/engine/src/dmarc/index.js';
+import { checkHost } from '../packages/engine/src/spf/index.js';
+import { ZoneResolver } from '../packages/engine/src/dns/zone-resolver.js';
+import { loadZoneDirectory } from '../packages/engine/src/zones/load.js';
 import { PACKAGE_ROOT } from './engine.js';
 import { loadMailauth, nodeForMailauth, nodeRunsMailauth, type Mailauth, type MailauthResolver } from './mailauth.js';
 import { DEFAULT_EXPLANATION, RECEIVER, argumentsOf, loadSuite } from '../test/spf/suite.js';
@@ -242,7 +242,7 @@ export async function runSpfBenchmark(options: SpfBenchmarkOptions = {}): Promis
   const mailauth = mailauthWith(mailauthLib);
   const cases = casesOf(loadSuite('rfc7208'));
   const runs = await sideBySide(ours, mailauth, cases, quick);
-  const discover = options.discoverDmarc ?? (await import('../src/dmarc/index.js')).discoverDmarc;
+  const discover = options.discoverDmarc ?? (await import('../packages/engine/src/dmarc/index.js')).discoverDmarc;
   const dmarc = await runDmarcBenchmark(discover, mailauthLib, quick);
   const oursMedian = median(runs.map((run) => run.ours));
   const mailauthMedian = median(runs.map((run) => run.mailauth));
@@ -279,7 +279,7 @@ async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const engineDirAt = args.indexOf('--engine-dir');
   const engineDir = engineDirAt >= 0 ? args[engineDirAt + 1] : undefined;
-  const built = engineDir ? ((await import(pathToFileURL(join(engineDir, 'index.js')).href)) as typeof import('../src/index.js')) : undefined;
+  const built = engineDir ? ((await import(pathToFileURL(join(engineDir, 'index.js')).href)) as typeof import('../packages/engine/src/index.js')) : undefined;
   const result = await runSpfBenchmark({ quick: args.includes('--quick'), checkHost: built?.checkHost, discoverDmarc: built?.discoverDmarc, engineDir });
   if (args.includes('--json')) {
     console.log(JSON.stringify(result, null, 2));

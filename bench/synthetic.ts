@@ -15,8 +15,8 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Zone } from '../src/zones/types.js';
-import { parseZone } from '../src/zones/parse.js';
+import type { Zone } from '../packages/engine/src/zones/types.js';
+import { parseZone } from '../packages/engine/src/zones/parse.js';
 
 /** The keys domains publish: a small pool, shared, since generating one per domain would take minutes. */
 export interface KeyPool {

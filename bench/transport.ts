@@ -48,9 +48,9 @@ interface ChildReport {
 const FIXTURE_ZONES = fileURLToPath(new URL('../fixtures/zones/', import.meta.url));
 
 async function child(set: Set, mode: Mode, rounds: number): Promise<void> {
-  const { checkDomain } = await import('../src/check.js');
-  const { ZoneResolver } = await import('../src/dns/zone-resolver.js');
-  const { loadZoneDirectory } = await import('../src/zones/load.js');
+  const { checkDomain } = await import('../packages/engine/src/check.js');
+  const { ZoneResolver } = await import('../packages/engine/src/dns/zone-resolver.js');
+  const { loadZoneDirectory } = await import('../packages/engine/src/zones/load.js');
   let names: string[];
   let resolver;
   let transport: Record<string, unknown> = {};

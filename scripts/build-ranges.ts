@@ -1,5 +1,5 @@
 /**
- * Builds the shipped provider snapshot, `data/shared-infrastructure.json`, from the providers' feeds
+ * Builds the shipped provider snapshot, `packages/engine/data/shared-infrastructure.json`, from the providers' feeds
  * in their official formats (by default the copies in `fixtures/provider-ranges/`, whose README says
  * where and when each was read).
  *
@@ -14,8 +14,8 @@
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildRangesFile, readFeedDirectory } from '../src/ranges/build.js';
-import { SHIPPED_RANGES_FILE } from '../src/ranges/snapshot.js';
+import { buildRangesFile, readFeedDirectory } from '../packages/engine/src/ranges/build.js';
+import { SHIPPED_RANGES_FILE } from '../packages/engine/src/ranges/snapshot.js';
 
 const args = process.argv.slice(2);
 let from = fileURLToPath(new URL('../fixtures/provider-ranges/', import.meta.url));

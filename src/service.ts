@@ -95,4 +95,4 @@ export { signatureHeader, SIGNATURE_HEADER, WEBHOOK_TIMEOUT_MS, WEBHOOK_RETRY_WI
 export { MemoryMonitorStore } from './store/monitors-memory.js';
 export { SqlMonitorStore } from './store/monitors-sql.js';
 /** The private-address guard of outbound connections. */
-export { isForbiddenAddress, resolveAllowedAddress } from './net/address-guard.js';
+export { isForbiddenAddress, resolveAllowedAddress } from '@spoof-checker/engine';

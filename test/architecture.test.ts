@@ -68,7 +68,15 @@ const ROOMS: Readonly<Record<string, Floor>> = {
 /** Packages only the service may load: never from an engine room. */
 const SERVICE_PACKAGES = /^(fastify|@fastify\/|fastify-plugin|pg|kysely|ioredis|bullmq|better-sqlite3|node:sqlite$)/;
 
+/** The service package's sources (every room but the engine's). */
 const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../src');
+/** The engine package's sources: all of it is the engine floor. */
+const ENGINE_SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../packages/engine/src');
+/** How the service names the engine: its package, never a path into it. */
+const ENGINE_PACKAGE = '@spoof-checker/engine';
+const insideEngine = (file: string): boolean => !relative(ENGINE_SRC, file).startsWith('..');
+/** A file's path for messages: `engine/spf/parse.ts` or `http/app.ts`. */
+const shown = (file: string): string => (insideEngine(file) ? `engine/${relative(ENGINE_SRC, file)}` : relative(SRC, file));
 
 function sourceFiles(directory: string): string[] {
   return readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
@@ -92,12 +100,16 @@ export function specifiers(source: string): string[] {
   return found;
 }
 
-/** The room of a file under src/ (its first path segment). */
+/** The room of a file: its first path segment under src/ or packages/engine/src/. */
 function roomOf(file: string): string {
-  return relative(SRC, file).split(/[\\/]/)[0]!;
+  return relative(insideEngine(file) ? ENGINE_SRC : SRC, file).split(/[\\/]/)[0]!;
 }
 function floorOf(room: string): Floor {
   return ROOMS[room] ?? 'engine';
+}
+/** The floor of a file: everything in the engine package is the engine. */
+function floorOfFile(file: string): Floor {
+  return insideEngine(file) ? 'engine' : floorOf(roomOf(file));
 }
 
 interface Graph {
@@ -109,7 +121,7 @@ interface Graph {
 }
 
 function readGraph(): Graph {
-  const files = sourceFiles(SRC);
+  const files = [...sourceFiles(ENGINE_SRC), ...sourceFiles(SRC)];
   const known = new Set(files);
   const edges = new Map<string, string[]>();
   const packages = new Map<string, string[]>();
@@ -124,7 +136,7 @@ function readGraph(): Graph {
       const target = resolve(dirname(file), specifier).replace(/\.js$/, '.ts');
       const candidates = [target, `${target}.ts`, join(target, 'index.ts')];
       const hit = candidates.find((c) => known.has(c));
-      if (hit === undefined) throw new Error(`${relative(SRC, file)} imports ${specifier}, which is not a file under src/`);
+      if (hit === undefined) throw new Error(`${shown(file)} imports ${specifier}, which is not a source file of either package`);
       local.push(hit);
     }
     edges.set(file, local);
@@ -164,7 +176,7 @@ function circles(graph: Graph): string[][] {
         component.push(member);
       } while (member !== file);
       const selfLoop = (graph.edges.get(file) ?? []).includes(file);
-      if (component.length > 1 || selfLoop) found.push(component.map((f) => relative(SRC, f)).sort());
+      if (component.length > 1 || selfLoop) found.push(component.map(shown).sort());
     }
   };
   for (const file of graph.files) if (!indexOf.has(file)) visit(file);
@@ -179,11 +191,11 @@ function breaches(graph: Graph): string[] {
     for (const target of targets) {
       const other = roomOf(target);
       // Rooms on one floor may use each other (the engine's rooms do); http and web are two floors of one rank.
-      if (other === room || floorOf(other) === floorOf(room)) continue;
-      if (RANK[floorOf(other)] >= RANK[floorOf(room)]) {
+      if (other === room || floorOfFile(target) === floorOfFile(file)) continue;
+      if (RANK[floorOfFile(target)] >= RANK[floorOfFile(file)]) {
         const unlisted = [room, other].filter((r) => !(r in ROOMS));
         const hint = unlisted.length > 0 ? ` (not in the ROOMS table: ${unlisted.join(', ')})` : '';
-        lines.push(`${relative(SRC, file)} (${floorOf(room)}) → ${relative(SRC, target)} (${floorOf(other)})${hint}`);
+        lines.push(`${shown(file)} (${floorOfFile(file)}) → ${shown(target)} (${floorOfFile(target)})${hint}`);
       }
     }
   }
@@ -227,9 +239,31 @@ describe('the import graph of src/', () => {
   it('keeps the service packages out of the engine rooms', () => {
     const lines: string[] = [];
     for (const [file, external] of graph.packages) {
-      if (floorOf(roomOf(file)) !== 'engine') continue;
-      for (const name of external) if (SERVICE_PACKAGES.test(name)) lines.push(`${relative(SRC, file)} → ${name}`);
+      if (floorOfFile(file) !== 'engine') continue;
+      for (const name of external) if (SERVICE_PACKAGES.test(name)) lines.push(`${shown(file)} → ${name}`);
     }
     expect(lines).toEqual([]);
+  });
+
+  it('the engine package stands alone: no path out of packages/engine/src, no service room inside it', () => {
+    const lines: string[] = [];
+    for (const [file, targets] of graph.edges) {
+      if (!insideEngine(file)) continue;
+      for (const target of targets) if (!insideEngine(target)) lines.push(`${shown(file)} → ${shown(target)}`);
+      for (const name of graph.packages.get(file) ?? []) if (name === ENGINE_PACKAGE || name.startsWith('spoof-checker')) lines.push(`${shown(file)} → ${name}`);
+    }
+    expect(lines).toEqual([]);
+    const serviceRoomsInEngine = [...new Set(graph.files.filter(insideEngine).map(roomOf))].filter((room) => ROOMS[room] !== undefined && ROOMS[room] !== 'engine');
+    expect(serviceRoomsInEngine).toEqual([]);
+  });
+
+  it('the service reaches the engine only through its package name', () => {
+    const lines: string[] = [];
+    for (const [file, targets] of graph.edges) {
+      if (insideEngine(file)) continue;
+      for (const target of targets) if (insideEngine(target)) lines.push(`${shown(file)} → ${shown(target)}`);
+    }
+    expect(lines).toEqual([]);
+    expect([...graph.packages.values()].some((names) => names.includes(ENGINE_PACKAGE))).toBe(true);
   });
 });

@@ -5,15 +5,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { checkDomain } from '../src/check.js';
-import type { SpoofCheckResult } from '../src/result.js';
-import { CachingResolver } from '../src/dns/cache.js';
-import { NetworkResolver } from '../src/dns/network-resolver.js';
-import { startDnsServer, type RunningDnsServer } from '../src/dns/server.js';
-import { ZoneResolver } from '../src/dns/zone-resolver.js';
+import { checkDomain } from '../packages/engine/src/check.js';
+import type { SpoofCheckResult } from '../packages/engine/src/result.js';
+import { CachingResolver } from '../packages/engine/src/dns/cache.js';
+import { NetworkResolver } from '../packages/engine/src/dns/network-resolver.js';
+import { startDnsServer, type RunningDnsServer } from '../packages/engine/src/dns/server.js';
+import { ZoneResolver } from '../packages/engine/src/dns/zone-resolver.js';
 import { buildApp } from '../src/service/compose.js';
 import { createMemoryStores } from '../src/store/memory.js';
-import { loadZoneDirectory } from '../src/zones/load.js';
+import { loadZoneDirectory } from '../packages/engine/src/zones/load.js';
 
 const ZONES = new URL('./cli/zones/', import.meta.url).pathname;
 const KEY = 'sk_e2e_0123456789';

@@ -6,7 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CachingResolver, checkDomain, FIXTURE_ZONES_DIR, loadZoneDirectory, ZoneResolver } from '../src/index.js';
+import { CachingResolver, checkDomain, loadZoneDirectory, ZoneResolver } from '../packages/engine/src/index.js';
+import { FIXTURE_ZONES_DIR } from '../src/index.js';
 import { buildApp, createMemoryStores } from '../src/service.js';
 
 const doc = readFileSync(new URL('../docs/library.md', import.meta.url), 'utf8');

@@ -1,7 +1,10 @@
 /**
- * The package as others install and use it: the built entries (`dist/`), what `npm pack` would
- * publish, the licence and the Node versions. Needs `npm run build` first (`npm test` does it); a
- * missing build fails with a message.
+ * The two packages as others install and use them: the engine (`@spoof-checker/engine`,
+ * packages/engine) and the CLI + service (`spoof-checker`, this folder). The built entries
+ * (`dist/`), what `npm pack` would publish, the licence and the Node versions; and the engine's
+ * tarball installed into a blank project (its packages counted, no warning, no install script,
+ * `checkDomain` on a zone file). Needs `npm run build` first (`npm test` does it); a missing build
+ * fails with a message.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -10,17 +13,29 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
-import * as api from '../src/index.js';
+import * as api from '../packages/engine/src/index.js';
 
 const run = promisify(execFile);
 const root = new URL('..', import.meta.url).pathname;
 const zones = new URL('./cli/zones/', import.meta.url).pathname;
-const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+interface Manifest {
+  name: string;
   license: string;
   version: string;
   engines: { node: string };
   exports: Record<string, unknown>;
-};
+  scripts?: Record<string, string>;
+  dependencies?: Record<string, string>;
+}
+const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Manifest;
+const engineRoot = join(root, 'packages/engine');
+const engineManifest = JSON.parse(readFileSync(join(engineRoot, 'package.json'), 'utf8')) as Manifest;
+/** The Node versions CI tests (.ci/run): the floor of both packages. */
+const NODE_FLOOR = '>=22.16';
+/** Packages a blank project holds after installing the engine: itself and its few dependencies. */
+const MAX_ENGINE_INSTALL_PACKAGES = 8;
+/** npm scripts that run when a package is installed (an engine must have none). */
+const INSTALL_SCRIPTS = ['preinstall', 'install', 'postinstall', 'prepare'];
 
 /** The largest unpacked size the published package may have. */
 const MAX_UNPACKED_BYTES = 3 * 1024 * 1024;
@@ -62,10 +77,10 @@ async function modulesLoadedBy(specifier: string): Promise<string[]> {
 
 describe('the package as others use it', () => {
   beforeAll(() => {
-    if (!existsSync(join(root, 'dist/index.js'))) throw new Error('dist/ is missing: run `npm run build` first (npm test does)');
+    if (!existsSync(join(root, 'dist/index.js')) || !existsSync(join(engineRoot, 'dist/index.js'))) throw new Error('dist/ is missing: run `npm run build` first (npm test does)');
   });
 
-  it('exports the documented surface from src/index.ts', () => {
+  it('exports the documented surface from packages/engine/src/index.ts', () => {
     for (const name of ['checkDomain', 'SpoofCheckError', 'isSpoofCheckError', 'normaliseDomainInput', 'decide', 'ZoneResolver', 'NetworkResolver', 'CachingResolver', 'ConcurrencyLimitedResolver', 'createCheckResolver', 'FaultyResolver', 'parseZone', 'loadZoneDirectory', 'analyzeSpf', 'checkHost', 'discoverDmarc', 'probeDkim', 'lookupMx']) {
       expect(typeof (api as Record<string, unknown>)[name], name).toBe('function');
     }
@@ -81,9 +96,9 @@ describe('the package as others use it', () => {
     expect(JSON.parse(stdout)).toEqual(['spoofable', true]);
   });
 
-  it('finds the shipped provider snapshot from the built package (resolved beside dist/, not from the working directory)', async () => {
+  it('finds the shipped provider snapshot from the built engine (resolved beside dist/, not from the working directory)', async () => {
     const script = `
-      const { checkDomain, ZoneResolver, loadZoneDirectory } = await import(${JSON.stringify(pathToFileURL(join(root, 'dist/index.js')).href)});
+      const { checkDomain, ZoneResolver, loadZoneDirectory } = await import(${JSON.stringify(pathToFileURL(join(engineRoot, 'dist/index.js')).href)});
       const resolver = new ZoneResolver(await loadZoneDirectory(${JSON.stringify(join(root, 'fixtures/zones'))}));
       const result = await checkDomain('spf-cloud-ec2.example', { resolver });
       console.log(JSON.stringify([result.details.rule, result.details.spf.sharedInfrastructure.data.origin]));`;
@@ -91,10 +106,16 @@ describe('the package as others use it', () => {
     expect(JSON.parse(stdout)).toEqual(['spf-shared-infrastructure', 'shipped snapshot']);
   });
 
-  it('loads no module of the HTTP stack or the stores when the engine is imported', async () => {
-    const loaded = await modulesLoadedBy('spoof-checker');
-    expect(loaded.some((url) => url.endsWith('/dist/index.js')), 'the entry itself was seen').toBe(true);
+  it.each([['@spoof-checker/engine'], ['spoof-checker']])('loads no module of the HTTP stack or the stores when %s is imported', async (specifier) => {
+    const loaded = await modulesLoadedBy(specifier);
+    expect(loaded.some((url) => url.endsWith('/packages/engine/dist/index.js')), 'the engine itself was seen').toBe(true);
     expect(loaded.filter((url) => SERVICE_STACK.test(url))).toEqual([]);
+  });
+
+  it('the engine package declares only its own few dependencies, and no install script', () => {
+    expect(Object.keys(engineManifest.dependencies ?? {}).sort()).toEqual(['dns-packet', 'lru-cache', 'tldts']);
+    expect(Object.keys(engineManifest.scripts ?? {}).filter((name) => INSTALL_SCRIPTS.includes(name))).toEqual([]);
+    expect(manifest.dependencies?.['@spoof-checker/engine']).toBe(engineManifest.version);
   });
 
   it('resolves spoof-checker/service, which does load Fastify (so the check above can see it)', async () => {
@@ -109,10 +130,10 @@ describe('the package as others use it', () => {
     const script = `
       import { createRequire } from 'node:module';
       const require = createRequire(import.meta.url);
-      const schema = require('spoof-checker/schema/spoof-check-result.schema.json');
-      console.log(JSON.stringify([schema.title, require('spoof-checker/package.json').version]));`;
+      const schema = require('@spoof-checker/engine/schema/spoof-check-result.schema.json');
+      console.log(JSON.stringify([schema.title, require('spoof-checker/package.json').version, require('@spoof-checker/engine/package.json').version]));`;
     const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: root });
-    expect(JSON.parse(stdout)).toEqual(['Spoof check result', manifest.version]);
+    expect(JSON.parse(stdout)).toEqual(['Spoof check result', manifest.version, engineManifest.version]);
   });
 
   it('runs the bin: spoof-checker check --json', async () => {
@@ -124,19 +145,54 @@ describe('the package as others use it', () => {
     await expect(run(process.execPath, ['bin/spoof-checker.js', 'frobnicate'], { cwd: root })).rejects.toMatchObject({ code: 2 });
   });
 
-  it(`packs no tests, goldens or source maps, within ${MAX_UNPACKED_BYTES / 1024 / 1024} MB unpacked`, async () => {
+  /** `npm pack --dry-run` of the package in `dir`: its files and unpacked size. */
+  async function packDryRun(dir: string): Promise<{ paths: string[]; unpackedSize: number }> {
     // --ignore-scripts: the real `npm pack` cleans and rebuilds dist/ first (prepack); here the build
     // of this run is packed as it is, so that other test files reading dist/ are not disturbed.
-    const { stdout } = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, maxBuffer: 32 * 1024 * 1024 });
+    const { stdout } = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: dir, maxBuffer: 32 * 1024 * 1024 });
     const [pack] = JSON.parse(stdout) as [{ files: { path: string }[]; unpackedSize: number }];
-    const paths = pack.files.map((file) => file.path);
+    return { paths: pack.files.map((file) => file.path), unpackedSize: pack.unpackedSize };
+  }
+  const notShipped = (paths: string[]): string[] =>
+    paths.filter((path) => /^(test|src|bench|scripts|conformance)\//.test(path) || path.startsWith('fixtures/expected/') || path.endsWith('.map') || (path.endsWith('.ts') && !path.endsWith('.d.ts')));
+
+  it(`spoof-checker packs the CLI, the service and the demo's data; no tests, goldens or source maps; within ${MAX_UNPACKED_BYTES / 1024 / 1024} MB`, async () => {
+    const { paths, unpackedSize } = await packDryRun(root);
     // The demo's data ships: zones, seed, and the scenarios, whose DNS faults `serve --demo` injects.
-    expect(paths).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'bin/spoof-checker.js', 'dist/index.js', 'dist/index.d.ts', 'dist/service.js', 'dist/service.d.ts', 'dist/cli/main.js', 'schema/spoof-check-result.schema.json', 'fixtures/zones/p-reject.example.zone', 'fixtures/seed/demo.json', 'fixtures/scenarios.json', 'data/shared-infrastructure.json']));
-    expect(paths.filter((path) => /^(test|src|bench|scripts|conformance)\//.test(path))).toEqual([]);
-    expect(paths.filter((path) => path.startsWith('fixtures/expected/'))).toEqual([]);
-    expect(paths.filter((path) => path.endsWith('.map') || path.endsWith('.ts') && !path.endsWith('.d.ts'))).toEqual([]);
-    expect(pack.unpackedSize).toBeLessThanOrEqual(MAX_UNPACKED_BYTES);
+    expect(paths).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'bin/spoof-checker.js', 'dist/index.js', 'dist/index.d.ts', 'dist/service.js', 'dist/service.d.ts', 'dist/cli/main.js', 'fixtures/zones/p-reject.example.zone', 'fixtures/seed/demo.json', 'fixtures/scenarios.json']));
+    expect(paths.filter((path) => path.startsWith('packages/'))).toEqual([]);
+    expect(notShipped(paths)).toEqual([]);
+    expect(unpackedSize).toBeLessThanOrEqual(MAX_UNPACKED_BYTES);
   }, 60_000);
+
+  it('@spoof-checker/engine packs its built code and the result schema, nothing of the service', async () => {
+    const { paths, unpackedSize } = await packDryRun(engineRoot);
+    expect(paths).toEqual(expect.arrayContaining(['LICENSE', 'package.json', 'dist/index.js', 'dist/index.d.ts', 'dist/check.js', 'schema/spoof-check-result.schema.json', 'data/shared-infrastructure.json']));
+    expect(paths.filter((path) => /^dist\/(http|store|jobs|web|cli|service)\b/.test(path))).toEqual([]);
+    expect(notShipped(paths)).toEqual([]);
+    expect(unpackedSize).toBeLessThanOrEqual(MAX_UNPACKED_BYTES);
+  }, 60_000);
+
+  it('@spoof-checker/engine installs into a blank project: a few packages, no warning, checkDomain on a zone file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'engine-install-'));
+    const { stdout: packed } = await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dir], { cwd: engineRoot, maxBuffer: 32 * 1024 * 1024 });
+    const [{ filename }] = JSON.parse(packed) as [{ filename: string }];
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'blank', version: '1.0.0', private: true, type: 'module' }));
+    // From npm's cache when it holds the dependencies (npm ci filled it), from the registry otherwise.
+    const installed = await run('npm', ['install', join(dir, filename), '--prefer-offline', '--no-audit', '--no-fund'], { cwd: dir, maxBuffer: 32 * 1024 * 1024 });
+    expect(installed.stderr.split('\n').filter((line) => /\bwarn\b/i.test(line))).toEqual([]);
+    const { stdout: tree } = await run('npm', ['ls', '--all', '--parseable'], { cwd: dir, maxBuffer: 32 * 1024 * 1024 });
+    const packages = tree.split('\n').filter((line) => line.includes('node_modules'));
+    expect(packages.length).toBeLessThanOrEqual(MAX_ENGINE_INSTALL_PACKAGES);
+    expect(packages.filter((path) => SERVICE_STACK.test(`${path}/`))).toEqual([]);
+    const script = `
+      import { checkDomain, ZoneResolver, loadZoneDirectory } from '@spoof-checker/engine';
+      const resolver = new ZoneResolver(await loadZoneDirectory(${JSON.stringify(zones)}));
+      const result = await checkDomain('open.example', { resolver });
+      console.log(JSON.stringify([result.verdict, result.spoofable]));`;
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: dir });
+    expect(JSON.parse(stdout)).toEqual(['spoofable', true]);
+  }, 120_000);
 
   it('types the whole result, details included, for a TypeScript consumer of the built package', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'pkg-types-'));
@@ -172,6 +228,8 @@ describe('the package as others use it', () => {
 
   it('ships an MIT LICENSE that matches package.json', () => {
     expect(manifest.license).toBe('MIT');
+    expect(engineManifest.license).toBe('MIT');
+    expect(readFileSync(join(engineRoot, 'LICENSE'), 'utf8')).toBe(readFileSync(join(root, 'LICENSE'), 'utf8'));
     const license = readFileSync(join(root, 'LICENSE'), 'utf8');
     expect(license.split('\n')[0]).toBe('MIT License');
     expect(license).toContain('Copyright (c) 2026 the spoof-checker authors');
@@ -179,9 +237,12 @@ describe('the package as others use it', () => {
   });
 
   it('declares the Node versions it is tested on, and the build emits no source maps', () => {
-    expect(manifest.engines.node).toBe('>=22.16');
-    const build = JSON.parse(readFileSync(join(root, 'tsconfig.build.json'), 'utf8')) as { compilerOptions: Record<string, unknown> };
-    expect(build.compilerOptions.sourceMap).toBe(false);
-    expect(build.compilerOptions.declarationMap).toBe(false);
+    expect(manifest.engines.node).toBe(NODE_FLOOR);
+    expect(engineManifest.engines.node).toBe(NODE_FLOOR);
+    for (const config of [join(root, 'tsconfig.build.json'), join(engineRoot, 'tsconfig.build.json')]) {
+      const build = JSON.parse(readFileSync(config, 'utf8')) as { compilerOptions: Record<string, unknown> };
+      expect(build.compilerOptions.sourceMap, config).toBe(false);
+      expect(build.compilerOptions.declarationMap, config).toBe(false);
+    }
   });
 });

@@ -8,7 +8,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { VERDICT_RULES } from '../src/verdict/index.js';
+import { VERDICT_RULES } from '../packages/engine/src/verdict/index.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 /** What a newcomer reads before the first command (issue 20). */

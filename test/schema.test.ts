@@ -8,18 +8,18 @@ import { readdirSync, readFileSync } from 'node:fs';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { checkDomain } from '../src/check.js';
-import { FaultyResolver } from '../src/dns/faults.js';
-import type { ZoneResolver } from '../src/dns/zone-resolver.js';
-import { isSpoofCheckError } from '../src/errors.js';
-import type { DkimKey, DkimProbe } from '../src/dkim/index.js';
-import type { DmarcDiscovery, ExistenceQuery, ReportDestination } from '../src/dmarc/index.js';
-import type { DnsErrorReason, RecordType } from '../src/dns/types.js';
-import type { Severity } from '../src/findings.js';
-import type { MxAnalysis, MxHost } from '../src/mx/index.js';
-import type { InboxOutcome, SpoofCheckDetails, SpoofCheckResult, Verdict } from '../src/result.js';
-import type { SpfAnalysis, SpfResult } from '../src/spf/index.js';
-import type { PolicyFetchError, ProbeOutcome, StsMode, TransportResult, TransportVerdict } from '../src/transport/types.js';
+import { checkDomain } from '../packages/engine/src/check.js';
+import { FaultyResolver } from '../packages/engine/src/dns/faults.js';
+import type { ZoneResolver } from '../packages/engine/src/dns/zone-resolver.js';
+import { isSpoofCheckError } from '../packages/engine/src/errors.js';
+import type { DkimKey, DkimProbe } from '../packages/engine/src/dkim/index.js';
+import type { DmarcDiscovery, ExistenceQuery, ReportDestination } from '../packages/engine/src/dmarc/index.js';
+import type { DnsErrorReason, RecordType } from '../packages/engine/src/dns/types.js';
+import type { Severity } from '../packages/engine/src/findings.js';
+import type { MxAnalysis, MxHost } from '../packages/engine/src/mx/index.js';
+import type { InboxOutcome, SpoofCheckDetails, SpoofCheckResult, Verdict } from '../packages/engine/src/result.js';
+import type { SpfAnalysis, SpfResult } from '../packages/engine/src/spf/index.js';
+import type { PolicyFetchError, ProbeOutcome, StsMode, TransportResult, TransportVerdict } from '../packages/engine/src/transport/types.js';
 import { CORPUS_CLOCK, EXPECTED_DIR, loadCorpusResolver, loadScenarios, type Projection, type Scenario } from './corpus/project.js';
 
 /**
@@ -30,7 +30,7 @@ function allOf<U extends string | null>() {
   return <const L extends readonly U[]>(list: L & ([U] extends [L[number]] ? unknown : { missing: Exclude<U, L[number]> })): L => list;
 }
 
-const SCHEMA_PATH = new URL('../schema/spoof-check-result.schema.json', import.meta.url);
+const SCHEMA_PATH = new URL('../packages/engine/schema/spoof-check-result.schema.json', import.meta.url);
 const schema = JSON.parse(readFileSync(SCHEMA_PATH, 'utf8')) as Record<string, unknown>;
 
 // ajv and ajv-formats are CommonJS with a `default` export.

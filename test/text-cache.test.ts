@@ -2,9 +2,9 @@
  * memoByText: the memo behind the parsed-record caches (SPF, DMARC, DKIM key records).
  */
 import { describe, expect, it } from 'vitest';
-import { parseDkimKeyRecord, parseDkimKeyRecordCached } from '../src/dkim/parse.js';
-import { parseDmarcRecord, parseDmarcRecordCached } from '../src/dmarc/parse.js';
-import { memoByText } from '../src/text-cache.js';
+import { parseDkimKeyRecord, parseDkimKeyRecordCached } from '../packages/engine/src/dkim/parse.js';
+import { parseDmarcRecord, parseDmarcRecordCached } from '../packages/engine/src/dmarc/parse.js';
+import { memoByText } from '../packages/engine/src/text-cache.js';
 
 describe('memoByText', () => {
   it('keeps a text from its second reading, hands out the same frozen result, and parses long texts every time', () => {

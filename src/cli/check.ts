@@ -1,6 +1,6 @@
-import { checkDomain, type CheckOptions } from '../check.js';
-import { isSpoofCheckError } from '../errors.js';
-import type { SpoofCheckResult } from '../result.js';
+import { checkDomain, type CheckOptions } from '@spoof-checker/engine';
+import { isSpoofCheckError } from '@spoof-checker/engine';
+import type { SpoofCheckResult } from '@spoof-checker/engine';
 import { parseCommandArgs, RESOLVER_OPTIONS, UsageError } from './args.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo, type Command } from './io.js';
 import { formatFailure, formatReport } from './report.js';

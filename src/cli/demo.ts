@@ -5,9 +5,9 @@
  * providers, such as google.com, are left out).
  */
 import { join } from 'node:path';
-import { readJsonFile } from '../json-file.js';
+import { readJsonFile } from '@spoof-checker/engine';
 import type { DemoDomain, DemoSettings } from '../web/demo.js';
-import { loadZoneFile } from '../zones/load.js';
+import { loadZoneFile } from '@spoof-checker/engine';
 
 /** The scenarios shown first on the home page, one per kind of answer, in this order. */
 export const DEMO_FEATURED_SCENARIOS = ['p-reject', 'p-quarantine', 'p-none', 'no-dmarc', 'spf-plus-all', 'spf-too-many-lookups', 'reject-sp-none', 'dkim-weak-1024'] as const;

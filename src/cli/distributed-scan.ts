@@ -13,7 +13,7 @@ import { checkRedisUrl, RedisBatchQueue } from '../jobs/queue.js';
 import { resultPages } from '../jobs/results.js';
 import { BatchService } from '../jobs/service.js';
 import { newBatch, newBatchId } from '../jobs/submit.js';
-import type { SpoofCheckResult } from '../result.js';
+import type { SpoofCheckResult } from '@spoof-checker/engine';
 import { MEMORY_DATA_DIR, openStores, type StorageChoice } from '../store/open.js';
 import { checkDatabaseUrl } from '../store/postgres.js';
 import { integerOption, parseCommandArgs, UsageError } from './args.js';

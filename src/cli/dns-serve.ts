@@ -6,10 +6,10 @@
  * With `--faults`, the server itself misbehaves as the file says (SERVFAIL, REFUSED, no answer…).
  */
 import { isIP } from 'node:net';
-import type { FaultPlan } from '../dns/faults.js';
-import { startDnsServer, type OutsideZones } from '../dns/server.js';
-import { ZoneResolver } from '../dns/zone-resolver.js';
-import { loadZoneDirectory, ZoneLoadError } from '../zones/load.js';
+import type { FaultPlan } from '@spoof-checker/engine';
+import { startDnsServer, type OutsideZones } from '@spoof-checker/engine';
+import { ZoneResolver } from '@spoof-checker/engine';
+import { loadZoneDirectory, ZoneLoadError } from '@spoof-checker/engine';
 import { integerOption, parseCommandArgs, UsageError } from './args.js';
 import { loadFaultPlan } from './faults-file.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Command } from './io.js';

@@ -14,12 +14,12 @@
  * The whole file is validated before anything uses it; the first problem is reported with its JSON
  * path (`fixtures/x.json: /3/fault/kind must be one of servfail, …`), as seed file errors are.
  */
-import type { Fault, FaultPlan, FaultRule } from '../dns/faults.js';
-import { dnsNameProblem, isAtOrBelow } from '../dns/name.js';
-import type { RecordType } from '../dns/types.js';
-import { normaliseDomainInput } from '../input.js';
-import { readJsonFile } from '../json-file.js';
-import { SUPPORTED_RECORD_TYPES } from '../zones/parse.js';
+import type { Fault, FaultPlan, FaultRule } from '@spoof-checker/engine';
+import { dnsNameProblem, isAtOrBelow } from '@spoof-checker/engine';
+import type { RecordType } from '@spoof-checker/engine';
+import { normaliseDomainInput } from '@spoof-checker/engine';
+import { readJsonFile } from '@spoof-checker/engine';
+import { SUPPORTED_RECORD_TYPES } from '@spoof-checker/engine';
 import { UsageError } from './args.js';
 
 /** The longest `delay` a rule may ask for, in milliseconds: beyond any client's timeout, so longer is a typo. */

@@ -5,8 +5,8 @@
  */
 import { get } from 'node:https';
 import type { IncomingMessage } from 'node:http';
-import { PROVIDERS } from '../ranges/index.js';
-import type { FeedSpec, FeedText } from '../ranges/index.js';
+import { PROVIDERS } from '@spoof-checker/engine';
+import type { FeedSpec, FeedText } from '@spoof-checker/engine';
 
 /** How long one feed may take, headers to last byte. */
 export const FEED_TIMEOUT_MS = 30_000;

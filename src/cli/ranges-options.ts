@@ -1,5 +1,5 @@
-import { isStale, loadRangesFile, rangesAgeDays, RANGES_STALE_AFTER_DAYS, shippedRanges } from '../ranges/index.js';
-import type { RangeData } from '../ranges/index.js';
+import { isStale, loadRangesFile, rangesAgeDays, RANGES_STALE_AFTER_DAYS, shippedRanges } from '@spoof-checker/engine';
+import type { RangeData } from '@spoof-checker/engine';
 import { UsageError } from './args.js';
 
 /** The environment variable that stands for `--ranges FILE` (check, scan, serve, worker). */

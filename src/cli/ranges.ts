@@ -4,9 +4,9 @@
  *   ranges update --out FILE [--from DIR]       rebuild it from the official feeds (HTTPS) or local copies
  */
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { buildRangesFile, decodeRangesFile, isStale, PROVIDERS, rangesAgeDays, RANGES_STALE_AFTER_DAYS, readFeedDirectory, SHIPPED_RANGES_FILE, shippedRanges } from '../ranges/index.js';
-import type { BuildResult, FeedText, RangeData, RangesFile } from '../ranges/index.js';
-import { formatIpv6Count } from '../ranges/index.js';
+import { buildRangesFile, decodeRangesFile, isStale, PROVIDERS, rangesAgeDays, RANGES_STALE_AFTER_DAYS, readFeedDirectory, SHIPPED_RANGES_FILE, shippedRanges } from '@spoof-checker/engine';
+import type { BuildResult, FeedText, RangeData, RangesFile } from '@spoof-checker/engine';
+import { formatIpv6Count } from '@spoof-checker/engine';
 import { integerOption, parseCommandArgs, UsageError } from './args.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo, type Command } from './io.js';
 import { fetchFeeds, FEED_TIMEOUT_MS, MAX_FEED_BYTES, type FetchFeedsOptions } from './ranges-fetch.js';

@@ -1,9 +1,9 @@
 import { fileURLToPath } from 'node:url';
-import type { SpoofCheckResult } from '../result.js';
-import { DEFAULT_GUIDE_BASE_URL, GUIDE_TOPICS } from '../verdict/advice.js';
-import type { SpfTermNode } from '../spf/index.js';
-import { formatIpv6Count } from '../ranges/findings.js';
-import type { TransportResult } from '../transport/types.js';
+import type { SpoofCheckResult } from '@spoof-checker/engine';
+import { DEFAULT_GUIDE_BASE_URL, GUIDE_TOPICS } from '@spoof-checker/engine';
+import type { SpfTermNode } from '@spoof-checker/engine';
+import { formatIpv6Count } from '@spoof-checker/engine';
+import type { TransportResult } from '@spoof-checker/engine';
 
 /** Columns the report's prose is wrapped at (records to publish are never cut). */
 export const REPORT_WIDTH = 100;

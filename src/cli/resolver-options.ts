@@ -1,10 +1,10 @@
-import { CachingResolver, DEFAULT_CACHE_MAX_ENTRIES, DEFAULT_CACHE_TTL_SECONDS, DEFAULT_MAX_TTL_SECONDS } from '../dns/cache.js';
-import { FaultyResolver, type FaultPlan } from '../dns/faults.js';
-import { ConcurrencyLimitedResolver, DEFAULT_MAX_OUTSTANDING_QUERIES } from '../dns/limits.js';
-import { NetworkResolver } from '../dns/network-resolver.js';
-import type { Resolver } from '../dns/types.js';
-import { ZoneResolver } from '../dns/zone-resolver.js';
-import { loadZoneDirectory } from '../zones/load.js';
+import { CachingResolver, DEFAULT_CACHE_MAX_ENTRIES, DEFAULT_CACHE_TTL_SECONDS, DEFAULT_MAX_TTL_SECONDS } from '@spoof-checker/engine';
+import { FaultyResolver, type FaultPlan } from '@spoof-checker/engine';
+import { ConcurrencyLimitedResolver, DEFAULT_MAX_OUTSTANDING_QUERIES } from '@spoof-checker/engine';
+import { NetworkResolver } from '@spoof-checker/engine';
+import type { Resolver } from '@spoof-checker/engine';
+import { ZoneResolver } from '@spoof-checker/engine';
+import { loadZoneDirectory } from '@spoof-checker/engine';
 import { integerOption, UsageError } from './args.js';
 import { faultPlanForEveryCheck, faultPlanForInput, loadFaultPlan } from './faults-file.js';
 

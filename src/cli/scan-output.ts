@@ -2,7 +2,7 @@
  * The output lines of `scan` (JSON lines and CSV), shared by the local scan and the queue-backed one
  * (`--redis`, src/cli/distributed-scan.ts).
  */
-import type { SpoofCheckResult } from '../result.js';
+import type { SpoofCheckResult } from '@spoof-checker/engine';
 import type { ErrorLine } from './check.js';
 
 /** The CSV columns, in order: the spec's summary fields of each result. */

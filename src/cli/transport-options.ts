@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
-import type { CheckTransportOptions } from '../check.js';
-import { TransportCache } from '../transport/check.js';
-import { tlsTrust } from '../transport/tls-peer.js';
-import type { ConnectPorts } from '../transport/types.js';
+import type { CheckTransportOptions } from '@spoof-checker/engine';
+import { TransportCache } from '@spoof-checker/engine';
+import { tlsTrust } from '@spoof-checker/engine';
+import type { ConnectPorts } from '@spoof-checker/engine';
 import { UsageError } from './args.js';
 
 /** The flags of the transport check, shared by `check` and `serve`. */

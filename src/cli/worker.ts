@@ -3,7 +3,7 @@
  * Start as many as you like, on as many machines; stop with SIGINT/SIGTERM (the chunks running are
  * finished first; a worker killed outright loses nothing: its chunks go back on the queue).
  */
-import { checkDomain } from '../check.js';
+import { checkDomain } from '@spoof-checker/engine';
 import { DEFAULT_BATCH_CONCURRENCY } from '../jobs/model.js';
 import { checkRedisUrl } from '../jobs/queue.js';
 import { DEFAULT_LOCK_DURATION_MS, startBatchWorker } from '../jobs/worker.js';

@@ -4,7 +4,7 @@
  * where `code` is one of the stable codes below: clients branch on `code`, people read the rest.
  * A 500 never carries internals (no stack, no exception text).
  */
-import { isSpoofCheckError, type FailedQuery } from '../errors.js';
+import { isSpoofCheckError, type FailedQuery } from '@spoof-checker/engine';
 import { isStoreUnavailable } from '../store/errors.js';
 import { summarizeSchemaErrors, type SchemaErrorLike } from '../store/schema-errors.js';
 

@@ -6,8 +6,8 @@
  * themselves. Results are keyed by (batch id, name index), so a job that runs twice writes each row
  * once (INSERT … ON CONFLICT DO NOTHING).
  */
-import type { CheckErrorCode } from '../errors.js';
-import type { SpoofCheckResult } from '../result.js';
+import type { CheckErrorCode } from '@spoof-checker/engine';
+import type { SpoofCheckResult } from '@spoof-checker/engine';
 import type { Batch, BatchResultRow } from '../store/batch-model.js';
 
 /** Most names one batch may hold. */

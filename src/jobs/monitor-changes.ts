@@ -12,7 +12,7 @@
  * sets its baseline without an alert (there is nothing before it).
  */
 import { createHash } from 'node:crypto';
-import type { SpoofCheckResult } from '../result.js';
+import type { SpoofCheckResult } from '@spoof-checker/engine';
 import type { MonitorChange, MonitorCheckSummary, MonitorMachine, MonitorSnapshot } from '../store/monitors.js';
 
 /** Consecutive checks that must agree on a new state before it is a change. */

@@ -9,8 +9,8 @@
  * monitor at once: the second to commit recomputes its transition from the first one's state.
  */
 import { randomUUID } from 'node:crypto';
-import { isSpoofCheckError } from '../errors.js';
-import type { SpoofCheckResult } from '../result.js';
+import { isSpoofCheckError } from '@spoof-checker/engine';
+import type { SpoofCheckResult } from '@spoof-checker/engine';
 import type { Monitor, MonitorCheckKind, MonitorSnapshot, NewMonitorHistoryEntry, WebhookDelivery } from '../store/monitors.js';
 import type { MonitorStore } from '../store/monitors.js';
 import { dnsFailureOf, snapshotOfResult, summaryOf, transition } from './monitor-changes.js';

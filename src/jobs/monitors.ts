@@ -12,8 +12,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import pLimit from 'p-limit';
-import { normaliseDomainInput } from '../input.js';
-import { resolveAllowedAddress, type HostLookup } from '../net/address-guard.js';
+import { normaliseDomainInput } from '@spoof-checker/engine';
+import { resolveAllowedAddress, type HostLookup } from '@spoof-checker/engine';
 import type { Monitor, MonitorCheckKind, MonitorStore, WebhookDelivery } from '../store/monitors.js';
 import { INITIAL_MACHINE } from './monitor-changes.js';
 import { runMonitor, type MonitorCheck, type RunOutcome } from './monitor-run.js';

@@ -4,7 +4,7 @@
  * across the whole runner or worker), retries DNS failures with backoff a bounded number of times,
  * and writes the rows of the chunk in one idempotent call.
  */
-import { isSpoofCheckError, type CheckErrorCode } from '../errors.js';
+import { isSpoofCheckError, type CheckErrorCode } from '@spoof-checker/engine';
 import type { BatchStore } from '../store/batches.js';
 import { errorLine, resultLine, type BatchCheck, type BatchErrorCode, type BatchResultRow, type ChunkJob } from './model.js';
 

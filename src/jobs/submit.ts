@@ -1,6 +1,6 @@
 /** Turning a submitted list into a stored batch: the same for the API and for `scan --redis`. */
 import { randomUUID } from 'node:crypto';
-import { normaliseDomainInput } from '../input.js';
+import { normaliseDomainInput } from '@spoof-checker/engine';
 import type { NewBatch } from '../store/batches.js';
 import { errorLine, type BatchName, type BatchResultRow } from './model.js';
 

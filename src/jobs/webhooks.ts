@@ -17,7 +17,7 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { request as httpRequest, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { resolveAllowedAddress, type HostLookup } from '../net/address-guard.js';
+import { resolveAllowedAddress, type HostLookup } from '@spoof-checker/engine';
 import type { DeliveryAttempt, DeliveryAttemptOutcome, MonitorStore, WebhookDelivery } from '../store/monitors.js';
 
 /** The signature header. */

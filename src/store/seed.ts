@@ -9,7 +9,7 @@
  */
 import { Type, type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
-import { readJsonFile } from '../json-file.js';
+import { readJsonFile } from '@spoof-checker/engine';
 import { apiKeyIdFromDigest, digestApiKey } from './api-keys.js';
 import { summarizeSchemaErrors } from './schema-errors.js';
 import type { Domain, EmailLog, Stores, Template, TemplateVersion } from './types.js';

@@ -4,8 +4,8 @@
  * (each a link), gives form examples that work in the demo, and answers "not in the demo" for any
  * other name instead of a verdict made up from stand-in records.
  */
-import { canonicalName } from '../dns/name.js';
-import { normaliseDomainInput } from '../input.js';
+import { canonicalName } from '@spoof-checker/engine';
+import { normaliseDomainInput } from '@spoof-checker/engine';
 import { html, type SafeHtml } from './html.js';
 
 /** One name the demo answers for. */

@@ -14,10 +14,10 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
-import { isSpoofCheckError } from '../errors.js';
-import { normaliseDomainInput } from '../input.js';
-import { GUIDE_TOPICS } from '../verdict/index.js';
-import type { SpoofCheckResult } from '../result.js';
+import { isSpoofCheckError } from '@spoof-checker/engine';
+import { normaliseDomainInput } from '@spoof-checker/engine';
+import { GUIDE_TOPICS } from '@spoof-checker/engine';
+import type { SpoofCheckResult } from '@spoof-checker/engine';
 import { ASSET_CACHE_CONTROL, ASSETS } from './assets.js';
 import { inDemo, type DemoSettings } from './demo.js';
 import { toHtmlString, type SafeHtml } from './html.js';

@@ -3,10 +3,10 @@
  * spec's fields and `details` defensively: `details` grows (new fields are ignored until rendered,
  * missing ones leave their line out), so the page never breaks on a result shape it does not know.
  */
-import { parseDmarcRecord } from '../dmarc/index.js';
-import type { Finding } from '../findings.js';
-import type { SpoofCheckResult, Verdict, InboxOutcome } from '../result.js';
-import { MAX_DNS_TERMS, MAX_VOID_LOOKUPS } from '../spf/evaluate.js';
+import { parseDmarcRecord } from '@spoof-checker/engine';
+import type { Finding } from '@spoof-checker/engine';
+import type { SpoofCheckResult, Verdict, InboxOutcome } from '@spoof-checker/engine';
+import { MAX_DNS_TERMS, MAX_VOID_LOOKUPS } from '@spoof-checker/engine';
 import { html, type SafeHtml } from './html.js';
 import type { DemoSettings } from './demo.js';
 import { transportPlaceholder, transportSection } from './transport-view.js';

@@ -5,7 +5,7 @@
  * the page's script fetches the fragment form (`?fragment=1`) and puts it in place. Every value
  * goes through the escaping `html` template.
  */
-import type { TransportResult } from '../transport/types.js';
+import type { TransportResult } from '@spoof-checker/engine';
 import { html, type SafeHtml } from './html.js';
 import { checkForm, page } from './layout.js';
 

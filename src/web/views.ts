@@ -2,7 +2,7 @@
  * The pages other than the result: home, errors (invalid input, unknown domain, DNS failure, rate
  * limit, not found) and the guides.
  */
-import type { FailedQuery } from '../errors.js';
+import type { FailedQuery } from '@spoof-checker/engine';
 import { demoDomainsSection, type DemoSettings } from './demo.js';
 import { html, type SafeHtml } from './html.js';
 import { checkForm, page } from './layout.js';

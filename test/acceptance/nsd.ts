@@ -8,7 +8,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { NetworkResolver } from '../../src/dns/network-resolver.js';
+import { NetworkResolver } from '../../packages/engine/src/dns/network-resolver.js';
 
 const NSD = '/usr/sbin/nsd';
 /** How long NSD may take to start answering, or to load changed zone files. */

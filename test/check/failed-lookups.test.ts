@@ -4,14 +4,14 @@
  * and every view says "could not be checked": the CLI report, the CSV line, the page.
  */
 import { describe, expect, it } from 'vitest';
-import { checkDomain } from '../../src/check.js';
+import { checkDomain } from '../../packages/engine/src/check.js';
 import { csvLine, CSV_COLUMNS } from '../../src/cli/scan.js';
 import { formatReport } from '../../src/cli/report.js';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
-import type { DnsAnswer, RecordType, Resolver } from '../../src/dns/types.js';
+import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import type { DnsAnswer, RecordType, Resolver } from '../../packages/engine/src/dns/types.js';
 import { toHtmlString } from '../../src/web/html.js';
 import { resultPage } from '../../src/web/result-view.js';
-import { loadZoneDirectory } from '../../src/zones/load.js';
+import { loadZoneDirectory } from '../../packages/engine/src/zones/load.js';
 
 const zones = new ZoneResolver(await loadZoneDirectory(new URL('../../fixtures/zones', import.meta.url).pathname));
 

@@ -5,11 +5,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { checkDomain } from '../../src/check.js';
-import { KNOWN_SELECTORS } from '../../src/dkim/selectors.js';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
-import type { DnsAnswer, RecordType, Resolver } from '../../src/dns/types.js';
-import { loadZoneDirectory } from '../../src/zones/load.js';
+import { checkDomain } from '../../packages/engine/src/check.js';
+import { KNOWN_SELECTORS } from '../../packages/engine/src/dkim/selectors.js';
+import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import type { DnsAnswer, RecordType, Resolver } from '../../packages/engine/src/dns/types.js';
+import { loadZoneDirectory } from '../../packages/engine/src/zones/load.js';
 
 const zones = new ZoneResolver(await loadZoneDirectory(new URL('../../fixtures/zones', import.meta.url).pathname));
 

@@ -4,9 +4,9 @@
  * year boundary, it must equal `new Date().toISOString()` for the same instant.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { checkDomain } from '../../src/check.js';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
-import { loadZoneDirectory } from '../../src/zones/load.js';
+import { checkDomain } from '../../packages/engine/src/check.js';
+import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { loadZoneDirectory } from '../../packages/engine/src/zones/load.js';
 
 const zones = new ZoneResolver(await loadZoneDirectory(new URL('../../fixtures/zones', import.meta.url).pathname));
 

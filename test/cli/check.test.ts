@@ -2,9 +2,9 @@ import { createSocket } from 'node:dgram';
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
-import { startDnsServer } from '../../src/dns/server.js';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
-import { loadZoneDirectory } from '../../src/zones/load.js';
+import { startDnsServer } from '../../packages/engine/src/dns/server.js';
+import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { loadZoneDirectory } from '../../packages/engine/src/zones/load.js';
 import { guideLocation } from '../../src/cli/report.js';
 import { captureIo, FIXTURE_ZONES, ZONES } from './helpers.js';
 

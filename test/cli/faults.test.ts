@@ -13,7 +13,7 @@ import { EXIT_FAILED, EXIT_OK, EXIT_USAGE } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { resolverFromFlags } from '../../src/cli/resolver-options.js';
 import { UsageError } from '../../src/cli/args.js';
-import { NetworkResolver } from '../../src/dns/network-resolver.js';
+import { NetworkResolver } from '../../packages/engine/src/dns/network-resolver.js';
 import { loadScenarios, readGolden, runScenario, SCENARIOS_FILE } from '../corpus/project.js';
 import { captureIo, FIXTURE_ZONES } from './helpers.js';
 

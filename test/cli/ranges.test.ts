@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { updateRanges } from '../../src/cli/ranges.js';
 import { describeRanges } from '../../src/cli/ranges-options.js';
-import { loadRangesFile } from '../../src/ranges/snapshot.js';
+import { loadRangesFile } from '../../packages/engine/src/ranges/snapshot.js';
 import { captureIo, FIXTURE_ZONES } from './helpers.js';
 
 const FEEDS_DIR = fileURLToPath(new URL('../../fixtures/provider-ranges/', import.meta.url));

@@ -9,11 +9,11 @@
  */
 import { readdir } from 'node:fs/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { canonicalName, isAtOrBelow } from '../../src/dns/name.js';
-import type { ZoneResolver } from '../../src/dns/zone-resolver.js';
-import { normaliseDomainInput } from '../../src/input.js';
-import { VERDICT_RULES } from '../../src/verdict/rules.js';
-import { loadZoneFile } from '../../src/zones/load.js';
+import { canonicalName, isAtOrBelow } from '../../packages/engine/src/dns/name.js';
+import type { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { normaliseDomainInput } from '../../packages/engine/src/input.js';
+import { VERDICT_RULES } from '../../packages/engine/src/verdict/rules.js';
+import { loadZoneFile } from '../../packages/engine/src/zones/load.js';
 import {
   EXPECTED_DIR,
   isProjectedError,

@@ -6,8 +6,8 @@
  * give its golden, whichever half of its answers waits.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { DnsAnswer, RecordType, Resolver } from '../../src/dns/types.js';
-import type { ZoneResolver } from '../../src/dns/zone-resolver.js';
+import type { DnsAnswer, RecordType, Resolver } from '../../packages/engine/src/dns/types.js';
+import type { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
 import { loadCorpusResolver, loadScenarios, readGolden, runScenario } from './project.js';
 
 /**

@@ -12,16 +12,16 @@
  */
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { checkDomain } from '../../src/check.js';
-import { FaultyResolver } from '../../src/dns/faults.js';
-import type { FaultPlan } from '../../src/dns/faults.js';
-import type { Resolver } from '../../src/dns/types.js';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
-import { isSpoofCheckError } from '../../src/errors.js';
-import type { CheckErrorCode } from '../../src/errors.js';
-import type { Severity } from '../../src/findings.js';
-import type { SpoofCheckResult } from '../../src/result.js';
-import { loadZoneDirectory } from '../../src/zones/load.js';
+import { checkDomain } from '../../packages/engine/src/check.js';
+import { FaultyResolver } from '../../packages/engine/src/dns/faults.js';
+import type { FaultPlan } from '../../packages/engine/src/dns/faults.js';
+import type { Resolver } from '../../packages/engine/src/dns/types.js';
+import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { isSpoofCheckError } from '../../packages/engine/src/errors.js';
+import type { CheckErrorCode } from '../../packages/engine/src/errors.js';
+import type { Severity } from '../../packages/engine/src/findings.js';
+import type { SpoofCheckResult } from '../../packages/engine/src/result.js';
+import { loadZoneDirectory } from '../../packages/engine/src/zones/load.js';
 
 /** The repository's `fixtures/` folder. */
 export const FIXTURES_DIR = fileURLToPath(new URL('../../fixtures/', import.meta.url));

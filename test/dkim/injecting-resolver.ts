@@ -2,8 +2,8 @@
  * Test helper: wraps a resolver to inject answers (errors above all) for chosen queries, record
  * every query, and measure how many are in flight at once.
  */
-import { canonicalName } from '../../src/dns/name.js';
-import type { DnsAnswer, RecordType, Resolver } from '../../src/dns/types.js';
+import { canonicalName } from '../../packages/engine/src/dns/name.js';
+import type { DnsAnswer, RecordType, Resolver } from '../../packages/engine/src/dns/types.js';
 
 /** A rule: this answer for `name` (any case), for one `type` or for every type. */
 export interface InjectedAnswer {

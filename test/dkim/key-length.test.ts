@@ -1,7 +1,7 @@
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { parseDkimKeyRecord } from '../../src/dkim/parse.js';
-import type { DkimKeyStatus } from '../../src/dkim/types.js';
+import { parseDkimKeyRecord } from '../../packages/engine/src/dkim/parse.js';
+import type { DkimKeyStatus } from '../../packages/engine/src/dkim/types.js';
 
 /** A freshly generated key in the three forms a DKIM p= can take. */
 function rsaForms(bits: number): { spki: string; pkcs1: string } {

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { decodeBase64, parseDkimKeyRecord, parseTagList } from '../../src/dkim/parse.js';
-import type { DkimKeyOutcome, DkimKeyStatus } from '../../src/dkim/types.js';
+import { decodeBase64, parseDkimKeyRecord, parseTagList } from '../../packages/engine/src/dkim/parse.js';
+import type { DkimKeyOutcome, DkimKeyStatus } from '../../packages/engine/src/dkim/types.js';
 
 interface ConformanceCase {
   id: string;

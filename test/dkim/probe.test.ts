@@ -1,13 +1,13 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { chooseBestKey, keptProbePlans, MAX_CALLER_SELECTORS, MAX_PARALLEL_SELECTOR_QUERIES, probeDkim } from '../../src/dkim/probe.js';
-import { parseDkimKeyRecord } from '../../src/dkim/parse.js';
-import { KNOWN_SELECTORS, microsoftDynamicSelectors } from '../../src/dkim/selectors.js';
-import type { DkimKey } from '../../src/dkim/types.js';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
-import type { DnsAnswer, RecordType, Resolver } from '../../src/dns/types.js';
-import type { ResourceRecord, Zone } from '../../src/zones/types.js';
+import { chooseBestKey, keptProbePlans, MAX_CALLER_SELECTORS, MAX_PARALLEL_SELECTOR_QUERIES, probeDkim } from '../../packages/engine/src/dkim/probe.js';
+import { parseDkimKeyRecord } from '../../packages/engine/src/dkim/parse.js';
+import { KNOWN_SELECTORS, microsoftDynamicSelectors } from '../../packages/engine/src/dkim/selectors.js';
+import type { DkimKey } from '../../packages/engine/src/dkim/types.js';
+import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import type { DnsAnswer, RecordType, Resolver } from '../../packages/engine/src/dns/types.js';
+import type { ResourceRecord, Zone } from '../../packages/engine/src/zones/types.js';
 import { InjectingResolver, SOA, txtStrings } from './injecting-resolver.js';
 
 const keys = (JSON.parse(readFileSync(new URL('../../conformance/dkim/cases.json', import.meta.url), 'utf8')) as { keys: Record<string, string> }).keys;

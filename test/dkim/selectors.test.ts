@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { selectorProblem } from '../../src/dkim/probe.js';
-import { DKIM_CNAME_PROVIDERS, KNOWN_SELECTORS, microsoftDynamicSelectors, providerForCnameTarget, providerForSelector } from '../../src/dkim/selectors.js';
+import { selectorProblem } from '../../packages/engine/src/dkim/probe.js';
+import { DKIM_CNAME_PROVIDERS, KNOWN_SELECTORS, microsoftDynamicSelectors, providerForCnameTarget, providerForSelector } from '../../packages/engine/src/dkim/selectors.js';
 
 describe('KNOWN_SELECTORS', () => {
   it('holds the selectors the brief and providers.md require', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { checkAlignment } from '../../src/dmarc/alignment.js';
-import type { AlignmentMode } from '../../src/dmarc/types.js';
-import type { ResourceRecord } from '../../src/zones/types.js';
+import { checkAlignment } from '../../packages/engine/src/dmarc/alignment.js';
+import type { AlignmentMode } from '../../packages/engine/src/dmarc/types.js';
+import type { ResourceRecord } from '../../packages/engine/src/zones/types.js';
 import { recording, txt } from './helpers.js';
 
 const ORG = txt('_dmarc.example.org', 'v=DMARC1; p=reject; aspf=s; adkim=s; fo=1; rua=mailto:d@example.org');

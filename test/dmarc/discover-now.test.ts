@@ -1,15 +1,15 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { discoverDmarc, discoverDmarcNow, findOrganizationalDomain, findOrganizationalDomainNow } from '../../src/dmarc/discover.js';
-import { parseDmarcRecord } from '../../src/dmarc/parse.js';
-import { effectivePolicy, effectivePolicyNow, nameExists, nameExistsNow } from '../../src/dmarc/policy.js';
-import { verifyReportDestinations, verifyReportDestinationsNow } from '../../src/dmarc/reports.js';
-import type { DmarcRecord } from '../../src/dmarc/types.js';
-import { FaultyResolver, type FaultPlan } from '../../src/dns/faults.js';
-import { createCheckResolver } from '../../src/dns/limits.js';
-import type { DnsAnswer, ImmediateResolver, RecordType, Resolver } from '../../src/dns/types.js';
-import type { ZoneResolver } from '../../src/dns/zone-resolver.js';
-import type { ResourceRecord } from '../../src/zones/types.js';
+import { discoverDmarc, discoverDmarcNow, findOrganizationalDomain, findOrganizationalDomainNow } from '../../packages/engine/src/dmarc/discover.js';
+import { parseDmarcRecord } from '../../packages/engine/src/dmarc/parse.js';
+import { effectivePolicy, effectivePolicyNow, nameExists, nameExistsNow } from '../../packages/engine/src/dmarc/policy.js';
+import { verifyReportDestinations, verifyReportDestinationsNow } from '../../packages/engine/src/dmarc/reports.js';
+import type { DmarcRecord } from '../../packages/engine/src/dmarc/types.js';
+import { FaultyResolver, type FaultPlan } from '../../packages/engine/src/dns/faults.js';
+import { createCheckResolver } from '../../packages/engine/src/dns/limits.js';
+import type { DnsAnswer, ImmediateResolver, RecordType, Resolver } from '../../packages/engine/src/dns/types.js';
+import type { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import type { ResourceRecord } from '../../packages/engine/src/zones/types.js';
 import { a, dns, mx, txt } from './helpers.js';
 
 /** Answers like `inner`, always after a turn of the event loop (a cold check), recording each call. */

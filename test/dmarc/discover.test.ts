@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { discoverDmarc, findOrganizationalDomain } from '../../src/dmarc/discover.js';
-import type { DnsErrorReason } from '../../src/dns/types.js';
+import { discoverDmarc, findOrganizationalDomain } from '../../packages/engine/src/dmarc/discover.js';
+import type { DnsErrorReason } from '../../packages/engine/src/dns/types.js';
 import { a, cname, recording, TestResolver, dns, txt } from './helpers.js';
 
 const ids = (findings: { id: string }[]) => findings.map((finding) => finding.id);

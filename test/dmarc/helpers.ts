@@ -1,6 +1,6 @@
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
-import type { DnsAnswer, DnsErrorReason, RecordType, Resolver } from '../../src/dns/types.js';
-import type { ResourceRecord } from '../../src/zones/types.js';
+import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import type { DnsAnswer, DnsErrorReason, RecordType, Resolver } from '../../packages/engine/src/dns/types.js';
+import type { ResourceRecord } from '../../packages/engine/src/zones/types.js';
 
 /** A TXT record; several strings are published as separate character-strings. */
 export function txt(name: string, ...strings: string[]): ResourceRecord {

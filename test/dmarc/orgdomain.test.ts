@@ -5,8 +5,8 @@ import {
   selectOrganizationalDomain,
   TREE_WALK_MAX_QUERIES,
   treeWalkTargets,
-} from '../../src/dmarc/orgdomain.js';
-import type { WalkRecord } from '../../src/dmarc/orgdomain.js';
+} from '../../packages/engine/src/dmarc/orgdomain.js';
+import type { WalkRecord } from '../../packages/engine/src/dmarc/orgdomain.js';
 
 describe('treeWalkTargets (RFC 9989 §4.10)', () => {
   it.each<[string, string[], string]>([

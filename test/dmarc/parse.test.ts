@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isDmarcRecord, parseDmarcRecord, parseFailureOptions } from '../../src/dmarc/parse.js';
-import type { DmarcRecord, DmarcRecordOutcome, NotDmarcReason } from '../../src/dmarc/types.js';
+import { isDmarcRecord, parseDmarcRecord, parseFailureOptions } from '../../packages/engine/src/dmarc/parse.js';
+import type { DmarcRecord, DmarcRecordOutcome, NotDmarcReason } from '../../packages/engine/src/dmarc/types.js';
 
 /** What a row expects: not a DMARC record at all, or a record with this outcome, these values and these warning codes. */
 type Expected =

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { discoverDmarc, effectivePolicy } from '../../src/dmarc/index.js';
+import { discoverDmarc, effectivePolicy } from '../../packages/engine/src/dmarc/index.js';
 import { TestResolver, a, txt } from '../spf/zones.js';
 
 async function policyOf(name: string, record: string) {

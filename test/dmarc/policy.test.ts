@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { discoverDmarc } from '../../src/dmarc/discover.js';
-import { effectivePolicy, lowerOneLevel, nameExists } from '../../src/dmarc/policy.js';
-import type { DnsErrorReason } from '../../src/dns/types.js';
-import type { ResourceRecord } from '../../src/zones/types.js';
+import { discoverDmarc } from '../../packages/engine/src/dmarc/discover.js';
+import { effectivePolicy, lowerOneLevel, nameExists } from '../../packages/engine/src/dmarc/policy.js';
+import type { DnsErrorReason } from '../../packages/engine/src/dns/types.js';
+import type { ResourceRecord } from '../../packages/engine/src/zones/types.js';
 import { a, mx, recording, txt } from './helpers.js';
 import type { TestResolver } from './helpers.js';
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { parseDmarcRecord } from '../../src/dmarc/parse.js';
-import { verifyReportDestinations } from '../../src/dmarc/reports.js';
-import type { DmarcRecord } from '../../src/dmarc/types.js';
-import type { DnsErrorReason } from '../../src/dns/types.js';
-import type { ResourceRecord } from '../../src/zones/types.js';
+import { parseDmarcRecord } from '../../packages/engine/src/dmarc/parse.js';
+import { verifyReportDestinations } from '../../packages/engine/src/dmarc/reports.js';
+import type { DmarcRecord } from '../../packages/engine/src/dmarc/types.js';
+import type { DnsErrorReason } from '../../packages/engine/src/dns/types.js';
+import type { ResourceRecord } from '../../packages/engine/src/zones/types.js';
 import { recording, txt } from './helpers.js';
 
 function record(text: string): DmarcRecord {

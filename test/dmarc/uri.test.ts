@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isHostName, parseReportUri, splitUriList } from '../../src/dmarc/uri.js';
+import { isHostName, parseReportUri, splitUriList } from '../../packages/engine/src/dmarc/uri.js';
 
 describe('parseReportUri', () => {
   it.each<[string, object, string]>([

@@ -3,8 +3,8 @@
  * a fresh store and says what must be held afterwards, and why.
  */
 import { describe, expect, it } from 'vitest';
-import { AnswerLru } from '../../src/dns/answer-lru.js';
-import type { RecordType } from '../../src/dns/types.js';
+import { AnswerLru } from '../../packages/engine/src/dns/answer-lru.js';
+import type { RecordType } from '../../packages/engine/src/dns/types.js';
 
 type Op = ['set', string, RecordType, number] | ['get', string, RecordType] | ['delete', string, RecordType] | ['clear'];
 

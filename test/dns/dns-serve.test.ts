@@ -9,9 +9,9 @@ import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dnsServe } from '../../src/cli/dns-serve.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo } from '../../src/cli/io.js';
-import { NetworkResolver } from '../../src/dns/network-resolver.js';
-import { startDnsServer } from '../../src/dns/server.js';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
+import { NetworkResolver } from '../../packages/engine/src/dns/network-resolver.js';
+import { startDnsServer } from '../../packages/engine/src/dns/server.js';
+import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
 import { deferred, ZONES } from './helpers.js';
 
 const ZONE_FILE = `$ORIGIN serve.test.

@@ -4,13 +4,13 @@
  * cache can be read without waiting, and the name rules still see the name as spelled.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { CachingResolver } from '../../src/dns/cache.js';
-import { createCheckResolver } from '../../src/dns/limits.js';
-import { canonicalName, canonicalNameProblem, dnsNameProblem } from '../../src/dns/name.js';
-import { allNow, thenNow, type DnsAnswer, type ImmediateResolver } from '../../src/dns/types.js';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
-import { safeResolve } from '../../src/spf/resolve.js';
-import type { Zone } from '../../src/zones/types.js';
+import { CachingResolver } from '../../packages/engine/src/dns/cache.js';
+import { createCheckResolver } from '../../packages/engine/src/dns/limits.js';
+import { canonicalName, canonicalNameProblem, dnsNameProblem } from '../../packages/engine/src/dns/name.js';
+import { allNow, thenNow, type DnsAnswer, type ImmediateResolver } from '../../packages/engine/src/dns/types.js';
+import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { safeResolve } from '../../packages/engine/src/spf/resolve.js';
+import type { Zone } from '../../packages/engine/src/zones/types.js';
 import { InstrumentedResolver, ZONES } from './helpers.js';
 
 const zoneResolver = new ZoneResolver(ZONES);

@@ -13,14 +13,14 @@ import dgram from 'node:dgram';
 import { fileURLToPath } from 'node:url';
 import pLimit from 'p-limit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkDomain } from '../../src/check.js';
-import { FaultyResolver, type Fault, type FaultPlan, type FaultRule } from '../../src/dns/faults.js';
-import { NetworkResolver } from '../../src/dns/network-resolver.js';
-import { startDnsServer, type RunningDnsServer } from '../../src/dns/server.js';
-import type { DnsAnswer, RecordType, Resolver } from '../../src/dns/types.js';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
-import { isSpoofCheckError } from '../../src/errors.js';
-import { loadZoneDirectory } from '../../src/zones/load.js';
+import { checkDomain } from '../../packages/engine/src/check.js';
+import { FaultyResolver, type Fault, type FaultPlan, type FaultRule } from '../../packages/engine/src/dns/faults.js';
+import { NetworkResolver } from '../../packages/engine/src/dns/network-resolver.js';
+import { startDnsServer, type RunningDnsServer } from '../../packages/engine/src/dns/server.js';
+import type { DnsAnswer, RecordType, Resolver } from '../../packages/engine/src/dns/types.js';
+import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { isSpoofCheckError } from '../../packages/engine/src/errors.js';
+import { loadZoneDirectory } from '../../packages/engine/src/zones/load.js';
 
 const FIXTURE_ZONES = fileURLToPath(new URL('../../fixtures/zones/', import.meta.url));
 /**

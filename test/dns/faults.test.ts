@@ -3,11 +3,11 @@
  * embedded server) as through `FaultyResolver` in memory.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { faultFor, FaultyResolver, type Fault, type FaultPlan } from '../../src/dns/faults.js';
-import { NetworkResolver } from '../../src/dns/network-resolver.js';
-import { startDnsServer, type RunningDnsServer } from '../../src/dns/server.js';
-import type { DnsAnswer, RecordType, Resolver } from '../../src/dns/types.js';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
+import { faultFor, FaultyResolver, type Fault, type FaultPlan } from '../../packages/engine/src/dns/faults.js';
+import { NetworkResolver } from '../../packages/engine/src/dns/network-resolver.js';
+import { startDnsServer, type RunningDnsServer } from '../../packages/engine/src/dns/server.js';
+import type { DnsAnswer, RecordType, Resolver } from '../../packages/engine/src/dns/types.js';
+import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
 import { ZONES } from './helpers.js';
 
 /** The network resolver's wait per attempt in these tests. */

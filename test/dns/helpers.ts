@@ -5,8 +5,8 @@
 import dgram from 'node:dgram';
 import net from 'node:net';
 import dnsPacket from 'dns-packet';
-import type { DnsAnswer, RecordType, Resolver, SoaData } from '../../src/dns/types.js';
-import type { Zone } from '../../src/zones/types.js';
+import type { DnsAnswer, RecordType, Resolver, SoaData } from '../../packages/engine/src/dns/types.js';
+import type { Zone } from '../../packages/engine/src/zones/types.js';
 
 export const SOA_COM: SoaData = {
   mname: 'ns1.example.com',

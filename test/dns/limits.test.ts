@@ -3,11 +3,11 @@
  * cancellation, memoisation, cache-hit counting).
  */
 import { describe, expect, it } from 'vitest';
-import { CachingResolver } from '../../src/dns/cache.js';
-import { FaultyResolver } from '../../src/dns/faults.js';
-import { ConcurrencyLimitedResolver, CLOCK_READ_EVERY, createCheckResolver, DEFAULT_CHECK_DEADLINE_MS, DEFAULT_CHECK_MAX_QUERIES } from '../../src/dns/limits.js';
-import type { Resolver } from '../../src/dns/types.js';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
+import { CachingResolver } from '../../packages/engine/src/dns/cache.js';
+import { FaultyResolver } from '../../packages/engine/src/dns/faults.js';
+import { ConcurrencyLimitedResolver, CLOCK_READ_EVERY, createCheckResolver, DEFAULT_CHECK_DEADLINE_MS, DEFAULT_CHECK_MAX_QUERIES } from '../../packages/engine/src/dns/limits.js';
+import type { Resolver } from '../../packages/engine/src/dns/types.js';
+import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
 import { InstrumentedResolver, ZONES } from './helpers.js';
 
 const zoneResolver = new ZoneResolver(ZONES);

@@ -14,12 +14,12 @@ import {
   TCP_CONNECTIONS_PER_SERVER,
   UDP_SOCKETS_PER_SERVER,
   type ServerAddress,
-} from '../../src/dns/network-resolver.js';
-import type { RecordType } from '../../src/dns/types.js';
-import { textOfOctets } from '../../src/dns/wire.js';
-import { startDnsServer, type RunningDnsServer } from '../../src/dns/server.js';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
-import type { Zone } from '../../src/zones/types.js';
+} from '../../packages/engine/src/dns/network-resolver.js';
+import type { RecordType } from '../../packages/engine/src/dns/types.js';
+import { textOfOctets } from '../../packages/engine/src/dns/wire.js';
+import { startDnsServer, type RunningDnsServer } from '../../packages/engine/src/dns/server.js';
+import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import type { Zone } from '../../packages/engine/src/zones/types.js';
 import { parseMessage, SOA_COM, ZONES, type DecodedMessage } from './helpers.js';
 
 /** 20 TXT records of 200 octets: about 4 KB, more than any UDP limit the server uses. */

@@ -10,11 +10,11 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NetworkResolver } from '../../src/dns/network-resolver.js';
-import { startDnsServer, type RunningDnsServer } from '../../src/dns/server.js';
-import type { DnsAnswer, RecordType } from '../../src/dns/types.js';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
-import { loadZoneFile } from '../../src/zones/load.js';
+import { NetworkResolver } from '../../packages/engine/src/dns/network-resolver.js';
+import { startDnsServer, type RunningDnsServer } from '../../packages/engine/src/dns/server.js';
+import type { DnsAnswer, RecordType } from '../../packages/engine/src/dns/types.js';
+import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { loadZoneFile } from '../../packages/engine/src/zones/load.js';
 import { startNsd, type RunningNsd } from '../acceptance/nsd.js';
 
 const FIXTURE_ZONES = fileURLToPath(new URL('../../fixtures/zones/', import.meta.url));

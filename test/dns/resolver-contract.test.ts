@@ -3,10 +3,10 @@
  * through the network resolver: the engine must see the same answers over the network as in memory.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NetworkResolver } from '../../src/dns/network-resolver.js';
-import { startDnsServer, type RunningDnsServer } from '../../src/dns/server.js';
-import type { DnsAnswer, RecordType, Resolver } from '../../src/dns/types.js';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
+import { NetworkResolver } from '../../packages/engine/src/dns/network-resolver.js';
+import { startDnsServer, type RunningDnsServer } from '../../packages/engine/src/dns/server.js';
+import type { DnsAnswer, RecordType, Resolver } from '../../packages/engine/src/dns/types.js';
+import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
 import { LONG_TXT, UTF8_TXT, ZONES } from './helpers.js';
 
 type Expected = { kind: 'records'; records: unknown[] } | { kind: 'nodata' } | { kind: 'nxdomain' };

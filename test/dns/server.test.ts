@@ -15,9 +15,9 @@ import {
   SYNTHETIC_ROOT_SOA,
   startDnsServer,
   type RunningDnsServer,
-} from '../../src/dns/server.js';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
-import type { Zone } from '../../src/zones/types.js';
+} from '../../packages/engine/src/dns/server.js';
+import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import type { Zone } from '../../packages/engine/src/zones/types.js';
 import { parseMessage, queryMessage, SOA_COM, tcpExchange, udpExchange, WIRE_TYPE, ZONES, type DecodedMessage } from './helpers.js';
 
 /** About 700 octets of TXT: over 512, under 1232. */

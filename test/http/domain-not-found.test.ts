@@ -4,9 +4,9 @@
  * still gets its verdict (np applies to it).
  */
 import { describe, expect, it } from 'vitest';
-import { checkDomain } from '../../src/check.js';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
-import { loadZoneDirectory } from '../../src/zones/load.js';
+import { checkDomain } from '../../packages/engine/src/check.js';
+import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { loadZoneDirectory } from '../../packages/engine/src/zones/load.js';
 import { bearerA, expectError, makeApp } from './helpers.js';
 
 const URL = '/api/tools/v1/spoof-checker';

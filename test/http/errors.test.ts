@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SpoofCheckError } from '../../src/errors.js';
+import { SpoofCheckError } from '../../packages/engine/src/errors.js';
 import { DEFAULT_BODY_LIMIT_BYTES } from '../../src/http/app.js';
 import { ApiError, ERROR_CATALOGUE, toApiError, type ErrorCode } from '../../src/http/errors.js';
 import { StoreUnavailableError } from '../../src/store/errors.js';

@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
 import { buildApp, type AppOptions } from '../../src/service/compose.js';
-import type { SpoofCheckResult } from '../../src/result.js';
+import type { SpoofCheckResult } from '../../packages/engine/src/result.js';
 import { createMemoryStores } from '../../src/store/memory.js';
 import { applySeed, parseSeed } from '../../src/store/seed.js';
 import type { Stores } from '../../src/store/types.js';

@@ -3,11 +3,11 @@
  * engine and the shipped provider data), and through a real listening server: the providers are
  * named in the reasons and in `details.spf.sharedInfrastructure`.
  */
-import { checkDomain } from '../../src/check.js';
+import { checkDomain } from '../../packages/engine/src/check.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
-import { loadZoneDirectory } from '../../src/zones/load.js';
+import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { loadZoneDirectory } from '../../packages/engine/src/zones/load.js';
 import { bearerA, makeApp } from './helpers.js';
 
 const URL = '/api/tools/v1/spoof-checker';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SpoofCheckError, type CheckErrorCode } from '../../src/errors.js';
+import { SpoofCheckError, type CheckErrorCode } from '../../packages/engine/src/errors.js';
 import { SPOOF_DOMAIN_MAX_LENGTH } from '../../src/http/routes/spoof-checker.js';
 import { bearerA, chars, expectError, expectShape, makeApp, SAMPLE_RESULT, SPOOF_RESULT_SHAPE } from './helpers.js';
 

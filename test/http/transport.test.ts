@@ -3,9 +3,9 @@
  * (/transport/<domain>), against the transport lab: app.inject, and a real listening server.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkDomain } from '../../src/check.js';
+import { checkDomain } from '../../packages/engine/src/check.js';
 import { buildApp } from '../../src/service/compose.js';
-import { TransportCache } from '../../src/transport/check.js';
+import { TransportCache } from '../../packages/engine/src/transport/check.js';
 import { startLab, type Lab } from '../transport/lab.js';
 import { bearerA, expectError, makeApp, seededStores } from './helpers.js';
 

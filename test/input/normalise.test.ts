@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { checkDomain } from '../../src/check.js';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
-import { SpoofCheckError } from '../../src/errors.js';
-import { normaliseDomainInput } from '../../src/input.js';
+import { checkDomain } from '../../packages/engine/src/check.js';
+import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { SpoofCheckError } from '../../packages/engine/src/errors.js';
+import { normaliseDomainInput } from '../../packages/engine/src/input.js';
 
 // Each row: what a user typed → the domain checked (and the form shown), with the reason.
 const accepted: [input: string, domain: string, display: string, why: string][] = [

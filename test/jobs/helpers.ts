@@ -4,17 +4,17 @@
  */
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
-import { checkDomain } from '../../src/check.js';
-import { FaultyResolver } from '../../src/dns/faults.js';
-import type { Resolver } from '../../src/dns/types.js';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
+import { checkDomain } from '../../packages/engine/src/check.js';
+import { FaultyResolver } from '../../packages/engine/src/dns/faults.js';
+import type { Resolver } from '../../packages/engine/src/dns/types.js';
+import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
 import type { Batch } from '../../src/jobs/model.js';
 import type { BatchQueue, QueueReadiness } from '../../src/jobs/queue-types.js';
 import { InProcessBatchRunner } from '../../src/jobs/runner.js';
 import { BatchService } from '../../src/jobs/service.js';
 import { MemoryBatchStore } from '../../src/store/batches-memory.js';
 import type { BatchStore } from '../../src/store/batches.js';
-import { loadZoneDirectory } from '../../src/zones/load.js';
+import { loadZoneDirectory } from '../../packages/engine/src/zones/load.js';
 import { makeApp } from '../http/helpers.js';
 
 export { bearerA, bearerB, expectError, KEY_A, KEY_B } from '../http/helpers.js';

@@ -1,6 +1,6 @@
 /** Chunk processing: DNS retries with backoff, idempotent rows, counters and the final status. */
 import { describe, expect, it } from 'vitest';
-import { SpoofCheckError } from '../../src/errors.js';
+import { SpoofCheckError } from '../../packages/engine/src/errors.js';
 import { chunksOf, namesPerSecond, withCursor, type BatchCheck } from '../../src/jobs/model.js';
 import { processChunk } from '../../src/jobs/process.js';
 import { MemoryBatchStore } from '../../src/store/batches-memory.js';

@@ -3,7 +3,7 @@
  * confirmed only by consecutive agreeing checks; "could not check" is its own state, alerted only
  * after it persists, and never read as a removed record.
  */
-import type { SpoofCheckResult } from '../../src/result.js';
+import type { SpoofCheckResult } from '../../packages/engine/src/result.js';
 import { describe, expect, it } from 'vitest';
 import { changesBetween, CONFIRMATIONS_NEEDED, COULD_NOT_CHECK_ALERT_AFTER, digestOf, INITIAL_MACHINE, snapshotOfResult, transition } from '../../src/jobs/monitor-changes.js';
 import type { MonitorMachine, MonitorSnapshot } from '../../src/store/monitors.js';

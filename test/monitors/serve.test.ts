@@ -13,9 +13,9 @@ import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { requireRedis } from '../setup/require-services.js';
 import { BIN, ROOT } from '../setup/serve-process.js';
-import { startDnsServer, type RunningDnsServer } from '../../src/dns/server.js';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
-import { parseZone } from '../../src/zones/parse.js';
+import { startDnsServer, type RunningDnsServer } from '../../packages/engine/src/dns/server.js';
+import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { parseZone } from '../../packages/engine/src/zones/parse.js';
 import { killAll, startServeProcess } from '../setup/serve-process.js';
 import { NONE, REJECT, startReceiver, WATCHED, watchedZone } from './helpers.js';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
-import type { DnsAnswer, DnsErrorReason } from '../../src/dns/types.js';
-import { isIpLiteral, lookupMx, MAX_MX_HOSTS_RESOLVED } from '../../src/mx/lookup.js';
-import type { ResourceRecord, Zone } from '../../src/zones/types.js';
+import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import type { DnsAnswer, DnsErrorReason } from '../../packages/engine/src/dns/types.js';
+import { isIpLiteral, lookupMx, MAX_MX_HOSTS_RESOLVED } from '../../packages/engine/src/mx/lookup.js';
+import type { ResourceRecord, Zone } from '../../packages/engine/src/zones/types.js';
 import { InjectingResolver, SOA } from '../dkim/injecting-resolver.js';
 
 const mx = (name: string, preference: number, exchange: string): ResourceRecord => ({ name, type: 'MX', ttl: 300, data: { preference, exchange } });

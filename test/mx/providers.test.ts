@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { matchesHostPattern, MX_PROVIDERS, providerForMxHost } from '../../src/mx/providers.js';
+import { matchesHostPattern, MX_PROVIDERS, providerForMxHost } from '../../packages/engine/src/mx/providers.js';
 
 describe('providerForMxHost', () => {
   it.each<[string, string | null, string]>([

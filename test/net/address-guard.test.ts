@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyAddress, isPublicAddress, type AddressClass } from '../../src/net/address-guard.js';
+import { classifyAddress, isPublicAddress, type AddressClass } from '../../packages/engine/src/net/address-guard.js';
 
 const TABLE: [string, AddressClass][] = [
   // IPv4

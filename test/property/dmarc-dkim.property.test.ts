@@ -6,8 +6,8 @@
 import { generateKeyPairSync } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseDkimKeyRecord, parseTagList } from '../../src/dkim/parse.js';
-import { isDmarcRecord, MAX_PCT, parseDmarcRecord } from '../../src/dmarc/parse.js';
+import { parseDkimKeyRecord, parseTagList } from '../../packages/engine/src/dkim/parse.js';
+import { isDmarcRecord, MAX_PCT, parseDmarcRecord } from '../../packages/engine/src/dmarc/parse.js';
 import { AWKWARD_CHARACTERS, PROPERTY_RUNS, stringFrom } from './helpers.js';
 
 const DMARC_PIECES = [

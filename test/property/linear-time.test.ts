@@ -7,13 +7,13 @@
  * spaces inside a value, tens of thousands of records under one name) and their near relatives.
  */
 import { describe, expect, it } from 'vitest';
-import { parseDkimKeyRecord } from '../../src/dkim/parse.js';
-import { parseDmarcRecord } from '../../src/dmarc/parse.js';
-import { expandMacroString, parseDomainSpec, parseMacroString } from '../../src/spf/macro.js';
-import type { MacroContext } from '../../src/spf/macro.js';
-import { parseSpfRecord } from '../../src/spf/parse.js';
-import { parseZone, ZoneSyntaxError } from '../../src/zones/parse.js';
-import { parseClientAddress } from '../../src/spf/address.js';
+import { parseDkimKeyRecord } from '../../packages/engine/src/dkim/parse.js';
+import { parseDmarcRecord } from '../../packages/engine/src/dmarc/parse.js';
+import { expandMacroString, parseDomainSpec, parseMacroString } from '../../packages/engine/src/spf/macro.js';
+import type { MacroContext } from '../../packages/engine/src/spf/macro.js';
+import { parseSpfRecord } from '../../packages/engine/src/spf/parse.js';
+import { parseZone, ZoneSyntaxError } from '../../packages/engine/src/zones/parse.js';
+import { parseClientAddress } from '../../packages/engine/src/spf/address.js';
 import { bestTimeMs, GROWTH_FACTOR, growthRatio, LARGE_INPUT, MAX_GROWTH_RATIO, MAX_PARSE_MS_AT_64_KIB, SMALL_INPUT } from './helpers.js';
 
 /** A hostile input shape: a parser and how to build an input of about `size` characters. */

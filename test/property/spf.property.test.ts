@@ -4,11 +4,11 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_LABEL_OCTETS, MAX_NAME_OCTETS } from '../../src/dns/name.js';
-import { parseClientAddress } from '../../src/spf/address.js';
-import { expandMacroString, parseDomainSpec, parseMacroString, toTargetName, urlEscape } from '../../src/spf/macro.js';
-import type { MacroContext, MacroSyntax } from '../../src/spf/macro.js';
-import { MAX_REPORTED_SYNTAX_ERRORS, isSpfRecordText, parseSpfRecord } from '../../src/spf/parse.js';
+import { MAX_LABEL_OCTETS, MAX_NAME_OCTETS } from '../../packages/engine/src/dns/name.js';
+import { parseClientAddress } from '../../packages/engine/src/spf/address.js';
+import { expandMacroString, parseDomainSpec, parseMacroString, toTargetName, urlEscape } from '../../packages/engine/src/spf/macro.js';
+import type { MacroContext, MacroSyntax } from '../../packages/engine/src/spf/macro.js';
+import { MAX_REPORTED_SYNTAX_ERRORS, isSpfRecordText, parseSpfRecord } from '../../packages/engine/src/spf/parse.js';
 import { AWKWARD_CHARACTERS, PROPERTY_RUNS, piecesOf, stringFrom } from './helpers.js';
 
 /** Pieces of SPF syntax, valid and not, so that generated records reach every branch of the parser. */

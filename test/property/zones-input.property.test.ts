@@ -7,8 +7,8 @@
 import { isIP } from 'node:net';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { normaliseDomainInput } from '../../src/input.js';
-import { parseZone, ZoneSyntaxError } from '../../src/zones/parse.js';
+import { normaliseDomainInput } from '../../packages/engine/src/input.js';
+import { parseZone, ZoneSyntaxError } from '../../packages/engine/src/zones/parse.js';
 import { AWKWARD_CHARACTERS, PROPERTY_RUNS, stringFrom } from './helpers.js';
 
 const ZONE_PIECES = [

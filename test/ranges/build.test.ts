@@ -6,13 +6,13 @@
 import { readFileSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { buildRangesFile, readFeedDirectory, type FeedText } from '../../src/ranges/build.js';
-import { decodeIntervals, decodeRangesFile, encodeIntervals, RANGES_FILE_FORMAT, type RangesFile } from '../../src/ranges/codec.js';
-import { overlap4, overlap6 } from '../../src/ranges/classify.js';
-import { parseCidr, parseFeed } from '../../src/ranges/parse.js';
-import { SHIPPED_RANGES_FILE, loadRangesFile } from '../../src/ranges/snapshot.js';
-import { RangeSet } from '../../src/spf/ranges.js';
-import type { RangeData } from '../../src/ranges/types.js';
+import { buildRangesFile, readFeedDirectory, type FeedText } from '../../packages/engine/src/ranges/build.js';
+import { decodeIntervals, decodeRangesFile, encodeIntervals, RANGES_FILE_FORMAT, type RangesFile } from '../../packages/engine/src/ranges/codec.js';
+import { overlap4, overlap6 } from '../../packages/engine/src/ranges/classify.js';
+import { parseCidr, parseFeed } from '../../packages/engine/src/ranges/parse.js';
+import { SHIPPED_RANGES_FILE, loadRangesFile } from '../../packages/engine/src/ranges/snapshot.js';
+import { RangeSet } from '../../packages/engine/src/spf/ranges.js';
+import type { RangeData } from '../../packages/engine/src/ranges/types.js';
 
 const FEEDS_DIR = fileURLToPath(new URL('../../fixtures/provider-ranges/', import.meta.url));
 const NOW = new Date('2025-08-01T00:00:00Z');

@@ -3,14 +3,14 @@
  * the authorising term and record, the maybe set, and that the data is read only when something passes.
  */
 import { describe, expect, it } from 'vitest';
-import { checkDomain } from '../../src/check.js';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
-import { classifySharedInfrastructure, CRITICAL_RENTABLE_IPV4 } from '../../src/ranges/classify.js';
-import { toCategory } from '../../src/ranges/codec.js';
-import { shippedRanges } from '../../src/ranges/snapshot.js';
-import type { RangeData } from '../../src/ranges/types.js';
-import { analyzeSpf } from '../../src/spf/index.js';
-import { parseZone } from '../../src/zones/parse.js';
+import { checkDomain } from '../../packages/engine/src/check.js';
+import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { classifySharedInfrastructure, CRITICAL_RENTABLE_IPV4 } from '../../packages/engine/src/ranges/classify.js';
+import { toCategory } from '../../packages/engine/src/ranges/codec.js';
+import { shippedRanges } from '../../packages/engine/src/ranges/snapshot.js';
+import type { RangeData } from '../../packages/engine/src/ranges/types.js';
+import { analyzeSpf } from '../../packages/engine/src/spf/index.js';
+import { parseZone } from '../../packages/engine/src/zones/parse.js';
 
 /** Small made-up data: an EC2 block, a runner pool, an edge, each a documentation-free /16. */
 const DATA: RangeData = {

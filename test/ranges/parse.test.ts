@@ -3,8 +3,8 @@
  * refusals (not the format, a prefix that is not a CIDR), which keep a broken download out.
  */
 import { describe, expect, it } from 'vitest';
-import { parseCidr, parseFeed } from '../../src/ranges/parse.js';
-import type { FeedFormat } from '../../src/ranges/types.js';
+import { parseCidr, parseFeed } from '../../packages/engine/src/ranges/parse.js';
+import type { FeedFormat } from '../../packages/engine/src/ranges/types.js';
 
 const v4 = (a: string, b: string) => ({ family: 4, start: BigInt(ip4(a)), end: BigInt(ip4(b)) });
 function ip4(text: string): number {

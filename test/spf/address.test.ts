@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatIp6, inNetwork, parseClientAddress, parseIp4, parseIp6, reverseName } from '../../src/spf/index.js';
+import { formatIp6, inNetwork, parseClientAddress, parseIp4, parseIp6, reverseName } from '../../packages/engine/src/spf/index.js';
 
 describe('parseIp4 (RFC 7208 §12 ip4-network)', () => {
   it.each([

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_ANALYSIS_DEPTH, MAX_ANALYSIS_QUERIES, analyzeSpf, checkHost } from '../../src/spf/index.js';
-import type { SpfAnalysis, SpfTermNode, TerminalAll } from '../../src/spf/index.js';
-import type { ResourceRecord } from '../../src/zones/types.js';
+import { MAX_ANALYSIS_DEPTH, MAX_ANALYSIS_QUERIES, analyzeSpf, checkHost } from '../../packages/engine/src/spf/index.js';
+import type { SpfAnalysis, SpfTermNode, TerminalAll } from '../../packages/engine/src/spf/index.js';
+import type { ResourceRecord } from '../../packages/engine/src/zones/types.js';
 import { argumentsOf, loadSuite } from './suite.js';
 import { TestResolver, a, aaaa, mx, txt } from './zones.js';
 import type { Faults } from './zones.js';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { Resolver } from '../../src/dns/types.js';
-import { checkHost } from '../../src/spf/index.js';
-import type { CheckHostResult, SpfResult } from '../../src/spf/index.js';
-import type { ResourceRecord } from '../../src/zones/types.js';
+import type { Resolver } from '../../packages/engine/src/dns/types.js';
+import { checkHost } from '../../packages/engine/src/spf/index.js';
+import type { CheckHostResult, SpfResult } from '../../packages/engine/src/spf/index.js';
+import type { ResourceRecord } from '../../packages/engine/src/zones/types.js';
 import { TestResolver, a, aaaa, cname, mx, ptr, txt } from './zones.js';
 import type { Faults } from './zones.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { FaultyResolver } from '../../src/dns/faults.js';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
-import { checkHost } from '../../src/spf/index.js';
+import { FaultyResolver } from '../../packages/engine/src/dns/faults.js';
+import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { checkHost } from '../../packages/engine/src/spf/index.js';
 
 const zones = new ZoneResolver([
   {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseClientAddress } from '../../src/spf/address.js';
-import { expandMacroString, parseDomainSpec, parseMacroString, toTargetName, urlEscape } from '../../src/spf/index.js';
-import type { MacroContext, MacroSyntax } from '../../src/spf/index.js';
+import { parseClientAddress } from '../../packages/engine/src/spf/address.js';
+import { expandMacroString, parseDomainSpec, parseMacroString, toTargetName, urlEscape } from '../../packages/engine/src/spf/index.js';
+import type { MacroContext, MacroSyntax } from '../../packages/engine/src/spf/index.js';
 
 /** The context of RFC 7208 §7.4's examples: sender strong-bad@email.example.com, <domain> email.example.com. */
 function context(ip: string, overrides: Partial<MacroContext> = {}): MacroContext {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { formatIp4 } from '../../src/spf/address.js';
-import { formatIp6, isSpfRecordText, parseSpfRecord } from '../../src/spf/index.js';
-import type { SpfTerm } from '../../src/spf/index.js';
+import { formatIp4 } from '../../packages/engine/src/spf/address.js';
+import { formatIp6, isSpfRecordText, parseSpfRecord } from '../../packages/engine/src/spf/index.js';
+import type { SpfTerm } from '../../packages/engine/src/spf/index.js';
 
 /** A compact, complete description of a parsed term, so each table row states the whole outcome. */
 function describeTerm(term: SpfTerm): string {

@@ -3,11 +3,11 @@
  * sets, problems and queries, in the same order, as over a resolver that always makes it wait.
  */
 import { describe, expect, it } from 'vitest';
-import { createCheckResolver } from '../../src/dns/limits.js';
-import type { DnsAnswer, ImmediateResolver, RecordType, Resolver } from '../../src/dns/types.js';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
-import { computePassSet, passSetSets } from '../../src/spf/pass-set.js';
-import type { ResourceRecord } from '../../src/zones/types.js';
+import { createCheckResolver } from '../../packages/engine/src/dns/limits.js';
+import type { DnsAnswer, ImmediateResolver, RecordType, Resolver } from '../../packages/engine/src/dns/types.js';
+import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { computePassSet, passSetSets } from '../../packages/engine/src/spf/pass-set.js';
+import type { ResourceRecord } from '../../packages/engine/src/zones/types.js';
 import { a, aaaa, mx, TestResolver, txt } from './zones.js';
 import type { Faults } from './zones.js';
 

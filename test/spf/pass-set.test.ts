@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { IPV4_PROBES, IPV6_PROBES, computePassSet, isOpen, probeAddresses } from '../../src/spf/pass-set.js';
-import type { SpfPassSet } from '../../src/spf/pass-set.js';
-import { NO_ADDRESSES, RangeSet } from '../../src/spf/ranges.js';
-import { checkHost } from '../../src/spf/index.js';
-import type { ResourceRecord } from '../../src/zones/types.js';
+import { IPV4_PROBES, IPV6_PROBES, computePassSet, isOpen, probeAddresses } from '../../packages/engine/src/spf/pass-set.js';
+import type { SpfPassSet } from '../../packages/engine/src/spf/pass-set.js';
+import { NO_ADDRESSES, RangeSet } from '../../packages/engine/src/spf/ranges.js';
+import { checkHost } from '../../packages/engine/src/spf/index.js';
+import type { ResourceRecord } from '../../packages/engine/src/zones/types.js';
 import { TestResolver, a, aaaa, mx, ptr, txt } from './zones.js';
 import type { Faults } from './zones.js';
 
@@ -202,10 +202,10 @@ describe('computePassSet: the opening term is the one of the family that opens i
 describe('the pass set agrees with check_host() on the OpenSPF suites', () => {
   it('every suite address the pass set classifies for certain gets the same answer from check_host()', async () => {
     const { loadSuite, argumentsOf } = await import('./suite.js');
-    const { passSetSets } = await import('../../src/spf/pass-set.js');
-    const { lookupSpfRecord } = await import('../../src/spf/index.js');
-    const { parseClientAddress } = await import('../../src/spf/address.js');
-    const { ip6ToBigInt } = await import('../../src/spf/ranges.js');
+    const { passSetSets } = await import('../../packages/engine/src/spf/pass-set.js');
+    const { lookupSpfRecord } = await import('../../packages/engine/src/spf/index.js');
+    const { parseClientAddress } = await import('../../packages/engine/src/spf/address.js');
+    const { ip6ToBigInt } = await import('../../packages/engine/src/spf/ranges.js');
     let compared = 0;
     for (const scenario of [...loadSuite('rfc7208'), ...loadSuite('rfc4408')]) {
       for (const test of scenario.tests) {

@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { RangeSet } from '../../src/spf/ranges.js';
+import { RangeSet } from '../../packages/engine/src/spf/ranges.js';
 
 const UNIVERSE = 128;
 

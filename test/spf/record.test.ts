@@ -3,7 +3,7 @@
  * depend on the order the DNS answer lists them in (an RRset has no order, RFC 2181 §5).
  */
 import { describe, expect, it } from 'vitest';
-import { analyzeSpf, checkHost, lookupSpfRecord, selectSpfRecords } from '../../src/spf/index.js';
+import { analyzeSpf, checkHost, lookupSpfRecord, selectSpfRecords } from '../../packages/engine/src/spf/index.js';
 import { TestResolver, txt } from './zones.js';
 
 const FIRST = 'v=spf1 ip4:192.0.2.1 -all';

@@ -9,12 +9,12 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
-import { canonicalName } from '../../src/dns/name.js';
-import type { DnsAnswer, RecordType, Resolver } from '../../src/dns/types.js';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
-import { checkHost } from '../../src/spf/index.js';
-import type { CheckHostResult, SpfResult } from '../../src/spf/index.js';
-import type { ResourceRecord, Zone } from '../../src/zones/types.js';
+import { canonicalName } from '../../packages/engine/src/dns/name.js';
+import type { DnsAnswer, RecordType, Resolver } from '../../packages/engine/src/dns/types.js';
+import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { checkHost } from '../../packages/engine/src/spf/index.js';
+import type { CheckHostResult, SpfResult } from '../../packages/engine/src/spf/index.js';
+import type { ResourceRecord, Zone } from '../../packages/engine/src/zones/types.js';
 
 /** The suite files, as copied into conformance/spf/. */
 export const SUITE_FILES = {

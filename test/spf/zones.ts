@@ -2,10 +2,10 @@
  * Test helpers: records written in one line each, a root zone built from them, and a resolver
  * wrapper that injects DNS failures and records every query it is asked.
  */
-import { canonicalName } from '../../src/dns/name.js';
-import type { DnsAnswer, DnsErrorReason, RecordType, Resolver } from '../../src/dns/types.js';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
-import type { ResourceRecord } from '../../src/zones/types.js';
+import { canonicalName } from '../../packages/engine/src/dns/name.js';
+import type { DnsAnswer, DnsErrorReason, RecordType, Resolver } from '../../packages/engine/src/dns/types.js';
+import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import type { ResourceRecord } from '../../packages/engine/src/zones/types.js';
 
 /** A TXT record; several strings make one record of several character-strings. */
 export function txt(name: string, ...strings: string[]): ResourceRecord {

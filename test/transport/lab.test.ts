@@ -3,8 +3,8 @@
  * on loopback, zones pointing the lab domains at them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkTransport, TransportCache, type TransportOptions } from '../../src/transport/index.js';
-import { probeStarttls } from '../../src/transport/starttls.js';
+import { checkTransport, TransportCache, type TransportOptions } from '../../packages/engine/src/transport/index.js';
+import { probeStarttls } from '../../packages/engine/src/transport/starttls.js';
 import { startLab, SMTP_TLS, type Lab } from './lab.js';
 
 let lab: Lab;
@@ -281,7 +281,7 @@ describe('DNS failures are never missing records', () => {
     ['mx.enforce-ok.example', 'A'],
     ['enforce-ok.example', 'MX'],
   ] as const)('SERVFAIL for %s %s', async (name, type) => {
-    const { FaultyResolver } = await import('../../src/dns/faults.js');
+    const { FaultyResolver } = await import('../../packages/engine/src/dns/faults.js');
     const resolver = new FaultyResolver(lab.resolver, [{ name, type, fault: { kind: 'servfail' } }]);
     const result = await checkTransport('enforce-ok.example', options({ resolver }));
     const text = JSON.stringify(result);

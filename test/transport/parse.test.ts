@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { certificateNameMatches, matchesOneLabelPattern, mxCovered } from '../../src/transport/mx-pattern.js';
-import { parseStsPolicy, parseStsRecord, parseTlsRptRecord, selectRecord } from '../../src/transport/parse.js';
+import { certificateNameMatches, matchesOneLabelPattern, mxCovered } from '../../packages/engine/src/transport/mx-pattern.js';
+import { parseStsPolicy, parseStsRecord, parseTlsRptRecord, selectRecord } from '../../packages/engine/src/transport/parse.js';
 
 describe('selectRecord (RFC 8461 §3.1, RFC 8460 §3)', () => {
   const rows: [string, string[][], 'mta-sts' | 'tlsrpt', string, RegExp | string | null][] = [

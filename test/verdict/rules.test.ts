@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decide, rewriteDmarc, VERDICT_RULES } from '../../src/verdict/index.js';
-import type { DmarcFacts, OpenSpf, PolicyName, SpfFacts, VerdictFacts } from '../../src/verdict/index.js';
+import { decide, rewriteDmarc, VERDICT_RULES } from '../../packages/engine/src/verdict/index.js';
+import type { DmarcFacts, OpenSpf, PolicyName, SpfFacts, VerdictFacts } from '../../packages/engine/src/verdict/index.js';
 
 const lower = (policy: PolicyName | null, testing: boolean): PolicyName | null =>
   policy === null || !testing ? policy : policy === 'reject' ? 'quarantine' : 'none';
@@ -293,7 +293,7 @@ describe('each fact is stated once', () => {
 describe('guides', () => {
   it('has a page in docs/guides for every topic a next step can link to', async () => {
     const { existsSync } = await import('node:fs');
-    const { GUIDE_TOPICS } = await import('../../src/verdict/index.js');
+    const { GUIDE_TOPICS } = await import('../../packages/engine/src/verdict/index.js');
     const missing = GUIDE_TOPICS.filter((topic) => !existsSync(new URL(`../../docs/guides/${topic}.md`, import.meta.url)));
     expect(missing).toEqual([]);
   });

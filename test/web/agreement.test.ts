@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SpoofCheckResult } from '../../src/result.js';
+import type { SpoofCheckResult } from '../../packages/engine/src/result.js';
 import { VERDICT_LABELS } from '../../src/web/result-view.js';
 import { API_KEY, codeBlocks, fixtureApp, innerById, textById, textContent } from './helpers.js';
 

@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import axe from 'axe-core';
 import { chromium, type Browser, type BrowserContextOptions, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Verdict } from '../../src/result.js';
+import type { Verdict } from '../../packages/engine/src/result.js';
 import { VERDICT_LABELS } from '../../src/web/result-view.js';
 import { fixtureApp } from './helpers.js';
 

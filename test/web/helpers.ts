@@ -4,13 +4,13 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type AppOptions } from '../../src/service/compose.js';
-import { checkDomain } from '../../src/check.js';
-import { FaultyResolver, type FaultPlan } from '../../src/dns/faults.js';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
-import type { Resolver } from '../../src/dns/types.js';
+import { checkDomain } from '../../packages/engine/src/check.js';
+import { FaultyResolver, type FaultPlan } from '../../packages/engine/src/dns/faults.js';
+import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import type { Resolver } from '../../packages/engine/src/dns/types.js';
 import { createMemoryStores } from '../../src/store/memory.js';
 import type { RecordLog, Stores } from '../../src/store/types.js';
-import { loadZoneDirectory } from '../../src/zones/load.js';
+import { loadZoneDirectory } from '../../packages/engine/src/zones/load.js';
 
 export const ZONES_DIR = new URL('../../fixtures/zones/', import.meta.url).pathname;
 export const API_KEY = 'sk_web_test_0123456789';

@@ -5,9 +5,9 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SpoofCheckError } from '../../src/errors.js';
-import type { SpoofCheckResult } from '../../src/result.js';
-import { GUIDE_TOPICS } from '../../src/verdict/index.js';
+import { SpoofCheckError } from '../../packages/engine/src/errors.js';
+import type { SpoofCheckResult } from '../../packages/engine/src/result.js';
+import { GUIDE_TOPICS } from '../../packages/engine/src/verdict/index.js';
 import { ASSETS } from '../../src/web/assets.js';
 import { CONTENT_SECURITY_POLICY, wantsJson } from '../../src/web/plugin.js';
 import { makeApp, SAMPLE_RESULT } from '../http/helpers.js';

@@ -8,10 +8,10 @@ import { existsSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkDomain } from '../../src/check.js';
+import { checkDomain } from '../../packages/engine/src/check.js';
 import { buildApp } from '../../src/service/compose.js';
 import { createMemoryStores } from '../../src/store/memory.js';
-import { TransportCache } from '../../src/transport/check.js';
+import { TransportCache } from '../../packages/engine/src/transport/check.js';
 import { startLab, type Lab } from '../transport/lab.js';
 
 const CHROMIUM = '/usr/bin/chromium';

@@ -7,11 +7,11 @@
  * check of an ordinary domain started at the same moment is not held up.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkDomain } from '../../src/check.js';
-import { NetworkResolver } from '../../src/dns/network-resolver.js';
-import { startDnsServer, type RunningDnsServer } from '../../src/dns/server.js';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
-import { loadZoneDirectory } from '../../src/zones/load.js';
+import { checkDomain } from '../../packages/engine/src/check.js';
+import { NetworkResolver } from '../../packages/engine/src/dns/network-resolver.js';
+import { startDnsServer, type RunningDnsServer } from '../../packages/engine/src/dns/server.js';
+import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { loadZoneDirectory } from '../../packages/engine/src/zones/load.js';
 
 const ZONES_DIR = new URL('../../fixtures/zones/', import.meta.url).pathname;
 const HOSTILE = 'hostile-padded.example';

@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
-import type { DnsAnswer, RecordType } from '../../src/dns/types.js';
-import { loadZoneDirectory, loadZoneFile, ZoneLoadError } from '../../src/zones/load.js';
-import { ZoneSyntaxError } from '../../src/zones/parse.js';
-import type { Zone } from '../../src/zones/types.js';
+import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import type { DnsAnswer, RecordType } from '../../packages/engine/src/dns/types.js';
+import { loadZoneDirectory, loadZoneFile, ZoneLoadError } from '../../packages/engine/src/zones/load.js';
+import { ZoneSyntaxError } from '../../packages/engine/src/zones/parse.js';
+import type { Zone } from '../../packages/engine/src/zones/types.js';
 
 const DATA = fileURLToPath(new URL('./data', import.meta.url));
 const SET = join(DATA, 'set');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RecordData, RecordType } from '../../src/dns/types.js';
+import type { RecordData, RecordType } from '../../packages/engine/src/dns/types.js';
 import {
   canonicalIpv6,
   DEFAULT_ZONE_TTL,
@@ -8,8 +8,8 @@ import {
   parseZone,
   ZoneSyntaxError,
   type ParseZoneOptions,
-} from '../../src/zones/parse.js';
-import type { ResourceRecord } from '../../src/zones/types.js';
+} from '../../packages/engine/src/zones/parse.js';
+import type { ResourceRecord } from '../../packages/engine/src/zones/types.js';
 
 /** One expected record, in the order fields are read in a zone file. */
 function rr<T extends RecordType>(name: string, type: T, ttl: number, data: RecordData<T>): ResourceRecord {

@@ -7,8 +7,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { onRequestHookHandler } from 'fastify';
 import { Type } from 'typebox';
-import { MAX_CALLER_SELECTORS, MAX_SELECTOR_LABEL_OCTETS, selectorProblem } from '../../dkim/probe.js';
-import type { SpoofCheckResult } from '../../result.js';
+import { MAX_CALLER_SELECTORS, MAX_SELECTOR_LABEL_OCTETS, selectorProblem } from '@spoof-checker/engine';
+import type { SpoofCheckResult } from '@spoof-checker/engine';
 import type { AuditSpec } from '../context.js';
 import { ApiError } from '../errors.js';
 import { API_SECURITY, COMMON_ERROR_STATUSES, errorResponses, SpoofCheckResultSchema } from '../schemas.js';

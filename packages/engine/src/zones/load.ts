@@ -11,18 +11,9 @@
 import { readFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseZone } from './parse.js';
 import type { Zone } from './types.js';
 import { mapBounded } from '../map-bounded.js';
-
-/**
- * The fixture zones the package ships (`fixtures/zones/`: the scenario domains under `.example`
- * and a few stand-ins for providers' records), as an absolute path that works from an installed
- * package as from a clone: `loadZoneDirectory(FIXTURE_ZONES_DIR)`. Resolved against this module,
- * which sits two levels below the package root in `src/` and in `dist/` alike.
- */
-export const FIXTURE_ZONES_DIR = fileURLToPath(new URL('../../fixtures/zones/', import.meta.url));
 
 /** The suffix of the files `loadZoneDirectory` reads; included fragments use another (e.g. `.inc`). */
 export const ZONE_FILE_SUFFIX = '.zone';

@@ -1,0 +1,115 @@
+/**
+ * @spoof-checker/engine: can someone send mail that looks like it comes from this domain, and what exactly
+ * should its owner change? This file is the whole public surface: everything here is named on
+ * purpose, and nothing else in the package is part of the API.
+ *
+ * @example
+ * import { checkDomain, NetworkResolver, CachingResolver } from '@spoof-checker/engine';
+ * const resolver = new CachingResolver(new NetworkResolver(), { maxEntries: 10_000 }); // TTL bounds: the defaults
+ * const result = await checkDomain('ceo@example.com', { resolver });
+ * console.log(result.verdict, result.headline, result.nextStep.body);
+ */
+
+// The entry point and its result.
+/** Checks a domain, URL or address: DMARC, SPF, DKIM and MX, scored into a verdict with reasons and a next step. */
+export { checkDomain, DEFAULT_CHECK_MAX_QUERIES } from './check.js';
+export type { CheckOptions, CheckTransportOptions } from './check.js';
+export type { InboxOutcome, SpoofCheckDetails, SpoofCheckResult, Verdict } from './result.js';
+/** Why a check gave no verdict (bad input, or a failed lookup the verdict rests on). */
+export { SpoofCheckError, isSpoofCheckError } from './errors.js';
+export type { CheckErrorCode, FailedQuery } from './errors.js';
+export type { Finding, Severity } from './findings.js';
+/** Turns user input (domain, URL, address, IDN) into the name to check, or says what is wrong with it. */
+export { normaliseDomainInput, DEFAULT_SPECIAL_USE_SUFFIXES } from './input.js';
+export type { NormalisedInput, NormaliseOptions } from './input.js';
+
+// The verdict: a pure function of the facts.
+/** The verdict table and the pure function that applies it. */
+export { decide, VERDICT_RULES } from './verdict/index.js';
+export type { Decision, VerdictFacts, VerdictRule } from './verdict/index.js';
+
+// DNS: one port, several implementations, all injectable.
+export type { DnsAnswer, DnsErrorReason, MxData, RecordType, Resolver, ResolverStats, SoaData } from './dns/types.js';
+/** Answers from zones loaded in memory, as if they were the whole DNS. */
+export { ZoneResolver } from './dns/zone-resolver.js';
+/** Asks real DNS servers (the system's, or given as ip[:port]) with timeouts, retries and TCP fallback. */
+export { NetworkResolver } from './dns/network-resolver.js';
+export type { NetworkResolverOptions } from './dns/network-resolver.js';
+/** A bounded, TTL-aware cache with negative caching and single-flight, in front of any resolver. */
+export { CachingResolver } from './dns/cache.js';
+export type { CacheOptions } from './dns/cache.js';
+/** A cap on outstanding queries, and the per-check budget (queries, wall time, cancellation). */
+export { ConcurrencyLimitedResolver, createCheckResolver } from './dns/limits.js';
+export type { CheckBudget, CheckResolver, CheckStats } from './dns/limits.js';
+/** Injects DNS faults (SERVFAIL, REFUSED, timeouts, delays, truncation, malformed answers) for tests. */
+export { FaultyResolver } from './dns/faults.js';
+export type { Fault, FaultPlan, FaultRule } from './dns/faults.js';
+
+// Zone files (RFC 1035 §5).
+/** Parses and loads RFC 1035 master files into zones for `ZoneResolver`. */
+export { parseZone, ZoneSyntaxError } from './zones/parse.js';
+export { loadZoneDirectory, loadZoneFile, ZoneLoadError } from './zones/load.js';
+export type { ResourceRecord, Zone } from './zones/types.js';
+
+// The protocol analyzers, for callers who want one piece.
+/** SPF (RFC 7208): the record parser, check_host(), and the worst-case lookup analysis. */
+export { analyzeSpf, checkHost, parseSpfRecord } from './spf/index.js';
+export type { CheckHostInput, CheckHostOptions, CheckHostResult, SpfAnalysis, SpfResult, SpfTermNode } from './spf/index.js';
+/** DMARC (RFC 7489, RFC 9989): parsing, tree-walk discovery, the effective policy for a name, report destinations. */
+export { discoverDmarc, effectivePolicy, parseDmarcRecord, verifyReportDestinations } from './dmarc/index.js';
+export type { DmarcDiscovery, DmarcRecord, EffectivePolicy } from './dmarc/index.js';
+/** DKIM (RFC 6376, RFC 8463): key records parsed, key length read from the key, selectors probed. */
+export { parseDkimKeyRecord, probeDkim } from './dkim/index.js';
+export type { DkimKey, DkimProbe } from './dkim/index.js';
+/** MX (RFC 5321, RFC 7505 null MX) with provider classification. */
+export { lookupMx } from './mx/index.js';
+export type { MxAnalysis } from './mx/index.js';
+
+/**
+ * Shared infrastructure (BreakSPF): published cloud, CI runner and CDN edge ranges, loaded from a
+ * `ranges update` file (`CheckOptions.ranges`) or the shipped snapshot, and the classification of an
+ * SPF pass set against them.
+ */
+export { buildRangesFile, classifySharedInfrastructure, loadRangesFile, parseFeed, PROVIDERS, RANGES_STALE_AFTER_DAYS, CRITICAL_RENTABLE_IPV4, CRITICAL_RENTABLE_IPV6, shippedRanges } from './ranges/index.js';
+export type { RangeData, RangesFile, SharedInfrastructureExposure, SharedInfrastructureReport } from './ranges/index.js';
+/** What `spoof-checker ranges` builds on: reading the official feeds from a folder, the file's codec, its age, the shipped file's path. */
+export { decodeRangesFile, formatIpv6Count, isStale, rangesAgeDays, readFeedDirectory, SHIPPED_RANGES_FILE } from './ranges/index.js';
+export type { BuildResult, FeedSpec, FeedText } from './ranges/index.js';
+
+// Mail sent to the domain: MTA-STS (RFC 8461), TLS-RPT (RFC 8460), STARTTLS of every MX (RFC 3207).
+/** Checks how mail to a domain travels, with its own verdict (enforced, opportunistic, at-risk, broken). */
+export { checkTransport, TransportCache, MAX_ADDRESSES_PROBED, MAX_MX_HOSTS_PROBED } from './transport/check.js';
+export type { TransportOptions } from './transport/check.js';
+/** The pure parts: record and policy parsers, the one-label MX pattern rule. */
+export { mxCovered, parseStsPolicy, parseStsRecord, parseTlsRptRecord } from './transport/index.js';
+export type { AddressProbe, CertificateSummary, ConnectPorts, PolicyFetchError, ProbeOutcome, StsMode, StsPolicy, TransportResult, TransportVerdict } from './transport/types.js';
+/** The address guard: may a public service connect to this IP? (Shared by the probe and webhooks.) */
+export { ADDRESS_CLASS_TEXT, classifyAddress, forbiddenReason, isForbiddenAddress, isPublicAddress, resolveAllowedAddress } from './net/address-guard.js';
+export type { AddressCheck, AddressClass, HostLookup } from './net/address-guard.js';
+/** The trust set of the TLS probes: the default roots plus extra PEM roots (`--tls-ca`), built once per PEM. */
+export { tlsTrust } from './transport/tls-peer.js';
+export type { TlsTrust } from './transport/tls-peer.js';
+
+// The HTTP service and its stores are in `spoof-checker/service` (src/service.ts), so that this entry
+// never loads Fastify.
+
+// Pieces the CLI and the service package build on: documented and kept stable like the rest.
+/** The authoritative DNS server over zone files (`spoof-checker dns-serve`): UDP and TCP, AA, SOA in negative answers. */
+export { startDnsServer } from './dns/server.js';
+export type { DnsServerOptions, OutsideZones } from './dns/server.js';
+/** Why a string is not a DNS name (RFC 1035 §2.3.4 lengths, RFC 952/1123 labels), and whether a name is at or below another. */
+export { canonicalName, dnsNameProblem, isAtOrBelow } from './dns/name.js';
+/** The defaults of CachingResolver and ConcurrencyLimitedResolver, for callers that show or derive them. */
+export { DEFAULT_CACHE_MAX_ENTRIES, DEFAULT_CACHE_TTL_SECONDS, DEFAULT_MAX_TTL_SECONDS } from './dns/cache.js';
+export { DEFAULT_MAX_OUTSTANDING_QUERIES } from './dns/limits.js';
+/** Caller-given DKIM selectors: how many a check takes, how long one label may be, and why one is refused. */
+export { MAX_CALLER_SELECTORS, MAX_SELECTOR_LABEL_OCTETS, selectorProblem } from './dkim/probe.js';
+/** RFC 7208 §4.6.4's limits: 10 DNS-querying terms, 2 void lookups. */
+export { MAX_DNS_TERMS, MAX_VOID_LOOKUPS } from './spf/evaluate.js';
+/** The guide pages a next step links to, and their default base URL. */
+export { DEFAULT_GUIDE_BASE_URL, GUIDE_TOPICS } from './verdict/index.js';
+export type { GuideTopic } from './verdict/index.js';
+/** The record types a zone file may hold (the others are refused with the line that has them). */
+export { SUPPORTED_RECORD_TYPES } from './zones/parse.js';
+/** Reads a JSON file a person wrote; a syntax error names the file, line and column. */
+export { readJsonFile } from './json-file.js';

@@ -263,7 +263,7 @@ describe('the JSON shape', () => {
       getSchema(key: string): ((value: unknown) => boolean) & { errors?: unknown };
     };
     const ajv = new Ajv2020({ allErrors: true, strict: false });
-    ajv.addSchema(JSON.parse(readFileSync(new URL('../../schema/spoof-check-result.schema.json', import.meta.url), 'utf8')), 'result');
+    ajv.addSchema(JSON.parse(readFileSync(new URL('../../packages/engine/schema/spoof-check-result.schema.json', import.meta.url), 'utf8')), 'result');
     const validate = ajv.getSchema('result#/$defs/TransportResult');
     const { LAB_DOMAINS } = await import('./lab.js');
     for (const domain of LAB_DOMAINS) {

@@ -129,14 +129,7 @@ function overlapInto(set: AddressSet, index: Index, counts: Float64Array | null,
     for (const [startBig, endBig] of set.v4.ranges) {
       const start = Number(startBig);
       const end = Number(endBig);
-      let low = 0;
-      let high = ends.length;
-      while (low < high) {
-        const mid = (low + high) >>> 1;
-        if (ends[mid]! < start) low = mid + 1;
-        else high = mid;
-      }
-      for (let i = low; i < starts.length && starts[i]! <= end; i++) {
+      for (let i = firstEndingAtOrAfter(ends, start); i < starts.length && starts[i]! <= end; i++) {
         any = true;
         if (counts === null) return true;
         const length = Math.min(end, ends[i]!) - Math.max(start, starts[i]!) + 1;
@@ -296,14 +289,7 @@ export function overlap4(set: RangeSet, category: RangeCategory): number {
   for (const [startBig, endBig] of set.ranges) {
     const start = Number(startBig);
     const end = Number(endBig);
-    let low = 0;
-    let high = ends.length;
-    while (low < high) {
-      const mid = (low + high) >>> 1;
-      if (ends[mid]! < start) low = mid + 1;
-      else high = mid;
-    }
-    for (let i = low; i < starts.length && starts[i]! <= end; i++) {
+    for (let i = firstEndingAtOrAfter(ends, start); i < starts.length && starts[i]! <= end; i++) {
       total += Math.min(end, ends[i]!) - Math.max(start, starts[i]!) + 1;
     }
   }
@@ -331,4 +317,19 @@ export function overlap6(set: RangeSet, category: RangeCategory): bigint {
     }
   }
   return total;
+}
+
+/**
+ * The index of the first range whose end is at or after `value` (binary search over the sorted,
+ * merged ends): where the ranges that can overlap a span starting at `value` begin.
+ */
+function firstEndingAtOrAfter(ends: ArrayLike<number>, value: number): number {
+  let low = 0;
+  let high = ends.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (ends[mid]! < value) low = mid + 1;
+    else high = mid;
+  }
+  return low;
 }

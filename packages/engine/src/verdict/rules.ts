@@ -286,6 +286,13 @@ function summaryFor(ruleId: string, main: Finding, facts: VerdictFacts, fixLeft:
       const whose = open !== null && open.domain !== facts.domain ? `the SPF record of ${open.domain}` : 'its SPF record';
       return `Forged mail as ${d} reaches inboxes: ${whose} lets any server pass, and that pass is enough for DMARC.`;
     }
+    case 'spf-shared-infrastructure': {
+      // The policy says reject or quarantine, but SPF passes servers anyone can rent (BreakSPF), and
+      // an aligned SPF pass is all DMARC asks for.
+      const fixAt = facts.spf.sharedInfrastructure?.fix?.domain;
+      const whose = fixAt !== undefined && fixAt !== facts.domain ? `the SPF record of ${fixAt}` : 'its SPF record';
+      return `Forged mail as ${d} reaches inboxes despite '${tag}=${dmarc.effectivePolicy ?? 'reject'}': ${whose} lets servers anyone can rent pass, and that pass is enough for DMARC.`;
+    }
     case 'dmarc-missing':
       return `Forged mail as ${d} reaches inboxes: ${dmarc.lookalike ? 'its DMARC record is not written the way receivers read it' : 'no DMARC policy tells receivers what to do with it'}.`;
     case 'dmarc-multiple':
@@ -302,8 +309,11 @@ function summaryFor(ruleId: string, main: Finding, facts: VerdictFacts, fixLeft:
         : `Forged mail as ${d} goes to spam rather than being refused ('${tag}=quarantine').`;
     case 'dmarc-reject-partial':
       return `Forged mail as ${d} is refused only in part: receivers that still read 'pct=${dmarc.pct}' send the rest to spam.`;
-    default:
+    case 'dmarc-reject':
       return `Receivers that check DMARC refuse forged mail as ${d} ('${tag}=reject')${fixLeft ? '; one fix is still worth making (the next step)' : ''}.`;
+    default:
+      // A rule without a sentence of its own must not borrow another's: say what the verdict says.
+      return `${main.title}.`;
   }
 }
 

@@ -19,7 +19,10 @@
  * measure the scheduler and the store, not DNS. Everything runs in this one process (the workers
  * share its CPU with the scheduler sync and the DNS server).
  *
- * Measured on the shared 2-core machine of the build (2026-11-27, load average 5–9 from other
+ * Measured on the shared 2-core machine of the build (2026-11-27). At the full 100,000 (`--day-seconds 900`,
+ * the machine otherwise idle): 100,000 / 100,000 ran exactly once, none twice, none skipped; 114 runs/s;
+ * store 3.6 ms, CPU 1.4 ms per run; lag p50 45 ms, p99 21.9 s; Redis 214 MiB; SQLite +426 MiB a day.
+ * Earlier, with load average 5–9 from other
  * work), `--count 10000 --day-seconds 600` (the full 100,000 was not run there: at this scale a day
  * of 100,000 needs ~167 runs/s on the scaled clock):
  *   every monitor ran exactly once in the day: 10,000 / 10,000 (none twice, none skipped), two runs;

@@ -7,14 +7,12 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import axe from 'axe-core';
-import { chromium, type Browser, type BrowserContextOptions, type Page } from 'playwright-core';
+import { type Browser, type BrowserContextOptions, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Verdict } from '../../packages/engine/src/result.js';
 import { VERDICT_LABELS } from '../../src/web/result-view.js';
-import { fixtureApp } from './helpers.js';
+import { fixtureApp, launchChromium } from './helpers.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const ARTIFACTS = new URL('../../test-artifacts/web/', import.meta.url).pathname;
 /** The narrowest phone width the page supports. */
 const MOBILE = { width: 360, height: 740 };
@@ -26,12 +24,11 @@ let browser: Browser;
 let base: string;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: the browser tests need Debian's Chromium (apt-get install chromium).`);
   ({ app } = await fixtureApp());
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  browser = await launchChromium();
   mkdirSync(ARTIFACTS, { recursive: true });
 }, BROWSER_TEST_TIMEOUT_MS);
 

@@ -2,7 +2,9 @@
  * Shared set-up of the page tests: an app whose check is the real `checkDomain` over the fixture
  * zones (optionally with DNS faults), and small readers of the rendered HTML.
  */
+import { existsSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
+import { chromium, type Browser } from 'playwright-core';
 import { buildApp, type AppOptions } from '../../src/service/compose.js';
 import { checkDomain } from '../../packages/engine/src/check.js';
 import { FaultyResolver, type FaultPlan } from '../../packages/engine/src/dns/faults.js';
@@ -94,4 +96,15 @@ export function codeBlocks(markup: string): string[] {
 /** Every `src` and `href` attribute value. */
 export function linkedUrls(markup: string): string[] {
   return [...markup.matchAll(/\s(?:src|href|action)="([^"]*)"/g)].map((m) => m[1]!);
+}
+
+/** Debian's Chromium: the browser tests drive it through playwright-core, never a downloaded browser. */
+export const CHROMIUM = '/usr/bin/chromium';
+/** Headless on a machine without a GPU or a sandbox, and nothing that reaches the network on its own. */
+const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+/** Launches Chromium, or fails naming the Debian package when it is missing (never skips). */
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: the browser tests need Debian's Chromium (apt-get install chromium).`);
+  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
 }

@@ -4,9 +4,9 @@
  * first, the section loads after through the page's script within the CSP, and without JavaScript
  * the link leads to the same section.
  */
-import { existsSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser } from 'playwright-core';
+import { launchChromium } from './helpers.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkDomain } from '../../packages/engine/src/check.js';
 import { buildApp } from '../../src/service/compose.js';
@@ -14,8 +14,6 @@ import { createMemoryStores } from '../../src/store/memory.js';
 import { TransportCache } from '../../packages/engine/src/transport/check.js';
 import { startLab, type Lab } from '../transport/lab.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const TIMEOUT_MS = 60_000;
 
 let lab: Lab;
@@ -24,7 +22,6 @@ let browser: Browser;
 let base: string;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: the browser tests need Debian's Chromium (apt-get install chromium).`);
   lab = await startLab();
   const transport = { cache: new TransportCache(), tlsCa: lab.caPem, connectPorts: { smtp: lab.smtpPort, https: lab.httpsPort }, allowPrivateAddresses: true };
   app = await buildApp({
@@ -35,7 +32,7 @@ beforeAll(async () => {
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  browser = await launchChromium();
 }, TIMEOUT_MS);
 
 afterAll(async () => {

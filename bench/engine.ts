@@ -14,8 +14,10 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /** The package root (one level above bench/). */
 export const PACKAGE_ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
-/** Where the build goes: dist/, as `npm run build` does. */
+/** Where the service's build goes: dist/, as `npm run build` does. */
 export const ENGINE_BUILD_DIR = join(PACKAGE_ROOT, 'dist');
+/** Where the engine package's build goes: packages/engine/dist/ (the service's dist/ imports it by name). */
+export const ENGINE_PACKAGE_BUILD_DIR = join(PACKAGE_ROOT, 'packages', 'engine', 'dist');
 
 /** The modules the benchmarks use, all from one build. */
 export interface EngineModules {
@@ -39,15 +41,16 @@ export interface LoadEngineOptions {
   fromSource?: boolean;
 }
 
-/** Compiles the package into dist/ with the project's own `tsc` and build settings (`npm run build`). */
+/**
+ * Compiles both packages with the project's own `tsc` and build settings, as `npm run build` does:
+ * the engine into packages/engine/dist/, then the service into dist/ against the engine's build.
+ */
 export function buildEngine(): void {
   // The package's `bin` entry (its `exports` do not list it): typescript/bin/tsc beside package.json.
   const tsc = join(dirname(createRequire(import.meta.url).resolve('typescript/package.json')), 'bin', 'tsc');
-  execFileSync(
-    process.execPath,
-    [tsc, '-p', join(PACKAGE_ROOT, 'tsconfig.build.json')],
-    { cwd: PACKAGE_ROOT, stdio: ['ignore', 'inherit', 'inherit'] },
-  );
+  for (const project of [join(PACKAGE_ROOT, 'packages', 'engine', 'tsconfig.build.json'), join(PACKAGE_ROOT, 'tsconfig.build.json')]) {
+    execFileSync(process.execPath, [tsc, '-p', project], { cwd: PACKAGE_ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
+  }
 }
 
 /**
@@ -71,7 +74,8 @@ export async function loadEngine(options: LoadEngineOptions & { dir?: string } =
   return {
     api: await load<EngineModules['api']>('index.js'),
     service: await load<EngineModules['service']>('service.js'),
-    server: await load<EngineModules['server']>('dns/server.js'),
+    // Not exported by the engine package: loaded from its build, beside the service's.
+    server: (await import(pathToFileURL(join(ENGINE_PACKAGE_BUILD_DIR, 'dns', 'server.js')).href)) as EngineModules['server'],
     cli: await load<EngineModules['cli']>('cli/main.js'),
     from: 'build',
     dir,

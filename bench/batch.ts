@@ -1,5 +1,6 @@
 /**
- * Batch checks at scale (`npm run bench:batch [-- --quick]`), side by side in one run:
+ * Batch checks at scale (`npm run bench:batch [-- --quick | --smoke]`), side by side in one run
+ * (`--smoke`: 300 names, one round, a 2,000-name batch for 1 s: bench/smoke.ts):
  *
  * 1. names/s (median of alternating rounds) of a plain `scan` at concurrency C, and of the same names as a batch through the Redis
  *    queue with one `worker` at C (warmed up by a small batch first: workers are long-lived); then
@@ -23,6 +24,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startPostgres, startRedis } from '../test/setup/postgres.js';
+import { SMOKE } from './smoke.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const BIN = join(ROOT, 'bin', 'spoof-checker.js');
@@ -39,7 +41,7 @@ export const CONCURRENCY = 32;
 /** The queue may cost at most this share of a plain scan's rate (one worker against one scan). */
 export const MAX_QUEUE_OVERHEAD = 0.2;
 /** Names of the batch that warms the workers up before each timed batch. */
-const WARM_UP_NAMES = 2000;
+const WARM_UP_NAMES = SMOKE ? 50 : 2000;
 /** The old-space cap of the `serve` that runs the 100k batch. */
 export const SERVE_HEAP_CAP_MB = 128;
 /** Alternating rounds of the four throughput runs (medians reported). */
@@ -217,11 +219,11 @@ async function serveMemory(base: string, pid: number, list: string[], runMs: num
 }
 
 async function main(): Promise<void> {
-  const quick = process.argv.includes('--quick');
-  const throughputNames = quick ? 5_000 : THROUGHPUT_NAMES;
-  const memoryNames = MEMORY_NAMES;
-  const memoryRunMs = quick ? 10_000 : MEMORY_RUN_MS;
-  const rounds = quick ? ROUNDS_QUICK : ROUNDS;
+  const quick = process.argv.includes('--quick') || SMOKE;
+  const throughputNames = SMOKE ? 300 : quick ? 5_000 : THROUGHPUT_NAMES;
+  const memoryNames = SMOKE ? 2_000 : MEMORY_NAMES;
+  const memoryRunMs = SMOKE ? 1_000 : quick ? 10_000 : MEMORY_RUN_MS;
+  const rounds = SMOKE ? 1 : quick ? ROUNDS_QUICK : ROUNDS;
   if (!existsSync(join(ROOT, 'dist', 'cli', 'worker.js'))) throw new Error('build first: npm run build');
 
   const [postgres, redis] = await Promise.all([startPostgres(), startRedis()]);

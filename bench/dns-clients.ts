@@ -6,7 +6,7 @@
  * the question and mapped onto `DnsAnswer` with TTLs) over the same TXT names, at concurrency 1
  * and 32.
  *
- *   npx tsx bench/dns-clients.ts [queries-per-run]
+ *   npx tsx bench/dns-clients.ts [queries-per-run] [--quick | --smoke]   (--quick: 1,000 queries a run; --smoke: 100, one run)
  *
  * The server runs in a child process, so that it does not share the clients' event loop and CPU.
  * Each figure is the median of RUNS runs, the clients taking turns within each run so that drift on
@@ -21,13 +21,17 @@ import { NetworkResolver } from '../packages/engine/src/dns/network-resolver.js'
 import { startDnsServer } from '../packages/engine/src/dns/server.js';
 import { ZoneResolver } from '../packages/engine/src/dns/zone-resolver.js';
 import type { Zone } from '../packages/engine/src/zones/types.js';
+import { SMOKE, smokeOr } from './smoke.js';
 
 /** Distinct names queried in turn. */
 const NAME_COUNT = 200;
 /** Runs per figure; the median is reported. */
-const RUNS = 5;
+const RUNS = smokeOr(1, 5);
 const CONCURRENCY_LEVELS = [1, 32] as const;
 const DEFAULT_QUERIES_PER_RUN = 4000;
+/** Queries per run with --quick, and with --smoke. */
+const QUICK_QUERIES_PER_RUN = 1000;
+const SMOKE_QUERIES_PER_RUN = 100;
 
 /** The flag the child process is started with. */
 const SERVE_FLAG = '--serve';
@@ -138,14 +142,17 @@ async function compare(queriesPerRun: number): Promise<void> {
   console.log(line(header));
   console.log(widths.map((width) => '-'.repeat(width)).join('  '));
   for (const row of rows) console.log(line(row));
+  // The figures as one JSON line, last.
+  console.log(JSON.stringify({ dnsClients: Object.fromEntries([...results].map(([label, rates]) => [label, Object.fromEntries(rates.map((rate, i) => [String(CONCURRENCY_LEVELS[i]), Math.round(rate)]))])) }));
 }
 
 if (process.argv[2] === SERVE_FLAG) {
   await serve();
 } else {
-  const queriesPerRun = Number(process.argv[2] ?? DEFAULT_QUERIES_PER_RUN);
+  const given = process.argv.slice(2).find((arg) => !arg.startsWith('--'));
+  const queriesPerRun = Number(given ?? (SMOKE ? SMOKE_QUERIES_PER_RUN : process.argv.includes('--quick') ? QUICK_QUERIES_PER_RUN : DEFAULT_QUERIES_PER_RUN));
   if (!Number.isInteger(queriesPerRun) || queriesPerRun < 1) {
-    console.error('usage: npx tsx bench/dns-clients.ts [queries-per-run]');
+    console.error('usage: npx tsx bench/dns-clients.ts [queries-per-run] [--quick | --smoke]');
     process.exit(2);
   }
   await compare(queriesPerRun);

@@ -16,6 +16,7 @@ import { performance } from 'node:perf_hooks';
 import type { RecordType, Resolver } from '../packages/engine/src/dns/types.js';
 import { engineArgs, type EngineModules } from './engine.js';
 import { measured, MIN_RUNS, startChild, type Measured } from './stats.js';
+import { smokeOr } from './smoke.js';
 import { createKeyPool, syntheticDomainName, type KeyPool } from './synthetic.js';
 
 /** The target: checks per second at least this share of the ceiling. */
@@ -24,10 +25,10 @@ export const ENGINE_COLD_TARGET_RATIO = 0.8;
 export const COLD_CONCURRENCY = [1, 16, 64] as const;
 /** Domains the server holds and the checks cycle through. */
 export const COLD_DOMAINS = 2000;
-export const QUICK_COLD_DOMAINS = 1000;
+export const QUICK_COLD_DOMAINS = smokeOr(100, 1000);
 /** Time per measured run. */
 export const COLD_RUN_MS = 2000;
-export const QUICK_COLD_RUN_MS = 300;
+export const QUICK_COLD_RUN_MS = smokeOr(50, 300);
 /** Measured runs per concurrency level and for the ceiling. */
 export const COLD_RUNS = 5;
 /** Queries in flight when measuring the ceiling (several levels are tried; the best is the ceiling). */

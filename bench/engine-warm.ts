@@ -13,6 +13,7 @@ import { performance } from 'node:perf_hooks';
 import type { RecordType, Resolver } from '../packages/engine/src/dns/types.js';
 import type { EngineModules } from './engine.js';
 import { alternate, measured, MIN_RUNS, ratePerSecond, type Measured } from './stats.js';
+import { smokeOr } from './smoke.js';
 import { createKeyPool, syntheticDomainName, syntheticZones, type KeyPool } from './synthetic.js';
 
 /** The target: checks per second on one core. */
@@ -23,10 +24,10 @@ export const WARM_DOMAINS = 500;
 export const WARM_RUNS = 7;
 /** Time per measured run of each side. */
 export const WARM_RUN_MS = 1000;
-export const QUICK_WARM_RUN_MS = 300;
+export const QUICK_WARM_RUN_MS = smokeOr(30, 300);
 /** Checks before measuring, so that the JIT has compiled the hot paths. */
 export const WARM_WARMUP_MS = 2000;
-export const QUICK_WARM_WARMUP_MS = 800;
+export const QUICK_WARM_WARMUP_MS = smokeOr(50, 800);
 
 /** Options of the warm engine benchmark. */
 export interface EngineWarmOptions {

@@ -17,22 +17,23 @@ import { fileURLToPath } from 'node:url';
 import autocannon, { type Result } from 'autocannon';
 import { engineArgs, type EngineModules } from './engine.js';
 import { measured, MIN_RUNS, startChild, type Measured } from './stats.js';
+import { smokeOr } from './smoke.js';
 import { createKeyPool, syntheticDomainName, type KeyPool } from './synthetic.js';
 
 /** The target: the check route on SQLite at least this share of the same route on the memory store. */
 export const HTTP_TARGET_RATIO = 0.8;
 /** Domains the app checks in turn (all cached before measuring). */
-export const HTTP_DOMAINS = 500;
+export const HTTP_DOMAINS = smokeOr(50, 500);
 /** Concurrent connections autocannon keeps open. */
 export const HTTP_CONNECTIONS = 16;
 /** Seconds per measured run of each route. */
 export const HTTP_RUN_SECONDS = 4;
-export const QUICK_HTTP_RUN_SECONDS = 0.7;
+export const QUICK_HTTP_RUN_SECONDS = smokeOr(0.2, 0.7);
 /** Measured runs (each route once per run). */
 export const HTTP_RUNS = 5;
 /** Seconds of warm-up per route before measuring. */
 export const HTTP_WARMUP_SECONDS = 2;
-export const QUICK_HTTP_WARMUP_SECONDS = 0.7;
+export const QUICK_HTTP_WARMUP_SECONDS = smokeOr(0, 0.7);
 
 /** The check route's path (spec). */
 export const CHECK_PATH = '/api/tools/v1/spoof-checker';
@@ -115,7 +116,7 @@ export async function runHttpBenchmark(options: HttpBenchOptions): Promise<HttpB
       autocannon({ url: `http://127.0.0.1:${sqlite.port}`, connections: HTTP_CONNECTIONS, duration: seconds, requests: [{ method: 'GET', path: HEALTH_PATH }] });
     const routes = [checkRoute(sqlite.port), checkRoute(memory.port), healthRoute];
 
-    for (const route of routes) await route(warmupSeconds);
+    if (warmupSeconds > 0) for (const route of routes) await route(warmupSeconds);
     const runsOf: Result[][] = routes.map(() => []);
     for (let run = 0; run < runs; run++) {
       // Each run starts with another route, so that none always goes first.

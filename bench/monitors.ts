@@ -1,5 +1,6 @@
 /**
- * Monitors at scale (`npx tsx bench/monitors.ts [--count N] [--day-seconds S] [--workers W]`):
+ * Monitors at scale (`npx tsx bench/monitors.ts [--count N] [--day-seconds S] [--workers W] [--quick | --smoke]`):
+ * (`--quick`: 2,000 monitors, a day in 120 s; `--smoke`: 50 monitors, a day in 4 s, a 2 s margin: bench/smoke.ts)
  * N monitors (default 100,000; `--count` to run fewer on a small machine) at a 1,440-minute interval,
  * scheduled as BullMQ job schedulers in a throw-away Redis, run by W BullMQ workers in this process
  * (default 2, sharing its SQLite connection) against the embedded DNS server serving the fixture
@@ -54,6 +55,7 @@ import type { MonitorStore } from '../src/store/monitors.js';
 import { openSqliteStores, SQLITE_FILE_NAME } from '../src/store/sqlite.js';
 import { loadZoneDirectory } from '../packages/engine/src/zones/load.js';
 import { startRedis } from '../test/setup/postgres.js';
+import { SMOKE, smokeOr } from './smoke.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const ZONES = join(ROOT, 'fixtures', 'zones');
@@ -64,13 +66,13 @@ const WORKER_CONCURRENCY = 32;
 /** Scaled minutes waited past the day before counting (runs of the last slots finishing). */
 const MARGIN_MINUTES = 20;
 /** ...and at least this long in real time (a retried job waits its backoff). */
-const MIN_MARGIN_MS = 10_000;
+const MIN_MARGIN_MS = smokeOr(2_000, 10_000);
 
 const { values } = parseArgs({
-  options: { count: { type: 'string' }, 'day-seconds': { type: 'string' }, workers: { type: 'string' } },
+  options: { count: { type: 'string' }, 'day-seconds': { type: 'string' }, workers: { type: 'string' }, quick: { type: 'boolean' }, smoke: { type: 'boolean' } },
 });
-const count = Number(values.count ?? 100_000);
-const daySeconds = Number(values['day-seconds'] ?? 600);
+const count = Number(values.count ?? (SMOKE ? 50 : values.quick ? 2_000 : 100_000));
+const daySeconds = Number(values['day-seconds'] ?? (SMOKE ? 4 : values.quick ? 120 : 600));
 const workerCount = Number(values.workers ?? 2);
 if (!(count > 0) || !(daySeconds > 0) || !(workerCount > 0)) throw new Error('--count, --day-seconds and --workers must be positive numbers');
 const minuteMs = (daySeconds * 1000) / 1440;

@@ -7,6 +7,10 @@
  *   npm run bench -- --json         … and end with one JSON line of the headline figures
  *   npm run bench -- --only warm,spf   run some sections: warm, shared, cold, http, spf, scan, store
  *   npm run bench -- --source       measure src/ through tsx instead of the build in dist/
+ *   npm run bench -- --smoke        the smallest run of every section (seconds; figures not judged: bench/smoke.ts)
+ *   npm run bench -- --out FILE     write the results to FILE instead of bench/results.json
+ *   npm run bench -- --no-build     measure the build already in dist/ (as the smoke test does: a rebuild would
+ *                                   rewrite files other tests are running)
  *
  * Sections: 1 the engine warm (bench/engine-warm.ts), 1b what the shared-infrastructure classification adds
  * to it (bench/shared-infrastructure.ts), 2 the engine cold over loopback DNS
@@ -29,6 +33,7 @@ import { runSpfBenchmark, type SpfBenchmarkResult } from './spf-vs-mailauth.js';
 import { runStoreBenchmark, type StoreBenchResult } from './store.js';
 import { formatCount, formatMeasured, formatRatio } from './stats.js';
 import { createKeyPool } from './synthetic.js';
+import { SMOKE } from './smoke.js';
 
 /** The sections, in the order they run. */
 export const SECTIONS = ['warm', 'shared', 'cold', 'http', 'spf', 'scan', 'store'] as const;
@@ -61,7 +66,7 @@ export interface Row {
 
 /** Everything a run produced. */
 export interface BenchResults {
-  mode: 'quick' | 'full';
+  mode: 'smoke' | 'quick' | 'full';
   engine: 'build' | 'source';
   startedAt: string;
   seconds: number;
@@ -112,15 +117,19 @@ export function describeMachine(): Machine {
   return { node: process.version, cpu, cores: cpus().length, memoryGb: Math.round(totalmem() / 1024 ** 3), os: `${osType()} ${release()}` };
 }
 
-function parseArgs(argv: readonly string[]): { quick: boolean; json: boolean; source: boolean; only: Set<Section> } {
+function parseArgs(argv: readonly string[]): { quick: boolean; json: boolean; source: boolean; build: boolean; only: Set<Section>; out: string } {
   const at = argv.indexOf('--only');
   const listed = at === -1 ? undefined : (argv[at + 1] ?? '').split(',').filter(Boolean);
   for (const name of listed ?? []) {
     if (!(SECTIONS as readonly string[]).includes(name)) throw new Error(`--only: unknown section "${name}" (sections: ${SECTIONS.join(', ')})`);
   }
+  const outAt = argv.indexOf('--out');
+  if (outAt !== -1 && (argv[outAt + 1] ?? '').trim() === '') throw new Error('--out needs a file');
   return {
-    quick: argv.includes('--quick'),
+    quick: argv.includes('--quick') || SMOKE,
+    out: outAt === -1 ? RESULTS_FILE : argv[outAt + 1]!,
     json: argv.includes('--json'),
+    build: !argv.includes('--no-build'),
     source: argv.includes('--source'),
     only: new Set((listed ?? SECTIONS) as Section[]),
   };
@@ -350,15 +359,15 @@ async function main(): Promise<void> {
   const startedAt = new Date().toISOString();
   const machine = describeMachine();
   const say = (text: string) => process.stderr.write(`${text}\n`);
-  say(`spoof-checker benchmarks (${args.quick ? 'quick' : 'full'}), Node ${machine.node}, ${machine.cpu}, ${machine.cores} cores`);
-  if (!args.source) {
+  say(`spoof-checker benchmarks (${SMOKE ? 'smoke' : args.quick ? 'quick' : 'full'}), Node ${machine.node}, ${machine.cpu}, ${machine.cores} cores`);
+  if (!args.source && args.build) {
     say('building the engine (npm run build) …');
     buildEngine();
   }
   const engine = await loadEngine({ fromSource: args.source });
   const keys = createKeyPool();
   const results: Omit<BenchResults, 'rows' | 'summary'> = {
-    mode: args.quick ? 'quick' : 'full',
+    mode: SMOKE ? 'smoke' : args.quick ? 'quick' : 'full',
     engine: engine.from,
     startedAt,
     seconds: 0,
@@ -396,14 +405,14 @@ async function main(): Promise<void> {
   const summary = summaryOf(results);
   const all: BenchResults = { ...results, rows, summary };
   // Written next to the final name first, so an interrupted run never leaves half a file.
-  await writeFile(`${RESULTS_FILE}.tmp`, `${JSON.stringify(all, null, 2)}\n`);
-  await rename(`${RESULTS_FILE}.tmp`, RESULTS_FILE);
+  await writeFile(`${args.out}.tmp`, `${JSON.stringify(all, null, 2)}\n`);
+  await rename(`${args.out}.tmp`, args.out);
 
   console.log(`\n${formatTable(rows)}\n`);
   for (const note of notesOf(results)) console.log(note);
   console.log(`Machine: Node ${machine.node}, ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGb} GB, ${machine.os}.`);
   console.log(
-    `Engine: ${engine.from === 'build' ? 'the build in dist/ (npm run build)' : 'src/ through tsx'}. ${args.quick ? 'Quick run' : 'Full run'} in ${results.seconds.toFixed(0)} s; results in bench/results.json.`,
+    `Engine: ${engine.from === 'build' ? 'the build in dist/ (npm run build)' : 'src/ through tsx'}. ${args.quick ? 'Quick run' : 'Full run'} in ${results.seconds.toFixed(0)} s; results in ${args.out === RESULTS_FILE ? 'bench/results.json' : args.out}.`,
   );
   if (args.json) console.log(JSON.stringify(summary));
 }

@@ -21,6 +21,7 @@ import { createInterface } from 'node:readline';
 import type { EngineModules } from './engine.js';
 import { engineArgs } from './engine.js';
 import { startChild } from './stats.js';
+import { smokeOr } from './smoke.js';
 import { createKeyPool, syntheticDomainName, writeSyntheticZoneDirectory, type KeyPool } from './synthetic.js';
 
 /** The target: peak RSS under this many MB at every size. */
@@ -28,7 +29,7 @@ export const SCAN_RSS_TARGET_MB = 300;
 /** Domain counts scanned. */
 export const SCAN_SIZES = [10_000, 100_000] as const;
 /** With --quick: smaller, still a tenfold step so that flatness shows. */
-export const QUICK_SCAN_SIZES = [1_000, 10_000] as const;
+export const QUICK_SCAN_SIZES: readonly number[] = smokeOr([50, 500], [1_000, 10_000]);
 /** Domain counts scanned with `--resolver` (the full run). */
 export const SCAN_RESOLVER_SIZES = [10_000, 100_000] as const;
 /**

@@ -110,7 +110,7 @@ export async function runSharedInfrastructureBenchmark(options: { engine: Engine
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { buildEngine, loadEngine } = await import('./engine.js');
   buildEngine();
-  const result = await runSharedInfrastructureBenchmark({ engine: await loadEngine(), quick: process.argv.includes('--quick') });
+  const result = await runSharedInfrastructureBenchmark({ engine: await loadEngine(), quick: process.argv.includes('--quick') || (await import('./smoke.js')).SMOKE });
   const line = (name: string, p: ClassificationPair) =>
     `${name}: with ${p.withClassification.median.toFixed(0)}/s, without ${p.without.median.toFixed(0)}/s, cost ${(p.cost * 100).toFixed(1)}% (target < ${(result.target * 100).toFixed(0)}%)`;
   process.stdout.write(`${line(`warm check, ${result.classified}/${result.domains} pass sets classified`, result.usual)}\n${line('empty pass set (v=spf1 -all)', result.emptyPassSet)}\n`);

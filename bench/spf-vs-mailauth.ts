@@ -23,6 +23,7 @@ import { checkHost } from '../packages/engine/src/spf/index.js';
 import { ZoneResolver } from '../packages/engine/src/dns/zone-resolver.js';
 import { loadZoneDirectory } from '../packages/engine/src/zones/load.js';
 import { PACKAGE_ROOT } from './engine.js';
+import { SMOKE, smokeOr } from './smoke.js';
 import { loadMailauth, nodeForMailauth, nodeRunsMailauth, type Mailauth, type MailauthResolver } from './mailauth.js';
 import { DEFAULT_EXPLANATION, RECEIVER, argumentsOf, loadSuite } from '../test/spf/suite.js';
 import type { SuiteScenario, SuiteTest } from '../test/spf/suite.js';
@@ -87,15 +88,15 @@ export interface SpfBenchmarkResult {
 /** Number of measured runs (each engine once per run). */
 export const BENCH_RUNS = 7;
 /** Runs with --quick (the brief asks for at least 5). */
-export const QUICK_BENCH_RUNS = 5;
+export const QUICK_BENCH_RUNS = smokeOr(1, 5);
 /** How long each engine runs per measured run. */
 export const BENCH_RUN_MS = 400;
 /** Time per engine per run with --quick. */
-export const QUICK_BENCH_RUN_MS = 120;
+export const QUICK_BENCH_RUN_MS = smokeOr(20, 120);
 /** Warm-up time per engine before measuring, so both are past the JIT's first tiers. */
 export const BENCH_WARMUP_MS = 500;
 /** Warm-up per engine with --quick. */
-export const QUICK_BENCH_WARMUP_MS = 150;
+export const QUICK_BENCH_WARMUP_MS = smokeOr(20, 150);
 
 interface Case {
   test: SuiteTest;
@@ -280,7 +281,7 @@ async function main(): Promise<void> {
   const engineDirAt = args.indexOf('--engine-dir');
   const engineDir = engineDirAt >= 0 ? args[engineDirAt + 1] : undefined;
   const built = engineDir ? ((await import(pathToFileURL(join(engineDir, 'index.js')).href)) as typeof import('../packages/engine/src/index.js')) : undefined;
-  const result = await runSpfBenchmark({ quick: args.includes('--quick'), checkHost: built?.checkHost, discoverDmarc: built?.discoverDmarc, engineDir });
+  const result = await runSpfBenchmark({ quick: args.includes('--quick') || SMOKE, checkHost: built?.checkHost, discoverDmarc: built?.discoverDmarc, engineDir });
   if (args.includes('--json')) {
     console.log(JSON.stringify(result, null, 2));
     return;

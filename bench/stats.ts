@@ -5,9 +5,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
+import { smokeOr } from './smoke.js';
 
-/** Runs per figure: the brief asks for medians of at least 5. */
-export const MIN_RUNS = 5;
+/** Runs per figure: the brief asks for medians of at least 5 (one in a `--smoke` run, whose figures are not judged). */
+export const MIN_RUNS = smokeOr(1, 5);
 
 /** A median with the lowest and highest run, and every run. */
 export interface Measured {

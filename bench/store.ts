@@ -22,6 +22,7 @@ import { openSqliteStores } from '../src/store/sqlite.js';
 import type { KeyOwner, Stores } from '../src/store/types.js';
 import { startPostgres } from '../test/setup/postgres.js';
 import { formatCount, measured, MIN_RUNS, ratePerSecond, type Measured } from './stats.js';
+import { SMOKE, smokeOr } from './smoke.js';
 
 /** Requests in flight at once. */
 export const WORKERS = 8;
@@ -87,7 +88,7 @@ async function versionsPerSecond(stores: Stores, prefix: string, ms: number): Pr
 /** Measures memory, SQLite and PostgreSQL side by side. */
 export async function runStoreBenchmark(options: { quick: boolean; say?: (text: string) => void }): Promise<StoreBenchResult> {
   const say = options.say ?? (() => undefined);
-  const runMs = options.quick ? 500 : 2_000;
+  const runMs = options.quick ? smokeOr(50, 500) : 2_000;
   const runs = MIN_RUNS;
   const dir = await mkdtemp(join(tmpdir(), 'bench-store-'));
   const memory = createMemoryStores();
@@ -145,7 +146,7 @@ export async function runStoreBenchmark(options: { quick: boolean; say?: (text: 
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const result = await runStoreBenchmark({ quick: process.argv.includes('--quick'), say: (text) => process.stderr.write(`${text}\n`) });
+  const result = await runStoreBenchmark({ quick: process.argv.includes('--quick') || SMOKE, say: (text) => process.stderr.write(`${text}\n`) });
   const line = (name: string, m: Measured | null, ratio: number | null) =>
     m ? `${name.padEnd(10)} ${formatCount(m.median).padStart(8)} versions/s (${formatCount(m.min)}–${formatCount(m.max)})${ratio === null ? '' : `  ${(ratio * 100).toFixed(1)}% of memory`}` : `${name.padEnd(10)} not measured: ${result.postgresError}`;
   console.log(line('memory', result.memory, null));

@@ -17,6 +17,7 @@
  *
  *   npx tsx bench/transport.ts            full run
  *   npx tsx bench/transport.ts --quick    fewer rounds
+ *   npx tsx bench/transport.ts --smoke    one round of each (bench/smoke.ts)
  */
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
@@ -26,9 +27,9 @@ import { performance } from 'node:perf_hooks';
 /** Checks in flight, as `scan` runs them by default. */
 export const SCAN_CONCURRENCY = 32;
 /** Rounds over the fixture domains (full / quick). */
-export const FIXTURE_ROUNDS = { full: 20, quick: 4 } as const;
+export const FIXTURE_ROUNDS = { full: 20, quick: 4, smoke: 1 } as const;
 /** Rounds over the lab domains (full / quick). */
-export const LAB_ROUNDS = { full: 10, quick: 2 } as const;
+export const LAB_ROUNDS = { full: 10, quick: 2, smoke: 1 } as const;
 
 type Set = 'fixtures' | 'lab';
 type Mode = 'spoof' | 'transport';
@@ -113,14 +114,16 @@ function runChild(set: Set, mode: Mode, rounds: number): Promise<ChildReport> {
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   if (args[0] === '--child') return child(args[1] as Set, args[2] as Mode, Number(args[3]));
-  const quick = args.includes('--quick');
+  const { SMOKE } = await import('./smoke.js');
+  const quick = args.includes('--quick') || SMOKE;
+  const size = SMOKE ? 'smoke' : quick ? 'quick' : 'full';
   const rows: ChildReport[] = [];
   for (const set of ['fixtures', 'lab'] as const) {
-    const rounds = set === 'fixtures' ? FIXTURE_ROUNDS[quick ? 'quick' : 'full'] : LAB_ROUNDS[quick ? 'quick' : 'full'];
+    const rounds = set === 'fixtures' ? FIXTURE_ROUNDS[size] : LAB_ROUNDS[size];
     for (const mode of ['spoof', 'transport'] as const) rows.push(await runChild(set, mode, rounds));
   }
   const lines = [
-    `Transport benchmark (${quick ? 'quick' : 'full'} run, ${SCAN_CONCURRENCY} checks in flight, Node ${process.version}):`,
+    `Transport benchmark (${size} run, ${SCAN_CONCURRENCY} checks in flight, Node ${process.version}):`,
     '',
     '| names | scan | checks | names/s | peak RSS (MB) |',
     '| --- | --- | ---: | ---: | ---: |',
@@ -133,6 +136,8 @@ async function main(): Promise<void> {
     if (spoof && transport) lines.push('', `${set}: --transport runs at ${((transport.namesPerSecond / spoof.namesPerSecond) * 100).toFixed(0)}% of the spoof-only rate, peak RSS ${transport.peakRssMb - spoof.peakRssMb >= 0 ? '+' : ''}${(transport.peakRssMb - spoof.peakRssMb).toFixed(0)} MB.`);
   }
   process.stdout.write(`${lines.join('\n')}\n`);
+  // The figures as one JSON line, last.
+  process.stdout.write(`${JSON.stringify({ transport: rows })}\n`);
 }
 
 await main();

@@ -1,0 +1,109 @@
+/**
+ * Every benchmark still runs: each one's `--smoke` mode (bench/smoke.ts: one short run per figure,
+ * the smallest sizes) in a child process, as `npx tsx bench/<file> --smoke` would. A benchmark
+ * passes when it exits 0 and writes its figures (bench/run.ts: the results file named by `--out`,
+ * every section measured; the others: their figures as one JSON line, last on stdout). How fast
+ * anything ran is never judged: smoke figures mean nothing.
+ *
+ * The standalone entries of bench/shared-infrastructure.ts, bench/spf-vs-mailauth.ts and
+ * bench/store.ts run the same functions as bench/run.ts's sections 1b, 4 and 6, measured here.
+ * bench/run.ts is given `--no-build`: it measures the build `npm test` made (rebuilding dist/ would
+ * rewrite files other tests are running). Needs PostgreSQL and Redis (Debian `postgresql`,
+ * `redis-server`) and openssl (the transport lab), as the rest of the suite does.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT } from './setup/serve-process.js';
+
+/** One benchmark's budget on a shared two-core machine (a smoke run takes seconds to tens of seconds). */
+const BENCH_TIMEOUT_MS = 240_000;
+
+interface Finished {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `npx tsx bench/<file> --smoke …` from the repository root. */
+function runBench(file: string, args: string[] = []): Promise<Finished> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench', file), '--smoke', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), BENCH_TIMEOUT_MS - 5_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** The last line of stdout, parsed. */
+function lastJsonLine(stdout: string): Record<string, unknown> {
+  const line = stdout.trimEnd().split('\n').at(-1) ?? '';
+  return JSON.parse(line) as Record<string, unknown>;
+}
+
+let scratch: string;
+beforeAll(async () => {
+  scratch = await mkdtemp(join(tmpdir(), 'bench-smoke-'));
+  if (!existsSync(join(ROOT, 'dist', 'cli', 'main.js')) || !existsSync(join(ROOT, 'packages', 'engine', 'dist', 'dns', 'server.js'))) {
+    throw new Error('the benchmarks measure the build: run `npm run build` first (`npm test` does)');
+  }
+});
+afterAll(async () => {
+  await rm(scratch, { recursive: true, force: true });
+});
+
+describe.concurrent('every benchmark runs (--smoke) and writes its figures', () => {
+  it('npm run bench (bench/run.ts): every section measured, the results file written', { timeout: BENCH_TIMEOUT_MS }, async () => {
+    const out = join(scratch, 'results.json');
+    const done = await runBench('run.ts', ['--no-build', '--json', '--out', out]);
+    expect(done.stderr, done.stderr).not.toMatch(/FAILED/);
+    expect(done.code, done.stderr).toBe(0);
+    const results = JSON.parse(await readFile(out, 'utf8')) as { mode: string; failures: unknown[]; rows: unknown[]; summary: Record<string, unknown> };
+    expect(results.mode).toBe('smoke');
+    expect(results.failures).toEqual([]);
+    expect(results.rows.length).toBeGreaterThan(10);
+    // Every headline figure was measured (a number, not null).
+    for (const [name, value] of Object.entries(results.summary)) expect(typeof value, name).toBe('number');
+    expect(lastJsonLine(done.stdout)).toEqual(results.summary);
+  });
+
+  it('bench/batch.ts (npm run bench:batch): the queue and the embedded runner', { timeout: BENCH_TIMEOUT_MS }, async () => {
+    const done = await runBench('batch.ts');
+    expect(done.code, done.stderr).toBe(0);
+    const { batch } = lastJsonLine(done.stdout) as { batch: Record<string, unknown> };
+    expect(batch).toMatchObject({ rounds: 1, scanNamesPerSec: expect.any(Number), queueOneWorkerNamesPerSec: expect.any(Number), serveMemory: expect.any(Object) });
+  });
+
+  it('bench/monitors.ts: every monitor ran once in the scaled day', { timeout: BENCH_TIMEOUT_MS }, async () => {
+    const done = await runBench('monitors.ts');
+    expect(done.code, done.stderr).toBe(0);
+    const report = lastJsonLine(done.stdout);
+    expect(report).toMatchObject({ monitors: 50, runs: expect.any(Number), runsPerSecond: expect.any(Number), queueMemoryBytes: expect.any(Number) });
+  });
+
+  it('bench/transport.ts: both name sets, with and without --transport', { timeout: BENCH_TIMEOUT_MS }, async () => {
+    const done = await runBench('transport.ts');
+    expect(done.code, done.stderr).toBe(0);
+    const { transport } = lastJsonLine(done.stdout) as { transport: { set: string; mode: string; namesPerSecond: number }[] };
+    expect(transport.map((row) => `${row.set}/${row.mode}`)).toEqual(['fixtures/spoof', 'fixtures/transport', 'lab/spoof', 'lab/transport']);
+    for (const row of transport) expect(typeof row.namesPerSecond).toBe('number');
+  });
+
+  it('bench/dns-clients.ts: c-ares and the network resolver', { timeout: BENCH_TIMEOUT_MS }, async () => {
+    const done = await runBench('dns-clients.ts');
+    expect(done.code, done.stderr).toBe(0);
+    const { dnsClients } = lastJsonLine(done.stdout) as { dnsClients: Record<string, Record<string, number>> };
+    expect(Object.keys(dnsClients)).toHaveLength(2);
+    for (const rates of Object.values(dnsClients)) expect(Object.keys(rates)).toEqual(['1', '32']);
+  });
+});

@@ -70,6 +70,12 @@ export type { Seed } from './store/seed.js';
 export { BatchService, DEFAULT_SWEEP_INTERVAL_MS } from './jobs/service.js';
 export type { BatchServiceOptions } from './jobs/service.js';
 export { startBatchService } from './jobs/setup.js';
+/** BullMQ and ioredis are optional peers: loads them, or says by name which is missing and how to install it. */
+export { loadRedisModules, MissingRedisPackagesError, REDIS_PACKAGES } from './jobs/redis-modules.js';
+export type { RedisModules, RedisPackage } from './jobs/redis-modules.js';
+/** Starts and stops everything `serve` and `worker` run, in order (src/service/start.ts). */
+export { startService, startWorker, DEFAULT_COMPONENT_STOP_TIMEOUT_MS } from './service/start.js';
+export type { ServiceConfig, ServiceHandle, WorkerConfig, WorkerHandle, ServiceComponent, ComponentStarter, ServiceContext } from './service/start.js';
 export { InProcessBatchRunner } from './jobs/runner.js';
 export { RedisBatchQueue, BATCH_QUEUE_NAME } from './jobs/queue.js';
 export { startBatchWorker } from './jobs/worker.js';

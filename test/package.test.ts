@@ -26,6 +26,9 @@ interface Manifest {
   exports: Record<string, unknown>;
   scripts?: Record<string, string>;
   dependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+  peerDependenciesMeta?: Record<string, { optional?: boolean }>;
+  devDependencies?: Record<string, string>;
 }
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Manifest;
 const engineRoot = join(root, 'packages/engine');
@@ -122,8 +125,19 @@ describe('the package as others use it', () => {
     const loaded = await modulesLoadedBy('spoof-checker/service');
     expect(loaded.some((url) => url.endsWith('/dist/service.js'))).toBe(true);
     expect(loaded.some((url) => /\/node_modules\/fastify\//.test(url))).toBe(true);
+    // BullMQ and ioredis are optional peers, loaded only when Redis is asked for (src/jobs/redis-modules.ts).
+    expect(loaded.filter((url) => /\/node_modules\/(bullmq|ioredis)\//.test(url))).toEqual([]);
     const { stdout } = await run(process.execPath, ['--input-type=module', '-e', `const s = await import('spoof-checker/service'); console.log(typeof s.buildApp);`], { cwd: root });
     expect(stdout.trim()).toBe('function');
+  });
+
+  it('declares BullMQ and ioredis as optional peer dependencies (and installs them for its own tests), never as dependencies', () => {
+    for (const name of ['bullmq', 'ioredis']) {
+      expect(manifest.dependencies?.[name], name).toBeUndefined();
+      expect(manifest.peerDependencies?.[name], name).toMatch(/^\^\d/);
+      expect(manifest.peerDependenciesMeta?.[name]?.optional, name).toBe(true);
+      expect(manifest.devDependencies?.[name], name).toBe(manifest.peerDependencies?.[name]);
+    }
   });
 
   it('exports the result schema and package.json', async () => {
@@ -167,7 +181,7 @@ describe('the package as others use it', () => {
 
   it('@spoof-checker/engine packs its built code and the result schema, nothing of the service', async () => {
     const { paths, unpackedSize } = await packDryRun(engineRoot);
-    expect(paths).toEqual(expect.arrayContaining(['LICENSE', 'package.json', 'dist/index.js', 'dist/index.d.ts', 'dist/check.js', 'schema/spoof-check-result.schema.json', 'data/shared-infrastructure.json']));
+    expect(paths).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'dist/index.js', 'dist/index.d.ts', 'dist/check.js', 'schema/spoof-check-result.schema.json', 'data/shared-infrastructure.json']));
     expect(paths.filter((path) => /^dist\/(http|store|jobs|web|cli|service)\b/.test(path))).toEqual([]);
     expect(notShipped(paths)).toEqual([]);
     expect(unpackedSize).toBeLessThanOrEqual(MAX_UNPACKED_BYTES);
@@ -193,6 +207,45 @@ describe('the package as others use it', () => {
     const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: dir });
     expect(JSON.parse(stdout)).toEqual(['spoofable', true]);
   }, 120_000);
+
+  it('both packages pass `npm publish --dry-run` with no warning (but that no one is logged in)', async () => {
+    for (const dir of [engineRoot, root]) {
+      // --ignore-scripts, as above: the build of this run is what is checked.
+      const published = await run('npm', ['publish', '--dry-run', '--ignore-scripts'], { cwd: dir, maxBuffer: 32 * 1024 * 1024 });
+      const warnings = published.stderr.split('\n').filter((line) => /\bwarn\b/i.test(line) && !/requires you to be logged in/.test(line));
+      expect(warnings, dir).toEqual([]);
+    }
+    expect((engineManifest as Manifest & { publishConfig?: { access?: string } }).publishConfig?.access).toBe('public');
+  }, 120_000);
+
+  it('both tarballs install into a blank project in one command with no warning; Redis is asked for by name', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'service-install-'));
+    const tarballs: string[] = [];
+    for (const from of [engineRoot, root]) {
+      const { stdout: packed } = await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dir], { cwd: from, maxBuffer: 32 * 1024 * 1024 });
+      tarballs.push(join(dir, (JSON.parse(packed) as [{ filename: string }])[0].filename));
+    }
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'blank', version: '1.0.0', private: true, type: 'module' }));
+    const installed = await run('npm', ['install', ...tarballs, '--prefer-offline', '--no-audit', '--no-fund'], { cwd: dir, maxBuffer: 32 * 1024 * 1024 });
+    expect(installed.stderr.split('\n').filter((line) => /\bwarn\b/i.test(line))).toEqual([]);
+    expect(existsSync(join(dir, 'node_modules', 'bullmq'))).toBe(false);
+    expect(existsSync(join(dir, 'node_modules', 'ioredis'))).toBe(false);
+    const bin = join(dir, 'node_modules', 'spoof-checker', 'bin', 'spoof-checker.js');
+    const { stdout: checked } = await run(process.execPath, [bin, 'check', 'open.example', '--zones', zones, '--json'], { cwd: dir });
+    expect(JSON.parse(checked)).toMatchObject({ verdict: 'spoofable' });
+    const { stdout: service } = await run(process.execPath, ['--input-type=module', '-e', `const s = await import('spoof-checker/service'); console.log(typeof s.buildApp);`], { cwd: dir });
+    expect(service.trim()).toBe('function');
+    const missing = /bullmq and ioredis are not installed: Redis \(--redis, spoof-checker worker\) needs the optional packages bullmq and ioredis\. Install them beside spoof-checker: npm install bullmq@\^\d[^ ]* ioredis@\^\d\S*/;
+    for (const args of [
+      ['serve', '--redis', 'redis://127.0.0.1:1', '--port', '0', '--data', ':memory:'],
+      ['worker', '--redis', 'redis://127.0.0.1:1', '--data', join(dir, 'data')],
+      ['scan', '-', '--redis', 'redis://127.0.0.1:1', '--data', join(dir, 'data')],
+    ]) {
+      const failed = await run(process.execPath, [bin, ...args], { cwd: dir }).then(() => undefined, (error: { code: number; stderr: string }) => error);
+      expect(failed, args[0]).toMatchObject({ code: 1 });
+      expect(failed?.stderr, args[0]).toMatch(missing);
+    }
+  }, 180_000);
 
   it('types the whole result, details included, for a TypeScript consumer of the built package', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'pkg-types-'));

@@ -10,6 +10,7 @@ import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { MAX_BATCH_NAMES } from '../jobs/model.js';
 import { checkRedisUrl, RedisBatchQueue } from '../jobs/queue.js';
+import { loadRedisModules } from '../jobs/redis-modules.js';
 import { resultPages } from '../jobs/results.js';
 import { BatchService } from '../jobs/service.js';
 import { newBatch, newBatchId } from '../jobs/submit.js';
@@ -114,6 +115,8 @@ export async function distributedScan(args: string[], io: CliIo): Promise<number
   }
   let opened;
   try {
+    // BullMQ and ioredis are optional: say which is missing before anything is opened.
+    await loadRedisModules();
     opened = await openStores(settings.storage, { pruneAutomatically: false });
   } catch (error) {
     io.err(`spoof-checker scan: ${error instanceof Error ? error.message : String(error)}\n`);

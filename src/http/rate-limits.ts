@@ -8,7 +8,8 @@
  * cannot be reached the limited routes answer 503 STORE_UNAVAILABLE: the limits fail closed.
  */
 import rateLimit from '@fastify/rate-limit';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { loadRedisModules } from '../jobs/redis-modules.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { clientAddress, clientRateLimitKey } from './client-address.js';
 import { ApiError } from './errors.js';
@@ -116,6 +117,8 @@ export function redactedRedisUrl(url: string): string {
  * then answers 503). ioredis keeps reconnecting in the background. The caller closes it (`quit()`).
  */
 export async function connectRateLimitRedis(url: string, onError: (error: Error) => void = () => undefined): Promise<Redis> {
+  // ioredis is optional: a clear error naming it when it is not installed.
+  const { Redis } = await loadRedisModules();
   const client = new Redis(url, {
     lazyConnect: true,
     enableOfflineQueue: false,

@@ -6,8 +6,9 @@
  * (src/jobs/monitor-schedule.ts), so the run id is the slot and the store commits it once even when
  * a job is retried after its worker died mid-check (its lock runs out, another worker takes it).
  */
-import { Queue, Worker, type Job } from 'bullmq';
-import { Redis } from 'ioredis';
+import type { Job, Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { redisModules } from './redis-modules.js';
 import type { Monitor, MonitorStore } from '../store/monitors.js';
 import { runMonitor, type MonitorCheck, type RunOutcome } from './monitor-run.js';
 import { firstSlot, MINUTE_MS, phaseOf, slotRunId } from './monitor-schedule.js';
@@ -60,6 +61,7 @@ export class RedisMonitorScheduler implements MonitorScheduler {
     this.#store = store;
     this.#minuteMs = options.minuteMs ?? MINUTE_MS;
     this.#log = options.log ?? (() => {});
+    const { Queue, Redis } = redisModules();
     this.#connection = new Redis(checkRedisUrl(options.redisUrl), { enableOfflineQueue: false, maxRetriesPerRequest: 1, retryStrategy: (times) => Math.min(times * 200, 2000) });
     this.#connection.on('error', () => {});
     this.#queue = new Queue<MonitorJob>(MONITOR_QUEUE_NAME, {
@@ -153,6 +155,7 @@ export function startMonitorWorker(options: MonitorWorkerOptions): MonitorWorker
   const minuteMs = options.minuteMs ?? MINUTE_MS;
   const now = options.now ?? (() => new Date());
   const log = options.log ?? (() => {});
+  const { Redis, Worker } = redisModules();
   const connection = new Redis(checkRedisUrl(options.redisUrl), { maxRetriesPerRequest: null, retryStrategy: (times) => Math.min(times * 200, 2000) });
   connection.on('error', () => {});
   const lockDuration = options.lockDurationMs ?? 30_000;

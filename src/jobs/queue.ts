@@ -6,8 +6,9 @@
  * Redis being down must not hang a request: the producer's connection has no offline queue (a
  * command fails at once while disconnected) and every call is bounded by a timeout.
  */
-import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
+import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { redisModules } from './redis-modules.js';
 import { chunksOf, type Batch, type ChunkJob } from './model.js';
 import type { BatchQueue, QueueReadiness } from './queue-types.js';
 
@@ -56,6 +57,7 @@ export class RedisBatchQueue implements BatchQueue {
   readonly #queue: Queue<ChunkJob>;
 
   constructor(url: string, options: RedisBatchQueueOptions = {}) {
+    const { Queue, Redis } = redisModules();
     this.#connection = new Redis(checkRedisUrl(url), {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,

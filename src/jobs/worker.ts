@@ -4,8 +4,7 @@
  * renewing the job's lock; after `lockDurationMs` another worker's stalled-job check puts the job
  * back on the queue, and processing it again only writes the rows still missing.
  */
-import { Worker } from 'bullmq';
-import { Redis } from 'ioredis';
+import { redisModules } from './redis-modules.js';
 import pLimit from 'p-limit';
 import type { BatchStore } from '../store/batches.js';
 import { chunksInFlight, DEFAULT_BATCH_CONCURRENCY, type BatchCheck, type ChunkJob } from './model.js';
@@ -49,6 +48,7 @@ export function startBatchWorker(options: BatchWorkerOptions): BatchWorker {
   const gate = pLimit(concurrency);
   const deps: ChunkDeps = { store: options.store, check: options.check, gate, ...(options.retry ? { retry: options.retry } : {}) };
   const log = options.log ?? (() => {});
+  const { Redis, Worker } = redisModules();
   // BullMQ's blocking connection must retry forever (maxRetriesPerRequest: null).
   const connection = new Redis(checkRedisUrl(options.redisUrl), { maxRetriesPerRequest: null, retryStrategy: (times) => Math.min(times * 200, 2000) });
   connection.on('error', () => {});

@@ -37,6 +37,7 @@ import type { MonitorService } from '../jobs/monitors.js';
 import { describeMonitorMode, seedDemoMonitor, startMonitorService, startMonitorWorkerWithPump } from '../jobs/monitor-setup.js';
 import type { MonitorCheck } from '../jobs/monitor-run.js';
 import { startBatchWorker } from '../jobs/worker.js';
+import { loadRedisModules } from '../jobs/redis-modules.js';
 import { openStores, seedIfEmpty, type StorageChoice } from '../store/open.js';
 import { loadSeedFile } from '../store/seed.js';
 import type { Stores } from '../store/types.js';
@@ -259,6 +260,8 @@ export async function startService(config: ServiceConfig): Promise<ServiceHandle
   const started = new Started(log, config.stopTimeoutMs ?? DEFAULT_COMPONENT_STOP_TIMEOUT_MS);
   const checks = checksOf(config.check);
   try {
+    // BullMQ and ioredis are optional peers: with Redis asked for, say which is missing before anything opens.
+    if (config.redisUrl !== undefined) await loadRedisModules();
     const opened = await started.add(
       'store',
       () =>
@@ -382,6 +385,7 @@ export async function startWorker(config: WorkerConfig): Promise<WorkerHandle> {
   const checks = checksOf(config.check);
   const jobLog = (message: string, error?: unknown) => log(`${message}${error instanceof Error ? `: ${error.message}` : ''}`);
   try {
+    await loadRedisModules();
     const opened = await started.add('store', () => openStores(config.storage, { pruneAutomatically: false }), (value) => value.stores.close());
     const stores = opened.stores;
     const batchWorker = await started.add(

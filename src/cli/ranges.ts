@@ -1,28 +1,33 @@
 /**
  * `spoof-checker ranges`: the provider data behind the shared-infrastructure finding.
- *   ranges show [--ranges FILE] [--json]       its date, sources and per-provider counts
- *   ranges update --out FILE [--from DIR]       rebuild it from the official feeds (HTTPS) or local copies
+ *   ranges show [--ranges FILE] [--json]       its date, sources and per-provider counts, and the file in use
+ *   ranges update [--out FILE] [--from DIR]     rebuild it from the official feeds (HTTPS) or local copies;
+ *                                               without --out, the installation's own data file (userRangesFile)
  */
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { buildRangesFile, decodeRangesFile, isStale, PROVIDERS, rangesAgeDays, RANGES_STALE_AFTER_DAYS, readFeedDirectory, SHIPPED_RANGES_FILE, shippedRanges } from '@spoof-checker/engine';
 import type { BuildResult, FeedText, RangeData, RangesFile } from '@spoof-checker/engine';
 import { formatIpv6Count } from '@spoof-checker/engine';
 import { integerOption, parseCommandArgs, UsageError } from './args.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo, type Command } from './io.js';
 import { fetchFeeds, FEED_TIMEOUT_MS, MAX_FEED_BYTES, type FetchFeedsOptions } from './ranges-fetch.js';
-import { rangesFromFlag } from './ranges-options.js';
+import { rangesInUse, userRangesFile } from './ranges-options.js';
 
 const USAGE = `Usage: spoof-checker ranges show [--ranges FILE] [--json]
-       spoof-checker ranges update --out FILE [--from DIR] [--timeout MS]
+       spoof-checker ranges update [--out FILE] [--from DIR] [--timeout MS]
 
 The published address ranges of shared infrastructure (cloud compute, CI runners, CDN edges) that
 checks compare SPF pass sets with.
 
-  show                 print the data's date, its sources and the addresses per provider service
-    --ranges FILE      show FILE instead of the shipped snapshot [SPOOF_CHECKER_RANGES]
-    --json             as JSON
-  update               build a data file from the providers' official feeds, fetched over HTTPS
-    --out FILE         where to write it (atomically: a temporary file, then a rename)
+  show                 print the data in use: its file, date, sources and the addresses per provider service
+    --ranges FILE      show FILE instead [SPOOF_CHECKER_RANGES]
+    --json             as JSON ("source": the file in use)
+  update               build the data from the providers' official feeds, fetched over HTTPS, and write it
+                       to the data file this installation reads: $XDG_DATA_HOME/spoof-checker/shared-infrastructure.json,
+                       else ~/.local/share/spoof-checker/shared-infrastructure.json; every command reads it in
+                       preference to the shipped snapshot (a running serve after a restart)
+    --out FILE         write FILE instead (atomically: a temporary file, then a rename); use it with --ranges FILE
     --from DIR         read local copies in the official formats instead of fetching
                        (file names as in fixtures/provider-ranges/README.md)
     --timeout MS       per-feed timeout (default ${FEED_TIMEOUT_MS}); feeds over ${MAX_FEED_BYTES} bytes are refused
@@ -30,7 +35,7 @@ checks compare SPF pass sets with.
 
 A feed that cannot be fetched, fails to parse, or has shrunk to less than half of the previous data
 is refused: the previous data for that provider (FILE if it exists, else the shipped snapshot) is
-kept. Pass the file to check, scan, serve and worker with --ranges FILE (or SPOOF_CHECKER_RANGES).
+kept.
 
 Exit status: 0 written (or shown), 1 written with some provider's previous data kept, or nothing
 could be built, 2 on a usage error.
@@ -61,16 +66,18 @@ function show(args: string[], io: CliIo): number {
     return EXIT_OK;
   }
   if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
-  const data = rangesFromFlag(values.ranges, io.env) ?? shippedRanges();
+  const inUse = rangesInUse(values.ranges, io.env);
+  const data = inUse.data ?? shippedRanges();
   const now = new Date();
-  const summary = summarise(data, now);
+  const summary = { ...summarise(data, now), source: inUse.source };
   if (values.json) {
     io.out(`${JSON.stringify(summary)}\n`);
     return EXIT_OK;
   }
   const lines = [
     `Provider data: ${summary.origin}`,
-    `Dated ${summary.date} (${summary.ageDays} days old${summary.stale ? `: STALE, over ${RANGES_STALE_AFTER_DAYS} days; run 'spoof-checker ranges update --out FILE'` : ''}); built ${summary.generatedAt}`,
+    `File: ${summary.source}`,
+    `Dated ${summary.date} (${summary.ageDays} days old${summary.stale ? `: STALE, over ${RANGES_STALE_AFTER_DAYS} days; run 'spoof-checker ranges update'` : ''}); built ${summary.generatedAt}`,
     '',
     'Sources:',
     ...summary.sources.map((s) => `  ${s.provider.padEnd(13)} ${(s.date ?? `read ${s.readAt}`).padEnd(16)} ${String(s.prefixes).padStart(6)} prefixes  ${s.url}`),
@@ -82,9 +89,11 @@ function show(args: string[], io: CliIo): number {
   return EXIT_OK;
 }
 
-/** What `ranges show --json` prints. */
+/** What `ranges show --json` prints (with `source`, the file in use). */
 export interface RangesSummary {
   origin: string;
+  /** The file the data was read from: `--ranges FILE`, the user data file, or the shipped snapshot. */
+  source?: string;
   date: string;
   ageDays: number;
   stale: boolean;
@@ -119,12 +128,23 @@ async function update(args: string[], io: CliIo): Promise<number> {
     return EXIT_OK;
   }
   if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
-  if (values.out === undefined) throw new UsageError('give --out FILE: where to write the data');
+  // Without --out: the installation's own data file, which every command reads before the snapshot.
+  const out = values.out ?? userRangesFile(io.env);
+  if (out === undefined) throw new UsageError('neither XDG_DATA_HOME nor HOME is set, so there is no user data directory: give --out FILE');
   if (values.from !== undefined && values.timeout !== undefined) throw new UsageError('--timeout applies to fetching, not to --from');
   if (values.from !== undefined && !existsSync(values.from)) throw new UsageError(`--from ${values.from}: no such directory`);
   const timeoutMs = integerOption(values.timeout, 'timeout', FEED_TIMEOUT_MS, 1, 600_000);
-  const result = await updateRanges({ out: values.out, from: values.from, fetch: { timeoutMs } });
-  return report(result, values.out, io);
+  if (values.out === undefined) {
+    try {
+      mkdirSync(dirname(out), { recursive: true });
+    } catch (error) {
+      throw new UsageError(`cannot create ${dirname(out)}: ${(error as Error).message}; give --out FILE`);
+    }
+  }
+  const result = await updateRanges({ out, from: values.from, fetch: { timeoutMs } });
+  const code = report(result, out, io);
+  if (result.written && values.out === undefined) io.out(`every command now reads it in preference to the shipped snapshot (a running serve after a restart)\n`);
+  return code;
 }
 
 /** What `updateRanges` needs: where to write, and where the feeds come from. */

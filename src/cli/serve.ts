@@ -74,7 +74,8 @@ Options (each overrides the environment variable in brackets):
   --faults FILE         inject the DNS faults listed in FILE, a JSON list of rules or of scenarios [SPOOF_CHECKER_FAULTS]
                         (default with --demo: fixtures/scenarios.json; '${NO_FAULTS}' injects none)
   --ranges FILE         classify SPF pass sets with the provider data in FILE (from 'ranges update') [SPOOF_CHECKER_RANGES]
-                        (default: the shipped snapshot; its date is on the start-up line, flagged when stale)
+                        (default: the data 'ranges update' keeps in the user data directory, else the shipped
+                        snapshot; its date is on the start-up line, flagged when stale)
   --seed FILE           load organisations, keys and data from FILE into an empty store [SPOOF_CHECKER_SEED]
   --data DIR            keep everything in SQLite in DIR, created if missing [SPOOF_CHECKER_DATA]
                         (default ${DEFAULT_DATA_DIR}; ${MEMORY_DATA_DIR} keeps it in memory, lost at exit)

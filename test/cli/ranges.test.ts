@@ -4,7 +4,7 @@
  * Nothing here leaves 127.0.0.1.
  */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +12,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { updateRanges } from '../../src/cli/ranges.js';
-import { describeRanges } from '../../src/cli/ranges-options.js';
+import { describeRanges, userRangesFile } from '../../src/cli/ranges-options.js';
+import { SHIPPED_RANGES_FILE } from '../../packages/engine/src/ranges/snapshot.js';
 import { loadRangesFile } from '../../packages/engine/src/ranges/snapshot.js';
 import { captureIo, FIXTURE_ZONES } from './helpers.js';
 
@@ -138,6 +139,68 @@ describe('spoof-checker ranges update --from DIR', () => {
     expect(describeRanges(data.data, new Date('2025-08-01T00:00:00Z'))).toMatch(/dated 2025-07-21 \(11 days old\)$/);
     expect(describeRanges(data.data, new Date('2025-11-01T00:00:00Z'))).toMatch(/dated 2025-07-21: STALE \(103 days old, over 90\)/);
     expect(describeRanges(undefined, new Date('2025-08-01T00:00:00Z'))).toMatch(/^provider ranges from the shipped snapshot, dated 2025-07-21/);
+  });
+});
+
+describe('spoof-checker ranges update without --out: the data the installation uses', () => {
+  it('writes $XDG_DATA_HOME/spoof-checker/shared-infrastructure.json, which show, check and scan then read before the snapshot', async () => {
+    const xdg = join(work, 'xdg');
+    const env = { XDG_DATA_HOME: xdg, HOME: join(work, 'home-unused') };
+    const file = join(xdg, 'spoof-checker', 'shared-infrastructure.json');
+    expect(userRangesFile(env)).toBe(file);
+    // Before: the shipped snapshot, named by its file.
+    expect(JSON.parse((await run(['ranges', 'show', '--json'], env)).out)).toMatchObject({ origin: 'shipped snapshot', source: SHIPPED_RANGES_FILE });
+
+    // The EC2 block the zone authorises a /16 of, taken out: the verdict tells which data was read.
+    const dir = feedCopy('user-trimmed', (aws) => {
+      aws.prefixes = aws.prefixes.filter((p) => p.ip_prefix !== '3.224.0.0/12');
+    });
+    const updated = await run(['ranges', 'update', '--from', dir], env);
+    expect(updated.code).toBe(0);
+    expect(updated.out).toBe(`wrote ${file}: provider data dated 2025-07-21\nevery command now reads it in preference to the shipped snapshot (a running serve after a restart)\n`);
+    expect(existsSync(file)).toBe(true);
+    expect(existsSync(join(work, 'home-unused'))).toBe(false);
+
+    const shown = await run(['ranges', 'show', '--json'], env);
+    expect(JSON.parse(shown.out)).toMatchObject({ origin: file, source: file, date: '2025-07-21' });
+    expect((await run(['ranges', 'show'], env)).out).toContain(`File: ${file}\n`);
+    const checked = await run(['check', '--zones', FIXTURE_ZONES, '--json', 'spf-cloud-ec2.example'], env);
+    expect(JSON.parse(checked.out)).toMatchObject({ verdict: 'protected', details: { rule: 'dmarc-reject' } });
+    // Without the user data directory: the shipped snapshot, which classifies the block.
+    const shipped = await run(['check', '--zones', FIXTURE_ZONES, '--json', 'spf-cloud-ec2.example'], {});
+    expect(JSON.parse(shipped.out)).toMatchObject({ verdict: 'spoofable', details: { rule: 'spf-shared-infrastructure' } });
+    // --ranges FILE (and SPOOF_CHECKER_RANGES) still win over the user file.
+    const flagged = await run(['ranges', 'show', '--json', '--ranges', SHIPPED_RANGES_FILE], env);
+    expect(JSON.parse(flagged.out)).toMatchObject({ source: SHIPPED_RANGES_FILE });
+  });
+
+  it('without XDG_DATA_HOME (or with a relative one): ~/.local/share/spoof-checker/ under $HOME', async () => {
+    const home = join(work, 'home');
+    const file = join(home, '.local', 'share', 'spoof-checker', 'shared-infrastructure.json');
+    expect(userRangesFile({ HOME: home })).toBe(file);
+    expect(userRangesFile({ HOME: home, XDG_DATA_HOME: 'relative/dir' })).toBe(file);
+    expect(userRangesFile({})).toBeUndefined();
+    const updated = await run(['ranges', 'update', '--from', feedCopy('home')], { HOME: home });
+    expect(updated.code).toBe(0);
+    expect(JSON.parse((await run(['ranges', 'show', '--json'], { HOME: home })).out)).toMatchObject({ source: file });
+  });
+
+  it('an unusable user data file is a usage error that names it and says how to recover', async () => {
+    const xdg = join(work, 'xdg-broken');
+    mkdirSync(join(xdg, 'spoof-checker'), { recursive: true });
+    writeFileSync(join(xdg, 'spoof-checker', 'shared-infrastructure.json'), '{"not": "provider data"}');
+    const failed = await run(['check', '--zones', FIXTURE_ZONES, 'p-reject.example'], { XDG_DATA_HOME: xdg });
+    expect(failed.code).toBe(2);
+    expect(failed.err).toContain(join(xdg, 'spoof-checker', 'shared-infrastructure.json'));
+    expect(failed.err).toMatch(/run 'spoof-checker ranges update' again, or delete the file/);
+  });
+
+  it('stale data is told in plain words in the result, never as a command to run', async () => {
+    const checked = await run(['check', '--zones', FIXTURE_ZONES, '--json', 'spf-cloud-ec2.example'], {});
+    const result = JSON.parse(checked.out) as { reasons: { id: string; detail: string }[] };
+    const finding = result.reasons.find((f) => f.id === 'spf-shared-infrastructure');
+    expect(finding?.detail).toMatch(/The provider data is \d+ days old, dated 2025-07-21/);
+    expect(checked.out).not.toContain('ranges update');
   });
 });
 

@@ -23,7 +23,8 @@ export function sharedInfrastructureFindings(report: SharedInfrastructureReport,
   const findings: Finding[] = [];
   const critical = report.exposures.filter((e) => e.severity === 'critical');
   const warning = report.exposures.filter((e) => e.severity === 'warning');
-  const staleNote = report.data.stale ? ` (Provider data from ${report.data.date}, ${report.data.ageDays} days old: run 'spoof-checker ranges update'.)` : '';
+  // Plain words for whoever reads the result (a visitor of the page too): how old the data is, never a command to run.
+  const staleNote = report.data.stale ? ` (The provider data is ${report.data.ageDays} days old, dated ${report.data.date}: newer published ranges may differ.)` : '';
   if (critical.length > 0) {
     const names = providerNames(critical);
     findings.push({

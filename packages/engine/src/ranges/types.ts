@@ -123,7 +123,7 @@ export interface SharedInfrastructureReport {
     date: string;
     /** Days between that date and the check. */
     ageDays: number;
-    /** Older than `RANGES_STALE_AFTER_DAYS`: refresh it with `spoof-checker ranges update`. */
+    /** Older than `RANGES_STALE_AFTER_DAYS` (an operator refreshes it with `spoof-checker ranges update`). */
     stale: boolean;
     origin: string;
   };

@@ -14,6 +14,8 @@ export type ParsedArgs<O extends Options> = ReturnType<typeof parseArgs<{ args: 
 /** The options every command that asks DNS shares: `--zones DIR` or `--resolver IP[:PORT]`. */
 export const RESOLVER_OPTIONS = {
   zones: { type: 'string' },
+  /** The fixture zones shipped with spoof-checker, wherever it is installed (src/cli/resolver-options.ts). */
+  'demo-zones': { type: 'boolean' },
   resolver: { type: 'string' },
   timeout: { type: 'string' },
 } as const satisfies Options;

@@ -14,6 +14,7 @@ Checks each name and prints a report: the verdict, the reasons, the SPF lookup t
 
 Options:
   --zones DIR          answer from the *.zone files in DIR (the loaded zones are the whole DNS)
+  --demo-zones         answer from the fixture zones shipped with spoof-checker (found wherever it is installed)
   --resolver IP[:PORT] ask this DNS server instead of the system's resolvers; several,
                        comma-separated (1.1.1.1,8.8.8.8), share the queries and stand in for each other
   --timeout MS         per-query timeout for --resolver and the system resolvers
@@ -60,7 +61,7 @@ export const check: Command = async (args, io) => {
   let ranges;
   try {
     ranges = rangesFromFlag(values.ranges, io.env);
-    built = await resolverFromFlags({ zones: values.zones, resolver: values.resolver, timeout: values.timeout, faults: values.faults });
+    built = await resolverFromFlags({ zones: values.zones, demoZones: values['demo-zones'], resolver: values.resolver, timeout: values.timeout, faults: values.faults });
   } catch (error) {
     return usage(io, error);
   }

@@ -1,5 +1,5 @@
 /**
- * `spoof-checker dns-serve <zones-dir> [--port N] [--host H] [--outside refused|nxdomain] [--faults FILE]`:
+ * `spoof-checker dns-serve <zones-dir> | --demo-zones [--port N] [--host H] [--outside refused|nxdomain] [--faults FILE]`:
  * serves a directory of zone files over DNS (UDP and TCP) as an authoritative server, in the
  * foreground until the process is asked to stop, so that the scenarios can be checked by any client
  * (`dig @127.0.0.1 -p 5300 …`, or `spoof-checker check --resolver … ` with `--outside nxdomain`).
@@ -13,18 +13,21 @@ import { loadZoneDirectory, ZoneLoadError } from '@spoof-checker/engine';
 import { integerOption, parseCommandArgs, UsageError } from './args.js';
 import { loadFaultPlan } from './faults-file.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Command } from './io.js';
+import { DEMO_ZONES_FLAG, zonesDirectory } from './resolver-options.js';
+import { FIXTURE_ZONES_DIR } from '../fixtures.js';
 
 /** The port used without `--port`: unprivileged, and clear of mDNS's 5353. */
 export const DEFAULT_DNS_SERVE_PORT = 5300;
 /** The address used without `--host`: loopback only, so nothing outside the machine can query it. */
 export const DEFAULT_DNS_SERVE_HOST = '127.0.0.1';
 
-const USAGE = `Usage: spoof-checker dns-serve <zones-dir> [--port N] [--host H] [--outside refused|nxdomain] [--faults FILE]
+const USAGE = `Usage: spoof-checker dns-serve <zones-dir> | --demo-zones [--port N] [--host H] [--outside refused|nxdomain] [--faults FILE]
 
 Serves every *.zone file in <zones-dir> over DNS, UDP and TCP on one port, as their authoritative
 server, until stopped (Ctrl-C).
 
 Options:
+  --demo-zones   serve the fixture zones shipped with spoof-checker instead of <zones-dir>
   --port N       port to listen on (default ${DEFAULT_DNS_SERVE_PORT}; 0 picks a free one)
   --host H       IP address to listen on (default ${DEFAULT_DNS_SERVE_HOST})
   --outside A    how to answer names outside the zones: refused (default, as an authoritative
@@ -50,17 +53,23 @@ export const dnsServe: Command = async (args, io) => {
   try {
     const { values, positionals } = parseCommandArgs(
       args,
-      { port: { type: 'string' }, host: { type: 'string' }, outside: { type: 'string' }, faults: { type: 'string' } },
+      { port: { type: 'string' }, host: { type: 'string' }, outside: { type: 'string' }, faults: { type: 'string' }, 'demo-zones': { type: 'boolean' } },
       true,
     );
     if (values.help) {
       io.out(USAGE);
       return EXIT_OK;
     }
-    if (positionals.length !== 1 || positionals[0] === undefined) {
-      throw new UsageError(positionals.length === 0 ? 'the zones directory is missing' : `one zones directory expected, got ${positionals.length} arguments`);
+    if (values['demo-zones']) {
+      if (positionals.length > 0) throw new UsageError(`give a zones directory or ${DEMO_ZONES_FLAG}, not both`);
+      dir = FIXTURE_ZONES_DIR;
+    } else {
+      if (positionals.length !== 1 || positionals[0] === undefined) {
+        throw new UsageError(positionals.length === 0 ? `the zones directory is missing (${DEMO_ZONES_FLAG} serves the fixture zones shipped with spoof-checker)` : `one zones directory expected, got ${positionals.length} arguments`);
+      }
+      // A directory that is not there names --demo-zones.
+      dir = zonesDirectory(positionals[0], false, 'the zones directory') ?? positionals[0];
     }
-    dir = positionals[0];
     port = integerOption(values.port, 'port', DEFAULT_DNS_SERVE_PORT, 0, 65_535);
     host = values.host ?? DEFAULT_DNS_SERVE_HOST;
     if (isIP(host) === 0) throw new UsageError(`--host must be an IP address such as 127.0.0.1 or ::1, not "${host}"`);

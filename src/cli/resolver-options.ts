@@ -5,6 +5,8 @@ import { NetworkResolver } from '@spoof-checker/engine';
 import type { Resolver } from '@spoof-checker/engine';
 import { ZoneResolver } from '@spoof-checker/engine';
 import { loadZoneDirectory } from '@spoof-checker/engine';
+import { existsSync, statSync } from 'node:fs';
+import { FIXTURE_ZONES_DIR } from '../fixtures.js';
 import { integerOption, UsageError } from './args.js';
 import { faultPlanForEveryCheck, faultPlanForInput, loadFaultPlan } from './faults-file.js';
 
@@ -12,6 +14,8 @@ import { faultPlanForEveryCheck, faultPlanForInput, loadFaultPlan } from './faul
 export interface ResolverFlags {
   /** A directory of `*.zone` files: the loaded zones are the whole DNS. */
   zones?: string | undefined;
+  /** `--demo-zones`: the fixture zones shipped with spoof-checker (`FIXTURE_ZONES_DIR`), found from any working directory. */
+  demoZones?: boolean | undefined;
   /**
    * DNS servers as `ip[:port]` or `[ipv6]:port`, separated by commas: questions are spread over them,
    * and a query that gets no answer from one is tried at the next.
@@ -80,21 +84,46 @@ export async function resolverFromFlags(flags: ResolverFlags): Promise<BuiltReso
   };
 }
 
+/** The flag that names the shipped fixture zones, for messages. */
+export const DEMO_ZONES_FLAG = '--demo-zones';
+
+/**
+ * `--zones DIR` or `--demo-zones` as one directory (undefined when neither): the shipped fixture
+ * zones for `--demo-zones`; a DIR that is not there is a usage error that names the directory
+ * against the working directory and points at `--demo-zones` (`--zones fixtures/zones` only works
+ * from a clone of the repository, not from an installed package).
+ */
+export function zonesDirectory(zones: string | undefined, demoZones: boolean | undefined, what = '--zones'): string | undefined {
+  if (demoZones) {
+    if (zones !== undefined) throw new UsageError(`give --zones DIR or ${DEMO_ZONES_FLAG}, not both`);
+    return FIXTURE_ZONES_DIR;
+  }
+  if (zones === undefined) return undefined;
+  if (!existsSync(zones)) {
+    throw new UsageError(
+      `${what} ${zones}: no such directory (looked for in ${process.cwd()}). For the fixture zones shipped with spoof-checker, wherever it is installed, use ${DEMO_ZONES_FLAG} instead`,
+    );
+  }
+  if (!statSync(zones).isDirectory()) throw new UsageError(`${what} ${zones}: not a directory (give the directory that holds the *.zone files, or ${DEMO_ZONES_FLAG})`);
+  return zones;
+}
+
 /** The DNS source alone: zone files or real servers. */
 async function sourceFromFlags(flags: ResolverFlags): Promise<{ resolver: Resolver; description: string; zones?: ZoneResolver }> {
-  if (flags.zones !== undefined && flags.resolver !== undefined) {
-    throw new UsageError('give --zones DIR or --resolver IP[:PORT], not both');
+  if ((flags.zones !== undefined || flags.demoZones) && flags.resolver !== undefined) {
+    throw new UsageError(`give --zones DIR (or ${DEMO_ZONES_FLAG}) or --resolver IP[:PORT], not both`);
   }
-  if (flags.zones !== undefined) {
+  const dir = zonesDirectory(flags.zones, flags.demoZones);
+  if (dir !== undefined) {
     if (flags.timeout !== undefined) throw new UsageError('--timeout applies to real DNS servers, not to --zones');
     let zones;
     try {
-      zones = await loadZoneDirectory(flags.zones);
+      zones = await loadZoneDirectory(dir);
     } catch (error) {
       throw new UsageError(error instanceof Error ? error.message : String(error));
     }
     const resolver = new ZoneResolver(zones);
-    return { resolver, zones: resolver, description: `${zones.length} zone(s) from ${flags.zones}` };
+    return { resolver, zones: resolver, description: `${zones.length} zone(s) from ${flags.demoZones ? `the shipped fixture zones (${dir})` : dir}` };
   }
   const timeoutMs = integerOption(flags.timeout, 'timeout', 0, 1, MAX_TIMEOUT_FLAG_MS) || undefined;
   let network: NetworkResolver;

@@ -45,6 +45,7 @@ Options:
                        names that failed there on DNS (dns_failure, dns_timeout) are checked again
   --details            keep each result's details (the SPF tree, DKIM probes…) in JSON lines
   --zones DIR          answer from the *.zone files in DIR
+  --demo-zones         answer from the fixture zones shipped with spoof-checker
   --resolver IP[:PORT] ask this DNS server instead of the system's resolvers; several,
                        comma-separated (1.1.1.1,8.8.8.8), share the queries and stand in for each other
   --timeout MS         per-query timeout for real DNS servers
@@ -254,7 +255,7 @@ function readSettings(args: string[]) {
     details: values.details ?? false,
     selectors: splitList(values.selectors),
     rangesFlag: values.ranges,
-    resolverFlags: { zones: values.zones, resolver: values.resolver, timeout: values.timeout, cacheMaxEntries: SCAN_CACHE_MAX_ENTRIES, faults: values.faults },
+    resolverFlags: { zones: values.zones, demoZones: values['demo-zones'], resolver: values.resolver, timeout: values.timeout, cacheMaxEntries: SCAN_CACHE_MAX_ENTRIES, faults: values.faults },
   };
 }
 

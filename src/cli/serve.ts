@@ -69,6 +69,7 @@ Options (each overrides the environment variable in brackets):
   --host H              address to listen on [HOST] (default ${DEFAULT_SERVE_HOST})
   --port P              port to listen on [PORT] (default ${DEFAULT_SERVE_PORT}, ${DEMO_SERVE_PORT} with --demo; 0 picks a free one)
   --zones DIR           answer DNS from the zone files in DIR [SPOOF_CHECKER_ZONES]
+  --demo-zones          answer DNS from the fixture zones shipped with spoof-checker (found wherever it is installed)
   --resolver IP[:PORT]  ask this DNS server (several: comma-separated, sharing the queries) [SPOOF_CHECKER_RESOLVER] (default: the system's resolvers)
   --timeout MS          per-query DNS timeout for real servers
   --faults FILE         inject the DNS faults listed in FILE, a JSON list of rules or of scenarios [SPOOF_CHECKER_FAULTS]
@@ -270,6 +271,7 @@ export function serveConfig(args: string[], env: NodeJS.ProcessEnv): ServeConfig
       host: { type: 'string' },
       port: { type: 'string' },
       zones: { type: 'string' },
+      'demo-zones': { type: 'boolean' },
       resolver: { type: 'string' },
       timeout: { type: 'string' },
       faults: { type: 'string' },
@@ -291,14 +293,18 @@ export function serveConfig(args: string[], env: NodeJS.ProcessEnv): ServeConfig
   if (values.help) return 'help';
   const demo = values.demo ?? false;
   if (values.zones !== undefined && values.resolver !== undefined) throw new UsageError('give --zones or --resolver, not both');
-  const flagsNameDns = values.zones !== undefined || values.resolver !== undefined;
+  if (values['demo-zones'] && values.resolver !== undefined) throw new UsageError('give --demo-zones or --resolver, not both');
+  if (values['demo-zones'] && values.zones !== undefined) throw new UsageError('give --zones DIR or --demo-zones, not both');
+  // --demo-zones is the shipped fixture zones (a --zones DIR that is not there names it, at start).
+  const flagZones = values['demo-zones'] ? DEMO_ZONES_DIR : values.zones;
+  const flagsNameDns = flagZones !== undefined || values.resolver !== undefined;
   const envZones = env['SPOOF_CHECKER_ZONES'] || undefined;
   const envResolver = env['SPOOF_CHECKER_RESOLVER'] || undefined;
   if (!flagsNameDns && envZones !== undefined && envResolver !== undefined) {
     throw new UsageError('set SPOOF_CHECKER_ZONES or SPOOF_CHECKER_RESOLVER, not both');
   }
   // A DNS source named by a flag replaces both variables; --demo's zones come last.
-  let zones = flagsNameDns ? values.zones : envZones;
+  let zones = flagsNameDns ? flagZones : envZones;
   const resolver = flagsNameDns ? values.resolver : envResolver;
   if (zones === undefined && resolver === undefined && demo) zones = DEMO_ZONES_DIR;
 
@@ -396,7 +402,8 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
   let dnsDescription: string;
   try {
     const { resolverFor, description } = await resolverFromFlags({
-      ...(config.zones !== undefined ? { zones: config.zones } : {}),
+      // The shipped fixture zones (--demo, --demo-zones) are named as such on the start-up line.
+      ...(config.zones === DEMO_ZONES_DIR ? { demoZones: true } : config.zones !== undefined ? { zones: config.zones } : {}),
       ...(config.resolver !== undefined ? { resolver: config.resolver } : {}),
       ...(config.timeout !== undefined ? { timeout: config.timeout } : {}),
       ...(config.faults !== undefined ? { faults: config.faults } : {}),

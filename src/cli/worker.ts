@@ -33,6 +33,7 @@ Options:
   --database URL        the API's PostgreSQL (postgresql://…) [DATABASE_URL]
   --data DIR            the API's SQLite directory (same machine only) [SPOOF_CHECKER_DATA]
   --zones DIR           answer DNS from the *.zone files in DIR
+  --demo-zones          answer DNS from the fixture zones shipped with spoof-checker
   --resolver IP[:PORT]  ask this DNS server (several: comma-separated, sharing the queries) (default: the system's resolvers)
   --timeout MS          per-query timeout for real DNS servers
   --faults FILE         inject the DNS faults listed in FILE (a JSON list of rules, or of scenarios
@@ -92,7 +93,7 @@ function readSettings(args: string[], env: NodeJS.ProcessEnv) {
     lockDurationMs: integerOption(values['lock-duration'], 'lock-duration', DEFAULT_LOCK_DURATION_MS, 1000, 600_000),
     ranges: rangesFromFlag(values.ranges, env),
     allowPrivateAddresses: values['allow-private-addresses'] ?? false,
-    resolverFlags: { zones: values.zones, resolver: values.resolver, timeout: values.timeout, cacheMaxEntries: SCAN_CACHE_MAX_ENTRIES, faults: values.faults },
+    resolverFlags: { zones: values.zones, demoZones: values['demo-zones'], resolver: values.resolver, timeout: values.timeout, cacheMaxEntries: SCAN_CACHE_MAX_ENTRIES, faults: values.faults },
   };
 }
 

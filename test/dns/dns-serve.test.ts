@@ -121,7 +121,7 @@ describe('dns-serve', () => {
     [['DIR', '--host', 'localhost'], /--host must be an IP address/, 'host not an address'],
     [['DIR', '--verbose'], /verbose/, 'unknown option'],
     [['DIR', '--outside', 'servfail'], /--outside must be refused or nxdomain, not "servfail"/, 'an --outside that is not known'],
-    [['/nonexistent/zones'], /cannot read the zone directory/, 'a directory that does not exist'],
+    [['/nonexistent/zones'], /the zones directory \/nonexistent\/zones: no such directory .*use --demo-zones instead/, 'a directory that does not exist (names --demo-zones)'],
     [['EMPTY'], /holds no \*\.zone files/, 'a directory without zone files'],
   ])('exits 2 with a message for %j (%s)', async (args, message) => {
     const { io, output } = testIo();

@@ -53,29 +53,44 @@ export function demoBanner(demo: DemoSettings): SafeHtml {
 </div></div>`;
 }
 
+/** The domain an input is checked as, or null for an input the form refuses. */
+function domainOf(input: string): string | null {
+  const normalised = normaliseDomainInput(input);
+  return normalised.ok ? normalised.domain : null;
+}
+
 /**
- * Up to three form examples that work in the demo: a domain, an email address, a website (the
- * website's host with a bare path, shorter than the scenario's URL and checked the same).
+ * Up to three form examples that work in the demo, each for a different domain: a domain, an email
+ * address, a website (a demo domain's home page: `https://<domain>/`).
  */
 export function demoExamples(demo: DemoSettings): string[] {
   const usable = demo.domains.map((d) => d.input).filter((input) => demoHref(input) !== null);
-  const domain = usable.find((input) => /^[a-z0-9.-]+$/i.test(input));
-  const address = usable.find((input) => input.includes('@'));
-  const url = usable.find((input) => /^https?:\/\//i.test(input));
-  const host = url === undefined ? undefined : normaliseDomainInput(url);
-  const website = host?.ok ? `https://${host.domain}/` : undefined;
+  const plain = [...new Set(usable.filter((input) => /^[a-z0-9.-]+$/.test(input)).map((input) => domainOf(input)!))];
+  const domain = plain[0];
+  if (domain === undefined) return [];
+  const taken = new Set([domain]);
+  const addressInput = usable.find((input) => input.includes('@') && !taken.has(domainOf(input) ?? domain));
+  const fresh = () => plain.find((name) => !taken.has(name));
+  const address = addressInput ?? (fresh() === undefined ? undefined : `ceo@${fresh()}`);
+  if (address !== undefined) taken.add(domainOf(address) ?? domain);
+  const websiteDomain = fresh();
+  const website = websiteDomain === undefined ? undefined : `https://${websiteDomain}/`;
   return [domain, address, website].filter((e): e is string => e !== undefined);
 }
 
 /** The list of domains to try (home page and the "not in the demo" page). */
 export function demoDomainsSection(demo: DemoSettings, headingLevel: 'h2' | 'h3' = 'h2'): SafeHtml {
-  const links = demo.domains.flatMap((d) => {
+  // Each result page once: an address or a spelling of a domain already listed leads to the same page.
+  const seen = new Set<string>();
+  const links = demo.domains.flatMap((d, index) => {
     const href = demoHref(d.input);
-    return href === null ? [] : [{ ...d, href }];
+    if (href === null || seen.has(href)) return [];
+    seen.add(href);
+    return [{ ...d, href, featured: index < demo.featured }];
   });
   const item = (d: { input: string; note: string; href: string }) => html`<li><a href="${d.href}"><code>${d.input}</code></a> <span class="muted">${d.note}</span></li>`;
-  const featured = links.slice(0, demo.featured);
-  const rest = links.slice(demo.featured);
+  const featured = links.filter((d) => d.featured);
+  const rest = links.filter((d) => !d.featured);
   const heading = headingLevel === 'h2' ? html`<h2 id="demo-domains">Domains to try in the demo</h2>` : html`<h3 id="demo-domains">Domains to try in the demo</h3>`;
   return html`<section class="demo-domains" aria-labelledby="demo-domains">
 ${heading}

@@ -27,9 +27,11 @@ ${demo ? demoDomainsSection(demo) : null}
 <li><strong>SPF</strong> Which servers may send as the domain, whether any server at all can, and the limit of 10 DNS lookups, include by include.</li>
 <li><strong>DKIM</strong> Public signing keys under the selectors that mail services commonly use, with their type and size.</li>
 <li><strong>MX</strong> Where the domain receives mail and from which provider, or a null MX for a domain that takes none.</li>
+<li><strong>Shared infrastructure</strong> Whether SPF lets addresses pass that anyone can rent: cloud servers, CI runners and CDN edges, by provider, from the providers' own published ranges.</li>
+<li><strong>Mail sent to you</strong> On the result page, after the verdict: MTA-STS and TLS-RPT, and whether each mail server offers STARTTLS with a valid certificate, so that mail to the domain is encrypted in transit.</li>
 </ul>
 <h2>What it cannot see</h2>
-<p>${demo ? 'Only DNS records are read (here, the demo\'s): nothing is sent, nothing is stored.' : 'Only public DNS is read: nothing is sent, nothing is stored.'} A DKIM key under a selector nobody can guess stays invisible, and a DNS server that fails to answer gives no verdict rather than a wrong one: the result page says what could not be checked.</p>
+<p>${demo ? 'Only DNS records are read (here, the demo\'s): nothing is sent, nothing is stored.' : 'The check reads public DNS, and "Mail sent to you" also connects to the domain\'s mail servers and its MTA-STS policy host, sending no mail: nothing is stored.'} A DKIM key under a selector nobody can guess stays invisible, and a DNS server that fails to answer gives no verdict rather than a wrong one: the result page says what could not be checked.</p>
 <h2>For developers</h2>
 <p>The same check is an API: see the <a href="/docs">API documentation</a> and the <a href="/openapi.json">OpenAPI document</a>. A result page also answers JSON when asked with <code>Accept: application/json</code>.</p>`,
   });

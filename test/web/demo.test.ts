@@ -72,6 +72,11 @@ describe('serve --demo: the page', () => {
     const links = linkedUrls(home).filter((url) => url.startsWith('/check/'));
     expect(links.length).toBeGreaterThan(80);
     for (const input of ['p-reject.example', 'spf-too-many-lookups.example', 'ceo@p-reject.example']) expect(links).toContain(demoHref(input));
+    // Each result page once: p-reject.example, ceo@p-reject.example and P-Reject.EXAMPLE. are one page.
+    const section = /<section class="demo-domains"[\s\S]*?<\/section>/.exec(home)?.[0] ?? '';
+    const demoList = linkedUrls(section).filter((url) => url.startsWith('/check/'));
+    expect(demoList.length).toBeGreaterThan(80);
+    expect(demoList.filter((url, index) => demoList.indexOf(url) !== index)).toEqual([]);
     // The featured ones, each answered with a verdict.
     for (const link of links.slice(0, demo.featured)) {
       const response = await app.inject({ url: link });
@@ -83,6 +88,10 @@ describe('serve --demo: the page', () => {
   it('gives form examples that work in the demo (a domain, an address, a website)', async () => {
     const examples = demoExamples(demo);
     expect(examples).toHaveLength(3);
+    // A domain, an address and a website, each of a different domain (not one domain three times).
+    expect(new Set(examples.map((example) => demoHref(example))).size).toBe(3);
+    expect(examples[1]).toContain('@');
+    expect(examples[2]).toMatch(/^https:\/\//);
     const hint = textById((await app.inject({ url: '/' })).body, 'domain-hint');
     for (const example of examples) {
       expect(hint).toContain(example);

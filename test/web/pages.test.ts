@@ -45,7 +45,7 @@ describe('GET /', () => {
     expect(body).toMatch(/<form class="check" action="\/check" method="get"/);
     expect(body).toMatch(/<label for="domain">/);
     expect(body).toMatch(/<input type="text" id="domain" name="domain"/);
-    for (const word of ['SPF', 'DMARC', 'DKIM', 'MX']) expect(body).toContain(`<strong>${word}</strong>`);
+    for (const word of ['SPF', 'DMARC', 'DKIM', 'MX', 'Shared infrastructure', 'Mail sent to you']) expect(body).toContain(`<strong>${word}</strong>`);
     expect(linkedUrls(body)).toEqual(expect.arrayContaining(['/docs', '/openapi.json']));
   });
 

@@ -133,7 +133,8 @@ const SCRIPT = `
       navigator.clipboard.writeText(pre.textContent.trim()).then(function () {
         button.textContent = 'Copied';
         if (live) live.textContent = 'Copied to the clipboard.';
-        setTimeout(function () { button.textContent = 'Copy'; }, 2000);
+        // The live region is emptied again, so the next copy is announced as new.
+        setTimeout(function () { button.textContent = 'Copy'; if (live) live.textContent = ''; }, 2000);
       }, function () {
         if (live) live.textContent = 'Could not copy: select the text and copy it.';
       });
@@ -149,7 +150,9 @@ const SCRIPT = `
     note.className = 'muted';
     note.textContent = 'Checking how mail sent to you travels… (a few seconds)';
     section.appendChild(note);
+    var retryAfter = null;
     fetch(section.getAttribute('data-transport-src'), { headers: { accept: 'text/html' }, credentials: 'same-origin' }).then(function (response) {
+      if (response.status === 429) retryAfter = Number(response.headers.get('retry-after')) || 60;
       if (!response.ok) throw new Error(String(response.status));
       return response.text();
     }).then(function (markup) {
@@ -158,16 +161,22 @@ const SCRIPT = `
       var fresh = holder.querySelector('section#transport');
       if (fresh) section.replaceWith(fresh); else throw new Error('no section');
     }).catch(function () {
-      note.textContent = 'This part could not be loaded here; follow the link to see it.';
-      if (link) link.focus();
+      // Say why, and leave focus and scroll where the reader is: the verdict above stays in view.
+      note.textContent = retryAfter !== null
+        ? 'Too many checks from your network just now: try again in ' + retryAfter + ' s (the link below checks it on its own page).'
+        : 'This part could not be loaded here; follow the link below to see it.';
+      note.setAttribute('role', 'status');
     });
   });
   document.querySelectorAll('form.check').forEach(function (form) {
+    var button = form.querySelector('button[type="submit"]');
+    if (!button) return;
+    var label = button.textContent;
     form.addEventListener('submit', function () {
-      var button = form.querySelector('button[type="submit"]');
-      if (!button) return;
       setTimeout(function () { button.disabled = true; button.textContent = 'Checking…'; }, 0);
     });
+    // Back restores the page from the back-forward cache as it was left, "Checking…": enable it again.
+    window.addEventListener('pageshow', function () { button.disabled = false; button.textContent = label; });
   });
 })();
 `;

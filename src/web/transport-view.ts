@@ -72,17 +72,27 @@ ${transport.mx.length > 0 ? html`<h3>Mail servers of ${displayDomain}</h3>
   )}</ul>` : null}
 ${transport.findings.length > 0 ? html`<h3>What we found</h3>
 <ul class="reasons">${transport.findings.map(
-    (f) => html`<li class="tone-${f.severity}" data-finding="${f.id}"><span class="badge">${f.severity}</span><h3>${f.title}</h3>${detailBlocks(f.detail)}</li>`,
+    (f) => html`<li class="tone-${f.severity}" data-finding="${f.id}"><span class="badge">${f.severity}</span><h3>${f.title}</h3>${detailBlocks(f.detail, f.title)}</li>`,
   )}</ul>` : null}
 </section>`;
 }
 
-/** A finding's detail: prose lines as paragraphs, each run of indented lines (a policy, a record) as one block to copy. */
-function detailBlocks(detail: string): SafeHtml[] {
+/**
+ * A finding's detail: prose lines as paragraphs, each run of indented lines (a policy, a record) as
+ * one block to copy, named after its finding (and numbered when there are several), so that each Copy
+ * button says what it copies to a screen reader.
+ */
+function detailBlocks(detail: string, title: string): SafeHtml[] {
   const blocks: SafeHtml[] = [];
   let record: string[] = [];
+  let copied = 0;
+  const runs = detail.split('\n').filter((line, i, all) => /^\s/.test(line) && (i === 0 || !/^\s/.test(all[i - 1]!))).length;
   const flush = (): void => {
-    if (record.length > 0) blocks.push(html`<pre class="record" data-copy="record"><code>${record.join('\n')}</code></pre>`);
+    if (record.length > 0) {
+      copied++;
+      const name = `the record for ${title}${runs > 1 ? ` (${copied} of ${runs})` : ''}`;
+      blocks.push(html`<pre class="record" data-copy="${name}"><code>${record.join('\n')}</code></pre>`);
+    }
     record = [];
   };
   for (const line of detail.split('\n')) {

@@ -48,9 +48,10 @@ export function demoHref(input: string): string | null {
 
 /** The banner every page of the demo carries. */
 export function demoBanner(demo: DemoSettings): SafeHtml {
-  return html`<div class="demo-banner" role="note" id="demo-banner"><div class="wrap">
+  // A labelled region (a landmark), so that its text is not outside every landmark (axe: region).
+  return html`<section class="demo-banner" aria-label="About this demo" id="demo-banner"><div class="wrap">
 <p><strong>Demo.</strong> The answers come from ${demo.source}, not from public DNS: the domains are made up for the demo, and only they can be checked. <a href="/#demo-domains">Domains to try</a></p>
-</div></div>`;
+</div></section>`;
 }
 
 /**

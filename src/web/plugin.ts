@@ -26,7 +26,7 @@ import { renderMarkdown } from './markdown.js';
 import type { MonitorHistoryEntry, MonitorStore } from '../store/monitors.js';
 import { resultPage, resultPath } from './result-view.js';
 import { errorPage, guidePage, historyPage, homePage, notInDemoPage, type PublicHistoryRow } from './views.js';
-import { FRAGMENT_PARAM, TRANSPORT_PATH, transportPage, transportPath, transportSection, transportUnavailable } from './transport-view.js';
+import { FRAGMENT_PARAM, TRANSPORT_PATH, transportPage, transportPath, transportSection, transportUnavailable, transportUnavailablePage } from './transport-view.js';
 
 /** Only this host's own files; no inline script or style, no plugins, no framing, forms post here. */
 export const CONTENT_SECURITY_POLICY = [
@@ -364,11 +364,12 @@ export const webPages: FastifyPluginAsync<WebPagesOptions> = async (app, options
     void reply.header('vary', 'accept');
     if (!result.transport) {
       if (wantsJson(request.headers.accept)) return sendJsonError(reply, http.answer('INTERNAL', { message: 'Transport checks are not available on this server.' }));
-      return sendPage(reply, 200, transportUnavailable('Transport checks are not available on this server.'));
+      const message = 'Transport checks are not available on this server.';
+      return sendPage(reply, 200, fragment ? transportUnavailable(message) : transportUnavailablePage(message, result.domain, result.details.displayDomain, demo));
     }
     if (wantsJson(request.headers.accept)) return reply.code(200).header('cache-control', LIVE_PAGE_CACHE_CONTROL).send(result.transport);
     const display = result.details.displayDomain;
-    return sendPage(reply, 200, fragment ? transportSection(result.transport, display) : transportPage(result.transport, result.domain, display));
+    return sendPage(reply, 200, fragment ? transportSection(result.transport, display) : transportPage(result.transport, result.domain, display, demo));
   });
 
   app.get<{ Params: { topic: string }; Querystring: Record<string, unknown> }>('/guides/:topic', { config, schema }, async (request, reply) => {

@@ -8,6 +8,7 @@
 import type { TransportResult } from '@spoof-checker/engine';
 import { html, type SafeHtml } from './html.js';
 import { checkForm, page } from './layout.js';
+import type { DemoSettings } from './demo.js';
 
 /** Where the transport section of a domain is rendered. */
 export const TRANSPORT_PATH = '/transport';
@@ -107,15 +108,27 @@ function detailBlocks(detail: string, title: string): SafeHtml[] {
 }
 
 /** The whole transport page (the no-JavaScript link's target). */
-export function transportPage(transport: TransportResult, domain: string, displayDomain: string): SafeHtml {
+export function transportPage(transport: TransportResult, domain: string, displayDomain: string, demo: DemoSettings | null = null): SafeHtml {
   return page({
     title: `${displayDomain}: mail sent to you is ${VERDICTS[transport.verdict].label.toLowerCase()}`,
     description: VERDICTS[transport.verdict].text,
     noindex: true,
-    body: html`${checkForm(displayDomain)}
-<p><a href="/check/${encodeURIComponent(domain)}">← Can someone send as ${displayDomain}?</a></p>
-${transportSection(transport, displayDomain)}`,
+    demo,
+    body: transportPageBody(domain, displayDomain, transportSection(transport, displayDomain), demo),
   });
+}
+
+/** The transport page when the check cannot be given here: the same page, with the reason in the section. */
+export function transportUnavailablePage(message: string, domain: string, displayDomain: string, demo: DemoSettings | null = null): SafeHtml {
+  return page({ title: `${displayDomain}: mail sent to you`, noindex: true, demo, body: transportPageBody(domain, displayDomain, transportUnavailable(message), demo) });
+}
+
+/** The transport page's body: the form (demo names in its hints), the page's one h1, the way back, the section. */
+function transportPageBody(domain: string, displayDomain: string, section: SafeHtml, demo: DemoSettings | null): SafeHtml {
+  return html`${checkForm(displayDomain, undefined, demo)}
+<h1>Mail sent to ${displayDomain}</h1>
+<p><a href="/check/${encodeURIComponent(domain)}">← Can someone send as ${displayDomain}?</a></p>
+${section}`;
 }
 
 /** The section when the transport check cannot be given (not enabled on this server, rate limited). */

@@ -119,8 +119,8 @@ describe('"Mail sent to you" when the transport limit is spent', () => {
         const note = page.locator('section[data-transport-src] p[role="status"]');
         await note.waitFor({ timeout: 30_000 });
         expect(await note.textContent()).toMatch(/^Too many checks from your network just now: try again in \d+ s/);
-        expect(await page.evaluate(() => window.scrollY)).toBe(0);
-        expect(await page.evaluate(() => document.activeElement?.id ?? document.activeElement?.tagName)).not.toBe('transport-link');
+        expect(await page.evaluate<number>('window.scrollY')).toBe(0);
+        expect(await page.evaluate<string>("document.activeElement ? (document.activeElement.id || document.activeElement.tagName) : ''")).not.toBe('transport-link');
       } finally {
         await context.close();
       }

@@ -15,7 +15,7 @@ import { readFileSync } from 'node:fs';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import { createServer as createNetServer, type Server, type Socket } from 'node:net';
 import { createSecureContext, TLSSocket, type SecureContext } from 'node:tls';
-import { loadZoneDirectory, TransportCache, type CheckTransportOptions, type Zone } from '@spoof-checker/engine';
+import { loadZoneDirectory, normaliseDomainInput, TransportCache, type CheckTransportOptions, type Zone } from '@spoof-checker/engine';
 
 const ROOT = new URL('../../fixtures/demo-transport/', import.meta.url);
 /** The demo transport zones (one per verdict). */
@@ -182,4 +182,10 @@ function smtpSession(socket: Socket, options: { starttls: boolean; contextFor: (
   };
   socket.on('data', onData);
   reply('220 demo.spoof-checker ESMTP (the spoof-checker demo: accepts no mail)');
+}
+
+/** Whether `input` (a domain, URL or address) names one of the demo transport domains. */
+export function isDemoTransportDomain(demo: Pick<DemoTransport, 'domains'>, input: string): boolean {
+  const normalised = normaliseDomainInput(input);
+  return normalised.ok && demo.domains.has(normalised.domain);
 }

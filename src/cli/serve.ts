@@ -64,7 +64,7 @@ export const PUBLIC_DEMO_FLAG = 'public-demo';
 const USAGE = `Usage: spoof-checker serve [--host H] [--port P] [--zones DIR | --resolver IP[:PORT]] [--faults FILE] [--data DIR | --database URL] [--seed FILE] [--demo]
 
 Runs the HTTP API (spoof checker, logs, templates, domains, contacts) until stopped (Ctrl-C).
-OpenAPI document at /openapi.json, interactive docs at ${DOCS_PATH}.
+OpenAPI document at /openapi.json, the API reference at ${DOCS_PATH}.
 
 Options (each overrides the environment variable in brackets):
   --host H              address to listen on [HOST] (default ${DEFAULT_SERVE_HOST})

@@ -45,6 +45,12 @@ h3 { font-size: 1.05rem; margin: 1.2rem 0 0.35rem; }
 p { margin: 0.5rem 0; }
 .lead { font-size: 1.1rem; color: var(--muted); }
 .muted { color: var(--muted); }
+.table-scroll { overflow-x: auto; }
+table { border-collapse: collapse; width: 100%; margin: 0.6rem 0; font-size: 0.95rem; }
+caption { text-align: left; font-weight: 600; padding: 0.2rem 0; }
+th, td { text-align: left; vertical-align: top; padding: 0.3rem 0.5rem; border-bottom: 1px solid var(--border); }
+.api-operation h3 { margin-top: 0; overflow-wrap: anywhere; }
+.method { display: inline-block; min-width: 4.2em; font-size: 0.85em; font-weight: 700; letter-spacing: 0.03em; }
 .card { background: var(--surface); border: 1px solid var(--border); border-radius: 10px; padding: 1rem 1.1rem; margin: 1rem 0; }
 form.check { margin: 0.75rem 0 0.25rem; }
 form.check .row { display: flex; flex-wrap: wrap; gap: 0.5rem; }

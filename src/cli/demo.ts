@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { readJsonFile } from '@spoof-checker/engine';
 import type { DemoDomain, DemoSettings } from '../web/demo.js';
 import { loadZoneFile } from '@spoof-checker/engine';
+import { DEMO_TRANSPORT_DOMAINS } from '../service/demo-transport.js';
 
 /** The scenarios shown first on the home page, one per kind of answer, in this order. */
 export const DEMO_FEATURED_SCENARIOS = ['p-reject', 'p-quarantine', 'p-none', 'no-dmarc', 'spf-plus-all', 'spf-too-many-lookups', 'reject-sp-none', 'dkim-weak-1024'] as const;
@@ -54,4 +55,13 @@ export function demoSettingsFrom(scenarios: readonly ScenarioFields[], zoneOrigi
     domains.push({ input: scenario.input, note: scenario.description });
   }
   return { source: DEMO_SOURCE, domains, featured: featured.length, zoneOrigins: [...new Set(zoneOrigins.map((origin) => origin.toLowerCase().replace(/\.$/, '')))] };
+}
+
+/** The demo settings with the demo transport domains (src/service/demo-transport.ts) in the demo and listed apart. */
+export function withDemoTransportDomains(settings: DemoSettings): DemoSettings {
+  return {
+    ...settings,
+    zoneOrigins: [...settings.zoneOrigins, ...DEMO_TRANSPORT_DOMAINS.map((d) => d.domain)],
+    transportDomains: DEMO_TRANSPORT_DOMAINS.map((d) => ({ input: d.domain, note: d.shows })),
+  };
 }

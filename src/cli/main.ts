@@ -9,6 +9,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   serve: { summary: 'run the HTTP API (spoof checker, logs, templates, domains, contacts)', load: async () => (await import('./serve.js')).serve },
   'dns-serve': { summary: 'serve a directory of zone files over DNS (UDP+TCP)', load: async () => (await import('./dns-serve.js')).dnsServe },
   ranges: { summary: 'show or update the cloud, CI and CDN address ranges SPF is checked against', load: async () => (await import('./ranges.js')).ranges },
+  monitor: { summary: 'watch domains through a running service: add, list, show, history, run, remove', load: async () => (await import('./monitor.js')).monitor },
   worker: { summary: 'process queued batch checks (Redis queue, shared store); run as many as needed', load: async () => (await import('./worker.js')).worker },
 };
 

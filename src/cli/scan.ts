@@ -14,12 +14,22 @@ import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, exitCodeForSignal, type CliIo, type C
 import { RANGES_HELP, rangesFromFlag } from './ranges-options.js';
 import { resolverFromFlags } from './resolver-options.js';
 import { CSV_COLUMNS, csvLine, jsonLine } from './scan-output.js';
+import { hasTransportFlags, TRANSPORT_OPTIONS, TRANSPORT_USAGE, transportOptionsFromFlags } from './transport-options.js';
 
 export { CSV_COLUMNS, csvLine, jsonLine, sharedInfrastructureCell } from './scan-output.js';
 
 /** Checks in flight at once unless --concurrency says otherwise. */
 export const DEFAULT_SCAN_CONCURRENCY = 32;
 export const MAX_SCAN_CONCURRENCY = 1024;
+/**
+ * Checks in flight at once with `--transport`, unless --concurrency says otherwise. Each transport
+ * check opens up to MAX_PARALLEL_PROBES SMTP connections and waits seconds on other people's
+ * servers: 8 checks keep a scan at 32 connections at most, about what the API's transport limit
+ * lets one client have, instead of the 32 × 4 a DNS-only scan's pool would open.
+ */
+export const DEFAULT_SCAN_TRANSPORT_CONCURRENCY = 8;
+/** The most transport checks a scan runs at once, whatever --concurrency asks. */
+export const MAX_SCAN_TRANSPORT_CONCURRENCY = 64;
 /**
  * Answers the shared cache keeps during a scan against real servers (`--resolver`, the system's).
  * What a scan asks again is the providers' names (SPF includes, MX hosts), which every domain uses
@@ -52,6 +62,11 @@ Options:
   --faults FILE        inject the DNS faults listed in FILE (a JSON list of rules, or of scenarios
                        such as fixtures/scenarios.json)
   --selectors a,b      DKIM selectors to probe before the built-in list
+  --transport          also check mail sent TO each domain (MTA-STS, TLS-RPT, a STARTTLS probe of
+                       every MX), added as "transport" to each JSON line (--format jsonl only); at most
+                       ${DEFAULT_SCAN_TRANSPORT_CONCURRENCY} checks in flight unless --concurrency says otherwise (at most ${MAX_SCAN_TRANSPORT_CONCURRENCY}),
+                       probes of one MX address shared between domains
+${TRANSPORT_USAGE}
 ${RANGES_HELP}
   --redis URL          check on the workers of this Redis queue instead (with --database URL or --data DIR,
                        the store the workers use; --format only): see 'spoof-checker worker'
@@ -96,6 +111,15 @@ export const scan: Command = async (args, io) => {
   const abort = new AbortController();
   setMaxListeners(settings.concurrency * LISTENERS_PER_CHECK, abort.signal);
   const options: CheckOptions = { resolver: built.resolver, selectors: settings.selectors, signal: abort.signal, ranges };
+  if (settings.transport) {
+    try {
+      // One probe cache for the whole scan (bounded, MAX_CACHED_PROBES): domains sharing an MX share its probe.
+      options.transport = await transportOptionsFromFlags(settings.transportFlags);
+    } catch (error) {
+      io.err(`spoof-checker scan: ${error instanceof Error ? error.message : String(error)}\n`);
+      return EXIT_USAGE;
+    }
+  }
 
   let previous: PreviousOutput = { done: new Set(), retried: 0, dropped: 0 };
   // Only a regular file is read back for resuming: a device or a pipe (/dev/stdout, a FIFO) is written to only.
@@ -239,6 +263,8 @@ function readSettings(args: string[]) {
       selectors: { type: 'string' },
       faults: { type: 'string' },
       ranges: { type: 'string' },
+      transport: { type: 'boolean' },
+      ...TRANSPORT_OPTIONS,
     },
     true,
   );
@@ -247,9 +273,18 @@ function readSettings(args: string[]) {
   if (positionals[0] !== '-' && !existsSync(positionals[0]!)) throw new UsageError(`cannot read "${positionals[0]}": no such file`);
   const format = values.format ?? 'jsonl';
   if (format !== 'jsonl' && format !== 'csv') throw new UsageError(`--format must be jsonl or csv, not "${format}"`);
+  const transport = values.transport ?? false;
+  const transportFlags = { tlsCa: values['tls-ca'], connectPorts: values['connect-ports'], allowPrivateAddresses: values['allow-private-addresses'] };
+  if (!transport && hasTransportFlags(transportFlags)) throw new UsageError('--tls-ca, --connect-ports and --allow-private-addresses apply to --transport; add --transport');
+  // The CSV columns are fixed (a resumed file must keep its shape): the transport result goes in JSON lines.
+  if (transport && format === 'csv') throw new UsageError('--transport writes its result into JSON lines; use --format jsonl (the default)');
   return {
     file: positionals[0]!,
-    concurrency: integerOption(values.concurrency, 'concurrency', DEFAULT_SCAN_CONCURRENCY, 1, MAX_SCAN_CONCURRENCY),
+    concurrency: transport
+      ? integerOption(values.concurrency, 'concurrency', DEFAULT_SCAN_TRANSPORT_CONCURRENCY, 1, MAX_SCAN_TRANSPORT_CONCURRENCY)
+      : integerOption(values.concurrency, 'concurrency', DEFAULT_SCAN_CONCURRENCY, 1, MAX_SCAN_CONCURRENCY),
+    transport,
+    transportFlags,
     format: format as Format,
     out: values.out,
     details: values.details ?? false,

@@ -10,7 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { DOCS_PATH, type StartupApiKey } from '../http/app.js';
 import { startService, type ServiceHandle } from '../service/start.js';
 import { batchNamesPerDayFromEnv } from './batch-quota.js';
-import { loadDemoSettings } from './demo.js';
+import { loadDemoSettings, withDemoTransportDomains } from './demo.js';
+import { LOG_FORMATS, logFormatFor, shortLogWriter } from './log-format.js';
 import { parseTrustProxy, TrustProxyError, trustProxyWarning, type TrustProxy } from '../http/client-address.js';
 import { apiKeyIdFromDigest, digestApiKey } from '../store/api-keys.js';
 import { DEFAULT_DATA_DIR, MEMORY_DATA_DIR, type StorageChoice } from '../store/open.js';
@@ -63,7 +64,7 @@ export const PUBLIC_DEMO_FLAG = 'public-demo';
 const USAGE = `Usage: spoof-checker serve [--host H] [--port P] [--zones DIR | --resolver IP[:PORT]] [--faults FILE] [--data DIR | --database URL] [--seed FILE] [--demo]
 
 Runs the HTTP API (spoof checker, logs, templates, domains, contacts) until stopped (Ctrl-C).
-OpenAPI document at /openapi.json, interactive docs at ${DOCS_PATH}.
+OpenAPI document at /openapi.json, the API reference at ${DOCS_PATH}.
 
 Options (each overrides the environment variable in brackets):
   --host H              address to listen on [HOST] (default ${DEFAULT_SERVE_HOST})
@@ -90,6 +91,8 @@ Options (each overrides the environment variable in brackets):
   --redis URL           count rate limits in Redis/Valkey (redis://host:6379), shared by replicas [REDIS_URL]
                         and queue batch checks there for 'spoof-checker worker' (without it, batches run in this process)
                         and schedule monitors there (without it, monitors run in this process)
+  --log-format F        the request log on stdout: short (one line per request) or json (pino's JSON lines)
+                        [SPOOF_CHECKER_LOG_FORMAT] (default: short on a terminal, json otherwise)
   --public-history      link result pages to the public history of monitored domains (/history/<domain>)
 Transport checks ("checks": ["transport"] in the API, "Mail sent to you" on the page); --allow-private-addresses also lets webhooks reach such addresses:
 ${TRANSPORT_USAGE}
@@ -141,6 +144,8 @@ export interface ServeConfig {
   /** Provider data from --ranges / SPOOF_CHECKER_RANGES; undefined for the shipped snapshot. */
   ranges: RangeData | undefined;
   logLevel: string;
+  /** `--log-format`: json or short; undefined picks short on a terminal, JSON elsewhere. */
+  logFormat: string | undefined;
   environment: string;
   /** The transport probe's flags (--tls-ca, --connect-ports, --allow-private-addresses). */
   transport: TransportFlags;
@@ -287,6 +292,7 @@ export function serveConfig(args: string[], env: NodeJS.ProcessEnv): ServeConfig
       ...TRANSPORT_OPTIONS,
       [PUBLIC_DEMO_FLAG]: { type: 'boolean' },
       'public-history': { type: 'boolean' },
+      'log-format': { type: 'string' },
     },
     false,
   );
@@ -323,6 +329,8 @@ export function serveConfig(args: string[], env: NodeJS.ProcessEnv): ServeConfig
   // Checked now, so a bad value is a usage error before anything starts (the CA file is read at start).
   if (values['connect-ports'] !== undefined) parseConnectPorts(values['connect-ports']);
   if (!LOG_LEVELS.has(logLevel)) throw new UsageError(`LOG_LEVEL must be one of ${[...LOG_LEVELS].join(', ')}, not "${logLevel}"`);
+  const logFormat = values['log-format'] ?? (env['SPOOF_CHECKER_LOG_FORMAT'] || undefined);
+  if (logFormat !== undefined && !(LOG_FORMATS as readonly string[]).includes(logFormat)) throw new UsageError(`--log-format must be ${LOG_FORMATS.join(' or ')}, not "${logFormat}"`);
   return {
     host,
     port,
@@ -344,6 +352,7 @@ export function serveConfig(args: string[], env: NodeJS.ProcessEnv): ServeConfig
     baseUrl: env['SPOOF_CHECKER_BASE_URL'] || undefined,
     ranges: rangesFromFlag(values.ranges, env),
     logLevel,
+    logFormat,
     environment: env['NODE_ENV'] || 'development',
     transport: { tlsCa: values['tls-ca'], connectPorts: values['connect-ports'], allowPrivateAddresses: values['allow-private-addresses'] },
   };
@@ -412,7 +421,9 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
     // One probe cache for the process; the flags' CA file and ports checked now (a bad one: exit 2).
     const transport = await transportOptionsFromFlags(config.transport);
     // The demo's page says where its answers come from and answers only for the demo's domains.
-    const demoPages = config.demo && config.zones === DEMO_ZONES_DIR ? { demo: await loadDemoSettings(DEMO_SCENARIOS_FILE, DEMO_ZONES_DIR) } : undefined;
+    // With the demo's own zones, the demo also runs its own mail servers (one domain per transport verdict).
+    const demoZones = config.demo && config.zones === DEMO_ZONES_DIR;
+    const demoPages = demoZones ? { demo: withDemoTransportDomains(await loadDemoSettings(DEMO_SCENARIOS_FILE, DEMO_ZONES_DIR)) } : undefined;
     service = await startService({
       storage: config.storage,
       retentionDays: config.retentionDays,
@@ -424,6 +435,7 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
       env: io.env,
       log,
       ...(config.demo ? { demoMonitor: { organizationId: DEMO_ORGANIZATION_ID, domain: DEMO_DOMAIN } } : {}),
+      ...(demoZones ? { demoTransport: true } : {}),
       http: {
         host: config.host,
         port: config.port,
@@ -433,7 +445,7 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
         publicUrl: config.publicUrl,
         publicHistory: config.publicHistory,
         environment: config.environment,
-        logger: { level: config.logLevel, stream: { write: (line: string) => io.out(line) } },
+        logger: { level: config.logLevel, stream: { write: logFormatFor(config.logFormat, io.stdoutIsTTY ?? false) === 'short' ? shortLogWriter(io.out) : (line: string) => io.out(line) } },
         ...(demoPages ? { pages: demoPages } : {}),
       },
     });

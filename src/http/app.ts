@@ -25,7 +25,6 @@ import { STATUS_CODES } from 'node:http';
 import type { Server } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyReply, type FastifyRequest, type FastifyServerOptions, type onRequestHookHandler } from 'fastify';
@@ -408,15 +407,6 @@ export const spoofCheckerService: FastifyPluginAsync<ServiceOptions> = async (ho
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   });
-  await app.register(swaggerUi, {
-    routePrefix: DOCS_PATH,
-    // No call to swagger.io's validator: the page loads nothing from elsewhere.
-    uiConfig: { validatorUrl: null },
-    // The plugin's CSP (hashes of its inline script and style), made stricter: never framed, nothing from elsewhere.
-    staticCSP: true,
-    transformStaticCSP: docsCsp,
-  });
-
   const limiters = await createLimiters(app, limits, options.rateLimitRedis);
 
   await app.register(healthRoutes, { stores });
@@ -515,28 +505,6 @@ export const DOCS_SECURITY_HEADERS: Readonly<Record<string, string>> = {
 function isDocsRequest(request: FastifyRequest): boolean {
   const url = request.routeOptions.url ?? '';
   return url === DOCS_PATH || url.startsWith(`${DOCS_PATH}/`);
-}
-
-/**
- * The documentation's Content-Security-Policy: @fastify/swagger-ui's (which allows its own inline
- * script and style by hash) with framing refused (`frame-ancestors 'none'`, CSP Level 2 §7.7), no
- * image from the swagger.io validator and no font or style from other hosts.
- */
-export function docsCsp(header: string): string {
-  const directives = header
-    .split(';')
-    .map((part) => part.trim())
-    // upgrade-insecure-requests would send the page's own files over https even when the service
-    // listens on plain http (a demo on loopback), and the page would load nothing.
-    .filter((part) => part !== '' && part !== 'upgrade-insecure-requests')
-    .map((part) => {
-      const [name = ''] = part.split(/\s+/, 1);
-      if (name === 'frame-ancestors') return "frame-ancestors 'none'";
-      return part.replace(/ validator\.swagger\.io/g, '').replace(/ https:/g, '');
-    });
-  if (!directives.some((part) => part.startsWith('frame-ancestors'))) directives.push("frame-ancestors 'none'");
-  if (!directives.some((part) => part.startsWith('form-action'))) directives.push("form-action 'none'");
-  return directives.join('; ');
 }
 
 /**

@@ -27,7 +27,7 @@
  */
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { Redis } from 'ioredis';
-import { checkDomain, type CheckTransportOptions, type RangeData, type Resolver, type SpoofCheckResult } from '@spoof-checker/engine';
+import { checkDomain, ZoneResolver, type CheckTransportOptions, type RangeData, type Resolver, type SpoofCheckResult } from '@spoof-checker/engine';
 import type { StartupApiKey } from '../http/app.js';
 import type { TrustProxy } from '../http/client-address.js';
 import { connectRateLimitRedis } from '../http/rate-limits.js';
@@ -43,6 +43,7 @@ import { loadSeedFile } from '../store/seed.js';
 import type { Stores } from '../store/types.js';
 import type { WebPagesSettings } from '../web/plugin.js';
 import { buildApp } from './compose.js';
+import { isDemoTransportDomain, startDemoTransport, type DemoTransport } from './demo-transport.js';
 
 /** How long one component may take to stop before the next one is stopped anyway. */
 export const DEFAULT_COMPONENT_STOP_TIMEOUT_MS = 30_000;
@@ -94,6 +95,8 @@ export interface CheckConfig {
   ranges?: RangeData | undefined;
   /** Base of `nextStep.href`. */
   baseUrl?: string | undefined;
+  /** The transport options for one domain, when they differ by domain (the demo's own mail servers); else `transport`. */
+  transportFor?: ((domain: string) => CheckTransportOptions | undefined) | undefined;
   /** The transport probe's options, for checks that ask for transport. */
   transport?: CheckTransportOptions | undefined;
 }
@@ -142,6 +145,11 @@ export interface ServiceConfig extends CommonConfig {
   http: HttpConfig;
   /** The demo's monitor, seeded with a history when the seed was loaded into an empty store. */
   demoMonitor?: { organizationId: string; domain: string };
+  /**
+   * `serve --demo`: start the demo's own mail servers on loopback (src/service/demo-transport.ts)
+   * and answer the demo transport domains from them; every other domain keeps `check`'s options.
+   */
+  demoTransport?: boolean;
 }
 
 /** A running service. */
@@ -238,9 +246,10 @@ function checksOf(config: CheckConfig) {
   });
   const plain = (domain: string) => checkDomain(domain, base(domain));
   // A monitor that asks for the transport check gets it, with the service's transport options.
+  const transportFor = (domain: string): CheckTransportOptions => config.transportFor?.(domain) ?? config.transport ?? {};
   const monitor: MonitorCheck = (domain, options) =>
-    checkDomain(domain, { ...base(domain), ...(options.checks.includes('transport') ? { transport: config.transport ?? {} } : {}) });
-  return { plain, monitor, base };
+    checkDomain(domain, { ...base(domain), ...(options.checks.includes('transport') ? { transport: transportFor(domain) } : {}) });
+  return { plain, monitor, base, transportFor };
 }
 
 /** Starts the caller's extra components, in order. */
@@ -258,10 +267,15 @@ async function startExtras(started: Started, starters: readonly ComponentStarter
 export async function startService(config: ServiceConfig): Promise<ServiceHandle> {
   const { log } = config;
   const started = new Started(log, config.stopTimeoutMs ?? DEFAULT_COMPONENT_STOP_TIMEOUT_MS);
-  const checks = checksOf(config.check);
   try {
     // BullMQ and ioredis are optional peers: with Redis asked for, say which is missing before anything opens.
     if (config.redisUrl !== undefined) await loadRedisModules();
+    let checkConfig = config.check;
+    if (config.demoTransport) {
+      const demo = await started.add('demo-transport', () => startDemoTransport(), (running) => running.stop());
+      checkConfig = withDemoTransport(config.check, demo);
+    }
+    const checks = checksOf(checkConfig);
     const opened = await started.add(
       'store',
       () =>
@@ -341,7 +355,7 @@ export async function startService(config: ServiceConfig): Promise<ServiceHandle
         checkDomain(domain, {
           ...checks.base(domain),
           ...(options?.selectors ? { selectors: options.selectors } : {}),
-          ...(options?.transport ? { transport: config.check.transport ?? {} } : {}),
+          ...(options?.transport ? { transport: checks.transportFor(domain) } : {}),
           ...(options?.maxQueries !== undefined ? { maxQueries: options.maxQueries } : {}),
         }),
       ...(redis ? { rateLimitRedis: redis } : {}),
@@ -452,4 +466,14 @@ export function redactedUrl(url: string): string {
   } catch {
     return url;
   }
+}
+
+/** The check with the demo transport domains answered from the demo's zones and mail servers. */
+function withDemoTransport(check: CheckConfig, demo: DemoTransport): CheckConfig {
+  const resolver = new ZoneResolver(demo.zones);
+  return {
+    ...check,
+    resolverFor: (input) => (isDemoTransportDomain(demo, input) ? resolver : check.resolverFor(input)),
+    transportFor: (domain) => (isDemoTransportDomain(demo, domain) ? demo.options : check.transportFor?.(domain)),
+  };
 }

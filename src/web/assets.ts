@@ -45,6 +45,12 @@ h3 { font-size: 1.05rem; margin: 1.2rem 0 0.35rem; }
 p { margin: 0.5rem 0; }
 .lead { font-size: 1.1rem; color: var(--muted); }
 .muted { color: var(--muted); }
+.table-scroll { overflow-x: auto; }
+table { border-collapse: collapse; width: 100%; margin: 0.6rem 0; font-size: 0.95rem; }
+caption { text-align: left; font-weight: 600; padding: 0.2rem 0; }
+th, td { text-align: left; vertical-align: top; padding: 0.3rem 0.5rem; border-bottom: 1px solid var(--border); }
+.api-operation h3 { margin-top: 0; overflow-wrap: anywhere; }
+.method { display: inline-block; min-width: 4.2em; font-size: 0.85em; font-weight: 700; letter-spacing: 0.03em; }
 .card { background: var(--surface); border: 1px solid var(--border); border-radius: 10px; padding: 1rem 1.1rem; margin: 1rem 0; }
 form.check { margin: 0.75rem 0 0.25rem; }
 form.check .row { display: flex; flex-wrap: wrap; gap: 0.5rem; }
@@ -133,7 +139,8 @@ const SCRIPT = `
       navigator.clipboard.writeText(pre.textContent.trim()).then(function () {
         button.textContent = 'Copied';
         if (live) live.textContent = 'Copied to the clipboard.';
-        setTimeout(function () { button.textContent = 'Copy'; }, 2000);
+        // The live region is emptied again, so the next copy is announced as new.
+        setTimeout(function () { button.textContent = 'Copy'; if (live) live.textContent = ''; }, 2000);
       }, function () {
         if (live) live.textContent = 'Could not copy: select the text and copy it.';
       });
@@ -149,7 +156,9 @@ const SCRIPT = `
     note.className = 'muted';
     note.textContent = 'Checking how mail sent to you travels… (a few seconds)';
     section.appendChild(note);
+    var retryAfter = null;
     fetch(section.getAttribute('data-transport-src'), { headers: { accept: 'text/html' }, credentials: 'same-origin' }).then(function (response) {
+      if (response.status === 429) retryAfter = Number(response.headers.get('retry-after')) || 60;
       if (!response.ok) throw new Error(String(response.status));
       return response.text();
     }).then(function (markup) {
@@ -158,16 +167,22 @@ const SCRIPT = `
       var fresh = holder.querySelector('section#transport');
       if (fresh) section.replaceWith(fresh); else throw new Error('no section');
     }).catch(function () {
-      note.textContent = 'This part could not be loaded here; follow the link to see it.';
-      if (link) link.focus();
+      // Say why, and leave focus and scroll where the reader is: the verdict above stays in view.
+      note.textContent = retryAfter !== null
+        ? 'Too many checks from your network just now: try again in ' + retryAfter + ' s (the link below checks it on its own page).'
+        : 'This part could not be loaded here; follow the link below to see it.';
+      note.setAttribute('role', 'status');
     });
   });
   document.querySelectorAll('form.check').forEach(function (form) {
+    var button = form.querySelector('button[type="submit"]');
+    if (!button) return;
+    var label = button.textContent;
     form.addEventListener('submit', function () {
-      var button = form.querySelector('button[type="submit"]');
-      if (!button) return;
       setTimeout(function () { button.disabled = true; button.textContent = 'Checking…'; }, 0);
     });
+    // Back restores the page from the back-forward cache as it was left, "Checking…": enable it again.
+    window.addEventListener('pageshow', function () { button.disabled = false; button.textContent = label; });
   });
 })();
 `;

@@ -29,6 +29,11 @@ export interface DemoSettings {
    * that stand in for real providers (google.com…) are not listed: the demo does not answer for them.
    */
   zoneOrigins: readonly string[];
+  /**
+   * Domains whose "Mail sent to you" answers from the demo's own mail servers (`serve --demo`
+   * starts them on loopback), one per transport verdict; listed apart on the home page.
+   */
+  transportDomains?: readonly DemoDomain[];
 }
 
 /** Whether the demo answers for `domain` (an A-label name, as normalised). */
@@ -48,9 +53,10 @@ export function demoHref(input: string): string | null {
 
 /** The banner every page of the demo carries. */
 export function demoBanner(demo: DemoSettings): SafeHtml {
-  return html`<div class="demo-banner" role="note" id="demo-banner"><div class="wrap">
+  // A labelled region (a landmark), so that its text is not outside every landmark (axe: region).
+  return html`<section class="demo-banner" aria-label="About this demo" id="demo-banner"><div class="wrap">
 <p><strong>Demo.</strong> The answers come from ${demo.source}, not from public DNS: the domains are made up for the demo, and only they can be checked. <a href="/#demo-domains">Domains to try</a></p>
-</div></div>`;
+</div></section>`;
 }
 
 /** The domain an input is checked as, or null for an input the form refuses. */
@@ -92,9 +98,15 @@ export function demoDomainsSection(demo: DemoSettings, headingLevel: 'h2' | 'h3'
   const featured = links.filter((d) => d.featured);
   const rest = links.filter((d) => !d.featured);
   const heading = headingLevel === 'h2' ? html`<h2 id="demo-domains">Domains to try in the demo</h2>` : html`<h3 id="demo-domains">Domains to try in the demo</h3>`;
+  const transport = (demo.transportDomains ?? []).flatMap((d) => {
+    const href = demoHref(d.input);
+    return href === null ? [] : [{ ...d, href: `/transport/${encodeURIComponent(d.input)}` }];
+  });
   return html`<section class="demo-domains" aria-labelledby="demo-domains">
 ${heading}
 <ul class="demo-list">${featured.map(item)}</ul>
 ${rest.length > 0 ? html`<details><summary>All ${links.length} demo domains</summary><ul class="demo-list">${rest.map(item)}</ul></details>` : null}
+${transport.length > 0 ? html`<p id="demo-transport">Mail sent to you (MTA-STS, TLS-RPT, STARTTLS): these answer from the demo's own mail servers on this machine.</p>
+<ul class="demo-list" aria-labelledby="demo-transport">${transport.map(item)}</ul>` : null}
 </section>`;
 }

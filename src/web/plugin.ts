@@ -26,7 +26,8 @@ import { renderMarkdown } from './markdown.js';
 import type { MonitorHistoryEntry, MonitorStore } from '../store/monitors.js';
 import { resultPage, resultPath } from './result-view.js';
 import { errorPage, guidePage, historyPage, homePage, notInDemoPage, type PublicHistoryRow } from './views.js';
-import { FRAGMENT_PARAM, TRANSPORT_PATH, transportPage, transportPath, transportSection, transportUnavailable } from './transport-view.js';
+import { apiDocsPage, type OpenApiDocument } from './api-docs.js';
+import { FRAGMENT_PARAM, TRANSPORT_PATH, transportPage, transportPath, transportSection, transportUnavailable, transportUnavailablePage } from './transport-view.js';
 
 /** Only this host's own files; no inline script or style, no plugins, no framing, forms post here. */
 export const CONTENT_SECURITY_POLICY = [
@@ -364,13 +365,23 @@ export const webPages: FastifyPluginAsync<WebPagesOptions> = async (app, options
     void reply.header('vary', 'accept');
     if (!result.transport) {
       if (wantsJson(request.headers.accept)) return sendJsonError(reply, http.answer('INTERNAL', { message: 'Transport checks are not available on this server.' }));
-      return sendPage(reply, 200, transportUnavailable('Transport checks are not available on this server.'));
+      const message = 'Transport checks are not available on this server.';
+      return sendPage(reply, 200, fragment ? transportUnavailable(message) : transportUnavailablePage(message, result.domain, result.details.displayDomain, demo));
     }
     if (wantsJson(request.headers.accept)) return reply.code(200).header('cache-control', LIVE_PAGE_CACHE_CONTROL).send(result.transport);
     const display = result.details.displayDomain;
-    return sendPage(reply, 200, fragment ? transportSection(result.transport, display) : transportPage(result.transport, result.domain, display));
+    return sendPage(reply, 200, fragment ? transportSection(result.transport, display) : transportPage(result.transport, result.domain, display, demo));
   });
 
+  // The API reference, rendered once from the service's OpenAPI document (when it has one: the
+  // API's @fastify/swagger decorates the server; the page alone has no API to document).
+  let apiDocs: string | undefined;
+  app.get('/docs', { config, schema }, async (_request, reply) => {
+    const swagger = (app as unknown as { swagger?: () => OpenApiDocument }).swagger;
+    if (typeof swagger !== 'function') throw http.answer('NOT_FOUND', { message: 'This server has no API to document.' });
+    apiDocs ??= toHtmlString(apiDocsPage(swagger.call(app), demo));
+    return reply.code(200).type(HTML_TYPE).header('cache-control', STATIC_PAGE_CACHE_CONTROL).send(apiDocs);
+  });
   app.get<{ Params: { topic: string }; Querystring: Record<string, unknown> }>('/guides/:topic', { config, schema }, async (request, reply) => {
     const guide = guides.get(request.params.topic);
     if (!guide) {

@@ -8,6 +8,7 @@
 import type { TransportResult } from '@spoof-checker/engine';
 import { html, type SafeHtml } from './html.js';
 import { checkForm, page } from './layout.js';
+import type { DemoSettings } from './demo.js';
 
 /** Where the transport section of a domain is rendered. */
 export const TRANSPORT_PATH = '/transport';
@@ -72,17 +73,27 @@ ${transport.mx.length > 0 ? html`<h3>Mail servers of ${displayDomain}</h3>
   )}</ul>` : null}
 ${transport.findings.length > 0 ? html`<h3>What we found</h3>
 <ul class="reasons">${transport.findings.map(
-    (f) => html`<li class="tone-${f.severity}" data-finding="${f.id}"><span class="badge">${f.severity}</span><h3>${f.title}</h3>${detailBlocks(f.detail)}</li>`,
+    (f) => html`<li class="tone-${f.severity}" data-finding="${f.id}"><span class="badge">${f.severity}</span><h3>${f.title}</h3>${detailBlocks(f.detail, f.title)}</li>`,
   )}</ul>` : null}
 </section>`;
 }
 
-/** A finding's detail: prose lines as paragraphs, each run of indented lines (a policy, a record) as one block to copy. */
-function detailBlocks(detail: string): SafeHtml[] {
+/**
+ * A finding's detail: prose lines as paragraphs, each run of indented lines (a policy, a record) as
+ * one block to copy, named after its finding (and numbered when there are several), so that each Copy
+ * button says what it copies to a screen reader.
+ */
+function detailBlocks(detail: string, title: string): SafeHtml[] {
   const blocks: SafeHtml[] = [];
   let record: string[] = [];
+  let copied = 0;
+  const runs = detail.split('\n').filter((line, i, all) => /^\s/.test(line) && (i === 0 || !/^\s/.test(all[i - 1]!))).length;
   const flush = (): void => {
-    if (record.length > 0) blocks.push(html`<pre class="record" data-copy="record"><code>${record.join('\n')}</code></pre>`);
+    if (record.length > 0) {
+      copied++;
+      const name = `the record for ${title}${runs > 1 ? ` (${copied} of ${runs})` : ''}`;
+      blocks.push(html`<pre class="record" data-copy="${name}"><code>${record.join('\n')}</code></pre>`);
+    }
     record = [];
   };
   for (const line of detail.split('\n')) {
@@ -97,15 +108,27 @@ function detailBlocks(detail: string): SafeHtml[] {
 }
 
 /** The whole transport page (the no-JavaScript link's target). */
-export function transportPage(transport: TransportResult, domain: string, displayDomain: string): SafeHtml {
+export function transportPage(transport: TransportResult, domain: string, displayDomain: string, demo: DemoSettings | null = null): SafeHtml {
   return page({
     title: `${displayDomain}: mail sent to you is ${VERDICTS[transport.verdict].label.toLowerCase()}`,
     description: VERDICTS[transport.verdict].text,
     noindex: true,
-    body: html`${checkForm(displayDomain)}
-<p><a href="/check/${encodeURIComponent(domain)}">← Can someone send as ${displayDomain}?</a></p>
-${transportSection(transport, displayDomain)}`,
+    demo,
+    body: transportPageBody(domain, displayDomain, transportSection(transport, displayDomain), demo),
   });
+}
+
+/** The transport page when the check cannot be given here: the same page, with the reason in the section. */
+export function transportUnavailablePage(message: string, domain: string, displayDomain: string, demo: DemoSettings | null = null): SafeHtml {
+  return page({ title: `${displayDomain}: mail sent to you`, noindex: true, demo, body: transportPageBody(domain, displayDomain, transportUnavailable(message), demo) });
+}
+
+/** The transport page's body: the form (demo names in its hints), the page's one h1, the way back, the section. */
+function transportPageBody(domain: string, displayDomain: string, section: SafeHtml, demo: DemoSettings | null): SafeHtml {
+  return html`${checkForm(displayDomain, undefined, demo)}
+<h1>Mail sent to ${displayDomain}</h1>
+<p><a href="/check/${encodeURIComponent(domain)}">← Can someone send as ${displayDomain}?</a></p>
+${section}`;
 }
 
 /** The section when the transport check cannot be given (not enabled on this server, rate limited). */

@@ -106,3 +106,35 @@ describe('spoof-checker check --transport', () => {
     ]);
   });
 });
+
+describe('spoof-checker scan --transport', () => {
+  it('adds each domain\'s transport verdict to its JSON line, the same as check --transport', async () => {
+    const names = ['enforce-ok.example', 'wildcard-shallow.example', 'no-starttls.example', 'two-sts.example'];
+    const { io, stdout, stderr } = captureIo(`${names.join('\n')}\n`);
+    expect(await main(['scan', '-', ...labFlags(), '--concurrency', '2'], io)).toBe(0);
+    expect(stderr()).toContain('4 checked');
+    const lines = stdout().trimEnd().split('\n').map((text) => JSON.parse(text));
+    const verdicts = Object.fromEntries(lines.map((l) => [l.input, l.transport.verdict]));
+    expect(verdicts).toEqual({
+      'enforce-ok.example': 'enforced',
+      'wildcard-shallow.example': 'broken',
+      'no-starttls.example': 'at-risk',
+      'two-sts.example': 'opportunistic',
+    });
+  });
+
+  it.each([
+    [['--format', 'csv'], '--format jsonl'],
+    [['--concurrency', '65'], '--concurrency must be a whole number from 1 to 64'],
+  ])('refuses %j with --transport', async (flags, message) => {
+    const { io, stderr } = captureIo('enforce-ok.example\n');
+    expect(await main(['scan', '-', ...labFlags(), ...flags], io)).toBe(2);
+    expect(stderr()).toContain(message);
+  });
+
+  it('refuses transport flags without --transport', async () => {
+    const { io, stderr } = captureIo('enforce-ok.example\n');
+    expect(await main(['scan', '-', '--zones', LAB_ZONES, '--allow-private-addresses'], io)).toBe(2);
+    expect(stderr()).toContain('add --transport');
+  });
+});

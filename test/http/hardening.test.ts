@@ -192,14 +192,14 @@ describe('per-organisation write limits and storage quota', () => {
 describe('the documentation page', () => {
   it('carries a CSP that refuses framing and loads nothing from elsewhere, and X-Frame-Options DENY', async () => {
     const { app } = await makeApp();
-    for (const url of ['/docs', '/docs/static/index.html']) {
+    for (const url of ['/docs']) {
       const response = await app.inject({ method: 'GET', url });
       const final = response.statusCode >= 300 && response.statusCode < 400 ? await app.inject({ method: 'GET', url: new URL(String(response.headers['location']), 'http://x/docs/').pathname }) : response;
       expect(final.statusCode).toBe(200);
       const csp = String(final.headers['content-security-policy'] ?? '');
       expect(csp).toContain("frame-ancestors 'none'");
       expect(csp).toContain("default-src 'self'");
-      expect(csp).not.toMatch(/https:|validator\.swagger\.io|frame-ancestors 'self'|upgrade-insecure-requests/);
+      expect(csp).not.toMatch(/https:|frame-ancestors 'self'|upgrade-insecure-requests|unsafe-inline/);
       expect(final.headers['x-frame-options']).toBe('DENY');
       expect(final.headers['x-content-type-options']).toBe('nosniff');
     }

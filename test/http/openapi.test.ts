@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { withoutHyphenSpans } from '../web/helpers.js';
 import { makeApp } from './helpers.js';
 
 /** Every operation of the API, in OpenAPI path syntax. */
@@ -107,11 +108,29 @@ describe('/openapi.json', () => {
 });
 
 describe('/docs', () => {
-  it('serves the interactive documentation page', async () => {
+  it('renders the API reference on the server from the OpenAPI document: every operation, no script', async () => {
     const { app } = await makeApp();
     const response = await app.inject({ method: 'GET', url: '/docs' });
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toMatch(/text\/html/);
-    expect(response.body).toMatch(/swagger/i);
+    const body = withoutHyphenSpans(response.body);
+    expect(body).toContain('<h1>API reference</h1>');
+    expect(response.body).toContain('<meta name="viewport"');
+    expect(response.body).toContain('href="/openapi.json"');
+    expect(response.body).not.toMatch(/swagger/i);
+    const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, Record<string, { hide?: boolean }>> };
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const method of Object.keys(item).filter((m) => ['get', 'post', 'put', 'patch', 'delete'].includes(m))) {
+        expect(body, `${method} ${path}`).toContain(`<span class="method">${method.toUpperCase()}</span> <code>${path}</code>`);
+      }
+    }
+    // The spoof checker's body fields are listed with their types.
+    expect(body).toMatch(/<code>domain<\/code><\/th><td>string, at most 255 characters<\/td><td>yes<\/td>/);
+  });
+
+  it('is absent from an app without the page (nothing to render it), while /openapi.json stays', async () => {
+    const { app } = await makeApp({ pages: false });
+    expect((await app.inject({ method: 'GET', url: '/docs' })).statusCode).toBe(404);
+    expect((await app.inject({ method: 'GET', url: '/openapi.json' })).statusCode).toBe(200);
   });
 });

@@ -104,7 +104,8 @@ export const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 /** Launches Chromium, or fails naming the Debian package when it is missing (never skips). */
-export async function launchChromium(): Promise<Browser> {
+export async function launchChromium(options: { backForwardCache?: boolean } = {}): Promise<Browser> {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: the browser tests need Debian's Chromium (apt-get install chromium).`);
-  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  // Playwright turns the back-forward cache off by default; a test of what Back shows turns it on, as a person's browser has it.
+  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, ...(options.backForwardCache ? { ignoreDefaultArgs: ['--disable-back-forward-cache'] } : {}) });
 }

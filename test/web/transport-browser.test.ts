@@ -84,3 +84,73 @@ describe('"Mail sent to you" in Chromium', () => {
     TIMEOUT_MS,
   );
 });
+
+describe('"Mail sent to you" when the transport limit is spent', () => {
+  let limited: FastifyInstance;
+  let limitedBase: string;
+  beforeAll(async () => {
+    limited = await buildApp({
+      stores: createMemoryStores(),
+      check: (domain) => checkDomain(domain, { resolver: lab.resolver }),
+      // One page check a minute with transport: the section's own request is the second, refused.
+      rateLimits: {
+        spoofCheck: { max: 100, windowMs: 60_000 },
+        transportCheck: { max: 0, windowMs: 60_000 },
+        domainUpdate: { max: 10, windowMs: 60_000 },
+        domainDelete: { max: 10, windowMs: 60_000 },
+        contactList: { max: 60, windowMs: 60_000 },
+      },
+    });
+    await limited.listen({ host: '127.0.0.1', port: 0 });
+    const address = limited.server.address();
+    limitedBase = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  }, TIMEOUT_MS);
+  afterAll(async () => {
+    await limited?.close();
+  });
+
+  it(
+    'says "too many checks, try again in N s", and leaves focus and scroll where the reader is',
+    async () => {
+      const context = await browser.newContext({ viewport: { width: 390, height: 700 } });
+      const page = await context.newPage();
+      try {
+        await page.goto(`${limitedBase}/check/no-starttls.example`);
+        const note = page.locator('section[data-transport-src] p[role="status"]');
+        await note.waitFor({ timeout: 30_000 });
+        expect(await note.textContent()).toMatch(/^Too many checks from your network just now: try again in \d+ s/);
+        expect(await page.evaluate<number>('window.scrollY')).toBe(0);
+        expect(await page.evaluate<string>("document.activeElement ? (document.activeElement.id || document.activeElement.tagName) : ''")).not.toBe('transport-link');
+      } finally {
+        await context.close();
+      }
+    },
+    TIMEOUT_MS,
+  );
+
+  it(
+    'Back after a check gives a usable form again, not a button stuck at "Checking…"',
+    async () => {
+      const cached = await launchChromium({ backForwardCache: true });
+      const context = await cached.newContext();
+      const page = await context.newPage();
+      try {
+        await page.goto(`${limitedBase}/`);
+        const button = page.locator('form.check button[type="submit"]').first();
+        const label = await button.textContent();
+        await page.locator('form.check input#domain').first().fill('no-starttls.example');
+        await button.click();
+        await page.waitForURL(/\/check\/no-starttls\.example/);
+        // Restored from the back-forward cache: no 'load' event, only 'pageshow'.
+        await page.goBack({ waitUntil: 'commit' });
+        await expect.poll(() => page.url()).toBe(`${limitedBase}/`);
+        await expect.poll(() => button.isDisabled()).toBe(false);
+        expect(await button.textContent()).toBe(label);
+      } finally {
+        await context.close();
+        await cached.close();
+      }
+    },
+    TIMEOUT_MS,
+  );
+});

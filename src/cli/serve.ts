@@ -14,7 +14,7 @@ import { DOCS_PATH, type StartupApiKey } from '../http/app.js';
 import { buildApp } from '../service/compose.js';
 import type { BatchService } from '../jobs/service.js';
 import { describeBatchMode, startBatchService } from '../jobs/setup.js';
-import { batchNamesPerDayFromEnv } from './batch-quota.js';
+import { batchNamesPerDayFromEnv, maxMonitorsFromEnv } from './batch-quota.js';
 import { loadDemoSettings } from './demo.js';
 import { parseTrustProxy, TrustProxyError, trustProxyWarning, type TrustProxy } from '../http/client-address.js';
 import { apiKeyIdFromDigest, digestApiKey } from '../store/api-keys.js';
@@ -143,6 +143,8 @@ export interface ServeConfig {
   publicUrl: string | undefined;
   /** Webhooks may reach private addresses (`--allow-private-addresses`). */
   allowPrivateAddresses: boolean;
+  /** Most monitors one organisation may keep (`SPOOF_CHECKER_MAX_MONITORS`). */
+  maxMonitors: number;
   /** Result pages link to the public history of monitored domains (`--public-history`). */
   publicHistory: boolean;
   baseUrl: string | undefined;
@@ -343,6 +345,7 @@ export function serveConfig(args: string[], env: NodeJS.ProcessEnv): ServeConfig
     redis: redisOption(values.redis ?? (env['REDIS_URL'] || undefined)),
     publicUrl: publicUrlOption(values['public-url'] ?? (env['SPOOF_CHECKER_PUBLIC_URL'] || undefined)),
     allowPrivateAddresses: values['allow-private-addresses'] ?? false,
+    maxMonitors: maxMonitorsFromEnv(env),
     publicHistory: values['public-history'] ?? false,
     baseUrl: env['SPOOF_CHECKER_BASE_URL'] || undefined,
     ranges: rangesFromFlag(values.ranges, env),
@@ -470,6 +473,7 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
       redisUrl: config.redis,
       allowPrivateAddresses: config.allowPrivateAddresses,
       env: io.env,
+      maxMonitorsPerOrganization: config.maxMonitors,
       log: (message, error) => io.err(`spoof-checker serve: ${message}${error instanceof Error ? `: ${error.message}` : ''}\n`),
     });
     if (config.demo && seeded) await seedDemoMonitor(monitors, DEMO_ORGANIZATION_ID, DEMO_DOMAIN, monitorCheck, new Date());

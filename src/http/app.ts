@@ -426,7 +426,8 @@ export const spoofCheckerService: FastifyPluginAsync<ServiceOptions> = async (ho
     transportLimiter: limiters.transportCheck,
   });
   if (options.batches) await app.register(batchRoutes, { batches: options.batches, now });
-  if (options.monitors) await app.register(monitorRoutes, { monitors: options.monitors });
+  // A run of a monitor with the transport check probes like a transport check: same budget.
+  if (options.monitors) await app.register(monitorRoutes, { monitors: options.monitors, transportLimiter: limiters.transportCheck });
   await app.register(logRoutes, { stores });
   await app.register(templateRoutes, { stores, now });
   await app.register(domainRoutes, { stores, now, updateLimiter: limiters.domainUpdate, deleteLimiter: limiters.domainDelete });
@@ -573,13 +574,17 @@ function withNetworkLimits(limiter: onRequestHookHandler | undefined, counter: W
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
- * A write that counts against the organisation's write limit and storage quota: every write route
- * but the checks (a spoof check stores nothing but its record; batches have their own daily quota).
+ * Resources whose writes do not count against the write limit: a spoof check stores nothing but its
+ * record (it has its own per-client limits), and batches have their own daily quota. Monitors count
+ * (create, change, delete, run, redeliver: issue 29).
  */
+const UNCOUNTED_WRITE_RESOURCES: ReadonlySet<string> = new Set(['spoof_check', 'spoof_check_batch']);
+
+/** A write that counts against the organisation's write limit and storage quota: every write route but the checks. */
 function isCountedWrite(request: FastifyRequest): boolean {
   if (!WRITE_METHODS.has(request.method)) return false;
-  const service = request.routeOptions.config.audit?.service;
-  return service !== 'tools';
+  const resource = request.routeOptions.config.audit?.resource;
+  return resource === undefined || !UNCOUNTED_WRITE_RESOURCES.has(resource);
 }
 
 /** The size of the request's body in bytes (its Content-Length, else its JSON). */

@@ -35,6 +35,8 @@ export interface StartMonitorServiceOptions {
   now?: () => Date;
   log?: (message: string, error?: unknown) => void;
   webhooks?: WebhookSendOptions;
+  /** Most monitors one organisation may keep (default MAX_MONITORS_PER_ORGANIZATION). */
+  maxMonitorsPerOrganization?: number;
 }
 
 /** Builds and starts the monitor service of `serve`; `close()` it at shutdown. */
@@ -73,6 +75,7 @@ export async function startMonitorService(options: StartMonitorServiceOptions): 
     serverKey,
     allowPrivateAddresses: options.allowPrivateAddresses,
     pump,
+    ...(options.maxMonitorsPerOrganization !== undefined ? { maxMonitorsPerOrganization: options.maxMonitorsPerOrganization } : {}),
     ...(options.minuteMs !== undefined ? { minuteMs: options.minuteMs } : {}),
     ...(options.now ? { now: options.now } : {}),
   });

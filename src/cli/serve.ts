@@ -427,10 +427,13 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
   let batches: BatchService | undefined;
   let monitors: MonitorService | undefined;
   let seeded = false;
+  const seedKeys: string[] = [];
   try {
     if (config.seed !== undefined) {
       // Validated every time (a broken file is an error), applied only to an empty store.
       const seed = await loadSeedFile(config.seed);
+      // The seed's keys given in clear are redacted from every log and record, like the startup keys.
+      for (const org of seed.organizations) for (const apiKey of org.apiKeys ?? []) if (apiKey.key !== undefined) seedKeys.push(apiKey.key);
       if ((await seedIfEmpty(opened, seed)) === 'loaded') {
         seeded = true;
         io.err(`spoof-checker serve: seed ${config.seed} loaded into the empty store\n`);
@@ -493,6 +496,7 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
         }),
       ...(redis ? { rateLimitRedis: redis } : {}),
       apiKeys: config.apiKeys,
+      redactKeys: seedKeys,
       // The demo's page says where its answers come from and answers only for the demo's domains.
       ...(config.demo && config.zones === DEMO_ZONES_DIR ? { pages: { demo: await loadDemoSettings(DEMO_SCENARIOS_FILE, DEMO_ZONES_DIR) } } : {}),
       rateLimits: config.rateLimit ? {} : false,

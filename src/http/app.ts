@@ -32,10 +32,11 @@ import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyRep
 import type { RecordLog, Stores } from '../store/types.js';
 import { digestApiKey, apiKeyIdFromDigest } from '../store/api-keys.js';
 import { buildRecord, traceIdFor } from './audit.js';
-import { authenticate, CachedKeyLookup, FailedAuthLimiter } from './auth.js';
+import { authenticate, CachedKeyLookup, FailedAuthLimiter, presentedKey } from './auth.js';
 import { clientAddress, clientNetworks, clientRateLimitKey, dropInvalidForwardedFor, fastifyTrustProxy, type TrustProxy } from './client-address.js';
 import './context.js';
 import { ApiError, toApiError } from './errors.js';
+import { KeyRedactor, presentedSecrets } from './key-redaction.js';
 import { loggerOptions } from './log-redaction.js';
 import { createLimiters, DEFAULT_RATE_LIMITS, IPV6_48_ALLOWANCE_FACTOR, IPV6_56_ALLOWANCE_FACTOR, type Limit, type RateLimitRedis, type RateLimits } from './rate-limits.js';
 import { createCounter, type WindowCounter } from './counters.js';
@@ -140,6 +141,13 @@ export interface ServiceOptions {
    * it. Without it they use the request's own Host header, never X-Forwarded-Host.
    */
   publicUrl?: string;
+  /**
+   * More keys known in clear that no log or stored record may hold (the seed file's keys; the
+   * startup `apiKeys` and every key that authenticates are added by themselves).
+   */
+  redactKeys?: readonly string[];
+  /** The keys to redact, shared with the server log's redaction (`buildApp` makes one; a host may pass its own). */
+  keyRedactor?: KeyRedactor;
 }
 
 /** A set of routes added to the service: called with the service's Fastify scope and the rate limits in force. */
@@ -169,9 +177,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const now = options.now ?? (() => new Date());
   const environment = options.environment ?? 'development';
   const timeouts = { ...DEFAULT_TIMEOUTS, ...(options.timeouts ?? {}) };
+  // One set of keys to redact for the server log and the record log (./key-redaction.ts).
+  const keyRedactor = options.keyRedactor ?? new KeyRedactor();
 
   const app = Fastify({
-    logger: loggerOptions(options.logger ?? false),
+    logger: loggerOptions(options.logger ?? false, keyRedactor),
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT_BYTES,
     // A client that sends half its headers or half its body is cut off (Node answers 408 and closes).
     requestTimeout: timeouts.requestMs,
@@ -200,7 +210,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       const apiError = toApiError(error);
       request.errorCode = apiError.code;
       void reply.code(apiError.statusCode);
-      const record = buildRecord(request, reply, { environment, now });
+      const record = buildRecord(request, reply, { environment, now, keys: keyRedactor });
       void stores.recordLogs
         .append(null, record)
         .catch((appendError: unknown) => request.log.error({ err: appendError }, 'record log not written'))
@@ -213,7 +223,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // First of all: a forged X-Forwarded-For that is not a list of IP addresses is dropped, so that
   // the client address every limit and record uses is an address, never a string a client wrote.
   app.addHook('onRequest', async (request) => dropInvalidForwardedFor(request.raw));
-  await app.register(spoofCheckerService, options);
+  await app.register(spoofCheckerService, { ...options, keyRedactor });
   await app.ready();
   return app;
 }
@@ -246,6 +256,9 @@ export const spoofCheckerService: FastifyPluginAsync<ServiceOptions> = async (ho
   app.decorateRequest('auditEmail', null);
 
   for (const key of options.apiKeys ?? []) await addStartupKey(stores, key);
+  // Keys known in clear are redacted from every log and record, wherever they appear (issue 29).
+  const keyRedactor = options.keyRedactor ?? new KeyRedactor();
+  for (const key of [...(options.apiKeys ?? []).map((startup) => startup.key), ...(options.redactKeys ?? [])]) keyRedactor.remember(key);
 
   const limits = options.rateLimits === false ? false : { ...DEFAULT_RATE_LIMITS, ...(options.rateLimits ?? {}) };
   // The counters of the limits @fastify/rate-limit does not cover: in Redis when given (falling back
@@ -324,6 +337,11 @@ export const spoofCheckerService: FastifyPluginAsync<ServiceOptions> = async (ho
     // organisation in its record log.
     try {
       request.principal = await authenticate(keys, request.headers, !request.is404);
+      // A key that authenticated is known in clear from now on: redacted wherever it appears.
+      if (request.principal) {
+        const presented = presentedKey(request.headers);
+        if (presented.kind === 'key') keyRedactor.remember(presented.key);
+      }
     } catch (error) {
       if (error instanceof ApiError && error.code === 'UNAUTHORIZED' && failedAuth) throw (await failedAuth.failed(client)) ?? error;
       throw error;
@@ -364,6 +382,17 @@ export const spoofCheckerService: FastifyPluginAsync<ServiceOptions> = async (ho
   app.addHook('preValidation', async (request) => {
     const problem = jsonDepthProblem(request.body);
     if (problem) throw new ApiError('VALIDATION_FAILED', { message: problem });
+    // A body that carries a key would store it (a webhook URL, a template, a contact): refused.
+    if (request.body !== undefined && request.body !== null && !request.routeOptions.config.public) {
+      const where = keyRedactor.findKey(request.body, presentedSecrets(request.headers));
+      if (where !== undefined) {
+        throw new ApiError('VALIDATION_FAILED', {
+          message: `The request body carries an API key (in ${where}).`,
+          why: 'What a request body holds may be stored, sent on (a webhook URL) and shown again; a key must never be.',
+          fix: 'Send the key only in the Authorization or x-api-key header, and remove it from the body.',
+        });
+      }
+    }
   });
 
   app.addHook('onSend', async (request, reply, payload) => {
@@ -372,7 +401,7 @@ export const spoofCheckerService: FastifyPluginAsync<ServiceOptions> = async (ho
       if (isDocsRequest(request)) for (const [name, value] of Object.entries(DOCS_SECURITY_HEADERS)) void reply.header(name, value);
       return payload;
     }
-    const record = buildRecord(request, reply, { environment, now });
+    const record = buildRecord(request, reply, { environment, now, keys: keyRedactor });
     try {
       await stores.recordLogs.append(request.principal?.organizationId ?? null, record);
       void reply.header('x-log-id', record.uuid);

@@ -57,10 +57,13 @@ export function presentedSecrets(headers: IncomingHttpHeaders): string[] {
 function keyPattern(key: string): RegExp {
   let source = '';
   for (const char of key) {
-    const bytes = [...Buffer.from(char, 'utf8')].map((byte) => byte.toString(16).padStart(2, '0'));
-    const once = bytes.map((hex) => `%${hex}`).join('');
-    const twice = bytes.map((hex) => `%25${hex}`).join('');
-    source += `(?:${char.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}|${once}|${twice})`;
+    const alternatives = [char.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')];
+    // Each case of the character, encoded: %41 is "A", %61 is "a".
+    for (const variant of new Set([char.toLowerCase(), char.toUpperCase()])) {
+      const bytes = [...Buffer.from(variant, 'utf8')].map((byte) => byte.toString(16).padStart(2, '0'));
+      alternatives.push(bytes.map((hex) => `%${hex}`).join(''), bytes.map((hex) => `%25${hex}`).join(''));
+    }
+    source += `(?:${alternatives.join('|')})`;
   }
   return new RegExp(source, 'giu');
 }

@@ -93,11 +93,24 @@ function decodedForms(text: string): string[] {
   return forms;
 }
 
+/** What a value is searched for: the remembered keys (through their index) and the request's own (lower case). */
+interface Search {
+  extra: readonly string[];
+}
+
+/**
+ * Characters at the end of each remembered key that index it: a value is scanned once, whatever the
+ * number of keys (keys often share a prefix such as `sk_live_`, rarely an ending).
+ */
+const TAIL_CHARS = MIN_REDACTED_KEY_CHARS;
+
 /** Finds and redacts keys in text and in values of any shape. */
 export class KeyRedactor {
   /** Lower-cased key → its pattern; insertion order is recency (the oldest is forgotten first). */
   readonly #known = new Map<string, RegExp>();
   readonly #patterns = new Map<string, RegExp>();
+  /** The remembered keys by their last TAIL_CHARS characters (rebuilt after a change). */
+  #index: Map<string, string[]> | undefined;
 
   constructor(keys: Iterable<string> = []) {
     for (const key of keys) this.remember(key);
@@ -108,12 +121,14 @@ export class KeyRedactor {
     const lower = key.trim().toLowerCase();
     if (!usable(lower)) return;
     const held = this.#known.get(lower);
+    if (held === undefined) this.#index = undefined;
     this.#known.delete(lower);
     this.#known.set(lower, held ?? keyPattern(lower));
     while (this.#known.size > MAX_REMEMBERED_KEYS) {
       const oldest = this.#known.keys().next().value;
       if (oldest === undefined) break;
       this.#known.delete(oldest);
+      this.#index = undefined;
     }
   }
 
@@ -135,41 +150,64 @@ export class KeyRedactor {
     return pattern;
   }
 
-  /** The keys a value is checked against: the remembered ones and `extra` (what the request presented). */
-  #candidates(extra: readonly string[]): string[] {
-    const all = new Set(this.#known.keys());
-    for (const key of extra) if (usable(key)) all.add(key.toLowerCase());
-    return [...all];
+  #search(extra: readonly string[]): Search {
+    return { extra: extra.filter(usable).map((key) => key.toLowerCase()) };
+  }
+
+  #indexed(): Map<string, string[]> {
+    if (this.#index === undefined) {
+      this.#index = new Map();
+      for (const key of this.#known.keys()) {
+        const tail = key.slice(-TAIL_CHARS);
+        const bucket = this.#index.get(tail);
+        if (bucket) bucket.push(key);
+        else this.#index.set(tail, [key]);
+      }
+    }
+    return this.#index;
+  }
+
+  /** The keys (lower case) found in `text`, in any of its decoded forms. */
+  #hits(text: string, search: Search): string[] {
+    if (text.length < MIN_REDACTED_KEY_CHARS) return [];
+    const index = this.#indexed();
+    if (index.size === 0 && search.extra.length === 0) return [];
+    const found = new Set<string>();
+    for (const form of decodedForms(text)) {
+      if (index.size > 0) {
+        for (let end = TAIL_CHARS; end <= form.length; end++) {
+          const bucket = index.get(form.slice(end - TAIL_CHARS, end));
+          if (bucket) for (const key of bucket) if (end >= key.length && form.startsWith(key, end - key.length)) found.add(key);
+        }
+      }
+      for (const key of search.extra) if (form.includes(key)) found.add(key);
+    }
+    return [...found];
   }
 
   /** Whether `text`, in any case or percent-encoding, holds a remembered key or one of `extra`. */
   holdsKey(text: string, extra: readonly string[] = []): boolean {
-    return this.#holds(text, this.#candidates(extra));
-  }
-
-  #holds(text: string, candidates: readonly string[]): boolean {
-    if (text.length < MIN_REDACTED_KEY_CHARS || candidates.length === 0) return false;
-    const forms = decodedForms(text);
-    return candidates.some((key) => forms.some((form) => form.includes(key)));
+    return this.#hits(text, this.#search(extra)).length > 0;
   }
 
   /** `text` with every key (remembered, or in `extra`) replaced by `[REDACTED]`. */
   redactText(text: string, extra: readonly string[] = []): string {
-    return this.#redact(text, this.#candidates(extra));
+    return this.#redact(text, this.#search(extra));
   }
 
-  #redact(text: string, candidates: readonly string[]): string {
-    if (!this.#holds(text, candidates)) return text;
+  #redact(text: string, search: Search): string {
+    const hits = this.#hits(text, search);
+    if (hits.length === 0) return text;
     let out = text;
-    for (const key of candidates) out = out.replace(this.#pattern(key), KEY_REDACTED);
+    for (const key of hits) out = out.replace(this.#pattern(key), KEY_REDACTED);
     // Whatever encoding the pattern did not follow: the whole value goes.
-    return this.#holds(out, candidates) ? KEY_REDACTED : out;
+    return this.#hits(out, search).length > 0 ? KEY_REDACTED : out;
   }
 
   /** A copy of `value` with every string in it (object keys included) redacted; other values as they are. */
   redactDeep<T>(value: T, extra: readonly string[] = []): T {
-    const candidates = this.#candidates(extra);
-    if (candidates.length === 0) return value;
+    const candidates = this.#search(extra);
+    if (this.#known.size === 0 && candidates.extra.length === 0) return value;
     const walk = (inner: unknown, depth: number): unknown => {
       if (typeof inner === 'string') return this.#redact(inner, candidates);
       if (depth > MAX_DEPTH || inner === null || typeof inner !== 'object') return inner;
@@ -195,10 +233,10 @@ export class KeyRedactor {
 
   /** The path (`a.b[2]`) of the first string in `value` that holds a key, or undefined. */
   findKey(value: unknown, extra: readonly string[] = []): string | undefined {
-    const candidates = this.#candidates(extra);
-    if (candidates.length === 0) return undefined;
+    const candidates = this.#search(extra);
+    if (this.#known.size === 0 && candidates.extra.length === 0) return undefined;
     const walk = (inner: unknown, path: string, depth: number): string | undefined => {
-      if (typeof inner === 'string') return this.#holds(inner, candidates) ? path || '(the body)' : undefined;
+      if (typeof inner === 'string') return this.#hits(inner, candidates).length > 0 ? path || '(the body)' : undefined;
       if (depth > MAX_DEPTH || inner === null || typeof inner !== 'object') return undefined;
       if (Array.isArray(inner)) {
         for (let i = 0; i < inner.length; i++) {
@@ -209,7 +247,7 @@ export class KeyRedactor {
       }
       for (const [name, item] of Object.entries(inner)) {
         // A field named with a key is reported without its name.
-        if (this.#holds(name, candidates)) return path === '' ? '(a field name)' : `${path}.(a field name)`;
+        if (this.#hits(name, candidates).length > 0) return path === '' ? '(a field name)' : `${path}.(a field name)`;
         const here = path === '' ? name : `${path}.${name}`;
         const found = walk(item, here, depth + 1);
         if (found !== undefined) return found;

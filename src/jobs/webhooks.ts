@@ -229,7 +229,11 @@ export async function postWebhook(url: string, body: string, secret: string, opt
       return;
     }
     req.on('error', failed);
-    req.end(payload);
+    try {
+      req.end(payload);
+    } catch (error) {
+      failed(error);
+    }
   });
 }
 

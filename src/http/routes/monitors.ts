@@ -148,7 +148,7 @@ export const monitorRoutes: FastifyPluginAsyncTypebox<MonitorRouteOptions> = asy
         ...common,
         summary: 'Watch a domain',
         description:
-          'Creates a monitor: the domain is checked every intervalMinutes, and a confirmed change (two checks in a row agree) is POSTed to webhookUrl, signed with the secret returned here, once. A second monitor of the same domain in your organisation is a 409.',
+          'Creates a monitor: the domain is checked every intervalMinutes, and a confirmed change (two checks in a row agree) is POSTed to webhookUrl, signed with the secret returned here, once. A second monitor of the same domain in your organisation is a 409 (MONITOR_EXISTS), and so is a monitor past the organisation\'s cap (MONITOR_LIMIT_REACHED, 1,000 by default). Creating, changing, deleting, running and redelivering count against the organisation\'s write limit (429 with Retry-After).',
         body: CreateBody,
         response: { 201: CreatedMonitorSchema, ...errors, 409: errorResponses(409)[409]! },
       },
@@ -251,7 +251,8 @@ export const monitorRoutes: FastifyPluginAsyncTypebox<MonitorRouteOptions> = asy
       schema: {
         ...common,
         summary: 'Check a monitored domain now',
-        description: 'Queues a check at once (202); its result lands in the history, and counts towards confirming a change like any scheduled check.',
+        description:
+          'Queues a check at once (202); its result lands in the history, and counts towards confirming a change like any scheduled check. A monitor with the transport check spends the transport check\'s budget (the same counter as POST /api/tools/v1/spoof-checker with "checks": ["transport"]; 429 with Retry-After past it).',
         params: IdParams,
         response: { 202: Type.Object({ monitorId: Type.String(), runId: Type.String(), status: Type.Literal('queued') }), ...errors },
       },

@@ -514,7 +514,8 @@ function answerClientError(
     user_agent: '',
     environment: context.environment,
   };
-  context.log.debug({ err: error, logId: uuid }, 'client error');
+  // The parser's error carries the raw bytes it refused (`rawPacket`: headers, a key among them): only its code and message are logged.
+  context.log.debug({ err: { code: error.code, message: error.message }, logId: uuid }, 'client error');
   void context.stores.recordLogs
     .append(null, record)
     .catch((appendError: unknown) => context.log.error({ err: appendError }, 'record log not written'))

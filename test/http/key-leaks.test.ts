@@ -224,6 +224,33 @@ describe('keys planted in paths, queries and bodies reach no log and no table', 
   });
 });
 
+describe('a request the HTTP parser refuses', () => {
+  it('logs neither its raw bytes nor the key in them, at trace level', async () => {
+    const logged: string[] = [];
+    const { app } = await makeApp({ redactKeys: [SEED_KEY], logger: { level: 'trace', stream: { write: (line: string) => void logged.push(line) } } });
+    try {
+      await app.listen({ port: 0, host: '127.0.0.1' });
+      const { port } = app.server.address() as { port: number };
+      const { connect } = await import('node:net');
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = connect({ port, host: '127.0.0.1' }, () => {
+          socket.write(`GET /api/template/v1/${SEED_KEY} HTTP/1.1\r\nHost: a\r\nx-api-key: ${WRONG_KEY}\r\nx-note: ${SEED_KEY}\r\nBad Header Line\r\n\r\n`);
+        });
+        let data = '';
+        socket.setEncoding('utf8').on('data', (chunk: string) => (data += chunk));
+        socket.on('end', () => resolve(data));
+        socket.on('error', reject);
+      });
+      expect(answer).toMatch(/^HTTP\/1\.1 400/);
+    } finally {
+      await app.close();
+    }
+    expect(logged.some((line) => line.includes('client error'))).toBe(true);
+    expect(logged.flatMap(leaked)).toEqual([]);
+    expect(logged.join('\n')).not.toContain('rawPacket');
+  });
+});
+
 describe('KeyRedactor', () => {
   const key = 'sk_live_AbC0123456789xyz';
   const redactor = new KeyRedactor([key]);

@@ -447,16 +447,19 @@ export const spoofCheckerService: FastifyPluginAsync<ServiceOptions> = async (ho
   });
 
   const limiters = await createLimiters(app, limits, options.rateLimitRedis);
+  // One transport budget per client network for every path that probes (issue 29): the API's
+  // transport checks, /run of a transport monitor, and the page's transport checks, one counter.
+  const transportLimiter = limits === false ? undefined : transportBudget(counter, limits.transportCheck);
 
   await app.register(healthRoutes, { stores });
   await app.register(spoofCheckerRoutes, {
     check,
     limiter: withNetworkLimits(limiters.spoofCheck, counter, limits === false ? false : limits.spoofCheck),
-    transportLimiter: limiters.transportCheck,
+    transportLimiter,
   });
   if (options.batches) await app.register(batchRoutes, { batches: options.batches, now });
   // A run of a monitor with the transport check probes like a transport check: same budget.
-  if (options.monitors) await app.register(monitorRoutes, { monitors: options.monitors, transportLimiter: limiters.transportCheck });
+  if (options.monitors) await app.register(monitorRoutes, { monitors: options.monitors, transportLimiter });
   await app.register(logRoutes, { stores });
   await app.register(templateRoutes, { stores, now });
   await app.register(domainRoutes, { stores, now, updateLimiter: limiters.domainUpdate, deleteLimiter: limiters.domainDelete });
@@ -623,6 +626,27 @@ function bodyBytes(request: FastifyRequest): number {
   if (Number.isInteger(declared) && declared > 0) return declared;
   if (request.body === undefined || request.body === null) return 0;
   return Buffer.byteLength(typeof request.body === 'string' ? request.body : (JSON.stringify(request.body) ?? ''));
+}
+
+/**
+ * The key prefix of the transport budget: the page counts its transport checks under it
+ * (src/web/plugin.ts, `web-transport:<client network>`), so that the page and the API spend one
+ * budget (test/monitors/limits.test.ts checks that they do).
+ */
+export const TRANSPORT_BUDGET_PREFIX = 'web-transport';
+
+/** The transport budget's hook: one probe counted for the client's network (an IPv4 address, an IPv6 /64). */
+function transportBudget(counter: WindowCounter, limit: Limit): onRequestHookHandler {
+  return async (request) => {
+    await refuseOverLimit(counter, `${TRANSPORT_BUDGET_PREFIX}:${clientRateLimitKey(clientAddress(request))}`, limit, 1, (seconds) =>
+      new ApiError('RATE_LIMITED', {
+        message: 'This network has run as many transport checks as it may for now.',
+        why: `This operation allows ${limit.max} request(s) per ${limit.windowMs % 60_000 === 0 ? `${limit.windowMs / 60_000} minute(s)` : `${limit.windowMs / 1000} second(s)`} with transport checks, from one client address: the API's transport checks, runs of monitors with the transport check and the page's transport checks together.`,
+        fix: `Wait ${seconds} second(s) before retrying.`,
+        retryAfter: seconds,
+      }),
+    );
+  };
 }
 
 /** Adds `cost` to `key`; throws `refusal(seconds until the window ends)` when the count passes `limit.max`. */

@@ -145,6 +145,18 @@ describe('monitor routes under the limits', () => {
     expect(checks()).toBe(5);
   });
 
+  it('the page\'s transport checks spend the same budget (one counter per client network)', async () => {
+    const { app, stores, monitors, checks } = await setup({ transportCheck: { max: 2, windowMs: 60_000 } });
+    const transport = await planted(stores, ['transport']);
+    expect((await app.inject({ method: 'GET', url: `/transport/${WATCHED}?fragment=1` })).statusCode).toBe(200);
+    expect((await send(app, 'POST', `${MONITORS}/${transport.id}/run`)).statusCode).toBe(202);
+    expectRateLimited(await send(app, 'POST', CHECK, { domain: WATCHED, checks: ['transport'] }));
+    expect((await app.inject({ method: 'GET', url: `/transport/${WATCHED}?fragment=1` })).statusCode).toBe(429);
+    expectRateLimited(await send(app, 'POST', `${MONITORS}/${transport.id}/run`));
+    await monitors.scheduler.idle();
+    expect(checks()).toBe(1);
+  });
+
   it('the transport check spends the budget a run then finds empty', async () => {
     const { app, stores, monitors, checks } = await setup({ transportCheck: { max: 1, windowMs: 60_000 } });
     const transport = await planted(stores, ['transport']);

@@ -9,7 +9,7 @@ import { isIP } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { DOCS_PATH, type StartupApiKey } from '../http/app.js';
 import { startService, type ServiceHandle } from '../service/start.js';
-import { batchNamesPerDayFromEnv } from './batch-quota.js';
+import { batchNamesPerDayFromEnv, maxMonitorsFromEnv } from './batch-quota.js';
 import { loadDemoSettings, withDemoTransportDomains } from './demo.js';
 import { LOG_FORMATS, logFormatFor, shortLogWriter } from './log-format.js';
 import { parseTrustProxy, TrustProxyError, trustProxyWarning, type TrustProxy } from '../http/client-address.js';
@@ -138,6 +138,8 @@ export interface ServeConfig {
   publicUrl: string | undefined;
   /** Webhooks may reach private addresses (`--allow-private-addresses`). */
   allowPrivateAddresses: boolean;
+  /** Most monitors one organisation may keep (`SPOOF_CHECKER_MAX_MONITORS`). */
+  maxMonitors: number;
   /** Result pages link to the public history of monitored domains (`--public-history`). */
   publicHistory: boolean;
   baseUrl: string | undefined;
@@ -348,6 +350,7 @@ export function serveConfig(args: string[], env: NodeJS.ProcessEnv): ServeConfig
     redis: redisOption(values.redis ?? (env['REDIS_URL'] || undefined)),
     publicUrl: publicUrlOption(values['public-url'] ?? (env['SPOOF_CHECKER_PUBLIC_URL'] || undefined)),
     allowPrivateAddresses: values['allow-private-addresses'] ?? false,
+    maxMonitors: maxMonitorsFromEnv(env),
     publicHistory: values['public-history'] ?? false,
     baseUrl: env['SPOOF_CHECKER_BASE_URL'] || undefined,
     ranges: rangesFromFlag(values.ranges, env),
@@ -431,6 +434,7 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
       check: { resolverFor, ranges: config.ranges, baseUrl: config.baseUrl, transport },
       redisUrl: config.redis,
       namesPerDay: batchNamesPerDayFromEnv(io.env),
+      maxMonitorsPerOrganization: config.maxMonitors,
       allowPrivateAddresses: config.allowPrivateAddresses,
       env: io.env,
       log,

@@ -31,10 +31,11 @@ import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyRep
 import type { RecordLog, Stores } from '../store/types.js';
 import { digestApiKey, apiKeyIdFromDigest } from '../store/api-keys.js';
 import { buildRecord, traceIdFor } from './audit.js';
-import { authenticate, CachedKeyLookup, FailedAuthLimiter } from './auth.js';
+import { authenticate, CachedKeyLookup, FailedAuthLimiter, presentedKey } from './auth.js';
 import { clientAddress, clientNetworks, clientRateLimitKey, dropInvalidForwardedFor, fastifyTrustProxy, type TrustProxy } from './client-address.js';
 import './context.js';
 import { ApiError, toApiError } from './errors.js';
+import { KeyRedactor, presentedSecrets } from './key-redaction.js';
 import { loggerOptions } from './log-redaction.js';
 import { createLimiters, DEFAULT_RATE_LIMITS, IPV6_48_ALLOWANCE_FACTOR, IPV6_56_ALLOWANCE_FACTOR, type Limit, type RateLimitRedis, type RateLimits } from './rate-limits.js';
 import { createCounter, type WindowCounter } from './counters.js';
@@ -139,6 +140,13 @@ export interface ServiceOptions {
    * it. Without it they use the request's own Host header, never X-Forwarded-Host.
    */
   publicUrl?: string;
+  /**
+   * More keys known in clear that no log or stored record may hold (the seed file's keys; the
+   * startup `apiKeys` and every key that authenticates are added by themselves).
+   */
+  redactKeys?: readonly string[];
+  /** The keys to redact, shared with the server log's redaction (`buildApp` makes one; a host may pass its own). */
+  keyRedactor?: KeyRedactor;
 }
 
 /** A set of routes added to the service: called with the service's Fastify scope and the rate limits in force. */
@@ -168,9 +176,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const now = options.now ?? (() => new Date());
   const environment = options.environment ?? 'development';
   const timeouts = { ...DEFAULT_TIMEOUTS, ...(options.timeouts ?? {}) };
+  // One set of keys to redact for the server log and the record log (./key-redaction.ts).
+  const keyRedactor = options.keyRedactor ?? new KeyRedactor();
 
   const app = Fastify({
-    logger: loggerOptions(options.logger ?? false),
+    logger: loggerOptions(options.logger ?? false, keyRedactor),
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT_BYTES,
     // A client that sends half its headers or half its body is cut off (Node answers 408 and closes).
     requestTimeout: timeouts.requestMs,
@@ -199,7 +209,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       const apiError = toApiError(error);
       request.errorCode = apiError.code;
       void reply.code(apiError.statusCode);
-      const record = buildRecord(request, reply, { environment, now });
+      const record = buildRecord(request, reply, { environment, now, keys: keyRedactor });
       void stores.recordLogs
         .append(null, record)
         .catch((appendError: unknown) => request.log.error({ err: appendError }, 'record log not written'))
@@ -212,7 +222,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // First of all: a forged X-Forwarded-For that is not a list of IP addresses is dropped, so that
   // the client address every limit and record uses is an address, never a string a client wrote.
   app.addHook('onRequest', async (request) => dropInvalidForwardedFor(request.raw));
-  await app.register(spoofCheckerService, options);
+  await app.register(spoofCheckerService, { ...options, keyRedactor });
   await app.ready();
   return app;
 }
@@ -245,6 +255,9 @@ export const spoofCheckerService: FastifyPluginAsync<ServiceOptions> = async (ho
   app.decorateRequest('auditEmail', null);
 
   for (const key of options.apiKeys ?? []) await addStartupKey(stores, key);
+  // Keys known in clear are redacted from every log and record, wherever they appear (issue 29).
+  const keyRedactor = options.keyRedactor ?? new KeyRedactor();
+  for (const key of [...(options.apiKeys ?? []).map((startup) => startup.key), ...(options.redactKeys ?? [])]) keyRedactor.remember(key);
 
   const limits = options.rateLimits === false ? false : { ...DEFAULT_RATE_LIMITS, ...(options.rateLimits ?? {}) };
   // The counters of the limits @fastify/rate-limit does not cover: in Redis when given (falling back
@@ -323,6 +336,11 @@ export const spoofCheckerService: FastifyPluginAsync<ServiceOptions> = async (ho
     // organisation in its record log.
     try {
       request.principal = await authenticate(keys, request.headers, !request.is404);
+      // A key that authenticated is known in clear from now on: redacted wherever it appears.
+      if (request.principal) {
+        const presented = presentedKey(request.headers);
+        if (presented.kind === 'key') keyRedactor.remember(presented.key);
+      }
     } catch (error) {
       if (error instanceof ApiError && error.code === 'UNAUTHORIZED' && failedAuth) throw (await failedAuth.failed(client)) ?? error;
       throw error;
@@ -363,6 +381,17 @@ export const spoofCheckerService: FastifyPluginAsync<ServiceOptions> = async (ho
   app.addHook('preValidation', async (request) => {
     const problem = jsonDepthProblem(request.body);
     if (problem) throw new ApiError('VALIDATION_FAILED', { message: problem });
+    // A body that carries a key would store it (a webhook URL, a template, a contact): refused.
+    if (request.body !== undefined && request.body !== null && !request.routeOptions.config.public) {
+      const where = keyRedactor.findKey(request.body, presentedSecrets(request.headers));
+      if (where !== undefined) {
+        throw new ApiError('VALIDATION_FAILED', {
+          message: `The request body carries an API key (in ${where}).`,
+          why: 'What a request body holds may be stored, sent on (a webhook URL) and shown again; a key must never be.',
+          fix: 'Send the key only in the Authorization or x-api-key header, and remove it from the body.',
+        });
+      }
+    }
   });
 
   app.addHook('onSend', async (request, reply, payload) => {
@@ -371,7 +400,7 @@ export const spoofCheckerService: FastifyPluginAsync<ServiceOptions> = async (ho
       if (isDocsRequest(request)) for (const [name, value] of Object.entries(DOCS_SECURITY_HEADERS)) void reply.header(name, value);
       return payload;
     }
-    const record = buildRecord(request, reply, { environment, now });
+    const record = buildRecord(request, reply, { environment, now, keys: keyRedactor });
     try {
       await stores.recordLogs.append(request.principal?.organizationId ?? null, record);
       void reply.header('x-log-id', record.uuid);
@@ -408,15 +437,19 @@ export const spoofCheckerService: FastifyPluginAsync<ServiceOptions> = async (ho
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   });
   const limiters = await createLimiters(app, limits, options.rateLimitRedis);
+  // One transport budget per client network for every path that probes (issue 29): the API's
+  // transport checks, /run of a transport monitor, and the page's transport checks, one counter.
+  const transportLimiter = limits === false ? undefined : transportBudget(counter, limits.transportCheck);
 
   await app.register(healthRoutes, { stores });
   await app.register(spoofCheckerRoutes, {
     check,
     limiter: withNetworkLimits(limiters.spoofCheck, counter, limits === false ? false : limits.spoofCheck),
-    transportLimiter: limiters.transportCheck,
+    transportLimiter,
   });
   if (options.batches) await app.register(batchRoutes, { batches: options.batches, now });
-  if (options.monitors) await app.register(monitorRoutes, { monitors: options.monitors });
+  // A run of a monitor with the transport check probes like a transport check: same budget.
+  if (options.monitors) await app.register(monitorRoutes, { monitors: options.monitors, transportLimiter });
   await app.register(logRoutes, { stores });
   await app.register(templateRoutes, { stores, now });
   await app.register(domainRoutes, { stores, now, updateLimiter: limiters.domainUpdate, deleteLimiter: limiters.domainDelete });
@@ -474,7 +507,8 @@ function answerClientError(
     user_agent: '',
     environment: context.environment,
   };
-  context.log.debug({ err: error, logId: uuid }, 'client error');
+  // The parser's error carries the raw bytes it refused (`rawPacket`: headers, a key among them): only its code and message are logged.
+  context.log.debug({ err: { code: error.code, message: error.message }, logId: uuid }, 'client error');
   void context.stores.recordLogs
     .append(null, record)
     .catch((appendError: unknown) => context.log.error({ err: appendError }, 'record log not written'))
@@ -541,13 +575,17 @@ function withNetworkLimits(limiter: onRequestHookHandler | undefined, counter: W
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
- * A write that counts against the organisation's write limit and storage quota: every write route
- * but the checks (a spoof check stores nothing but its record; batches have their own daily quota).
+ * Resources whose writes do not count against the write limit: a spoof check stores nothing but its
+ * record (it has its own per-client limits), and batches have their own daily quota. Monitors count
+ * (create, change, delete, run, redeliver: issue 29).
  */
+const UNCOUNTED_WRITE_RESOURCES: ReadonlySet<string> = new Set(['spoof_check', 'spoof_check_batch']);
+
+/** A write that counts against the organisation's write limit and storage quota: every write route but the checks. */
 function isCountedWrite(request: FastifyRequest): boolean {
   if (!WRITE_METHODS.has(request.method)) return false;
-  const service = request.routeOptions.config.audit?.service;
-  return service !== 'tools';
+  const resource = request.routeOptions.config.audit?.resource;
+  return resource === undefined || !UNCOUNTED_WRITE_RESOURCES.has(resource);
 }
 
 /** The size of the request's body in bytes (its Content-Length, else its JSON). */
@@ -556,6 +594,27 @@ function bodyBytes(request: FastifyRequest): number {
   if (Number.isInteger(declared) && declared > 0) return declared;
   if (request.body === undefined || request.body === null) return 0;
   return Buffer.byteLength(typeof request.body === 'string' ? request.body : (JSON.stringify(request.body) ?? ''));
+}
+
+/**
+ * The key prefix of the transport budget: the page counts its transport checks under it
+ * (src/web/plugin.ts, `web-transport:<client network>`), so that the page and the API spend one
+ * budget (test/monitors/limits.test.ts checks that they do).
+ */
+export const TRANSPORT_BUDGET_PREFIX = 'web-transport';
+
+/** The transport budget's hook: one probe counted for the client's network (an IPv4 address, an IPv6 /64). */
+function transportBudget(counter: WindowCounter, limit: Limit): onRequestHookHandler {
+  return async (request) => {
+    await refuseOverLimit(counter, `${TRANSPORT_BUDGET_PREFIX}:${clientRateLimitKey(clientAddress(request))}`, limit, 1, (seconds) =>
+      new ApiError('RATE_LIMITED', {
+        message: 'This network has run as many transport checks as it may for now.',
+        why: `This operation allows ${limit.max} request(s) per ${limit.windowMs % 60_000 === 0 ? `${limit.windowMs / 60_000} minute(s)` : `${limit.windowMs / 1000} second(s)`} with transport checks, from one client address: the API's transport checks, runs of monitors with the transport check and the page's transport checks together.`,
+        fix: `Wait ${seconds} second(s) before retrying.`,
+        retryAfter: seconds,
+      }),
+    );
+  };
 }
 
 /** Adds `cost` to `key`; throws `refusal(seconds until the window ends)` when the count passes `limit.max`. */

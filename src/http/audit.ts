@@ -11,9 +11,9 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RecordLog } from '../store/types.js';
-import { presentedKey } from './auth.js';
 import { clientAddress } from './client-address.js';
 import type { AuditSpec } from './context.js';
+import { KeyRedactor, presentedSecrets } from './key-redaction.js';
 
 /** What a redacted value is replaced with. */
 export const REDACTED = '[REDACTED]';
@@ -65,16 +65,17 @@ export function isSecretName(name: string): boolean {
   return SECRET_HEADERS.has(name.toLowerCase()) || SECRET_NAME.test(name);
 }
 
-/** `value` with every occurrence of `secrets` (keys the request presented) replaced by `REDACTED`. */
-function scrub(value: string, secrets: readonly string[]): string {
-  if (CREDENTIAL_VALUE.test(value)) return REDACTED;
-  let out = value;
-  for (const secret of secrets) if (secret.length >= MIN_SCRUBBED_SECRET_CHARS && out.includes(secret)) out = out.split(secret).join(REDACTED);
-  return out;
-}
+/** Finds presented keys only (no key remembered): for callers that pass none. */
+const PRESENTED_ONLY = new KeyRedactor();
 
-/** Shorter presented keys are not searched for in other values (they would match ordinary text). */
-const MIN_SCRUBBED_SECRET_CHARS = 8;
+/**
+ * `value` with every occurrence of `secrets` (keys the request presented) replaced by `REDACTED`,
+ * in any case or percent-encoding (./key-redaction.ts); an authentication scheme and its token, whole.
+ */
+function scrub(value: string, secrets: readonly string[], keys: KeyRedactor = PRESENTED_ONLY): string {
+  if (CREDENTIAL_VALUE.test(value)) return REDACTED;
+  return keys.redactText(value, secrets);
+}
 
 /** Used for requests that match no route. */
 export const UNMATCHED_ROUTE_AUDIT: AuditSpec = { service: 'api', resource: 'route', verb: 'match', past: 'matched' };
@@ -104,18 +105,18 @@ const headerText = (value: unknown): string => (Array.isArray(value) ? value.map
  * `MAX_LOGGED_HEADERS` of them, names and values cut to their limits (a cut value ends with its
  * full length). When headers were left out, `…` holds how many.
  */
-export function redactHeaders(headers: Record<string, unknown>, secrets: readonly string[] = []): Record<string, string> {
+export function redactHeaders(headers: Record<string, unknown>, secrets: readonly string[] = [], keys?: KeyRedactor): Record<string, string> {
   const out: Record<string, string> = {};
   const entries = Object.entries(headers).filter(([, value]) => value !== undefined);
   for (const [name, value] of entries.slice(0, MAX_LOGGED_HEADERS)) {
-    out[truncated(name, MAX_LOGGED_HEADER_NAME_CHARS)] = isSecretName(name) ? REDACTED : truncated(scrub(headerText(value), secrets), MAX_LOGGED_VALUE_CHARS);
+    out[truncated(name, MAX_LOGGED_HEADER_NAME_CHARS)] = isSecretName(name) ? REDACTED : truncated(scrub(headerText(value), secrets, keys), MAX_LOGGED_VALUE_CHARS);
   }
   if (entries.length > MAX_LOGGED_HEADERS) out['…'] = `${entries.length - MAX_LOGGED_HEADERS} more header(s) not recorded`;
   return out;
 }
 
 /** Query parameters as a record keeps them: secrets redacted, at most `MAX_LOGGED_QUERY_PARAMS`, values cut. */
-export function redactQuery(rawQuery: string, secrets: readonly string[] = []): Record<string, string> {
+export function redactQuery(rawQuery: string, secrets: readonly string[] = [], keys?: KeyRedactor): Record<string, string> {
   const out: Record<string, string> = {};
   let count = 0;
   for (const [name, value] of new URLSearchParams(rawQuery)) {
@@ -123,7 +124,7 @@ export function redactQuery(rawQuery: string, secrets: readonly string[] = []): 
       out['…'] = 'more parameters not recorded';
       break;
     }
-    out[truncated(name, MAX_LOGGED_HEADER_NAME_CHARS)] = isSecretName(name) ? REDACTED : truncated(scrub(value, secrets), MAX_LOGGED_VALUE_CHARS);
+    out[truncated(name, MAX_LOGGED_HEADER_NAME_CHARS)] = isSecretName(name) ? REDACTED : truncated(scrub(value, secrets, keys), MAX_LOGGED_VALUE_CHARS);
   }
   return out;
 }
@@ -175,8 +176,13 @@ export function classify(spec: AuditSpec, statusCode: number): Pick<RecordLog, '
   return { event: `${spec.resource}.${spec.past}`, level: 'info', action: spec.past };
 }
 
-/** Builds the record of a finished request (called from `onSend`, so the status is final). */
-export function buildRecord(request: FastifyRequest, reply: FastifyReply, context: { environment: string; now: () => Date }): RecordLog {
+/**
+ * Builds the record of a finished request (called from `onSend`, so the status is final). No field
+ * of it holds a key: the key the request presented (valid or not) and every key `context.keys`
+ * remembers are redacted in every field (resource id, path, query, headers, body, user agent…), in
+ * any case or percent-encoding.
+ */
+export function buildRecord(request: FastifyRequest, reply: FastifyReply, context: { environment: string; now: () => Date; keys?: KeyRedactor }): RecordLog {
   const spec = request.is404 ? UNMATCHED_ROUTE_AUDIT : (request.routeOptions.config.audit ?? UNMATCHED_ROUTE_AUDIT);
   const statusCode = reply.statusCode;
   const params = (request.params ?? {}) as Record<string, unknown>;
@@ -186,10 +192,11 @@ export function buildRecord(request: FastifyRequest, reply: FastifyReply, contex
   const path = queryStart === -1 ? request.url : request.url.slice(0, queryStart);
   const rawQuery = queryStart === -1 ? '' : request.url.slice(queryStart + 1);
   const userAgent = request.headers['user-agent'];
-  // The key the request presented, wherever else it also appears (a stray header, the query).
-  const presented = presentedKey(request.headers);
-  const secrets = presented.kind === 'key' ? [presented.key] : [];
-  return {
+  // The keys the request presented (valid or not), wherever else they also appear.
+  const secrets = presentedSecrets(request.headers);
+  const keys = context.keys ?? PRESENTED_ONLY;
+  const clean = (value: string): string => (CREDENTIAL_VALUE.test(value) ? REDACTED : keys.redactText(value, secrets));
+  const record: RecordLog = {
     uuid: request.id,
     ...classify(spec, statusCode),
     trace_id: traceIdFor(request.headers.traceparent),
@@ -202,20 +209,23 @@ export function buildRecord(request: FastifyRequest, reply: FastifyReply, contex
     created_at: request.receivedAt ?? context.now().toISOString(),
     requestDetails: {
       method: request.method,
-      path: truncated(scrub(path, secrets), MAX_LOGGED_PATH_CHARS),
-      query: redactQuery(rawQuery, secrets),
-      headers: redactHeaders(request.headers, secrets),
+      path: truncated(clean(path), MAX_LOGGED_PATH_CHARS),
+      query: redactQuery(rawQuery, secrets, keys),
+      headers: redactHeaders(request.headers, secrets, keys),
     },
     request_body: loggedBody(request.body),
     email: request.auditEmail,
     actor_type: request.principal ? 'api_key' : 'anonymous',
     actor_id: request.principal?.keyId ?? '',
     resource_type: spec.resource,
-    resource_id: truncated(resourceId, MAX_LOGGED_PATH_CHARS),
+    resource_id: truncated(clean(resourceId), MAX_LOGGED_PATH_CHARS),
     service: spec.service,
     action: spec.past,
     ip_address: clientAddress(request),
-    user_agent: typeof userAgent === 'string' ? truncated(scrub(userAgent, secrets), MAX_LOGGED_USER_AGENT_CHARS) : '',
+    user_agent: typeof userAgent === 'string' ? truncated(clean(userAgent), MAX_LOGGED_USER_AGENT_CHARS) : '',
     environment: context.environment,
   };
+  // Every field, once more, against the presented keys and the remembered ones (issue 29: the
+  // resource id, the body's domain and webhookUrl held keys).
+  return keys.redactDeep(record, secrets);
 }

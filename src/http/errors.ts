@@ -27,6 +27,7 @@ export type ErrorCode =
   | 'DNS_TIMEOUT'
   | 'DOMAIN_NOT_FOUND'
   | 'MONITOR_EXISTS'
+  | 'MONITOR_LIMIT_REACHED'
   | 'WEBHOOK_URL_REFUSED'
   | 'SERVICE_UNAVAILABLE'
   | 'STORE_UNAVAILABLE'
@@ -143,6 +144,12 @@ export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, CatalogueEntry>> = Obje
     message: 'This domain is already monitored.',
     why: 'Your organisation has a monitor for this domain already; one domain has one monitor.',
     fix: 'Change the existing monitor with PATCH (its id is in the message), or delete it first.',
+  },
+  MONITOR_LIMIT_REACHED: {
+    status: 409,
+    message: 'Your organisation has as many monitors as it may have.',
+    why: 'Each organisation may keep a bounded number of monitors (1,000 unless the operator set SPOOF_CHECKER_MAX_MONITORS), so that one key cannot fill the schedule.',
+    fix: 'Delete monitors you no longer need, or ask the operator for a larger limit.',
   },
   WEBHOOK_URL_REFUSED: {
     status: 400,

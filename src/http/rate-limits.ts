@@ -25,8 +25,10 @@ export interface RateLimits {
   /** Per client address (POST and GET together). */
   spoofCheck: Limit;
   /**
-   * Per client address, on top of `spoofCheck`: checks that add transport (`"checks": ["transport"]`,
-   * the page's "Mail sent to you"), which open connections and take seconds.
+   * Per client address, on top of `spoofCheck`: every path that probes (opens SMTP and HTTPS
+   * connections) spends this one budget: API checks with `"checks": ["transport"]`, `/run` of a
+   * monitor with the transport check, and the page's "Mail sent to you" (counted in the app's
+   * window counter, `web-transport:<client>`, not by @fastify/rate-limit).
    */
   transportCheck: Limit;
   /** Per organisation. */
@@ -49,7 +51,7 @@ export interface RateLimits {
 }
 
 /** The limits applied by @fastify/rate-limit, one hook per operation. */
-export type RouteLimitName = 'spoofCheck' | 'transportCheck' | 'domainUpdate' | 'domainDelete' | 'contactList';
+export type RouteLimitName = 'spoofCheck' | 'domainUpdate' | 'domainDelete' | 'contactList';
 
 /** One day, the window of the storage quota. */
 export const STORAGE_QUOTA_WINDOW_MS = 86_400_000;
@@ -154,7 +156,7 @@ const RATE_LIMIT_RAN = 'fastify.request.rateLimitRan';
 
 /**
  * @fastify/rate-limit counts a request once, whichever limiter comes first; each of ours has its
- * own counter (a transport check counts against `spoofCheck` and `transportCheck`), so the mark the
+ * own counter (one request may pass several of them), so the mark the
  * previous limiter left is cleared before the next one runs.
  */
 function allowAnotherLimiter(request: FastifyRequest): void {
@@ -167,7 +169,7 @@ function allowAnotherLimiter(request: FastifyRequest): void {
  * false, registers nothing and every hook is undefined. With `redis`, counters are kept there.
  */
 export async function createLimiters(app: FastifyInstance, limits: RateLimits | false, redis?: RateLimitRedis): Promise<Limiters> {
-  if (limits === false) return { spoofCheck: undefined, transportCheck: undefined, domainUpdate: undefined, domainDelete: undefined, contactList: undefined };
+  if (limits === false) return { spoofCheck: undefined, domainUpdate: undefined, domainDelete: undefined, contactList: undefined };
   await app.register(rateLimit, {
     global: false,
     // A Redis error must not let requests through unlimited (skipOnError would): fail closed.
@@ -209,7 +211,6 @@ export async function createLimiters(app: FastifyInstance, limits: RateLimits | 
   };
   return {
     spoofCheck: make('spoofCheck', byClientAddress, 'from one client address'),
-    transportCheck: make('transportCheck', byClientAddress, 'with transport checks, from one client address'),
     domainUpdate: make('domainUpdate', byOrganization, 'for one organisation'),
     domainDelete: make('domainDelete', byOrganization, 'for one organisation'),
     contactList: make('contactList', byOrganization, 'for one organisation'),

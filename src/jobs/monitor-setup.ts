@@ -7,7 +7,17 @@ import { INITIAL_MACHINE, summaryOf, transition } from './monitor-changes.js';
 import { RedisMonitorScheduler, startMonitorWorker, type MonitorWorker } from './monitor-queue.js';
 import { observe, type MonitorCheck } from './monitor-run.js';
 import { InProcessMonitorScheduler, MonitorService, secretOpener, serverKeyFor, type MonitorScheduler } from './monitors.js';
-import { DeliveryPump } from './webhooks.js';
+import { DeliveryPump, type WebhookConnector } from './webhooks.js';
+import type { HostLookup } from '@spoof-checker/engine';
+
+/** How webhooks are sent (tests inject a lookup, a connector that fails like the network, a short timeout). */
+export interface WebhookSendOptions {
+  timeoutMs?: number;
+  lookup?: HostLookup;
+  connect?: WebhookConnector;
+  /** How often the pump looks for due deliveries. */
+  pollMs?: number;
+}
 import { SECRET_KEY_VARIABLE } from './monitor-secrets.js';
 
 /** Options of {@link startMonitorService}. */
@@ -24,6 +34,9 @@ export interface StartMonitorServiceOptions {
   prefix?: string;
   now?: () => Date;
   log?: (message: string, error?: unknown) => void;
+  webhooks?: WebhookSendOptions;
+  /** Most monitors one organisation may keep (default MAX_MONITORS_PER_ORGANIZATION). */
+  maxMonitorsPerOrganization?: number;
 }
 
 /** Builds and starts the monitor service of `serve`; `close()` it at shutdown. */
@@ -35,6 +48,7 @@ export async function startMonitorService(options: StartMonitorServiceOptions): 
     secretFor: secretOpener(options.store, serverKey),
     allowPrivateAddresses: options.allowPrivateAddresses,
     log,
+    ...options.webhooks,
     ...(options.now ? { now: options.now } : {}),
   });
   const scheduler: MonitorScheduler =
@@ -61,6 +75,7 @@ export async function startMonitorService(options: StartMonitorServiceOptions): 
     serverKey,
     allowPrivateAddresses: options.allowPrivateAddresses,
     pump,
+    ...(options.maxMonitorsPerOrganization !== undefined ? { maxMonitorsPerOrganization: options.maxMonitorsPerOrganization } : {}),
     ...(options.minuteMs !== undefined ? { minuteMs: options.minuteMs } : {}),
     ...(options.now ? { now: options.now } : {}),
   });
@@ -84,6 +99,7 @@ export async function startMonitorWorkerWithPump(options: {
   minuteMs?: number;
   prefix?: string;
   log?: (message: string, error?: unknown) => void;
+  webhooks?: WebhookSendOptions;
 }): Promise<MonitorWorker> {
   const serverKey = await serverKeyFor(options.store, options.env[SECRET_KEY_VARIABLE]);
   const pump = new DeliveryPump({
@@ -91,6 +107,7 @@ export async function startMonitorWorkerWithPump(options: {
     secretFor: secretOpener(options.store, serverKey),
     allowPrivateAddresses: options.allowPrivateAddresses,
     ...(options.log ? { log: options.log } : {}),
+    ...options.webhooks,
   });
   const worker = startMonitorWorker({
     redisUrl: options.redisUrl,

@@ -31,6 +31,8 @@ export const MONITOR_RUN_LEASE_MS = 5 * 60 * 1000;
 export const DEFAULT_MONITOR_CONCURRENCY = 16;
 /** Longest webhook URL accepted. */
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
+/** Most monitors one organisation may keep (the default of `maxMonitorsPerOrganization`; `SPOOF_CHECKER_MAX_MONITORS` in `serve`). */
+export const MAX_MONITORS_PER_ORGANIZATION = 1_000;
 
 /** Runs monitors on a schedule and now. */
 export interface MonitorScheduler {
@@ -50,7 +52,8 @@ export interface MonitorScheduler {
 export type MonitorRefusal =
   | { kind: 'invalid-domain'; message: string; fix: string }
   | { kind: 'duplicate-domain'; domain: string }
-  | { kind: 'webhook-refused'; message: string };
+  | { kind: 'webhook-refused'; message: string }
+  | { kind: 'too-many-monitors'; max: number };
 
 /** What a client sends to create a monitor. */
 export interface NewMonitorInput {
@@ -81,6 +84,8 @@ export interface MonitorServiceOptions {
   /** One schedule minute (tests scale it down). */
   minuteMs?: number;
   lookup?: HostLookup;
+  /** Most monitors one organisation may keep (default {@link MAX_MONITORS_PER_ORGANIZATION}). */
+  maxMonitorsPerOrganization?: number;
 }
 
 /** The key that seals webhook secrets: SPOOF_CHECKER_SECRET_KEY when given, else the store's own. */
@@ -96,6 +101,8 @@ export class MonitorService {
   readonly #options: MonitorServiceOptions;
   readonly #now: () => Date;
   readonly minuteMs: number;
+  /** The creation under way per organisation: creations of one organisation run one at a time, so that the count and the insert agree. */
+  readonly #creating = new Map<string, Promise<unknown>>();
 
   constructor(options: MonitorServiceOptions) {
     this.#options = options;
@@ -138,8 +145,32 @@ export class MonitorService {
       : `${checked.reason}.`;
   }
 
-  /** Creates a monitor; the secret is returned this once. */
+  /** Most monitors one organisation may keep. */
+  get maxMonitorsPerOrganization(): number {
+    return this.#options.maxMonitorsPerOrganization ?? MAX_MONITORS_PER_ORGANIZATION;
+  }
+
+  /**
+   * Creates a monitor; the secret is returned this once. Refused past the organisation's cap
+   * ({@link MAX_MONITORS_PER_ORGANIZATION}): the creations of one organisation run one at a time in
+   * this process, so the cap holds exactly here (replicas sharing a store may each let one through
+   * at the same instant).
+   */
   async create(organizationId: string, input: NewMonitorInput): Promise<{ monitor: Monitor; secret: string } | MonitorRefusal> {
+    const before = this.#creating.get(organizationId) ?? Promise.resolve();
+    const mine = before.then(() => this.#create(organizationId, input));
+    const settled = mine.catch(() => undefined);
+    this.#creating.set(organizationId, settled);
+    try {
+      return await mine;
+    } finally {
+      if (this.#creating.get(organizationId) === settled) this.#creating.delete(organizationId);
+    }
+  }
+
+  async #create(organizationId: string, input: NewMonitorInput): Promise<{ monitor: Monitor; secret: string } | MonitorRefusal> {
+    const max = this.maxMonitorsPerOrganization;
+    if ((await this.store.list(organizationId, { page: 1, limit: 1 })).total >= max) return { kind: 'too-many-monitors', max };
     const normalised = normaliseDomainInput(input.domain);
     if (!normalised.ok) return { kind: 'invalid-domain', message: normalised.message, fix: normalised.fix };
     const webhookUrl = input.webhookUrl ?? null;

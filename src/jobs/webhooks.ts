@@ -10,13 +10,17 @@
  * the monitor's secret; a receiver recomputes it over the raw body and rejects an old `t`.
  *
  * Every connection goes to an address the private-address guard checked (src/net/address-guard.ts)
- * and to that address only: the socket's lookup returns it, so DNS cannot change between check and
+ * and to that address only: the socket is opened to it, so DNS cannot change between check and
  * connection; HTTPS still verifies the certificate against the URL's host name.
+ *
+ * A delivery never takes the process down: every network error (unreachable, refused, reset, TLS,
+ * timeout) ends as a recorded failed attempt, retried on the schedule below (issue 29).
  */
 import { createHmac, randomUUID } from 'node:crypto';
-import { request as httpRequest, type RequestOptions } from 'node:http';
-import { request as httpsRequest } from 'node:https';
-import type { LookupFunction } from 'node:net';
+import { request as httpRequest, type ClientRequest, type RequestOptions } from 'node:http';
+import { connect as netConnect, isIP, type Socket } from 'node:net';
+import { PassThrough, type Duplex } from 'node:stream';
+import { connect as tlsConnect } from 'node:tls';
 import { resolveAllowedAddress, type HostLookup } from '@spoof-checker/engine';
 import type { DeliveryAttempt, DeliveryAttemptOutcome, MonitorStore, WebhookDelivery } from '../store/monitors.js';
 
@@ -68,15 +72,54 @@ export function newDelivery(input: { monitorId: string; organizationId: string; 
   };
 }
 
+/** Where one attempt connects: the checked address (never the name again), the URL's port, and for HTTPS the name the certificate must carry. */
+export interface WebhookConnectTarget {
+  address: string;
+  family: number;
+  port: number;
+  tls: boolean;
+  /** The URL's host name for TLS SNI and certificate checks (undefined when the URL names an IP address). */
+  servername: string | undefined;
+}
+
+/**
+ * Opens the connection of one attempt. The default is `net.connect` / `tls.connect` to the checked
+ * address; tests inject one that fails the way the network does. Whatever it returns gets an
+ * `'error'` listener before the connection can fail, so no error of it can go unhandled.
+ */
+export type WebhookConnector = (target: WebhookConnectTarget) => Duplex;
+
+/** The default connector: TCP to the checked address, TLS on top for `https:` (the certificate is checked against the URL's host name). */
+export const connectWebhookTarget: WebhookConnector = (target) =>
+  target.tls
+    ? tlsConnect({ host: target.address, port: target.port, ...(target.servername !== undefined ? { servername: target.servername } : {}), ALPNProtocols: ['http/1.1'] })
+    : netConnect({ host: target.address, port: target.port, family: target.family });
+
 /** Options of one POST. */
 export interface PostOptions {
   allowPrivateAddresses: boolean;
+  /** The whole attempt (lookup, connection, TLS, request and answer) ends within this; default {@link WEBHOOK_TIMEOUT_MS}. */
   timeoutMs?: number;
   lookup?: HostLookup;
+  /** How the connection is opened (default {@link connectWebhookTarget}). */
+  connect?: WebhookConnector;
   now?: () => Date;
 }
 
-/** Sends one signed POST and says how it went (never throws). */
+/** The name of a network error for the attempt's detail: its code (ECONNREFUSED, ENETUNREACH, a TLS code), else its message. */
+function errorDetail(error: unknown): string {
+  const failure = error as NodeJS.ErrnoException | undefined;
+  const code = typeof failure?.code === 'string' ? failure.code : undefined;
+  const message = failure instanceof Error ? failure.message : String(error);
+  return code !== undefined ? code : message.slice(0, 200);
+}
+
+/**
+ * Sends one signed POST and says how it went. Never throws and never leaves an error event
+ * unhandled: every failure of the lookup, the socket, TLS, the request or the answer ends as an
+ * attempt (`network-error`, `timeout`, `refused-address`, `http-error`), and the whole attempt is
+ * bounded by `timeoutMs`, the lookup included.
+ */
 export async function postWebhook(url: string, body: string, secret: string, options: PostOptions): Promise<DeliveryAttempt> {
   const now = options.now ?? (() => new Date());
   const started = now();
@@ -88,65 +131,109 @@ export async function postWebhook(url: string, body: string, secret: string, opt
     durationMs: Math.max(0, now().getTime() - started.getTime()),
     detail,
   });
+  const timeoutMs = options.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
+  const timedOut = () => done('timeout', null, `no answer within ${timeoutMs / 1000} s`);
   let target: URL;
   try {
     target = new URL(url);
   } catch {
     return done('network-error', null, 'the webhook URL is not a URL');
   }
-  const checked = await resolveAllowedAddress(target.hostname, options.allowPrivateAddresses, options.lookup);
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') return done('network-error', null, `the webhook URL's scheme ${target.protocol} is not http: or https:`);
+  // One deadline for the whole attempt: the lookup below counts against it too.
+  const deadline = Date.now() + timeoutMs;
+  let lookupTimer: NodeJS.Timeout | undefined;
+  const checked = await Promise.race([
+    resolveAllowedAddress(target.hostname, options.allowPrivateAddresses, options.lookup).catch(
+      (error: unknown) => ({ ok: false as const, kind: 'unresolvable' as const, reason: `${target.hostname} does not resolve (${errorDetail(error)})` }),
+    ),
+    new Promise<'timeout'>((resolve) => (lookupTimer = setTimeout(() => resolve('timeout'), timeoutMs))),
+  ]).finally(() => clearTimeout(lookupTimer));
+  if (checked === 'timeout') return timedOut();
   if (!checked.ok) {
     return checked.kind === 'forbidden'
       ? done('refused-address', null, `refused: ${target.hostname} resolves to ${checked.address}, ${checked.reason}`)
       : done('network-error', null, checked.reason);
   }
-  // The socket connects to the checked address and nothing else (no second DNS lookup).
-  const pinned: LookupFunction = (_host, lookupOptions, callback) => {
-    if ((lookupOptions as { all?: boolean }).all) (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address: checked.address, family: checked.family }]);
-    else callback(null, checked.address, checked.family);
+  const tls = target.protocol === 'https:';
+  const bareHost = target.hostname.startsWith('[') ? target.hostname.slice(1, -1) : target.hostname;
+  const connectTarget: WebhookConnectTarget = {
+    address: checked.address,
+    family: checked.family,
+    port: target.port !== '' ? Number(target.port) : tls ? 443 : 80,
+    tls,
+    // RFC 6066 §3: no IP literal in SNI.
+    servername: isIP(bareHost) === 0 ? bareHost : undefined,
   };
+  const connect = options.connect ?? connectWebhookTarget;
   const unixSeconds = Math.floor(started.getTime() / 1000);
   const payload = Buffer.from(body, 'utf8');
-  const requestOptions: RequestOptions = {
-    method: 'POST',
-    lookup: pinned,
-    headers: {
-      'content-type': 'application/json',
-      'content-length': String(payload.length),
-      'user-agent': 'spoof-checker-webhooks/1',
-      [SIGNATURE_HEADER]: signatureHeader(secret, unixSeconds, body),
-    },
-    agent: false,
-  };
-  const timeoutMs = options.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
   return new Promise<DeliveryAttempt>((resolve) => {
     let settled = false;
+    let socket: Duplex | undefined;
+    let req: ClientRequest | undefined;
     const finish = (attempt: DeliveryAttempt) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       resolve(attempt);
+      // Nothing of this attempt outlives it (a late error still has its listener, below).
+      req?.destroy();
+      socket?.destroy();
     };
-    const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
-    const req = send(target, requestOptions, (res) => {
-      let read = 0;
-      res.on('data', (chunk: Buffer) => {
-        read += chunk.length;
-        if (read > MAX_RESPONSE_BYTES) res.destroy();
+    const failed = (error: unknown) => finish(done('network-error', null, errorDetail(error)));
+    const timer = setTimeout(() => finish(timedOut()), Math.max(0, deadline - Date.now()));
+    const requestOptions: RequestOptions = {
+      method: 'POST',
+      host: target.hostname,
+      ...(target.port !== '' ? { port: Number(target.port) } : {}),
+      path: `${target.pathname}${target.search}`,
+      headers: {
+        'content-type': 'application/json',
+        'content-length': String(payload.length),
+        'user-agent': 'spoof-checker-webhooks/1',
+        [SIGNATURE_HEADER]: signatureHeader(secret, unixSeconds, body),
+      },
+      // No agent: the request runs on the one socket opened here, whose 'error' listener is in place
+      // before it can fail (a connection error emitted before the request took the socket crashed
+      // the process: issue 29).
+      createConnection: () => {
+        try {
+          socket = connect(connectTarget);
+        } catch (error) {
+          // A connector that throws (a bad address) is a failed attempt too, reported on a later tick.
+          socket = new PassThrough();
+          const thrown = error;
+          setImmediate(() => socket?.destroy(thrown instanceof Error ? thrown : new Error(String(thrown))));
+        }
+        socket.on('error', failed);
+        return socket as Socket;
+      },
+    };
+    try {
+      req = httpRequest(requestOptions, (res) => {
+        let read = 0;
+        res.on('data', (chunk: Buffer) => {
+          read += chunk.length;
+          if (read > MAX_RESPONSE_BYTES) res.destroy();
+        });
+        const status = res.statusCode ?? 0;
+        const end = () =>
+          finish(status >= 200 && status < 300 ? done('delivered', status, `HTTP ${status}`) : done('http-error', status, `HTTP ${status} ${res.statusMessage ?? ''}`.trim()));
+        res.on('end', end);
+        res.on('close', end);
+        res.on('error', end);
       });
-      const status = res.statusCode ?? 0;
-      const end = () =>
-        finish(status >= 200 && status < 300 ? done('delivered', status, `HTTP ${status}`) : done('http-error', status, `HTTP ${status} ${res.statusMessage ?? ''}`.trim()));
-      res.on('end', end);
-      res.on('close', end);
-      res.on('error', end);
-    });
-    const timer = setTimeout(() => {
-      finish(done('timeout', null, `no answer within ${timeoutMs / 1000} s`));
-      req.destroy();
-    }, timeoutMs);
-    req.on('error', (error: NodeJS.ErrnoException) => finish(done('network-error', null, error.code ?? error.message)));
-    req.end(payload);
+    } catch (error) {
+      failed(error);
+      return;
+    }
+    req.on('error', failed);
+    try {
+      req.end(payload);
+    } catch (error) {
+      failed(error);
+    }
   });
 }
 
@@ -171,6 +258,8 @@ export interface DeliveryPumpOptions {
   pollMs?: number;
   timeoutMs?: number;
   lookup?: HostLookup;
+  /** How connections are opened (tests inject failures; default {@link connectWebhookTarget}). */
+  connect?: WebhookConnector;
   log?: (message: string, error?: unknown) => void;
 }
 
@@ -229,15 +318,24 @@ export class DeliveryPump {
 
   async #deliver(delivery: WebhookDelivery): Promise<void> {
     const secret = await this.#options.secretFor(delivery.monitorId);
-    const attempt: DeliveryAttempt =
-      secret === undefined
-        ? { at: this.#now().toISOString(), outcome: 'network-error', statusCode: null, durationMs: 0, detail: 'the webhook secret cannot be opened (another server key?)' }
-        : await postWebhook(delivery.url, delivery.body, secret, {
-            allowPrivateAddresses: this.#options.allowPrivateAddresses,
-            now: this.#now,
-            ...(this.#options.timeoutMs !== undefined ? { timeoutMs: this.#options.timeoutMs } : {}),
-            ...(this.#options.lookup ? { lookup: this.#options.lookup } : {}),
-          });
+    let attempt: DeliveryAttempt;
+    if (secret === undefined) {
+      attempt = { at: this.#now().toISOString(), outcome: 'network-error', statusCode: null, durationMs: 0, detail: 'the webhook secret cannot be opened (another server key?)' };
+    } else {
+      const at = this.#now();
+      try {
+        attempt = await postWebhook(delivery.url, delivery.body, secret, {
+          allowPrivateAddresses: this.#options.allowPrivateAddresses,
+          now: this.#now,
+          ...(this.#options.timeoutMs !== undefined ? { timeoutMs: this.#options.timeoutMs } : {}),
+          ...(this.#options.lookup ? { lookup: this.#options.lookup } : {}),
+          ...(this.#options.connect ? { connect: this.#options.connect } : {}),
+        });
+      } catch (error) {
+        // postWebhook does not throw; should it ever, the attempt is still recorded and retried.
+        attempt = { at: at.toISOString(), outcome: 'network-error', statusCode: null, durationMs: Math.max(0, this.#now().getTime() - at.getTime()), detail: errorDetail(error) };
+      }
+    }
     const next = secret === undefined ? { status: 'failed' as const, nextAttemptAt: null } : afterAttempt(delivery, attempt);
     await this.#options.store.recordAttempt(delivery.id, attempt, next.status, next.nextAttemptAt);
   }

@@ -142,6 +142,8 @@ export interface ServiceConfig extends CommonConfig {
   redisUrl?: string | undefined;
   /** Names each organisation may submit in batches per UTC day. */
   namesPerDay?: number;
+  /** Most monitors one organisation may keep (default `MAX_MONITORS_PER_ORGANIZATION`). */
+  maxMonitorsPerOrganization?: number;
   http: HttpConfig;
   /** The demo's monitor, seeded with a history when the seed was loaded into an empty store. */
   demoMonitor?: { organizationId: string; domain: string };
@@ -291,9 +293,12 @@ export async function startService(config: ServiceConfig): Promise<ServiceHandle
     log(`store: ${opened.description}` + (opened.migrationsApplied.length > 0 ? `; migrations applied: ${opened.migrationsApplied.join(', ')}` : ''));
 
     let seeded = false;
+    const seedKeys: string[] = [];
     if (config.seedFile !== undefined) {
       // Validated every time (a broken file is an error), applied only to an empty store.
       const seed = await loadSeedFile(config.seedFile);
+      // The seed's keys given in clear are redacted from every log and record, like the startup keys.
+      for (const org of seed.organizations) for (const apiKey of org.apiKeys ?? []) if (apiKey.key !== undefined) seedKeys.push(apiKey.key);
       if ((await seedIfEmpty(opened, seed)) === 'loaded') {
         seeded = true;
         log(`seed ${config.seedFile} loaded into the empty store`);
@@ -337,6 +342,7 @@ export async function startService(config: ServiceConfig): Promise<ServiceHandle
           redisUrl: config.redisUrl,
           allowPrivateAddresses: config.allowPrivateAddresses,
           env: config.env,
+          ...(config.maxMonitorsPerOrganization !== undefined ? { maxMonitorsPerOrganization: config.maxMonitorsPerOrganization } : {}),
           log: jobLog,
         }),
       (service) => service.close(),
@@ -360,6 +366,7 @@ export async function startService(config: ServiceConfig): Promise<ServiceHandle
         }),
       ...(redis ? { rateLimitRedis: redis } : {}),
       apiKeys: http.apiKeys,
+      redactKeys: seedKeys,
       ...(http.pages ? { pages: http.pages } : {}),
       rateLimits: http.rateLimit ? {} : false,
       trustProxy: http.trustProxy,

@@ -26,6 +26,7 @@ describe('the error catalogue', () => {
       DNS_TIMEOUT: 503,
       DOMAIN_NOT_FOUND: 422,
       MONITOR_EXISTS: 409,
+      MONITOR_LIMIT_REACHED: 409,
       WEBHOOK_URL_REFUSED: 400,
       SERVICE_UNAVAILABLE: 503,
       STORE_UNAVAILABLE: 503,

@@ -96,10 +96,17 @@ export class TestClock {
 }
 
 /** A monitor service with an in-process scheduler (ticked by the test) and a pump (drained by the test). */
-export function monitorService(options: { store: MonitorStore; check: MonitorCheck; clock: TestClock; allowPrivateAddresses?: boolean; serverKey?: Buffer }) {
+export function monitorService(options: { store: MonitorStore; check: MonitorCheck; clock: TestClock; allowPrivateAddresses?: boolean; serverKey?: Buffer; maxMonitorsPerOrganization?: number }) {
   const serverKey = options.serverKey ?? Buffer.alloc(32, 7);
   const scheduler = new InProcessMonitorScheduler({ store: options.store, check: options.check, now: options.clock.now, tickMs: 0 });
   const pump = new DeliveryPump({ store: options.store, secretFor: secretOpener(options.store, serverKey), allowPrivateAddresses: options.allowPrivateAddresses ?? true, now: options.clock.now });
-  const service = new MonitorService({ store: options.store, scheduler, serverKey, allowPrivateAddresses: options.allowPrivateAddresses ?? true, now: options.clock.now });
+  const service = new MonitorService({
+    store: options.store,
+    scheduler,
+    serverKey,
+    allowPrivateAddresses: options.allowPrivateAddresses ?? true,
+    now: options.clock.now,
+    ...(options.maxMonitorsPerOrganization !== undefined ? { maxMonitorsPerOrganization: options.maxMonitorsPerOrganization } : {}),
+  });
   return { service, scheduler, pump, serverKey };
 }

@@ -5,6 +5,7 @@
  * service's (src/jobs/monitors.ts); these routes validate, call it and shape the answers.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { onRequestHookHandler } from 'fastify';
 import { Type } from 'typebox';
 import { DEFAULT_INTERVAL_MINUTES, MAX_INTERVAL_MINUTES, MIN_INTERVAL_MINUTES } from '../../jobs/monitor-schedule.js';
 import { MAX_WEBHOOK_URL_LENGTH, type MonitorRefusal, type MonitorService } from '../../jobs/monitors.js';
@@ -114,6 +115,11 @@ function refusal(refused: MonitorRefusal): ApiError {
       return new ApiError('MONITOR_EXISTS', { message: `Your organisation already monitors ${refused.domain}.` });
     case 'webhook-refused':
       return new ApiError('WEBHOOK_URL_REFUSED', { message: `This webhook URL cannot be used: ${refused.message}` });
+    case 'too-many-monitors':
+      return new ApiError('MONITOR_LIMIT_REACHED', {
+        message: `Your organisation already has ${refused.max} monitor(s), the most it may have.`,
+        why: `Each organisation may keep at most ${refused.max} monitor(s) (SPOOF_CHECKER_MAX_MONITORS).`,
+      });
   }
 }
 
@@ -122,10 +128,15 @@ const isRefusal = (value: unknown): value is MonitorRefusal => typeof value === 
 /** Options of the monitor routes. */
 export interface MonitorRouteOptions {
   monitors: MonitorService;
+  /**
+   * The transport check's limiter (per client address): a run of a monitor with the transport check
+   * opens the same SMTP and HTTPS connections as a transport check, so it spends the same budget.
+   */
+  transportLimiter?: onRequestHookHandler | undefined;
 }
 
 /** The monitor routes. */
-export const monitorRoutes: FastifyPluginAsyncTypebox<MonitorRouteOptions> = async (app, { monitors }) => {
+export const monitorRoutes: FastifyPluginAsyncTypebox<MonitorRouteOptions> = async (app, { monitors, transportLimiter }) => {
   const common = { tags: ['monitors'], security: API_SECURITY };
   const errors = errorResponses(...COMMON_ERROR_STATUSES);
 
@@ -137,7 +148,7 @@ export const monitorRoutes: FastifyPluginAsyncTypebox<MonitorRouteOptions> = asy
         ...common,
         summary: 'Watch a domain',
         description:
-          'Creates a monitor: the domain is checked every intervalMinutes, and a confirmed change (two checks in a row agree) is POSTed to webhookUrl, signed with the secret returned here, once. A second monitor of the same domain in your organisation is a 409.',
+          'Creates a monitor: the domain is checked every intervalMinutes, and a confirmed change (two checks in a row agree) is POSTed to webhookUrl, signed with the secret returned here, once. A second monitor of the same domain in your organisation is a 409 (MONITOR_EXISTS), and so is a monitor past the organisation\'s cap (MONITOR_LIMIT_REACHED, 1,000 by default). Creating, changing, deleting, running and redelivering count against the organisation\'s write limit (429 with Retry-After).',
         body: CreateBody,
         response: { 201: CreatedMonitorSchema, ...errors, 409: errorResponses(409)[409]! },
       },
@@ -230,10 +241,18 @@ export const monitorRoutes: FastifyPluginAsyncTypebox<MonitorRouteOptions> = asy
     `${MONITORS_PATH}/:id/run`,
     {
       config: { audit: audit('run', 'run', 'id') },
+      // One budget for every path that probes (issue 29): a run with the transport check counts
+      // against the transport check's limit, as POST /api/tools/v1/spoof-checker with "checks": ["transport"] does.
+      preHandler: async function transportLimit(request, reply) {
+        if (!transportLimiter) return;
+        const monitor = await monitors.store.get(principalOf(request).organizationId, request.params.id);
+        if (monitor?.checks.includes('transport')) await (transportLimiter as unknown as (this: unknown, req: typeof request, rep: typeof reply) => Promise<void>).call(this, request, reply);
+      },
       schema: {
         ...common,
         summary: 'Check a monitored domain now',
-        description: 'Queues a check at once (202); its result lands in the history, and counts towards confirming a change like any scheduled check.',
+        description:
+          'Queues a check at once (202); its result lands in the history, and counts towards confirming a change like any scheduled check. A monitor with the transport check spends the transport check\'s budget (the same counter as POST /api/tools/v1/spoof-checker with "checks": ["transport"]; 429 with Retry-After past it).',
         params: IdParams,
         response: { 202: Type.Object({ monitorId: Type.String(), runId: Type.String(), status: Type.Literal('queued') }), ...errors },
       },

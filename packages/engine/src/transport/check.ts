@@ -12,7 +12,7 @@ import { normaliseDomainInput, type NormaliseOptions } from '../input.js';
 import { isIpLiteral, lookupMx } from '../mx/index.js';
 import { fetchPolicy, HTTPS_PORT, policyLocation } from './fetch-policy.js';
 import { judgeTransport, type MxFacts, type TransportFacts } from './judge.js';
-import { mxCovered } from './mx-pattern.js';
+import { certificateNameMatches, mxCovered } from './mx-pattern.js';
 import { parseStsPolicy, parseStsRecord, parseTlsRptRecord, selectRecord } from './parse.js';
 import { probeStarttls, SMTP_PORT } from './starttls.js';
 import { tlsTrust, type TlsTrust } from './tls-peer.js';
@@ -26,6 +26,12 @@ export const MAX_ADDRESSES_PER_HOST = 4;
 export const MAX_ADDRESSES_PROBED = 20;
 /** Probes of one check running at once. */
 export const MAX_PARALLEL_PROBES = 4;
+/**
+ * Most connections one check opens to one IP address (issue 29: twelve MX names on one address
+ * gave ten connections to it). The first MX names on an address get a probe each (their own SNI);
+ * later names on the same address share the first probe, its certificate judged for their own name.
+ */
+export const MAX_CONNECTIONS_PER_ADDRESS = 2;
 /** Longest time a probe result is kept, whatever the address record's TTL (seconds). */
 export const MAX_PROBE_CACHE_SECONDS = 3600;
 /** Most probe results a cache holds; the oldest is dropped first. */
@@ -89,6 +95,22 @@ export class TransportCache {
 }
 
 /**
+ * The probe of `address` made for `from`, as it reads for `host` on the same address: what the
+ * connection, STARTTLS and the chain showed is the same; the certificate's names are judged for
+ * `host` (RFC 8461 §4.2, RFC 6125 §6.4 via {@link certificateNameMatches}).
+ */
+function sharedProbe(result: ProbeResult, from: string, host: string): ProbeResult {
+  const via = `(probed once for ${from}, which has the same address)`;
+  const certificate = result.certificate;
+  if ((result.outcome === 'ok' || result.outcome === 'cert-name-mismatch') && certificate !== null) {
+    if (certificateNameMatches(certificate.san, host)) return { ...result, outcome: 'ok', detail: `${result.tlsVersion ?? 'TLS'}, certificate valid for ${host} until ${certificate.notAfter} ${via}` };
+    const names = certificate.san.length > 0 ? certificate.san.join(', ') : 'none (a subject CN does not count)';
+    return { ...result, outcome: 'cert-name-mismatch', detail: `the certificate is not valid for ${host}: its DNS names are ${names} ${via}` };
+  }
+  return { ...result, detail: `${result.detail} ${via}` };
+}
+
+/**
  * Checks how mail to `domain` travels: MTA-STS, TLS-RPT, STARTTLS and certificates of every MX
  * address, and the transport verdict. Throws `SpoofCheckError('invalid_domain')` for input that is
  * not a domain, and `Error` for unusable `tlsCa` PEM; never for DNS or network conditions.
@@ -132,6 +154,8 @@ export async function checkTransport(domain: string, options: TransportOptions):
 
   const limit = pLimit(MAX_PARALLEL_PROBES);
   let budget = MAX_ADDRESSES_PROBED;
+  // Per address: the connections planned so far, and the first probe (which later names share).
+  const perAddress = new Map<string, { connections: number; first: Promise<ProbeResult>; firstHost: string }>();
   const addressSets = await Promise.all(probed.map(({ host }) => hostAddresses(host, resolver)));
   const mxFacts: Promise<MxFacts>[] = probed.map(({ host, preference }, index) => {
     const found = addressSets[index] as Awaited<ReturnType<typeof hostAddresses>>;
@@ -145,13 +169,18 @@ export async function checkTransport(domain: string, options: TransportOptions):
     budget -= take.length;
     if (take.length === 0) return Promise.resolve({ host, preference, covered: null, probes: [], unprobed: `not probed: at most ${MAX_ADDRESSES_PROBED} addresses are probed per domain` });
     const port = options.connectPorts?.smtp ?? SMTP_PORT;
-    const probes = take.map((address) =>
-      limit(() =>
+    const probes = take.map((address) => {
+      const seen = perAddress.get(address);
+      if (seen && seen.connections >= MAX_CONNECTIONS_PER_ADDRESS) return seen.first.then((result) => sharedProbe(result, seen.firstHost, host));
+      const probe = limit(() =>
         cache.get(`${host}|${address}|${port}|${trust.key}|${options.allowPrivateAddresses ? 'p' : ''}`, found.ttl, () =>
           probeStarttls(address, host, { port, trust, allowPrivateAddresses: options.allowPrivateAddresses, timeoutMs: options.timeoutMs, ehloName: options.ehloName, now }),
         ),
-      ),
-    );
+      );
+      if (seen) seen.connections++;
+      else perAddress.set(address, { connections: 1, first: probe, firstHost: host });
+      return probe;
+    });
     return Promise.all(probes).then((results) => ({ host, preference, covered: null, probes: results, unprobed: null }));
   });
   const [sts, mxDone] = await Promise.all([stsPart, Promise.all(mxFacts)]);

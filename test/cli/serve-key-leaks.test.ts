@@ -1,0 +1,98 @@
+/**
+ * Issue 29, item 4, with the real binary: `serve` on SQLite with the demo seed (whose key is in
+ * clear in the file) is sent the seed's key planted in a path and, percent-encoded, in a query
+ * value, by clients that present no key or a wrong one; and a wrong key planted where it presents
+ * it. Its server log (stdout, JSON lines) and every table of its database must hold none of them.
+ *
+ * Needs `npm run build` first (`npm test` does it).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DEMO_API_KEY, DEMO_SEED_FILE, DEMO_ZONES_DIR } from '../../src/cli/serve.js';
+import { SQLITE_FILE_NAME } from '../../src/store/sqlite.js';
+import { BIN, killAll, ROOT } from '../setup/serve-process.js';
+
+const WRONG_KEY = 'sk_wrong_never_valid_0123456789';
+const START_TIMEOUT_MS = 15_000;
+const children = new Set<ChildProcess>();
+const dirs: string[] = [];
+afterEach(async () => {
+  killAll(children);
+  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
+});
+
+const encodeAll = (text: string): string => [...Buffer.from(text)].map((byte) => `%${byte.toString(16).toUpperCase()}`).join('');
+
+/** The keys a text still holds, lower-cased and percent-decoded up to three times. */
+function leaked(text: string): string[] {
+  const forms = [text.toLowerCase()];
+  let current = text;
+  for (let i = 0; i < 3; i++) {
+    const next = current.replace(/(?:%[0-9a-fA-F]{2})+/g, (run) => {
+      try {
+        return decodeURIComponent(run);
+      } catch {
+        return run;
+      }
+    });
+    if (next === current) break;
+    forms.push((current = next).toLowerCase());
+  }
+  return [DEMO_API_KEY, WRONG_KEY].filter((key) => forms.some((form) => form.includes(key.toLowerCase())));
+}
+
+describe('serve keeps keys out of its log and its database', () => {
+  it('the seed key planted by others, a wrong key planted by its presenter', { timeout: 60_000 }, async () => {
+    const data = await mkdtemp(join(tmpdir(), 'serve-key-leaks-'));
+    dirs.push(data);
+    const child = spawn(process.execPath, [BIN, 'serve', '--data', data, '--seed', DEMO_SEED_FILE, '--zones', DEMO_ZONES_DIR, '--port', '0'], {
+      cwd: ROOT,
+      env: { PATH: process.env['PATH'], LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.add(child);
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    const deadline = Date.now() + START_TIMEOUT_MS;
+    let base: string | undefined;
+    while (!(base = /listening on (http:\/\/\S+)/.exec(stderr)?.[1])) {
+      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`serve did not start: ${stderr}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const monitors = `${base}/api/tools/v1/spoof-checker/monitors`;
+    const requests: [string, RequestInit][] = [
+      [`${monitors}/${DEMO_API_KEY}`, {}],
+      [`${monitors}/${DEMO_API_KEY.toUpperCase()}?limit=${encodeAll(DEMO_API_KEY)}`, { headers: { 'x-api-key': WRONG_KEY } }],
+      [`${base}/api/template/v1?limit=${WRONG_KEY}`, { headers: { 'x-api-key': WRONG_KEY } }],
+      [`${monitors}/${encodeAll(WRONG_KEY).toLowerCase()}`, { headers: { authorization: `Bearer ${WRONG_KEY}` } }],
+      [`${base}/no-such-route/${DEMO_API_KEY}`, {}],
+      [monitors, { method: 'POST', headers: { 'x-api-key': WRONG_KEY, 'content-type': 'application/json' }, body: JSON.stringify({ domain: `${DEMO_API_KEY}.example`, webhookUrl: `https://hooks.example/?k=${WRONG_KEY}` }) }],
+    ];
+    for (const [url, init] of requests) {
+      const response = await fetch(url, init);
+      expect([401, 404], url).toContain(response.status);
+      await response.arrayBuffer();
+    }
+    child.kill('SIGTERM');
+    await exited;
+    expect(stdout).toMatch(/incoming request/);
+    const lines = stdout.split('\n').filter((line) => line !== '');
+    expect(lines.flatMap((line) => leaked(line).map((key) => `${key}: ${line.slice(0, 200)}`))).toEqual([]);
+    const db = new DatabaseSync(join(data, SQLITE_FILE_NAME), { readOnly: true });
+    try {
+      const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[];
+      const rows = tables.map((t) => `${t.name}: ${JSON.stringify(db.prepare(`SELECT * FROM "${t.name}"`).all(), (_k, v: unknown) => (v instanceof Uint8Array ? Buffer.from(v).toString('latin1') : v))}`);
+      expect(rows.join('\n')).toContain('[REDACTED]');
+      expect(rows.flatMap((row) => leaked(row).map((key) => `${key}: ${row.slice(0, 200)}`))).toEqual([]);
+    } finally {
+      db.close();
+    }
+  });
+});

@@ -169,6 +169,7 @@ export const TEST_SEED = {
 export const SAMPLE_RESULT: SpoofCheckResult = {
   domain: 'example.com',
   resolvedAt: '2025-03-01T12:00:00.000Z',
+  source: 'dns',
   responseTimeMs: 42,
   spoofable: true,
   verdict: 'spoofable',
@@ -333,6 +334,8 @@ export const RECORD_LOG_SHAPE: Shape = {
 export const SPOOF_RESULT_SHAPE: Shape = {
   domain: 'string',
   resolvedAt: 'timestamp',
+  // Beyond the spec: where the answers came from (fixture zones are stand-ins, never the live domain).
+  source: { oneOf: ['dns', 'fixture-zones'] },
   responseTimeMs: 'number',
   spoofable: 'boolean',
   verdict: { oneOf: ['spoofable', 'partially_protected', 'protected'] },

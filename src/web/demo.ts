@@ -29,6 +29,11 @@ export interface DemoSettings {
    * that stand in for real providers (google.com…) are not listed: the demo does not answer for them.
    */
   zoneOrigins: readonly string[];
+  /**
+   * Zones of real names that stand in for providers the demo's domains refer to (google.com,
+   * outlook.com…): listed as stand-ins, never checked (their records are not the providers' DNS).
+   */
+  standIns?: readonly string[];
 }
 
 /** Whether the demo answers for `domain` (an A-label name, as normalised). */
@@ -81,5 +86,6 @@ export function demoDomainsSection(demo: DemoSettings, headingLevel: 'h2' | 'h3'
 ${heading}
 <ul class="demo-list">${featured.map(item)}</ul>
 ${rest.length > 0 ? html`<details><summary>All ${links.length} demo domains</summary><ul class="demo-list">${rest.map(item)}</ul></details>` : null}
+${demo.standIns && demo.standIns.length > 0 ? html`<p class="muted" id="demo-stand-ins"><strong>Stand-ins, not checked:</strong> ${demo.standIns.map((name, i) => html`${i > 0 ? ', ' : ''}<code>${name}</code>`)}. These zone files hold only the few records the demo domains point at (an MX host, an SPF include, a DKIM key); they stand in for those providers and are not their DNS, so the demo gives no verdict for them.</p>` : null}
 </section>`;
 }

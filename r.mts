@@ -1,2 +1,0 @@
-import { main } from './src/cli/main.ts';
-process.exitCode = await main(process.argv.slice(2));

@@ -29,7 +29,7 @@ import { SMOKE } from './smoke.js';
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const BIN = join(ROOT, 'bin', 'spoof-checker.js');
 const ZONES = join(ROOT, 'fixtures', 'zones');
-const KEY = 'sk_bench_batches_0123456789abcdef0123456789';
+const KEY = 'sk_bench_batches_28799975a0a566492b3dc5bfa6013bb0';
 const BATCHES = '/api/tools/v1/spoof-checker/batches';
 
 /** Names of the throughput batch (and of the scan it is compared with). */

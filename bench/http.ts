@@ -86,7 +86,7 @@ export async function runHttpBenchmark(options: HttpBenchOptions): Promise<HttpB
   const runSeconds = quick ? QUICK_HTTP_RUN_SECONDS : HTTP_RUN_SECONDS;
   const warmupSeconds = quick ? QUICK_HTTP_WARMUP_SECONDS : HTTP_WARMUP_SECONDS;
   const runs = quick ? MIN_RUNS : HTTP_RUNS;
-  const apiKey = 'sk_bench_0123456789abcdef';
+  const apiKey = 'sk_bench_693be8ace0fbd282dbb1ab35b2fb8e60';
   const script = fileURLToPath(new URL('./http-server-child.ts', import.meta.url));
   const sqliteChild = startChild(script, engineArgs(options.engine));
   const memoryChild = startChild(script, engineArgs(options.engine));

@@ -11,11 +11,12 @@
  * The file's date is the oldest feed date, so a result says how current the data is. Exit codes:
  * 0 written, 1 a feed was refused, 2 bad arguments.
  */
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildRangesFile, readFeedDirectory } from '../packages/engine/src/ranges/build.js';
 import { SHIPPED_RANGES_FILE } from '../packages/engine/src/ranges/snapshot.js';
+import { writeFileAtomically } from '../src/cli/atomic-file.js';
 
 const args = process.argv.slice(2);
 let from = fileURLToPath(new URL('../fixtures/provider-ranges/', import.meta.url));
@@ -39,6 +40,5 @@ const result = buildRangesFile(feeds, { now: new Date() });
 for (const p of result.providers) process.stdout.write(`${p.provider.padEnd(13)} ${p.outcome.padEnd(8)} ${p.detail}\n`);
 if (result.file === null) process.exit(1);
 mkdirSync(dirname(out), { recursive: true });
-writeFileSync(`${out}.tmp`, `${JSON.stringify(result.file, null, 1)}\n`);
-renameSync(`${out}.tmp`, out);
+await writeFileAtomically(out, `${JSON.stringify(result.file, null, 1)}\n`);
 process.stdout.write(`wrote ${out} (data date ${result.file.date})\n`);

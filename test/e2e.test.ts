@@ -16,7 +16,7 @@ import { createMemoryStores } from '../src/store/memory.js';
 import { loadZoneDirectory } from '../packages/engine/src/zones/load.js';
 
 const ZONES = new URL('./cli/zones/', import.meta.url).pathname;
-const KEY = 'sk_e2e_0123456789';
+const KEY = 'sk_e2e_1b558d4bdddf89665c1f9bd6ddf3f90e';
 
 let dns: RunningDnsServer;
 let app: FastifyInstance;

@@ -41,13 +41,13 @@ describe('docs/library.md', () => {
     const app = await buildApp({
       stores: createMemoryStores(),
       check: (domain, options) => checkDomain(domain, { resolver, ...options }),
-      apiKeys: [{ key: 'sk_library_doc_0123456789abcdef0123456789abcdef', organizationId: 'my-org' }],
+      apiKeys: [{ key: 'sk_library_doc_4d42bbba281cc2205e15e4a5e776792d', organizationId: 'my-org' }],
     });
     apps.push(app);
     const response = await app.inject({
       method: 'POST',
       url: '/api/tools/v1/spoof-checker',
-      headers: { authorization: 'Bearer sk_library_doc_0123456789abcdef0123456789abcdef' },
+      headers: { authorization: 'Bearer sk_library_doc_4d42bbba281cc2205e15e4a5e776792d' },
       payload: { domain: 'p-none.example' },
     });
     expect(response.statusCode, response.body).toBe(200);

@@ -14,7 +14,7 @@ import type { ZoneResolver } from '../packages/engine/src/dns/zone-resolver.js';
 import { isSpoofCheckError } from '../packages/engine/src/errors.js';
 import type { DkimKey, DkimProbe } from '../packages/engine/src/dkim/index.js';
 import type { DmarcDiscovery, ExistenceQuery, ReportDestination } from '../packages/engine/src/dmarc/index.js';
-import type { DnsErrorReason, RecordType } from '../packages/engine/src/dns/types.js';
+import type { CheckSource, DnsErrorReason, RecordType } from '../packages/engine/src/dns/types.js';
 import type { Severity } from '../packages/engine/src/findings.js';
 import type { MxAnalysis, MxHost } from '../packages/engine/src/mx/index.js';
 import type { InboxOutcome, SpoofCheckDetails, SpoofCheckResult, Verdict } from '../packages/engine/src/result.js';
@@ -126,7 +126,8 @@ describe('the result schema', () => {
     [`${D}/dkim/properties/status`, allOf<DkimProbe['status']>()(['found', 'not-found', 'incomplete'])],
     [`${D}/dkim/properties/found/items/properties/outcome`, allOf<DkimKey['outcome']['status']>()(['valid', 'too-short', 'revoked', 'not-for-email', 'unsupported-key-type', 'bad-key', 'invalid-syntax', 'discard'])],
     [`${D}/dkim/properties/found/items/properties/keyType`, allOf<DkimKey['keyType']>()(['rsa', 'ed25519', null])],
-    ['/$defs/TransportVerdict', allOf<TransportVerdict>()(['enforced', 'opportunistic', 'at-risk', 'broken'])],
+    ['/$defs/TransportVerdict', allOf<TransportVerdict>()(['enforced', 'opportunistic', 'at-risk', 'broken', 'untested', 'no-mail'])],
+    ['/$defs/CheckSource', allOf<CheckSource>()(['dns', 'fixture-zones'])],
     ['/$defs/ProbeOutcome', allOf<ProbeOutcome>()(['ok', 'unreachable', 'no-starttls', 'tls-failed', 'cert-expired', 'cert-untrusted', 'cert-name-mismatch', 'refused-private'])],
     [
       '/$defs/PolicyFetchError',

@@ -4,6 +4,7 @@
  * and the zones that count as "in the demo" (the scenarios' own zones; the stand-ins for real
  * providers, such as google.com, are left out).
  */
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readJsonFile } from '@spoof-checker/engine';
 import type { DemoDomain, DemoSettings } from '../web/demo.js';
@@ -39,7 +40,19 @@ export async function loadDemoSettings(scenariosFile: string, zonesDir: string):
   if (!Array.isArray(parsed) || !parsed.every(isScenario)) throw new Error(`${scenariosFile}: not a list of scenarios (name, input, zone, description)`);
   const files = [...new Set(parsed.flatMap((s) => (typeof s.zone === 'string' ? [s.zone] : [])))];
   const origins = await Promise.all(files.map(async (file) => (await loadZoneFile(join(zonesDir, file))).origin));
-  return demoSettingsFrom(parsed, origins);
+  // The other zone files: stand-ins for real providers (google.com…) and the .example TLD itself.
+  const others = (await readdir(zonesDir)).filter((file) => file.endsWith('.zone') && !files.includes(file));
+  const otherOrigins = await Promise.all(others.map(async (file) => (await loadZoneFile(join(zonesDir, file))).origin));
+  return { ...demoSettingsFrom(parsed, origins), standIns: standInOrigins(otherOrigins) };
+}
+
+/**
+ * The zones of real names among `origins` (the stand-ins: google.com, outlook.com…): every origin
+ * outside the reserved `.example` TLD (RFC 2606), which the demo's own zones use.
+ */
+export function standInOrigins(origins: readonly string[]): string[] {
+  const names = origins.map((origin) => origin.toLowerCase().replace(/\.$/, ''));
+  return [...new Set(names.filter((name) => name !== 'example' && !name.endsWith('.example')))].sort();
 }
 
 /** The demo settings from scenarios and their zones' origins: featured ones first, every other scenario with a zone after, each input once. */

@@ -4,12 +4,13 @@
  *   ranges update [--out FILE] [--from DIR]     rebuild it from the official feeds (HTTPS) or local copies;
  *                                               without --out, the installation's own data file (userRangesFile)
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { buildRangesFile, decodeRangesFile, isStale, PROVIDERS, rangesAgeDays, RANGES_STALE_AFTER_DAYS, readFeedDirectory, SHIPPED_RANGES_FILE, shippedRanges } from '@spoof-checker/engine';
 import type { BuildResult, FeedText, RangeData, RangesFile } from '@spoof-checker/engine';
 import { formatIpv6Count } from '@spoof-checker/engine';
 import { integerOption, parseCommandArgs, UsageError } from './args.js';
+import { writeFileAtomically } from './atomic-file.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo, type Command } from './io.js';
 import { fetchFeeds, FEED_TIMEOUT_MS, MAX_FEED_BYTES, type FetchFeedsOptions } from './ranges-fetch.js';
 import { rangesInUse, userRangesFile } from './ranges-options.js';
@@ -27,7 +28,7 @@ checks compare SPF pass sets with.
                        to the data file this installation reads: $XDG_DATA_HOME/spoof-checker/shared-infrastructure.json,
                        else ~/.local/share/spoof-checker/shared-infrastructure.json; every command reads it in
                        preference to the shipped snapshot (a running serve after a restart)
-    --out FILE         write FILE instead (atomically: a temporary file, then a rename); use it with --ranges FILE
+    --out FILE         write FILE instead (atomically: a fresh temporary file beside it, then a rename); use it with --ranges FILE
     --from DIR         read local copies in the official formats instead of fetching
                        (file names as in fixtures/provider-ranges/README.md)
     --timeout MS       per-feed timeout (default ${FEED_TIMEOUT_MS}); feeds over ${MAX_FEED_BYTES} bytes are refused
@@ -160,7 +161,8 @@ export interface UpdateRangesOptions {
 export type UpdateRangesResult = BuildResult & { written: boolean; previousFrom: string };
 
 /**
- * Builds the data from the feeds and writes it to `out` atomically (temporary file, then rename),
+ * Builds the data from the feeds and writes it to `out` atomically (a temporary file with an
+ * unpredictable name, created exclusively beside `out`, then a rename),
  * keeping the previous data (`out` if it holds a data file, else the shipped snapshot) for any
  * provider whose feed is refused. Nothing is written when some provider has neither.
  */
@@ -169,12 +171,10 @@ export async function updateRanges(options: UpdateRangesOptions): Promise<Update
   const feeds: Map<string, FeedText> = options.from !== undefined ? readFeedDirectory(options.from) : await fetchFeeds(options.fetch);
   const result = buildRangesFile(feeds, { previous, now: options.now ?? new Date() });
   if (result.file === null) return { ...result, written: false, previousFrom };
-  const temporary = `${options.out}.${process.pid}.tmp`;
   try {
-    writeFileSync(temporary, `${JSON.stringify(result.file, null, 1)}\n`);
-    renameSync(temporary, options.out);
+    // A fresh, unguessable temporary file beside `out`, then a rename (src/cli/atomic-file.ts).
+    await writeFileAtomically(options.out, `${JSON.stringify(result.file, null, 1)}\n`);
   } catch (error) {
-    rmSync(temporary, { force: true });
     throw new UsageError(`cannot write ${options.out}: ${(error as Error).message}`);
   }
   return { ...result, written: true, previousFrom };

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import type { SpoofCheckResult } from '@spoof-checker/engine';
 import { DEFAULT_GUIDE_BASE_URL, GUIDE_TOPICS } from '@spoof-checker/engine';
 import type { SpfTermNode } from '@spoof-checker/engine';
-import { formatIpv6Count } from '@spoof-checker/engine';
+import { ADDRESS_CLASS_TEXT, classifyAddress, formatIpv6Count } from '@spoof-checker/engine';
 import type { TransportResult } from '@spoof-checker/engine';
 
 /** Columns the report's prose is wrapped at (records to publish are never cut). */
@@ -19,6 +19,8 @@ export function formatReport(result: SpoofCheckResult): string {
   // An IDN is named as people write it, with the A-label form the DNS uses beside it.
   const name = result.details.displayDomain !== result.domain ? `${result.details.displayDomain} (${result.domain})` : result.domain;
   lines.push(`${name}: ${result.verdict.replace('_', ' ')} (forged mail is ${result.inboxOutcome})`);
+  // Zone files are stand-ins (fixtures/zones has a google.com): say so before any sentence about the domain.
+  if (result.source === 'fixture-zones') lines.push(...wrap(FIXTURE_ZONES_LINE, 2));
   lines.push(...wrap(result.headline, 2));
   lines.push(...wrap(result.summary, 2));
   lines.push('');
@@ -78,6 +80,15 @@ export function formatReport(result: SpoofCheckResult): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** The line a report from zone files carries (`"source": "fixture-zones"`). */
+export const FIXTURE_ZONES_LINE =
+  'Source: fixture zones. These answers come from zone files loaded in memory (--zones), not from the live DNS: they are stand-in records, and say nothing about the real domain.';
+
+/** An address's class in the address guard's words, for an address the probe refused ("an address reserved for documentation"). */
+function refusedAddressWords(address: string): string {
+  return ADDRESS_CLASS_TEXT[classifyAddress(address)];
+}
+
 /** The transport section: mail sent TO the domain, with its own verdict. */
 export function formatTransport(transport: TransportResult): string[] {
   const lines: string[] = [];
@@ -93,7 +104,9 @@ export function formatTransport(transport: TransportResult): string[] {
     if (mx.addresses.length === 0) lines.push('      (not probed)');
     for (const a of mx.addresses) {
       const cert = a.certificate ? `; certificate ${a.certificate.san.slice(0, 3).join(', ') || a.certificate.subject}${a.certificate.san.length > 3 ? ', …' : ''}, issuer ${a.certificate.issuer}, until ${a.certificate.notAfter.slice(0, 10)}` : '';
-      lines.push(`      ${a.address}: ${a.outcome}${a.tlsVersion ? ` (${a.tlsVersion})` : ''}${cert}`);
+      // A refused address is named by the address guard's class, the same words as its finding.
+      const refused = a.outcome === 'refused-private' ? ` (${refusedAddressWords(a.address)}, not probed)` : '';
+      lines.push(`      ${a.address}: ${a.outcome}${refused}${a.tlsVersion ? ` (${a.tlsVersion})` : ''}${cert}`);
     }
   }
   if (transport.findings.length > 0) {

@@ -1,6 +1,6 @@
 import { once, setMaxListeners } from 'node:events';
 import { createReadStream, createWriteStream, existsSync, statSync } from 'node:fs';
-import { rename, rm, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { setImmediate } from 'node:timers/promises';
 import { createInterface } from 'node:readline';
@@ -9,6 +9,7 @@ import type { CheckOptions } from '@spoof-checker/engine';
 import type { CheckErrorCode } from '@spoof-checker/engine';
 import type { SpoofCheckResult } from '@spoof-checker/engine';
 import { integerOption, parseCommandArgs, RESOLVER_OPTIONS, UsageError } from './args.js';
+import { writeFileAtomically } from './atomic-file.js';
 import { checkOne, splitList, type ErrorLine } from './check.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, exitCodeForSignal, type CliIo, type Command } from './io.js';
 import { RANGES_HELP, rangesFromFlag } from './ranges-options.js';
@@ -415,23 +416,15 @@ export function parseCsvLine(line: string): string[] | undefined {
   }
 }
 
-/** Rewrites `path` with only the lines whose `keep` flag is set, atomically (temporary file, then rename). */
+/** Rewrites `path` with only the lines whose `keep` flag is set, atomically (src/cli/atomic-file.ts: a fresh temporary file, then a rename). */
 async function rewriteKeeping(path: string, keep: boolean[]): Promise<void> {
-  const temporary = `${path}.resume-${process.pid}.tmp`;
-  const outStream = createWriteStream(temporary);
-  let index = 0;
-  try {
+  async function* kept(): AsyncIterable<string> {
+    let index = 0;
     for await (const line of createInterface({ input: createReadStream(path), crlfDelay: Infinity })) {
-      if (keep[index++] && !outStream.write(`${line}\n`)) await once(outStream, 'drain');
+      if (keep[index++]) yield `${line}\n`;
     }
-    outStream.end();
-    await once(outStream, 'close');
-    await rename(temporary, path);
-  } catch (error) {
-    outStream.destroy();
-    await rm(temporary, { force: true });
-    throw error;
   }
+  await writeFileAtomically(path, kept());
 }
 
 async function hasContent(path: string | undefined): Promise<boolean> {

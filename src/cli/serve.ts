@@ -22,6 +22,7 @@ import type { RangeData } from '@spoof-checker/engine';
 import { describeRanges, rangesFromFlag } from './ranges-options.js';
 import { resolverFromFlags } from './resolver-options.js';
 import { parseConnectPorts, TRANSPORT_OPTIONS, TRANSPORT_USAGE, transportOptionsFromFlags, type TransportFlags } from './transport-options.js';
+import { apiKeyWeakness, MIN_API_KEY_LENGTH, STRONG_KEY_ADVICE } from '../store/api-key-strength.js';
 
 /** Port without `--port`/`PORT`. */
 export const DEFAULT_SERVE_PORT = 8080;
@@ -52,12 +53,8 @@ export const DEMO_SCENARIOS_FILE = fileURLToPath(new URL('scenarios.json', FIXTU
 /** `--faults none` (or SPOOF_CHECKER_FAULTS=none): no faults, not even the demo's. */
 export const NO_FAULTS = 'none';
 
-/** Fewest characters a key of SPOOF_CHECKER_API_KEYS may have. */
-export const MIN_API_KEY_LENGTH = 32;
-/** Fewest bits of estimated entropy (length × log2 of the alphabet its character classes span) a key must carry. */
-export const MIN_API_KEY_ENTROPY_BITS = 128;
-/** Fewest distinct characters a key must use (`aaaa…` is long but guessable). */
-export const MIN_API_KEY_DISTINCT_CHARACTERS = 10;
+// The one rule for API keys (src/store/api-key-strength.ts): here for SPOOF_CHECKER_API_KEYS.
+export { MIN_API_KEY_DISTINCT_CHARACTERS, MIN_API_KEY_ENTROPY_BITS, MIN_API_KEY_LENGTH, apiKeyWeakness } from '../store/api-key-strength.js';
 /** The flag that lets `--demo` listen on a non-loopback address, where its published keys would be open to anyone. */
 export const PUBLIC_DEMO_FLAG = 'public-demo';
 
@@ -98,12 +95,14 @@ Transport checks ("checks": ["transport"] in the API, "Mail sent to you" on the 
 ${TRANSPORT_USAGE}
   --demo                zones fixtures/zones, seed fixtures/seed/demo.json, the scenarios' DNS faults, port ${DEMO_SERVE_PORT},
                         and one monitor (of ${DEMO_DOMAIN}) with a history; loopback only: its API keys are published
-  --${PUBLIC_DEMO_FLAG}         let --demo listen on a non-loopback --host anyway (anyone who reaches it has the demo keys)
+  --${PUBLIC_DEMO_FLAG}         let --demo listen on a non-loopback --host anyway (its published keys are then refused:
+                        give keys of your own with SPOOF_CHECKER_API_KEYS)
   -h, --help            show this help
 
 Environment only:
   SPOOF_CHECKER_API_KEYS="key:organizationId,…"  add API keys at start (an unknown organisation starts empty); each key at least
-                                                 ${MIN_API_KEY_LENGTH} random characters (e.g. openssl rand -hex 32)
+                                                 ${MIN_API_KEY_LENGTH} random characters (e.g. openssl rand -hex 32); runs, repeats
+                                                 and common words (0123…, abcd…, Password123!) are refused
   SPOOF_CHECKER_RATE_LIMIT=off                   turn every rate limit off (default on)
   SPOOF_CHECKER_BASE_URL=https://…               base of nextStep.href in spoof check results
   SPOOF_CHECKER_BATCH_NAMES_PER_DAY=1000000      names each organisation may submit in batches per UTC day
@@ -171,33 +170,11 @@ export function parseApiKeysVariable(text: string | undefined): StartupApiKey[] 
       const weakness = apiKeyWeakness(key);
       if (weakness) {
         throw new UsageError(
-          `SPOOF_CHECKER_API_KEYS entry ${index + 1} (organisation "${organizationId}"): the key is too weak: ${weakness}. ` +
-            `Use at least ${MIN_API_KEY_LENGTH} random characters, e.g. the output of 'openssl rand -hex 32'`,
+          `SPOOF_CHECKER_API_KEYS entry ${index + 1} (organisation "${organizationId}"): the key is too weak: ${weakness}. ${STRONG_KEY_ADVICE}`,
         );
       }
       return { key, organizationId };
     });
-}
-
-/**
- * Why a key is too easy to guess, or null: shorter than MIN_API_KEY_LENGTH, fewer than
- * MIN_API_KEY_DISTINCT_CHARACTERS distinct characters, or under MIN_API_KEY_ENTROPY_BITS when each
- * character is counted at log2 of the alphabet its classes span (32 hex digits: 128 bits).
- */
-export function apiKeyWeakness(key: string): string | null {
-  if (key.length < MIN_API_KEY_LENGTH) return `it has ${key.length} character(s), fewer than ${MIN_API_KEY_LENGTH}`;
-  const distinct = new Set(key).size;
-  if (distinct < MIN_API_KEY_DISTINCT_CHARACTERS) return `it uses only ${distinct} distinct character(s)`;
-  let alphabet = 0;
-  if (/[a-z]/.test(key)) alphabet += 26;
-  if (/[A-Z]/.test(key)) alphabet += 26;
-  if (/[0-9]/.test(key)) alphabet += 10;
-  if (/[^A-Za-z0-9]/.test(key)) alphabet += 32;
-  // Hex is the usual form of a random key: its letters span 6, not 26.
-  if (/^[0-9a-f]+$/i.test(key) && /[a-f]/i.test(key) && !(/[a-f]/.test(key) && /[A-F]/.test(key))) alphabet = 16;
-  const bits = Math.floor(key.length * Math.log2(Math.max(2, alphabet)));
-  if (bits < MIN_API_KEY_ENTROPY_BITS) return `it carries about ${bits} bits of entropy, fewer than ${MIN_API_KEY_ENTROPY_BITS}`;
-  return null;
 }
 
 /** The public URL: an http(s) origin, optionally with a path prefix; no query, fragment or credentials. */
@@ -213,6 +190,14 @@ function publicUrlOption(text: string | undefined): string | undefined {
     throw new UsageError(`--public-url / SPOOF_CHECKER_PUBLIC_URL must be an http(s) URL such as https://checker.example (no query, fragment or credentials), not "${text}"`);
   }
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
+/**
+ * Whether the API accepts weak keys the store holds (the demo seed's published keys): only the demo,
+ * and only on loopback, where nobody else can present them.
+ */
+export function acceptsWeakKeys(config: Pick<ServeConfig, 'demo' | 'host'>): boolean {
+  return config.demo && isLoopbackHost(config.host);
 }
 
 /** True for an address only this machine reaches (127.0.0.0/8, ::1, localhost). */
@@ -431,6 +416,7 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
       storage: config.storage,
       retentionDays: config.retentionDays,
       seedFile: config.seed,
+      allowWeakSeedKeys: config.demo,
       check: { resolverFor, ranges: config.ranges, baseUrl: config.baseUrl, transport },
       redisUrl: config.redis,
       namesPerDay: batchNamesPerDayFromEnv(io.env),
@@ -449,6 +435,7 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
         publicUrl: config.publicUrl,
         publicHistory: config.publicHistory,
         environment: config.environment,
+        acceptWeakKeys: acceptsWeakKeys(config),
         logger: { level: config.logLevel, stream: { write: logFormatFor(config.logFormat, io.stdoutIsTTY ?? false) === 'short' ? shortLogWriter(io.out) : (line: string) => io.out(line) } },
         ...(demoPages ? { pages: demoPages } : {}),
       },
@@ -470,7 +457,12 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
 
   const trustWarning = trustProxyWarning(config.trustProxy);
   if (trustWarning) io.err(`spoof-checker serve: warning: ${trustWarning}\n`);
-  if (config.demo && !isLoopbackHost(config.host)) io.err(`spoof-checker serve: warning: the demo listens on ${config.host} with its published API keys\n`);
+  if (config.demo && !isLoopbackHost(config.host)) {
+    io.err(
+      `spoof-checker serve: warning: the demo listens on ${config.host}; its published API keys are refused there (they work on loopback only): ` +
+        `give keys of your own with SPOOF_CHECKER_API_KEYS\n`,
+    );
+  }
   // Each key by its id (an HMAC of its digest, src/store/api-keys.ts): never the key, nor a prefix of its hash.
   for (const { key, organizationId } of config.apiKeys) io.err(`spoof-checker serve: API key ${apiKeyIdFromDigest(digestApiKey(key))} for organisation ${organizationId}\n`);
 

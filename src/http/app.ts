@@ -29,9 +29,10 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyReply, type FastifyRequest, type FastifyServerOptions, type onRequestHookHandler } from 'fastify';
 import type { RecordLog, Stores } from '../store/types.js';
+import { apiKeyWeakness, STRONG_KEY_ADVICE } from '../store/api-key-strength.js';
 import { digestApiKey, apiKeyIdFromDigest } from '../store/api-keys.js';
 import { buildRecord, traceIdFor } from './audit.js';
-import { authenticate, CachedKeyLookup, FailedAuthLimiter, presentedKey } from './auth.js';
+import { authenticate, CachedKeyLookup, FailedAuthLimiter, presentedKey, WeakKeyFilter } from './auth.js';
 import { clientAddress, clientNetworks, clientRateLimitKey, dropInvalidForwardedFor, fastifyTrustProxy, type TrustProxy } from './client-address.js';
 import './context.js';
 import { ApiError, toApiError } from './errors.js';
@@ -43,7 +44,7 @@ import type { BatchService } from '../jobs/service.js';
 import { batchRoutes } from './routes/batches.js';
 import { contactRoutes } from './routes/contacts.js';
 import { domainRoutes } from './routes/domains.js';
-import { healthRoutes } from './routes/health.js';
+import { HEALTH_PATH, healthRoutes, READY_PATH } from './routes/health.js';
 import { logRoutes } from './routes/logs.js';
 import { monitorRoutes } from './routes/monitors.js';
 import type { MonitorService } from '../jobs/monitors.js';
@@ -106,8 +107,16 @@ export interface ServiceOptions {
   stores: Stores;
   /** Runs one spoof check; the caller binds `checkDomain` to a resolver. */
   check: SpoofCheck;
-  /** Keys to add at start. An organisation the stores do not have is created, empty. */
+  /**
+   * Keys to add at start. An organisation the stores do not have is created, empty. A weak key
+   * (`apiKeyWeakness`: short, runs, repeats, common words) is refused with an error.
+   */
   apiKeys?: StartupApiKey[];
+  /**
+   * Accept weak keys the store holds when they are presented (the published demo keys): only
+   * `serve --demo` on loopback sets it. Off by default: such a key answers 401.
+   */
+  acceptWeakKeys?: boolean;
   /** Rate limits; `false` turns them all off. Partial values override the defaults. */
   rateLimits?: Partial<RateLimits> | false;
   /**
@@ -254,10 +263,17 @@ export const spoofCheckerService: FastifyPluginAsync<ServiceOptions> = async (ho
   app.decorateRequest('auditResourceId', null);
   app.decorateRequest('auditEmail', null);
 
+  // The same rule as SPOOF_CHECKER_API_KEYS and seed files: a weak key is refused at start (src/store/api-key-strength.ts).
+  for (const [index, { key, organizationId }] of (options.apiKeys ?? []).entries()) {
+    const weakness = apiKeyWeakness(key);
+    if (weakness !== null) throw new Error(`apiKeys[${index}] (organisation "${organizationId}"): the key is too weak: ${weakness}. ${STRONG_KEY_ADVICE}`);
+  }
   for (const key of options.apiKeys ?? []) await addStartupKey(stores, key);
   // Keys known in clear are redacted from every log and record, wherever they appear (issue 29).
   const keyRedactor = options.keyRedactor ?? new KeyRedactor();
   for (const key of [...(options.apiKeys ?? []).map((startup) => startup.key), ...(options.redactKeys ?? [])]) keyRedactor.remember(key);
+  // Keys the store holds that are weak (a seed's digests, demo keys left behind) are refused when presented, unless allowed.
+  const weakKeys = options.acceptWeakKeys ? undefined : new WeakKeyFilter();
 
   const limits = options.rateLimits === false ? false : { ...DEFAULT_RATE_LIMITS, ...(options.rateLimits ?? {}) };
   // The counters of the limits @fastify/rate-limit does not cover: in Redis when given (falling back
@@ -276,7 +292,9 @@ export const spoofCheckerService: FastifyPluginAsync<ServiceOptions> = async (ho
     // it, never silently ignored (the routes that take some declare them with additionalProperties false).
     const config = route.config as { public?: boolean } | undefined;
     const methods = Array.isArray(route.method) ? route.method : [route.method];
-    if (!config?.public && methods.includes('GET') && route.schema && route.schema.querystring === undefined) {
+    // The public probes and the OpenAPI document take no query either (`/healthz?x=1` is a 400 from the catalogue too).
+    const takesNoQuery = !config?.public || NO_QUERY_PUBLIC_PATHS.has(route.url);
+    if (takesNoQuery && methods.includes('GET') && route.schema && route.schema.querystring === undefined) {
       route.schema = { ...route.schema, querystring: NO_QUERY_PARAMETERS };
     }
   });
@@ -325,7 +343,7 @@ export const spoofCheckerService: FastifyPluginAsync<ServiceOptions> = async (ho
     // A request that arrives on a kept-alive connection while closing is refused through the catalogue,
     // its record log kept under the organisation of a valid key, so that the client can read it back.
     if (closing) {
-      if (!request.routeOptions.config.public) request.principal = await authenticate(keys, request.headers, false).catch(() => null);
+      if (!request.routeOptions.config.public) request.principal = await authenticate(keys, request.headers, false, weakKeys).catch(() => null);
       throw new ApiError('SERVICE_UNAVAILABLE');
     }
     if (request.routeOptions.config.public) return;
@@ -335,7 +353,7 @@ export const spoofCheckerService: FastifyPluginAsync<ServiceOptions> = async (ho
     // An unknown route needs no key (it answers 404 either way), but a valid key still names the
     // organisation in its record log.
     try {
-      request.principal = await authenticate(keys, request.headers, !request.is404);
+      request.principal = await authenticate(keys, request.headers, !request.is404, weakKeys);
       // A key that authenticated is known in clear from now on: redacted wherever it appears.
       if (request.principal) {
         const presented = presentedKey(request.headers);
@@ -526,6 +544,8 @@ function answerClientError(
 
 /** The query string of a route that takes no parameters: none at all. */
 const NO_QUERY_PARAMETERS = Type.Object({}, { additionalProperties: false });
+/** Public GET routes that take no query parameters either: the probes and the OpenAPI document. */
+const NO_QUERY_PUBLIC_PATHS: ReadonlySet<string> = new Set([OPENAPI_PATH, HEALTH_PATH, READY_PATH]);
 
 /** Headers of every documentation response besides its CSP: never framed (clickjacking), never sniffed. */
 export const DOCS_SECURITY_HEADERS: Readonly<Record<string, string>> = {

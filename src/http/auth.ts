@@ -4,6 +4,7 @@
  * constant time by the store; a key maps to exactly one organisation.
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import { apiKeyWeakness } from '../store/api-key-strength.js';
 import { digestApiKey } from '../store/api-keys.js';
 import type { ApiKeyStore } from '../store/types.js';
 import type { Principal } from './context.js';
@@ -96,14 +97,45 @@ export async function principalForKey(store: KeyLookup, key: string): Promise<Pr
   return record && { organizationId: record.organizationId, keyId: record.id, owner: record.owner };
 }
 
+/** Most keys whose strength is remembered (by key id) at once. */
+export const MAX_KEY_STRENGTH_ENTRIES = 10_000;
+
+/**
+ * Refuses keys the store knows but that are too weak (src/store/api-key-strength.ts): a key loaded
+ * from a seed by digest, or the published demo keys left in a store that now serves outside the
+ * loopback demo. Each key's verdict is remembered by its id, so the estimate runs once per key.
+ */
+export class WeakKeyFilter {
+  readonly #weak = new Map<string, boolean>();
+
+  /** Whether the key (found in the store under `keyId`) is too weak to be accepted. */
+  refuses(keyId: string, key: string): boolean {
+    let weak = this.#weak.get(keyId);
+    if (weak === undefined) {
+      weak = apiKeyWeakness(key) !== null;
+      this.#weak.set(keyId, weak);
+      if (this.#weak.size > MAX_KEY_STRENGTH_ENTRIES) this.#weak.delete(this.#weak.keys().next().value!);
+    }
+    return weak;
+  }
+}
+
 /**
  * Resolves the request's principal. Returns null when no usable key was sent; `required` turns
- * that into a 401 (UNAUTHORIZED) with a message that says what was wrong.
+ * that into a 401 (UNAUTHORIZED) with a message that says what was wrong. With `weakKeys`, a known
+ * key that is too weak counts as no key (a 401 that says why).
  */
-export async function authenticate(store: KeyLookup, headers: IncomingHttpHeaders, required: boolean): Promise<Principal | null> {
+export async function authenticate(store: KeyLookup, headers: IncomingHttpHeaders, required: boolean, weakKeys?: WeakKeyFilter): Promise<Principal | null> {
   const presented = presentedKey(headers);
   if (presented.kind === 'key') {
     const principal = await principalForKey(store, presented.key);
+    if (principal && weakKeys?.refuses(principal.keyId, presented.key)) {
+      if (!required) return null;
+      throw new ApiError('UNAUTHORIZED', {
+        message: 'The API key is too weak to be accepted: it is built from runs, repeats or common words, or is too short.',
+        fix: "Use a key of at least 32 random characters (e.g. 'openssl rand -hex 32'). Weak keys, such as the published demo keys, are accepted only by 'serve --demo' on loopback.",
+      });
+    }
     if (principal) return principal;
     if (required) throw new ApiError('UNAUTHORIZED', { message: 'The API key is not valid.' });
     return null;

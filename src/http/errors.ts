@@ -29,6 +29,7 @@ export type ErrorCode =
   | 'MONITOR_EXISTS'
   | 'MONITOR_LIMIT_REACHED'
   | 'WEBHOOK_URL_REFUSED'
+  | 'NO_WEBHOOK_URL'
   | 'SERVICE_UNAVAILABLE'
   | 'STORE_UNAVAILABLE'
   | 'INTERNAL';
@@ -156,6 +157,12 @@ export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, CatalogueEntry>> = Obje
     message: 'This webhook URL cannot be used.',
     why: 'Webhooks go to public http(s) addresses only: the URL is malformed, does not resolve, or resolves to a loopback, private, link-local or reserved address.',
     fix: 'Give a public https:// URL whose host resolves to a public address (labs: start the server with --allow-private-addresses).',
+  },
+  NO_WEBHOOK_URL: {
+    status: 409,
+    message: 'This monitor has no webhook URL.',
+    why: 'Its webhook URL was removed (webhookUrl: null); a redelivery is never sent to the URL it had before.',
+    fix: 'Set a webhook URL with PATCH /api/tools/v1/spoof-checker/monitors/{id} ({"webhookUrl": "https://…"}), then redeliver.',
   },
   SERVICE_UNAVAILABLE: {
     status: 503,

@@ -109,8 +109,9 @@ const NullableInteger = Type.Union([Type.Integer(), Type.Null()]);
  */
 export const TransportResultSchema = Type.Object(
   {
-    verdict: Type.Enum(['enforced', 'opportunistic', 'at-risk', 'broken'], {
-      description: 'enforced: MTA-STS enforce, every MX covered and ok; opportunistic: TLS offered, not required; at-risk: some MX offers no TLS; broken: an enforce policy under which compliant senders refuse to deliver',
+    verdict: Type.Enum(['enforced', 'opportunistic', 'at-risk', 'broken', 'untested', 'no-mail'], {
+      description:
+        'enforced: MTA-STS enforce, every MX covered and ok; opportunistic: TLS offered, not required; at-risk: some MX offers no TLS; broken: an enforce policy under which compliant senders refuse to deliver; untested: no MX address could be probed (private, unreachable or refused); no-mail: a null MX (RFC 7505), the domain accepts no mail',
     }),
     mtaSts: Type.Object({
       status: Type.Enum(['enforce', 'testing', 'none', 'absent', 'invalid']),
@@ -159,6 +160,10 @@ export const SpoofCheckResultSchema = Type.Object(
   {
     domain: Type.String(),
     resolvedAt: TimestampSchema,
+    source: Type.Enum(['dns', 'fixture-zones'], {
+      description:
+        'Beyond the spec: where the answers came from. dns: the DNS itself; fixture-zones: zone files loaded in memory (serve --zones, the demo), stand-in records that say nothing about the live domain, even for a real name',
+    }),
     responseTimeMs: Type.Number(),
     spoofable: Type.Boolean(),
     verdict: Type.Enum(['spoofable', 'partially_protected', 'protected']),

@@ -53,7 +53,9 @@ export type MonitorRefusal =
   | { kind: 'invalid-domain'; message: string; fix: string }
   | { kind: 'duplicate-domain'; domain: string }
   | { kind: 'webhook-refused'; message: string }
-  | { kind: 'too-many-monitors'; max: number };
+  | { kind: 'too-many-monitors'; max: number }
+  /** A redelivery asked of a monitor whose webhook URL was removed (`webhookUrl: null`): it goes nowhere, least of all to the old URL. */
+  | { kind: 'no-webhook'; monitorId: string };
 
 /** What a client sends to create a monitor. */
 export interface NewMonitorInput {
@@ -248,8 +250,10 @@ export class MonitorService {
     const monitor = await this.store.get(organizationId, monitorId);
     const past = monitor && (await this.store.getDelivery(organizationId, monitorId, deliveryId));
     if (!monitor || !past) return undefined;
-    // To the monitor's URL as it is now (it may have been corrected since), checked again.
-    const url = monitor.webhookUrl ?? past.url;
+    // To the monitor's URL as it is now (it may have been corrected since), checked again. A URL
+    // removed with `webhookUrl: null` was withdrawn: the old one is never used again.
+    if (monitor.webhookUrl === null) return { kind: 'no-webhook', monitorId };
+    const url = monitor.webhookUrl;
     const problem = await this.checkWebhookUrl(url);
     if (problem !== undefined) return { kind: 'webhook-refused', message: problem };
     const delivery = newDelivery({ monitorId, organizationId, eventId: past.eventId, url, body: past.body, at: this.#now().toISOString(), redeliveryOf: past.id });

@@ -130,6 +130,8 @@ export interface HttpConfig {
   logger: FastifyServerOptions['logger'];
   /** The page's settings (demo mode); default: the page, not in demo mode. */
   pages?: WebPagesSettings;
+  /** Accept weak keys the store holds (the published demo keys: `--demo` on loopback only). */
+  acceptWeakKeys?: boolean;
 }
 
 /** Everything `startService` opens. Optional sections start nothing when left out. */
@@ -138,6 +140,8 @@ export interface ServiceConfig extends CommonConfig {
   retentionDays?: number;
   /** A seed file, validated at every start and applied to an empty store only. */
   seedFile?: string | undefined;
+  /** Let the seed file hold weak keys in clear (the published demo keys, under `--demo` only). */
+  allowWeakSeedKeys?: boolean;
   /** Redis for the rate limits, the batch queue and the monitor queue; without it all runs in this process. */
   redisUrl?: string | undefined;
   /** Names each organisation may submit in batches per UTC day. */
@@ -296,7 +300,7 @@ export async function startService(config: ServiceConfig): Promise<ServiceHandle
     const seedKeys: string[] = [];
     if (config.seedFile !== undefined) {
       // Validated every time (a broken file is an error), applied only to an empty store.
-      const seed = await loadSeedFile(config.seedFile);
+      const seed = await loadSeedFile(config.seedFile, { allowWeakKeys: config.allowWeakSeedKeys ?? false });
       // The seed's keys given in clear are redacted from every log and record, like the startup keys.
       for (const org of seed.organizations) for (const apiKey of org.apiKeys ?? []) if (apiKey.key !== undefined) seedKeys.push(apiKey.key);
       if ((await seedIfEmpty(opened, seed)) === 'loaded') {
@@ -367,6 +371,7 @@ export async function startService(config: ServiceConfig): Promise<ServiceHandle
       ...(redis ? { rateLimitRedis: redis } : {}),
       apiKeys: http.apiKeys,
       redactKeys: seedKeys,
+      ...(http.acceptWeakKeys ? { acceptWeakKeys: true } : {}),
       ...(http.pages ? { pages: http.pages } : {}),
       rateLimits: http.rateLimit ? {} : false,
       trustProxy: http.trustProxy,

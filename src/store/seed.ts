@@ -10,6 +10,7 @@
 import { Type, type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { readJsonFile } from '@spoof-checker/engine';
+import { apiKeyWeakness, STRONG_KEY_ADVICE } from './api-key-strength.js';
 import { apiKeyIdFromDigest, digestApiKey } from './api-keys.js';
 import { summarizeSchemaErrors } from './schema-errors.js';
 import type { Domain, EmailLog, Stores, Template, TemplateVersion } from './types.js';
@@ -209,12 +210,22 @@ export class SeedError extends Error {
   override readonly name = 'SeedError' as const;
 }
 
+/** How a seed is read. */
+export interface SeedOptions {
+  /**
+   * Accept keys in clear that are too weak (`apiKeyWeakness`): only `serve --demo` sets it, for the
+   * demo seed's published keys (which the API then accepts on loopback only). Default false.
+   */
+  allowWeakKeys?: boolean;
+}
+
 /**
  * Validates `data` (a parsed seed file) as a whole: the schema, then the cross-references the
  * schema cannot express (unique ids, exactly one of `key`/`sha256`, groups and channels known to
- * the contact's organisation, version numbers unique per template). Throws `SeedError`.
+ * the contact's organisation, version numbers unique per template), and that every key given in
+ * clear is strong (unless `options.allowWeakKeys`). Throws `SeedError`.
  */
-export function parseSeed(data: unknown, source = 'seed'): Seed {
+export function parseSeed(data: unknown, source = 'seed', options: SeedOptions = {}): Seed {
   if (!checkSeed.Check(data)) {
     throw new SeedError(`${source}: ${summarizeSchemaErrors([...checkSeed.Errors(data)], data, '')}`);
   }
@@ -234,6 +245,8 @@ export function parseSeed(data: unknown, source = 'seed'): Seed {
         throw new SeedError(`${source}: ${at}/apiKeys/${k} must have exactly one of "key" and "sha256"`);
       }
       if (key.id !== undefined) unique('API key', key.id, `${at}/apiKeys/${k}/id`);
+      const weakness = key.key !== undefined && !options.allowWeakKeys ? apiKeyWeakness(key.key) : null;
+      if (weakness !== null) throw new SeedError(`${source}: ${at}/apiKeys/${k}/key is too weak: ${weakness}. ${STRONG_KEY_ADVICE}`);
     });
     org.emailLogs?.forEach((log, i) => {
       unique('email log', log.id, `${at}/emailLogs/${i}/id`);
@@ -275,14 +288,14 @@ export function parseSeed(data: unknown, source = 'seed'): Seed {
 }
 
 /** Reads, parses and validates a seed file. Throws `SeedError` naming the file (and the JSON path). */
-export async function loadSeedFile(path: string): Promise<Seed> {
+export async function loadSeedFile(path: string, options: SeedOptions = {}): Promise<Seed> {
   let data: unknown;
   try {
     data = await readJsonFile(path, 'seed file');
   } catch (error) {
     throw new SeedError(`${path}: ${error instanceof Error ? error.message : String(error)}`);
   }
-  return parseSeed(data, path);
+  return parseSeed(data, path, options);
 }
 
 /** Puts every row of a validated seed into the stores. Keys given in clear are hashed here. */

@@ -34,6 +34,11 @@ export interface DemoSettings {
    * starts them on loopback), one per transport verdict; listed apart on the home page.
    */
   transportDomains?: readonly DemoDomain[];
+  /**
+   * Zones of real names that stand in for providers the demo's domains refer to (google.com,
+   * outlook.com…): listed as stand-ins, never checked (their records are not the providers' DNS).
+   */
+  standIns?: readonly string[];
 }
 
 /** Whether the demo answers for `domain` (an A-label name, as normalised). */
@@ -108,5 +113,6 @@ ${heading}
 ${rest.length > 0 ? html`<details><summary>All ${links.length} demo domains</summary><ul class="demo-list">${rest.map(item)}</ul></details>` : null}
 ${transport.length > 0 ? html`<p id="demo-transport">Mail sent to you (MTA-STS, TLS-RPT, STARTTLS): these answer from the demo's own mail servers on this machine.</p>
 <ul class="demo-list" aria-labelledby="demo-transport">${transport.map(item)}</ul>` : null}
+${demo.standIns && demo.standIns.length > 0 ? html`<p class="muted" id="demo-stand-ins"><strong>Stand-ins, not checked:</strong> ${demo.standIns.map((name, i) => html`${i > 0 ? ', ' : ''}<code>${name}</code>`)}. These zone files hold only the few records the demo domains point at (an MX host, an SPF include, a DKIM key); they stand in for those providers and are not their DNS, so the demo gives no verdict for them.</p>` : null}
 </section>`;
 }

@@ -77,6 +77,7 @@ export function resultPage(result: SpoofCheckResult, context: ResultPageContext)
     body: html`${checkForm(displayDomain, undefined, context.demo ?? null)}
 <section class="card verdict tone-${verdict.tone}" aria-labelledby="headline">
 <p><span class="badge" id="verdict" data-verdict="${result.verdict}">${verdict.label}</span></p>
+${result.source === 'fixture-zones' && !context.demo ? html`<p id="source-note" role="note"><strong>From fixture zones.</strong> These answers come from zone files loaded in memory, not from the live DNS: they are stand-in records and say nothing about the real ${displayDomain}.</p>` : null}
 <h1 id="headline">${result.headline}</h1>
 <p id="summary">${result.summary}</p>
 <dl class="facts">
@@ -99,6 +100,7 @@ ${uncheckedSection(details)}
 <section class="detail" aria-labelledby="about-title">
 <h2 id="about-title">About this check</h2>
 <dl class="facts">
+<dt>Answers from</dt><dd id="source" data-source="${result.source}">${result.source === 'fixture-zones' ? 'fixture zone files (stand-in records, not the live DNS)' : 'the DNS'}</dd>
 <dt>Checked</dt><dd><time datetime="${result.resolvedAt}" id="checked-at">${formatTime(result.resolvedAt)}</time>, in ${result.responseTimeMs} ms${num(obj(details['dns'])['queries']) !== null ? html`, ${plural(num(obj(details['dns'])['queries'])!, 'DNS query', 'DNS queries')}` : null}</dd>
 <dt>Link to this check</dt><dd><a id="permalink" href="${path}">${context.origin ?? ''}${path}</a> <span class="muted">(opening it checks again)</span></dd>
 <dt>As JSON</dt><dd><code>curl -H 'Accept: application/json' ${context.origin ?? ''}${path}</code></dd>

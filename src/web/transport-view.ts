@@ -5,7 +5,7 @@
  * the page's script fetches the fragment form (`?fragment=1`) and puts it in place. Every value
  * goes through the escaping `html` template.
  */
-import type { TransportResult } from '@spoof-checker/engine';
+import { ADDRESS_CLASS_TEXT, classifyAddress, type TransportResult } from '@spoof-checker/engine';
 import { html, type SafeHtml } from './html.js';
 import { checkForm, page } from './layout.js';
 import type { DemoSettings } from './demo.js';
@@ -27,6 +27,8 @@ const VERDICTS: Record<TransportResult['verdict'], { label: string; tone: Tone; 
   opportunistic: { label: 'Opportunistic', tone: 'warning', text: 'Mail to you is encrypted when it happens to work, but nothing makes senders require it: an attacker on the path can strip it.' },
   'at-risk': { label: 'At risk', tone: 'critical', text: 'Some of your mail servers offer no TLS: mail sent to them travels in clear text.' },
   broken: { label: 'Broken', tone: 'critical', text: 'Your MTA-STS policy is in enforce mode, but some mail servers fail it: senders that follow it refuse to deliver, and mail to you is being lost.' },
+  untested: { label: 'Untested', tone: 'info', text: 'None of your mail servers could be probed from here (each is not public or did not answer), so whether mail to you is protected in transit is not known.' },
+  'no-mail': { label: 'Accepts no mail', tone: 'info', text: 'Your domain publishes a null MX (RFC 7505): it accepts no mail, so there is no mail in transit to protect and nothing to publish for it.' },
 };
 
 const OUTCOMES: Record<string, string> = {
@@ -37,8 +39,13 @@ const OUTCOMES: Record<string, string> = {
   'cert-expired': 'certificate expired',
   'cert-untrusted': 'certificate not trusted',
   'cert-name-mismatch': 'certificate for another name',
-  'refused-private': 'private address, not probed',
 };
+
+/** How an address's outcome reads; a refused address by the address guard's class ("an address reserved for documentation"), as its finding says. */
+function outcomeWords(address: string, outcome: string): string {
+  if (outcome === 'refused-private') return `${ADDRESS_CLASS_TEXT[classifyAddress(address)]}, not probed`;
+  return OUTCOMES[outcome] ?? outcome;
+}
 
 /** The placeholder on the result page: a link that works without JavaScript, filled in by the script. */
 export function transportPlaceholder(domain: string, displayDomain: string): SafeHtml {
@@ -68,7 +75,7 @@ ${transport.mx.length > 0 ? html`<h3>Mail servers of ${displayDomain}</h3>
 <ul class="list-plain" id="transport-mx">${transport.mx.map(
     (mx) => html`<li><code>${mx.host}</code> (preference ${mx.preference})${mx.mtaStsCovered === null ? null : mx.mtaStsCovered ? ', in the MTA-STS policy' : html`, <strong>not in the MTA-STS policy</strong>`}
 <ul>${mx.addresses.length === 0 ? html`<li class="muted">not probed</li>` : mx.addresses.map(
-      (a) => html`<li><code>${a.address}</code>: <span data-outcome="${a.outcome}">${OUTCOMES[a.outcome] ?? a.outcome}</span>${a.tlsVersion ? html` (${a.tlsVersion})` : null}${a.certificate ? html`<br><span class="muted">certificate for ${a.certificate.san.slice(0, 4).join(', ') || a.certificate.subject}, issued by ${a.certificate.issuer}, valid until ${a.certificate.notAfter.slice(0, 10)}</span>` : null}</li>`,
+      (a) => html`<li><code>${a.address}</code>: <span data-outcome="${a.outcome}">${outcomeWords(a.address, a.outcome)}</span>${a.tlsVersion ? html` (${a.tlsVersion})` : null}${a.certificate ? html`<br><span class="muted">certificate for ${a.certificate.san.slice(0, 4).join(', ') || a.certificate.subject}, issued by ${a.certificate.issuer}, valid until ${a.certificate.notAfter.slice(0, 10)}</span>` : null}</li>`,
     )}</ul></li>`,
   )}</ul>` : null}
 ${transport.findings.length > 0 ? html`<h3>What we found</h3>

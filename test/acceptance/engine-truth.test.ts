@@ -23,7 +23,7 @@ import { ACCEPTANCE_TTL_SECONDS, acceptanceZones, expectations, expectationsAfte
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = join(ROOT, 'bin/spoof-checker.js');
-const API_KEY = 'sk_acceptance_0123456789abcdef0123456789abcdef';
+const API_KEY = 'sk_ddbe2fa426cfb64090c31e83102e509c';
 const CHECK_PATH = '/api/tools/v1/spoof-checker';
 /** "Well under a second" for one 60 KB record, over TCP, on a shared 2-core machine. */
 const HOSTILE_LIMIT_MS = 700;

@@ -4,7 +4,7 @@
  * Nothing here leaves 127.0.0.1.
  */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,8 +21,15 @@ const FEEDS_DIR = fileURLToPath(new URL('../../fixtures/provider-ranges/', impor
 const work = mkdtempSync(join(tmpdir(), 'spoof-checker-ranges-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
+/** The parts of the AWS feed the tests edit. */
+interface AwsFeed {
+  createDate: string;
+  prefixes: { ip_prefix: string; service: string }[];
+  ipv6_prefixes: { ipv6_prefix: string; service: string }[];
+}
+
 /** Copies of the official feeds, with `edit` applied to the AWS file. */
-function feedCopy(name: string, edit: (aws: { prefixes: { ip_prefix: string; service: string }[] }) => void = () => {}): string {
+function feedCopy(name: string, edit: (aws: AwsFeed) => void = () => {}): string {
   const dir = join(work, name);
   execFileSync('mkdir', ['-p', dir]);
   for (const file of readdirSync(FEEDS_DIR)) copyFileSync(join(FEEDS_DIR, file), join(dir, file));
@@ -105,6 +112,62 @@ describe('spoof-checker ranges update --from DIR', () => {
     expect(result.out).toMatch(/previous data \(from .*kept\.json\) kept for github/);
     const after = JSON.parse(readFileSync(out, 'utf8'));
     expect(after.categories.filter((c: { provider: string }) => c.provider === 'github')).toEqual(before.categories.filter((c: { provider: string }) => c.provider === 'github'));
+  });
+
+  it.each([
+    ['0.0.0.0/0 filed as EC2', (aws: AwsFeed) => aws.prefixes.push({ ip_prefix: '0.0.0.0/0', service: 'EC2' }), /aws-ip-ranges\.json does not parse: prefixes\[\d+\]\.ip_prefix is "0\.0\.0\.0\/0", wider than any provider holds/],
+    ['::/0 filed as EC2', (aws: AwsFeed) => aws.ipv6_prefixes.push({ ipv6_prefix: '::/0', service: 'EC2' }), /ipv6_prefixes\[\d+\]\.ipv6_prefix is "::\/0", wider than any provider holds/],
+    ['createDate 0000-00-00', (aws: AwsFeed) => (aws.createDate = '0000-00-00'), /createDate is "0000-00-00", not a date/],
+    ['createDate in the future', (aws: AwsFeed) => (aws.createDate = '2999-01-01-00-00-00'), /aws-ip-ranges\.json is dated 2999-01-01, later than today/],
+  ])('an implausible feed (%s) is refused: exit 1, the previous data kept, the reason said', async (_what, edit, reason) => {
+    const out = join(work, 'implausible.json');
+    expect((await run(['ranges', 'update', '--from', feedCopy('plausible'), '--out', out])).code).toBe(0);
+    const before = readFileSync(out, 'utf8');
+    const result = await run(['ranges', 'update', '--from', feedCopy('implausible', edit as never), '--out', out]);
+    expect(result.code).toBe(1);
+    expect(result.err).toMatch(/aws\s+kept\s+refused \(/);
+    expect(result.err).toMatch(reason);
+    const after = JSON.parse(readFileSync(out, 'utf8'));
+    expect(after.categories.filter((c: { provider: string }) => c.provider === 'aws')).toEqual(JSON.parse(before).categories.filter((c: { provider: string }) => c.provider === 'aws'));
+    // Never "NaN days old": the data's age stays a number.
+    const shown = await run(['ranges', 'show', '--ranges', out]);
+    expect(shown.code).toBe(0);
+    expect(shown.out).not.toMatch(/NaN/);
+    expect(shown.out).toMatch(/\(\d+ days old/);
+  });
+
+  it('a feed that carries no date at all (Azure\'s) is accepted, dated by when it was read', async () => {
+    const out = join(work, 'undated.json');
+    expect((await run(['ranges', 'update', '--from', feedCopy('undated'), '--out', out])).code).toBe(0);
+    const azure = JSON.parse(readFileSync(out, 'utf8')).sources.find((s: { provider: string }) => s.provider === 'azure');
+    expect(azure).toMatchObject({ date: null, readAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/) });
+  });
+
+  it('writes through a fresh temporary file: symlinks and files planted at the old predictable names are neither followed nor touched', async () => {
+    const dir = mkdtempSync(join(work, 'planted-'));
+    const out = join(dir, 'data.json');
+    const victim = join(dir, 'victim.txt');
+    writeFileSync(victim, 'precious\n');
+    symlinkSync(victim, `${out}.${process.pid}.tmp`);
+    writeFileSync(`${out}.tmp`, 'someone else\n');
+    const result = await run(['ranges', 'update', '--from', feedCopy('planted'), '--out', out]);
+    expect(result.code).toBe(0);
+    expect(loadRangesFile(out).ok).toBe(true);
+    expect(lstatSync(out).isSymbolicLink()).toBe(false);
+    expect(readFileSync(victim, 'utf8')).toBe('precious\n');
+    expect(readlinkSync(`${out}.${process.pid}.tmp`)).toBe(victim);
+    expect(readFileSync(`${out}.tmp`, 'utf8')).toBe('someone else\n');
+    expect(readdirSync(dir).sort()).toEqual(['data.json', 'data.json.tmp', `data.json.${process.pid}.tmp`, 'victim.txt'].sort());
+  });
+
+  it('a data file whose date is not a day (0000-00-00) is refused, never shown as NaN days old', async () => {
+    const file = JSON.parse(readFileSync(join(work, 'whole.json'), 'utf8'));
+    const bad = join(work, 'nan-date.json');
+    writeFileSync(bad, JSON.stringify({ ...file, date: '0000-00-00' }));
+    const { code, err, out } = await run(['ranges', 'show', '--ranges', bad]);
+    expect(code).toBe(2);
+    expect(err).toMatch(/"date" is "0000-00-00", not a YYYY-MM-DD day/);
+    expect(out).not.toMatch(/NaN/);
   });
 
   it('--ranges with a file that is not provider data is a usage error on check', async () => {

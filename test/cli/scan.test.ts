@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -194,6 +194,28 @@ describe('spoof-checker scan', () => {
     expect(stderr()).toMatch(/1 checked .*1 skipped/);
     const lines = readFileSync(out, 'utf8').trimEnd().split('\n').map((line) => JSON.parse(line));
     expect(lines.map((line) => line.input)).toEqual(['demo.example', 'open.example']);
+  });
+
+  it('rewrites the resume file through a fresh temporary file: links and files planted at the old names stay untouched', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'scan-'));
+    const list = join(dir, 'names.txt');
+    const out = join(dir, 'out.jsonl');
+    const victim = join(dir, 'victim.txt');
+    writeFileSync(victim, 'precious\n');
+    writeFileSync(list, 'demo.example\nopen.example\n');
+    // A cut-short last line makes the resume rewrite the file.
+    writeFileSync(out, `${JSON.stringify({ input: 'demo.example', domain: 'demo.example', verdict: 'protected' })}\n{"input":"open.exa`);
+    symlinkSync(victim, `${out}.resume-${process.pid}.tmp`);
+    symlinkSync(victim, `${out}.${process.pid}.tmp`);
+    writeFileSync(`${out}.tmp`, 'someone else\n');
+    const { io } = captureIo();
+    expect(await main(['scan', list, '--zones', ZONES, '--out', out], io)).toBe(0);
+    expect(readFileSync(out, 'utf8').trimEnd().split('\n').map((line) => JSON.parse(line).input)).toEqual(['demo.example', 'open.example']);
+    expect(readFileSync(victim, 'utf8')).toBe('precious\n');
+    expect(readlinkSync(`${out}.resume-${process.pid}.tmp`)).toBe(victim);
+    expect(readlinkSync(`${out}.${process.pid}.tmp`)).toBe(victim);
+    expect(readFileSync(`${out}.tmp`, 'utf8')).toBe('someone else\n');
+    expect(readdirSync(dir).filter((f) => f.startsWith('.'))).toEqual([]);
   });
 
   it.each([

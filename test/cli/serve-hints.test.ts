@@ -3,9 +3,9 @@
  * in the store it says that the API answers 401 and how to give a key; with one it says nothing.
  */
 import type { ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { killAll, ROOT, startServeProcess } from '../setup/serve-process.js';
+import { killAll, startServeProcess } from '../setup/serve-process.js';
+import { strongDemoSeedFile } from '../setup/strong-seed.js';
 
 /** How long a child may take to print its address (the suite shares two cores). */
 const START_TIMEOUT_MS = 30_000;
@@ -30,8 +30,8 @@ describe('serve: the start-up hint about API keys', () => {
   });
 
   it.each([
-    ['a key from SPOOF_CHECKER_API_KEYS', [], { SPOOF_CHECKER_API_KEYS: 'sk_hint_test_0123456789abcdef0123456789abcdef:org-1' }],
-    ['keys from a seed', ['--seed', join(ROOT, 'fixtures/seed/demo.json')], {}],
+    ['a key from SPOOF_CHECKER_API_KEYS', [], { SPOOF_CHECKER_API_KEYS: 'sk_hint_test_1f3870be274f6c49b3e31a0c6728957f:org-1' }],
+    ['keys from a seed', ['--seed', strongDemoSeedFile()], {}],
   ] as [string, string[], NodeJS.ProcessEnv][])('with %s: no hint', async (_label, args, env) => {
     const served = await start(args, env);
     expect(served.stderr()).toContain('listening on');

@@ -16,7 +16,11 @@ import { Agent, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEMO_API_KEY, DEMO_DOMAIN, DEMO_SEED_FILE, DEMO_ZONES_DIR } from '../../src/cli/serve.js';
+import { DEMO_DOMAIN, DEMO_ZONES_DIR } from '../../src/cli/serve.js';
+import { STRONG_DEMO_KEY as DEMO_API_KEY, strongDemoSeedFile } from '../setup/strong-seed.js';
+
+// Without --demo the published demo keys are refused: a copy of the demo seed with strong keys.
+const DEMO_SEED_FILE = strongDemoSeedFile();
 import { openSqliteStores } from '../../src/store/sqlite.js';
 import { killAll, startServeProcess, type Exit, type Served } from '../setup/serve-process.js';
 

@@ -81,15 +81,15 @@ describe('API keys given at start', () => {
   it('adds a key for an existing organisation and one for a new, empty organisation', async () => {
     const { app } = await makeApp({
       apiKeys: [
-        { key: 'sk_extra_for_org_a_1234', organizationId: 'org_a' },
-        { key: 'sk_fresh_org_key_56789', organizationId: 'org_new' },
+        { key: 'sk_extra_for_org_a_2dcd4cc9fc3edc0cef608267dc61178f', organizationId: 'org_a' },
+        { key: 'sk_fresh_org_key_55c0e82cba28959438d30b5c9443988a', organizationId: 'org_new' },
       ],
     });
-    const a = await app.inject({ method: 'GET', url: '/api/logs/v1/emails/eml_a1', headers: { 'x-api-key': 'sk_extra_for_org_a_1234' } });
+    const a = await app.inject({ method: 'GET', url: '/api/logs/v1/emails/eml_a1', headers: { 'x-api-key': 'sk_extra_for_org_a_2dcd4cc9fc3edc0cef608267dc61178f' } });
     expect(a.statusCode).toBe(200);
-    const fresh = await app.inject({ method: 'GET', url: '/api/contacts/list', headers: { authorization: 'Bearer sk_fresh_org_key_56789' } });
+    const fresh = await app.inject({ method: 'GET', url: '/api/contacts/list', headers: { authorization: 'Bearer sk_fresh_org_key_55c0e82cba28959438d30b5c9443988a' } });
     expect(fresh.json()).toMatchObject({ contacts: [], total: 0, totalContacts: 0 });
-    expectError(await app.inject({ method: 'GET', url: '/api/logs/v1/emails/eml_a1', headers: { 'x-api-key': 'sk_fresh_org_key_56789' } }), 404, 'NOT_FOUND');
+    expectError(await app.inject({ method: 'GET', url: '/api/logs/v1/emails/eml_a1', headers: { 'x-api-key': 'sk_fresh_org_key_55c0e82cba28959438d30b5c9443988a' } }), 404, 'NOT_FOUND');
   });
 
   it('refuses a key that already belongs to another organisation', async () => {

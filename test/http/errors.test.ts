@@ -28,6 +28,7 @@ describe('the error catalogue', () => {
       MONITOR_EXISTS: 409,
       MONITOR_LIMIT_REACHED: 409,
       WEBHOOK_URL_REFUSED: 400,
+      NO_WEBHOOK_URL: 409,
       SERVICE_UNAVAILABLE: 503,
       STORE_UNAVAILABLE: 503,
       INTERNAL: 500,

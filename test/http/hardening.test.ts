@@ -221,6 +221,15 @@ describe('unknown query parameters are refused on every read', () => {
     expect(body['message']).toMatch(/^query\.(limt|x) is not an allowed field\.$/);
     await app.close();
   });
+
+  it.each(['/healthz?x=1', '/readyz?x=1', '/openapi.json?x=1'])('%s (public, no key) → 400 from the catalogue naming the parameter', async (url) => {
+    const { app } = await makeApp();
+    const body = expectError(await app.inject({ method: 'GET', url }), 400, 'VALIDATION_FAILED');
+    expect(body['message']).toBe('query.x is not an allowed field.');
+    // Without a query they answer as before.
+    expect((await app.inject({ method: 'GET', url: url.split('?')[0]! })).statusCode).toBe(200);
+    await app.close();
+  });
 });
 
 describe('key lookups are remembered for a few seconds', () => {

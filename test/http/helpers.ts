@@ -11,8 +11,8 @@ import { createMemoryStores } from '../../src/store/memory.js';
 import { applySeed, parseSeed } from '../../src/store/seed.js';
 import type { Stores } from '../../src/store/types.js';
 
-export const KEY_A = 'sk_test_org_a_0123456789';
-export const KEY_B = 'sk_test_org_b_9876543210';
+export const KEY_A = 'sk_test_org_a_bb86ae7a86176b48300e2253e99c640a';
+export const KEY_B = 'sk_test_org_b_0fa3f9669299a2f250638f1437ffd7dd';
 export const bearerA = { authorization: `Bearer ${KEY_A}` };
 export const apiKeyA = { 'x-api-key': KEY_A };
 export const bearerB = { authorization: `Bearer ${KEY_B}` };
@@ -169,6 +169,7 @@ export const TEST_SEED = {
 export const SAMPLE_RESULT: SpoofCheckResult = {
   domain: 'example.com',
   resolvedAt: '2025-03-01T12:00:00.000Z',
+  source: 'dns',
   responseTimeMs: 42,
   spoofable: true,
   verdict: 'spoofable',
@@ -333,6 +334,8 @@ export const RECORD_LOG_SHAPE: Shape = {
 export const SPOOF_RESULT_SHAPE: Shape = {
   domain: 'string',
   resolvedAt: 'timestamp',
+  // Beyond the spec: where the answers came from (fixture zones are stand-ins, never the live domain).
+  source: { oneOf: ['dns', 'fixture-zones'] },
   responseTimeMs: 'number',
   spoofable: 'boolean',
   verdict: { oneOf: ['spoofable', 'partially_protected', 'protected'] },

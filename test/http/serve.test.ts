@@ -34,6 +34,9 @@ function fakeIo(env: NodeJS.ProcessEnv = {}) {
   return { io, stop, out, err };
 }
 
+/** A strong key for a copy of the demo seed (the published demo keys load under --demo only). */
+const STRONG_SEED_KEY = 'sk_seed_3c9e1a7f5b2d4e6f8a0b1c3d5e7f9a2b';
+
 async function waitFor(predicate: () => boolean, what: string): Promise<void> {
   for (let i = 0; i < 200; i++) {
     if (predicate()) return;
@@ -82,7 +85,7 @@ describe('serveConfig: flags, then environment, then defaults', () => {
     ['Redis from REDIS_URL', [], { REDIS_URL: 'redis://127.0.0.1:6379' }, { redis: 'redis://127.0.0.1:6379' }],
     ['--redis beats REDIS_URL', ['--redis', 'redis://cache.internal:6380/2'], { REDIS_URL: 'redis://127.0.0.1:6379' }, { redis: 'redis://cache.internal:6380/2' }],
     ['trust proxy, base URL, log level, environment', [], { SPOOF_CHECKER_TRUST_PROXY: '1', SPOOF_CHECKER_BASE_URL: 'https://x.test', LOG_LEVEL: 'WARN', NODE_ENV: 'production' }, { trustProxy: 1, baseUrl: 'https://x.test', logLevel: 'warn', environment: 'production' }],
-    ['API keys', [], { SPOOF_CHECKER_API_KEYS: 'sk_one_0123456789abcdefghijklmnopqrstuv:org_a, sk:two:sk_one_0123456789abcdefghijklmnopqrstuv:org_b ,' }, { apiKeys: [{ key: 'sk_one_0123456789abcdefghijklmnopqrstuv', organizationId: 'org_a' }, { key: 'sk:two:sk_one_0123456789abcdefghijklmnopqrstuv', organizationId: 'org_b' }] }],
+    ['API keys', [], { SPOOF_CHECKER_API_KEYS: 'sk_one_0511f74ca054bb1853567e406c301b3e:org_a, sk:two:sk_one_0511f74ca054bb1853567e406c301b3e:org_b ,' }, { apiKeys: [{ key: 'sk_one_0511f74ca054bb1853567e406c301b3e', organizationId: 'org_a' }, { key: 'sk:two:sk_one_0511f74ca054bb1853567e406c301b3e', organizationId: 'org_b' }] }],
     ['a public URL (trailing slash dropped)', ['--public-url', 'https://checker.example/'], {}, { publicUrl: 'https://checker.example' }],
     ['the demo on a public host with the named flag', ['--demo', '--host', '0.0.0.0', '--public-demo'], {}, { demo: true, host: '0.0.0.0' }],
   ])('%s', (_case, args, env, expected) => {
@@ -104,6 +107,11 @@ describe('serveConfig: flags, then environment, then defaults', () => {
     ['a one-character API key', [], { SPOOF_CHECKER_API_KEYS: 'a:org' }, /entry 1 \(organisation "org"\): the key is too weak: it has 1 character\(s\), fewer than 32/],
     ['a long key of few characters', [], { SPOOF_CHECKER_API_KEYS: `${'ab'.repeat(20)}:org` }, /too weak: it uses only 2 distinct/],
     ['a 32-digit decimal key (106 bits)', [], { SPOOF_CHECKER_API_KEYS: '01234567890123456789012345678901:org' }, /too weak: it carries about 106 bits/],
+    ['a 32-character key of sequential runs, repeated', [], { SPOOF_CHECKER_API_KEYS: '0123456789abcdef0123456789abcdef:org' }, /entry 1 \(organisation "org"\): the key is too weak: it is built from sequential runs, repeats or common words/],
+    ['the alphabet in order', [], { SPOOF_CHECKER_API_KEYS: 'abcdefghijklmnopqrstuvwxyz012345:org' }, /too weak: it is built from sequential runs/],
+    ['a password repeated', [], { SPOOF_CHECKER_API_KEYS: 'Password123!Password123!Password123!:org' }, /too weak: it is built from sequential runs, repeats or common words/],
+    ['words, years and symbols', [], { SPOOF_CHECKER_API_KEYS: 'Password123!Welcome2024!Summer2025$:org' }, /too weak: it is built from/],
+    ['the published demo key', [], { SPOOF_CHECKER_API_KEYS: 'sk_demo_0123456789abcdef:org' }, /too weak: it has 24 character/],
     ['the demo on a non-loopback host', ['--demo', '--host', '0.0.0.0'], {}, /--demo listens on loopback only.*--public-demo/],
     ['a public URL with a query', ['--public-url', 'https://x.example/?a=1'], {}, /--public-url .* must be an http\(s\) URL/],
     ['a public URL of another scheme', [], { SPOOF_CHECKER_PUBLIC_URL: 'javascript:alert(1)' }, /must be an http\(s\) URL/],
@@ -148,9 +156,10 @@ describe('helpers of the start-up message', () => {
     );
   });
 
-  it('the demo key is a key of org_demo in the demo seed', async () => {
+  it('the demo key is a key of org_demo in the demo seed (whose published keys load only when weak keys are allowed)', async () => {
+    await expect(loadSeedFile(DEMO_SEED_FILE)).rejects.toThrow(/\/organizations\/0\/apiKeys\/0\/key is too weak: it has 24 character\(s\), fewer than 32/);
     const stores = createMemoryStores();
-    await applySeed(stores, await loadSeedFile(DEMO_SEED_FILE));
+    await applySeed(stores, await loadSeedFile(DEMO_SEED_FILE, { allowWeakKeys: true }));
     expect((await stores.apiKeys.findByDigest(digestApiKey(DEMO_API_KEY)))?.organizationId).toBe('org_demo');
   });
 });
@@ -184,6 +193,12 @@ describe('spoof-checker serve', () => {
     expect(fake.err.join('')).toContain(dir);
   });
 
+  it('the demo seed without --demo exits 1: its published keys are too weak outside the loopback demo', async () => {
+    const fake = fakeIo({ LOG_LEVEL: 'silent' });
+    expect(await serve(['--seed', DEMO_SEED_FILE, '--resolver', '127.0.0.1:1', '--port', '0'], fake.io)).toBe(1);
+    expect(fake.err.join('')).toMatch(/demo\.json: \/organizations\/0\/apiKeys\/0\/key is too weak: it has 24 character\(s\), fewer than 32/);
+  });
+
   it('a bad seed file exits 1 naming the file and the JSON path', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'seed-'));
     const file = join(dir, 'bad.json');
@@ -194,13 +209,16 @@ describe('spoof-checker serve', () => {
   });
 
   it('serves the seed and the keys of SPOOF_CHECKER_API_KEYS, then stops cleanly on a signal', async () => {
-    const server = await start(['--seed', DEMO_SEED_FILE, '--resolver', '127.0.0.1:1', '--port', '0'], {
+    // The demo seed with its published (weak) keys replaced by strong ones: outside --demo weak keys are refused.
+    const seedFile = join(await mkdtemp(join(tmpdir(), 'serve-seed-')), 'seed.json');
+    await writeFile(seedFile, (await readFile(DEMO_SEED_FILE, 'utf8')).replaceAll(DEMO_API_KEY, STRONG_SEED_KEY).replaceAll('sk_other_fedcba9876543210', 'sk_other_9e1f0c7b5a3d2e4f6a8b0c1d3e5f7a9b'));
+    const server = await start(['--seed', seedFile, '--resolver', '127.0.0.1:1', '--port', '0'], {
       SPOOF_CHECKER_API_KEYS: 'sk_env_7f3a9c1e5b2d8f4a6c0e1b3d5f7a9c2e:org_env,sk_env_c4e6a8b0d2f413579bdf02468ace1357:org_demo',
     });
     expect(server.err.join('')).toMatch(/DNS: .*127\.0\.0\.1:1.*; rate limits on/);
     // The shipped provider data dates from July 2025: the start-up line says how old, and that it is stale.
     expect(server.err.join('')).toMatch(/\n  SPF shared infrastructure: provider ranges from the shipped snapshot, dated 2025-07-21: STALE \(\d+ days old, over 90\)/);
-    const email = await fetch(`${server.base}/api/logs/v1/emails/eml_demo_welcome`, { headers: { authorization: `Bearer ${DEMO_API_KEY}` } });
+    const email = await fetch(`${server.base}/api/logs/v1/emails/eml_demo_welcome`, { headers: { authorization: `Bearer ${STRONG_SEED_KEY}` } });
     expect(email.status).toBe(200);
     expect(((await email.json()) as { events: { type: string }[] }).events.map((e) => e.type)).toEqual(['queued', 'sent', 'delivered']);
     const viaEnvKey = await fetch(`${server.base}/api/logs/v1/emails/eml_demo_welcome`, { headers: { 'x-api-key': 'sk_env_c4e6a8b0d2f413579bdf02468ace1357' } });

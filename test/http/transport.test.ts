@@ -83,7 +83,7 @@ describe('POST /api/tools/v1/spoof-checker with checks', () => {
     const body = post.requestBody.content['application/json'].schema;
     expect(body.properties.checks.items.enum).toEqual(['transport']);
     const result = post.responses['200'].content['application/json'].schema;
-    expect(result.properties.transport.properties.verdict.enum).toEqual(['enforced', 'opportunistic', 'at-risk', 'broken']);
+    expect(result.properties.transport.properties.verdict.enum).toEqual(['enforced', 'opportunistic', 'at-risk', 'broken', 'untested', 'no-mail']);
     expect(result.properties.transport.properties.mx.items.properties.addresses.items.properties.outcome.enum).toContain('refused-private');
   });
 
@@ -97,7 +97,8 @@ describe('POST /api/tools/v1/spoof-checker with checks', () => {
       expect(response.status).toBe(200);
       const body = (await response.json()) as { transport: { mx: { addresses: { outcome: string }[] }[]; verdict: string } };
       expect(body.transport.mx[0]!.addresses[0]!.outcome).toBe('refused-private');
-      expect(body.transport.verdict).toBe('opportunistic');
+      // Nothing could be probed: a value of its own, never "opportunistic" (which says TLS was seen).
+      expect(body.transport.verdict).toBe('untested');
       expect(lab.seen).toEqual(before);
     } finally {
       await app.close();

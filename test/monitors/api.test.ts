@@ -116,6 +116,14 @@ describe('monitor routes', () => {
     expect(receiver.received).toHaveLength(2);
     expect(receiver.received[1]!.body).toBe(hook!.body);
     expectError(await post(`${MONITORS}/${id}/deliveries/whd_nope/redeliver`), 404, 'NOT_FOUND');
+
+    // The URL removed (webhookUrl: null): a redelivery is refused with a clear error, never sent to the old URL.
+    expect((await app.inject({ method: 'PATCH', url: `${MONITORS}/${id}`, headers: bearerA, payload: { webhookUrl: null } })).json()).toMatchObject({ webhookUrl: null });
+    const nowhere = expectError(await post(`${MONITORS}/${id}/deliveries/${deliveries.deliveries[0].id}/redeliver`), 409, 'NO_WEBHOOK_URL');
+    expect(nowhere['message']).toMatch(/has no webhook URL: it was removed \(webhookUrl: null\)/);
+    await setup.pump.drain();
+    expect(receiver.received).toHaveLength(2);
+    expect((await get(`${MONITORS}/${id}/deliveries`)).json().total).toBe(2);
   });
 
   it('a DNS failure is "could not check": no change until it persists, never "record removed"', async () => {

@@ -128,7 +128,28 @@ const REFUSED: [what: string, format: FeedFormat, text: string, reason: RegExp][
   ['CIDR lines: an HTML page', 'cidr-lines', '<!doctype html>\n<p>moved</p>', /line 1 is not an address block/],
   ['Fastly: no ipv6_addresses', 'fastly-json', '{"addresses":["151.101.0.0/16"]}', /ipv6_addresses is not an array/],
   ['GitHub: no actions list', 'github-meta-json', '{"hooks":["192.30.252.0/22"]}', /no "actions" list/],
+  // Implausible feeds: a block wider than any provider holds, a date present that is not a day.
+  ['AWS: 0.0.0.0/0 filed as EC2', 'aws-json', JSON.stringify({ createDate: '2025-07-24-20-23-14', prefixes: [{ ip_prefix: '0.0.0.0/0', service: 'EC2' }], ipv6_prefixes: [] }), /prefixes\[0\]\.ip_prefix is "0\.0\.0\.0\/0", wider than any provider holds \(the widest plausible IPv4 block is a \/8\)/],
+  ['AWS: ::/0 filed as EC2', 'aws-json', JSON.stringify({ createDate: '2025-07-24-20-23-14', prefixes: [], ipv6_prefixes: [{ ipv6_prefix: '::/0', service: 'EC2' }] }), /wider than any provider holds \(the widest plausible IPv6 block is a \/16\)/],
+  ['AWS: a /7 (just wider than a /8)', 'aws-json', JSON.stringify({ prefixes: [{ ip_prefix: '2.0.0.0/7', service: 'EC2' }], ipv6_prefixes: [] }), /wider than any provider holds/],
+  ['Cloudflare: 2000::/3', 'cidr-lines', '2000::/3\n', /line 1 is "2000::\/3", wider than any provider holds/],
+  ['AWS: createDate 0000-00-00', 'aws-json', JSON.stringify({ createDate: '0000-00-00', prefixes: [], ipv6_prefixes: [] }), /createDate is "0000-00-00", not a date/],
+  ['AWS: createDate 2025-02-30', 'aws-json', JSON.stringify({ createDate: '2025-02-30-00-00-00', prefixes: [], ipv6_prefixes: [] }), /createDate is "2025-02-30-00-00-00", not a date/],
+  ['AWS: createDate a number', 'aws-json', JSON.stringify({ createDate: 20250724, prefixes: [], ipv6_prefixes: [] }), /createDate is 20250724, not a date/],
+  ['Google: creationTime empty', 'google-cloud-json', JSON.stringify({ creationTime: '', prefixes: [] }), /creationTime is "", not a date/],
+  ['Oracle: last_updated_timestamp garbage', 'oracle-json', JSON.stringify({ last_updated_timestamp: 'yesterday', regions: [] }), /last_updated_timestamp is "yesterday", not a date/],
+  ['geofeed: a last-modified line that is not a date', 'geofeed-csv', '# Last modified: 0000-00-00\n45.33.0.0/17,US\n', /line 1 \("last modified"\) is "0000-00-00", not a date/],
 ];
+
+describe('the widest plausible blocks are accepted', () => {
+  it.each([
+    ['aws-json', JSON.stringify({ prefixes: [{ ip_prefix: '3.0.0.0/8', service: 'EC2' }], ipv6_prefixes: [{ ipv6_prefix: '2600::/16', service: 'EC2' }] })],
+    ['cidr-lines', '104.64.0.0/10\n2600:1400::/24\n'],
+  ] as [FeedFormat, string][])('%s', (format, text) => {
+    const parsed = parseFeed(format, text);
+    expect(parsed).toMatchObject({ ok: true, date: null });
+  });
+});
 
 describe('parseFeed refuses what is not its format', () => {
   it.each(REFUSED)('%s', (_what, format, text, reason) => {

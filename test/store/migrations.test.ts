@@ -65,7 +65,7 @@ describe('migrations on PostgreSQL', () => {
   it('stores key digests only: no column holds the key', async () => {
     const { stores } = await openPostgresStores(database().url, { pruneAutomatically: false });
     try {
-      const key = 'sk_clear_text_key_0123456789';
+      const key = 'sk_clear_text_key_5b70ffceb2646423c767a3e04b670932';
       await applySeed(stores, parseSeed({ organizations: [{ id: 'org_hash', name: 'H', apiKeys: [{ id: 'key_hash', key }] }] }));
       const row = await sql<Record<string, unknown>>`select * from api_keys where id = 'key_hash'`.execute(stores.db);
       expect(row.rows).toHaveLength(1);

@@ -8,15 +8,16 @@
  * a crash is part of the test).
  */
 import type { ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startPostgres, type TestPostgres } from '../setup/postgres.js';
 import { requirePostgres } from '../setup/require-services.js';
-import { killAll, ROOT, startServeProcess, type Served } from '../setup/serve-process.js';
+import { killAll, startServeProcess, type Served } from '../setup/serve-process.js';
+import { STRONG_DEMO_KEY, strongDemoSeedFile } from '../setup/strong-seed.js';
 
-const DEMO_SEED = join(ROOT, 'fixtures/seed/demo.json');
-const DEMO_KEY = 'sk_demo_0123456789abcdef';
+// Without --demo the published demo keys are refused: a copy of the demo seed with strong keys.
+const DEMO_SEED = strongDemoSeedFile();
+const DEMO_KEY = STRONG_DEMO_KEY;
 const TEMPLATE = 'tpl_demo_welcome';
 /** Writers in flight at any time (the 16). */
 const WRITERS = 16;

@@ -87,22 +87,22 @@ describe('loadSeedFile', () => {
 describe('applySeed', () => {
   it('hashes keys (clear or digest), fills defaults and derives the template status', async () => {
     const stores = createMemoryStores();
-    const digest = digestApiKey('sk_from_digest_000000').toString('hex');
+    const digest = digestApiKey('sk_from_digest_d14cb08eacdadec8efd68fb784606a4e').toString('hex');
     await applySeed(
       stores,
       parseSeed({
         organizations: [
           org({
-            apiKeys: [{ key: 'sk_in_clear_0000000' }, { id: 'named', sha256: digest }],
+            apiKeys: [{ key: 'sk_in_clear_a0412d2630db3923f54dc1cf51617675' }, { id: 'named', sha256: digest }],
             domains: [domain({ dnsRecords: [{ id: 'r', recordType: 'MX', recordTypeName: 'MX', domain: 'x.test', name: 'x.test', value: 'mx', ttl: 'Auto', status: 'active', createdAt: TS, updatedAt: TS }] })],
             templates: [{ id: 't', name: 'T', createdAt: TS, updatedAt: TS, versions: [version(), version({ id: 'v3', version: 3, isMajor: true, draftNumber: undefined, publishNumber: 1 })] }],
           }),
         ],
       }),
     );
-    const clear = await stores.apiKeys.findByDigest(digestApiKey('sk_in_clear_0000000'));
+    const clear = await stores.apiKeys.findByDigest(digestApiKey('sk_in_clear_a0412d2630db3923f54dc1cf51617675'));
     expect(clear).toMatchObject({ organizationId: 'org_x', id: expect.stringMatching(/^key_[0-9a-f]{12}$/) });
-    expect((await stores.apiKeys.findByDigest(digestApiKey('sk_from_digest_000000')))?.id).toBe('named');
+    expect((await stores.apiKeys.findByDigest(digestApiKey('sk_from_digest_d14cb08eacdadec8efd68fb784606a4e')))?.id).toBe('named');
     expect(await stores.apiKeys.getOrganization('org_x')).toEqual({ id: 'org_x', name: 'X' });
     expect(await stores.domains.get('org_x', 'd1')).toMatchObject({ customReturnPath: null, deletedAt: null, dnsRecords: [{ id: 'r', priority: null }] });
     expect(await stores.templates.getTemplate('org_x', 't')).toMatchObject({ status: 'published', currentVersion: 3, subject: null, variables: [] });

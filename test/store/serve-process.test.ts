@@ -12,9 +12,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../setup/postgres.js';
 import { suiteDatabase } from '../setup/require-services.js';
 import { BIN, killAll, ROOT, startServeProcess, type Served } from '../setup/serve-process.js';
+import { STRONG_DEMO_KEY, strongDemoSeedFile } from '../setup/strong-seed.js';
 
-const DEMO_SEED = join(ROOT, 'fixtures/seed/demo.json');
-const DEMO_KEY = 'sk_demo_0123456789abcdef';
+// Without --demo the published demo keys are refused: a copy of the demo seed with strong keys.
+const DEMO_SEED = strongDemoSeedFile();
+const DEMO_KEY = STRONG_DEMO_KEY;
 const TEMPLATE = 'tpl_demo_welcome';
 /** Versions the demo seed gives TEMPLATE. */
 const SEEDED_VERSIONS = 3;

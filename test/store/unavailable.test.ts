@@ -73,10 +73,10 @@ describe('PostgreSQL going away mid-run', () => {
       check: async () => {
         throw new Error('no spoof checks in this test');
       },
-      apiKeys: [{ key: 'sk_outage_test_0123456789', organizationId: 'org_outage' }],
+      apiKeys: [{ key: 'sk_outage_test_581588fdb70e55da42f78cc409ae5d9c', organizationId: 'org_outage' }],
       rateLimits: false,
     });
-    const list = () => app.inject({ method: 'GET', url: '/api/domain/v1', headers: { authorization: 'Bearer sk_outage_test_0123456789' } });
+    const list = () => app.inject({ method: 'GET', url: '/api/domain/v1', headers: { authorization: 'Bearer sk_outage_test_581588fdb70e55da42f78cc409ae5d9c' } });
     try {
       expect((await list()).statusCode).toBe(200);
       await server.pause();

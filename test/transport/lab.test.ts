@@ -168,7 +168,8 @@ describe('checkTransport in the lab', () => {
   it('nothing listening is unreachable, which counts neither way', async () => {
     const result = await checkTransport('unreachable.example', options());
     expect(outcomes(result)).toEqual(['mx.unreachable.example unreachable']);
-    expect(result.verdict).toBe('opportunistic');
+    expect(result.verdict).toBe('untested');
+    expect(result.findings.map((f) => f.id)).toContain('transport-untested');
   });
 
   it('enforce with a second MX offering no STARTTLS is broken, and each MX is reported', async () => {

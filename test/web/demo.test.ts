@@ -47,6 +47,8 @@ describe('the demo settings from fixtures/scenarios.json', () => {
     expect(inDemo(demo, 'smtp.google.com')).toBe(false);
     expect(inDemo(demo, 'outlook.com')).toBe(false);
     expect(inDemo(demo, 'example.com')).toBe(false);
+    // The zones of real names are kept, as stand-ins.
+    expect(demo.standIns).toEqual(['google.com', 'mcsv.net', 'onmicrosoft.com', 'outlook.com']);
   });
 });
 
@@ -65,6 +67,15 @@ describe('serve --demo: the page', () => {
     expect(textById(response.body, 'demo-banner')).toMatch(/^Demo\. The answers come from the fixture zone files shipped with spoof-checker \(fixtures\/zones\), not from public DNS/);
     expect(text).not.toMatch(/reads? (its )?public DNS/i);
     expect(text).not.toContain('Only public DNS is read');
+  });
+
+  it('lists the stand-in zones of real names as stand-ins, never as links to a verdict', async () => {
+    for (const url of ['/', '/check/google.com']) {
+      const body = (await app.inject({ url })).body;
+      const standIns = (textById(body, 'demo-stand-ins') ?? '').replace(/ ([,.])/g, '$1');
+      expect(standIns).toMatch(/^Stand-ins, not checked: google\.com, mcsv\.net, onmicrosoft\.com, outlook\.com\. .*they stand in for those providers and are not their DNS/);
+      expect(linkedUrls(body)).not.toContain('/check/google.com');
+    }
   });
 
   it('lists the demo domains as links, and every link gives a result page', async () => {

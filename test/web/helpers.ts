@@ -15,7 +15,7 @@ import type { RecordLog, Stores } from '../../src/store/types.js';
 import { loadZoneDirectory } from '../../packages/engine/src/zones/load.js';
 
 export const ZONES_DIR = new URL('../../fixtures/zones/', import.meta.url).pathname;
-export const API_KEY = 'sk_web_test_0123456789';
+export const API_KEY = 'sk_web_test_73022e2626b13c67a89e7153bcc9b5e0';
 
 let zones: Promise<ZoneResolver> | undefined;
 /** The fixture zones, loaded once per test file. */

@@ -7,7 +7,7 @@ import { pslOrganizationalDomain } from './dmarc/orgdomain.js';
 import type { DmarcDiscovery, EffectivePolicy, ReportDestinationCheck } from './dmarc/index.js';
 import { createCheckResolver, DEFAULT_CHECK_DEADLINE_MS, DEFAULT_CHECK_MAX_QUERIES } from './dns/limits.js';
 import type { CheckStats } from './dns/limits.js';
-import { allNow, thenNow, type DnsErrorReason, type Now, type Resolver } from './dns/types.js';
+import { allNow, checkSourceOf, thenNow, type CheckSource, type DnsErrorReason, type Now, type Resolver } from './dns/types.js';
 import { SpoofCheckError, type FailedQuery } from './errors.js';
 import type { Finding } from './findings.js';
 import { normaliseDomainInput, type NormaliseOptions } from './input.js';
@@ -55,6 +55,12 @@ export interface CheckOptions {
    * opens connections and takes seconds). The spoof verdict does not depend on it.
    */
   transport?: boolean | CheckTransportOptions | undefined;
+  /**
+   * Where the answers come from, as the result reports it (`source`): by default what the resolver
+   * says (`ZoneResolver`: `fixture-zones`; others: `dns`). Give it when the resolver cannot tell,
+   * e.g. a resolver of your own over zone files.
+   */
+  source?: CheckSource | undefined;
 }
 
 /** `checkTransport`'s options as `checkDomain` takes them (the resolver and input rules are the check's). */
@@ -171,7 +177,8 @@ export async function checkDomain(input: string, options: CheckOptions): Promise
     const unsettled = [spf, ...(orgSpf !== null && dmarcFacts.spfAlignment === 'r' ? [orgSpf] : [])].find((s) => s.status === 'temperror' || s.passSet?.unknown);
     if (unsettled) throw spfUnsettled(unsettled);
   }
-  const result = buildResult({ domain, displayDomain, resolvedAt, started, input, dmarc, spf, orgSpf, shared, registrable, existence: existence.queries, dkim, mx, decision, stats: resolver.stats() });
+  const source = options.source ?? checkSourceOf(options.resolver);
+  const result = buildResult({ domain, displayDomain, resolvedAt, source, started, input, dmarc, spf, orgSpf, shared, registrable, existence: existence.queries, dkim, mx, decision, stats: resolver.stats() });
   if (transport) {
     const outcome = await transport;
     if (outcome instanceof Error) throw outcome;
@@ -409,6 +416,7 @@ interface ResultParts {
   domain: string;
   displayDomain: string;
   resolvedAt: string;
+  source: CheckSource;
   started: number;
   input: string;
   dmarc: DmarcOutcome;
@@ -445,6 +453,7 @@ function buildResult(p: ResultParts): SpoofCheckResult {
   return {
     domain: p.domain,
     resolvedAt: p.resolvedAt,
+    source: p.source,
     responseTimeMs: Math.round(performance.now() - p.started),
     spoofable: decision.spoofable,
     verdict: decision.verdict,

@@ -29,7 +29,9 @@ export { decide, VERDICT_RULES } from './verdict/index.js';
 export type { Decision, VerdictFacts, VerdictRule } from './verdict/index.js';
 
 // DNS: one port, several implementations, all injectable.
-export type { DnsAnswer, DnsErrorReason, MxData, RecordType, Resolver, ResolverStats, SoaData } from './dns/types.js';
+export type { CheckSource, DnsAnswer, DnsErrorReason, MxData, RecordType, Resolver, ResolverStats, SoaData } from './dns/types.js';
+/** Where a resolver's answers come from (`dns` unless it says `fixture-zones`), as results report it in `source`. */
+export { checkSourceOf } from './dns/types.js';
 /** Answers from zones loaded in memory, as if they were the whole DNS. */
 export { ZoneResolver } from './dns/zone-resolver.js';
 /** Asks real DNS servers (the system's, or given as ip[:port]) with timeouts, retries and TCP fallback. */
@@ -77,7 +79,7 @@ export { decodeRangesFile, formatIpv6Count, isStale, rangesAgeDays, readFeedDire
 export type { BuildResult, FeedSpec, FeedText } from './ranges/index.js';
 
 // Mail sent to the domain: MTA-STS (RFC 8461), TLS-RPT (RFC 8460), STARTTLS of every MX (RFC 3207).
-/** Checks how mail to a domain travels, with its own verdict (enforced, opportunistic, at-risk, broken). */
+/** Checks how mail to a domain travels, with its own verdict (enforced, opportunistic, at-risk, broken, untested, no-mail). */
 export { checkTransport, TransportCache, MAX_ADDRESSES_PROBED, MAX_MX_HOSTS_PROBED } from './transport/check.js';
 export type { TransportOptions } from './transport/check.js';
 /** The pure parts: record and policy parsers, the one-label MX pattern rule. */

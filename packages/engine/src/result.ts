@@ -1,6 +1,7 @@
 import type { DkimKey, DkimProbe } from './dkim/index.js';
 import type { DmarcDiscovery, EffectivePolicy, ExistenceQuery, ReportDestinationCheck } from './dmarc/index.js';
 import type { CheckStats } from './dns/limits.js';
+import type { CheckSource } from './dns/types.js';
 import type { FailedQuery } from './errors.js';
 import type { Finding } from './findings.js';
 import type { MxAnalysis } from './mx/index.js';
@@ -37,6 +38,12 @@ export type { InboxOutcome, Verdict } from './verdict/index.js';
 export interface SpoofCheckResult {
   domain: string;
   resolvedAt: string;
+  /**
+   * Added beyond the spec: where the answers came from. `dns` for the DNS itself; `fixture-zones`
+   * when the check read zone files (`--zones`, the demo, a `ZoneResolver`): stand-in records, so the
+   * verdict says nothing about the live domain, even for a real name such as google.com.
+   */
+  source: CheckSource;
   responseTimeMs: number;
   spoofable: boolean;
   verdict: Verdict;

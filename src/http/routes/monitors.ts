@@ -120,6 +120,8 @@ function refusal(refused: MonitorRefusal): ApiError {
         message: `Your organisation already has ${refused.max} monitor(s), the most it may have.`,
         why: `Each organisation may keep at most ${refused.max} monitor(s) (SPOOF_CHECKER_MAX_MONITORS).`,
       });
+    case 'no-webhook':
+      return new ApiError('NO_WEBHOOK_URL', { message: `Monitor ${refused.monitorId} has no webhook URL: it was removed (webhookUrl: null), so there is nowhere to redeliver to.` });
   }
 }
 
@@ -321,7 +323,8 @@ export const monitorRoutes: FastifyPluginAsyncTypebox<MonitorRouteOptions> = asy
       schema: {
         ...common,
         summary: 'Send a webhook again',
-        description: "Queues a new delivery of the same body (signed anew) to the monitor's current webhook URL; 202 with the new delivery.",
+        description:
+          "Queues a new delivery of the same body (signed anew) to the monitor's current webhook URL; 202 with the new delivery. A monitor whose URL was removed (webhookUrl: null) answers 409 NO_WEBHOOK_URL: the old URL is never used again.",
         params: DeliveryParams,
         response: { 202: WebhookDeliverySchema, ...errors },
       },

@@ -15,7 +15,7 @@
  */
 import { AnswerLru, type Held } from './answer-lru.js';
 import { canonicalName } from './name.js';
-import type { DnsAnswer, RecordType, Resolver } from './types.js';
+import { checkSourceOf, type CheckSource, type DnsAnswer, type RecordType, type Resolver } from './types.js';
 
 /** Defaults for a service: enough entries for a busy hour of checks, TTLs as resolvers cap them. */
 export const DEFAULT_CACHE_MAX_ENTRIES = 50_000;
@@ -119,6 +119,11 @@ export class CachingResolver implements CacheAwareResolver, CachedLookupResolver
     this.defaultTtl = defaultTtlSeconds;
     this.negativeTtl = negativeTtlSeconds;
     this.maxTtl = maxTtlSeconds;
+  }
+
+  /** Where the answers come from: the wrapped resolver's source. */
+  get source(): CheckSource {
+    return checkSourceOf(this.inner);
   }
 
   async resolve<T extends RecordType>(name: string, type: T): Promise<DnsAnswer<T>> {

@@ -6,7 +6,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { canonicalName } from './name.js';
-import type { DnsAnswer, RecordType, Resolver } from './types.js';
+import { checkSourceOf, type CheckSource, type DnsAnswer, type RecordType, type Resolver } from './types.js';
 
 /**
  * One way a server can fail a query.
@@ -73,6 +73,11 @@ export class FaultyResolver implements Resolver {
   ) {
     this.plan = plan;
     this.dropAfterMs = options.dropAfterMs ?? 0;
+  }
+
+  /** Where the answers come from: the wrapped resolver's source. */
+  get source(): CheckSource {
+    return checkSourceOf(this.inner);
   }
 
   /** Replaces the plan; queries already waiting keep the fault they started with. */

@@ -9,7 +9,7 @@
  */
 import type { CacheAwareResolver, CachedLookupResolver } from './cache.js';
 import { canonicalName, canonicalNameProblem } from './name.js';
-import type { DnsAnswer, ImmediateResolver, RecordType, Resolver, ResolverStats } from './types.js';
+import { checkSourceOf, type CheckSource, type DnsAnswer, type ImmediateResolver, type RecordType, type Resolver, type ResolverStats } from './types.js';
 
 /**
  * Lookups one check may make (the one default; `checkDomain` uses it). The analyzers bound
@@ -43,6 +43,11 @@ export class ConcurrencyLimitedResolver implements Resolver {
     if (!Number.isInteger(maxOutstanding) || maxOutstanding < 1) {
       throw new TypeError(`maxOutstanding must be a whole number ≥ 1, not ${maxOutstanding}`);
     }
+  }
+
+  /** Where the answers come from: the wrapped resolver's source. */
+  get source(): CheckSource {
+    return checkSourceOf(this.inner);
   }
 
   resolve<T extends RecordType>(name: string, type: T): Promise<DnsAnswer<T>> {

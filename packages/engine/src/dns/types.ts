@@ -62,9 +62,27 @@ export type DnsAnswer<T extends RecordType = RecordType> =
   | { kind: 'nxdomain'; ttl?: number; cnames?: string[] }
   | { kind: 'error'; reason: DnsErrorReason; detail?: string };
 
+/**
+ * Where a resolver's answers come from, as a result reports it (`SpoofCheckResult.source`):
+ * - `dns`: the DNS itself (real servers, the system's resolvers, or a DNS server a test runs);
+ * - `fixture-zones`: zone files loaded in memory (`ZoneResolver`, `--zones`): stand-in records, which
+ *   may be written for real names (`fixtures/zones/google.com.zone`) and say nothing of their live DNS.
+ */
+export type CheckSource = 'dns' | 'fixture-zones';
+
 /** The port every analyzer depends on. Implementations never reject for a DNS condition. */
 export interface Resolver {
   resolve<T extends RecordType>(name: string, type: T): Promise<DnsAnswer<T>>;
+  /**
+   * Where the answers come from; `dns` when left out. Zone resolvers say `fixture-zones`, and a
+   * resolver that wraps another (cache, concurrency cap, faults) says what its inner one says.
+   */
+  readonly source?: CheckSource | undefined;
+}
+
+/** Where `resolver`'s answers come from (`dns` unless it says otherwise). */
+export function checkSourceOf(resolver: Resolver): CheckSource {
+  return resolver.source ?? 'dns';
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Zone, ResourceRecord } from '../zones/types.js';
 import { canonicalName, canonicalNameProblem, isAtOrBelow, parentName } from './name.js';
-import type { DnsAnswer, RecordData, RecordType, Resolver, SoaData } from './types.js';
+import type { CheckSource, DnsAnswer, RecordData, RecordType, Resolver, SoaData } from './types.js';
 
 /** How many CNAMEs one answer may follow before it is treated as a loop (BIND uses 16; so do we). */
 export const MAX_CNAME_CHAIN = 16;
@@ -38,6 +38,8 @@ export interface ZoneLocation {
  * is found by the longest matching origin.
  */
 export class ZoneResolver implements Resolver {
+  /** Answers from zone files, never from the DNS itself: results say `"source": "fixture-zones"`. */
+  readonly source: CheckSource = 'fixture-zones';
   private readonly zones: LoadedZone[];
   private readonly byOrigin: Map<string, LoadedZone>;
   /** The most labels any origin has: longer suffixes of a name cannot be an origin, so are not tried. */

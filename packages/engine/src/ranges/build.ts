@@ -4,8 +4,10 @@
  * Microsoft's own mail ranges (`FIRST_PARTY_MAIL_TAGS`) out of every one. Used by
  * `scripts/build-ranges.ts` for the shipped snapshot and by `spoof-checker ranges update`.
  *
- * A provider whose feed is missing, fails to parse, or shrank to less than half of what the previous
- * data held (`MAX_SHRINK_RATIO`) keeps its previous data; without previous data the build fails.
+ * A provider whose feed is missing, fails to parse, is implausible (a block wider than any provider
+ * holds, a date present but not a day, or later than the build's day: see `parse.ts`), or shrank to
+ * less than half of what the previous data held (`MAX_SHRINK_RATIO`) keeps its previous data; without
+ * previous data the build fails.
  */
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -106,7 +108,7 @@ export function buildRangesFile(feeds: ReadonlyMap<string, FeedText>, options: {
 }
 
 /** One provider's categories from its feeds, or why they were refused. */
-function buildProvider(spec: ProviderSpec, feeds: ReadonlyMap<string, FeedText>, readAt: string): ProviderBuild | string {
+function buildProvider(spec: ProviderSpec, feeds: ReadonlyMap<string, FeedText>, today: string): ProviderBuild | string {
   const byService = new Map<string, Cidr[]>();
   const firstParty: Cidr[] = [];
   const sources: RangeSource[] = [];
@@ -117,6 +119,8 @@ function buildProvider(spec: ProviderSpec, feeds: ReadonlyMap<string, FeedText>,
     if ('error' in input) return `${feed.file}: ${input.error}`;
     const parsed = parseFeed(feed.format, input.text);
     if (!parsed.ok) return `${feed.file} does not parse: ${parsed.error}`;
+    // A feed dated after the build's day (UTC) claims a future it cannot have seen: its clock or its content is wrong.
+    if (parsed.date !== null && parsed.date > today) return `${feed.file} is dated ${parsed.date}, later than today (${today})`;
     let kept = 0;
     for (const prefix of parsed.prefixes) {
       if (FIRST_PARTY_MAIL_TAGS.includes(prefix.service)) firstParty.push(prefix.cidr);
@@ -128,7 +132,7 @@ function buildProvider(spec: ProviderSpec, feeds: ReadonlyMap<string, FeedText>,
       list.push(prefix.cidr);
     }
     if (kept === 0) return `${feed.file} holds none of ${spec.services.map((s) => s.service).join(', ')}`;
-    sources.push({ provider: spec.id, url: input.url, date: parsed.date, readAt: parsed.date ?? input.readAt ?? readAt, prefixes: kept });
+    sources.push({ provider: spec.id, url: input.url, date: parsed.date, readAt: parsed.date ?? (input.readAt !== undefined && input.readAt < today ? input.readAt : today), prefixes: kept });
   }
   const categories = spec.services
     .filter((s) => byService.has(s.service))

@@ -4,6 +4,7 @@
  * interval; IPv6: two 16-byte words), sorted and merged. Compact (the shipped file is about
  * 150 KB) and quick to read: decoding is one pass, no address parsing.
  */
+import { calendarDay } from './parse.js';
 import type { AttackKind, ProviderId, RangeCategory, RangeData, RangeSource } from './types.js';
 
 /** The `format` value of a data file this version reads. */
@@ -83,8 +84,14 @@ export function decodeRangesFile(value: unknown, origin: string): DecodeResult {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return { ok: false, error: 'not a JSON object' };
   const file = value as Partial<RangesFile>;
   if (file.format !== RANGES_FILE_FORMAT) return { ok: false, error: `"format" is ${JSON.stringify(file.format)}, expected "${RANGES_FILE_FORMAT}"` };
-  if (typeof file.generatedAt !== 'string' || typeof file.date !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(file.date)) return { ok: false, error: '"generatedAt" or "date" is missing' };
+  if (typeof file.generatedAt !== 'string' || typeof file.date !== 'string') return { ok: false, error: '"generatedAt" or "date" is missing' };
+  // A date that is not a calendar day (`0000-00-00`) would make the data's age NaN days.
+  if (!isDay(file.date)) return { ok: false, error: `"date" is ${JSON.stringify(file.date)}, not a YYYY-MM-DD day` };
   if (!Array.isArray(file.sources) || !Array.isArray(file.categories)) return { ok: false, error: '"sources" or "categories" is not a list' };
+  for (const [index, source] of (file.sources as unknown[]).entries()) {
+    const entry = (source ?? {}) as Partial<RangeSource>;
+    if (!(entry.date === null || isDay(entry.date)) || !isDay(entry.readAt)) return { ok: false, error: `sources[${index}] has a "date" or "readAt" that is not a YYYY-MM-DD day` };
+  }
   if (file.categories.length > MAX_CATEGORIES) return { ok: false, error: `${file.categories.length} categories, more than the ${MAX_CATEGORIES} this version reads` };
   const categories: RangeCategory[] = [];
   for (const [index, entry] of file.categories.entries()) {
@@ -97,6 +104,10 @@ export function decodeRangesFile(value: unknown, origin: string): DecodeResult {
     categories.push(toCategory(entry.provider, entry.service, entry.kind, v4, v6));
   }
   return { ok: true, data: { generatedAt: file.generatedAt, date: file.date, sources: file.sources, categories, origin } };
+}
+
+function isDay(value: unknown): value is string {
+  return typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value) && calendarDay(value) === value;
 }
 
 /** A category ready for binary search: IPv4 bounds as doubles, IPv6 bounds as bigints. */

@@ -28,6 +28,40 @@ export type FeedParseResult = { ok: true; date: string | null; prefixes: FeedPre
 export const SINGLE_LIST = '*';
 
 /**
+ * The widest IPv4 block a provider's feed may list: a /8. IANA handed out IPv4 in /8s, the largest unit
+ * one organisation ever held (the legacy class A networks, such as Amazon's 3.0.0.0/8); the widest block
+ * the real feeds list is a /10 (Akamai). A wider one (`0.0.0.0/0`, `128.0.0.0/1`) is not space a
+ * provider could hold: it is a broken or hostile feed that would file the whole internet as rentable.
+ */
+export const WIDEST_PLAUSIBLE_IPV4_PREFIX = 8;
+/**
+ * The widest IPv6 block a provider's feed may list: a /16. IANA hands the regional registries /12s; the
+ * largest allocations a registry has made to one organisation are about a /19 (RFC 6177 §3 leaves sizes to
+ * registry policy), and the widest block the real feeds list is a /24 (Akamai). `::/0` and the like are refused.
+ */
+export const WIDEST_PLAUSIBLE_IPV6_PREFIX = 16;
+
+/** The prefix length of a block (`/n`). */
+export function prefixLength(block: Cidr): number {
+  const size = block.end - block.start + 1n;
+  return (block.family === 4 ? 32 : 128) - (size.toString(2).length - 1);
+}
+
+/**
+ * `YYYY-MM-DD` when `text` starts with a real calendar day (`2025-07-24`, `2025-07-24-20-23-14`,
+ * `2025-07-24T19:16:28`), else null: `0000-00-00`, `2025-02-30` and `yesterday` are not days.
+ */
+export function calendarDay(text: string): string | null {
+  const match = /^(\d{4})-(\d{2})-(\d{2})(?![0-9])/.exec(text.trim());
+  if (!match) return null;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  if (year < 1970 || month < 1 || month > 12 || day < 1) return null;
+  const date = new Date(Date.UTC(year, month - 1, day));
+  if (date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) return null;
+  return `${match[1]}-${match[2]}-${match[3]}`;
+}
+
+/**
  * `a.b.c.d/n` or `x:y::/n` as an inclusive integer range; null when it is not a valid block (RFC 4632
  * §3.1, RFC 4291 §2.3). Host bits below the prefix are tolerated and ignored, as the feeds sometimes
  * set them. A bare address is a /32 or /128.
@@ -113,14 +147,22 @@ function string(value: unknown, where: string): string {
 function cidr(text: unknown, where: string): Cidr {
   const parsed = parseCidr(string(text, where).trim());
   if (parsed === null) throw new FeedError(`${where} is not an address block: ${JSON.stringify(text)}`);
+  const widest = parsed.family === 4 ? WIDEST_PLAUSIBLE_IPV4_PREFIX : WIDEST_PLAUSIBLE_IPV6_PREFIX;
+  if (prefixLength(parsed) < widest) {
+    throw new FeedError(`${where} is ${JSON.stringify(text)}, wider than any provider holds (the widest plausible IPv${parsed.family} block is a /${widest})`);
+  }
   return parsed;
 }
 
-/** `YYYY-MM-DD` from the start of a date the feed gives, or null. */
-function isoDay(text: unknown): string | null {
-  if (typeof text !== 'string') return null;
-  const match = /^(\d{4})-(\d{2})-(\d{2})/.exec(text.trim());
-  return match ? `${match[1]}-${match[2]}-${match[3]}` : null;
+/**
+ * The feed's own date as `YYYY-MM-DD`: null when the feed gives none (the field is absent), refused
+ * when it gives one that is not a day: a feed that cannot say when it was made is not trusted.
+ */
+function feedDay(value: unknown, where: string): string | null {
+  if (value === undefined || value === null) return null;
+  const day = typeof value === 'string' ? calendarDay(value) : null;
+  if (day === null) throw new FeedError(`${where} is ${JSON.stringify(value)}, not a date`);
+  return day;
 }
 
 /** AWS ip-ranges.json: `prefixes[].ip_prefix` and `ipv6_prefixes[].ipv6_prefix`, each with `service`. */
@@ -135,7 +177,7 @@ function parseAws(text: string): FeedParseResult {
     const entry = object(item, `ipv6_prefixes[${index}]`);
     prefixes.push({ service: string(entry.service, `ipv6_prefixes[${index}].service`), cidr: cidr(entry.ipv6_prefix, `ipv6_prefixes[${index}].ipv6_prefix`) });
   }
-  return { ok: true, date: isoDay(root.createDate), prefixes };
+  return { ok: true, date: feedDay(root.createDate, 'createDate'), prefixes };
 }
 
 /** Google cloud.json: `prefixes[]` with `ipv4Prefix` or `ipv6Prefix`, and `service`. */
@@ -147,7 +189,7 @@ function parseGoogleCloud(text: string): FeedParseResult {
     const value = entry.ipv4Prefix ?? entry.ipv6Prefix;
     prefixes.push({ service: string(entry.service, `prefixes[${index}].service`), cidr: cidr(value, `prefixes[${index}] prefix`) });
   }
-  return { ok: true, date: isoDay(root.creationTime), prefixes };
+  return { ok: true, date: feedDay(root.creationTime, 'creationTime'), prefixes };
 }
 
 /** Azure Service Tags: `values[]` with `name` and `properties.addressPrefixes`. */
@@ -178,7 +220,7 @@ function parseOracle(text: string): FeedParseResult {
       for (const tag of array(entry.tags, `regions[${index}].cidrs[${at}].tags`)) prefixes.push({ service: string(tag, 'a tag'), cidr: block });
     }
   }
-  return { ok: true, date: isoDay(root.last_updated_timestamp), prefixes };
+  return { ok: true, date: feedDay(root.last_updated_timestamp, 'last_updated_timestamp'), prefixes };
 }
 
 /** RFC 8805 geofeed: `prefix,country,region,city,postal` a line; `#` starts a comment. */
@@ -188,7 +230,8 @@ function parseGeofeed(text: string): FeedParseResult {
   for (const [index, raw] of text.split(/\r?\n/).entries()) {
     const line = raw.trim();
     if (line.startsWith('#')) {
-      date ??= isoDay(/last modified:\s*(.*)$/i.exec(line)?.[1]);
+      const stamp = /last modified:\s*(.*)$/i.exec(line)?.[1];
+      if (stamp !== undefined) date ??= feedDay(stamp, `line ${index + 1} ("last modified")`);
       continue;
     }
     if (line === '') continue;

@@ -6,8 +6,11 @@
  *   address failing STARTTLS or its certificate (§4.2): compliant senders refuse to deliver there.
  * - `enforced`: enforce mode, every MX covered, no address failing, at least one address `ok`.
  * - `at-risk`: otherwise, when some MX address offers no TLS (`no-starttls`, `tls-failed`).
- * - `opportunistic`: otherwise (TLS offered but not required: no policy, testing, none; or nothing
- *   could be confirmed).
+ * - `untested`: otherwise, when no MX address could be probed (each `unreachable` or
+ *   `refused-private`, or no MX host with an address): nothing is known of TLS.
+ * - `opportunistic`: otherwise (TLS offered but not required: no policy, testing, none).
+ * - `no-mail`: before all of these, a null MX (RFC 7505): the domain accepts no mail; its one
+ *   finding says so, and nothing is suggested to publish (no MTA-STS policy, no TLS-RPT record).
  *
  * Addresses that could not be probed (`unreachable`, `refused-private`) count neither for nor
  * against; a finding says so.
@@ -23,6 +26,8 @@ export const SUGGESTED_MAX_AGE_SECONDS = 604_800;
 
 /** Outcomes that make a compliant sender refuse an MX under enforce (RFC 8461 §4.2, §5). */
 const ENFORCE_FAILURES: ReadonlySet<ProbeOutcome> = new Set(['no-starttls', 'tls-failed', 'cert-expired', 'cert-untrusted', 'cert-name-mismatch']);
+/** Outcomes where a probe learnt nothing about TLS (no connection was made, or allowed). */
+const UNTESTED: ReadonlySet<ProbeOutcome> = new Set(['unreachable', 'refused-private']);
 /** Outcomes where the MX offers no usable TLS at all. */
 const NO_TLS: ReadonlySet<ProbeOutcome> = new Set(['no-starttls', 'tls-failed']);
 
@@ -56,6 +61,11 @@ export interface TransportFacts {
 /** The verdict and the findings, most serious first. */
 export function judgeTransport(facts: TransportFacts): { verdict: TransportVerdict; findings: Finding[] } {
   const { domain, mtaSts, policy } = facts;
+  // RFC 7505 §3: a null MX says the domain accepts no mail. There is no transport to protect: that
+  // one finding, and no policy or reporting record to publish for a domain nobody may send to.
+  if (facts.mxProblem?.kind === 'null-mx') {
+    return { verdict: 'no-mail', findings: [{ id: 'transport-null-mx', severity: 'info', title: 'Domain Accepts No Mail', detail: facts.mxProblem.detail }] };
+  }
   const enforce = mtaSts.status === 'enforce';
   const probes = facts.mx.flatMap((mx) => mx.probes.map((probe) => ({ mx, probe })));
   const uncovered = policy && mtaSts.status !== 'none' ? facts.mx.filter((mx) => mx.covered === false) : [];
@@ -65,12 +75,14 @@ export function judgeTransport(facts: TransportFacts): { verdict: TransportVerdi
   if (enforce && (uncovered.length > 0 || failing.length > 0)) verdict = 'broken';
   else if (enforce && ok.length > 0 && facts.mx.length > 0) verdict = 'enforced';
   else if (probes.some(({ probe }) => NO_TLS.has(probe.outcome))) verdict = 'at-risk';
+  else if (probes.every(({ probe }) => UNTESTED.has(probe.outcome))) verdict = 'untested';
   else verdict = 'opportunistic';
 
   const findings: Finding[] = [];
   const mxList = facts.mx.map((mx) => mx.host);
   const policyLines = (mode: 'testing' | 'enforce'): string =>
-    [`version: STSv1`, `mode: ${mode}`, ...(mxList.length > 0 ? mxList : [`mail.${domain}`]).map((host) => `mx: ${host}`), `max_age: ${SUGGESTED_MAX_AGE_SECONDS}`].join('\n');
+    // Only the MX hosts the DNS named: with none known, the line says so rather than invent a host.
+    [`version: STSv1`, `mode: ${mode}`, ...(mxList.length > 0 ? mxList.map((host) => `mx: ${host}`) : [`mx: <each MX host of ${domain}>`]), `max_age: ${SUGGESTED_MAX_AGE_SECONDS}`].join('\n');
   const newId = `a new id (for example ${compactDate(facts.now)})`;
 
   // MTA-STS itself.
@@ -156,10 +168,18 @@ export function judgeTransport(facts: TransportFacts): { verdict: TransportVerdi
   }
   if (facts.mxProblem) {
     findings.push({
-      id: facts.mxProblem.kind === 'null-mx' ? 'transport-null-mx' : facts.mxProblem.kind === 'temperror' ? 'transport-mx-temperror' : 'transport-no-mx',
+      id: facts.mxProblem.kind === 'temperror' ? 'transport-mx-temperror' : 'transport-no-mx',
       severity: 'info',
-      title: facts.mxProblem.kind === 'null-mx' ? 'Domain Accepts No Mail' : facts.mxProblem.kind === 'temperror' ? 'MX Lookup Failed' : 'No Mail Hosts',
+      title: facts.mxProblem.kind === 'temperror' ? 'MX Lookup Failed' : 'No Mail Hosts',
       detail: facts.mxProblem.detail,
+    });
+  }
+  if (verdict === 'untested') {
+    findings.push({
+      id: 'transport-untested',
+      severity: 'info',
+      title: 'Transport Not Tested',
+      detail: `No MX address of ${domain} could be probed (${probes.length === 0 ? 'there was none to probe' : 'each one is not public or did not answer'}), so whether mail sent to it is protected in transit is not known. It is not a sign of TLS, nor of its absence.`,
     });
   }
   for (const note of facts.notes) findings.push({ id: 'transport-limited', severity: 'info', title: 'Not Every Address Was Probed', detail: note });

@@ -166,8 +166,13 @@ export interface ProbeResult extends AddressProbe {
  * - `at-risk`: some MX offers no TLS (and no enforce policy is published).
  * - `broken`: an enforce policy under which compliant senders must refuse to deliver (an MX not
  *   covered, or failing STARTTLS or its certificate): mail to this domain is being lost.
+ * - `untested`: no MX address could be probed (every one private, unreachable or refused, or no MX
+ *   host to probe): whether mail to the domain is protected in transit is not known. Never
+ *   `opportunistic`, which says TLS was seen.
+ * - `no-mail`: the domain publishes a null MX (RFC 7505): it accepts no mail, so there is no
+ *   transport to protect and nothing to publish for it.
  */
-export type TransportVerdict = 'enforced' | 'opportunistic' | 'at-risk' | 'broken';
+export type TransportVerdict = 'enforced' | 'opportunistic' | 'at-risk' | 'broken' | 'untested' | 'no-mail';
 
 /** `transport` of a result: the JSON shape the issue fixes, exactly. */
 export interface TransportResult {

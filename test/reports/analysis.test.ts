@@ -176,8 +176,8 @@ describe('classification rules', () => {
     ['SPF passes for another domain', [{ auth: { dkim: [], spf: [spfResult('bounce.crm.example', 'pass')] } }], 'legitimate', 'sign with d=test.example'],
     ['own signature, unknown selector', [{ auth: { dkim: [dkim('test.example', 'new1', 'fail')], spf: [] } }], 'legitimate', 'publish selector new1: the DKIM key at new1._domainkey.test.example that this sender signs with'],
     ['known service with MAIL FROM of the domain and no include', [{ auth: { dkim: [dkim('mailgun.org', 'mx', 'fail')], spf: [spfResult('test.example', 'softfail')] } }], 'legitimate', 'add include:mailgun.org to the SPF record of test.example (Mailgun sends with MAIL FROM test.example)'],
-  ] as const)('%s', (_, records, cls, fix) => {
-    const [sender] = summariseSenders([reportOf(records as Partial<AggregateRecord>[])], { domain: 'test.example', days: 30, now: NOW });
+  ] as [string, Partial<AggregateRecord>[], string, string | null][])('%s', (_, records, cls, fix) => {
+    const [sender] = summariseSenders([reportOf(records)], { domain: 'test.example', days: 30, now: NOW });
     expect(sender!.class).toBe(cls);
     expect(sender!.fix).toBe(fix);
   });

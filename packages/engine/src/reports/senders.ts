@@ -65,7 +65,7 @@ export const KNOWN_MAIL_SERVICES: readonly KnownMailService[] = [
 
 /** The service a domain belongs to, by suffix on label boundaries; null when none. */
 export function knownMailService(domain: string): KnownMailService | null {
-  for (const service of KNOWN_MAIL_SERVICES) if (service.domains.some((d) => isAtOrBelow(domain, d))) return service;
+  for (const service of KNOWN_MAIL_SERVICES) if (service.domains.some((d) => atOrBelow(domain, d))) return service;
   return null;
 }
 
@@ -143,6 +143,15 @@ function isForwardingReason(reason: { type: string; comment: string | null }): b
   return (reason.type === 'local_policy' || reason.type === 'other') && reason.comment !== null && /\barc=pass\b|forward|mailing.?list/i.test(reason.comment);
 }
 
+/**
+ * `isAtOrBelow` without allocating (it runs for every row and signature): `name` equals `ancestor`
+ * or ends with "." + `ancestor`.
+ */
+export function atOrBelow(name: string, ancestor: string): boolean {
+  if (name.length === ancestor.length) return name === ancestor;
+  return name.length > ancestor.length && name.charCodeAt(name.length - ancestor.length - 1) === 0x2e && name.endsWith(ancestor);
+}
+
 const day = (epoch: number): string => new Date(epoch * 1000).toISOString().slice(0, 10);
 
 interface Tally {
@@ -161,6 +170,8 @@ interface Tally {
   /** Signatures with the domain's own d= that did not verify, on failing mail: selector → result. */
   ownFailedSelectors: Map<string, string>;
   ownFailedNoSelector: boolean;
+  /** Own selectors already added to `verifying` from this source (saves a string per row). */
+  verified: Set<string>;
   unalignedDkimPass: string | null;
   unalignedSpfPass: string | null;
   /** An SPF check of a MAIL FROM at or below the domain that did not pass, on failing mail. */
@@ -171,11 +182,18 @@ interface Tally {
 export function summariseSenders(reports: readonly AggregateReport[], options: SenderOptions): SenderSummary[] {
   const domain = options.domain.toLowerCase().replace(/\.$/, '');
   const tallies = new Map<string, Tally>();
-  /** Selectors of the domain that verify somewhere: one that fails elsewhere was broken in transit, not unpublished. */
+  /** Selectors of the domain that verify somewhere ("d s"): one that fails elsewhere was broken in transit, not unpublished. */
   const verifying = new Set<string>();
+  /** Per signing domain: whether it is at or below the domain (a handful of distinct values). */
+  const ownDomain = new Map<string, boolean>();
+  const isOwn = (name: string): boolean => {
+    let own = ownDomain.get(name);
+    if (own === undefined) ownDomain.set(name, (own = atOrBelow(name, domain)));
+    return own;
+  };
   for (const report of reportsInWindow(reports, options.days, options.now)) {
     for (const record of report.records) {
-      if (!isAtOrBelow(record.headerFrom, domain)) continue;
+      if (!isOwn(record.headerFrom)) continue;
       let t = tallies.get(record.sourceIp);
       if (t === undefined) {
         t = {
@@ -193,6 +211,7 @@ export function summariseSenders(reports: readonly AggregateReport[], options: S
           spfDomains: new Set(),
           ownFailedSelectors: new Map(),
           ownFailedNoSelector: false,
+          verified: new Set(),
           unalignedDkimPass: null,
           unalignedSpfPass: null,
           ownSpfFailed: null,
@@ -215,10 +234,13 @@ export function summariseSenders(reports: readonly AggregateReport[], options: S
       t.last = Math.max(t.last, report.dateRange.begin);
       for (const signature of record.auth.dkim) {
         t.dkimDomains.add(signature.domain);
-        const own = isAtOrBelow(signature.domain, domain);
+        const own = isOwn(signature.domain);
         if (own && signature.selector !== null) {
           t.selectors.add(signature.selector);
-          if (signature.result === 'pass') verifying.add(`${signature.domain} ${signature.selector}`);
+          if (signature.result === 'pass' && !t.verified.has(signature.selector)) {
+            t.verified.add(signature.selector);
+            verifying.add(`${signature.domain} ${signature.selector}`);
+          }
         }
         if (own && signature.result !== 'pass' && !pass) {
           if (signature.selector === null) t.ownFailedNoSelector = true;
@@ -229,7 +251,7 @@ export function summariseSenders(reports: readonly AggregateReport[], options: S
       for (const check of record.auth.spf) {
         if (check.domain === null) continue;
         t.spfDomains.add(check.domain);
-        const own = isAtOrBelow(check.domain, domain);
+        const own = isOwn(check.domain);
         if (!pass && own && check.result !== 'pass' && check.scope === 'mfrom') t.ownSpfFailed ??= check.domain;
         if (!pass && !own && check.result === 'pass') t.unalignedSpfPass ??= check.domain;
       }
@@ -237,8 +259,15 @@ export function summariseSenders(reports: readonly AggregateReport[], options: S
   }
   const ownRanges = options.spf?.passSources?.pass ?? null;
   const senders: SenderSummary[] = [];
+  const services = new Map<string, KnownMailService | null>();
+  const days = new Map<number, string>();
+  const dayOf = (epoch: number): string => {
+    let text = days.get(epoch);
+    if (text === undefined) days.set(epoch, (text = day(epoch)));
+    return text;
+  };
   for (const t of tallies.values()) {
-    const service = serviceOf(t);
+    const service = serviceOf(t, services);
     const provider = service?.name ?? (options.ranges ? cloudOf(t.source, options.ranges) : null);
     const { cls, why, fix } = classify(t, domain, service, ownRanges, verifying, options.spf ?? null);
     senders.push({
@@ -253,8 +282,8 @@ export function summariseSenders(reports: readonly AggregateReport[], options: S
       class: cls,
       why,
       fix,
-      firstDay: day(t.first),
-      lastDay: day(t.last),
+      firstDay: dayOf(t.first),
+      lastDay: dayOf(t.last),
       dkimDomains: [...t.dkimDomains].sort(),
       spfDomains: [...t.spfDomains].sort(),
     });
@@ -262,13 +291,18 @@ export function summariseSenders(reports: readonly AggregateReport[], options: S
   return senders.sort((a, b) => b.messages - a.messages || compareAddresses(a.source, b.source));
 }
 
-function serviceOf(t: Tally): KnownMailService | null {
+function serviceOf(t: Tally, cache: Map<string, KnownMailService | null>): KnownMailService | null {
+  const lookup = (d: string): KnownMailService | null => {
+    let service = cache.get(d);
+    if (service === undefined) cache.set(d, (service = knownMailService(d)));
+    return service;
+  };
   for (const d of t.dkimDomains) {
-    const service = knownMailService(d);
+    const service = lookup(d);
     if (service !== null) return service;
   }
   for (const d of t.spfDomains) {
-    const service = knownMailService(d);
+    const service = lookup(d);
     if (service !== null) return service;
   }
   return null;

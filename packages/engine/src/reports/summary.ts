@@ -8,7 +8,7 @@ import type { RangeData } from '../ranges/types.js';
 import type { SpfAnalysis } from '../spf/analyze.js';
 import { reportIdentity } from './identity.js';
 import { readiness, type EnforcementImpact, type ReadinessBlocker } from './readiness.js';
-import { DAY_SECONDS, epochSecondsOf, reportsInWindow, summariseSenders, type SenderClass } from './senders.js';
+import { atOrBelow, DAY_SECONDS, epochSecondsOf, reportsInWindow, summariseSenders, type SenderClass } from './senders.js';
 import { spfTighten, unusedSpfTerms, type SpfTightening, type UnusedSpfTerm } from './spf-tighten.js';
 import { tlsSummary, type TlsPolicySummary } from './tls-summary.js';
 import type { AggregateReport, TlsReport } from './types.js';
@@ -82,10 +82,12 @@ export interface ReportsSummary {
 export function selectorsSeen(reports: readonly AggregateReport[], domain: string): string[] {
   const wanted = domain.toLowerCase().replace(/\.$/, '');
   const seen = new Set<string>();
+  const checked = new Set<string>();
   for (const report of reports) {
     for (const record of report.records) {
       for (const signature of record.auth.dkim) {
-        if (signature.selector === null || !isAtOrBelow(signature.domain, wanted)) continue;
+        if (signature.selector === null || checked.has(signature.selector) || !atOrBelow(signature.domain, wanted)) continue;
+        checked.add(signature.selector);
         const selector = signature.selector.toLowerCase();
         if (selectorProblem(selector) === null) seen.add(selector);
       }
@@ -104,7 +106,7 @@ export function summariseReports(input: SummariseReportsInput): ReportsSummary {
     if (unique.has(key)) duplicates++;
     else unique.set(key, report);
   }
-  const inWindow = reportsInWindow([...unique.values()], input.days, input.now).filter((r) => r.records.some((x) => isAtOrBelow(x.headerFrom, domain)) || isAtOrBelow(r.policyPublished.domain, domain));
+  const inWindow = reportsInWindow([...unique.values()], input.days, input.now).filter((r) => r.records.some((x) => atOrBelow(x.headerFrom, domain)) || isAtOrBelow(r.policyPublished.domain, domain));
   const options = { domain, days: input.days, now: input.now, spf: input.spf ?? null, ranges: input.ranges ?? null };
   const senders = summariseSenders(inWindow, options);
   const ready = readiness(senders, { domain, days: input.days });

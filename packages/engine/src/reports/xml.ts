@@ -50,8 +50,11 @@ export interface ParseXmlOptions {
 
 const XML_NAMESPACE = 'http://www.w3.org/XML/1998/namespace';
 const NAME_START = /[A-Za-z_:\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u02FF\u0370-\u037D\u037F-\u1FFF\u200C\u200D\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD]/;
-const NAME = /[A-Za-z_:\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u02FF\u0370-\u037D\u037F-\u1FFF\u200C\u200D\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD][-A-Za-z0-9_:.\u00B7\u0300-\u036F\u203F\u2040\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u02FF\u0370-\u037D\u037F-\u1FFF\u200C\u200D\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD]*/y;
-const WHITESPACE = /[ \t\r\n]*/y;
+
+/** A–Z, a–z, "_" or ":". */
+function isNameStartAscii(c: number): boolean {
+  return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x5f || c === 0x3a;
+}
 /** XML 1.0 §4.6: the predefined entities. */
 const PREDEFINED: Readonly<Record<string, string>> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
 
@@ -207,22 +210,28 @@ class Parser {
   }
 
   private readName(what: string): string {
-    NAME.lastIndex = this.i;
-    const match = NAME.exec(this.s);
-    if (match === null) {
-      const shown = this.s.slice(this.i, this.i + 20);
-      throw new XmlError('malformed', `expected ${what}, found "${shown}"${NAME_START.test(shown) ? '' : ' (an unescaped "<" in text?)'}`, this.i);
+    const s = this.s;
+    const start = this.i;
+    let i = start;
+    // XML 1.0 §2.3 Name: ASCII checked exactly; any character above U+007F is taken as a name character.
+    const first = s.charCodeAt(i);
+    if (!(isNameStartAscii(first) || first >= 0xc0)) {
+      const shown = s.slice(i, i + 20);
+      throw new XmlError('malformed', `expected ${what}, found "${shown}"${NAME_START.test(shown) ? '' : ' (an unescaped "<" in text?)'}`, i);
     }
-    this.i += match[0].length;
-    return match[0];
+    i++;
+    for (let c = s.charCodeAt(i); isNameStartAscii(c) || (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2e || c >= 0xb7; c = s.charCodeAt(++i));
+    this.i = i;
+    return s.slice(start, i);
   }
 
   private skipWhitespace(): number {
-    WHITESPACE.lastIndex = this.i;
-    WHITESPACE.exec(this.s);
-    const skipped = WHITESPACE.lastIndex - this.i;
-    this.i = WHITESPACE.lastIndex;
-    return skipped;
+    const s = this.s;
+    const start = this.i;
+    let i = start;
+    for (let c = s.charCodeAt(i); c === 0x20 || c === 0x0a || c === 0x09 || c === 0x0d; c = s.charCodeAt(++i));
+    this.i = i;
+    return i - start;
   }
 
   private startTag(): void {

@@ -103,7 +103,7 @@ export { DMARC_2_NAMESPACE, MAX_REPORT_RECORDS, MAX_TLS_REPORT_ITEMS, parseAggre
  * the cloud addresses that really sent, unused SPF terms, the DKIM selectors seen, the TLS summary with
  * its enforce answer, and `summariseReports`: the whole `reports show --json` answer.
  */
-export { KNOWN_MAIL_SERVICES, readiness, reportsInWindow, selectorsSeen, spfTighten, summariseReports, summariseSenders, tlsSummary, unusedSpfTerms } from './reports/index.js';
+export { KNOWN_MAIL_SERVICES, lookupReverseNames, MAX_REVERSE_LOOKUPS, readiness, reportsInWindow, selectorsSeen, spfTighten, summariseReports, summariseSenders, tlsSummary, unusedSpfTerms } from './reports/index.js';
 export type {
   EnforcementImpact,
   KnownMailService,
@@ -111,6 +111,7 @@ export type {
   ReadinessBlocker,
   ReportsSummary,
   ReportsSummarySender,
+  ReverseName,
   SenderClass,
   SenderOptions,
   SenderSummary,

@@ -24,3 +24,5 @@ export { POLICY_FETCH_FAILURES, tlsSummary } from './tls-summary.js';
 export type { TlsFailureCount, TlsPolicySummary, TlsSummary } from './tls-summary.js';
 export { selectorsSeen, summariseReports } from './summary.js';
 export type { ReportsSummary, ReportsSummarySender, SummariseReportsInput } from './summary.js';
+export { MAX_REVERSE_LOOKUPS, REVERSE_LOOKUP_CONCURRENCY, lookupReverseNames } from './reverse-names.js';
+export type { ReverseName } from './reverse-names.js';

@@ -11,6 +11,7 @@ import { readiness, type EnforcementImpact, type ReadinessBlocker } from './read
 import { atOrBelow, DAY_SECONDS, epochSecondsOf, reportsInWindow, summariseSenders, type SenderClass } from './senders.js';
 import { spfTighten, unusedSpfTerms, type SpfTightening, type UnusedSpfTerm } from './spf-tighten.js';
 import { tlsSummary, type TlsPolicySummary } from './tls-summary.js';
+import type { ReverseName } from './reverse-names.js';
 import type { AggregateReport, TlsReport } from './types.js';
 
 /** What `summariseReports` takes. */
@@ -29,6 +30,8 @@ export interface SummariseReportsInput {
   spf?: SpfAnalysis | null;
   /** Provider ranges (clouds and CDNs); `shippedRanges()` is the usual value; null skips cloud naming and tightening. */
   ranges?: RangeData | null;
+  /** Reverse names of the sources, from `lookupReverseNames` (bounded DNS, done by the caller); absent ones are null. */
+  reverseNames?: ReadonlyMap<string, ReverseName>;
 }
 
 /** One sender in the summary. */
@@ -48,6 +51,8 @@ export interface ReportsSummarySender {
   failing: number;
   firstDay: string;
   lastDay: string;
+  /** The source's reverse name when the caller looked it up (`lookupReverseNames`), else null. */
+  reverseName: ReverseName | null;
 }
 
 /** The JSON of `reports show --json`. */
@@ -96,6 +101,15 @@ export function selectorsSeen(reports: readonly AggregateReport[], domain: strin
   return [...seen].sort();
 }
 
+function validSelectors(selectors: Iterable<string>): string[] {
+  const seen = new Set<string>();
+  for (const raw of selectors) {
+    const selector = raw.toLowerCase();
+    if (!seen.has(selector) && selectorProblem(selector) === null) seen.add(selector);
+  }
+  return [...seen].sort();
+}
+
 /** Builds the summary of a domain's reports over a window. Pure: the caller stores and loads the reports. */
 export function summariseReports(input: SummariseReportsInput): ReportsSummary {
   const domain = input.domain.toLowerCase().replace(/\.$/, '');
@@ -106,7 +120,8 @@ export function summariseReports(input: SummariseReportsInput): ReportsSummary {
     if (unique.has(key)) duplicates++;
     else unique.set(key, report);
   }
-  const inWindow = reportsInWindow([...unique.values()], input.days, input.now).filter((r) => r.records.some((x) => atOrBelow(x.headerFrom, domain)) || isAtOrBelow(r.policyPublished.domain, domain));
+  // The policy domain decides for almost every report; only a report of a parent domain needs its rows read.
+  const inWindow = reportsInWindow([...unique.values()], input.days, input.now).filter((r) => atOrBelow(r.policyPublished.domain, domain) || r.records.some((x) => atOrBelow(x.headerFrom, domain)));
   const options = { domain, days: input.days, now: input.now, spf: input.spf ?? null, ranges: input.ranges ?? null };
   const senders = summariseSenders(inWindow, options);
   const ready = readiness(senders, { domain, days: input.days });
@@ -138,11 +153,13 @@ export function summariseReports(input: SummariseReportsInput): ReportsSummary {
       failing: s.failing,
       firstDay: s.firstDay,
       lastDay: s.lastDay,
+      reverseName: input.reverseNames?.get(s.source) ?? null,
     })),
     readiness: { reject: ready.reject, quarantine: ready.quarantine, verdict: ready.verdict, blockers: ready.blockers, summary: ready.summary },
     spfTighten: input.ranges ? spfTighten(input.spf ?? null, senders, { ranges: input.ranges, now: input.now }) : null,
     spfUnused: unusedSpfTerms(input.spf ?? null, senders),
-    selectors: selectorsSeen(inWindow, domain),
+    // The senders hold every selector of the domain already: one pass over the rows is enough.
+    selectors: validSelectors(senders.flatMap((x) => x.selectors)),
     tls: tlsSummary(tlsReports),
     window: { from: new Date((end - input.days * DAY_SECONDS) * 1000).toISOString().slice(0, 10), to: new Date(end * 1000).toISOString().slice(0, 10) },
   };

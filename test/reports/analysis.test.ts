@@ -207,6 +207,24 @@ describe('classification rules', () => {
     expect(readiness(senders)).toMatchObject({ verdict: 'ready', summary: 'ready', reject: { messages: 10, share: 0.1, senders: ['203.0.113.5'] }, blockers: [] });
   });
 
+  it('the window follows the reports’ own dates: a stream fixed in the last 14 days is ready over 14 days, not over 35', () => {
+    const day0 = Math.floor(NOW.getTime() / 1000) - 35 * 86400;
+    const reports = Array.from({ length: 35 }, (_, d) =>
+      reportOf(
+        [
+          { sourceIp: '192.0.2.1', count: 100, dkimResult: 'pass', auth: { dkim: [dkim('test.example', 'main', 'pass')], spf: [] } },
+          // The ESP signed with its own domain until 20 days ago, then with the domain's.
+          d < 15 ? { sourceIp: '198.51.100.9', count: 20, auth: { dkim: [dkim('esp.example', 'e1', 'pass')], spf: [] } } : { sourceIp: '198.51.100.9', count: 20, dkimResult: 'pass', auth: { dkim: [dkim('test.example', 'esp', 'pass')], spf: [] } },
+          { sourceIp: '203.0.113.50', count: 2 },
+        ],
+        day0 + d * 86400,
+      ),
+    );
+    const over = (days: number) => readiness(summariseSenders(reports, { domain: 'test.example', days, now: NOW }), { domain: 'test.example', days });
+    expect(over(35)).toMatchObject({ verdict: 'not-ready', summary: '300 messages from 1 legitimate sender would be rejected: fix these first' });
+    expect(over(14)).toMatchObject({ verdict: 'ready', summary: 'ready', reject: { messages: 28, senders: ['203.0.113.50'] } });
+  });
+
   it('selectorsSeen keeps valid selectors of the domain and its subdomains only', () => {
     const reports = [reportOf([{ auth: { dkim: [dkim('test.example', 'S1', 'pass'), dkim('mail.test.example', 'k2', 'fail'), dkim('other.example', 'x', 'pass'), dkim('test.example', 'bad selector', 'fail'), dkim('test.example', null, 'fail')], spf: [] } }])];
     expect(selectorsSeen(reports, 'test.example')).toEqual(['k2', 's1']);

@@ -47,7 +47,8 @@ export function spfTighten(spf: SpfAnalysis | null, senders: readonly SenderSumm
   const report = classifySharedInfrastructure([{ checkedDomain: spf.domain, sources: spf.passSources }], () => options.ranges, now);
   if (report === null) return null;
   // Terms of the domain's own record: their path from the top is the term itself.
-  const own = report.exposures.filter((e) => e.recordDomain === spf.domain && !e.path.includes(' → '));
+  // Critical exposures only (space anyone can land in); a few fixed addresses (the warning) are likely the owner's own.
+  const own = report.exposures.filter((e) => e.severity === 'critical' && e.recordDomain === spf.domain && !e.path.includes(' → '));
   if (own.length === 0) return null;
   const keep = new Map<string, string[]>();
   for (const exposure of own) {

@@ -7,7 +7,7 @@
  * required field is refused with a reason and gives no rows.
  */
 import { canonicalName } from '../dns/name.js';
-import { MAX_TEXT_FIELD, type ParseReportOptions } from './parse-aggregate.js';
+import { futureProblem, MAX_TEXT_FIELD, type ParseReportOptions } from './parse-aggregate.js';
 import type { ParseOutcome, TlsFailureDetail, TlsPolicyResult, TlsReport } from './types.js';
 
 /** Policies plus failure details in one TLS report. */
@@ -47,7 +47,10 @@ export function parseTlsReport(input: Uint8Array | string, options: ParseReportO
     return { ok: false, reason: 'malformed', detail: `not valid JSON (truncated?): ${error instanceof Error ? error.message : String(error)}` };
   }
   try {
-    return { ok: true, report: readReport(json, warnings, maxItems), warnings };
+    const report = readReport(json, warnings, maxItems);
+    const future = futureProblem(report.dateRange.end, options.now);
+    if (future !== null) return { ok: false, reason: 'invalid-field', detail: future };
+    return { ok: true, report, warnings };
   } catch (error) {
     if (error instanceof Refused) return error.refusal;
     return { ok: false, reason: 'malformed', detail: `the report could not be read: ${error instanceof Error ? error.message : String(error)}` };

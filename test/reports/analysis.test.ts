@@ -6,6 +6,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
 import { shippedRanges } from '../../packages/engine/src/ranges/snapshot.js';
+import { dailyCounts } from '../../packages/engine/src/reports/daily.js';
 import { parseAggregateReport } from '../../packages/engine/src/reports/parse-aggregate.js';
 import { parseTlsReport } from '../../packages/engine/src/reports/parse-tls.js';
 import { readiness } from '../../packages/engine/src/reports/readiness.js';
@@ -97,6 +98,26 @@ describe('summariseReports over the fixtures', () => {
 
   it('tightens the SPF record to the EC2 addresses that sent', () => {
     expect(summary.spfTighten).toEqual({ record: 'v=spf1 ip4:3.224.10.5 ip4:3.224.77.9 include:_spf.esp.example -all', keep: ['3.224.10.5', '3.224.77.9'], drop: ['ip4:3.224.0.0/16'], services: ['Amazon EC2'] });
+  });
+
+  it('counts pass and fail per UTC day', () => {
+    expect(summary.daily).toEqual([
+      { day: '2026-11-18', messages: 5, dmarcPass: 0, failing: 5 },
+      { day: '2026-11-19', messages: 5, dmarcPass: 0, failing: 5 },
+      { day: '2026-11-20', messages: 100, dmarcPass: 0, failing: 100 },
+      { day: '2026-11-21', messages: 2060, dmarcPass: 1743, failing: 317 },
+      { day: '2026-11-22', messages: 3, dmarcPass: 3, failing: 0 },
+    ]);
+  });
+
+  it('spreads a multi-week report over its days, adding up exactly', () => {
+    const long = reportOf([{ count: 10, dkimResult: 'pass' }, { sourceIp: '203.0.113.1', count: 7 }], 1795219200 - 2 * 86400);
+    long.dateRange.end = long.dateRange.begin + 3 * 86400;
+    const series = dailyCounts([long], { domain: 'test.example', days: 30, now: NOW });
+    expect(series.map((d) => d.day)).toEqual(['2026-11-19', '2026-11-20', '2026-11-21']);
+    expect(series.reduce((a, d) => a + d.dmarcPass, 0)).toBe(10);
+    expect(series.reduce((a, d) => a + d.failing, 0)).toBe(7);
+    expect(series.map((d) => d.dmarcPass)).toEqual([4, 3, 3]);
   });
 
   it('lists the selectors seen, for DKIM probing', () => {

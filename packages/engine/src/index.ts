@@ -103,8 +103,9 @@ export { DMARC_2_NAMESPACE, MAX_REPORT_RECORDS, MAX_TLS_REPORT_ITEMS, parseAggre
  * the cloud addresses that really sent, unused SPF terms, the DKIM selectors seen, the TLS summary with
  * its enforce answer, and `summariseReports`: the whole `reports show --json` answer.
  */
-export { KNOWN_MAIL_SERVICES, lookupReverseNames, MAX_REVERSE_LOOKUPS, readiness, reportsInWindow, selectorsSeen, spfTighten, summariseReports, summariseSenders, tlsSummary, unusedSpfTerms } from './reports/index.js';
+export { dailyCounts, KNOWN_MAIL_SERVICES, lookupReverseNames, MAX_REVERSE_LOOKUPS, readiness, reportsInWindow, selectorsSeen, spfTighten, summariseReports, summariseSenders, tlsSummary, unusedSpfTerms } from './reports/index.js';
 export type {
+  DailyCount,
   EnforcementImpact,
   KnownMailService,
   Readiness,

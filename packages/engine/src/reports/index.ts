@@ -26,3 +26,5 @@ export { selectorsSeen, summariseReports } from './summary.js';
 export type { ReportsSummary, ReportsSummarySender, SummariseReportsInput } from './summary.js';
 export { MAX_REVERSE_LOOKUPS, REVERSE_LOOKUP_CONCURRENCY, lookupReverseNames } from './reverse-names.js';
 export type { ReverseName } from './reverse-names.js';
+export { dailyCounts } from './daily.js';
+export type { DailyCount } from './daily.js';

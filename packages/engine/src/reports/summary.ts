@@ -6,6 +6,7 @@ import { isAtOrBelow } from '../dns/name.js';
 import { selectorProblem } from '../dkim/probe.js';
 import type { RangeData } from '../ranges/types.js';
 import type { SpfAnalysis } from '../spf/analyze.js';
+import { dailyCounts, type DailyCount } from './daily.js';
 import { reportIdentity } from './identity.js';
 import { readiness, type EnforcementImpact, type ReadinessBlocker } from './readiness.js';
 import { atOrBelow, DAY_SECONDS, epochSecondsOf, reportsInWindow, summariseSenders, type SenderClass } from './senders.js';
@@ -81,6 +82,8 @@ export interface ReportsSummary {
   tls: { reports: number; policies: TlsPolicySummary[] };
   /** The window: its first and last UTC day. */
   window: { from: string; to: string };
+  /** Messages, passes and failures per UTC day, for the chart of pass and fail. */
+  daily: DailyCount[];
 }
 
 /** The DKIM selectors seen in reports for signatures with a `d=` at or below `domain` (valid DNS labels only), sorted. */
@@ -161,6 +164,7 @@ export function summariseReports(input: SummariseReportsInput): ReportsSummary {
     // The senders hold every selector of the domain already: one pass over the rows is enough.
     selectors: validSelectors(senders.flatMap((x) => x.selectors)),
     tls: tlsSummary(tlsReports),
+    daily: dailyCounts(inWindow, { domain, days: input.days, now: input.now }),
     window: { from: new Date((end - input.days * DAY_SECONDS) * 1000).toISOString().slice(0, 10), to: new Date(end * 1000).toISOString().slice(0, 10) },
   };
 }

@@ -220,6 +220,9 @@ describe('classification rules', () => {
     expect(senders[0]).toMatchObject({ class: 'legitimate', fix: 'sign with d=test.example' });
     // The include sent nothing: a removal candidate that saves its lookup.
     expect(unusedSpfTerms(analysis, senders)).toEqual([{ term: 'include:_spf.old.example', lookupsSaved: 1 }]);
+    // A sender inside the include's range: the include is used, the own range is not.
+    const viaInclude = summariseSenders([reportOf([{ sourceIp: '198.51.100.5', count: 3, spfResult: 'pass' }])], { domain: 'test.example', days: 30, now: NOW, spf: analysis });
+    expect(unusedSpfTerms(analysis, viaInclude)).toEqual([{ term: 'ip4:192.0.2.0/24', lookupsSaved: 0 }]);
     expect(readiness(senders, { domain: 'test.example' }).summary).toBe('5 messages from 1 legitimate sender would be rejected: fix these first');
   });
 

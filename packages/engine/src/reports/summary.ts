@@ -7,7 +7,7 @@ import { selectorProblem } from '../dkim/probe.js';
 import type { RangeData } from '../ranges/types.js';
 import type { SpfAnalysis } from '../spf/analyze.js';
 import { dailyCounts, type DailyCount } from './daily.js';
-import { reportIdentity } from './identity.js';
+import { identityText } from './identity.js';
 import { readiness, type EnforcementImpact, type ReadinessBlocker } from './readiness.js';
 import { atOrBelow, DAY_SECONDS, epochSecondsOf, reportsInWindow, summariseSenders, type SenderClass } from './senders.js';
 import { spfTighten, unusedSpfTerms, type SpfTightening, type UnusedSpfTerm } from './spf-tighten.js';
@@ -119,7 +119,7 @@ export function summariseReports(input: SummariseReportsInput): ReportsSummary {
   let duplicates = input.duplicates ?? 0;
   const unique = new Map<string, AggregateReport>();
   for (const report of input.aggregate) {
-    const key = reportIdentity(report);
+    const key = identityText(report);
     if (unique.has(key)) duplicates++;
     else unique.set(key, report);
   }
@@ -131,7 +131,7 @@ export function summariseReports(input: SummariseReportsInput): ReportsSummary {
   const tlsUnique = new Map<string, TlsReport>();
   for (const report of input.tls ?? []) {
     if (!report.policies.some((p) => isAtOrBelow(p.policy.domain, domain))) continue;
-    const key = reportIdentity(report);
+    const key = identityText(report);
     if (!tlsUnique.has(key)) tlsUnique.set(key, report);
   }
   const tlsReports = reportsInWindow([...tlsUnique.values()], input.days, input.now).map((r) => ({ ...r, policies: r.policies.filter((p) => isAtOrBelow(p.policy.domain, domain)) }));

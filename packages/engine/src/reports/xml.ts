@@ -25,7 +25,7 @@ export interface XmlElement {
   local: string;
   /** The namespace URI its prefix (or the default namespace) is bound to; null for none or an unbound prefix. */
   namespace: string | null;
-  /** Attributes by name as written, values decoded. */
+  /** Attributes by name as written, values decoded (one shared frozen empty object when there are none). */
   attributes: Record<string, string>;
   children: XmlElement[];
   text: string;
@@ -55,6 +55,7 @@ const NAME_START = /[A-Za-z_:\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u02FF\u0370-\u037
 function isNameStartAscii(c: number): boolean {
   return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x5f || c === 0x3a;
 }
+const NO_ATTRIBUTES: Record<string, string> = Object.freeze(Object.create(null) as Record<string, string>);
 /** XML 1.0 §4.6: the predefined entities. */
 const PREDEFINED: Readonly<Record<string, string>> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
 
@@ -242,7 +243,8 @@ class Parser {
     if (this.root !== null && this.stack.length === 0) throw new XmlError('malformed', `a second root element <${name}>`, at);
     if (this.stack.length >= this.maxDepth) throw new XmlError('too-deep', `elements nested deeper than ${this.maxDepth}`, at);
     if (++this.nodes > this.maxNodes) throw new XmlError('too-many-nodes', `more than ${this.maxNodes} elements`, at);
-    const attributes: Record<string, string> = Object.create(null) as Record<string, string>;
+    // Most elements have none: they share one frozen empty object, so no allocation per element.
+    let attributes: Record<string, string> = NO_ATTRIBUTES;
     let count = 0;
     let selfClosing = false;
     for (;;) {
@@ -271,6 +273,7 @@ class Parser {
       if (end === -1) throw new XmlError('malformed', `attribute "${attribute}" of <${name}> is not closed (truncated?)`, this.i);
       const raw = s.slice(this.i + 1, end);
       if (raw.includes('<')) throw new XmlError('malformed', `"<" in the value of attribute "${attribute}"`, this.i);
+      if (attributes === NO_ATTRIBUTES) attributes = Object.create(null) as Record<string, string>;
       if (attribute in attributes) throw new XmlError('malformed', `attribute "${attribute}" repeated in <${name}>`, attributeAt);
       if (++count > MAX_XML_ATTRIBUTES) throw new XmlError('too-many-nodes', `more than ${MAX_XML_ATTRIBUTES} attributes on <${name}>`, attributeAt);
       attributes[attribute] = raw.includes('&') ? this.decodeReferences(raw, this.i + 1) : raw;
@@ -278,7 +281,7 @@ class Parser {
     }
     const parent = this.stack.at(-1);
     let namespaces = parent?.namespaces ?? this.rootNamespaces;
-    for (const attribute in attributes) {
+    if (attributes !== NO_ATTRIBUTES) for (const attribute in attributes) {
       // Namespaces in XML 1.0 §3: xmlns="uri" sets the default namespace, xmlns:p="uri" binds p.
       if (attribute === 'xmlns' || attribute.startsWith('xmlns:')) {
         if (namespaces === (parent?.namespaces ?? this.rootNamespaces)) namespaces = new Map(namespaces);

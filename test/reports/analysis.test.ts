@@ -211,6 +211,21 @@ describe('classification rules', () => {
     expect(senders.find((s) => s.source === '192.0.2.99')!.class).toBe('forwarded');
   });
 
+  it('a forwarder whose mail sometimes keeps the signature intact: forwarded, not a blocker', () => {
+    const senders = summariseSenders(
+      [
+        reportOf([
+          { sourceIp: '192.0.2.200', count: 30, dkimResult: 'pass', auth: { dkim: [dkim('test.example', 's1', 'pass')], spf: [spfResult('forwarder.example', 'pass')] } },
+          { sourceIp: '192.0.2.200', count: 4, auth: { dkim: [dkim('test.example', 's1', 'fail')], spf: [spfResult('forwarder.example', 'pass')] } },
+          { sourceIp: '192.0.2.200', count: 2, reasons: [{ type: 'mailing_list', comment: null }] },
+        ]),
+      ],
+      { domain: 'test.example', days: 30, now: NOW },
+    );
+    expect(senders[0]).toMatchObject({ class: 'forwarded', failing: 6, fix: null });
+    expect(readiness(senders).verdict).toBe('ready');
+  });
+
   it('an address of the own SPF pass set with another MAIL FROM: legitimate', async () => {
     const zone = '$ORIGIN test.example.\n$TTL 300\n@ IN SOA ns hostmaster 1 7200 900 1209600 300\n@ IN NS ns\n@ IN TXT "v=spf1 ip4:192.0.2.0/24 include:_spf.old.example -all"\n';
     const old = '$ORIGIN old.example.\n$TTL 300\n@ IN SOA ns hostmaster 1 7200 900 1209600 300\n@ IN NS ns\n_spf IN TXT "v=spf1 ip4:198.51.100.0/24 -all"\n';

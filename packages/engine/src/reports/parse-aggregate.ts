@@ -13,6 +13,7 @@
  */
 import { canonicalName } from '../dns/name.js';
 import { formatIp4, formatIp6, parseClientAddress } from '../spf/address.js';
+import { MAX_UNCOMPRESSED_BYTES } from './unpack.js';
 import type { AggregateRecord, AggregateReport, DkimAuthResult, OverrideReason, ParseOutcome, PolicyPublished, SpfAuthResult } from './types.js';
 import { child, childrenNamed, decodeXmlBytes, parseXml, type XmlElement } from './xml.js';
 
@@ -92,6 +93,7 @@ export function canonicalIp(value: string): string | null {
  */
 export function parseAggregateReport(input: Uint8Array | string, options: ParseReportOptions = {}): ParseOutcome<AggregateReport> {
   const maxRecords = options.maxRecords ?? MAX_REPORT_RECORDS;
+  if (input.length > MAX_UNCOMPRESSED_BYTES) return { ok: false, reason: 'too-large', detail: `the report has ${input.length} ${typeof input === 'string' ? 'characters' : 'bytes'}, over the ${MAX_UNCOMPRESSED_BYTES} cap` };
   const warnings = new Warnings();
   let text: string;
   if (typeof input === 'string') text = input;

@@ -170,6 +170,10 @@ interface Tally {
   /** Signatures with the domain's own d= that did not verify, on failing mail: selector → result. */
   ownFailedSelectors: Map<string, string>;
   ownFailedNoSelector: boolean;
+  /** Failing messages without a forwarding reason whose first failed own signature had this key ("d s"). */
+  brokenByKey: Map<string, number>;
+  /** … whose first failed own signature had no selector in the report. */
+  brokenNoSelector: number;
   /** Own selectors already added to `verifying` from this source (saves a string per row). */
   verified: Set<string>;
   unalignedDkimPass: string | null;
@@ -211,6 +215,8 @@ export function summariseSenders(reports: readonly AggregateReport[], options: S
           spfDomains: new Set(),
           ownFailedSelectors: new Map(),
           ownFailedNoSelector: false,
+          brokenByKey: new Map(),
+          brokenNoSelector: 0,
           verified: new Set(),
           unalignedDkimPass: null,
           unalignedSpfPass: null,
@@ -226,9 +232,21 @@ export function summariseSenders(reports: readonly AggregateReport[], options: S
       if (dkimPass) t.dkimAligned += n;
       const pass = spfPass || dkimPass;
       if (pass) t.dmarcPass += n;
-      else {
+      let ownBroken: string | null | undefined;
+      if (!pass) {
         t.failing += n;
         if (record.reasons.some(isForwardingReason)) t.forwardedFailing += n;
+        else {
+          // The first own signature that failed: if its selector verifies elsewhere, the message was changed on the way.
+          for (const signature of record.auth.dkim) {
+            if (signature.result !== 'pass' && isOwn(signature.domain)) {
+              ownBroken = signature.selector === null ? null : `${signature.domain} ${signature.selector}`;
+              break;
+            }
+          }
+          if (ownBroken === null) t.brokenNoSelector += n;
+          else if (ownBroken !== undefined) t.brokenByKey.set(ownBroken, (t.brokenByKey.get(ownBroken) ?? 0) + n);
+        }
       }
       t.first = Math.min(t.first, report.dateRange.begin);
       t.last = Math.max(t.last, report.dateRange.begin);
@@ -353,18 +371,19 @@ function classify(
     const [signer, selector] = unpublished[0].split(' ') as [string, string];
     return {
       cls: 'legitimate',
-      why: `it signs as ${signer} with selector ${selector}, which never verifies (${unpublished[1]}): ${failed}`,
+      why: `it signs as ${signer} with selector ${selector}, which never verifies (${unpublished[1]}): ${failed}. If this sender is not yours, it is a forger naming a selector of its choice`,
       fix: `publish selector ${selector}: the DKIM key at ${selector}._domainkey.${signer} that this sender signs with`,
     };
   }
+  // Every failing message is explained by forwarding: the receiver says so, or the domain's own
+  // signature, which verifies on its other mail, broke on the way (a forwarder or a list changed it).
+  let explained = t.forwardedFailing + t.brokenNoSelector;
+  for (const [key, count] of t.brokenByKey) if (verifying.has(key)) explained += count;
+  if (explained >= t.failing) {
+    return { cls: 'forwarded', why: `your own DKIM signature, which verifies on your other mail, broke on the way: forwarded or changed by a list (${failed}); expected`, fix: null };
+  }
   if (t.dmarcPass > 0) {
     return { cls: 'legitimate', why: `${t.dmarcPass} of its messages pass DMARC, ${failed}`, fix: signFix(domain, t, service, spf) };
-  }
-  // The domain's own signature, verified elsewhere, broken here: a forwarder or a list changed the message.
-  if (t.ownFailedSelectors.size > 0 || t.ownFailedNoSelector) {
-    if (t.ownSpfFailed === null || (service !== null && service.mailbox)) {
-      return { cls: 'forwarded', why: `your own DKIM signature, which verifies on your other mail, broke on the way: forwarded or changed by a list (${failed})`, fix: null };
-    }
   }
   if (t.unalignedDkimPass !== null || t.unalignedSpfPass !== null) {
     const as = t.unalignedDkimPass !== null ? `DKIM d=${t.unalignedDkimPass}` : `SPF for ${t.unalignedSpfPass}`;

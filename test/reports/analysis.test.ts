@@ -11,7 +11,7 @@ import { parseAggregateReport } from '../../packages/engine/src/reports/parse-ag
 import { parseTlsReport } from '../../packages/engine/src/reports/parse-tls.js';
 import { readiness } from '../../packages/engine/src/reports/readiness.js';
 import { summariseSenders } from '../../packages/engine/src/reports/senders.js';
-import { unusedSpfTerms } from '../../packages/engine/src/reports/spf-tighten.js';
+import { spfTighten, unusedSpfTerms } from '../../packages/engine/src/reports/spf-tighten.js';
 import { selectorsSeen, summariseReports, type ReportsSummary } from '../../packages/engine/src/reports/summary.js';
 import type { AggregateRecord, AggregateReport, TlsReport } from '../../packages/engine/src/reports/types.js';
 import { unpackReportFile } from '../../packages/engine/src/reports/unpack.js';
@@ -239,6 +239,9 @@ describe('classification rules', () => {
     const viaInclude = summariseSenders([reportOf([{ sourceIp: '198.51.100.5', count: 3, spfResult: 'pass' }])], { domain: 'test.example', days: 30, now: NOW, spf: analysis });
     expect(unusedSpfTerms(analysis, viaInclude)).toEqual([{ term: 'ip4:192.0.2.0/24', lookupsSaved: 0 }]);
     expect(readiness(senders, { domain: 'test.example' }).summary).toBe('5 messages from 1 legitimate sender would be rejected: fix these first');
+    // No shared infrastructure in this record: nothing to tighten (the shipped provider data by default).
+    expect(spfTighten(analysis, senders)).toBeNull();
+    expect(spfTighten(null, senders)).toBeNull();
   });
 
   it('ready when every failing sender is unauthorised or forwarded', () => {

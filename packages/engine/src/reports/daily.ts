@@ -6,7 +6,7 @@
  * seconds of each day, rounded so the days add up to the report's exact counts (largest remainder,
  * as parsedmarc 9 does).
  */
-import { atOrBelow, DAY_SECONDS, reportsInWindow } from './senders.js';
+import { atOrBelow, DAY_SECONDS, reportsInWindow, type ReportTotals } from './senders.js';
 import type { AggregateReport } from './types.js';
 
 /** One UTC day. */
@@ -21,14 +21,7 @@ export interface DailyCount {
 /** Messages, passes and failures of `domain` per UTC day of the window, oldest first; days without reports are absent. */
 export function dailyCounts(reports: readonly AggregateReport[], options: { domain: string; days: number; now: Date | number }): DailyCount[] {
   const domain = options.domain.toLowerCase().replace(/\.$/, '');
-  const days = new Map<number, DailyCount>();
-  const add = (dayStart: number, pass: number, fail: number): void => {
-    let entry = days.get(dayStart);
-    if (entry === undefined) days.set(dayStart, (entry = { day: new Date(dayStart * 1000).toISOString().slice(0, 10), messages: 0, dmarcPass: 0, failing: 0 }));
-    entry.messages += pass + fail;
-    entry.dmarcPass += pass;
-    entry.failing += fail;
-  };
+  const totals: ReportTotals[] = [];
   for (const report of reportsInWindow(reports, options.days, options.now)) {
     let pass = 0;
     let fail = 0;
@@ -37,8 +30,22 @@ export function dailyCounts(reports: readonly AggregateReport[], options: { doma
       if (record.dkimResult === 'pass' || record.spfResult === 'pass') pass += record.count;
       else fail += record.count;
     }
-    if (pass + fail === 0) continue;
-    const { begin, end } = report.dateRange;
+    if (pass + fail > 0) totals.push({ begin: report.dateRange.begin, end: report.dateRange.end, pass, fail });
+  }
+  return dailyFromTotals(totals);
+}
+
+/** The daily series from each report's totals (see `analyseSenders`, which counts them in its own pass). */
+export function dailyFromTotals(totals: readonly ReportTotals[]): DailyCount[] {
+  const days = new Map<number, DailyCount>();
+  const add = (dayStart: number, pass: number, fail: number): void => {
+    let entry = days.get(dayStart);
+    if (entry === undefined) days.set(dayStart, (entry = { day: new Date(dayStart * 1000).toISOString().slice(0, 10), messages: 0, dmarcPass: 0, failing: 0 }));
+    entry.messages += pass + fail;
+    entry.dmarcPass += pass;
+    entry.failing += fail;
+  };
+  for (const { begin, end, pass, fail } of totals) {
     const first = begin - (begin % DAY_SECONDS);
     if (end - begin <= DAY_SECONDS) {
       add(first, pass, fail);

@@ -184,6 +184,20 @@ interface Tally {
 
 /** The senders of `options.domain` over the window, most messages first. */
 export function summariseSenders(reports: readonly AggregateReport[], options: SenderOptions): SenderSummary[] {
+  return analyseSenders(reports, options).senders;
+}
+
+/** The passes and failures of the domain in one report (what the daily series is made of). */
+export interface ReportTotals {
+  begin: number;
+  end: number;
+  pass: number;
+  fail: number;
+}
+
+/** `summariseSenders`, plus each report's totals from the same pass over the rows (for `summariseReports`). */
+export function analyseSenders(reports: readonly AggregateReport[], options: SenderOptions): { senders: SenderSummary[]; totals: ReportTotals[] } {
+  const totals: ReportTotals[] = [];
   const domain = options.domain.toLowerCase().replace(/\.$/, '');
   const tallies = new Map<string, Tally>();
   /** Selectors of the domain that verify somewhere ("d s"): one that fails elsewhere was broken in transit, not unpublished. */
@@ -196,6 +210,8 @@ export function summariseSenders(reports: readonly AggregateReport[], options: S
     return own;
   };
   for (const report of reportsInWindow(reports, options.days, options.now)) {
+    let reportPass = 0;
+    let reportFail = 0;
     for (const record of report.records) {
       if (!isOwn(record.headerFrom)) continue;
       let t = tallies.get(record.sourceIp);
@@ -231,6 +247,8 @@ export function summariseSenders(reports: readonly AggregateReport[], options: S
       if (spfPass) t.spfAligned += n;
       if (dkimPass) t.dkimAligned += n;
       const pass = spfPass || dkimPass;
+      if (pass) reportPass += n;
+      else reportFail += n;
       if (pass) t.dmarcPass += n;
       let ownBroken: string | null | undefined;
       if (!pass) {
@@ -274,6 +292,7 @@ export function summariseSenders(reports: readonly AggregateReport[], options: S
         if (!pass && !own && check.result === 'pass') t.unalignedSpfPass ??= check.domain;
       }
     }
+    if (reportPass + reportFail > 0) totals.push({ begin: report.dateRange.begin, end: report.dateRange.end, pass: reportPass, fail: reportFail });
   }
   const ownRanges = options.spf?.passSources?.pass ?? null;
   const senders: SenderSummary[] = [];
@@ -306,7 +325,7 @@ export function summariseSenders(reports: readonly AggregateReport[], options: S
       spfDomains: [...t.spfDomains].sort(),
     });
   }
-  return senders.sort((a, b) => b.messages - a.messages || compareAddresses(a.source, b.source));
+  return { senders: senders.sort((a, b) => b.messages - a.messages || compareAddresses(a.source, b.source)), totals };
 }
 
 function serviceOf(t: Tally, cache: Map<string, KnownMailService | null>): KnownMailService | null {

@@ -6,10 +6,10 @@ import { isAtOrBelow } from '../dns/name.js';
 import { selectorProblem } from '../dkim/probe.js';
 import type { RangeData } from '../ranges/types.js';
 import type { SpfAnalysis } from '../spf/analyze.js';
-import { dailyCounts, type DailyCount } from './daily.js';
+import { dailyFromTotals, type DailyCount } from './daily.js';
 import { identityText } from './identity.js';
 import { readiness, type EnforcementImpact, type ReadinessBlocker } from './readiness.js';
-import { atOrBelow, DAY_SECONDS, epochSecondsOf, reportsInWindow, summariseSenders, type SenderClass } from './senders.js';
+import { analyseSenders, atOrBelow, DAY_SECONDS, epochSecondsOf, reportsInWindow, type SenderClass } from './senders.js';
 import { spfTighten, unusedSpfTerms, type SpfTightening, type UnusedSpfTerm } from './spf-tighten.js';
 import { tlsSummary, type TlsPolicySummary } from './tls-summary.js';
 import type { ReverseName } from './reverse-names.js';
@@ -126,7 +126,7 @@ export function summariseReports(input: SummariseReportsInput): ReportsSummary {
   // The policy domain decides for almost every report; only a report of a parent domain needs its rows read.
   const inWindow = reportsInWindow([...unique.values()], input.days, input.now).filter((r) => atOrBelow(r.policyPublished.domain, domain) || r.records.some((x) => atOrBelow(x.headerFrom, domain)));
   const options = { domain, days: input.days, now: input.now, spf: input.spf ?? null, ranges: input.ranges ?? null };
-  const senders = summariseSenders(inWindow, options);
+  const { senders, totals } = analyseSenders(inWindow, options);
   const ready = readiness(senders, { domain, days: input.days });
   const tlsUnique = new Map<string, TlsReport>();
   for (const report of input.tls ?? []) {
@@ -164,7 +164,7 @@ export function summariseReports(input: SummariseReportsInput): ReportsSummary {
     // The senders hold every selector of the domain already: one pass over the rows is enough.
     selectors: validSelectors(senders.flatMap((x) => x.selectors)),
     tls: tlsSummary(tlsReports),
-    daily: dailyCounts(inWindow, { domain, days: input.days, now: input.now }),
+    daily: dailyFromTotals(totals),
     window: { from: new Date((end - input.days * DAY_SECONDS) * 1000).toISOString().slice(0, 10), to: new Date(end * 1000).toISOString().slice(0, 10) },
   };
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { digestsEqual } from './api-keys.js';
 import { MemoryBatchStore } from './batches-memory.js';
 import { MemoryMonitorStore } from './monitors-memory.js';
+import { MemoryReportStore } from './reports-memory.js';
 import { newestFirst, paginate } from './pagination.js';
 import { buildTemplateVersion, nextVersionNumbers } from './template-numbering.js';
 import type {
@@ -340,6 +341,7 @@ export function createMemoryStores(options: { newId?: () => string; recordLogCap
     contacts: new MemoryContactStore(),
     batches: new MemoryBatchStore(),
     monitors: new MemoryMonitorStore(),
+    reports: new MemoryReportStore(),
     // Memory is always reachable; closing has nothing to release.
     health: async () => ({ ok: true }),
     isEmpty: async () => apiKeys.organizationCount === 0,

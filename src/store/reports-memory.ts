@@ -13,6 +13,7 @@ import {
   type ReportRange,
   type ReportRecordGroup,
   type ReportRejection,
+  type ReportRouting,
   type ReportStore,
   type StoredReport,
 } from './reports.js';
@@ -39,6 +40,16 @@ export class MemoryReportStore implements ReportStore {
   /** organisation → identity → duplicate receipts. */
   readonly #duplicates = new Map<string, Map<string, Duplicate>>();
   readonly #rejections: ReportRejection[] = [];
+  readonly #routing: (domain: string) => Promise<ReportRouting>;
+
+  /** `routing` answers {@link ReportStore.routing} from the organisations and domains held beside this store. */
+  constructor(routing: (domain: string) => Promise<ReportRouting> = async () => ({ withDomain: [], organizations: [] })) {
+    this.#routing = routing;
+  }
+
+  routing(domain: string): Promise<ReportRouting> {
+    return this.#routing(domain);
+  }
 
   async add(report: NewReport): Promise<AddReportOutcome> {
     let identities = this.#identities.get(report.organizationId);

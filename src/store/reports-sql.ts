@@ -22,6 +22,7 @@ import {
   type ReportRange,
   type ReportRecordGroup,
   type ReportRejection,
+  type ReportRouting,
   type ReportStore,
   type StoredReport,
 } from './reports.js';
@@ -376,6 +377,16 @@ export class SqlReportStore implements ReportStore {
   async domains(organizationId: string): Promise<string[]> {
     const rows = await this.#db.selectFrom('reports').select('domain').distinct().where('organization_id', '=', organizationId).orderBy('domain').execute();
     return rows.map((r) => r.domain);
+  }
+
+  async routing(domain: string): Promise<ReportRouting> {
+    // The tables of migration 0001 (organizations, domains), read here for routing only.
+    const db = this.#db as unknown as Kysely<{ organizations: { id: string }; domains: { organization_id: string; domain: string; deleted_at: string | null } }>;
+    const [withDomain, organizations] = await Promise.all([
+      db.selectFrom('domains').select('organization_id').distinct().where('domain', '=', domain).where('deleted_at', 'is', null).orderBy('organization_id').execute(),
+      db.selectFrom('organizations').select('id').orderBy('id').execute(),
+    ]);
+    return { withDomain: withDomain.map((r) => r.organization_id), organizations: organizations.map((r) => r.id) };
   }
 
   async rejectionCount(organizationId: string): Promise<number> {

@@ -153,6 +153,14 @@ export interface ReportCounts {
   messages: number;
 }
 
+/** The answer of {@link ReportStore.routing}. */
+export interface ReportRouting {
+  /** Organisations with a live domain of that name, sorted. */
+  withDomain: string[];
+  /** Every organisation, sorted. */
+  organizations: string[];
+}
+
 /** The outcome of {@link ReportStore.add}. */
 export type AddReportOutcome = 'stored' | 'duplicate';
 
@@ -179,6 +187,11 @@ export interface ReportStore {
   latestEnd(organizationId: string, domain: string): Promise<number | null>;
   /** Domains with reports, sorted. */
   domains(organizationId: string): Promise<string[]>;
+  /**
+   * Who may take a report about `domain`: the organisations that added it (the domains resource,
+   * not deleted) and every organisation there is (with exactly one, it takes reports for any domain).
+   */
+  routing(domain: string): Promise<ReportRouting>;
   /** Refused files in all (for the organisation). */
   rejectionCount(organizationId: string): Promise<number>;
 }

@@ -5,7 +5,7 @@
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { NewReport, ReportOrigin, ReportRecordRow } from '../../src/store/reports.js';
-import type { Stores } from '../../src/store/types.js';
+import type { Domain, Stores } from '../../src/store/types.js';
 import { memoryBackend, postgresBackend, sqliteBackend, type Backend, type OpenedBackend } from './backends.js';
 
 const DAY = 86_400;
@@ -143,6 +143,25 @@ describe.each<Backend>([memoryBackend, sqliteBackend, postgresBackend()])('repor
     // The identity is free: the same report, whole, is stored.
     expect(await stores.reports.add(report('big', 'o1', 0, records.map((r) => ({ ...r, headerFrom: 'a.example' }))))).toBe('stored');
     expect((await stores.reports.counts('o1', null, null)).messages).toBe(1_200);
+  });
+
+  it('routing: the organisations that added the domain (not deleted ones), and every organisation', async () => {
+    const at = '2025-01-01T00:00:00.000Z';
+    const domain = (id: string, organizationId: string, name: string): Domain => ({
+      id, organizationId, domain: name, status: 'verified', userVerifiedDomain: true, systemVerified: true, customReturnPath: null, trackingSubdomain: null,
+      isClickTrackingEnabled: false, isOpenTrackingEnabled: false, tls: 'opportunistic', isTrackingDomain: false, isSendingEmailEnabled: true,
+      isReceivingEmailEnabled: false, verificationFailedReason: null, dnsRecords: [], lastVerifiedAt: null, createdAt: at, updatedAt: at, deletedAt: null,
+    });
+    expect(await stores.reports.routing('a.example')).toEqual({ withDomain: [], organizations: [] });
+    await stores.apiKeys.addOrganization({ id: 'o2', name: 'Two' });
+    await stores.apiKeys.addOrganization({ id: 'o1', name: 'One' });
+    await stores.domains.add(domain('d1', 'o1', 'a.example'));
+    await stores.domains.add(domain('d2', 'o2', 'a.example'));
+    await stores.domains.add(domain('d3', 'o2', 'b.example'));
+    await stores.domains.softDelete('o2', 'd2', at);
+    expect(await stores.reports.routing('a.example')).toEqual({ withDomain: ['o1'], organizations: ['o1', 'o2'] });
+    expect(await stores.reports.routing('b.example')).toEqual({ withDomain: ['o2'], organizations: ['o1', 'o2'] });
+    expect(await stores.reports.routing('c.example')).toEqual({ withDomain: [], organizations: ['o1', 'o2'] });
   });
 
   it('keeps refused files with their reason, newest first', async () => {

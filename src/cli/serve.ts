@@ -7,24 +7,14 @@
  */
 import { isIP } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import type { FastifyServerOptions } from 'fastify';
-import type { Redis } from 'ioredis';
-import { checkDomain } from '@spoof-checker/engine';
 import { DOCS_PATH, type StartupApiKey } from '../http/app.js';
-import { buildApp } from '../service/compose.js';
-import type { BatchService } from '../jobs/service.js';
-import { describeBatchMode, startBatchService } from '../jobs/setup.js';
+import { startService, type ServiceHandle } from '../service/start.js';
 import { batchNamesPerDayFromEnv } from './batch-quota.js';
 import { loadDemoSettings } from './demo.js';
 import { parseTrustProxy, TrustProxyError, trustProxyWarning, type TrustProxy } from '../http/client-address.js';
 import { apiKeyIdFromDigest, digestApiKey } from '../store/api-keys.js';
-import type { MonitorService } from '../jobs/monitors.js';
-import { describeMonitorMode, seedDemoMonitor, startMonitorService } from '../jobs/monitor-setup.js';
-import type { MonitorCheck } from '../jobs/monitor-run.js';
-import { connectRateLimitRedis } from '../http/rate-limits.js';
-import { DEFAULT_DATA_DIR, MEMORY_DATA_DIR, openStores, seedIfEmpty, type StorageChoice } from '../store/open.js';
+import { DEFAULT_DATA_DIR, MEMORY_DATA_DIR, type StorageChoice } from '../store/open.js';
 import { DEFAULT_RETENTION_DAYS } from '../store/sql.js';
-import { loadSeedFile } from '../store/seed.js';
 import { integerOption, parseCommandArgs, UsageError } from './args.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo, type Command } from './io.js';
 import type { RangeData } from '@spoof-checker/engine';
@@ -400,41 +390,10 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
     io.err(`serve: ${error instanceof Error ? error.message : String(error)}\n`);
     return error instanceof UsageError ? EXIT_USAGE : EXIT_FAILED;
   };
-  let opened: Awaited<ReturnType<typeof openStores>>;
-  try {
-    opened = await openStores(config.storage, {
-      retentionDays: config.retentionDays,
-      onPruneError: (error) => io.err(`spoof-checker serve: pruning the record log failed (will retry): ${error instanceof Error ? error.message : String(error)}\n`),
-      // An idle connection the server dropped: the pool discards it and the next query reconnects.
-      onPoolError: (error) => io.err(`spoof-checker serve: database connection lost (${error.message}); reconnecting on the next request\n`),
-    });
-  } catch (error) {
-    // A bad URL or an unreachable database: one line naming it (StoreConfigError, StoreUnavailableError), exit 1.
-    return fail(error);
-  }
-  const stores = opened.stores;
-  io.err(
-    `spoof-checker serve: store: ${opened.description}` +
-      (opened.migrationsApplied.length > 0 ? `; migrations applied: ${opened.migrationsApplied.join(', ')}` : '') +
-      '\n',
-  );
+  const log = (message: string) => io.err(`spoof-checker serve: ${message}\n`);
+  let service: ServiceHandle;
   let dnsDescription: string;
-  let app: Awaited<ReturnType<typeof buildApp>>;
-  let redis: Redis | undefined;
-  let batches: BatchService | undefined;
-  let monitors: MonitorService | undefined;
-  let seeded = false;
   try {
-    if (config.seed !== undefined) {
-      // Validated every time (a broken file is an error), applied only to an empty store.
-      const seed = await loadSeedFile(config.seed);
-      if ((await seedIfEmpty(opened, seed)) === 'loaded') {
-        seeded = true;
-        io.err(`spoof-checker serve: seed ${config.seed} loaded into the empty store\n`);
-      } else {
-        io.err(`spoof-checker serve: the store already holds data: seed ${config.seed} skipped\n`);
-      }
-    }
     const { resolverFor, description } = await resolverFromFlags({
       ...(config.zones !== undefined ? { zones: config.zones } : {}),
       ...(config.resolver !== undefined ? { resolver: config.resolver } : {}),
@@ -444,84 +403,41 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
     dnsDescription = description;
     // One probe cache for the process; the flags' CA file and ports checked now (a bad one: exit 2).
     const transport = await transportOptionsFromFlags(config.transport);
-    const logger: FastifyServerOptions['logger'] = { level: config.logLevel, stream: { write: (line: string) => io.out(line) } };
-    if (config.redis !== undefined) {
-      redis = await connectRateLimitRedis(config.redis, (error) => io.err(`spoof-checker serve: Redis: ${error.message}\n`));
-    }
-    // Batches: on the Redis queue when --redis is given (workers check), else in this process.
-    batches = await startBatchService({
-      store: stores.batches,
-      check: (domain) => checkDomain(domain, { resolver: resolverFor(domain), ranges: config.ranges, ...(config.baseUrl !== undefined ? { baseUrl: config.baseUrl } : {}) }),
+    // The demo's page says where its answers come from and answers only for the demo's domains.
+    const demoPages = config.demo && config.zones === DEMO_ZONES_DIR ? { demo: await loadDemoSettings(DEMO_SCENARIOS_FILE, DEMO_ZONES_DIR) } : undefined;
+    service = await startService({
+      storage: config.storage,
+      retentionDays: config.retentionDays,
+      seedFile: config.seed,
+      check: { resolverFor, ranges: config.ranges, baseUrl: config.baseUrl, transport },
       redisUrl: config.redis,
       namesPerDay: batchNamesPerDayFromEnv(io.env),
-      log: (message, error) => io.err(`spoof-checker serve: ${message}${error instanceof Error ? `: ${error.message}` : ''}\n`),
-    });
-    const monitorCheck: MonitorCheck = (domain, options) =>
-      checkDomain(domain, {
-        resolver: resolverFor(domain),
-        ranges: config.ranges,
-        ...(config.baseUrl !== undefined ? { baseUrl: config.baseUrl } : {}),
-        // A monitor that asks for the transport check gets it, with serve's transport flags.
-        ...(options.checks.includes('transport') ? { transport } : {}),
-      });
-    monitors = await startMonitorService({
-      store: stores.monitors,
-      check: monitorCheck,
-      redisUrl: config.redis,
       allowPrivateAddresses: config.allowPrivateAddresses,
       env: io.env,
-      log: (message, error) => io.err(`spoof-checker serve: ${message}${error instanceof Error ? `: ${error.message}` : ''}\n`),
-    });
-    if (config.demo && seeded) await seedDemoMonitor(monitors, DEMO_ORGANIZATION_ID, DEMO_DOMAIN, monitorCheck, new Date());
-    app = await buildApp({
-      stores,
-      batches,
-      monitors,
-      publicHistory: config.publicHistory,
-      check: (domain, options) =>
-        checkDomain(domain, {
-          resolver: resolverFor(domain),
-          ranges: config.ranges,
-          ...(config.baseUrl !== undefined ? { baseUrl: config.baseUrl } : {}),
-          ...(options?.selectors ? { selectors: options.selectors } : {}),
-          ...(options?.transport ? { transport } : {}),
-          ...(options?.maxQueries !== undefined ? { maxQueries: options.maxQueries } : {}),
-        }),
-      ...(redis ? { rateLimitRedis: redis } : {}),
-      apiKeys: config.apiKeys,
-      // The demo's page says where its answers come from and answers only for the demo's domains.
-      ...(config.demo && config.zones === DEMO_ZONES_DIR ? { pages: { demo: await loadDemoSettings(DEMO_SCENARIOS_FILE, DEMO_ZONES_DIR) } } : {}),
-      rateLimits: config.rateLimit ? {} : false,
-      trustProxy: config.trustProxy,
-      ...(config.publicUrl !== undefined ? { publicUrl: config.publicUrl } : {}),
-      environment: config.environment,
-      logger,
+      log,
+      ...(config.demo ? { demoMonitor: { organizationId: DEMO_ORGANIZATION_ID, domain: DEMO_DOMAIN } } : {}),
+      http: {
+        host: config.host,
+        port: config.port,
+        apiKeys: config.apiKeys,
+        rateLimit: config.rateLimit,
+        trustProxy: config.trustProxy,
+        publicUrl: config.publicUrl,
+        publicHistory: config.publicHistory,
+        environment: config.environment,
+        logger: { level: config.logLevel, stream: { write: (line: string) => io.out(line) } },
+        ...(demoPages ? { pages: demoPages } : {}),
+      },
     });
   } catch (error) {
-    redis?.disconnect();
-    await monitors?.close();
-    await batches?.close();
-    await stores.close();
+    // A bad URL or an unreachable database (one line naming it, exit 1), a port in use, a bad seed file.
     return fail(error);
   }
-
-  try {
-    await app.listen({ host: config.host, port: config.port });
-  } catch (error) {
-    await app.close();
-    redis?.disconnect();
-    await monitors?.close();
-    await batches?.close();
-    await stores.close();
-    return fail(error);
-  }
-  const address = app.server.address();
-  const port = typeof address === 'object' && address !== null ? address.port : config.port;
-  const url = localUrl(config.host, port);
+  const url = localUrl(config.host, service.port);
   // Without a key every API call answers 401: say so, and how to give one (the page at / needs none).
-  const noKey = !(await stores.apiKeys.hasAnyKey().catch(() => true));
+  const noKey = !(await service.hasApiKey());
   io.err(
-    `spoof-checker serve: listening on ${url} (DNS: ${dnsDescription}; rate limits ${config.rateLimit ? (redis ? 'on, in Redis' : 'on') : 'off'}; ${describeBatchMode(config.redis)}; ${describeMonitorMode(config.redis)}${config.allowPrivateAddresses ? '; webhooks may reach private addresses' : ''})\n` +
+    `spoof-checker serve: listening on ${url} (DNS: ${dnsDescription}; rate limits ${config.rateLimit ? (service.rateLimitsInRedis ? 'on, in Redis' : 'on') : 'off'}; ${service.notes.join('; ')}${config.allowPrivateAddresses ? '; webhooks may reach private addresses' : ''})\n` +
       `  OpenAPI: ${url}/openapi.json   docs: ${url}${DOCS_PATH}\n` +
       `  SPF shared infrastructure: ${describeRanges(config.ranges, new Date())}\n` +
       (config.demo ? `  try: ${demoCurlLine(url)}\n` : '') +
@@ -536,11 +452,7 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
 
   const signal = await io.stopSignal;
   io.err(`spoof-checker serve: ${signal}: finishing requests in flight, then stopping\n`);
-  // Drains the requests in flight, then releases what they used.
-  await app.close();
-  await redis?.quit().catch(() => redis?.disconnect());
-  await monitors?.close();
-  await batches?.close();
-  await stores.close();
+  // Drains the requests in flight, then releases what they used, last started first.
+  await service.stop();
   return EXIT_OK;
 }

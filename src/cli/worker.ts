@@ -3,12 +3,11 @@
  * Start as many as you like, on as many machines; stop with SIGINT/SIGTERM (the chunks running are
  * finished first; a worker killed outright loses nothing: its chunks go back on the queue).
  */
-import { checkDomain } from '@spoof-checker/engine';
 import { DEFAULT_BATCH_CONCURRENCY } from '../jobs/model.js';
 import { checkRedisUrl } from '../jobs/queue.js';
-import { DEFAULT_LOCK_DURATION_MS, startBatchWorker } from '../jobs/worker.js';
-import { startMonitorWorkerWithPump } from '../jobs/monitor-setup.js';
-import { MEMORY_DATA_DIR, openStores, type StorageChoice } from '../store/open.js';
+import { DEFAULT_LOCK_DURATION_MS } from '../jobs/worker.js';
+import { redactedUrl, startWorker } from '../service/start.js';
+import { MEMORY_DATA_DIR, type StorageChoice } from '../store/open.js';
 import { checkDatabaseUrl } from '../store/postgres.js';
 import { integerOption, parseCommandArgs, RESOLVER_OPTIONS, UsageError } from './args.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Command } from './io.js';
@@ -117,59 +116,31 @@ export const worker: Command = async (args, io) => {
     io.err(`spoof-checker worker: ${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
     return EXIT_USAGE;
   }
-  let opened;
-  try {
-    opened = await openStores(settings.storage, { pruneAutomatically: false });
-  } catch (error) {
-    io.err(`spoof-checker worker: ${error instanceof Error ? error.message : String(error)}\n`);
-    return EXIT_FAILED;
-  }
-  const { resolverFor } = built;
   let checked = 0;
   let lastReported = 0;
   let lastAt = Date.now();
-  const running = startBatchWorker({
-    redisUrl: settings.redis,
-    store: opened.stores.batches,
-    check: (input) => checkDomain(input, { resolver: resolverFor(input), ranges: settings.ranges }),
-    concurrency: settings.concurrency,
-    lockDurationMs: settings.lockDurationMs,
-    onChunk: (_job, outcome) => {
-      if (outcome.kind === 'checked') checked += outcome.names;
-    },
-    log: (message, error) => io.err(`spoof-checker worker: ${message}${error instanceof Error ? `: ${error.message}` : ''}\n`),
-  });
-  const log = (message: string, error?: unknown) => io.err(`spoof-checker worker: ${message}${error instanceof Error ? `: ${error.message}` : ''}\n`);
-  let monitorWorker;
+  let running;
   try {
-    monitorWorker = await startMonitorWorkerWithPump({
-      store: opened.stores.monitors,
+    running = await startWorker({
+      storage: settings.storage,
       // A monitor that asks for the transport check gets it (ports 25 and 443; private addresses only with the flag).
-      check: (domain, options) => checkDomain(domain, { resolver: resolverFor(domain), ranges: settings.ranges, ...(options.checks.includes('transport') ? { transport: { allowPrivateAddresses: settings.allowPrivateAddresses } } : {}) }),
+      check: { resolverFor: built.resolverFor, ranges: settings.ranges, transport: { allowPrivateAddresses: settings.allowPrivateAddresses } },
       redisUrl: settings.redis,
+      concurrency: settings.concurrency,
+      lockDurationMs: settings.lockDurationMs,
       allowPrivateAddresses: settings.allowPrivateAddresses,
       env: io.env,
-      lockDurationMs: settings.lockDurationMs,
-      log,
+      log: (message) => io.err(`spoof-checker worker: ${message}\n`),
+      onChecked: (names) => (checked += names),
+      connectTimeoutMs: WORKER_CONNECT_TIMEOUT_MS,
     });
   } catch (error) {
+    // The store or Redis cannot be reached: one line, exit 1.
     io.err(`spoof-checker worker: ${error instanceof Error ? error.message : String(error)}\n`);
-    await running.close();
-    await opened.stores.close();
-    return EXIT_FAILED;
-  }
-  const connected = await Promise.race([
-    Promise.all([running.ready(), monitorWorker.ready()]).then(() => true),
-    new Promise<false>((resolve) => setTimeout(() => resolve(false), WORKER_CONNECT_TIMEOUT_MS).unref()),
-  ]);
-  if (!connected) {
-    io.err(`spoof-checker worker: cannot reach Redis at ${settings.redis} within ${WORKER_CONNECT_TIMEOUT_MS / 1000} s\n`);
-    await Promise.race([Promise.all([running.close(), monitorWorker.close()]), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
-    await opened.stores.close();
     return EXIT_FAILED;
   }
   io.err(
-    `spoof-checker worker: ready (queue: ${redactRedis(settings.redis)}; store: ${opened.description}; DNS: ${built.description}; ${settings.concurrency} names at once)\n`,
+    `spoof-checker worker: ready (queue: ${redactedUrl(settings.redis)}; store: ${running.storeDescription}; DNS: ${built.description}; ${settings.concurrency} names at once)\n`,
   );
   const progress = setInterval(() => {
     if (checked === lastReported) return;
@@ -184,19 +155,6 @@ export const worker: Command = async (args, io) => {
   const signal = await io.stopSignal;
   clearInterval(progress);
   io.err(`spoof-checker worker: ${signal}: finishing the chunks in hand, then stopping (${checked} names checked)\n`);
-  await running.close();
-  await monitorWorker.close();
-  await opened.stores.close();
+  await running.stop();
   return EXIT_OK;
 };
-
-/** The URL without its password, for messages. */
-function redactRedis(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return url;
-  }
-}

@@ -1,0 +1,451 @@
+/**
+ * The one place that starts and stops a running service: `startService` (what `spoof-checker serve`
+ * runs: the stores, the seed, the rate limits' Redis, batches, monitors, the HTTP app) and
+ * `startWorker` (what `spoof-checker worker` runs: the stores and the queue workers). Each opens its
+ * parts in order and hands back a handle whose `stop()` closes them in the reverse order, each part
+ * bounded in time (`DEFAULT_COMPONENT_STOP_TIMEOUT_MS`), so that one part that hangs cannot keep the
+ * process, or the parts opened before it, from closing. When a part fails to start, what was opened
+ * before it is stopped the same way and the error is thrown on: the caller never has half a service.
+ *
+ * The CLI (`src/cli/serve.ts`, `src/cli/worker.ts`) only parses flags, builds the resolver the flags
+ * name, calls one of these and prints; nothing else in the CLI reaches into store/, jobs/ or http/
+ * to run the service.
+ *
+ * HOW TO ADD A COMPONENT (an SMTP receiver, a mailbox fetcher, a cache warmer…):
+ *   1. Give it an optional section of its own in `ServiceConfig` (or `WorkerConfig`), e.g.
+ *      `reports?: ReportsConfig`, so that a caller that does not name it gets nothing new.
+ *   2. Write its starter in its own module (the room it belongs to: jobs/ for work over the stores,
+ *      service/ for wiring), returning something with `stop(): Promise<void>`.
+ *   3. In `startService` (or `startWorker`), at the point in the order where what it needs is open
+ *      (the stores, the check, Redis…), add it with `await started.add('name', () => start…(…))`:
+ *      the handle then lists it in `components` and `stop()` closes it before everything it may
+ *      use. Starting it after the stores and before the HTTP app (the usual place) means it is
+ *      stopped after the app has drained its requests and before the stores close.
+ *   4. Say in the start-up line what it listens on, if anything (`ServiceHandle.notes`).
+ *   A component that needs no edit here can also be passed in `config.components` (a list of
+ *   `ComponentStarter`s): each is started after the jobs, with a `ServiceContext`, in list order.
+ */
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { Redis } from 'ioredis';
+import { checkDomain, type CheckTransportOptions, type RangeData, type Resolver, type SpoofCheckResult } from '@spoof-checker/engine';
+import type { StartupApiKey } from '../http/app.js';
+import type { TrustProxy } from '../http/client-address.js';
+import { connectRateLimitRedis } from '../http/rate-limits.js';
+import type { BatchService } from '../jobs/service.js';
+import { describeBatchMode, startBatchService } from '../jobs/setup.js';
+import type { MonitorService } from '../jobs/monitors.js';
+import { describeMonitorMode, seedDemoMonitor, startMonitorService, startMonitorWorkerWithPump } from '../jobs/monitor-setup.js';
+import type { MonitorCheck } from '../jobs/monitor-run.js';
+import { startBatchWorker } from '../jobs/worker.js';
+import { openStores, seedIfEmpty, type StorageChoice } from '../store/open.js';
+import { loadSeedFile } from '../store/seed.js';
+import type { Stores } from '../store/types.js';
+import type { WebPagesSettings } from '../web/plugin.js';
+import { buildApp } from './compose.js';
+
+/** How long one component may take to stop before the next one is stopped anyway. */
+export const DEFAULT_COMPONENT_STOP_TIMEOUT_MS = 30_000;
+/** How long a worker waits for Redis at start before it gives up. */
+export const DEFAULT_WORKER_CONNECT_TIMEOUT_MS = 10_000;
+/** How long the queue workers get to close when Redis was never reached (nothing is in hand). */
+export const UNCONNECTED_STOP_TIMEOUT_MS = 1_000;
+
+/** Where a component's messages go: one line each, without a trailing newline (the caller adds its prefix). */
+export type ServiceLog = (message: string) => void;
+
+/** A running part of the service, stopped by the handle in the reverse order of starting. */
+export interface ServiceComponent {
+  /** Short name for messages: `store`, `redis`, `batches`, `monitors`, `http`, … */
+  readonly name: string;
+  stop(): Promise<void>;
+  /** This component's own stop bound, when the default does not fit. */
+  readonly stopTimeoutMs?: number;
+}
+
+/** How one component's stop went. */
+export interface ComponentStopOutcome {
+  name: string;
+  outcome: 'stopped' | 'failed' | 'timed-out';
+}
+
+/** What every component may use: the stores, the check, the environment, the log. */
+export interface ServiceContext {
+  readonly role: 'serve' | 'worker';
+  readonly stores: Stores;
+  /** The check with the service's resolver, provider data and base URL. */
+  readonly check: (domain: string) => Promise<SpoofCheckResult>;
+  readonly redisUrl: string | undefined;
+  readonly env: NodeJS.ProcessEnv;
+  readonly log: ServiceLog;
+}
+
+/** A component passed in by the caller: started after the jobs, in list order; stopped before them. */
+export interface ComponentStarter {
+  readonly name: string;
+  start(context: ServiceContext): Promise<{ stop(): Promise<void> }>;
+}
+
+/** How the check is made (shared by the API, the page, batches and monitors). */
+export interface CheckConfig {
+  /** The resolver for the check of `input` (the CLI builds it from --zones / --resolver / --faults). */
+  resolverFor(input: string): Resolver;
+  /** Provider data for the shared-infrastructure classification; undefined for the shipped snapshot. */
+  ranges?: RangeData | undefined;
+  /** Base of `nextStep.href`. */
+  baseUrl?: string | undefined;
+  /** The transport probe's options, for checks that ask for transport. */
+  transport?: CheckTransportOptions | undefined;
+}
+
+/** What the parts common to both roles take. */
+interface CommonConfig {
+  storage: StorageChoice;
+  check: CheckConfig;
+  /** Webhooks (and the transport probe of the worker) may reach private addresses. */
+  allowPrivateAddresses: boolean;
+  env: NodeJS.ProcessEnv;
+  log: ServiceLog;
+  /** More components (see the comment at the top). */
+  components?: readonly ComponentStarter[];
+  /** Each component's stop bound (default `DEFAULT_COMPONENT_STOP_TIMEOUT_MS`). */
+  stopTimeoutMs?: number;
+}
+
+/** The HTTP part of `startService`. */
+export interface HttpConfig {
+  host: string;
+  /** 0 picks a free port (the handle says which). */
+  port: number;
+  apiKeys: StartupApiKey[];
+  /** Rate limits on (the defaults) or off. */
+  rateLimit: boolean;
+  trustProxy: TrustProxy;
+  publicUrl?: string | undefined;
+  publicHistory: boolean;
+  environment: string;
+  logger: FastifyServerOptions['logger'];
+  /** The page's settings (demo mode); default: the page, not in demo mode. */
+  pages?: WebPagesSettings;
+}
+
+/** Everything `startService` opens. Optional sections start nothing when left out. */
+export interface ServiceConfig extends CommonConfig {
+  /** Record logs older than this are pruned (SQL stores); the store's default when left out. */
+  retentionDays?: number;
+  /** A seed file, validated at every start and applied to an empty store only. */
+  seedFile?: string | undefined;
+  /** Redis for the rate limits, the batch queue and the monitor queue; without it all runs in this process. */
+  redisUrl?: string | undefined;
+  /** Names each organisation may submit in batches per UTC day. */
+  namesPerDay?: number;
+  http: HttpConfig;
+  /** The demo's monitor, seeded with a history when the seed was loaded into an empty store. */
+  demoMonitor?: { organizationId: string; domain: string };
+}
+
+/** A running service. */
+export interface ServiceHandle {
+  readonly app: FastifyInstance;
+  readonly stores: Stores;
+  /** The port listened on (the one picked, for port 0). */
+  readonly port: number;
+  /** Whether the rate limits are counted in Redis. */
+  readonly rateLimitsInRedis: boolean;
+  /** One phrase each for the start-up line: where batches and monitors run, what more is listening. */
+  readonly notes: readonly string[];
+  /** The components, in starting order. */
+  readonly components: readonly ServiceComponent[];
+  /** Whether the store holds any API key (without one every /api call answers 401). */
+  hasApiKey(): Promise<boolean>;
+  /** Stops every component, last started first, each bounded; never throws. */
+  stop(options?: { timeoutMs?: number }): Promise<ComponentStopOutcome[]>;
+}
+
+/** What `startWorker` opens. */
+export interface WorkerConfig extends CommonConfig {
+  redisUrl: string;
+  /** Names checked at once. */
+  concurrency: number;
+  /** How long a chunk stays claimed without a sign of life. */
+  lockDurationMs?: number;
+  /** Called after each chunk checked, with its number of names (for progress lines). */
+  onChecked?: (names: number) => void;
+  /** How long to wait for Redis at start (default `DEFAULT_WORKER_CONNECT_TIMEOUT_MS`). */
+  connectTimeoutMs?: number;
+}
+
+/** A running worker. */
+export interface WorkerHandle {
+  readonly stores: Stores;
+  /** The store's one-line description. */
+  readonly storeDescription: string;
+  readonly components: readonly ServiceComponent[];
+  stop(options?: { timeoutMs?: number }): Promise<ComponentStopOutcome[]>;
+}
+
+/**
+ * The ordered list of started components: `add` starts one and records it; `stopAll` stops them
+ * last first, each within its bound, logging (never throwing) a failure or a time-out.
+ */
+class Started {
+  readonly components: ServiceComponent[] = [];
+  constructor(
+    private readonly log: ServiceLog,
+    private readonly defaultTimeoutMs: number,
+  ) {}
+
+  /** Starts a component and records it; returns what `start` returned. */
+  async add<T>(name: string, start: () => Promise<T>, stopOf: (value: T) => Promise<void>, stopTimeoutMs?: number): Promise<T> {
+    const value = await start();
+    this.components.push({ name, stop: () => stopOf(value), ...(stopTimeoutMs !== undefined ? { stopTimeoutMs } : {}) });
+    return value;
+  }
+
+  async stopAll(timeoutMs?: number): Promise<ComponentStopOutcome[]> {
+    const outcomes: ComponentStopOutcome[] = [];
+    while (this.components.length > 0) {
+      const component = this.components.pop()!;
+      const bound = timeoutMs ?? component.stopTimeoutMs ?? this.defaultTimeoutMs;
+      let timer: NodeJS.Timeout | undefined;
+      const outcome = await Promise.race([
+        component.stop().then(
+          () => 'stopped' as const,
+          (error: unknown) => {
+            this.log(`stopping ${component.name} failed: ${error instanceof Error ? error.message : String(error)}`);
+            return 'failed' as const;
+          },
+        ),
+        new Promise<'timed-out'>((resolve) => {
+          timer = setTimeout(() => resolve('timed-out'), bound);
+          timer.unref();
+        }),
+      ]);
+      clearTimeout(timer);
+      if (outcome === 'timed-out') this.log(`${component.name} did not stop within ${bound} ms; stopping the rest`);
+      outcomes.push({ name: component.name, outcome });
+    }
+    return outcomes;
+  }
+}
+
+/** The three checks the service makes, from one `CheckConfig`. */
+function checksOf(config: CheckConfig) {
+  const base = (domain: string) => ({
+    resolver: config.resolverFor(domain),
+    ranges: config.ranges,
+    ...(config.baseUrl !== undefined ? { baseUrl: config.baseUrl } : {}),
+  });
+  const plain = (domain: string) => checkDomain(domain, base(domain));
+  // A monitor that asks for the transport check gets it, with the service's transport options.
+  const monitor: MonitorCheck = (domain, options) =>
+    checkDomain(domain, { ...base(domain), ...(options.checks.includes('transport') ? { transport: config.transport ?? {} } : {}) });
+  return { plain, monitor, base };
+}
+
+/** Starts the caller's extra components, in order. */
+async function startExtras(started: Started, starters: readonly ComponentStarter[] | undefined, context: ServiceContext): Promise<void> {
+  for (const starter of starters ?? []) {
+    await started.add(starter.name, () => starter.start(context), (running) => running.stop());
+  }
+}
+
+/**
+ * Starts the service `serve` runs, in this order: the stores (migrated), the seed (an empty store
+ * only), Redis for the rate limits, batches, monitors (and the demo's monitor), the caller's
+ * components, then the HTTP app, listening. Throws what failed, after stopping what had started.
+ */
+export async function startService(config: ServiceConfig): Promise<ServiceHandle> {
+  const { log } = config;
+  const started = new Started(log, config.stopTimeoutMs ?? DEFAULT_COMPONENT_STOP_TIMEOUT_MS);
+  const checks = checksOf(config.check);
+  try {
+    const opened = await started.add(
+      'store',
+      () =>
+        openStores(config.storage, {
+          ...(config.retentionDays !== undefined ? { retentionDays: config.retentionDays } : {}),
+          onPruneError: (error) => log(`pruning the record log failed (will retry): ${error instanceof Error ? error.message : String(error)}`),
+          // An idle connection the server dropped: the pool discards it and the next query reconnects.
+          onPoolError: (error) => log(`database connection lost (${error.message}); reconnecting on the next request`),
+        }),
+      (value) => value.stores.close(),
+    );
+    const stores = opened.stores;
+    log(`store: ${opened.description}` + (opened.migrationsApplied.length > 0 ? `; migrations applied: ${opened.migrationsApplied.join(', ')}` : ''));
+
+    let seeded = false;
+    if (config.seedFile !== undefined) {
+      // Validated every time (a broken file is an error), applied only to an empty store.
+      const seed = await loadSeedFile(config.seedFile);
+      if ((await seedIfEmpty(opened, seed)) === 'loaded') {
+        seeded = true;
+        log(`seed ${config.seedFile} loaded into the empty store`);
+      } else {
+        log(`the store already holds data: seed ${config.seedFile} skipped`);
+      }
+    }
+
+    let redis: Redis | undefined;
+    if (config.redisUrl !== undefined) {
+      const url = config.redisUrl;
+      redis = await started.add(
+        'redis',
+        () => connectRateLimitRedis(url, (error) => log(`Redis: ${error.message}`)),
+        async (client) => {
+          await client.quit().catch(() => client.disconnect());
+        },
+      );
+    }
+
+    const jobLog = (message: string, error?: unknown) => log(`${message}${error instanceof Error ? `: ${error.message}` : ''}`);
+    // Batches: on the Redis queue when there is one (workers check), else in this process.
+    const batches: BatchService = await started.add(
+      'batches',
+      () =>
+        startBatchService({
+          store: stores.batches,
+          check: checks.plain,
+          redisUrl: config.redisUrl,
+          ...(config.namesPerDay !== undefined ? { namesPerDay: config.namesPerDay } : {}),
+          log: jobLog,
+        }),
+      (service) => service.close(),
+    );
+    const monitors: MonitorService = await started.add(
+      'monitors',
+      () =>
+        startMonitorService({
+          store: stores.monitors,
+          check: checks.monitor,
+          redisUrl: config.redisUrl,
+          allowPrivateAddresses: config.allowPrivateAddresses,
+          env: config.env,
+          log: jobLog,
+        }),
+      (service) => service.close(),
+    );
+    if (config.demoMonitor && seeded) await seedDemoMonitor(monitors, config.demoMonitor.organizationId, config.demoMonitor.domain, checks.monitor, new Date());
+
+    await startExtras(started, config.components, { role: 'serve', stores, check: checks.plain, redisUrl: config.redisUrl, env: config.env, log });
+
+    const { http } = config;
+    const app = await buildApp({
+      stores,
+      batches,
+      monitors,
+      publicHistory: http.publicHistory,
+      check: (domain, options) =>
+        checkDomain(domain, {
+          ...checks.base(domain),
+          ...(options?.selectors ? { selectors: options.selectors } : {}),
+          ...(options?.transport ? { transport: config.check.transport ?? {} } : {}),
+          ...(options?.maxQueries !== undefined ? { maxQueries: options.maxQueries } : {}),
+        }),
+      ...(redis ? { rateLimitRedis: redis } : {}),
+      apiKeys: http.apiKeys,
+      ...(http.pages ? { pages: http.pages } : {}),
+      rateLimits: http.rateLimit ? {} : false,
+      trustProxy: http.trustProxy,
+      ...(http.publicUrl !== undefined ? { publicUrl: http.publicUrl } : {}),
+      environment: http.environment,
+      logger: http.logger,
+    });
+    // Closing the app drains the requests in flight, before anything they use is closed.
+    started.components.push({ name: 'http', stop: () => app.close() });
+    await app.listen({ host: http.host, port: http.port });
+    const address = app.server.address();
+    const port = typeof address === 'object' && address !== null ? address.port : http.port;
+    return {
+      app,
+      stores,
+      port,
+      rateLimitsInRedis: redis !== undefined,
+      notes: [describeBatchMode(config.redisUrl), describeMonitorMode(config.redisUrl)],
+      components: started.components,
+      hasApiKey: () => stores.apiKeys.hasAnyKey().catch(() => true),
+      stop: (options) => started.stopAll(options?.timeoutMs),
+    };
+  } catch (error) {
+    await started.stopAll();
+    throw error;
+  }
+}
+
+/**
+ * Starts what `worker` runs, in this order: the store (no pruning: the API does it), the batch
+ * worker, the monitor worker with its webhook pump, the caller's components; then waits until
+ * both queue workers reach Redis (throws after `connectTimeoutMs`, having stopped everything).
+ */
+export async function startWorker(config: WorkerConfig): Promise<WorkerHandle> {
+  const { log } = config;
+  const started = new Started(log, config.stopTimeoutMs ?? DEFAULT_COMPONENT_STOP_TIMEOUT_MS);
+  const checks = checksOf(config.check);
+  const jobLog = (message: string, error?: unknown) => log(`${message}${error instanceof Error ? `: ${error.message}` : ''}`);
+  try {
+    const opened = await started.add('store', () => openStores(config.storage, { pruneAutomatically: false }), (value) => value.stores.close());
+    const stores = opened.stores;
+    const batchWorker = await started.add(
+      'batch worker',
+      async () =>
+        startBatchWorker({
+          redisUrl: config.redisUrl,
+          store: stores.batches,
+          check: checks.plain,
+          concurrency: config.concurrency,
+          ...(config.lockDurationMs !== undefined ? { lockDurationMs: config.lockDurationMs } : {}),
+          onChunk: (_job, outcome) => {
+            if (outcome.kind === 'checked') config.onChecked?.(outcome.names);
+          },
+          log: jobLog,
+        }),
+      (worker) => worker.close(),
+    );
+    const monitorWorker = await started.add(
+      'monitor worker',
+      () =>
+        startMonitorWorkerWithPump({
+          store: stores.monitors,
+          check: checks.monitor,
+          redisUrl: config.redisUrl,
+          allowPrivateAddresses: config.allowPrivateAddresses,
+          env: config.env,
+          ...(config.lockDurationMs !== undefined ? { lockDurationMs: config.lockDurationMs } : {}),
+          log: jobLog,
+        }),
+      (worker) => worker.close(),
+    );
+    await startExtras(started, config.components, { role: 'worker', stores, check: checks.plain, redisUrl: config.redisUrl, env: config.env, log });
+    const connectTimeoutMs = config.connectTimeoutMs ?? DEFAULT_WORKER_CONNECT_TIMEOUT_MS;
+    const connected = await Promise.race([
+      Promise.all([batchWorker.ready(), monitorWorker.ready()]).then(() => true),
+      new Promise<false>((resolve) => setTimeout(() => resolve(false), connectTimeoutMs).unref()),
+    ]);
+    if (!connected) {
+      // Nothing is in hand: the queue workers get a short bound, the store its usual one.
+      const store = started.components.shift()!;
+      await started.stopAll(UNCONNECTED_STOP_TIMEOUT_MS);
+      started.components.push(store);
+      throw new WorkerConnectError(`cannot reach Redis at ${redactedUrl(config.redisUrl)} within ${connectTimeoutMs / 1000} s`);
+    }
+    return { stores, storeDescription: opened.description, components: started.components, stop: (options) => started.stopAll(options?.timeoutMs) };
+  } catch (error) {
+    await started.stopAll();
+    throw error;
+  }
+}
+
+/** The worker could not reach Redis in time. */
+export class WorkerConnectError extends Error {
+  override readonly name = 'WorkerConnectError';
+}
+
+/** The URL without its password, for messages. */
+export function redactedUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return url;
+  }
+}

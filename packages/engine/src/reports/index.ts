@@ -1,0 +1,16 @@
+/**
+ * DMARC aggregate reports (RFC 7489 Appendix C, RFC 9990) and SMTP TLS reports (RFC 8460): report
+ * files unpacked with capped decompression, parsed strictly (no DTD, no entity), identified for
+ * de-duplication, and analysed: who sends as a domain, what enforcement would break, SPF tightening,
+ * TLS failures (docs/reports.md). An engine room: it imports only other engine rooms and Node built-ins.
+ */
+export type * from './types.js';
+export { DEFAULT_UNPACK_CAPS, MAX_COMPRESSION_RATIO, MAX_INPUT_BYTES, MAX_TOTAL_UNCOMPRESSED_BYTES, MAX_UNCOMPRESSED_BYTES, MAX_ZIP_ENTRIES, RATIO_FLOOR_BYTES, sniffContainer, unpackReportFile } from './unpack.js';
+export type { UnpackOptions } from './unpack.js';
+export { MAX_XML_ATTRIBUTES, MAX_XML_DEPTH, MAX_XML_NODES, child, childrenNamed, decodeXmlBytes, parseXml } from './xml.js';
+export type { ParseXmlOptions, XmlElement, XmlOutcome, XmlRejection } from './xml.js';
+export { DMARC_2_NAMESPACE, MAX_AUTH_RESULTS_PER_RECORD, MAX_REPORT_RECORDS, MAX_REPORT_WARNINGS, MAX_TEXT_FIELD, canonicalIp, parseAggregateReport } from './parse-aggregate.js';
+export type { ParseReportOptions } from './parse-aggregate.js';
+export { MAX_POLICY_STRINGS, MAX_TLS_REPORT_ITEMS, parseDateTime, parseTlsReport } from './parse-tls.js';
+export { reportIdentity } from './identity.js';
+export type { ReportIdentityOptions } from './identity.js';

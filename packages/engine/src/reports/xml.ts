@@ -1,0 +1,347 @@
+/**
+ * A minimal, strict XML parser for hostile input (DMARC aggregate reports): elements, attributes,
+ * text, CDATA and namespaces (XML 1.0 §2-§3, Namespaces in XML 1.0 §3-§6); comments and processing
+ * instructions are skipped.
+ *
+ * What it never does: a DOCTYPE is refused, not read (so no DTD, no external entity, no file or
+ * network read, no entity expansion: XXE and billion laughs cannot start), and an entity reference
+ * other than the five predefined ones (XML 1.0 §4.6) and character references (§4.1) is refused.
+ * Depth and element count are capped. Malformed input is refused with the line and column, never
+ * "recovered" into a silently wrong tree.
+ */
+
+/** Elements nested deeper than this are refused (a report needs 6). */
+export const MAX_XML_DEPTH = 64;
+/** Elements in one document (200,000 records of about 20 elements each fit). */
+export const MAX_XML_NODES = 5_000_000;
+/** Attributes on one element. */
+export const MAX_XML_ATTRIBUTES = 64;
+
+/** One element: its names, attributes, child elements and text (the character data of its direct content, CDATA included). */
+export interface XmlElement {
+  /** The name as written (`xs:schema`). */
+  name: string;
+  /** The local part (`schema`). */
+  local: string;
+  /** The namespace URI its prefix (or the default namespace) is bound to; null for none or an unbound prefix. */
+  namespace: string | null;
+  /** Attributes by name as written, values decoded. */
+  attributes: Record<string, string>;
+  children: XmlElement[];
+  text: string;
+}
+
+/** Why a document was refused (see `ReportRejection` for the words). */
+export type XmlRejection = 'doctype' | 'entity' | 'malformed' | 'too-deep' | 'too-many-nodes';
+
+/** The outcome of `parseXml`. */
+export type XmlOutcome = { ok: true; root: XmlElement; warnings: string[] } | { ok: false; reason: XmlRejection; detail: string };
+
+/** Options of `parseXml`. */
+export interface ParseXmlOptions {
+  maxDepth?: number;
+  maxNodes?: number;
+  /**
+   * Called when an element closes, with its depth (the root is 0). Returning false drops it from its
+   * parent: a caller can convert large repeated elements as they close and keep memory flat.
+   */
+  onClose?: (element: XmlElement, depth: number) => boolean;
+}
+
+const XML_NAMESPACE = 'http://www.w3.org/XML/1998/namespace';
+const NAME_START = /[A-Za-z_:\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u02FF\u0370-\u037D\u037F-\u1FFF\u200C\u200D\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD]/;
+const NAME = /[A-Za-z_:\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u02FF\u0370-\u037D\u037F-\u1FFF\u200C\u200D\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD][-A-Za-z0-9_:.\u00B7\u0300-\u036F\u203F\u2040\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u02FF\u0370-\u037D\u037F-\u1FFF\u200C\u200D\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD]*/y;
+const WHITESPACE = /[ \t\r\n]*/y;
+/** XML 1.0 §4.6: the predefined entities. */
+const PREDEFINED: Readonly<Record<string, string>> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
+
+class XmlError extends Error {
+  constructor(
+    readonly reason: XmlRejection,
+    message: string,
+    readonly offset: number,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Decodes report bytes to text: a BOM or an `encoding` declaration picks the decoder (UTF-8 when
+ * neither does); bytes that are not valid in it are replaced, with a warning.
+ */
+export function decodeXmlBytes(bytes: Uint8Array): { text: string; warnings: string[] } {
+  const warnings: string[] = [];
+  let encoding = 'utf-8';
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) encoding = 'utf-16be';
+  else if (bytes[0] === 0xff && bytes[1] === 0xfe) encoding = 'utf-16le';
+  else if (!(bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf)) {
+    // The declaration is ASCII (XML 1.0 §4.3.3): read it from the first bytes.
+    const head = new TextDecoder('latin1').decode(bytes.subarray(0, 200));
+    const declared = /^\s*<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9._-]+)["']/.exec(head)?.[1]?.toLowerCase();
+    if (declared !== undefined && declared !== 'utf-8' && declared !== 'utf8') {
+      try {
+        new TextDecoder(declared);
+        encoding = declared;
+      } catch {
+        warnings.push(`unknown encoding "${declared}" declared: read as UTF-8`);
+      }
+    }
+  }
+  try {
+    return { text: new TextDecoder(encoding, { fatal: true }).decode(bytes), warnings };
+  } catch {
+    warnings.push(`bytes that are not valid ${encoding.toUpperCase()} were replaced`);
+    return { text: new TextDecoder(encoding).decode(bytes), warnings };
+  }
+}
+
+/** Parses a whole document (bytes are decoded with `decodeXmlBytes`). Never throws. */
+export function parseXml(input: string | Uint8Array, options: ParseXmlOptions = {}): XmlOutcome {
+  let text: string;
+  let warnings: string[] = [];
+  if (typeof input === 'string') text = input;
+  else ({ text, warnings } = decodeXmlBytes(input));
+  try {
+    return { ok: true, root: new Parser(text, options).parse(), warnings };
+  } catch (error) {
+    if (error instanceof XmlError) return { ok: false, reason: error.reason, detail: `${error.message} (${position(text, error.offset)})` };
+    // Only a bug or an exhausted stack lands here; still an answer, not a crash.
+    return { ok: false, reason: 'malformed', detail: `the XML could not be read: ${error instanceof Error ? error.message : String(error)}` };
+  }
+}
+
+function position(text: string, offset: number): string {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) {
+    line++;
+    lineStart = i + 1;
+  }
+  return `line ${line}, column ${offset - lineStart + 1}`;
+}
+
+interface Frame {
+  element: XmlElement;
+  /** Prefix bindings in scope (inherited from the parent unless this element declares some). */
+  namespaces: Map<string, string>;
+}
+
+class Parser {
+  private i = 0;
+  private nodes = 0;
+  private readonly maxDepth: number;
+  private readonly maxNodes: number;
+  private readonly stack: Frame[] = [];
+  private root: XmlElement | null = null;
+  private readonly rootNamespaces = new Map<string, string>([['xml', XML_NAMESPACE]]);
+
+  constructor(
+    private readonly s: string,
+    private readonly options: ParseXmlOptions,
+  ) {
+    this.maxDepth = options.maxDepth ?? MAX_XML_DEPTH;
+    this.maxNodes = options.maxNodes ?? MAX_XML_NODES;
+  }
+
+  parse(): XmlElement {
+    const s = this.s;
+    // A BOM and whitespace before the declaration are tolerated (real reporters send both).
+    if (s.charCodeAt(0) === 0xfeff) this.i = 1;
+    while (this.i < s.length) {
+      const lt = s.indexOf('<', this.i);
+      if (lt !== this.i) {
+        const end = lt === -1 ? s.length : lt;
+        this.text(this.i, end);
+        this.i = end;
+        continue;
+      }
+      const next = s.charCodeAt(lt + 1);
+      if (next === 0x3f /* ? */) this.processingInstruction();
+      else if (next === 0x21 /* ! */) this.markup();
+      else if (next === 0x2f /* / */) this.endTag();
+      else this.startTag();
+    }
+    if (this.stack.length > 0) throw new XmlError('malformed', `the document ends inside <${this.stack.at(-1)!.element.name}> (truncated?)`, s.length);
+    if (this.root === null) throw new XmlError('malformed', 'no root element', s.length);
+    return this.root;
+  }
+
+  private text(start: number, end: number): void {
+    const raw = this.s.slice(start, end);
+    const top = this.stack.at(-1);
+    if (top === undefined) {
+      if (/[^ \t\r\n]/.test(raw)) throw new XmlError('malformed', this.root === null ? 'text before the root element' : 'text after the root element', start);
+      return;
+    }
+    top.element.text += raw.includes('&') ? this.decodeReferences(raw, start) : raw;
+  }
+
+  private processingInstruction(): void {
+    const end = this.s.indexOf('?>', this.i + 2);
+    if (end === -1) throw new XmlError('malformed', 'a processing instruction is not closed', this.i);
+    this.i = end + 2;
+  }
+
+  private markup(): void {
+    const s = this.s;
+    const at = this.i;
+    if (s.startsWith('<!--', at)) {
+      const end = s.indexOf('-->', at + 4);
+      if (end === -1) throw new XmlError('malformed', 'a comment is not closed', at);
+      this.i = end + 3;
+      return;
+    }
+    if (s.startsWith('<![CDATA[', at)) {
+      const end = s.indexOf(']]>', at + 9);
+      if (end === -1) throw new XmlError('malformed', 'a CDATA section is not closed', at);
+      const top = this.stack.at(-1);
+      if (top === undefined) throw new XmlError('malformed', 'a CDATA section outside the root element', at);
+      top.element.text += s.slice(at + 9, end);
+      this.i = end + 3;
+      return;
+    }
+    const word = s.slice(at + 2, at + 9).toUpperCase();
+    if (word.startsWith('DOCTYPE')) throw new XmlError('doctype', 'the document has a DOCTYPE: refused, never processed (a report needs no DTD; DTDs are how external entities and entity expansion attacks start)', at);
+    if (word.startsWith('ENTITY')) throw new XmlError('entity', 'the document declares an entity: refused, never expanded', at);
+    throw new XmlError('malformed', `unexpected markup "${s.slice(at, at + 12)}"`, at);
+  }
+
+  private readName(what: string): string {
+    NAME.lastIndex = this.i;
+    const match = NAME.exec(this.s);
+    if (match === null) {
+      const shown = this.s.slice(this.i, this.i + 20);
+      throw new XmlError('malformed', `expected ${what}, found "${shown}"${NAME_START.test(shown) ? '' : ' (an unescaped "<" in text?)'}`, this.i);
+    }
+    this.i += match[0].length;
+    return match[0];
+  }
+
+  private skipWhitespace(): number {
+    WHITESPACE.lastIndex = this.i;
+    WHITESPACE.exec(this.s);
+    const skipped = WHITESPACE.lastIndex - this.i;
+    this.i = WHITESPACE.lastIndex;
+    return skipped;
+  }
+
+  private startTag(): void {
+    const s = this.s;
+    const at = this.i;
+    this.i++;
+    const name = this.readName('an element name');
+    if (this.root !== null && this.stack.length === 0) throw new XmlError('malformed', `a second root element <${name}>`, at);
+    if (this.stack.length >= this.maxDepth) throw new XmlError('too-deep', `elements nested deeper than ${this.maxDepth}`, at);
+    if (++this.nodes > this.maxNodes) throw new XmlError('too-many-nodes', `more than ${this.maxNodes} elements`, at);
+    const attributes: Record<string, string> = Object.create(null) as Record<string, string>;
+    let count = 0;
+    let selfClosing = false;
+    for (;;) {
+      const spaced = this.skipWhitespace() > 0;
+      const c = s.charCodeAt(this.i);
+      if (c === 0x3e /* > */) {
+        this.i++;
+        break;
+      }
+      if (c === 0x2f /* / */ && s.charCodeAt(this.i + 1) === 0x3e) {
+        this.i += 2;
+        selfClosing = true;
+        break;
+      }
+      if (Number.isNaN(c)) throw new XmlError('malformed', `the document ends inside the tag <${name}> (truncated?)`, this.i);
+      if (!spaced) throw new XmlError('malformed', `expected whitespace, ">" or "/>" in <${name}>`, this.i);
+      const attributeAt = this.i;
+      const attribute = this.readName('an attribute name');
+      this.skipWhitespace();
+      if (s.charCodeAt(this.i) !== 0x3d /* = */) throw new XmlError('malformed', `attribute "${attribute}" of <${name}> has no value`, this.i);
+      this.i++;
+      this.skipWhitespace();
+      const quote = s[this.i];
+      if (quote !== '"' && quote !== "'") throw new XmlError('malformed', `attribute "${attribute}" of <${name}> is not quoted`, this.i);
+      const end = s.indexOf(quote, this.i + 1);
+      if (end === -1) throw new XmlError('malformed', `attribute "${attribute}" of <${name}> is not closed (truncated?)`, this.i);
+      const raw = s.slice(this.i + 1, end);
+      if (raw.includes('<')) throw new XmlError('malformed', `"<" in the value of attribute "${attribute}"`, this.i);
+      if (attribute in attributes) throw new XmlError('malformed', `attribute "${attribute}" repeated in <${name}>`, attributeAt);
+      if (++count > MAX_XML_ATTRIBUTES) throw new XmlError('too-many-nodes', `more than ${MAX_XML_ATTRIBUTES} attributes on <${name}>`, attributeAt);
+      attributes[attribute] = raw.includes('&') ? this.decodeReferences(raw, this.i + 1) : raw;
+      this.i = end + 1;
+    }
+    const parent = this.stack.at(-1);
+    let namespaces = parent?.namespaces ?? this.rootNamespaces;
+    for (const attribute in attributes) {
+      // Namespaces in XML 1.0 §3: xmlns="uri" sets the default namespace, xmlns:p="uri" binds p.
+      if (attribute === 'xmlns' || attribute.startsWith('xmlns:')) {
+        if (namespaces === (parent?.namespaces ?? this.rootNamespaces)) namespaces = new Map(namespaces);
+        namespaces.set(attribute === 'xmlns' ? '' : attribute.slice(6), attributes[attribute]!);
+      }
+    }
+    const colon = name.indexOf(':');
+    const prefix = colon === -1 ? '' : name.slice(0, colon);
+    const element: XmlElement = {
+      name,
+      local: colon === -1 ? name : name.slice(colon + 1),
+      namespace: namespaces.get(prefix) || null,
+      attributes,
+      children: [],
+      text: '',
+    };
+    if (parent !== undefined) parent.element.children.push(element);
+    else this.root = element;
+    if (selfClosing) this.close(element, this.stack.length, parent);
+    else this.stack.push({ element, namespaces });
+  }
+
+  private endTag(): void {
+    const at = this.i;
+    this.i += 2;
+    const name = this.readName('an element name after "</"');
+    this.skipWhitespace();
+    if (this.s.charCodeAt(this.i) !== 0x3e) throw new XmlError('malformed', `the end tag </${name}> is not closed`, this.i);
+    this.i++;
+    const frame = this.stack.pop();
+    if (frame === undefined) throw new XmlError('malformed', `an end tag </${name}> without a start tag`, at);
+    if (frame.element.name !== name) throw new XmlError('malformed', `the end tag </${name}> does not match <${frame.element.name}>`, at);
+    this.close(frame.element, this.stack.length, this.stack.at(-1));
+  }
+
+  private close(element: XmlElement, depth: number, parent: Frame | undefined): void {
+    if (this.options.onClose !== undefined && !this.options.onClose(element, depth) && parent !== undefined) parent.element.children.pop();
+  }
+
+  /** XML 1.0 §4.1, §4.6: the five predefined entities and character references; anything else is refused. */
+  private decodeReferences(raw: string, offset: number): string {
+    let out = '';
+    let from = 0;
+    for (let amp = raw.indexOf('&'); amp !== -1; amp = raw.indexOf('&', from)) {
+      out += raw.slice(from, amp);
+      const semi = raw.indexOf(';', amp + 1);
+      if (semi === -1 || semi - amp > 12) throw new XmlError('malformed', 'a "&" that starts no reference (write it as &amp;)', offset + amp);
+      const name = raw.slice(amp + 1, semi);
+      if (name.startsWith('#')) {
+        const code = /^#x[0-9A-Fa-f]+$/.test(name) ? Number.parseInt(name.slice(2), 16) : /^#[0-9]+$/.test(name) ? Number.parseInt(name.slice(1), 10) : NaN;
+        // XML 1.0 §2.2 Char: #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF]
+        const valid = code === 0x9 || code === 0xa || code === 0xd || (code >= 0x20 && code <= 0xd7ff) || (code >= 0xe000 && code <= 0xfffd) || (code >= 0x10000 && code <= 0x10ffff);
+        if (!valid) throw new XmlError('malformed', `"&${name};" is not a valid character reference`, offset + amp);
+        out += String.fromCodePoint(code);
+      } else {
+        const value = PREDEFINED[name];
+        if (value === undefined) throw new XmlError('entity', `the entity "&${name};" is not one of the five predefined ones: refused, never expanded`, offset + amp);
+        out += value;
+      }
+      from = semi + 1;
+    }
+    return out + raw.slice(from);
+  }
+}
+
+/** The first child element with this local name, or undefined. */
+export function child(element: XmlElement, local: string): XmlElement | undefined {
+  for (const c of element.children) if (c.local === local) return c;
+  return undefined;
+}
+
+/** Every child element with this local name. */
+export function childrenNamed(element: XmlElement, local: string): XmlElement[] {
+  return element.children.filter((c) => c.local === local);
+}

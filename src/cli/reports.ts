@@ -17,8 +17,10 @@ import type { Stores } from '../store/types.js';
 import { integerOption, parseCommandArgs, RESOLVER_OPTIONS, UsageError } from './args.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo, type Command } from './io.js';
 import { resolverFromFlags } from './resolver-options.js';
-import { DEFAULT_REPORT_DAYS, MAX_REPORT_DAYS, showReports } from '../ingest/summary.js';
-import { renderReportHtml, renderReportText } from './reports-show.js';
+
+/** The window `show` takes without `--days`, and the longest (as src/ingest/summary.ts; the analysis is loaded only by `show`). */
+const DEFAULT_REPORT_DAYS = 30;
+const MAX_REPORT_DAYS = 366;
 
 /** The organisation the CLI files reports under when `--org` is not given (not an API organisation). */
 export const DEFAULT_CLI_ORGANIZATION = 'default';
@@ -218,6 +220,8 @@ async function showCommand(args: string[], io: CliIo): Promise<number> {
   const organizationId = organizationOf(values.org);
   const storage = reportStorage(values.data, values.database, io.env);
   const resolver = await optionalResolver(values);
+  const { showReports } = await import('../ingest/summary.js');
+  const { renderReportHtml, renderReportText } = await import('./reports-show.js');
   return withStores(storage, async (stores) => {
     const shown = await showReports({ store: stores.reports, organizationId, domain, days, ...(resolver ? { resolver } : {}) });
     if (values.html !== undefined) await writeFile(values.html, renderReportHtml(shown));

@@ -3,14 +3,16 @@
  *
  * Reporters use every shape (research/reports.md §1.1, §3.1): a zip or gzip attachment beside a text
  * part (Google), the report as the whole single-part body (Mimecast), XML as `text/xml`, base64 or
- * quoted-printable, nested multipart, a message forwarded inside another (`message/rfc822`: mailparser
- * walks into it). Every non-text part is offered to the engine's unpacker, which decides by the
+ * quoted-printable, nested multipart, a message forwarded inside another (`message/rfc822`, opened
+ * here up to MAX_MESSAGE_NESTING levels). Every non-text part is offered to the engine's unpacker, which decides by the
  * bytes, never by the label; the text and HTML parts of the message are not reports and are skipped.
  */
 import { simpleParser, type AddressObject } from 'mailparser';
 
 /** Bytes of one report message (RFC 7489 §7.2.1.1 calls ten megabytes a common receiver limit; mox takes 15 MB). */
 export const MAX_REPORT_MESSAGE_BYTES = 25 * 1024 * 1024;
+/** How deep messages forwarded inside messages (`message/rfc822`) are opened. */
+export const MAX_MESSAGE_NESTING = 3;
 /** Parts of one message offered to the unpacker (a report message has one or two). */
 export const MAX_REPORT_PARTS = 16;
 
@@ -51,7 +53,7 @@ function firstAddress(from: AddressObject | AddressObject[] | undefined): string
  * Parses `raw` and returns the parts that may be reports. Never throws for a malformed message: what
  * mailparser could not read yields no part.
  */
-export async function parseReportMessage(raw: Buffer): Promise<ParsedReportMessage> {
+export async function parseReportMessage(raw: Buffer, depth = 0): Promise<ParsedReportMessage> {
   const parsed = await simpleParser(raw, {
     skipHtmlToText: true,
     skipTextToHtml: true,
@@ -65,6 +67,16 @@ export async function parseReportMessage(raw: Buffer): Promise<ParsedReportMessa
   for (const attachment of parsed.attachments) {
     const type = (attachment.contentType ?? 'application/octet-stream').toLowerCase();
     if (TEXT_TYPES.has(type) && !attachment.filename) continue;
+    // A message forwarded inside this one: its parts are this message's (mailparser keeps it whole).
+    if (type === 'message/rfc822' && depth < MAX_MESSAGE_NESTING) {
+      const inner = await parseReportMessage(Buffer.from(attachment.content), depth + 1);
+      for (const part of inner.parts) {
+        if (parts.length >= MAX_REPORT_PARTS) dropped += 1;
+        else parts.push(part);
+      }
+      dropped += inner.partsDropped;
+      continue;
+    }
     if (parts.length >= MAX_REPORT_PARTS) {
       dropped += 1;
       continue;

@@ -1,0 +1,61 @@
+/**
+ * What enforcement would break: for `p=quarantine` and `p=reject`, the messages of the window that
+ * failed DMARC (RFC 7489 §6.6.4: the policy applies to mail that fails DMARC; RFC 9989 keeps the
+ * rule), their share, and every source behind them; the verdict, and the blockers: the legitimate
+ * senders whose mail would be lost, each with its exact fix. RFC 9989 §"Policy Enforcement
+ * Considerations": legitimate unaligned streams MUST be addressed before enforcement.
+ *
+ * Quarantine and reject act on the same failing messages (one lands in spam, the other is refused),
+ * so their counts are the same; both are given because the approver asks about one or the other.
+ */
+import type { SenderSummary } from './senders.js';
+
+/** What one policy would have acted on. */
+export interface EnforcementImpact {
+  /** Messages that would have failed: every failing message, unauthorised ones included. */
+  messages: number;
+  /** Their share of all messages, from 0 to 1. */
+  share: number;
+  /** Every failing source, most failing messages first. */
+  senders: string[];
+}
+
+/** A legitimate sender that would be hurt, and the change that fixes it. */
+export interface ReadinessBlocker {
+  source: string;
+  provider: string | null;
+  /** Its messages that would have failed. */
+  messages: number;
+  fix: string;
+}
+
+/** The answer to "can this domain move to quarantine or reject?". */
+export interface Readiness {
+  reject: EnforcementImpact;
+  quarantine: EnforcementImpact;
+  /** `ready` when no legitimate sender fails and there is mail to judge by. */
+  verdict: 'ready' | 'not-ready';
+  /** The legitimate failing senders only, most messages first. */
+  blockers: ReadinessBlocker[];
+  /** The answer in one line: "ready", or "N messages from K legitimate senders would be rejected: fix these first". */
+  summary: string;
+  /** Messages seen in the window. */
+  total: number;
+}
+
+/** The readiness of a domain from its senders (see `summariseSenders`). */
+export function readiness(senders: readonly SenderSummary[], options: { domain?: string; days?: number } = {}): Readiness {
+  const total = senders.reduce((sum, s) => sum + s.messages, 0);
+  const failing = senders.filter((s) => s.failing > 0).sort((a, b) => b.failing - a.failing || (a.source < b.source ? -1 : 1));
+  const messages = failing.reduce((sum, s) => sum + s.failing, 0);
+  const impact = (): EnforcementImpact => ({ messages, share: total === 0 ? 0 : messages / total, senders: failing.map((s) => s.source) });
+  const blockers: ReadinessBlocker[] = failing
+    .filter((s) => s.class === 'legitimate')
+    .map((s) => ({ source: s.source, provider: s.provider, messages: s.failing, fix: s.fix ?? `sign all its mail with your own domain (d=${options.domain ?? 'your domain'})` }));
+  const blocked = blockers.reduce((sum, b) => sum + b.messages, 0);
+  let summary: string;
+  if (total === 0) summary = `no aggregate reports${options.domain ? ` for ${options.domain}` : ''}${options.days ? ` in the last ${options.days} days` : ''}: nothing to judge by yet`;
+  else if (blockers.length === 0) summary = 'ready';
+  else summary = `${blocked} ${blocked === 1 ? 'message' : 'messages'} from ${blockers.length} legitimate ${blockers.length === 1 ? 'sender' : 'senders'} would be rejected: fix these first`;
+  return { reject: impact(), quarantine: impact(), verdict: total > 0 && blockers.length === 0 ? 'ready' : 'not-ready', blockers, summary, total };
+}

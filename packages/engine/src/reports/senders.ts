@@ -1,0 +1,359 @@
+/**
+ * Who sends as a domain: the rows of aggregate reports grouped by source address into senders, each
+ * with its message counts (every count is weighted by `row/count`, RFC 7489 Appendix C), the
+ * provider it belongs to, and a class:
+ *
+ * - `legitimate`: passes DMARC (RFC 7489 §3.1: an aligned SPF or DKIM pass, as the receiver's
+ *   `policy_evaluated` says), or authenticates unaligned (a DKIM or SPF pass for another domain), or
+ *   signs with the domain's own `d=` under a selector that never verifies (a key not published), or
+ *   is a known mail service, or sends from the domain's own SPF pass set;
+ * - `forwarded`: every failing message carries a forwarding override (`forwarded`,
+ *   `trusted_forwarder`, `mailing_list`, or `local_policy` with `arc=pass` or a forwarding comment:
+ *   RFC 7489 §6.6.2 and the ARC override of RFC 8617 §7.2.2), or the domain's own signature, which
+ *   verifies elsewhere, broke on the way (a forwarder or list changed the message);
+ * - `unauthorised`: fails, and nothing for the domain or anyone else authenticates it.
+ *
+ * The receiver's verdict decides pass or fail; `auth_results` only explain it (research §6.1).
+ */
+import { isAtOrBelow } from '../dns/name.js';
+import { overlap4, overlap6 } from '../ranges/classify.js';
+import { serviceLabel } from '../ranges/providers.js';
+import type { RangeData } from '../ranges/types.js';
+import { parseClientAddress } from '../spf/address.js';
+import type { SpfAnalysis } from '../spf/analyze.js';
+import { ip6ToBigInt, RangeSet, type AddressSet } from '../spf/ranges.js';
+import type { AggregateReport } from './types.js';
+
+/** Seconds in a day (the report periods are UTC days: RFC 9990 §3.1.1 "typically … a single UTC day"). */
+export const DAY_SECONDS = 86_400;
+
+/** A known mail service: the domains it signs with (DKIM `d=`) or bounces to (SPF MAIL FROM), and its SPF include. */
+export interface KnownMailService {
+  name: string;
+  /** Suffixes matched on label boundaries against DKIM `d=` and SPF domains of `auth_results`. */
+  domains: readonly string[];
+  /** The include its customers add to SPF (fixtures/guard-corpus/guard.test.zone), or null. */
+  include: string | null;
+  /** A mailbox provider whose users forward mail: its relays carry forwarded mail. */
+  mailbox: boolean;
+}
+
+/**
+ * The services recognised in reports (includes as the services publish them, see
+ * fixtures/guard-corpus/README.md and conformance/providers.md).
+ */
+export const KNOWN_MAIL_SERVICES: readonly KnownMailService[] = [
+  { name: 'Google Workspace', domains: ['google.com', 'googlemail.com', 'gappssmtp.com', 'gmail.com'], include: 'include:_spf.google.com', mailbox: true },
+  { name: 'Microsoft 365', domains: ['outlook.com', 'onmicrosoft.com', 'hotmail.com', 'microsoft.com'], include: 'include:spf.protection.outlook.com', mailbox: true },
+  { name: 'Amazon SES', domains: ['amazonses.com'], include: 'include:amazonses.com', mailbox: false },
+  { name: 'Twilio SendGrid', domains: ['sendgrid.net', 'sendgrid.com'], include: 'include:sendgrid.net', mailbox: false },
+  { name: 'Mailgun', domains: ['mailgun.org', 'mailgun.net', 'mailgun.com'], include: 'include:mailgun.org', mailbox: false },
+  { name: 'Mailchimp', domains: ['mcsv.net', 'mcdlv.net', 'rsgsv.net', 'mailchimpapp.net'], include: 'include:servers.mcsv.net', mailbox: false },
+  { name: 'Mandrill (Mailchimp Transactional)', domains: ['mandrillapp.com'], include: 'include:spf.mandrillapp.com', mailbox: false },
+  { name: 'Postmark', domains: ['mtasv.net', 'postmarkapp.com', 'pm.mtasv.net'], include: 'include:spf.mtasv.net', mailbox: false },
+  { name: 'SparkPost', domains: ['sparkpostmail.com'], include: 'include:sparkpostmail.com', mailbox: false },
+  { name: 'Zoho Mail', domains: ['zoho.com', 'zohomail.com', 'zoho.eu'], include: 'include:spf.zoho.com', mailbox: true },
+  { name: 'Proton Mail', domains: ['protonmail.ch', 'proton.me', 'protonmail.com'], include: 'include:_spf.protonmail.ch', mailbox: true },
+  { name: 'Fastmail', domains: ['messagingengine.com', 'fastmail.com'], include: 'include:spf.messagingengine.com', mailbox: true },
+  { name: 'Salesforce', domains: ['salesforce.com', 'exacttarget.com'], include: 'include:_spf.salesforce.com', mailbox: false },
+  { name: 'HubSpot', domains: ['hubspotemail.net', 'hubspot.com'], include: 'include:_spf.hubspotemail.net', mailbox: false },
+  { name: 'Zendesk', domains: ['zendesk.com'], include: 'include:mail.zendesk.com', mailbox: false },
+  { name: 'Mimecast', domains: ['mimecast.com'], include: 'include:_netblocks.mimecast.com', mailbox: false },
+  { name: 'Proofpoint', domains: ['pphosted.com', 'ppe-hosted.com'], include: 'include:_spf.pphosted.com', mailbox: false },
+  { name: 'Yahoo Mail', domains: ['yahoo.com', 'yahoodns.net'], include: null, mailbox: true },
+];
+
+/** The service a domain belongs to, by suffix on label boundaries; null when none. */
+export function knownMailService(domain: string): KnownMailService | null {
+  for (const service of KNOWN_MAIL_SERVICES) if (service.domains.some((d) => isAtOrBelow(domain, d))) return service;
+  return null;
+}
+
+/** The class of a sender (see the module comment). */
+export type SenderClass = 'legitimate' | 'forwarded' | 'unauthorised';
+
+/** One source address and what the reports say it sent as the domain. */
+export interface SenderSummary {
+  /** The source address. */
+  source: string;
+  /** A known mail service (by the DKIM `d=` or SPF domain it authenticates as), else the cloud or CDN whose published ranges hold it; null when neither. */
+  provider: string | null;
+  /** Messages (the sum of `row/count`). */
+  messages: number;
+  /** Messages with an aligned SPF pass (`policy_evaluated/spf`). */
+  spfAligned: number;
+  /** Messages with an aligned DKIM pass (`policy_evaluated/dkim`). */
+  dkimAligned: number;
+  /** Messages that passed DMARC (either aligned pass, RFC 7489 §3.1). */
+  dmarcPass: number;
+  /** Messages that failed DMARC: what `p=quarantine` or `p=reject` would have acted on. */
+  failing: number;
+  /** DKIM selectors seen with a `d=` at or below the domain. */
+  selectors: string[];
+  class: SenderClass;
+  /** Why it has its class, in words. */
+  why: string;
+  /** For a legitimate sender with failing mail: the exact change that makes it pass; else null. */
+  fix: string | null;
+  /** UTC days (YYYY-MM-DD) of the first and last report period that saw it. */
+  firstDay: string;
+  lastDay: string;
+  /** DKIM `d=` and SPF domains it authenticated as (any result). */
+  dkimDomains: string[];
+  spfDomains: string[];
+}
+
+/** What the analysis of a domain's reports takes. */
+export interface SenderOptions {
+  /** The domain shown: rows whose `header_from` is at or below it count. */
+  domain: string;
+  /** The window in days, by the reports' own date ranges. */
+  days: number;
+  /** Now, as a Date or epoch seconds. */
+  now: Date | number;
+  /** The domain's SPF analysis (its pass set recognises the domain's own ranges); null when unknown. */
+  spf?: SpfAnalysis | null;
+  /** Provider ranges to name clouds and CDNs; null to skip. */
+  ranges?: RangeData | null;
+}
+
+/** Epoch seconds of `now`. */
+export function epochSecondsOf(now: Date | number): number {
+  return typeof now === 'number' ? now : Math.floor(now.getTime() / 1000);
+}
+
+/**
+ * The reports whose period overlaps the last `days` days before `now` (their own date range decides,
+ * not when they arrived).
+ */
+export function reportsInWindow<T extends { dateRange: { begin: number; end: number } | { start: number; end: number } }>(reports: readonly T[], days: number, now: Date | number): T[] {
+  const end = epochSecondsOf(now);
+  const start = end - days * DAY_SECONDS;
+  return reports.filter((r) => {
+    const begin = 'begin' in r.dateRange ? r.dateRange.begin : r.dateRange.start;
+    return r.dateRange.end > start && begin <= end;
+  });
+}
+
+const FORWARDING_TYPES = new Set(['forwarded', 'trusted_forwarder', 'mailing_list']);
+
+/** RFC 7489 §6.6.2 override reasons that say the message was forwarded (an ARC pass is written into a `local_policy` comment). */
+function isForwardingReason(reason: { type: string; comment: string | null }): boolean {
+  if (FORWARDING_TYPES.has(reason.type)) return true;
+  return (reason.type === 'local_policy' || reason.type === 'other') && reason.comment !== null && /\barc=pass\b|forward|mailing.?list/i.test(reason.comment);
+}
+
+const day = (epoch: number): string => new Date(epoch * 1000).toISOString().slice(0, 10);
+
+interface Tally {
+  source: string;
+  messages: number;
+  spfAligned: number;
+  dkimAligned: number;
+  dmarcPass: number;
+  failing: number;
+  forwardedFailing: number;
+  first: number;
+  last: number;
+  selectors: Set<string>;
+  dkimDomains: Set<string>;
+  spfDomains: Set<string>;
+  /** Signatures with the domain's own d= that did not verify, on failing mail: selector → result. */
+  ownFailedSelectors: Map<string, string>;
+  ownFailedNoSelector: boolean;
+  unalignedDkimPass: string | null;
+  unalignedSpfPass: string | null;
+  /** An SPF check of a MAIL FROM at or below the domain that did not pass, on failing mail. */
+  ownSpfFailed: string | null;
+}
+
+/** The senders of `options.domain` over the window, most messages first. */
+export function summariseSenders(reports: readonly AggregateReport[], options: SenderOptions): SenderSummary[] {
+  const domain = options.domain.toLowerCase().replace(/\.$/, '');
+  const tallies = new Map<string, Tally>();
+  /** Selectors of the domain that verify somewhere: one that fails elsewhere was broken in transit, not unpublished. */
+  const verifying = new Set<string>();
+  for (const report of reportsInWindow(reports, options.days, options.now)) {
+    for (const record of report.records) {
+      if (!isAtOrBelow(record.headerFrom, domain)) continue;
+      let t = tallies.get(record.sourceIp);
+      if (t === undefined) {
+        t = {
+          source: record.sourceIp,
+          messages: 0,
+          spfAligned: 0,
+          dkimAligned: 0,
+          dmarcPass: 0,
+          failing: 0,
+          forwardedFailing: 0,
+          first: report.dateRange.begin,
+          last: report.dateRange.begin,
+          selectors: new Set(),
+          dkimDomains: new Set(),
+          spfDomains: new Set(),
+          ownFailedSelectors: new Map(),
+          ownFailedNoSelector: false,
+          unalignedDkimPass: null,
+          unalignedSpfPass: null,
+          ownSpfFailed: null,
+        };
+        tallies.set(record.sourceIp, t);
+      }
+      const n = record.count;
+      const spfPass = record.spfResult === 'pass';
+      const dkimPass = record.dkimResult === 'pass';
+      t.messages += n;
+      if (spfPass) t.spfAligned += n;
+      if (dkimPass) t.dkimAligned += n;
+      const pass = spfPass || dkimPass;
+      if (pass) t.dmarcPass += n;
+      else {
+        t.failing += n;
+        if (record.reasons.some(isForwardingReason)) t.forwardedFailing += n;
+      }
+      t.first = Math.min(t.first, report.dateRange.begin);
+      t.last = Math.max(t.last, report.dateRange.begin);
+      for (const signature of record.auth.dkim) {
+        t.dkimDomains.add(signature.domain);
+        const own = isAtOrBelow(signature.domain, domain);
+        if (own && signature.selector !== null) {
+          t.selectors.add(signature.selector);
+          if (signature.result === 'pass') verifying.add(`${signature.domain} ${signature.selector}`);
+        }
+        if (own && signature.result !== 'pass' && !pass) {
+          if (signature.selector === null) t.ownFailedNoSelector = true;
+          else t.ownFailedSelectors.set(`${signature.domain} ${signature.selector}`, signature.result);
+        }
+        if (!own && signature.result === 'pass' && !pass) t.unalignedDkimPass ??= signature.domain;
+      }
+      for (const check of record.auth.spf) {
+        if (check.domain === null) continue;
+        t.spfDomains.add(check.domain);
+        const own = isAtOrBelow(check.domain, domain);
+        if (!pass && own && check.result !== 'pass' && check.scope === 'mfrom') t.ownSpfFailed ??= check.domain;
+        if (!pass && !own && check.result === 'pass') t.unalignedSpfPass ??= check.domain;
+      }
+    }
+  }
+  const ownRanges = options.spf?.passSources?.pass ?? null;
+  const senders: SenderSummary[] = [];
+  for (const t of tallies.values()) {
+    const service = serviceOf(t);
+    const provider = service?.name ?? (options.ranges ? cloudOf(t.source, options.ranges) : null);
+    const { cls, why, fix } = classify(t, domain, service, ownRanges, verifying, options.spf ?? null);
+    senders.push({
+      source: t.source,
+      provider,
+      messages: t.messages,
+      spfAligned: t.spfAligned,
+      dkimAligned: t.dkimAligned,
+      dmarcPass: t.dmarcPass,
+      failing: t.failing,
+      selectors: [...t.selectors].sort(),
+      class: cls,
+      why,
+      fix,
+      firstDay: day(t.first),
+      lastDay: day(t.last),
+      dkimDomains: [...t.dkimDomains].sort(),
+      spfDomains: [...t.spfDomains].sort(),
+    });
+  }
+  return senders.sort((a, b) => b.messages - a.messages || compareAddresses(a.source, b.source));
+}
+
+function serviceOf(t: Tally): KnownMailService | null {
+  for (const d of t.dkimDomains) {
+    const service = knownMailService(d);
+    if (service !== null) return service;
+  }
+  for (const d of t.spfDomains) {
+    const service = knownMailService(d);
+    if (service !== null) return service;
+  }
+  return null;
+}
+
+/** The cloud, CI or CDN service whose published ranges hold `ip` (packages/engine/src/ranges/). */
+export function cloudOf(ip: string, ranges: RangeData): string | null {
+  const address = parseClientAddress(ip);
+  if (address === null) return null;
+  const set = address.version === 4 ? RangeSet.cidr(4, BigInt(address.value >>> 0), 32) : RangeSet.cidr(6, ip6ToBigInt(address.words), 128);
+  for (const category of ranges.categories) {
+    const hit = address.version === 4 ? overlap4(set, category) > 0 : overlap6(set, category) > 0n;
+    if (hit) return serviceLabel(category.provider, category.service);
+  }
+  return null;
+}
+
+/** True when `ip` is in `set`. */
+export function addressIn(ip: string, set: AddressSet): boolean {
+  const address = parseClientAddress(ip);
+  if (address === null) return false;
+  return address.version === 4 ? set.v4.has(BigInt(address.value >>> 0)) : set.v6.has(ip6ToBigInt(address.words));
+}
+
+function includedIn(spf: SpfAnalysis | null, include: string): boolean {
+  if (spf === null) return false;
+  const wanted = include.toLowerCase();
+  const walk = (nodes: SpfAnalysis['tree']): boolean => nodes.some((node) => node.raw.toLowerCase().replace(/^\+/, '') === wanted || walk(node.children));
+  return walk(spf.tree);
+}
+
+function classify(
+  t: Tally,
+  domain: string,
+  service: KnownMailService | null,
+  ownRanges: AddressSet | null,
+  verifying: ReadonlySet<string>,
+  spf: SpfAnalysis | null,
+): { cls: SenderClass; why: string; fix: string | null } {
+  if (t.failing === 0) return { cls: 'legitimate', why: 'all its mail passes DMARC', fix: null };
+  const failed = `${t.failing} of its ${t.messages} messages fail DMARC`;
+  if (t.forwardedFailing === t.failing) {
+    return { cls: 'forwarded', why: `its failing mail was forwarded (the receiver says so: an ARC pass, a mailing list or a trusted forwarder); expected, and not stopped by DMARC overrides at receivers that honour ARC`, fix: null };
+  }
+  // The domain's own signature under a selector that never verifies anywhere: a key not published.
+  const unpublished = [...t.ownFailedSelectors.entries()].find(([key]) => !verifying.has(key));
+  if (unpublished !== undefined) {
+    const [signer, selector] = unpublished[0].split(' ') as [string, string];
+    return {
+      cls: 'legitimate',
+      why: `it signs as ${signer} with selector ${selector}, which never verifies (${unpublished[1]}): ${failed}`,
+      fix: `publish selector ${selector}: the DKIM key at ${selector}._domainkey.${signer} that this sender signs with`,
+    };
+  }
+  if (t.dmarcPass > 0) {
+    return { cls: 'legitimate', why: `${t.dmarcPass} of its messages pass DMARC, ${failed}`, fix: signFix(domain, t, service, spf) };
+  }
+  // The domain's own signature, verified elsewhere, broken here: a forwarder or a list changed the message.
+  if (t.ownFailedSelectors.size > 0 || t.ownFailedNoSelector) {
+    if (t.ownSpfFailed === null || (service !== null && service.mailbox)) {
+      return { cls: 'forwarded', why: `your own DKIM signature, which verifies on your other mail, broke on the way: forwarded or changed by a list (${failed})`, fix: null };
+    }
+  }
+  if (t.unalignedDkimPass !== null || t.unalignedSpfPass !== null) {
+    const as = t.unalignedDkimPass !== null ? `DKIM d=${t.unalignedDkimPass}` : `SPF for ${t.unalignedSpfPass}`;
+    return { cls: 'legitimate', why: `it authenticates, but as another domain (${as}), so it is not aligned with ${domain}: ${failed}`, fix: signFix(domain, t, service, spf) };
+  }
+  if (service !== null) return { cls: 'legitimate', why: `a known mail service (${service.name}): ${failed}`, fix: signFix(domain, t, service, spf) };
+  if (ownRanges !== null && addressIn(t.source, ownRanges)) {
+    return { cls: 'legitimate', why: `your SPF record lets this address pass, but its mail is sent with another MAIL FROM and no DKIM signature of yours: ${failed}`, fix: signFix(domain, t, null, spf) };
+  }
+  return { cls: 'unauthorised', why: `nothing authenticates it for ${domain} or any other domain: what DMARC enforcement exists to stop`, fix: null };
+}
+
+/** The exact change that makes a legitimate sender's failing mail pass. */
+function signFix(domain: string, t: Tally, service: KnownMailService | null, spf: SpfAnalysis | null): string {
+  // MAIL FROM is the domain's own but SPF did not pass: the service's include is missing (RFC 7208 §5.2).
+  if (t.ownSpfFailed !== null && service?.include && !includedIn(spf, service.include)) {
+    return `add ${service.include} to the SPF record of ${t.ownSpfFailed} (${service.name} sends with MAIL FROM ${t.ownSpfFailed})`;
+  }
+  const signer = t.unalignedDkimPass !== null ? ` (it signs with d=${t.unalignedDkimPass})` : '';
+  const where = service !== null ? ` at ${service.name}: set up its domain authentication (custom DKIM) and publish the selectors it gives` : '';
+  return `sign with d=${domain}${where}${signer}`;
+}
+
+function compareAddresses(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,147 @@
+/**
+ * The whole answer of `reports show <domain>`: what the service computes from the reports it stored
+ * and the domain's SPF analysis, in the JSON shape of `reports show --json` (issue 30).
+ */
+import { isAtOrBelow } from '../dns/name.js';
+import { selectorProblem } from '../dkim/probe.js';
+import type { RangeData } from '../ranges/types.js';
+import type { SpfAnalysis } from '../spf/analyze.js';
+import { reportIdentity } from './identity.js';
+import { readiness, type EnforcementImpact, type ReadinessBlocker } from './readiness.js';
+import { DAY_SECONDS, epochSecondsOf, reportsInWindow, summariseSenders, type SenderClass } from './senders.js';
+import { spfTighten, unusedSpfTerms, type SpfTightening, type UnusedSpfTerm } from './spf-tighten.js';
+import { tlsSummary, type TlsPolicySummary } from './tls-summary.js';
+import type { AggregateReport, TlsReport } from './types.js';
+
+/** What `summariseReports` takes. */
+export interface SummariseReportsInput {
+  domain: string;
+  /** The window in days, by the reports' own date ranges. */
+  days: number;
+  now: Date | number;
+  /** The stored aggregate reports (any domain: those of `domain` are picked). Duplicates among them are counted once. */
+  aggregate: readonly AggregateReport[];
+  /** The stored TLS reports (those whose policies name `domain` are picked). */
+  tls?: readonly TlsReport[];
+  /** Duplicates already refused when the reports were stored, added to those found here. */
+  duplicates?: number;
+  /** The domain's SPF analysis (`analyzeSpf`): needed for the tightening, own ranges and unused terms. */
+  spf?: SpfAnalysis | null;
+  /** Provider ranges (clouds and CDNs); `shippedRanges()` is the usual value; null skips cloud naming and tightening. */
+  ranges?: RangeData | null;
+}
+
+/** One sender in the summary. */
+export interface ReportsSummarySender {
+  source: string;
+  provider: string | null;
+  messages: number;
+  spfAligned: number;
+  dkimAligned: number;
+  dmarcPass: number;
+  selectors: string[];
+  class: SenderClass;
+  /** Why that class. */
+  why: string;
+  /** The fix when it is legitimate and fails; else null. */
+  fix: string | null;
+  failing: number;
+  firstDay: string;
+  lastDay: string;
+}
+
+/** The JSON of `reports show --json`. */
+export interface ReportsSummary {
+  domain: string;
+  days: number;
+  /** Aggregate reports in the window with rows for the domain (TLS reports are under `tls`). */
+  reports: number;
+  /** Reports received more than once, counted once. */
+  duplicates: number;
+  /** Messages in the window (every `row/count`). */
+  messages: number;
+  senders: ReportsSummarySender[];
+  readiness: {
+    reject: EnforcementImpact;
+    quarantine: EnforcementImpact;
+    verdict: 'ready' | 'not-ready';
+    blockers: ReadinessBlocker[];
+    summary: string;
+  };
+  spfTighten: SpfTightening | null;
+  /** Top-level SPF terms no reported mail passed through in the window. */
+  spfUnused: UnusedSpfTerm[];
+  /** DKIM selectors of the domain seen in the reports: probe them (they cannot be guessed). */
+  selectors: string[];
+  tls: { reports: number; policies: TlsPolicySummary[] };
+  /** The window: its first and last UTC day. */
+  window: { from: string; to: string };
+}
+
+/** The DKIM selectors seen in reports for signatures with a `d=` at or below `domain` (valid DNS labels only), sorted. */
+export function selectorsSeen(reports: readonly AggregateReport[], domain: string): string[] {
+  const wanted = domain.toLowerCase().replace(/\.$/, '');
+  const seen = new Set<string>();
+  for (const report of reports) {
+    for (const record of report.records) {
+      for (const signature of record.auth.dkim) {
+        if (signature.selector === null || !isAtOrBelow(signature.domain, wanted)) continue;
+        const selector = signature.selector.toLowerCase();
+        if (selectorProblem(selector) === null) seen.add(selector);
+      }
+    }
+  }
+  return [...seen].sort();
+}
+
+/** Builds the summary of a domain's reports over a window. Pure: the caller stores and loads the reports. */
+export function summariseReports(input: SummariseReportsInput): ReportsSummary {
+  const domain = input.domain.toLowerCase().replace(/\.$/, '');
+  let duplicates = input.duplicates ?? 0;
+  const unique = new Map<string, AggregateReport>();
+  for (const report of input.aggregate) {
+    const key = reportIdentity(report);
+    if (unique.has(key)) duplicates++;
+    else unique.set(key, report);
+  }
+  const inWindow = reportsInWindow([...unique.values()], input.days, input.now).filter((r) => r.records.some((x) => isAtOrBelow(x.headerFrom, domain)) || isAtOrBelow(r.policyPublished.domain, domain));
+  const options = { domain, days: input.days, now: input.now, spf: input.spf ?? null, ranges: input.ranges ?? null };
+  const senders = summariseSenders(inWindow, options);
+  const ready = readiness(senders, { domain, days: input.days });
+  const tlsUnique = new Map<string, TlsReport>();
+  for (const report of input.tls ?? []) {
+    if (!report.policies.some((p) => isAtOrBelow(p.policy.domain, domain))) continue;
+    const key = reportIdentity(report);
+    if (!tlsUnique.has(key)) tlsUnique.set(key, report);
+  }
+  const tlsReports = reportsInWindow([...tlsUnique.values()], input.days, input.now).map((r) => ({ ...r, policies: r.policies.filter((p) => isAtOrBelow(p.policy.domain, domain)) }));
+  const end = epochSecondsOf(input.now);
+  return {
+    domain,
+    days: input.days,
+    reports: inWindow.length,
+    duplicates,
+    messages: ready.total,
+    senders: senders.map((s) => ({
+      source: s.source,
+      provider: s.provider,
+      messages: s.messages,
+      spfAligned: s.spfAligned,
+      dkimAligned: s.dkimAligned,
+      dmarcPass: s.dmarcPass,
+      selectors: s.selectors,
+      class: s.class,
+      why: s.why,
+      fix: s.fix,
+      failing: s.failing,
+      firstDay: s.firstDay,
+      lastDay: s.lastDay,
+    })),
+    readiness: { reject: ready.reject, quarantine: ready.quarantine, verdict: ready.verdict, blockers: ready.blockers, summary: ready.summary },
+    spfTighten: input.ranges ? spfTighten(input.spf ?? null, senders, { ranges: input.ranges, now: input.now }) : null,
+    spfUnused: unusedSpfTerms(input.spf ?? null, senders),
+    selectors: selectorsSeen(inWindow, domain),
+    tls: tlsSummary(tlsReports),
+    window: { from: new Date((end - input.days * DAY_SECONDS) * 1000).toISOString().slice(0, 10), to: new Date(end * 1000).toISOString().slice(0, 10) },
+  };
+}

@@ -1,0 +1,214 @@
+/**
+ * The analysis over the fixture reports of spf-cloud-ec2.example (whose SPF authorises Amazon EC2
+ * space, fixtures/zones): exact message counts per sender, the classes, what reject would break, the
+ * SPF tightening record, the TLS answer; plus tables for the classification rules.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { shippedRanges } from '../../packages/engine/src/ranges/snapshot.js';
+import { parseAggregateReport } from '../../packages/engine/src/reports/parse-aggregate.js';
+import { parseTlsReport } from '../../packages/engine/src/reports/parse-tls.js';
+import { readiness } from '../../packages/engine/src/reports/readiness.js';
+import { summariseSenders } from '../../packages/engine/src/reports/senders.js';
+import { unusedSpfTerms } from '../../packages/engine/src/reports/spf-tighten.js';
+import { selectorsSeen, summariseReports, type ReportsSummary } from '../../packages/engine/src/reports/summary.js';
+import type { AggregateRecord, AggregateReport, TlsReport } from '../../packages/engine/src/reports/types.js';
+import { unpackReportFile } from '../../packages/engine/src/reports/unpack.js';
+import { analyzeSpf } from '../../packages/engine/src/spf/index.js';
+import type { SpfAnalysis } from '../../packages/engine/src/spf/analyze.js';
+import { loadZoneDirectory } from '../../packages/engine/src/zones/load.js';
+import { parseZone } from '../../packages/engine/src/zones/parse.js';
+import { fixture } from './helpers.js';
+
+const NOW = new Date('2026-11-27T12:00:00Z');
+const DOMAIN = 'spf-cloud-ec2.example';
+/** Every file as imported: the Google report twice (its zip and its raw XML). */
+const FILES = [
+  'google.com!spf-cloud-ec2.example!1795219200!1795305599.zip',
+  'src/google.com!spf-cloud-ec2.example!1795219200!1795305599.xml',
+  'protection.outlook.com!spf-cloud-ec2.example!1795219200!1795305600.xml.gz',
+  'yahoo.com!spf-cloud-ec2.example!1795132800!1795219199.xml.gz',
+  'src/gmx.net!spf-cloud-ec2.example!1795305600!1795391999.xml',
+  'mail.example.net-two-days.zip',
+  'src/google.com!spf-cloud-ec2.example!2026-11-21.json',
+  'microsoft.com!spf-cloud-ec2.example!2026-11-21.json.gz',
+];
+
+function load(files: readonly string[]): { aggregate: AggregateReport[]; tls: TlsReport[] } {
+  const aggregate: AggregateReport[] = [];
+  const tls: TlsReport[] = [];
+  for (const file of files) {
+    const unpacked = unpackReportFile(fixture(file), { filename: file });
+    if (!unpacked.ok) throw new Error(`${file}: ${unpacked.detail}`);
+    for (const document of unpacked.documents) {
+      if (document.kind === 'aggregate') {
+        const parsed = parseAggregateReport(document.bytes);
+        if (!parsed.ok) throw new Error(`${file}: ${parsed.detail}`);
+        aggregate.push(parsed.report);
+      } else {
+        const parsed = parseTlsReport(document.bytes);
+        if (!parsed.ok) throw new Error(`${file}: ${parsed.detail}`);
+        tls.push(parsed.report);
+      }
+    }
+  }
+  return { aggregate, tls };
+}
+
+let spf: SpfAnalysis;
+let summary: ReportsSummary;
+
+beforeAll(async () => {
+  const resolver = new ZoneResolver(await loadZoneDirectory(new URL('../../fixtures/zones/', import.meta.url).pathname));
+  spf = await analyzeSpf(DOMAIN, resolver);
+  const { aggregate, tls } = load(FILES);
+  summary = summariseReports({ domain: DOMAIN, days: 30, now: NOW, aggregate, tls, spf, ranges: shippedRanges() });
+});
+
+describe('summariseReports over the fixtures', () => {
+  it('counts reports, the duplicate once, and every message', () => {
+    expect([summary.reports, summary.duplicates, summary.messages]).toEqual([6, 1, 2173]);
+  });
+
+  it('gives exact counts and a class per sender', () => {
+    expect(summary.senders.map((s) => [s.source, s.provider, s.messages, s.spfAligned, s.dkimAligned, s.dmarcPass, s.selectors, s.class])).toEqual([
+      ['198.51.100.130', null, 1203, 1203, 1203, 1203, ['esp1'], 'legitimate'],
+      ['3.224.10.5', 'Amazon EC2', 500, 500, 500, 500, ['app2026'], 'legitimate'],
+      ['192.0.2.44', 'Twilio SendGrid', 300, 0, 0, 0, [], 'legitimate'],
+      ['198.51.100.20', null, 80, 0, 0, 0, ['billing2024'], 'legitimate'],
+      ['3.224.77.9', 'Amazon EC2', 40, 40, 0, 40, [], 'legitimate'],
+      ['203.0.113.9', null, 35, 0, 0, 0, [], 'unauthorised'],
+      ['209.85.220.41', null, 12, 0, 0, 0, [], 'forwarded'],
+      ['2001:db8:e5::10', null, 3, 3, 3, 3, ['esp1'], 'legitimate'],
+    ]);
+    expect(summary.senders.find((s) => s.source === '198.51.100.130')).toMatchObject({ firstDay: '2026-11-21', lastDay: '2026-11-22' });
+  });
+
+  it('says what reject would break, and the exact fixes', () => {
+    expect(summary.readiness.reject).toEqual({ messages: 427, share: 427 / 2173, senders: ['192.0.2.44', '198.51.100.20', '203.0.113.9', '209.85.220.41'] });
+    expect(summary.readiness.quarantine).toEqual(summary.readiness.reject);
+    expect(summary.readiness.verdict).toBe('not-ready');
+    expect(summary.readiness.blockers).toEqual([
+      { source: '192.0.2.44', provider: 'Twilio SendGrid', messages: 300, fix: 'sign with d=spf-cloud-ec2.example at Twilio SendGrid: set up its domain authentication (custom DKIM) and publish the selectors it gives (it signs with d=sendgrid.net)' },
+      { source: '198.51.100.20', provider: null, messages: 80, fix: 'publish selector billing2024: the DKIM key at billing2024._domainkey.spf-cloud-ec2.example that this sender signs with' },
+    ]);
+    expect(summary.readiness.summary).toBe('380 messages from 2 legitimate senders would be rejected: fix these first');
+  });
+
+  it('tightens the SPF record to the EC2 addresses that sent', () => {
+    expect(summary.spfTighten).toEqual({ record: 'v=spf1 ip4:3.224.10.5 ip4:3.224.77.9 include:_spf.esp.example -all', keep: ['3.224.10.5', '3.224.77.9'], drop: ['ip4:3.224.0.0/16'], services: ['Amazon EC2'] });
+  });
+
+  it('lists the selectors seen, for DKIM probing', () => {
+    expect(summary.selectors).toEqual(['app2026', 'billing2024', 'esp1']);
+  });
+
+  it('summarises TLS per policy and MX, and answers the enforce question', () => {
+    expect(summary.tls.reports).toBe(2);
+    expect(summary.tls.policies).toEqual([
+      {
+        policy: 'sts spf-cloud-ec2.example',
+        policyType: 'sts',
+        policyDomain: 'spf-cloud-ec2.example',
+        mode: 'testing',
+        mxHosts: ['mx1.spf-cloud-ec2.example', 'mx2.spf-cloud-ec2.example'],
+        successful: 2300,
+        failed: 6,
+        failures: [
+          { resultType: 'certificate-expired', sessions: 4 },
+          { resultType: 'sts-policy-fetch-error', sessions: 2 },
+        ],
+        byMx: [
+          { mx: '(not given)', failures: [{ resultType: 'sts-policy-fetch-error', sessions: 2 }] },
+          { mx: 'mx2.spf-cloud-ec2.example', failures: [{ resultType: 'certificate-expired', sessions: 4 }] },
+        ],
+        reporters: ['Google Inc.', 'Microsoft Corporation'],
+        enforce: {
+          safe: false,
+          answer: '4 sessions would have been refused under enforce (certificate-expired on mx2.spf-cloud-ec2.example ×4): fix these first; also, senders could not fetch or use the policy (sts-policy-fetch-error ×2): fix the policy host, or the policy protects nothing',
+        },
+      },
+    ]);
+  });
+
+  it('selects reports by their own date range: a 3-day window leaves out the older days', () => {
+    const { aggregate } = load(FILES);
+    const recent = summariseReports({ domain: DOMAIN, days: 3, now: new Date('2026-11-24T00:00:00Z'), aggregate, spf, ranges: null });
+    // Reports ending after 2026-11-21 00:00: Google, Microsoft (21st), GMX (22nd); Yahoo ends 23:59:59 on the 20th.
+    expect([recent.reports, recent.messages]).toEqual([3, 2063]);
+    expect(recent.spfTighten).toBeNull();
+  });
+
+  it('with no reports: not ready, and says there is nothing to judge by', () => {
+    const empty = summariseReports({ domain: DOMAIN, days: 30, now: NOW, aggregate: [], spf, ranges: null });
+    expect(empty.readiness).toMatchObject({ verdict: 'not-ready', blockers: [], summary: 'no aggregate reports for spf-cloud-ec2.example in the last 30 days: nothing to judge by yet' });
+    expect(empty.tls).toEqual({ reports: 0, policies: [] });
+  });
+});
+
+/** A report of one day holding `records`. */
+function reportOf(records: Partial<AggregateRecord>[], begin = 1795219200): AggregateReport {
+  return {
+    kind: 'aggregate',
+    schema: '7489',
+    namespace: null,
+    version: '1.0',
+    reporter: { orgName: 'r.example', email: null, extraContactInfo: null, generator: null },
+    reportId: `r-${begin}`,
+    dateRange: { begin, end: begin + 86399 },
+    errors: [],
+    policyPublished: { domain: 'test.example', adkim: 'r', aspf: 'r', p: 'none', sp: null, np: null, pct: null, fo: null, testing: null, discoveryMethod: null },
+    records: records.map((r) => ({ sourceIp: '192.0.2.1', count: 1, disposition: 'none', dkimResult: 'fail', spfResult: 'fail', headerFrom: 'test.example', envelopeFrom: null, envelopeTo: null, auth: { dkim: [], spf: [] }, reasons: [], ...r })),
+  };
+}
+
+describe('classification rules', () => {
+  const dkim = (domain: string, selector: string | null, result: string) => ({ domain, selector, result, humanResult: null });
+  const spfResult = (domain: string, result: string) => ({ domain, scope: 'mfrom', result, humanResult: null });
+  it.each([
+    ['passes DMARC', [{ dkimResult: 'pass' }], 'legitimate', null],
+    ['mailing_list override', [{ reasons: [{ type: 'mailing_list', comment: null }] }], 'forwarded', null],
+    ['trusted_forwarder override', [{ reasons: [{ type: 'trusted_forwarder', comment: null }] }], 'forwarded', null],
+    ['local_policy with an ARC pass', [{ reasons: [{ type: 'local_policy', comment: 'arc=pass as[1].d=lists.example' }] }], 'forwarded', null],
+    ['local_policy without forwarding', [{ reasons: [{ type: 'local_policy', comment: 'whitelisted' }] }], 'unauthorised', null],
+    ['nothing authenticates', [{ auth: { dkim: [], spf: [spfResult('test.example', 'fail')] } }], 'unauthorised', null],
+    ['DKIM passes for another domain', [{ auth: { dkim: [dkim('crm.example', 's1', 'pass')], spf: [] } }], 'legitimate', 'sign with d=test.example (it signs with d=crm.example)'],
+    ['SPF passes for another domain', [{ auth: { dkim: [], spf: [spfResult('bounce.crm.example', 'pass')] } }], 'legitimate', 'sign with d=test.example'],
+    ['own signature, unknown selector', [{ auth: { dkim: [dkim('test.example', 'new1', 'fail')], spf: [] } }], 'legitimate', 'publish selector new1: the DKIM key at new1._domainkey.test.example that this sender signs with'],
+    ['known service with MAIL FROM of the domain and no include', [{ auth: { dkim: [dkim('mailgun.org', 'mx', 'fail')], spf: [spfResult('test.example', 'softfail')] } }], 'legitimate', 'add include:mailgun.org to the SPF record of test.example (Mailgun sends with MAIL FROM test.example)'],
+  ] as [string, Partial<AggregateRecord>[], string, string | null][])('%s', (_, records, cls, fix) => {
+    const [sender] = summariseSenders([reportOf(records)], { domain: 'test.example', days: 30, now: NOW });
+    expect(sender!.class).toBe(cls);
+    expect(sender!.fix).toBe(fix);
+  });
+
+  it('own signature that verifies elsewhere but broke here: forwarded', () => {
+    const senders = summariseSenders(
+      [reportOf([{ sourceIp: '192.0.2.1', dkimResult: 'pass', auth: { dkim: [dkim('test.example', 's1', 'pass')], spf: [] } }, { sourceIp: '192.0.2.99', auth: { dkim: [dkim('test.example', 's1', 'fail')], spf: [spfResult('list.example', 'fail')] } }])],
+      { domain: 'test.example', days: 30, now: NOW },
+    );
+    expect(senders.find((s) => s.source === '192.0.2.99')!.class).toBe('forwarded');
+  });
+
+  it('an address of the own SPF pass set with another MAIL FROM: legitimate', async () => {
+    const zone = '$ORIGIN test.example.\n$TTL 300\n@ IN SOA ns hostmaster 1 7200 900 1209600 300\n@ IN NS ns\n@ IN TXT "v=spf1 ip4:192.0.2.0/24 include:_spf.old.example -all"\n';
+    const old = '$ORIGIN old.example.\n$TTL 300\n@ IN SOA ns hostmaster 1 7200 900 1209600 300\n@ IN NS ns\n_spf IN TXT "v=spf1 ip4:198.51.100.0/24 -all"\n';
+    const analysis = await analyzeSpf('test.example', new ZoneResolver([parseZone(zone, { file: 't.zone' }), parseZone(old, { file: 'o.zone' })]));
+    const reports = [reportOf([{ sourceIp: '192.0.2.7', count: 5 }])];
+    const senders = summariseSenders(reports, { domain: 'test.example', days: 30, now: NOW, spf: analysis });
+    expect(senders[0]).toMatchObject({ class: 'legitimate', fix: 'sign with d=test.example' });
+    // The include sent nothing: a removal candidate that saves its lookup.
+    expect(unusedSpfTerms(analysis, senders)).toEqual([{ term: 'include:_spf.old.example', lookupsSaved: 1 }]);
+    expect(readiness(senders, { domain: 'test.example' }).summary).toBe('5 messages from 1 legitimate sender would be rejected: fix these first');
+  });
+
+  it('ready when every failing sender is unauthorised or forwarded', () => {
+    const senders = summariseSenders([reportOf([{ sourceIp: '192.0.2.1', count: 90, dkimResult: 'pass' }, { sourceIp: '203.0.113.5', count: 10 }])], { domain: 'test.example', days: 30, now: NOW });
+    expect(readiness(senders)).toMatchObject({ verdict: 'ready', summary: 'ready', reject: { messages: 10, share: 0.1, senders: ['203.0.113.5'] }, blockers: [] });
+  });
+
+  it('selectorsSeen keeps valid selectors of the domain and its subdomains only', () => {
+    const reports = [reportOf([{ auth: { dkim: [dkim('test.example', 'S1', 'pass'), dkim('mail.test.example', 'k2', 'fail'), dkim('other.example', 'x', 'pass'), dkim('test.example', 'bad selector', 'fail'), dkim('test.example', null, 'fail')], spf: [] } }])];
+    expect(selectorsSeen(reports, 'test.example')).toEqual(['k2', 's1']);
+  });
+});

@@ -2,7 +2,7 @@
  * `spoof-checker reports`: DMARC aggregate and TLS reports in, and what they say out.
  *   reports import <file|dir|->... [--data DIR | --database URL] [--org ID] [--zones DIR | --resolver ADDR]
  *   reports fetch --imap URL [--tls-ca FILE] [--data DIR | --database URL] [--org ID] [--zones DIR | --resolver ADDR]
- *   reports show <domain> [--days N] [--json] [--html FILE] [--data DIR | --database URL] [--org ID] [--zones DIR | --resolver ADDR]
+ *   reports show <domain> [--days N] [--until DATE] [--json] [--html FILE] [--data DIR | --database URL] [--org ID] [--zones DIR | --resolver ADDR]
  *
  * The CLI works on one organisation at a time (`--org`, else `default`, which is not an API
  * organisation) and takes reports for any domain.
@@ -27,7 +27,7 @@ export const DEFAULT_CLI_ORGANIZATION = 'default';
 
 const USAGE = `Usage: spoof-checker reports import <file|dir|->... [options]
        spoof-checker reports fetch --imap imap://user[:password]@host[:port]/MAILBOX [options]
-       spoof-checker reports show <domain> [--days N] [--json] [--html FILE] [options]
+       spoof-checker reports show <domain> [--days N] [--until DATE] [--json] [--html FILE] [options]
 
 DMARC aggregate reports (RFC 7489, RFC 9990) and SMTP TLS reports (RFC 8460): who sends as the
 domain, and what p=quarantine or p=reject would break.
@@ -44,6 +44,7 @@ domain, and what p=quarantine or p=reject would break.
     --aside NAME       the folder messages without a report go to (default spoof-checker-no-report)
   show <domain>        senders, what enforcement would break, SPF tightening, TLS results
     --days N           reports whose own date range falls in the last N days (default ${DEFAULT_REPORT_DAYS}; at most ${MAX_REPORT_DAYS})
+    --until DATE       the window ends at DATE (YYYY-MM-DD, end of that UTC day) instead of now
     --json             one JSON document
     --html FILE        also write one self-contained page with a daily chart of pass and fail
 
@@ -209,7 +210,7 @@ async function fetchCommand(args: string[], io: CliIo): Promise<number> {
 }
 
 async function showCommand(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseCommandArgs(args, { ...STORE_OPTIONS, days: { type: 'string' }, json: { type: 'boolean' }, html: { type: 'string' } }, true);
+  const { values, positionals } = parseCommandArgs(args, { ...STORE_OPTIONS, days: { type: 'string' }, until: { type: 'string' }, json: { type: 'boolean' }, html: { type: 'string' } }, true);
   if (values.help) {
     io.out(USAGE);
     return EXIT_OK;
@@ -217,13 +218,18 @@ async function showCommand(args: string[], io: CliIo): Promise<number> {
   if (positionals.length !== 1) throw new UsageError('show takes one domain');
   const domain = positionals[0]!.trim().toLowerCase().replace(/\.$/, '');
   const days = integerOption(values.days, 'days', DEFAULT_REPORT_DAYS, 1, MAX_REPORT_DAYS);
+  let now: Date | undefined;
+  if (values.until !== undefined) {
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(values.until) || Number.isNaN(Date.parse(`${values.until}T23:59:59Z`))) throw new UsageError(`--until must be a date such as 2026-11-30, not "${values.until}"`);
+    now = new Date(`${values.until}T23:59:59Z`);
+  }
   const organizationId = organizationOf(values.org);
   const storage = reportStorage(values.data, values.database, io.env);
   const resolver = await optionalResolver(values);
   const { showReports } = await import('../ingest/summary.js');
   const { renderReportHtml, renderReportText } = await import('./reports-show.js');
   return withStores(storage, async (stores) => {
-    const shown = await showReports({ store: stores.reports, organizationId, domain, days, ...(resolver ? { resolver } : {}) });
+    const shown = await showReports({ store: stores.reports, organizationId, domain, days, ...(now ? { now } : {}), ...(resolver ? { resolver } : {}) });
     if (values.html !== undefined) await writeFile(values.html, renderReportHtml(shown));
     io.out(values.json ? `${JSON.stringify(shown.summary)}\n` : renderReportText(shown));
     return EXIT_OK;

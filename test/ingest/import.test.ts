@@ -5,13 +5,14 @@
  * truncated file and an XXE file refused with their reason and no row, and the other organisation
  * seeing nothing.
  */
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { analyzeSpf, loadZoneDirectory, parseAggregateReport, parseTlsReport, shippedRanges, summariseReports, unpackReportFile, ZoneResolver } from '@spoof-checker/engine';
 import { main } from '../../src/cli/main.js';
 import { openSqliteStores } from '../../src/store/sqlite.js';
-import { captureIo } from '../cli/helpers.js';
+import { captureIo, FIXTURE_ZONES } from '../cli/helpers.js';
 import { fixture, forwardedMessage, GOOGLE_ZIP, mbox, noReportMessage, OUTLOOK_GZ, REPORT_DOMAIN, REPORT_SOURCES, REPORTS_DIR, reportMessage, singlePartMessage, TLS_GZ, YAHOO_GZ } from './helpers.js';
 
 const work = mkdtempSync(join(tmpdir(), 'reports-import-'));
@@ -120,5 +121,76 @@ describe('reports import', () => {
     expect(both.code).toBe(2);
     expect(both.err).toContain('give --data or --database, not both');
     expect((await run(['reports', 'import', inbox, '--data', data, '--org', 'bad org'])).err).toContain('--org must be an organisation id');
+  });
+});
+
+/** The end of the window of the show tests (the fixtures' reports end on 2026-11-23). */
+const UNTIL = '2026-11-25';
+
+describe('reports show', () => {
+  const data = join(work, 'data-show');
+  const html = join(work, 'report.html');
+  const names = [GOOGLE_ZIP, YAHOO_GZ, OUTLOOK_GZ, TLS_GZ, 'mail.example.net-two-days.zip'];
+
+  beforeAll(async () => {
+    const result = await run(['reports', 'import', ...names.map((n) => join(REPORTS_DIR, n)), join(REPORT_SOURCES, 'gmx.net!spf-cloud-ec2.example!1795305600!1795391999.xml'), join(REPORT_SOURCES, 'google.com!spf-cloud-ec2.example!2026-11-21.json'), '--data', data]);
+    expect(result.code).toBe(0);
+  });
+
+  it('--json gives what the engine computes from the same reports parsed directly: senders, readiness, SPF tightening, TLS', async () => {
+    // The fixtures are dated 2026-11-19 to 2026-11-23: the window is pinned, whatever today is.
+    const now = new Date(`${UNTIL}T23:59:59Z`);
+    const shown = await run(['reports', 'show', REPORT_DOMAIN, '--data', data, '--zones', FIXTURE_ZONES, '--json', '--until', UNTIL]);
+    expect(shown.code).toBe(0);
+    const summary = JSON.parse(shown.out);
+    // The reference: the engine over the parsed files, no store in between.
+    const aggregate = [];
+    const tls = [];
+    for (const name of [...names.map((n) => join(REPORTS_DIR, n)), join(REPORT_SOURCES, 'gmx.net!spf-cloud-ec2.example!1795305600!1795391999.xml'), join(REPORT_SOURCES, 'google.com!spf-cloud-ec2.example!2026-11-21.json')]) {
+      const unpacked = unpackReportFile(readFileSync(name));
+      if (!unpacked.ok) throw new Error(unpacked.detail);
+      for (const doc of unpacked.documents) {
+        const parsed = doc.kind === 'aggregate' ? parseAggregateReport(doc.bytes) : parseTlsReport(doc.bytes);
+        if (!parsed.ok) throw new Error(parsed.detail);
+        if (parsed.report.kind === 'aggregate') aggregate.push(parsed.report);
+        else tls.push(parsed.report);
+      }
+    }
+    const spf = await analyzeSpf(REPORT_DOMAIN, new ZoneResolver(await loadZoneDirectory(FIXTURE_ZONES)));
+    const expected = summariseReports({ domain: REPORT_DOMAIN, days: 30, now, aggregate, tls, spf, ranges: shippedRanges() });
+    expect(summary.reports).toBe(aggregate.length);
+    expect(summary.messages).toBe(expected.messages);
+    expect(summary.senders.map((s: { source: string; messages: number; dmarcPass: number; class: string }) => [s.source, s.messages, s.dmarcPass, s.class])).toEqual(
+      expected.senders.map((s) => [s.source, s.messages, s.dmarcPass, s.class]),
+    );
+    expect(summary.readiness).toEqual(expected.readiness);
+    expect(summary.spfTighten).toEqual(expected.spfTighten);
+    expect(summary.spfTighten.record).toMatch(/^v=spf1 /);
+    expect(summary.tls).toEqual(expected.tls);
+    expect(summary.selectors).toEqual(expected.selectors);
+    expect(summary).toMatchObject({ domain: REPORT_DOMAIN, days: 30, duplicates: 0, unauthenticatedReports: aggregate.length, spf: { status: 'found' } });
+  });
+
+  it('prints the answer in words and writes one self-contained page with the daily chart', async () => {
+    const shown = await run(['reports', 'show', REPORT_DOMAIN, '--data', data, '--zones', FIXTURE_ZONES, '--html', html, '--until', UNTIL]);
+    expect(shown.code).toBe(0);
+    expect(shown.out).toMatch(/^Enforcement: /m);
+    expect(shown.out).toMatch(/^SPF tightening: keep /m);
+    const page = readFileSync(html, 'utf8');
+    expect(page).toMatch(/^<!doctype html>/);
+    expect(page).toContain('<svg');
+    expect(page).toMatch(/<rect class="pass"/);
+    expect(page).toMatch(/<rect class="fail"/);
+    // Self-contained: nothing loaded from elsewhere, no script.
+    expect(page).not.toMatch(/<script|src=|href=|@import|url\(/i);
+  });
+
+  it('without DNS there is no tightening, and the text says how to get it; another organisation has no reports', async () => {
+    const shown = await run(['reports', 'show', REPORT_DOMAIN, '--data', data, '--json', '--until', UNTIL]);
+    const summary = JSON.parse(shown.out);
+    expect(summary.spfTighten).toBeNull();
+    expect(summary.spf).toEqual({ status: 'not-looked-up', record: null });
+    const other = JSON.parse((await run(['reports', 'show', REPORT_DOMAIN, '--data', data, '--json', '--org', 'someone-else', '--until', UNTIL])).out);
+    expect(other).toMatchObject({ reports: 0, messages: 0, senders: [], duplicates: 0 });
   });
 });

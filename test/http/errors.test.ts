@@ -27,6 +27,7 @@ describe('the error catalogue', () => {
       DOMAIN_NOT_FOUND: 422,
       MONITOR_EXISTS: 409,
       WEBHOOK_URL_REFUSED: 400,
+      REPORT_REFUSED: 422,
       SERVICE_UNAVAILABLE: 503,
       STORE_UNAVAILABLE: 503,
       INTERNAL: 500,

@@ -54,7 +54,10 @@ async function folderSizes(): Promise<Record<string, number>> {
   const c = await client();
   try {
     const sizes: Record<string, number> = {};
-    for (const box of await c.list()) sizes[box.path] = (await c.status(box.path, { messages: true })).messages ?? 0;
+    for (const box of await c.list()) {
+      const status = await c.status(box.path, { messages: true });
+      sizes[box.path] = status === false ? -1 : (status.messages ?? 0);
+    }
     return sizes;
   } finally {
     await c.logout();

@@ -11,6 +11,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { dkimSign } from 'mailauth';
 import { loadZoneDirectory, parseZone, ZoneResolver, type Resolver } from '@spoof-checker/engine';
 import { SmtpReportReceiver } from '../../src/ingest/smtp.js';
+import { startService } from '../../src/service/start.js';
 import { createMemoryStores } from '../../src/store/memory.js';
 import type { Domain, Stores } from '../../src/store/types.js';
 import { FIXTURE_ZONES } from '../cli/helpers.js';
@@ -174,5 +175,36 @@ describe('SMTP report receiver on loopback', () => {
     const session = await smtp(port, { mailFrom: 'tlsrpt@microsoft.com', rcpts: ['tls+reports@reports.example'], data: reportMessage({ from: 'tlsrpt@microsoft.com', attachment: fixture(TLS_GZ), fileName: TLS_GZ, contentType: 'application/tlsrpt+gzip' }) });
     expect(session.data).toMatch(/^250 /);
     expect(await stores.reports.counts('only', null, null)).toMatchObject({ tls: 1, aggregate: 0 });
+  });
+});
+
+describe('serve --smtp-port: the receiver as a component of startService', () => {
+  it('starts after the store and before the HTTP app, takes a report by SMTP, and the API shows it to the organisation', async () => {
+    const lines: string[] = [];
+    const key = 'sk_test_reports_0123456789abcdef';
+    const handle = await startService({
+      storage: { kind: 'memory' },
+      check: { resolverFor: () => resolver },
+      allowPrivateAddresses: false,
+      env: {},
+      log: (line) => void lines.push(line),
+      reports: { reportAddresses: ['dmarc@reports.service.example'], smtp: { host: '127.0.0.1', port: 0 } },
+      http: { host: '127.0.0.1', port: 0, apiKeys: [{ key, organizationId: 'org_r' }], rateLimit: false, trustProxy: false, publicHistory: false, environment: 'test', logger: false },
+    });
+    try {
+      expect(handle.components.map((c) => c.name)).toEqual(['store', 'batches', 'monitors', 'smtp', 'http']);
+      const note = handle.notes.find((n) => n.startsWith('SMTP report receiver on 127.0.0.1:'));
+      expect(note).toBeDefined();
+      const port = Number(/127\.0\.0\.1:(\d+)/.exec(note!)![1]);
+      const session = await smtp(port, { mailFrom: 'noreply-dmarc-support@google.com', rcpts: ['dmarc@reports.service.example'], data: await signed(reportMessage({ attachment: fixture(GOOGLE_ZIP), fileName: GOOGLE_ZIP, contentType: 'application/zip' })) });
+      expect(session.data).toMatch(/^250 /);
+      const response = await fetch(`http://127.0.0.1:${handle.port}/api/tools/v1/spoof-checker/reports`, { headers: { authorization: `Bearer ${key}` } });
+      const body = (await response.json()) as { total: number; reports: { reporter: string; authenticated: boolean; origin: { channel: string } }[] };
+      expect(body.total).toBe(1);
+      expect(body.reports[0]).toMatchObject({ reporter: 'google.com', authenticated: true, origin: { channel: 'smtp' } });
+    } finally {
+      const outcomes = await handle.stop();
+      expect(outcomes.map((o) => o.name)).toEqual(['http', 'smtp', 'monitors', 'batches', 'store']);
+    }
   });
 });

@@ -108,9 +108,17 @@ export function recordRow(record: AggregateRecord): ReportRecordRow {
   };
 }
 
-/** A stored record back in the engine's shape (`count` given: groups are summed). */
-export function recordFromRow(row: Omit<ReportRecordRow, 'count'>, count: number): AggregateRecord {
-  const rest = JSON.parse(row.detail) as Omit<AggregateRecord, 'sourceIp' | 'count' | 'headerFrom' | 'disposition'>;
+/**
+ * A stored record back in the engine's shape (`count` given: groups are summed). `parsed` shares the
+ * parsed details between records (read-only: the analysis never changes a record).
+ */
+export function recordFromRow(row: Omit<ReportRecordRow, 'count'>, count: number, parsed?: Map<string, object>): AggregateRecord {
+  type Rest = Omit<AggregateRecord, 'sourceIp' | 'count' | 'headerFrom' | 'disposition'>;
+  let rest = parsed?.get(row.detail) as Rest | undefined;
+  if (rest === undefined) {
+    rest = JSON.parse(row.detail) as Rest;
+    parsed?.set(row.detail, rest);
+  }
   return { sourceIp: row.sourceIp, count, headerFrom: row.headerFrom, disposition: row.disposition, ...rest };
 }
 

@@ -65,6 +65,8 @@ export async function readReportWindow(options: ReportWindowOptions): Promise<Re
   for (const m of metadata) policyOfDay.set(new Date(m.dateRange.begin * 1000).toISOString().slice(0, 10), m);
   const newest = metadata.at(-1);
   const byDay = new Map<string, AggregateReport>();
+  // The same auth results repeat across days and sources: each distinct detail is parsed once.
+  const details = new Map<string, object>();
   const daily = new Map<string, DailyPoint>();
   for (const group of groups) {
     let report = byDay.get(group.day);
@@ -79,7 +81,7 @@ export async function readReportWindow(options: ReportWindowOptions): Promise<Re
       };
       byDay.set(group.day, report);
     }
-    report.records.push(recordFromRow(group, group.count));
+    report.records.push(recordFromRow(group, group.count, details));
     let point = daily.get(group.day);
     if (!point) daily.set(group.day, (point = { day: group.day, pass: 0, fail: 0 }));
     if (group.dkimAligned || group.spfAligned) point.pass += group.count;

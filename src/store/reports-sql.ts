@@ -292,28 +292,26 @@ export class SqlReportStore implements ReportStore {
   }
 
   async recordGroups(organizationId: string, domain: string, range: ReportRange): Promise<ReportRecordGroup[]> {
+    // The rows by the index, summed here: SQL's GROUP BY over the detail text sorted every row in a
+    // temporary B-tree and was several times slower than one pass through a Map.
     const rows = await this.#db
       .selectFrom('report_records')
-      .select(['day', 'source_ip', 'header_from', 'disposition', 'dkim_aligned', 'spf_aligned', 'detail'])
-      .select((eb) => eb.fn.sum<number | string>('count').as('n'))
+      .select(['day', 'source_ip', 'header_from', 'disposition', 'dkim_aligned', 'spf_aligned', 'detail', 'count'])
       .where('organization_id', '=', organizationId)
       .where('domain', '=', domain)
       .where('begin_at', '<', range.to)
       .where('end_at', '>', range.from)
-      .groupBy(['day', 'source_ip', 'header_from', 'disposition', 'dkim_aligned', 'spf_aligned', 'detail'])
       .execute();
-    return sortGroups(
-      rows.map((r) => ({
-        day: r.day,
-        sourceIp: r.source_ip,
-        headerFrom: r.header_from,
-        disposition: r.disposition,
-        dkimAligned: Number(r.dkim_aligned) === 1,
-        spfAligned: Number(r.spf_aligned) === 1,
-        detail: r.detail,
-        count: Number(r.n),
-      })),
-    );
+    const groups = new Map<string, ReportRecordGroup>();
+    for (const r of rows) {
+      const dkimAligned = Number(r.dkim_aligned) === 1;
+      const spfAligned = Number(r.spf_aligned) === 1;
+      const key = `${r.day}\u0000${r.source_ip}\u0000${r.header_from}\u0000${r.disposition}\u0000${dkimAligned ? 1 : 0}${spfAligned ? 1 : 0}\u0000${r.detail}`;
+      const group = groups.get(key);
+      if (group) group.count += Number(r.count);
+      else groups.set(key, { day: r.day, sourceIp: r.source_ip, headerFrom: r.header_from, disposition: r.disposition, dkimAligned, spfAligned, detail: r.detail, count: Number(r.count) });
+    }
+    return sortGroups([...groups.values()]);
   }
 
   async documents(organizationId: string, domain: string, kind: ReportKind, range: ReportRange): Promise<string[]> {

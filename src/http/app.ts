@@ -434,7 +434,8 @@ export const spoofCheckerService: FastifyPluginAsync<ServiceOptions> = async (ho
   await app.register(templateRoutes, { stores, now });
   await app.register(domainRoutes, { stores, now, updateLimiter: limiters.domainUpdate, deleteLimiter: limiters.domainDelete });
   await app.register(contactRoutes, { stores, limiter: limiters.contactList });
-  await app.register(reportRoutes, { stores, now, ...(options.reports ?? {}) });
+  // The public TLS-RPT delivery counts against the public check's per-address limit.
+  await app.register(reportRoutes, { stores, now, publicLimiter: limiters.spoofCheck, ...(options.reports ?? {}) });
   // Routes the composition adds (the public checker page: src/service/compose.ts registers src/web).
   for (const routes of options.routes ?? []) await routes(app as unknown as FastifyInstance, { limits, counter, publicUrl: options.publicUrl });
 

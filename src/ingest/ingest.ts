@@ -83,6 +83,13 @@ export function countTally(tally: IngestTally): { stored: number; duplicates: nu
   };
 }
 
+/**
+ * How far in the future a report's period may begin (clock skew between reporter and service). A
+ * report of a period that has not started is refused (`future-date`): mox refuses `end > now + 60 s`;
+ * a day of slack keeps a reporter whose clock is off by hours (or a zone-less date read as UTC).
+ */
+export const MAX_FUTURE_SKEW_SECONDS = 86_400;
+
 /** The reporter's label when the message was not authenticated (never the report's `org_name`). */
 export const UNAUTHENTICATED_REPORTER = 'unauthenticated';
 
@@ -200,6 +207,13 @@ export async function ingestReportFile(
     const name = document.name || file.fileName;
     if (!parsed.ok) {
       tally.rejected.push(await reject(sink, origin, name, parsed.reason, parsed.detail, receivedAt));
+      continue;
+    }
+    const begin = parsed.report.kind === 'aggregate' ? parsed.report.dateRange.begin : parsed.report.dateRange.start;
+    const nowSeconds = Math.floor((sink.now?.() ?? new Date()).getTime() / 1000);
+    if (begin > nowSeconds + MAX_FUTURE_SKEW_SECONDS) {
+      const when = new Date(begin * 1000).toISOString();
+      tally.rejected.push(await reject(sink, origin, name, 'future-date', `the report's period begins ${when}, in the future: a reporter's clock is wrong or the report is forged`, receivedAt));
       continue;
     }
     tally.reports.push(await storeReport(sink, parsed.report, { ...origin, fileName: name, receivedAt }));

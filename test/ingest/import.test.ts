@@ -107,6 +107,19 @@ describe('reports import', () => {
     expect(fromMail?.origin).toMatchObject({ channel: 'file', sender: 'noreply-dmarc-support@google.com', messageId: '<r1@google.com>', authenticatedDomain: null });
   });
 
+  it('a report of a period in the future is refused (future-date), not stored', async () => {
+    const future = Math.floor(Date.now() / 1000) + 10 * 86_400;
+    const xml = readFileSync(join(REPORT_SOURCES, 'yahoo.com!spf-cloud-ec2.example!1795132800!1795219199.xml'), 'utf8')
+      .replace(/<begin>[\d.]+<\/begin>/, `<begin>${future}</begin>`)
+      .replace(/<end>[\d.]+<\/end>/, `<end>${future + 86_399}</end>`)
+      .replace(/<report_id>[^<]+<\/report_id>/, '<report_id>from-the-future</report_id>');
+    const file = join(work, 'future.xml');
+    writeFileSync(file, xml);
+    const result = await run(['reports', 'import', file, '--data', data]);
+    expect(result.code).toBe(1);
+    expect(result.out).toMatch(/^refused .*future\.xml.*: future-date: /m);
+  });
+
   it('tenancy: another organisation sees nothing of what one imported', async () => {
     const { counts, list, rejections } = await storeCounts(data, 'other-org');
     expect(counts).toEqual({ aggregate: 0, tls: 0, unauthenticated: 0, duplicates: 0, messages: 0 });

@@ -15,6 +15,7 @@
  * to the organisations that added the policy domain (or the only organisation), capped in size.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { onRequestHookHandler } from 'fastify';
 import { Type, type TSchema } from 'typebox';
 import type { Resolver } from '@spoof-checker/engine';
 import { countTally, ingestReportFile, serviceRouting, soleOrganization, unauthenticatedOrigin, type IngestTally, type ReportSink } from '../../ingest/ingest.js';
@@ -60,6 +61,8 @@ export interface ReportRouteSettings {
 export interface ReportRouteOptions extends ReportRouteSettings {
   stores: Stores;
   now: () => Date;
+  /** The per-client-address limit of the public TLS-RPT delivery (undefined: rate limits off). */
+  publicLimiter?: onRequestHookHandler | undefined;
 }
 
 const ReportItemSchema = Type.Object(
@@ -328,6 +331,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox<ReportRouteOptions> = async
     TLSRPT_PATH,
     {
       bodyLimit: MAX_REPORT_UPLOAD_BYTES,
+      onRequest: options.publicLimiter ? [options.publicLimiter] : [],
       preValidation: mediaTypeCheck,
       config: { public: true },
       schema: {

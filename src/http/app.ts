@@ -43,6 +43,7 @@ import type { BatchService } from '../jobs/service.js';
 import { batchRoutes } from './routes/batches.js';
 import { contactRoutes } from './routes/contacts.js';
 import { reportRoutes, type ReportRouteSettings } from './routes/reports.js';
+import { reportSelectorCache } from '../ingest/summary.js';
 import { domainRoutes } from './routes/domains.js';
 import { healthRoutes } from './routes/health.js';
 import { logRoutes } from './routes/logs.js';
@@ -427,6 +428,7 @@ export const spoofCheckerService: FastifyPluginAsync<ServiceOptions> = async (ho
     check,
     limiter: withNetworkLimits(limiters.spoofCheck, counter, limits === false ? false : limits.spoofCheck),
     transportLimiter: limiters.transportCheck,
+    reportSelectors: reportSelectorCache(stores.reports, now),
   });
   if (options.batches) await app.register(batchRoutes, { batches: options.batches, now });
   if (options.monitors) await app.register(monitorRoutes, { monitors: options.monitors });

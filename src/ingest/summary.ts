@@ -4,7 +4,7 @@
  * analysis, with the counts only the store knows (reports, duplicates, unauthenticated reporters)
  * and the daily pass and fail series for the chart.
  */
-import { analyzeSpf, shippedRanges, summariseReports, type AggregateReport, type ReportsSummary, type Resolver, type SpfAnalysis, type TlsReport } from '@spoof-checker/engine';
+import { analyzeSpf, selectorsSeen, shippedRanges, summariseReports, type AggregateReport, type ReportsSummary, type Resolver, type SpfAnalysis, type TlsReport } from '@spoof-checker/engine';
 import type { ReportCounts, ReportRange, ReportStore } from '../store/reports.js';
 import { recordFromRow } from './ingest.js';
 
@@ -166,5 +166,41 @@ export async function showReports(options: ShowOptions & { serviceDomain?: strin
       externalDestination: externalDestination(options.domain, options.serviceDomain ?? null),
     },
     daily: window.daily,
+  };
+}
+
+/** The window of reports whose DKIM selectors join the selectors a check probes. */
+export const SELECTOR_WINDOW_DAYS = 90;
+/** How long the selectors of one organisation and domain are remembered. */
+export const SELECTOR_CACHE_MS = 5 * 60_000;
+/** Organisation and domain pairs remembered at most. */
+export const SELECTOR_CACHE_ENTRIES = 10_000;
+
+/**
+ * The DKIM selectors of `domain` that the organisation's aggregate reports have seen in the last
+ * SELECTOR_WINDOW_DAYS days (the engine's `selectorsSeen`: valid labels, `d=` at or below the
+ * domain), remembered for SELECTOR_CACHE_MS. A failure of the store gives none: a check never fails
+ * for want of a hint.
+ */
+export function reportSelectorCache(store: ReportStore, now: () => Date = () => new Date()): (organizationId: string, domain: string) => Promise<string[]> {
+  const cache = new Map<string, { selectors: string[]; until: number }>();
+  return async (organizationId, domain) => {
+    const key = `${organizationId} ${domain}`;
+    const at = now().getTime();
+    const held = cache.get(key);
+    if (held && held.until > at) return held.selectors;
+    let selectors: string[] = [];
+    try {
+      // Only domains with reports cost more than one indexed query.
+      if ((await store.latestEnd(organizationId, domain)) !== null) {
+        const window = await readReportWindow({ store, organizationId, domain, days: SELECTOR_WINDOW_DAYS, now: new Date(at) });
+        selectors = selectorsSeen(window.aggregate, domain);
+      }
+    } catch {
+      return [];
+    }
+    if (cache.size >= SELECTOR_CACHE_ENTRIES) cache.delete(cache.keys().next().value!);
+    cache.set(key, { selectors, until: at + SELECTOR_CACHE_MS });
+    return selectors;
   };
 }

@@ -13,15 +13,24 @@ import { REPORTS_PATH, TLSRPT_PATH } from '../../src/http/routes/reports.js';
 import type { Stores } from '../../src/store/types.js';
 import { FIXTURE_ZONES } from '../cli/helpers.js';
 import { fixture, GOOGLE_ZIP, OUTLOOK_GZ, REPORT_DOMAIN, REPORT_SOURCES, REPORTS_DIR, TLS_GZ, YAHOO_GZ } from '../ingest/helpers.js';
-import { bearerA, bearerB, makeApp } from './helpers.js';
+import { bearerA, bearerB, makeApp, SAMPLE_RESULT } from './helpers.js';
 
 let app: FastifyInstance;
 let stores: Stores;
+/** The options each spoof check was asked with. */
+const checked: { domain: string; options: unknown }[] = [];
 
 beforeAll(async () => {
   const resolver = new ZoneResolver(await loadZoneDirectory(FIXTURE_ZONES));
   // The clock inside the fixtures' month, so the 30-day window holds their reports whatever today is.
-  ({ app, stores } = await makeApp({ now: () => new Date('2026-11-25T00:00:00.000Z'), reports: { resolver, serviceDomain: 'reports.service.example' } }));
+  ({ app, stores } = await makeApp({
+    now: () => new Date('2026-11-25T00:00:00.000Z'),
+    reports: { resolver, serviceDomain: 'reports.service.example' },
+    check: async (domain, options) => {
+      checked.push({ domain, options });
+      return { ...SAMPLE_RESULT, domain };
+    },
+  }));
 });
 afterAll(() => app.close());
 
@@ -112,6 +121,15 @@ describe('report routes', () => {
     const [stored] = (await stores.reports.list('org_b', { page: 1, limit: 5, kind: 'tls' })).items;
     expect(stored?.origin).toMatchObject({ channel: 'https', authenticatedDomain: null });
     expect(await stores.reports.counts('org_a', null, null)).toMatchObject({ tls: 1 });
+  });
+
+  it('the DKIM selectors seen in the organisation’s reports join those a spoof check probes (after the caller’s)', async () => {
+    checked.length = 0;
+    await app.inject({ method: 'POST', url: '/api/tools/v1/spoof-checker', headers: bearerA, payload: { domain: `https://${REPORT_DOMAIN}/x`, selectors: ['Mine'] } });
+    await app.inject({ method: 'POST', url: '/api/tools/v1/spoof-checker', headers: bearerB, payload: { domain: 'p-reject.example' } });
+    expect(checked[0]?.options).toEqual({ selectors: ['mine', 'app2026', 'billing2024', 'esp1'] });
+    // Another organisation's reports give nothing (org_b has TLS reports only by now, and none for this domain).
+    expect(checked[1]?.options).toBeUndefined();
   });
 
   it('the OpenAPI document lists every report route', async () => {

@@ -13,6 +13,8 @@ import { analyzeSpf, loadZoneDirectory, parseAggregateReport, parseTlsReport, sh
 import { main } from '../../src/cli/main.js';
 import { openSqliteStores } from '../../src/store/sqlite.js';
 import { captureIo, FIXTURE_ZONES } from '../cli/helpers.js';
+import { createTestDatabase } from '../setup/require-services.js';
+import { openPostgresStores } from '../../src/store/postgres.js';
 import { fixture, forwardedMessage, GOOGLE_ZIP, mbox, noReportMessage, OUTLOOK_GZ, REPORT_DOMAIN, REPORT_SOURCES, REPORTS_DIR, reportMessage, singlePartMessage, TLS_GZ, YAHOO_GZ } from './helpers.js';
 
 const work = mkdtempSync(join(tmpdir(), 'reports-import-'));
@@ -205,5 +207,32 @@ describe('reports show', () => {
     expect(summary.spf).toEqual({ status: 'not-looked-up', record: null });
     const other = JSON.parse((await run(['reports', 'show', REPORT_DOMAIN, '--data', data, '--json', '--org', 'someone-else', '--until', UNTIL])).out);
     expect(other).toMatchObject({ reports: 0, messages: 0, senders: [], duplicates: 0 });
+  });
+});
+
+describe('reports import and show on PostgreSQL (--database)', () => {
+  it('imports, counts a duplicate once, refuses a truncated file, and shows the same summary as on SQLite', async () => {
+    const database = await createTestDatabase('reports_cli');
+    try {
+      const names = [GOOGLE_ZIP, YAHOO_GZ, OUTLOOK_GZ, TLS_GZ, 'truncated.xml.gz'].map((n) => join(REPORTS_DIR, n));
+      const first = await run(['reports', 'import', ...names, '--database', database.url]);
+      expect(first.err).toMatch(/5 input\(s\): 4 report\(s\) stored, 0 duplicate\(s\), 1 refused/);
+      const again = await run(['reports', 'import', join(REPORTS_DIR, YAHOO_GZ), '--database', database.url]);
+      expect(again.out).toMatch(/^duplicate /m);
+      const { stores } = await openPostgresStores(database.url, { pruneAutomatically: false, poolSize: 2 });
+      try {
+        expect(await stores.reports.counts('default', null, null)).toMatchObject({ aggregate: 3, tls: 1, duplicates: 1 });
+        expect((await stores.reports.rejections('default', { page: 1, limit: 10 })).items.map((r) => r.reason)).toEqual(['truncated']);
+      } finally {
+        await stores.close();
+      }
+      const shown = JSON.parse((await run(['reports', 'show', REPORT_DOMAIN, '--database', database.url, '--zones', FIXTURE_ZONES, '--json', '--until', UNTIL])).out);
+      const sqliteData = join(work, 'data-pg-compare');
+      await run(['reports', 'import', ...names, '--data', sqliteData]);
+      const onSqlite = JSON.parse((await run(['reports', 'show', REPORT_DOMAIN, '--data', sqliteData, '--zones', FIXTURE_ZONES, '--json', '--until', UNTIL])).out);
+      expect({ ...shown, duplicates: 0 }).toEqual(onSqlite);
+    } finally {
+      await database.drop();
+    }
   });
 });

@@ -234,7 +234,14 @@ export interface MessageArrival {
  * `noReport` is true when it carried none (a "[Preview]" HTML message, an error report, spam).
  */
 export async function ingestReportMessage(sink: ReportSink, raw: Buffer, arrival: MessageArrival): Promise<IngestTally & { noReport: boolean }> {
-  const message = await parseReportMessage(raw);
+  let message: Awaited<ReturnType<typeof parseReportMessage>>;
+  try {
+    message = await parseReportMessage(raw);
+  } catch (error) {
+    // A message the MIME parser cannot read is refused and set aside, never retried for ever.
+    const detail = `the message cannot be read as MIME: ${error instanceof Error ? error.message : String(error)}`;
+    return { reports: [], rejected: [await rejectFile(sink, { channel: arrival.channel, sender: arrival.connection?.sender ?? null }, null, 'unreadable-message', detail)], noReport: true };
+  }
   let auth = { dkim: 'none', spf: 'none', dmarc: 'none', authenticatedDomain: null as string | null };
   if (arrival.resolver && message.parts.length > 0) {
     try {

@@ -58,6 +58,8 @@ const ROOMS: Readonly<Record<string, Floor>> = {
   store: 'store',
   jobs: 'jobs',
   monitors: 'jobs',
+  // receiving DMARC and TLS reports: files, SMTP, IMAP (above the store, below the API that uploads to it)
+  ingest: 'jobs',
   http: 'http',
   web: 'web',
   'service.ts': 'service',
@@ -66,7 +68,7 @@ const ROOMS: Readonly<Record<string, Floor>> = {
 };
 
 /** Packages only the service may load: never from an engine room. */
-const SERVICE_PACKAGES = /^(fastify|@fastify\/|fastify-plugin|pg|kysely|ioredis|bullmq|better-sqlite3|node:sqlite$)/;
+const SERVICE_PACKAGES = /^(fastify|@fastify\/|fastify-plugin|pg|kysely|ioredis|bullmq|better-sqlite3|node:sqlite$|mailparser|mailauth|imapflow|smtp-server)/;
 
 /** The service package's sources (every room but the engine's). */
 const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../src');

@@ -34,7 +34,7 @@ const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as
 const engineRoot = join(root, 'packages/engine');
 const engineManifest = JSON.parse(readFileSync(join(engineRoot, 'package.json'), 'utf8')) as Manifest;
 /** The Node versions CI tests (.ci/run): the floor of both packages. */
-const NODE_FLOOR = '>=22.16';
+const NODE_FLOOR = '>=22.19';
 /** Packages a blank project holds after installing the engine: itself and its few dependencies (8 today; a little room for their own releases). */
 const MAX_ENGINE_INSTALL_PACKAGES = 10;
 /** npm scripts that run when a package is installed (an engine must have none). */

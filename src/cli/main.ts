@@ -10,6 +10,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   'dns-serve': { summary: 'serve a directory of zone files over DNS (UDP+TCP)', load: async () => (await import('./dns-serve.js')).dnsServe },
   ranges: { summary: 'show or update the cloud, CI and CDN address ranges SPF is checked against', load: async () => (await import('./ranges.js')).ranges },
   monitor: { summary: 'watch domains through a running service: add, list, show, history, run, remove', load: async () => (await import('./monitor.js')).monitor },
+  reports: { summary: 'import, fetch (IMAP) and show DMARC aggregate and TLS reports: senders, what p=reject would break', load: async () => (await import('./reports.js')).reports },
   worker: { summary: 'process queued batch checks (Redis queue, shared store); run as many as needed', load: async () => (await import('./worker.js')).worker },
 };
 

@@ -8,7 +8,7 @@
 import { isIP } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { DOCS_PATH, type StartupApiKey } from '../http/app.js';
-import { startService, type ServiceHandle } from '../service/start.js';
+import { startService, type ReportsConfig, type ServiceHandle } from '../service/start.js';
 import { batchNamesPerDayFromEnv, maxMonitorsFromEnv } from './batch-quota.js';
 import { loadDemoSettings, withDemoTransportDomains } from './demo.js';
 import { LOG_FORMATS, logFormatFor, shortLogWriter } from './log-format.js';
@@ -91,6 +91,10 @@ Options (each overrides the environment variable in brackets):
   --log-format F        the request log on stdout: short (one line per request) or json (pino's JSON lines)
                         [SPOOF_CHECKER_LOG_FORMAT] (default: short on a terminal, json otherwise)
   --public-history      link result pages to the public history of monitored domains (/history/<domain>)
+  --smtp-port N         receive DMARC and TLS reports by SMTP on port N (0 picks a free one) [SPOOF_CHECKER_SMTP_PORT]
+  --smtp-host H         the address the SMTP receiver listens on (default: --host)
+  --report-address A    an address the SMTP receiver always takes reports for (comma-separated; others are taken only
+                        when the rua of their domain's DMARC or TLS-RPT record names them) [SPOOF_CHECKER_REPORT_ADDRESS]
 Transport checks ("checks": ["transport"] in the API, "Mail sent to you" on the page); --allow-private-addresses also lets webhooks reach such addresses:
 ${TRANSPORT_USAGE}
   --demo                zones fixtures/zones, seed fixtures/seed/demo.json, the scenarios' DNS faults, port ${DEMO_SERVE_PORT},
@@ -144,6 +148,8 @@ export interface ServeConfig {
   baseUrl: string | undefined;
   /** Provider data from --ranges / SPOOF_CHECKER_RANGES; undefined for the shipped snapshot. */
   ranges: RangeData | undefined;
+  /** The SMTP report receiver and the report addresses (`--smtp-port`, `--report-address`); undefined: none. */
+  reports: ReportsConfig | undefined;
   logLevel: string;
   /** `--log-format`: json or short; undefined picks short on a terminal, JSON elsewhere. */
   logFormat: string | undefined;
@@ -280,6 +286,9 @@ export function serveConfig(args: string[], env: NodeJS.ProcessEnv): ServeConfig
       [PUBLIC_DEMO_FLAG]: { type: 'boolean' },
       'public-history': { type: 'boolean' },
       'log-format': { type: 'string' },
+      'smtp-port': { type: 'string' },
+      'smtp-host': { type: 'string' },
+      'report-address': { type: 'string', multiple: true },
     },
     false,
   );
@@ -343,7 +352,19 @@ export function serveConfig(args: string[], env: NodeJS.ProcessEnv): ServeConfig
     logFormat,
     environment: env['NODE_ENV'] || 'development',
     transport: { tlsCa: values['tls-ca'], connectPorts: values['connect-ports'], allowPrivateAddresses: values['allow-private-addresses'] },
+    reports: reportsOption(values['smtp-port'] ?? (env['SPOOF_CHECKER_SMTP_PORT'] || undefined), values['smtp-host'] ?? host, values['report-address'] ?? (env['SPOOF_CHECKER_REPORT_ADDRESS'] ? [env['SPOOF_CHECKER_REPORT_ADDRESS']] : [])),
   };
+}
+
+/** `--smtp-port`, `--smtp-host` and `--report-address` (each address checked: local@domain). */
+function reportsOption(portText: string | undefined, smtpHost: string, addresses: string[]): ServeConfig['reports'] {
+  const reportAddresses = addresses.flatMap((a) => a.split(',')).map((a) => a.trim().toLowerCase()).filter((a) => a !== '');
+  for (const address of reportAddresses) {
+    if (!/^[^\s@]+@[a-z0-9.-]+\.[a-z0-9-]+$/.test(address)) throw new UsageError(`--report-address must be an address such as dmarc@reports.example.com, not "${address}"`);
+  }
+  if (isIP(smtpHost) === 0 && smtpHost !== 'localhost') throw new UsageError(`--smtp-host must be an IP address such as 127.0.0.1 or ::, not "${smtpHost}"`);
+  if (portText === undefined) return reportAddresses.length > 0 ? { reportAddresses } : undefined;
+  return { reportAddresses, smtp: { host: smtpHost, port: integerOption(portText, 'smtp-port', 0, 0, 65_535) } };
 }
 
 /** `--faults` / SPOOF_CHECKER_FAULTS, then the demo's default; `none` turns faults off. */
@@ -426,6 +447,7 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
       log,
       ...(config.demo ? { demoMonitor: { organizationId: DEMO_ORGANIZATION_ID, domain: DEMO_DOMAIN } } : {}),
       ...(demoZones ? { demoTransport: true } : {}),
+      ...(config.reports ? { reports: config.reports } : {}),
       http: {
         host: config.host,
         port: config.port,

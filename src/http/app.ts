@@ -43,6 +43,8 @@ import { createCounter, type WindowCounter } from './counters.js';
 import type { BatchService } from '../jobs/service.js';
 import { batchRoutes } from './routes/batches.js';
 import { contactRoutes } from './routes/contacts.js';
+import { reportRoutes, type ReportRouteSettings } from './routes/reports.js';
+import { reportSelectorCache } from '../ingest/summary.js';
 import { domainRoutes } from './routes/domains.js';
 import { HEALTH_PATH, healthRoutes, READY_PATH } from './routes/health.js';
 import { logRoutes } from './routes/logs.js';
@@ -136,6 +138,8 @@ export interface ServiceOptions {
   monitors?: MonitorService;
   /** The public history page of a monitored domain (`--public-history`); off by default. */
   publicHistory?: boolean;
+  /** The report routes' resolver (SPF for the tightening) and the service's report domain (src/http/routes/reports.ts). */
+  reports?: ReportRouteSettings;
   /** The grace on close, in milliseconds (`DEFAULT_SHUTDOWN_GRACE_MS`); 0 drops idle connections at once. */
   shutdownGraceMs?: number;
   /**
@@ -464,6 +468,7 @@ export const spoofCheckerService: FastifyPluginAsync<ServiceOptions> = async (ho
     check,
     limiter: withNetworkLimits(limiters.spoofCheck, counter, limits === false ? false : limits.spoofCheck),
     transportLimiter,
+    reportSelectors: reportSelectorCache(stores.reports, now),
   });
   if (options.batches) await app.register(batchRoutes, { batches: options.batches, now });
   // A run of a monitor with the transport check probes like a transport check: same budget.
@@ -472,6 +477,8 @@ export const spoofCheckerService: FastifyPluginAsync<ServiceOptions> = async (ho
   await app.register(templateRoutes, { stores, now });
   await app.register(domainRoutes, { stores, now, updateLimiter: limiters.domainUpdate, deleteLimiter: limiters.domainDelete });
   await app.register(contactRoutes, { stores, limiter: limiters.contactList });
+  // The public TLS-RPT delivery counts against the public check's per-address limit.
+  await app.register(reportRoutes, { stores, now, publicLimiter: limiters.spoofCheck, ...(options.reports ?? {}) });
   // Routes the composition adds (the public checker page: src/service/compose.ts registers src/web).
   for (const routes of options.routes ?? []) await routes(app as unknown as FastifyInstance, { limits, counter, publicUrl: options.publicUrl });
 

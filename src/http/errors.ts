@@ -30,6 +30,7 @@ export type ErrorCode =
   | 'MONITOR_LIMIT_REACHED'
   | 'WEBHOOK_URL_REFUSED'
   | 'NO_WEBHOOK_URL'
+  | 'REPORT_REFUSED'
   | 'SERVICE_UNAVAILABLE'
   | 'STORE_UNAVAILABLE'
   | 'INTERNAL';
@@ -103,6 +104,12 @@ export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, CatalogueEntry>> = Obje
     message: 'The request headers are too large.',
     why: 'The request line and headers together exceed what the server reads (16 KiB).',
     fix: 'Send fewer or shorter headers (large cookies are the usual cause).',
+  },
+  REPORT_REFUSED: {
+    status: 422,
+    message: 'The file holds no report that could be taken.',
+    why: 'It is not a DMARC aggregate report (XML) or an SMTP TLS report (JSON), plain or in gzip or zip, or it is truncated, too large, or declares a DTD or entity (never processed).',
+    fix: 'Send the report file as the reporter sent it (.xml, .xml.gz, .zip, .json, .json.gz); the reason in the message says what was wrong with this one.',
   },
   UNSUPPORTED_MEDIA_TYPE: {
     status: 415,

@@ -42,6 +42,7 @@ import { openStores, seedIfEmpty, type StorageChoice } from '../store/open.js';
 import { loadSeedFile } from '../store/seed.js';
 import type { Stores } from '../store/types.js';
 import type { WebPagesSettings } from '../web/plugin.js';
+import { SmtpReportReceiver } from '../ingest/smtp.js';
 import { buildApp } from './compose.js';
 import { isDemoTransportDomain, startDemoTransport, type DemoTransport } from './demo-transport.js';
 
@@ -134,6 +135,14 @@ export interface HttpConfig {
   acceptWeakKeys?: boolean;
 }
 
+/** DMARC and TLS reports: the SMTP receiver (when `smtp` is given) and the service's report addresses. */
+export interface ReportsConfig {
+  /** Addresses that are always report addresses (`--report-address`); the first names the service's report domain. */
+  reportAddresses: readonly string[];
+  /** The SMTP receiver (`serve --smtp-port N`); left out, none listens. */
+  smtp?: { host: string; port: number; maxMessageBytes?: number };
+}
+
 /** Everything `startService` opens. Optional sections start nothing when left out. */
 export interface ServiceConfig extends CommonConfig {
   /** Record logs older than this are pruned (SQL stores); the store's default when left out. */
@@ -156,6 +165,8 @@ export interface ServiceConfig extends CommonConfig {
    * and answer the demo transport domains from them; every other domain keeps `check`'s options.
    */
   demoTransport?: boolean;
+  /** Reports in (SMTP) and the report routes' settings. */
+  reports?: ReportsConfig;
 }
 
 /** A running service. */
@@ -355,11 +366,39 @@ export async function startService(config: ServiceConfig): Promise<ServiceHandle
 
     await startExtras(started, config.components, { role: 'serve', stores, check: checks.plain, redisUrl: config.redisUrl, env: config.env, log });
 
+    // The report receiver: after the stores (it writes to them), stopped before them.
+    const reportNotes: string[] = [];
+    const reportResolver = config.check.resolverFor('');
+    const reportAddresses = config.reports?.reportAddresses ?? [];
+    const serviceDomain = reportAddresses[0]?.split('@').pop()?.toLowerCase() ?? null;
+    const smtpConfig = config.reports?.smtp;
+    if (smtpConfig) {
+      await started.add(
+        'smtp',
+        async () => {
+          const r = new SmtpReportReceiver({
+            store: stores.reports,
+            resolver: reportResolver,
+            reportAddresses,
+            host: smtpConfig.host,
+            port: smtpConfig.port,
+            ...(smtpConfig.maxMessageBytes !== undefined ? { maxMessageBytes: smtpConfig.maxMessageBytes } : {}),
+            onError: (error) => log(`smtp: ${error instanceof Error ? error.message : String(error)}`),
+          });
+          const bound = await r.start();
+          reportNotes.push(`SMTP report receiver on ${bound.host}:${bound.port}${reportAddresses.length > 0 ? ` for ${reportAddresses.join(', ')}` : ''} and the rua addresses of the zones`);
+          return r;
+        },
+        (r) => r.stop(),
+      );
+    }
+
     const { http } = config;
     const app = await buildApp({
       stores,
       batches,
       monitors,
+      reports: { resolver: reportResolver, serviceDomain },
       publicHistory: http.publicHistory,
       check: (domain, options) =>
         checkDomain(domain, {
@@ -389,7 +428,7 @@ export async function startService(config: ServiceConfig): Promise<ServiceHandle
       stores,
       port,
       rateLimitsInRedis: redis !== undefined,
-      notes: [describeBatchMode(config.redisUrl), describeMonitorMode(config.redisUrl)],
+      notes: [describeBatchMode(config.redisUrl), describeMonitorMode(config.redisUrl), ...reportNotes],
       components: started.components,
       hasApiKey: () => stores.apiKeys.hasAnyKey().catch(() => true),
       stop: (options) => started.stopAll(options?.timeoutMs),

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { digestsEqual } from './api-keys.js';
 import { MemoryBatchStore } from './batches-memory.js';
 import { MemoryMonitorStore } from './monitors-memory.js';
+import { MemoryReportStore } from './reports-memory.js';
 import { newestFirst, paginate } from './pagination.js';
 import { buildTemplateVersion, nextVersionNumbers } from './template-numbering.js';
 import type {
@@ -52,6 +53,11 @@ export class MemoryApiKeyStore implements ApiKeyStore {
   /** How many organisations are stored. */
   get organizationCount(): number {
     return this.#organizations.size;
+  }
+
+  /** The ids of every organisation, sorted (report routing, src/store/reports-memory.ts). */
+  organizationIds(): string[] {
+    return [...this.#organizations.keys()].sort();
   }
 
   async addKey(key: ApiKeyRecord): Promise<void> {
@@ -218,6 +224,13 @@ export class MemoryDomainStore implements DomainStore {
     this.#domains.set(domain.id, copy(domain));
   }
 
+  /** Organisations with a live (not deleted) domain named `name`, sorted (report routing). */
+  organizationsWithDomain(name: string): string[] {
+    const ids = new Set<string>();
+    for (const d of this.#domains.values()) if (d.domain === name && d.deletedAt === null) ids.add(d.organizationId);
+    return [...ids].sort();
+  }
+
   #live(organizationId: string, id: string): Domain | undefined {
     const domain = this.#domains.get(id);
     if (!domain || domain.organizationId !== organizationId || domain.deletedAt !== null) return undefined;
@@ -331,15 +344,17 @@ export class MemoryContactStore implements ContactStore {
  */
 export function createMemoryStores(options: { newId?: () => string; recordLogCapacity?: number } = {}): Stores {
   const apiKeys = new MemoryApiKeyStore();
+  const domains = new MemoryDomainStore();
   return {
     apiKeys,
     emailLogs: new MemoryEmailLogStore(),
     recordLogs: new MemoryRecordLogStore(options.recordLogCapacity),
     templates: new MemoryTemplateStore(options.newId),
-    domains: new MemoryDomainStore(),
+    domains,
     contacts: new MemoryContactStore(),
     batches: new MemoryBatchStore(),
     monitors: new MemoryMonitorStore(),
+    reports: new MemoryReportStore(async (domain) => ({ withDomain: domains.organizationsWithDomain(domain), organizations: apiKeys.organizationIds() })),
     // Memory is always reachable; closing has nothing to release.
     health: async () => ({ ok: true }),
     isEmpty: async () => apiKeys.organizationCount === 0,

@@ -12,6 +12,7 @@ import { type Migration, type MigrationProvider, Migrator } from 'kysely/migrati
 import { createBatchTables } from './batches-sql.js';
 import type { MigrationContext, MigrationFactory, SqlDialectName } from './migration-types.js';
 import { createMonitorTables } from './monitors-sql.js';
+import { createReportTables } from './reports-sql.js';
 
 // The shapes a migration is written against (in their own module, so that the modules that define
 // tables — batches-sql.ts — import them without importing this list of migrations back).
@@ -185,6 +186,8 @@ export const MIGRATIONS: Readonly<Record<string, MigrationFactory>> = {
   '0002_batches': createBatchTables,
   // Monitors, their history and webhook deliveries (src/store/monitors-sql.ts).
   '0003_monitors': createMonitorTables,
+  // DMARC aggregate and TLS reports (src/store/reports-sql.ts).
+  '0005_reports': createReportTables,
 };
 
 /** The column types of `dialect`. */

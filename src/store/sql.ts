@@ -13,6 +13,7 @@ import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import { digestsEqual } from './api-keys.js';
 import { SqlBatchStore } from './batches-sql.js';
 import { SqlMonitorStore } from './monitors-sql.js';
+import { SqlReportStore } from './reports-sql.js';
 import { isStoreUnavailable, StoreUnavailableError } from './errors.js';
 import { withEventsInOrder } from './memory.js';
 import type { SqlDialectName } from './migrations.js';
@@ -194,6 +195,7 @@ export function createSqlStores(db: Kysely<StoreDatabase>, traits: SqlDialectTra
     contacts: guard(new SqlContactStore(db, traits)),
     batches: guard(new SqlBatchStore(db, traits.dialect)),
     monitors: guard(monitors),
+    reports: guard(new SqlReportStore(db)),
     pruneMonitorHistory: pruneMonitors,
     pruneRecordLogs: guardedPrune,
     async isEmpty() {

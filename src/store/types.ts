@@ -13,6 +13,7 @@
 
 import type { BatchStore } from './batches.js';
 import type { MonitorStore } from './monitors.js';
+import type { ReportStore } from './reports.js';
 
 // The shapes every resource's store shares (a resource's own file imports them from there, so that
 // nothing imports this file back).
@@ -366,6 +367,8 @@ export interface Stores {
   batches: BatchStore;
   /** Monitors: watched domains, their history and webhook deliveries (src/store/monitors.ts). */
   monitors: MonitorStore;
+  /** DMARC aggregate and TLS reports received, their duplicates and refused files (src/store/reports.ts). */
+  reports: ReportStore;
   /**
    * Whether the store can serve requests now (a cheap round trip to the database; always ok in
    * memory). Never throws: an unreachable database is `{ ok: false, reason }`.

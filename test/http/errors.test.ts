@@ -29,6 +29,7 @@ describe('the error catalogue', () => {
       MONITOR_LIMIT_REACHED: 409,
       WEBHOOK_URL_REFUSED: 400,
       NO_WEBHOOK_URL: 409,
+      REPORT_REFUSED: 422,
       SERVICE_UNAVAILABLE: 503,
       STORE_UNAVAILABLE: 503,
       INTERNAL: 500,

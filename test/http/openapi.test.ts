@@ -16,7 +16,17 @@ const OPERATIONS = [
   ['get', '/api/domain/v1'],
   ['get', '/api/contacts/list'],
   ['get', '/api/contacts/v1/list'],
+  ['get', '/api/tools/v1/spoof-checker/reports'],
+  ['post', '/api/tools/v1/spoof-checker/reports'],
+  ['get', '/api/tools/v1/spoof-checker/reports/rejections'],
+  ['get', '/api/tools/v1/spoof-checker/reports/domains/{domain}'],
+  ['get', '/api/tools/v1/spoof-checker/reports/domains/{domain}/senders'],
+  ['get', '/api/tools/v1/spoof-checker/reports/domains/{domain}/readiness'],
+  ['get', '/api/tools/v1/spoof-checker/reports/domains/{domain}/tls'],
 ] as const;
+
+/** Public operations that are not probes: TLS-RPT's HTTPS delivery (RFC 8460 §5.3 defines no authentication). */
+const PUBLIC = [['post', '/api/tools/v1/spoof-checker/tlsrpt']] as const;
 
 /** The operations probes call: public, no key. */
 const PROBES = [
@@ -43,7 +53,7 @@ describe('/openapi.json', () => {
     const doc = await openapi();
     expect(doc.openapi).toMatch(/^3\./);
     const listed = Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item).filter((m) => m !== 'parameters').map((m) => `${m} ${path}`));
-    expect(listed.sort()).toEqual([...OPERATIONS, ...PROBES].map(([m, p]) => `${m} ${p}`).sort());
+    expect(listed.sort()).toEqual([...OPERATIONS, ...PROBES, ...PUBLIC].map(([m, p]) => `${m} ${p}`).sort());
   });
 
   it.each(PROBES)('%s %s: public (no security), 200 and 503 documented', async (method, path) => {

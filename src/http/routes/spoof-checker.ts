@@ -7,7 +7,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { onRequestHookHandler } from 'fastify';
 import { Type } from 'typebox';
-import { MAX_CALLER_SELECTORS, MAX_SELECTOR_LABEL_OCTETS, selectorProblem } from '@spoof-checker/engine';
+import { MAX_CALLER_SELECTORS, MAX_SELECTOR_LABEL_OCTETS, normaliseDomainInput, selectorProblem } from '@spoof-checker/engine';
 import type { SpoofCheckResult } from '@spoof-checker/engine';
 import type { AuditSpec } from '../context.js';
 import { ApiError } from '../errors.js';
@@ -85,10 +85,15 @@ export interface SpoofCheckerRouteOptions {
   limiter: onRequestHookHandler | undefined;
   /** Counts requests that ask for the transport check, on top of `limiter`. */
   transportLimiter?: onRequestHookHandler | undefined;
+  /**
+   * The DKIM selectors the organisation's DMARC reports have seen for a domain (src/ingest/summary.ts):
+   * probed after the caller's own, so that keys nobody could guess get checked.
+   */
+  reportSelectors?: (organizationId: string, domain: string) => Promise<string[]>;
 }
 
 /** The spoof checker routes. */
-export const spoofCheckerRoutes: FastifyPluginAsyncTypebox<SpoofCheckerRouteOptions> = async (app, { check, limiter, transportLimiter }) => {
+export const spoofCheckerRoutes: FastifyPluginAsyncTypebox<SpoofCheckerRouteOptions> = async (app, { check, limiter, transportLimiter, reportSelectors }) => {
   const onRequest = limiter ? [limiter] : [];
   const common = { tags: ['tools'], security: API_SECURITY };
 
@@ -117,6 +122,12 @@ export const spoofCheckerRoutes: FastifyPluginAsyncTypebox<SpoofCheckerRouteOpti
       const options: SpoofCheckRequestOptions = {};
       // The probe expects lower-case selectors (DNS names compare case-insensitively, RFC 4343).
       if (selectors) options.selectors = [...new Set(selectors.map((s) => s.toLowerCase()))];
+      // Selectors seen in the organisation's reports join them (the caller's first, the cap kept).
+      const input = normaliseDomainInput(request.body.domain);
+      if (reportSelectors && request.principal && input.ok) {
+        const seen = await reportSelectors(request.principal.organizationId, input.domain);
+        if (seen.length > 0) options.selectors = [...new Set([...(options.selectors ?? []), ...seen])].slice(0, MAX_CALLER_SELECTORS);
+      }
       if (checks?.includes('transport')) options.transport = true;
       return Object.keys(options).length > 0 ? check(request.body.domain, options) : check(request.body.domain);
     },

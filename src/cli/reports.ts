@@ -1,0 +1,237 @@
+/**
+ * `spoof-checker reports`: DMARC aggregate and TLS reports in, and what they say out.
+ *   reports import <file|dir|->... [--data DIR | --database URL] [--org ID] [--zones DIR | --resolver ADDR]
+ *   reports fetch --imap URL [--tls-ca FILE] [--data DIR | --database URL] [--org ID] [--zones DIR | --resolver ADDR]
+ *   reports show <domain> [--days N] [--until DATE] [--json] [--html FILE] [--data DIR | --database URL] [--org ID] [--zones DIR | --resolver ADDR]
+ *
+ * The CLI works on one organisation at a time (`--org`, else `default`, which is not an API
+ * organisation) and takes reports for any domain.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { describeFetch, fetchReportsFromImap, IMAP_PASSWORD_ENV, parseImapUrl } from '../ingest/imap.js';
+import { countTally, type IngestTally, type ReportSink } from '../ingest/ingest.js';
+import { importPaths } from '../ingest/files.js';
+import { DEFAULT_DATA_DIR, MEMORY_DATA_DIR, openStores, type StorageChoice } from '../store/open.js';
+import { isStoreUnavailable } from '../store/errors.js';
+import type { Stores } from '../store/types.js';
+import { integerOption, parseCommandArgs, RESOLVER_OPTIONS, UsageError } from './args.js';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo, type Command } from './io.js';
+import { resolverFromFlags } from './resolver-options.js';
+
+/** The window `show` takes without `--days`, and the longest (as src/ingest/summary.ts; the analysis is loaded only by `show`). */
+const DEFAULT_REPORT_DAYS = 30;
+const MAX_REPORT_DAYS = 366;
+
+/** The organisation the CLI files reports under when `--org` is not given (not an API organisation). */
+export const DEFAULT_CLI_ORGANIZATION = 'default';
+
+const USAGE = `Usage: spoof-checker reports import <file|dir|->... [options]
+       spoof-checker reports fetch --imap imap://user[:password]@host[:port]/MAILBOX [options]
+       spoof-checker reports show <domain> [--days N] [--until DATE] [--json] [--html FILE] [options]
+
+DMARC aggregate reports (RFC 7489, RFC 9990) and SMTP TLS reports (RFC 8460): who sends as the
+domain, and what p=quarantine or p=reject would break.
+
+  import               read report files (.xml, .xml.gz, .zip, TLS-RPT .json, .json.gz), messages
+                       (.eml) and mailboxes (.mbox) with reports attached, directories of them, or
+                       standard input (-)
+  fetch                take every message of an IMAP mailbox, then move it to a folder, so that a
+                       second fetch adds nothing; a message without a report is moved aside
+    --imap URL         imap:// (STARTTLS, required) or imaps:// (TLS); the password may come from
+                       ${IMAP_PASSWORD_ENV} instead of the URL
+    --tls-ca FILE      extra trusted root certificates (PEM) for the IMAP server, added to the system's
+    --processed NAME   the folder processed messages go to (default spoof-checker-processed)
+    --aside NAME       the folder messages without a report go to (default spoof-checker-no-report)
+  show <domain>        senders, what enforcement would break, SPF tightening, TLS results
+    --days N           reports whose own date range falls in the last N days (default ${DEFAULT_REPORT_DAYS}; at most ${MAX_REPORT_DAYS})
+    --until DATE       the window ends at DATE (YYYY-MM-DD, end of that UTC day) instead of now
+    --json             one JSON document
+    --html FILE        also write one self-contained page with a daily chart of pass and fail
+
+  --data DIR           SQLite in DIR (default ${DEFAULT_DATA_DIR}) [SPOOF_CHECKER_DATA]
+  --database URL       PostgreSQL: postgresql://user:pw@host/db [DATABASE_URL]
+  --org ID             the organisation (default '${DEFAULT_CLI_ORGANIZATION}')
+  --zones DIR          answer DNS from zone files (show: the SPF record; import/fetch: authenticate messages)
+  --resolver IP[:PORT] DNS servers to ask instead of the system's
+  -h, --help           this text
+
+Exit status: 0 done (import: every file read; a duplicate or a message without a report is not a
+failure), 1 some file was refused (each is named with its reason) or the store failed, 2 on a usage error.
+`;
+
+/** `spoof-checker reports`. */
+export const reports: Command = async (args, io) => {
+  const [sub, ...rest] = args;
+  if (sub === undefined || sub === '--help' || sub === '-h' || sub === 'help') {
+    (sub === undefined ? io.err : io.out)(USAGE);
+    return sub === undefined ? EXIT_USAGE : EXIT_OK;
+  }
+  try {
+    if (sub === 'import') return await importCommand(rest, io);
+    if (sub === 'fetch') return await fetchCommand(rest, io);
+    if (sub === 'show') return await showCommand(rest, io);
+    throw new UsageError(`unknown subcommand '${sub}': use import, fetch or show`);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.err(`spoof-checker reports: ${error.message}\nRun 'spoof-checker reports --help' for the options.\n`);
+      return EXIT_USAGE;
+    }
+    if (isStoreUnavailable(error)) {
+      io.err(`spoof-checker reports: ${(error as Error).message}\n`);
+      return EXIT_FAILED;
+    }
+    throw error;
+  }
+};
+
+const STORE_OPTIONS = {
+  data: { type: 'string' },
+  database: { type: 'string' },
+  org: { type: 'string' },
+  ...RESOLVER_OPTIONS,
+} as const;
+
+/** `--data` / `--database` as `serve` reads them (a flag beats the variables; DATABASE_URL beats SPOOF_CHECKER_DATA). */
+export function reportStorage(data: string | undefined, database: string | undefined, env: NodeJS.ProcessEnv): StorageChoice {
+  if (data !== undefined && database !== undefined) throw new UsageError('give --data or --database, not both');
+  const url = data !== undefined ? undefined : (database ?? (env['DATABASE_URL'] || undefined));
+  if (url !== undefined) return { kind: 'postgres', url };
+  const dir = data ?? (env['SPOOF_CHECKER_DATA'] || undefined) ?? DEFAULT_DATA_DIR;
+  if (dir.trim() === '') throw new UsageError('--data needs a directory');
+  if (dir === MEMORY_DATA_DIR) throw new UsageError('--data :memory: would lose the reports at exit; give a directory');
+  return { kind: 'sqlite', dir };
+}
+
+function organizationOf(org: string | undefined): string {
+  const id = org ?? DEFAULT_CLI_ORGANIZATION;
+  if (!/^[A-Za-z0-9._:-]{1,128}$/.test(id)) throw new UsageError(`--org must be an organisation id (letters, digits, . _ : -), not "${id}"`);
+  return id;
+}
+
+async function withStores<T>(choice: StorageChoice, run: (stores: Stores) => Promise<T>): Promise<T> {
+  const opened = await openStores(choice, { pruneAutomatically: false });
+  try {
+    return await run(opened.stores);
+  } finally {
+    await opened.stores.close();
+  }
+}
+
+async function optionalResolver(values: { zones?: string | undefined; resolver?: string | undefined; timeout?: string | undefined }) {
+  if (values.zones === undefined && values.resolver === undefined) return undefined;
+  return (await resolverFromFlags({ zones: values.zones, resolver: values.resolver, timeout: values.timeout })).resolver;
+}
+
+function cliSink(stores: Stores, organizationId: string): ReportSink {
+  return { store: stores.reports, organizationsFor: async () => [organizationId], rejectionOrganizations: [organizationId] };
+}
+
+function printTally(io: CliIo, label: string, tally: IngestTally, noReport: boolean): void {
+  for (const r of tally.reports) {
+    const what = r.kind === 'aggregate' ? `aggregate report ${r.reportId} for ${r.domain} (${r.records} records, ${r.messages} messages)` : `TLS report ${r.reportId} for ${r.domain}`;
+    const reporter = r.reporter === 'unauthenticated' ? 'reporter not authenticated' : `from ${r.reporter}`;
+    io.out(`${r.outcome === 'stored' ? 'stored   ' : 'duplicate'} ${label}: ${what}, ${reporter}\n`);
+  }
+  for (const x of tally.rejected) io.out(`refused   ${label}${x.fileName && !label.endsWith(x.fileName) ? ` (${x.fileName})` : ''}: ${x.reason}: ${x.detail}\n`);
+  if (noReport) io.out(`no report ${label}: the message carries no report\n`);
+}
+
+async function importCommand(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs(args, STORE_OPTIONS, true);
+  if (values.help) {
+    io.out(USAGE);
+    return EXIT_OK;
+  }
+  if (positionals.length === 0) throw new UsageError('name the files or directories to import (or - for standard input)');
+  const organizationId = organizationOf(values.org);
+  const storage = reportStorage(values.data, values.database, io.env);
+  const resolver = await optionalResolver(values);
+  return withStores(storage, async (stores) => {
+    const total = await importPaths(positionals, {
+      sink: cliSink(stores, organizationId),
+      ...(resolver ? { resolver } : {}),
+      stdin: io.stdin as NodeJS.ReadableStream & AsyncIterable<Buffer>,
+      onInput: (result) => printTally(io, result.input, result.tally, result.noReport),
+    } as Parameters<typeof importPaths>[1]);
+    const c = countTally(total);
+    io.err(`${total.inputs} input(s): ${c.stored} report(s) stored, ${c.duplicates} duplicate(s), ${c.rejected} refused, ${total.noReport} message(s) without a report (organisation ${organizationId})\n`);
+    return c.rejected > 0 ? EXIT_FAILED : EXIT_OK;
+  });
+}
+
+async function fetchCommand(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs(
+    args,
+    { ...STORE_OPTIONS, imap: { type: 'string' }, 'tls-ca': { type: 'string' }, processed: { type: 'string' }, aside: { type: 'string' } },
+    false,
+  );
+  if (values.help) {
+    io.out(USAGE);
+    return EXIT_OK;
+  }
+  if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
+  if (values.imap === undefined) throw new UsageError('fetch needs --imap imap://user@host/MAILBOX');
+  const parsed = parseImapUrl(values.imap, io.env[IMAP_PASSWORD_ENV] || undefined);
+  if (!parsed.ok) throw new UsageError(parsed.problem);
+  let tlsCa: string | undefined;
+  if (values['tls-ca'] !== undefined) {
+    try {
+      tlsCa = await readFile(values['tls-ca'], 'utf8');
+    } catch (error) {
+      throw new UsageError(`--tls-ca ${values['tls-ca']}: cannot read it (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    }
+    if (!tlsCa.includes('-----BEGIN CERTIFICATE-----')) throw new UsageError(`--tls-ca ${values['tls-ca']}: holds no PEM certificate ("-----BEGIN CERTIFICATE-----")`);
+  }
+  const organizationId = organizationOf(values.org);
+  const storage = reportStorage(values.data, values.database, io.env);
+  const resolver = await optionalResolver(values);
+  return withStores(storage, async (stores) => {
+    let outcome;
+    try {
+      outcome = await fetchReportsFromImap({
+        target: parsed.target,
+        sink: cliSink(stores, organizationId),
+        ...(resolver ? { resolver } : {}),
+        ...(tlsCa ? { tlsCa } : {}),
+        ...(values.processed ? { processedFolder: values.processed } : {}),
+        ...(values.aside ? { asideFolder: values.aside } : {}),
+        onMessage: (uid, _outcome, tally) => printTally(io, `uid ${uid}`, tally, _outcome === 'no-report'),
+      });
+    } catch (error) {
+      if (isStoreUnavailable(error)) throw error;
+      const where = `${parsed.target.secure ? 'imaps' : 'imap'}://${parsed.target.user}@${parsed.target.host}:${parsed.target.port}/${parsed.target.mailbox}`;
+      const detail = error instanceof Error ? ((error as { responseText?: string }).responseText ?? error.message) : String(error);
+      io.err(`spoof-checker reports fetch: ${where}: ${detail}\n`);
+      return EXIT_FAILED;
+    }
+    io.err(`${describeFetch(outcome)} (organisation ${organizationId})\n`);
+    return EXIT_OK;
+  });
+}
+
+async function showCommand(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs(args, { ...STORE_OPTIONS, days: { type: 'string' }, until: { type: 'string' }, json: { type: 'boolean' }, html: { type: 'string' } }, true);
+  if (values.help) {
+    io.out(USAGE);
+    return EXIT_OK;
+  }
+  if (positionals.length !== 1) throw new UsageError('show takes one domain');
+  const domain = positionals[0]!.trim().toLowerCase().replace(/\.$/, '');
+  const days = integerOption(values.days, 'days', DEFAULT_REPORT_DAYS, 1, MAX_REPORT_DAYS);
+  let now: Date | undefined;
+  if (values.until !== undefined) {
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(values.until) || Number.isNaN(Date.parse(`${values.until}T23:59:59Z`))) throw new UsageError(`--until must be a date such as 2026-11-30, not "${values.until}"`);
+    now = new Date(`${values.until}T23:59:59Z`);
+  }
+  const organizationId = organizationOf(values.org);
+  const storage = reportStorage(values.data, values.database, io.env);
+  const resolver = await optionalResolver(values);
+  const { showReports } = await import('../ingest/summary.js');
+  const { renderReportHtml, renderReportText } = await import('./reports-show.js');
+  return withStores(storage, async (stores) => {
+    const shown = await showReports({ store: stores.reports, organizationId, domain, days, ...(now ? { now } : {}), ...(resolver ? { resolver } : {}) });
+    if (values.html !== undefined) await writeFile(values.html, renderReportHtml(shown));
+    io.out(values.json ? `${JSON.stringify(shown.summary)}\n` : renderReportText(shown));
+    return EXIT_OK;
+  });
+}

@@ -1,0 +1,168 @@
+/**
+ * Report files from the file system or standard input (`spoof-checker reports import`): report
+ * files (`.xml`, `.xml.gz`, `.zip`, TLS-RPT `.json`, `.json.gz`; the engine decides by the bytes),
+ * messages (`.eml`) and mailboxes (`.mbox`), and directories of them, walked in name order.
+ */
+import { createReadStream } from 'node:fs';
+import { lstat, open, readdir } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import type { Readable } from 'node:stream';
+import type { Resolver } from '@spoof-checker/engine';
+import { addTally, ingestReportFile, ingestReportMessage, rejectFile, unauthenticatedOrigin, type IngestTally, type ReportSink } from './ingest.js';
+import { MAX_REPORT_MESSAGE_BYTES, readMbox } from './message.js';
+
+/** Bytes read from one report file or message (above the engine's own cap, so that the engine names the refusal). */
+export const MAX_IMPORT_FILE_BYTES = 64 * 1024 * 1024;
+/** Files taken from one directory tree. */
+export const MAX_IMPORT_FILES = 1_000_000;
+
+/** What one input (a file, a message of a mailbox, standard input) gave. */
+export interface ImportedInput {
+  /** The path (or `-`, or `path#N` for the Nth message of a mailbox). */
+  input: string;
+  tally: IngestTally;
+  /** A message or mailbox entry without any report (counted, not an error). */
+  noReport: boolean;
+}
+
+/** Options of {@link importPaths}. */
+export interface ImportOptions {
+  sink: ReportSink;
+  /** Authenticate messages through this resolver (`--zones`/`--resolver`); without it messages are not verified. */
+  resolver?: Resolver;
+  /** Standard input, for `-`. */
+  stdin?: Readable;
+  /** Called after each input (the CLI prints a line). */
+  onInput?: (result: ImportedInput) => void;
+}
+
+type FileKind = 'message' | 'mbox' | 'report';
+
+const FILE_ORIGIN = { channel: 'file', sender: null } as const;
+
+/** gzip, zip, or XML/JSON text by the first bytes (the engine decides for good; this only tells reports from messages). */
+function looksLikeReport(head: Uint8Array): boolean {
+  if (head[0] === 0x1f && head[1] === 0x8b) return true;
+  if (head[0] === 0x50 && head[1] === 0x4b) return true;
+  const text = Buffer.from(head.subarray(0, 512)).toString('latin1').replace(/^\uFEFF|^\xEF\xBB\xBF/, '').trimStart();
+  return text.startsWith('<') || text.startsWith('{');
+}
+
+/** The kind of a file by its name, else by its first bytes. */
+function kindOf(name: string, head: Uint8Array): FileKind {
+  const lower = name.toLowerCase();
+  if (lower.endsWith('.eml') || lower.endsWith('.msg.txt')) return 'message';
+  if (lower.endsWith('.mbox') || lower.endsWith('.mbx')) return 'mbox';
+  if (looksLikeReport(head)) return 'report';
+  // Not a report container: a message (headers first), or an mbox when it starts with its separator.
+  return Buffer.from(head.subarray(0, 5)).toString('latin1') === 'From ' ? 'mbox' : 'message';
+}
+
+async function readCapped(stream: AsyncIterable<Buffer | string>, cap: number): Promise<Buffer | 'too-large'> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    const buffer = Buffer.from(chunk);
+    size += buffer.length;
+    if (size > cap) return 'too-large';
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+async function readHead(path: string): Promise<Uint8Array> {
+  const handle = await open(path, 'r');
+  try {
+    const head = Buffer.alloc(4096);
+    const { bytesRead } = await handle.read(head, 0, head.length, 0);
+    return head.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The regular files under `path`, in name order (symbolic links are not followed). */
+async function* walk(path: string, budget: { left: number }): AsyncGenerator<string> {
+  const info = await lstat(path);
+  if (info.isDirectory()) {
+    const entries = (await readdir(path)).sort();
+    for (const entry of entries) yield* walk(join(path, entry), budget);
+    return;
+  }
+  if (!info.isFile()) return;
+  if (budget.left-- <= 0) throw new Error(`more than ${MAX_IMPORT_FILES} files under the paths given`);
+  yield path;
+}
+
+async function importBytes(options: ImportOptions, input: string, name: string, bytes: Buffer, kind: FileKind): Promise<ImportedInput> {
+  if (kind === 'message') {
+    const result = await ingestReportMessage(options.sink, bytes, { channel: 'file', ...(options.resolver ? { resolver: options.resolver } : {}) });
+    return { input, tally: { reports: result.reports, rejected: result.rejected }, noReport: result.noReport };
+  }
+  const tally = await ingestReportFile(options.sink, { bytes, fileName: name }, unauthenticatedOrigin('file', null));
+  return { input, tally: { reports: tally.reports, rejected: tally.rejected }, noReport: false };
+}
+
+async function* importMbox(options: ImportOptions, input: string, chunks: AsyncIterable<Buffer | string>): AsyncGenerator<ImportedInput> {
+  for await (const message of readMbox(chunks, MAX_REPORT_MESSAGE_BYTES)) {
+    const label = `${input}#${message.index + 1}`;
+    if (!message.ok) {
+      yield { input: label, tally: { reports: [], rejected: [await rejectFile(options.sink, FILE_ORIGIN, label, message.reason, message.detail)] }, noReport: false };
+      continue;
+    }
+    yield await importBytes(options, label, label, message.raw, 'message');
+  }
+}
+
+/**
+ * Imports every path (a file, a directory walked recursively, or `-` for standard input), one input
+ * at a time, and returns the sum. A file that cannot be read is a rejection, not a crash.
+ */
+export async function importPaths(paths: readonly string[], options: ImportOptions): Promise<IngestTally & { inputs: number; noReport: number }> {
+  const total: IngestTally & { inputs: number; noReport: number } = { reports: [], rejected: [], inputs: 0, noReport: 0 };
+  const take = (result: ImportedInput): void => {
+    total.inputs += 1;
+    if (result.noReport) total.noReport += 1;
+    addTally(total, result.tally);
+    options.onInput?.(result);
+  };
+  const budget = { left: MAX_IMPORT_FILES };
+  for (const path of paths) {
+    if (path === '-') {
+      const bytes = await readCapped(options.stdin ?? process.stdin, MAX_IMPORT_FILE_BYTES);
+      if (bytes === 'too-large') {
+        take({ input: '-', tally: { reports: [], rejected: [await rejectFile(options.sink, FILE_ORIGIN, '-', 'too-large', `standard input is over the ${MAX_IMPORT_FILE_BYTES}-byte cap`)] }, noReport: false });
+        continue;
+      }
+      const kind = kindOf('-', bytes.subarray(0, 4096));
+      if (kind === 'mbox') {
+        for await (const result of importMbox(options, '-', (async function* () { yield bytes; })())) take(result);
+      } else {
+        take(await importBytes(options, '-', 'stdin', bytes, kind));
+      }
+      continue;
+    }
+    let files: AsyncGenerator<string>;
+    try {
+      files = walk(path, budget);
+      for await (const file of files) {
+        const name = basename(file);
+        const kind = kindOf(name, await readHead(file));
+        if (kind === 'mbox') {
+          for await (const result of importMbox(options, file, createReadStream(file))) take(result);
+          continue;
+        }
+        const bytes = await readCapped(createReadStream(file), MAX_IMPORT_FILE_BYTES);
+        if (bytes === 'too-large') {
+          take({ input: file, tally: { reports: [], rejected: [await rejectFile(options.sink, FILE_ORIGIN, name, 'too-large', `the file is over the ${MAX_IMPORT_FILE_BYTES}-byte cap`)] }, noReport: false });
+          continue;
+        }
+        take(await importBytes(options, file, name, bytes, kind));
+      }
+    } catch (error) {
+      const detail = error instanceof Error ? error.message : String(error);
+      take({ input: path, tally: { reports: [], rejected: [await rejectFile(options.sink, FILE_ORIGIN, basename(path), 'unreadable', `cannot read ${path}: ${detail}`)] }, noReport: false });
+    }
+  }
+  return total;
+}

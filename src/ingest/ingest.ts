@@ -1,0 +1,293 @@
+/**
+ * The one path every report takes into the store, whatever brought it (a file, SMTP, IMAP, HTTPS):
+ * the engine unpacks it (gzip, zip, XML, JSON by the bytes, capped), parses it (no DTD, no entity,
+ * capped), names it (`reportIdentity`, with the authenticated reporter when there is one), and the
+ * store takes it whole for each organisation it belongs to, or counts it as a duplicate. A file
+ * that gives no report is kept as a rejection with the engine's reason.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  parseAggregateReport,
+  parseTlsReport,
+  reportIdentity,
+  unpackReportFile,
+  type AggregateRecord,
+  type AggregateReport,
+  type Resolver,
+  type TlsReport,
+} from '@spoof-checker/engine';
+import type { ReportChannel, ReportOrigin, ReportRecordRow, ReportStore } from '../store/reports.js';
+import { authenticateReportMessage, type MessageConnection } from './authenticate.js';
+import { parseReportMessage } from './message.js';
+
+/** Where reports go and for whom. */
+export interface ReportSink {
+  store: ReportStore;
+  /**
+   * The organisations a report about `domain` is stored for: the one organisation, or each that
+   * added the domain. Empty: nobody takes it (SMTP answers 550).
+   */
+  organizationsFor(domain: string): Promise<string[]>;
+  /** Where a file that gave no report is recorded (the organisations known before it is read). */
+  rejectionOrganizations: readonly string[];
+  now?: () => Date;
+  newId?: () => string;
+}
+
+/** A file refused, with the engine's reason. */
+export interface RejectedFile {
+  fileName: string | null;
+  reason: string;
+  detail: string;
+}
+
+/** One report found, and what became of it. */
+export interface IngestedReport {
+  kind: 'aggregate' | 'tls';
+  domain: string;
+  reportId: string;
+  /** The authenticated reporter, or `unauthenticated`. */
+  reporter: string;
+  /** Copies stored (one per organisation), duplicates counted, or nobody takes the domain. */
+  outcome: 'stored' | 'duplicate' | 'no-organization';
+  organizations: string[];
+  records: number;
+  messages: number;
+}
+
+/** What one ingestion did. */
+export interface IngestTally {
+  reports: IngestedReport[];
+  rejected: RejectedFile[];
+}
+
+/** An empty tally. */
+export function emptyTally(): IngestTally {
+  return { reports: [], rejected: [] };
+}
+
+/** Adds `more` into `into`. */
+export function addTally(into: IngestTally, more: IngestTally): IngestTally {
+  into.reports.push(...more.reports);
+  into.rejected.push(...more.rejected);
+  return into;
+}
+
+/** Reports stored, duplicates and refusals of a tally, counted. */
+export function countTally(tally: IngestTally): { stored: number; duplicates: number; unrouted: number; rejected: number } {
+  return {
+    stored: tally.reports.filter((r) => r.outcome === 'stored').length,
+    duplicates: tally.reports.filter((r) => r.outcome === 'duplicate').length,
+    unrouted: tally.reports.filter((r) => r.outcome === 'no-organization').length,
+    rejected: tally.rejected.length,
+  };
+}
+
+/**
+ * How far in the future a report's period may begin (clock skew between reporter and service). A
+ * report of a period that has not started is refused (`future-date`): mox refuses `end > now + 60 s`;
+ * a day of slack keeps a reporter whose clock is off by hours (or a zone-less date read as UTC).
+ */
+export const MAX_FUTURE_SKEW_SECONDS = 86_400;
+
+/** The reporter's label when the message was not authenticated (never the report's `org_name`). */
+export const UNAUTHENTICATED_REPORTER = 'unauthenticated';
+
+/** How a report file arrived, less its name (which the file itself gives). */
+export type OriginBase = Omit<ReportOrigin, 'fileName' | 'receivedAt'>;
+
+/** The origin of a report that did not come in a message (a file, an upload, an HTTPS POST). */
+export function unauthenticatedOrigin(channel: ReportChannel, sender: string | null): OriginBase {
+  return { channel, sender, messageId: null, authenticatedDomain: null, dkim: 'none', spf: 'none', dmarc: 'none' };
+}
+
+/** An aggregate record as stored: the columns queries group by, and the rest as JSON. */
+export function recordRow(record: AggregateRecord): ReportRecordRow {
+  const { sourceIp, count, headerFrom, disposition, ...rest } = record;
+  return {
+    sourceIp,
+    count,
+    headerFrom,
+    disposition,
+    dkimAligned: record.dkimResult === 'pass',
+    spfAligned: record.spfResult === 'pass',
+    detail: JSON.stringify(rest),
+  };
+}
+
+/**
+ * A stored record back in the engine's shape (`count` given: groups are summed). `parsed` shares the
+ * parsed details between records (read-only: the analysis never changes a record).
+ */
+export function recordFromRow(row: Omit<ReportRecordRow, 'count'>, count: number, parsed?: Map<string, object>): AggregateRecord {
+  type Rest = Omit<AggregateRecord, 'sourceIp' | 'count' | 'headerFrom' | 'disposition'>;
+  let rest = parsed?.get(row.detail) as Rest | undefined;
+  if (rest === undefined) {
+    rest = JSON.parse(row.detail) as Rest;
+    parsed?.set(row.detail, rest);
+  }
+  return { sourceIp: row.sourceIp, count, headerFrom: row.headerFrom, disposition: row.disposition, ...rest };
+}
+
+/** Records a refused file for the organisations known before it was read, and returns it for the tally. */
+export async function rejectFile(sink: ReportSink, origin: Pick<OriginBase, 'channel' | 'sender'>, fileName: string | null, reason: string, detail: string): Promise<RejectedFile> {
+  return reject(sink, origin, fileName, reason, detail, (sink.now?.() ?? new Date()).toISOString());
+}
+
+async function reject(sink: ReportSink, origin: Pick<OriginBase, 'channel' | 'sender'>, fileName: string | null, reason: string, detail: string, receivedAt: string): Promise<RejectedFile> {
+  const newId = sink.newId ?? randomUUID;
+  for (const organizationId of sink.rejectionOrganizations) {
+    await sink.store.reject({ id: newId(), organizationId, receivedAt, channel: origin.channel, fileName, sender: origin.sender, reason, detail });
+  }
+  return { fileName, reason, detail };
+}
+
+async function storeReport(sink: ReportSink, report: AggregateReport | TlsReport, origin: ReportOrigin): Promise<IngestedReport> {
+  const newId = sink.newId ?? randomUUID;
+  const reporter = origin.authenticatedDomain ?? UNAUTHENTICATED_REPORTER;
+  const identity = reportIdentity(report, origin.authenticatedDomain ? { reporter: origin.authenticatedDomain } : {});
+  let domain: string;
+  let begin: number;
+  let end: number;
+  let orgName: string;
+  let document: string;
+  let records: ReportRecordRow[];
+  if (report.kind === 'aggregate') {
+    const { records: list, ...metadata } = report;
+    domain = report.policyPublished.domain;
+    begin = report.dateRange.begin;
+    end = report.dateRange.end;
+    orgName = report.reporter.orgName;
+    document = JSON.stringify(metadata);
+    records = list.map(recordRow);
+  } else {
+    // RFC 8460 §4: a report is about one policy domain (its policies name it); the first one files it.
+    domain = report.policies[0]?.policy.domain ?? '';
+    begin = report.dateRange.start;
+    end = report.dateRange.end;
+    orgName = report.organizationName;
+    document = JSON.stringify(report);
+    records = [];
+  }
+  const organizations = await sink.organizationsFor(domain);
+  const messages = records.reduce((sum, r) => sum + r.count, 0);
+  const base = { kind: report.kind, domain, reportId: report.reportId, reporter, organizations, records: records.length, messages };
+  if (organizations.length === 0) return { ...base, outcome: 'no-organization' };
+  let stored = false;
+  for (const organizationId of organizations) {
+    const outcome = await sink.store.add({ id: newId(), organizationId, kind: report.kind, identity, domain, begin, end, reporter, orgName, reportId: report.reportId, origin, document, records });
+    if (outcome === 'stored') stored = true;
+  }
+  return { ...base, outcome: stored ? 'stored' : 'duplicate' };
+}
+
+/**
+ * Ingests one report file (any container the engine reads). `candidate` marks a message part that
+ * may not be a report at all (a logo, a signature): then an unknown format is skipped silently
+ * instead of being recorded as a rejection.
+ */
+export async function ingestReportFile(
+  sink: ReportSink,
+  file: { bytes: Uint8Array; fileName: string | null; contentType?: string | null },
+  origin: OriginBase,
+  options: { candidate?: boolean } = {},
+): Promise<IngestTally & { found: boolean }> {
+  const receivedAt = (sink.now?.() ?? new Date()).toISOString();
+  const tally: IngestTally & { found: boolean } = { reports: [], rejected: [], found: false };
+  const unpacked = unpackReportFile(file.bytes, { ...(file.fileName ? { filename: file.fileName } : {}), ...(file.contentType ? { contentType: file.contentType } : {}) });
+  if (!unpacked.ok) {
+    if (options.candidate && (unpacked.reason === 'unknown-format' || unpacked.reason === 'empty')) return tally;
+    tally.found = true;
+    tally.rejected.push(await reject(sink, origin, file.fileName, unpacked.reason, unpacked.detail, receivedAt));
+    return tally;
+  }
+  tally.found = true;
+  for (const document of unpacked.documents) {
+    const parsed = document.kind === 'aggregate' ? parseAggregateReport(document.bytes) : parseTlsReport(document.bytes);
+    const name = document.name || file.fileName;
+    if (!parsed.ok) {
+      tally.rejected.push(await reject(sink, origin, name, parsed.reason, parsed.detail, receivedAt));
+      continue;
+    }
+    const begin = parsed.report.kind === 'aggregate' ? parsed.report.dateRange.begin : parsed.report.dateRange.start;
+    const nowSeconds = Math.floor((sink.now?.() ?? new Date()).getTime() / 1000);
+    if (begin > nowSeconds + MAX_FUTURE_SKEW_SECONDS) {
+      const when = new Date(begin * 1000).toISOString();
+      tally.rejected.push(await reject(sink, origin, name, 'future-date', `the report's period begins ${when}, in the future: a reporter's clock is wrong or the report is forged`, receivedAt));
+      continue;
+    }
+    tally.reports.push(await storeReport(sink, parsed.report, { ...origin, fileName: name, receivedAt }));
+  }
+  return tally;
+}
+
+/** How a message arrived, for {@link ingestReportMessage}. */
+export interface MessageArrival {
+  channel: ReportChannel;
+  /** Authenticate the message (DKIM, DMARC; SPF with a connection) through this resolver; without one nothing is verified. */
+  resolver?: Resolver;
+  connection?: MessageConnection;
+}
+
+/**
+ * Ingests one report message: its parts that may be reports, authenticated once for all of them.
+ * `noReport` is true when it carried none (a "[Preview]" HTML message, an error report, spam).
+ */
+export async function ingestReportMessage(sink: ReportSink, raw: Buffer, arrival: MessageArrival): Promise<IngestTally & { noReport: boolean }> {
+  let message: Awaited<ReturnType<typeof parseReportMessage>>;
+  try {
+    message = await parseReportMessage(raw);
+  } catch (error) {
+    // A message the MIME parser cannot read is refused and set aside, never retried for ever.
+    const detail = `the message cannot be read as MIME: ${error instanceof Error ? error.message : String(error)}`;
+    return { reports: [], rejected: [await rejectFile(sink, { channel: arrival.channel, sender: arrival.connection?.sender ?? null }, null, 'unreadable-message', detail)], noReport: true };
+  }
+  let auth = { dkim: 'none', spf: 'none', dmarc: 'none', authenticatedDomain: null as string | null };
+  if (arrival.resolver && message.parts.length > 0) {
+    try {
+      auth = await authenticateReportMessage(raw, arrival.resolver, arrival.connection);
+    } catch {
+      // A message mailauth cannot read is not authenticated (counted and marked, never trusted).
+      auth = { dkim: 'temperror', spf: 'none', dmarc: 'none', authenticatedDomain: null };
+    }
+  }
+  const origin: OriginBase = {
+    channel: arrival.channel,
+    sender: message.from ?? arrival.connection?.sender ?? null,
+    messageId: message.messageId,
+    ...auth,
+  };
+  const tally: IngestTally & { noReport: boolean } = { reports: [], rejected: [], noReport: true };
+  for (const part of message.parts) {
+    const one = await ingestReportFile(sink, part, origin, { candidate: true });
+    if (one.found) tally.noReport = false;
+    addTally(tally, one);
+  }
+  return tally;
+}
+
+/**
+ * The service's routing: with exactly one organisation, it takes reports for any domain; with
+ * several, a report is stored for each organisation that added its domain (or a parent of it, the
+ * domains resource), and for none when no organisation has.
+ */
+export function serviceRouting(store: ReportStore): (domain: string) => Promise<string[]> {
+  return async (domain) => {
+    let name = domain;
+    for (;;) {
+      const routing = await store.routing(name);
+      if (routing.organizations.length === 1) return routing.organizations;
+      if (routing.withDomain.length > 0) return routing.withDomain;
+      const dot = name.indexOf('.');
+      // Stop before a single label: an organisation never adds a top-level domain.
+      if (dot < 0 || name.indexOf('.', dot + 1) < 0) return [];
+      name = name.slice(dot + 1);
+    }
+  };
+}
+
+/** The organisation when exactly one exists (it also keeps the refused files), else none. */
+export async function soleOrganization(store: ReportStore): Promise<string[]> {
+  const routing = await store.routing('');
+  return routing.organizations.length === 1 ? routing.organizations : [];
+}

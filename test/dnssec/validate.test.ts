@@ -117,7 +117,7 @@ describe('answers changed on the way are never secure', () => {
     const decoy = tampered((n, t) => n === 'secure-nsec.test' && t === TYPE.MX, (m) => {
       const sig = m.answer.find((r) => r.type === TYPE.RRSIG) as RawMessage['answer'][number];
       const broken = Buffer.from(sig.rdata);
-      broken[broken.length - 1] ^= 0xff;
+      broken[broken.length - 1] = (broken[broken.length - 1] as number) ^ 0xff;
       return { ...m, answer: [{ ...sig, rdata: broken }, ...m.answer] };
     });
     expect((await validator({ query: decoy }).validate('secure-nsec.test', TYPE.MX)).status).toBe('secure');
@@ -128,7 +128,7 @@ describe('answers changed on the way are never secure', () => {
       const sig = m.answer.find((r) => r.type === TYPE.RRSIG) as RawMessage['answer'][number];
       const decoys = Array.from({ length: MAX_SIGNATURES_PER_RRSET }, (_, i) => {
         const broken = Buffer.from(sig.rdata);
-        broken[broken.length - 1 - i] ^= 0xff;
+        broken[broken.length - 1 - i] = (broken[broken.length - 1 - i] as number) ^ 0xff;
         return { ...sig, rdata: broken };
       });
       return { ...m, answer: [...m.answer.filter((r) => r.type !== TYPE.RRSIG), ...decoys, sig] };

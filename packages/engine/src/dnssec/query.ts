@@ -24,7 +24,11 @@ export interface RawQueryServer {
 }
 
 /** A `RawQuery` that asks `servers` (in turn, one per attempt). */
-export function createRawQuery(servers: readonly RawQueryServer[], options: { timeoutMs?: number; attempts?: number } = {}): RawQuery {
+export function createRawQuery(
+  servers: readonly RawQueryServer[],
+  options: { timeoutMs?: number; attempts?: number; /** CD (true unless told): false asks a validating resolver for its own verdict. */ checkingDisabled?: boolean } = {},
+): RawQuery {
+  const cd = options.checkingDisabled ?? true;
   const timeoutMs = options.timeoutMs ?? DNSSEC_QUERY_TIMEOUT_MS;
   const attempts = options.attempts ?? DNSSEC_QUERY_ATTEMPTS;
   if (servers.length === 0) throw new TypeError('createRawQuery needs at least one server');
@@ -33,18 +37,18 @@ export function createRawQuery(servers: readonly RawQueryServer[], options: { ti
     let last: RawResponse = { kind: 'error', detail: 'no attempt made' };
     for (let attempt = 0; attempt < attempts; attempt++) {
       const server = servers[(next++ + attempt) % servers.length] as RawQueryServer;
-      last = await askOnce(server, name, type, timeoutMs);
+      last = await askOnce(server, name, type, timeoutMs, cd);
       if (last.kind === 'response') return last;
     }
     return last;
   };
 }
 
-async function askOnce(server: RawQueryServer, name: string, type: number, timeoutMs: number): Promise<RawResponse> {
+async function askOnce(server: RawQueryServer, name: string, type: number, timeoutMs: number, cd: boolean): Promise<RawResponse> {
   const id = randomInt(0, 0x10000);
   let query: Buffer;
   try {
-    query = encodeRawQuery(id, name, type, { rd: true, do: true, cd: true, udpPayload: DNSSEC_UDP_PAYLOAD });
+    query = encodeRawQuery(id, name, type, { rd: true, do: true, cd, udpPayload: DNSSEC_UDP_PAYLOAD });
   } catch (error) {
     return { kind: 'error', detail: (error as Error).message };
   }

@@ -288,8 +288,8 @@ export interface RawMessage {
   answer: RawRecord[];
   authority: RawRecord[];
   additional: RawRecord[];
-  /** The OPT record's fields, when there is one (RFC 6891 §6.1.3). */
-  opt: { udpPayloadSize: number; version: number; do: boolean } | undefined;
+  /** The OPT record's fields, when there is one (RFC 6891 §6.1.3), and its Extended DNS Error (RFC 8914 §2). */
+  opt: { udpPayloadSize: number; version: number; do: boolean; ede?: { code: number; text: string } } | undefined;
 }
 
 /** Reads a whole message; throws `WireFormatError` on any malformation. */
@@ -324,6 +324,15 @@ export function readRawMessage(buf: Buffer): RawMessage {
         if (type === TYPE.OPT) {
           rcode |= (ttl >>> 24) << 4;
           opt = { udpPayloadSize: cls, version: (ttl >>> 16) & 0xff, do: (ttl & 0x8000) !== 0 };
+          // RFC 6891 §6.1.2 options; RFC 8914 §2: option 15 is INFO-CODE (16 bits) and EXTRA-TEXT.
+          for (let o = at; o + 4 <= at + rdlength; ) {
+            const code = buf.readUInt16BE(o);
+            const length = buf.readUInt16BE(o + 2);
+            if (code === 15 && length >= 2 && o + 4 + length <= at + rdlength) {
+              opt.ede = { code: buf.readUInt16BE(o + 4), text: buf.subarray(o + 6, o + 4 + length).toString('utf8') };
+            }
+            o += 4 + length;
+          }
         } else {
           (sections[s] as RawRecord[]).push({ name: lowerName(read.name), type, class: cls, ttl: ttl > 0x7fffffff ? 0 : ttl, rdata: readRdata(buf, type, at, rdlength) });
         }

@@ -3,7 +3,7 @@ import type { SpoofCheckResult } from '@spoof-checker/engine';
 import { DEFAULT_GUIDE_BASE_URL, GUIDE_TOPICS } from '@spoof-checker/engine';
 import type { SpfTermNode } from '@spoof-checker/engine';
 import { formatIpv6Count } from '@spoof-checker/engine';
-import type { TransportResult } from '@spoof-checker/engine';
+import type { DnssecResult, TransportResult } from '@spoof-checker/engine';
 
 /** Columns the report's prose is wrapped at (records to publish are never cut). */
 export const REPORT_WIDTH = 100;
@@ -74,8 +74,19 @@ export function formatReport(result: SpoofCheckResult): string {
     else lines.push(...wrap(line, 4));
   }
   lines.push(`    More: ${guideLocation(result.nextStep.href)}`);
+  if (result.dnssec && result.dnssec.status !== 'not-checked') lines.push('', ...formatDnssec(result.dnssec));
   if (result.transport) lines.push('', ...formatTransport(result.transport));
   return `${lines.join('\n')}\n`;
+}
+
+/** The DNSSEC lines: the overall state with its reason, then each RRset that is not secure. */
+export function formatDnssec(dnssec: DnssecResult): string[] {
+  const code = (reason: DnssecResult['reason']): string => (reason.code === null ? '' : ` (EDE ${reason.code})`);
+  const lines = [`  DNSSEC: ${dnssec.status}${code(dnssec.reason)}`, ...wrap(dnssec.reason.text, 4)];
+  for (const rrset of dnssec.rrsets) {
+    lines.push(`    ${rrset.name} ${rrset.type}: ${rrset.status}${code(rrset.reason)}`);
+  }
+  return lines;
 }
 
 /** The transport section: mail sent TO the domain, with its own verdict. */

@@ -50,6 +50,8 @@ export interface BuiltResolver {
   description: string;
   /** The zone resolver itself, without faults, when the source is `--zones`. */
   zones?: ZoneResolver;
+  /** The network resolver under the cache, when the source is real servers (DNSSEC asks through it). */
+  network?: NetworkResolver;
 }
 
 /**
@@ -81,7 +83,7 @@ export async function resolverFromFlags(flags: ResolverFlags): Promise<BuiltReso
 }
 
 /** The DNS source alone: zone files or real servers. */
-async function sourceFromFlags(flags: ResolverFlags): Promise<{ resolver: Resolver; description: string; zones?: ZoneResolver }> {
+async function sourceFromFlags(flags: ResolverFlags): Promise<{ resolver: Resolver; description: string; zones?: ZoneResolver; network?: NetworkResolver }> {
   if (flags.zones !== undefined && flags.resolver !== undefined) {
     throw new UsageError('give --zones DIR or --resolver IP[:PORT], not both');
   }
@@ -105,6 +107,7 @@ async function sourceFromFlags(flags: ResolverFlags): Promise<{ resolver: Resolv
   }
   const limited = new ConcurrencyLimitedResolver(network, flags.maxOutstanding ?? DEFAULT_MAX_OUTSTANDING_QUERIES);
   return {
+    network,
     resolver: new CachingResolver(limited, {
       maxEntries: flags.cacheMaxEntries ?? DEFAULT_CACHE_MAX_ENTRIES,
       defaultTtlSeconds: DEFAULT_CACHE_TTL_SECONDS,

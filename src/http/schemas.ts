@@ -154,6 +154,21 @@ export const TransportResultSchema = Type.Object(
   { description: 'Mail sent to the domain: MTA-STS (RFC 8461), TLS-RPT (RFC 8460), STARTTLS of every MX address; its own verdict' },
 );
 
+const DnssecReasonSchema = Type.Object({ code: NullableInteger, text: Type.String() });
+const DnssecStatusSchema = Type.Enum(['secure', 'insecure', 'bogus', 'indeterminate']);
+
+/** `dnssec` of a spoof check result: the SPF TXT, `_dmarc` TXT and MX validated from a trust anchor (`$defs/DnssecResult`). */
+export const DnssecResultSchema = Type.Object(
+  {
+    status: Type.Enum(['secure', 'insecure', 'bogus', 'indeterminate', 'not-checked'], {
+      description: 'the weakest of the RRsets; not-checked (with the reason) when validation was off or no trust anchor covers the zones',
+    }),
+    reason: DnssecReasonSchema,
+    rrsets: Type.Array(Type.Object({ name: Type.String(), type: Type.Enum(['TXT', 'MX']), status: DnssecStatusSchema, reason: DnssecReasonSchema })),
+  },
+  { description: 'DNSSEC (RFC 4033–4035) of the records the verdict rests on; reason.code is the RFC 8914 Extended DNS Error unbound would give. The verdict never depends on it' },
+);
+
 /** Spec: "Spoof check result", with `details` an open object. */
 export const SpoofCheckResultSchema = Type.Object(
   {
@@ -189,6 +204,7 @@ export const SpoofCheckResultSchema = Type.Object(
     ),
     nextStep: Type.Object({ title: Type.String(), body: Type.String(), href: Type.String() }),
     subdomainNote: NullableString,
+    dnssec: Type.Optional(DnssecResultSchema),
     details: Type.Object(
       {
         spf: Type.Optional(

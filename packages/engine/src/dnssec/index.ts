@@ -19,3 +19,5 @@ export type { RawQueryServer } from './query.js';
 export { IANA_ROOT_ANCHOR_DS, ianaRootAnchors, loadTrustAnchorFile, parseTrustAnchors } from './anchors.js';
 export { SUPPORTED_ALGORITHMS, SUPPORTED_DIGESTS, verifyCounter } from './verify.js';
 export { TYPE } from './wire/canonical.js';
+export { dnssecNotChecked, startDnssec } from './check.js';
+export type { CheckDnssecOptions, DnssecResult, DnssecResultStatus, DnssecRRsetResult, DnssecWork } from './check.js';

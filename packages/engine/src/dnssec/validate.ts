@@ -213,6 +213,11 @@ export class Validator {
     return this.queries;
   }
 
+  /** The zone of the deepest trust anchor at or above `name`, or undefined when none covers it. */
+  anchorZoneOf(name: string): string | undefined {
+    return this.anchorFor(name)?.zone;
+  }
+
   /** True when some trust anchor is at or above `name`. */
   covers(name: string): boolean {
     return this.anchorFor(name) !== undefined;

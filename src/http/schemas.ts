@@ -136,6 +136,14 @@ export const TransportResultSchema = Type.Object(
         host: Type.String(),
         preference: Type.Integer(),
         mtaStsCovered: Type.Union([Type.Boolean(), Type.Null()]),
+        tlsa: Type.Optional(
+          Type.Object({
+            status: Type.Enum(['secure', 'insecure', 'bogus', 'indeterminate', 'none', 'not-applicable']),
+            records: Type.Array(Type.String()),
+            usable: Type.Boolean(),
+            rollover: Type.Enum(['current+next', 'current+issuer', 'none']),
+          }),
+        ),
         addresses: Type.Array(
           Type.Object({
             address: Type.String(),
@@ -145,10 +153,12 @@ export const TransportResultSchema = Type.Object(
               Type.Object({ subject: Type.String(), san: Type.Array(Type.String()), issuer: Type.String(), notBefore: Type.String(), notAfter: Type.String() }),
               Type.Null(),
             ]),
+            dane: Type.Optional(Type.Enum(['match', 'mismatch', 'no-usable-tlsa', 'not-applicable'])),
           }),
         ),
       }),
     ),
+    dane: Type.Optional(Type.Enum(['valid', 'partial', 'broken', 'none'], { description: 'DANE (RFC 7672) over every MX; only when DNSSEC was validated' })),
     findings: Type.Array(FindingSchema),
   },
   { description: 'Mail sent to the domain: MTA-STS (RFC 8461), TLS-RPT (RFC 8460), STARTTLS of every MX address; its own verdict' },

@@ -223,7 +223,8 @@ function sharedFactsOf(report: SharedInfrastructureReport, findings: Finding[], 
 /** Starts `checkTransport` for a check; a rejection is held as a value, so a refused spoof check leaves nothing unhandled. */
 function startTransport(domain: string, options: CheckOptions): Promise<TransportResult | Error> {
   const extra = options.transport === true || !options.transport ? {} : options.transport;
-  return checkTransport(domain, { ...extra, resolver: options.resolver, input: options.input }).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
+  const dnssec = typeof options.dnssec === 'object' ? options.dnssec : undefined;
+  return checkTransport(domain, { ...extra, resolver: options.resolver, input: options.input, ...(dnssec ? { dnssec } : {}) }).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
 }
 
 /**

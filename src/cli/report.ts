@@ -98,13 +98,15 @@ export function formatTransport(transport: TransportResult): string[] {
   const fetch = sts.fetch && sts.fetch.error ? `; policy fetch: ${sts.fetch.error}${sts.fetch.httpStatus !== null ? ` (HTTP ${sts.fetch.httpStatus})` : ''}` : '';
   lines.push(`    MTA-STS  ${sts.status}${sts.id ? `, id ${sts.id}` : ''}${policy}${fetch}`);
   lines.push(`    TLS-RPT  ${transport.tlsRpt.status}${transport.tlsRpt.rua.length > 0 ? ` (${transport.tlsRpt.rua.join(', ')})` : ''}`);
+  if (transport.dane) lines.push(`    DANE     ${transport.dane}`);
   for (const mx of transport.mx) {
     const covered = mx.mtaStsCovered === null ? '' : mx.mtaStsCovered ? ', in the policy' : ', NOT in the policy';
     lines.push(`    MX ${mx.preference} ${mx.host}${covered}`);
+    if (mx.tlsa) lines.push(`      TLSA ${mx.tlsa.status}${mx.tlsa.usable ? ', usable' : ''}${mx.tlsa.records.length > 0 ? `: ${mx.tlsa.records.join('; ')}` : ''}`);
     if (mx.addresses.length === 0) lines.push('      (not probed)');
     for (const a of mx.addresses) {
       const cert = a.certificate ? `; certificate ${a.certificate.san.slice(0, 3).join(', ') || a.certificate.subject}${a.certificate.san.length > 3 ? ', …' : ''}, issuer ${a.certificate.issuer}, until ${a.certificate.notAfter.slice(0, 10)}` : '';
-      lines.push(`      ${a.address}: ${a.outcome}${a.tlsVersion ? ` (${a.tlsVersion})` : ''}${cert}`);
+      lines.push(`      ${a.address}: ${a.outcome}${a.tlsVersion ? ` (${a.tlsVersion})` : ''}${a.dane ? `; DANE ${a.dane}` : ''}${cert}`);
     }
   }
   if (transport.findings.length > 0) {

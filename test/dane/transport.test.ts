@@ -125,3 +125,18 @@ describe('DANE for SMTP over the signed fixtures (RFC 7672)', () => {
     expect(result.transport?.mx[0]?.tlsa).toBeUndefined();
   });
 });
+
+describe('the CLI report', () => {
+  it('prints the DANE verdict, the TLSA records and each address\'s DANE outcome', async () => {
+    const { main } = await import('../../src/cli/main.js');
+    const { captureIo } = await import('../cli/helpers.js');
+    const { io, stdout } = captureIo();
+    const { ROOT_ANCHOR_FILE } = await import('../dnssec/helpers.js');
+    await main(['check', 'secure-nsec.test', '--resolver', `127.0.0.1:${dns.address.port}`, '--trust-anchor', ROOT_ANCHOR_FILE, '--transport', '--connect-ports', `smtp=${ports.pinned},https=9`, '--allow-private-addresses'], io);
+    const text = stdout();
+    expect(text).toContain('Mail sent to you: enforced');
+    expect(text).toContain('DANE     valid');
+    expect(text).toMatch(/TLSA secure, usable: 3 1 1 [0-9a-f]{64}/);
+    expect(text).toMatch(/127\.0\.0\.1: cert-untrusted \(TLSv1\.3\); DANE match/);
+  });
+});

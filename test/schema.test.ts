@@ -19,6 +19,10 @@ import type { Severity } from '../packages/engine/src/findings.js';
 import type { MxAnalysis, MxHost } from '../packages/engine/src/mx/index.js';
 import type { InboxOutcome, SpoofCheckDetails, SpoofCheckResult, Verdict } from '../packages/engine/src/result.js';
 import type { SpfAnalysis, SpfResult } from '../packages/engine/src/spf/index.js';
+import type { DaneOutcome } from '../packages/engine/src/dane/types.js';
+import type { DaneVerdict } from '../packages/engine/src/transport/dane.js';
+import type { DnssecResultStatus } from '../packages/engine/src/dnssec/check.js';
+import type { DnssecStatus } from '../packages/engine/src/dnssec/types.js';
 import type { PolicyFetchError, ProbeOutcome, StsMode, TransportResult, TransportVerdict } from '../packages/engine/src/transport/types.js';
 import { CORPUS_CLOCK, EXPECTED_DIR, loadCorpusResolver, loadScenarios, type Projection, type Scenario } from './corpus/project.js';
 
@@ -134,6 +138,10 @@ describe('the result schema', () => {
       allOf<PolicyFetchError>()(['dns-failure', 'no-address', 'refused-private', 'unreachable', 'tls-failed', 'cert-expired', 'cert-untrusted', 'cert-name-mismatch', 'redirect', 'http-status', 'content-type', 'too-large', 'timeout', 'http-error']),
     ],
     ['/$defs/StsMode', allOf<StsMode>()(['enforce', 'testing', 'none'])],
+    ['/$defs/DaneOutcome', allOf<DaneOutcome>()(['match', 'mismatch', 'no-usable-tlsa', 'not-applicable'])],
+    ['/$defs/DaneVerdict', allOf<DaneVerdict>()(['valid', 'partial', 'broken', 'none'])],
+    ['/$defs/DnssecStatus', allOf<DnssecStatus>()(['secure', 'insecure', 'bogus', 'indeterminate'])],
+    ['/$defs/DnssecResult/properties/status', allOf<DnssecResultStatus>()(['secure', 'insecure', 'bogus', 'indeterminate', 'not-checked'])],
     ['/$defs/TransportResult/properties/mtaSts/properties/status', allOf<TransportResult['mtaSts']['status']>()(['enforce', 'testing', 'none', 'absent', 'invalid'])],
     ['/$defs/TransportResult/properties/tlsRpt/properties/status', allOf<TransportResult['tlsRpt']['status']>()(['valid', 'absent', 'invalid'])],
     [`${D}/mx/properties/status`, allOf<MxAnalysis['status']>()(['found', 'null-mx', 'none', 'temperror'])],

@@ -1,4 +1,4 @@
-import { checkDomain, type CheckOptions } from '@spoof-checker/engine';
+import { checkDomain, ianaRootAnchors, loadTrustAnchorFile, type CheckOptions } from '@spoof-checker/engine';
 import { isSpoofCheckError } from '@spoof-checker/engine';
 import type { SpoofCheckResult } from '@spoof-checker/engine';
 import { parseCommandArgs, RESOLVER_OPTIONS, UsageError } from './args.js';
@@ -6,6 +6,7 @@ import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo, type Command } from './io
 import { formatFailure, formatReport } from './report.js';
 import { RANGES_HELP, rangesFromFlag } from './ranges-options.js';
 import { resolverFromFlags } from './resolver-options.js';
+import type { NetworkResolver } from '@spoof-checker/engine';
 import { hasTransportFlags, TRANSPORT_OPTIONS, TRANSPORT_USAGE, transportOptionsFromFlags } from './transport-options.js';
 
 const USAGE = `Usage: spoof-checker check <domain|url|address>... [options]
@@ -26,6 +27,10 @@ ${RANGES_HELP}
                        every MX address (opens connections; takes seconds). Adds a report section
                        and a "transport" field to --json; the spoof verdict does not change
 ${TRANSPORT_USAGE}
+  --trust-anchor FILE  validate DNSSEC from the DS or DNSKEY records in FILE (a lab's or a private
+                       root) instead of the IANA root KSKs
+  --no-dnssec          do not validate DNSSEC ("dnssec": not-checked); it is validated by default when
+                       asking DNS servers, and never with --zones (zone files carry no signatures)
   --json               one JSON line per input, in input order
   -h, --help           this text
 
@@ -44,7 +49,7 @@ export const check: Command = async (args, io) => {
   try {
     parsed = parseCommandArgs(
       args,
-      { ...RESOLVER_OPTIONS, ...TRANSPORT_OPTIONS, faults: { type: 'string' }, selectors: { type: 'string' }, ranges: { type: 'string' }, transport: { type: 'boolean' }, json: { type: 'boolean' } },
+      { ...RESOLVER_OPTIONS, ...TRANSPORT_OPTIONS, 'trust-anchor': { type: 'string' }, 'no-dnssec': { type: 'boolean' }, faults: { type: 'string' }, selectors: { type: 'string' }, ranges: { type: 'string' }, transport: { type: 'boolean' }, json: { type: 'boolean' } },
       true,
     );
   } catch (error) {
@@ -75,6 +80,11 @@ export const check: Command = async (args, io) => {
       return usage(io, error);
     }
   }
+  try {
+    options.dnssec = await dnssecFromFlags(values['trust-anchor'], values['no-dnssec'], built.network);
+  } catch (error) {
+    return usage(io, error);
+  }
   // Inputs run concurrently; output keeps input order.
   const outcomes = positionals.map((input) => checkOne(input, { ...options, resolver: built.resolverFor(input) }));
   let failed = 0;
@@ -86,6 +96,26 @@ export const check: Command = async (args, io) => {
   }
   return failed > 0 ? EXIT_FAILED : EXIT_OK;
 };
+
+/**
+ * `CheckOptions.dnssec` from the flags: validation over real servers (the IANA root anchors, or
+ * `--trust-anchor FILE`), off with `--no-dnssec`, and never over zone files.
+ */
+export async function dnssecFromFlags(trustAnchor: string | undefined, off: boolean | undefined, network: NetworkResolver | undefined): Promise<CheckOptions['dnssec']> {
+  if (off && trustAnchor !== undefined) throw new UsageError('give --trust-anchor FILE or --no-dnssec, not both');
+  if (off) return false;
+  if (!network) {
+    if (trustAnchor !== undefined) throw new UsageError('--trust-anchor needs DNS servers (--resolver, or the system\'s): zone files (--zones) carry no signatures');
+    return 'The answers come from zone files (--zones), which carry no signatures: nothing to validate.';
+  }
+  let anchors;
+  try {
+    anchors = trustAnchor === undefined ? ianaRootAnchors() : await loadTrustAnchorFile(trustAnchor);
+  } catch (error) {
+    throw new UsageError(`${error instanceof Error ? error.message : String(error)}; a trust anchor file holds DS or DNSKEY records in zone-file form, such as ". IN DS 20326 8 2 E06D…"`);
+  }
+  return { query: network.dnssecQuery(), anchors };
+}
 
 /** Checks one input; a refusal becomes an error line, never an exception. */
 export async function checkOne(input: string, options: CheckOptions): Promise<SpoofCheckResult | ErrorLine> {

@@ -3,7 +3,7 @@ import type { SpoofCheckResult } from '@spoof-checker/engine';
 import { DEFAULT_GUIDE_BASE_URL, GUIDE_TOPICS } from '@spoof-checker/engine';
 import type { SpfTermNode } from '@spoof-checker/engine';
 import { ADDRESS_CLASS_TEXT, classifyAddress, formatIpv6Count } from '@spoof-checker/engine';
-import type { TransportResult } from '@spoof-checker/engine';
+import type { DnssecResult, TransportResult } from '@spoof-checker/engine';
 
 /** Columns the report's prose is wrapped at (records to publish are never cut). */
 export const REPORT_WIDTH = 100;
@@ -76,6 +76,7 @@ export function formatReport(result: SpoofCheckResult): string {
     else lines.push(...wrap(line, 4));
   }
   lines.push(`    More: ${guideLocation(result.nextStep.href)}`);
+  if (result.dnssec && result.dnssec.status !== 'not-checked') lines.push('', ...formatDnssec(result.dnssec));
   if (result.transport) lines.push('', ...formatTransport(result.transport));
   return `${lines.join('\n')}\n`;
 }
@@ -89,6 +90,16 @@ function refusedAddressWords(address: string): string {
   return ADDRESS_CLASS_TEXT[classifyAddress(address)];
 }
 
+/** The DNSSEC lines: the overall state with its reason, then each RRset that is not secure. */
+export function formatDnssec(dnssec: DnssecResult): string[] {
+  const code = (reason: DnssecResult['reason']): string => (reason.code === null ? '' : ` (EDE ${reason.code})`);
+  const lines = [`  DNSSEC: ${dnssec.status}${code(dnssec.reason)}`, ...wrap(dnssec.reason.text, 4)];
+  for (const rrset of dnssec.rrsets) {
+    lines.push(`    ${rrset.name} ${rrset.type}: ${rrset.status}${code(rrset.reason)}`);
+  }
+  return lines;
+}
+
 /** The transport section: mail sent TO the domain, with its own verdict. */
 export function formatTransport(transport: TransportResult): string[] {
   const lines: string[] = [];
@@ -98,15 +109,17 @@ export function formatTransport(transport: TransportResult): string[] {
   const fetch = sts.fetch && sts.fetch.error ? `; policy fetch: ${sts.fetch.error}${sts.fetch.httpStatus !== null ? ` (HTTP ${sts.fetch.httpStatus})` : ''}` : '';
   lines.push(`    MTA-STS  ${sts.status}${sts.id ? `, id ${sts.id}` : ''}${policy}${fetch}`);
   lines.push(`    TLS-RPT  ${transport.tlsRpt.status}${transport.tlsRpt.rua.length > 0 ? ` (${transport.tlsRpt.rua.join(', ')})` : ''}`);
+  if (transport.dane) lines.push(`    DANE     ${transport.dane}`);
   for (const mx of transport.mx) {
     const covered = mx.mtaStsCovered === null ? '' : mx.mtaStsCovered ? ', in the policy' : ', NOT in the policy';
     lines.push(`    MX ${mx.preference} ${mx.host}${covered}`);
+    if (mx.tlsa) lines.push(`      TLSA ${mx.tlsa.status}${mx.tlsa.usable ? ', usable' : ''}${mx.tlsa.records.length > 0 ? `: ${mx.tlsa.records.join('; ')}` : ''}`);
     if (mx.addresses.length === 0) lines.push('      (not probed)');
     for (const a of mx.addresses) {
       const cert = a.certificate ? `; certificate ${a.certificate.san.slice(0, 3).join(', ') || a.certificate.subject}${a.certificate.san.length > 3 ? ', …' : ''}, issuer ${a.certificate.issuer}, until ${a.certificate.notAfter.slice(0, 10)}` : '';
       // A refused address is named by the address guard's class, the same words as its finding.
       const refused = a.outcome === 'refused-private' ? ` (${refusedAddressWords(a.address)}, not probed)` : '';
-      lines.push(`      ${a.address}: ${a.outcome}${refused}${a.tlsVersion ? ` (${a.tlsVersion})` : ''}${cert}`);
+      lines.push(`      ${a.address}: ${a.outcome}${refused}${a.tlsVersion ? ` (${a.tlsVersion})` : ''}${a.dane ? `; DANE ${a.dane}` : ''}${cert}`);
     }
   }
   if (transport.findings.length > 0) {

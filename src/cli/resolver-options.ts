@@ -54,6 +54,8 @@ export interface BuiltResolver {
   description: string;
   /** The zone resolver itself, without faults, when the source is `--zones`. */
   zones?: ZoneResolver;
+  /** The network resolver under the cache, when the source is real servers (DNSSEC asks through it). */
+  network?: NetworkResolver;
 }
 
 /**
@@ -109,7 +111,7 @@ export function zonesDirectory(zones: string | undefined, demoZones: boolean | u
 }
 
 /** The DNS source alone: zone files or real servers. */
-async function sourceFromFlags(flags: ResolverFlags): Promise<{ resolver: Resolver; description: string; zones?: ZoneResolver }> {
+async function sourceFromFlags(flags: ResolverFlags): Promise<{ resolver: Resolver; description: string; zones?: ZoneResolver; network?: NetworkResolver }> {
   if ((flags.zones !== undefined || flags.demoZones) && flags.resolver !== undefined) {
     throw new UsageError(`give --zones DIR (or ${DEMO_ZONES_FLAG}) or --resolver IP[:PORT], not both`);
   }
@@ -134,6 +136,7 @@ async function sourceFromFlags(flags: ResolverFlags): Promise<{ resolver: Resolv
   }
   const limited = new ConcurrencyLimitedResolver(network, flags.maxOutstanding ?? DEFAULT_MAX_OUTSTANDING_QUERIES);
   return {
+    network,
     resolver: new CachingResolver(limited, {
       maxEntries: flags.cacheMaxEntries ?? DEFAULT_CACHE_MAX_ENTRIES,
       defaultTtlSeconds: DEFAULT_CACHE_TTL_SECONDS,

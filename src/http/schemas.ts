@@ -137,6 +137,14 @@ export const TransportResultSchema = Type.Object(
         host: Type.String(),
         preference: Type.Integer(),
         mtaStsCovered: Type.Union([Type.Boolean(), Type.Null()]),
+        tlsa: Type.Optional(
+          Type.Object({
+            status: Type.Enum(['secure', 'insecure', 'bogus', 'indeterminate', 'none', 'not-applicable']),
+            records: Type.Array(Type.String()),
+            usable: Type.Boolean(),
+            rollover: Type.Enum(['current+next', 'current+issuer', 'none']),
+          }),
+        ),
         addresses: Type.Array(
           Type.Object({
             address: Type.String(),
@@ -146,13 +154,30 @@ export const TransportResultSchema = Type.Object(
               Type.Object({ subject: Type.String(), san: Type.Array(Type.String()), issuer: Type.String(), notBefore: Type.String(), notAfter: Type.String() }),
               Type.Null(),
             ]),
+            dane: Type.Optional(Type.Enum(['match', 'mismatch', 'no-usable-tlsa', 'not-applicable'])),
           }),
         ),
       }),
     ),
+    dane: Type.Optional(Type.Enum(['valid', 'partial', 'broken', 'none'], { description: 'DANE (RFC 7672) over every MX; only when DNSSEC was validated' })),
     findings: Type.Array(FindingSchema),
   },
   { description: 'Mail sent to the domain: MTA-STS (RFC 8461), TLS-RPT (RFC 8460), STARTTLS of every MX address; its own verdict' },
+);
+
+const DnssecReasonSchema = Type.Object({ code: NullableInteger, text: Type.String() });
+const DnssecStatusSchema = Type.Enum(['secure', 'insecure', 'bogus', 'indeterminate']);
+
+/** `dnssec` of a spoof check result: the SPF TXT, `_dmarc` TXT and MX validated from a trust anchor (`$defs/DnssecResult`). */
+export const DnssecResultSchema = Type.Object(
+  {
+    status: Type.Enum(['secure', 'insecure', 'bogus', 'indeterminate', 'not-checked'], {
+      description: 'the weakest of the RRsets; not-checked (with the reason) when validation was off or no trust anchor covers the zones',
+    }),
+    reason: DnssecReasonSchema,
+    rrsets: Type.Array(Type.Object({ name: Type.String(), type: Type.Enum(['TXT', 'MX']), status: DnssecStatusSchema, reason: DnssecReasonSchema })),
+  },
+  { description: 'DNSSEC (RFC 4033–4035) of the records the verdict rests on; reason.code is the RFC 8914 Extended DNS Error unbound would give. The verdict never depends on it' },
 );
 
 /** Spec: "Spoof check result", with `details` an open object. */
@@ -194,6 +219,7 @@ export const SpoofCheckResultSchema = Type.Object(
     ),
     nextStep: Type.Object({ title: Type.String(), body: Type.String(), href: Type.String() }),
     subdomainNote: NullableString,
+    dnssec: Type.Optional(DnssecResultSchema),
     details: Type.Object(
       {
         spf: Type.Optional(

@@ -19,6 +19,7 @@ import type { ClassifyInput, RangeData, SharedInfrastructureReport } from './ran
 import { analyzeSpfNow, describeOpening } from './spf/index.js';
 import type { SpfAnalysis } from './spf/index.js';
 import { checkTransport, type TransportOptions } from './transport/check.js';
+import { dnssecNotChecked, startDnssec, type CheckDnssecOptions, type DnssecResult } from './dnssec/check.js';
 import type { TransportResult } from './transport/types.js';
 import { decide } from './verdict/index.js';
 import type { Decision, DmarcFacts, OpenSpf, SharedInfrastructureFacts, VerdictFacts } from './verdict/index.js';
@@ -61,7 +62,17 @@ export interface CheckOptions {
    * e.g. a resolver of your own over zone files.
    */
   source?: CheckSource | undefined;
+  /**
+   * DNSSEC validation of the records the verdict rests on (SPF TXT, `_dmarc` TXT, MX) into
+   * `result.dnssec`: how to ask with DO and CD and the trust anchors (`ianaRootAnchors()` for the
+   * real DNS); `false` (turned off) or a sentence saying why not gives `not-checked`, as does
+   * leaving it out. The spoof verdict never depends on it.
+   */
+  dnssec?: CheckDnssecOptions | false | string | undefined;
 }
+
+/** `result.dnssec` when validation was not asked for. */
+export const DNSSEC_NOT_ASKED: DnssecResult = dnssecNotChecked('DNSSEC validation was not asked for.');
 
 /** `checkTransport`'s options as `checkDomain` takes them (the resolver and input rules are the check's). */
 export type CheckTransportOptions = Omit<TransportOptions, 'resolver' | 'input'>;
@@ -98,6 +109,8 @@ export async function checkDomain(input: string, options: CheckOptions): Promise
   // Mail sent to the domain, alongside the spoof check: its own lookups, outside the check's DNS
   // budget (the spoof check's figures do not move), and its own verdict.
   const transport = options.transport ? startTransport(domain, options) : null;
+  // DNSSEC runs beside the check on its own queries (DO and CD), outside its DNS budget.
+  const dnssec = typeof options.dnssec === 'object' ? startDnssec(domain, options.dnssec) : null;
   const resolver = createCheckResolver(options.resolver, {
     maxQueries: options.maxQueries ?? DEFAULT_CHECK_MAX_QUERIES,
     deadlineMs: options.deadlineMs ?? DEFAULT_CHECK_DEADLINE_MS,
@@ -179,6 +192,9 @@ export async function checkDomain(input: string, options: CheckOptions): Promise
   }
   const source = options.source ?? checkSourceOf(options.resolver);
   const result = buildResult({ domain, displayDomain, resolvedAt, source, started, input, dmarc, spf, orgSpf, shared, registrable, existence: existence.queries, dkim, mx, decision, stats: resolver.stats() });
+  if (dnssec) result.dnssec = await dnssec.finish(dmarc.discovery.foundAt ?? `_dmarc.${domain}`);
+  else if (options.dnssec === false) result.dnssec = dnssecNotChecked('DNSSEC validation was turned off.');
+  else if (typeof options.dnssec === 'string') result.dnssec = dnssecNotChecked(options.dnssec);
   if (transport) {
     const outcome = await transport;
     if (outcome instanceof Error) throw outcome;
@@ -214,7 +230,8 @@ function sharedFactsOf(report: SharedInfrastructureReport, findings: Finding[], 
 /** Starts `checkTransport` for a check; a rejection is held as a value, so a refused spoof check leaves nothing unhandled. */
 function startTransport(domain: string, options: CheckOptions): Promise<TransportResult | Error> {
   const extra = options.transport === true || !options.transport ? {} : options.transport;
-  return checkTransport(domain, { ...extra, resolver: options.resolver, input: options.input }).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
+  const dnssec = typeof options.dnssec === 'object' ? options.dnssec : undefined;
+  return checkTransport(domain, { ...extra, resolver: options.resolver, input: options.input, ...(dnssec ? { dnssec } : {}) }).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
 }
 
 /**
@@ -485,6 +502,7 @@ function buildResult(p: ResultParts): SpoofCheckResult {
     reasons: decision.reasons,
     nextStep: decision.nextStep,
     subdomainNote: decision.subdomainNote,
+    dnssec: DNSSEC_NOT_ASKED,
     details: {
       input: p.input,
       displayDomain: p.displayDomain,

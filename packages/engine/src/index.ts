@@ -150,6 +150,26 @@ export type {
   XmlElement,
   XmlOutcome,
 } from './reports/index.js';
+/**
+ * DNSSEC: the validating stub (trust anchor → DS → DNSKEY → RRSIG, NSEC/NSEC3 denial; RFC 4035 §5),
+ * its DO+CD query client, the IANA root anchors and anchor files, and `result.dnssec`'s types.
+ */
+export { createRawQuery, EDE, IANA_ROOT_ANCHOR_DS, ianaRootAnchors, loadTrustAnchorFile, parseTrustAnchors, startDnssec, Validator } from './dnssec/index.js';
+export type {
+  CheckDnssecOptions,
+  DnssecReason,
+  DnssecResult,
+  DnssecResultStatus,
+  DnssecRRsetResult,
+  DnssecStatus,
+  RawQuery,
+  RawResponse,
+  TrustAnchor,
+  ValidationResult,
+  ValidatorOptions,
+} from './dnssec/index.js';
+/** Signed zone files served as RFC 4035 §3 says, by `startDnsServer({ signedZones })`. */
+export { loadSignedZoneDirectory, SignedZoneSet } from './zones/signed.js';
 
 // The HTTP service and its stores are in `spoof-checker/service` (src/service.ts), so that this entry
 // never loads Fastify.

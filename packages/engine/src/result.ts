@@ -8,6 +8,7 @@ import type { MxAnalysis } from './mx/index.js';
 import type { SharedInfrastructureReport } from './ranges/index.js';
 import type { SpfAnalysis } from './spf/index.js';
 import type { TransportResult } from './transport/types.js';
+import type { DnssecResult } from './dnssec/check.js';
 import type { Decision, InboxOutcome, Verdict } from './verdict/index.js';
 
 /**
@@ -82,6 +83,12 @@ export interface SpoofCheckResult {
   reasons: Finding[];
   nextStep: { title: string; body: string; href: string };
   subdomainNote: string | null;
+  /**
+   * DNSSEC of the records the verdict rests on (SPF TXT, `_dmarc` TXT, MX), the weakest of them;
+   * `not-checked` with the reason when it was not validated. The verdict never depends on it.
+   * Every check sets it; results stored before it existed lack it.
+   */
+  dnssec?: DnssecResult;
   /** Added beyond the spec: what lies behind the fields above. */
   details: SpoofCheckDetails;
   /**

@@ -47,6 +47,8 @@ import {
   type WireMessage,
 } from './wire.js';
 import { MAX_CNAME_CHAIN } from './zone-resolver.js';
+import { createRawQuery } from '../dnssec/query.js';
+import type { RawQuery } from '../dnssec/types.js';
 
 /** How long one attempt (a UDP query, and its TCP retry if it was truncated) may take. */
 export const DEFAULT_QUERY_TIMEOUT_MS = 2000;
@@ -151,6 +153,14 @@ export class NetworkResolver implements Resolver {
       return parsed;
     });
     this.client = new Client(addresses, timeoutMs, attempts, options.edns ?? true);
+  }
+
+  /**
+   * A raw query client to the same servers for DNSSEC validation: EDNS with DO and CD set
+   * (RFC 4035 §4.9.2, RFC 6840 §5.9), the records handed back as raw octets (`Validator`).
+   */
+  dnssecQuery(): RawQuery {
+    return createRawQuery(this.client.addresses, { timeoutMs: this.client.timeoutMs, attempts: this.client.attempts });
   }
 
   /** The servers queries go to, as `ip:port` or `[ipv6]:port`. */

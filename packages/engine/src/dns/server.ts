@@ -38,6 +38,8 @@ import {
   type WireMessage,
 } from './wire.js';
 import type { ZoneResolver } from './zone-resolver.js';
+import type { SignedAnswer, SignedZoneSet } from '../zones/signed.js';
+import { encodeRawRecord } from '../dnssec/wire/canonical.js';
 
 export { MAX_CHARACTER_STRING_OCTETS, splitCharacterStrings, TYPE_CODES } from './wire.js';
 
@@ -72,6 +74,11 @@ export interface DnsServerOptions {
    * stub client at this server need: the engine asks for names such as `_dmarc.example`).
    */
   outsideZones?: OutsideZones;
+  /**
+   * Signed zones served as RFC 4035 §3 says (RRSIGs with DO, DS from the parent's side, NSEC/NSEC3
+   * proofs); they answer before `resolver` for the names they hold (`loadSignedZoneDirectory`).
+   */
+  signedZones?: SignedZoneSet;
 }
 
 /** How the server answers for names outside every loaded zone. */
@@ -112,7 +119,7 @@ type Send = (response: Buffer) => void;
  */
 export async function startDnsServer(options: DnsServerOptions): Promise<RunningDnsServer> {
   const host = options.host ?? '127.0.0.1';
-  const responder = new Responder(options.resolver, options.faults ?? [], options.outsideZones ?? 'refused');
+  const responder = new Responder(options.resolver, options.faults ?? [], options.outsideZones ?? 'refused', options.signedZones);
   const sockets = new Set<net.Socket>();
   const { udp, tcp, port } = await listenBoth(host, options.port ?? 0, responder, sockets);
   let closing: Promise<void> | undefined;
@@ -226,6 +233,10 @@ interface Query {
   rd: boolean;
   opcode: number;
   edns: boolean;
+  /** RFC 3225: the DO bit of the query's OPT record. */
+  dnssecOk: boolean;
+  /** RFC 4035 §3.2.2: CD, copied into the response (RFC 4035 §3.1.6). */
+  cd: boolean;
 }
 
 /** Turns queries into response bytes, applying the fault plan. */
@@ -239,6 +250,7 @@ class Responder {
     private readonly resolver: ZoneResolver,
     private plan: FaultPlan,
     private readonly outsideZones: OutsideZones,
+    private readonly signed?: SignedZoneSet,
   ) {}
 
   setFaults(plan: FaultPlan): void {
@@ -269,6 +281,8 @@ class Responder {
       rd: (flags & FLAG.RD) !== 0,
       opcode: (flags >> 11) & 0xf,
       edns: message.opt !== undefined,
+      dnssecOk: message.opt?.do === true,
+      cd: (flags & FLAG_CD) !== 0,
     };
     const question = message.questions[0];
     const fault = question ? faultFor(this.plan, question.name, recordTypeOf(question.type)) : undefined;
@@ -310,10 +324,11 @@ class Responder {
     if (fault?.kind === 'truncate' && (transport === 'udp' || fault.tcp)) return truncatedResponse(query);
     if (question.class !== CLASS_IN) return errorResponse(query, RCODE.REFUSED);
 
-    const key = `${question.asSent}\u0000${question.type}\u0000${query.edns ? 1 : 0}`;
+    const key = `${question.asSent}\u0000${question.type}\u0000${query.edns ? 1 : 0}${query.dnssecOk ? 1 : 0}`;
     let full = this.encoded.get(key);
     if (!full) {
-      full = this.answer(query);
+      const signed = this.signed?.answer(question.name, question.type, query.dnssecOk);
+      full = signed ? this.encodeSigned(query, signed) : this.answer(query);
       if (this.encoded.size >= RESPONSE_CACHE_ENTRIES) this.encoded.clear();
       this.encoded.set(key, full);
     }
@@ -322,13 +337,29 @@ class Responder {
     const response = Buffer.from(full);
     response.writeUInt16BE(query.id, 0);
     if (query.rd) response[2] = (response[2] ?? 0) | (FLAG.RD >> 8); // RFC 1035 §4.1.1: RD is copied
+    if (query.cd) response[3] = (response[3] ?? 0) | FLAG_CD; // RFC 4035 §3.1.6: CD is copied; AD never set
     return response;
+  }
+
+  /** An answer from the signed zones (records as held; the question's own name as it was sent). */
+  private encodeSigned(query: Query, signed: SignedAnswer): Buffer {
+    const question = query.message.questions[0]!;
+    const encode = (records: SignedAnswer['answer']): Buffer[] =>
+      records.map((record) => encodeRawRecord(record, record.name === question.name ? question.asSent.replace(/\.$/, '') : record.name));
+    return encodeResponse(
+      { id: 0, flags: signed.authoritative ? FLAG.AA : 0, rcode: signed.rcode },
+      query.message.questionBytes,
+      1,
+      encode(signed.answer),
+      encode(signed.authority),
+      query.edns ? [encodeOpt(SERVER_UDP_PAYLOAD, signed.rcode, query.dnssecOk)] : [],
+    );
   }
 
   /** The full answer to the query's question, with id 0 and RD clear (patched per query). */
   private answer(query: Query): Buffer {
     const question = query.message.questions[0]!;
-    const head = { id: 0, rd: false, opcode: 0, edns: query.edns, message: query.message };
+    const head = { id: 0, rd: false, opcode: 0, edns: query.edns, dnssecOk: false, cd: false, message: query.message };
     // RFC 1035 §4.1.1 (REFUSED, "for policy reasons"): we answer only for our own zones.
     if (this.outsideZones === 'refused' && !this.resolver.locate(question.name)) return errorResponse(head, RCODE.REFUSED);
     if (question.type === TYPE_ANY) return this.answerAny(head, question.asSent);
@@ -398,6 +429,9 @@ class Responder {
     );
   }
 }
+
+/** RFC 4035 §3.2.2: the CD bit of the header's low flag octet. */
+const FLAG_CD = 0x10;
 
 /** RFC 6891 §6.2.5: the requestor's payload size (512 at least), capped by ours. */
 function udpLimit(advertised: number | undefined): number {

@@ -97,8 +97,8 @@ export interface WireMessage {
   questionBytes: Buffer;
   answers: WireRecord[];
   authorities: WireRecord[];
-  /** The OPT record's UDP payload size and version, when the message carries one. */
-  opt: { udpPayloadSize: number; version: number } | undefined;
+  /** The OPT record's UDP payload size, version and DO bit (RFC 3225), when the message carries one. */
+  opt: { udpPayloadSize: number; version: number; do?: boolean } | undefined;
 }
 
 /** Why a message could not be read: the rule it breaks, in words. */
@@ -352,7 +352,7 @@ export function readMessage(buf: Buffer): WireMessage {
     if (optRecord) {
       // RFC 6891 §6.1.3: TTL = EXTENDED-RCODE (8) | VERSION (8) | DO (1) | Z (15).
       rcode |= (optRecord.ttl >>> 24) << 4;
-      opt = { udpPayloadSize: optRecord.class, version: (optRecord.ttl >>> 16) & 0xff };
+      opt = { udpPayloadSize: optRecord.class, version: (optRecord.ttl >>> 16) & 0xff, do: (optRecord.ttl & 0x8000) !== 0 };
     }
     return { id, flags, rcode, questions, questionBytes, answers, authorities, opt };
   } catch (error) {
@@ -464,15 +464,15 @@ export function encodeRecord(owner: string, type: RecordType, ttl: number, data:
 }
 
 /** RFC 6891 §6.1.2: an OPT record with our UDP payload size and the high bits of an extended RCODE. */
-export function encodeOpt(udpPayloadSize: number, rcode: number): Buffer {
+export function encodeOpt(udpPayloadSize: number, rcode: number, dnssecOk = false): Buffer {
   return answerCodec.encode({
     name: '.',
     type: 'OPT',
     udpPayloadSize,
     extendedRcode: rcode >> 4,
     ednsVersion: 0,
-    flags: 0,
-    flag_do: false,
+    flags: dnssecOk ? 0x8000 : 0, // RFC 3225 §3: DO is echoed in the response
+    flag_do: dnssecOk,
     options: [],
   });
 }

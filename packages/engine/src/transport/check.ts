@@ -17,6 +17,8 @@ import { parseStsPolicy, parseStsRecord, parseTlsRptRecord, selectRecord } from 
 import { probeStarttls, SMTP_PORT } from './starttls.js';
 import { tlsTrust, type TlsTrust } from './tls-peer.js';
 import type { ConnectPorts, ProbeResult, StsPolicy, TransportResult } from './types.js';
+import { checkDane } from './dane.js';
+import type { CheckDnssecOptions } from '../dnssec/check.js';
 
 /** Most MX hosts probed (in preference order); the rest are listed but not probed. */
 export const MAX_MX_HOSTS_PROBED = 10;
@@ -57,6 +59,8 @@ export interface TransportOptions {
   input?: NormaliseOptions | undefined;
   /** The clock certificates are judged against. */
   now?: (() => Date) | undefined;
+  /** DNSSEC validation (the check's): with it, DANE (RFC 7672) is checked for every MX. */
+  dnssec?: CheckDnssecOptions | undefined;
 }
 
 /**
@@ -190,17 +194,39 @@ export async function checkTransport(domain: string, options: TransportOptions):
   for (const entry of allMx) entry.covered = policy && sts.mtaSts.status !== 'none' ? mxCovered(policy.mx, entry.host) : null;
 
   const judged = judgeTransport({ domain: name, mtaSts: sts.mtaSts, policy, tlsRpt: tlsRpt.result, tlsRptProblem: tlsRpt.problem, mx: allMx, mxProblem, notes, now: now() });
+  const dane = options.dnssec
+    ? await checkDane(name, mxDone.map((entry) => ({ host: entry.host, addresses: entry.probes.map((p) => p.address) })), options.dnssec, {
+        port: options.connectPorts?.smtp ?? SMTP_PORT,
+        allowPrivateAddresses: options.allowPrivateAddresses === true,
+        timeoutMs: options.timeoutMs,
+        now,
+      })
+    : null;
+  // RFC 7672: a secure TLSA set that matches nothing is mail refused by every DANE sender (broken);
+  // DANE valid on every MX makes TLS required and authenticated (enforced), with or without MTA-STS.
+  const verdict = dane?.dane === 'broken' ? 'broken' : dane?.dane === 'valid' && judged.verdict !== 'broken' ? 'enforced' : judged.verdict;
   return {
-    verdict: judged.verdict,
+    verdict,
     mtaSts: sts.mtaSts,
     tlsRpt: tlsRpt.result,
-    mx: allMx.map((entry) => ({
-      host: entry.host,
-      preference: entry.preference,
-      mtaStsCovered: entry.covered,
-      addresses: entry.probes.map((probe) => ({ address: probe.address, outcome: probe.outcome, tlsVersion: probe.tlsVersion, certificate: probe.certificate })),
-    })),
-    findings: judged.findings,
+    mx: allMx.map((entry) => {
+      const mxDane = dane?.mx.get(entry.host);
+      return {
+        host: entry.host,
+        preference: entry.preference,
+        mtaStsCovered: entry.covered,
+        ...(dane ? { tlsa: mxDane?.tlsa ?? { status: 'not-applicable' as const, records: [], usable: false, rollover: 'none' as const } } : {}),
+        addresses: entry.probes.map((probe) => ({
+          address: probe.address,
+          outcome: probe.outcome,
+          tlsVersion: probe.tlsVersion,
+          certificate: probe.certificate,
+          ...(dane ? { dane: mxDane?.addresses.get(probe.address)?.dane ?? ('not-applicable' as const) } : {}),
+        })),
+      };
+    }),
+    ...(dane ? { dane: dane.dane } : {}),
+    findings: dane ? [...judged.findings, ...dane.findings] : judged.findings,
   };
 }
 

@@ -39,6 +39,8 @@
  *   tlsrpt-ext-value= 1*(%x21-3A / %x3C / %x3E-7E)
  */
 import type { Finding } from '../findings.js';
+import type { DaneOutcome } from '../dane/types.js';
+import type { DaneVerdict, MxTlsa } from './dane.js';
 
 /** RFC 8461 §3.2 policy modes. */
 export type StsMode = 'enforce' | 'testing' | 'none';
@@ -202,8 +204,12 @@ export interface TransportResult {
     preference: number;
     /** Whether a policy mx pattern matches the host (RFC 8461 §4.1); null without a policy. */
     mtaStsCovered: boolean | null;
-    addresses: AddressProbe[];
+    /** DANE (RFC 7672): the TLSA records at `_25._tcp.<host>` and their DNSSEC state; only when DNSSEC was validated. */
+    tlsa?: MxTlsa;
+    addresses: (AddressProbe & { /** DANE for this address; only when DNSSEC was validated. */ dane?: DaneOutcome })[];
   }[];
+  /** DANE over every MX (RFC 7672); only when DNSSEC was validated (`CheckOptions.dnssec`). */
+  dane?: DaneVerdict;
   findings: Finding[];
 }
 

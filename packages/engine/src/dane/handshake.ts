@@ -1,0 +1,89 @@
+/**
+ * The certificate chain an SMTP server sends after STARTTLS (RFC 3207), exactly as sent: DANE-TA
+ * matching must not see certificates the client's own trust store added (RFC 7672 §3.1.2). Node's
+ * `getPeerCertificate(true)` completes the chain from the context's trust store, so this handshake
+ * trusts only a placeholder certificate that signs nothing: what it returns is what the server sent.
+ *
+ * It connects where it is told: callers apply the address guard first (the transport check does).
+ */
+import { connect as netConnect, type Socket } from 'node:net';
+import { connect as tlsConnect, type DetailedPeerCertificate } from 'node:tls';
+import { MAX_CHAIN_CERTIFICATES } from './match.js';
+
+/** How long the whole exchange may take. */
+export const CHAIN_DEADLINE_MS = 10_000;
+
+/** A self-signed placeholder that signs nothing (it keeps Node from completing chains from its store). */
+const PLACEHOLDER_CA = `-----BEGIN CERTIFICATE-----
+MIIBpzCCAVmgAwIBAgIUcBYWDmrfyNX3DlEp0xaiQdmf3vIwBQYDK2VwMEgxRjBE
+BgNVBAMMPXNwb29mLWNoZWNrZXIgREFORSBjaGFpbi1hcy1zZW50IHBsYWNlaG9s
+ZGVyICh0cnVzdHMgbm90aGluZykwIBcNMjYxMTI3MTYxMzAzWhgPMjEyNjExMDMx
+NjEzMDNaMEgxRjBEBgNVBAMMPXNwb29mLWNoZWNrZXIgREFORSBjaGFpbi1hcy1z
+ZW50IHBsYWNlaG9sZGVyICh0cnVzdHMgbm90aGluZykwKjAFBgMrZXADIQDSbnzQ
+nF3XNcAaBwMqfXePt+RsXIrX6nw561hMn0fUYKNTMFEwHQYDVR0OBBYEFHe3tSad
+TU/BirGA9twJKd4ROGfBMB8GA1UdIwQYMBaAFHe3tSadTU/BirGA9twJKd4ROGfB
+MA8GA1UdEwEB/wQFMAMBAf8wBQYDK2VwA0EA6E5JVqkvIgWihftdqaooiFXy9mU+
+UeEF5cG0x+SoJPSUYAyFHY4OsDUj92r/d2MKXLafZ+yE7N6rMnTzlCQlAw==
+-----END CERTIFICATE-----
+-----END CERTIFICATE-----
+`;
+
+/** The chain as sent (DER, leaf first), or why there is none. */
+export type ChainAsSent = { ok: true; chain: Buffer[] } | { ok: false; stage: 'connect' | 'smtp' | 'no-starttls' | 'tls'; detail: string };
+
+/** EHLO, STARTTLS, then a TLS handshake with SNI `servername` (RFC 7672 §8.1); the chain the server sent. */
+export function chainAsSent(address: string, port: number, servername: string, options: { timeoutMs?: number; ehloName?: string } = {}): Promise<ChainAsSent> {
+  return new Promise((resolve) => {
+    let settled = false;
+    let buffer = '';
+    let step: 'greeting' | 'ehlo' | 'starttls' | 'tls' = 'greeting';
+    const socket: Socket = netConnect({ host: address, port });
+    const finish = (result: ChainAsSent): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(result);
+    };
+    const timer = setTimeout(() => finish({ ok: false, stage: step === 'tls' ? 'tls' : 'smtp', detail: `timed out during ${step}` }), options.timeoutMs ?? CHAIN_DEADLINE_MS);
+    socket.on('error', (error) => finish({ ok: false, stage: step === 'greeting' ? 'connect' : 'smtp', detail: error.message }));
+    const onData = (chunk: Buffer): void => {
+      buffer += chunk.toString('latin1');
+      if (buffer.length > 16_384) return finish({ ok: false, stage: 'smtp', detail: 'an SMTP reply too long' });
+      // RFC 5321 §4.2: the last line of a reply is `code SP text`.
+      const lines = buffer.split('\r\n');
+      const last = lines.slice(0, -1).reverse().find(Boolean);
+      if (!last || !/^\d{3} /.test(last)) return;
+      const reply = buffer;
+      buffer = '';
+      const code = Number(last.slice(0, 3));
+      if (step === 'greeting') {
+        if (code !== 220) return finish({ ok: false, stage: 'smtp', detail: `greeting ${code}` });
+        step = 'ehlo';
+        socket.write(`EHLO ${options.ehloName ?? 'spoof-checker.invalid'}\r\n`);
+      } else if (step === 'ehlo') {
+        if (code !== 250 || !/^250[ -]STARTTLS\b/im.test(reply)) return finish({ ok: false, stage: 'no-starttls', detail: 'the server does not offer STARTTLS' });
+        step = 'starttls';
+        socket.write('STARTTLS\r\n');
+      } else if (step === 'starttls') {
+        if (code !== 220) return finish({ ok: false, stage: 'no-starttls', detail: `STARTTLS answered ${code}` });
+        step = 'tls';
+        socket.off('data', onData);
+        const secure = tlsConnect({ socket, servername, ca: [PLACEHOLDER_CA], rejectUnauthorized: false, checkServerIdentity: () => undefined, minVersion: 'TLSv1.2' });
+        secure.on('error', (error) => finish({ ok: false, stage: 'tls', detail: error.message }));
+        secure.once('secureConnect', () => {
+          const chain: Buffer[] = [];
+          let cert: DetailedPeerCertificate | undefined = secure.getPeerCertificate(true);
+          while (cert && cert.raw && chain.length < MAX_CHAIN_CERTIFICATES) {
+            chain.push(Buffer.from(cert.raw));
+            if (!cert.issuerCertificate || cert.issuerCertificate === cert || cert.issuerCertificate.raw?.equals(cert.raw)) break;
+            cert = cert.issuerCertificate;
+          }
+          secure.end('QUIT\r\n');
+          finish(chain.length > 0 ? { ok: true, chain } : { ok: false, stage: 'tls', detail: 'the server sent no certificate' });
+        });
+      }
+    };
+    socket.on('data', onData);
+  });
+}

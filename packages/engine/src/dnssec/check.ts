@@ -1,0 +1,96 @@
+/**
+ * DNSSEC for the records a spoof check rests on: the domain's TXT (SPF), its `_dmarc` TXT and its
+ * MX, each validated from a trust anchor (`Validator`); the overall state is the weakest of them.
+ * `not-checked`, with the reason, when validation was not asked for or turned off, when no trust
+ * anchor covers the domain, or when the resolver's answers carry no DNSSEC at all for the anchor's
+ * zone (zone files, a resolver that strips it). The spoof verdict never depends on it.
+ */
+import { EDE, type DnssecReason, type DnssecStatus, type RawQuery, type TrustAnchor } from './types.js';
+import { Validator, weakest } from './validate.js';
+import { groupRRsets, TYPE } from './wire/canonical.js';
+
+/** A result's DNSSEC state: a validator's state, or `not-checked` (never shown as secure). */
+export type DnssecResultStatus = DnssecStatus | 'not-checked';
+
+/** One RRset the verdict rests on, and its state. */
+export interface DnssecRRsetResult {
+  name: string;
+  type: 'TXT' | 'MX';
+  status: DnssecStatus;
+  reason: DnssecReason;
+}
+
+/** `result.dnssec`. */
+export interface DnssecResult {
+  status: DnssecResultStatus;
+  reason: DnssecReason;
+  rrsets: DnssecRRsetResult[];
+}
+
+/** `CheckOptions.dnssec`: how to ask (DO and CD), from which anchors, at what time. */
+export interface CheckDnssecOptions {
+  query: RawQuery;
+  anchors: readonly TrustAnchor[];
+  /** Seconds since the epoch; the real clock unless a test injects one. */
+  now?: () => number;
+}
+
+/** The `not-checked` result with its reason. */
+export function dnssecNotChecked(text: string, code: number | null = null): DnssecResult {
+  return { status: 'not-checked', reason: { code, text }, rrsets: [] };
+}
+
+/** Validation under way for one domain; `finish` adds the DMARC record's name and gives the result. */
+export interface DnssecWork {
+  finish(dmarcName: string): Promise<DnssecResult>;
+}
+
+/**
+ * Starts validating `domain`'s TXT and MX (and `_dmarc.<domain>`) at once; `finish(dmarcName)`
+ * validates the name the DMARC record was found at when it is another, then reports. Never rejects.
+ */
+export function startDnssec(domain: string, options: CheckDnssecOptions): DnssecWork {
+  const validator = new Validator({ query: options.query, anchors: options.anchors, ...(options.now ? { now: options.now } : {}) });
+  const anchor = validator.anchorZoneOf(domain);
+  if (anchor === undefined) {
+    const result = dnssecNotChecked(`No trust anchor covers ${domain}: nothing to validate from.`);
+    return { finish: async () => result };
+  }
+  const material = anchorHasKeys(options.query, anchor);
+  const one = async (name: string, type: 'TXT' | 'MX'): Promise<DnssecRRsetResult> => {
+    try {
+      const result = await validator.validate(name, TYPE[type]);
+      return { name, type, status: result.status, reason: result.reason };
+    } catch (error) {
+      return { name, type, status: 'indeterminate', reason: { code: EDE.DNSSEC_INDETERMINATE, text: `Validation failed: ${error instanceof Error ? error.message : String(error)}` } };
+    }
+  };
+  const defaultDmarc = `_dmarc.${domain}`;
+  // Nothing more is asked of a resolver whose answers carry no DNSSEC at all.
+  const started = material.then((present) => (present ? Promise.all([one(domain, 'TXT'), one(defaultDmarc, 'TXT'), one(domain, 'MX')]) : null));
+  return {
+    finish: async (dmarcName) => {
+      const done = await started;
+      if (!done) {
+        return dnssecNotChecked(`The resolver's answers carry no DNSKEY for the trust anchor's zone ${anchor || '.'}: DNSSEC could not be checked (zone files, or a resolver that strips DNSSEC).`, EDE.DNSKEY_MISSING);
+      }
+      const [txt, dmarc, mx] = done;
+      const rrsets = [txt, dmarcName === defaultDmarc ? dmarc : await one(dmarcName, 'TXT'), mx] as DnssecRRsetResult[];
+      const worst = weakest(rrsets) as DnssecRRsetResult;
+      const reason = worst.status === 'secure' ? { code: null, text: 'The SPF, DMARC and MX answers are signed and verify from the trust anchor down.' } : worst.reason;
+      return { status: worst.status, reason, rrsets };
+    },
+  };
+}
+
+/** Whether the anchor's zone answers with any DNSKEY at all (RFC 4035 §5.2 needs one to start). */
+async function anchorHasKeys(query: RawQuery, zone: string): Promise<boolean> {
+  try {
+    const response = await query(zone, TYPE.DNSKEY);
+    if (response.kind === 'error') return true; // a failure is the validation's to report (indeterminate)
+    const sets = groupRRsets([...response.message.answer, ...response.message.authority]);
+    return sets.some((s) => s.type === TYPE.DNSKEY || s.type === TYPE.RRSIG || s.type === TYPE.NSEC || s.type === TYPE.NSEC3);
+  } catch {
+    return true;
+  }
+}

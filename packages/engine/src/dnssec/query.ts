@@ -1,0 +1,113 @@
+/**
+ * The validator's own DNS client: one question with EDNS (RFC 6891), DO (RFC 3225) and CD
+ * (RFC 4035 §3.2.2; RFC 6840 §5.9 says a validating stub always sets it, so that a recursive
+ * resolver hands over bogus data and the validator can say why) over UDP, again over TCP when the
+ * answer is truncated (RFC 7766 §5); records come back as raw octets for the canonical form.
+ */
+import dgram from 'node:dgram';
+import net from 'node:net';
+import { randomInt } from 'node:crypto';
+import { encodeRawQuery, readRawMessage, WireFormatError } from './wire/canonical.js';
+import type { RawQuery, RawResponse } from './types.js';
+
+/** The UDP payload size advertised (RFC 6891 §6.2.5; the DNS Flag Day 2020 value). */
+export const DNSSEC_UDP_PAYLOAD = 1232;
+/** How long one attempt waits, in milliseconds. */
+export const DNSSEC_QUERY_TIMEOUT_MS = 3000;
+/** Attempts per question, spread over the servers. */
+export const DNSSEC_QUERY_ATTEMPTS = 2;
+
+/** Where to ask. */
+export interface RawQueryServer {
+  host: string;
+  port: number;
+}
+
+/** A `RawQuery` that asks `servers` (in turn, one per attempt). */
+export function createRawQuery(
+  servers: readonly RawQueryServer[],
+  options: { timeoutMs?: number; attempts?: number; /** CD (true unless told): false asks a validating resolver for its own verdict. */ checkingDisabled?: boolean } = {},
+): RawQuery {
+  const cd = options.checkingDisabled ?? true;
+  const timeoutMs = options.timeoutMs ?? DNSSEC_QUERY_TIMEOUT_MS;
+  const attempts = options.attempts ?? DNSSEC_QUERY_ATTEMPTS;
+  if (servers.length === 0) throw new TypeError('createRawQuery needs at least one server');
+  let next = 0;
+  return async (name, type) => {
+    let last: RawResponse = { kind: 'error', detail: 'no attempt made' };
+    for (let attempt = 0; attempt < attempts; attempt++) {
+      const server = servers[(next++ + attempt) % servers.length] as RawQueryServer;
+      last = await askOnce(server, name, type, timeoutMs, cd);
+      if (last.kind === 'response') return last;
+    }
+    return last;
+  };
+}
+
+async function askOnce(server: RawQueryServer, name: string, type: number, timeoutMs: number, cd: boolean): Promise<RawResponse> {
+  const id = randomInt(0, 0x10000);
+  let query: Buffer;
+  try {
+    query = encodeRawQuery(id, name, type, { rd: true, do: true, cd, udpPayload: DNSSEC_UDP_PAYLOAD });
+  } catch (error) {
+    return { kind: 'error', detail: (error as Error).message };
+  }
+  const udp = await exchangeUdp(server, query, id, timeoutMs);
+  if (udp.kind === 'error') return udp;
+  if ((udp.message.flags & 0x0200) === 0) return udp; // TC clear
+  return exchangeTcp(server, query, id, timeoutMs);
+}
+
+function accept(bytes: Buffer, id: number): RawResponse | undefined {
+  if (bytes.length < 12 || bytes.readUInt16BE(0) !== id || (bytes.readUInt16BE(2) & 0x8000) === 0) return undefined;
+  try {
+    return { kind: 'response', message: readRawMessage(bytes) };
+  } catch (error) {
+    return { kind: 'error', detail: `a malformed response: ${error instanceof WireFormatError ? error.message : String(error)}` };
+  }
+}
+
+function exchangeUdp(server: RawQueryServer, query: Buffer, id: number, timeoutMs: number): Promise<RawResponse> {
+  return new Promise((resolve) => {
+    const socket = dgram.createSocket(net.isIPv6(server.host) ? 'udp6' : 'udp4');
+    const done = (response: RawResponse): void => {
+      clearTimeout(timer);
+      socket.close();
+      resolve(response);
+    };
+    const timer = setTimeout(() => done({ kind: 'error', detail: `no answer from ${server.host}:${server.port} within ${timeoutMs} ms` }), timeoutMs);
+    socket.on('error', (error) => done({ kind: 'error', detail: `${server.host}:${server.port}: ${error.message}` }));
+    socket.on('message', (bytes, peer) => {
+      if (peer.port !== server.port) return;
+      const response = accept(bytes, id);
+      if (response) done(response);
+    });
+    socket.send(query, server.port, server.host);
+  });
+}
+
+function exchangeTcp(server: RawQueryServer, query: Buffer, id: number, timeoutMs: number): Promise<RawResponse> {
+  return new Promise((resolve) => {
+    const socket = net.connect(server.port, server.host);
+    let buffered = Buffer.alloc(0);
+    const done = (response: RawResponse): void => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(response);
+    };
+    const timer = setTimeout(() => done({ kind: 'error', detail: `no TCP answer from ${server.host}:${server.port} within ${timeoutMs} ms` }), timeoutMs);
+    socket.on('error', (error) => done({ kind: 'error', detail: `${server.host}:${server.port} (TCP): ${error.message}` }));
+    socket.on('connect', () => {
+      const prefix = Buffer.alloc(2);
+      prefix.writeUInt16BE(query.length);
+      socket.write(Buffer.concat([prefix, query]));
+    });
+    socket.on('data', (chunk) => {
+      buffered = Buffer.concat([buffered, chunk]);
+      if (buffered.length < 2) return;
+      const length = buffered.readUInt16BE(0);
+      if (buffered.length < 2 + length) return;
+      done(accept(buffered.subarray(2, 2 + length), id) ?? { kind: 'error', detail: 'a TCP answer that does not match the query' });
+    });
+  });
+}

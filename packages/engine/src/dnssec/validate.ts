@@ -1,0 +1,649 @@
+/**
+ * A validating stub (RFC 4033 §7, RFC 4035 §4.9, §5): every question goes out with DO and CD
+ * (`RawQuery`), and the answer is validated here, top-down from a trust anchor:
+ *
+ * - Zone cuts from the anchor to the signer (RFC 4035 §5.2, RFC 6840 §6.1): `DS <name>` at each
+ *   label; a signed DS RRset is a secure delegation; a signed NSEC/NSEC3 at the name with NS and
+ *   without DS and SOA proves an insecure one (RFC 6840 §4.4); an NSEC3 opt-out span covering it
+ *   does too (RFC 5155 §8.6, §6); a DS whose algorithms or digests are all unsupported makes the
+ *   zone insecure (RFC 4035 §5.2, RFC 6840 §5.2).
+ * - DNSKEY: authentic when one RRSIG over the set verifies with a key a DS (or the anchor) names:
+ *   any single valid path (RFC 6840 §5.11); revoked (RFC 5011) and non-zone keys are ignored.
+ * - RRSIG (RFC 4035 §5.3.1): signer is the zone, labels, serial-arithmetic window (RFC 4034
+ *   §3.1.5) with unbound's skew, canonical signed data from the raw octets, any valid signature
+ *   wins (RFC 6840 §5.4), at most `MAX_SIGNATURES_PER_RRSET` tried.
+ * - Wildcard answers need the proof that the name itself does not exist (RFC 4035 §5.3.4, RFC 5155 §8.8).
+ * - Denials: NSEC (RFC 4035 §5.4, RFC 6840 §4.1, §4.3) and NSEC3 (RFC 5155 §8: closest encloser,
+ *   next closer, wildcard; opt-out ⇒ insecure, §9.2, as unbound does; more than
+ *   `MAX_NSEC3_ITERATIONS` ⇒ insecure, RFC 9276 §3.2).
+ * - CNAME chains: each link validated in its own zone; the weakest link counts (RFC 4035 §5).
+ *
+ * Work is capped (signatures per RRset, NSEC3 hashes per answer, chain length, queries per
+ * validation), so a hostile zone cannot burn CPU (CVE-2023-50387, CVE-2023-50868).
+ */
+import {
+  groupRRsets,
+  isSubdomain,
+  labelCount,
+  lastLabels,
+  parentOf,
+  type RawMessage,
+  type RawRecord,
+  type RawRRset,
+  compareNames,
+  readName,
+  splitLabels,
+  TYPE,
+  typeName,
+} from './wire/canonical.js';
+import { base32hexEncode } from './wire/zonefile.js';
+import {
+  ALGORITHM_NAMES,
+  DNSKEY_FLAG_REVOKE,
+  DNSKEY_FLAG_ZONE,
+  dsDigest,
+  type DnskeyData,
+  nsec3Hash,
+  parseDnskey,
+  parseDs,
+  parseRrsig,
+  type RrsigData,
+  signedData,
+  SUPPORTED_ALGORITHMS,
+  SUPPORTED_DIGESTS,
+  verifySignature,
+} from './verify.js';
+import { EDE, type DnssecReason, type DnssecStatus, type RawQuery, type RRsetValidation, type TrustAnchor, type ValidationResult } from './types.js';
+
+/** unbound's MAX_VALIDATE_RRSIGS: signatures tried per RRset (KeyTrap, CVE-2023-50387). */
+export const MAX_SIGNATURES_PER_RRSET = 8;
+/** Keys tried per signature when key tags collide. */
+export const MAX_KEYS_PER_SIGNATURE = 4;
+/** NSEC3 hashes computed for one denial (unbound's MAX_NSEC3_CALCULATIONS is 8 per round; CVE-2023-50868). */
+export const MAX_NSEC3_HASHES = 32;
+/** RFC 9276 §3.2, unbound `val-nsec3-keysize-iterations`, Knot Resolver: above this, NSEC3 proofs are insecure. */
+export const MAX_NSEC3_ITERATIONS = 150;
+/** CNAMEs followed in one validation (BIND and our ZoneResolver use 16 too). */
+export const MAX_VALIDATION_CNAMES = 16;
+/** Queries one validator may send (all questions of a check together). */
+export const MAX_VALIDATION_QUERIES = 200;
+/** unbound `val-sig-skew-min` / `val-sig-skew-max`: the clock skew allowed, 10 % of the window within these bounds. */
+export const SIGNATURE_SKEW_MIN_SECONDS = 3600;
+export const SIGNATURE_SKEW_MAX_SECONDS = 86_400;
+
+/** Options of a `Validator`. */
+export interface ValidatorOptions {
+  /** How to ask (DO and CD set): `createRawQuery(...)`, or a resolver's `dnssecQuery()`. */
+  query: RawQuery;
+  /** The trust anchors; the IANA root anchors (`ianaRootAnchors()`) for the real DNS. */
+  anchors: readonly TrustAnchor[];
+  /** The time, in seconds since the epoch (injectable for tests); `Date.now()/1000` otherwise. */
+  now?: () => number;
+}
+
+/** The state of the zone a name falls in, as the walk from the anchor found it. */
+type ZoneState =
+  | { status: 'secure'; zone: string; keys: DnskeyData[] }
+  | { status: 'insecure' | 'bogus' | 'indeterminate'; zone: string; reason: DnssecReason };
+
+type Verdict = { status: DnssecStatus; reason: DnssecReason };
+
+const SECURE: DnssecReason = { code: null, text: 'The signatures verify from the trust anchor down.' };
+
+/** Fail-closed ordering: the weaker of two states (bogus < indeterminate < insecure < secure). */
+const RANK: Record<DnssecStatus, number> = { bogus: 0, indeterminate: 1, insecure: 2, secure: 3 };
+
+/** The weakest of several verdicts (RFC 4035 §5: a chain is as strong as its weakest link). */
+export function weakest<T extends { status: DnssecStatus }>(items: readonly T[]): T | undefined {
+  let worst: T | undefined;
+  for (const item of items) if (!worst || RANK[item.status] < RANK[worst.status]) worst = item;
+  return worst;
+}
+
+/** RFC 1982 serial arithmetic on 32-bit times: a − b as a signed 32-bit number. */
+function serialDiff(a: number, b: number): number {
+  return ((a - b) | 0);
+}
+
+function hasType(bitmap: Buffer, type: number): boolean {
+  // RFC 4034 §4.1.2: window, length, bits.
+  let at = 0;
+  while (at + 2 <= bitmap.length) {
+    const window = bitmap[at] as number;
+    const length = bitmap[at + 1] as number;
+    if (window === type >> 8) {
+      const octet = (type & 0xff) >> 3;
+      if (octet >= length) return false;
+      return (((bitmap[at + 2 + octet] as number) >> (7 - (type & 7))) & 1) === 1;
+    }
+    at += 2 + length;
+  }
+  return false;
+}
+
+interface Nsec {
+  owner: string;
+  next: string;
+  bitmap: Buffer;
+}
+
+interface Nsec3 {
+  hash: string;
+  zone: string;
+  hashAlgorithm: number;
+  optOut: boolean;
+  iterations: number;
+  salt: Buffer;
+  next: string;
+  bitmap: Buffer;
+}
+
+function readNsec(set: RawRRset): Nsec | undefined {
+  const rdata = set.rdatas[0];
+  if (!rdata) return undefined;
+  try {
+    const next = readName(rdata, 0);
+    return { owner: set.name, next: next.name.toLowerCase(), bitmap: rdata.subarray(next.end) };
+  } catch {
+    return undefined;
+  }
+}
+
+function readNsec3(set: RawRRset): Nsec3 | undefined {
+  const rdata = set.rdatas[0];
+  if (!rdata || rdata.length < 6) return undefined;
+  const saltLength = rdata[4] as number;
+  const hashAt = 5 + saltLength;
+  const hashLength = rdata[hashAt] as number | undefined;
+  if (hashLength === undefined || hashAt + 1 + hashLength > rdata.length) return undefined;
+  const labels = splitLabels(set.name);
+  return {
+    hash: (labels[0] ?? '').toLowerCase(),
+    zone: labels.slice(1).join('.'),
+    hashAlgorithm: rdata[0] as number,
+    optOut: ((rdata[1] as number) & 1) === 1,
+    iterations: rdata.readUInt16BE(2),
+    salt: rdata.subarray(5, hashAt),
+    next: base32hexEncode(rdata.subarray(hashAt + 1, hashAt + 1 + hashLength)),
+    bitmap: rdata.subarray(hashAt + 1 + hashLength),
+  };
+}
+
+/** RFC 4034 §6.1 order, with the last NSEC wrapping round to the apex: does (owner, next) cover name? */
+function nsecCovers(nsec: Nsec, name: string): boolean {
+  const afterOwner = compareNames(nsec.owner, name) < 0;
+  const beforeNext = compareNames(name, nsec.next) < 0;
+  const wraps = compareNames(nsec.next, nsec.owner) <= 0;
+  return wraps ? afterOwner || beforeNext : afterOwner && beforeNext;
+}
+
+function nsec3Covers(record: Nsec3, hash: string): boolean {
+  const wraps = record.next <= record.hash;
+  return wraps ? hash > record.hash || hash < record.next : hash > record.hash && hash < record.next;
+}
+
+/** The longest common ancestor of two names. */
+function commonAncestor(a: string, b: string): string {
+  const la = splitLabels(a).reverse();
+  const lb = splitLabels(b).reverse();
+  const common: string[] = [];
+  for (let i = 0; i < Math.min(la.length, lb.length) && la[i]?.toLowerCase() === lb[i]?.toLowerCase(); i++) common.push(la[i] as string);
+  return common.reverse().join('.');
+}
+
+/**
+ * Validates answers for one check. Keeps what it learnt about zones (their keys, their cuts) for
+ * the questions after, so the MX, SPF and DMARC lookups of a domain share one walk.
+ */
+export class Validator {
+  private readonly query: RawQuery;
+  private readonly anchors: readonly TrustAnchor[];
+  private readonly now: () => number;
+  private readonly zoneStates = new Map<string, Promise<ZoneState>>();
+  private queries = 0;
+
+  constructor(options: ValidatorOptions) {
+    this.query = options.query;
+    this.anchors = options.anchors;
+    this.now = options.now ?? (() => Date.now() / 1000);
+  }
+
+  /** The queries sent so far. */
+  queriesSent(): number {
+    return this.queries;
+  }
+
+  /** The zone of the deepest trust anchor at or above `name`, or undefined when none covers it. */
+  anchorZoneOf(name: string): string | undefined {
+    return this.anchorFor(name)?.zone;
+  }
+
+  /** True when some trust anchor is at or above `name`. */
+  covers(name: string): boolean {
+    return this.anchorFor(name) !== undefined;
+  }
+
+  /** Validates the answer to (name, type), following CNAMEs; never throws for a DNS condition. */
+  async validate(name: string, type: number): Promise<ValidationResult> {
+    const qname = name.toLowerCase().replace(/\.$/, '');
+    const links: RRsetValidation[] = [];
+    const visited = new Set<string>();
+    let owner = qname;
+    const finish = (answer: ValidationResult['answer'], rrset: RawRRset | undefined): ValidationResult => {
+      const worst = weakest(links) ?? { status: 'indeterminate' as const, reason: { code: EDE.DNSSEC_INDETERMINATE, text: 'Nothing was validated.' } };
+      return { name: qname, type: typeName(type), status: worst.status, reason: worst.reason, answer, rrset, links };
+    };
+    for (let hop = 0; hop <= MAX_VALIDATION_CNAMES; hop++) {
+      if (visited.has(owner)) {
+        links.push({ name: owner, type: 'CNAME', status: 'bogus', reason: { code: EDE.DNSSEC_BOGUS, text: `The CNAME chain loops back to ${owner}.` } });
+        return finish('error', undefined);
+      }
+      visited.add(owner);
+      const response = await this.ask(owner, type);
+      if (response.kind === 'error') {
+        links.push({ name: owner, type: typeName(type), status: 'indeterminate', reason: response.reason });
+        return finish('error', undefined);
+      }
+      const message = response.message;
+      const answerSets = groupRRsets(message.answer);
+      const data = answerSets.find((s) => s.name === owner && s.type === type);
+      const cname = type !== TYPE.CNAME ? answerSets.find((s) => s.name === owner && s.type === TYPE.CNAME) : undefined;
+      if (data) {
+        const verdict = await this.positive(data, message.answer, message.authority);
+        links.push({ name: owner, type: typeName(type), ...verdict });
+        return finish('records', data);
+      }
+      if (cname) {
+        const verdict = await this.positive(cname, message.answer, message.authority);
+        links.push({ name: owner, type: 'CNAME', ...verdict });
+        const target = cname.rdatas[0] ? readName(cname.rdatas[0], 0).name.toLowerCase() : '';
+        owner = target;
+        continue; // RFC 1034 §5.3.3: asked again from the target, in its own zone
+      }
+      const kind = message.rcode === 3 ? 'nxdomain' : 'nodata';
+      const verdict = await this.negative(message, owner, type);
+      links.push({ name: owner, type: typeName(type), ...verdict });
+      return finish(kind, undefined);
+    }
+    links.push({ name: owner, type: 'CNAME', status: 'indeterminate', reason: { code: EDE.DNSSEC_INDETERMINATE, text: `More than ${MAX_VALIDATION_CNAMES} CNAMEs.` } });
+    return finish('error', undefined);
+  }
+
+  private anchorFor(name: string): TrustAnchor | undefined {
+    let best: TrustAnchor | undefined;
+    for (const anchor of this.anchors) {
+      if (isSubdomain(name, anchor.zone) && (!best || labelCount(anchor.zone) > labelCount(best.zone))) best = anchor;
+    }
+    return best;
+  }
+
+  private async ask(name: string, type: number): Promise<{ kind: 'response'; message: RawMessage } | { kind: 'error'; reason: DnssecReason }> {
+    if (++this.queries > MAX_VALIDATION_QUERIES) {
+      return { kind: 'error', reason: { code: EDE.DNSSEC_INDETERMINATE, text: `The validation needed more than ${MAX_VALIDATION_QUERIES} queries.` } };
+    }
+    const response = await this.query(name, type);
+    if (response.kind === 'error') return { kind: 'error', reason: { code: EDE.NO_REACHABLE_AUTHORITY, text: `The ${typeName(type)} query for ${name || '.'} failed: ${response.detail}.` } };
+    const { rcode } = response.message;
+    if (rcode !== 0 && rcode !== 3) {
+      return { kind: 'error', reason: { code: EDE.DNSSEC_INDETERMINATE, text: `The ${typeName(type)} query for ${name || '.'} got rcode ${rcode} even with CD set.` } };
+    }
+    return response;
+  }
+
+  /** The state of the deepest zone at or above `name`, walking cut by cut from the anchor (memoised). */
+  private zoneState(name: string): Promise<ZoneState> {
+    let state = this.zoneStates.get(name);
+    if (!state) {
+      state = this.computeZoneState(name);
+      this.zoneStates.set(name, state);
+    }
+    return state;
+  }
+
+  private async computeZoneState(name: string): Promise<ZoneState> {
+    const anchor = this.anchorFor(name);
+    if (!anchor) return { status: 'indeterminate', zone: name, reason: { code: EDE.DNSSEC_INDETERMINATE, text: `No trust anchor covers ${name || '.'}.` } };
+    if (name === anchor.zone) return this.anchorZone(anchor);
+    const parent = await this.zoneState(parentOf(name));
+    if (parent.status !== 'secure') return parent;
+    return this.cut(parent, name);
+  }
+
+  /** RFC 4035 §5.2: is `name` a cut below `parent`, and if so, what is the child's state? */
+  private async cut(parent: Extract<ZoneState, { status: 'secure' }>, name: string): Promise<ZoneState> {
+    const response = await this.ask(name, TYPE.DS);
+    if (response.kind === 'error') return { status: 'indeterminate', zone: name, reason: response.reason };
+    const message = response.message;
+    const ds = groupRRsets(message.answer).find((s) => s.name === name && s.type === TYPE.DS);
+    if (ds) {
+      const verdict = this.verifyRRset(ds, message.answer, parent);
+      if (verdict.status !== 'secure') return { status: 'bogus', zone: name, reason: verdict.reason };
+      return this.enterZone(name, ds.rdatas, [], `the DS at ${parent.zone || '.'}`);
+    }
+    if (groupRRsets(message.answer).some((s) => s.name === name && s.type === TYPE.CNAME)) return parent; // a CNAME is no cut
+    // No DS: the parent must prove it (RFC 4035 §5.2; RFC 6840 §4.4; RFC 5155 §8.6).
+    const proof = this.denialSets(message.authority, parent);
+    if (proof.status !== 'secure') {
+      if (proof.status === 'unsigned') {
+        return { status: 'bogus', zone: name, reason: { code: EDE.NSEC_MISSING, text: `${parent.zone || '.'} is signed, but the answer that ${name} has no DS came without a signed NSEC or NSEC3.` } };
+      }
+      return { status: 'bogus', zone: name, reason: proof.reason };
+    }
+    if (proof.nsec.length > 0) {
+      const own = proof.nsec.find((n) => n.owner === name);
+      if (own) {
+        if (hasType(own.bitmap, TYPE.DS)) return { status: 'bogus', zone: name, reason: { code: EDE.DNSSEC_BOGUS, text: `The NSEC at ${name} lists a DS, but none was given.` } };
+        if (hasType(own.bitmap, TYPE.SOA)) return { status: 'bogus', zone: name, reason: { code: EDE.DNSSEC_BOGUS, text: `The DS of ${name} was denied by the child's own NSEC, which cannot speak for the parent (RFC 4035 §5.2).` } };
+        if (hasType(own.bitmap, TYPE.NS)) return { status: 'insecure', zone: name, reason: { code: null, text: `${parent.zone || '.'} proves (NSEC) that the delegation to ${name} has no DS: the zone is unsigned.` } };
+        return parent; // a name of the parent zone, not a cut
+      }
+      if (proof.nsec.some((n) => nsecCovers(n, name))) return parent; // does not exist, or an empty non-terminal
+      return { status: 'bogus', zone: name, reason: { code: EDE.NSEC_MISSING, text: `No NSEC proves that ${name} has no DS.` } };
+    }
+    const nsec3 = this.nsec3Context(proof.nsec3, parent.zone);
+    if ('status' in nsec3) return { ...nsec3, zone: name };
+    const match = nsec3.match(name);
+    if (match === 'budget') return { status: 'indeterminate', zone: name, reason: budgetReason() };
+    if (match) {
+      if (hasType(match.bitmap, TYPE.DS)) return { status: 'bogus', zone: name, reason: { code: EDE.DNSSEC_BOGUS, text: `The NSEC3 of ${name} lists a DS, but none was given.` } };
+      if (hasType(match.bitmap, TYPE.SOA)) return { status: 'bogus', zone: name, reason: { code: EDE.DNSSEC_BOGUS, text: `The DS of ${name} was denied by the child's own NSEC3 (RFC 5155 §8.6).` } };
+      if (hasType(match.bitmap, TYPE.NS)) return { status: 'insecure', zone: name, reason: { code: null, text: `${parent.zone} proves (NSEC3) that the delegation to ${name} has no DS: the zone is unsigned.` } };
+      return parent;
+    }
+    const encloser = nsec3.closestEncloser(name);
+    if (encloser === 'budget') return { status: 'indeterminate', zone: name, reason: budgetReason() };
+    if (!encloser) return { status: 'bogus', zone: name, reason: { code: EDE.NSEC_MISSING, text: `No NSEC3 closest-encloser proof for the DS of ${name}.` } };
+    // RFC 5155 §8.6: an opt-out span over the next closer name: an unsigned delegation may be there.
+    if (encloser.cover.optOut) return { status: 'insecure', zone: name, reason: { code: null, text: `${name} lies in an NSEC3 opt-out span of ${parent.zone}: unsigned delegations there are insecure (RFC 5155 §6).` } };
+    return parent;
+  }
+
+  /** The anchor's own zone: its DNSKEY RRset authenticated by the anchor's DS or DNSKEY records. */
+  private anchorZone(anchor: TrustAnchor): Promise<ZoneState> {
+    return this.enterZone(anchor.zone, anchor.ds, anchor.dnskeys, 'the trust anchor');
+  }
+
+  /** RFC 4035 §5.2: authenticates `zone`'s DNSKEY RRset from DS RDATAs (or anchor keys). */
+  private async enterZone(zone: string, dsRdatas: readonly Buffer[], anchorKeys: readonly Buffer[], source: string): Promise<ZoneState> {
+    const allDs = dsRdatas.map(parseDs).filter((d) => d !== undefined);
+    let usable = allDs.filter((d) => SUPPORTED_ALGORITHMS.has(d.algorithm) && SUPPORTED_DIGESTS.has(d.digestType));
+    if (anchorKeys.length === 0 && usable.length === 0) {
+      // RFC 4035 §5.2, RFC 6840 §5.2: no DS we can use: the zone is treated as unsigned.
+      const algorithmKnown = allDs.some((d) => SUPPORTED_ALGORITHMS.has(d.algorithm));
+      return {
+        status: 'insecure',
+        zone,
+        reason: algorithmKnown
+          ? { code: EDE.UNSUPPORTED_DS_DIGEST, text: `Every DS of ${zone || '.'} uses a digest type this validator does not support (${[...new Set(allDs.map((d) => d.digestType))].join(', ')}): treated as unsigned (RFC 4035 §5.2).` }
+          : { code: EDE.UNSUPPORTED_DNSKEY_ALGORITHM, text: `Every DS of ${zone || '.'} names an algorithm this validator does not support (${[...new Set(allDs.map((d) => ALGORITHM_NAMES[d.algorithm] ?? d.algorithm))].join(', ')}): treated as unsigned (RFC 4035 §5.2).` },
+      };
+    }
+    // RFC 4509 §3: with a SHA-256 (or stronger) DS, SHA-1 DS are ignored.
+    if (usable.some((d) => d.digestType !== 1)) usable = usable.filter((d) => d.digestType !== 1);
+    const response = await this.ask(zone, TYPE.DNSKEY);
+    if (response.kind === 'error') return { status: 'indeterminate', zone, reason: response.reason };
+    const set = groupRRsets(response.message.answer).find((s) => s.name === zone && s.type === TYPE.DNSKEY);
+    if (!set) return { status: 'bogus', zone, reason: { code: EDE.DNSKEY_MISSING, text: `${zone || '.'} has no DNSKEY records, but ${source} says it is signed.` } };
+    const keys = set.rdatas.map(parseDnskey).filter((k): k is DnskeyData => k !== undefined && k.protocol === 3);
+    const zoneKeys = keys.filter((k) => (k.flags & DNSKEY_FLAG_ZONE) !== 0 && (k.flags & DNSKEY_FLAG_REVOKE) === 0);
+    const entry = zoneKeys.filter((k) =>
+      anchorKeys.some((a) => a.equals(k.rdata)) ||
+      usable.some((d) => d.keyTag === k.keyTag && d.algorithm === k.algorithm && dsDigest(zone, k, d.digestType)?.equals(d.digest) === true),
+    );
+    if (entry.length === 0) {
+      return { status: 'bogus', zone, reason: { code: EDE.DNSKEY_MISSING, text: `No DNSKEY of ${zone || '.'} matches ${source} (key tags ${usable.map((d) => d.keyTag).join(', ') || 'of the anchor'}).` } };
+    }
+    const verdict = this.verifyRRset(set, response.message.answer, { status: 'secure', zone, keys: entry });
+    if (verdict.status !== 'secure') return { status: 'bogus', zone, reason: { ...verdict.reason, text: `The DNSKEY set of ${zone || '.'}: ${verdict.reason.text}` } };
+    return { status: 'secure', zone, keys: zoneKeys };
+  }
+
+  /**
+   * RFC 4035 §5.3: one RRset against its RRSIGs in `section`, with the keys of `zone`. Any valid
+   * signature wins; otherwise the reason of the most telling failure.
+   */
+  private verifyRRset(set: RawRRset, section: readonly RawRecord[], zone: Extract<ZoneState, { status: 'secure' }>): Verdict & { signature?: RrsigData } {
+    const sigs = section
+      .filter((r) => r.type === TYPE.RRSIG && r.name === set.name)
+      .map((r) => parseRrsig(r.rdata))
+      .filter((s): s is RrsigData => s !== undefined && s.typeCovered === set.type);
+    const label = `${set.name || '.'} ${typeName(set.type)}`;
+    if (sigs.length === 0) return { status: 'bogus', reason: { code: EDE.RRSIGS_MISSING, text: `${label} has no RRSIG, but ${zone.zone || '.'} is signed.` } };
+    const failures: DnssecReason[] = [];
+    const now = Math.floor(this.now()) >>> 0;
+    const ownerLabels = labelCount(set.name) - (set.name.startsWith('*.') || set.name === '*' ? 1 : 0);
+    for (const sig of sigs.slice(0, MAX_SIGNATURES_PER_RRSET)) {
+      if (sig.signer !== zone.zone) {
+        failures.push({ code: EDE.DNSKEY_MISSING, text: `The RRSIG over ${label} is signed by ${sig.signer || '.'}, not by its zone ${zone.zone || '.'} (RFC 4035 §5.3.1).` });
+        continue;
+      }
+      if (sig.labels > ownerLabels) {
+        failures.push({ code: EDE.DNSSEC_BOGUS, text: `The RRSIG over ${label} claims ${sig.labels} labels; the owner has ${ownerLabels}.` });
+        continue;
+      }
+      if (!SUPPORTED_ALGORITHMS.has(sig.algorithm)) {
+        failures.push({ code: EDE.UNSUPPORTED_DNSKEY_ALGORITHM, text: `The only RRSIG over ${label} uses algorithm ${sig.algorithm}, which is not supported.` });
+        continue;
+      }
+      const keys = zone.keys.filter((k) => k.keyTag === sig.keyTag && k.algorithm === sig.algorithm).slice(0, MAX_KEYS_PER_SIGNATURE);
+      if (keys.length === 0) {
+        failures.push({ code: EDE.DNSKEY_MISSING, text: `The RRSIG over ${label} names key ${sig.keyTag}, which is not an authenticated key of ${zone.zone || '.'}.` });
+        continue;
+      }
+      // RFC 4034 §3.1.5, RFC 4035 §5.3.1: the window in serial arithmetic, with unbound's skew.
+      const skew = Math.min(SIGNATURE_SKEW_MAX_SECONDS, Math.max(SIGNATURE_SKEW_MIN_SECONDS, Math.floor(Math.abs(serialDiff(sig.expiration, sig.inception)) / 10)));
+      if (serialDiff(now, sig.expiration) > skew) {
+        failures.push({ code: EDE.SIGNATURE_EXPIRED, text: `The RRSIG over ${label} expired on ${isoDate(sig.expiration)}.` });
+        continue;
+      }
+      if (serialDiff(sig.inception, now) > skew) {
+        failures.push({ code: EDE.SIGNATURE_NOT_YET_VALID, text: `The RRSIG over ${label} is valid only from ${isoDate(sig.inception)}.` });
+        continue;
+      }
+      const data = signedData(set, sig);
+      if (keys.some((k) => verifySignature(k, sig, data))) return { status: 'secure', reason: SECURE, signature: sig };
+      failures.push({ code: EDE.DNSSEC_BOGUS, text: `The RRSIG over ${label} does not verify (the data or the signature was changed).` });
+    }
+    const order = [EDE.DNSSEC_BOGUS, EDE.SIGNATURE_EXPIRED, EDE.SIGNATURE_NOT_YET_VALID, EDE.DNSKEY_MISSING, EDE.UNSUPPORTED_DNSKEY_ALGORITHM] as number[];
+    failures.sort((a, b) => order.indexOf(a.code ?? 0) - order.indexOf(b.code ?? 0));
+    return { status: 'bogus', reason: failures[0] as DnssecReason };
+  }
+
+  /** A positive RRset (or CNAME): its signer's zone, its signatures, and for a wildcard the proof. */
+  private async positive(set: RawRRset, answer: readonly RawRecord[], authority: readonly RawRecord[]): Promise<Verdict> {
+    const signers = [...new Set(answer.filter((r) => r.type === TYPE.RRSIG && r.name === set.name).map((r) => parseRrsig(r.rdata)).filter((s): s is RrsigData => s !== undefined && s.typeCovered === set.type).map((s) => s.signer))];
+    const signer = signers.find((s) => isSubdomain(set.name, s));
+    const state = await this.zoneState(signer ?? set.name);
+    if (state.status !== 'secure') return { status: state.status, reason: state.reason };
+    if (signer === undefined) return { status: 'bogus', reason: { code: EDE.RRSIGS_MISSING, text: `${set.name} ${typeName(set.type)} has no RRSIG, but ${state.zone || '.'} is signed.` } };
+    if (state.zone !== signer) {
+      return { status: 'bogus', reason: { code: EDE.DNSKEY_MISSING, text: `${set.name} ${typeName(set.type)} is signed by ${signer}, which is not a zone apex (its zone is ${state.zone || '.'}).` } };
+    }
+    const verdict = this.verifyRRset(set, answer, state);
+    if (verdict.status !== 'secure' || !verdict.signature) return verdict;
+    const ownerLabels = labelCount(set.name);
+    if (verdict.signature.labels >= ownerLabels) return verdict;
+    // RFC 4035 §5.3.4, RFC 5155 §8.8: a wildcard expansion needs the proof that the name does not exist.
+    const encloser = lastLabels(set.name, verdict.signature.labels);
+    const proof = this.denialSets(authority, state);
+    if (proof.status === 'bogus') return proof;
+    if (proof.status === 'secure') {
+      if (proof.nsec.some((n) => nsecCovers(n, set.name))) return verdict;
+      if (proof.nsec3.length > 0) {
+        const context = this.nsec3Context(proof.nsec3, state.zone);
+        if ('status' in context) return context;
+        const next = lastLabels(set.name, verdict.signature.labels + 1);
+        const cover = context.cover(next);
+        if (cover === 'budget') return { status: 'indeterminate', reason: budgetReason() };
+        if (cover) return cover.optOut ? { status: 'insecure', reason: optOutReason(next) } : verdict;
+      }
+    }
+    return { status: 'bogus', reason: { code: EDE.NSEC_MISSING, text: `${set.name} was answered from the wildcard *.${encloser} without the proof that ${set.name} itself does not exist (RFC 4035 §5.3.4).` } };
+  }
+
+  /** The NSEC and NSEC3 RRsets of a section, each verified against `zone`. */
+  private denialSets(section: readonly RawRecord[], zone: Extract<ZoneState, { status: 'secure' }>):
+    | { status: 'secure'; nsec: Nsec[]; nsec3: Nsec3[] }
+    | { status: 'unsigned' }
+    | { status: 'bogus'; reason: DnssecReason } {
+    const sets = groupRRsets(section).filter((s) => s.type === TYPE.NSEC || s.type === TYPE.NSEC3);
+    if (sets.length === 0) return { status: 'unsigned' };
+    const nsec: Nsec[] = [];
+    const nsec3: Nsec3[] = [];
+    for (const set of sets.slice(0, MAX_SIGNATURES_PER_RRSET)) {
+      if (!isSubdomain(set.name, zone.zone)) continue; // another zone's: ignored
+      const verdict = this.verifyRRset(set, section, zone);
+      if (verdict.status !== 'secure') return { status: 'bogus', reason: verdict.reason };
+      if (set.type === TYPE.NSEC) {
+        const read = readNsec(set);
+        if (read) nsec.push(read);
+      } else {
+        const read = readNsec3(set);
+        // RFC 5155 §8.1–8.2: unknown hash algorithms and flags are ignored; the owner is one label under the zone.
+        if (read && read.hashAlgorithm === 1 && read.zone === zone.zone) nsec3.push(read);
+      }
+    }
+    if (nsec.length === 0 && nsec3.length === 0) return { status: 'unsigned' };
+    return { status: 'secure', nsec, nsec3 };
+  }
+
+  /** Hashing helpers over one zone's NSEC3 records, within `MAX_NSEC3_HASHES`; or why they cannot be used. */
+  private nsec3Context(records: readonly Nsec3[], zone: string):
+    | { status: 'insecure' | 'bogus'; reason: DnssecReason }
+    | {
+        match: (name: string) => Nsec3 | undefined | 'budget';
+        cover: (name: string) => Nsec3 | undefined | 'budget';
+        closestEncloser: (name: string) => { encloser: string; next: string; cover: Nsec3 } | undefined | 'budget';
+      } {
+    const first = records[0];
+    if (!first) return { status: 'bogus', reason: { code: EDE.NSEC_MISSING, text: 'No usable NSEC3 record.' } };
+    // RFC 9276 §3.2: too many iterations ⇒ insecure (unbound, Knot Resolver; EDE 27).
+    const iterations = Math.max(...records.map((r) => r.iterations));
+    if (iterations > MAX_NSEC3_ITERATIONS) {
+      return { status: 'insecure', reason: { code: EDE.UNSUPPORTED_NSEC3_ITERATIONS, text: `${zone} uses NSEC3 with ${iterations} iterations; above ${MAX_NSEC3_ITERATIONS} the denial is treated as insecure (RFC 9276 §3.2).` } };
+    }
+    let hashes = 0;
+    const hashOf = (name: string): string | 'budget' => {
+      if (++hashes > MAX_NSEC3_HASHES) return 'budget';
+      return base32hexEncode(nsec3Hash(name, first.salt, first.iterations));
+    };
+    const match = (name: string): Nsec3 | undefined | 'budget' => {
+      const hash = hashOf(name);
+      return hash === 'budget' ? hash : records.find((r) => r.hash === hash);
+    };
+    const cover = (name: string): Nsec3 | undefined | 'budget' => {
+      const hash = hashOf(name);
+      return hash === 'budget' ? hash : records.find((r) => nsec3Covers(r, hash));
+    };
+    const closestEncloser = (name: string): { encloser: string; next: string; cover: Nsec3 } | undefined | 'budget' => {
+      // RFC 5155 §8.3: the closest provable encloser and the next closer name.
+      let next = name;
+      for (let candidate = parentOf(name); isSubdomain(candidate, zone); candidate = parentOf(candidate)) {
+        const found = match(candidate);
+        if (found === 'budget') return found;
+        if (found) {
+          // RFC 5155 §8.3: the encloser's NSEC3 must not be a delegation's (NS without SOA) or a DNAME.
+          if ((hasType(found.bitmap, TYPE.NS) && !hasType(found.bitmap, TYPE.SOA)) || hasType(found.bitmap, TYPE.DNAME)) return undefined;
+          const covering = cover(next);
+          if (covering === 'budget') return covering;
+          return covering ? { encloser: candidate, next, cover: covering } : undefined;
+        }
+        next = candidate;
+        if (candidate === zone || candidate === '') break;
+      }
+      return undefined;
+    };
+    return { match, cover, closestEncloser };
+  }
+
+  /** A negative answer (NXDOMAIN or NODATA) for (qname, qtype): its SOA and proof (RFC 4035 §5.4, RFC 5155 §8). */
+  private async negative(message: RawMessage, qname: string, qtype: number): Promise<Verdict> {
+    // A referral (no SOA, the NS of a cut at or above qname): the delegation's own state decides.
+    const authoritySets = groupRRsets(message.authority);
+    const cut = authoritySets.find((s) => s.type === TYPE.NS && isSubdomain(qname, s.name));
+    if (cut && !authoritySets.some((s) => s.type === TYPE.SOA)) {
+      const delegated = await this.zoneState(cut.name);
+      if (delegated.status !== 'secure') return { status: delegated.status, reason: delegated.reason };
+      return { status: 'indeterminate', reason: { code: EDE.DNSSEC_INDETERMINATE, text: `The resolver answered with a referral to ${cut.name} instead of an answer.` } };
+    }
+    const sigs = message.authority.filter((r) => r.type === TYPE.RRSIG).map((r) => parseRrsig(r.rdata)).filter((s): s is RrsigData => s !== undefined);
+    const signer = sigs.map((s) => s.signer).find((s) => isSubdomain(qname, s));
+    const state = await this.zoneState(signer ?? qname);
+    if (state.status !== 'secure') return { status: state.status, reason: state.reason };
+    const what = message.rcode === 3 ? `that ${qname} does not exist` : `that ${qname} has no ${typeName(qtype)}`;
+    if (signer === undefined) {
+      return { status: 'bogus', reason: { code: EDE.NSEC_MISSING, text: `${state.zone || '.'} is signed, but the answer ${what} came without a signed proof.` } };
+    }
+    if (state.zone !== signer) return { status: 'bogus', reason: { code: EDE.DNSKEY_MISSING, text: `The denial for ${qname} is signed by ${signer}, which is not a zone apex.` } };
+    const soa = groupRRsets(message.authority).find((s) => s.type === TYPE.SOA && s.name === state.zone);
+    if (soa) {
+      const verdict = this.verifyRRset(soa, message.authority, state);
+      if (verdict.status !== 'secure') return verdict;
+    }
+    const proof = this.denialSets(message.authority, state);
+    if (proof.status === 'bogus') return proof;
+    const missing: Verdict = { status: 'bogus', reason: { code: EDE.NSEC_MISSING, text: `No NSEC or NSEC3 record proves ${what}.` } };
+    if (proof.status === 'unsigned') return missing;
+    const secure: Verdict = { status: 'secure', reason: { code: null, text: `Signed NSEC${proof.nsec.length ? '' : '3'} records prove ${what}.` } };
+    if (proof.nsec.length > 0) return this.nsecDenial(proof.nsec, qname, qtype, message.rcode === 3) ? secure : missing;
+    const context = this.nsec3Context(proof.nsec3, state.zone);
+    if ('status' in context) return context;
+    if (message.rcode !== 3) {
+      const match = context.match(qname);
+      if (match === 'budget') return { status: 'indeterminate', reason: budgetReason() };
+      if (match) return !hasType(match.bitmap, qtype) && !hasType(match.bitmap, TYPE.CNAME) ? secure : missing; // RFC 5155 §8.5
+    }
+    const ce = context.closestEncloser(qname);
+    if (ce === 'budget') return { status: 'indeterminate', reason: budgetReason() };
+    if (!ce) return missing;
+    if (message.rcode !== 3) {
+      // RFC 5155 §8.6 (DS under opt-out) and §8.7 (wildcard NODATA).
+      if (qtype === TYPE.DS && ce.cover.optOut) return { status: 'insecure', reason: optOutReason(ce.next) };
+      const wild = context.match(`*.${ce.encloser}`);
+      if (wild === 'budget') return { status: 'indeterminate', reason: budgetReason() };
+      if (wild && !hasType(wild.bitmap, qtype) && !hasType(wild.bitmap, TYPE.CNAME)) return secure;
+      return ce.cover.optOut ? { status: 'insecure', reason: optOutReason(ce.next) } : missing;
+    }
+    // RFC 5155 §8.4: name error = closest encloser proof + no wildcard at it; §9.2: opt-out ⇒ insecure.
+    if (ce.cover.optOut) return { status: 'insecure', reason: optOutReason(ce.next) };
+    const wildcard = context.cover(`*.${ce.encloser}`);
+    if (wildcard === 'budget') return { status: 'indeterminate', reason: budgetReason() };
+    return wildcard ? secure : missing;
+  }
+
+  /** RFC 4035 §5.4, RFC 6840 §4.1, §4.3: does this signed NSEC set prove the denial? */
+  private nsecDenial(nsecs: readonly Nsec[], qname: string, qtype: number, nxdomain: boolean): boolean {
+    const own = nsecs.find((n) => n.owner === qname);
+    if (!nxdomain && own) {
+      if (hasType(own.bitmap, qtype) || hasType(own.bitmap, TYPE.CNAME)) return false;
+      // An NSEC from the parent side of a cut speaks only for the DS (RFC 6840 §4.1).
+      if (qtype !== TYPE.DS && hasType(own.bitmap, TYPE.NS) && !hasType(own.bitmap, TYPE.SOA)) return false;
+      return !hasType(own.bitmap, TYPE.DNAME);
+    }
+    const covering = nsecs.find((n) => nsecCovers(n, qname));
+    if (!covering) return false;
+    const nextIsBelow = isSubdomain(covering.next, qname) && covering.next !== qname;
+    if (!nxdomain && nextIsBelow) return true; // an empty non-terminal (RFC 4035 §3.1.3.2)
+    if (nxdomain && nextIsBelow) return false; // the name exists: a forged NXDOMAIN
+    const a = commonAncestor(qname, covering.owner);
+    const b = commonAncestor(qname, covering.next);
+    const encloser = labelCount(a) >= labelCount(b) ? a : b;
+    const wildcard = encloser === '' ? '*' : `*.${encloser}`;
+    if (nxdomain) return nsecs.some((n) => nsecCovers(n, wildcard)); // RFC 4035 §5.4: no wildcard either
+    // Wildcard NODATA (RFC 4035 §3.1.3.4): qname covered, the wildcard's own NSEC without the type.
+    const wild = nsecs.find((n) => n.owner === wildcard);
+    return wild !== undefined && !hasType(wild.bitmap, qtype) && !hasType(wild.bitmap, TYPE.CNAME);
+  }
+}
+
+function budgetReason(): DnssecReason {
+  return { code: EDE.DNSSEC_INDETERMINATE, text: `The NSEC3 proof needed more than ${MAX_NSEC3_HASHES} hashes.` };
+}
+
+function optOutReason(name: string): DnssecReason {
+  return { code: null, text: `${name} is covered by an NSEC3 opt-out span: the denial proves only that no signed delegation exists there (RFC 5155 §9.2), so it is insecure, as unbound says.` };
+}
+
+function isoDate(seconds: number): string {
+  return new Date(seconds * 1000).toISOString().slice(0, 10);
+}

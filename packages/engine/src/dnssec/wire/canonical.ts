@@ -1,0 +1,400 @@
+/**
+ * DNSSEC's view of the wire: records kept as raw RDATA octets (never re-encoded from decoded
+ * objects, which does not round-trip), the canonical form and order of RFC 4034 §6, and a message
+ * reader and writer for the validator's queries and the signed-zone server.
+ *
+ * Names are held in presentation form, lower case, without the trailing dot ('' is the root); an
+ * octet that is not a printable character other than '.' and '\' is written `\DDD` (RFC 1035 §5.1),
+ * so every wire name round-trips.
+ */
+
+/** One resource record with its RDATA as octets (names inside it uncompressed). */
+export interface RawRecord {
+  /** Canonical owner name (lower case, no trailing dot). */
+  name: string;
+  type: number;
+  class: number;
+  ttl: number;
+  rdata: Buffer;
+}
+
+/** RFC 1035 §3.2.2, RFC 3596, RFC 4034, RFC 5155, RFC 6698: the type codes DNSSEC needs. */
+export const TYPE = {
+  A: 1, NS: 2, CNAME: 5, SOA: 6, PTR: 12, MX: 15, TXT: 16, AAAA: 28, SRV: 33, DNAME: 39, OPT: 41,
+  DS: 43, RRSIG: 46, NSEC: 47, DNSKEY: 48, NSEC3: 50, NSEC3PARAM: 51, TLSA: 52, ANY: 255,
+} as const;
+
+/** The names of `TYPE`, by code. */
+export const TYPE_NAME: ReadonlyMap<number, string> = new Map(Object.entries(TYPE).map(([name, code]) => [code, name]));
+
+/** A type's mnemonic, or `TYPEnnn` (RFC 3597 §5). */
+export function typeName(code: number): string {
+  return TYPE_NAME.get(code) ?? `TYPE${code}`;
+}
+
+/** A type code from its mnemonic or `TYPEnnn`; undefined when unknown. */
+export function typeCode(name: string): number | undefined {
+  const upper = name.toUpperCase();
+  const known = (TYPE as Record<string, number>)[upper];
+  if (known !== undefined) return known;
+  const generic = /^TYPE(\d{1,5})$/.exec(upper);
+  return generic ? Number(generic[1]) : undefined;
+}
+
+/** RFC 1035 §2.3.4: a name is at most 255 octets on the wire. */
+export const MAX_WIRE_NAME_OCTETS = 255;
+/** Compression pointers followed in one name before it is called a loop. */
+const MAX_POINTERS = 64;
+
+/** Thrown by the readers on a message or name that breaks the format; callers turn it into a value. */
+export class WireFormatError extends Error {}
+
+/** The labels of a presentation name as octets, most specific first ('' has none). */
+export function nameLabels(name: string): Buffer[] {
+  if (name === '' || name === '.') return [];
+  const labels: Buffer[] = [];
+  let current: number[] = [];
+  for (let i = 0; i < name.length; i++) {
+    const ch = name.charCodeAt(i);
+    if (ch === 0x5c /* \ */) {
+      const digits = /^\d{3}/.exec(name.slice(i + 1, i + 4));
+      if (digits) {
+        current.push(Number(digits[0]) & 0xff);
+        i += 3;
+      } else {
+        current.push(name.charCodeAt(i + 1));
+        i += 1;
+      }
+    } else if (ch === 0x2e /* . */) {
+      if (i === name.length - 1) break; // trailing dot
+      labels.push(Buffer.from(current));
+      current = [];
+    } else {
+      current.push(ch & 0xff);
+    }
+  }
+  labels.push(Buffer.from(current));
+  return labels;
+}
+
+/** A label's octets in presentation form (lower case is the caller's business). */
+export function labelText(octets: Buffer): string {
+  let text = '';
+  for (const byte of octets) {
+    if (byte === 0x2e || byte === 0x5c) text += `\\${String.fromCharCode(byte)}`;
+    else if (byte > 0x20 && byte < 0x7f) text += String.fromCharCode(byte);
+    else text += `\\${String(byte).padStart(3, '0')}`;
+  }
+  return text;
+}
+
+/** Lower case ASCII letters only (RFC 4034 §6.2: "uppercase US-ASCII letters … replaced by … lowercase"). */
+export function lowerName(name: string): string {
+  return name.replace(/[A-Z]/g, (c) => c.toLowerCase());
+}
+
+/** The uncompressed wire form of a presentation name, case kept. */
+export function nameToWire(name: string): Buffer {
+  const labels = nameLabels(name);
+  const parts: Buffer[] = [];
+  let total = 1;
+  for (const label of labels) {
+    if (label.length === 0 || label.length > 63) throw new WireFormatError(`the name "${name}" has a label of ${label.length} octets`);
+    parts.push(Buffer.from([label.length]), label);
+    total += label.length + 1;
+  }
+  if (total > MAX_WIRE_NAME_OCTETS) throw new WireFormatError(`the name "${name}" is longer than 255 octets`);
+  parts.push(Buffer.from([0]));
+  return Buffer.concat(parts);
+}
+
+/** Reads a (possibly compressed) name at `offset`: its presentation form (case kept) and where it ends. */
+export function readName(buf: Buffer, offset: number): { name: string; end: number } {
+  const labels: string[] = [];
+  let at = offset;
+  let end = -1;
+  let pointers = 0;
+  let octets = 1;
+  for (;;) {
+    if (at >= buf.length) throw new WireFormatError('a name runs past the end of the message');
+    const length = buf[at] as number;
+    if (length === 0) {
+      if (end === -1) end = at + 1;
+      break;
+    }
+    if ((length & 0xc0) === 0xc0) {
+      if (at + 1 >= buf.length) throw new WireFormatError('a compression pointer runs past the end');
+      if (++pointers > MAX_POINTERS) throw new WireFormatError('a name with a compression loop');
+      if (end === -1) end = at + 2;
+      at = ((length & 0x3f) << 8) | (buf[at + 1] as number);
+      continue;
+    }
+    if ((length & 0xc0) !== 0) throw new WireFormatError('a label with an unknown type');
+    if (at + 1 + length > buf.length) throw new WireFormatError('a label runs past the end of the message');
+    octets += length + 1;
+    if (octets > MAX_WIRE_NAME_OCTETS) throw new WireFormatError('a name longer than 255 octets');
+    labels.push(labelText(buf.subarray(at + 1, at + 1 + length)));
+    at += 1 + length;
+  }
+  return { name: labels.join('.'), end };
+}
+
+/** The number of labels of a name, the root being 0 (RFC 4034 §3.1.3 does not count a leading `*`: the caller does). */
+export function labelCount(name: string): number {
+  return nameLabels(name).length;
+}
+
+/** The parent of a name ('' for a TLD and for the root). */
+export function parentOf(name: string): string {
+  const labels = splitLabels(name);
+  return labels.slice(1).join('.');
+}
+
+/** The presentation labels of a name (escapes kept), most specific first. */
+export function splitLabels(name: string): string[] {
+  if (name === '') return [];
+  const out: string[] = [];
+  let start = 0;
+  for (let i = 0; i < name.length; i++) {
+    if (name[i] === '\\') {
+      i += /^\d{3}/.test(name.slice(i + 1, i + 4)) ? 3 : 1;
+    } else if (name[i] === '.') {
+      out.push(name.slice(start, i));
+      start = i + 1;
+    }
+  }
+  out.push(name.slice(start));
+  return out;
+}
+
+/** True when `name` is `ancestor` or below it (label-wise). */
+export function isSubdomain(name: string, ancestor: string): boolean {
+  if (ancestor === '') return true;
+  return name === ancestor || name.endsWith(`.${ancestor}`);
+}
+
+/** The `count` rightmost labels of `name`. */
+export function lastLabels(name: string, count: number): string {
+  const labels = splitLabels(name);
+  return labels.slice(labels.length - count).join('.');
+}
+
+/** RFC 4034 §6.1: canonical DNS name order (label by label from the right, octets of lower-cased labels). */
+export function compareNames(a: string, b: string): number {
+  if (a === b) return 0;
+  const la = nameLabels(lowerName(a));
+  const lb = nameLabels(lowerName(b));
+  let i = la.length - 1;
+  let j = lb.length - 1;
+  while (i >= 0 && j >= 0) {
+    const c = Buffer.compare(la[i] as Buffer, lb[j] as Buffer);
+    if (c !== 0) return c;
+    i--;
+    j--;
+  }
+  return (i >= 0 ? 1 : 0) - (j >= 0 ? 1 : 0);
+}
+
+/** Lower-cases the ASCII letters of an uncompressed wire name at `offset`; returns where it ends. */
+function lowerWireName(buf: Buffer, offset: number): number {
+  let at = offset;
+  while (at < buf.length) {
+    const length = buf[at] as number;
+    if (length === 0) return at + 1;
+    for (let k = at + 1; k <= at + length && k < buf.length; k++) {
+      const c = buf[k] as number;
+      if (c >= 0x41 && c <= 0x5a) buf[k] = c + 0x20;
+    }
+    at += 1 + length;
+  }
+  return at;
+}
+
+/** Where the uncompressed wire name at `offset` ends. */
+function skipWireName(buf: Buffer, offset: number): number {
+  let at = offset;
+  while (at < buf.length && buf[at] !== 0) at += 1 + (buf[at] as number);
+  return at + 1;
+}
+
+/**
+ * RFC 4034 §6.2 (as corrected by RFC 6840 §5.1: not NSEC's next name): the RDATA with the ASCII
+ * letters of its embedded names lower-cased, for the types that carry names there.
+ */
+export function canonicalRdata(type: number, rdata: Buffer): Buffer {
+  let names: number[] | undefined; // offsets of names, computed as we go
+  const out = Buffer.from(rdata);
+  switch (type) {
+    case TYPE.NS: case 3: case 4: case TYPE.CNAME: case 7: case 8: case 9: case TYPE.PTR: case TYPE.DNAME:
+      lowerWireName(out, 0);
+      return out;
+    case TYPE.SOA: case 14 /* MINFO */: case 17 /* RP */: {
+      const second = lowerWireName(out, 0);
+      lowerWireName(out, second);
+      return out;
+    }
+    case TYPE.MX: case 18 /* AFSDB */: case 21 /* RT */: case 36 /* KX */:
+      lowerWireName(out, 2);
+      return out;
+    case TYPE.SRV:
+      lowerWireName(out, 6);
+      return out;
+    case TYPE.RRSIG:
+      lowerWireName(out, 18);
+      return out;
+    default:
+      void names;
+      return out;
+  }
+}
+
+/** Types whose RDATA may hold compressed names (RFC 3597 §4: only RFC 1035's well-known types). */
+const COMPRESSIBLE = new Set<number>([TYPE.NS, 3, 4, TYPE.CNAME, TYPE.SOA, 7, 8, 9, TYPE.PTR, 14, TYPE.MX]);
+
+/** The RDATA of a record read at `offset` (length `rdlength`) with compressed names expanded. */
+function readRdata(buf: Buffer, type: number, offset: number, rdlength: number): Buffer {
+  const raw = buf.subarray(offset, offset + rdlength);
+  if (!COMPRESSIBLE.has(type)) return Buffer.from(raw);
+  const end = offset + rdlength;
+  const parts: Buffer[] = [];
+  let at = offset;
+  const name = (): void => {
+    const read = readName(buf, at);
+    if (read.end > end) throw new WireFormatError(`a ${typeName(type)} name runs past its RDATA`);
+    parts.push(nameToWire(read.name));
+    at = read.end;
+  };
+  const fixed = (count: number): void => {
+    if (at + count > end) throw new WireFormatError(`${typeName(type)} RDATA too short`);
+    parts.push(buf.subarray(at, at + count));
+    at += count;
+  };
+  switch (type) {
+    case TYPE.SOA: name(); name(); fixed(20); break;
+    case 14: name(); name(); break;
+    case TYPE.MX: fixed(2); name(); break;
+    default: name();
+  }
+  if (at !== end) throw new WireFormatError(`${typeName(type)} RDATA of the wrong length`);
+  return Buffer.concat(parts);
+}
+
+/** A message as the validator reads it. */
+export interface RawMessage {
+  id: number;
+  flags: number;
+  rcode: number;
+  question: { name: string; type: number; class: number } | undefined;
+  answer: RawRecord[];
+  authority: RawRecord[];
+  additional: RawRecord[];
+  /** The OPT record's fields, when there is one (RFC 6891 §6.1.3), and its Extended DNS Error (RFC 8914 §2). */
+  opt: { udpPayloadSize: number; version: number; do: boolean; ede?: { code: number; text: string } } | undefined;
+}
+
+/** Reads a whole message; throws `WireFormatError` on any malformation. */
+export function readRawMessage(buf: Buffer): RawMessage {
+  try {
+    if (buf.length < 12) throw new WireFormatError('shorter than a DNS header');
+    const flags = buf.readUInt16BE(2);
+    const counts = [buf.readUInt16BE(4), buf.readUInt16BE(6), buf.readUInt16BE(8), buf.readUInt16BE(10)] as const;
+    let at = 12;
+    let question: RawMessage['question'];
+    for (let q = 0; q < counts[0]; q++) {
+      const read = readName(buf, at);
+      at = read.end;
+      if (at + 4 > buf.length) throw new WireFormatError('the question runs past the end');
+      if (q === 0) question = { name: lowerName(read.name), type: buf.readUInt16BE(at), class: buf.readUInt16BE(at + 2) };
+      at += 4;
+    }
+    const sections: RawRecord[][] = [[], [], []];
+    let opt: RawMessage['opt'];
+    let rcode = flags & 0xf;
+    for (let s = 0; s < 3; s++) {
+      for (let r = 0; r < (counts[s + 1] as number); r++) {
+        const read = readName(buf, at);
+        at = read.end;
+        if (at + 10 > buf.length) throw new WireFormatError('a record runs past the end');
+        const type = buf.readUInt16BE(at);
+        const cls = buf.readUInt16BE(at + 2);
+        const ttl = buf.readUInt32BE(at + 4);
+        const rdlength = buf.readUInt16BE(at + 8);
+        at += 10;
+        if (at + rdlength > buf.length) throw new WireFormatError("a record's RDATA runs past the end");
+        if (type === TYPE.OPT) {
+          rcode |= (ttl >>> 24) << 4;
+          opt = { udpPayloadSize: cls, version: (ttl >>> 16) & 0xff, do: (ttl & 0x8000) !== 0 };
+          // RFC 6891 §6.1.2 options; RFC 8914 §2: option 15 is INFO-CODE (16 bits) and EXTRA-TEXT.
+          for (let o = at; o + 4 <= at + rdlength; ) {
+            const code = buf.readUInt16BE(o);
+            const length = buf.readUInt16BE(o + 2);
+            if (code === 15 && length >= 2 && o + 4 + length <= at + rdlength) {
+              opt.ede = { code: buf.readUInt16BE(o + 4), text: buf.subarray(o + 6, o + 4 + length).toString('utf8') };
+            }
+            o += 4 + length;
+          }
+        } else {
+          (sections[s] as RawRecord[]).push({ name: lowerName(read.name), type, class: cls, ttl: ttl > 0x7fffffff ? 0 : ttl, rdata: readRdata(buf, type, at, rdlength) });
+        }
+        at += rdlength;
+      }
+    }
+    return { id: buf.readUInt16BE(0), flags, rcode, question, answer: sections[0] as RawRecord[], authority: sections[1] as RawRecord[], additional: sections[2] as RawRecord[], opt };
+  } catch (error) {
+    if (error instanceof WireFormatError) throw error;
+    throw new WireFormatError(error instanceof Error ? error.message : String(error));
+  }
+}
+
+/** One record in uncompressed wire form. */
+export function encodeRawRecord(record: RawRecord, owner: string = record.name): Buffer {
+  const name = nameToWire(owner);
+  const fixed = Buffer.alloc(10);
+  fixed.writeUInt16BE(record.type, 0);
+  fixed.writeUInt16BE(record.class, 2);
+  fixed.writeUInt32BE(record.ttl >>> 0, 4);
+  fixed.writeUInt16BE(record.rdata.length, 8);
+  return Buffer.concat([name, fixed, record.rdata]);
+}
+
+/** A query with EDNS (RFC 6891), DO (RFC 3225) and CD (RFC 4035 §3.2.2) as asked. */
+export function encodeRawQuery(id: number, name: string, type: number, options: { rd: boolean; do: boolean; cd: boolean; udpPayload: number }): Buffer {
+  const head = Buffer.alloc(12);
+  head.writeUInt16BE(id, 0);
+  head.writeUInt16BE((options.rd ? 0x0100 : 0) | (options.cd ? 0x0010 : 0), 2);
+  head.writeUInt16BE(1, 4);
+  head.writeUInt16BE(1, 10);
+  const tail = Buffer.alloc(4);
+  tail.writeUInt16BE(type, 0);
+  tail.writeUInt16BE(1, 2);
+  const opt = Buffer.alloc(11);
+  opt.writeUInt16BE(TYPE.OPT, 1);
+  opt.writeUInt16BE(options.udpPayload, 3);
+  opt.writeUInt32BE(options.do ? 0x8000 : 0, 5);
+  return Buffer.concat([head, nameToWire(name), tail, opt]);
+}
+
+/** A set of records of one owner, type and class. */
+export interface RawRRset {
+  name: string;
+  type: number;
+  class: number;
+  ttl: number;
+  rdatas: Buffer[];
+}
+
+/** Groups records into RRsets, in order of first appearance, dropping duplicate RDATA. */
+export function groupRRsets(records: readonly RawRecord[]): RawRRset[] {
+  const sets = new Map<string, RawRRset>();
+  for (const record of records) {
+    const key = `${record.name}\u0000${record.type}\u0000${record.class}`;
+    let set = sets.get(key);
+    if (!set) {
+      set = { name: record.name, type: record.type, class: record.class, ttl: record.ttl, rdatas: [] };
+      sets.set(key, set);
+    }
+    if (!set.rdatas.some((r) => r.equals(record.rdata))) set.rdatas.push(record.rdata);
+    set.ttl = Math.min(set.ttl, record.ttl);
+  }
+  return [...sets.values()];
+}

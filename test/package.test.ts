@@ -113,7 +113,7 @@ describe('the package as others use it', () => {
   });
 
   it('the engine package declares only its own few dependencies, and no install script', () => {
-    expect(Object.keys(engineManifest.dependencies ?? {}).sort()).toEqual(['dns-packet', 'lru-cache', 'p-limit', 'tldts']);
+    expect(Object.keys(engineManifest.dependencies ?? {}).sort()).toEqual(['dns-packet', 'lru-cache', 'p-limit', 'tldts', 'unhomoglyph']);
     expect(Object.keys(engineManifest.scripts ?? {}).filter((name) => INSTALL_SCRIPTS.includes(name))).toEqual([]);
     expect(manifest.dependencies?.['@spoof-checker/engine']).toBe(engineManifest.version);
   });

@@ -113,6 +113,8 @@ export {
 } from './lookalikes/index.js';
 /** UTS #39 skeletons (strict, and loose without combining marks), the Damerau-Levenshtein distance, the per-TLD IDN policy, the parking records. */
 export { damerauLevenshtein, DEFENSIVE_HINT, IDN_POLICY, idnPolicyFor, looseSkeleton, parkingRecords, skeleton } from './lookalikes/index.js';
+/** The opt-in catch-all test over SMTP (EHLO, MAIL FROM:<>, RCPT TO a random address, QUIT; never DATA), behind the address guard. */
+export { createSmtpProbe, LOOKALIKE_SMTP_DEADLINE_MS, LOOKALIKE_SMTP_PORT } from './lookalikes/index.js';
 export type {
   GenerateOptions as LookalikeGenerateOptions,
   GeneratedCandidates as LookalikeCandidates,
@@ -131,6 +133,7 @@ export type {
   OriginalName as LookalikeOriginal,
   OriginalOutcome as LookalikeOriginalOutcome,
   SkeletonMatch,
+  SmtpProbeOptions,
 } from './lookalikes/index.js';
 
 // The HTTP service and its stores are in `spoof-checker/service` (src/service.ts), so that this entry

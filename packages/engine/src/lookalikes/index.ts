@@ -35,6 +35,8 @@ export {
   DEFAULT_PROBE_CONCURRENCY,
 } from './probe.js';
 export { damerauLevenshtein, looseSkeleton, skeleton } from './skeleton.js';
+export { createSmtpProbe, LOOKALIKE_SMTP_DEADLINE_MS, LOOKALIKE_SMTP_PORT } from './smtp.js';
+export type { SmtpProbeOptions } from './smtp.js';
 export { IDN_POLICY, idnPolicyFor, UNKNOWN_TLD_POLICY } from './homoglyphs.js';
 export type { IdnPolicy } from './homoglyphs.js';
 

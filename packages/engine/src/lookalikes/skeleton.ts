@@ -5,13 +5,13 @@
  */
 import { createRequire } from 'node:module';
 
-const require = createRequire(import.meta.url);
-/** Each confusable code point (as a string) → its prototype. Loaded once. */
-const CONFUSABLES = new Map<string, string>(Object.entries(require('unhomoglyph/data.json') as Record<string, string>));
+/** Each confusable code point (as a string) → its prototype. Loaded on first use (100 KB), not at import. */
+let confusables: Map<string, string> | undefined;
 
 function mapConfusables(text: string): string {
+  confusables ??= new Map(Object.entries(createRequire(import.meta.url)('unhomoglyph/data.json') as Record<string, string>));
   let out = '';
-  for (const ch of text) out += CONFUSABLES.get(ch) ?? ch;
+  for (const ch of text) out += confusables.get(ch) ?? ch;
   return out;
 }
 

@@ -9,7 +9,7 @@ import { isIP } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { FastifyServerOptions } from 'fastify';
 import type { Redis } from 'ioredis';
-import { checkDomain } from '@spoof-checker/engine';
+import { checkDomain, findLookalikes } from '@spoof-checker/engine';
 import { DOCS_PATH, type StartupApiKey } from '../http/app.js';
 import { buildApp } from '../service/compose.js';
 import type { BatchService } from '../jobs/service.js';
@@ -478,6 +478,8 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
       batches,
       monitors,
       publicHistory: config.publicHistory,
+      // Lookalike runs ask through the same shared, TTL-aware cache as the checks.
+      lookalikes: (domain, options) => findLookalikes(domain, { resolver: resolverFor(domain), ...options }),
       check: (domain, options) =>
         checkDomain(domain, {
           resolver: resolverFor(domain),

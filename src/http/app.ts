@@ -47,6 +47,7 @@ import { healthRoutes } from './routes/health.js';
 import { logRoutes } from './routes/logs.js';
 import { monitorRoutes } from './routes/monitors.js';
 import type { MonitorService } from '../jobs/monitors.js';
+import { lookalikeRoutes, type LookalikeRun } from './routes/lookalikes.js';
 import { spoofCheckerRoutes, type SpoofCheck } from './routes/spoof-checker.js';
 import { templateRoutes } from './routes/templates.js';
 import { SHARED_SCHEMAS } from './schemas.js';
@@ -121,6 +122,11 @@ export interface ServiceOptions {
   now?: () => Date;
   /** Title and version shown in the OpenAPI document. */
   apiInfo?: { title?: string; version?: string };
+  /**
+   * Runs one lookalike search (`findLookalikes` bound to a resolver): without it
+   * `POST /api/tools/v1/lookalikes` is not served.
+   */
+  lookalikes?: LookalikeRun;
   /** Batch checks (src/jobs/): without it the batch routes are not served. */
   batches?: BatchService;
   /** Monitors (src/jobs/monitors.ts): without it the monitor routes are not served. */
@@ -425,6 +431,13 @@ export const spoofCheckerService: FastifyPluginAsync<ServiceOptions> = async (ho
     limiter: withNetworkLimits(limiters.spoofCheck, counter, limits === false ? false : limits.spoofCheck),
     transportLimiter: limiters.transportCheck,
   });
+  if (options.lookalikes) {
+    await app.register(lookalikeRoutes, {
+      run: options.lookalikes,
+      limiter: limiters.lookalikes,
+      deepLimiter: limiters.deepLookalikes,
+    });
+  }
   if (options.batches) await app.register(batchRoutes, { batches: options.batches, now });
   if (options.monitors) await app.register(monitorRoutes, { monitors: options.monitors });
   await app.register(logRoutes, { stores });

@@ -23,8 +23,10 @@ export const API_DEEP_MAX_CANDIDATES = 1000;
 /** What a request may ask of a run. */
 export interface LookalikeRunOptions {
   deep: boolean;
-  /** Most names to try (the API's deep cap). */
+  /** Most names to try (the API's deep cap, the page's cap). */
   maxCandidates?: number;
+  /** Most DNS lookups (the page's budget). */
+  maxQueries?: number;
   /** Aborted when the client goes away. */
   signal?: AbortSignal;
 }

@@ -20,7 +20,7 @@ import { parseTrustProxy, TrustProxyError, trustProxyWarning, type TrustProxy } 
 import { apiKeyIdFromDigest, digestApiKey } from '../store/api-keys.js';
 import type { MonitorService } from '../jobs/monitors.js';
 import { describeMonitorMode, seedDemoMonitor, startMonitorService } from '../jobs/monitor-setup.js';
-import type { MonitorCheck } from '../jobs/monitor-run.js';
+import { withLookalikeSearch, type MonitorCheck } from '../jobs/monitor-run.js';
 import { connectRateLimitRedis } from '../http/rate-limits.js';
 import { DEFAULT_DATA_DIR, MEMORY_DATA_DIR, openStores, seedIfEmpty, type StorageChoice } from '../store/open.js';
 import { DEFAULT_RETENTION_DAYS } from '../store/sql.js';
@@ -456,14 +456,18 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
       namesPerDay: batchNamesPerDayFromEnv(io.env),
       log: (message, error) => io.err(`spoof-checker serve: ${message}${error instanceof Error ? `: ${error.message}` : ''}\n`),
     });
-    const monitorCheck: MonitorCheck = (domain, options) =>
-      checkDomain(domain, {
-        resolver: resolverFor(domain),
-        ranges: config.ranges,
-        ...(config.baseUrl !== undefined ? { baseUrl: config.baseUrl } : {}),
-        // A monitor that asks for the transport check gets it, with serve's transport flags.
-        ...(options.checks.includes('transport') ? { transport } : {}),
-      });
+    const monitorCheck: MonitorCheck = withLookalikeSearch(
+      (domain, options) =>
+        checkDomain(domain, {
+          resolver: resolverFor(domain),
+          ranges: config.ranges,
+          ...(config.baseUrl !== undefined ? { baseUrl: config.baseUrl } : {}),
+          // A monitor that asks for the transport check gets it, with serve's transport flags.
+          ...(options.checks.includes('transport') ? { transport } : {}),
+        }),
+      // A monitor that asks for lookalikes gets the default search through the same cache.
+      (domain) => findLookalikes(domain, { resolver: resolverFor(domain) }),
+    );
     monitors = await startMonitorService({
       store: stores.monitors,
       check: monitorCheck,

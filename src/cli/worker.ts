@@ -3,7 +3,8 @@
  * Start as many as you like, on as many machines; stop with SIGINT/SIGTERM (the chunks running are
  * finished first; a worker killed outright loses nothing: its chunks go back on the queue).
  */
-import { checkDomain } from '@spoof-checker/engine';
+import { checkDomain, findLookalikes } from '@spoof-checker/engine';
+import { withLookalikeSearch } from '../jobs/monitor-run.js';
 import { DEFAULT_BATCH_CONCURRENCY } from '../jobs/model.js';
 import { checkRedisUrl } from '../jobs/queue.js';
 import { DEFAULT_LOCK_DURATION_MS, startBatchWorker } from '../jobs/worker.js';
@@ -145,7 +146,10 @@ export const worker: Command = async (args, io) => {
     monitorWorker = await startMonitorWorkerWithPump({
       store: opened.stores.monitors,
       // A monitor that asks for the transport check gets it (ports 25 and 443; private addresses only with the flag).
-      check: (domain, options) => checkDomain(domain, { resolver: resolverFor(domain), ranges: settings.ranges, ...(options.checks.includes('transport') ? { transport: { allowPrivateAddresses: settings.allowPrivateAddresses } } : {}) }),
+      check: withLookalikeSearch(
+        (domain, options) => checkDomain(domain, { resolver: resolverFor(domain), ranges: settings.ranges, ...(options.checks.includes('transport') ? { transport: { allowPrivateAddresses: settings.allowPrivateAddresses } } : {}) }),
+        (domain) => findLookalikes(domain, { resolver: resolverFor(domain) }),
+      ),
       redisUrl: settings.redis,
       allowPrivateAddresses: settings.allowPrivateAddresses,
       env: io.env,

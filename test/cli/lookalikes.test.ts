@@ -3,6 +3,9 @@
  * report, refusals and usage errors.
  */
 import { describe, expect, it } from 'vitest';
+import { startDnsServer } from '../../packages/engine/src/dns/server.js';
+import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { loadZoneDirectory } from '../../packages/engine/src/zones/load.js';
 import { main } from '../../src/cli/main.js';
 import { captureIo, FIXTURE_ZONES } from './helpers.js';
 
@@ -29,6 +32,23 @@ describe('spoof-checker lookalikes', () => {
     ]);
     expect(report.lookalikes.every((l) => l.grade !== 'none')).toBe(true);
     expect(report.counts.none).toBe((report.generated as number) - 9);
+  });
+
+  it('end to end over the wire: the same grades from the embedded DNS server on loopback (--resolver)', async () => {
+    const server = await startDnsServer({ resolver: new ZoneResolver(await loadZoneDirectory(FIXTURE_ZONES)), outsideZones: 'nxdomain' });
+    try {
+      const { io, stdout } = captureIo();
+      expect(await main(['lookalikes', 'acmebank.example', '--resolver', `127.0.0.1:${server.address.port}`, '--json'], io)).toBe(0);
+      const overWire = JSON.parse(stdout()) as { queries: number; generated: number; lookalikes: { domain: string; grade: string; fuzzers: string[] }[] };
+      const inMemory = captureIo();
+      await main(['lookalikes', 'acmebank.example', '--zones', FIXTURE_ZONES, '--json'], inMemory.io);
+      const expected = JSON.parse(inMemory.stdout()) as typeof overWire;
+      expect(overWire.lookalikes.map((l) => [l.domain, l.grade, l.fuzzers])).toEqual(expected.lookalikes.map((l) => [l.domain, l.grade, l.fuzzers]));
+      expect(overWire.queries).toBe(expected.queries);
+      expect(server.stats().udp + server.stats().tcp).toBeGreaterThanOrEqual(overWire.generated);
+    } finally {
+      await server.close();
+    }
   });
 
   it('prints a readable report with the parking records', async () => {

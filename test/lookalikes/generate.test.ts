@@ -113,9 +113,11 @@ describe('generation', () => {
     const cyr = find(candidates, '\u0435\u0445\u0430\u043c\u0440\u04cf\u0435.com');
     expect(cyr?.fuzzers).toEqual(['cyrillic']);
     expect(cyr?.domain.startsWith('xn--')).toBe(true);
-    // Diacritics from Verisign's Latin table; no Cyrillic letter inside a Latin label (one script per label).
+    // Diacritics from Verisign's Latin table, and one Cyrillic letter (names registered before one script per label).
     expect(find(candidates, 'exämple.com')).toMatchObject({ domain: 'xn--exmple-cua.com', skeleton: 'diacritic', distance: 1 });
-    expect(find(candidates, '\u0435xample.com')).toBeUndefined();
+    expect(find(candidates, '\u0435xample.com')).toMatchObject({ fuzzers: ['homoglyph'], distance: 1, skeleton: 'confusable' });
+    // .org (PIR): all-Cyrillic labels only.
+    expect(find(generate('example.org').candidates, '\u0435xample.org')).toBeUndefined();
     // Confusables first.
     expect(candidates[0]!.skeleton).toBe('confusable');
     // Deep runs only.

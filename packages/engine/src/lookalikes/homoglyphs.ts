@@ -83,8 +83,11 @@ export const UNKNOWN_TLD_POLICY: IdnPolicy = { latin: 'latin', cyrillic: 'mixed'
  * .ad, auDA (.au), and none in Latin script at .ru, .jp, .cn, .tw, .kr.
  */
 export const IDN_POLICY: Readonly<Record<string, IdnPolicy>> = {
-  com: { latin: 'latin', cyrillic: 'whole' },
-  net: { latin: 'latin', cyrillic: 'whole' },
+  // One script per label today, but .com and .net registered IDNs from 2000, before the IDN
+  // guidelines (2003) and the per-language tables: mixed Latin-Cyrillic names registered then still
+  // resolve. A single Cyrillic letter is tried (one name per confusable letter: a handful of queries).
+  com: { latin: 'latin', cyrillic: 'mixed' },
+  net: { latin: 'latin', cyrillic: 'mixed' },
   org: { latin: 'latin', cyrillic: 'whole' },
   info: { latin: 'latin', cyrillic: 'whole' },
   biz: { latin: 'latin', cyrillic: null },

@@ -3,6 +3,7 @@
  * hand from each rule for short labels), the per-TLD homoglyph policy, the skeletons, the distance,
  * the rank and the cap.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   addition,
@@ -10,8 +11,10 @@ import {
   cyrillic,
   dictionary,
   hyphenation,
+  homoglyph,
   insertion,
   KEYBOARD_NEIGHBOURS,
+  MAX_HOMOGLYPH_NAMES,
   omission,
   plural,
   repetition,
@@ -196,5 +199,30 @@ describe('UTS #39 skeletons and the distance', () => {
     ['', 'abc', 3],
   ])('damerauLevenshtein(%s, %s) = %i', (a, b, d) => {
     expect(damerauLevenshtein(a, b)).toBe(d);
+  });
+});
+
+describe('bounds and invariants', () => {
+  it(`two substitutions stop at MAX_HOMOGLYPH_NAMES (a label of one repeated letter would make hundreds of thousands)`, () => {
+    expect(homoglyph('a'.repeat(20), 'example', true).length).toBeLessThanOrEqual(MAX_HOMOGLYPH_NAMES);
+    expect(homoglyph('a'.repeat(20), 'example', false).length).toBeLessThan(MAX_HOMOGLYPH_NAMES);
+  });
+
+  it('every candidate of any label is a host name in A-labels, not the original, at distance ≥ 1, with a fuzzer', () => {
+    fc.assert(
+      fc.property(fc.stringMatching(/^[a-z0-9ü](?:[a-z0-9ü-]{0,14}[a-z0-9])?$/), fc.constantFrom('com', 'co.uk', 'de', 'example'), fc.boolean(), (label, suffix, deep) => {
+        const outcome = originalName(`${label}.${suffix}`);
+        if (!outcome.ok) return; // e.g. a label that is itself a public suffix
+        const { candidates } = generateFor(outcome.original, { deep, maxCandidates: 300 });
+        for (const c of candidates) {
+          expect(c.domain).toMatch(/^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9-]+$/);
+          expect(c.domain).not.toBe(outcome.original.domain);
+          expect(c.distance).toBeGreaterThanOrEqual(1);
+          expect(c.fuzzers.length).toBeGreaterThan(0);
+        }
+        expect(new Set(candidates.map((c) => c.domain)).size).toBe(candidates.length);
+      }),
+      { numRuns: 60 },
+    );
   });
 });

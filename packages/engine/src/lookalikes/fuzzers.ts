@@ -106,14 +106,33 @@ export function homoglyphOnce(label: string, table: ReadonlyMap<string, readonly
   return out;
 }
 
-/** `homoglyphOnce`, then (deep) `homoglyphOnce` of each result: up to two substitutions. */
+/**
+ * Most names the two-substitution pass may make (first and second together). Two substitutions
+ * grow with the square of the label: `eeee…` (63 letters) under a permissive TLD would make
+ * hundreds of thousands, seconds of CPU for a cap of 2,500. The likeliest first substitutions
+ * (ASCII and Cyrillic look-alikes, then diacritics) are expanded first.
+ */
+export const MAX_HOMOGLYPH_NAMES = 6000;
+
+/** `homoglyphOnce`, then (deep) `homoglyphOnce` of each result: up to two substitutions, at most `MAX_HOMOGLYPH_NAMES`. */
 export function homoglyph(label: string, suffix: string, twice: boolean): string[] {
   const table = glyphTable(suffix);
   const once = new Set(homoglyphOnce(label, table));
   if (!twice) return [...once];
   const all = new Set(once);
-  for (const first of once) for (const second of homoglyphOnce(first, table)) all.add(second);
+  // Names whose substitution is ASCII or Cyrillic (no combining mark once decomposed) first.
+  const ordered = [...once].sort((a, b) => markCount(a) - markCount(b));
+  for (const first of ordered) {
+    for (const second of homoglyphOnce(first, table)) {
+      if (all.size >= MAX_HOMOGLYPH_NAMES) return [...all];
+      all.add(second);
+    }
+  }
   return [...all];
+}
+
+function markCount(text: string): number {
+  return text.normalize('NFD').length - text.length;
 }
 
 /** A hyphen between two characters. */

@@ -75,11 +75,11 @@ export function originalName(input: string): OriginalOutcome {
       fix: 'Give a registrable domain such as example.com.',
     };
   }
+  // The label's Unicode form is cut from the whole name's: a bare label such as `0` would be read
+  // as an IPv4 address by the URL host parser (`0.0.0.0`).
   const unicode = domainToUnicode(parsed.domain);
-  return {
-    ok: true,
-    original: { domain: parsed.domain, unicode, label: domainToUnicode(parsed.domainWithoutSuffix), suffix: parsed.publicSuffix },
-  };
+  const label = unicode.slice(0, unicode.length - domainToUnicode(parsed.publicSuffix).length - 1);
+  return { ok: true, original: { domain: parsed.domain, unicode, label, suffix: parsed.publicSuffix } };
 }
 
 /** What `generateLookalikes` gives. */

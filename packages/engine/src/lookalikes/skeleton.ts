@@ -35,50 +35,54 @@ export function looseSkeleton(text: string): string {
 
 /**
  * The Damerau-Levenshtein distance (insertions, deletions, substitutions and transpositions of
- * adjacent characters, unrestricted: Lowrance-Wagner), counted in code points.
+ * adjacent characters, unrestricted: Lowrance-Wagner), counted in code points. Characters are
+ * numbered first, so the table is typed arrays and no lookup by string happens per cell.
  */
 export function damerauLevenshtein(a: string, b: string): number {
-  const s = Array.from(a);
-  const t = Array.from(b);
+  const codes = new Map<string, number>();
+  const code = (ch: string): number => {
+    let c = codes.get(ch);
+    if (c === undefined) {
+      c = codes.size;
+      codes.set(ch, c);
+    }
+    return c;
+  };
+  const s = Array.from(a, code);
+  const t = Array.from(b, code);
   const n = s.length;
   const m = t.length;
   const max = n + m;
-  const lastRow = new Map<string, number>();
+  // For each character, the last row of `s` where it was seen (0: not yet).
+  const lastRow = new Int32Array(codes.size);
   // (n + 2) × (m + 2) table, with a border of `max`.
   const width = m + 2;
-  const d = new Array<number>((n + 2) * width).fill(0);
-  const at = (i: number, j: number): number => d[i * width + j]!;
-  const set = (i: number, j: number, v: number): void => {
-    d[i * width + j] = v;
-  };
-  set(0, 0, max);
+  const d = new Int32Array((n + 2) * width);
+  d[0] = max;
   for (let i = 0; i <= n; i++) {
-    set(i + 1, 0, max);
-    set(i + 1, 1, i);
+    d[(i + 1) * width] = max;
+    d[(i + 1) * width + 1] = i;
   }
   for (let j = 0; j <= m; j++) {
-    set(0, j + 1, max);
-    set(1, j + 1, j);
+    d[j + 1] = max;
+    d[width + j + 1] = j;
   }
   for (let i = 1; i <= n; i++) {
     let lastMatchCol = 0;
+    const si = s[i - 1]!;
     for (let j = 1; j <= m; j++) {
-      const i1 = lastRow.get(t[j - 1]!) ?? 0;
+      const tj = t[j - 1]!;
+      const i1 = lastRow[tj]!;
       const j1 = lastMatchCol;
-      const cost = s[i - 1] === t[j - 1] ? 0 : 1;
+      const cost = si === tj ? 0 : 1;
       if (cost === 0) lastMatchCol = j;
-      set(
-        i + 1,
-        j + 1,
-        Math.min(
-          at(i, j) + cost,
-          at(i + 1, j) + 1,
-          at(i, j + 1) + 1,
-          at(i1, j1) + (i - i1 - 1) + 1 + (j - j1 - 1),
-        ),
-      );
+      const substitution = d[i * width + j]! + cost;
+      const insertion = d[(i + 1) * width + j]! + 1;
+      const deletion = d[i * width + j + 1]! + 1;
+      const transposition = d[i1 * width + j1]! + (i - i1 - 1) + 1 + (j - j1 - 1);
+      d[(i + 1) * width + j + 1] = Math.min(substitution, insertion, deletion, transposition);
     }
-    lastRow.set(s[i - 1]!, i);
+    lastRow[si] = i;
   }
-  return at(n + 1, m + 1);
+  return d[(n + 1) * width + m + 1]!;
 }

@@ -51,7 +51,7 @@ export function gradeRank(grade: LookalikeGrade): number {
 /**
  * What the owner of the original should do about the graded names. The parking records are written
  * out for the first name that needs them: one of the owner's own not yet parked, else the worst
- * lookalike, else `likeliest` (the likeliest candidate, registered or not).
+ * lookalike, else `likeliest` (the likeliest ASCII candidate, registered or not).
  */
 export function nextSteps(lookalikes: readonly Lookalike[], likeliest: string | undefined): LookalikeNextStep[] {
   const steps: LookalikeNextStep[] = [];

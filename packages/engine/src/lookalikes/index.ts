@@ -146,6 +146,7 @@ export async function findLookalikes(input: string, options: LookalikeOptions): 
     lookalikes,
     looksLike: generated.looksLike,
     wildcardSuffixes: [...wildcardSuffixes].sort(),
-    nextSteps: nextSteps(lookalikes, candidates[0]?.domain),
+    // The example parking records name the likeliest ASCII candidate (what an owner registers first).
+    nextSteps: nextSteps(lookalikes, (candidates.find((c) => c.domain === c.unicode) ?? candidates[0])?.domain),
   };
 }

@@ -185,13 +185,15 @@ describe('the package as others use it', () => {
     const packages = tree.split('\n').filter((line) => line.includes('node_modules'));
     expect(packages.length).toBeLessThanOrEqual(MAX_ENGINE_INSTALL_PACKAGES);
     expect(packages.filter((path) => SERVICE_STACK.test(`${path}/`))).toEqual([]);
+    // The lookalike search too: its confusables data (unhomoglyph) is found from the installed engine.
     const script = `
-      import { checkDomain, ZoneResolver, loadZoneDirectory } from '@spoof-checker/engine';
+      import { checkDomain, findLookalikes, skeleton, ZoneResolver, loadZoneDirectory } from '@spoof-checker/engine';
       const resolver = new ZoneResolver(await loadZoneDirectory(${JSON.stringify(zones)}));
       const result = await checkDomain('open.example', { resolver });
-      console.log(JSON.stringify([result.verdict, result.spoofable]));`;
+      const lookalikes = await findLookalikes('open.example', { resolver });
+      console.log(JSON.stringify([result.verdict, result.spoofable, lookalikes.generated > 100, lookalikes.counts.none === lookalikes.generated, skeleton('p\u0430ypa1') === skeleton('paypal')]));`;
     const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: dir });
-    expect(JSON.parse(stdout)).toEqual(['spoofable', true]);
+    expect(JSON.parse(stdout)).toEqual(['spoofable', true, true, true, true]);
   }, 120_000);
 
   it('types the whole result, details included, for a TypeScript consumer of the built package', async () => {

@@ -50,6 +50,21 @@ describe('each fuzzer gives what dnstwist gives for the same label', () => {
     expect(sorted(got)).toEqual(sorted(expected));
   });
 
+  it('google.com: the names dnstwist lists for it (omission, transposition, repetition, vowel-swap, plural, hyphenation, subdomain)', () => {
+    const { candidates } = generateFor((originalName('google.com') as { ok: true; original: never }).original);
+    const by = (fuzzer: string) => sorted(candidates.filter((c) => c.fuzzers.includes(fuzzer as never)).map((c) => c.domain.replace(/\.com$/, '')));
+    expect(by('omission')).toEqual(sorted(['oogle', 'gogle', 'goole', 'googe', 'googl']));
+    // Swapping the two o's gives google itself, which is never a candidate.
+    expect(by('transposition')).toEqual(sorted(['ogogle', 'gogole', 'goolge', 'googel']));
+    expect(by('repetition')).toEqual(sorted(['ggoogle', 'gooogle', 'googgle', 'googlle', 'googlee']));
+    expect(by('vowel-swap')).toEqual(sorted(['gaogle', 'geogle', 'giogle', 'guogle', 'goagle', 'goegle', 'goigle', 'gougle', 'googla', 'googli', 'googlo', 'googlu']));
+    expect(by('plural')).toEqual(sorted(['goosgle', 'googsle']));
+    expect(by('hyphenation')).toEqual(sorted(['g-oogle', 'go-ogle', 'goo-gle', 'goog-le', 'googl-e']));
+    expect(by('subdomain')).toEqual(sorted(['g.oogle', 'go.ogle', 'goo.gle', 'goog.le']));
+    expect(by('various')).toEqual(['googlecom']);
+    expect(by('addition')).toHaveLength(36);
+  });
+
   it('replacement and insertion use the neighbours on QWERTY, QWERTZ and AZERTY', () => {
     // dnstwist's tables: qwerty q '12wa', qwertz q '12wa', azerty q 'zswa'; a: 'qwsz', 'qwsy', '2zq1'.
     expect(sorted(KEYBOARD_NEIGHBOURS.get('q')!)).toEqual(sorted('12wazs'));

@@ -22,6 +22,9 @@ export type { AppOptions, ServiceOptions } from './service/compose.js';
 export { DEFAULT_BODY_LIMIT_BYTES, DEFAULT_TIMEOUTS, DOCS_PATH, OPENAPI_PATH } from './http/app.js';
 export type { ServerTimeouts, ServiceRoutes, StartupApiKey } from './http/app.js';
 export type { SpoofCheck, SpoofCheckRequestOptions } from './http/routes/spoof-checker.js';
+/** The lookalike route's runner type and its deep cap (`POST /api/tools/v1/lookalikes`). */
+export { API_DEEP_MAX_CANDIDATES, LookalikeReportSchema } from './http/routes/lookalikes.js';
+export type { LookalikeRun, LookalikeRunOptions } from './http/routes/lookalikes.js';
 /** Liveness and readiness paths. */
 export { HEALTH_PATH, READY_PATH } from './http/routes/health.js';
 

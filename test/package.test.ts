@@ -116,7 +116,7 @@ describe('the package as others use it', () => {
   });
 
   it('the engine package declares only its own few dependencies, and no install script', () => {
-    expect(Object.keys(engineManifest.dependencies ?? {}).sort()).toEqual(['dns-packet', 'lru-cache', 'p-limit', 'tldts']);
+    expect(Object.keys(engineManifest.dependencies ?? {}).sort()).toEqual(['dns-packet', 'lru-cache', 'p-limit', 'tldts', 'unhomoglyph']);
     expect(Object.keys(engineManifest.scripts ?? {}).filter((name) => INSTALL_SCRIPTS.includes(name))).toEqual([]);
     expect(manifest.dependencies?.['@spoof-checker/engine']).toBe(engineManifest.version);
   });
@@ -199,13 +199,15 @@ describe('the package as others use it', () => {
     const packages = tree.split('\n').filter((line) => line.includes('node_modules'));
     expect(packages.length).toBeLessThanOrEqual(MAX_ENGINE_INSTALL_PACKAGES);
     expect(packages.filter((path) => SERVICE_STACK.test(`${path}/`))).toEqual([]);
+    // The lookalike search too: its confusables data (unhomoglyph) is found from the installed engine.
     const script = `
-      import { checkDomain, ZoneResolver, loadZoneDirectory } from '@spoof-checker/engine';
+      import { checkDomain, findLookalikes, skeleton, ZoneResolver, loadZoneDirectory } from '@spoof-checker/engine';
       const resolver = new ZoneResolver(await loadZoneDirectory(${JSON.stringify(zones)}));
       const result = await checkDomain('open.example', { resolver });
-      console.log(JSON.stringify([result.verdict, result.spoofable]));`;
+      const lookalikes = await findLookalikes('open.example', { resolver });
+      console.log(JSON.stringify([result.verdict, result.spoofable, lookalikes.generated > 100, lookalikes.counts.none === lookalikes.generated, skeleton('p\u0430ypa1') === skeleton('paypal')]));`;
     const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: dir });
-    expect(JSON.parse(stdout)).toEqual(['spoofable', true]);
+    expect(JSON.parse(stdout)).toEqual(['spoofable', true, true, true, true]);
   }, 120_000);
 
   it('both packages pass `npm publish --dry-run` with no warning (but that no one is logged in)', async () => {

@@ -5,6 +5,7 @@ import { didYouMean } from './suggest.js';
 /** Each subcommand is loaded only when it is run, so `check` does not pay for Fastify's start-up. */
 const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }> = {
   check: { summary: 'check domains, URLs or addresses and print a report (or JSON lines)', load: async () => (await import('./check.js')).check },
+  lookalikes: { summary: 'find the registered names that look like a domain, graded by what they can do with mail', load: async () => (await import('./lookalikes.js')).lookalikes },
   scan: { summary: 'check a list of names (file or stdin), streamed as JSON lines or CSV, resumable', load: async () => (await import('./scan.js')).scan },
   serve: { summary: 'run the HTTP API (spoof checker, logs, templates, domains, contacts)', load: async () => (await import('./serve.js')).serve },
   'dns-serve': { summary: 'serve a directory of zone files over DNS (UDP+TCP)', load: async () => (await import('./dns-serve.js')).dnsServe },

@@ -50,6 +50,7 @@ import { HEALTH_PATH, healthRoutes, READY_PATH } from './routes/health.js';
 import { logRoutes } from './routes/logs.js';
 import { monitorRoutes } from './routes/monitors.js';
 import type { MonitorService } from '../jobs/monitors.js';
+import { lookalikeRoutes, type LookalikeRun } from './routes/lookalikes.js';
 import { spoofCheckerRoutes, type SpoofCheck } from './routes/spoof-checker.js';
 import { templateRoutes } from './routes/templates.js';
 import { SHARED_SCHEMAS } from './schemas.js';
@@ -132,6 +133,11 @@ export interface ServiceOptions {
   now?: () => Date;
   /** Title and version shown in the OpenAPI document. */
   apiInfo?: { title?: string; version?: string };
+  /**
+   * Runs one lookalike search (`findLookalikes` bound to a resolver): without it
+   * `POST /api/tools/v1/lookalikes` is not served.
+   */
+  lookalikes?: LookalikeRun;
   /** Batch checks (src/jobs/): without it the batch routes are not served. */
   batches?: BatchService;
   /** Monitors (src/jobs/monitors.ts): without it the monitor routes are not served. */
@@ -470,6 +476,13 @@ export const spoofCheckerService: FastifyPluginAsync<ServiceOptions> = async (ho
     transportLimiter,
     reportSelectors: reportSelectorCache(stores.reports, now),
   });
+  if (options.lookalikes) {
+    await app.register(lookalikeRoutes, {
+      run: options.lookalikes,
+      limiter: limiters.lookalikes,
+      deepLimiter: limiters.deepLookalikes,
+    });
+  }
   if (options.batches) await app.register(batchRoutes, { batches: options.batches, now });
   // A run of a monitor with the transport check probes like a transport check: same budget.
   if (options.monitors) await app.register(monitorRoutes, { monitors: options.monitors, transportLimiter });

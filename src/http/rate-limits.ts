@@ -31,6 +31,13 @@ export interface RateLimits {
    * window counter, `web-transport:<client>`, not by @fastify/rate-limit).
    */
   transportCheck: Limit;
+  /**
+   * Per client address: lookalike runs (`POST /api/tools/v1/lookalikes`, the page's "Names that look
+   * like yours"). One run asks hundreds of names, so it is limited far more strictly than a check.
+   */
+  lookalikes: Limit;
+  /** Per client address, on top of `lookalikes`: deep runs (up to `API_DEEP_MAX_CANDIDATES` names each). */
+  deepLookalikes: Limit;
   /** Per organisation. */
   domainUpdate: Limit;
   /** Per organisation, counted apart from updates. */
@@ -51,7 +58,7 @@ export interface RateLimits {
 }
 
 /** The limits applied by @fastify/rate-limit, one hook per operation. */
-export type RouteLimitName = 'spoofCheck' | 'domainUpdate' | 'domainDelete' | 'contactList';
+export type RouteLimitName = 'spoofCheck' | 'lookalikes' | 'deepLookalikes' | 'domainUpdate' | 'domainDelete' | 'contactList';
 
 /** One day, the window of the storage quota. */
 export const STORAGE_QUOTA_WINDOW_MS = 86_400_000;
@@ -68,7 +75,8 @@ export const IPV6_48_ALLOWANCE_FACTOR = 4;
 export const RATE_LIMIT_WINDOW_MS = 60_000;
 
 /**
- * The defaults: 60 checks a minute per address, 10 of them with transport; 10 domain updates and
+ * The defaults: 60 checks a minute per address, 10 of them with transport; 6 lookalike runs a minute
+ * per address, 2 of them deep; 10 domain updates and
  * 10 deletes, 60 contact lists a minute per organisation; 600 page checks a minute from everyone;
  * 20 failed authentications a minute per address; 120 writes a minute and 64 MiB of written bodies
  * a day per organisation.
@@ -76,6 +84,8 @@ export const RATE_LIMIT_WINDOW_MS = 60_000;
 export const DEFAULT_RATE_LIMITS: Readonly<RateLimits> = Object.freeze({
   spoofCheck: { max: 60, windowMs: RATE_LIMIT_WINDOW_MS },
   transportCheck: { max: 10, windowMs: RATE_LIMIT_WINDOW_MS },
+  lookalikes: { max: 6, windowMs: RATE_LIMIT_WINDOW_MS },
+  deepLookalikes: { max: 2, windowMs: RATE_LIMIT_WINDOW_MS },
   domainUpdate: { max: 10, windowMs: RATE_LIMIT_WINDOW_MS },
   domainDelete: { max: 10, windowMs: RATE_LIMIT_WINDOW_MS },
   contactList: { max: 60, windowMs: RATE_LIMIT_WINDOW_MS },
@@ -169,7 +179,7 @@ function allowAnotherLimiter(request: FastifyRequest): void {
  * false, registers nothing and every hook is undefined. With `redis`, counters are kept there.
  */
 export async function createLimiters(app: FastifyInstance, limits: RateLimits | false, redis?: RateLimitRedis): Promise<Limiters> {
-  if (limits === false) return { spoofCheck: undefined, domainUpdate: undefined, domainDelete: undefined, contactList: undefined };
+  if (limits === false) return { spoofCheck: undefined, lookalikes: undefined, deepLookalikes: undefined, domainUpdate: undefined, domainDelete: undefined, contactList: undefined };
   await app.register(rateLimit, {
     global: false,
     // A Redis error must not let requests through unlimited (skipOnError would): fail closed.
@@ -211,6 +221,8 @@ export async function createLimiters(app: FastifyInstance, limits: RateLimits | 
   };
   return {
     spoofCheck: make('spoofCheck', byClientAddress, 'from one client address'),
+    lookalikes: make('lookalikes', byClientAddress, 'of lookalike runs, from one client address'),
+    deepLookalikes: make('deepLookalikes', byClientAddress, 'of deep lookalike runs, from one client address'),
     domainUpdate: make('domainUpdate', byOrganization, 'for one organisation'),
     domainDelete: make('domainDelete', byOrganization, 'for one organisation'),
     contactList: make('contactList', byOrganization, 'for one organisation'),

@@ -448,7 +448,7 @@ export const MonitorSchema = Type.Object({
   domain: Type.String(),
   intervalMinutes: Type.Integer(),
   webhookUrl: NullableString,
-  checks: Type.Array(Type.Enum(['transport'])),
+  checks: Type.Array(Type.Enum(['transport', 'lookalikes'])),
   state: Type.Object({
     status: Type.Enum(['pending', 'ok', 'confirming', 'could-not-check'], {
       description: 'pending: no successful check yet; ok: the last check agrees with the confirmed state; confirming: a different state was seen and awaits a second check; could-not-check: the last check failed (DNS)',

@@ -12,7 +12,7 @@
  * sets its baseline without an alert (there is nothing before it).
  */
 import { createHash } from 'node:crypto';
-import type { SpoofCheckResult } from '@spoof-checker/engine';
+import type { LookalikeReport, SpoofCheckResult } from '@spoof-checker/engine';
 import type { MonitorChange, MonitorCheckSummary, MonitorMachine, MonitorSnapshot } from '../store/monitors.js';
 
 /** Consecutive checks that must agree on a new state before it is a change. */
@@ -30,8 +30,16 @@ function transportVerdictOf(result: SpoofCheckResult): string | undefined {
   return result.transport?.verdict;
 }
 
-/** The normalised snapshot of a result. `withTransport`: the monitor asked for the transport check. */
-export function snapshotOfResult(result: SpoofCheckResult, withTransport: boolean): MonitorSnapshot {
+/** `domain grade` of every lookalike a search graded above none, sorted (the monitor's snapshot of it). */
+export function lookalikeEntries(report: LookalikeReport): string[] {
+  return report.lookalikes.map((l) => `${l.domain} ${l.grade}`).sort();
+}
+
+/**
+ * The normalised snapshot of a result. `withTransport`: the monitor asked for the transport check;
+ * `result.lookalikes`: the lookalike search it asked for.
+ */
+export function snapshotOfResult(result: SpoofCheckResult & { lookalikes?: LookalikeReport }, withTransport: boolean): MonitorSnapshot {
   const d = result.details;
   const transport = withTransport ? transportVerdictOf(result) : undefined;
   return {
@@ -44,7 +52,42 @@ export function snapshotOfResult(result: SpoofCheckResult, withTransport: boolea
     mx: { status: d.mx.status, hosts: sortedUnique(d.mx.hosts.map((h) => `${h.preference} ${h.exchange.toLowerCase()}`)) },
     findings: sortedUnique(result.reasons.map((r) => r.id)),
     ...(transport !== undefined ? { transport: { verdict: transport } } : {}),
+    ...(result.lookalikes ? { lookalikes: lookalikeEntries(result.lookalikes) } : {}),
   };
+}
+
+/** How bad a lookalike grade is, for "a grade rise"; `unknown` is not comparable (a failed lookup). */
+const GRADE_SEVERITY: Readonly<Record<string, number>> = { protected: 1, medium: 2, high: 3, critical: 4 };
+
+/** A lookalike that appeared or whose grade rose between two snapshots. */
+export interface LookalikeAlert {
+  domain: string;
+  /** null: a new lookalike. */
+  before: string | null;
+  after: string;
+}
+
+/**
+ * The lookalikes worth an alert: new ones (graded, not `unknown`), and those whose grade rose from a
+ * known grade (`unknown` before says nothing about a rise: the lookup had failed).
+ */
+export function lookalikeAlerts(before: MonitorSnapshot, after: MonitorSnapshot): LookalikeAlert[] {
+  if (after.kind !== 'checked' || after.lookalikes === undefined) return [];
+  const earlier = new Map<string, string>();
+  if (before.kind === 'checked') for (const entry of before.lookalikes ?? []) earlier.set(entry.slice(0, entry.lastIndexOf(' ')), entry.slice(entry.lastIndexOf(' ') + 1));
+  // Before the monitor asked for lookalikes there is nothing to compare with: no alert for every name at once.
+  if (before.kind !== 'checked' || before.lookalikes === undefined) return [];
+  const alerts: LookalikeAlert[] = [];
+  for (const entry of after.lookalikes) {
+    const domain = entry.slice(0, entry.lastIndexOf(' '));
+    const grade = entry.slice(entry.lastIndexOf(' ') + 1);
+    const severity = GRADE_SEVERITY[grade];
+    if (severity === undefined) continue;
+    const was = earlier.get(domain);
+    if (was === undefined) alerts.push({ domain, before: null, after: grade });
+    else if (GRADE_SEVERITY[was] !== undefined && severity > GRADE_SEVERITY[was]!) alerts.push({ domain, before: was, after: grade });
+  }
+  return alerts;
 }
 
 /**
@@ -112,6 +155,7 @@ function fields(snapshot: MonitorSnapshot): Map<string, unknown> {
   out.set('mx.hosts', snapshot.mx.hosts);
   out.set('findings', snapshot.findings);
   out.set('transport.verdict', snapshot.transport?.verdict ?? null);
+  out.set('lookalikes', snapshot.lookalikes ?? null);
   return out;
 }
 

@@ -10,17 +10,32 @@
  */
 import { randomUUID } from 'node:crypto';
 import { isSpoofCheckError } from '@spoof-checker/engine';
-import type { SpoofCheckResult } from '@spoof-checker/engine';
+import type { LookalikeReport, SpoofCheckResult } from '@spoof-checker/engine';
 import type { Monitor, MonitorCheckKind, MonitorSnapshot, NewMonitorHistoryEntry, WebhookDelivery } from '../store/monitors.js';
 import type { MonitorStore } from '../store/monitors.js';
-import { dnsFailureOf, snapshotOfResult, summaryOf, transition } from './monitor-changes.js';
+import { dnsFailureOf, lookalikeAlerts, snapshotOfResult, summaryOf, transition, type LookalikeAlert } from './monitor-changes.js';
 import { newDelivery } from './webhooks.js';
 
 /** Tries of a commit that lost a race to another run of the same monitor. */
 export const MONITOR_COMMIT_ATTEMPTS = 8;
 
+/** What a monitor's check gives: the spoof check, plus the lookalike search when the monitor asked for it. */
+export type MonitorCheckResult = SpoofCheckResult & { lookalikes?: LookalikeReport };
+
 /** Runs the check a monitor asks for (the serve/worker binds `checkDomain` to a resolver). */
-export type MonitorCheck = (domain: string, options: { checks: MonitorCheckKind[] }) => Promise<SpoofCheckResult>;
+export type MonitorCheck = (domain: string, options: { checks: MonitorCheckKind[] }) => Promise<MonitorCheckResult>;
+
+/**
+ * A monitor check that also runs the lookalike search (`findLookalikes` bound to the same resolver)
+ * when the monitor asks for `lookalikes`.
+ */
+export function withLookalikeSearch(check: MonitorCheck, search: (domain: string) => Promise<LookalikeReport>): MonitorCheck {
+  return async (domain, options) => {
+    const result = await check(domain, options);
+    if (!options.checks.includes('lookalikes')) return result;
+    return { ...result, lookalikes: await search(domain) };
+  };
+}
 
 /** The webhook body of a confirmed change. */
 export interface MonitorChangedEvent {
@@ -30,6 +45,8 @@ export interface MonitorChangedEvent {
   before: MonitorSnapshot;
   after: MonitorSnapshot;
   changes: { field: string; before: unknown; after: unknown }[];
+  /** Lookalikes that appeared or whose grade rose (monitors that ask for `lookalikes`). */
+  lookalikes?: LookalikeAlert[];
   checkedAt: string;
 }
 
@@ -81,7 +98,11 @@ export async function runMonitor(deps: MonitorRunDeps, monitorId: string, runId:
     if (step.change) {
       const eventId = `chg_${randomUUID()}`;
       entries.push({ type: 'change', id: eventId, monitorId, at, before: step.change.before, after: step.change.after, changes: step.change.changes });
-      if (monitor.webhookUrl !== null) {
+      // A change of the lookalikes alone is alerted only when one appeared or rose a grade (a name
+      // that stopped resolving, or was parked, is history, not an alarm).
+      const alerts = lookalikeAlerts(step.change.before, step.change.after);
+      const onlyLookalikes = step.change.changes.every((c) => c.field === 'lookalikes');
+      if (monitor.webhookUrl !== null && (!onlyLookalikes || alerts.length > 0)) {
         const event: MonitorChangedEvent = {
           type: 'monitor.changed',
           monitorId,
@@ -89,6 +110,7 @@ export async function runMonitor(deps: MonitorRunDeps, monitorId: string, runId:
           before: step.change.before,
           after: step.change.after,
           changes: step.change.changes,
+          ...(alerts.length > 0 ? { lookalikes: alerts } : {}),
           checkedAt: at,
         };
         deliveries.push(newDelivery({ monitorId, organizationId: monitor.organizationId, eventId, url: monitor.webhookUrl, body: JSON.stringify(event), at }));

@@ -53,6 +53,7 @@ function withPages<Options extends ApiServiceOptions & PagesOption>(options: Opt
       check: (domain, checkOptions) => check(domain, checkOptions),
       rateLimit: limits === false ? false : limits.spoofCheck,
       transportRateLimit: limits === false ? false : limits.transportCheck,
+      ...(options.lookalikes ? { lookalikes: options.lookalikes, lookalikeRateLimit: limits === false ? false : limits.lookalikes } : {}),
       ...(limits === false ? {} : { anonymousBudget: limits.anonymousChecks }),
       counter,
       publicUrl,

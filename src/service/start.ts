@@ -27,7 +27,7 @@
  */
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { Redis } from 'ioredis';
-import { checkDomain, ZoneResolver, type CheckTransportOptions, type RangeData, type Resolver, type SpoofCheckResult } from '@spoof-checker/engine';
+import { checkDomain, findLookalikes, ZoneResolver, type CheckTransportOptions, type RangeData, type Resolver, type SpoofCheckResult } from '@spoof-checker/engine';
 import type { StartupApiKey } from '../http/app.js';
 import type { TrustProxy } from '../http/client-address.js';
 import { connectRateLimitRedis } from '../http/rate-limits.js';
@@ -35,7 +35,7 @@ import type { BatchService } from '../jobs/service.js';
 import { describeBatchMode, startBatchService } from '../jobs/setup.js';
 import type { MonitorService } from '../jobs/monitors.js';
 import { describeMonitorMode, seedDemoMonitor, startMonitorService, startMonitorWorkerWithPump } from '../jobs/monitor-setup.js';
-import type { MonitorCheck } from '../jobs/monitor-run.js';
+import { withLookalikeSearch, type MonitorCheck } from '../jobs/monitor-run.js';
 import { startBatchWorker } from '../jobs/worker.js';
 import { loadRedisModules } from '../jobs/redis-modules.js';
 import { openStores, seedIfEmpty, type StorageChoice } from '../store/open.js';
@@ -264,8 +264,11 @@ function checksOf(config: CheckConfig) {
   const plain = (domain: string) => checkDomain(domain, base(domain));
   // A monitor that asks for the transport check gets it, with the service's transport options.
   const transportFor = (domain: string): CheckTransportOptions => config.transportFor?.(domain) ?? config.transport ?? {};
-  const monitor: MonitorCheck = (domain, options) =>
-    checkDomain(domain, { ...base(domain), ...(options.checks.includes('transport') ? { transport: transportFor(domain) } : {}) });
+  // A monitor that asks for lookalikes gets the default search, through the same shared cache.
+  const monitor: MonitorCheck = withLookalikeSearch(
+    (domain, options) => checkDomain(domain, { ...base(domain), ...(options.checks.includes('transport') ? { transport: transportFor(domain) } : {}) }),
+    (domain) => findLookalikes(domain, { resolver: config.resolverFor(domain) }),
+  );
   return { plain, monitor, base, transportFor };
 }
 
@@ -407,6 +410,8 @@ export async function startService(config: ServiceConfig): Promise<ServiceHandle
           ...(options?.transport ? { transport: checks.transportFor(domain) } : {}),
           ...(options?.maxQueries !== undefined ? { maxQueries: options.maxQueries } : {}),
         }),
+      // Lookalike runs ask through the same shared, TTL-aware cache as the checks.
+      lookalikes: (domain, options) => findLookalikes(domain, { resolver: checks.base(domain).resolver, ...options }),
       ...(redis ? { rateLimitRedis: redis } : {}),
       apiKeys: http.apiKeys,
       redactKeys: seedKeys,

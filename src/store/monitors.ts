@@ -12,10 +12,10 @@
  */
 import type { Page, PageRequest, Timestamp } from './page-types.js';
 
-/** Extra checks a monitor may ask for (the transport check is opt-in). */
-export type MonitorCheckKind = 'transport';
+/** Extra checks a monitor may ask for (the transport check and the lookalike search are opt-in). */
+export type MonitorCheckKind = 'transport' | 'lookalikes';
 /** Every value of {@link MonitorCheckKind}. */
-export const MONITOR_CHECK_KINDS: readonly MonitorCheckKind[] = ['transport'];
+export const MONITOR_CHECK_KINDS: readonly MonitorCheckKind[] = ['transport', 'lookalikes'];
 
 /**
  * What a check saw, normalised so that two checks of an unchanged domain compare equal: no
@@ -37,6 +37,11 @@ export type MonitorSnapshot =
       findings: string[];
       /** Present when the monitor asked for the transport check and the result carried one. */
       transport?: { verdict: string };
+      /**
+       * Present when the monitor asked for the lookalike search: `domain grade` of every lookalike
+       * graded above `none` (A-labels), sorted.
+       */
+      lookalikes?: string[];
     }
   | { kind: 'domain-not-found' }
   | { kind: 'could-not-check'; reason: string };

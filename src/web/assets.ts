@@ -148,30 +148,34 @@ const SCRIPT = `
     row.appendChild(button);
     pre.insertAdjacentElement('afterend', row);
   });
-  // "Mail sent to you": shown after the verdict, fetched from this host; the link stays without JavaScript.
-  document.querySelectorAll('section[data-transport-src]').forEach(function (section) {
-    if (!window.fetch) return;
-    var link = section.querySelector('a');
-    var note = document.createElement('p');
-    note.className = 'muted';
-    note.textContent = 'Checking how mail sent to you travels… (a few seconds)';
-    section.appendChild(note);
-    var retryAfter = null;
-    fetch(section.getAttribute('data-transport-src'), { headers: { accept: 'text/html' }, credentials: 'same-origin' }).then(function (response) {
-      if (response.status === 429) retryAfter = Number(response.headers.get('retry-after')) || 60;
-      if (!response.ok) throw new Error(String(response.status));
-      return response.text();
-    }).then(function (markup) {
-      var holder = document.createElement('div');
-      holder.innerHTML = markup;
-      var fresh = holder.querySelector('section#transport');
-      if (fresh) section.replaceWith(fresh); else throw new Error('no section');
-    }).catch(function () {
-      // Say why, and leave focus and scroll where the reader is: the verdict above stays in view.
-      note.textContent = retryAfter !== null
-        ? 'Too many checks from your network just now: try again in ' + retryAfter + ' s (the link below checks it on its own page).'
-        : 'This part could not be loaded here; follow the link below to see it.';
-      note.setAttribute('role', 'status');
+  // The sections shown after the verdict ("Mail sent to you", "Names that look like yours"), each
+  // fetched from this host; the link stays without JavaScript.
+  [['transport', 'Checking how mail sent to you travels… (a few seconds)'], ['lookalikes', 'Looking for names that look like yours… (a few seconds)']].forEach(function (part) {
+    document.querySelectorAll('section[data-' + part[0] + '-src]').forEach(function (section) {
+      if (!window.fetch) return;
+      var note = document.createElement('p');
+      note.className = 'muted';
+      note.textContent = part[1];
+      section.appendChild(note);
+      var retryAfter = null;
+      fetch(section.getAttribute('data-' + part[0] + '-src'), { headers: { accept: 'text/html' }, credentials: 'same-origin' }).then(function (response) {
+        if (response.status === 429) retryAfter = Number(response.headers.get('retry-after')) || 60;
+        if (!response.ok) throw new Error(String(response.status));
+        return response.text();
+      }).then(function (markup) {
+        var holder = document.createElement('div');
+        holder.innerHTML = markup;
+        var fresh = holder.querySelector('section#' + part[0]);
+        if (fresh) section.replaceWith(fresh); else throw new Error('no section');
+      }).catch(function () {
+        // Say why, and leave focus and scroll where the reader is: the verdict above stays in view.
+        note.textContent = retryAfter !== null
+          ? 'Too many checks from your network just now: try again in ' + retryAfter + ' s (the link below checks it on its own page).'
+          : 'This part could not be loaded here; follow the link below to see it.';
+        note.setAttribute('role', 'status');
+      });
+    });
+  });
     });
   });
   document.querySelectorAll('form.check').forEach(function (form) {

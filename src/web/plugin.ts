@@ -18,6 +18,7 @@ import { isSpoofCheckError } from '@spoof-checker/engine';
 import { normaliseDomainInput } from '@spoof-checker/engine';
 import { GUIDE_TOPICS } from '@spoof-checker/engine';
 import type { SpoofCheckResult } from '@spoof-checker/engine';
+import type { LookalikeReport } from '@spoof-checker/engine';
 import { ASSET_CACHE_CONTROL, ASSETS } from './assets.js';
 import { inDemo, type DemoSettings } from './demo.js';
 import { toHtmlString, type SafeHtml } from './html.js';
@@ -27,6 +28,7 @@ import type { MonitorHistoryEntry, MonitorStore } from '../store/monitors.js';
 import { resultPage, resultPath } from './result-view.js';
 import { errorPage, guidePage, historyPage, homePage, notInDemoPage, type PublicHistoryRow } from './views.js';
 import { apiDocsPage, type OpenApiDocument } from './api-docs.js';
+import { LOOKALIKES_PATH, lookalikesPage, lookalikesPath, lookalikesSection } from './lookalikes-view.js';
 import { FRAGMENT_PARAM, TRANSPORT_PATH, transportPage, transportPath, transportSection, transportUnavailable, transportUnavailablePage } from './transport-view.js';
 
 /** Only this host's own files; no inline script or style, no plugins, no framing, forms post here. */
@@ -144,6 +146,18 @@ export interface WebPagesSettings {
  */
 export const ANONYMOUS_CHECK_MAX_QUERIES = 150;
 
+/** Names one page lookalike search tries at most (the engine's default set is capped at 500). */
+export const ANONYMOUS_LOOKALIKE_MAX_CANDIDATES = 300;
+/**
+ * DNS lookups one page lookalike search may make: one per name tried, three to five more per name
+ * that exists. This is the page's worst case per request; a name with more registered lookalikes
+ * than the budget allows gets the rest graded `unknown`, never `none`.
+ */
+export const ANONYMOUS_LOOKALIKE_MAX_QUERIES = 600;
+
+/** Runs one lookalike search for the page (the API's own runner, with the page's caps). */
+export type PageLookalikes = (domain: string, options: { deep: false; maxCandidates: number; maxQueries: number; signal?: AbortSignal }) => Promise<LookalikeReport>;
+
 /** Options of the page plugin. */
 export interface WebPagesOptions extends WebPagesSettings {
   /** The same injected check the API uses. */
@@ -154,6 +168,10 @@ export interface WebPagesOptions extends WebPagesSettings {
   http: PageHttp;
   /** Transport checks ("Mail sent to you") allowed per client network and window; false or absent for none. */
   transportRateLimit?: PageRateLimit | false | undefined;
+  /** Lookalike searches ("Names that look like yours"); without it the section is not shown. */
+  lookalikes?: PageLookalikes | undefined;
+  /** Lookalike searches allowed per client network and window (stricter than checks); false or absent for none. */
+  lookalikeRateLimit?: PageRateLimit | false | undefined;
   /** Checks allowed from everyone together per window (the anonymous budget); none when absent. */
   anonymousBudget?: PageRateLimit | undefined;
   /** Where the counts are kept (the app's: Redis with a local fallback); this process's when absent. */
@@ -299,6 +317,9 @@ export const webPages: FastifyPluginAsync<WebPagesOptions> = async (app, options
   const limiter = rateLimit === false ? undefined : createPageLimiter(http, counter, rateLimit, options.anonymousBudget);
   // Transport checks cost seconds and sockets: a limit of their own, counted apart.
   const transportLimiter = transportRateLimit ? createPageLimiter(http, counter, transportRateLimit, options.anonymousBudget, 'web-transport') : undefined;
+  // A lookalike search asks hundreds of names: a stricter limit of its own, and the anonymous budget too.
+  const lookalikes = options.lookalikes;
+  const lookalikeLimiter = options.lookalikeRateLimit ? createPageLimiter(http, counter, options.lookalikeRateLimit, options.anonymousBudget, 'web-lookalikes') : undefined;
 
   app.addHook('onSend', async (_request, reply, payload) => {
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) void reply.header(name, value);
@@ -341,7 +362,7 @@ export const webPages: FastifyPluginAsync<WebPagesOptions> = async (app, options
     const result = await check(normalised.domain, { maxQueries });
     void reply.header('vary', 'accept');
     if (wantsJson(request.headers.accept)) return reply.code(200).header('cache-control', LIVE_PAGE_CACHE_CONTROL).send(result);
-    return sendPage(reply, 200, resultPage(result, { origin: originOf(request, publicUrl), demo, historyLink: publicHistory !== undefined }));
+    return sendPage(reply, 200, resultPage(result, { origin: originOf(request, publicUrl), demo, historyLink: publicHistory !== undefined, lookalikes: lookalikes !== undefined }));
   });
 
   // "Mail sent to you": the page the result page links to (works without JavaScript), and with
@@ -382,6 +403,29 @@ export const webPages: FastifyPluginAsync<WebPagesOptions> = async (app, options
     apiDocs ??= toHtmlString(apiDocsPage(swagger.call(app), demo));
     return reply.code(200).type(HTML_TYPE).header('cache-control', STATIC_PAGE_CACHE_CONTROL).send(apiDocs);
   });
+  // "Names that look like yours": as "Mail sent to you", a page of its own and a fragment for the script.
+  if (lookalikes) {
+    app.get<{ Params: { '*': string }; Querystring: Record<string, unknown> }>(`${LOOKALIKES_PATH}/*`, { config, schema, onRequest: lookalikeLimiter ? [lookalikeLimiter] : [] }, async (request, reply) => {
+      const typed = request.params['*'];
+      const normalised = normaliseDomainInput(typed);
+      if (!normalised.ok) {
+        if (wantsJson(request.headers.accept)) throw new InvalidInput(normalised.message, normalised.fix);
+        return invalidInput(reply, typed, normalised, demo);
+      }
+      const fragment = request.query[FRAGMENT_PARAM] === '1';
+      if (normalised.domain !== typed) return reply.code(303).header('cache-control', LIVE_PAGE_CACHE_CONTROL).redirect(`${lookalikesPath(normalised.domain)}${fragment ? `?${FRAGMENT_PARAM}=1` : ''}`, 303);
+      if (demo !== null && !inDemo(demo, normalised.domain)) {
+        void reply.header('vary', 'accept');
+        if (wantsJson(request.headers.accept)) return sendJsonError(reply, http.answer('NOT_FOUND', { message: `${normalised.domain} is not in the demo.`, why: `This demo answers from ${demo.source}, not from public DNS.`, fix: 'Check one of the demo domains listed on the home page.' }));
+        return sendPage(reply, 404, notInDemoPage(typed, normalised.domain, demo));
+      }
+      const report = await lookalikes(normalised.domain, { deep: false, maxCandidates: ANONYMOUS_LOOKALIKE_MAX_CANDIDATES, maxQueries: ANONYMOUS_LOOKALIKE_MAX_QUERIES });
+      void reply.header('vary', 'accept');
+      if (wantsJson(request.headers.accept)) return reply.code(200).header('cache-control', LIVE_PAGE_CACHE_CONTROL).send(report);
+      return sendPage(reply, 200, fragment ? lookalikesSection(report) : lookalikesPage(report));
+    });
+  }
+
   app.get<{ Params: { topic: string }; Querystring: Record<string, unknown> }>('/guides/:topic', { config, schema }, async (request, reply) => {
     const guide = guides.get(request.params.topic);
     if (!guide) {

@@ -9,6 +9,7 @@ import type { SpoofCheckResult, Verdict, InboxOutcome } from '@spoof-checker/eng
 import { MAX_DNS_TERMS, MAX_VOID_LOOKUPS } from '@spoof-checker/engine';
 import { html, type SafeHtml } from './html.js';
 import type { DemoSettings } from './demo.js';
+import { lookalikesPlaceholder } from './lookalikes-view.js';
 import { transportPlaceholder, transportSection } from './transport-view.js';
 import { checkForm, page } from './layout.js';
 
@@ -51,6 +52,8 @@ export interface ResultPageContext {
   demo?: DemoSettings | null;
   /** Link the domain's public monitoring history (only when the operator enabled `--public-history`). */
   historyLink?: boolean;
+  /** Show the "Names that look like yours" placeholder (the server runs lookalike searches). */
+  lookalikes?: boolean;
 }
 
 /** The path of the public history page of a (normalised) domain. */
@@ -91,6 +94,7 @@ ${nextStepSection(result.nextStep)}
 <ul class="reasons">${result.reasons.map(reasonItem)}</ul>
 </section>
 ${result.transport ? transportSection(result.transport, displayDomain) : transportPlaceholder(result.domain, displayDomain)}
+${context.lookalikes ? lookalikesPlaceholder(result.domain, displayDomain) : null}
 ${spfSection(result, obj(details['spf']))}
 ${sharedInfrastructureSection(obj(obj(details['spf'])['sharedInfrastructure']))}
 ${dmarcSection(result, obj(details['dmarc']))}

@@ -170,6 +170,51 @@ export type {
 } from './dnssec/index.js';
 /** Signed zone files served as RFC 4035 §3 says, by `startDnsServer({ signedZones })`. */
 export { loadSignedZoneDirectory, SignedZoneSet } from './zones/signed.js';
+// Lookalike (cousin) domains: the names that look like a domain, and what each can do with mail.
+/**
+ * Generates the dnstwist fuzzers' names for a domain's registrable label (homoglyphs only where the
+ * TLD's registry registers them), probes them cheap first through the injected resolver, and grades
+ * each: critical, high, medium, unknown, protected, none (docs/lookalikes.md).
+ */
+export { findLookalikes, generateFor as generateLookalikes, originalName as lookalikeOriginal, LOOKALIKE_FUZZERS, LOOKALIKE_GRADES, MAX_PROBE_CONCURRENCY } from './lookalikes/index.js';
+/** The lookalike run's limits: candidates (default and deep caps), DNS lookups, wall time, probes at once; the built-in word and TLD lists. */
+export {
+  DEEP_LOOKALIKE_DEADLINE_MS,
+  DEEP_LOOKALIKE_MAX_QUERIES,
+  DEEP_MAX_CANDIDATES,
+  DEFAULT_DICTIONARY,
+  DEFAULT_LOOKALIKE_DEADLINE_MS,
+  DEFAULT_LOOKALIKE_MAX_QUERIES,
+  DEFAULT_MAX_CANDIDATES,
+  DEFAULT_PROBE_CONCURRENCY,
+  DEFAULT_SWAP_TLDS,
+  MAX_LOOKALIKE_CANDIDATES,
+  MIN_CANDIDATES_PER_FUZZER,
+} from './lookalikes/index.js';
+/** UTS #39 skeletons (strict, and loose without combining marks), the Damerau-Levenshtein distance, the per-TLD IDN policy, the parking records. */
+export { damerauLevenshtein, DEFENSIVE_HINT, IDN_POLICY, idnPolicyFor, looseSkeleton, parkingRecords, skeleton } from './lookalikes/index.js';
+/** The opt-in catch-all test over SMTP (EHLO, MAIL FROM:<>, RCPT TO a random address, QUIT; never DATA), behind the address guard. */
+export { createSmtpProbe, LOOKALIKE_SMTP_DEADLINE_MS, LOOKALIKE_SMTP_PORT } from './lookalikes/index.js';
+export type {
+  GenerateOptions as LookalikeGenerateOptions,
+  GeneratedCandidates as LookalikeCandidates,
+  IdnPolicy,
+  Lookalike,
+  LookalikeCandidate,
+  LookalikeDmarc,
+  LookalikeFuzzer,
+  LookalikeGrade,
+  LookalikeMx,
+  LookalikeNextStep,
+  LookalikeOptions,
+  LookalikeReport,
+  LookalikeSmtpProbe,
+  LookalikeSpf,
+  OriginalName as LookalikeOriginal,
+  OriginalOutcome as LookalikeOriginalOutcome,
+  SkeletonMatch,
+  SmtpProbeOptions,
+} from './lookalikes/index.js';
 
 // The HTTP service and its stores are in `spoof-checker/service` (src/service.ts), so that this entry
 // never loads Fastify.

@@ -41,7 +41,12 @@ const IntervalField = Type.Integer({
 const WebhookField = Type.Union([Type.String({ minLength: 1, maxLength: MAX_WEBHOOK_URL_LENGTH, format: 'uri' }), Type.Null()], {
   description: 'Where confirmed changes are POSTed (signed); a host that resolves to a private or reserved address is refused',
 });
-const ChecksField = Type.Array(Type.Enum(['transport']), { maxItems: 1, uniqueItems: true, description: 'Extra checks: "transport" adds the transport verdict to what is compared' });
+const ChecksField = Type.Array(Type.Enum(['transport', 'lookalikes']), {
+  maxItems: 2,
+  uniqueItems: true,
+  description:
+    'Extra checks: "transport" adds the transport verdict to what is compared; "lookalikes" adds the graded lookalike domains, and a webhook is sent when one appears or its grade rises',
+});
 
 const CreateBody = Type.Object(
   {

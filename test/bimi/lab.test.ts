@@ -3,7 +3,7 @@
  * TLS authority, and a fake Mark Verifying Authority added as an extra root.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bimiRootsFromPem, checkBimi, checkMarkCertificate, shippedBimiRoots, type BimiOptions } from '../../packages/engine/src/bimi/index.js';
+import { bimiRootsFromPem, checkBimi, checkMarkCertificate, shippedBimiRoots, type BimiGrade, type BimiOptions } from '../../packages/engine/src/bimi/index.js';
 import { FaultyResolver } from '../../packages/engine/src/dns/faults.js';
 import { LOGO_A, startBimiLab, type BimiLab } from './lab.js';
 
@@ -205,5 +205,44 @@ describe('checkBimi in the lab: mark certificates', () => {
     const result = checkMarkCertificate({ pem: lab.pems.vmc as string, url: 'u', domain: 'vmc.example', organizationalDomain: 'vmc.example', selector: 'default', logo: null, roots, now: new Date() });
     expect(result.chain.trusted).toBe(false);
     expect(result.logotype).toEqual({ mediaType: 'image/svg+xml', hashAlg: 'sha256', hashOk: false });
+  });
+});
+
+describe('the JSON shape, and checkDomain', () => {
+  it('every lab result validates against schema/spoof-check-result.schema.json#/$defs/BimiResult, and the grade enum is the type', async () => {
+    const { readFileSync } = await import('node:fs');
+    const Ajv2020Module = await import('ajv/dist/2020.js');
+    const Ajv2020 = ((Ajv2020Module as unknown as { default: { default?: unknown } }).default.default ?? (Ajv2020Module as unknown as { default: unknown }).default) as new (options: object) => {
+      addSchema(schema: unknown, key: string): void;
+      getSchema(key: string): ((value: unknown) => boolean) & { errors?: unknown };
+    };
+    const schema = JSON.parse(readFileSync(new URL('../../packages/engine/schema/spoof-check-result.schema.json', import.meta.url), 'utf8'));
+    const ajv = new Ajv2020({ allErrors: true, strict: true });
+    const formats = await import('ajv-formats');
+    const addFormats = ((formats as unknown as { default: { default?: unknown } }).default.default ?? (formats as unknown as { default: unknown }).default) as (ajv: unknown) => void;
+    addFormats(ajv);
+    ajv.addSchema(schema, 'result');
+    const validate = ajv.getSchema('result#/$defs/BimiResult');
+    const grades: BimiGrade[] = ['ready-vmc', 'ready-cmc', 'ready-self-asserted', 'not-ready', 'declined', 'not-published', 'unknown'];
+    expect(schema.$defs.BimiGrade.enum).toEqual(grades);
+    const seen = new Set<string>();
+    for (const domain of ['none.example', 'pnone.example', 'self.example', 'script.example', 'big.example', 'fetchfail.example', 'declined.example', 'two.example', 'vmc.example', 'cmc.example', 'forged.example', 'mismatch.example']) {
+      const result = await checkBimi(domain, options());
+      seen.add(result.grade);
+      expect(validate(result), `${domain}: ${JSON.stringify(validate.errors)}`).toBe(true);
+      // The issue's shape, at least.
+      expect(Object.keys(result)).toEqual(expect.arrayContaining(['grade', 'record', 'dmarc', 'logo', 'certificate', 'providers', 'findings']));
+    }
+    expect([...seen].sort()).toEqual([...grades].sort());
+  });
+
+  it('checkDomain adds `bimi` when asked, and the spoof verdict does not move', async () => {
+    const { checkDomain } = await import('../../packages/engine/src/check.js');
+    const plain = await checkDomain('vmc.example', { resolver: lab.resolver });
+    const withBimi = await checkDomain('vmc.example', { resolver: lab.resolver, bimi: { connectPorts: { https: lab.httpsPort }, tlsCa: lab.tlsCaPem, allowPrivateAddresses: true, extraRoots: lab.mvaRootPem } });
+    expect(plain.bimi).toBeUndefined();
+    expect(withBimi.bimi?.grade).toBe('ready-vmc');
+    expect(withBimi.verdict).toBe(plain.verdict);
+    expect(withBimi.reasons).toEqual(plain.reasons);
   });
 });

@@ -19,6 +19,8 @@ import type { ClassifyInput, RangeData, SharedInfrastructureReport } from './ran
 import { analyzeSpfNow, describeOpening } from './spf/index.js';
 import type { SpfAnalysis } from './spf/index.js';
 import { checkTransport, type TransportOptions } from './transport/check.js';
+import { checkBimi, type BimiOptions } from './bimi/check.js';
+import type { BimiResult } from './bimi/types.js';
 import type { TransportResult } from './transport/types.js';
 import { decide } from './verdict/index.js';
 import type { Decision, DmarcFacts, OpenSpf, SharedInfrastructureFacts, VerdictFacts } from './verdict/index.js';
@@ -55,7 +57,16 @@ export interface CheckOptions {
    * opens connections and takes seconds). The spoof verdict does not depend on it.
    */
   transport?: boolean | CheckTransportOptions | undefined;
+  /**
+   * Also check BIMI (the record, the DMARC prerequisite, the logo and the mark certificate) and add
+   * `bimi` to the result: `true` for the defaults, or its options. Off by default (it fetches over
+   * HTTPS). The spoof verdict does not depend on it.
+   */
+  bimi?: boolean | CheckBimiOptions | undefined;
 }
+
+/** `checkBimi`'s options as `checkDomain` takes them (the resolver and input rules are the check's). */
+export type CheckBimiOptions = Omit<BimiOptions, 'resolver' | 'input'>;
 
 /** `checkTransport`'s options as `checkDomain` takes them (the resolver and input rules are the check's). */
 export type CheckTransportOptions = Omit<TransportOptions, 'resolver' | 'input'>;
@@ -92,6 +103,7 @@ export async function checkDomain(input: string, options: CheckOptions): Promise
   // Mail sent to the domain, alongside the spoof check: its own lookups, outside the check's DNS
   // budget (the spoof check's figures do not move), and its own verdict.
   const transport = options.transport ? startTransport(domain, options) : null;
+  const bimi = options.bimi ? startBimi(domain, options) : null;
   const resolver = createCheckResolver(options.resolver, {
     maxQueries: options.maxQueries ?? DEFAULT_CHECK_MAX_QUERIES,
     deadlineMs: options.deadlineMs ?? DEFAULT_CHECK_DEADLINE_MS,
@@ -178,6 +190,12 @@ export async function checkDomain(input: string, options: CheckOptions): Promise
     result.transport = outcome;
     result.responseTimeMs = Math.round(performance.now() - started);
   }
+  if (bimi) {
+    const outcome = await bimi;
+    if (outcome instanceof Error) throw outcome;
+    result.bimi = outcome;
+    result.responseTimeMs = Math.round(performance.now() - started);
+  }
   return result;
 }
 
@@ -208,6 +226,12 @@ function sharedFactsOf(report: SharedInfrastructureReport, findings: Finding[], 
 function startTransport(domain: string, options: CheckOptions): Promise<TransportResult | Error> {
   const extra = options.transport === true || !options.transport ? {} : options.transport;
   return checkTransport(domain, { ...extra, resolver: options.resolver, input: options.input }).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
+}
+
+/** Starts `checkBimi` for a check; a rejection is held as a value, like the transport check's. */
+function startBimi(domain: string, options: CheckOptions): Promise<BimiResult | Error> {
+  const extra = options.bimi === true || !options.bimi ? {} : options.bimi;
+  return checkBimi(domain, { ...extra, resolver: options.resolver, input: options.input }).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
 }
 
 /**

@@ -88,7 +88,7 @@ export type { AddressProbe, CertificateSummary, ConnectPorts, PolicyFetchError, 
 export { checkBimi, BIMI_EXPIRY_WARNING_DAYS } from './bimi/check.js';
 export type { BimiOptions } from './bimi/check.js';
 /** The pure parts: the record parser, the SVG Tiny PS validator, the mark certificate check by signature, the shipped Mark Verifying Authority roots. */
-export { bimiRootsFromPem, checkMarkCertificate, MAX_SVG_BYTES, parseBimiRecord, shippedBimiRoots, SVG_RULES, validateSvg } from './bimi/index.js';
+export { bimiRootsFromPem, bimiSelectorProblem, checkMarkCertificate, MAX_SVG_BYTES, parseBimiRecord, shippedBimiRoots, SVG_RULES, validateSvg } from './bimi/index.js';
 export type { BimiCertificate, BimiGrade, BimiLogo, BimiResult, BimiRoot, MarkCertificateInput, ProviderEligibility, SvgReport, SvgViolation } from './bimi/index.js';
 /** The address guard: may a public service connect to this IP? (Shared by the probe and webhooks.) */
 export { ADDRESS_CLASS_TEXT, classifyAddress, forbiddenReason, isForbiddenAddress, isPublicAddress, resolveAllowedAddress } from './net/address-guard.js';

@@ -485,6 +485,8 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
           ...(config.baseUrl !== undefined ? { baseUrl: config.baseUrl } : {}),
           ...(options?.selectors ? { selectors: options.selectors } : {}),
           ...(options?.transport ? { transport } : {}),
+          // BIMI fetches the logo and certificate with the transport flags (--tls-ca, --connect-ports https=N, --allow-private-addresses).
+          ...(options?.bimi ? { bimi: { tlsCa: transport.tlsCa, connectPorts: transport.connectPorts, allowPrivateAddresses: transport.allowPrivateAddresses } } : {}),
           ...(options?.maxQueries !== undefined ? { maxQueries: options.maxQueries } : {}),
         }),
       ...(redis ? { rateLimitRedis: redis } : {}),

@@ -146,6 +146,7 @@ export const BimiResultSchema = Type.Object(
         viewBox: Type.Union([Type.Array(Type.Number(), { minItems: 4, maxItems: 4 }), Type.Null()]),
         violations: Type.Array(BimiViolationSchema),
         warnings: Type.Array(BimiViolationSchema),
+        dataUri: Type.Union([Type.String(), Type.Null()], { description: 'The logo as a data: URI, only when it passed every SVG Tiny PS rule: show it as an image, never inline' }),
       }),
       Type.Null(),
     ]),

@@ -108,6 +108,7 @@ section.detail { border-top: 1px solid var(--border); margin-top: 2rem; }
 .list-plain { padding-left: 1.2rem; }
 .unchecked { border-left: 6px solid var(--warning); }
 #transport .reasons li { border-left-color: var(--tone, var(--border)); }
+#bimi .bimi-logo { width: 96px; height: 96px; border-radius: 50%; object-fit: contain; background: #fff; border: 1px solid var(--border); }
 #transport li.tone-critical, #transport li.tone-warning, #transport li.tone-success, #transport li.tone-info { border-left: 6px solid var(--tone); }
 footer.site { border-top: 1px solid var(--border); padding: 1.2rem 0 2rem; color: var(--muted); font-size: 0.92rem; }
 .error-page h1 { color: var(--tone); }
@@ -141,25 +142,28 @@ const SCRIPT = `
     row.appendChild(button);
     pre.insertAdjacentElement('afterend', row);
   });
-  // "Mail sent to you": shown after the verdict, fetched from this host; the link stays without JavaScript.
-  document.querySelectorAll('section[data-transport-src]').forEach(function (section) {
-    if (!window.fetch) return;
-    var link = section.querySelector('a');
-    var note = document.createElement('p');
-    note.className = 'muted';
-    note.textContent = 'Checking how mail sent to you travels… (a few seconds)';
-    section.appendChild(note);
-    fetch(section.getAttribute('data-transport-src'), { headers: { accept: 'text/html' }, credentials: 'same-origin' }).then(function (response) {
-      if (!response.ok) throw new Error(String(response.status));
-      return response.text();
-    }).then(function (markup) {
-      var holder = document.createElement('div');
-      holder.innerHTML = markup;
-      var fresh = holder.querySelector('section#transport');
-      if (fresh) section.replaceWith(fresh); else throw new Error('no section');
-    }).catch(function () {
-      note.textContent = 'This part could not be loaded here; follow the link to see it.';
-      if (link) link.focus();
+  // "Mail sent to you" and "Your logo in the inbox": shown after the verdict, fetched from this host;
+  // the link stays without JavaScript.
+  [['transport', 'Checking how mail sent to you travels… (a few seconds)'], ['bimi', 'Checking your BIMI logo… (a few seconds)']].forEach(function (part) {
+    document.querySelectorAll('section[data-' + part[0] + '-src]').forEach(function (section) {
+      if (!window.fetch) return;
+      var link = section.querySelector('a');
+      var note = document.createElement('p');
+      note.className = 'muted';
+      note.textContent = part[1];
+      section.appendChild(note);
+      fetch(section.getAttribute('data-' + part[0] + '-src'), { headers: { accept: 'text/html' }, credentials: 'same-origin' }).then(function (response) {
+        if (!response.ok) throw new Error(String(response.status));
+        return response.text();
+      }).then(function (markup) {
+        var holder = document.createElement('div');
+        holder.innerHTML = markup;
+        var fresh = holder.querySelector('section#' + part[0]);
+        if (fresh) section.replaceWith(fresh); else throw new Error('no section');
+      }).catch(function () {
+        note.textContent = 'This part could not be loaded here; follow the link to see it.';
+        if (link) link.focus();
+      });
     });
   });
   document.querySelectorAll('form.check').forEach(function (form) {

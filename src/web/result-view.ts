@@ -10,6 +10,7 @@ import { MAX_DNS_TERMS, MAX_VOID_LOOKUPS } from '@spoof-checker/engine';
 import { html, type SafeHtml } from './html.js';
 import type { DemoSettings } from './demo.js';
 import { transportPlaceholder, transportSection } from './transport-view.js';
+import { bimiPlaceholder, bimiSection } from './bimi-view.js';
 import { checkForm, page } from './layout.js';
 
 type Tone = 'critical' | 'warning' | 'success' | 'info';
@@ -90,6 +91,7 @@ ${nextStepSection(result.nextStep)}
 <ul class="reasons">${result.reasons.map(reasonItem)}</ul>
 </section>
 ${result.transport ? transportSection(result.transport, displayDomain) : transportPlaceholder(result.domain, displayDomain)}
+${result.bimi ? bimiSection(result.bimi, displayDomain) : bimiPlaceholder(result.domain, displayDomain)}
 ${spfSection(result, obj(details['spf']))}
 ${sharedInfrastructureSection(obj(obj(details['spf'])['sharedInfrastructure']))}
 ${dmarcSection(result, obj(details['dmarc']))}

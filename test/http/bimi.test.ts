@@ -59,3 +59,43 @@ describe('POST /api/tools/v1/spoof-checker with "checks": ["bimi"]', () => {
     expect(result.properties.bimi.properties.grade.enum).toEqual(['ready-vmc', 'ready-cmc', 'ready-self-asserted', 'not-ready', 'declined', 'not-published', 'unknown']);
   });
 });
+
+describe('the page: "Your logo in the inbox"', () => {
+  it('the result page renders the verdict at once, with a placeholder the script fills in', async () => {
+    const { app } = await makeApp({ check: labCheck() });
+    const before = lab.seen.length;
+    const response = await app.inject({ method: 'GET', url: '/check/vmc.example' });
+    expect(response.statusCode).toBe(200);
+    expect(response.body).toContain('data-verdict=');
+    expect(response.body).toContain('<h2 id="bimi-title">Your logo in the inbox</h2>');
+    expect(response.body).toContain('data-bimi-src="/bimi/vmc.example?fragment=1"');
+    expect(response.body).toContain('href="/bimi/vmc.example"');
+    // The page itself downloads nothing: the section loads after the verdict.
+    expect(lab.seen.length).toBe(before);
+  });
+
+  it('/bimi/<domain>: a validated logo is shown as an image (data: URI), never inline', async () => {
+    const { app } = await makeApp({ check: labCheck() });
+    const response = await app.inject({ method: 'GET', url: '/bimi/vmc.example' });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-security-policy']).toContain("img-src 'self' data:");
+    expect(response.body).toMatch(/^<!doctype html>/);
+    expect(response.body).toContain('id="bimi-grade">Ready (VMC)<');
+    expect(response.body).toMatch(/<img class="bimi-logo" id="bimi-logo" src="data:image\/svg\+xml;base64,[A-Za-z0-9+/=]+"/);
+    expect(response.body).not.toContain('<title>Brand Ltd</title>');
+    expect(response.body).not.toContain('<rect width="100"');
+  });
+
+  it('a logo that breaks a rule is not shown; the rule and its line are', async () => {
+    const { app } = await makeApp({ check: labCheck() });
+    const fragment = await app.inject({ method: 'GET', url: '/bimi/script.example?fragment=1' });
+    expect(fragment.statusCode).toBe(200);
+    expect(fragment.body.startsWith('<section class="detail"')).toBe(true);
+    expect(fragment.body).toContain('data-bimi-grade="not-ready"');
+    expect(fragment.body).not.toContain('<img');
+    expect(fragment.body).not.toContain('<script>alert');
+    expect(fragment.body).toContain('<li data-rule="script">line 5: &lt;script&gt; is not allowed');
+    const json = await app.inject({ method: 'GET', url: '/bimi/script.example', headers: { accept: 'application/json' } });
+    expect(json.json().grade).toBe('not-ready');
+  });
+});

@@ -233,7 +233,7 @@ function judgeLogo(fetched: BimiFetch, findings: Finding[], steps: string[]): { 
     const violations = fetched.error === 'too-large' ? [{ rule: 'size', line: 1, detail: `the file is larger than the fetch cap; the profile allows at most ${MAX_SVG_BYTES} bytes` }] : [];
     findings.push({ id: 'bimi-logo-fetch-failed', severity: UNSETTLED_FETCH.has(fetched.error) ? 'warning' : 'critical', title: 'BIMI Logo Not Fetched', detail: `${fetched.detail}.` });
     steps.push(`Serve ${fetched.url} over HTTPS with a publicly trusted certificate, answering 200 within 10 s with at most ${MAX_SVG_BYTES} bytes (${fetched.detail}).`);
-    return { logo: { url: fetched.url, fetch: failure, bytes: null, compressed: false, sha256: null, title: null, viewBox: null, violations, warnings: [] }, inflated: null };
+    return { logo: { url: fetched.url, fetch: failure, bytes: null, compressed: false, sha256: null, title: null, viewBox: null, violations, warnings: [], dataUri: null }, inflated: null };
   }
   const report = validateSvg(fetched.body);
   let inflated: Uint8Array | null = fetched.body;
@@ -262,6 +262,8 @@ function judgeLogo(fetched: BimiFetch, findings: Finding[], steps: string[]): { 
       viewBox: report.viewBox,
       violations: report.violations,
       warnings: report.warnings,
+      // Only a logo that passed every rule is handed on for display, inflated (an image, never markup).
+      dataUri: report.violations.length === 0 && inflated !== null ? `data:image/svg+xml;base64,${Buffer.from(inflated).toString('base64')}` : null,
     },
     inflated,
   };

@@ -119,6 +119,11 @@ export interface BimiLogo {
   viewBox: [number, number, number, number] | null;
   violations: SvgViolation[];
   warnings: SvgViolation[];
+  /**
+   * The logo as a `data:image/svg+xml;base64,` URI, only when it passed every rule (null otherwise):
+   * for showing it as an image (`<img src>`), never inline in a page.
+   */
+  dataUri: string | null;
 }
 
 /** The chain verdict of a mark certificate. */

@@ -463,6 +463,8 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
         ...(config.baseUrl !== undefined ? { baseUrl: config.baseUrl } : {}),
         // A monitor that asks for the transport check gets it, with serve's transport flags.
         ...(options.checks.includes('transport') ? { transport } : {}),
+        // And the BIMI check, its fetches with the same flags.
+        ...(options.checks.includes('bimi') ? { bimi: { tlsCa: transport.tlsCa, connectPorts: transport.connectPorts, allowPrivateAddresses: transport.allowPrivateAddresses } } : {}),
       });
     monitors = await startMonitorService({
       store: stores.monitors,

@@ -145,7 +145,7 @@ export const worker: Command = async (args, io) => {
     monitorWorker = await startMonitorWorkerWithPump({
       store: opened.stores.monitors,
       // A monitor that asks for the transport check gets it (ports 25 and 443; private addresses only with the flag).
-      check: (domain, options) => checkDomain(domain, { resolver: resolverFor(domain), ranges: settings.ranges, ...(options.checks.includes('transport') ? { transport: { allowPrivateAddresses: settings.allowPrivateAddresses } } : {}) }),
+      check: (domain, options) => checkDomain(domain, { resolver: resolverFor(domain), ranges: settings.ranges, ...(options.checks.includes('transport') ? { transport: { allowPrivateAddresses: settings.allowPrivateAddresses } } : {}), ...(options.checks.includes('bimi') ? { bimi: { allowPrivateAddresses: settings.allowPrivateAddresses } } : {}) }),
       redisUrl: settings.redis,
       allowPrivateAddresses: settings.allowPrivateAddresses,
       env: io.env,

@@ -468,6 +468,7 @@ export const MonitorSnapshotSchema = Type.Object(
     mx: Type.Optional(Type.Object({ status: Type.String(), hosts: Type.Array(Type.String(), { description: '"<preference> <host>", sorted' }) })),
     findings: Type.Optional(Type.Array(Type.String(), { description: 'Finding ids, sorted' })),
     transport: Type.Optional(Type.Object({ verdict: Type.String() })),
+    bimi: Type.Optional(Type.Object({ grade: Type.String(), logoValid: Type.Union([Type.Boolean(), Type.Null()]), certificateExpiring: Type.Boolean() }, { description: 'With checks: ["bimi"]: the BIMI grade, whether the logo validates, whether the certificate is within 30 days of its end' })),
     reason: Type.Optional(Type.String({ description: 'could-not-check: which lookups failed' })),
   },
   { description: 'The normalised state a check saw' },
@@ -494,7 +495,7 @@ export const MonitorSchema = Type.Object({
   domain: Type.String(),
   intervalMinutes: Type.Integer(),
   webhookUrl: NullableString,
-  checks: Type.Array(Type.Enum(['transport'])),
+  checks: Type.Array(Type.Enum(['transport', 'bimi'])),
   state: Type.Object({
     status: Type.Enum(['pending', 'ok', 'confirming', 'could-not-check'], {
       description: 'pending: no successful check yet; ok: the last check agrees with the confirmed state; confirming: a different state was seen and awaits a second check; could-not-check: the last check failed (DNS)',

@@ -13,6 +13,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { SpoofCheckResult } from '@spoof-checker/engine';
+import { BIMI_EXPIRY_WARNING_DAYS } from '@spoof-checker/engine';
 import type { MonitorChange, MonitorCheckSummary, MonitorMachine, MonitorSnapshot } from '../store/monitors.js';
 
 /** Consecutive checks that must agree on a new state before it is a change. */
@@ -30,10 +31,28 @@ function transportVerdictOf(result: SpoofCheckResult): string | undefined {
   return result.transport?.verdict;
 }
 
-/** The normalised snapshot of a result. `withTransport`: the monitor asked for the transport check. */
-export function snapshotOfResult(result: SpoofCheckResult, withTransport: boolean): MonitorSnapshot {
+/**
+ * What a monitor compares of a BIMI result: the grade, whether the logo validates, and whether the
+ * certificate is weeks from its end (so that a webhook fires when it comes within
+ * BIMI_EXPIRY_WARNING_DAYS, and when the logo stops validating).
+ */
+function bimiStateOf(result: SpoofCheckResult): { grade: string; logoValid: boolean | null; certificateExpiring: boolean } | undefined {
+  const bimi = result.bimi;
+  if (!bimi) return undefined;
+  const logo = bimi.logo;
+  const logoValid = logo === null || logo.fetch !== null ? null : logo.violations.length === 0;
+  const daysLeft = bimi.certificate?.daysLeft ?? null;
+  return { grade: bimi.grade, logoValid, certificateExpiring: daysLeft !== null && daysLeft <= BIMI_EXPIRY_WARNING_DAYS };
+}
+
+/**
+ * The normalised snapshot of a result. `withTransport`, `withBimi`: the monitor asked for the
+ * transport or the BIMI check.
+ */
+export function snapshotOfResult(result: SpoofCheckResult, withTransport: boolean, withBimi = false): MonitorSnapshot {
   const d = result.details;
   const transport = withTransport ? transportVerdictOf(result) : undefined;
+  const bimi = withBimi ? bimiStateOf(result) : undefined;
   return {
     kind: 'checked',
     verdict: result.verdict,
@@ -44,6 +63,7 @@ export function snapshotOfResult(result: SpoofCheckResult, withTransport: boolea
     mx: { status: d.mx.status, hosts: sortedUnique(d.mx.hosts.map((h) => `${h.preference} ${h.exchange.toLowerCase()}`)) },
     findings: sortedUnique(result.reasons.map((r) => r.id)),
     ...(transport !== undefined ? { transport: { verdict: transport } } : {}),
+    ...(bimi !== undefined ? { bimi } : {}),
   };
 }
 
@@ -112,6 +132,11 @@ function fields(snapshot: MonitorSnapshot): Map<string, unknown> {
   out.set('mx.hosts', snapshot.mx.hosts);
   out.set('findings', snapshot.findings);
   out.set('transport.verdict', snapshot.transport?.verdict ?? null);
+  if (snapshot.bimi) {
+    out.set('bimi.grade', snapshot.bimi.grade);
+    out.set('bimi.logoValid', snapshot.bimi.logoValid);
+    out.set('bimi.certificateExpiring', snapshot.bimi.certificateExpiring);
+  }
   return out;
 }
 

@@ -204,6 +204,7 @@ function tokenize(text: string, report: (rule: string, line: number, detail: str
       if (stack.length === 0 && seenRoot) throw new NotXml('not-xml', line, `a second root element <${name}>`);
       p += name.length;
       const attributes: RawAttribute[] = [];
+      const names = new Set<string>();
       let selfClosing = false;
       for (;;) {
         const ws = /^\s*/.exec(text.slice(p, p + 4096))?.[0].length ?? 0;
@@ -233,7 +234,8 @@ function tokenize(text: string, report: (rule: string, line: number, detail: str
         if (close === -1) throw new NotXml('not-xml', attrLine, `the value of ${attrName} in <${name}> is not closed`);
         const raw = text.slice(p + 1, close);
         if (raw.includes('<')) throw new NotXml('not-xml', attrLine, `the value of ${attrName} in <${name}> contains "<"`);
-        if (attributes.some((a) => a.name === attrName)) throw new NotXml('not-xml', attrLine, `<${name}> has the attribute ${attrName} twice`);
+        if (names.has(attrName)) throw new NotXml('not-xml', attrLine, `<${name}> has the attribute ${attrName} twice`);
+        names.add(attrName);
         // XML 1.0 §3.3.3: white space characters in a value are normalised to spaces.
         attributes.push({ name: attrName, value: decode(raw, p + 1).replace(/[\t\n\r]/g, ' '), line: attrLine });
         p = close + 1;

@@ -2,12 +2,18 @@
  * `check --bimi` against the BIMI lab (test/bimi/lab.ts): in process, with --zones, --tls-ca,
  * --connect-ports https=N, --allow-private-addresses and --bimi-roots, as a kept-back lab runs it.
  */
-import { writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { startBimiLab, type BimiLab } from '../bimi/lab.js';
 import { captureIo } from './helpers.js';
+
+const run = promisify(execFile);
+const BIN = new URL('../../bin/spoof-checker.js', import.meta.url).pathname;
+const DIST = new URL('../../dist/cli/main.js', import.meta.url).pathname;
 
 let lab: BimiLab;
 beforeAll(async () => {
@@ -69,5 +75,33 @@ describe('spoof-checker check --bimi', () => {
       expect(await main([...args], io)).toBe(2);
       expect(stderr()).toContain(message);
     }
+  });
+
+  it('the built CLI: check --bimi --json for every lab domain, one process, as a kept-back lab runs it', async () => {
+    expect(existsSync(DIST), 'dist/ is missing: run `npm run build` first').toBe(true);
+    const domains = ['none.example', 'pnone.example', 'self.example', 'script.example', 'vmc.example', 'cmc.example', 'wrongsan.example', 'noeku.example', 'mismatch.example', 'forged.example', 'fetchfail.example'];
+    const { stdout } = await run(process.execPath, [BIN, 'check', ...domains, ...labFlags(), '--json']);
+    const lines = stdout.trimEnd().split('\n').map((text) => JSON.parse(text));
+    expect(lines.map((l) => [l.domain, l.bimi.grade])).toEqual([
+      ['none.example', 'not-published'],
+      ['pnone.example', 'not-ready'],
+      ['self.example', 'ready-self-asserted'],
+      ['script.example', 'not-ready'],
+      ['vmc.example', 'ready-vmc'],
+      ['cmc.example', 'ready-cmc'],
+      ['wrongsan.example', 'not-ready'],
+      ['noeku.example', 'not-ready'],
+      ['mismatch.example', 'not-ready'],
+      ['forged.example', 'not-ready'],
+      ['fetchfail.example', 'unknown'],
+    ]);
+    const by = Object.fromEntries(lines.map((l) => [l.domain, l.bimi]));
+    expect(by['script.example'].logo.violations).toEqual([expect.objectContaining({ rule: 'script', line: 5 })]);
+    expect(by['wrongsan.example'].certificate).toMatchObject({ sanMatch: false, chain: { trusted: true } });
+    expect(by['noeku.example'].certificate.bimiEku).toBe(false);
+    expect(by['mismatch.example'].certificate.logotype.hashOk).toBe(false);
+    expect(by['forged.example'].certificate.chain).toMatchObject({ trusted: false, problems: [expect.stringContaining('does not verify')] });
+    expect(by['vmc.example'].providers).toMatchObject({ gmail: { eligible: true }, apple: { eligible: true }, yahoo: { eligible: true } });
+    expect(by['self.example'].providers).toMatchObject({ gmail: { eligible: false }, apple: { eligible: false }, yahoo: { eligible: true } });
   });
 });

@@ -106,7 +106,7 @@ const NullableInteger = Type.Union([Type.Integer(), Type.Null()]);
 const BimiViolationSchema = Type.Object({ rule: Type.String(), line: Type.Integer({ minimum: 1 }), detail: Type.String() });
 const BimiFetchFailureSchema = Type.Union([
   Type.Object({
-    error: Type.Enum(['dns-failure', 'no-address', 'refused-private', 'unreachable', 'tls-failed', 'cert-expired', 'cert-untrusted', 'cert-name-mismatch', 'redirect', 'http-status', 'content-type', 'too-large', 'timeout', 'http-error', 'bad-url', 'too-many-redirects', 'gzip']),
+    error: Type.Enum(['dns-failure', 'no-address', 'refused-private', 'unreachable', 'tls-failed', 'cert-expired', 'cert-untrusted', 'cert-name-mismatch', 'redirect', 'http-status', 'content-type', 'too-large', 'timeout', 'http-error', 'bad-url', 'too-many-redirects']),
     httpStatus: NullableInteger,
     detail: Type.String(),
   }),

@@ -101,7 +101,7 @@ export interface SvgReport {
 
 /** Where a fetch ended when it gave nothing usable. */
 export interface BimiFetchFailure {
-  error: PolicyFetchError | 'bad-url' | 'too-many-redirects' | 'gzip';
+  error: PolicyFetchError | 'bad-url' | 'too-many-redirects';
   httpStatus: number | null;
   detail: string;
 }

@@ -57,7 +57,7 @@ describe('"Your logo in the inbox" in Chromium', () => {
         await page.locator('#bimi-grade').waitFor({ timeout: 30_000 });
         expect(await page.locator('#bimi-grade').textContent()).toBe('Ready (VMC)');
         const logo = page.locator('img#bimi-logo');
-        await expect.poll(() => logo.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true);
+        await expect.poll(() => logo.evaluate((img) => { const image = img as unknown as { complete: boolean; naturalWidth: number }; return image.complete && image.naturalWidth > 0; })).toBe(true);
         // Never inline: no element of the logo's markup is in the page.
         expect(await page.locator('#bimi svg, #bimi rect').count()).toBe(0);
         expect(problems).toEqual([]);

@@ -111,6 +111,19 @@ describe('checkBimi in the lab: grades', () => {
     expect(misplaced.nextSteps[0]).toBe('Move the record from _bimi.misplaced.example to default._bimi.misplaced.example.');
   });
 
+  it('lps=: a matching local part uses <local part>._bimi.<domain>; another keeps the selector record', async () => {
+    const sales = await checkBimi('lps.example', options({ localPart: 'Sales.Team+news' }));
+    expect(sales.record?.name).toBe('sales-team._bimi.lps.example');
+    expect(sales.logo?.url).toBe('https://logos.lab.example/b.svg');
+    expect(sales.queries.map((q) => [q.name, q.outcome])).toContainEqual(['sales-team._bimi.lps.example', 'record']);
+    const ceo = await checkBimi('lps.example', options({ localPart: 'ceo' }));
+    expect(ceo.record?.name).toBe('default._bimi.lps.example');
+    expect(ceo.tags?.lps).toEqual(['sales']);
+    const { checkDomain } = await import('../../packages/engine/src/check.js');
+    const viaAddress = await checkDomain('sales_team@lps.example', { resolver: lab.resolver, bimi: { connectPorts: { https: lab.httpsPort }, tlsCa: lab.tlsCaPem, allowPrivateAddresses: true } });
+    expect(viaAddress.bimi?.record?.name).toBe('sales-team._bimi.lps.example');
+  });
+
   it('without the TLS test CA the logo host is untrusted: not-ready, never ready', async () => {
     const result = await checkBimi('self.example', options({ tlsCa: undefined }));
     expect(result.logo?.fetch?.error).toBe('cert-untrusted');

@@ -58,6 +58,7 @@ const DOMAINS: Record<string, { dmarc: string | null; bimi: string | null; extra
   'declined.example': { dmarc: 'v=DMARC1; p=reject', bimi: 'v=BIMI1; l=; a=;' },
   'two.example': { dmarc: 'v=DMARC1; p=reject', bimi: null, extra: [`default._bimi IN TXT "v=BIMI1; l=https://${LOGO_HOST}/a.svg;"`, `default._bimi IN TXT "v=BIMI1; l=https://${LOGO_HOST}/b.svg;"`] },
   'misplaced.example': { dmarc: 'v=DMARC1; p=reject', bimi: null, extra: [`_bimi IN TXT "v=BIMI1; l=https://${LOGO_HOST}/a.svg;"`] },
+  'lps.example': { dmarc: 'v=DMARC1; p=reject', bimi: `v=BIMI1; l=https://${LOGO_HOST}/a.svg; lps=sales`, extra: [`sales-team._bimi IN TXT "v=BIMI1; l=https://${LOGO_HOST}/b.svg;"`] },
   'vmc.example': { dmarc: 'v=DMARC1; p=reject', bimi: `v=BIMI1; l=https://${LOGO_HOST}/a.svg; a=https://${LOGO_HOST}/vmc.pem;` },
   'cmc.example': { dmarc: 'v=DMARC1; p=quarantine', bimi: `v=BIMI1; l=https://${LOGO_HOST}/a.svg; a=https://${LOGO_HOST}/cmc.pem;` },
   'wrongsan.example': { dmarc: 'v=DMARC1; p=reject', bimi: `v=BIMI1; l=https://${LOGO_HOST}/a.svg; a=https://${LOGO_HOST}/wrongsan.pem;` },

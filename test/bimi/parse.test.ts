@@ -3,7 +3,7 @@
  * the DMARC prerequisite (§7.1) over in-memory zones.
  */
 import { describe, expect, it } from 'vitest';
-import { bimiDmarcEligibility, bimiSelectorProblem, parseBimiRecord, selectBimiRecord } from '../../packages/engine/src/bimi/index.js';
+import { bimiDmarcEligibility, bimiSelectorProblem, lpsMatches, normaliseLocalPart, parseBimiRecord, selectBimiRecord } from '../../packages/engine/src/bimi/index.js';
 import { discoverDmarc } from '../../packages/engine/src/dmarc/discover.js';
 import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
 import { parseZone } from '../../packages/engine/src/zones/parse.js';
@@ -59,6 +59,25 @@ describe('selectBimiRecord and selectors', () => {
     const found = bimiSelectorProblem(selector);
     if (problem === null) expect(found).toBeNull();
     else expect(found).toContain(problem);
+  });
+});
+
+describe('lps: normaliseLocalPart and lpsMatches', () => {
+  it.each([
+    ['ceo', 'ceo'],
+    ['Sales.Team+news', 'sales-team'],
+    ['a__b..c', 'a-b-c'],
+    ['-x-', 'x'],
+    ['+only', null],
+    ['ünïcode', null],
+    ['x'.repeat(64), null],
+  ])('%j → %j', (local, expected) => {
+    expect(normaliseLocalPart(local)).toBe(expected);
+  });
+  it('an empty list matches every local part; prefixes compare case-insensitively', () => {
+    expect(lpsMatches([], 'anyone')).toBe(true);
+    expect(lpsMatches(['Sales'], 'sales-team')).toBe(true);
+    expect(lpsMatches(['sales'], 'ceo')).toBe(false);
   });
 });
 

@@ -103,7 +103,7 @@ export async function checkDomain(input: string, options: CheckOptions): Promise
   // Mail sent to the domain, alongside the spoof check: its own lookups, outside the check's DNS
   // budget (the spoof check's figures do not move), and its own verdict.
   const transport = options.transport ? startTransport(domain, options) : null;
-  const bimi = options.bimi ? startBimi(domain, options) : null;
+  const bimi = options.bimi ? startBimi(domain, input, options) : null;
   const resolver = createCheckResolver(options.resolver, {
     maxQueries: options.maxQueries ?? DEFAULT_CHECK_MAX_QUERIES,
     deadlineMs: options.deadlineMs ?? DEFAULT_CHECK_DEADLINE_MS,
@@ -229,9 +229,12 @@ function startTransport(domain: string, options: CheckOptions): Promise<Transpor
 }
 
 /** Starts `checkBimi` for a check; a rejection is held as a value, like the transport check's. */
-function startBimi(domain: string, options: CheckOptions): Promise<BimiResult | Error> {
+function startBimi(domain: string, input: string, options: CheckOptions): Promise<BimiResult | Error> {
   const extra = options.bimi === true || !options.bimi ? {} : options.bimi;
-  return checkBimi(domain, { ...extra, resolver: options.resolver, input: options.input }).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
+  // An address as input names the sender's local part, which a record's lps= may use (draft §7.2 step 5).
+  const at = input.trim().lastIndexOf('@');
+  const localPart = extra.localPart ?? (at > 0 && !input.includes('://') ? input.trim().slice(0, at).replace(/^mailto:/i, '') : undefined);
+  return checkBimi(domain, { ...extra, ...(localPart !== undefined ? { localPart } : {}), resolver: options.resolver, input: options.input }).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
 }
 
 /**

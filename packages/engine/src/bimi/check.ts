@@ -20,7 +20,7 @@ import { tlsTrust } from '../transport/tls-peer.js';
 import { bimiRootsFromPem, checkMarkCertificate, shippedBimiRoots, type BimiRoot } from './certificate.js';
 import { bimiDmarcEligibility } from './eligibility.js';
 import { fetchBimiFile, type BimiFetch, type BimiFetchOptions } from './fetch.js';
-import { bimiRecordName, bimiSelectorProblem, DEFAULT_BIMI_SELECTOR, parseBimiRecord, selectBimiRecord } from './parse.js';
+import { bimiRecordName, bimiSelectorProblem, DEFAULT_BIMI_SELECTOR, lpsMatches, normaliseLocalPart, parseBimiRecord, selectBimiRecord } from './parse.js';
 import { MAX_SVG_BYTES, MAX_SVG_INFLATED_BYTES, validateSvg } from './svg.js';
 import type { BimiCertificate, BimiFetchFailure, BimiGrade, BimiLogo, BimiQuery, BimiResult, BimiTags, ProviderEligibility } from './types.js';
 
@@ -33,6 +33,8 @@ export interface BimiOptions {
   resolver: Resolver;
   /** The BIMI selector (default `default`), as a `BIMI-Selector` header would name it. */
   selector?: string | undefined;
+  /** The sender's local part (`ceo` of ceo@brand.example), for records with `lps=` (draft §7.2 step 5). */
+  localPart?: string | undefined;
   /** The trust anchors instead of the shipped Mark Verifying Authority roots. */
   roots?: readonly BimiRoot[] | undefined;
   /** Extra roots (PEM text) added to the anchors: labs and private authorities (`--bimi-roots`). */
@@ -116,6 +118,23 @@ export async function checkBimi(domain: string, options: BimiOptions): Promise<B
     text = read(orgName, await resolver.resolve(orgName, 'TXT'));
     at = 'organizational-domain';
     recordName = orgName;
+  }
+  // Draft §7.2 steps 5 and 8: a record with lps= that matches the sender's local part defers to the
+  // record at <local part>._bimi.<the same domain>, when that one is valid.
+  if (text !== null && options.localPart !== undefined) {
+    const parsed = parseBimiRecord(text);
+    const local = normaliseLocalPart(options.localPart);
+    if (parsed.ok && parsed.tags.lps !== null && local !== null && lpsMatches(parsed.tags.lps, local)) {
+      const domainOfRecord = at === 'author-domain' ? name : org;
+      const localName = bimiRecordName(local, domainOfRecord);
+      const answer = await resolver.resolve(localName, 'TXT');
+      const selection = answer.kind === 'records' ? selectBimiRecord(answer.records) : null;
+      queries.push({ name: localName, outcome: answer.kind === 'error' ? 'error' : selection?.kind === 'one' ? 'record' : selection?.kind === 'multiple' ? 'multiple' : 'none', ...(answer.kind === 'error' ? { error: describeAnswer(answer) } : {}) });
+      if (selection?.kind === 'one' && parseBimiRecord(selection.text).ok) {
+        text = selection.text;
+        recordName = localName;
+      }
+    }
   }
   if (text !== null) record = { name: recordName, text, at };
   else if (!lookupFailed && !multiple) await probeMisplaced(name, selector, resolver, queries, findings, steps.record);

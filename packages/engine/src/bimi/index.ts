@@ -5,7 +5,7 @@
 export { BIMI_EXPIRY_WARNING_DAYS, checkBimi } from './check.js';
 export type { BimiOptions } from './check.js';
 export { bimiDmarcEligibility } from './eligibility.js';
-export { BIMI_LABEL, bimiRecordName, bimiSelectorProblem, DEFAULT_BIMI_SELECTOR, isBimiRecord, parseBimiRecord, selectBimiRecord } from './parse.js';
+export { BIMI_LABEL, bimiRecordName, bimiSelectorProblem, DEFAULT_BIMI_SELECTOR, isBimiRecord, lpsMatches, normaliseLocalPart, parseBimiRecord, selectBimiRecord } from './parse.js';
 export { MAX_SVG_BYTES, MAX_SVG_INFLATED_BYTES, SVG_PS_ELEMENTS, SVG_RULES, validateSvg } from './svg.js';
 export { BIMI_EKU, BIMI_ROOTS_DIR, bimiRootsFromPem, checkMarkCertificate, MARK_TYPES, shippedBimiRoots } from './certificate.js';
 export type { BimiRoot, MarkCertificateInput } from './certificate.js';

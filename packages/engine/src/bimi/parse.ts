@@ -123,3 +123,23 @@ export function httpsUrlProblem(text: string, tag: string): string | null {
   if (url.username !== '' || url.password !== '') return `${tag} "${text}" must not carry a user name or password`;
   return null;
 }
+
+/** Draft §7.2 step 5: a local part is at most 63 characters once normalised. */
+const MAX_LOCAL_PART = 63;
+
+/**
+ * Normalises a sender's local part for `lps` (draft §7.2 step 5): `+extension` dropped, `_` and `.`
+ * become `-`, runs of `-` collapse, edge dashes are trimmed, lower case; null when what is left is
+ * empty, too long, or holds other characters.
+ */
+export function normaliseLocalPart(localPart: string): string | null {
+  const base = localPart.split('+')[0] ?? '';
+  const dashed = base.replace(/[_.]/g, '-').replace(/-+/g, '-').replace(/^-|-$/g, '').toLowerCase();
+  if (dashed === '' || dashed.length > MAX_LOCAL_PART || !/^[a-z0-9-]+$/.test(dashed)) return null;
+  return dashed;
+}
+
+/** Whether a normalised local part matches an `lps` list (draft §4.3: an empty list matches every local part). */
+export function lpsMatches(lps: readonly string[], normalised: string): boolean {
+  return lps.length === 0 || lps.some((prefix) => normalised.startsWith(prefix.toLowerCase()));
+}

@@ -101,7 +101,9 @@ export function formatBimi(bimi: BimiResult): string[] {
     for (const problem of c.chain.problems) lines.push(...wrap(`- ${problem}`, 6));
   }
   const p = bimi.providers;
-  lines.push(`    Gmail ${p.gmail.eligible ? 'eligible' : 'no'} (${p.gmail.why}); Apple ${p.apple.eligible ? 'eligible' : 'no'} (${p.apple.why}); Yahoo ${p.yahoo.eligible ? 'eligible' : 'no'} (${p.yahoo.why})`);
+  for (const [name, provider] of [['Gmail', p.gmail], ['Apple', p.apple], ['Yahoo', p.yahoo]] as const) {
+    lines.push(...wrap(`${name.padEnd(8)} ${provider.eligible ? 'eligible' : 'not eligible'}: ${provider.why}`, 4));
+  }
   if (bimi.nextSteps.length > 0) {
     lines.push('    Next steps:');
     bimi.nextSteps.forEach((step, i) => lines.push(...wrap(`${i + 1}. ${step}`, 6)));

@@ -99,7 +99,7 @@ Options (each overrides the environment variable in brackets):
                         and queue batch checks there for 'spoof-checker worker' (without it, batches run in this process)
                         and schedule monitors there (without it, monitors run in this process)
   --public-history      link result pages to the public history of monitored domains (/history/<domain>)
-Transport checks ("checks": ["transport"] in the API, "Mail sent to you" on the page); --allow-private-addresses also lets webhooks reach such addresses:
+Transport and BIMI checks ("checks": ["transport"] / ["bimi"] in the API, "Mail sent to you" / "Your logo in the inbox" on the page); --allow-private-addresses also lets webhooks reach such addresses:
 ${TRANSPORT_USAGE}
   --demo                zones fixtures/zones, seed fixtures/seed/demo.json, the scenarios' DNS faults, port ${DEMO_SERVE_PORT},
                         and one monitor (of ${DEMO_DOMAIN}) with a history; loopback only: its API keys are published

@@ -141,6 +141,13 @@ function tokenize(text: string, report: (rule: string, line: number, detail: str
       return whole;
     });
 
+  // Sticky patterns read at a position without copying the rest of the text.
+  const WS = /\s*/y;
+  const TOKEN = /[^\s=/>]+/y;
+  const at = (pattern: RegExp, from: number): string => {
+    pattern.lastIndex = from;
+    return pattern.exec(text)?.[0] ?? '';
+  };
   const events: XmlEvent[] = [];
   const stack: string[] = [];
   let seenRoot = false;
@@ -198,8 +205,7 @@ function tokenize(text: string, report: (rule: string, line: number, detail: str
     } else {
       // A start tag: name, attributes, then ">" or "/>".
       let p = pos + 1;
-      const nameMatch = /^[^\s/>]+/.exec(text.slice(p, p + 200));
-      const name = nameMatch?.[0] ?? '';
+      const name = at(/[^\s/>]+/y, p);
       if (!NAME.test(name)) throw new NotXml('not-xml', line, `"<${name.slice(0, 30)}" does not start an element`);
       if (stack.length === 0 && seenRoot) throw new NotXml('not-xml', line, `a second root element <${name}>`);
       p += name.length;
@@ -207,7 +213,7 @@ function tokenize(text: string, report: (rule: string, line: number, detail: str
       const names = new Set<string>();
       let selfClosing = false;
       for (;;) {
-        const ws = /^\s*/.exec(text.slice(p, p + 4096))?.[0].length ?? 0;
+        const ws = at(WS, p).length;
         p += ws;
         if (p >= text.length) throw new NotXml('not-xml', line, `the start tag <${name}> is not closed`);
         if (text.startsWith('/>', p)) {
@@ -221,13 +227,13 @@ function tokenize(text: string, report: (rule: string, line: number, detail: str
         }
         if (ws === 0 && attributes.length > 0) throw new NotXml('not-xml', lineAt(p), `attributes of <${name}> must be separated by white space`);
         const attrLine = lineAt(p);
-        const attrName = /^[^\s=/>]+/.exec(text.slice(p, p + 200))?.[0] ?? '';
+        const attrName = at(TOKEN, p);
         if (!NAME.test(attrName)) throw new NotXml('not-xml', attrLine, `"${attrName.slice(0, 30) || text[p]}" in <${name}> is not an attribute`);
         p += attrName.length;
-        p += /^\s*/.exec(text.slice(p, p + 4096))?.[0].length ?? 0;
+        p += at(WS, p).length;
         if (text[p] !== '=') throw new NotXml('not-xml', attrLine, `the attribute ${attrName} of <${name}> has no value (="…")`);
         p += 1;
-        p += /^\s*/.exec(text.slice(p, p + 4096))?.[0].length ?? 0;
+        p += at(WS, p).length;
         const quote = text[p];
         if (quote !== '"' && quote !== "'") throw new NotXml('not-xml', attrLine, `the value of ${attrName} in <${name}> is not quoted`);
         const close = text.indexOf(quote, p + 1);

@@ -35,6 +35,7 @@ function routes(pems: Record<string, string>): Record<string, { status: number; 
   return {
     '/a.svg': { status: 200, type: 'image/svg+xml', body: LOGO_A },
     '/b.svg': { status: 200, type: 'image/svg+xml', body: LOGO_B },
+    '/watched.svg': { status: 200, type: 'image/svg+xml', body: LOGO_A },
     '/script.svg': { status: 200, type: 'image/svg+xml', body: LOGO_SCRIPT },
     '/big.svg': { status: 200, type: 'image/svg+xml', body: LOGO_A.replace('</svg>', `<desc>${'x'.repeat(70 * 1024)}</desc></svg>`) },
     '/moved.svg': { status: 302, headers: { location: '/a.svg' } },
@@ -59,6 +60,7 @@ const DOMAINS: Record<string, { dmarc: string | null; bimi: string | null; extra
   'two.example': { dmarc: 'v=DMARC1; p=reject', bimi: null, extra: [`default._bimi IN TXT "v=BIMI1; l=https://${LOGO_HOST}/a.svg;"`, `default._bimi IN TXT "v=BIMI1; l=https://${LOGO_HOST}/b.svg;"`] },
   'misplaced.example': { dmarc: 'v=DMARC1; p=reject', bimi: null, extra: [`_bimi IN TXT "v=BIMI1; l=https://${LOGO_HOST}/a.svg;"`] },
   'lps.example': { dmarc: 'v=DMARC1; p=reject', bimi: `v=BIMI1; l=https://${LOGO_HOST}/a.svg; lps=sales`, extra: [`sales-team._bimi IN TXT "v=BIMI1; l=https://${LOGO_HOST}/b.svg;"`] },
+  'watched.example': { dmarc: 'v=DMARC1; p=reject', bimi: `v=BIMI1; l=https://${LOGO_HOST}/watched.svg;` },
   'vmc.example': { dmarc: 'v=DMARC1; p=reject', bimi: `v=BIMI1; l=https://${LOGO_HOST}/a.svg; a=https://${LOGO_HOST}/vmc.pem;` },
   'cmc.example': { dmarc: 'v=DMARC1; p=quarantine', bimi: `v=BIMI1; l=https://${LOGO_HOST}/a.svg; a=https://${LOGO_HOST}/cmc.pem;` },
   'wrongsan.example': { dmarc: 'v=DMARC1; p=reject', bimi: `v=BIMI1; l=https://${LOGO_HOST}/a.svg; a=https://${LOGO_HOST}/wrongsan.pem;` },
@@ -86,6 +88,8 @@ export interface BimiLab {
   pems: Record<string, string>;
   /** Requests answered, by path. */
   seen: string[];
+  /** Serves `body` (image/svg+xml, 200) at `path` from now on (a logo that changes under a monitor). */
+  setFile(path: string, body: string): void;
   close(): Promise<void>;
 }
 
@@ -253,6 +257,9 @@ export async function startBimiLab(): Promise<BimiLab> {
     zonesDir,
     pems: certs.pems,
     seen,
+    setFile: (path, body) => {
+      table[path] = { status: 200, type: 'image/svg+xml', body };
+    },
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));

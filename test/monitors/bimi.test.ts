@@ -4,12 +4,16 @@
  * within BIMI_EXPIRY_WARNING_DAYS, or a logo that stops validating, is a confirmed change (and a
  * webhook), while the BIMI check changes nothing for monitors that did not ask for it.
  */
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkDomain } from '../../packages/engine/src/check.js';
+import type { MonitorCheck } from '../../src/jobs/monitor-run.js';
+import { startBimiLab, LOGO_A, type BimiLab } from '../bimi/lab.js';
+import { bearerA, makeApp } from '../http/helpers.js';
 import type { BimiResult } from '../../packages/engine/src/bimi/types.js';
 import type { SpoofCheckResult } from '../../packages/engine/src/result.js';
 import { changesBetween, digestOf, INITIAL_MACHINE, snapshotOfResult, transition } from '../../src/jobs/monitor-changes.js';
 import type { MonitorMachine, MonitorSnapshot } from '../../src/store/monitors.js';
-import { checkOver, MutableResolver, REJECT, WATCHED } from './helpers.js';
+import { checkOver, monitorService, MutableResolver, REJECT, startReceiver, TestClock, WATCHED } from './helpers.js';
 
 function withBimi(result: SpoofCheckResult, daysLeft: number, violations: number): SpoofCheckResult {
   const bimi = {
@@ -45,4 +49,48 @@ describe('monitors and BIMI', () => {
     }
     expect(changes).toEqual([null, null, ['bimi.certificateExpiring']]);
   });
+});
+
+describe('a monitor with "checks": ["bimi"] over the BIMI lab', () => {
+  let lab: BimiLab;
+  beforeAll(async () => {
+    lab = await startBimiLab();
+  }, 60_000);
+  afterAll(async () => {
+    await lab?.close();
+  });
+
+  it('alerts by webhook when the logo stops validating, after two agreeing checks', async () => {
+    const MONITORS = '/api/tools/v1/spoof-checker/monitors';
+    const receiver = await startReceiver();
+    const bimi = { tlsCa: lab.tlsCaPem, connectPorts: { https: lab.httpsPort }, allowPrivateAddresses: true, extraRoots: lab.mvaRootPem };
+    const check: MonitorCheck = (domain, options) => checkDomain(domain, { resolver: lab.resolver, ...(options.checks.includes('bimi') ? { bimi } : {}) });
+    const made = await makeApp();
+    await made.app.close();
+    const setup = monitorService({ store: made.stores.monitors, check, clock: new TestClock(Date.parse('2026-11-27T00:00:00.000Z')), allowPrivateAddresses: true });
+    const { app } = await makeApp({ stores: made.stores, monitors: setup.service });
+    try {
+      const created = await app.inject({ method: 'POST', url: MONITORS, headers: bearerA, payload: { domain: 'watched.example', webhookUrl: receiver.url, checks: ['bimi'] } });
+      expect(created.statusCode, created.body).toBe(201);
+      const { id } = created.json();
+      const runAndWait = async () => {
+        expect((await app.inject({ method: 'POST', url: `${MONITORS}/${id}/run`, headers: bearerA })).statusCode).toBe(202);
+        await setup.scheduler.idle();
+      };
+      await runAndWait();
+      lab.setFile('/watched.svg', LOGO_A.replace('<rect', '<script>alert(1)</script>\n<rect'));
+      await runAndWait();
+      await runAndWait();
+      await setup.pump.drain();
+      expect(receiver.received).toHaveLength(1);
+      const event = JSON.parse(receiver.received[0]!.body);
+      expect(event).toMatchObject({ type: 'monitor.changed', domain: 'watched.example', before: { bimi: { grade: 'ready-self-asserted', logoValid: true } }, after: { bimi: { grade: 'not-ready', logoValid: false } } });
+      expect(event.changes).toEqual(expect.arrayContaining([{ field: 'bimi.logoValid', before: true, after: false }]));
+    } finally {
+      lab.setFile('/watched.svg', LOGO_A);
+      await app.close();
+      await setup.service.close();
+      await receiver.close();
+    }
+  }, 60_000);
 });

@@ -68,6 +68,17 @@ describe('checkBimi in the lab: grades', () => {
     expect(result.grade).toBe('ready-self-asserted');
   });
 
+  it('a custom selector falls back to the organizational domain with the same selector, never to default', async () => {
+    const result = await checkBimi('mail.self.example', options({ selector: 'Brand' }));
+    expect(result.selector).toBe('brand');
+    expect(result.queries.slice(0, 2).map((q) => [q.name, q.outcome])).toEqual([
+      ['brand._bimi.mail.self.example', 'none'],
+      ['brand._bimi.self.example', 'none'],
+    ]);
+    expect(result.grade).toBe('not-published');
+    expect(result.nextSteps[0]).toContain('brand._bimi.mail.self.example');
+  });
+
   it('a logo with a script: not-ready, the violation with its line, the fix first among the logo steps', async () => {
     const result = await checkBimi('script.example', options());
     expect(result.grade).toBe('not-ready');

@@ -175,6 +175,14 @@ describe('checkBimi in the lab: mark certificates', () => {
     expect(result.providers.apple).toEqual({ eligible: false, why: 'Apple Mail needs a VMC; a CMC is not accepted' });
   });
 
+  it('a VMC from an Entrust authority issued after 2024-11-15: Gmail yes, Apple no', async () => {
+    const result = await checkBimi('entrust.example', options());
+    expect(result.grade).toBe('ready-vmc');
+    expect(result.certificate?.chain.anchor).toContain('Entrust');
+    expect(result.providers.gmail.eligible).toBe(true);
+    expect(result.providers.apple).toEqual({ eligible: false, why: 'Apple Mail does not trust Entrust VMCs issued after 2024-11-15; replace it at renewal' });
+  });
+
   it('without the fake MVA root the same VMC is untrusted', async () => {
     const result = await checkBimi('vmc.example', options({ extraRoots: undefined }));
     expect(result.grade).toBe('not-ready');

@@ -61,6 +61,7 @@ const DOMAINS: Record<string, { dmarc: string | null; bimi: string | null; extra
   'misplaced.example': { dmarc: 'v=DMARC1; p=reject', bimi: null, extra: [`_bimi IN TXT "v=BIMI1; l=https://${LOGO_HOST}/a.svg;"`] },
   'lps.example': { dmarc: 'v=DMARC1; p=reject', bimi: `v=BIMI1; l=https://${LOGO_HOST}/a.svg; lps=sales`, extra: [`sales-team._bimi IN TXT "v=BIMI1; l=https://${LOGO_HOST}/b.svg;"`] },
   'watched.example': { dmarc: 'v=DMARC1; p=reject', bimi: `v=BIMI1; l=https://${LOGO_HOST}/watched.svg;` },
+  'entrust.example': { dmarc: 'v=DMARC1; p=reject', bimi: `v=BIMI1; l=https://${LOGO_HOST}/a.svg; a=https://${LOGO_HOST}/entrust.pem;` },
   'vmc.example': { dmarc: 'v=DMARC1; p=reject', bimi: `v=BIMI1; l=https://${LOGO_HOST}/a.svg; a=https://${LOGO_HOST}/vmc.pem;` },
   'cmc.example': { dmarc: 'v=DMARC1; p=quarantine', bimi: `v=BIMI1; l=https://${LOGO_HOST}/a.svg; a=https://${LOGO_HOST}/cmc.pem;` },
   'wrongsan.example': { dmarc: 'v=DMARC1; p=reject', bimi: `v=BIMI1; l=https://${LOGO_HOST}/a.svg; a=https://${LOGO_HOST}/wrongsan.pem;` },
@@ -77,7 +78,7 @@ export interface BimiLab {
   /** PEM of the TLS test CA (`tlsCa`, `--tls-ca`). */
   tlsCaPem: string;
   tlsCaFile: string;
-  /** PEM of the fake Mark Verifying Authority's root (`extraRoots`, `--bimi-roots`). */
+  /** PEM of the fake Mark Verifying Authorities' roots (`extraRoots`, `--bimi-roots`): the test MVA and an "Entrust" one. */
   mvaRootPem: string;
   mvaRootFile: string;
   httpsPort: number;
@@ -202,7 +203,10 @@ export function makeLabCertificates(dir: string): { tls: { ca: string; key: stri
   // A chain to a root sent in the bundle that no one trusts.
   openssl(['req', '-x509', ...EC, '-keyout', 'rogue.key', '-out', 'rogue.pem', '-days', '365', '-subj', '/O=Rogue/CN=Rogue Mark Root', '-config', 'mva.cnf', '-extensions', 'inter_ext'], dir);
   pems.selfsigned = leaf('selfsigned', { san: ['selfsigned.example'], ca: { cert: 'rogue.pem', key: 'rogue.key' } }) + read('rogue.pem');
-  return { tls: { ca: read('tls-ca.pem'), key: read('host.key'), cert: read('host.pem') }, mvaRoot: read('root.pem'), pems };
+  // A second authority whose name says Entrust (Apple refuses Entrust VMCs issued after 2024-11-15).
+  openssl(['req', '-x509', ...EC, '-keyout', 'entrust-root.key', '-out', 'entrust-root.pem', '-days', '3650', '-subj', '/O=Entrust Test/CN=Entrust Verified Mark Test Root', '-config', 'mva.cnf', '-extensions', 'inter_ext'], dir);
+  pems.entrust = leaf('entrust', { san: ['entrust.example'], ca: { cert: 'entrust-root.pem', key: 'entrust-root.key' } });
+  return { tls: { ca: read('tls-ca.pem'), key: read('host.key'), cert: read('host.pem') }, mvaRoot: read('root.pem') + read('entrust-root.pem'), pems };
 }
 
 /** The zone of one lab domain. */

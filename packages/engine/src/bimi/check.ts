@@ -53,6 +53,9 @@ export interface BimiOptions {
   now?: (() => Date) | undefined;
 }
 
+/** Apple Mail does not trust Entrust VMCs issued after this day (Apple, November 2024; research/bimi.md §2). */
+export const APPLE_ENTRUST_CUTOFF = '2024-11-15T23:59:59.999Z';
+
 /** Fetch failures that say nothing definite about the publisher (the grade is then `unknown`). */
 const UNSETTLED_FETCH: ReadonlySet<BimiFetchFailure['error']> = new Set(['dns-failure', 'unreachable', 'timeout', 'http-error', 'http-status']);
 
@@ -402,7 +405,9 @@ function providersOf(grade: BimiGrade, certificate: BimiCertificate | null, dmar
   }
   const yahoo: ProviderEligibility = { eligible: true, why: certificate ? `a valid logo and a ${certificate.kind}; Yahoo also weighs sending reputation` : 'a valid self-asserted logo; Yahoo needs no certificate but weighs sending reputation' };
   if (grade === 'ready-vmc') {
-    return { gmail: { eligible: true, why: 'a VMC: logo with the verified check mark' }, apple: { eligible: true, why: 'a VMC' }, yahoo };
+    const entrustLate = certificate !== null && /entrust/i.test(`${certificate.chain.anchor ?? ''} ${certificate.issuer ?? ''}`) && (certificate.notBefore ?? '') > APPLE_ENTRUST_CUTOFF;
+    const apple = entrustLate ? no('Apple Mail does not trust Entrust VMCs issued after 2024-11-15; replace it at renewal') : { eligible: true, why: 'a VMC' };
+    return { gmail: { eligible: true, why: 'a VMC: logo with the verified check mark' }, apple, yahoo };
   }
   if (grade === 'ready-cmc') {
     return { gmail: { eligible: true, why: 'a CMC: logo, without the check mark' }, apple: no('Apple Mail needs a VMC; a CMC is not accepted'), yahoo };

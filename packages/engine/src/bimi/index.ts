@@ -2,7 +2,7 @@
  * BIMI (draft-brand-indicators-for-message-identification-14): `checkBimi` is the entry point; the
  * record parser, the SVG Tiny PS validator and the mark certificate check are pure and usable alone.
  */
-export { BIMI_EXPIRY_WARNING_DAYS, checkBimi } from './check.js';
+export { APPLE_ENTRUST_CUTOFF, BIMI_EXPIRY_WARNING_DAYS, checkBimi } from './check.js';
 export type { BimiOptions } from './check.js';
 export { bimiDmarcEligibility } from './eligibility.js';
 export { BIMI_LABEL, bimiRecordName, bimiSelectorProblem, DEFAULT_BIMI_SELECTOR, isBimiRecord, lpsMatches, normaliseLocalPart, parseBimiRecord, selectBimiRecord } from './parse.js';

@@ -70,6 +70,8 @@ describe('SVG Tiny PS: each rule broken once, with its line', () => {
     ['not XML', 'GIF89a\u0001\u0002', 'not-xml', 1],
     ['an unclosed element', logo('<g>\n<rect width="1" height="1"/>'), 'not-xml', 6],
     ['an undefined entity', logo('<desc>&nbsp;</desc>'), 'entity', 4],
+    ['a character reference to NUL', logo('<desc>a\n&#0;</desc>'), 'not-xml', 5],
+    ['a bare ampersand', logo('<desc>R&D</desc>'), 'not-xml', 4],
   ];
   it.each(cases)('%s → %s at line %i', (_name, text, rule, line) => {
     const report = run(text);

@@ -131,13 +131,14 @@ function tokenize(text: string, report: (rule: string, line: number, detail: str
     return lo + 1;
   };
   const decode = (raw: string, at: number): string =>
-    raw.replace(/&([^;&<\s]{0,40});?/g, (whole, name: string) => {
-      if (!whole.endsWith(';')) throw new NotXml('not-xml', lineAt(at), 'a bare "&" (write &amp;)');
-      if (name.startsWith('#x') && /^#x[0-9A-Fa-f]{1,6}$/.test(name)) return safeChar(Number.parseInt(name.slice(2), 16));
-      if (/^#[0-9]{1,7}$/.test(name)) return safeChar(Number.parseInt(name.slice(1), 10));
+    raw.replace(/&([^;&<\s]{0,40});?/g, (whole: string, name: string, offset: number) => {
+      const line = lineAt(at + offset);
+      if (!whole.endsWith(';')) throw new NotXml('not-xml', line, 'a bare "&" (write &amp;)');
+      if (name.startsWith('#x') && /^#x[0-9A-Fa-f]{1,6}$/.test(name)) return safeChar(Number.parseInt(name.slice(2), 16), line);
+      if (/^#[0-9]{1,7}$/.test(name)) return safeChar(Number.parseInt(name.slice(1), 10), line);
       const predefined = PREDEFINED[name];
       if (predefined !== undefined) return predefined;
-      report('entity', lineAt(at), `the entity reference &${name}; is not one of XML's five; entities are never expanded (and a DOCTYPE is not allowed)`);
+      report('entity', line, `the entity reference &${name}; is not one of XML's five; entities are never expanded (and a DOCTYPE is not allowed)`);
       return whole;
     });
 
@@ -262,8 +263,8 @@ function tokenize(text: string, report: (rule: string, line: number, detail: str
 }
 
 /** A character reference's character; one XML does not allow (NUL, surrogates) is not XML. */
-function safeChar(code: number): string {
-  if (code === 0 || (code >= 0xd800 && code <= 0xdfff) || code > 0x10ffff) throw new NotXml('not-xml', 1, `the character reference &#${code}; names a character XML does not allow`);
+function safeChar(code: number, line: number): string {
+  if (code === 0 || (code >= 0xd800 && code <= 0xdfff) || code > 0x10ffff) throw new NotXml('not-xml', line, `the character reference &#${code}; names a character XML does not allow`);
   return String.fromCodePoint(code);
 }
 

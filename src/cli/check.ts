@@ -7,7 +7,7 @@ import { formatFailure, formatReport } from './report.js';
 import { RANGES_HELP, rangesFromFlag } from './ranges-options.js';
 import { resolverFromFlags } from './resolver-options.js';
 import type { NetworkResolver } from '@spoof-checker/engine';
-import { hasTransportFlags, TRANSPORT_OPTIONS, TRANSPORT_USAGE, transportOptionsFromFlags } from './transport-options.js';
+import { bimiOptionsFromFlags, hasTransportFlags, TRANSPORT_OPTIONS, TRANSPORT_USAGE, transportOptionsFromFlags } from './transport-options.js';
 
 const USAGE = `Usage: spoof-checker check <domain|url|address>... [options]
 
@@ -31,6 +31,12 @@ ${TRANSPORT_USAGE}
                        root) instead of the IANA root KSKs
   --no-dnssec          do not validate DNSSEC ("dnssec": not-checked); it is validated by default when
                        asking DNS servers, and never with --zones (zone files carry no signatures)
+  --bimi               also check BIMI (the brand logo): the record, DMARC eligibility, the logo held
+                       to SVG Tiny PS and the mark certificate (VMC, CMC) verified by signature. Adds a
+                       report section and a "bimi" field to --json; the spoof verdict does not change.
+                       --tls-ca, --connect-ports https=N and --allow-private-addresses apply to it
+  --bimi-selector S    the BIMI selector (default "default")
+  --bimi-roots FILE    extra Mark Verifying Authority roots (PEM), added to the shipped ones
   --json               one JSON line per input, in input order
   -h, --help           this text
 
@@ -49,7 +55,7 @@ export const check: Command = async (args, io) => {
   try {
     parsed = parseCommandArgs(
       args,
-      { ...RESOLVER_OPTIONS, ...TRANSPORT_OPTIONS, 'trust-anchor': { type: 'string' }, 'no-dnssec': { type: 'boolean' }, faults: { type: 'string' }, selectors: { type: 'string' }, ranges: { type: 'string' }, transport: { type: 'boolean' }, json: { type: 'boolean' } },
+      { ...RESOLVER_OPTIONS, ...TRANSPORT_OPTIONS, 'trust-anchor': { type: 'string' }, 'no-dnssec': { type: 'boolean' }, faults: { type: 'string' }, selectors: { type: 'string' }, ranges: { type: 'string' }, transport: { type: 'boolean' }, bimi: { type: 'boolean' }, 'bimi-selector': { type: 'string' }, 'bimi-roots': { type: 'string' }, json: { type: 'boolean' } },
       true,
     );
   } catch (error) {
@@ -72,7 +78,15 @@ export const check: Command = async (args, io) => {
   }
   const options: CheckOptions = { resolver: built.resolver, selectors: splitList(values.selectors), ranges };
   const transportFlags = { tlsCa: values['tls-ca'], connectPorts: values['connect-ports'], allowPrivateAddresses: values['allow-private-addresses'] };
-  if (!values.transport && hasTransportFlags(transportFlags)) return usage(io, new UsageError('--tls-ca, --connect-ports and --allow-private-addresses apply to --transport; add --transport'));
+  if (!values.transport && !values.bimi && hasTransportFlags(transportFlags)) return usage(io, new UsageError('--tls-ca, --connect-ports and --allow-private-addresses apply to --transport and --bimi; add --transport or --bimi'));
+  if (!values.bimi && (values['bimi-selector'] !== undefined || values['bimi-roots'] !== undefined)) return usage(io, new UsageError('--bimi-selector and --bimi-roots apply to --bimi; add --bimi'));
+  if (values.bimi) {
+    try {
+      options.bimi = await bimiOptionsFromFlags({ ...transportFlags, selector: values['bimi-selector'], roots: values['bimi-roots'] });
+    } catch (error) {
+      return usage(io, error);
+    }
+  }
   if (values.transport) {
     try {
       options.transport = await transportOptionsFromFlags(transportFlags);

@@ -3,7 +3,7 @@ import type { SpoofCheckResult } from '@spoof-checker/engine';
 import { DEFAULT_GUIDE_BASE_URL, GUIDE_TOPICS } from '@spoof-checker/engine';
 import type { SpfTermNode } from '@spoof-checker/engine';
 import { ADDRESS_CLASS_TEXT, classifyAddress, formatIpv6Count } from '@spoof-checker/engine';
-import type { DnssecResult, TransportResult } from '@spoof-checker/engine';
+import type { BimiResult, DnssecResult, TransportResult } from '@spoof-checker/engine';
 
 /** Columns the report's prose is wrapped at (records to publish are never cut). */
 export const REPORT_WIDTH = 100;
@@ -78,6 +78,7 @@ export function formatReport(result: SpoofCheckResult): string {
   lines.push(`    More: ${guideLocation(result.nextStep.href)}`);
   if (result.dnssec && result.dnssec.status !== 'not-checked') lines.push('', ...formatDnssec(result.dnssec));
   if (result.transport) lines.push('', ...formatTransport(result.transport));
+  if (result.bimi) lines.push('', ...formatBimi(result.bimi));
   return `${lines.join('\n')}\n`;
 }
 
@@ -96,6 +97,37 @@ export function formatDnssec(dnssec: DnssecResult): string[] {
   const lines = [`  DNSSEC: ${dnssec.status}${code(dnssec.reason)}`, ...wrap(dnssec.reason.text, 4)];
   for (const rrset of dnssec.rrsets) {
     lines.push(`    ${rrset.name} ${rrset.type}: ${rrset.status}${code(rrset.reason)}`);
+  }
+  return lines;
+}
+
+/** The BIMI section: the logo receivers may show, graded apart from the verdict; the next step first. */
+export function formatBimi(bimi: BimiResult): string[] {
+  const lines: string[] = [];
+  lines.push(`  BIMI (brand logo): ${bimi.grade}`);
+  lines.push(`    Record   ${bimi.record ? `${bimi.record.name}: ${bimi.record.text}` : `none (selector ${bimi.selector}; ${bimi.queries.map((q) => `${q.name} ${q.outcome}`).join(', ')})`}`);
+  lines.push(`    DMARC    ${bimi.dmarc.eligible === null ? 'could not be checked' : bimi.dmarc.eligible ? 'eligible' : `not eligible: ${bimi.dmarc.blockedBy.map((b) => `${b.record} ${b.reason}`).join(', ')}`}`);
+  if (bimi.logo) {
+    const logo = bimi.logo;
+    const state = logo.fetch ? `not fetched: ${logo.fetch.error}${logo.fetch.httpStatus !== null ? ` (HTTP ${logo.fetch.httpStatus})` : ''}` : `${logo.bytes} bytes, ${logo.violations.length === 0 ? 'valid SVG Tiny PS' : `${logo.violations.length} violation(s)`}`;
+    lines.push(`    Logo     ${logo.url}: ${state}`);
+    for (const v of logo.violations) lines.push(...wrap(`line ${v.line} [${v.rule}] ${v.detail}`, 6));
+  }
+  if (bimi.certificate) {
+    const c = bimi.certificate;
+    const state = c.fetch
+      ? `not fetched: ${c.fetch.error}`
+      : `${c.kind ?? 'unknown kind'}, chain ${c.chain.trusted ? `trusted (${c.chain.anchor})` : 'NOT trusted'}, BIMI EKU ${c.bimiEku ? 'yes' : 'NO'}, SAN ${c.sanMatch ? 'matches' : `does NOT match (${c.san.join(', ')})`}, logo hash ${c.logotype ? (c.logotype.hashOk ? 'equal' : 'DIFFERS') : 'absent'}, until ${c.notAfter?.slice(0, 10) ?? '?'}`;
+    lines.push(...wrap(`Certificate ${c.url}: ${state}`, 4));
+    for (const problem of c.chain.problems) lines.push(...wrap(`- ${problem}`, 6));
+  }
+  const p = bimi.providers;
+  for (const [name, provider] of [['Gmail', p.gmail], ['Apple', p.apple], ['Yahoo', p.yahoo]] as const) {
+    lines.push(...wrap(`${name.padEnd(8)} ${provider.eligible ? 'eligible' : 'not eligible'}: ${provider.why}`, 4));
+  }
+  if (bimi.nextSteps.length > 0) {
+    lines.push('    Next steps:');
+    bimi.nextSteps.forEach((step, i) => lines.push(...wrap(`${i + 1}. ${step}`, 6)));
   }
   return lines;
 }

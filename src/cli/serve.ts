@@ -95,7 +95,7 @@ Options (each overrides the environment variable in brackets):
   --smtp-host H         the address the SMTP receiver listens on (default: --host)
   --report-address A    an address the SMTP receiver always takes reports for (comma-separated; others are taken only
                         when the rua of their domain's DMARC or TLS-RPT record names them) [SPOOF_CHECKER_REPORT_ADDRESS]
-Transport checks ("checks": ["transport"] in the API, "Mail sent to you" on the page); --allow-private-addresses also lets webhooks reach such addresses:
+Transport and BIMI checks ("checks": ["transport"] / ["bimi"] in the API, "Mail sent to you" / "Your logo in the inbox" on the page); --allow-private-addresses also lets webhooks reach such addresses:
 ${TRANSPORT_USAGE}
   --demo                zones fixtures/zones, seed fixtures/seed/demo.json, the scenarios' DNS faults, port ${DEMO_SERVE_PORT},
                         and one monitor (of ${DEMO_DOMAIN}) with a history; loopback only: its API keys are published

@@ -2,6 +2,8 @@ import { readFile } from 'node:fs/promises';
 import type { CheckTransportOptions } from '@spoof-checker/engine';
 import { TransportCache } from '@spoof-checker/engine';
 import { tlsTrust } from '@spoof-checker/engine';
+import { bimiRootsFromPem, bimiSelectorProblem } from '@spoof-checker/engine';
+import type { CheckBimiOptions } from '@spoof-checker/engine';
 import type { ConnectPorts } from '@spoof-checker/engine';
 import { UsageError } from './args.js';
 
@@ -74,4 +76,41 @@ export async function transportOptionsFromFlags(flags: TransportFlags): Promise<
 /** True when any transport flag was given. */
 export function hasTransportFlags(flags: TransportFlags): boolean {
   return flags.tlsCa !== undefined || flags.connectPorts !== undefined || flags.allowPrivateAddresses !== undefined;
+}
+
+/** The BIMI flags: the transport flags (they reach the logo host), the selector and extra roots. */
+export interface BimiFlags extends TransportFlags {
+  /** `--bimi-selector`. */
+  selector?: string | undefined;
+  /** `--bimi-roots`: a PEM file of extra Mark Verifying Authority roots. */
+  roots?: string | undefined;
+}
+
+/**
+ * The BIMI check's options from the flags. Throws `UsageError` for a bad selector, a roots file
+ * that cannot be read or holds no usable certificate, and what `transportOptionsFromFlags` refuses.
+ */
+export async function bimiOptionsFromFlags(flags: BimiFlags): Promise<CheckBimiOptions> {
+  const transport = await transportOptionsFromFlags(flags);
+  const options: CheckBimiOptions = { tlsCa: transport.tlsCa, connectPorts: transport.connectPorts, allowPrivateAddresses: transport.allowPrivateAddresses };
+  if (flags.selector !== undefined) {
+    const problem = bimiSelectorProblem(flags.selector);
+    if (problem) throw new UsageError(`--bimi-selector: ${problem}`);
+    options.selector = flags.selector;
+  }
+  if (flags.roots !== undefined) {
+    let pem: string;
+    try {
+      pem = await readFile(flags.roots, 'utf8');
+    } catch (error) {
+      throw new UsageError(`--bimi-roots ${flags.roots}: cannot read it (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    }
+    try {
+      bimiRootsFromPem(pem);
+    } catch (error) {
+      throw new UsageError(`--bimi-roots ${flags.roots}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    options.extraRoots = pem;
+  }
+  return options;
 }

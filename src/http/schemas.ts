@@ -103,6 +103,82 @@ export const SharedInfrastructureReportSchema = Type.Object(
 const FindingSchema = Type.Object({ id: Type.String(), severity: Type.Enum(['critical', 'warning', 'info', 'success']), title: Type.String(), detail: Type.String() });
 const NullableInteger = Type.Union([Type.Integer(), Type.Null()]);
 
+const BimiViolationSchema = Type.Object({ rule: Type.String(), line: Type.Integer({ minimum: 1 }), detail: Type.String() });
+const BimiFetchFailureSchema = Type.Union([
+  Type.Object({
+    error: Type.Enum(['dns-failure', 'no-address', 'refused-private', 'unreachable', 'tls-failed', 'cert-expired', 'cert-untrusted', 'cert-name-mismatch', 'redirect', 'http-status', 'content-type', 'too-large', 'timeout', 'http-error', 'bad-url', 'too-many-redirects']),
+    httpStatus: NullableInteger,
+    detail: Type.String(),
+  }),
+  Type.Null(),
+]);
+const ProviderSchema = Type.Object({ eligible: Type.Boolean(), why: Type.String() });
+
+/**
+ * `bimi` of a spoof check result (beyond the spec; only with `"checks": ["bimi"]`): the brand logo,
+ * as `schema/spoof-check-result.schema.json` describes it (`$defs/BimiResult`).
+ */
+export const BimiResultSchema = Type.Object(
+  {
+    grade: Type.Enum(['ready-vmc', 'ready-cmc', 'ready-self-asserted', 'not-ready', 'declined', 'not-published', 'unknown'], {
+      description: 'ready-vmc / ready-cmc / ready-self-asserted: every check passes; not-ready: something blocks the logo; declined: l= and a= empty; not-published: no record; unknown: a lookup or fetch failed',
+    }),
+    selector: Type.String(),
+    record: Type.Union([Type.Object({ name: Type.String(), text: Type.String(), at: Type.Enum(['author-domain', 'organizational-domain']) }), Type.Null()]),
+    tags: Type.Union([
+      Type.Object({ l: Type.String(), a: NullableString, avp: Type.Union([Type.Enum(['brand', 'personal']), Type.Null()]), lps: Type.Union([Type.Array(Type.String()), Type.Null()]), unknown: Type.Array(Type.String()) }),
+      Type.Null(),
+    ]),
+    queries: Type.Array(Type.Object({ name: Type.String(), outcome: Type.Enum(['record', 'none', 'multiple', 'error']), error: Type.Optional(Type.String()) })),
+    dmarc: Type.Object({
+      eligible: Type.Union([Type.Boolean(), Type.Null()]),
+      records: Type.Array(Type.Object({ name: Type.String(), policy: NullableString, p: NullableString, sp: NullableString, pct: NullableInteger, t: Type.Boolean() })),
+      blockedBy: Type.Array(Type.Object({ record: Type.String(), reason: Type.Enum(['no-record', 'p-none', 'sp-none', 'quarantine-pct', 't-y', 'multiple']), detail: Type.String() })),
+    }),
+    logo: Type.Union([
+      Type.Object({
+        url: Type.String(),
+        fetch: BimiFetchFailureSchema,
+        bytes: NullableInteger,
+        compressed: Type.Boolean(),
+        sha256: NullableString,
+        title: NullableString,
+        viewBox: Type.Union([Type.Array(Type.Number(), { minItems: 4, maxItems: 4 }), Type.Null()]),
+        violations: Type.Array(BimiViolationSchema),
+        warnings: Type.Array(BimiViolationSchema),
+        dataUri: Type.Union([Type.String(), Type.Null()], { description: 'The logo as a data: URI, only when it passed every SVG Tiny PS rule: show it as an image, never inline' }),
+      }),
+      Type.Null(),
+    ]),
+    certificate: Type.Union([
+      Type.Object({
+        url: Type.String(),
+        fetch: BimiFetchFailureSchema,
+        kind: Type.Union([Type.Enum(['VMC', 'CMC']), Type.Null()]),
+        markType: NullableString,
+        subject: NullableString,
+        issuer: NullableString,
+        serial: NullableString,
+        notBefore: NullableString,
+        notAfter: NullableString,
+        daysLeft: NullableInteger,
+        chain: Type.Object({ trusted: Type.Boolean(), anchor: NullableString, problems: Type.Array(Type.String()) }),
+        bimiEku: Type.Boolean(),
+        san: Type.Array(Type.String()),
+        sanMatch: Type.Boolean(),
+        logotype: Type.Union([Type.Object({ mediaType: Type.String(), hashAlg: Type.String(), hashOk: Type.Boolean() }), Type.Null()]),
+        sct: Type.Object({ present: Type.Boolean(), count: Type.Integer() }),
+        crl: Type.Object({ present: Type.Boolean(), urls: Type.Array(Type.String()) }),
+      }),
+      Type.Null(),
+    ]),
+    providers: Type.Object({ gmail: ProviderSchema, apple: ProviderSchema, yahoo: ProviderSchema }),
+    findings: Type.Array(FindingSchema),
+    nextSteps: Type.Array(Type.String(), { description: 'What to do, in order: the first is the one to do now' }),
+  },
+  { description: 'BIMI, graded apart from the verdict (which never depends on it)' },
+);
+
 /**
  * `transport` of a spoof check result (beyond the spec; only with `"checks": ["transport"]`): mail
  * sent TO the domain, as `schema/spoof-check-result.schema.json` describes it (`$defs/TransportResult`).
@@ -235,6 +311,7 @@ export const SpoofCheckResultSchema = Type.Object(
       },
     ),
     transport: Type.Optional(TransportResultSchema),
+    bimi: Type.Optional(BimiResultSchema),
   },
 );
 
@@ -422,6 +499,7 @@ export const MonitorSnapshotSchema = Type.Object(
     mx: Type.Optional(Type.Object({ status: Type.String(), hosts: Type.Array(Type.String(), { description: '"<preference> <host>", sorted' }) })),
     findings: Type.Optional(Type.Array(Type.String(), { description: 'Finding ids, sorted' })),
     transport: Type.Optional(Type.Object({ verdict: Type.String() })),
+    bimi: Type.Optional(Type.Object({ grade: Type.String(), logoValid: Type.Union([Type.Boolean(), Type.Null()]), certificateExpiring: Type.Boolean() }, { description: 'With checks: ["bimi"]: the BIMI grade, whether the logo validates, whether the certificate is within 30 days of its end' })),
     reason: Type.Optional(Type.String({ description: 'could-not-check: which lookups failed' })),
   },
   { description: 'The normalised state a check saw' },
@@ -448,7 +526,7 @@ export const MonitorSchema = Type.Object({
   domain: Type.String(),
   intervalMinutes: Type.Integer(),
   webhookUrl: NullableString,
-  checks: Type.Array(Type.Enum(['transport', 'lookalikes'])),
+  checks: Type.Array(Type.Enum(['transport', 'lookalikes', 'bimi'])),
   state: Type.Object({
     status: Type.Enum(['pending', 'ok', 'confirming', 'could-not-check'], {
       description: 'pending: no successful check yet; ok: the last check agrees with the confirmed state; confirming: a different state was seen and awaits a second check; could-not-check: the last check failed (DNS)',

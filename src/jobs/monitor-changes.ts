@@ -13,6 +13,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { LookalikeReport, SpoofCheckResult } from '@spoof-checker/engine';
+import { BIMI_EXPIRY_WARNING_DAYS } from '@spoof-checker/engine';
 import type { MonitorChange, MonitorCheckSummary, MonitorMachine, MonitorSnapshot } from '../store/monitors.js';
 
 /** Consecutive checks that must agree on a new state before it is a change. */
@@ -36,12 +37,27 @@ export function lookalikeEntries(report: LookalikeReport): string[] {
 }
 
 /**
- * The normalised snapshot of a result. `withTransport`: the monitor asked for the transport check;
- * `result.lookalikes`: the lookalike search it asked for.
+ * What a monitor compares of a BIMI result: the grade, whether the logo validates, and whether the
+ * certificate is weeks from its end (so that a webhook fires when it comes within
+ * BIMI_EXPIRY_WARNING_DAYS, and when the logo stops validating).
  */
-export function snapshotOfResult(result: SpoofCheckResult & { lookalikes?: LookalikeReport }, withTransport: boolean): MonitorSnapshot {
+function bimiStateOf(result: SpoofCheckResult): { grade: string; logoValid: boolean | null; certificateExpiring: boolean } | undefined {
+  const bimi = result.bimi;
+  if (!bimi) return undefined;
+  const logo = bimi.logo;
+  const logoValid = logo === null || logo.fetch !== null ? null : logo.violations.length === 0;
+  const daysLeft = bimi.certificate?.daysLeft ?? null;
+  return { grade: bimi.grade, logoValid, certificateExpiring: daysLeft !== null && daysLeft <= BIMI_EXPIRY_WARNING_DAYS };
+}
+
+/**
+ * The normalised snapshot of a result. `withTransport`, `withBimi`: the monitor asked for the
+ * transport or the BIMI check; `result.lookalikes`: the lookalike search it asked for.
+ */
+export function snapshotOfResult(result: SpoofCheckResult & { lookalikes?: LookalikeReport }, withTransport: boolean, withBimi = false): MonitorSnapshot {
   const d = result.details;
   const transport = withTransport ? transportVerdictOf(result) : undefined;
+  const bimi = withBimi ? bimiStateOf(result) : undefined;
   return {
     kind: 'checked',
     verdict: result.verdict,
@@ -53,6 +69,7 @@ export function snapshotOfResult(result: SpoofCheckResult & { lookalikes?: Looka
     findings: sortedUnique(result.reasons.map((r) => r.id)),
     ...(transport !== undefined ? { transport: { verdict: transport } } : {}),
     ...(result.lookalikes ? { lookalikes: lookalikeEntries(result.lookalikes) } : {}),
+    ...(bimi !== undefined ? { bimi } : {}),
   };
 }
 
@@ -156,6 +173,11 @@ function fields(snapshot: MonitorSnapshot): Map<string, unknown> {
   out.set('findings', snapshot.findings);
   out.set('transport.verdict', snapshot.transport?.verdict ?? null);
   out.set('lookalikes', snapshot.lookalikes ?? null);
+  if (snapshot.bimi) {
+    out.set('bimi.grade', snapshot.bimi.grade);
+    out.set('bimi.logoValid', snapshot.bimi.logoValid);
+    out.set('bimi.certificateExpiring', snapshot.bimi.certificateExpiring);
+  }
   return out;
 }
 

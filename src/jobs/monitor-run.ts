@@ -75,7 +75,7 @@ export async function observe(check: MonitorCheck, monitor: Pick<Monitor, 'domai
   }
   const failure = dnsFailureOf(result);
   if (failure !== undefined) return { kind: 'could-not-check', reason: failure };
-  return snapshotOfResult(result, monitor.checks.includes('transport'));
+  return snapshotOfResult(result, monitor.checks.includes('transport'), monitor.checks.includes('bimi'));
 }
 
 /**

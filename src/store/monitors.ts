@@ -12,10 +12,10 @@
  */
 import type { Page, PageRequest, Timestamp } from './page-types.js';
 
-/** Extra checks a monitor may ask for (the transport check and the lookalike search are opt-in). */
-export type MonitorCheckKind = 'transport' | 'lookalikes';
+/** Extra checks a monitor may ask for (the transport check, the lookalike search and the BIMI check are opt-in). */
+export type MonitorCheckKind = 'transport' | 'lookalikes' | 'bimi';
 /** Every value of {@link MonitorCheckKind}. */
-export const MONITOR_CHECK_KINDS: readonly MonitorCheckKind[] = ['transport', 'lookalikes'];
+export const MONITOR_CHECK_KINDS: readonly MonitorCheckKind[] = ['transport', 'lookalikes', 'bimi'];
 
 /**
  * What a check saw, normalised so that two checks of an unchanged domain compare equal: no
@@ -42,6 +42,12 @@ export type MonitorSnapshot =
        * graded above `none` (A-labels), sorted.
        */
       lookalikes?: string[];
+      /**
+       * Present when the monitor asked for the BIMI check: the grade, whether the logo passes SVG
+       * Tiny PS (null when no logo was judged), and whether the mark certificate is within
+       * BIMI_EXPIRY_WARNING_DAYS of its end (or past it). A flip of either is a change, and alerts.
+       */
+      bimi?: { grade: string; logoValid: boolean | null; certificateExpiring: boolean };
     }
   | { kind: 'domain-not-found' }
   | { kind: 'could-not-check'; reason: string };

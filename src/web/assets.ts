@@ -114,6 +114,7 @@ section.detail { border-top: 1px solid var(--border); margin-top: 2rem; }
 .list-plain { padding-left: 1.2rem; }
 .unchecked { border-left: 6px solid var(--warning); }
 #transport .reasons li { border-left-color: var(--tone, var(--border)); }
+#bimi .bimi-logo { width: 96px; height: 96px; border-radius: 50%; object-fit: contain; background: #fff; border: 1px solid var(--border); }
 #transport li.tone-critical, #transport li.tone-warning, #transport li.tone-success, #transport li.tone-info { border-left: 6px solid var(--tone); }
 footer.site { border-top: 1px solid var(--border); padding: 1.2rem 0 2rem; color: var(--muted); font-size: 0.92rem; }
 .error-page h1 { color: var(--tone); }
@@ -148,9 +149,9 @@ const SCRIPT = `
     row.appendChild(button);
     pre.insertAdjacentElement('afterend', row);
   });
-  // The sections shown after the verdict ("Mail sent to you", "Names that look like yours"), each
+  // The sections shown after the verdict ("Mail sent to you", "Names that look like yours", "Your logo in the inbox"), each
   // fetched from this host; the link stays without JavaScript.
-  [['transport', 'Checking how mail sent to you travels… (a few seconds)'], ['lookalikes', 'Looking for names that look like yours… (a few seconds)']].forEach(function (part) {
+  [['transport', 'Checking how mail sent to you travels… (a few seconds)'], ['lookalikes', 'Looking for names that look like yours… (a few seconds)'], ['bimi', 'Checking your BIMI logo… (a few seconds)']].forEach(function (part) {
     document.querySelectorAll('section[data-' + part[0] + '-src]').forEach(function (section) {
       if (!window.fetch) return;
       var note = document.createElement('p');

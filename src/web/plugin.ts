@@ -30,13 +30,15 @@ import { errorPage, guidePage, historyPage, homePage, notInDemoPage, type Public
 import { apiDocsPage, type OpenApiDocument } from './api-docs.js';
 import { LOOKALIKES_PATH, lookalikesPage, lookalikesPath, lookalikesSection } from './lookalikes-view.js';
 import { FRAGMENT_PARAM, TRANSPORT_PATH, transportPage, transportPath, transportSection, transportUnavailable, transportUnavailablePage } from './transport-view.js';
+import { BIMI_PATH, bimiPage, bimiPath, bimiSection, bimiUnavailable } from './bimi-view.js';
 
 /** Only this host's own files; no inline script or style, no plugins, no framing, forms post here. */
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self'",
-  "img-src 'self'",
+  // data: for the BIMI logo, shown as an image (never inline markup) once it passed SVG Tiny PS.
+  "img-src 'self' data:",
   "font-src 'self'",
   "connect-src 'self'",
   "object-src 'none'",
@@ -66,7 +68,7 @@ const GUIDES_DIR = new URL('../../docs/guides/', import.meta.url);
  * Runs one check (the API's own injected check, so that a page and an API answer agree); `transport`
  * adds the "Mail sent to you" half.
  */
-export type PageCheck = (domain: string, options?: { transport?: boolean; maxQueries?: number }) => Promise<SpoofCheckResult>;
+export type PageCheck = (domain: string, options?: { transport?: boolean; bimi?: boolean; maxQueries?: number }) => Promise<SpoofCheckResult>;
 
 /** Checks allowed per window. */
 export interface PageRateLimit {
@@ -425,6 +427,32 @@ export const webPages: FastifyPluginAsync<WebPagesOptions> = async (app, options
       return sendPage(reply, 200, fragment ? lookalikesSection(report) : lookalikesPage(report));
     });
   }
+  // "Your logo in the inbox" (BIMI): as "Mail sent to you", a page of its own and the fragment the
+  // result page's script puts in place; under the same lower rate limit (it downloads files).
+  app.get<{ Params: { '*': string }; Querystring: Record<string, unknown> }>(`${BIMI_PATH}/*`, { config, schema, onRequest: transportLimiter ? [transportLimiter] : [] }, async (request, reply) => {
+    const typed = request.params['*'];
+    const normalised = normaliseDomainInput(typed);
+    if (!normalised.ok) {
+      if (wantsJson(request.headers.accept)) throw new InvalidInput(normalised.message, normalised.fix);
+      return invalidInput(reply, typed, normalised, demo);
+    }
+    const fragment = request.query[FRAGMENT_PARAM] === '1';
+    if (normalised.domain !== typed) return reply.code(303).header('cache-control', LIVE_PAGE_CACHE_CONTROL).redirect(`${bimiPath(normalised.domain)}${fragment ? `?${FRAGMENT_PARAM}=1` : ''}`, 303);
+    if (demo !== null && !inDemo(demo, normalised.domain)) {
+      void reply.header('vary', 'accept');
+      if (wantsJson(request.headers.accept)) return sendJsonError(reply, http.answer('NOT_FOUND', { message: `${normalised.domain} is not in the demo.`, why: `This demo answers from ${demo.source}, not from public DNS.`, fix: 'Check one of the demo domains listed on the home page.' }));
+      return sendPage(reply, 404, notInDemoPage(typed, normalised.domain, demo));
+    }
+    const result = await check(normalised.domain, { bimi: true, maxQueries });
+    void reply.header('vary', 'accept');
+    if (!result.bimi) {
+      if (wantsJson(request.headers.accept)) return sendJsonError(reply, http.answer('INTERNAL', { message: 'BIMI checks are not available on this server.' }));
+      return sendPage(reply, 200, bimiUnavailable('BIMI checks are not available on this server.'));
+    }
+    if (wantsJson(request.headers.accept)) return reply.code(200).header('cache-control', LIVE_PAGE_CACHE_CONTROL).send(result.bimi);
+    const display = result.details.displayDomain;
+    return sendPage(reply, 200, fragment ? bimiSection(result.bimi, display) : bimiPage(result.bimi, result.domain, display));
+  });
 
   app.get<{ Params: { topic: string }; Querystring: Record<string, unknown> }>('/guides/:topic', { config, schema }, async (request, reply) => {
     const guide = guides.get(request.params.topic);

@@ -11,6 +11,7 @@ import { html, type SafeHtml } from './html.js';
 import type { DemoSettings } from './demo.js';
 import { lookalikesPlaceholder } from './lookalikes-view.js';
 import { transportPlaceholder, transportSection } from './transport-view.js';
+import { bimiPlaceholder, bimiSection } from './bimi-view.js';
 import { checkForm, page } from './layout.js';
 
 type Tone = 'critical' | 'warning' | 'success' | 'info';
@@ -95,6 +96,7 @@ ${nextStepSection(result.nextStep)}
 </section>
 ${result.transport ? transportSection(result.transport, displayDomain) : transportPlaceholder(result.domain, displayDomain)}
 ${context.lookalikes ? lookalikesPlaceholder(result.domain, displayDomain) : null}
+${result.bimi ? bimiSection(result.bimi, displayDomain) : bimiPlaceholder(result.domain, displayDomain)}
 ${spfSection(result, obj(details['spf']))}
 ${sharedInfrastructureSection(obj(obj(details['spf'])['sharedInfrastructure']))}
 ${dmarcSection(result, obj(details['dmarc']))}

@@ -81,7 +81,7 @@ describe('POST /api/tools/v1/spoof-checker with checks', () => {
     const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json();
     const post = doc.paths['/api/tools/v1/spoof-checker'].post;
     const body = post.requestBody.content['application/json'].schema;
-    expect(body.properties.checks.items.enum).toEqual(['transport']);
+    expect(body.properties.checks.items.enum).toEqual(['transport', 'bimi']);
     const result = post.responses['200'].content['application/json'].schema;
     expect(result.properties.transport.properties.verdict.enum).toEqual(['enforced', 'opportunistic', 'at-risk', 'broken', 'untested', 'no-mail']);
     expect(result.properties.transport.properties.mx.items.properties.addresses.items.properties.outcome.enum).toContain('refused-private');

@@ -20,6 +20,8 @@ import { analyzeSpfNow, describeOpening } from './spf/index.js';
 import type { SpfAnalysis } from './spf/index.js';
 import { checkTransport, type TransportOptions } from './transport/check.js';
 import { dnssecNotChecked, startDnssec, type CheckDnssecOptions, type DnssecResult } from './dnssec/check.js';
+import { checkBimi, type BimiOptions } from './bimi/check.js';
+import type { BimiResult } from './bimi/types.js';
 import type { TransportResult } from './transport/types.js';
 import { decide } from './verdict/index.js';
 import type { Decision, DmarcFacts, OpenSpf, SharedInfrastructureFacts, VerdictFacts } from './verdict/index.js';
@@ -69,10 +71,20 @@ export interface CheckOptions {
    * leaving it out. The spoof verdict never depends on it.
    */
   dnssec?: CheckDnssecOptions | false | string | undefined;
+  /**
+   * Also check BIMI (the record, the DMARC prerequisite, the logo and the mark certificate) and add
+   * `bimi` to the result: `true` for the defaults, or its options. Off by default (it fetches over
+   * HTTPS). The spoof verdict does not depend on it.
+   */
+  bimi?: boolean | CheckBimiOptions | undefined;
 }
+
 
 /** `result.dnssec` when validation was not asked for. */
 export const DNSSEC_NOT_ASKED: DnssecResult = dnssecNotChecked('DNSSEC validation was not asked for.');
+
+/** `checkBimi`'s options as `checkDomain` takes them (the resolver and input rules are the check's). */
+export type CheckBimiOptions = Omit<BimiOptions, 'resolver' | 'input'>;
 
 /** `checkTransport`'s options as `checkDomain` takes them (the resolver and input rules are the check's). */
 export type CheckTransportOptions = Omit<TransportOptions, 'resolver' | 'input'>;
@@ -111,6 +123,7 @@ export async function checkDomain(input: string, options: CheckOptions): Promise
   const transport = options.transport ? startTransport(domain, options) : null;
   // DNSSEC runs beside the check on its own queries (DO and CD), outside its DNS budget.
   const dnssec = typeof options.dnssec === 'object' ? startDnssec(domain, options.dnssec) : null;
+  const bimi = options.bimi ? startBimi(domain, input, options) : null;
   const resolver = createCheckResolver(options.resolver, {
     maxQueries: options.maxQueries ?? DEFAULT_CHECK_MAX_QUERIES,
     deadlineMs: options.deadlineMs ?? DEFAULT_CHECK_DEADLINE_MS,
@@ -201,6 +214,12 @@ export async function checkDomain(input: string, options: CheckOptions): Promise
     result.transport = outcome;
     result.responseTimeMs = Math.round(performance.now() - started);
   }
+  if (bimi) {
+    const outcome = await bimi;
+    if (outcome instanceof Error) throw outcome;
+    result.bimi = outcome;
+    result.responseTimeMs = Math.round(performance.now() - started);
+  }
   return result;
 }
 
@@ -232,6 +251,15 @@ function startTransport(domain: string, options: CheckOptions): Promise<Transpor
   const extra = options.transport === true || !options.transport ? {} : options.transport;
   const dnssec = typeof options.dnssec === 'object' ? options.dnssec : undefined;
   return checkTransport(domain, { ...extra, resolver: options.resolver, input: options.input, ...(dnssec ? { dnssec } : {}) }).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
+}
+
+/** Starts `checkBimi` for a check; a rejection is held as a value, like the transport check's. */
+function startBimi(domain: string, input: string, options: CheckOptions): Promise<BimiResult | Error> {
+  const extra = options.bimi === true || !options.bimi ? {} : options.bimi;
+  // An address as input names the sender's local part, which a record's lps= may use (draft §7.2 step 5).
+  const at = input.trim().lastIndexOf('@');
+  const localPart = extra.localPart ?? (at > 0 && !input.includes('://') ? input.trim().slice(0, at).replace(/^mailto:/i, '') : undefined);
+  return checkBimi(domain, { ...extra, ...(localPart !== undefined ? { localPart } : {}), resolver: options.resolver, input: options.input }).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
 }
 
 /**

@@ -13,7 +13,7 @@
 // The entry point and its result.
 /** Checks a domain, URL or address: DMARC, SPF, DKIM and MX, scored into a verdict with reasons and a next step. */
 export { checkDomain, DEFAULT_CHECK_MAX_QUERIES } from './check.js';
-export type { CheckOptions, CheckTransportOptions } from './check.js';
+export type { CheckBimiOptions, CheckOptions, CheckTransportOptions } from './check.js';
 export type { InboxOutcome, SpoofCheckDetails, SpoofCheckResult, Verdict } from './result.js';
 /** Why a check gave no verdict (bad input, or a failed lookup the verdict rests on). */
 export { SpoofCheckError, isSpoofCheckError } from './errors.js';
@@ -85,6 +85,13 @@ export type { TransportOptions } from './transport/check.js';
 /** The pure parts: record and policy parsers, the one-label MX pattern rule. */
 export { mxCovered, parseStsPolicy, parseStsRecord, parseTlsRptRecord } from './transport/index.js';
 export type { AddressProbe, CertificateSummary, ConnectPorts, PolicyFetchError, ProbeOutcome, StsMode, StsPolicy, TransportResult, TransportVerdict } from './transport/types.js';
+// The brand logo receivers show once DMARC is enforced: BIMI (draft-brand-indicators-for-message-identification-14).
+/** Checks BIMI: the record, the DMARC prerequisite, the logo (SVG Tiny PS) and the mark certificate (VMC, CMC), graded apart from the spoof verdict. */
+export { checkBimi, BIMI_EXPIRY_WARNING_DAYS } from './bimi/check.js';
+export type { BimiOptions } from './bimi/check.js';
+/** The pure parts: the record parser, the SVG Tiny PS validator, the mark certificate check by signature, the shipped Mark Verifying Authority roots. */
+export { bimiRootsFromPem, bimiSelectorProblem, checkMarkCertificate, MAX_SVG_BYTES, parseBimiRecord, shippedBimiRoots, SVG_RULES, validateSvg } from './bimi/index.js';
+export type { BimiCertificate, BimiGrade, BimiLogo, BimiResult, BimiRoot, MarkCertificateInput, ProviderEligibility, SvgReport, SvgViolation } from './bimi/index.js';
 /** The address guard: may a public service connect to this IP? (Shared by the probe and webhooks.) */
 export { ADDRESS_CLASS_TEXT, classifyAddress, forbiddenReason, isForbiddenAddress, isPublicAddress, resolveAllowedAddress } from './net/address-guard.js';
 export type { AddressCheck, AddressClass, HostLookup } from './net/address-guard.js';

@@ -9,6 +9,7 @@ import type { SharedInfrastructureReport } from './ranges/index.js';
 import type { SpfAnalysis } from './spf/index.js';
 import type { TransportResult } from './transport/types.js';
 import type { DnssecResult } from './dnssec/check.js';
+import type { BimiResult } from './bimi/types.js';
 import type { Decision, InboxOutcome, Verdict } from './verdict/index.js';
 
 /**
@@ -96,6 +97,11 @@ export interface SpoofCheckResult {
    * for it (`CheckOptions.transport`). Its verdict is separate: the spoof verdict never depends on it.
    */
   transport?: TransportResult;
+  /**
+   * BIMI (the brand logo receivers show), only when the check was asked for it (`CheckOptions.bimi`).
+   * Graded on its own: the spoof verdict never depends on it.
+   */
+  bimi?: BimiResult;
 }
 
 /**

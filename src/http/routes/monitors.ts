@@ -41,11 +41,11 @@ const IntervalField = Type.Integer({
 const WebhookField = Type.Union([Type.String({ minLength: 1, maxLength: MAX_WEBHOOK_URL_LENGTH, format: 'uri' }), Type.Null()], {
   description: 'Where confirmed changes are POSTed (signed); a host that resolves to a private or reserved address is refused',
 });
-const ChecksField = Type.Array(Type.Enum(['transport', 'lookalikes']), {
-  maxItems: 2,
+const ChecksField = Type.Array(Type.Enum(['transport', 'lookalikes', 'bimi']), {
+  maxItems: 3,
   uniqueItems: true,
   description:
-    'Extra checks: "transport" adds the transport verdict to what is compared; "lookalikes" adds the graded lookalike domains, and a webhook is sent when one appears or its grade rises',
+    'Extra checks: "transport" adds the transport verdict to what is compared; "lookalikes" adds the graded lookalike domains, and a webhook is sent when one appears or its grade rises; "bimi" the BIMI grade, whether the logo validates and whether the mark certificate is within 30 days of its end (each change alerts)',
 });
 
 const CreateBody = Type.Object(

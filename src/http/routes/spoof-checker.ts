@@ -22,19 +22,21 @@ export interface SpoofCheckRequestOptions {
   selectors?: string[];
   /** Also check mail sent TO the domain and add `transport` to the result (checkDomain's `transport`). */
   transport?: boolean;
+  /** Also check BIMI and add `bimi` to the result (checkDomain's `bimi`). */
+  bimi?: boolean;
   /** Most DNS lookups the check may make (checkDomain's `maxQueries`); the public page sets a low one. */
   maxQueries?: number;
 }
 
 /** The extra checks a request may ask for (`"checks": [...]`). */
-export const OPTIONAL_CHECKS = ['transport'] as const;
+export const OPTIONAL_CHECKS = ['transport', 'bimi'] as const;
 
 const ChecksField = Type.Array(Type.Enum([...OPTIONAL_CHECKS]), {
   uniqueItems: true,
   maxItems: OPTIONAL_CHECKS.length,
   description:
-    'Extra checks to run. "transport": mail sent TO the domain (MTA-STS, TLS-RPT, a STARTTLS and certificate probe of every MX), added as `transport`; it takes seconds and has its own, lower rate limit. The spoof verdict never depends on it.',
-  examples: [['transport']],
+    'Extra checks to run. "transport": mail sent TO the domain (MTA-STS, TLS-RPT, a STARTTLS and certificate probe of every MX), added as `transport`; "bimi": the brand logo (the BIMI record, DMARC eligibility, the logo held to SVG Tiny PS, the mark certificate verified to the Mark Verifying Authorities), added as `bimi`. Both take seconds and share their own, lower rate limit. The spoof verdict never depends on them.',
+  examples: [['transport'], ['bimi']],
 });
 
 /** Runs one spoof check (the app is given `checkDomain` bound to a resolver). */
@@ -102,16 +104,16 @@ export const spoofCheckerRoutes: FastifyPluginAsyncTypebox<SpoofCheckerRouteOpti
     {
       onRequest,
       preValidation: async (request) => refuseBadSelector(request.body),
-      // A transport check costs seconds and sockets: it is counted apart (after validation, when the body is known).
+      // A transport or BIMI check costs seconds and sockets: it is counted apart (after validation, when the body is known).
       preHandler: async function transportLimit(request, reply) {
-        if (transportLimiter && request.body.checks?.includes('transport')) await (transportLimiter as unknown as (this: unknown, req: typeof request, rep: typeof reply) => Promise<void>).call(this, request, reply);
+        if (transportLimiter && (request.body.checks?.includes('transport') || request.body.checks?.includes('bimi'))) await (transportLimiter as unknown as (this: unknown, req: typeof request, rep: typeof reply) => Promise<void>).call(this, request, reply);
       },
       config: { audit: AUDIT },
       schema: {
         ...common,
         summary: 'Can anyone spoof this domain?',
         description:
-          'Checks DMARC, SPF, DKIM and MX and says whether mail forged as this domain would reach an inbox. With "checks": ["transport"], also checks mail sent to the domain (MTA-STS, TLS-RPT, STARTTLS of every MX) and adds `transport`.',
+          'Checks DMARC, SPF, DKIM and MX and says whether mail forged as this domain would reach an inbox. With "checks": ["transport"], also checks mail sent to the domain (MTA-STS, TLS-RPT, STARTTLS of every MX) and adds `transport`; with "checks": ["bimi"], also checks the brand logo (BIMI) and adds `bimi`.',
         body: Type.Object({ domain: DomainField, selectors: Type.Optional(SelectorsField), checks: Type.Optional(ChecksField) }, { additionalProperties: false }),
         response: responses,
       },
@@ -129,6 +131,7 @@ export const spoofCheckerRoutes: FastifyPluginAsyncTypebox<SpoofCheckerRouteOpti
         if (seen.length > 0) options.selectors = [...new Set([...(options.selectors ?? []), ...seen])].slice(0, MAX_CALLER_SELECTORS);
       }
       if (checks?.includes('transport')) options.transport = true;
+      if (checks?.includes('bimi')) options.bimi = true;
       return Object.keys(options).length > 0 ? check(request.body.domain, options) : check(request.body.domain);
     },
   );

@@ -1,0 +1,492 @@
+/**
+ * The BIMI logo: a strict XML tokenizer that never expands an entity (a DOCTYPE is refused, not
+ * read), and the SVG Tiny Portable/Secure profile (draft-svg-tiny-ps-abrotman-12 §2, the
+ * `SVG_PS-latest.rnc` schema it defers to, and draft-fetch-validation-vmc-wchuang "SVG Indicators":
+ * no script, no external resource reference). Every violation carries its rule id and the 1-based
+ * line of the served file; attributes of the root are reported on the `<svg>` line.
+ *
+ * Hostile input: the file comes from a stranger. Nothing here follows a reference, loads a
+ * stylesheet or expands an entity; work is linear in the (capped) size of the file.
+ */
+import { gunzipSync } from 'node:zlib';
+import type { SvgReport, SvgViolation } from './types.js';
+
+/** Draft svg-tiny-ps §2 (and Gmail, Mail::BIMI): the logo is at most 32 KiB as served. */
+export const MAX_SVG_BYTES = 32_768;
+/** An SVGZ is inflated to at most this (a gzip bomb stops here and is a violation). */
+export const MAX_SVG_INFLATED_BYTES = 1024 * 1024;
+/** Elements nested deeper than this are refused (no recursion here, but the report stays small). */
+export const MAX_SVG_DEPTH = 256;
+/** Violations listed per file at most (the rest are counted in the last one). */
+export const MAX_SVG_VIOLATIONS = 100;
+
+const SVG_NS = 'http://www.w3.org/2000/svg';
+const XLINK_NS = 'http://www.w3.org/1999/xlink';
+const XML_NS = 'http://www.w3.org/XML/1998/namespace';
+
+/**
+ * The rule ids a violation or warning can carry (an API: ids keep their meaning).
+ * Violations: `not-xml`, `doctype`, `entity`, `processing-instruction`, `root`, `version`,
+ * `base-profile`, `title`, `root-xy`, `element`, `script`, `foreign-object`, `raster-image`,
+ * `namespace`, `attribute`, `event-handler`, `external-reference`, `fixed-attribute`, `size`,
+ * `compression`. Warnings: `square`, `placeholder-title`.
+ */
+export const SVG_RULES = [
+  'not-xml', 'doctype', 'entity', 'processing-instruction', 'root', 'version', 'base-profile', 'title', 'root-xy', 'element', 'script', 'foreign-object', 'raster-image',
+  'namespace', 'attribute', 'event-handler', 'external-reference', 'fixed-attribute', 'size', 'compression', 'square', 'placeholder-title',
+] as const;
+
+/** The 24 elements of the profile (SVG_PS-latest.rnc): no tspan, tbreak, image, script, a, switch, style, clipPath, mask, pattern, filter, animation. */
+export const SVG_PS_ELEMENTS: ReadonlySet<string> = new Set([
+  'circle', 'defs', 'desc', 'ellipse', 'font', 'font-face', 'g', 'glyph', 'hkern', 'line', 'linearGradient', 'metadata',
+  'path', 'polygon', 'polyline', 'radialGradient', 'rect', 'solidColor', 'stop', 'svg', 'text', 'textArea', 'title', 'use',
+]);
+
+/**
+ * Attributes without a namespace the profile's elements carry (SVG Tiny 1.2 core, conditional,
+ * presentation, geometry, gradient, font and RDFa attributes of the schema). One set for all
+ * elements: an attribute of another element of the profile is not flagged. `style` is accepted
+ * (drawing tools write it; receivers read it), and its `url()` and `@import` are checked like any value.
+ */
+export const SVG_PS_ATTRIBUTES: ReadonlySet<string> = new Set([
+  // core, RDFa and conditional processing
+  'id', 'class', 'role', 'rel', 'rev', 'typeof', 'content', 'datatype', 'resource', 'about', 'property', 'requiredFonts', 'requiredFeatures', 'requiredExtensions', 'requiredFormats', 'systemLanguage', 'style',
+  // the root
+  'version', 'baseProfile', 'width', 'height', 'viewBox', 'preserveAspectRatio', 'contentScriptType', 'externalResourcesRequired', 'focusable', 'playbackOrder', 'snapshotTime', 'timelineBegin', 'zoomAndPan',
+  // presentation
+  'fill', 'fill-opacity', 'fill-rule', 'stroke', 'stroke-dasharray', 'stroke-dashoffset', 'stroke-linecap', 'stroke-linejoin', 'stroke-miterlimit', 'stroke-width', 'stroke-opacity', 'opacity',
+  'color', 'color-rendering', 'vector-effect', 'direction', 'unicode-bidi', 'solid-color', 'solid-opacity', 'display-align', 'line-increment', 'stop-color', 'stop-opacity',
+  'font-family', 'font-size', 'font-style', 'font-variant', 'font-weight', 'text-anchor', 'text-align', 'display', 'visibility', 'image-rendering', 'shape-rendering', 'text-rendering',
+  'pointer-events', 'buffered-rendering', 'viewport-fill', 'viewport-fill-opacity',
+  // geometry
+  'x', 'y', 'rx', 'ry', 'cx', 'cy', 'r', 'x1', 'y1', 'x2', 'y2', 'd', 'pathLength', 'points', 'transform', 'rotate', 'editable',
+  // gradients
+  'gradientUnits', 'gradientTransform', 'spreadMethod', 'fx', 'fy', 'offset',
+  // fonts
+  'horiz-adv-x', 'horiz-origin-x', 'font-stretch', 'unicode-range', 'units-per-em', 'panose-1', 'stemv', 'stemh', 'slope', 'cap-height', 'x-height', 'accent-height', 'ascent', 'descent',
+  'widths', 'bbox', 'ideographic', 'alphabetic', 'mathematical', 'hanging', 'underline-position', 'underline-thickness', 'strikethrough-position', 'strikethrough-thickness',
+  'overline-position', 'overline-thickness', 'unicode', 'glyph-name', 'arabic-form', 'lang', 'u1', 'g1', 'u2', 'g2', 'k',
+]);
+
+/** XLink attributes (any prefix bound to the XLink namespace); `href` must point inside the document. */
+const XLINK_ATTRIBUTES: ReadonlySet<string> = new Set(['href', 'type', 'role', 'arcrole', 'title', 'show', 'actuate']);
+/** xml: attributes; `xml:base` is refused (it would make relative references external). */
+const XML_ATTRIBUTES: ReadonlySet<string> = new Set(['id', 'lang', 'space']);
+
+/** Draft svg-tiny-ps §2.3: these root attributes SHOULD be absent; if present, exactly these values. */
+const FIXED_VALUES: Record<string, string> = {
+  zoomAndPan: 'disable',
+  externalResourcesRequired: 'false',
+  focusable: 'false',
+  snapshotTime: 'none',
+  playbackOrder: 'all',
+  timelineBegin: 'onLoad',
+};
+
+/** Titles drawing tools and generators leave behind (checkdmarc #242): a warning, not a violation. */
+const PLACEHOLDER_TITLES = /^(untitled.*|bimi-svg-tiny-12-ps|svg|logo|layer ?\d*|title)$/i;
+
+/** The XML 1.0 predefined entities (§4.6); nothing else is ever expanded. */
+const PREDEFINED: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
+const NAME = /^[A-Za-z_:\u00C0-\uFFEF][A-Za-z0-9_:.\-\u00B7\u00C0-\uFFEF]*$/;
+
+interface RawAttribute {
+  name: string;
+  value: string;
+  line: number;
+}
+
+type XmlEvent =
+  | { kind: 'start'; name: string; attributes: RawAttribute[]; line: number; selfClosing: boolean }
+  | { kind: 'end'; name: string; line: number }
+  | { kind: 'text'; text: string; line: number };
+
+/** Thrown inside the tokenizer when the file is not well-formed XML; caught in `validateSvg`. */
+class NotXml extends Error {
+  constructor(
+    readonly rule: 'not-xml' | 'doctype',
+    readonly line: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Tokenizes `text` as XML 1.0 without a DTD: elements, attributes, text, comments, CDATA. A
+ * DOCTYPE stops it (its entities are never read); a reference other than the five predefined
+ * entities and character references is reported (`entity`) and kept literal.
+ */
+function tokenize(text: string, report: (rule: string, line: number, detail: string) => void): XmlEvent[] {
+  const newlines: number[] = [];
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) newlines.push(i);
+  const lineAt = (pos: number): number => {
+    let lo = 0;
+    let hi = newlines.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((newlines[mid] as number) < pos) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo + 1;
+  };
+  const decode = (raw: string, at: number): string =>
+    raw.replace(/&([^;&<\s]{0,40});?/g, (whole: string, name: string, offset: number) => {
+      const line = lineAt(at + offset);
+      if (!whole.endsWith(';')) throw new NotXml('not-xml', line, 'a bare "&" (write &amp;)');
+      if (name.startsWith('#x') && /^#x[0-9A-Fa-f]{1,6}$/.test(name)) return safeChar(Number.parseInt(name.slice(2), 16), line);
+      if (/^#[0-9]{1,7}$/.test(name)) return safeChar(Number.parseInt(name.slice(1), 10), line);
+      const predefined = PREDEFINED[name];
+      if (predefined !== undefined) return predefined;
+      report('entity', line, `the entity reference &${name}; is not one of XML's five; entities are never expanded (and a DOCTYPE is not allowed)`);
+      return whole;
+    });
+
+  // Sticky patterns read at a position without copying the rest of the text.
+  const WS = /\s*/y;
+  const TOKEN = /[^\s=/>]+/y;
+  const at = (pattern: RegExp, from: number): string => {
+    pattern.lastIndex = from;
+    return pattern.exec(text)?.[0] ?? '';
+  };
+  const events: XmlEvent[] = [];
+  const stack: string[] = [];
+  let seenRoot = false;
+  let pos = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  if (text.startsWith('<?xml', pos) && /\s/.test(text[pos + 5] ?? '')) {
+    const end = text.indexOf('?>', pos);
+    if (end === -1) throw new NotXml('not-xml', 1, 'the XML declaration is not closed with "?>"');
+    pos = end + 2;
+  }
+  while (pos < text.length) {
+    const lt = text.indexOf('<', pos);
+    const textEnd = lt === -1 ? text.length : lt;
+    if (textEnd > pos) {
+      const raw = text.slice(pos, textEnd);
+      if (raw.includes(']]>')) throw new NotXml('not-xml', lineAt(pos + raw.indexOf(']]>')), '"]]>" outside a CDATA section');
+      if (stack.length === 0) {
+        if (raw.trim() !== '') throw new NotXml('not-xml', lineAt(pos + raw.search(/\S/)), seenRoot ? 'text after the root element' : 'text before the root element');
+      } else {
+        events.push({ kind: 'text', text: decode(raw, pos), line: lineAt(pos) });
+      }
+    }
+    if (lt === -1) break;
+    pos = lt;
+    const line = lineAt(pos);
+    if (text.startsWith('<!--', pos)) {
+      const end = text.indexOf('-->', pos + 4);
+      if (end === -1) throw new NotXml('not-xml', line, 'a comment is not closed with "-->"');
+      pos = end + 3;
+    } else if (text.startsWith('<![CDATA[', pos)) {
+      const end = text.indexOf(']]>', pos + 9);
+      if (end === -1) throw new NotXml('not-xml', line, 'a CDATA section is not closed with "]]>"');
+      if (stack.length === 0) throw new NotXml('not-xml', line, 'a CDATA section outside the root element');
+      events.push({ kind: 'text', text: text.slice(pos + 9, end), line });
+      pos = end + 3;
+    } else if (text.startsWith('<!DOCTYPE', pos) || text.startsWith('<!doctype', pos)) {
+      // Never read: a DOCTYPE can declare entities (billion laughs, SYSTEM files). The profile has none.
+      throw new NotXml('doctype', line, 'a DOCTYPE declaration: the profile allows none, and its entities are never read');
+    } else if (text.startsWith('<!', pos)) {
+      throw new NotXml('not-xml', line, `markup "${text.slice(pos, pos + 12)}" is not XML content`);
+    } else if (text.startsWith('<?', pos)) {
+      const end = text.indexOf('?>', pos + 2);
+      if (end === -1) throw new NotXml('not-xml', line, 'a processing instruction is not closed with "?>"');
+      const target = /^<\?([^\s?]*)/.exec(text.slice(pos, end))?.[1] ?? '';
+      if (target.toLowerCase() === 'xml') throw new NotXml('not-xml', line, 'the XML declaration may only open the file');
+      report('processing-instruction', line, `the processing instruction <?${target}?> is not allowed (a stylesheet or other instruction to the renderer)`);
+      pos = end + 2;
+    } else if (text.startsWith('</', pos)) {
+      const end = text.indexOf('>', pos);
+      if (end === -1) throw new NotXml('not-xml', line, 'an end tag is not closed with ">"');
+      const name = text.slice(pos + 2, end).trim();
+      const open = stack.pop();
+      if (open !== name) throw new NotXml('not-xml', line, open === undefined ? `the end tag </${name}> closes nothing` : `the end tag </${name}> does not match <${open}>`);
+      events.push({ kind: 'end', name, line });
+      pos = end + 1;
+    } else {
+      // A start tag: name, attributes, then ">" or "/>".
+      let p = pos + 1;
+      const name = at(/[^\s/>]+/y, p);
+      if (!NAME.test(name)) throw new NotXml('not-xml', line, `"<${name.slice(0, 30)}" does not start an element`);
+      if (stack.length === 0 && seenRoot) throw new NotXml('not-xml', line, `a second root element <${name}>`);
+      p += name.length;
+      const attributes: RawAttribute[] = [];
+      const names = new Set<string>();
+      let selfClosing = false;
+      for (;;) {
+        const ws = at(WS, p).length;
+        p += ws;
+        if (p >= text.length) throw new NotXml('not-xml', line, `the start tag <${name}> is not closed`);
+        if (text.startsWith('/>', p)) {
+          selfClosing = true;
+          p += 2;
+          break;
+        }
+        if (text[p] === '>') {
+          p += 1;
+          break;
+        }
+        if (ws === 0 && attributes.length > 0) throw new NotXml('not-xml', lineAt(p), `attributes of <${name}> must be separated by white space`);
+        const attrLine = lineAt(p);
+        const attrName = at(TOKEN, p);
+        if (!NAME.test(attrName)) throw new NotXml('not-xml', attrLine, `"${attrName.slice(0, 30) || text[p]}" in <${name}> is not an attribute`);
+        p += attrName.length;
+        p += at(WS, p).length;
+        if (text[p] !== '=') throw new NotXml('not-xml', attrLine, `the attribute ${attrName} of <${name}> has no value (="…")`);
+        p += 1;
+        p += at(WS, p).length;
+        const quote = text[p];
+        if (quote !== '"' && quote !== "'") throw new NotXml('not-xml', attrLine, `the value of ${attrName} in <${name}> is not quoted`);
+        const close = text.indexOf(quote, p + 1);
+        if (close === -1) throw new NotXml('not-xml', attrLine, `the value of ${attrName} in <${name}> is not closed`);
+        const raw = text.slice(p + 1, close);
+        if (raw.includes('<')) throw new NotXml('not-xml', attrLine, `the value of ${attrName} in <${name}> contains "<"`);
+        if (names.has(attrName)) throw new NotXml('not-xml', attrLine, `<${name}> has the attribute ${attrName} twice`);
+        names.add(attrName);
+        // XML 1.0 §3.3.3: white space characters in a value are normalised to spaces.
+        attributes.push({ name: attrName, value: decode(raw, p + 1).replace(/[\t\n\r]/g, ' '), line: attrLine });
+        p = close + 1;
+      }
+      events.push({ kind: 'start', name, attributes, line, selfClosing });
+      seenRoot = true;
+      if (selfClosing) events.push({ kind: 'end', name, line });
+      else {
+        stack.push(name);
+        if (stack.length > MAX_SVG_DEPTH) throw new NotXml('not-xml', line, `elements nested more than ${MAX_SVG_DEPTH} deep`);
+      }
+      pos = p;
+    }
+  }
+  if (stack.length > 0) throw new NotXml('not-xml', lineAt(text.length), `the element <${stack[stack.length - 1]}> is never closed`);
+  if (!seenRoot) throw new NotXml('not-xml', 1, 'the file has no root element');
+  return events;
+}
+
+/** A character reference's character; one XML does not allow (NUL, surrogates) is not XML. */
+function safeChar(code: number, line: number): string {
+  if (code === 0 || (code >= 0xd800 && code <= 0xdfff) || code > 0x10ffff) throw new NotXml('not-xml', line, `the character reference &#${code}; names a character XML does not allow`);
+  return String.fromCodePoint(code);
+}
+
+/** `url(…)` targets in a value (CSS syntax: optional quotes and spaces). */
+function urlTargets(value: string): string[] {
+  const targets: string[] = [];
+  const pattern = /url\s*\(\s*(?:"([^"]*)"|'([^']*)'|([^)]*?))\s*\)/gi;
+  for (let match = pattern.exec(value); match !== null; match = pattern.exec(value)) targets.push((match[1] ?? match[2] ?? match[3] ?? '').trim());
+  return targets;
+}
+
+/** Parses a viewBox: four numbers separated by white space and/or a comma. */
+export function parseViewBox(value: string | undefined): [number, number, number, number] | null {
+  if (value === undefined) return null;
+  const parts = value.trim().split(/[\s,]+/);
+  if (parts.length !== 4) return null;
+  const numbers = parts.map(Number);
+  return numbers.every(Number.isFinite) ? (numbers as [number, number, number, number]) : null;
+}
+
+/**
+ * Validates a served logo against SVG Tiny PS. `served` is the file as it arrived; an SVGZ (gzip)
+ * is inflated with a cap first. Every outcome is a value.
+ */
+export function validateSvg(served: Uint8Array): SvgReport & { compressed: boolean } {
+  const violations: SvgViolation[] = [];
+  const warnings: SvgViolation[] = [];
+  const report = (rule: string, line: number, detail: string): void => {
+    if (violations.length < MAX_SVG_VIOLATIONS) violations.push({ rule, line, detail });
+  };
+  const warn = (rule: string, line: number, detail: string): void => {
+    warnings.push({ rule, line, detail });
+  };
+  const outcome = (title: string | null = null, viewBox: [number, number, number, number] | null = null, compressed = false) => ({ violations, warnings, title, viewBox, compressed });
+
+  // The size as served (draft svg-tiny-ps §2; Gmail): more than 32 KiB is a violation, not a warning.
+  if (served.length > MAX_SVG_BYTES) report('size', 1, `the file is ${served.length} bytes as served; the profile allows at most ${MAX_SVG_BYTES}`);
+  let bytes: Uint8Array = served;
+  const compressed = served.length >= 2 && served[0] === 0x1f && served[1] === 0x8b;
+  if (compressed) {
+    try {
+      bytes = gunzipSync(served, { maxOutputLength: MAX_SVG_INFLATED_BYTES });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      report('compression', 1, code === 'ERR_BUFFER_TOO_LARGE' ? `the SVGZ inflates to more than ${MAX_SVG_INFLATED_BYTES} bytes` : `the SVGZ does not inflate (${code ?? 'bad gzip data'})`);
+      return outcome(null, null, true);
+    }
+  }
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    report('not-xml', 1, 'the file is not UTF-8 text');
+    return outcome(null, null, compressed);
+  }
+  let events: XmlEvent[];
+  try {
+    events = tokenize(text, report);
+  } catch (error) {
+    if (!(error instanceof NotXml)) throw error;
+    report(error.rule, error.line, error.message);
+    return outcome(null, null, compressed);
+  }
+  const checked = checkProfile(events, report, warn);
+  return outcome(checked.title, checked.viewBox, compressed);
+}
+
+/** The profile's rules over the token stream. */
+function checkProfile(
+  events: XmlEvent[],
+  report: (rule: string, line: number, detail: string) => void,
+  warn: (rule: string, line: number, detail: string) => void,
+): { title: string | null; viewBox: [number, number, number, number] | null } {
+  const scopes: Map<string, string>[] = [new Map([['xml', XML_NS]])];
+  // Per open element: its namespace and local name, and whether its subtree is exempt or already refused.
+  const open: { ns: string | null; local: string; skip: boolean; metadata: boolean }[] = [];
+  let title: string | null = null;
+  let viewBox: [number, number, number, number] | null = null;
+  let rootLine = 1;
+  let rootChildren = 0;
+  let firstChild = '';
+  let titles = 0;
+  let inRootTitle = false;
+  let titleText = '';
+
+  const resolve = (prefix: string | null, forAttribute: boolean): string | null | undefined => {
+    if (prefix === null && forAttribute) return null; // unprefixed attributes are in no namespace
+    const key = prefix ?? '';
+    for (let i = scopes.length - 1; i >= 0; i--) {
+      const held = (scopes[i] as Map<string, string>).get(key);
+      if (held !== undefined) return held === '' ? null : held;
+    }
+    return prefix === null ? null : undefined;
+  };
+
+  for (const event of events) {
+    if (event.kind === 'text') {
+      if (inRootTitle) titleText += event.text;
+      continue;
+    }
+    if (event.kind === 'end') {
+      const closed = open.pop();
+      scopes.pop();
+      if (inRootTitle && open.length === 1 && closed?.local === 'title') {
+        inRootTitle = false;
+        title = titleText.trim();
+      }
+      continue;
+    }
+    // Namespace declarations first (they apply to the element's own name).
+    const scope = new Map<string, string>();
+    for (const attribute of event.attributes) {
+      if (attribute.name === 'xmlns') scope.set('', attribute.value);
+      else if (attribute.name.startsWith('xmlns:')) scope.set(attribute.name.slice(6), attribute.value);
+    }
+    scopes.push(scope);
+    const [prefix, local] = splitName(event.name);
+    const ns = resolve(prefix, false);
+    const parent = open[open.length - 1];
+    const isRoot = open.length === 0;
+    const line = event.line;
+    if (ns === undefined) report('not-xml', line, `the prefix "${prefix}" of <${event.name}> is not declared`);
+
+    if (parent?.skip) {
+      open.push({ ns: ns ?? null, local, skip: true, metadata: parent.metadata });
+      continue;
+    }
+    if (isRoot) {
+      rootLine = line;
+      if (local !== 'svg' || ns !== SVG_NS) {
+        report('root', line, ns === SVG_NS || local !== 'svg' ? `the root element is <${event.name}>, not <svg>` : `the root <svg> is not in the SVG namespace (xmlns="${SVG_NS}")`);
+      }
+    } else if (open.length === 1) {
+      rootChildren++;
+      if (local === 'title' && ns === SVG_NS) {
+        titles++;
+        if (titles === 2) report('title', line, 'a second <title> directly in <svg>; the profile allows one');
+        if (rootChildren !== 1 && titles === 1) report('title', line, `<title> must be the first element inside <svg>, before <${firstChild}>`);
+        if (titles === 1) {
+          inRootTitle = true;
+          titleText = '';
+        }
+      }
+      if (rootChildren === 1) firstChild = event.name;
+    }
+
+    // Elements.
+    let skip = false;
+    const inMetadata = parent?.metadata ?? false;
+    if (ns !== SVG_NS) {
+      if (!inMetadata && !isRoot) report('namespace', line, `<${event.name}> is not an SVG element${ns ? ` (namespace ${ns})` : ''}; foreign elements are allowed only inside <metadata>`);
+      skip = true; // foreign content: inside metadata it is data, elsewhere it is refused once
+    } else if (!SVG_PS_ELEMENTS.has(local)) {
+      if (local === 'script') report('script', line, '<script> is not allowed: the logo must not run code');
+      else if (local === 'foreignObject') report('foreign-object', line, '<foreignObject> is not allowed: it embeds non-SVG content');
+      else if (local === 'image') report('raster-image', line, '<image> is not allowed: the logo must be vector paths, not an embedded or linked raster image');
+      else report('element', line, `<${local}> is not an element of SVG Tiny PS${local === 'style' ? ' (use presentation attributes such as fill=)' : ''}`);
+      skip = true;
+    }
+    open.push({ ns: ns ?? null, local, skip, metadata: inMetadata || (ns === SVG_NS && local === 'metadata') });
+
+    // Attributes: root attributes on the <svg> line.
+    for (const attribute of event.attributes) {
+      if (attribute.name === 'xmlns' || attribute.name.startsWith('xmlns:')) continue;
+      const at = isRoot ? rootLine : attribute.line;
+      const [aPrefix, aLocal] = splitName(attribute.name);
+      const aNs = resolve(aPrefix, true);
+      const value = attribute.value;
+      if (/^on/i.test(aLocal)) {
+        report('event-handler', at, `the event handler ${attribute.name}= is not allowed: the logo must not run code`);
+        continue;
+      }
+      if (aLocal === 'href' && (aNs === null || aNs === XLINK_NS || aNs === undefined)) {
+        if (!value.trim().startsWith('#')) report('external-reference', at, `${attribute.name}="${clip(value)}" points outside the document; only #id references are allowed`);
+        continue;
+      }
+      if (aNs === XML_NS && aLocal === 'base') {
+        report('external-reference', at, 'xml:base is not allowed: it turns references into external ones');
+        continue;
+      }
+      for (const target of urlTargets(value)) {
+        if (!target.startsWith('#')) report('external-reference', at, `url(${clip(target)}) in ${attribute.name}= points outside the document; only url(#id) is allowed`);
+      }
+      if (/@import/i.test(value)) report('external-reference', at, `@import in ${attribute.name}= loads an external stylesheet`);
+      if (aNs === undefined) report('attribute', at, `the prefix of ${attribute.name} is not declared`);
+      else if (aNs === null) {
+        if (!SVG_PS_ATTRIBUTES.has(aLocal)) report('attribute', at, `${attribute.name}= is not an attribute of SVG Tiny PS`);
+      } else if (aNs === XML_NS) {
+        if (!XML_ATTRIBUTES.has(aLocal)) report('attribute', at, `${attribute.name}= is not allowed`);
+      } else if (aNs === XLINK_NS) {
+        if (!XLINK_ATTRIBUTES.has(aLocal)) report('attribute', at, `${attribute.name}= is not an XLink attribute`);
+      } else if (!inMetadata) {
+        report('attribute', at, `${attribute.name}= (namespace ${aNs}) is not an attribute of SVG Tiny PS; remove the editor's attributes`);
+      }
+    }
+    if (isRoot && local === 'svg') {
+      const attrs = new Map(event.attributes.map((a) => [a.name, a.value]));
+      const version = attrs.get('version');
+      if (version !== '1.2') report('version', line, version === undefined ? '<svg> has no version; set version="1.2"' : `<svg version="${clip(version)}">; it must be version="1.2"`);
+      const profile = attrs.get('baseProfile');
+      if (profile !== 'tiny-ps') report('base-profile', line, profile === undefined ? '<svg> has no baseProfile; set baseProfile="tiny-ps"' : `<svg baseProfile="${clip(profile)}">; it must be baseProfile="tiny-ps"`);
+      if (attrs.has('x') || attrs.has('y')) report('root-xy', line, `<svg> carries ${['x', 'y'].filter((n) => attrs.has(n)).join(' and ')}=; the profile does not allow them on the root`);
+      for (const [name, fixed] of Object.entries(FIXED_VALUES)) {
+        const given = attrs.get(name);
+        if (given !== undefined && given !== fixed) report('fixed-attribute', line, `${name}="${clip(given)}" on <svg>; leave it out, or write ${name}="${fixed}"`);
+      }
+      viewBox = parseViewBox(attrs.get('viewBox'));
+      if (viewBox === null) warn('square', line, attrs.has('viewBox') ? `the viewBox "${clip(attrs.get('viewBox') ?? '')}" is not four numbers` : '<svg> has no viewBox; a square viewBox (such as "0 0 100 100") is recommended');
+      else if (viewBox[2] !== viewBox[3]) warn('square', line, `the viewBox is ${viewBox[2]} by ${viewBox[3]}; mailbox providers show the logo in a square (or circle): make it square`);
+    }
+  }
+  if (titles === 0) report('title', rootLine, '<svg> has no <title>; add <title>Your brand</title> as its first element');
+  else if (title === '') report('title', rootLine, 'the <title> is empty; it must name the brand');
+  else if (title !== null && PLACEHOLDER_TITLES.test(title)) warn('placeholder-title', rootLine, `the title "${clip(title)}" looks like a placeholder; name the brand`);
+  return { title, viewBox };
+}
+
+function splitName(name: string): [string | null, string] {
+  const colon = name.indexOf(':');
+  return colon === -1 ? [null, name] : [name.slice(0, colon), name.slice(colon + 1)];
+}
+
+function clip(text: string): string {
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}

@@ -264,12 +264,22 @@ function checksOf(config: CheckConfig) {
   const plain = (domain: string) => checkDomain(domain, base(domain));
   // A monitor that asks for the transport check gets it, with the service's transport options.
   const transportFor = (domain: string): CheckTransportOptions => config.transportFor?.(domain) ?? config.transport ?? {};
+  // BIMI fetches the logo and the certificate with the transport's flags (--tls-ca, --connect-ports https=N, --allow-private-addresses).
+  const bimiFor = (domain: string) => {
+    const transport = transportFor(domain);
+    return { tlsCa: transport.tlsCa, connectPorts: transport.connectPorts, allowPrivateAddresses: transport.allowPrivateAddresses };
+  };
   // A monitor that asks for lookalikes gets the default search, through the same shared cache.
   const monitor: MonitorCheck = withLookalikeSearch(
-    (domain, options) => checkDomain(domain, { ...base(domain), ...(options.checks.includes('transport') ? { transport: transportFor(domain) } : {}) }),
+    (domain, options) =>
+      checkDomain(domain, {
+        ...base(domain),
+        ...(options.checks.includes('transport') ? { transport: transportFor(domain) } : {}),
+        ...(options.checks.includes('bimi') ? { bimi: bimiFor(domain) } : {}),
+      }),
     (domain) => findLookalikes(domain, { resolver: config.resolverFor(domain) }),
   );
-  return { plain, monitor, base, transportFor };
+  return { plain, monitor, base, transportFor, bimiFor };
 }
 
 /** Starts the caller's extra components, in order. */
@@ -408,6 +418,7 @@ export async function startService(config: ServiceConfig): Promise<ServiceHandle
           ...checks.base(domain),
           ...(options?.selectors ? { selectors: options.selectors } : {}),
           ...(options?.transport ? { transport: checks.transportFor(domain) } : {}),
+          ...(options?.bimi ? { bimi: checks.bimiFor(domain) } : {}),
           ...(options?.maxQueries !== undefined ? { maxQueries: options.maxQueries } : {}),
         }),
       // Lookalike runs ask through the same shared, TTL-aware cache as the checks.

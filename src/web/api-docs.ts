@@ -91,7 +91,8 @@ function fieldsTable(caption: string, schema: JsonSchema | undefined, doc: OpenA
   const properties = Object.entries(resolved?.properties ?? {});
   if (properties.length === 0) return null;
   const required = new Set(resolved?.required ?? []);
-  return html`<div class="table-scroll"><table>
+  // A table wider than a phone scrolls on its own; keyboard users reach it (tabindex) and hear its name.
+  return html`<div class="table-scroll" tabindex="0" role="region" aria-label="${caption}"><table>
 <caption>${caption}</caption>
 <thead><tr><th scope="col">field</th><th scope="col">type</th><th scope="col">required</th><th scope="col">what it is</th></tr></thead>
 <tbody>${properties.map(([name, field]) => html`<tr><th scope="row"><code>${name}</code></th><td>${typeOf(field, doc)}</td><td>${required.has(name) ? 'yes' : 'no'}</td><td>${resolve(field, doc).description ?? ''}</td></tr>`)}</tbody>
@@ -108,12 +109,12 @@ function operationSection(method: string, path: string, op: OpenApiOperation, do
 ${op.summary ? html`<p><strong>${op.summary}</strong></p>` : null}
 ${op.description ? html`<p>${op.description}</p>` : null}
 <p class="muted">${op.security && op.security.length === 0 ? 'No API key needed.' : 'Needs an API key.'}</p>
-${parameters.length > 0 ? html`<div class="table-scroll"><table>
+${parameters.length > 0 ? html`<div class="table-scroll" tabindex="0" role="region" aria-label="Parameters of ${method.toUpperCase()} ${path}"><table>
 <caption>Parameters</caption>
 <thead><tr><th scope="col">name</th><th scope="col">in</th><th scope="col">type</th><th scope="col">required</th><th scope="col">what it is</th></tr></thead>
 <tbody>${parameters.map((p) => html`<tr><th scope="row"><code>${p.name}</code></th><td>${p.in}</td><td>${typeOf(p.schema, doc)}</td><td>${p.required ? 'yes' : 'no'}</td><td>${p.description ?? p.schema?.description ?? ''}</td></tr>`)}</tbody>
 </table></div>` : null}
-${fieldsTable('Request body (JSON)', body, doc)}
+${fieldsTable(`Request body (JSON) of ${method.toUpperCase()} ${path}`, body, doc)}
 ${responses.length > 0 ? html`<p>Answers: ${responses.map(([status, r], i) => html`${i > 0 ? ', ' : ''}<code>${status}</code>${r.description && r.description !== 'Default Response' ? html` ${r.description}` : null}`)}.</p>` : null}
 </section>`;
 }

@@ -149,8 +149,8 @@ const SCRIPT = `
     row.appendChild(button);
     pre.insertAdjacentElement('afterend', row);
   });
-  // The sections shown after the verdict ("Mail sent to you", "Names that look like yours", "Your logo in the inbox"), each
-  // fetched from this host; the link stays without JavaScript.
+  // The sections shown after the verdict ("Mail sent to you", "Names that look like yours", "Your
+  // logo in the inbox"), each fetched from this host; the link stays without JavaScript.
   [['transport', 'Checking how mail sent to you travels… (a few seconds)'], ['lookalikes', 'Looking for names that look like yours… (a few seconds)'], ['bimi', 'Checking your BIMI logo… (a few seconds)']].forEach(function (part) {
     document.querySelectorAll('section[data-' + part[0] + '-src]').forEach(function (section) {
       if (!window.fetch) return;
@@ -175,8 +175,6 @@ const SCRIPT = `
           : 'This part could not be loaded here; follow the link below to see it.';
         note.setAttribute('role', 'status');
       });
-    });
-  });
     });
   });
   document.querySelectorAll('form.check').forEach(function (form) {

@@ -12,11 +12,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEMO_API_KEY, DEMO_SEED_FILE, DEMO_ZONES_DIR } from '../../src/cli/serve.js';
+import { DEMO_ZONES_DIR } from '../../src/cli/serve.js';
+import { STRONG_DEMO_KEY as DEMO_API_KEY, strongDemoSeedFile } from '../setup/strong-seed.js';
 import { SQLITE_FILE_NAME } from '../../src/store/sqlite.js';
 import { BIN, killAll, ROOT } from '../setup/serve-process.js';
 
-const WRONG_KEY = 'sk_wrong_never_valid_0123456789';
+const WRONG_KEY = 'sk_wrong_53b7c2956e1bf51c9368ee81626c73ba';
 const START_TIMEOUT_MS = 15_000;
 const children = new Set<ChildProcess>();
 const dirs: string[] = [];
@@ -49,7 +50,7 @@ describe('serve keeps keys out of its log and its database', () => {
   it('the seed key planted by others, a wrong key planted by its presenter', { timeout: 60_000 }, async () => {
     const data = await mkdtemp(join(tmpdir(), 'serve-key-leaks-'));
     dirs.push(data);
-    const child = spawn(process.execPath, [BIN, 'serve', '--data', data, '--seed', DEMO_SEED_FILE, '--zones', DEMO_ZONES_DIR, '--port', '0'], {
+    const child = spawn(process.execPath, [BIN, 'serve', '--data', data, '--seed', strongDemoSeedFile(), '--zones', DEMO_ZONES_DIR, '--port', '0'], {
       cwd: ROOT,
       env: { PATH: process.env['PATH'], LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -23,9 +23,9 @@ import type { Stores } from '../../src/store/types.js';
 import { checkOver, monitorService, MutableResolver, REJECT, TestClock } from '../monitors/helpers.js';
 import { KEY_A, makeApp, seededStores, TEST_SEED } from './helpers.js';
 
-const WRONG_KEY = 'sk_wrong_Key_0123456789abcdef';
-const STARTUP_KEY = 'sk_startup_key_0123456789abcdef';
-const SEED_KEY = 'sk_seed_in_clear_0123456789abcdef';
+const WRONG_KEY = 'sk_wrong_a15c6548a6c2910cb69fac8d28c95053';
+const STARTUP_KEY = 'sk_startup_6315d78bc7db5b24b39fd35094627bb9';
+const SEED_KEY = 'sk_seed_d7421456abbeed1185171da593ea9c2a';
 const KEYS = [KEY_A, WRONG_KEY, STARTUP_KEY, SEED_KEY];
 const MONITORS = '/api/tools/v1/spoof-checker/monitors';
 

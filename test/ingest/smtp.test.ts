@@ -181,7 +181,7 @@ describe('SMTP report receiver on loopback', () => {
 describe('serve --smtp-port: the receiver as a component of startService', () => {
   it('starts after the store and before the HTTP app, takes a report by SMTP, and the API shows it to the organisation', async () => {
     const lines: string[] = [];
-    const key = 'sk_test_reports_0123456789abcdef';
+    const key = 'sk_reports_f791dcc4cce195d7df12c75104aa1d70';
     const handle = await startService({
       storage: { kind: 'memory' },
       check: { resolverFor: () => resolver },

@@ -31,8 +31,12 @@ const HOSTILE_LIMIT_MS = 700;
 const ORDINARY_LIMIT_MS = 500;
 /** The per-attempt DNS timeout given to the dead-resolver runs (2 attempts each). */
 const DEAD_TIMEOUT_MS = 300;
-/** What a dead resolver may cost end to end: the configured wait plus process and HTTP overhead. */
-const DEAD_LIMIT_MS = 2 * DEAD_TIMEOUT_MS + 1500;
+/**
+ * What a dead resolver may cost end to end beyond starting the process: the configured wait (2
+ * attempts) plus a margin. The process's own start-up is measured in the same run (`check --help` loads the same modules),
+ * so a loaded machine moves the baseline, not the verdict.
+ */
+const DEAD_LIMIT_BEYOND_START_MS = 2 * DEAD_TIMEOUT_MS + 1500;
 
 interface Serve {
   child: ChildProcess;
@@ -222,6 +226,8 @@ describe('issue 12 acceptance: zone files served by NSD (TTL 2), through the CLI
   }, 30_000);
 
   it('gives no verdict when the resolver is dead: CLI exit 1 with a clear message', async () => {
+    // The slower of two start-ups of the same command, measured now, on this machine at this load.
+    const start = Math.max((await runCli(['check', '--help'])).ms, (await runCli(['check', '--help'])).ms);
     for (const [resolver, code] of [
       [`127.0.0.1:${closedPort}`, 'dns_failure'], // nothing listens: ICMP port unreachable, at once
       [`127.0.0.1:${silent.address().port}`, 'dns_timeout'], // a server that never answers
@@ -232,7 +238,7 @@ describe('issue 12 acceptance: zone files served by NSD (TTL 2), through the CLI
       expect(line['verdict']).toBeUndefined();
       expect(line['error'].code).toBe(code);
       expect(line['error'].message).toMatch(/halves\.test/);
-      expect(run.ms, `${resolver} took ${Math.round(run.ms)} ms`).toBeLessThan(DEAD_LIMIT_MS);
+      expect(run.ms, `${resolver} took ${Math.round(run.ms)} ms (start-up alone: ${Math.round(start)} ms)`).toBeLessThan(start + DEAD_LIMIT_BEYOND_START_MS);
       const text = await runCli(['check', 'halves.test', '--resolver', resolver, '--timeout', String(DEAD_TIMEOUT_MS)]);
       expect(text.status).toBe(1);
       expect(text.stdout + text.stderr).toMatch(/cannot check \(dns_(failure|timeout)\)/);

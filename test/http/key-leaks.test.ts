@@ -23,9 +23,9 @@ import type { Stores } from '../../src/store/types.js';
 import { checkOver, monitorService, MutableResolver, REJECT, TestClock } from '../monitors/helpers.js';
 import { KEY_A, makeApp, seededStores, TEST_SEED } from './helpers.js';
 
-const WRONG_KEY = 'sk_wrong_Key_0123456789abcdef';
-const STARTUP_KEY = 'sk_startup_key_0123456789abcdef';
-const SEED_KEY = 'sk_seed_in_clear_0123456789abcdef';
+const WRONG_KEY = 'sk_wrong_Kq7Zp4Lx9Vt2Rk8Nw3Hc6';
+const STARTUP_KEY = 'sk_startup_Wm5Tg8Qb2Yx7Fn4Lc9Rj3';
+const SEED_KEY = 'sk_seed_Hv6Pd3Zk9Ns2Bq7Xt4Gm8';
 const KEYS = [KEY_A, WRONG_KEY, STARTUP_KEY, SEED_KEY];
 const MONITORS = '/api/tools/v1/spoof-checker/monitors';
 

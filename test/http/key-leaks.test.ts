@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { redactUrl } from '../../src/http/audit.js';
-import { KEY_REDACTED, KeyRedactor, MIN_REDACTED_KEY_CHARS, presentedSecrets } from '../../src/http/key-redaction.js';
+import { KEY_REDACTED, KeyRedactor, MAX_REMEMBERED_KEYS, MIN_REDACTED_KEY_CHARS, presentedSecrets } from '../../src/http/key-redaction.js';
 import { applySeed, parseSeed } from '../../src/store/seed.js';
 import { openSqliteStores } from '../../src/store/sqlite.js';
 import { SQLITE_FILE_NAME } from '../../src/store/sqlite.js';
@@ -260,6 +260,23 @@ describe('KeyRedactor', () => {
     expect(leaked(out).length === 0 && !readable(out).some((form) => form.includes(key.toLowerCase()))).toBe(true);
     expect(out).toContain(KEY_REDACTED);
     expect(out.startsWith('/api/x/')).toBe(true);
+  });
+
+  it('with many keys remembered (the tail index), finds each in every spelling; forgets the least recently used past the cap', () => {
+    const many = Array.from({ length: 40 }, (_, i) => `sk_many_${String.fromCharCode(97 + (i % 26))}${i}Qz${(i * 7919).toString(36)}Lm${i}`);
+    const big = new KeyRedactor(many);
+    for (const chosen of [many[0]!, many[17]!, many[39]!]) {
+      for (const spelled of Object.values(spellings(chosen))) {
+        const out = big.redactText(`/p/${spelled}?q=1`);
+        expect(readable(out).some((form) => form.includes(chosen.toLowerCase())), `${spelled} → ${out}`).toBe(false);
+      }
+    }
+    expect(big.redactText('/p/sk_many_not_one_of_them')).toBe('/p/sk_many_not_one_of_them');
+    const capped = new KeyRedactor();
+    for (let i = 0; i < MAX_REMEMBERED_KEYS + 1; i++) capped.remember(`sk_capped_${i}_Xq9Lm2`);
+    expect(capped.size).toBe(MAX_REMEMBERED_KEYS);
+    expect(capped.redactText('sk_capped_0_Xq9Lm2')).toBe('sk_capped_0_Xq9Lm2');
+    expect(capped.redactText(`sk_capped_${MAX_REMEMBERED_KEYS}_Xq9Lm2`)).toBe(KEY_REDACTED);
   });
 
   it('leaves other text alone, and short candidates are not searched for', () => {

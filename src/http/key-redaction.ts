@@ -104,6 +104,11 @@ interface Search {
  */
 const TAIL_CHARS = MIN_REDACTED_KEY_CHARS;
 
+const NO_HITS: readonly string[] = Object.freeze([]);
+
+/** Up to this many remembered keys, each is searched for directly; past it, the tail index is used. */
+const SCAN_KEYS_DIRECTLY = 16;
+
 /** Finds and redacts keys in text and in values of any shape. */
 export class KeyRedactor {
   /** Lower-cased key → its pattern; insertion order is recency (the oldest is forgotten first). */
@@ -168,21 +173,28 @@ export class KeyRedactor {
   }
 
   /** The keys (lower case) found in `text`, in any of its decoded forms. */
-  #hits(text: string, search: Search): string[] {
-    if (text.length < MIN_REDACTED_KEY_CHARS) return [];
-    const index = this.#indexed();
-    if (index.size === 0 && search.extra.length === 0) return [];
-    const found = new Set<string>();
-    for (const form of decodedForms(text)) {
-      if (index.size > 0) {
-        for (let end = TAIL_CHARS; end <= form.length; end++) {
-          const bucket = index.get(form.slice(end - TAIL_CHARS, end));
-          if (bucket) for (const key of bucket) if (end >= key.length && form.startsWith(key, end - key.length)) found.add(key);
-        }
+  #hits(text: string, search: Search): readonly string[] {
+    const known = this.#known.size;
+    if (text.length < MIN_REDACTED_KEY_CHARS || (known === 0 && search.extra.length === 0)) return NO_HITS;
+    const index = known > SCAN_KEYS_DIRECTLY ? this.#indexed() : undefined;
+    let found = this.#scan(text.toLowerCase(), index, search, undefined);
+    if (text.includes('%')) for (const form of decodedForms(text).slice(1)) found = this.#scan(form, index, search, found);
+    return found === undefined ? NO_HITS : [...found];
+  }
+
+  /** Adds the keys found in `form` (lower case) to `found`. */
+  #scan(form: string, index: Map<string, string[]> | undefined, search: Search, found: Set<string> | undefined): Set<string> | undefined {
+    if (index === undefined) {
+      // A few keys: one fast substring search each.
+      for (const key of this.#known.keys()) if (form.includes(key)) (found ??= new Set()).add(key);
+    } else {
+      for (let end = TAIL_CHARS; end <= form.length; end++) {
+        const bucket = index.get(form.slice(end - TAIL_CHARS, end));
+        if (bucket) for (const key of bucket) if (end >= key.length && form.startsWith(key, end - key.length)) (found ??= new Set()).add(key);
       }
-      for (const key of search.extra) if (form.includes(key)) found.add(key);
     }
-    return [...found];
+    for (const key of search.extra) if (form.includes(key)) (found ??= new Set()).add(key);
+    return found;
   }
 
   /** Whether `text`, in any case or percent-encoding, holds a remembered key or one of `extra`. */

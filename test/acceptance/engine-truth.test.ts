@@ -37,6 +37,8 @@ const DEAD_TIMEOUT_MS = 300;
  * so a loaded machine moves the baseline, not the verdict.
  */
 const DEAD_LIMIT_BEYOND_START_MS = 2 * DEAD_TIMEOUT_MS + 1500;
+/** What a dead resolver may cost a running service's answer: the configured wait plus HTTP overhead. */
+const DEAD_LIMIT_MS = 2 * DEAD_TIMEOUT_MS + 1500;
 
 interface Serve {
   child: ChildProcess;

@@ -1,23 +1,23 @@
 /**
- * Issue 29, item 4, with the real binary: `serve` on SQLite with the demo seed (whose key is in
- * clear in the file) is sent the seed's key planted in a path and, percent-encoded, in a query
- * value, by clients that present no key or a wrong one; and a wrong key planted where it presents
- * it. Its server log (stdout, JSON lines) and every table of its database must hold none of them.
+ * Issue 29, item 4, with the real binary: `serve` on SQLite with a seed file whose key is in clear
+ * is sent that key planted in a path and, percent-encoded, in a query value, by clients that
+ * present no key or a wrong one; and a wrong key planted where it presents it. Its server log (stdout, JSON lines) and every table of its database must hold none of them.
  *
  * Needs `npm run build` first (`npm test` does it).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEMO_ZONES_DIR } from '../../src/cli/serve.js';
-import { STRONG_DEMO_KEY as DEMO_API_KEY, strongDemoSeedFile } from '../setup/strong-seed.js';
 import { SQLITE_FILE_NAME } from '../../src/store/sqlite.js';
 import { BIN, killAll, ROOT } from '../setup/serve-process.js';
 
-const WRONG_KEY = 'sk_wrong_53b7c2956e1bf51c9368ee81626c73ba';
+const WRONG_KEY = 'sk_wrong_285220f5dd2b99cad7592544e2b1b3f7';
+/** The seed file's key, in clear (as the demo's is). */
+const SEED_KEY = 'sk_seeded_fb4ccad7caed30d0f75f132bf7d076d7';
 const START_TIMEOUT_MS = 15_000;
 const children = new Set<ChildProcess>();
 const dirs: string[] = [];
@@ -43,14 +43,16 @@ function leaked(text: string): string[] {
     if (next === current) break;
     forms.push((current = next).toLowerCase());
   }
-  return [DEMO_API_KEY, WRONG_KEY].filter((key) => forms.some((form) => form.includes(key.toLowerCase())));
+  return [SEED_KEY, WRONG_KEY].filter((key) => forms.some((form) => form.includes(key.toLowerCase())));
 }
 
 describe('serve keeps keys out of its log and its database', () => {
   it('the seed key planted by others, a wrong key planted by its presenter', { timeout: 60_000 }, async () => {
     const data = await mkdtemp(join(tmpdir(), 'serve-key-leaks-'));
     dirs.push(data);
-    const child = spawn(process.execPath, [BIN, 'serve', '--data', data, '--seed', strongDemoSeedFile(), '--zones', DEMO_ZONES_DIR, '--port', '0'], {
+    const seed = join(data, 'seed.json');
+    await writeFile(seed, JSON.stringify({ organizations: [{ id: 'org_leak', name: 'Leak Ltd', apiKeys: [{ id: 'key_leak', key: SEED_KEY }] }] }));
+    const child = spawn(process.execPath, [BIN, 'serve', '--data', data, '--seed', seed, '--zones', DEMO_ZONES_DIR, '--port', '0'], {
       cwd: ROOT,
       env: { PATH: process.env['PATH'], LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -69,12 +71,12 @@ describe('serve keeps keys out of its log and its database', () => {
     }
     const monitors = `${base}/api/tools/v1/spoof-checker/monitors`;
     const requests: [string, RequestInit][] = [
-      [`${monitors}/${DEMO_API_KEY}`, {}],
-      [`${monitors}/${DEMO_API_KEY.toUpperCase()}?limit=${encodeAll(DEMO_API_KEY)}`, { headers: { 'x-api-key': WRONG_KEY } }],
+      [`${monitors}/${SEED_KEY}`, {}],
+      [`${monitors}/${SEED_KEY.toUpperCase()}?limit=${encodeAll(SEED_KEY)}`, { headers: { 'x-api-key': WRONG_KEY } }],
       [`${base}/api/template/v1?limit=${WRONG_KEY}`, { headers: { 'x-api-key': WRONG_KEY } }],
       [`${monitors}/${encodeAll(WRONG_KEY).toLowerCase()}`, { headers: { authorization: `Bearer ${WRONG_KEY}` } }],
-      [`${base}/no-such-route/${DEMO_API_KEY}`, {}],
-      [monitors, { method: 'POST', headers: { 'x-api-key': WRONG_KEY, 'content-type': 'application/json' }, body: JSON.stringify({ domain: `${DEMO_API_KEY}.example`, webhookUrl: `https://hooks.example/?k=${WRONG_KEY}` }) }],
+      [`${base}/no-such-route/${SEED_KEY}`, {}],
+      [monitors, { method: 'POST', headers: { 'x-api-key': WRONG_KEY, 'content-type': 'application/json' }, body: JSON.stringify({ domain: `${SEED_KEY}.example`, webhookUrl: `https://hooks.example/?k=${WRONG_KEY}` }) }],
     ];
     for (const [url, init] of requests) {
       const response = await fetch(url, init);

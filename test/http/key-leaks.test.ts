@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { redactUrl } from '../../src/http/audit.js';
-import { KEY_REDACTED, KeyRedactor, MIN_REDACTED_KEY_CHARS, presentedSecrets } from '../../src/http/key-redaction.js';
+import { KEY_REDACTED, KeyRedactor, MAX_REMEMBERED_KEYS, MIN_REDACTED_KEY_CHARS, presentedSecrets } from '../../src/http/key-redaction.js';
 import { applySeed, parseSeed } from '../../src/store/seed.js';
 import { openSqliteStores } from '../../src/store/sqlite.js';
 import { SQLITE_FILE_NAME } from '../../src/store/sqlite.js';
@@ -23,9 +23,9 @@ import type { Stores } from '../../src/store/types.js';
 import { checkOver, monitorService, MutableResolver, REJECT, TestClock } from '../monitors/helpers.js';
 import { KEY_A, makeApp, seededStores, TEST_SEED } from './helpers.js';
 
-const WRONG_KEY = 'sk_wrong_a15c6548a6c2910cb69fac8d28c95053';
-const STARTUP_KEY = 'sk_startup_6315d78bc7db5b24b39fd35094627bb9';
-const SEED_KEY = 'sk_seed_d7421456abbeed1185171da593ea9c2a';
+const WRONG_KEY = 'sk_wrong_46821d245d3a96c48bbafc57054511af';
+const STARTUP_KEY = 'sk_startup_b4d8dc0466f6b6401f969b9369fc67ab';
+const SEED_KEY = 'sk_seed_6afb42a6360ae7f37ce6411efe937133';
 const KEYS = [KEY_A, WRONG_KEY, STARTUP_KEY, SEED_KEY];
 const MONITORS = '/api/tools/v1/spoof-checker/monitors';
 
@@ -260,6 +260,23 @@ describe('KeyRedactor', () => {
     expect(leaked(out).length === 0 && !readable(out).some((form) => form.includes(key.toLowerCase()))).toBe(true);
     expect(out).toContain(KEY_REDACTED);
     expect(out.startsWith('/api/x/')).toBe(true);
+  });
+
+  it('with many keys remembered (the tail index), finds each in every spelling; forgets the least recently used past the cap', () => {
+    const many = Array.from({ length: 40 }, (_, i) => `sk_many_${String.fromCharCode(97 + (i % 26))}${i}Qz${(i * 7919).toString(36)}Lm${i}`);
+    const big = new KeyRedactor(many);
+    for (const chosen of [many[0]!, many[17]!, many[39]!]) {
+      for (const spelled of Object.values(spellings(chosen))) {
+        const out = big.redactText(`/p/${spelled}?q=1`);
+        expect(readable(out).some((form) => form.includes(chosen.toLowerCase())), `${spelled} → ${out}`).toBe(false);
+      }
+    }
+    expect(big.redactText('/p/sk_many_not_one_of_them')).toBe('/p/sk_many_not_one_of_them');
+    const capped = new KeyRedactor();
+    for (let i = 0; i < MAX_REMEMBERED_KEYS + 1; i++) capped.remember(`sk_capped_${i}_Xq9Lm2`);
+    expect(capped.size).toBe(MAX_REMEMBERED_KEYS);
+    expect(capped.redactText('sk_capped_0_Xq9Lm2')).toBe('sk_capped_0_Xq9Lm2');
+    expect(capped.redactText(`sk_capped_${MAX_REMEMBERED_KEYS}_Xq9Lm2`)).toBe(KEY_REDACTED);
   });
 
   it('leaves other text alone, and short candidates are not searched for', () => {

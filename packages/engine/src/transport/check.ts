@@ -104,6 +104,8 @@ export class TransportCache {
  * `host` (RFC 8461 §4.2, RFC 6125 §6.4 via {@link certificateNameMatches}).
  */
 function sharedProbe(result: ProbeResult, from: string, host: string): ProbeResult {
+  // Nothing was connected to (a private address): the same words for every name.
+  if (result.outcome === 'refused-private') return result;
   const via = `(probed once for ${from}, which has the same address)`;
   const certificate = result.certificate;
   if ((result.outcome === 'ok' || result.outcome === 'cert-name-mismatch') && certificate !== null) {

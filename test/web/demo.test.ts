@@ -72,7 +72,7 @@ describe('serve --demo: the page', () => {
   it('lists the stand-in zones of real names as stand-ins, never as links to a verdict', async () => {
     for (const url of ['/', '/check/google.com']) {
       const body = (await app.inject({ url })).body;
-      const standIns = textById(body, 'demo-stand-ins').replace(/ ([,.])/g, '$1');
+      const standIns = (textById(body, 'demo-stand-ins') ?? '').replace(/ ([,.])/g, '$1');
       expect(standIns).toMatch(/^Stand-ins, not checked: google\.com, mcsv\.net, onmicrosoft\.com, outlook\.com\. .*they stand in for those providers and are not their DNS/);
       expect(linkedUrls(body)).not.toContain('/check/google.com');
     }

@@ -104,9 +104,10 @@ export function formatTransport(transport: TransportResult): string[] {
     if (mx.addresses.length === 0) lines.push('      (not probed)');
     for (const a of mx.addresses) {
       const cert = a.certificate ? `; certificate ${a.certificate.san.slice(0, 3).join(', ') || a.certificate.subject}${a.certificate.san.length > 3 ? ', …' : ''}, issuer ${a.certificate.issuer}, until ${a.certificate.notAfter.slice(0, 10)}` : '';
-      // A refused address is named by the address guard's class, the same words as its finding.
-      const refused = a.outcome === 'refused-private' ? ` (${refusedAddressWords(a.address)}, not probed)` : '';
-      lines.push(`      ${a.address}: ${a.outcome}${refused}${a.tlsVersion ? ` (${a.tlsVersion})` : ''}${cert}`);
+      // A refused address is named by the address guard's class, in the same words as its finding
+      // ("an address reserved for documentation"), never by the outcome's code name.
+      const outcome = a.outcome === 'refused-private' ? `not probed, ${refusedAddressWords(a.address)}` : a.outcome;
+      lines.push(`      ${a.address}: ${outcome}${a.tlsVersion ? ` (${a.tlsVersion})` : ''}${cert}`);
     }
   }
   if (transport.findings.length > 0) {

@@ -43,6 +43,8 @@ describe('nothing probed: untested', () => {
   it('an MX on documentation addresses: untested; the MX list and the finding say "reserved for documentation", never "private"', async () => {
     const result = await check('doc-mx.example');
     expect(result.mx[0]!.addresses.map((a) => a.outcome)).toEqual(['refused-private', 'refused-private']);
+    // One classification, from the address guard, in the JSON too.
+    expect(result.mx[0]!.addresses.map((a) => a.addressClass)).toEqual(['documentation', 'documentation']);
     expect(result.verdict).toBe('untested');
     expect(result.findings.map((f) => f.id)).toEqual(expect.arrayContaining(['mx-refused-private', 'transport-untested']));
     const refused = result.findings.filter((f) => f.id === 'mx-refused-private');

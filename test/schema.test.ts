@@ -15,6 +15,7 @@ import { isSpoofCheckError } from '../packages/engine/src/errors.js';
 import type { DkimKey, DkimProbe } from '../packages/engine/src/dkim/index.js';
 import type { DmarcDiscovery, ExistenceQuery, ReportDestination } from '../packages/engine/src/dmarc/index.js';
 import type { CheckSource, DnsErrorReason, RecordType } from '../packages/engine/src/dns/types.js';
+import type { AddressClass } from '../packages/engine/src/net/address-guard.js';
 import type { Severity } from '../packages/engine/src/findings.js';
 import type { MxAnalysis, MxHost } from '../packages/engine/src/mx/index.js';
 import type { InboxOutcome, SpoofCheckDetails, SpoofCheckResult, Verdict } from '../packages/engine/src/result.js';
@@ -132,6 +133,7 @@ describe('the result schema', () => {
     [`${D}/dkim/properties/found/items/properties/keyType`, allOf<DkimKey['keyType']>()(['rsa', 'ed25519', null])],
     ['/$defs/TransportVerdict', allOf<TransportVerdict>()(['enforced', 'opportunistic', 'at-risk', 'broken', 'untested', 'no-mail'])],
     ['/$defs/CheckSource', allOf<CheckSource>()(['dns', 'fixture-zones'])],
+    ['/$defs/AddressClass', allOf<AddressClass>()(['public', 'unspecified', 'loopback', 'private', 'cgnat', 'link-local', 'unique-local', 'multicast', 'documentation', 'reserved', 'invalid'])],
     ['/$defs/ProbeOutcome', allOf<ProbeOutcome>()(['ok', 'unreachable', 'no-starttls', 'tls-failed', 'cert-expired', 'cert-untrusted', 'cert-name-mismatch', 'refused-private'])],
     [
       '/$defs/PolicyFetchError',

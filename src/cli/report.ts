@@ -87,8 +87,8 @@ export const FIXTURE_ZONES_LINE =
   'Source: fixture zones. These answers come from zone files loaded in memory (--zones), not from the live DNS: they are stand-in records, and say nothing about the real domain.';
 
 /** An address's class in the address guard's words, for an address the probe refused ("an address reserved for documentation"). */
-function refusedAddressWords(address: string): string {
-  return ADDRESS_CLASS_TEXT[classifyAddress(address)];
+function refusedAddressWords(address: TransportResult['mx'][number]['addresses'][number]): string {
+  return ADDRESS_CLASS_TEXT[address.addressClass ?? classifyAddress(address.address)];
 }
 
 /** The DNSSEC lines: the overall state with its reason, then each RRset that is not secure. */
@@ -149,9 +149,10 @@ export function formatTransport(transport: TransportResult): string[] {
     if (mx.addresses.length === 0) lines.push('      (not probed)');
     for (const a of mx.addresses) {
       const cert = a.certificate ? `; certificate ${a.certificate.san.slice(0, 3).join(', ') || a.certificate.subject}${a.certificate.san.length > 3 ? ', …' : ''}, issuer ${a.certificate.issuer}, until ${a.certificate.notAfter.slice(0, 10)}` : '';
-      // A refused address is named by the address guard's class, the same words as its finding.
-      const refused = a.outcome === 'refused-private' ? ` (${refusedAddressWords(a.address)}, not probed)` : '';
-      lines.push(`      ${a.address}: ${a.outcome}${refused}${a.tlsVersion ? ` (${a.tlsVersion})` : ''}${a.dane ? `; DANE ${a.dane}` : ''}${cert}`);
+      // A refused address is named by the address guard's class, in the same words as its finding
+      // ("an address reserved for documentation"), never by the outcome's code name.
+      const outcome = a.outcome === 'refused-private' ? `not probed, ${refusedAddressWords(a)}` : a.outcome;
+      lines.push(`      ${a.address}: ${outcome}${a.tlsVersion ? ` (${a.tlsVersion})` : ''}${a.dane ? `; DANE ${a.dane}` : ''}${cert}`);
     }
   }
   if (transport.findings.length > 0) {

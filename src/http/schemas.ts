@@ -225,6 +225,9 @@ export const TransportResultSchema = Type.Object(
           Type.Object({
             address: Type.String(),
             outcome: Type.Enum(['ok', 'unreachable', 'no-starttls', 'tls-failed', 'cert-expired', 'cert-untrusted', 'cert-name-mismatch', 'refused-private']),
+            addressClass: Type.Enum(['public', 'unspecified', 'loopback', 'private', 'cgnat', 'link-local', 'unique-local', 'multicast', 'documentation', 'reserved', 'invalid'], {
+              description: "The address guard's class: only public addresses are probed; for refused-private it says why in one word (documentation, private, loopback…)",
+            }),
             tlsVersion: NullableString,
             certificate: Type.Union([
               Type.Object({ subject: Type.String(), san: Type.Array(Type.String()), issuer: Type.String(), notBefore: Type.String(), notAfter: Type.String() }),

@@ -25,16 +25,16 @@ export const MIN_API_KEY_ENTROPY_BITS = 128;
 export const MIN_API_KEY_DISTINCT_CHARACTERS = 10;
 /**
  * Fewest bits a key must carry once its runs, repeats, years and words are counted at what they
- * cost a guesser (`apiKeyPatternBits`). Measured over 100,000 random keys of each form: 32 hex
- * digits (128 bits by alphabet) never fell below 99 bits, 32 base64url characters below 162, 64 hex
- * digits below 212; `0123456789abcdef0123456789abcdef` is worth 28, `Password123!Password123!Password123!` 44.
+ * cost a guesser (`apiKeyPatternBits`). Measured over 100,000 random keys of each form (twice): 32
+ * hex digits (128 bits by alphabet) never fell below 98 bits, 32 base64url characters below 162, 64
+ * hex digits below 210; `0123456789abcdef0123456789abcdef` is worth 28, `Password123!Password123!Password123!` 44.
  */
 export const MIN_API_KEY_PATTERN_BITS = 90;
 /**
  * The largest share of a key its patterns may cover: a key mostly made of runs, repeats and words is
  * refused even when a long random-looking prefix lifts its bits (`sk_acceptance_0123456789abcdef…`:
- * 70 %). In the same 100,000 random keys of each form the patterns covered at most 50 % (32 hex
- * digits; usually under 10 %), 28 % (base64url) and 39 % (64 hex digits).
+ * 70 %). In the same random keys the patterns covered at most 50 % (32 hex digits; usually under
+ * 10 %), 31 % (base64url) and 39 % (64 hex digits).
  */
 export const MAX_API_KEY_PATTERN_SHARE = 0.6;
 /** Shortest run (`abc`, `321`, `zzz`) or repeated piece counted as a pattern. */
@@ -80,16 +80,34 @@ const COMMON_WORDS: readonly string[] = [
   'porsche', 'harley', 'yamaha', 'jaguar', 'corvette', 'camaro', 'chevy', 'toyota', 'honda', 'nissan', 'bmw', 'mercedes',
 ].filter((word) => word.length >= MIN_WORD_LENGTH);
 
-const WORDS: ReadonlySet<string> = new Set(COMMON_WORDS);
-const LONGEST_WORD = Math.max(...COMMON_WORDS.map((word) => word.length));
+/** The `P@ssw0rd` spellings read back as letters. */
+const LEET: Readonly<Record<string, string>> = { '0': 'o', '1': 'l', '3': 'e', '4': 'a', '5': 's', '7': 't', '@': 'a', $: 's', '!': 'i', '|': 'l', '+': 't' };
+
+/** Keyboard walks with digits, which the spellings below would otherwise hide. */
+const DIGIT_WALKS: readonly string[] = ['1q2w3e4r5t6y7u8i9o0p', 'q1w2e3r4t5y6u7i8o9p0', '1qaz2wsx3edc4rfv5tgb6yhn7ujm8ik9ol0p', 'zaq12wsx', 'qazwsxedc', '!qaz@wsx', '1q2w3e', 'q1w2e3'];
+
+/** Keyboard rows and walks: any stretch of six or more of them, from their start, counts as a word. */
+const KEYBOARD_WALKS: readonly string[] = [...DIGIT_WALKS, 'qwertyuiop', 'asdfghjkl', 'zxcvbnm', 'azertyuiop', 'qwertzuiop', 'poiuytrewq', 'lkjhgfdsa', 'mnbvcxz'];
+/** Shortest prefix of a keyboard walk counted as a word. */
+const MIN_WALK_LENGTH = 6;
+
+const WORDS: ReadonlySet<string> = new Set(
+  [...COMMON_WORDS, ...KEYBOARD_WALKS.flatMap((walk) => Array.from({ length: walk.length - MIN_WALK_LENGTH + 1 }, (_, k) => walk.slice(0, MIN_WALK_LENGTH + k)))].map(normaliseWord),
+);
+/** Every prefix of every word, so that a lookup stops as soon as no word can match. */
+const WORD_PREFIXES: ReadonlySet<string> = new Set([...WORDS].flatMap((word) => Array.from({ length: word.length }, (_, k) => word.slice(0, k + 1))));
 /** The bits a word of the list costs a guesser: which word, and whether it was capitalised or spelt with digits. */
 const WORD_BITS = Math.log2(WORDS.size) + 2;
 
 /** The bits a year (1900 to 2099) costs a guesser. */
 const YEAR_BITS = Math.log2(200);
 
-/** The `P@ssw0rd` spellings read back as letters. */
-const LEET: Readonly<Record<string, string>> = { '0': 'o', '1': 'l', '3': 'e', '4': 'a', '5': 's', '7': 't', '@': 'a', $: 's', '!': 'i', '|': 'l', '+': 't' };
+/** A word as it is looked up: lower case, `P@ssw0rd` spellings read as letters. */
+function normaliseWord(word: string): string {
+  let out = '';
+  for (const char of word.toLowerCase()) out += LEET[char] ?? char;
+  return out;
+}
 
 /** The alphabet the key's character classes span: 26 a class of letters, 10 digits, 32 symbols; 16 for hex. */
 function alphabetSize(key: string): number {
@@ -129,6 +147,35 @@ function runLength(key: string, i: number): number {
   return length;
 }
 
+/**
+ * Length of a run of repeated characters starting at `i` (`00112233`, `aaabbbccc`): each character
+ * `times` times over (2 to 4), the characters one step apart in one class. At least three steps, so
+ * chance (two pairs) never counts.
+ */
+function stutterRunLength(key: string, i: number): number {
+  let best = 0;
+  for (let times = 2; times <= 4; times++) {
+    const cls = runClass(key.charCodeAt(i));
+    if (cls === 0) return 0;
+    let step = 0;
+    let groups = 0;
+    for (let at = i; at + times <= key.length; at += times) {
+      const code = key.charCodeAt(at);
+      let same = true;
+      for (let k = 1; k < times; k++) if (key.charCodeAt(at + k) !== code) same = false;
+      if (!same || runClass(code) !== cls) break;
+      if (groups > 0) {
+        const delta = code - key.charCodeAt(at - times);
+        if (groups === 1) step = delta;
+        if (Math.abs(delta) !== 1 || delta !== step) break;
+      }
+      groups++;
+    }
+    if (groups >= 4) best = Math.max(best, groups * times);
+  }
+  return best;
+}
+
 /** Length of the longest piece starting at `i` that already occurs, whole, earlier in the key. */
 function repeatLength(key: string, i: number): number {
   let best = 0;
@@ -150,9 +197,10 @@ function yearLength(key: string, i: number): number {
 function wordLength(key: string, i: number): number {
   let normalised = '';
   let best = 0;
-  for (let j = i; j < key.length && j - i < LONGEST_WORD; j++) {
+  for (let j = i; j < key.length; j++) {
     const char = key[j]!.toLowerCase();
     normalised += LEET[char] ?? char;
+    if (!WORD_PREFIXES.has(normalised)) break;
     if (normalised.length >= MIN_WORD_LENGTH && WORDS.has(normalised)) best = normalised.length;
   }
   return best;
@@ -179,7 +227,7 @@ function measurePatterns(key: string): { bits: number; covered: number } {
   let covered = 0;
   let i = 0;
   while (i < key.length) {
-    const run = runLength(key, i);
+    const run = Math.max(runLength(key, i), stutterRunLength(key, i));
     const repeat = repeatLength(key, i);
     const word = wordLength(key, i);
     const year = yearLength(key, i);

@@ -246,7 +246,7 @@ export function parseSeed(data: unknown, source = 'seed', options: SeedOptions =
       }
       if (key.id !== undefined) unique('API key', key.id, `${at}/apiKeys/${k}/id`);
       const weakness = key.key !== undefined && !options.allowWeakKeys ? apiKeyWeakness(key.key) : null;
-      if (weakness !== null) throw new SeedError(`${source}: ${at}/apiKeys/${k}/key is too weak: ${weakness}. ${STRONG_KEY_ADVICE}`);
+      if (weakness !== null) throw new SeedError(`${source}: ${at}/apiKeys/${k}/key is too weak: ${weakness}. ${STRONG_KEY_ADVICE} (weak keys, such as the published demo keys, load only with 'serve --demo', and work on loopback only).`);
     });
     org.emailLogs?.forEach((log, i) => {
       unique('email log', log.id, `${at}/emailLogs/${i}/id`);

@@ -42,9 +42,9 @@ const OUTCOMES: Record<string, string> = {
 };
 
 /** How an address's outcome reads; a refused address by the address guard's class ("an address reserved for documentation"), as its finding says. */
-function outcomeWords(address: string, outcome: string): string {
-  if (outcome === 'refused-private') return `${ADDRESS_CLASS_TEXT[classifyAddress(address)]}, not probed`;
-  return OUTCOMES[outcome] ?? outcome;
+function outcomeWords(probe: TransportResult['mx'][number]['addresses'][number]): string {
+  if (probe.outcome === 'refused-private') return `${ADDRESS_CLASS_TEXT[probe.addressClass ?? classifyAddress(probe.address)]}, not probed`;
+  return OUTCOMES[probe.outcome] ?? probe.outcome;
 }
 
 /** The placeholder on the result page: a link that works without JavaScript, filled in by the script. */
@@ -75,7 +75,7 @@ ${transport.mx.length > 0 ? html`<h3>Mail servers of ${displayDomain}</h3>
 <ul class="list-plain" id="transport-mx">${transport.mx.map(
     (mx) => html`<li><code>${mx.host}</code> (preference ${mx.preference})${mx.mtaStsCovered === null ? null : mx.mtaStsCovered ? ', in the MTA-STS policy' : html`, <strong>not in the MTA-STS policy</strong>`}
 <ul>${mx.addresses.length === 0 ? html`<li class="muted">not probed</li>` : mx.addresses.map(
-      (a) => html`<li><code>${a.address}</code>: <span data-outcome="${a.outcome}">${outcomeWords(a.address, a.outcome)}</span>${a.tlsVersion ? html` (${a.tlsVersion})` : null}${a.certificate ? html`<br><span class="muted">certificate for ${a.certificate.san.slice(0, 4).join(', ') || a.certificate.subject}, issued by ${a.certificate.issuer}, valid until ${a.certificate.notAfter.slice(0, 10)}</span>` : null}</li>`,
+      (a) => html`<li><code>${a.address}</code>: <span data-outcome="${a.outcome}">${outcomeWords(a)}</span>${a.tlsVersion ? html` (${a.tlsVersion})` : null}${a.certificate ? html`<br><span class="muted">certificate for ${a.certificate.san.slice(0, 4).join(', ') || a.certificate.subject}, issued by ${a.certificate.issuer}, valid until ${a.certificate.notAfter.slice(0, 10)}</span>` : null}</li>`,
     )}</ul></li>`,
   )}</ul>` : null}
 ${transport.findings.length > 0 ? html`<h3>What we found</h3>

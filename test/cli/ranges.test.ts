@@ -160,6 +160,15 @@ describe('spoof-checker ranges update --from DIR', () => {
     expect(readdirSync(dir).sort()).toEqual(['data.json', 'data.json.tmp', `data.json.${process.pid}.tmp`, 'victim.txt'].sort());
   });
 
+  it('a data file dated in the future is refused (it would never go stale)', async () => {
+    const file = JSON.parse(readFileSync(join(work, 'whole.json'), 'utf8'));
+    const future = join(work, 'future-date.json');
+    writeFileSync(future, JSON.stringify({ ...file, date: '2999-01-01' }));
+    const { code, err } = await run(['ranges', 'show', '--ranges', future]);
+    expect(code).toBe(2);
+    expect(err).toMatch(/"date" is 2999-01-01, later than today/);
+  });
+
   it('a data file whose date is not a day (0000-00-00) is refused, never shown as NaN days old', async () => {
     const file = JSON.parse(readFileSync(join(work, 'whole.json'), 'utf8'));
     const bad = join(work, 'nan-date.json');

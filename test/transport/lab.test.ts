@@ -52,7 +52,7 @@ describe('checkTransport in the lab', () => {
     expect(ids(result)).toContain('mta-sts-enforced');
     // Exactly the keys of the shape.
     expect(Object.keys(result).sort()).toEqual(['findings', 'mtaSts', 'mx', 'tlsRpt', 'verdict']);
-    expect(Object.keys(address!).sort()).toEqual(['address', 'certificate', 'outcome', 'tlsVersion']);
+    expect(Object.keys(address!).sort()).toEqual(['address', 'addressClass', 'certificate', 'outcome', 'tlsVersion']);
   });
 
   it('without the test CA the same MX is cert-untrusted (the default roots only)', async () => {
@@ -231,7 +231,8 @@ describe('the address guard in the probe', () => {
     const before = { ...lab.seen };
     const result = await checkTransport('enforce-ok.example', options({ allowPrivateAddresses: false }));
     expect(outcomes(result)).toEqual(['mx.enforce-ok.example refused-private']);
-    expect(result.mx[0]!.addresses[0]).toEqual({ address: SMTP_TLS, outcome: 'refused-private', tlsVersion: null, certificate: null });
+    expect(result.mx[0]!.addresses[0]).toEqual({ address: SMTP_TLS, outcome: 'refused-private', addressClass: 'loopback', tlsVersion: null, certificate: null });
+    expect(result.verdict).toBe('untested');
     expect(result.mtaSts.fetch?.error).toBe('refused-private');
     expect(result.verdict).not.toBe('enforced');
     expect(result.findings.map((f) => f.id)).toContain('mx-refused-private');

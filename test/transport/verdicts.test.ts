@@ -43,13 +43,17 @@ describe('nothing probed: untested', () => {
   it('an MX on documentation addresses: untested; the MX list and the finding say "reserved for documentation", never "private"', async () => {
     const result = await check('doc-mx.example');
     expect(result.mx[0]!.addresses.map((a) => a.outcome)).toEqual(['refused-private', 'refused-private']);
+    // One classification, from the address guard, in the JSON too.
+    expect(result.mx[0]!.addresses.map((a) => a.addressClass)).toEqual(['documentation', 'documentation']);
     expect(result.verdict).toBe('untested');
     expect(result.findings.map((f) => f.id)).toEqual(expect.arrayContaining(['mx-refused-private', 'transport-untested']));
     const refused = result.findings.filter((f) => f.id === 'mx-refused-private');
     for (const finding of refused) expect(finding.detail).toContain('an address reserved for documentation');
     const report = formatTransport(result).join('\n');
     expect(report).toContain('Mail sent to you: untested');
-    expect(report).toContain('192.0.2.25: refused-private (an address reserved for documentation, not probed)');
+    expect(report).toContain('192.0.2.25: not probed, an address reserved for documentation');
+    // The MX list never says "private" of it (the finding's id, mx-refused-private, is a code, not a word shown as its class).
+    expect(report.split('\n').filter((line) => line.includes('192.0.2.25') || line.includes('2001:db8::25')).join('\n')).not.toMatch(/private/);
     const page = toHtmlString(transportSection(result, 'doc-mx.example'));
     expect(page).toContain('an address reserved for documentation, not probed');
     expect(page).not.toMatch(/private address/);
@@ -60,7 +64,7 @@ describe('nothing probed: untested', () => {
     const result = await check('private-mx.example');
     expect(result.verdict).toBe('untested');
     expect(result.findings.find((f) => f.id === 'mx-refused-private')!.detail).toContain('a private network address');
-    expect(formatTransport(result).join('\n')).toContain('10.1.2.3: refused-private (a private network address, not probed)');
+    expect(formatTransport(result).join('\n')).toContain('10.1.2.3: not probed, a private network address');
   });
 
   it('no MX and no host: untested, and the policy it suggests invents no MX host', async () => {

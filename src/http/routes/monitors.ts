@@ -331,7 +331,7 @@ export const monitorRoutes: FastifyPluginAsyncTypebox<MonitorRouteOptions> = asy
         description:
           "Queues a new delivery of the same body (signed anew) to the monitor's current webhook URL; 202 with the new delivery. A monitor whose URL was removed (webhookUrl: null) answers 409 NO_WEBHOOK_URL: the old URL is never used again.",
         params: DeliveryParams,
-        response: { 202: WebhookDeliverySchema, ...errors },
+        response: { 202: WebhookDeliverySchema, ...errors, 409: errorResponses(409)[409]! },
       },
     },
     async (request, reply) => {

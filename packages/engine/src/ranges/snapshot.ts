@@ -16,8 +16,11 @@ export const SHIPPED_RANGES_FILE = fileURLToPath(new URL('../../data/shared-infr
 /** A loaded data file, or why it cannot be used. */
 export type LoadRangesResult = { ok: true; data: RangeData } | { ok: false; error: string };
 
-/** Reads and checks a data file (synchronously: a check that needs it must not wait on a promise). */
-export function loadRangesFile(path: string): LoadRangesResult {
+/**
+ * Reads and checks a data file (synchronously: a check that needs it must not wait on a promise).
+ * A file dated after `now`'s day (UTC) is refused: its age would read 0 days and never go stale.
+ */
+export function loadRangesFile(path: string, now: Date = new Date()): LoadRangesResult {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -31,7 +34,10 @@ export function loadRangesFile(path: string): LoadRangesResult {
     return { ok: false, error: `${path} is not JSON: ${(error as Error).message}` };
   }
   const decoded = decodeRangesFile(value, path);
-  return decoded.ok ? decoded : { ok: false, error: `${path}: ${decoded.error}` };
+  if (!decoded.ok) return { ok: false, error: `${path}: ${decoded.error}` };
+  const today = now.toISOString().slice(0, 10);
+  if (decoded.data.date > today) return { ok: false, error: `${path}: "date" is ${decoded.data.date}, later than today (${today})` };
+  return decoded;
 }
 
 let shipped: RangeData | null = null;

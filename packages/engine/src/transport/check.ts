@@ -10,6 +10,7 @@ import { describeAnswer, type DnsAnswer, type Resolver } from '../dns/types.js';
 import { SpoofCheckError } from '../errors.js';
 import { normaliseDomainInput, type NormaliseOptions } from '../input.js';
 import { isIpLiteral, lookupMx } from '../mx/index.js';
+import { classifyAddress } from '../net/address-guard.js';
 import { fetchPolicy, HTTPS_PORT, policyLocation } from './fetch-policy.js';
 import { judgeTransport, type MxFacts, type TransportFacts } from './judge.js';
 import { certificateNameMatches, mxCovered } from './mx-pattern.js';
@@ -221,6 +222,7 @@ export async function checkTransport(domain: string, options: TransportOptions):
         addresses: entry.probes.map((probe) => ({
           address: probe.address,
           outcome: probe.outcome,
+          addressClass: classifyAddress(probe.address),
           tlsVersion: probe.tlsVersion,
           certificate: probe.certificate,
           ...(dane ? { dane: mxDane?.addresses.get(probe.address)?.dane ?? ('not-applicable' as const) } : {}),

@@ -41,6 +41,7 @@
 import type { Finding } from '../findings.js';
 import type { DaneOutcome } from '../dane/types.js';
 import type { DaneVerdict, MxTlsa } from './dane.js';
+import type { AddressClass } from '../net/address-guard.js';
 
 /** RFC 8461 §3.2 policy modes. */
 export type StsMode = 'enforce' | 'testing' | 'none';
@@ -149,13 +150,19 @@ export interface CertificateSummary {
 export interface AddressProbe {
   address: string;
   outcome: ProbeOutcome;
+  /**
+   * The address guard's class of the address (`classifyAddress`): `public` for every address the
+   * probe may reach; for `refused-private`, the one word that says why (`documentation`, `private`,
+   * `loopback`…), the same class the finding and the MX list name.
+   */
+  addressClass: AddressClass;
   /** `TLSv1.3`, `TLSv1.2`…; null when no TLS session was set up. */
   tlsVersion: string | null;
   certificate: CertificateSummary | null;
 }
 
-/** What a probe found, with its detail for findings (not part of the JSON). */
-export interface ProbeResult extends AddressProbe {
+/** What a probe found, with its detail for findings (not part of the JSON, nor is the class, added from the address). */
+export interface ProbeResult extends Omit<AddressProbe, 'addressClass'> {
   /** Plain words on what happened (the error, the banner). */
   detail: string;
 }

@@ -199,6 +199,15 @@ describe('every export docs/library.md names is exported', () => {
     expect([...new Set(imports.map(({ from }) => from))].filter((from) => !(from in ENTRIES) && !from.startsWith('node:'))).toEqual([]);
   });
 
+  it('and so does every other doc: each name its examples import, by the package it imports it from', () => {
+    const wrong = DOCS.flatMap((file) =>
+      importedNames(readFileSync(join(ROOT, file), 'utf8'))
+        .filter(({ name, from }) => from in ENTRIES && !exported[from as EntryName].has(name))
+        .map(({ name, from }) => `${file}: ${name} from ${from}`),
+    );
+    expect(wrong).toEqual([]);
+  });
+
   it('each other export-like name it sets in backticks or writes in an example, by one of the packages', () => {
     const any = new Set([...exported['@spoof-checker/engine'], ...exported['spoof-checker'], ...exported['spoof-checker/service']]);
     const names = documentedIdentifiers(library);

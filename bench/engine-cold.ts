@@ -25,7 +25,7 @@ export const ENGINE_COLD_TARGET_RATIO = 0.8;
 export const COLD_CONCURRENCY = [1, 16, 64] as const;
 /** Domains the server holds and the checks cycle through. */
 export const COLD_DOMAINS = 2000;
-export const QUICK_COLD_DOMAINS = smokeOr(100, 1000);
+export const QUICK_COLD_DOMAINS = smokeOr(50, 1000);
 /** Time per measured run. */
 export const COLD_RUN_MS = 2000;
 export const QUICK_COLD_RUN_MS = smokeOr(50, 300);

@@ -412,7 +412,7 @@ async function main(): Promise<void> {
   for (const note of notesOf(results)) console.log(note);
   console.log(`Machine: Node ${machine.node}, ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGb} GB, ${machine.os}.`);
   console.log(
-    `Engine: ${engine.from === 'build' ? 'the build in dist/ (npm run build)' : 'src/ through tsx'}. ${args.quick ? 'Quick run' : 'Full run'} in ${results.seconds.toFixed(0)} s; results in ${args.out === RESULTS_FILE ? 'bench/results.json' : args.out}.`,
+    `Engine: ${engine.from === 'build' ? 'the build in dist/ (npm run build)' : 'src/ through tsx'}. ${SMOKE ? 'Smoke run (figures not judged)' : args.quick ? 'Quick run' : 'Full run'} in ${results.seconds.toFixed(0)} s; results in ${args.out === RESULTS_FILE ? 'bench/results.json' : args.out}.`,
   );
   if (args.json) console.log(JSON.stringify(summary));
 }

@@ -29,7 +29,7 @@ export const SCAN_RSS_TARGET_MB = 300;
 /** Domain counts scanned. */
 export const SCAN_SIZES = [10_000, 100_000] as const;
 /** With --quick: smaller, still a tenfold step so that flatness shows. */
-export const QUICK_SCAN_SIZES: readonly number[] = smokeOr([50, 500], [1_000, 10_000]);
+export const QUICK_SCAN_SIZES: readonly number[] = smokeOr([20, 200], [1_000, 10_000]);
 /** Domain counts scanned with `--resolver` (the full run). */
 export const SCAN_RESOLVER_SIZES = [10_000, 100_000] as const;
 /**

@@ -3,7 +3,7 @@
  * verdict table; test/library-doc.test.ts runs docs/library.md's examples.) Here:
  *
  * - every repository path a doc cites in backticks (README.md, docs/**\/*.md,
- *   packages/engine/README.md) exists: a span that is a path and nothing else, starting with one of
+ *   packages/engine/README.md) exists, and every one it writes in prose (`prosePaths`): a span that is a path and nothing else, starting with one of
  *   the repository's top-level folders or naming a file at its root (`src/cli/serve.ts`,
  *   `packages/engine/src/ranges/`, `fixtures/zones`, `package.json`); a span with a placeholder
  *   (`<topic>`, `…`, `*`, `N`) or under a build folder (`dist/`) is not a path to check;
@@ -57,7 +57,32 @@ export function citedPaths(markdown: string): string[] {
   return paths;
 }
 
+/**
+ * Paths written in prose too (outside backticks and code blocks: `(src/dns/limits.ts)`), starting
+ * with one of the top-level folders; one followed by a glob or a placeholder is a pattern.
+ */
+export function prosePaths(markdown: string): string[] {
+  const text = withoutFences(markdown).replace(/(?<!`)`[^`\n]+`(?!`)/g, ' ');
+  const paths: string[] = [];
+  for (const match of text.matchAll(new RegExp(`(?<![\\w/.-])((?:${TOP_FOLDERS.map((f) => f.replace('.', '\\.')).join('|')})/[\\w./-]*)([*<…{]?)`, 'g'))) {
+    if (match[2]) continue;
+    const path = match[1]!.replace(/[.,;:]+$/, '');
+    if (PLACEHOLDER.test(path)) continue;
+    paths.push(path);
+  }
+  return paths;
+}
+
 describe('every repository path a doc cites exists', () => {
+  it('finds prose paths (and not patterns)', () => {
+    expect(prosePaths('The cap (src/dns/limits.ts), src/store/batches*.ts, `src/in/a/span.ts`, src/… and docs/guides/<topic>.md.')).toEqual(['src/dns/limits.ts']);
+  });
+
+  it.each(DOCS.map((file) => [file]))('%s, in prose', (file) => {
+    const missing = prosePaths(readFileSync(join(ROOT, file), 'utf8')).filter((path) => !existsSync(join(ROOT, path)));
+    expect(missing, `${file} names paths that do not exist`).toEqual([]);
+  });
+
   it('finds the paths it is meant to (and only those)', () => {
     expect(citedPaths('See `src/cli/serve.ts`, `packages/engine/src/ranges/` and `fixtures/zones`; `package.json`.')).toEqual([
       'src/cli/serve.ts',
@@ -172,6 +197,15 @@ describe('every export docs/library.md names is exported', () => {
     expect(wrong).toEqual([]);
     // Only the three entries are imported from.
     expect([...new Set(imports.map(({ from }) => from))].filter((from) => !(from in ENTRIES) && !from.startsWith('node:'))).toEqual([]);
+  });
+
+  it('and so does every other doc: each name its examples import, by the package it imports it from', () => {
+    const wrong = DOCS.flatMap((file) =>
+      importedNames(readFileSync(join(ROOT, file), 'utf8'))
+        .filter(({ name, from }) => from in ENTRIES && !exported[from as EntryName].has(name))
+        .map(({ name, from }) => `${file}: ${name} from ${from}`),
+    );
+    expect(wrong).toEqual([]);
   });
 
   it('each other export-like name it sets in backticks or writes in an example, by one of the packages', () => {

@@ -58,7 +58,7 @@ export { MIN_API_KEY_DISTINCT_CHARACTERS, MIN_API_KEY_ENTROPY_BITS, MIN_API_KEY_
 /** The flag that lets `--demo` listen on a non-loopback address, where its published keys would be open to anyone. */
 export const PUBLIC_DEMO_FLAG = 'public-demo';
 
-const USAGE = `Usage: spoof-checker serve [--host H] [--port P] [--zones DIR | --resolver IP[:PORT]] [--faults FILE] [--data DIR | --database URL] [--seed FILE] [--demo]
+const USAGE = `Usage: spoof-checker serve [--host H] [--port P] [--zones DIR | --demo-zones | --resolver IP[:PORT]] [--faults FILE] [--data DIR | --database URL] [--seed FILE] [--demo]
 
 Runs the HTTP API (spoof checker, logs, templates, domains, contacts) until stopped (Ctrl-C).
 OpenAPI document at /openapi.json, the API reference at ${DOCS_PATH}.

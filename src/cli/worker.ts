@@ -22,7 +22,7 @@ export const WORKER_CONNECT_TIMEOUT_MS = 10_000;
 /** How often progress is written to stderr while chunks are processed. */
 const PROGRESS_INTERVAL_MS = 5000;
 
-const USAGE = `Usage: spoof-checker worker --redis URL (--database URL | --data DIR) [--zones DIR | --resolver IP[:PORT]] [--faults FILE] [--concurrency N]
+const USAGE = `Usage: spoof-checker worker --redis URL (--database URL | --data DIR) [--zones DIR | --demo-zones | --resolver IP[:PORT]] [--faults FILE] [--concurrency N]
 
 Processes batch checks and monitor runs queued by 'spoof-checker serve --redis URL', and delivers
 monitors' webhooks. Run any number, on any number of machines, on the same Redis and the same store

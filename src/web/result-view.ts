@@ -336,7 +336,7 @@ function sharedInfrastructureSection(report: Obj): SafeHtml | null {
     (e) => html`<tr data-provider="${str(e['provider']) ?? ''}" data-severity="${str(e['severity']) ?? ''}"><td>${str(e['label']) ?? str(e['providerName'])}</td><td>${[count(num(e['ipv4Addresses']), 'IPv4'), count(num(e['ipv6Addresses']), 'IPv6')].filter((c) => c !== null).join(', ')}</td><td><code>${str(e['path'])}</code>${str(e['recordDomain']) !== str(e['checkedDomain']) ? html` <span class="muted">(in the record at ${str(e['recordDomain'])})</span>` : null}</td><td>${str(e['severity'])}</td></tr>`,
   )}</tbody>
 </table>
-<p class="muted">Provider data dated ${str(data['date']) ?? '?'}${data['stale'] === true ? html` <strong>(provider data is ${num(data['ageDays']) ?? '?'} days old)</strong>` : null}. Blocking outbound port 25 by default is friction for an attacker, not protection.</p>
+<p class="muted">${data['stale'] === true ? html`<strong>The provider data is ${num(data['ageDays']) ?? '?'} days old</strong> (dated ${str(data['date']) ?? '?'}): the providers may have published other ranges since.` : html`Provider data dated ${str(data['date']) ?? '?'}.`} Blocking outbound port 25 by default is friction for an attacker, not protection.</p>
 </section>`;
 }
 

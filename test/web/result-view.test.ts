@@ -56,6 +56,14 @@ describe('the result page', () => {
     expect(textContent(innerById(open, 'spf-pass-set') ?? '')).toContain('IPv4 addresses 100%');
   });
 
+  it('tells a visitor in plain words how old stale provider data is, and never asks them to run a command', async () => {
+    // The shipped snapshot is dated 2025-07-21: stale (over 90 days) ever since.
+    const page = (await app.inject({ url: '/check/spf-cloud-ec2.example' })).body;
+    const text = textContent(page);
+    expect(text).toMatch(/The provider data is \d+ days old \(dated 2025-07-21\)/);
+    expect(text).not.toMatch(/ranges update|spoof-checker ranges|run '/);
+  });
+
   it('marks a range that opens SPF with its own share, not as "any server"', async () => {
     const page = (await app.inject({ url: '/check/spf-huge-ranges.example' })).body;
     const tree = textContent(innerById(page, 'spf-tree') ?? '');

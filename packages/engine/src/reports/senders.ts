@@ -174,7 +174,7 @@ interface Tally {
   brokenByKey: Map<string, number>;
   /** … whose first failed own signature had no selector in the report. */
   brokenNoSelector: number;
-  /** Own selectors already added to `verifying` from this source (saves a string per row). */
+  /** Own signatures that verified: the selector when d= is the domain itself, else "d s". */
   verified: Set<string>;
   unalignedDkimPass: string | null;
   unalignedSpfPass: string | null;
@@ -197,11 +197,18 @@ export interface ReportTotals {
 
 /** `summariseSenders`, plus each report's totals from the same pass over the rows (for `summariseReports`). */
 export function analyseSenders(reports: readonly AggregateReport[], options: SenderOptions): { senders: SenderSummary[]; totals: ReportTotals[] } {
-  const totals: ReportTotals[] = [];
   const domain = options.domain.toLowerCase().replace(/\.$/, '');
+  const { tallies, totals } = tallyRows(reportsInWindow(reports, options.days, options.now), domain, false);
+  return { senders: finishSenders(tallies.values(), domain, options), totals };
+}
+
+/**
+ * One pass over the rows of `reports` for `domain`: a tally per source (or per UTC day and source,
+ * for a digest), and each report's totals.
+ */
+function tallyRows(reports: readonly AggregateReport[], domain: string, byDay: boolean): { tallies: Map<string, Tally>; totals: ReportTotals[] } {
+  const totals: ReportTotals[] = [];
   const tallies = new Map<string, Tally>();
-  /** Selectors of the domain that verify somewhere ("d s"): one that fails elsewhere was broken in transit, not unpublished. */
-  const verifying = new Set<string>();
   /** Per signing domain: whether it is at or below the domain (a handful of distinct values). */
   const ownDomain = new Map<string, boolean>();
   const isOwn = (name: string): boolean => {
@@ -209,12 +216,14 @@ export function analyseSenders(reports: readonly AggregateReport[], options: Sen
     if (own === undefined) ownDomain.set(name, (own = atOrBelow(name, domain)));
     return own;
   };
-  for (const report of reportsInWindow(reports, options.days, options.now)) {
+  for (const report of reports) {
+    const dayStart = report.dateRange.begin - (report.dateRange.begin % DAY_SECONDS);
     let reportPass = 0;
     let reportFail = 0;
     for (const record of report.records) {
       if (!isOwn(record.headerFrom)) continue;
-      let t = tallies.get(record.sourceIp);
+      const key = byDay ? `${dayStart} ${record.sourceIp}` : record.sourceIp;
+      let t = tallies.get(key);
       if (t === undefined) {
         t = {
           source: record.sourceIp,
@@ -224,8 +233,8 @@ export function analyseSenders(reports: readonly AggregateReport[], options: Sen
           dmarcPass: 0,
           failing: 0,
           forwardedFailing: 0,
-          first: report.dateRange.begin,
-          last: report.dateRange.begin,
+          first: byDay ? dayStart : report.dateRange.begin,
+          last: byDay ? dayStart : report.dateRange.begin,
           selectors: new Set(),
           dkimDomains: new Set(),
           spfDomains: new Set(),
@@ -238,7 +247,7 @@ export function analyseSenders(reports: readonly AggregateReport[], options: Sen
           unalignedSpfPass: null,
           ownSpfFailed: null,
         };
-        tallies.set(record.sourceIp, t);
+        tallies.set(key, t);
       }
       const n = record.count;
       const spfPass = record.spfResult === 'pass';
@@ -273,10 +282,8 @@ export function analyseSenders(reports: readonly AggregateReport[], options: Sen
         const own = isOwn(signature.domain);
         if (own && signature.selector !== null) {
           t.selectors.add(signature.selector);
-          if (signature.result === 'pass' && !t.verified.has(signature.selector)) {
-            t.verified.add(signature.selector);
-            verifying.add(`${signature.domain} ${signature.selector}`);
-          }
+          // The selector alone when d= is the domain itself (no string built per row), else "d s".
+          if (signature.result === 'pass') t.verified.add(signature.domain === domain ? signature.selector : `${signature.domain} ${signature.selector}`);
         }
         if (own && signature.result !== 'pass' && !pass) {
           if (signature.selector === null) t.ownFailedNoSelector = true;
@@ -294,6 +301,15 @@ export function analyseSenders(reports: readonly AggregateReport[], options: Sen
     }
     if (reportPass + reportFail > 0) totals.push({ begin: report.dateRange.begin, end: report.dateRange.end, pass: reportPass, fail: reportFail });
   }
+  return { tallies, totals };
+}
+
+/** Tallies to senders: classified, most messages first. */
+function finishSenders(tallies: Iterable<Tally>, domain: string, options: SenderOptions): SenderSummary[] {
+  const list = [...tallies];
+  /** Signatures of the domain that verify somewhere ("d s"): one that fails elsewhere was broken in transit, not unpublished. */
+  const verifying = new Set<string>();
+  for (const t of list) for (const key of t.verified) verifying.add(key.includes(' ') ? key : `${domain} ${key}`);
   const ownRanges = options.spf?.passSources?.pass ?? null;
   const senders: SenderSummary[] = [];
   const services = new Map<string, KnownMailService | null>();
@@ -303,7 +319,7 @@ export function analyseSenders(reports: readonly AggregateReport[], options: Sen
     if (text === undefined) days.set(epoch, (text = day(epoch)));
     return text;
   };
-  for (const t of tallies.values()) {
+  for (const t of list) {
     const service = serviceOf(t, services);
     const provider = service?.name ?? (options.ranges ? cloudOf(t.source, options.ranges) : null);
     const { cls, why, fix } = classify(t, domain, service, ownRanges, verifying, options.spf ?? null);
@@ -325,7 +341,7 @@ export function analyseSenders(reports: readonly AggregateReport[], options: Sen
       spfDomains: [...t.spfDomains].sort(),
     });
   }
-  return { senders: senders.sort((a, b) => b.messages - a.messages || compareAddresses(a.source, b.source)), totals };
+  return senders.sort((a, b) => b.messages - a.messages || compareAddresses(a.source, b.source));
 }
 
 function serviceOf(t: Tally, cache: Map<string, KnownMailService | null>): KnownMailService | null {

@@ -10,9 +10,11 @@ import { dailyCounts } from '../../packages/engine/src/reports/daily.js';
 import { parseAggregateReport } from '../../packages/engine/src/reports/parse-aggregate.js';
 import { parseTlsReport } from '../../packages/engine/src/reports/parse-tls.js';
 import { readiness } from '../../packages/engine/src/reports/readiness.js';
+import { tlsSummary } from '../../packages/engine/src/reports/tls-summary.js';
 import { summariseSenders } from '../../packages/engine/src/reports/senders.js';
 import { spfTighten, unusedSpfTerms } from '../../packages/engine/src/reports/spf-tighten.js';
-import { selectorsSeen, summariseReports, type ReportsSummary } from '../../packages/engine/src/reports/summary.js';
+import { digestReports, mergeDigests, selectorsSeen, summariseReports, type ReportsSummary } from '../../packages/engine/src/reports/summary.js';
+import { reportIdentity } from '../../packages/engine/src/reports/identity.js';
 import type { AggregateRecord, AggregateReport, TlsReport } from '../../packages/engine/src/reports/types.js';
 import { unpackReportFile } from '../../packages/engine/src/reports/unpack.js';
 import { analyzeSpf } from '../../packages/engine/src/spf/index.js';
@@ -150,6 +152,31 @@ describe('summariseReports over the fixtures', () => {
         },
       },
     ]);
+  });
+
+  it('gives the same answer from digests merged report by report (what a store keeps) as from the rows', () => {
+    const { aggregate, tls } = load(FILES);
+    const seen = new Set<string>();
+    const digests = aggregate
+      .filter((r) => {
+        const key = reportIdentity(r);
+        return !seen.has(key) && Boolean(seen.add(key));
+      })
+      // Through JSON, as a store keeps it.
+      .map((r) => JSON.parse(JSON.stringify(digestReports([r], DOMAIN))) as ReturnType<typeof digestReports>);
+    const digest = mergeDigests(digests);
+    expect(digest.senders.length).toBeLessThan(aggregate.reduce((n, r) => n + r.records.length, 0));
+    const fromDigest = summariseReports({ domain: DOMAIN, days: 30, now: NOW, aggregate: [], digest, reportCount: 6, duplicates: 1, tls, spf, ranges: shippedRanges() });
+    expect(fromDigest).toEqual(summary);
+    // Merging in another order gives the same digest.
+    expect(mergeDigests([...digests].reverse())).toEqual(digest);
+  });
+
+  it('TLS: no failures → safe to enforce; nothing reported → nothing to judge by', () => {
+    const { tls } = load(['src/google.com!spf-cloud-ec2.example!2026-11-21.json']);
+    expect(tlsSummary(tls).policies[0]!.enforce).toEqual({ safe: true, answer: 'ready: all 1500 sessions from 1 reporter validated' });
+    const empty = { ...tls[0]!, policies: [{ ...tls[0]!.policies[0]!, summary: { successful: 0, failed: 0 } }] };
+    expect(tlsSummary([empty]).policies[0]!.enforce).toEqual({ safe: false, answer: 'no sessions reported yet: nothing to judge by' });
   });
 
   it('selects reports by their own date range: a 3-day window leaves out the older days', () => {

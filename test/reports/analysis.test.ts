@@ -6,11 +6,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
 import { shippedRanges } from '../../packages/engine/src/ranges/snapshot.js';
+import { dailyCounts } from '../../packages/engine/src/reports/daily.js';
 import { parseAggregateReport } from '../../packages/engine/src/reports/parse-aggregate.js';
 import { parseTlsReport } from '../../packages/engine/src/reports/parse-tls.js';
 import { readiness } from '../../packages/engine/src/reports/readiness.js';
 import { summariseSenders } from '../../packages/engine/src/reports/senders.js';
-import { unusedSpfTerms } from '../../packages/engine/src/reports/spf-tighten.js';
+import { spfTighten, unusedSpfTerms } from '../../packages/engine/src/reports/spf-tighten.js';
 import { selectorsSeen, summariseReports, type ReportsSummary } from '../../packages/engine/src/reports/summary.js';
 import type { AggregateRecord, AggregateReport, TlsReport } from '../../packages/engine/src/reports/types.js';
 import { unpackReportFile } from '../../packages/engine/src/reports/unpack.js';
@@ -97,6 +98,26 @@ describe('summariseReports over the fixtures', () => {
 
   it('tightens the SPF record to the EC2 addresses that sent', () => {
     expect(summary.spfTighten).toEqual({ record: 'v=spf1 ip4:3.224.10.5 ip4:3.224.77.9 include:_spf.esp.example -all', keep: ['3.224.10.5', '3.224.77.9'], drop: ['ip4:3.224.0.0/16'], services: ['Amazon EC2'] });
+  });
+
+  it('counts pass and fail per UTC day', () => {
+    expect(summary.daily).toEqual([
+      { day: '2026-11-18', messages: 5, dmarcPass: 0, failing: 5 },
+      { day: '2026-11-19', messages: 5, dmarcPass: 0, failing: 5 },
+      { day: '2026-11-20', messages: 100, dmarcPass: 0, failing: 100 },
+      { day: '2026-11-21', messages: 2060, dmarcPass: 1743, failing: 317 },
+      { day: '2026-11-22', messages: 3, dmarcPass: 3, failing: 0 },
+    ]);
+  });
+
+  it('spreads a multi-week report over its days, adding up exactly', () => {
+    const long = reportOf([{ count: 10, dkimResult: 'pass' }, { sourceIp: '203.0.113.1', count: 7 }], 1795219200 - 2 * 86400);
+    long.dateRange.end = long.dateRange.begin + 3 * 86400;
+    const series = dailyCounts([long], { domain: 'test.example', days: 30, now: NOW });
+    expect(series.map((d) => d.day)).toEqual(['2026-11-19', '2026-11-20', '2026-11-21']);
+    expect(series.reduce((a, d) => a + d.dmarcPass, 0)).toBe(10);
+    expect(series.reduce((a, d) => a + d.failing, 0)).toBe(7);
+    expect(series.map((d) => d.dmarcPass)).toEqual([4, 3, 3]);
   });
 
   it('lists the selectors seen, for DKIM probing', () => {
@@ -190,6 +211,21 @@ describe('classification rules', () => {
     expect(senders.find((s) => s.source === '192.0.2.99')!.class).toBe('forwarded');
   });
 
+  it('a forwarder whose mail sometimes keeps the signature intact: forwarded, not a blocker', () => {
+    const senders = summariseSenders(
+      [
+        reportOf([
+          { sourceIp: '192.0.2.200', count: 30, dkimResult: 'pass', auth: { dkim: [dkim('test.example', 's1', 'pass')], spf: [spfResult('forwarder.example', 'pass')] } },
+          { sourceIp: '192.0.2.200', count: 4, auth: { dkim: [dkim('test.example', 's1', 'fail')], spf: [spfResult('forwarder.example', 'pass')] } },
+          { sourceIp: '192.0.2.200', count: 2, reasons: [{ type: 'mailing_list', comment: null }] },
+        ]),
+      ],
+      { domain: 'test.example', days: 30, now: NOW },
+    );
+    expect(senders[0]).toMatchObject({ class: 'forwarded', failing: 6, fix: null });
+    expect(readiness(senders).verdict).toBe('ready');
+  });
+
   it('an address of the own SPF pass set with another MAIL FROM: legitimate', async () => {
     const zone = '$ORIGIN test.example.\n$TTL 300\n@ IN SOA ns hostmaster 1 7200 900 1209600 300\n@ IN NS ns\n@ IN TXT "v=spf1 ip4:192.0.2.0/24 include:_spf.old.example -all"\n';
     const old = '$ORIGIN old.example.\n$TTL 300\n@ IN SOA ns hostmaster 1 7200 900 1209600 300\n@ IN NS ns\n_spf IN TXT "v=spf1 ip4:198.51.100.0/24 -all"\n';
@@ -199,12 +235,36 @@ describe('classification rules', () => {
     expect(senders[0]).toMatchObject({ class: 'legitimate', fix: 'sign with d=test.example' });
     // The include sent nothing: a removal candidate that saves its lookup.
     expect(unusedSpfTerms(analysis, senders)).toEqual([{ term: 'include:_spf.old.example', lookupsSaved: 1 }]);
+    // A sender inside the include's range: the include is used, the own range is not.
+    const viaInclude = summariseSenders([reportOf([{ sourceIp: '198.51.100.5', count: 3, spfResult: 'pass' }])], { domain: 'test.example', days: 30, now: NOW, spf: analysis });
+    expect(unusedSpfTerms(analysis, viaInclude)).toEqual([{ term: 'ip4:192.0.2.0/24', lookupsSaved: 0 }]);
     expect(readiness(senders, { domain: 'test.example' }).summary).toBe('5 messages from 1 legitimate sender would be rejected: fix these first');
+    // No shared infrastructure in this record: nothing to tighten (the shipped provider data by default).
+    expect(spfTighten(analysis, senders)).toBeNull();
+    expect(spfTighten(null, senders)).toBeNull();
   });
 
   it('ready when every failing sender is unauthorised or forwarded', () => {
     const senders = summariseSenders([reportOf([{ sourceIp: '192.0.2.1', count: 90, dkimResult: 'pass' }, { sourceIp: '203.0.113.5', count: 10 }])], { domain: 'test.example', days: 30, now: NOW });
     expect(readiness(senders)).toMatchObject({ verdict: 'ready', summary: 'ready', reject: { messages: 10, share: 0.1, senders: ['203.0.113.5'] }, blockers: [] });
+  });
+
+  it('the window follows the reports’ own dates: a stream fixed in the last 14 days is ready over 14 days, not over 35', () => {
+    const day0 = Math.floor(NOW.getTime() / 1000) - 35 * 86400;
+    const reports = Array.from({ length: 35 }, (_, d) =>
+      reportOf(
+        [
+          { sourceIp: '192.0.2.1', count: 100, dkimResult: 'pass', auth: { dkim: [dkim('test.example', 'main', 'pass')], spf: [] } },
+          // The ESP signed with its own domain until 20 days ago, then with the domain's.
+          d < 15 ? { sourceIp: '198.51.100.9', count: 20, auth: { dkim: [dkim('esp.example', 'e1', 'pass')], spf: [] } } : { sourceIp: '198.51.100.9', count: 20, dkimResult: 'pass', auth: { dkim: [dkim('test.example', 'esp', 'pass')], spf: [] } },
+          { sourceIp: '203.0.113.50', count: 2 },
+        ],
+        day0 + d * 86400,
+      ),
+    );
+    const over = (days: number) => readiness(summariseSenders(reports, { domain: 'test.example', days, now: NOW }), { domain: 'test.example', days });
+    expect(over(35)).toMatchObject({ verdict: 'not-ready', summary: '300 messages from 1 legitimate sender would be rejected: fix these first' });
+    expect(over(14)).toMatchObject({ verdict: 'ready', summary: 'ready', reject: { messages: 28, senders: ['203.0.113.50'] } });
   });
 
   it('selectorsSeen keeps valid selectors of the domain and its subdomains only', () => {

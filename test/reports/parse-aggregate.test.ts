@@ -134,6 +134,12 @@ describe('deviations real reporters send, tolerated', () => {
     expect([r.records[0]!.dkimResult, r.records[0]!.spfResult]).toEqual(['fail', 'fail']);
   });
 
+  it('a stray unclosed <xs:schema> tag (parsedmarc#18) is removed with a warning', () => {
+    const outcome = parseAggregateReport(report({ root: '<feedback><xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema">' }));
+    expect(outcome.ok && outcome.report.records.length).toBe(1);
+    expect(outcome.ok && outcome.warnings).toContain('a stray <xs:schema> tag was removed');
+  });
+
   it('begin written 1538204542.0, an empty org_name, no version', () => {
     const outcome = parseAggregateReport(report({ metadata: METADATA.replace('1795219200', '1795219200.0').replace('r.example</org_name>', '</org_name>') }));
     expect(outcome.ok && [outcome.report.dateRange.begin, outcome.report.reporter.orgName, outcome.report.version]).toEqual([1795219200, '', null]);
@@ -159,6 +165,20 @@ describe('refused whole, with a reason and no rows', () => {
     expect(outcome.ok).toBe(false);
     if (!outcome.ok) expect(outcome.reason).toBe(reason);
     expect(JSON.stringify(outcome)).not.toMatch(/root:|records/);
+  });
+
+  it('a period that ends in the future, when now is given', () => {
+    expect(parseAggregateReport(report(), { now: new Date('2026-11-20T00:00:00Z') })).toMatchObject({ ok: false, reason: 'invalid-field' });
+    expect(parseAggregateReport(report(), { now: new Date('2026-11-27T00:00:00Z') }).ok).toBe(true);
+  });
+
+  it('every truncation of a real report is refused: a cut file never adds rows', () => {
+    const full = fixture('src/protection.outlook.com!spf-cloud-ec2.example!1795219200!1795305600.xml').toString('utf8');
+    const end = full.lastIndexOf('</feedback>');
+    for (let cut = 0; cut < end; cut += 7) {
+      const outcome = parseAggregateReport(full.slice(0, cut));
+      expect(outcome.ok, `cut at ${cut}`).toBe(false);
+    }
   });
 
   it('more records than the cap', () => {

@@ -68,6 +68,15 @@ describe('parseTlsReport', () => {
     expect(parseTlsReport(text)).toMatchObject({ ok: false, reason });
   });
 
+  it('refuses a period that ends in the future, when now is given', () => {
+    expect(parseTlsReport(JSON.stringify(base), { now: new Date('2026-11-20T00:00:00Z') })).toMatchObject({ ok: false, reason: 'invalid-field' });
+  });
+
+  it('every truncation is refused', () => {
+    const text = JSON.stringify(base);
+    for (let cut = 0; cut < text.length; cut++) expect(parseTlsReport(text.slice(0, cut)).ok, `cut at ${cut}`).toBe(false);
+  });
+
   it('refuses more policies and details than the cap', () => {
     const many = { ...base, policies: Array.from({ length: 11 }, () => base.policies[0]) };
     expect(parseTlsReport(JSON.stringify(many), { maxRecords: 10 })).toMatchObject({ ok: false, reason: 'too-many-records' });

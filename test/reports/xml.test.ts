@@ -64,6 +64,8 @@ describe('parseXml reads', () => {
     ['predefined entities and character references', '<r>&lt;a&gt; &amp; &quot;&apos; &#65;&#x42;&#x1F600;</r>', '<a> & "\' AB😀'],
     ['CDATA as text', '<r><![CDATA[<not> & markup]]></r>', '<not> & markup'],
     ['comments and processing instructions skipped', '<?xml version="1.0"?><!-- c --><r>a<!-- b -->c<?pi x?></r><!-- after -->', 'ac'],
+    ['a stylesheet processing instruction, never fetched', '<?xml-stylesheet href="file:///etc/passwd"?><r>x</r>', 'x'],
+    ['an XInclude, never processed (just an element)', '<r xmlns:xi="http://www.w3.org/2001/XInclude">x<xi:include href="file:///etc/passwd" parse="text"/></r>', 'x'],
     ['a BOM and whitespace before the declaration', '\uFEFF  \n<?xml version="1.0"?><r>x</r>', 'x'],
   ])('%s', (_, xml, expected) => {
     const outcome = parseXml(xml);

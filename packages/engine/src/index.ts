@@ -96,21 +96,25 @@ export { DEFAULT_UNPACK_CAPS, MAX_COMPRESSION_RATIO, MAX_INPUT_BYTES, MAX_TOTAL_
 /** The strict XML reader of reports: no DOCTYPE, no entity beyond the five predefined and character references, depth and node caps. */
 export { MAX_XML_DEPTH, MAX_XML_NODES, parseXml } from './reports/index.js';
 /** Parsers of the two report formats (whole or nothing, with a reason), and the dedupe key of a report (independent of its bytes). */
-export { DMARC_2_NAMESPACE, MAX_REPORT_RECORDS, MAX_TLS_REPORT_ITEMS, parseAggregateReport, parseTlsReport, reportIdentity } from './reports/index.js';
+export { DMARC_2_NAMESPACE, MAX_FUTURE_SKEW_SECONDS, MAX_REPORT_RECORDS, MAX_TLS_REPORT_ITEMS, parseAggregateReport, parseTlsReport, reportIdentity } from './reports/index.js';
 /**
  * The analysis, pure over parsed reports: senders grouped and classed (legitimate, forwarded,
  * unauthorised), what quarantine or reject would break and the exact fixes, the SPF record tightened to
- * the cloud addresses that really sent, unused SPF terms, the DKIM selectors seen, the TLS summary with
- * its enforce answer, and `summariseReports`: the whole `reports show --json` answer.
+ * the cloud addresses that really sent, unused SPF terms, the DKIM selectors seen, the daily series of
+ * pass and fail, the TLS summary with its enforce answer, and `summariseReports`: the whole
+ * `reports show --json` answer. `lookupReverseNames` is the one that asks DNS (bounded, through the
+ * resolver given).
  */
-export { KNOWN_MAIL_SERVICES, readiness, reportsInWindow, selectorsSeen, spfTighten, summariseReports, summariseSenders, tlsSummary, unusedSpfTerms } from './reports/index.js';
+export { dailyCounts, KNOWN_MAIL_SERVICES, lookupReverseNames, MAX_REVERSE_LOOKUPS, readiness, reportsInWindow, selectorsSeen, spfTighten, summariseReports, summariseSenders, tlsSummary, unusedSpfTerms } from './reports/index.js';
 export type {
+  DailyCount,
   EnforcementImpact,
   KnownMailService,
   Readiness,
   ReadinessBlocker,
   ReportsSummary,
   ReportsSummarySender,
+  ReverseName,
   SenderClass,
   SenderOptions,
   SenderSummary,

@@ -21,6 +21,11 @@ export interface ReportIdentityOptions {
 
 /** The dedupe key of a report: 64 hex digits (SHA-256 of its identifying fields). */
 export function reportIdentity(report: AggregateReport | TlsReport, options: ReportIdentityOptions = {}): string {
+  return createHash('sha256').update(identityText(report, options)).digest('hex');
+}
+
+/** The identifying fields of a report as one string: the key before hashing (for in-memory de-duplication). */
+export function identityText(report: AggregateReport | TlsReport, options: ReportIdentityOptions = {}): string {
   const parts =
     report.kind === 'aggregate'
       ? [
@@ -38,5 +43,5 @@ export function reportIdentity(report: AggregateReport | TlsReport, options: Rep
           String(report.dateRange.start),
           String(report.dateRange.end),
         ];
-  return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
+  return JSON.stringify(parts);
 }

@@ -9,7 +9,7 @@ export { DEFAULT_UNPACK_CAPS, MAX_COMPRESSION_RATIO, MAX_INPUT_BYTES, MAX_TOTAL_
 export type { UnpackOptions } from './unpack.js';
 export { MAX_XML_ATTRIBUTES, MAX_XML_DEPTH, MAX_XML_NODES, child, childrenNamed, decodeXmlBytes, parseXml } from './xml.js';
 export type { ParseXmlOptions, XmlElement, XmlOutcome, XmlRejection } from './xml.js';
-export { DMARC_2_NAMESPACE, MAX_AUTH_RESULTS_PER_RECORD, MAX_REPORT_RECORDS, MAX_REPORT_WARNINGS, MAX_TEXT_FIELD, canonicalIp, parseAggregateReport } from './parse-aggregate.js';
+export { DMARC_2_NAMESPACE, MAX_AUTH_RESULTS_PER_RECORD, MAX_FUTURE_SKEW_SECONDS, MAX_REPORT_RECORDS, MAX_REPORT_WARNINGS, MAX_TEXT_FIELD, canonicalIp, parseAggregateReport } from './parse-aggregate.js';
 export type { ParseReportOptions } from './parse-aggregate.js';
 export { MAX_POLICY_STRINGS, MAX_TLS_REPORT_ITEMS, parseDateTime, parseTlsReport } from './parse-tls.js';
 export { reportIdentity } from './identity.js';
@@ -24,3 +24,7 @@ export { POLICY_FETCH_FAILURES, tlsSummary } from './tls-summary.js';
 export type { TlsFailureCount, TlsPolicySummary, TlsSummary } from './tls-summary.js';
 export { selectorsSeen, summariseReports } from './summary.js';
 export type { ReportsSummary, ReportsSummarySender, SummariseReportsInput } from './summary.js';
+export { MAX_REVERSE_LOOKUPS, REVERSE_LOOKUP_CONCURRENCY, lookupReverseNames } from './reverse-names.js';
+export type { ReverseName } from './reverse-names.js';
+export { dailyCounts } from './daily.js';
+export type { DailyCount } from './daily.js';

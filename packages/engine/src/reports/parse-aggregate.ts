@@ -13,8 +13,9 @@
  */
 import { canonicalName } from '../dns/name.js';
 import { formatIp4, formatIp6, parseClientAddress } from '../spf/address.js';
+import { MAX_UNCOMPRESSED_BYTES } from './unpack.js';
 import type { AggregateRecord, AggregateReport, DkimAuthResult, OverrideReason, ParseOutcome, PolicyPublished, SpfAuthResult } from './types.js';
-import { child, childrenNamed, parseXml, type XmlElement } from './xml.js';
+import { child, childrenNamed, decodeXmlBytes, parseXml, type XmlElement } from './xml.js';
 
 /** RFC 9990 §3.1 (IANA "ns" registry): the namespace of the 2.0 schema. */
 export const DMARC_2_NAMESPACE = 'urn:ietf:params:xml:ns:dmarc-2.0';
@@ -27,10 +28,22 @@ export const MAX_REPORT_WARNINGS = 50;
 /** Characters kept of a free-text field (comments, human results, contact info). */
 export const MAX_TEXT_FIELD = 1000;
 
+/** A report may end this far past `now` (clock skew); later is refused (mox refuses past 60 s). */
+export const MAX_FUTURE_SKEW_SECONDS = 3600;
+
 /** Options of the report parsers. */
 export interface ParseReportOptions {
   /** Records (aggregate) or policies plus failure details (TLS) above which a report is refused. */
   maxRecords?: number;
+  /** When given, a report whose period ends more than `MAX_FUTURE_SKEW_SECONDS` after it is refused (`invalid-field`). */
+  now?: Date | number;
+}
+
+/** `invalid-field` when `end` lies past `now` plus the skew; null otherwise or without `now`. */
+export function futureProblem(end: number, now: Date | number | undefined): string | null {
+  if (now === undefined) return null;
+  const at = typeof now === 'number' ? now : Math.floor(now.getTime() / 1000);
+  return end > at + MAX_FUTURE_SKEW_SECONDS ? `the report period ends in the future (${new Date(end * 1000).toISOString()})` : null;
 }
 
 type Refusal = { ok: false; reason: 'missing-field' | 'invalid-field' | 'not-a-report' | 'too-many-records'; detail: string };
@@ -80,11 +93,24 @@ export function canonicalIp(value: string): string | null {
  */
 export function parseAggregateReport(input: Uint8Array | string, options: ParseReportOptions = {}): ParseOutcome<AggregateReport> {
   const maxRecords = options.maxRecords ?? MAX_REPORT_RECORDS;
+  if (input.length > MAX_UNCOMPRESSED_BYTES) return { ok: false, reason: 'too-large', detail: `the report has ${input.length} ${typeof input === 'string' ? 'characters' : 'bytes'}, over the ${MAX_UNCOMPRESSED_BYTES} cap` };
   const warnings = new Warnings();
+  let text: string;
+  if (typeof input === 'string') text = input;
+  else {
+    const decoded = decodeXmlBytes(input);
+    text = decoded.text;
+    for (const warning of decoded.warnings) warnings.add(warning);
+  }
+  // A stray, unclosed <xs:schema …> start tag inside the report (parsedmarc#18): dropped, with a warning.
+  if (text.includes('<xs:schema') && !text.includes('</xs:schema')) {
+    text = text.replace(/<xs:schema\b[^<>]*>/g, '');
+    warnings.add('a stray <xs:schema> tag was removed');
+  }
   const records: AggregateRecord[] = [];
   let recordCount = 0;
   let rootLocal: string | null = null;
-  const xml = parseXml(input, {
+  const xml = parseXml(text, {
     onClose: (element, depth) => {
       if (depth === 0) rootLocal = element.local;
       // Records are converted as they close and dropped from the tree: memory stays flat.
@@ -104,6 +130,8 @@ export function parseAggregateReport(input: Uint8Array | string, options: ParseR
   if (recordCount > maxRecords) return { ok: false, reason: 'too-many-records', detail: `the report has ${recordCount} records, over the cap of ${maxRecords}` };
   const header = readHeader(root, warnings);
   if (!header.ok) return header;
+  const future = futureProblem(header.value.dateRange.end, options.now);
+  if (future !== null) return { ok: false, reason: 'invalid-field', detail: future };
   if (recordCount === 0) warnings.add('the report has no <record> (RFC 7489 Appendix C requires one or more)');
   else if (records.length === 0) warnings.add('every record was dropped');
   return { ok: true, report: { ...header.value, records }, warnings: warnings.done() };

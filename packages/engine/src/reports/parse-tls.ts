@@ -7,7 +7,8 @@
  * required field is refused with a reason and gives no rows.
  */
 import { canonicalName } from '../dns/name.js';
-import { MAX_TEXT_FIELD, type ParseReportOptions } from './parse-aggregate.js';
+import { futureProblem, MAX_TEXT_FIELD, type ParseReportOptions } from './parse-aggregate.js';
+import { MAX_UNCOMPRESSED_BYTES } from './unpack.js';
 import type { ParseOutcome, TlsFailureDetail, TlsPolicyResult, TlsReport } from './types.js';
 
 /** Policies plus failure details in one TLS report. */
@@ -15,7 +16,7 @@ export const MAX_TLS_REPORT_ITEMS = 100_000;
 /** Policy strings kept per policy (an MTA-STS policy has a handful of lines). */
 export const MAX_POLICY_STRINGS = 1000;
 
-type Refusal = { ok: false; reason: 'missing-field' | 'invalid-field' | 'not-a-report' | 'too-many-records' | 'malformed'; detail: string };
+type Refusal = { ok: false; reason: 'missing-field' | 'invalid-field' | 'not-a-report' | 'too-many-records' | 'malformed' | 'too-large'; detail: string };
 class Refused extends Error {
   constructor(readonly refusal: Refusal) {
     super(refusal.detail);
@@ -38,6 +39,7 @@ export function parseDateTime(value: string): number | null {
 /** Parses an SMTP TLS report (decompressed JSON bytes or text). Never throws. */
 export function parseTlsReport(input: Uint8Array | string, options: ParseReportOptions = {}): ParseOutcome<TlsReport> {
   const maxItems = options.maxRecords ?? MAX_TLS_REPORT_ITEMS;
+  if (input.length > MAX_UNCOMPRESSED_BYTES) return { ok: false, reason: 'too-large', detail: `the report has ${input.length} ${typeof input === 'string' ? 'characters' : 'bytes'}, over the ${MAX_UNCOMPRESSED_BYTES} cap` };
   const warnings: string[] = [];
   let json: unknown;
   try {
@@ -47,7 +49,10 @@ export function parseTlsReport(input: Uint8Array | string, options: ParseReportO
     return { ok: false, reason: 'malformed', detail: `not valid JSON (truncated?): ${error instanceof Error ? error.message : String(error)}` };
   }
   try {
-    return { ok: true, report: readReport(json, warnings, maxItems), warnings };
+    const report = readReport(json, warnings, maxItems);
+    const future = futureProblem(report.dateRange.end, options.now);
+    if (future !== null) return { ok: false, reason: 'invalid-field', detail: future };
+    return { ok: true, report, warnings };
   } catch (error) {
     if (error instanceof Refused) return error.refusal;
     return { ok: false, reason: 'malformed', detail: `the report could not be read: ${error instanceof Error ? error.message : String(error)}` };

@@ -65,7 +65,7 @@ export const KNOWN_MAIL_SERVICES: readonly KnownMailService[] = [
 
 /** The service a domain belongs to, by suffix on label boundaries; null when none. */
 export function knownMailService(domain: string): KnownMailService | null {
-  for (const service of KNOWN_MAIL_SERVICES) if (service.domains.some((d) => isAtOrBelow(domain, d))) return service;
+  for (const service of KNOWN_MAIL_SERVICES) if (service.domains.some((d) => atOrBelow(domain, d))) return service;
   return null;
 }
 
@@ -143,6 +143,15 @@ function isForwardingReason(reason: { type: string; comment: string | null }): b
   return (reason.type === 'local_policy' || reason.type === 'other') && reason.comment !== null && /\barc=pass\b|forward|mailing.?list/i.test(reason.comment);
 }
 
+/**
+ * `isAtOrBelow` without allocating (it runs for every row and signature): `name` equals `ancestor`
+ * or ends with "." + `ancestor`.
+ */
+export function atOrBelow(name: string, ancestor: string): boolean {
+  if (name.length === ancestor.length) return name === ancestor;
+  return name.length > ancestor.length && name.charCodeAt(name.length - ancestor.length - 1) === 0x2e && name.endsWith(ancestor);
+}
+
 const day = (epoch: number): string => new Date(epoch * 1000).toISOString().slice(0, 10);
 
 interface Tally {
@@ -161,6 +170,12 @@ interface Tally {
   /** Signatures with the domain's own d= that did not verify, on failing mail: selector → result. */
   ownFailedSelectors: Map<string, string>;
   ownFailedNoSelector: boolean;
+  /** Failing messages without a forwarding reason whose first failed own signature had this key ("d s"). */
+  brokenByKey: Map<string, number>;
+  /** … whose first failed own signature had no selector in the report. */
+  brokenNoSelector: number;
+  /** Own selectors already added to `verifying` from this source (saves a string per row). */
+  verified: Set<string>;
   unalignedDkimPass: string | null;
   unalignedSpfPass: string | null;
   /** An SPF check of a MAIL FROM at or below the domain that did not pass, on failing mail. */
@@ -169,13 +184,36 @@ interface Tally {
 
 /** The senders of `options.domain` over the window, most messages first. */
 export function summariseSenders(reports: readonly AggregateReport[], options: SenderOptions): SenderSummary[] {
+  return analyseSenders(reports, options).senders;
+}
+
+/** The passes and failures of the domain in one report (what the daily series is made of). */
+export interface ReportTotals {
+  begin: number;
+  end: number;
+  pass: number;
+  fail: number;
+}
+
+/** `summariseSenders`, plus each report's totals from the same pass over the rows (for `summariseReports`). */
+export function analyseSenders(reports: readonly AggregateReport[], options: SenderOptions): { senders: SenderSummary[]; totals: ReportTotals[] } {
+  const totals: ReportTotals[] = [];
   const domain = options.domain.toLowerCase().replace(/\.$/, '');
   const tallies = new Map<string, Tally>();
-  /** Selectors of the domain that verify somewhere: one that fails elsewhere was broken in transit, not unpublished. */
+  /** Selectors of the domain that verify somewhere ("d s"): one that fails elsewhere was broken in transit, not unpublished. */
   const verifying = new Set<string>();
+  /** Per signing domain: whether it is at or below the domain (a handful of distinct values). */
+  const ownDomain = new Map<string, boolean>();
+  const isOwn = (name: string): boolean => {
+    let own = ownDomain.get(name);
+    if (own === undefined) ownDomain.set(name, (own = atOrBelow(name, domain)));
+    return own;
+  };
   for (const report of reportsInWindow(reports, options.days, options.now)) {
+    let reportPass = 0;
+    let reportFail = 0;
     for (const record of report.records) {
-      if (!isAtOrBelow(record.headerFrom, domain)) continue;
+      if (!isOwn(record.headerFrom)) continue;
       let t = tallies.get(record.sourceIp);
       if (t === undefined) {
         t = {
@@ -193,6 +231,9 @@ export function summariseSenders(reports: readonly AggregateReport[], options: S
           spfDomains: new Set(),
           ownFailedSelectors: new Map(),
           ownFailedNoSelector: false,
+          brokenByKey: new Map(),
+          brokenNoSelector: 0,
+          verified: new Set(),
           unalignedDkimPass: null,
           unalignedSpfPass: null,
           ownSpfFailed: null,
@@ -206,19 +247,36 @@ export function summariseSenders(reports: readonly AggregateReport[], options: S
       if (spfPass) t.spfAligned += n;
       if (dkimPass) t.dkimAligned += n;
       const pass = spfPass || dkimPass;
+      if (pass) reportPass += n;
+      else reportFail += n;
       if (pass) t.dmarcPass += n;
-      else {
+      let ownBroken: string | null | undefined;
+      if (!pass) {
         t.failing += n;
         if (record.reasons.some(isForwardingReason)) t.forwardedFailing += n;
+        else {
+          // The first own signature that failed: if its selector verifies elsewhere, the message was changed on the way.
+          for (const signature of record.auth.dkim) {
+            if (signature.result !== 'pass' && isOwn(signature.domain)) {
+              ownBroken = signature.selector === null ? null : `${signature.domain} ${signature.selector}`;
+              break;
+            }
+          }
+          if (ownBroken === null) t.brokenNoSelector += n;
+          else if (ownBroken !== undefined) t.brokenByKey.set(ownBroken, (t.brokenByKey.get(ownBroken) ?? 0) + n);
+        }
       }
       t.first = Math.min(t.first, report.dateRange.begin);
       t.last = Math.max(t.last, report.dateRange.begin);
       for (const signature of record.auth.dkim) {
         t.dkimDomains.add(signature.domain);
-        const own = isAtOrBelow(signature.domain, domain);
+        const own = isOwn(signature.domain);
         if (own && signature.selector !== null) {
           t.selectors.add(signature.selector);
-          if (signature.result === 'pass') verifying.add(`${signature.domain} ${signature.selector}`);
+          if (signature.result === 'pass' && !t.verified.has(signature.selector)) {
+            t.verified.add(signature.selector);
+            verifying.add(`${signature.domain} ${signature.selector}`);
+          }
         }
         if (own && signature.result !== 'pass' && !pass) {
           if (signature.selector === null) t.ownFailedNoSelector = true;
@@ -229,16 +287,24 @@ export function summariseSenders(reports: readonly AggregateReport[], options: S
       for (const check of record.auth.spf) {
         if (check.domain === null) continue;
         t.spfDomains.add(check.domain);
-        const own = isAtOrBelow(check.domain, domain);
+        const own = isOwn(check.domain);
         if (!pass && own && check.result !== 'pass' && check.scope === 'mfrom') t.ownSpfFailed ??= check.domain;
         if (!pass && !own && check.result === 'pass') t.unalignedSpfPass ??= check.domain;
       }
     }
+    if (reportPass + reportFail > 0) totals.push({ begin: report.dateRange.begin, end: report.dateRange.end, pass: reportPass, fail: reportFail });
   }
   const ownRanges = options.spf?.passSources?.pass ?? null;
   const senders: SenderSummary[] = [];
+  const services = new Map<string, KnownMailService | null>();
+  const days = new Map<number, string>();
+  const dayOf = (epoch: number): string => {
+    let text = days.get(epoch);
+    if (text === undefined) days.set(epoch, (text = day(epoch)));
+    return text;
+  };
   for (const t of tallies.values()) {
-    const service = serviceOf(t);
+    const service = serviceOf(t, services);
     const provider = service?.name ?? (options.ranges ? cloudOf(t.source, options.ranges) : null);
     const { cls, why, fix } = classify(t, domain, service, ownRanges, verifying, options.spf ?? null);
     senders.push({
@@ -253,22 +319,27 @@ export function summariseSenders(reports: readonly AggregateReport[], options: S
       class: cls,
       why,
       fix,
-      firstDay: day(t.first),
-      lastDay: day(t.last),
+      firstDay: dayOf(t.first),
+      lastDay: dayOf(t.last),
       dkimDomains: [...t.dkimDomains].sort(),
       spfDomains: [...t.spfDomains].sort(),
     });
   }
-  return senders.sort((a, b) => b.messages - a.messages || compareAddresses(a.source, b.source));
+  return { senders: senders.sort((a, b) => b.messages - a.messages || compareAddresses(a.source, b.source)), totals };
 }
 
-function serviceOf(t: Tally): KnownMailService | null {
+function serviceOf(t: Tally, cache: Map<string, KnownMailService | null>): KnownMailService | null {
+  const lookup = (d: string): KnownMailService | null => {
+    let service = cache.get(d);
+    if (service === undefined) cache.set(d, (service = knownMailService(d)));
+    return service;
+  };
   for (const d of t.dkimDomains) {
-    const service = knownMailService(d);
+    const service = lookup(d);
     if (service !== null) return service;
   }
   for (const d of t.spfDomains) {
-    const service = knownMailService(d);
+    const service = lookup(d);
     if (service !== null) return service;
   }
   return null;
@@ -319,18 +390,19 @@ function classify(
     const [signer, selector] = unpublished[0].split(' ') as [string, string];
     return {
       cls: 'legitimate',
-      why: `it signs as ${signer} with selector ${selector}, which never verifies (${unpublished[1]}): ${failed}`,
+      why: `it signs as ${signer} with selector ${selector}, which never verifies (${unpublished[1]}): ${failed}. If this sender is not yours, it is a forger naming a selector of its choice`,
       fix: `publish selector ${selector}: the DKIM key at ${selector}._domainkey.${signer} that this sender signs with`,
     };
   }
+  // Every failing message is explained by forwarding: the receiver says so, or the domain's own
+  // signature, which verifies on its other mail, broke on the way (a forwarder or a list changed it).
+  let explained = t.forwardedFailing + t.brokenNoSelector;
+  for (const [key, count] of t.brokenByKey) if (verifying.has(key)) explained += count;
+  if (explained >= t.failing) {
+    return { cls: 'forwarded', why: `your own DKIM signature, which verifies on your other mail, broke on the way: forwarded or changed by a list (${failed}); expected`, fix: null };
+  }
   if (t.dmarcPass > 0) {
     return { cls: 'legitimate', why: `${t.dmarcPass} of its messages pass DMARC, ${failed}`, fix: signFix(domain, t, service, spf) };
-  }
-  // The domain's own signature, verified elsewhere, broken here: a forwarder or a list changed the message.
-  if (t.ownFailedSelectors.size > 0 || t.ownFailedNoSelector) {
-    if (t.ownSpfFailed === null || (service !== null && service.mailbox)) {
-      return { cls: 'forwarded', why: `your own DKIM signature, which verifies on your other mail, broke on the way: forwarded or changed by a list (${failed})`, fix: null };
-    }
   }
   if (t.unalignedDkimPass !== null || t.unalignedSpfPass !== null) {
     const as = t.unalignedDkimPass !== null ? `DKIM d=${t.unalignedDkimPass}` : `SPF for ${t.unalignedSpfPass}`;

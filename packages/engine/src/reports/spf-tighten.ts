@@ -11,6 +11,7 @@
  * theirs to change.
  */
 import { classifySharedInfrastructure } from '../ranges/classify.js';
+import { shippedRanges } from '../ranges/snapshot.js';
 import type { RangeData } from '../ranges/types.js';
 import { parseClientAddress } from '../spf/address.js';
 import type { SpfAnalysis } from '../spf/analyze.js';
@@ -39,15 +40,17 @@ export interface UnusedSpfTerm {
 
 /**
  * The tightened record when the SPF of the domain authorises shared infrastructure in its own
- * record; null when it does not (or the record is not known).
+ * record; null when it does not (or the record is not known). The provider ranges default to the
+ * shipped snapshot.
  */
-export function spfTighten(spf: SpfAnalysis | null, senders: readonly SenderSummary[], options: { ranges: RangeData; now?: Date | number }): SpfTightening | null {
+export function spfTighten(spf: SpfAnalysis | null, senders: readonly SenderSummary[], options: { ranges?: RangeData; now?: Date | number } = {}): SpfTightening | null {
   if (spf === null || spf.status !== 'found' || spf.record === null || spf.passSources === null) return null;
   const now = new Date(epochSecondsOf(options.now ?? new Date()) * 1000);
-  const report = classifySharedInfrastructure([{ checkedDomain: spf.domain, sources: spf.passSources }], () => options.ranges, now);
+  const report = classifySharedInfrastructure([{ checkedDomain: spf.domain, sources: spf.passSources }], () => options.ranges ?? shippedRanges(), now);
   if (report === null) return null;
   // Terms of the domain's own record: their path from the top is the term itself.
-  const own = report.exposures.filter((e) => e.recordDomain === spf.domain && !e.path.includes(' → '));
+  // Critical exposures only (space anyone can land in); a few fixed addresses (the warning) are likely the owner's own.
+  const own = report.exposures.filter((e) => e.severity === 'critical' && e.recordDomain === spf.domain && !e.path.includes(' → '));
   if (own.length === 0) return null;
   const keep = new Map<string, string[]>();
   for (const exposure of own) {

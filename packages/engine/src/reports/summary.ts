@@ -6,11 +6,13 @@ import { isAtOrBelow } from '../dns/name.js';
 import { selectorProblem } from '../dkim/probe.js';
 import type { RangeData } from '../ranges/types.js';
 import type { SpfAnalysis } from '../spf/analyze.js';
-import { reportIdentity } from './identity.js';
+import { dailyFromTotals, type DailyCount } from './daily.js';
+import { identityText } from './identity.js';
 import { readiness, type EnforcementImpact, type ReadinessBlocker } from './readiness.js';
-import { DAY_SECONDS, epochSecondsOf, reportsInWindow, summariseSenders, type SenderClass } from './senders.js';
+import { analyseSenders, atOrBelow, DAY_SECONDS, epochSecondsOf, reportsInWindow, type SenderClass } from './senders.js';
 import { spfTighten, unusedSpfTerms, type SpfTightening, type UnusedSpfTerm } from './spf-tighten.js';
 import { tlsSummary, type TlsPolicySummary } from './tls-summary.js';
+import type { ReverseName } from './reverse-names.js';
 import type { AggregateReport, TlsReport } from './types.js';
 
 /** What `summariseReports` takes. */
@@ -29,6 +31,8 @@ export interface SummariseReportsInput {
   spf?: SpfAnalysis | null;
   /** Provider ranges (clouds and CDNs); `shippedRanges()` is the usual value; null skips cloud naming and tightening. */
   ranges?: RangeData | null;
+  /** Reverse names of the sources, from `lookupReverseNames` (bounded DNS, done by the caller); absent ones are null. */
+  reverseNames?: ReadonlyMap<string, ReverseName>;
 }
 
 /** One sender in the summary. */
@@ -48,6 +52,8 @@ export interface ReportsSummarySender {
   failing: number;
   firstDay: string;
   lastDay: string;
+  /** The source's reverse name when the caller looked it up (`lookupReverseNames`), else null. */
+  reverseName: ReverseName | null;
 }
 
 /** The JSON of `reports show --json`. */
@@ -76,20 +82,33 @@ export interface ReportsSummary {
   tls: { reports: number; policies: TlsPolicySummary[] };
   /** The window: its first and last UTC day. */
   window: { from: string; to: string };
+  /** Messages, passes and failures per UTC day, for the chart of pass and fail. */
+  daily: DailyCount[];
 }
 
 /** The DKIM selectors seen in reports for signatures with a `d=` at or below `domain` (valid DNS labels only), sorted. */
 export function selectorsSeen(reports: readonly AggregateReport[], domain: string): string[] {
   const wanted = domain.toLowerCase().replace(/\.$/, '');
   const seen = new Set<string>();
+  const checked = new Set<string>();
   for (const report of reports) {
     for (const record of report.records) {
       for (const signature of record.auth.dkim) {
-        if (signature.selector === null || !isAtOrBelow(signature.domain, wanted)) continue;
+        if (signature.selector === null || checked.has(signature.selector) || !atOrBelow(signature.domain, wanted)) continue;
+        checked.add(signature.selector);
         const selector = signature.selector.toLowerCase();
         if (selectorProblem(selector) === null) seen.add(selector);
       }
     }
+  }
+  return [...seen].sort();
+}
+
+function validSelectors(selectors: Iterable<string>): string[] {
+  const seen = new Set<string>();
+  for (const raw of selectors) {
+    const selector = raw.toLowerCase();
+    if (!seen.has(selector) && selectorProblem(selector) === null) seen.add(selector);
   }
   return [...seen].sort();
 }
@@ -100,18 +119,19 @@ export function summariseReports(input: SummariseReportsInput): ReportsSummary {
   let duplicates = input.duplicates ?? 0;
   const unique = new Map<string, AggregateReport>();
   for (const report of input.aggregate) {
-    const key = reportIdentity(report);
+    const key = identityText(report);
     if (unique.has(key)) duplicates++;
     else unique.set(key, report);
   }
-  const inWindow = reportsInWindow([...unique.values()], input.days, input.now).filter((r) => r.records.some((x) => isAtOrBelow(x.headerFrom, domain)) || isAtOrBelow(r.policyPublished.domain, domain));
+  // The policy domain decides for almost every report; only a report of a parent domain needs its rows read.
+  const inWindow = reportsInWindow([...unique.values()], input.days, input.now).filter((r) => atOrBelow(r.policyPublished.domain, domain) || r.records.some((x) => atOrBelow(x.headerFrom, domain)));
   const options = { domain, days: input.days, now: input.now, spf: input.spf ?? null, ranges: input.ranges ?? null };
-  const senders = summariseSenders(inWindow, options);
+  const { senders, totals } = analyseSenders(inWindow, options);
   const ready = readiness(senders, { domain, days: input.days });
   const tlsUnique = new Map<string, TlsReport>();
   for (const report of input.tls ?? []) {
     if (!report.policies.some((p) => isAtOrBelow(p.policy.domain, domain))) continue;
-    const key = reportIdentity(report);
+    const key = identityText(report);
     if (!tlsUnique.has(key)) tlsUnique.set(key, report);
   }
   const tlsReports = reportsInWindow([...tlsUnique.values()], input.days, input.now).map((r) => ({ ...r, policies: r.policies.filter((p) => isAtOrBelow(p.policy.domain, domain)) }));
@@ -136,12 +156,15 @@ export function summariseReports(input: SummariseReportsInput): ReportsSummary {
       failing: s.failing,
       firstDay: s.firstDay,
       lastDay: s.lastDay,
+      reverseName: input.reverseNames?.get(s.source) ?? null,
     })),
     readiness: { reject: ready.reject, quarantine: ready.quarantine, verdict: ready.verdict, blockers: ready.blockers, summary: ready.summary },
     spfTighten: input.ranges ? spfTighten(input.spf ?? null, senders, { ranges: input.ranges, now: input.now }) : null,
     spfUnused: unusedSpfTerms(input.spf ?? null, senders),
-    selectors: selectorsSeen(inWindow, domain),
+    // The senders hold every selector of the domain already: one pass over the rows is enough.
+    selectors: validSelectors(senders.flatMap((x) => x.selectors)),
     tls: tlsSummary(tlsReports),
+    daily: dailyFromTotals(totals),
     window: { from: new Date((end - input.days * DAY_SECONDS) * 1000).toISOString().slice(0, 10), to: new Date(end * 1000).toISOString().slice(0, 10) },
   };
 }

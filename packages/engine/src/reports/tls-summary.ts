@@ -64,7 +64,7 @@ export function tlsSummary(reports: readonly TlsReport[]): TlsSummary {
       }
       if (result.policy.type === 'sts') {
         const mode = result.policy.strings.map((s) => /^\s*mode\s*:\s*(\S+)/i.exec(s)?.[1]?.toLowerCase()).find((m) => m !== undefined);
-        // The strictest mode any sender saw, so a change in progress is not reported as done.
+        // The least strict mode any sender saw, so a change in progress is not reported as done.
         if (mode !== undefined && (p.mode === null || rank(mode) < rank(p.mode))) p.mode = mode;
       }
       for (const mx of result.policy.mxHosts) p.mx.add(mx);
@@ -134,6 +134,6 @@ function enforceAnswer(successful: number, failed: number, byMx: { mx: string; f
   const lost = blockingSessions + undetailed;
   return {
     safe: false,
-    answer: `${lost} ${lost === 1 ? 'session' : 'sessions'} would have been refused under enforce (${[...blocking, ...(undetailed > 0 ? [`${undetailed} without details`] : [])].join(', ')}): fix these first${policyNote}`,
+    answer: `${lost} ${lost === 1 ? 'session' : 'sessions'} ${mode === 'enforce' ? 'failed validation, so their mail was not delivered' : 'would have been refused under enforce'} (${[...blocking, ...(undetailed > 0 ? [`${undetailed} without details`] : [])].join(', ')}): fix these first${policyNote}`,
   };
 }

@@ -169,7 +169,7 @@ function unzip(bytes: Uint8Array, caps: UnpackCaps): UnpackOutcome {
       break;
     }
   }
-  if (eocd === -1) return fail(bytes.length < 1024 * 1024 ? 'truncated' : 'corrupt', 'the zip has no end of central directory record (truncated?)');
+  if (eocd === -1) return fail('truncated', 'the zip has no end of central directory record (truncated, or not a whole zip)');
   const disk = view.getUint16(eocd + 4, true);
   const entries = view.getUint16(eocd + 10, true);
   const directorySize = view.getUint32(eocd + 12, true);

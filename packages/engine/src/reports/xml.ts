@@ -25,7 +25,7 @@ export interface XmlElement {
   local: string;
   /** The namespace URI its prefix (or the default namespace) is bound to; null for none or an unbound prefix. */
   namespace: string | null;
-  /** Attributes by name as written, values decoded. */
+  /** Attributes by name as written, values decoded (one shared frozen empty object when there are none). */
   attributes: Record<string, string>;
   children: XmlElement[];
   text: string;
@@ -50,8 +50,12 @@ export interface ParseXmlOptions {
 
 const XML_NAMESPACE = 'http://www.w3.org/XML/1998/namespace';
 const NAME_START = /[A-Za-z_:\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u02FF\u0370-\u037D\u037F-\u1FFF\u200C\u200D\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD]/;
-const NAME = /[A-Za-z_:\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u02FF\u0370-\u037D\u037F-\u1FFF\u200C\u200D\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD][-A-Za-z0-9_:.\u00B7\u0300-\u036F\u203F\u2040\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u02FF\u0370-\u037D\u037F-\u1FFF\u200C\u200D\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD]*/y;
-const WHITESPACE = /[ \t\r\n]*/y;
+
+/** A–Z, a–z, "_" or ":". */
+function isNameStartAscii(c: number): boolean {
+  return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x5f || c === 0x3a;
+}
+const NO_ATTRIBUTES: Record<string, string> = Object.freeze(Object.create(null) as Record<string, string>);
 /** XML 1.0 §4.6: the predefined entities. */
 const PREDEFINED: Readonly<Record<string, string>> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
 
@@ -207,22 +211,28 @@ class Parser {
   }
 
   private readName(what: string): string {
-    NAME.lastIndex = this.i;
-    const match = NAME.exec(this.s);
-    if (match === null) {
-      const shown = this.s.slice(this.i, this.i + 20);
-      throw new XmlError('malformed', `expected ${what}, found "${shown}"${NAME_START.test(shown) ? '' : ' (an unescaped "<" in text?)'}`, this.i);
+    const s = this.s;
+    const start = this.i;
+    let i = start;
+    // XML 1.0 §2.3 Name: ASCII checked exactly; any character above U+007F is taken as a name character.
+    const first = s.charCodeAt(i);
+    if (!(isNameStartAscii(first) || first >= 0xc0)) {
+      const shown = s.slice(i, i + 20);
+      throw new XmlError('malformed', `expected ${what}, found "${shown}"${NAME_START.test(shown) ? '' : ' (an unescaped "<" in text?)'}`, i);
     }
-    this.i += match[0].length;
-    return match[0];
+    i++;
+    for (let c = s.charCodeAt(i); isNameStartAscii(c) || (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2e || c >= 0xb7; c = s.charCodeAt(++i));
+    this.i = i;
+    return s.slice(start, i);
   }
 
   private skipWhitespace(): number {
-    WHITESPACE.lastIndex = this.i;
-    WHITESPACE.exec(this.s);
-    const skipped = WHITESPACE.lastIndex - this.i;
-    this.i = WHITESPACE.lastIndex;
-    return skipped;
+    const s = this.s;
+    const start = this.i;
+    let i = start;
+    for (let c = s.charCodeAt(i); c === 0x20 || c === 0x0a || c === 0x09 || c === 0x0d; c = s.charCodeAt(++i));
+    this.i = i;
+    return i - start;
   }
 
   private startTag(): void {
@@ -233,7 +243,8 @@ class Parser {
     if (this.root !== null && this.stack.length === 0) throw new XmlError('malformed', `a second root element <${name}>`, at);
     if (this.stack.length >= this.maxDepth) throw new XmlError('too-deep', `elements nested deeper than ${this.maxDepth}`, at);
     if (++this.nodes > this.maxNodes) throw new XmlError('too-many-nodes', `more than ${this.maxNodes} elements`, at);
-    const attributes: Record<string, string> = Object.create(null) as Record<string, string>;
+    // Most elements have none: they share one frozen empty object, so no allocation per element.
+    let attributes: Record<string, string> = NO_ATTRIBUTES;
     let count = 0;
     let selfClosing = false;
     for (;;) {
@@ -262,6 +273,7 @@ class Parser {
       if (end === -1) throw new XmlError('malformed', `attribute "${attribute}" of <${name}> is not closed (truncated?)`, this.i);
       const raw = s.slice(this.i + 1, end);
       if (raw.includes('<')) throw new XmlError('malformed', `"<" in the value of attribute "${attribute}"`, this.i);
+      if (attributes === NO_ATTRIBUTES) attributes = Object.create(null) as Record<string, string>;
       if (attribute in attributes) throw new XmlError('malformed', `attribute "${attribute}" repeated in <${name}>`, attributeAt);
       if (++count > MAX_XML_ATTRIBUTES) throw new XmlError('too-many-nodes', `more than ${MAX_XML_ATTRIBUTES} attributes on <${name}>`, attributeAt);
       attributes[attribute] = raw.includes('&') ? this.decodeReferences(raw, this.i + 1) : raw;
@@ -269,7 +281,7 @@ class Parser {
     }
     const parent = this.stack.at(-1);
     let namespaces = parent?.namespaces ?? this.rootNamespaces;
-    for (const attribute in attributes) {
+    if (attributes !== NO_ATTRIBUTES) for (const attribute in attributes) {
       // Namespaces in XML 1.0 §3: xmlns="uri" sets the default namespace, xmlns:p="uri" binds p.
       if (attribute === 'xmlns' || attribute.startsWith('xmlns:')) {
         if (namespaces === (parent?.namespaces ?? this.rootNamespaces)) namespaces = new Map(namespaces);

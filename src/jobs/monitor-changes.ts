@@ -112,6 +112,8 @@ function fields(snapshot: MonitorSnapshot): Map<string, unknown> {
   out.set('mx.hosts', snapshot.mx.hosts);
   out.set('findings', snapshot.findings);
   out.set('transport.verdict', snapshot.transport?.verdict ?? null);
+  out.set('reports.unauthorised', snapshot.reports?.unauthorised ?? []);
+  out.set('reports.passRateDropped', snapshot.reports?.passRateDropped ?? false);
   return out;
 }
 

@@ -42,6 +42,7 @@ import { loadSeedFile } from '../store/seed.js';
 import type { Stores } from '../store/types.js';
 import type { WebPagesSettings } from '../web/plugin.js';
 import { SmtpReportReceiver } from '../ingest/smtp.js';
+import { monitorReportSignals } from '../ingest/summary.js';
 import { buildApp } from './compose.js';
 
 /** How long one component may take to stop before the next one is stopped anyway. */
@@ -328,6 +329,7 @@ export async function startService(config: ServiceConfig): Promise<ServiceHandle
         startMonitorService({
           store: stores.monitors,
           check: checks.monitor,
+          reportSignals: monitorReportSignals(stores.reports),
           redisUrl: config.redisUrl,
           allowPrivateAddresses: config.allowPrivateAddresses,
           env: config.env,
@@ -445,6 +447,7 @@ export async function startWorker(config: WorkerConfig): Promise<WorkerHandle> {
         startMonitorWorkerWithPump({
           store: stores.monitors,
           check: checks.monitor,
+          reportSignals: monitorReportSignals(stores.reports),
           redisUrl: config.redisUrl,
           allowPrivateAddresses: config.allowPrivateAddresses,
           env: config.env,

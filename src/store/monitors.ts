@@ -37,9 +37,23 @@ export type MonitorSnapshot =
       findings: string[];
       /** Present when the monitor asked for the transport check and the result carried one. */
       transport?: { verdict: string };
+      /**
+       * What the organisation's DMARC reports say (src/ingest/summary.ts `monitorReportSignals`);
+       * present only when there is something to alert on: unauthorised senders above the volume
+       * floor (sorted), or a drop of the DMARC pass rate.
+       */
+      reports?: MonitorReportSignals;
     }
   | { kind: 'domain-not-found' }
   | { kind: 'could-not-check'; reason: string };
+
+/** The report-based part of a monitor's snapshot. */
+export interface MonitorReportSignals {
+  /** Sources classed unauthorised in the last week of reports, over the volume floor, sorted. */
+  unauthorised: string[];
+  /** True when the last week's DMARC pass rate fell well below the weeks before. */
+  passRateDropped: boolean;
+}
 
 /** The kind of outcome of one check. */
 export type MonitorOutcome = MonitorSnapshot['kind'];

@@ -12,7 +12,8 @@ import { parseTlsReport } from '../../packages/engine/src/reports/parse-tls.js';
 import { readiness } from '../../packages/engine/src/reports/readiness.js';
 import { summariseSenders } from '../../packages/engine/src/reports/senders.js';
 import { spfTighten, unusedSpfTerms } from '../../packages/engine/src/reports/spf-tighten.js';
-import { selectorsSeen, summariseReports, type ReportsSummary } from '../../packages/engine/src/reports/summary.js';
+import { digestReports, mergeDigests, selectorsSeen, summariseReports, type ReportsSummary } from '../../packages/engine/src/reports/summary.js';
+import { reportIdentity } from '../../packages/engine/src/reports/identity.js';
 import type { AggregateRecord, AggregateReport, TlsReport } from '../../packages/engine/src/reports/types.js';
 import { unpackReportFile } from '../../packages/engine/src/reports/unpack.js';
 import { analyzeSpf } from '../../packages/engine/src/spf/index.js';
@@ -150,6 +151,24 @@ describe('summariseReports over the fixtures', () => {
         },
       },
     ]);
+  });
+
+  it('gives the same answer from digests merged report by report (what a store keeps) as from the rows', () => {
+    const { aggregate, tls } = load(FILES);
+    const seen = new Set<string>();
+    const digests = aggregate
+      .filter((r) => {
+        const key = reportIdentity(r);
+        return !seen.has(key) && Boolean(seen.add(key));
+      })
+      // Through JSON, as a store keeps it.
+      .map((r) => JSON.parse(JSON.stringify(digestReports([r], DOMAIN))) as ReturnType<typeof digestReports>);
+    const digest = mergeDigests(digests);
+    expect(digest.senders.length).toBeLessThan(aggregate.reduce((n, r) => n + r.records.length, 0));
+    const fromDigest = summariseReports({ domain: DOMAIN, days: 30, now: NOW, aggregate: [], digest, reportCount: 6, duplicates: 1, tls, spf, ranges: shippedRanges() });
+    expect(fromDigest).toEqual(summary);
+    // Merging in another order gives the same digest.
+    expect(mergeDigests([...digests].reverse())).toEqual(digest);
   });
 
   it('selects reports by their own date range: a 3-day window leaves out the older days', () => {

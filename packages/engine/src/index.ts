@@ -102,19 +102,22 @@ export { DMARC_2_NAMESPACE, MAX_FUTURE_SKEW_SECONDS, MAX_REPORT_RECORDS, MAX_TLS
  * unauthorised), what quarantine or reject would break and the exact fixes, the SPF record tightened to
  * the cloud addresses that really sent, unused SPF terms, the DKIM selectors seen, the daily series of
  * pass and fail, the TLS summary with its enforce answer, and `summariseReports`: the whole
- * `reports show --json` answer. `lookupReverseNames` is the one that asks DNS (bounded, through the
- * resolver given).
+ * `reports show --json` answer, from the reports or from their digest (`digestReports`, `mergeDigests`:
+ * one entry per source and day, so a summary does not read every row). `lookupReverseNames` is the one
+ * that asks DNS (bounded, through the resolver given).
  */
-export { dailyCounts, KNOWN_MAIL_SERVICES, lookupReverseNames, MAX_REVERSE_LOOKUPS, readiness, reportsInWindow, selectorsSeen, spfTighten, summariseReports, summariseSenders, tlsSummary, unusedSpfTerms } from './reports/index.js';
+export { dailyCounts, digestReports, KNOWN_MAIL_SERVICES, lookupReverseNames, mergeDigests, MAX_REVERSE_LOOKUPS, readiness, reportsInWindow, selectorsSeen, spfTighten, summariseReports, summariseSenders, tlsSummary, unusedSpfTerms } from './reports/index.js';
 export type {
   DailyCount,
   EnforcementImpact,
   KnownMailService,
   Readiness,
   ReadinessBlocker,
+  ReportsDigest,
   ReportsSummary,
   ReportsSummarySender,
   ReverseName,
+  SenderDigestEntry,
   SenderClass,
   SenderOptions,
   SenderSummary,

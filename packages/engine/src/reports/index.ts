@@ -15,15 +15,15 @@ export { MAX_POLICY_STRINGS, MAX_TLS_REPORT_ITEMS, parseDateTime, parseTlsReport
 export { reportIdentity } from './identity.js';
 export type { ReportIdentityOptions } from './identity.js';
 export { DAY_SECONDS, KNOWN_MAIL_SERVICES, addressIn, cloudOf, epochSecondsOf, knownMailService, reportsInWindow, summariseSenders } from './senders.js';
-export type { KnownMailService, SenderClass, SenderOptions, SenderSummary } from './senders.js';
+export type { KnownMailService, SenderClass, SenderDigestEntry, SenderOptions, SenderSummary } from './senders.js';
 export { readiness } from './readiness.js';
 export type { EnforcementImpact, Readiness, ReadinessBlocker } from './readiness.js';
 export { spfTighten, unusedSpfTerms } from './spf-tighten.js';
 export type { SpfTightening, UnusedSpfTerm } from './spf-tighten.js';
 export { POLICY_FETCH_FAILURES, tlsSummary } from './tls-summary.js';
 export type { TlsFailureCount, TlsPolicySummary, TlsSummary } from './tls-summary.js';
-export { selectorsSeen, summariseReports } from './summary.js';
-export type { ReportsSummary, ReportsSummarySender, SummariseReportsInput } from './summary.js';
+export { digestReports, mergeDigests, selectorsSeen, summariseReports } from './summary.js';
+export type { ReportsDigest, ReportsSummary, ReportsSummarySender, SummariseReportsInput } from './summary.js';
 export { MAX_REVERSE_LOOKUPS, REVERSE_LOOKUP_CONCURRENCY, lookupReverseNames } from './reverse-names.js';
 export type { ReverseName } from './reverse-names.js';
 export { dailyCounts } from './daily.js';

@@ -174,7 +174,7 @@ interface Tally {
   brokenByKey: Map<string, number>;
   /** … whose first failed own signature had no selector in the report. */
   brokenNoSelector: number;
-  /** Own selectors already added to `verifying` from this source (saves a string per row). */
+  /** Own signatures that verified: the selector when d= is the domain itself, else "d s". */
   verified: Set<string>;
   unalignedDkimPass: string | null;
   unalignedSpfPass: string | null;
@@ -197,11 +197,18 @@ export interface ReportTotals {
 
 /** `summariseSenders`, plus each report's totals from the same pass over the rows (for `summariseReports`). */
 export function analyseSenders(reports: readonly AggregateReport[], options: SenderOptions): { senders: SenderSummary[]; totals: ReportTotals[] } {
-  const totals: ReportTotals[] = [];
   const domain = options.domain.toLowerCase().replace(/\.$/, '');
+  const { tallies, totals } = tallyRows(reportsInWindow(reports, options.days, options.now), domain, false);
+  return { senders: finishSenders(tallies.values(), domain, options), totals };
+}
+
+/**
+ * One pass over the rows of `reports` for `domain`: a tally per source (or per UTC day and source,
+ * for a digest), and each report's totals.
+ */
+function tallyRows(reports: readonly AggregateReport[], domain: string, byDay: boolean): { tallies: Map<string, Tally>; totals: ReportTotals[] } {
+  const totals: ReportTotals[] = [];
   const tallies = new Map<string, Tally>();
-  /** Selectors of the domain that verify somewhere ("d s"): one that fails elsewhere was broken in transit, not unpublished. */
-  const verifying = new Set<string>();
   /** Per signing domain: whether it is at or below the domain (a handful of distinct values). */
   const ownDomain = new Map<string, boolean>();
   const isOwn = (name: string): boolean => {
@@ -209,12 +216,14 @@ export function analyseSenders(reports: readonly AggregateReport[], options: Sen
     if (own === undefined) ownDomain.set(name, (own = atOrBelow(name, domain)));
     return own;
   };
-  for (const report of reportsInWindow(reports, options.days, options.now)) {
+  for (const report of reports) {
+    const dayStart = report.dateRange.begin - (report.dateRange.begin % DAY_SECONDS);
     let reportPass = 0;
     let reportFail = 0;
     for (const record of report.records) {
       if (!isOwn(record.headerFrom)) continue;
-      let t = tallies.get(record.sourceIp);
+      const key = byDay ? `${dayStart} ${record.sourceIp}` : record.sourceIp;
+      let t = tallies.get(key);
       if (t === undefined) {
         t = {
           source: record.sourceIp,
@@ -224,8 +233,8 @@ export function analyseSenders(reports: readonly AggregateReport[], options: Sen
           dmarcPass: 0,
           failing: 0,
           forwardedFailing: 0,
-          first: report.dateRange.begin,
-          last: report.dateRange.begin,
+          first: byDay ? dayStart : report.dateRange.begin,
+          last: byDay ? dayStart : report.dateRange.begin,
           selectors: new Set(),
           dkimDomains: new Set(),
           spfDomains: new Set(),
@@ -238,7 +247,7 @@ export function analyseSenders(reports: readonly AggregateReport[], options: Sen
           unalignedSpfPass: null,
           ownSpfFailed: null,
         };
-        tallies.set(record.sourceIp, t);
+        tallies.set(key, t);
       }
       const n = record.count;
       const spfPass = record.spfResult === 'pass';
@@ -273,27 +282,37 @@ export function analyseSenders(reports: readonly AggregateReport[], options: Sen
         const own = isOwn(signature.domain);
         if (own && signature.selector !== null) {
           t.selectors.add(signature.selector);
-          if (signature.result === 'pass' && !t.verified.has(signature.selector)) {
-            t.verified.add(signature.selector);
-            verifying.add(`${signature.domain} ${signature.selector}`);
-          }
+          // The selector alone when d= is the domain itself (no string built per row), else "d s".
+          if (signature.result === 'pass') t.verified.add(signature.domain === domain ? signature.selector : `${signature.domain} ${signature.selector}`);
         }
         if (own && signature.result !== 'pass' && !pass) {
           if (signature.selector === null) t.ownFailedNoSelector = true;
-          else t.ownFailedSelectors.set(`${signature.domain} ${signature.selector}`, signature.result);
+          else {
+            const key = `${signature.domain} ${signature.selector}`;
+            t.ownFailedSelectors.set(key, least(t.ownFailedSelectors.get(key) ?? null, signature.result)!);
+          }
         }
-        if (!own && signature.result === 'pass' && !pass) t.unalignedDkimPass ??= signature.domain;
+        if (!own && signature.result === 'pass' && !pass) t.unalignedDkimPass = least(t.unalignedDkimPass, signature.domain);
       }
       for (const check of record.auth.spf) {
         if (check.domain === null) continue;
         t.spfDomains.add(check.domain);
         const own = isOwn(check.domain);
-        if (!pass && own && check.result !== 'pass' && check.scope === 'mfrom') t.ownSpfFailed ??= check.domain;
-        if (!pass && !own && check.result === 'pass') t.unalignedSpfPass ??= check.domain;
+        if (!pass && own && check.result !== 'pass' && check.scope === 'mfrom') t.ownSpfFailed = least(t.ownSpfFailed, check.domain);
+        if (!pass && !own && check.result === 'pass') t.unalignedSpfPass = least(t.unalignedSpfPass, check.domain);
       }
     }
     if (reportPass + reportFail > 0) totals.push({ begin: report.dateRange.begin, end: report.dateRange.end, pass: reportPass, fail: reportFail });
   }
+  return { tallies, totals };
+}
+
+/** Tallies to senders: classified, most messages first. */
+function finishSenders(tallies: Iterable<Tally>, domain: string, options: SenderOptions): SenderSummary[] {
+  const list = [...tallies];
+  /** Signatures of the domain that verify somewhere ("d s"): one that fails elsewhere was broken in transit, not unpublished. */
+  const verifying = new Set<string>();
+  for (const t of list) for (const key of t.verified) verifying.add(key.includes(' ') ? key : `${domain} ${key}`);
   const ownRanges = options.spf?.passSources?.pass ?? null;
   const senders: SenderSummary[] = [];
   const services = new Map<string, KnownMailService | null>();
@@ -303,7 +322,7 @@ export function analyseSenders(reports: readonly AggregateReport[], options: Sen
     if (text === undefined) days.set(epoch, (text = day(epoch)));
     return text;
   };
-  for (const t of tallies.values()) {
+  for (const t of list) {
     const service = serviceOf(t, services);
     const provider = service?.name ?? (options.ranges ? cloudOf(t.source, options.ranges) : null);
     const { cls, why, fix } = classify(t, domain, service, ownRanges, verifying, options.spf ?? null);
@@ -325,7 +344,7 @@ export function analyseSenders(reports: readonly AggregateReport[], options: Sen
       spfDomains: [...t.spfDomains].sort(),
     });
   }
-  return { senders: senders.sort((a, b) => b.messages - a.messages || compareAddresses(a.source, b.source)), totals };
+  return senders.sort((a, b) => b.messages - a.messages || compareAddresses(a.source, b.source));
 }
 
 function serviceOf(t: Tally, cache: Map<string, KnownMailService | null>): KnownMailService | null {
@@ -426,6 +445,151 @@ function signFix(domain: string, t: Tally, service: KnownMailService | null, spf
   return `sign with d=${domain}${where}${signer}`;
 }
 
+/** The lesser of two optional words: the same answer whatever order the rows or digests come in. */
+function least(a: string | null, b: string | null): string | null {
+  return a === null ? b : b === null ? a : a < b ? a : b;
+}
+
 function compareAddresses(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * What the analysis needs of one source on one UTC day (the day its report period begins), without
+ * the rows: counts add up and sets unite, so digests of separate imports merge (`mergeDigests`) and a
+ * summary over 30 days reads one entry per source and day instead of every row. JSON as it is.
+ */
+export interface SenderDigestEntry {
+  /** The UTC day (YYYY-MM-DD). */
+  day: string;
+  source: string;
+  messages: number;
+  spfAligned: number;
+  dkimAligned: number;
+  dmarcPass: number;
+  failing: number;
+  forwardedFailing: number;
+  selectors: string[];
+  dkimDomains: string[];
+  spfDomains: string[];
+  /** Own signatures that verified ("d s"). */
+  verified: string[];
+  /** Own signatures that failed on failing mail: ["d s", result]. */
+  ownFailed: [string, string][];
+  ownFailedNoSelector: boolean;
+  /** Failing messages whose first failed own signature had this key: ["d s", messages]. */
+  broken: [string, number][];
+  brokenNoSelector: number;
+  unalignedDkimPass: string | null;
+  unalignedSpfPass: string | null;
+  ownSpfFailed: string | null;
+}
+
+const dayText = (epoch: number): string => new Date(epoch * 1000).toISOString().slice(0, 10);
+const dayEpoch = (text: string): number => Date.parse(`${text}T00:00:00Z`) / 1000;
+
+function entryOf(t: Tally, domain: string): SenderDigestEntry {
+  return {
+    day: dayText(t.first),
+    source: t.source,
+    messages: t.messages,
+    spfAligned: t.spfAligned,
+    dkimAligned: t.dkimAligned,
+    dmarcPass: t.dmarcPass,
+    failing: t.failing,
+    forwardedFailing: t.forwardedFailing,
+    selectors: [...t.selectors].sort(),
+    dkimDomains: [...t.dkimDomains].sort(),
+    spfDomains: [...t.spfDomains].sort(),
+    verified: [...t.verified].map((key) => (key.includes(' ') ? key : `${domain} ${key}`)).sort(),
+    ownFailed: [...t.ownFailedSelectors.entries()].sort(),
+    ownFailedNoSelector: t.ownFailedNoSelector,
+    broken: [...t.brokenByKey.entries()].sort(),
+    brokenNoSelector: t.brokenNoSelector,
+    unalignedDkimPass: t.unalignedDkimPass,
+    unalignedSpfPass: t.unalignedSpfPass,
+    ownSpfFailed: t.ownSpfFailed,
+  };
+}
+
+/** The digest entries of `reports` for `domain`, one per source and day, and each report's totals. */
+export function digestSenders(reports: readonly AggregateReport[], domain: string): { senders: SenderDigestEntry[]; totals: ReportTotals[] } {
+  const canonical = domain.toLowerCase().replace(/\.$/, '');
+  const { tallies, totals } = tallyRows(reports, canonical, true);
+  return { senders: [...tallies.values()].map((t) => entryOf(t, canonical)), totals };
+}
+
+/** Entries of several digests of one domain as one list: those of the same source and day added together. */
+export function mergeSenderDigests(entries: Iterable<SenderDigestEntry>, domain: string): SenderDigestEntry[] {
+  const canonical = domain.toLowerCase().replace(/\.$/, '');
+  return [...mergeEntries(entries, true).values()]
+    .map((t) => entryOf(t, canonical))
+    .sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : compareAddresses(a.source, b.source)));
+}
+
+/** Entries to tallies, keyed by source and day (`byDay`) or by source alone. */
+function mergeEntries(entries: Iterable<SenderDigestEntry>, byDay: boolean): Map<string, Tally> {
+  const tallies = new Map<string, Tally>();
+  for (const e of entries) {
+    const key = byDay ? `${e.day} ${e.source}` : e.source;
+    const at = dayEpoch(e.day);
+    let t = tallies.get(key);
+    if (t === undefined) {
+      t = {
+        source: e.source,
+        messages: 0,
+        spfAligned: 0,
+        dkimAligned: 0,
+        dmarcPass: 0,
+        failing: 0,
+        forwardedFailing: 0,
+        first: at,
+        last: at,
+        selectors: new Set(),
+        dkimDomains: new Set(),
+        spfDomains: new Set(),
+        ownFailedSelectors: new Map(),
+        ownFailedNoSelector: false,
+        brokenByKey: new Map(),
+        brokenNoSelector: 0,
+        verified: new Set(),
+        unalignedDkimPass: null,
+        unalignedSpfPass: null,
+        ownSpfFailed: null,
+      };
+      tallies.set(key, t);
+    }
+    t.messages += e.messages;
+    t.spfAligned += e.spfAligned;
+    t.dkimAligned += e.dkimAligned;
+    t.dmarcPass += e.dmarcPass;
+    t.failing += e.failing;
+    t.forwardedFailing += e.forwardedFailing;
+    t.first = Math.min(t.first, at);
+    t.last = Math.max(t.last, at);
+    for (const x of e.selectors) t.selectors.add(x);
+    for (const x of e.dkimDomains) t.dkimDomains.add(x);
+    for (const x of e.spfDomains) t.spfDomains.add(x);
+    for (const x of e.verified) t.verified.add(x);
+    for (const [key, result] of e.ownFailed) t.ownFailedSelectors.set(key, least(t.ownFailedSelectors.get(key) ?? null, result)!);
+    t.ownFailedNoSelector ||= e.ownFailedNoSelector;
+    for (const [key, count] of e.broken) t.brokenByKey.set(key, (t.brokenByKey.get(key) ?? 0) + count);
+    t.brokenNoSelector += e.brokenNoSelector;
+    t.unalignedDkimPass = least(t.unalignedDkimPass, e.unalignedDkimPass);
+    t.unalignedSpfPass = least(t.unalignedSpfPass, e.unalignedSpfPass);
+    t.ownSpfFailed = least(t.ownSpfFailed, e.ownSpfFailed);
+  }
+  return tallies;
+}
+
+/** The senders of a digest over the window (entries whose day overlaps it), as `summariseSenders` gives them from the rows. */
+export function summariseDigestSenders(entries: readonly SenderDigestEntry[], options: SenderOptions): SenderSummary[] {
+  const domain = options.domain.toLowerCase().replace(/\.$/, '');
+  const end = epochSecondsOf(options.now);
+  const start = end - options.days * DAY_SECONDS;
+  const inWindow = entries.filter((e) => {
+    const at = dayEpoch(e.day);
+    return at + DAY_SECONDS > start && at <= end;
+  });
+  return finishSenders(mergeEntries(inWindow, false).values(), domain, options);
 }

@@ -9,7 +9,7 @@ import type { SpfAnalysis } from '../spf/analyze.js';
 import { dailyFromTotals, type DailyCount } from './daily.js';
 import { identityText } from './identity.js';
 import { readiness, type EnforcementImpact, type ReadinessBlocker } from './readiness.js';
-import { analyseSenders, atOrBelow, DAY_SECONDS, epochSecondsOf, reportsInWindow, type SenderClass } from './senders.js';
+import { analyseSenders, atOrBelow, DAY_SECONDS, digestSenders, epochSecondsOf, mergeSenderDigests, reportsInWindow, summariseDigestSenders, type SenderClass, type SenderDigestEntry, type SenderSummary } from './senders.js';
 import { spfTighten, unusedSpfTerms, type SpfTightening, type UnusedSpfTerm } from './spf-tighten.js';
 import { tlsSummary, type TlsPolicySummary } from './tls-summary.js';
 import type { ReverseName } from './reverse-names.js';
@@ -23,6 +23,14 @@ export interface SummariseReportsInput {
   now: Date | number;
   /** The stored aggregate reports (any domain: those of `domain` are picked). Duplicates among them are counted once. */
   aggregate: readonly AggregateReport[];
+  /**
+   * Instead of the rows: the domain's digest (`digestReports`, merged with `mergeDigests` as reports
+   * arrive), so a summary reads one entry per source and day. Used when given (then `aggregate` is
+   * ignored, and `reportCount` says how many reports the window holds).
+   */
+  digest?: ReportsDigest;
+  /** With `digest`: the aggregate reports in the window, as the store counts them. */
+  reportCount?: number;
   /** The stored TLS reports (those whose policies name `domain` are picked). */
   tls?: readonly TlsReport[];
   /** Duplicates already refused when the reports were stored, added to those found here. */
@@ -113,6 +121,49 @@ function validSelectors(selectors: Iterable<string>): string[] {
   return [...seen].sort();
 }
 
+/** The digest of a domain's reports: one entry per source and UTC day, and the daily series (JSON as it is). */
+export interface ReportsDigest {
+  domain: string;
+  senders: SenderDigestEntry[];
+  daily: DailyCount[];
+}
+
+/**
+ * The digest of `reports` for `domain` (every report given counts: de-duplicate first, as the store
+ * does). A report's rows count on the UTC day its period begins.
+ */
+export function digestReports(reports: readonly AggregateReport[], domain: string): ReportsDigest {
+  const canonical = domain.toLowerCase().replace(/\.$/, '');
+  const picked = reports.filter((r) => atOrBelow(r.policyPublished.domain, canonical) || r.records.some((x) => atOrBelow(x.headerFrom, canonical)));
+  const { senders, totals } = digestSenders(picked, canonical);
+  return { domain: canonical, senders, daily: dailyFromTotals(totals) };
+}
+
+/** Digests of one domain merged into one: entries of the same source and day, and the same day's counts, added. */
+export function mergeDigests(digests: readonly ReportsDigest[]): ReportsDigest {
+  const domain = digests[0]?.domain ?? '';
+  const days = new Map<string, DailyCount>();
+  for (const digest of digests) {
+    for (const d of digest.daily) {
+      const at = days.get(d.day);
+      if (at === undefined) days.set(d.day, { ...d });
+      else {
+        at.messages += d.messages;
+        at.dmarcPass += d.dmarcPass;
+        at.failing += d.failing;
+      }
+    }
+  }
+  return {
+    domain,
+    senders: mergeSenderDigests(
+      digests.flatMap((d) => d.senders),
+      domain,
+    ),
+    daily: [...days.values()].sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : 0)),
+  };
+}
+
 /** Builds the summary of a domain's reports over a window. Pure: the caller stores and loads the reports. */
 export function summariseReports(input: SummariseReportsInput): ReportsSummary {
   const domain = input.domain.toLowerCase().replace(/\.$/, '');
@@ -123,10 +174,27 @@ export function summariseReports(input: SummariseReportsInput): ReportsSummary {
     if (unique.has(key)) duplicates++;
     else unique.set(key, report);
   }
-  // The policy domain decides for almost every report; only a report of a parent domain needs its rows read.
-  const inWindow = reportsInWindow([...unique.values()], input.days, input.now).filter((r) => atOrBelow(r.policyPublished.domain, domain) || r.records.some((x) => atOrBelow(x.headerFrom, domain)));
   const options = { domain, days: input.days, now: input.now, spf: input.spf ?? null, ranges: input.ranges ?? null };
-  const { senders, totals } = analyseSenders(inWindow, options);
+  const end = epochSecondsOf(input.now);
+  const start = end - input.days * DAY_SECONDS;
+  let senders: SenderSummary[];
+  let daily: DailyCount[];
+  let reportCount: number;
+  if (input.digest !== undefined) {
+    senders = summariseDigestSenders(input.digest.senders, options);
+    daily = input.digest.daily.filter((d) => {
+      const at = Date.parse(`${d.day}T00:00:00Z`) / 1000;
+      return at + DAY_SECONDS > start && at <= end;
+    });
+    reportCount = input.reportCount ?? 0;
+  } else {
+    // The policy domain decides for almost every report; only a report of a parent domain needs its rows read.
+    const inWindow = reportsInWindow([...unique.values()], input.days, input.now).filter((r) => atOrBelow(r.policyPublished.domain, domain) || r.records.some((x) => atOrBelow(x.headerFrom, domain)));
+    const analysed = analyseSenders(inWindow, options);
+    senders = analysed.senders;
+    daily = dailyFromTotals(analysed.totals);
+    reportCount = inWindow.length;
+  }
   const ready = readiness(senders, { domain, days: input.days });
   const tlsUnique = new Map<string, TlsReport>();
   for (const report of input.tls ?? []) {
@@ -135,11 +203,10 @@ export function summariseReports(input: SummariseReportsInput): ReportsSummary {
     if (!tlsUnique.has(key)) tlsUnique.set(key, report);
   }
   const tlsReports = reportsInWindow([...tlsUnique.values()], input.days, input.now).map((r) => ({ ...r, policies: r.policies.filter((p) => isAtOrBelow(p.policy.domain, domain)) }));
-  const end = epochSecondsOf(input.now);
   return {
     domain,
     days: input.days,
-    reports: inWindow.length,
+    reports: reportCount,
     duplicates,
     messages: ready.total,
     senders: senders.map((s) => ({
@@ -164,7 +231,7 @@ export function summariseReports(input: SummariseReportsInput): ReportsSummary {
     // The senders hold every selector of the domain already: one pass over the rows is enough.
     selectors: validSelectors(senders.flatMap((x) => x.selectors)),
     tls: tlsSummary(tlsReports),
-    daily: dailyFromTotals(totals),
+    daily,
     window: { from: new Date((end - input.days * DAY_SECONDS) * 1000).toISOString().slice(0, 10), to: new Date(end * 1000).toISOString().slice(0, 10) },
   };
 }

@@ -4,7 +4,7 @@
  * analysis, with the counts only the store knows (reports, duplicates, unauthenticated reporters)
  * and the daily pass and fail series for the chart.
  */
-import { analyzeSpf, selectorsSeen, shippedRanges, summariseReports, type AggregateReport, type ReportsSummary, type Resolver, type SpfAnalysis, type TlsReport } from '@spoof-checker/engine';
+import { analyzeSpf, lookupReverseNames, selectorsSeen, shippedRanges, summariseReports, type AggregateReport, type ReportsSummary, type Resolver, type SpfAnalysis, type TlsReport } from '@spoof-checker/engine';
 import type { MonitorReportSignals } from '../store/monitors.js';
 import type { ReportCounts, ReportRange, ReportStore } from '../store/reports.js';
 import { recordFromRow } from './ingest.js';
@@ -143,9 +143,15 @@ export async function showReports(options: ShowOptions & { serviceDomain?: strin
   const window = await readReportWindow({ ...options, now });
   let spf: SpfAnalysis | null = null;
   let spfState: { status: string; record: string | null } = { status: 'not-looked-up', record: null };
+  let reverseNames: Awaited<ReturnType<typeof lookupReverseNames>> | undefined;
   if (options.resolver) {
     spf = await analyzeSpf(options.domain, options.resolver);
     spfState = { status: spf.status, record: spf.record };
+    // Reports give addresses only: the busiest sources' reverse names (bounded by the engine, MAX_REVERSE_LOOKUPS).
+    const volume = new Map<string, number>();
+    for (const report of window.aggregate) for (const r of report.records) volume.set(r.sourceIp, (volume.get(r.sourceIp) ?? 0) + r.count);
+    const busiest = [...volume.entries()].sort((a, b) => b[1] - a[1]).map(([source]) => source);
+    reverseNames = await lookupReverseNames(busiest, options.resolver);
   }
   const summary = summariseReports({
     domain: options.domain,
@@ -155,6 +161,7 @@ export async function showReports(options: ShowOptions & { serviceDomain?: strin
     tls: window.tls,
     spf,
     ranges: shippedRanges(),
+    ...(reverseNames ? { reverseNames } : {}),
   });
   return {
     summary: {

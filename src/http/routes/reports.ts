@@ -196,6 +196,7 @@ const SummarySchema = Type.Object(
     selectors: Type.Array(Type.String()),
     tls: TlsSchema,
     spf: Type.Object({ status: Type.String(), record: Type.Union([Type.String(), Type.Null()]) }),
+    daily: Type.Array(Type.Object({ day: Type.String(), messages: Type.Integer(), dmarcPass: Type.Integer(), failing: Type.Integer() }), { description: 'Messages per UTC day of the window: DMARC pass and fail' }),
   },
   { additionalProperties: false },
 );

@@ -362,6 +362,8 @@ export async function startService(config: ServiceConfig): Promise<ServiceHandle
           });
           const bound = await r.start();
           reportNotes.push(`SMTP report receiver on ${bound.host}:${bound.port}${reportAddresses.length > 0 ? ` for ${reportAddresses.join(', ')}` : ''} and the rua addresses of the zones`);
+          // RFC 7489 §7.1: receivers send another domain's reports here only if that domain agrees.
+          if (serviceDomain !== null) reportNotes.push(`a domain sending its reports here publishes <domain>._report._dmarc.${serviceDomain} TXT "v=DMARC1"`);
           return r;
         },
         (r) => r.stop(),

@@ -10,6 +10,7 @@ import { dailyCounts } from '../../packages/engine/src/reports/daily.js';
 import { parseAggregateReport } from '../../packages/engine/src/reports/parse-aggregate.js';
 import { parseTlsReport } from '../../packages/engine/src/reports/parse-tls.js';
 import { readiness } from '../../packages/engine/src/reports/readiness.js';
+import { tlsSummary } from '../../packages/engine/src/reports/tls-summary.js';
 import { summariseSenders } from '../../packages/engine/src/reports/senders.js';
 import { spfTighten, unusedSpfTerms } from '../../packages/engine/src/reports/spf-tighten.js';
 import { digestReports, mergeDigests, selectorsSeen, summariseReports, type ReportsSummary } from '../../packages/engine/src/reports/summary.js';
@@ -169,6 +170,13 @@ describe('summariseReports over the fixtures', () => {
     expect(fromDigest).toEqual(summary);
     // Merging in another order gives the same digest.
     expect(mergeDigests([...digests].reverse())).toEqual(digest);
+  });
+
+  it('TLS: no failures → safe to enforce; nothing reported → nothing to judge by', () => {
+    const { tls } = load(['src/google.com!spf-cloud-ec2.example!2026-11-21.json']);
+    expect(tlsSummary(tls).policies[0]!.enforce).toEqual({ safe: true, answer: 'ready: all 1500 sessions from 1 reporter validated' });
+    const empty = { ...tls[0]!, policies: [{ ...tls[0]!.policies[0]!, summary: { successful: 0, failed: 0 } }] };
+    expect(tlsSummary([empty]).policies[0]!.enforce).toEqual({ safe: false, answer: 'no sessions reported yet: nothing to judge by' });
   });
 
   it('selects reports by their own date range: a 3-day window leaves out the older days', () => {

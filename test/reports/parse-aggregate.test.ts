@@ -134,6 +134,15 @@ describe('deviations real reporters send, tolerated', () => {
     expect([r.records[0]!.dkimResult, r.records[0]!.spfResult]).toEqual(['fail', 'fail']);
   });
 
+  it('a UTF-16 report with a BOM, through unpack and parse', () => {
+    const text = fixture('src/yahoo.com!spf-cloud-ec2.example!1795132800!1795219199.xml').toString('utf8').replace('<?xml version="1.0"?>', '<?xml version="1.0" encoding="UTF-16"?>');
+    const bytes = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]);
+    const unpacked = unpackReportFile(bytes);
+    expect(unpacked.ok && unpacked.documents[0]!.kind).toBe('aggregate');
+    const outcome = parseAggregateReport(bytes);
+    expect(outcome.ok && [outcome.report.reporter.orgName, outcome.report.records[0]!.count]).toEqual(['Yahoo', 100]);
+  });
+
   it('a stray unclosed <xs:schema> tag (parsedmarc#18) is removed with a warning', () => {
     const outcome = parseAggregateReport(report({ root: '<feedback><xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema">' }));
     expect(outcome.ok && outcome.report.records.length).toBe(1);

@@ -25,7 +25,8 @@ export function renderReportText(shown: ShownReports): string {
   lines.push('');
   lines.push('Senders (messages, SPF aligned, DKIM aligned, DMARC pass):');
   for (const x of s.senders) {
-    lines.push(`  ${x.source.padEnd(39)} ${String(x.messages).padStart(8)} ${String(x.spfAligned).padStart(8)} ${String(x.dkimAligned).padStart(8)} ${String(x.dmarcPass).padStart(8)}  ${x.class}${x.provider ? ` (${x.provider})` : ''}${x.selectors.length > 0 ? ` selectors ${x.selectors.join(',')}` : ''}`);
+    const reverse = x.reverseName?.status === 'found' ? ` ${x.reverseName.name}${x.reverseName.confirmed ? '' : ' (unconfirmed)'}` : '';
+    lines.push(`  ${x.source.padEnd(39)} ${String(x.messages).padStart(8)} ${String(x.spfAligned).padStart(8)} ${String(x.dkimAligned).padStart(8)} ${String(x.dmarcPass).padStart(8)}  ${x.class}${x.provider ? ` (${x.provider})` : ''}${reverse}${x.selectors.length > 0 ? ` selectors ${x.selectors.join(',')}` : ''}`);
   }
   if (s.spfTighten) {
     lines.push('');

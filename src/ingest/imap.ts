@@ -89,7 +89,13 @@ export interface ImapFetchOutcome {
 async function ensureFolder(client: ImapFlow, folder: string): Promise<void> {
   const existing = await client.list();
   if (existing.some((m) => m.path === folder)) return;
-  await client.mailboxCreate(folder);
+  try {
+    await client.mailboxCreate(folder);
+  } catch (error) {
+    const why = (error as { responseText?: string }).responseText ?? (error instanceof Error ? error.message : String(error));
+    // Some servers keep every folder under a namespace (INBOX. or INBOX/): say how to name one there.
+    throw new Error(`cannot create the folder "${folder}" (${why}); name one the server allows with --processed / --aside, e.g. INBOX.${folder} or INBOX/${folder}`, { cause: error });
+  }
 }
 
 /** Fetches, ingests and moves every message of the mailbox (at most MAX_MESSAGES_PER_FETCH). */

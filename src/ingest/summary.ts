@@ -4,7 +4,8 @@
  * analysis, with the counts only the store knows (reports, duplicates, unauthenticated reporters)
  * and the daily pass and fail series for the chart.
  */
-import { analyzeSpf, selectorsSeen, shippedRanges, summariseReports, type AggregateReport, type ReportsSummary, type Resolver, type SpfAnalysis, type TlsReport } from '@spoof-checker/engine';
+import { analyzeSpf, lookupReverseNames, selectorsSeen, shippedRanges, summariseReports, type AggregateReport, type ReportsSummary, type Resolver, type SpfAnalysis, type TlsReport } from '@spoof-checker/engine';
+import type { MonitorReportSignals } from '../store/monitors.js';
 import type { ReportCounts, ReportRange, ReportStore } from '../store/reports.js';
 import { recordFromRow } from './ingest.js';
 
@@ -142,9 +143,15 @@ export async function showReports(options: ShowOptions & { serviceDomain?: strin
   const window = await readReportWindow({ ...options, now });
   let spf: SpfAnalysis | null = null;
   let spfState: { status: string; record: string | null } = { status: 'not-looked-up', record: null };
+  let reverseNames: Awaited<ReturnType<typeof lookupReverseNames>> | undefined;
   if (options.resolver) {
     spf = await analyzeSpf(options.domain, options.resolver);
     spfState = { status: spf.status, record: spf.record };
+    // Reports give addresses only: the busiest sources' reverse names (bounded by the engine, MAX_REVERSE_LOOKUPS).
+    const volume = new Map<string, number>();
+    for (const report of window.aggregate) for (const r of report.records) volume.set(r.sourceIp, (volume.get(r.sourceIp) ?? 0) + r.count);
+    const busiest = [...volume.entries()].sort((a, b) => b[1] - a[1]).map(([source]) => source);
+    reverseNames = await lookupReverseNames(busiest, options.resolver);
   }
   const summary = summariseReports({
     domain: options.domain,
@@ -154,6 +161,7 @@ export async function showReports(options: ShowOptions & { serviceDomain?: strin
     tls: window.tls,
     spf,
     ranges: shippedRanges(),
+    ...(reverseNames ? { reverseNames } : {}),
   });
   return {
     summary: {
@@ -202,5 +210,46 @@ export function reportSelectorCache(store: ReportStore, now: () => Date = () => 
     if (cache.size >= SELECTOR_CACHE_ENTRIES) cache.delete(cache.keys().next().value!);
     cache.set(key, { selectors, until: at + SELECTOR_CACHE_MS });
     return selectors;
+  };
+}
+
+/** The recent window a monitor's report signals look at. */
+export const SIGNAL_RECENT_DAYS = 7;
+/** The weeks before it, the baseline of the pass rate. */
+export const SIGNAL_BASELINE_DAYS = 28;
+/** Messages an unauthorised source must have sent in the recent window to be alerted on (low volume is background noise). */
+export const SIGNAL_MIN_UNAUTHORISED_MESSAGES = 10;
+/** Messages each window needs before a pass rate is compared. */
+export const SIGNAL_MIN_MESSAGES = 100;
+/** A fall of the DMARC pass rate by this much (a fraction, 0.10 = ten points) is a drop. */
+export const SIGNAL_PASS_RATE_DROP = 0.1;
+
+/**
+ * What a monitor of `domain` adds to its snapshot from the organisation's reports: the sources the
+ * last SIGNAL_RECENT_DAYS days class as unauthorised (over SIGNAL_MIN_UNAUTHORISED_MESSAGES), and
+ * whether the DMARC pass rate of those days fell SIGNAL_PASS_RATE_DROP below the SIGNAL_BASELINE_DAYS
+ * before. Null when neither holds, so a monitor without reports keeps its snapshot (and its digest).
+ * A new unauthorised sender, or a drop, is then a change the monitor confirms and sends to its webhook.
+ */
+export function monitorReportSignals(store: ReportStore, now: () => Date = () => new Date()): (organizationId: string, domain: string) => Promise<MonitorReportSignals | null> {
+  return async (organizationId, domain) => {
+    if ((await store.latestEnd(organizationId, domain)) === null) return null;
+    const at = now();
+    const window = await readReportWindow({ store, organizationId, domain, days: SIGNAL_RECENT_DAYS + SIGNAL_BASELINE_DAYS, now: at });
+    const recentFrom = new Date(at.getTime() - SIGNAL_RECENT_DAYS * DAY_SECONDS * 1000).toISOString().slice(0, 10);
+    const recent = window.aggregate.filter((r) => new Date(r.dateRange.begin * 1000).toISOString().slice(0, 10) >= recentFrom);
+    const summary = summariseReports({ domain, days: SIGNAL_RECENT_DAYS, now: at, aggregate: recent, ranges: null });
+    const unauthorised = summary.senders
+      .filter((s) => s.class === 'unauthorised' && s.messages >= SIGNAL_MIN_UNAUTHORISED_MESSAGES)
+      .map((s) => s.source)
+      .sort();
+    const rate = (points: DailyPoint[]) => {
+      const total = points.reduce((n, p) => n + p.pass + p.fail, 0);
+      return { total, rate: total === 0 ? 1 : points.reduce((n, p) => n + p.pass, 0) / total };
+    };
+    const now7 = rate(window.daily.filter((p) => p.day >= recentFrom));
+    const before = rate(window.daily.filter((p) => p.day < recentFrom));
+    const passRateDropped = now7.total >= SIGNAL_MIN_MESSAGES && before.total >= SIGNAL_MIN_MESSAGES && now7.rate < before.rate - SIGNAL_PASS_RATE_DROP;
+    return unauthorised.length > 0 || passRateDropped ? { unauthorised, passRateDropped } : null;
   };
 }

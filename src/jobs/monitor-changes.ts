@@ -178,6 +178,8 @@ function fields(snapshot: MonitorSnapshot): Map<string, unknown> {
     out.set('bimi.logoValid', snapshot.bimi.logoValid);
     out.set('bimi.certificateExpiring', snapshot.bimi.certificateExpiring);
   }
+  out.set('reports.unauthorised', snapshot.reports?.unauthorised ?? []);
+  out.set('reports.passRateDropped', snapshot.reports?.passRateDropped ?? false);
   return out;
 }
 

@@ -10,7 +10,7 @@ import type { Job, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { redisModules } from './redis-modules.js';
 import type { Monitor, MonitorStore } from '../store/monitors.js';
-import { runMonitor, type MonitorCheck, type RunOutcome } from './monitor-run.js';
+import { runMonitor, type MonitorCheck, type MonitorReportSource, type RunOutcome } from './monitor-run.js';
 import { firstSlot, MINUTE_MS, phaseOf, slotRunId } from './monitor-schedule.js';
 import { nextSlotIso, type MonitorScheduler } from './monitors.js';
 import { checkRedisUrl, REDIS_CALL_TIMEOUT_MS } from './queue.js';
@@ -134,6 +134,8 @@ export class RedisMonitorScheduler implements MonitorScheduler {
 export interface MonitorWorkerOptions extends MonitorQueueOptions {
   store: MonitorStore;
   check: MonitorCheck;
+  /** DMARC report signals added to each snapshot (src/jobs/monitor-run.ts). */
+  reportSignals?: MonitorReportSource | undefined;
   /** Run jobs processed at once. */
   concurrency?: number;
   /** Lock duration; the stalled-job check runs every half of it. */
@@ -165,7 +167,7 @@ export function startMonitorWorker(options: MonitorWorkerOptions): MonitorWorker
       const slot = slotOfJobId(job.id);
       const runId = job.data.runId ?? (slot !== undefined ? slotRunId(slot) : `job:${job.id ?? ''}`);
       const outcome = await runMonitor(
-        { store: options.store, check: options.check, now },
+        { store: options.store, check: options.check, reportSignals: options.reportSignals, now },
         job.data.monitorId,
         runId,
         job.data.runId === undefined ? (monitor, at) => nextSlotIso(monitor, at, minuteMs) : undefined,

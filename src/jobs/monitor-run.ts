@@ -11,7 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import { isSpoofCheckError } from '@spoof-checker/engine';
 import type { LookalikeReport, SpoofCheckResult } from '@spoof-checker/engine';
-import type { Monitor, MonitorCheckKind, MonitorSnapshot, NewMonitorHistoryEntry, WebhookDelivery } from '../store/monitors.js';
+import type { Monitor, MonitorCheckKind, MonitorReportSignals, MonitorSnapshot, NewMonitorHistoryEntry, WebhookDelivery } from '../store/monitors.js';
 import type { MonitorStore } from '../store/monitors.js';
 import { dnsFailureOf, lookalikeAlerts, snapshotOfResult, summaryOf, transition, type LookalikeAlert } from './monitor-changes.js';
 import { newDelivery } from './webhooks.js';
@@ -54,8 +54,13 @@ export interface MonitorChangedEvent {
 export interface MonitorRunDeps {
   store: MonitorStore;
   check: MonitorCheck;
+  /** The organisation's DMARC report signals for the domain (new unauthorised senders, a pass-rate drop); none when left out. */
+  reportSignals?: MonitorReportSource | undefined;
   now: () => Date;
 }
+
+/** Reads the report signals of an organisation's domain; null when there is nothing to alert on. */
+export type MonitorReportSource = (organizationId: string, domain: string) => Promise<MonitorReportSignals | null>;
 
 /** How a run ended. */
 export type RunOutcome = { kind: 'committed'; snapshot: MonitorSnapshot; changed: boolean; deliveries: number } | { kind: 'duplicate' } | { kind: 'gone' };
@@ -85,7 +90,12 @@ export async function observe(check: MonitorCheck, monitor: Pick<Monitor, 'domai
 export async function runMonitor(deps: MonitorRunDeps, monitorId: string, runId: string, nextRunAt?: (monitor: Monitor, at: Date) => string): Promise<RunOutcome> {
   let monitor = await deps.store.getById(monitorId);
   if (!monitor) return { kind: 'gone' };
-  const snapshot = await observe(deps.check, monitor);
+  let snapshot = await observe(deps.check, monitor);
+  if (snapshot.kind === 'checked' && deps.reportSignals) {
+    // A store that cannot answer gives no signal this time (the check itself still counts).
+    const signals = await deps.reportSignals(monitor.organizationId, monitor.domain).catch(() => null);
+    if (signals) snapshot = { ...snapshot, reports: signals };
+  }
   const checkedAt = deps.now();
   const at = checkedAt.toISOString();
   for (let attempt = 1; ; attempt++) {

@@ -5,7 +5,7 @@
 import type { MonitorStore } from '../store/monitors.js';
 import { INITIAL_MACHINE, summaryOf, transition } from './monitor-changes.js';
 import { RedisMonitorScheduler, startMonitorWorker, type MonitorWorker } from './monitor-queue.js';
-import { observe, type MonitorCheck } from './monitor-run.js';
+import { observe, type MonitorCheck, type MonitorReportSource } from './monitor-run.js';
 import { InProcessMonitorScheduler, MonitorService, secretOpener, serverKeyFor, type MonitorScheduler } from './monitors.js';
 import { DeliveryPump, type WebhookConnector } from './webhooks.js';
 import type { HostLookup } from '@spoof-checker/engine';
@@ -24,6 +24,8 @@ import { SECRET_KEY_VARIABLE } from './monitor-secrets.js';
 export interface StartMonitorServiceOptions {
   store: MonitorStore;
   check: MonitorCheck;
+  /** DMARC report signals added to each snapshot (in-process runs; a worker takes its own). */
+  reportSignals?: MonitorReportSource | undefined;
   /** With a URL, runs go on the BullMQ queue for `spoof-checker worker`s. */
   redisUrl?: string | undefined;
   allowPrivateAddresses: boolean;
@@ -62,6 +64,7 @@ export async function startMonitorService(options: StartMonitorServiceOptions): 
       : new InProcessMonitorScheduler({
           store: options.store,
           check: options.check,
+          reportSignals: options.reportSignals,
           log,
           onRun: (_id, outcome) => {
             if (outcome.kind === 'committed' && outcome.deliveries > 0) pump.poke();
@@ -92,6 +95,7 @@ export function describeMonitorMode(redisUrl: string | undefined): string {
 export async function startMonitorWorkerWithPump(options: {
   store: MonitorStore;
   check: MonitorCheck;
+  reportSignals?: MonitorReportSource | undefined;
   redisUrl: string;
   allowPrivateAddresses: boolean;
   env: NodeJS.ProcessEnv;
@@ -113,6 +117,7 @@ export async function startMonitorWorkerWithPump(options: {
     redisUrl: options.redisUrl,
     store: options.store,
     check: options.check,
+    reportSignals: options.reportSignals,
     onRun: (_job, outcome) => {
       if (outcome.kind === 'committed' && outcome.deliveries > 0) pump.poke();
     },

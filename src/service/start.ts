@@ -43,6 +43,7 @@ import { loadSeedFile } from '../store/seed.js';
 import type { Stores } from '../store/types.js';
 import type { WebPagesSettings } from '../web/plugin.js';
 import { SmtpReportReceiver } from '../ingest/smtp.js';
+import { monitorReportSignals } from '../ingest/summary.js';
 import { buildApp } from './compose.js';
 import { isDemoTransportDomain, startDemoTransport, type DemoTransport } from './demo-transport.js';
 
@@ -367,6 +368,7 @@ export async function startService(config: ServiceConfig): Promise<ServiceHandle
         startMonitorService({
           store: stores.monitors,
           check: checks.monitor,
+          reportSignals: monitorReportSignals(stores.reports),
           redisUrl: config.redisUrl,
           allowPrivateAddresses: config.allowPrivateAddresses,
           env: config.env,
@@ -400,6 +402,8 @@ export async function startService(config: ServiceConfig): Promise<ServiceHandle
           });
           const bound = await r.start();
           reportNotes.push(`SMTP report receiver on ${bound.host}:${bound.port}${reportAddresses.length > 0 ? ` for ${reportAddresses.join(', ')}` : ''} and the rua addresses of the zones`);
+          // RFC 7489 §7.1: receivers send another domain's reports here only if that domain agrees.
+          if (serviceDomain !== null) reportNotes.push(`a domain sending its reports here publishes <domain>._report._dmarc.${serviceDomain} TXT "v=DMARC1"`);
           return r;
         },
         (r) => r.stop(),
@@ -491,6 +495,7 @@ export async function startWorker(config: WorkerConfig): Promise<WorkerHandle> {
         startMonitorWorkerWithPump({
           store: stores.monitors,
           check: checks.monitor,
+          reportSignals: monitorReportSignals(stores.reports),
           redisUrl: config.redisUrl,
           allowPrivateAddresses: config.allowPrivateAddresses,
           env: config.env,

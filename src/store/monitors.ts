@@ -48,9 +48,23 @@ export type MonitorSnapshot =
        * BIMI_EXPIRY_WARNING_DAYS of its end (or past it). A flip of either is a change, and alerts.
        */
       bimi?: { grade: string; logoValid: boolean | null; certificateExpiring: boolean };
+      /**
+       * What the organisation's DMARC reports say (src/ingest/summary.ts `monitorReportSignals`);
+       * present only when there is something to alert on: unauthorised senders above the volume
+       * floor (sorted), or a drop of the DMARC pass rate.
+       */
+      reports?: MonitorReportSignals;
     }
   | { kind: 'domain-not-found' }
   | { kind: 'could-not-check'; reason: string };
+
+/** The report-based part of a monitor's snapshot. */
+export interface MonitorReportSignals {
+  /** Sources classed unauthorised in the last week of reports, over the volume floor, sorted. */
+  unauthorised: string[];
+  /** True when the last week's DMARC pass rate fell well below the weeks before. */
+  passRateDropped: boolean;
+}
 
 /** The kind of outcome of one check. */
 export type MonitorOutcome = MonitorSnapshot['kind'];

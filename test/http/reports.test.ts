@@ -64,6 +64,12 @@ describe('report routes', () => {
     expect(rejections.json().rejections.map((r: { reason: string }) => r.reason).sort()).toEqual(['doctype', 'truncated']);
   });
 
+  it('the record log of an upload keeps the file’s type and size, never its bytes', async () => {
+    const response = await upload(fixture(GOOGLE_ZIP), 'application/zip');
+    const log = await app.inject({ method: 'GET', url: `/api/logs/v1/${response.headers['x-log-id']}`, headers: bearerA });
+    expect(log.json().request_body).toEqual({ reportFile: `application/zip, ${fixture(GOOGLE_ZIP).length} bytes` });
+  });
+
   it('refuses a body that is not a report file type (415) and an upload without a key (401)', async () => {
     expect((await upload(Buffer.from('x'), 'image/png')).json()).toMatchObject({ code: 'UNSUPPORTED_MEDIA_TYPE' });
     expect((await app.inject({ method: 'POST', url: REPORTS_PATH, headers: { 'content-type': 'application/zip' }, payload: fixture(GOOGLE_ZIP) })).statusCode).toBe(401);
@@ -83,7 +89,7 @@ describe('report routes', () => {
 
   it('the summary, senders, readiness and TLS of a domain', async () => {
     const summary = (await app.inject({ method: 'GET', url: `${REPORTS_PATH}/domains/${REPORT_DOMAIN}`, headers: bearerA })).json();
-    expect(summary).toMatchObject({ domain: REPORT_DOMAIN, days: 30, reports: 5, duplicates: 1, spf: { status: 'found' } });
+    expect(summary).toMatchObject({ domain: REPORT_DOMAIN, days: 30, reports: 5, duplicates: 2, spf: { status: 'found' } });
     expect(summary.spfTighten.record).toMatch(/^v=spf1 /);
     expect(summary.externalDestination).toEqual({ name: `${REPORT_DOMAIN}._report._dmarc.reports.service.example`, value: 'v=DMARC1' });
     const senders = (await app.inject({ method: 'GET', url: `${REPORTS_PATH}/domains/${REPORT_DOMAIN}/senders?days=30`, headers: bearerA })).json();

@@ -183,6 +183,8 @@ describe('reports show', () => {
     expect(summary.spfTighten.record).toMatch(/^v=spf1 /);
     expect(summary.tls).toEqual(expected.tls);
     expect(summary.selectors).toEqual(expected.selectors);
+    // With DNS, every sender's reverse name was asked (the fixture zones have no PTR records: none).
+    expect(summary.senders.every((s: { reverseName: { status: string } | null }) => s.reverseName !== null && ['none', 'found', 'error', 'skipped'].includes(s.reverseName.status))).toBe(true);
     expect(summary).toMatchObject({ domain: REPORT_DOMAIN, days: 30, duplicates: 0, unauthenticatedReports: aggregate.length, spf: { status: 'found' } });
   });
 

@@ -208,3 +208,17 @@ describe('serve --smtp-port: the receiver as a component of startService', () =>
     }
   });
 });
+
+describe('serve flags for the receiver', () => {
+  it('--smtp-port, --smtp-host and --report-address (repeatable, comma-separated, from the environment), each checked', async () => {
+    const { serveConfig } = await import('../../src/cli/serve.js');
+    const config = serveConfig(['--smtp-port', '2525', '--report-address', 'DMARC@Reports.Example,tls@reports.example', '--report-address', 'x@y.example'], {});
+    expect(config !== 'help' && config.reports).toEqual({ reportAddresses: ['dmarc@reports.example', 'tls@reports.example', 'x@y.example'], smtp: { host: '127.0.0.1', port: 2525 } });
+    const fromEnv = serveConfig(['--host', '::'], { SPOOF_CHECKER_SMTP_PORT: '0', SPOOF_CHECKER_REPORT_ADDRESS: 'a@b.example' });
+    expect(fromEnv !== 'help' && fromEnv.reports).toEqual({ reportAddresses: ['a@b.example'], smtp: { host: '::', port: 0 } });
+    expect(() => serveConfig(['--report-address', 'not-an-address'], {})).toThrow(/--report-address must be an address/);
+    expect(() => serveConfig(['--smtp-port', '70000'], {})).toThrow(/--smtp-port must be a whole number/);
+    const none = serveConfig([], {});
+    expect(none !== 'help' && none.reports).toBeUndefined();
+  });
+});

@@ -37,6 +37,8 @@ export type MonitorSnapshot =
       findings: string[];
       /** Present when the monitor asked for the transport check and the result carried one. */
       transport?: { verdict: string };
+      /** Present when the result was DNSSEC-validated: its status, and whether signatures expire soon. */
+      dnssec?: { status: string; expiring: boolean };
     }
   | { kind: 'domain-not-found' }
   | { kind: 'could-not-check'; reason: string };

@@ -97,6 +97,8 @@ describe('checkDomain({ dnssec })', () => {
     expect([result.dnssec?.status, result.dnssec?.reason.code]).toEqual(['bogus', 7]);
     const now = await checkDomain('secure-nsec.test', { resolver: network, dnssec: { query: network.dnssecQuery(), anchors: fixtureAnchors(), now: () => FIXED_NOW } });
     expect(now.dnssec?.status).toBe('secure');
+    // Every fixture signature of the chain (root, test., the zone) expires on 2035-01-01.
+    expect(now.dnssec?.signaturesExpire).toBe('2035-01-01T00:00:00.000Z');
     network.close();
   });
 

@@ -25,6 +25,11 @@ export interface DnssecResult {
   status: DnssecResultStatus;
   reason: DnssecReason;
   rrsets: DnssecRRsetResult[];
+  /**
+   * When the first of the signatures this validation relied on expires (ISO 8601), or null when
+   * nothing verified: a zone that is not re-signed in time turns bogus then (monitors alert ahead).
+   */
+  signaturesExpire: string | null;
 }
 
 /** `CheckOptions.dnssec`: how to ask (DO and CD), from which anchors, at what time. */
@@ -37,7 +42,7 @@ export interface CheckDnssecOptions {
 
 /** The `not-checked` result with its reason. */
 export function dnssecNotChecked(text: string, code: number | null = null): DnssecResult {
-  return { status: 'not-checked', reason: { code, text }, rrsets: [] };
+  return { status: 'not-checked', reason: { code, text }, rrsets: [], signaturesExpire: null };
 }
 
 /** Validation under way for one domain; `finish` adds the DMARC record's name and gives the result. */
@@ -78,7 +83,8 @@ export function startDnssec(domain: string, options: CheckDnssecOptions): Dnssec
       const rrsets = [txt, dmarcName === defaultDmarc ? dmarc : await one(dmarcName, 'TXT'), mx] as DnssecRRsetResult[];
       const worst = weakest(rrsets) as DnssecRRsetResult;
       const reason = worst.status === 'secure' ? { code: null, text: 'The SPF, DMARC and MX answers are signed and verify from the trust anchor down.' } : worst.reason;
-      return { status: worst.status, reason, rrsets };
+      const earliest = validator.earliestExpiration();
+      return { status: worst.status, reason, rrsets, signaturesExpire: earliest === undefined ? null : new Date(earliest * 1000).toISOString() };
     },
   };
 }

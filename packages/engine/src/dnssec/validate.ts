@@ -201,11 +201,18 @@ export class Validator {
   private readonly now: () => number;
   private readonly zoneStates = new Map<string, Promise<ZoneState>>();
   private queries = 0;
+  /** The earliest expiration (epoch seconds) of the signatures that verified. */
+  private earliest: number | undefined;
 
   constructor(options: ValidatorOptions) {
     this.query = options.query;
     this.anchors = options.anchors;
     this.now = options.now ?? (() => Date.now() / 1000);
+  }
+
+  /** The earliest expiration (seconds since the epoch) of every signature that verified so far. */
+  earliestExpiration(): number | undefined {
+    return this.earliest;
   }
 
   /** The queries sent so far. */
@@ -441,7 +448,11 @@ export class Validator {
         continue;
       }
       const data = signedData(set, sig);
-      if (keys.some((k) => verifySignature(k, sig, data))) return { status: 'secure', reason: SECURE, signature: sig };
+      if (keys.some((k) => verifySignature(k, sig, data))) {
+        const expires = now + serialDiff(sig.expiration, now); // RFC 1982: the absolute time of the serial
+        if (this.earliest === undefined || expires < this.earliest) this.earliest = expires;
+        return { status: 'secure', reason: SECURE, signature: sig };
+      }
       failures.push({ code: EDE.DNSSEC_BOGUS, text: `The RRSIG over ${label} does not verify (the data or the signature was changed).` });
     }
     const order = [EDE.DNSSEC_BOGUS, EDE.SIGNATURE_EXPIRED, EDE.SIGNATURE_NOT_YET_VALID, EDE.DNSKEY_MISSING, EDE.UNSUPPORTED_DNSKEY_ALGORITHM] as number[];

@@ -108,6 +108,10 @@ export type {
   ValidationResult,
   ValidatorOptions,
 } from './dnssec/index.js';
+/** DANE for SMTP: TLSA records matched against the chain an MX sent after STARTTLS (RFC 7672, RFC 7671). */
+export { chainAsSent, matchTlsa, parseTlsaRdata, rolloverScheme } from './dane/index.js';
+export type { DaneMatch, DaneOutcome, RolloverScheme, TlsaRecord } from './dane/index.js';
+export type { DaneVerdict, MxTlsa } from './transport/dane.js';
 /** Signed zone files served as RFC 4035 §3 says, by `startDnsServer({ signedZones })`. */
 export { loadSignedZoneDirectory, SignedZoneSet } from './zones/signed.js';
 

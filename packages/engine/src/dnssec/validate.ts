@@ -40,6 +40,7 @@ import { base32hexEncode } from './wire/zonefile.js';
 import {
   ALGORITHM_NAMES,
   DNSKEY_FLAG_REVOKE,
+  DNSKEY_FLAG_SEP,
   DNSKEY_FLAG_ZONE,
   dsDigest,
   type DnskeyData,
@@ -398,7 +399,11 @@ export class Validator {
       usable.some((d) => d.keyTag === k.keyTag && d.algorithm === k.algorithm && dsDigest(zone, k, d.digestType)?.equals(d.digest) === true),
     );
     if (entry.length === 0) {
-      return { status: 'bogus', zone, reason: { code: EDE.DNSKEY_MISSING, text: `No DNSKEY of ${zone || '.'} matches ${source} (key tags ${usable.map((d) => d.keyTag).join(', ') || 'of the anchor'}).` } };
+      // The fix is at the parent (the registrar): the DS of the key-signing keys the zone now serves.
+      const seps = zoneKeys.filter((k) => (k.flags & DNSKEY_FLAG_SEP) !== 0 && SUPPORTED_ALGORITHMS.has(k.algorithm));
+      const records = (seps.length > 0 ? seps : zoneKeys).slice(0, 4).map((k) => `${zone || ''}. IN DS ${k.keyTag} ${k.algorithm} 2 ${dsDigest(zone, k, 2)?.toString('hex').toUpperCase()}`);
+      const fix = anchorKeys.length === 0 && records.length > 0 ? ` Publish at the registrar the DS of the key the zone now serves: ${records.join('; ')}.` : '';
+      return { status: 'bogus', zone, reason: { code: EDE.DNSKEY_MISSING, text: `No DNSKEY of ${zone || '.'} matches ${source} (key tags ${usable.map((d) => d.keyTag).join(', ') || 'of the anchor'}).${fix}` } };
     }
     const verdict = this.verifyRRset(set, response.message.answer, { status: 'secure', zone, keys: entry });
     if (verdict.status !== 'secure') return { status: 'bogus', zone, reason: { ...verdict.reason, text: `The DNSKEY set of ${zone || '.'}: ${verdict.reason.text}` } };

@@ -94,7 +94,7 @@ export type { TlsTrust } from './transport/tls-peer.js';
  * DNSSEC: the validating stub (trust anchor → DS → DNSKEY → RRSIG, NSEC/NSEC3 denial; RFC 4035 §5),
  * its DO+CD query client, the IANA root anchors and anchor files, and `result.dnssec`'s types.
  */
-export { createRawQuery, EDE, IANA_ROOT_ANCHOR_DS, ianaRootAnchors, loadTrustAnchorFile, parseTrustAnchors, startDnssec, Validator } from './dnssec/index.js';
+export { createRawQuery, DnssecCache, EDE, IANA_ROOT_ANCHOR_DS, ianaRootAnchors, loadTrustAnchorFile, parseTrustAnchors, startDnssec, Validator } from './dnssec/index.js';
 export type {
   CheckDnssecOptions,
   DnssecReason,

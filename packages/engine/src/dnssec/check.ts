@@ -6,7 +6,7 @@
  * zone (zone files, a resolver that strips it). The spoof verdict never depends on it.
  */
 import { EDE, type DnssecReason, type DnssecStatus, type RawQuery, type TrustAnchor } from './types.js';
-import { Validator, weakest } from './validate.js';
+import { type DnssecCache, Validator, weakest } from './validate.js';
 import { groupRRsets, TYPE } from './wire/canonical.js';
 
 /** A result's DNSSEC state: a validator's state, or `not-checked` (never shown as secure). */
@@ -38,6 +38,8 @@ export interface CheckDnssecOptions {
   anchors: readonly TrustAnchor[];
   /** Seconds since the epoch; the real clock unless a test injects one. */
   now?: () => number;
+  /** Zone states shared between checks that use the same query and anchors (`DnssecCache`). */
+  cache?: DnssecCache | undefined;
 }
 
 /** The `not-checked` result with its reason. */
@@ -55,7 +57,7 @@ export interface DnssecWork {
  * validates the name the DMARC record was found at when it is another, then reports. Never rejects.
  */
 export function startDnssec(domain: string, options: CheckDnssecOptions): DnssecWork {
-  const validator = new Validator({ query: options.query, anchors: options.anchors, ...(options.now ? { now: options.now } : {}) });
+  const validator = new Validator({ query: options.query, anchors: options.anchors, cache: options.cache, ...(options.now ? { now: options.now } : {}) });
   const anchor = validator.anchorZoneOf(domain);
   if (anchor === undefined) {
     const result = dnssecNotChecked(`No trust anchor covers ${domain}: nothing to validate from.`);

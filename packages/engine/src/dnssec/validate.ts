@@ -80,11 +80,54 @@ export interface ValidatorOptions {
   anchors: readonly TrustAnchor[];
   /** The time, in seconds since the epoch (injectable for tests); `Date.now()/1000` otherwise. */
   now?: () => number;
+  /** Zone states shared between validations (one `DnssecCache` for many checks); none unless given. */
+  cache?: DnssecCache | undefined;
+}
+
+/** How long a zone's state (its keys, or why it is insecure or bogus) is kept, at most. */
+export const DNSSEC_CACHE_SECONDS = 300;
+/** Zone states a `DnssecCache` holds; the oldest goes first. */
+export const DNSSEC_CACHE_ENTRIES = 10_000;
+
+/**
+ * Zone states (authenticated keys, or a proven insecure or bogus state) shared by the validations of
+ * many checks, each for `DNSSEC_CACHE_SECONDS` at most and never past the first expiry of the
+ * signatures it rests on; indeterminate states are not kept. Uses the real clock.
+ */
+export class DnssecCache {
+  readonly #entries = new Map<string, { expires: number; state: Promise<ZoneState> }>();
+  /** @internal */
+  get(key: string): Promise<ZoneState> | undefined {
+    const held = this.#entries.get(key);
+    if (!held) return undefined;
+    if (held.expires <= Date.now() / 1000) {
+      this.#entries.delete(key);
+      return undefined;
+    }
+    return held.state;
+  }
+  /** @internal */
+  set(key: string, state: Promise<ZoneState>): void {
+    const now = Date.now() / 1000;
+    this.#entries.set(key, { expires: now + DNSSEC_CACHE_SECONDS, state });
+    void state.then((settled) => {
+      if (settled.status === 'indeterminate') this.#entries.delete(key);
+      else if (settled.status === 'secure' && settled.chainExpires !== undefined) {
+        const entry = this.#entries.get(key);
+        if (entry) entry.expires = Math.min(entry.expires, settled.chainExpires);
+      }
+    });
+    while (this.#entries.size > DNSSEC_CACHE_ENTRIES) this.#entries.delete(this.#entries.keys().next().value as string);
+  }
+  /** Zone states held. */
+  get size(): number {
+    return this.#entries.size;
+  }
 }
 
 /** The state of the zone a name falls in, as the walk from the anchor found it. */
 type ZoneState =
-  | { status: 'secure'; zone: string; keys: DnskeyData[] }
+  | { status: 'secure'; zone: string; keys: DnskeyData[]; /** Earliest expiry (epoch seconds) of the signatures of the chain down to these keys. */ chainExpires?: number }
   | { status: 'insecure' | 'bogus' | 'indeterminate'; zone: string; reason: DnssecReason };
 
 type Verdict = { status: DnssecStatus; reason: DnssecReason };
@@ -201,6 +244,7 @@ export class Validator {
   private readonly anchors: readonly TrustAnchor[];
   private readonly now: () => number;
   private readonly zoneStates = new Map<string, Promise<ZoneState>>();
+  private readonly cache: DnssecCache | undefined;
   private queries = 0;
   /** The earliest expiration (epoch seconds) of the signatures that verified. */
   private earliest: number | undefined;
@@ -209,6 +253,7 @@ export class Validator {
     this.query = options.query;
     this.anchors = options.anchors;
     this.now = options.now ?? (() => Date.now() / 1000);
+    this.cache = options.cache;
   }
 
   /** The earliest expiration (seconds since the epoch) of every signature that verified so far. */
@@ -302,10 +347,24 @@ export class Validator {
   private zoneState(name: string): Promise<ZoneState> {
     let state = this.zoneStates.get(name);
     if (!state) {
-      state = this.computeZoneState(name);
+      const key = `${this.anchorFor(name)?.zone ?? '-'}|${name}`;
+      state = this.cache?.get(key);
+      if (!state) {
+        state = this.computeZoneState(name);
+        this.cache?.set(key, state);
+      }
+      // The chain's signatures count for signaturesExpire, whether verified now or before.
+      state = state.then((settled) => {
+        if (settled.status === 'secure' && settled.chainExpires !== undefined) this.noteExpiry(settled.chainExpires);
+        return settled;
+      });
       this.zoneStates.set(name, state);
     }
     return state;
+  }
+
+  private noteExpiry(expires: number): void {
+    if (this.earliest === undefined || expires < this.earliest) this.earliest = expires;
   }
 
   private async computeZoneState(name: string): Promise<ZoneState> {
@@ -317,6 +376,12 @@ export class Validator {
     return this.cut(parent, name);
   }
 
+  /** RFC 1982: the absolute time (epoch seconds) of a 32-bit signature time, near now. */
+  private absolute(serial: number): number {
+    const now = Math.floor(this.now()) >>> 0;
+    return now + serialDiff(serial, now);
+  }
+
   /** RFC 4035 §5.2: is `name` a cut below `parent`, and if so, what is the child's state? */
   private async cut(parent: Extract<ZoneState, { status: 'secure' }>, name: string): Promise<ZoneState> {
     const response = await this.ask(name, TYPE.DS);
@@ -326,7 +391,8 @@ export class Validator {
     if (ds) {
       const verdict = this.verifyRRset(ds, message.answer, parent);
       if (verdict.status !== 'secure') return { status: 'bogus', zone: name, reason: verdict.reason };
-      return this.enterZone(name, ds.rdatas, [], `the DS at ${parent.zone || '.'}`);
+      const chain = Math.min(parent.chainExpires ?? Infinity, verdict.signature ? this.absolute(verdict.signature.expiration) : Infinity);
+      return this.enterZone(name, ds.rdatas, [], `the DS at ${parent.zone || '.'}`, chain);
     }
     if (groupRRsets(message.answer).some((s) => s.name === name && s.type === TYPE.CNAME)) return parent; // a CNAME is no cut
     // No DS: the parent must prove it (RFC 4035 §5.2; RFC 6840 §4.4; RFC 5155 §8.6).
@@ -372,7 +438,7 @@ export class Validator {
   }
 
   /** RFC 4035 §5.2: authenticates `zone`'s DNSKEY RRset from DS RDATAs (or anchor keys). */
-  private async enterZone(zone: string, dsRdatas: readonly Buffer[], anchorKeys: readonly Buffer[], source: string): Promise<ZoneState> {
+  private async enterZone(zone: string, dsRdatas: readonly Buffer[], anchorKeys: readonly Buffer[], source: string, chainExpires = Infinity): Promise<ZoneState> {
     const allDs = dsRdatas.map(parseDs).filter((d) => d !== undefined);
     let usable = allDs.filter((d) => SUPPORTED_ALGORITHMS.has(d.algorithm) && SUPPORTED_DIGESTS.has(d.digestType));
     if (anchorKeys.length === 0 && usable.length === 0) {
@@ -407,7 +473,8 @@ export class Validator {
     }
     const verdict = this.verifyRRset(set, response.message.answer, { status: 'secure', zone, keys: entry });
     if (verdict.status !== 'secure') return { status: 'bogus', zone, reason: { ...verdict.reason, text: `The DNSKEY set of ${zone || '.'}: ${verdict.reason.text}` } };
-    return { status: 'secure', zone, keys: zoneKeys };
+    const expires = Math.min(chainExpires, verdict.signature ? this.absolute(verdict.signature.expiration) : Infinity);
+    return { status: 'secure', zone, keys: zoneKeys, ...(Number.isFinite(expires) ? { chainExpires: expires } : {}) };
   }
 
   /**
@@ -454,8 +521,7 @@ export class Validator {
       }
       const data = signedData(set, sig);
       if (keys.some((k) => verifySignature(k, sig, data))) {
-        const expires = now + serialDiff(sig.expiration, now); // RFC 1982: the absolute time of the serial
-        if (this.earliest === undefined || expires < this.earliest) this.earliest = expires;
+        this.noteExpiry(this.absolute(sig.expiration));
         return { status: 'secure', reason: SECURE, signature: sig };
       }
       failures.push({ code: EDE.DNSSEC_BOGUS, text: `The RRSIG over ${label} does not verify (the data or the signature was changed).` });

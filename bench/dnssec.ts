@@ -2,11 +2,12 @@
  * The cost of DNSSEC validation (`result.dnssec`): the same checks with validation on and off, over
  * the signed fixture zones (fixtures/dnssec) on the embedded server on loopback, cold (a new DNS
  * cache for every round) and warm (one cache for all rounds). Reports checks per second and, with
- * validation on, the signature verifications and the validation queries per check.
+ * validation on, the signature verifications per check.
  *
- * The validator keeps no state between checks (each check walks from the anchor again), so "warm"
- * warms only the spoof check's own lookups: the difference on-versus-off is the validation's cost.
- * The server runs in this process, so the figures include its answering.
+ * Modes: `off`; `on` (each check walks from the anchor again: "warm" warms only the spoof check's
+ * own lookups, so on-versus-off is the validation's whole cost); `on+cache` (one `DnssecCache` for
+ * all checks of the row, as `check` shares one between its inputs). The server runs in this
+ * process, so the figures include its answering.
  *
  *   npx tsx bench/dnssec.ts            full run
  *   npx tsx bench/dnssec.ts --quick    fewer rounds

@@ -30,6 +30,7 @@ import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo, type Command } from './io
 import type { RangeData } from '@spoof-checker/engine';
 import { describeRanges, rangesFromFlag } from './ranges-options.js';
 import { resolverFromFlags } from './resolver-options.js';
+import { dnssecFromFlags } from './check.js';
 import { parseConnectPorts, TRANSPORT_OPTIONS, TRANSPORT_USAGE, transportOptionsFromFlags, type TransportFlags } from './transport-options.js';
 
 /** Port without `--port`/`PORT`. */
@@ -99,6 +100,9 @@ Options (each overrides the environment variable in brackets):
                         and queue batch checks there for 'spoof-checker worker' (without it, batches run in this process)
                         and schedule monitors there (without it, monitors run in this process)
   --public-history      link result pages to the public history of monitored domains (/history/<domain>)
+  --trust-anchor FILE   validate DNSSEC (result "dnssec", monitors' signature-expiry alerts) from the DS or DNSKEY
+                        records in FILE instead of the IANA root KSKs
+  --no-dnssec           no DNSSEC validation (on by default with DNS servers; never with --zones)
 Transport checks ("checks": ["transport"] in the API, "Mail sent to you" on the page); --allow-private-addresses also lets webhooks reach such addresses:
 ${TRANSPORT_USAGE}
   --demo                zones fixtures/zones, seed fixtures/seed/demo.json, the scenarios' DNS faults, port ${DEMO_SERVE_PORT},
@@ -152,6 +156,10 @@ export interface ServeConfig {
   environment: string;
   /** The transport probe's flags (--tls-ca, --connect-ports, --allow-private-addresses). */
   transport: TransportFlags;
+  /** `--trust-anchor FILE`: DNSSEC from these DS/DNSKEY records instead of the IANA root's. */
+  trustAnchor?: string | undefined;
+  /** `--no-dnssec`: no DNSSEC validation (it is on by default over DNS servers). */
+  noDnssec?: boolean | undefined;
 }
 
 /** Reads `key:organizationId,key:organizationId`. Throws `UsageError` naming the bad entry. */
@@ -294,6 +302,8 @@ export function serveConfig(args: string[], env: NodeJS.ProcessEnv): ServeConfig
       ...TRANSPORT_OPTIONS,
       [PUBLIC_DEMO_FLAG]: { type: 'boolean' },
       'public-history': { type: 'boolean' },
+      'trust-anchor': { type: 'string' },
+      'no-dnssec': { type: 'boolean' },
     },
     false,
   );
@@ -349,6 +359,8 @@ export function serveConfig(args: string[], env: NodeJS.ProcessEnv): ServeConfig
     logLevel,
     environment: env['NODE_ENV'] || 'development',
     transport: { tlsCa: values['tls-ca'], connectPorts: values['connect-ports'], allowPrivateAddresses: values['allow-private-addresses'] },
+    trustAnchor: values['trust-anchor'],
+    noDnssec: values['no-dnssec'],
   };
 }
 
@@ -435,13 +447,16 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
         io.err(`spoof-checker serve: the store already holds data: seed ${config.seed} skipped\n`);
       }
     }
-    const { resolverFor, description } = await resolverFromFlags({
+    const { resolverFor, description, network } = await resolverFromFlags({
       ...(config.zones !== undefined ? { zones: config.zones } : {}),
       ...(config.resolver !== undefined ? { resolver: config.resolver } : {}),
       ...(config.timeout !== undefined ? { timeout: config.timeout } : {}),
       ...(config.faults !== undefined ? { faults: config.faults } : {}),
     });
     dnsDescription = description;
+    // DNSSEC over DNS servers (IANA anchors or --trust-anchor), with one zone-state cache for the process.
+    const dnssecOption = await dnssecFromFlags(config.trustAnchor, config.noDnssec, network);
+    const dnssec = dnssecOption === undefined ? {} : { dnssec: dnssecOption };
     // One probe cache for the process; the flags' CA file and ports checked now (a bad one: exit 2).
     const transport = await transportOptionsFromFlags(config.transport);
     const logger: FastifyServerOptions['logger'] = { level: config.logLevel, stream: { write: (line: string) => io.out(line) } };
@@ -451,7 +466,7 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
     // Batches: on the Redis queue when --redis is given (workers check), else in this process.
     batches = await startBatchService({
       store: stores.batches,
-      check: (domain) => checkDomain(domain, { resolver: resolverFor(domain), ranges: config.ranges, ...(config.baseUrl !== undefined ? { baseUrl: config.baseUrl } : {}) }),
+      check: (domain) => checkDomain(domain, { resolver: resolverFor(domain), ranges: config.ranges, ...dnssec, ...(config.baseUrl !== undefined ? { baseUrl: config.baseUrl } : {}) }),
       redisUrl: config.redis,
       namesPerDay: batchNamesPerDayFromEnv(io.env),
       log: (message, error) => io.err(`spoof-checker serve: ${message}${error instanceof Error ? `: ${error.message}` : ''}\n`),
@@ -460,6 +475,7 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
       checkDomain(domain, {
         resolver: resolverFor(domain),
         ranges: config.ranges,
+        ...dnssec,
         ...(config.baseUrl !== undefined ? { baseUrl: config.baseUrl } : {}),
         // A monitor that asks for the transport check gets it, with serve's transport flags.
         ...(options.checks.includes('transport') ? { transport } : {}),
@@ -482,6 +498,7 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
         checkDomain(domain, {
           resolver: resolverFor(domain),
           ranges: config.ranges,
+          ...dnssec,
           ...(config.baseUrl !== undefined ? { baseUrl: config.baseUrl } : {}),
           ...(options?.selectors ? { selectors: options.selectors } : {}),
           ...(options?.transport ? { transport } : {}),

@@ -3,7 +3,7 @@
  * Start as many as you like, on as many machines; stop with SIGINT/SIGTERM (the chunks running are
  * finished first; a worker killed outright loses nothing: its chunks go back on the queue).
  */
-import { checkDomain } from '@spoof-checker/engine';
+import { checkDomain, type CheckOptions } from '@spoof-checker/engine';
 import { DEFAULT_BATCH_CONCURRENCY } from '../jobs/model.js';
 import { checkRedisUrl } from '../jobs/queue.js';
 import { DEFAULT_LOCK_DURATION_MS, startBatchWorker } from '../jobs/worker.js';
@@ -14,6 +14,7 @@ import { integerOption, parseCommandArgs, RESOLVER_OPTIONS, UsageError } from '.
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Command } from './io.js';
 import { RANGES_HELP, rangesFromFlag } from './ranges-options.js';
 import { resolverFromFlags } from './resolver-options.js';
+import { dnssecFromFlags } from './check.js';
 import { SCAN_CACHE_MAX_ENTRIES } from './scan.js';
 
 /** Most names one worker checks at once. */
@@ -43,6 +44,8 @@ Options:
                         another worker takes it over (default ${DEFAULT_LOCK_DURATION_MS})
 ${RANGES_HELP}
   --allow-private-addresses  let webhooks reach loopback and private addresses (labs and tests only)
+  --trust-anchor FILE        validate DNSSEC from the DS or DNSKEY records in FILE instead of the IANA root KSKs
+  --no-dnssec                no DNSSEC validation (on by default with DNS servers; never with --zones)
   -h, --help            this text
 
 Environment: SPOOF_CHECKER_SECRET_KEY, when the API was given one (the key that seals webhook secrets).
@@ -75,6 +78,8 @@ function readSettings(args: string[], env: NodeJS.ProcessEnv) {
       faults: { type: 'string' },
       ranges: { type: 'string' },
       'allow-private-addresses': { type: 'boolean' },
+      'trust-anchor': { type: 'string' },
+      'no-dnssec': { type: 'boolean' },
     },
     false,
   );
@@ -93,6 +98,8 @@ function readSettings(args: string[], env: NodeJS.ProcessEnv) {
     lockDurationMs: integerOption(values['lock-duration'], 'lock-duration', DEFAULT_LOCK_DURATION_MS, 1000, 600_000),
     ranges: rangesFromFlag(values.ranges, env),
     allowPrivateAddresses: values['allow-private-addresses'] ?? false,
+    trustAnchor: values['trust-anchor'],
+    noDnssec: values['no-dnssec'],
     resolverFlags: { zones: values.zones, resolver: values.resolver, timeout: values.timeout, cacheMaxEntries: SCAN_CACHE_MAX_ENTRIES, faults: values.faults },
   };
 }
@@ -111,8 +118,12 @@ export const worker: Command = async (args, io) => {
     return EXIT_OK;
   }
   let built;
+  let dnssec: Partial<Pick<CheckOptions, 'dnssec'>> = {};
   try {
     built = await resolverFromFlags(settings.resolverFlags);
+    // DNSSEC over DNS servers, as serve does (one zone-state cache for the process).
+    const option = await dnssecFromFlags(settings.trustAnchor, settings.noDnssec, built.network);
+    if (option !== undefined) dnssec = { dnssec: option };
   } catch (error) {
     io.err(`spoof-checker worker: ${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
     return EXIT_USAGE;
@@ -131,7 +142,7 @@ export const worker: Command = async (args, io) => {
   const running = startBatchWorker({
     redisUrl: settings.redis,
     store: opened.stores.batches,
-    check: (input) => checkDomain(input, { resolver: resolverFor(input), ranges: settings.ranges }),
+    check: (input) => checkDomain(input, { resolver: resolverFor(input), ranges: settings.ranges, ...dnssec }),
     concurrency: settings.concurrency,
     lockDurationMs: settings.lockDurationMs,
     onChunk: (_job, outcome) => {
@@ -145,7 +156,7 @@ export const worker: Command = async (args, io) => {
     monitorWorker = await startMonitorWorkerWithPump({
       store: opened.stores.monitors,
       // A monitor that asks for the transport check gets it (ports 25 and 443; private addresses only with the flag).
-      check: (domain, options) => checkDomain(domain, { resolver: resolverFor(domain), ranges: settings.ranges, ...(options.checks.includes('transport') ? { transport: { allowPrivateAddresses: settings.allowPrivateAddresses } } : {}) }),
+      check: (domain, options) => checkDomain(domain, { resolver: resolverFor(domain), ranges: settings.ranges, ...dnssec, ...(options.checks.includes('transport') ? { transport: { allowPrivateAddresses: settings.allowPrivateAddresses } } : {}) }),
       redisUrl: settings.redis,
       allowPrivateAddresses: settings.allowPrivateAddresses,
       env: io.env,

@@ -77,7 +77,7 @@ declare -A ALG=(
   [expired]=ECDSAP256SHA256 [future]=ECDSAP256SHA256 [ds-mismatch]=ECDSAP256SHA256
   [no-dnskey]=ECDSAP256SHA256 [no-rrsig]=ECDSAP256SHA256 [tampered]=ECDSAP256SHA256
   [wrong-signer]=ECDSAP256SHA256 [unsupported-alg]=ECDSAP256SHA256 [unsupported-digest]=ECDSAP256SHA256
-  [optout]=ECDSAP256SHA256 [iter200]=ECDSAP256SHA256 [cname]=ECDSAP256SHA256
+  [optout]=ECDSAP256SHA256 [iter200]=ECDSAP256SHA256 [cname]=ECDSAP256SHA256 [mx-cname]=ECDSAP256SHA256
 )
 declare -A OPTS=(
   [secure-nsec3]="-n -t 0" [alg7]="-n -t 0" [optout]="-n -t 0 -p" [iter200]="-n -t 200 -s abcd"
@@ -100,6 +100,10 @@ for name in "${children[@]}"; do
       echo "to-insecure 3600 IN CNAME mx1.unsigned.test." >>"$work/$zone.zone"
       echo "to-bogus 3600 IN CNAME mx1.expired.test." >>"$work/$zone.zone"
       echo "to-secure 3600 IN CNAME mx1.secure-nsec.test." >>"$work/$zone.zone" ;;
+    mx-cname)
+      # The MX host is a CNAME into another signed zone: the TLSA base domain is the target (RFC 7672 §2.2.3).
+      sed -i "s/^@ 3600 IN MX 10 mx1\.$zone\./@ 3600 IN MX 10 mx-alias.$zone./" "$work/$zone.zone"
+      echo "mx-alias 3600 IN CNAME mx1.secure-nsec.test." >>"$work/$zone.zone" ;;
     optout)
       # An unsigned delegation inside an opt-out span: it has no NSEC3 of its own (RFC 5155 §6).
       echo "deleg 3600 IN NS ns1.test." >>"$work/$zone.zone" ;;

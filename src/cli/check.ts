@@ -1,4 +1,4 @@
-import { checkDomain, ianaRootAnchors, loadTrustAnchorFile, type CheckOptions } from '@spoof-checker/engine';
+import { checkDomain, DnssecCache, ianaRootAnchors, loadTrustAnchorFile, type CheckOptions } from '@spoof-checker/engine';
 import { isSpoofCheckError } from '@spoof-checker/engine';
 import type { SpoofCheckResult } from '@spoof-checker/engine';
 import { parseCommandArgs, RESOLVER_OPTIONS, UsageError } from './args.js';
@@ -128,7 +128,8 @@ export async function dnssecFromFlags(trustAnchor: string | undefined, off: bool
   } catch (error) {
     throw new UsageError(`${error instanceof Error ? error.message : String(error)}; a trust anchor file holds DS or DNSKEY records in zone-file form, such as ". IN DS 20326 8 2 E06D…"`);
   }
-  return { query: network.dnssecQuery(), anchors };
+  // One cache for the inputs of this command: they share the root's and the TLDs' keys.
+  return { query: network.dnssecQuery(), anchors, cache: new DnssecCache() };
 }
 
 /** Checks one input; a refusal becomes an error line, never an exception. */

@@ -98,6 +98,8 @@ export function formatDnssec(dnssec: DnssecResult): string[] {
   for (const rrset of dnssec.rrsets) {
     lines.push(`    ${rrset.name} ${rrset.type}: ${rrset.status}${code(rrset.reason)}`);
   }
+  const next = dnssec.status === 'bogus' ? DNSSEC_NEXT_STEP[dnssec.reason.code ?? -1] : undefined;
+  if (next) lines.push(...wrap(`Next step: ${next}`, 4));
   return lines;
 }
 
@@ -131,6 +133,16 @@ export function formatBimi(bimi: BimiResult): string[] {
   }
   return lines;
 }
+
+/** What to do about a bogus zone, by RFC 8914 code (the reason says which zone and record). */
+const DNSSEC_NEXT_STEP: Readonly<Record<number, string>> = {
+  6: 'a signature does not verify: the data was changed after signing, or the signer is broken. Re-sign the zone from the records you publish.',
+  7: 'the signatures expired: re-sign the zone now, and fix the re-signing job (validating resolvers and DANE senders reject the domain until then).',
+  8: "the signatures are not valid yet: the signer's clock is ahead. Re-sign with the right time.",
+  9: 'the DS at the registrar does not match the keys the zone serves (or the zone lost its DNSKEY records): publish the DS of the current key-signing key at the registrar, or remove the DS to go unsigned.',
+  10: 'records are published without signatures in a signed zone: re-sign the zone.',
+  12: 'a denial (no such name or no such record) comes without its NSEC/NSEC3 proof: re-sign the zone, or check the DNS server serves the proofs.',
+};
 
 /** The transport section: mail sent TO the domain, with its own verdict. */
 export function formatTransport(transport: TransportResult): string[] {

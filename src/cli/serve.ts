@@ -21,6 +21,7 @@ import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo, type Command } from './io
 import type { RangeData } from '@spoof-checker/engine';
 import { describeRanges, rangesFromFlag } from './ranges-options.js';
 import { resolverFromFlags } from './resolver-options.js';
+import { dnssecFromFlags } from './check.js';
 import { parseConnectPorts, TRANSPORT_OPTIONS, TRANSPORT_USAGE, transportOptionsFromFlags, type TransportFlags } from './transport-options.js';
 import { apiKeyWeakness, MIN_API_KEY_LENGTH, STRONG_KEY_ADVICE } from '../store/api-key-strength.js';
 
@@ -95,6 +96,9 @@ Options (each overrides the environment variable in brackets):
   --smtp-host H         the address the SMTP receiver listens on (default: --host)
   --report-address A    an address the SMTP receiver always takes reports for (comma-separated; others are taken only
                         when the rua of their domain's DMARC or TLS-RPT record names them) [SPOOF_CHECKER_REPORT_ADDRESS]
+  --trust-anchor FILE   validate DNSSEC (result "dnssec", monitors' signature-expiry alerts) from the DS or DNSKEY
+                        records in FILE instead of the IANA root KSKs
+  --no-dnssec           no DNSSEC validation (on by default with DNS servers; never with --zones)
 Transport and BIMI checks ("checks": ["transport"] / ["bimi"] in the API, "Mail sent to you" / "Your logo in the inbox" on the page); --allow-private-addresses also lets webhooks reach such addresses:
 ${TRANSPORT_USAGE}
   --demo                zones fixtures/zones, seed fixtures/seed/demo.json, the scenarios' DNS faults, port ${DEMO_SERVE_PORT},
@@ -156,6 +160,10 @@ export interface ServeConfig {
   environment: string;
   /** The transport probe's flags (--tls-ca, --connect-ports, --allow-private-addresses). */
   transport: TransportFlags;
+  /** `--trust-anchor FILE`: DNSSEC from these DS/DNSKEY records instead of the IANA root's. */
+  trustAnchor?: string | undefined;
+  /** `--no-dnssec`: no DNSSEC validation (it is on by default over DNS servers). */
+  noDnssec?: boolean | undefined;
 }
 
 /** Reads `key:organizationId,key:organizationId`. Throws `UsageError` naming the bad entry. */
@@ -289,6 +297,8 @@ export function serveConfig(args: string[], env: NodeJS.ProcessEnv): ServeConfig
       'smtp-port': { type: 'string' },
       'smtp-host': { type: 'string' },
       'report-address': { type: 'string', multiple: true },
+      'trust-anchor': { type: 'string' },
+      'no-dnssec': { type: 'boolean' },
     },
     false,
   );
@@ -353,6 +363,8 @@ export function serveConfig(args: string[], env: NodeJS.ProcessEnv): ServeConfig
     environment: env['NODE_ENV'] || 'development',
     transport: { tlsCa: values['tls-ca'], connectPorts: values['connect-ports'], allowPrivateAddresses: values['allow-private-addresses'] },
     reports: reportsOption(values['smtp-port'] ?? (env['SPOOF_CHECKER_SMTP_PORT'] || undefined), values['smtp-host'] ?? host, values['report-address'] ?? (env['SPOOF_CHECKER_REPORT_ADDRESS'] ? [env['SPOOF_CHECKER_REPORT_ADDRESS']] : [])),
+    trustAnchor: values['trust-anchor'],
+    noDnssec: values['no-dnssec'],
   };
 }
 
@@ -419,7 +431,7 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
   let service: ServiceHandle;
   let dnsDescription: string;
   try {
-    const { resolverFor, description } = await resolverFromFlags({
+    const { resolverFor, description, network } = await resolverFromFlags({
       // The shipped fixture zones (--demo, --demo-zones) are named as such on the start-up line.
       ...(config.zones === DEMO_ZONES_DIR ? { demoZones: true } : config.zones !== undefined ? { zones: config.zones } : {}),
       ...(config.resolver !== undefined ? { resolver: config.resolver } : {}),
@@ -433,12 +445,14 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
     // With the demo's own zones, the demo also runs its own mail servers (one domain per transport verdict).
     const demoZones = config.demo && config.zones === DEMO_ZONES_DIR;
     const demoPages = demoZones ? { demo: withDemoTransportDomains(await loadDemoSettings(DEMO_SCENARIOS_FILE, DEMO_ZONES_DIR)) } : undefined;
+    // DNSSEC over DNS servers (IANA anchors or --trust-anchor), with one zone-state cache for the process.
+    const dnssecOption = await dnssecFromFlags(config.trustAnchor, config.noDnssec, network);
     service = await startService({
       storage: config.storage,
       retentionDays: config.retentionDays,
       seedFile: config.seed,
       allowWeakSeedKeys: config.demo,
-      check: { resolverFor, ranges: config.ranges, baseUrl: config.baseUrl, transport },
+      check: { resolverFor, ranges: config.ranges, baseUrl: config.baseUrl, transport, ...(dnssecOption !== undefined ? { dnssec: dnssecOption } : {}) },
       redisUrl: config.redis,
       namesPerDay: batchNamesPerDayFromEnv(io.env),
       maxMonitorsPerOrganization: config.maxMonitors,

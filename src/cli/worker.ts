@@ -6,13 +6,14 @@
 import { DEFAULT_BATCH_CONCURRENCY } from '../jobs/model.js';
 import { checkRedisUrl } from '../jobs/queue.js';
 import { DEFAULT_LOCK_DURATION_MS } from '../jobs/worker.js';
-import { redactedUrl, startWorker } from '../service/start.js';
+import { redactedUrl, startWorker, type CheckConfig } from '../service/start.js';
 import { MEMORY_DATA_DIR, type StorageChoice } from '../store/open.js';
 import { checkDatabaseUrl } from '../store/postgres.js';
 import { integerOption, parseCommandArgs, RESOLVER_OPTIONS, UsageError } from './args.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Command } from './io.js';
 import { RANGES_HELP, rangesFromFlag } from './ranges-options.js';
 import { resolverFromFlags } from './resolver-options.js';
+import { dnssecFromFlags } from './check.js';
 import { SCAN_CACHE_MAX_ENTRIES } from './scan.js';
 
 /** Most names one worker checks at once. */
@@ -43,6 +44,8 @@ Options:
                         another worker takes it over (default ${DEFAULT_LOCK_DURATION_MS})
 ${RANGES_HELP}
   --allow-private-addresses  let webhooks reach loopback and private addresses (labs and tests only)
+  --trust-anchor FILE        validate DNSSEC from the DS or DNSKEY records in FILE instead of the IANA root KSKs
+  --no-dnssec                no DNSSEC validation (on by default with DNS servers; never with --zones)
   -h, --help            this text
 
 Environment: SPOOF_CHECKER_SECRET_KEY, when the API was given one (the key that seals webhook secrets).
@@ -75,6 +78,8 @@ function readSettings(args: string[], env: NodeJS.ProcessEnv) {
       faults: { type: 'string' },
       ranges: { type: 'string' },
       'allow-private-addresses': { type: 'boolean' },
+      'trust-anchor': { type: 'string' },
+      'no-dnssec': { type: 'boolean' },
     },
     false,
   );
@@ -93,6 +98,8 @@ function readSettings(args: string[], env: NodeJS.ProcessEnv) {
     lockDurationMs: integerOption(values['lock-duration'], 'lock-duration', DEFAULT_LOCK_DURATION_MS, 1000, 600_000),
     ranges: rangesFromFlag(values.ranges, env),
     allowPrivateAddresses: values['allow-private-addresses'] ?? false,
+    trustAnchor: values['trust-anchor'],
+    noDnssec: values['no-dnssec'],
     resolverFlags: { zones: values.zones, demoZones: values['demo-zones'], resolver: values.resolver, timeout: values.timeout, cacheMaxEntries: SCAN_CACHE_MAX_ENTRIES, faults: values.faults },
   };
 }
@@ -111,8 +118,12 @@ export const worker: Command = async (args, io) => {
     return EXIT_OK;
   }
   let built;
+  let dnssec: Pick<CheckConfig, 'dnssec'> = {};
   try {
     built = await resolverFromFlags(settings.resolverFlags);
+    // DNSSEC over DNS servers, as serve does (one zone-state cache for the process).
+    const option = await dnssecFromFlags(settings.trustAnchor, settings.noDnssec, built.network);
+    if (option !== undefined) dnssec = { dnssec: option };
   } catch (error) {
     io.err(`spoof-checker worker: ${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
     return EXIT_USAGE;
@@ -125,7 +136,7 @@ export const worker: Command = async (args, io) => {
     running = await startWorker({
       storage: settings.storage,
       // A monitor that asks for the transport check gets it (ports 25 and 443; private addresses only with the flag).
-      check: { resolverFor: built.resolverFor, ranges: settings.ranges, transport: { allowPrivateAddresses: settings.allowPrivateAddresses } },
+      check: { resolverFor: built.resolverFor, ranges: settings.ranges, transport: { allowPrivateAddresses: settings.allowPrivateAddresses }, ...dnssec },
       redisUrl: settings.redis,
       concurrency: settings.concurrency,
       lockDurationMs: settings.lockDurationMs,

@@ -255,6 +255,7 @@ export const DnssecResultSchema = Type.Object(
     }),
     reason: DnssecReasonSchema,
     rrsets: Type.Array(Type.Object({ name: Type.String(), type: Type.Enum(['TXT', 'MX']), status: DnssecStatusSchema, reason: DnssecReasonSchema })),
+    signaturesExpire: Type.Union([Type.String(), Type.Null()], { description: 'when the first signature relied on expires (ISO 8601)' }),
   },
   { description: 'DNSSEC (RFC 4033–4035) of the records the verdict rests on; reason.code is the RFC 8914 Extended DNS Error unbound would give. The verdict never depends on it' },
 );
@@ -503,6 +504,7 @@ export const MonitorSnapshotSchema = Type.Object(
     findings: Type.Optional(Type.Array(Type.String(), { description: 'Finding ids, sorted' })),
     transport: Type.Optional(Type.Object({ verdict: Type.String() })),
     bimi: Type.Optional(Type.Object({ grade: Type.String(), logoValid: Type.Union([Type.Boolean(), Type.Null()]), certificateExpiring: Type.Boolean() }, { description: 'With checks: ["bimi"]: the BIMI grade, whether the logo validates, whether the certificate is within 30 days of its end' })),
+    dnssec: Type.Optional(Type.Object({ status: Type.String(), expiring: Type.Boolean() })),
     reason: Type.Optional(Type.String({ description: 'could-not-check: which lookups failed' })),
   },
   { description: 'The normalised state a check saw' },

@@ -21,6 +21,12 @@ export const CONFIRMATIONS_NEEDED = 2;
 /** Consecutive failed checks (DNS failure) before "could not check" is alerted. */
 export const COULD_NOT_CHECK_ALERT_AFTER = 3;
 
+/**
+ * Days ahead a DNSSEC signature expiry is a change worth an alert: a zone that is not re-signed by
+ * then turns bogus, and validating resolvers and DANE senders stop accepting its answers.
+ */
+export const SIGNATURE_EXPIRY_WARNING_DAYS = 7;
+
 /** A monitor with no check yet. */
 export const INITIAL_MACHINE: MonitorMachine = Object.freeze({ confirmed: null, candidate: null, consecutiveFailures: 0 }) as MonitorMachine;
 
@@ -70,6 +76,7 @@ export function snapshotOfResult(result: SpoofCheckResult & { lookalikes?: Looka
     ...(transport !== undefined ? { transport: { verdict: transport } } : {}),
     ...(result.lookalikes ? { lookalikes: lookalikeEntries(result.lookalikes) } : {}),
     ...(bimi !== undefined ? { bimi } : {}),
+    ...(result.dnssec && result.dnssec.status !== 'not-checked' ? { dnssec: dnssecSnapshot(result.dnssec, result.resolvedAt) } : {}),
   };
 }
 
@@ -105,6 +112,12 @@ export function lookalikeAlerts(before: MonitorSnapshot, after: MonitorSnapshot)
     else if (GRADE_SEVERITY[was] !== undefined && severity > GRADE_SEVERITY[was]!) alerts.push({ domain, before: was, after: grade });
   }
   return alerts;
+}
+
+/** The DNSSEC part of a snapshot: the status, and whether a relied-on signature expires within the warning days. */
+function dnssecSnapshot(dnssec: NonNullable<SpoofCheckResult['dnssec']>, resolvedAt: string): { status: string; expiring: boolean } {
+  const expires = dnssec.signaturesExpire === null ? Number.POSITIVE_INFINITY : Date.parse(dnssec.signaturesExpire);
+  return { status: dnssec.status, expiring: expires - Date.parse(resolvedAt) < SIGNATURE_EXPIRY_WARNING_DAYS * 86_400_000 };
 }
 
 /**
@@ -180,6 +193,10 @@ function fields(snapshot: MonitorSnapshot): Map<string, unknown> {
   }
   out.set('reports.unauthorised', snapshot.reports?.unauthorised ?? []);
   out.set('reports.passRateDropped', snapshot.reports?.passRateDropped ?? false);
+  if (snapshot.dnssec) {
+    out.set('dnssec.status', snapshot.dnssec.status);
+    out.set('dnssec.expiring', snapshot.dnssec.expiring);
+  }
   return out;
 }
 

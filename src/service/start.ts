@@ -27,7 +27,7 @@
  */
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { Redis } from 'ioredis';
-import { checkDomain, findLookalikes, ZoneResolver, type CheckTransportOptions, type RangeData, type Resolver, type SpoofCheckResult } from '@spoof-checker/engine';
+import { checkDomain, findLookalikes, ZoneResolver, type CheckOptions, type CheckTransportOptions, type RangeData, type Resolver, type SpoofCheckResult } from '@spoof-checker/engine';
 import type { StartupApiKey } from '../http/app.js';
 import type { TrustProxy } from '../http/client-address.js';
 import { connectRateLimitRedis } from '../http/rate-limits.js';
@@ -97,6 +97,8 @@ export interface CheckConfig {
   ranges?: RangeData | undefined;
   /** Base of `nextStep.href`. */
   baseUrl?: string | undefined;
+  /** DNSSEC validation for every check (`--trust-anchor`, on by default over DNS servers); left out: not asked. */
+  dnssec?: CheckOptions['dnssec'];
   /** The transport options for one domain, when they differ by domain (the demo's own mail servers); else `transport`. */
   transportFor?: ((domain: string) => CheckTransportOptions | undefined) | undefined;
   /** The transport probe's options, for checks that ask for transport. */
@@ -260,6 +262,7 @@ function checksOf(config: CheckConfig) {
   const base = (domain: string) => ({
     resolver: config.resolverFor(domain),
     ranges: config.ranges,
+    ...(config.dnssec !== undefined ? { dnssec: config.dnssec } : {}),
     ...(config.baseUrl !== undefined ? { baseUrl: config.baseUrl } : {}),
   });
   const plain = (domain: string) => checkDomain(domain, base(domain));

@@ -54,6 +54,8 @@ export type MonitorSnapshot =
        * floor (sorted), or a drop of the DMARC pass rate.
        */
       reports?: MonitorReportSignals;
+      /** Present when the result was DNSSEC-validated: its status, and whether signatures expire soon. */
+      dnssec?: { status: string; expiring: boolean };
     }
   | { kind: 'domain-not-found' }
   | { kind: 'could-not-check'; reason: string };

@@ -106,6 +106,12 @@ describe('DANE for SMTP over the signed fixtures (RFC 7672)', () => {
     expect([result.transport?.dane, result.transport?.mx[0]?.addresses[0]?.dane]).toEqual(['broken', 'mismatch']);
   });
 
+  it('an MX host that is a secure CNAME: the TLSA of the target (RFC 7672 §2.2.3)', async () => {
+    const result = await check('mx-cname.test', ports.pinned as number);
+    expect(result.transport?.mx[0]?.host).toBe('mx-alias.mx-cname.test');
+    expect([result.transport?.dane, result.transport?.mx[0]?.tlsa?.status, result.transport?.mx[0]?.addresses[0]?.dane]).toEqual(['valid', 'secure', 'match']);
+  });
+
   it('MX bogus (expired signatures): DANE not applicable, whatever TLSA there is', async () => {
     const result = await check('expired.test', ports.pinned as number);
     expect(result.transport?.dane).toBe('none');

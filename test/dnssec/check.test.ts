@@ -52,6 +52,14 @@ describe('check --resolver --trust-anchor --json', () => {
     const text = stdout();
     expect(text).toContain('DNSSEC: bogus (EDE 7)');
     expect(text).toMatch(/expired\.test MX: bogus \(EDE 7\)/);
+    expect(text).toContain('Next step: the signatures expired: re-sign the zone now');
+  });
+
+  it('a DS that matches no key says which DS to publish at the registrar', async () => {
+    const { io, stdout } = captureIo();
+    await main(['check', 'ds-mismatch.test', '--resolver', address, '--trust-anchor', ROOT_ANCHOR_FILE, '--json'], io);
+    const dnssec = JSON.parse(stdout()).dnssec;
+    expect(dnssec.reason.text).toMatch(/Publish at the registrar the DS of the key the zone now serves: ds-mismatch\.test\. IN DS \d+ 13 2 [0-9A-F]{64}/);
   });
 
   it('--no-dnssec: not-checked, and no DNSSEC lines', async () => {
@@ -97,6 +105,8 @@ describe('checkDomain({ dnssec })', () => {
     expect([result.dnssec?.status, result.dnssec?.reason.code]).toEqual(['bogus', 7]);
     const now = await checkDomain('secure-nsec.test', { resolver: network, dnssec: { query: network.dnssecQuery(), anchors: fixtureAnchors(), now: () => FIXED_NOW } });
     expect(now.dnssec?.status).toBe('secure');
+    // Every fixture signature of the chain (root, test., the zone) expires on 2035-01-01.
+    expect(now.dnssec?.signaturesExpire).toBe('2035-01-01T00:00:00.000Z');
     network.close();
   });
 

@@ -70,6 +70,7 @@ export const CASES: readonly DnssecCase[] = [
   { name: 'to-insecure.cname.test', type: 'A', status: 'insecure', code: null, unbound: 'insecure' },
   { name: 'to-bogus.cname.test', type: 'A', status: 'bogus', code: 7, unbound: 'bogus' },
   { name: 'to-secure.cname.test', type: 'A', status: 'secure', code: null, unbound: 'secure' },
+  { name: 'mx-alias.mx-cname.test', type: 'A', status: 'secure', code: null, unbound: 'secure' },
   { name: 'alg5.test', type: 'MX', status: 'secure', code: null, unbound: 'secure' },
   { name: 'alg7.test', type: 'MX', status: 'secure', code: null, unbound: 'secure' },
   { name: 'alg8.test', type: 'MX', status: 'secure', code: null, unbound: 'secure' },

@@ -10,7 +10,7 @@ import type { RunningDnsServer } from '../../packages/engine/src/dns/server.js';
 import { ianaRootAnchors, parseTrustAnchors } from '../../packages/engine/src/dnssec/anchors.js';
 import { createRawQuery } from '../../packages/engine/src/dnssec/query.js';
 import type { RawQuery, RawResponse } from '../../packages/engine/src/dnssec/types.js';
-import { MAX_SIGNATURES_PER_RRSET, Validator } from '../../packages/engine/src/dnssec/validate.js';
+import { DnssecCache, MAX_SIGNATURES_PER_RRSET, Validator } from '../../packages/engine/src/dnssec/validate.js';
 import { keyTag, parseDs } from '../../packages/engine/src/dnssec/verify.js';
 import { TYPE, type RawMessage } from '../../packages/engine/src/dnssec/wire/canonical.js';
 import { CASES, DNSSEC_FIXTURES, FIXED_NOW, fixtureAnchors, startSignedServer } from './helpers.js';
@@ -146,6 +146,34 @@ describe('answers changed on the way are never secure', () => {
     const v = new Validator({ query, anchors: parseTrustAnchors(readFileSync(`${DNSSEC_FIXTURES}root-anchor.ds`, 'utf8').replace(/^\./, 'other.'), 'x'), now: () => FIXED_NOW });
     expect(v.covers('secure-nsec.test')).toBe(false);
     expect((await v.validate('secure-nsec.test', TYPE.MX)).status).toBe('indeterminate');
+  });
+});
+
+describe('a DnssecCache shared between validations', () => {
+  it('reuses the root\'s and the TLD\'s keys: fewer queries, the same states, the same expiry', async () => {
+    const cache = new DnssecCache();
+    const shared = (): Validator => new Validator({ query, anchors: fixtureAnchors(), now: () => FIXED_NOW, cache });
+    await shared().validate('secure-nsec.test', TYPE.MX);
+    const fresh = validator();
+    const warm = shared();
+    const [a, b] = [await fresh.validate('alg13.test', TYPE.MX), await warm.validate('alg13.test', TYPE.MX)];
+    expect([a.status, b.status]).toEqual(['secure', 'secure']);
+    expect(warm.queriesSent()).toBeLessThan(fresh.queriesSent());
+    expect(warm.earliestExpiration()).toBe(fresh.earliestExpiration());
+    for (let i = 0; i < 2; i++) {
+      const bogus = await shared().validate('expired.test', TYPE.MX);
+      expect([bogus.status, bogus.reason.code]).toEqual(['bogus', 7]);
+    }
+    expect(cache.size).toBeGreaterThan(2);
+  });
+
+  it('does not keep an indeterminate state', async () => {
+    const cache = new DnssecCache();
+    const down: RawQuery = async () => ({ kind: 'error', detail: 'no answer' });
+    await new Validator({ query: down, anchors: fixtureAnchors(), now: () => FIXED_NOW, cache }).validate('secure-nsec.test', TYPE.MX);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const later = await new Validator({ query, anchors: fixtureAnchors(), now: () => FIXED_NOW, cache }).validate('secure-nsec.test', TYPE.MX);
+    expect(later.status).toBe('secure');
   });
 });
 

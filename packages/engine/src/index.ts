@@ -164,7 +164,7 @@ export type {
  * DNSSEC: the validating stub (trust anchor → DS → DNSKEY → RRSIG, NSEC/NSEC3 denial; RFC 4035 §5),
  * its DO+CD query client, the IANA root anchors and anchor files, and `result.dnssec`'s types.
  */
-export { createRawQuery, EDE, IANA_ROOT_ANCHOR_DS, ianaRootAnchors, loadTrustAnchorFile, parseTrustAnchors, startDnssec, Validator } from './dnssec/index.js';
+export { createRawQuery, DnssecCache, EDE, IANA_ROOT_ANCHOR_DS, ianaRootAnchors, loadTrustAnchorFile, parseTrustAnchors, startDnssec, Validator } from './dnssec/index.js';
 export type {
   CheckDnssecOptions,
   DnssecReason,
@@ -178,6 +178,10 @@ export type {
   ValidationResult,
   ValidatorOptions,
 } from './dnssec/index.js';
+/** DANE for SMTP: TLSA records matched against the chain an MX sent after STARTTLS (RFC 7672, RFC 7671). */
+export { chainAsSent, matchTlsa, parseTlsaRdata, rolloverScheme } from './dane/index.js';
+export type { DaneMatch, DaneOutcome, RolloverScheme, TlsaRecord } from './dane/index.js';
+export type { DaneVerdict, MxTlsa } from './transport/dane.js';
 /** Signed zone files served as RFC 4035 §3 says, by `startDnsServer({ signedZones })`. */
 export { loadSignedZoneDirectory, SignedZoneSet } from './zones/signed.js';
 // Lookalike (cousin) domains: the names that look like a domain, and what each can do with mail.

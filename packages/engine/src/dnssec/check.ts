@@ -6,7 +6,7 @@
  * zone (zone files, a resolver that strips it). The spoof verdict never depends on it.
  */
 import { EDE, type DnssecReason, type DnssecStatus, type RawQuery, type TrustAnchor } from './types.js';
-import { Validator, weakest } from './validate.js';
+import { type DnssecCache, Validator, weakest } from './validate.js';
 import { groupRRsets, TYPE } from './wire/canonical.js';
 
 /** A result's DNSSEC state: a validator's state, or `not-checked` (never shown as secure). */
@@ -25,6 +25,11 @@ export interface DnssecResult {
   status: DnssecResultStatus;
   reason: DnssecReason;
   rrsets: DnssecRRsetResult[];
+  /**
+   * When the first of the signatures this validation relied on expires (ISO 8601), or null when
+   * nothing verified: a zone that is not re-signed in time turns bogus then (monitors alert ahead).
+   */
+  signaturesExpire: string | null;
 }
 
 /** `CheckOptions.dnssec`: how to ask (DO and CD), from which anchors, at what time. */
@@ -33,11 +38,13 @@ export interface CheckDnssecOptions {
   anchors: readonly TrustAnchor[];
   /** Seconds since the epoch; the real clock unless a test injects one. */
   now?: () => number;
+  /** Zone states shared between checks that use the same query and anchors (`DnssecCache`). */
+  cache?: DnssecCache | undefined;
 }
 
 /** The `not-checked` result with its reason. */
 export function dnssecNotChecked(text: string, code: number | null = null): DnssecResult {
-  return { status: 'not-checked', reason: { code, text }, rrsets: [] };
+  return { status: 'not-checked', reason: { code, text }, rrsets: [], signaturesExpire: null };
 }
 
 /** Validation under way for one domain; `finish` adds the DMARC record's name and gives the result. */
@@ -50,7 +57,7 @@ export interface DnssecWork {
  * validates the name the DMARC record was found at when it is another, then reports. Never rejects.
  */
 export function startDnssec(domain: string, options: CheckDnssecOptions): DnssecWork {
-  const validator = new Validator({ query: options.query, anchors: options.anchors, ...(options.now ? { now: options.now } : {}) });
+  const validator = new Validator({ query: options.query, anchors: options.anchors, cache: options.cache, ...(options.now ? { now: options.now } : {}) });
   const anchor = validator.anchorZoneOf(domain);
   if (anchor === undefined) {
     const result = dnssecNotChecked(`No trust anchor covers ${domain}: nothing to validate from.`);
@@ -78,7 +85,8 @@ export function startDnssec(domain: string, options: CheckDnssecOptions): Dnssec
       const rrsets = [txt, dmarcName === defaultDmarc ? dmarc : await one(dmarcName, 'TXT'), mx] as DnssecRRsetResult[];
       const worst = weakest(rrsets) as DnssecRRsetResult;
       const reason = worst.status === 'secure' ? { code: null, text: 'The SPF, DMARC and MX answers are signed and verify from the trust anchor down.' } : worst.reason;
-      return { status: worst.status, reason, rrsets };
+      const earliest = validator.earliestExpiration();
+      return { status: worst.status, reason, rrsets, signaturesExpire: earliest === undefined ? null : new Date(earliest * 1000).toISOString() };
     },
   };
 }

@@ -5,6 +5,9 @@
 export type { DnssecReason, DnssecStatus, RawQuery, RawResponse, RRsetValidation, TrustAnchor, ValidationResult } from './types.js';
 export { EDE } from './types.js';
 export {
+  DNSSEC_CACHE_ENTRIES,
+  DNSSEC_CACHE_SECONDS,
+  DnssecCache,
   MAX_NSEC3_HASHES,
   MAX_NSEC3_ITERATIONS,
   MAX_SIGNATURES_PER_RRSET,

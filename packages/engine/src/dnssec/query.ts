@@ -52,22 +52,26 @@ async function askOnce(server: RawQueryServer, name: string, type: number, timeo
   } catch (error) {
     return { kind: 'error', detail: (error as Error).message };
   }
-  const udp = await exchangeUdp(server, query, id, timeoutMs);
+  const udp = await exchangeUdp(server, query, id, timeoutMs, name, type);
   if (udp.kind === 'error') return udp;
   if ((udp.message.flags & 0x0200) === 0) return udp; // TC clear
-  return exchangeTcp(server, query, id, timeoutMs);
+  return exchangeTcp(server, query, id, timeoutMs, name, type);
 }
 
-function accept(bytes: Buffer, id: number): RawResponse | undefined {
+/** The response to this query (RFC 5452 §4.3: id, and the question echoed), or undefined to keep waiting. */
+function accept(bytes: Buffer, id: number, name: string, type: number): RawResponse | undefined {
   if (bytes.length < 12 || bytes.readUInt16BE(0) !== id || (bytes.readUInt16BE(2) & 0x8000) === 0) return undefined;
   try {
-    return { kind: 'response', message: readRawMessage(bytes) };
+    const message = readRawMessage(bytes);
+    const question = message.question;
+    if (!question || question.type !== type || question.name !== name.toLowerCase().replace(/\.$/, '')) return undefined;
+    return { kind: 'response', message };
   } catch (error) {
     return { kind: 'error', detail: `a malformed response: ${error instanceof WireFormatError ? error.message : String(error)}` };
   }
 }
 
-function exchangeUdp(server: RawQueryServer, query: Buffer, id: number, timeoutMs: number): Promise<RawResponse> {
+function exchangeUdp(server: RawQueryServer, query: Buffer, id: number, timeoutMs: number, name: string, type: number): Promise<RawResponse> {
   return new Promise((resolve) => {
     const socket = dgram.createSocket(net.isIPv6(server.host) ? 'udp6' : 'udp4');
     const done = (response: RawResponse): void => {
@@ -79,14 +83,14 @@ function exchangeUdp(server: RawQueryServer, query: Buffer, id: number, timeoutM
     socket.on('error', (error) => done({ kind: 'error', detail: `${server.host}:${server.port}: ${error.message}` }));
     socket.on('message', (bytes, peer) => {
       if (peer.port !== server.port) return;
-      const response = accept(bytes, id);
+      const response = accept(bytes, id, name, type);
       if (response) done(response);
     });
     socket.send(query, server.port, server.host);
   });
 }
 
-function exchangeTcp(server: RawQueryServer, query: Buffer, id: number, timeoutMs: number): Promise<RawResponse> {
+function exchangeTcp(server: RawQueryServer, query: Buffer, id: number, timeoutMs: number, name: string, type: number): Promise<RawResponse> {
   return new Promise((resolve) => {
     const socket = net.connect(server.port, server.host);
     let buffered = Buffer.alloc(0);
@@ -107,7 +111,7 @@ function exchangeTcp(server: RawQueryServer, query: Buffer, id: number, timeoutM
       if (buffered.length < 2) return;
       const length = buffered.readUInt16BE(0);
       if (buffered.length < 2 + length) return;
-      done(accept(buffered.subarray(2, 2 + length), id) ?? { kind: 'error', detail: 'a TCP answer that does not match the query' });
+      done(accept(buffered.subarray(2, 2 + length), id, name, type) ?? { kind: 'error', detail: 'a TCP answer that does not match the query' });
     });
   });
 }

@@ -40,6 +40,7 @@ import { base32hexEncode } from './wire/zonefile.js';
 import {
   ALGORITHM_NAMES,
   DNSKEY_FLAG_REVOKE,
+  DNSKEY_FLAG_SEP,
   DNSKEY_FLAG_ZONE,
   dsDigest,
   type DnskeyData,
@@ -79,11 +80,54 @@ export interface ValidatorOptions {
   anchors: readonly TrustAnchor[];
   /** The time, in seconds since the epoch (injectable for tests); `Date.now()/1000` otherwise. */
   now?: () => number;
+  /** Zone states shared between validations (one `DnssecCache` for many checks); none unless given. */
+  cache?: DnssecCache | undefined;
+}
+
+/** How long a zone's state (its keys, or why it is insecure or bogus) is kept, at most. */
+export const DNSSEC_CACHE_SECONDS = 300;
+/** Zone states a `DnssecCache` holds; the oldest goes first. */
+export const DNSSEC_CACHE_ENTRIES = 10_000;
+
+/**
+ * Zone states (authenticated keys, or a proven insecure or bogus state) shared by the validations of
+ * many checks, each for `DNSSEC_CACHE_SECONDS` at most and never past the first expiry of the
+ * signatures it rests on; indeterminate states are not kept. Uses the real clock.
+ */
+export class DnssecCache {
+  readonly #entries = new Map<string, { expires: number; state: Promise<ZoneState> }>();
+  /** @internal */
+  get(key: string): Promise<ZoneState> | undefined {
+    const held = this.#entries.get(key);
+    if (!held) return undefined;
+    if (held.expires <= Date.now() / 1000) {
+      this.#entries.delete(key);
+      return undefined;
+    }
+    return held.state;
+  }
+  /** @internal */
+  set(key: string, state: Promise<ZoneState>): void {
+    const now = Date.now() / 1000;
+    this.#entries.set(key, { expires: now + DNSSEC_CACHE_SECONDS, state });
+    void state.then((settled) => {
+      if (settled.status === 'indeterminate') this.#entries.delete(key);
+      else if (settled.status === 'secure' && settled.chainExpires !== undefined) {
+        const entry = this.#entries.get(key);
+        if (entry) entry.expires = Math.min(entry.expires, settled.chainExpires);
+      }
+    });
+    while (this.#entries.size > DNSSEC_CACHE_ENTRIES) this.#entries.delete(this.#entries.keys().next().value as string);
+  }
+  /** Zone states held. */
+  get size(): number {
+    return this.#entries.size;
+  }
 }
 
 /** The state of the zone a name falls in, as the walk from the anchor found it. */
 type ZoneState =
-  | { status: 'secure'; zone: string; keys: DnskeyData[] }
+  | { status: 'secure'; zone: string; keys: DnskeyData[]; /** Earliest expiry (epoch seconds) of the signatures of the chain down to these keys. */ chainExpires?: number }
   | { status: 'insecure' | 'bogus' | 'indeterminate'; zone: string; reason: DnssecReason };
 
 type Verdict = { status: DnssecStatus; reason: DnssecReason };
@@ -200,12 +244,21 @@ export class Validator {
   private readonly anchors: readonly TrustAnchor[];
   private readonly now: () => number;
   private readonly zoneStates = new Map<string, Promise<ZoneState>>();
+  private readonly cache: DnssecCache | undefined;
   private queries = 0;
+  /** The earliest expiration (epoch seconds) of the signatures that verified. */
+  private earliest: number | undefined;
 
   constructor(options: ValidatorOptions) {
     this.query = options.query;
     this.anchors = options.anchors;
     this.now = options.now ?? (() => Date.now() / 1000);
+    this.cache = options.cache;
+  }
+
+  /** The earliest expiration (seconds since the epoch) of every signature that verified so far. */
+  earliestExpiration(): number | undefined {
+    return this.earliest;
   }
 
   /** The queries sent so far. */
@@ -294,10 +347,24 @@ export class Validator {
   private zoneState(name: string): Promise<ZoneState> {
     let state = this.zoneStates.get(name);
     if (!state) {
-      state = this.computeZoneState(name);
+      const key = `${this.anchorFor(name)?.zone ?? '-'}|${name}`;
+      state = this.cache?.get(key);
+      if (!state) {
+        state = this.computeZoneState(name);
+        this.cache?.set(key, state);
+      }
+      // The chain's signatures count for signaturesExpire, whether verified now or before.
+      state = state.then((settled) => {
+        if (settled.status === 'secure' && settled.chainExpires !== undefined) this.noteExpiry(settled.chainExpires);
+        return settled;
+      });
       this.zoneStates.set(name, state);
     }
     return state;
+  }
+
+  private noteExpiry(expires: number): void {
+    if (this.earliest === undefined || expires < this.earliest) this.earliest = expires;
   }
 
   private async computeZoneState(name: string): Promise<ZoneState> {
@@ -309,6 +376,12 @@ export class Validator {
     return this.cut(parent, name);
   }
 
+  /** RFC 1982: the absolute time (epoch seconds) of a 32-bit signature time, near now. */
+  private absolute(serial: number): number {
+    const now = Math.floor(this.now()) >>> 0;
+    return now + serialDiff(serial, now);
+  }
+
   /** RFC 4035 §5.2: is `name` a cut below `parent`, and if so, what is the child's state? */
   private async cut(parent: Extract<ZoneState, { status: 'secure' }>, name: string): Promise<ZoneState> {
     const response = await this.ask(name, TYPE.DS);
@@ -318,7 +391,8 @@ export class Validator {
     if (ds) {
       const verdict = this.verifyRRset(ds, message.answer, parent);
       if (verdict.status !== 'secure') return { status: 'bogus', zone: name, reason: verdict.reason };
-      return this.enterZone(name, ds.rdatas, [], `the DS at ${parent.zone || '.'}`);
+      const chain = Math.min(parent.chainExpires ?? Infinity, verdict.signature ? this.absolute(verdict.signature.expiration) : Infinity);
+      return this.enterZone(name, ds.rdatas, [], `the DS at ${parent.zone || '.'}`, chain);
     }
     if (groupRRsets(message.answer).some((s) => s.name === name && s.type === TYPE.CNAME)) return parent; // a CNAME is no cut
     // No DS: the parent must prove it (RFC 4035 §5.2; RFC 6840 §4.4; RFC 5155 §8.6).
@@ -364,7 +438,7 @@ export class Validator {
   }
 
   /** RFC 4035 §5.2: authenticates `zone`'s DNSKEY RRset from DS RDATAs (or anchor keys). */
-  private async enterZone(zone: string, dsRdatas: readonly Buffer[], anchorKeys: readonly Buffer[], source: string): Promise<ZoneState> {
+  private async enterZone(zone: string, dsRdatas: readonly Buffer[], anchorKeys: readonly Buffer[], source: string, chainExpires = Infinity): Promise<ZoneState> {
     const allDs = dsRdatas.map(parseDs).filter((d) => d !== undefined);
     let usable = allDs.filter((d) => SUPPORTED_ALGORITHMS.has(d.algorithm) && SUPPORTED_DIGESTS.has(d.digestType));
     if (anchorKeys.length === 0 && usable.length === 0) {
@@ -391,11 +465,16 @@ export class Validator {
       usable.some((d) => d.keyTag === k.keyTag && d.algorithm === k.algorithm && dsDigest(zone, k, d.digestType)?.equals(d.digest) === true),
     );
     if (entry.length === 0) {
-      return { status: 'bogus', zone, reason: { code: EDE.DNSKEY_MISSING, text: `No DNSKEY of ${zone || '.'} matches ${source} (key tags ${usable.map((d) => d.keyTag).join(', ') || 'of the anchor'}).` } };
+      // The fix is at the parent (the registrar): the DS of the key-signing keys the zone now serves.
+      const seps = zoneKeys.filter((k) => (k.flags & DNSKEY_FLAG_SEP) !== 0 && SUPPORTED_ALGORITHMS.has(k.algorithm));
+      const records = (seps.length > 0 ? seps : zoneKeys).slice(0, 4).map((k) => `${zone || ''}. IN DS ${k.keyTag} ${k.algorithm} 2 ${dsDigest(zone, k, 2)?.toString('hex').toUpperCase()}`);
+      const fix = anchorKeys.length === 0 && records.length > 0 ? ` Publish at the registrar the DS of the key the zone now serves: ${records.join('; ')}.` : '';
+      return { status: 'bogus', zone, reason: { code: EDE.DNSKEY_MISSING, text: `No DNSKEY of ${zone || '.'} matches ${source} (key tags ${usable.map((d) => d.keyTag).join(', ') || 'of the anchor'}).${fix}` } };
     }
     const verdict = this.verifyRRset(set, response.message.answer, { status: 'secure', zone, keys: entry });
     if (verdict.status !== 'secure') return { status: 'bogus', zone, reason: { ...verdict.reason, text: `The DNSKEY set of ${zone || '.'}: ${verdict.reason.text}` } };
-    return { status: 'secure', zone, keys: zoneKeys };
+    const expires = Math.min(chainExpires, verdict.signature ? this.absolute(verdict.signature.expiration) : Infinity);
+    return { status: 'secure', zone, keys: zoneKeys, ...(Number.isFinite(expires) ? { chainExpires: expires } : {}) };
   }
 
   /**
@@ -441,7 +520,10 @@ export class Validator {
         continue;
       }
       const data = signedData(set, sig);
-      if (keys.some((k) => verifySignature(k, sig, data))) return { status: 'secure', reason: SECURE, signature: sig };
+      if (keys.some((k) => verifySignature(k, sig, data))) {
+        this.noteExpiry(this.absolute(sig.expiration));
+        return { status: 'secure', reason: SECURE, signature: sig };
+      }
       failures.push({ code: EDE.DNSSEC_BOGUS, text: `The RRSIG over ${label} does not verify (the data or the signature was changed).` });
     }
     const order = [EDE.DNSSEC_BOGUS, EDE.SIGNATURE_EXPIRED, EDE.SIGNATURE_NOT_YET_VALID, EDE.DNSKEY_MISSING, EDE.UNSUPPORTED_DNSKEY_ALGORITHM] as number[];

@@ -55,7 +55,7 @@ export async function checkDane(
   dnssec: CheckDnssecOptions,
   connect: { port: number; allowPrivateAddresses: boolean; timeoutMs?: number | undefined; now: () => Date },
 ): Promise<DomainDane> {
-  const validator = new Validator({ query: dnssec.query, anchors: dnssec.anchors, ...(dnssec.now ? { now: dnssec.now } : {}) });
+  const validator = new Validator({ query: dnssec.query, anchors: dnssec.anchors, cache: dnssec.cache, ...(dnssec.now ? { now: dnssec.now } : {}) });
   const mxState = await validator.validate(domain, TYPE.MX);
   const result: DomainDane = { dane: 'none', mx: new Map(), findings: [] };
   const notApplicable = (): MxDane => ({ tlsa: { status: 'not-applicable', records: [], usable: false, rollover: 'none' }, addresses: new Map() });
@@ -79,8 +79,18 @@ export async function checkDane(
       result.mx.set(host, entry);
       continue;
     }
-    const tlsaName = `_25._tcp.${host}`;
-    const tlsaResult = await validator.validate(tlsaName, TYPE.TLSA);
+    // RFC 7672 §2.2.3: when the host is a secure CNAME, the TLSA base domain is the final target;
+    // without TLSA there, the original name's are used. Both names count for DANE-TA name checks.
+    const target = [a, aaaa].find((r) => r.answer === 'records')?.links.at(-1)?.name ?? host;
+    let base = target;
+    let tlsaName = `_25._tcp.${target}`;
+    let tlsaResult = await validator.validate(tlsaName, TYPE.TLSA);
+    if (target !== host && tlsaResult.status === 'secure' && tlsaResult.answer !== 'records') {
+      base = host;
+      tlsaName = `_25._tcp.${host}`;
+      tlsaResult = await validator.validate(tlsaName, TYPE.TLSA);
+    }
+    const referenceNames = base === host ? [host] : [base, host];
     const records: TlsaRecord[] = tlsaResult.answer === 'records' && tlsaResult.rrset ? tlsaResult.rrset.rdatas.map(parseTlsaRdata).filter((r): r is TlsaRecord => r !== undefined) : [];
     const usable = records.some(isUsable);
     const tlsa: MxTlsa = {
@@ -113,7 +123,7 @@ export async function checkDane(
         entry.addresses.set(address, { dane: 'no-usable-tlsa', detail: 'only unusable TLSA records (PKIX usages 0/1, or unknown selectors or matching types): DANE senders require TLS without authenticating it', presentedTlsa: null });
         continue;
       }
-      const sent = await chainAsSent(address, connect.port, host, { ...(connect.timeoutMs ? { timeoutMs: connect.timeoutMs } : {}) });
+      const sent = await chainAsSent(address, connect.port, base, { ...(connect.timeoutMs ? { timeoutMs: connect.timeoutMs } : {}) });
       if (!sent.ok) {
         // RFC 7672 §2.2: with usable TLSA, a server without STARTTLS (or a failed handshake) gets no mail from DANE senders.
         const unreachable = sent.stage === 'connect';
@@ -122,7 +132,7 @@ export async function checkDane(
         if (!unreachable) broken++;
         continue;
       }
-      const matched = matchTlsa(records, sent.chain, [host], connect.now());
+      const matched = matchTlsa(records, sent.chain, referenceNames, connect.now());
       const leaf = new X509Certificate(sent.chain[0] as Buffer);
       const presented = `3 1 1 ${createHash('sha256').update(leaf.publicKey.export({ type: 'spki', format: 'der' })).digest('hex')}`;
       entry.addresses.set(address, { dane: matched.outcome, detail: matched.detail, presentedTlsa: presented });

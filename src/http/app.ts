@@ -479,7 +479,8 @@ export const spoofCheckerService: FastifyPluginAsync<ServiceOptions> = async (ho
   if (options.lookalikes) {
     await app.register(lookalikeRoutes, {
       run: options.lookalikes,
-      limiter: limiters.lookalikes,
+      // Per client, then its IPv6 /56 and /48, as the spoof check (counted apart from it).
+      limiter: withNetworkLimits(limiters.lookalikes, counter, limits === false ? false : limits.lookalikes, 'lookalikes'),
       deepLimiter: limiters.deepLookalikes,
     });
   }
@@ -585,8 +586,9 @@ function isDocsRequest(request: FastifyRequest): boolean {
  * The API check's limiter followed by the aggregate limits of an IPv6 client's wider networks: its
  * /56 and /48 get `IPV6_56_ALLOWANCE_FACTOR` and `IPV6_48_ALLOWANCE_FACTOR` times one client's
  * allowance (the /64 is the route limiter's), so rotating /64s inside one allocation buys little.
+ * `name` keys the counters (each limited operation counts apart).
  */
-function withNetworkLimits(limiter: onRequestHookHandler | undefined, counter: WindowCounter, limit: Limit | false): onRequestHookHandler | undefined {
+function withNetworkLimits(limiter: onRequestHookHandler | undefined, counter: WindowCounter, limit: Limit | false, name = 'spoofCheck'): onRequestHookHandler | undefined {
   if (!limiter || limit === false) return limiter;
   return async function limited(this: FastifyInstance, request, reply) {
     await (limiter as unknown as (this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) => Promise<void>).call(this, request, reply);
@@ -596,7 +598,7 @@ function withNetworkLimits(limiter: onRequestHookHandler | undefined, counter: W
       { prefix: networks.net48, factor: IPV6_48_ALLOWANCE_FACTOR },
     ].filter((network): network is { prefix: string; factor: number } => network.prefix !== null);
     if (wider.length === 0) return;
-    const states = await counter.hit(wider.map((network) => ({ key: `spoofCheck:${network.prefix}`, windowMs: limit.windowMs })));
+    const states = await counter.hit(wider.map((network) => ({ key: `${name}:${network.prefix}`, windowMs: limit.windowMs })));
     wider.forEach((network, index) => {
       const state = states[index];
       if (state && state.count > limit.max * network.factor) {

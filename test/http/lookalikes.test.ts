@@ -61,6 +61,20 @@ describe('POST /api/tools/v1/lookalikes', () => {
     expect(third.json().why).toContain('lookalike runs');
   });
 
+  it('an IPv6 client rotating /64s inside one /48 meets the aggregate limit, counted apart from the spoof check', async () => {
+    const { app } = await makeApp({ lookalikes: async (domain) => ({ ...(await run(domain, { deep: false })) }), rateLimits: { lookalikes: { max: 1, windowMs: 60_000 } } });
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const response = await app.inject({ ...post({ domain: 'acmebank.example' }), remoteAddress: `2001:db8:9:${(i << 8).toString(16)}::1` });
+      statuses.push(response.statusCode);
+    }
+    // One per /64, and the /48 allows IPV6_48_ALLOWANCE_FACTOR (4) clients' worth.
+    expect(statuses).toEqual([200, 200, 200, 200, 429, 429]);
+    // The spoof check of the same client is not charged.
+    const check = await app.inject({ method: 'GET', url: '/api/tools/v1/spoof-checker?domain=example.com', remoteAddress: '2001:db8:9:900::1', headers: bearerA });
+    expect(check.statusCode).toBe(200);
+  });
+
   it('is in the OpenAPI document when served, and not served without a runner', async () => {
     const { app } = await makeApp({ lookalikes: run });
     const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json();

@@ -65,8 +65,13 @@ describe('findLookalikes on the fixture zones', () => {
     });
     expect(report.lookalikes.find((l) => l.domain === 'acmebanks.example')).toMatchObject({ mx: { status: 'implicit', hosts: ['203.0.113.20'] } });
     expect(report.lookalikes.find((l) => l.domain === 'acme-bank.example')!.note).toContain('probably yours (defensive registration)');
-    expect(report.nextSteps[0]!.title).toBe('Report the 2 critical lookalike(s)');
-    expect(report.nextSteps[1]!.records).toEqual(['acme-bank.example. MX 0 .', 'acme-bank.example. TXT "v=spf1 -all"', '_dmarc.acme-bank.example. TXT "v=DMARC1; p=reject;"']);
+    expect(report.nextSteps.map((s) => s.title)).toEqual([
+      'Report the 2 critical lookalike(s)',
+      'Check the 1 lookalike(s) that can handle mail and look like yours',
+      'Register the likeliest lookalikes and park them',
+    ]);
+    expect(report.nextSteps[1]!.body).toContain('acme-bank.example share name servers or mail servers with acmebank.example');
+    expect(report.nextSteps[2]!.records).toEqual(['acme-bank.example. MX 0 .', 'acme-bank.example. TXT "v=spf1 -all"', '_dmarc.acme-bank.example. TXT "v=DMARC1; p=reject;"']);
     expect(JSON.stringify(report)).not.toContain('globex');
     expect(report.lookalikes.some((l) => l.domain === 'acme.example')).toBe(false);
   });

@@ -154,9 +154,12 @@ describe('generation', () => {
     expect(de.some((c) => /[\u0400-\u04ff]/.test(c.unicode))).toBe(false); // DENIC: Latin only
   });
 
-  it('an unknown TLD (the fixtures\' .example) tries a Cyrillic letter inside a Latin label', () => {
+  it('an unknown TLD (the fixtures\' .example) tries a Cyrillic or Greek letter inside a Latin label', () => {
     const { candidates } = generate('acmebank.example');
     expect(find(candidates, 'acmeb\u0430nk.example')).toMatchObject({ fuzzers: ['homoglyph'], distance: 1, skeleton: 'confusable' });
+    expect(find(candidates, 'acmeb\u03b1nk.example')).toMatchObject({ domain: 'xn--acmebnk-5lf.example', fuzzers: ['homoglyph'], distance: 1, skeleton: 'confusable' });
+    // And recognises one given as input.
+    expect(generate('acmeb\u03b1nk.example').looksLike).toBe('acmebank.example');
   });
 
   it('deep adds two substitutions, the dictionary and the TLD swap', () => {

@@ -42,7 +42,7 @@ describe('Names that look like yours', () => {
     const grades = [...response.body.matchAll(/data-grade="([a-z]+)"/g)].map((m) => m[1]);
     expect(grades).toEqual(['critical', 'critical', 'high', 'high', 'high', 'high', 'medium', 'protected', 'protected']);
     expect(response.body).toContain('data-lookalike="xn--acmebnk-6fg.example"');
-    expect(textById(response.body, 'lookalikes-summary')).toContain('9 of the 273 names tried that look like acmebank.example resolve; 6 can send or receive mail');
+    expect(textById(response.body, 'lookalikes-summary')).toMatch(/^9 of the \d+ names tried that look like acmebank\.example resolve; 6 can send or receive mail/);
     expect(response.body).toContain('MX 0 .');
     expect(seen).toEqual([{ deep: false, maxCandidates: ANONYMOUS_LOOKALIKE_MAX_CANDIDATES, maxQueries: ANONYMOUS_LOOKALIKE_MAX_QUERIES }]);
   });

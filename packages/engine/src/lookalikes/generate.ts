@@ -8,7 +8,7 @@ import { parse } from 'tldts';
 import { dnsNameProblem } from '../dns/name.js';
 import { normaliseDomainInput } from '../input.js';
 import { fuzz } from './fuzzers.js';
-import { LATIN_TO_CYRILLIC } from './homoglyphs.js';
+import { LATIN_TO_CYRILLIC, LATIN_TO_GREEK } from './homoglyphs.js';
 import { damerauLevenshtein, looseSkeleton, skeleton } from './skeleton.js';
 import { LOOKALIKE_FUZZERS, type LookalikeCandidate, type LookalikeFuzzer, type SkeletonMatch } from './types.js';
 
@@ -202,7 +202,7 @@ export function capCandidates(ranked: readonly LookalikeCandidate[], max: number
   return ranked.filter((c) => kept.has(c));
 }
 
-const CYRILLIC_TO_LATIN = new Map(Object.entries(LATIN_TO_CYRILLIC).map(([latin, cyr]) => [cyr, latin]));
+const CYRILLIC_TO_LATIN = new Map([...Object.entries(LATIN_TO_CYRILLIC), ...Object.entries(LATIN_TO_GREEK)].map(([latin, other]) => [other, latin]));
 
 /**
  * The ASCII name an IDN original imitates (`pаypal.com` with a Cyrillic а → `paypal.com`), when

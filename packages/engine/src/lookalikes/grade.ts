@@ -49,11 +49,11 @@ export function gradeRank(grade: LookalikeGrade): number {
 }
 
 /**
- * What the owner of the original should do about the graded names. The parking records are written
+ * What the owner of `original` (its Unicode form, for the sentences) should do about the graded names. The parking records are written
  * out for the first name that needs them: one of the owner's own not yet parked, else the worst
  * lookalike, else `likeliest` (the likeliest ASCII candidate, registered or not).
  */
-export function nextSteps(lookalikes: readonly Lookalike[], likeliest: string | undefined): LookalikeNextStep[] {
+export function nextSteps(original: string, lookalikes: readonly Lookalike[], likeliest: string | undefined): LookalikeNextStep[] {
   const steps: LookalikeNextStep[] = [];
   const theirs = lookalikes.filter((l) => !l.sharedWithOriginal && (l.grade === 'critical' || l.grade === 'high'));
   const critical = theirs.filter((l) => l.grade === 'critical');
@@ -68,6 +68,17 @@ export function nextSteps(lookalikes: readonly Lookalike[], likeliest: string | 
     });
   }
   const ours = lookalikes.filter((l) => l.sharedWithOriginal && l.grade !== 'protected' && l.grade !== 'none');
+  // Sharing name servers is a hint, not proof (a registrar's default pair serves millions of names):
+  // the ones that can handle mail are named, to be parked if they are yours and reported if not.
+  const oursArmed = ours.filter((l) => l.grade === 'critical' || l.grade === 'high');
+  if (oursArmed.length > 0) {
+    steps.push({
+      title: `Check the ${oursArmed.length} lookalike(s) that can handle mail and look like yours`,
+      body:
+        `${oursArmed.slice(0, 5).map((l) => l.unicode).join(', ')}${oursArmed.length > 5 ? ', …' : ''} share name servers or mail servers with ${original}. ` +
+        'If your organisation registered them, park them with the records below; if it did not, report them as above.',
+    });
+  }
   const parkTarget = ours[0]?.domain ?? lookalikes.find((l) => l.grade !== 'protected')?.domain ?? likeliest;
   if (parkTarget === undefined) return steps;
   steps.push({

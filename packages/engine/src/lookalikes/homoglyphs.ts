@@ -43,6 +43,14 @@ export const LATIN_TO_CYRILLIC: Readonly<Record<string, string>> = {
   v: '\u0475', w: '\u051d', x: '\u0445', y: '\u0443',
 };
 
+/**
+ * Greek letters confusable with a Latin one in lower case (Unicode confusables.txt): tried, like the
+ * strict Cyrillic twins, as one letter inside a Latin label where the policy is `mixed`.
+ */
+export const LATIN_TO_GREEK: Readonly<Record<string, string>> = {
+  a: '\u03b1', i: '\u03b9', o: '\u03bf', p: '\u03c1', u: '\u03c5', v: '\u03bd', y: '\u03b3',
+};
+
 /** The Cyrillic twins that are confusable in lower case (UTS #39): the only ones a single mixed-script substitution uses. */
 const STRICT_CYRILLIC = new Set('acdeghijlopqsvwxy');
 
@@ -59,7 +67,10 @@ export interface IdnPolicy {
    * Latin Extended-A (U+00DF–U+017F), a string of the letters for a narrower table, '' for none.
    */
   latin: 'latin' | string;
-  /** Cyrillic: `whole` (all-Cyrillic labels), `mixed` (Cyrillic letters inside a Latin label too), or none. */
+  /**
+   * Cyrillic: `whole` (all-Cyrillic labels), `mixed` (also one Cyrillic or Greek letter inside a
+   * Latin label), or none.
+   */
   cyrillic: 'whole' | 'mixed' | null;
 }
 
@@ -168,6 +179,7 @@ export function glyphTable(suffix: string): ReadonlyMap<string, readonly string[
   }
   if (policy.cyrillic === 'mixed') {
     for (const [latin, cyrillic] of Object.entries(LATIN_TO_CYRILLIC)) if (STRICT_CYRILLIC.has(latin)) add(latin, cyrillic);
+    for (const [latin, greek] of Object.entries(LATIN_TO_GREEK)) add(latin, greek);
   }
   tableCache.set(key, table);
   return table;

@@ -147,6 +147,6 @@ export async function findLookalikes(input: string, options: LookalikeOptions): 
     looksLike: generated.looksLike,
     wildcardSuffixes: [...wildcardSuffixes].sort(),
     // The example parking records name the likeliest ASCII candidate (what an owner registers first).
-    nextSteps: nextSteps(lookalikes, (candidates.find((c) => c.domain === c.unicode) ?? candidates[0])?.domain),
+    nextSteps: nextSteps(original.unicode, lookalikes, (candidates.find((c) => c.domain === c.unicode) ?? candidates[0])?.domain),
   };
 }

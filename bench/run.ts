@@ -92,6 +92,8 @@ export interface BenchResults {
 export interface Summary {
   engineWarmChecksPerSec: number | null;
   engineWarmRatioToTarget: number | null;
+  /** A warm check's rate over the bare lookups it makes, replayed in the same run (the service's shape: a warm cache; target ≥ 0.6). */
+  warmRatioToBareLookups: number | null;
   /** Share of a warm check the shared-infrastructure classification costs (target < 0.05). */
   sharedInfrastructureCost: number | null;
   engineColdRatioToCeiling: number | null;
@@ -301,6 +303,7 @@ export function summaryOf(results: Omit<BenchResults, 'rows' | 'summary'>): Summ
     // The warm figure is the service's shape: a warm shared cache over the answer source.
     engineWarmChecksPerSec: warm ? warm.cache.engine.median : null,
     engineWarmRatioToTarget: warm ? warm.cache.ratioToTarget : null,
+    warmRatioToBareLookups: warm ? warm.cache.ratioToBaseline : null,
     sharedInfrastructureCost: results.shared ? results.shared.usual.cost : null,
     engineColdRatioToCeiling: cold ? cold.ratioToCeiling : null,
     queriesPerCheck: cold ? cold.queriesPerCheck : warm ? warm.lookupsPerCheck : null,

@@ -12,7 +12,7 @@ import type { RunningDnsServer } from '../../packages/engine/src/dns/server.js';
 import { killAll, startServeProcess } from '../setup/serve-process.js';
 import { ROOT_ANCHOR_FILE, startSignedServer } from './helpers.js';
 
-const KEY = 'sk_dnssec_serve_0123456789abcdef0123456789abcdef';
+const KEY = 'sk_dnssec_24c27dbc90548f3517a8ff29cad0285d';
 const children = new Set<ChildProcess>();
 let dns: RunningDnsServer;
 const dirs: string[] = [];

@@ -106,6 +106,7 @@ ${uncheckedSection(details)}
 <section class="detail" aria-labelledby="about-title">
 <h2 id="about-title">About this check</h2>
 <dl class="facts">
+${result.dnssec && result.dnssec.status !== 'not-checked' ? html`<dt>DNSSEC</dt><dd id="dnssec" data-dnssec="${result.dnssec.status}">${result.dnssec.status}${result.dnssec.reason.code !== null ? ` (EDE ${result.dnssec.reason.code})` : ''}: ${result.dnssec.reason.text}</dd>` : null}
 <dt>Answers from</dt><dd id="source" data-source="${result.source}">${result.source === 'fixture-zones' ? 'fixture zone files (stand-in records, not the live DNS)' : 'the DNS'}</dd>
 <dt>Checked</dt><dd><time datetime="${result.resolvedAt}" id="checked-at">${formatTime(result.resolvedAt)}</time>, in ${result.responseTimeMs} ms${num(obj(details['dns'])['queries']) !== null ? html`, ${plural(num(obj(details['dns'])['queries'])!, 'DNS query', 'DNS queries')}` : null}</dd>
 <dt>Link to this check</dt><dd><a id="permalink" href="${path}">${context.origin ?? ''}${path}</a> <span class="muted">(opening it checks again)</span></dd>

@@ -10,6 +10,30 @@ import { html, type SafeHtml } from './html.js';
 import { checkForm, page } from './layout.js';
 import type { DemoSettings } from './demo.js';
 
+/** `transport.dane` in words (RFC 7672): what DANE-validating senders do with mail to the domain. */
+const DANE_WORDS: Record<NonNullable<TransportResult['dane']>, string> = {
+  valid: 'valid on every mail server: senders that validate DANE require TLS with the certificate your TLSA records name',
+  partial: 'valid on some mail servers, broken on none',
+  broken: 'broken: a mail server has TLSA records that match nothing it presents, so senders that validate DANE refuse or delay mail to it',
+  none: 'not in use (no mail server has a usable, DNSSEC-secure TLSA record)',
+};
+/** A mail server's TLSA state. */
+const TLSA_WORDS: Record<string, string> = {
+  secure: 'published and DNSSEC-secure',
+  insecure: 'published in an unsigned zone (ignored by DANE senders)',
+  bogus: 'DNSSEC-bogus (DANE senders defer mail)',
+  indeterminate: 'could not be validated',
+  none: 'none published',
+  'not-applicable': 'not applicable (the MX or its addresses are not DNSSEC-secure)',
+};
+/** DANE for one address. */
+const DANE_ADDRESS_WORDS: Record<string, string> = {
+  match: 'the certificate matches the TLSA records',
+  mismatch: 'the certificate matches NO TLSA record',
+  'no-usable-tlsa': 'no usable TLSA record',
+  'not-applicable': 'not applicable',
+};
+
 /** Where the transport section of a domain is rendered. */
 export const TRANSPORT_PATH = '/transport';
 /** The query parameter asking for the section alone (for the page's script). */
@@ -69,13 +93,14 @@ export function transportSection(transport: TransportResult, displayDomain: stri
 <dl class="facts">
 <dt>MTA-STS</dt><dd id="transport-mta-sts">${sts.status}${sts.id ? html` (id <code>${sts.id}</code>)` : null}${sts.policy ? html`, max_age ${sts.policy.maxAge}, mx ${sts.policy.mx.map((m, i) => html`${i > 0 ? ', ' : ''}<code>${m}</code>`)}` : null}${sts.fetch?.error ? html`; policy fetch: ${sts.fetch.error}` : null}</dd>
 <dt>TLS reporting</dt><dd id="transport-tlsrpt">${transport.tlsRpt.status}${transport.tlsRpt.rua.length > 0 ? html` (${transport.tlsRpt.rua.join(', ')})` : null}</dd>
+${transport.dane ? html`<dt>DANE</dt><dd id="transport-dane" data-dane="${transport.dane}">${DANE_WORDS[transport.dane]}</dd>` : null}
 </dl>
 </div>
 ${transport.mx.length > 0 ? html`<h3>Mail servers of ${displayDomain}</h3>
 <ul class="list-plain" id="transport-mx">${transport.mx.map(
-    (mx) => html`<li><code>${mx.host}</code> (preference ${mx.preference})${mx.mtaStsCovered === null ? null : mx.mtaStsCovered ? ', in the MTA-STS policy' : html`, <strong>not in the MTA-STS policy</strong>`}
+    (mx) => html`<li><code>${mx.host}</code> (preference ${mx.preference})${mx.mtaStsCovered === null ? null : mx.mtaStsCovered ? ', in the MTA-STS policy' : html`, <strong>not in the MTA-STS policy</strong>`}${mx.tlsa ? html`<br><span class="muted" data-tlsa="${mx.tlsa.status}">TLSA: ${TLSA_WORDS[mx.tlsa.status] ?? mx.tlsa.status}${mx.tlsa.records.length > 0 ? html`, ${mx.tlsa.records.length} record${mx.tlsa.records.length === 1 ? '' : 's'}${mx.tlsa.usable ? '' : ', none usable for SMTP'}` : null}</span>` : null}
 <ul>${mx.addresses.length === 0 ? html`<li class="muted">not probed</li>` : mx.addresses.map(
-      (a) => html`<li><code>${a.address}</code>: <span data-outcome="${a.outcome}">${outcomeWords(a)}</span>${a.tlsVersion ? html` (${a.tlsVersion})` : null}${a.certificate ? html`<br><span class="muted">certificate for ${a.certificate.san.slice(0, 4).join(', ') || a.certificate.subject}, issued by ${a.certificate.issuer}, valid until ${a.certificate.notAfter.slice(0, 10)}</span>` : null}</li>`,
+      (a) => html`<li><code>${a.address}</code>: <span data-outcome="${a.outcome}">${outcomeWords(a)}</span>${a.tlsVersion ? html` (${a.tlsVersion})` : null}${a.dane ? html`; DANE: <span data-dane-address="${a.dane}">${DANE_ADDRESS_WORDS[a.dane]}</span>` : null}${a.certificate ? html`<br><span class="muted">certificate for ${a.certificate.san.slice(0, 4).join(', ') || a.certificate.subject}, issued by ${a.certificate.issuer}, valid until ${a.certificate.notAfter.slice(0, 10)}</span>` : null}</li>`,
     )}</ul></li>`,
   )}</ul>` : null}
 ${transport.findings.length > 0 ? html`<h3>What we found</h3>

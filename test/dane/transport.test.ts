@@ -146,3 +146,28 @@ describe('the CLI report', () => {
     expect(text).toMatch(/127\.0\.0\.1: cert-untrusted \(TLSv1\.3\); DANE match/);
   });
 });
+
+describe('the page', () => {
+  it('shows DANE for the domain, the TLSA state of each MX and the outcome of each address, and DNSSEC on the result', async () => {
+    const { transportSection } = await import('../../src/web/transport-view.js');
+    const { resultPage } = await import('../../src/web/result-view.js');
+    const { toHtmlString } = await import('../../src/web/html.js');
+    const { withoutHyphenSpans } = await import('../web/helpers.js');
+    const valid = await check('secure-nsec.test', ports.pinned as number);
+    const section = withoutHyphenSpans(toHtmlString(transportSection(valid.transport!, valid.details.displayDomain)));
+    expect(section).toMatch(/<dd id="transport-dane" data-dane="valid">valid on every mail server/);
+    expect(section).toContain('data-tlsa="secure">TLSA: published and DNSSEC-secure, 1 record');
+    expect(section).toContain('DANE: <span data-dane-address="match">the certificate matches the TLSA records</span>');
+    const broken = await check('secure-nsec3.test', ports.other as number);
+    const brokenSection = withoutHyphenSpans(toHtmlString(transportSection(broken.transport!, broken.details.displayDomain)));
+    expect(brokenSection).toMatch(/data-dane="broken">broken: a mail server has TLSA records that match nothing/);
+    expect(brokenSection).toContain('data-dane-address="mismatch">the certificate matches NO TLSA record');
+    const bogus = await check('expired.test', ports.pinned as number);
+    const page = withoutHyphenSpans(toHtmlString(resultPage(bogus, { origin: null, demo: null, historyLink: false })));
+    expect(page).toMatch(/<dd id="dnssec" data-dnssec="bogus">bogus \(EDE 7\): /);
+    // Without validation the page says nothing about DNSSEC or DANE.
+    const plain = await checkDomain('secure-nsec.test', { resolver: network, transport: { connectPorts: { smtp: ports.pinned as number, https: 9 }, allowPrivateAddresses: true, timeoutMs: 3000 } });
+    expect(toHtmlString(transportSection(plain.transport!, 'secure-nsec.test'))).not.toContain('transport-dane');
+    expect(toHtmlString(resultPage(plain, { origin: null, demo: null, historyLink: false }))).not.toContain('id="dnssec"');
+  });
+});

@@ -367,33 +367,73 @@ export const webPages: FastifyPluginAsync<WebPagesOptions> = async (app, options
     return sendPage(reply, 200, resultPage(result, { origin: originOf(request, publicUrl), demo, historyLink: publicHistory !== undefined, lookalikes: lookalikes !== undefined }));
   });
 
-  // "Mail sent to you": the page the result page links to (works without JavaScript), and with
-  // ?fragment=1 the section alone, which the page's script puts in place. Rate limited on its own.
-  app.get<{ Params: { '*': string }; Querystring: Record<string, unknown> }>(`${TRANSPORT_PATH}/*`, { config, schema, onRequest: transportLimiter ? [transportLimiter] : [] }, async (request, reply) => {
-    const typed = request.params['*'];
-    const normalised = normaliseDomainInput(typed);
-    if (!normalised.ok) {
-      if (wantsJson(request.headers.accept)) throw new InvalidInput(normalised.message, normalised.fix);
-      return invalidInput(reply, typed, normalised, demo);
-    }
-    const fragment = request.query[FRAGMENT_PARAM] === '1';
-    if (normalised.domain !== typed) return reply.code(303).header('cache-control', LIVE_PAGE_CACHE_CONTROL).redirect(`${transportPath(normalised.domain)}${fragment ? `?${FRAGMENT_PARAM}=1` : ''}`, 303);
-    if (demo !== null && !inDemo(demo, normalised.domain)) {
-      // As for the result page: the demo answers only for its own domains.
+  /**
+   * A section shown after the verdict ("Mail sent to you", "Names that look like yours", "Your logo
+   * in the inbox"): its page at `<base>/<domain>` (which works without JavaScript) and, with
+   * ?fragment=1, the section alone, which the result page's script puts in place. One place
+   * normalises the typed name (303 to the canonical path) and keeps the demo to its own domains;
+   * `answer` gives the section for the name, as JSON when asked.
+   */
+  const sectionRoute = (
+    base: string,
+    pathOf: (domain: string) => string,
+    limiter: onRequestHookHandler | undefined,
+    answer: (domain: string, context: { fragment: boolean; json: boolean; reply: FastifyReply }) => Promise<FastifyReply>,
+  ): void => {
+    app.get<{ Params: { '*': string }; Querystring: Record<string, unknown> }>(`${base}/*`, { config, schema, onRequest: limiter ? [limiter] : [] }, async (request, reply) => {
+      const typed = request.params['*'];
+      const normalised = normaliseDomainInput(typed);
+      const json = wantsJson(request.headers.accept);
+      if (!normalised.ok) {
+        if (json) throw new InvalidInput(normalised.message, normalised.fix);
+        return invalidInput(reply, typed, normalised, demo);
+      }
+      const fragment = request.query[FRAGMENT_PARAM] === '1';
+      if (normalised.domain !== typed) return reply.code(303).header('cache-control', LIVE_PAGE_CACHE_CONTROL).redirect(`${pathOf(normalised.domain)}${fragment ? `?${FRAGMENT_PARAM}=1` : ''}`, 303);
       void reply.header('vary', 'accept');
-      if (wantsJson(request.headers.accept)) return sendJsonError(reply, http.answer('NOT_FOUND', { message: `${normalised.domain} is not in the demo.`, why: `This demo answers from ${demo.source}, not from public DNS.`, fix: 'Check one of the demo domains listed on the home page.' }));
-      return sendPage(reply, 404, notInDemoPage(typed, normalised.domain, demo));
-    }
-    const result = await check(normalised.domain, { transport: true, maxQueries });
-    void reply.header('vary', 'accept');
+      if (demo !== null && !inDemo(demo, normalised.domain)) {
+        // As for the result page: the demo answers only for its own domains.
+        if (json) return sendJsonError(reply, http.answer('NOT_FOUND', { message: `${normalised.domain} is not in the demo.`, why: `This demo answers from ${demo.source}, not from public DNS.`, fix: 'Check one of the demo domains listed on the home page.' }));
+        return sendPage(reply, 404, notInDemoPage(typed, normalised.domain, demo));
+      }
+      return answer(normalised.domain, { fragment, json, reply });
+    });
+  };
+  const sendJson = (reply: FastifyReply, body: unknown) => reply.code(200).header('cache-control', LIVE_PAGE_CACHE_CONTROL).send(body);
+
+  // "Mail sent to you", rate limited on its own (it opens connections and takes seconds).
+  sectionRoute(TRANSPORT_PATH, transportPath, transportLimiter, async (domain, { fragment, json, reply }) => {
+    const result = await check(domain, { transport: true, maxQueries });
     if (!result.transport) {
-      if (wantsJson(request.headers.accept)) return sendJsonError(reply, http.answer('INTERNAL', { message: 'Transport checks are not available on this server.' }));
       const message = 'Transport checks are not available on this server.';
+      if (json) return sendJsonError(reply, http.answer('INTERNAL', { message }));
       return sendPage(reply, 200, fragment ? transportUnavailable(message) : transportUnavailablePage(message, result.domain, result.details.displayDomain, demo));
     }
-    if (wantsJson(request.headers.accept)) return reply.code(200).header('cache-control', LIVE_PAGE_CACHE_CONTROL).send(result.transport);
+    if (json) return sendJson(reply, result.transport);
     const display = result.details.displayDomain;
     return sendPage(reply, 200, fragment ? transportSection(result.transport, display) : transportPage(result.transport, result.domain, display, demo));
+  });
+
+  // "Names that look like yours", with the page's own caps and its stricter limit.
+  if (lookalikes) {
+    sectionRoute(LOOKALIKES_PATH, lookalikesPath, lookalikeLimiter, async (domain, { fragment, json, reply }) => {
+      const report = await lookalikes(domain, { deep: false, maxCandidates: ANONYMOUS_LOOKALIKE_MAX_CANDIDATES, maxQueries: ANONYMOUS_LOOKALIKE_MAX_QUERIES });
+      if (json) return sendJson(reply, report);
+      return sendPage(reply, 200, fragment ? lookalikesSection(report) : lookalikesPage(report));
+    });
+  }
+
+  // "Your logo in the inbox" (BIMI), under the transport check's lower limit (it downloads files).
+  sectionRoute(BIMI_PATH, bimiPath, transportLimiter, async (domain, { fragment, json, reply }) => {
+    const result = await check(domain, { bimi: true, maxQueries });
+    if (!result.bimi) {
+      const message = 'BIMI checks are not available on this server.';
+      if (json) return sendJsonError(reply, http.answer('INTERNAL', { message }));
+      return sendPage(reply, 200, bimiUnavailable(message));
+    }
+    if (json) return sendJson(reply, result.bimi);
+    const display = result.details.displayDomain;
+    return sendPage(reply, 200, fragment ? bimiSection(result.bimi, display) : bimiPage(result.bimi, result.domain, display));
   });
 
   // The API reference, rendered once from the service's OpenAPI document (when it has one: the
@@ -404,54 +444,6 @@ export const webPages: FastifyPluginAsync<WebPagesOptions> = async (app, options
     if (typeof swagger !== 'function') throw http.answer('NOT_FOUND', { message: 'This server has no API to document.' });
     apiDocs ??= toHtmlString(apiDocsPage(swagger.call(app), demo));
     return reply.code(200).type(HTML_TYPE).header('cache-control', STATIC_PAGE_CACHE_CONTROL).send(apiDocs);
-  });
-  // "Names that look like yours": as "Mail sent to you", a page of its own and a fragment for the script.
-  if (lookalikes) {
-    app.get<{ Params: { '*': string }; Querystring: Record<string, unknown> }>(`${LOOKALIKES_PATH}/*`, { config, schema, onRequest: lookalikeLimiter ? [lookalikeLimiter] : [] }, async (request, reply) => {
-      const typed = request.params['*'];
-      const normalised = normaliseDomainInput(typed);
-      if (!normalised.ok) {
-        if (wantsJson(request.headers.accept)) throw new InvalidInput(normalised.message, normalised.fix);
-        return invalidInput(reply, typed, normalised, demo);
-      }
-      const fragment = request.query[FRAGMENT_PARAM] === '1';
-      if (normalised.domain !== typed) return reply.code(303).header('cache-control', LIVE_PAGE_CACHE_CONTROL).redirect(`${lookalikesPath(normalised.domain)}${fragment ? `?${FRAGMENT_PARAM}=1` : ''}`, 303);
-      if (demo !== null && !inDemo(demo, normalised.domain)) {
-        void reply.header('vary', 'accept');
-        if (wantsJson(request.headers.accept)) return sendJsonError(reply, http.answer('NOT_FOUND', { message: `${normalised.domain} is not in the demo.`, why: `This demo answers from ${demo.source}, not from public DNS.`, fix: 'Check one of the demo domains listed on the home page.' }));
-        return sendPage(reply, 404, notInDemoPage(typed, normalised.domain, demo));
-      }
-      const report = await lookalikes(normalised.domain, { deep: false, maxCandidates: ANONYMOUS_LOOKALIKE_MAX_CANDIDATES, maxQueries: ANONYMOUS_LOOKALIKE_MAX_QUERIES });
-      void reply.header('vary', 'accept');
-      if (wantsJson(request.headers.accept)) return reply.code(200).header('cache-control', LIVE_PAGE_CACHE_CONTROL).send(report);
-      return sendPage(reply, 200, fragment ? lookalikesSection(report) : lookalikesPage(report));
-    });
-  }
-  // "Your logo in the inbox" (BIMI): as "Mail sent to you", a page of its own and the fragment the
-  // result page's script puts in place; under the same lower rate limit (it downloads files).
-  app.get<{ Params: { '*': string }; Querystring: Record<string, unknown> }>(`${BIMI_PATH}/*`, { config, schema, onRequest: transportLimiter ? [transportLimiter] : [] }, async (request, reply) => {
-    const typed = request.params['*'];
-    const normalised = normaliseDomainInput(typed);
-    if (!normalised.ok) {
-      if (wantsJson(request.headers.accept)) throw new InvalidInput(normalised.message, normalised.fix);
-      return invalidInput(reply, typed, normalised, demo);
-    }
-    const fragment = request.query[FRAGMENT_PARAM] === '1';
-    if (normalised.domain !== typed) return reply.code(303).header('cache-control', LIVE_PAGE_CACHE_CONTROL).redirect(`${bimiPath(normalised.domain)}${fragment ? `?${FRAGMENT_PARAM}=1` : ''}`, 303);
-    if (demo !== null && !inDemo(demo, normalised.domain)) {
-      void reply.header('vary', 'accept');
-      if (wantsJson(request.headers.accept)) return sendJsonError(reply, http.answer('NOT_FOUND', { message: `${normalised.domain} is not in the demo.`, why: `This demo answers from ${demo.source}, not from public DNS.`, fix: 'Check one of the demo domains listed on the home page.' }));
-      return sendPage(reply, 404, notInDemoPage(typed, normalised.domain, demo));
-    }
-    const result = await check(normalised.domain, { bimi: true, maxQueries });
-    void reply.header('vary', 'accept');
-    if (!result.bimi) {
-      if (wantsJson(request.headers.accept)) return sendJsonError(reply, http.answer('INTERNAL', { message: 'BIMI checks are not available on this server.' }));
-      return sendPage(reply, 200, bimiUnavailable('BIMI checks are not available on this server.'));
-    }
-    if (wantsJson(request.headers.accept)) return reply.code(200).header('cache-control', LIVE_PAGE_CACHE_CONTROL).send(result.bimi);
-    const display = result.details.displayDomain;
-    return sendPage(reply, 200, fragment ? bimiSection(result.bimi, display) : bimiPage(result.bimi, result.domain, display));
   });
 
   app.get<{ Params: { topic: string }; Querystring: Record<string, unknown> }>('/guides/:topic', { config, schema }, async (request, reply) => {

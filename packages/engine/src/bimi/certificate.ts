@@ -121,14 +121,13 @@ export interface MarkCertificateInput {
 }
 
 /**
- * Judges a mark certificate bundle. Every outcome is a value: a bundle that does not parse gives
- * `chain.trusted: false` with the reason in `chain.problems`.
+ * A certificate result with nothing judged: the document was not fetched (`fetch`), held no usable
+ * certificate, or its leaf could not be read. `problems` says why, and the chain is not trusted.
  */
-export function checkMarkCertificate(input: MarkCertificateInput): BimiCertificate {
-  const { certificates, problems } = parsePemBundle(input.pem);
-  const empty: BimiCertificate = {
-    url: input.url,
-    fetch: null,
+export function unjudgedCertificate(url: string, fetch: BimiCertificate['fetch'], problems: string[]): BimiCertificate {
+  return {
+    url,
+    fetch,
     kind: null,
     markType: null,
     subject: null,
@@ -145,6 +144,15 @@ export function checkMarkCertificate(input: MarkCertificateInput): BimiCertifica
     sct: { present: false, count: 0 },
     crl: { present: false, urls: [] },
   };
+}
+
+/**
+ * Judges a mark certificate bundle. Every outcome is a value: a bundle that does not parse gives
+ * `chain.trusted: false` with the reason in `chain.problems`.
+ */
+export function checkMarkCertificate(input: MarkCertificateInput): BimiCertificate {
+  const { certificates, problems } = parsePemBundle(input.pem);
+  const empty = unjudgedCertificate(input.url, null, problems);
   const leaf = certificates[0];
   if (!leaf) return empty;
   let parts: CertificateParts;

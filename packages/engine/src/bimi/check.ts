@@ -17,7 +17,7 @@ import type { Finding } from '../findings.js';
 import { normaliseDomainInput, type NormaliseOptions } from '../input.js';
 import type { ConnectPorts } from '../transport/types.js';
 import { tlsTrust } from '../transport/tls-peer.js';
-import { bimiRootsFromPem, checkMarkCertificate, shippedBimiRoots, type BimiRoot } from './certificate.js';
+import { bimiRootsFromPem, checkMarkCertificate, shippedBimiRoots, unjudgedCertificate, type BimiRoot } from './certificate.js';
 import { bimiDmarcEligibility } from './eligibility.js';
 import { fetchBimiFile, type BimiFetch, type BimiFetchOptions } from './fetch.js';
 import { bimiRecordName, bimiSelectorProblem, DEFAULT_BIMI_SELECTOR, lpsMatches, normaliseLocalPart, parseBimiRecord, selectBimiRecord } from './parse.js';
@@ -324,25 +324,7 @@ function judgeCertificate(fetched: BimiFetch, url: string, context: CertificateC
   if (!fetched.ok) {
     findings.push({ id: 'bimi-certificate-fetch-failed', severity: UNSETTLED_FETCH.has(fetched.error) ? 'warning' : 'critical', title: 'Mark Certificate Not Fetched', detail: `${fetched.detail}.` });
     steps.push(`Serve the PEM at ${url} over HTTPS with a publicly trusted certificate, answering 200 within 10 s (${fetched.detail}).`);
-    return {
-      url,
-      fetch: { error: fetched.error, httpStatus: fetched.httpStatus, detail: fetched.detail },
-      kind: null,
-      markType: null,
-      subject: null,
-      issuer: null,
-      serial: null,
-      notBefore: null,
-      notAfter: null,
-      daysLeft: null,
-      chain: { trusted: false, anchor: null, problems: ['the document could not be fetched'] },
-      bimiEku: false,
-      san: [],
-      sanMatch: false,
-      logotype: null,
-      sct: { present: false, count: 0 },
-      crl: { present: false, urls: [] },
-    };
+    return unjudgedCertificate(url, { error: fetched.error, httpStatus: fetched.httpStatus, detail: fetched.detail }, ['the document could not be fetched']);
   }
   const result = checkMarkCertificate({ pem: fetched.body.toString('utf8'), url, domain: context.domain, organizationalDomain: context.org, selector: context.selector, logo: context.logo, roots: context.roots, now: context.now });
   if (!result.chain.trusted) {

@@ -225,28 +225,7 @@ function tallyRows(reports: readonly AggregateReport[], domain: string, byDay: b
       const key = byDay ? `${dayStart} ${record.sourceIp}` : record.sourceIp;
       let t = tallies.get(key);
       if (t === undefined) {
-        t = {
-          source: record.sourceIp,
-          messages: 0,
-          spfAligned: 0,
-          dkimAligned: 0,
-          dmarcPass: 0,
-          failing: 0,
-          forwardedFailing: 0,
-          first: byDay ? dayStart : report.dateRange.begin,
-          last: byDay ? dayStart : report.dateRange.begin,
-          selectors: new Set(),
-          dkimDomains: new Set(),
-          spfDomains: new Set(),
-          ownFailedSelectors: new Map(),
-          ownFailedNoSelector: false,
-          brokenByKey: new Map(),
-          brokenNoSelector: 0,
-          verified: new Set(),
-          unalignedDkimPass: null,
-          unalignedSpfPass: null,
-          ownSpfFailed: null,
-        };
+        t = emptyTally(record.sourceIp, byDay ? dayStart : report.dateRange.begin);
         tallies.set(key, t);
       }
       const n = record.count;
@@ -527,6 +506,32 @@ export function mergeSenderDigests(entries: Iterable<SenderDigestEntry>, domain:
     .sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : compareAddresses(a.source, b.source)));
 }
 
+/** A sender's tally before any message is counted, first and last seen at `at` (epoch seconds). */
+function emptyTally(source: string, at: number): Tally {
+  return {
+    source,
+    messages: 0,
+    spfAligned: 0,
+    dkimAligned: 0,
+    dmarcPass: 0,
+    failing: 0,
+    forwardedFailing: 0,
+    first: at,
+    last: at,
+    selectors: new Set(),
+    dkimDomains: new Set(),
+    spfDomains: new Set(),
+    ownFailedSelectors: new Map(),
+    ownFailedNoSelector: false,
+    brokenByKey: new Map(),
+    brokenNoSelector: 0,
+    verified: new Set(),
+    unalignedDkimPass: null,
+    unalignedSpfPass: null,
+    ownSpfFailed: null,
+  };
+}
+
 /** Entries to tallies, keyed by source and day (`byDay`) or by source alone. */
 function mergeEntries(entries: Iterable<SenderDigestEntry>, byDay: boolean): Map<string, Tally> {
   const tallies = new Map<string, Tally>();
@@ -535,28 +540,7 @@ function mergeEntries(entries: Iterable<SenderDigestEntry>, byDay: boolean): Map
     const at = dayEpoch(e.day);
     let t = tallies.get(key);
     if (t === undefined) {
-      t = {
-        source: e.source,
-        messages: 0,
-        spfAligned: 0,
-        dkimAligned: 0,
-        dmarcPass: 0,
-        failing: 0,
-        forwardedFailing: 0,
-        first: at,
-        last: at,
-        selectors: new Set(),
-        dkimDomains: new Set(),
-        spfDomains: new Set(),
-        ownFailedSelectors: new Map(),
-        ownFailedNoSelector: false,
-        brokenByKey: new Map(),
-        brokenNoSelector: 0,
-        verified: new Set(),
-        unalignedDkimPass: null,
-        unalignedSpfPass: null,
-        ownSpfFailed: null,
-      };
+      t = emptyTally(e.source, at);
       tallies.set(key, t);
     }
     t.messages += e.messages;

@@ -5,7 +5,7 @@
  *   npm run bench                   full run (several minutes)
  *   npm run bench -- --quick        shorter runs and smaller scans (under a minute)
  *   npm run bench -- --json         … and end with one JSON line of the headline figures
- *   npm run bench -- --only warm,spf   run some sections: warm, shared, cold, http, spf, scan, store
+ *   npm run bench -- --only warm,spf   run some sections: warm, shared, features, cold, http, spf, scan, store
  *   npm run bench -- --source       measure src/ through tsx instead of the build in dist/
  *   npm run bench -- --smoke        the smallest run of every section (seconds; figures not judged: bench/smoke.ts)
  *   npm run bench -- --out FILE     write the results to FILE instead of bench/results.json
@@ -26,6 +26,7 @@ import { performance } from 'node:perf_hooks';
 import { runEngineColdBenchmark, type EngineColdResult } from './engine-cold.js';
 import { runEngineWarmBenchmark, type EngineWarmResult } from './engine-warm.js';
 import { runSharedInfrastructureBenchmark, type SharedInfrastructureBenchResult } from './shared-infrastructure.js';
+import { FEATURE_LABELS, runEngineFeaturesBenchmark, type EngineFeaturesResult } from './engine-features.js';
 import { buildEngine, loadEngine, PACKAGE_ROOT } from './engine.js';
 import { runHttpBenchmark, type HttpBenchResult } from './http.js';
 import { runResolverScanBenchmark, runScanBenchmark, type ScanBenchResult } from './scan.js';
@@ -36,7 +37,7 @@ import { createKeyPool } from './synthetic.js';
 import { SMOKE } from './smoke.js';
 
 /** The sections, in the order they run. */
-export const SECTIONS = ['warm', 'shared', 'cold', 'http', 'spf', 'scan', 'store'] as const;
+export const SECTIONS = ['warm', 'shared', 'features', 'cold', 'http', 'spf', 'scan', 'store'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 /** The SPF target: at least this many times mailauth's evaluations per second. */
@@ -76,6 +77,8 @@ export interface BenchResults {
   warm?: EngineWarmResult;
   /** What the shared-infrastructure classification adds to a warm check. */
   shared?: SharedInfrastructureBenchResult;
+  /** What each part of a warm check costs. */
+  features?: EngineFeaturesResult;
   cold?: EngineColdResult;
   http?: HttpBenchResult;
   spf?: SpfBenchmarkResult;
@@ -168,6 +171,21 @@ export function rowsOf(results: Omit<BenchResults, 'rows' | 'summary'>): Row[] {
         ratio: `costs ${(pair.cost * 100).toFixed(1)}%`,
         target: `< ${(shared.target * 100).toFixed(0)}%`,
         met: pair.cost < shared.target,
+      });
+    }
+  }
+  if (results.features) {
+    const { checkUs, features } = results.features;
+    for (const part of features) {
+      const own = part.bareLookupsUs === null ? null : Math.max(0, part.us.median - part.bareLookupsUs);
+      rows.push({
+        section: '1c cost per part of a warm check',
+        figure: `µs per check: ${FEATURE_LABELS[part.feature]}`,
+        value: part.feature === 'rest' ? part.us.median.toFixed(1) : `${part.us.median.toFixed(1)} (${part.us.min.toFixed(1)}–${part.us.max.toFixed(1)})`,
+        baseline: part.bareLookupsUs === null ? (part.feature === 'rest' ? `whole check: ${checkUs.median.toFixed(1)} µs, less the parts` : 'no lookups') : `its ${part.lookups.toFixed(1)} bare lookups: ${part.bareLookupsUs.toFixed(1)} µs`,
+        ratio: `${(part.share * 100).toFixed(1)}% of a check${own === null ? '' : `; own work ${own.toFixed(1)} µs`}`,
+        target: part.feature === 'shared' ? '< 5%' : '',
+        met: part.feature === 'shared' ? part.share < 0.05 : null,
       });
     }
   }
@@ -324,6 +342,12 @@ export function notesOf(results: Omit<BenchResults, 'rows' | 'summary'>): string
       `1: ${warm.domains} synthetic domains (${warm.lookupsPerCheck.toFixed(1)} lookups/check), one check at a time; warm-up ${warm.warmupMs / 1000} s per source; ${warm.runs} runs of ${warm.runMs / 1000} s, engine and baseline alternating.`,
     );
   }
+  if (results.features) {
+    const features = results.features;
+    notes.push(
+      `1c: section 1's domains behind the warm cache; each part run alone as the check runs it (a check resolver per domain), its lookups replayed bare beside it; warm-up ${features.warmupMs / 1000} s; ${features.runs} runs of ${features.runMs / 1000} s per part, parts taking turns.`,
+    );
+  }
   if (cold) {
     notes.push(
       `2: server in a child process over ${cold.domains} domains; ${cold.queriesPerCheck.toFixed(1)} queries/check sent, ${cold.serverQueriesPerCheck.toFixed(1)} received; ceiling from pre-encoded UDP queries, ${cold.rawConcurrency} in flight; c-ares alone (no engine, ${formatCount(cold.caresQueriesPerSec.median)} q/s) would allow ${formatCount(cold.caresChecksPerSec)} checks/s; ${cold.tcpQueries} engine queries over TCP (c-ares, asking without EDNS: ${cold.caresTcpQueries}); warm-up: a recording pass, then half a run per level; ${cold.runs} runs of ${cold.runMs / 1000} s.`,
@@ -395,6 +419,7 @@ async function main(): Promise<void> {
   const quick = args.quick;
   if (args.only.has('warm')) results.warm = await timed('1 engine, warm', () => runEngineWarmBenchmark({ engine, quick, keys }));
   if (args.only.has('shared')) results.shared = await timed('1b shared infrastructure', () => runSharedInfrastructureBenchmark({ engine, quick, keys }));
+  if (args.only.has('features')) results.features = await timed('1c cost per part', () => runEngineFeaturesBenchmark({ engine, quick, keys }));
   if (args.only.has('cold')) results.cold = await timed('2 engine, cold', () => runEngineColdBenchmark({ engine, quick, keys }));
   if (args.only.has('http')) results.http = await timed('3 HTTP', () => runHttpBenchmark({ engine, quick, keys }));
   if (args.only.has('spf')) results.spf = await timed('4 SPF vs mailauth', () => runSpfBenchmark({ quick, checkHost: engine.api.checkHost, discoverDmarc: engine.api.discoverDmarc, ...(engine.from === 'build' ? { engineDir: engine.dir } : {}) }));

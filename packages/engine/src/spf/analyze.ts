@@ -13,6 +13,7 @@
  * The walk is bounded (MAX_ANALYSIS_DEPTH levels, MAX_ANALYSIS_QUERIES queries), so a hostile tree
  * cannot make it fan out, and it never throws: DNS failures below the top are errors in the tree.
  */
+import { LRUCache } from 'lru-cache';
 import { canonicalName } from '../dns/name.js';
 import { allNow, describeAnswer, isVoid, thenNow } from '../dns/types.js';
 import type { DnsAnswer, MxData, Now, RecordType, Resolver } from '../dns/types.js';
@@ -25,6 +26,7 @@ import type { MacroContext } from './macro.js';
 import { describeSyntaxError } from './parse.js';
 import { parseSpfRecordCached } from './parse-cache.js';
 import { computePassSetWithSourcesNow } from './pass-set.js';
+import { RangeSet } from './ranges.js';
 import type { PassSources, SpfOpening, SpfPassSet } from './pass-set.js';
 import { isVoidSpfLookup, lookupSpfRecordNow, selectSpfRecords, type SpfRecordLookup } from './record.js';
 import { safeResolve } from './resolve.js';
@@ -167,10 +169,61 @@ export async function analyzeSpf(domain: string, resolver: Resolver, options: An
   return analyzeSpfNow(domain, resolver, options);
 }
 
+/**
+ * How many names' analyses are kept (see `KeptAnalysis`): re-checking a domain then asks the same
+ * questions and compares the answers instead of walking the tree and computing the pass set again
+ * (most of a warm check's SPF time). About as many domains as the service's default answer cache
+ * holds; past that the answers are not warm either.
+ */
+export const SPF_ANALYSIS_MEMO_NAMES = 1024;
+
+/** One lookup an analysis passed down, in the order it asked, with the answer it got. */
+interface KeptLookup {
+  readonly name: string;
+  readonly type: RecordType;
+  answer: DnsAnswer | undefined;
+}
+
+/**
+ * A finished analysis with every lookup it passed down. The analysis is a function of those answers
+ * (the walk, the pass set and its probes read nothing else: no clock, no TTL, no randomness), so when
+ * the same questions, asked in the same order, get the same answers, it is the same analysis. Kept
+ * only when every answer was an answer (no failure, no budget), and only from a name's second
+ * analysis: a scan analyses most names once, and results kept for names never asked again would
+ * reach V8's old space and die there. What is kept is handed to every later check of the name, so it
+ * is frozen (the address sets behind the pass set excepted: they keep facts about themselves lazily).
+ */
+interface KeptAnalysis {
+  readonly lookups: readonly KeptLookup[];
+  readonly analysis: SpfAnalysis;
+}
+
+const keptAnalyses = new LRUCache<string, KeptAnalysis>({ max: SPF_ANALYSIS_MEMO_NAMES });
+const analysedOnce = new Set<string>();
+
+/** How many names' analyses are kept now (for tests of the admission rule). */
+export function keptSpfAnalyses(): number {
+  return keptAnalyses.size;
+}
+
 /** `analyzeSpf`, as a value when every answer is held and a promise only when one must wait. */
 export function analyzeSpfNow(domain: string, resolver: Resolver, options: AnalyzeSpfOptions = {}): Now<SpfAnalysis> {
   const name = canonicalName(domain);
-  const walk = new Walk(resolver, name, options.maxDepth ?? MAX_ANALYSIS_DEPTH, options.maxQueries ?? MAX_ANALYSIS_QUERIES);
+  // Only analyses with the default bounds are kept: the key is the name alone.
+  const keepable = options.maxDepth === undefined && options.maxQueries === undefined && options.passSet === undefined;
+  let asked: KeptLookup[] | undefined;
+  if (keepable) {
+    const kept = keptAnalyses.get(name);
+    if (kept !== undefined) {
+      const replayed = replayKept(kept, resolver);
+      if (!Array.isArray(replayed)) return replayed;
+      asked = replayed;
+    }
+  }
+  const walk = new Walk(resolver, name, options.maxDepth ?? MAX_ANALYSIS_DEPTH, options.maxQueries ?? MAX_ANALYSIS_QUERIES, keepable ? [] : null);
+  // The questions a replay already asked are the first the walk would ask (it asks in the same order
+  // until an answer differs): they are its answers, so nothing is asked twice.
+  if (asked !== undefined) for (const lookup of asked) walk.seed(lookup);
   const analysis: SpfAnalysis = {
     domain: name,
     status: 'none',
@@ -191,10 +244,12 @@ export function analyzeSpfNow(domain: string, resolver: Resolver, options: Analy
   const finish = (failure: string): SpfAnalysis => {
     analysis.queries = walk.queries;
     analysis.findings = findingsFor(analysis, walk.seen, failure);
+    if (walk.log !== null) return keep(name, walk.log, analysis);
     return analysis;
   };
   // Nothing should throw here; if something does, say so rather than crash the check.
   const internalError = (error: unknown): SpfAnalysis => {
+    walk.log = null;
     analysis.errors.push(`internal error while analysing SPF: ${error instanceof Error ? error.message : String(error)}`);
     return finish('');
   };
@@ -274,7 +329,14 @@ class Walk implements Resolver {
     private readonly topDomain: string,
     private readonly maxDepth: number,
     private readonly maxQueries: number,
+    /** Every lookup passed down, in order, for `KeptAnalysis`; null when the analysis is not to be kept. */
+    public log: KeptLookup[] | null,
   ) {}
+
+  /** A lookup a replay already asked (see `analyzeSpfNow`): taken as this walk's own. */
+  seed(lookup: KeptLookup): void {
+    this.remember(canonicalName(lookup.name), lookup.type, lookup.answer as Now<DnsAnswer>, lookup);
+  }
 
   /** `resolveNow` as a promise (the `Resolver` port). */
   async resolve<T extends RecordType>(name: string, type: T): Promise<DnsAnswer<T>> {
@@ -296,14 +358,33 @@ class Walk implements Resolver {
     const cached = ofType.get(canonical);
     if (cached !== undefined) return cached as Now<DnsAnswer<T>>;
     if (this.queries >= this.maxQueries) {
+      this.log = null; // a truncated analysis is not kept
       return { kind: 'error', reason: 'budget', detail: `the analysis stops after ${this.maxQueries} DNS queries` };
     }
-    this.queries++;
     const answer = safeResolve(this.resolver, name, type);
-    ofType.set(canonical, answer);
-    // Once it arrives, later asks get the value itself.
-    if (answer instanceof Promise) void answer.then((known) => ofType.set(canonical, known));
+    this.remember(canonical, type, answer, { name, type, answer: undefined });
     return answer;
+  }
+
+  /** Counts a lookup passed down, holds its answer for later asks and logs it. */
+  private remember(canonical: string, type: RecordType, answer: Now<DnsAnswer>, logged: KeptLookup): void {
+    this.queries++;
+    let ofType = this.answers.get(type);
+    if (ofType === undefined) {
+      ofType = new Map();
+      this.answers.set(type, ofType);
+    }
+    ofType.set(canonical, answer);
+    this.log?.push(logged);
+    if (answer instanceof Promise) {
+      // Once it arrives, later asks get the value itself.
+      void answer.then((known) => {
+        ofType.set(canonical, known);
+        logged.answer = known;
+      });
+    } else {
+      logged.answer = answer;
+    }
   }
 
   /** Walks one record's text found at `domain`; `stack` holds the domains of the chain so far. */
@@ -823,4 +904,64 @@ function widePassFinding(domain: string, passSet: SpfPassSet): Finding {
     title: 'SPF Authorises a Huge Range',
     detail: `Your SPF record lets ${passSet.pass.ipv4Addresses.toLocaleString('en-US')} IPv4 addresses (${formatShare(passSet.pass.ipv4Share)} of the space) send as ${domain}; no sender needs more than a few thousand. Anyone renting a server in those ranges passes SPF. List only the addresses and includes your mail services give you.`,
   };
+}
+
+/**
+ * The kept analysis when `resolver` gives the same answers to the same questions, in order; else
+ * the lookups asked so far (the caller's walk takes them as its own). Stops at the first answer that
+ * differs or must be waited for: from there the walk decides what to ask.
+ */
+function replayKept(kept: KeptAnalysis, resolver: Resolver): SpfAnalysis | KeptLookup[] {
+  const asked: KeptLookup[] = [];
+  for (const lookup of kept.lookups) {
+    const answer = safeResolve(resolver, lookup.name, lookup.type);
+    asked.push({ name: lookup.name, type: lookup.type, answer: answer instanceof Promise ? (answer as unknown as DnsAnswer) : answer });
+    if (answer instanceof Promise || !sameAnswer(answer, lookup.answer!)) return asked;
+  }
+  return kept.analysis;
+}
+
+/** Keeps `analysis` under `name` when every lookup got an answer (see `KeptAnalysis`), from the name's second analysis. */
+function keep(name: string, log: KeptLookup[], analysis: SpfAnalysis): SpfAnalysis {
+  if (analysis.status === 'temperror') return analysis;
+  for (const lookup of log) if (lookup.answer === undefined || lookup.answer.kind === 'error') return analysis;
+  if (!analysedOnce.delete(name)) {
+    if (analysedOnce.size >= SPF_ANALYSIS_MEMO_NAMES) analysedOnce.clear();
+    analysedOnce.add(name);
+    return analysis;
+  }
+  freezeAnalysis(analysis);
+  keptAnalyses.set(name, { lookups: log, analysis });
+  return analysis;
+}
+
+/** Freezes what a kept analysis hands out; the address sets keep their lazily computed facts. */
+function freezeAnalysis(value: unknown): void {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value) || value instanceof RangeSet) return;
+  Object.freeze(value);
+  for (const key of Object.keys(value)) freezeAnalysis((value as Record<string, unknown>)[key]);
+}
+
+/** Whether two answers say the same (kind, aliases, records; TTLs aside: nothing here reads them). */
+function sameAnswer(a: DnsAnswer, b: DnsAnswer): boolean {
+  if (a === b) return true;
+  if (a.kind !== b.kind || a.kind === 'error' || b.kind === 'error') return false;
+  if (!sameValue(a.cnames ?? [], b.cnames ?? [])) return false;
+  return a.kind !== 'records' || sameValue(a.records, (b as typeof a).records);
+}
+
+/** Structural equality of record data (strings, arrays of them, flat objects such as MX or SOA data). */
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let index = 0; index < a.length; index++) if (!sameValue(a[index], b[index])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  for (const key of keys) if (!sameValue((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key])) return false;
+  return true;
 }

@@ -155,3 +155,18 @@ class SwitchingResolver implements Resolver {
     return this.resolveSync(name, type);
   }
 }
+
+describe('kept SPF analyses, asked through a resolver that waits', () => {
+  it('gives the kept analysis once every awaited answer turns out the same, and a fresh one when one differs', async () => {
+    const domain = freshName();
+    const zone = new SwitchingResolver(records(domain, 'v=spf1 ip4:198.51.100.0/24 ~all'));
+    const { second } = await thrice(domain, zone);
+    const waiting: Resolver = { resolve: async <T extends RecordType>(name: string, type: T) => zone.resolveSync(name, type) };
+    expect(await analyzeSpf(domain, waiting)).toBe(second);
+    zone.switchTo(records(domain, 'v=spf1 ip4:203.0.113.0/24 ~all'));
+    const changed = await analyzeSpf(domain, waiting);
+    expect(changed).not.toBe(second);
+    expect(changed.passSet?.pass.ipv4Addresses).toBe(257);
+    expect(changed.tree[0]?.children[0]?.raw).toBe('ip4:203.0.113.0/24');
+  });
+});

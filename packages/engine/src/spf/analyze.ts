@@ -925,6 +925,10 @@ function replayKept(kept: KeptAnalysis, resolver: Resolver): SpfAnalysis | KeptL
 function keep(name: string, log: KeptLookup[], analysis: SpfAnalysis): SpfAnalysis {
   if (analysis.status === 'temperror') return analysis;
   for (const lookup of log) if (lookup.answer === undefined || lookup.answer.kind === 'error') return analysis;
+  // Walked again only because an answer had to be waited for (a cold cache), and every answer the
+  // same: the kept analysis stands, and nothing is frozen or stored again.
+  const kept = keptAnalyses.get(name);
+  if (kept !== undefined && sameLookups(kept.lookups, log)) return kept.analysis;
   if (!analysedOnce.delete(name)) {
     if (analysedOnce.size >= SPF_ANALYSIS_MEMO_NAMES) analysedOnce.clear();
     analysedOnce.add(name);
@@ -933,6 +937,17 @@ function keep(name: string, log: KeptLookup[], analysis: SpfAnalysis): SpfAnalys
   freezeAnalysis(analysis);
   keptAnalyses.set(name, { lookups: log, analysis });
   return analysis;
+}
+
+/** Whether two logs asked the same questions in the same order and got the same answers. */
+function sameLookups(a: readonly KeptLookup[], b: readonly KeptLookup[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let index = 0; index < a.length; index++) {
+    const x = a[index]!;
+    const y = b[index]!;
+    if (x.type !== y.type || x.name !== y.name || !sameAnswer(x.answer!, y.answer!)) return false;
+  }
+  return true;
 }
 
 /** Freezes what a kept analysis hands out; the address sets keep their lazily computed facts. */

@@ -94,9 +94,14 @@ type Lookup = readonly [name: string, type: RecordType];
 /** RFC 1035 §3.2.2 and RFC 3596 §2.1 type codes of the queries the engine sends. */
 const QTYPE: Readonly<Record<RecordType, number>> = { A: 1, NS: 2, CNAME: 5, SOA: 6, PTR: 12, MX: 15, TXT: 16, AAAA: 28 };
 
+/** RFC 6891 §6.1.2: the OPT pseudo-record the engine's queries carry (root owner, type 41, class = UDP payload 1232, TTL 0, no options). */
+const OPT_RECORD = Buffer.from([0, 0, 41, 0x04, 0xd0, 0, 0, 0, 0, 0, 0]);
+
 /**
- * One query message (RFC 1035 §4.1): a 12-octet header with RD set and one question, id 0 (patched
- * per send). Built once per lookup, so the ceiling client spends almost nothing per query.
+ * One query message (RFC 1035 §4.1) as the engine's client sends it: a 12-octet header with RD set,
+ * one question and an EDNS0 OPT record advertising 1232 octets (RFC 6891; so the server does the same
+ * work for it, answers over 512 octets included, as for the engine's query), id 0 (patched per send).
+ * Built once per lookup, so the ceiling client spends almost nothing per query.
  */
 export function encodeQuery(name: string, type: RecordType): Buffer {
   const labels = name === '' ? [] : name.split('.');
@@ -109,8 +114,8 @@ export function encodeQuery(name: string, type: RecordType): Buffer {
   offset = question.writeUInt8(0, offset); // the root label ends the name
   offset = question.writeUInt16BE(QTYPE[type], offset);
   question.writeUInt16BE(1, offset); // class IN
-  const header = Buffer.from([0, 0, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0]); // RD; QDCOUNT 1
-  return Buffer.concat([header, question]);
+  const header = Buffer.from([0, 0, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 1]); // RD; QDCOUNT 1; ARCOUNT 1 (the OPT record)
+  return Buffer.concat([header, question, OPT_RECORD]);
 }
 
 /**

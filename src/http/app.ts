@@ -504,7 +504,8 @@ export const spoofCheckerService: FastifyPluginAsync<ServiceOptions> = async (ho
   // Routes the composition adds (the public checker page: src/service/compose.ts registers src/web).
   for (const routes of options.routes ?? []) await routes(app as unknown as FastifyInstance, { limits, counter, publicUrl: options.publicUrl });
 
-  app.get(OPENAPI_PATH, { schema: { hide: true } }, async () => app.swagger());
+  // The document is the same for every request: compressed once and kept (./compression.ts).
+  app.get(OPENAPI_PATH, { schema: { hide: true }, config: { constantBody: true } }, async () => app.swagger());
 };
 
 /** What Node's parser reported, as the catalogue's code (RFC 9110 §15.5.9 408, RFC 6585 §5 431, else 400). */

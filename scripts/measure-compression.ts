@@ -19,6 +19,7 @@ import { CONSTANT_BROTLI_QUALITY, CONSTANT_GZIP_LEVEL, DYNAMIC_BROTLI_QUALITY, D
 import { buildApp } from '../src/service/compose.js';
 import { createMemoryStores } from '../src/store/memory.js';
 import { ASSETS } from '../src/web/assets.js';
+import { batchApp, BATCHES, bearerA, VERDICT_NAMES } from '../test/jobs/helpers.js';
 
 const DEFAULT_ITERATIONS = 200;
 
@@ -94,6 +95,22 @@ async function main(): Promise<void> {
     }
   } finally {
     await app.close();
+  }
+
+  // A batch's results, streamed: compressed per page of lines with a flush after each.
+  const batch = await batchApp();
+  try {
+    const names = Array.from({ length: 1000 }, (_, i) => VERDICT_NAMES[i % VERDICT_NAMES.length]!);
+    const submitted = await batch.app.inject({ method: 'POST', url: BATCHES, headers: bearerA, payload: { domains: names } });
+    await batch.runner!.idle();
+    const url = `${BATCHES}/${(submitted.json() as { id: string }).id}/results`;
+    const sizes = [];
+    for (const encoding of [undefined, 'gzip', 'br']) {
+      sizes.push((await batch.app.inject({ url, headers: { ...bearerA, ...(encoding ? { 'accept-encoding': encoding } : {}) } })).rawPayload.length);
+    }
+    console.log(`\nA batch's results, ${names.length} names, streamed (identity / gzip / br): ${sizes.map(kib).join(' / ')}`);
+  } finally {
+    await batch.app.close();
   }
 }
 

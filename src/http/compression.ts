@@ -18,6 +18,8 @@
  *   the event loop is not blocked while it compresses;
  * - a streamed body (a batch's results) stays streamed: it goes through a compressing stream that
  *   flushes after every chunk the route writes, so each page of lines reaches the client at once.
+ * BREACH (RFC 7457 §2.6) needs a secret in a compressed body beside attacker-chosen text, fetched
+ * with ambient credentials: the service sets no cookies and reads keys from headers only.
  * Figures (bytes and CPU per request of the home page) are in docs/http-api.md.
  */
 import { Readable, pipeline } from 'node:stream';

@@ -120,6 +120,9 @@ const testRoutes: ServiceRoutes = async (app) => {
     }
     return reply.type('application/x-ndjson').send(Readable.from(lines()));
   });
+  // Marked constant, but its body changes: the kept compressed form must never outlive its body.
+  let version = 0;
+  app.get('/test/changing', { config: { public: true, constantBody: true }, schema }, async (_request, reply) => reply.type('text/plain; charset=utf-8').send(`${LONG_TEXT}version ${++version}\n`));
   // A catalogue error with a long message: the error handler's JSON goes through the hook too.
   app.get('/test/error', { config, schema }, async () => {
     throw new ApiError('VALIDATION_FAILED', { message: `Too long: ${LONG_TEXT}` });
@@ -255,6 +258,14 @@ describe('compressed responses (inject)', () => {
     const kept = await server.inject({ url: ASSETS.stylesheet.path, headers: { 'accept-encoding': 'br' } });
     const dynamic = brotliCompressSync(ASSETS.stylesheet.body, { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } });
     expect(kept.rawPayload.length).toBeLessThan(dynamic.length);
+  });
+
+  it('a constant route whose body changes is compressed again: the decoded bytes are always the body of that request', async () => {
+    const server = await app();
+    for (let request = 1; request <= 4; request++) {
+      const response = await server.inject({ url: '/test/changing', headers: { 'accept-encoding': request % 2 === 0 ? 'gzip' : 'br' } });
+      expect(decoded(response.rawPayload, response.headers['content-encoding'] as string).toString()).toBe(`${LONG_TEXT}version ${request}\n`);
+    }
   });
 
   it('compression: false leaves every answer as it is', async () => {

@@ -121,7 +121,7 @@ function brotliOptions(bytes: number, quality: number): BrotliOptions {
 }
 
 /** Compresses a whole body with `coding` (never identity). */
-export function compressBody(body: Buffer, coding: 'br' | 'gzip', settings: Settings = DYNAMIC): Promise<Buffer> {
+function compressBody(body: Buffer, coding: 'br' | 'gzip', settings: Settings = DYNAMIC): Promise<Buffer> {
   return coding === 'br' ? brotliAsync(body, brotliOptions(body.length, settings.brotliQuality)) : gzipAsync(body, { level: settings.gzipLevel });
 }
 

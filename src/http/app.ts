@@ -35,6 +35,7 @@ import { buildRecord, traceIdFor } from './audit.js';
 import { authenticate, CachedKeyLookup, FailedAuthLimiter, presentedKey, WeakKeyFilter } from './auth.js';
 import { clientAddress, clientNetworks, clientRateLimitKey, dropInvalidForwardedFor, fastifyTrustProxy, type TrustProxy } from './client-address.js';
 import './context.js';
+import { registerCompression } from './compression.js';
 import { ApiError, toApiError } from './errors.js';
 import { KeyRedactor, presentedSecrets } from './key-redaction.js';
 import { loggerOptions } from './log-redaction.js';
@@ -187,6 +188,11 @@ export interface AppOptions extends ServiceOptions {
   trustProxy?: TrustProxy;
   /** Time limits per connection; partial values override `DEFAULT_TIMEOUTS`. */
   timeouts?: Partial<ServerTimeouts>;
+  /**
+   * Compress responses as `Accept-Encoding` asks (src/http/compression.ts); on by default. Off for a
+   * proxy in front that compresses itself.
+   */
+  compression?: boolean;
 }
 
 /** Builds the app, ready to `inject` into or `listen`. */
@@ -241,6 +247,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // First of all: a forged X-Forwarded-For that is not a list of IP addresses is dropped, so that
   // the client address every limit and record uses is an address, never a string a client wrote.
   app.addHook('onRequest', async (request) => dropInvalidForwardedFor(request.raw));
+  // On the root scope, so that every answer (routes, errors, not found) is compressed as asked.
+  if (options.compression !== false) registerCompression(app);
   await app.register(spoofCheckerService, { ...options, keyRedactor });
   await app.ready();
   return app;
@@ -496,7 +504,8 @@ export const spoofCheckerService: FastifyPluginAsync<ServiceOptions> = async (ho
   // Routes the composition adds (the public checker page: src/service/compose.ts registers src/web).
   for (const routes of options.routes ?? []) await routes(app as unknown as FastifyInstance, { limits, counter, publicUrl: options.publicUrl });
 
-  app.get(OPENAPI_PATH, { schema: { hide: true } }, async () => app.swagger());
+  // The document is the same for every request: compressed once and kept (./compression.ts).
+  app.get(OPENAPI_PATH, { schema: { hide: true }, config: { constantBody: true } }, async () => app.swagger());
 };
 
 /** What Node's parser reported, as the catalogue's code (RFC 9110 §15.5.9 408, RFC 6585 §5 431, else 400). */

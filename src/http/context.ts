@@ -47,5 +47,10 @@ declare module 'fastify' {
     /** No API key needed and not written to the record log (`/openapi.json`, `/docs`). */
     public?: boolean;
     audit?: AuditSpec;
+    /**
+     * The route answers the same body to every request (an asset, the home page): its compressed
+     * forms are made once and kept (src/http/compression.ts).
+     */
+    constantBody?: boolean;
   }
 }

@@ -331,9 +331,11 @@ export const webPages: FastifyPluginAsync<WebPagesOptions> = async (app, options
   app.setErrorHandler((error, request, reply) => renderError(error, request, reply, http, demo));
 
   const config = { public: true };
+  // The same body for every request: compressed once and kept by the server (src/http/compression.ts).
+  const constant = { public: true, constantBody: true };
   const schema = { hide: true };
 
-  app.get('/', { config, schema }, async (_request, reply) => reply.code(200).type(HTML_TYPE).header('cache-control', STATIC_PAGE_CACHE_CONTROL).send(home));
+  app.get('/', { config: constant, schema }, async (_request, reply) => reply.code(200).type(HTML_TYPE).header('cache-control', STATIC_PAGE_CACHE_CONTROL).send(home));
 
   // The form: a valid input goes to its canonical result page; an invalid one gets the 400 page here.
   app.get<{ Querystring: Record<string, unknown> }>(CHECK_PATH, { config, schema }, async (request, reply) => {
@@ -439,7 +441,7 @@ export const webPages: FastifyPluginAsync<WebPagesOptions> = async (app, options
   // The API reference, rendered once from the service's OpenAPI document (when it has one: the
   // API's @fastify/swagger decorates the server; the page alone has no API to document).
   let apiDocs: string | undefined;
-  app.get('/docs', { config, schema }, async (_request, reply) => {
+  app.get('/docs', { config: constant, schema }, async (_request, reply) => {
     const swagger = (app as unknown as { swagger?: () => OpenApiDocument }).swagger;
     if (typeof swagger !== 'function') throw http.answer('NOT_FOUND', { message: 'This server has no API to document.' });
     apiDocs ??= toHtmlString(apiDocsPage(swagger.call(app), demo));
@@ -491,7 +493,7 @@ export const webPages: FastifyPluginAsync<WebPagesOptions> = async (app, options
   }
 
   for (const asset of Object.values(ASSETS)) {
-    app.get(asset.path, { config, schema }, async (_request, reply) => reply.type(asset.contentType).header('cache-control', ASSET_CACHE_CONTROL).send(asset.body));
+    app.get(asset.path, { config: constant, schema }, async (_request, reply) => reply.type(asset.contentType).header('cache-control', ASSET_CACHE_CONTROL).send(asset.body));
   }
 };
 

@@ -9,7 +9,8 @@ import pLimit from 'p-limit';
 import type { BatchStore } from '../store/batches.js';
 import { chunksInFlight, DEFAULT_BATCH_CONCURRENCY, type BatchCheck, type ChunkJob } from './model.js';
 import { processChunk, type ChunkDeps, type ChunkOutcome } from './process.js';
-import { BATCH_QUEUE_NAME, checkRedisUrl } from './queue.js';
+import { BATCH_QUEUE_NAME, checkRedisUrl, type BatchQueueJob } from './queue.js';
+import { LOOKALIKE_QUEUE_JOB_NAME, processLookalikeJob, type LookalikeJobDeps, type LookalikeJobOutcome, type LookalikeQueueJob } from './lookalike-jobs.js';
 
 /** How long a job's lock lasts without renewal before the job counts as stalled (BullMQ's default). */
 export const DEFAULT_LOCK_DURATION_MS = 30_000;
@@ -28,6 +29,10 @@ export interface BatchWorkerOptions {
   /** Key prefix in Redis (tests). */
   prefix?: string;
   retry?: ChunkDeps['retry'];
+  /** Deep lookalike jobs (job name `lookalikes` on the same queue): their store and run. */
+  lookalikes?: Pick<LookalikeJobDeps, 'store' | 'run' | 'progressIntervalMs'>;
+  /** Called after each lookalike job. */
+  onLookalikeJob?: (jobId: string, outcome: LookalikeJobOutcome) => void;
   /** Called after each chunk (progress on stderr). */
   onChunk?: (job: ChunkJob, outcome: ChunkOutcome) => void;
   /** Failures of jobs and of the connection. */
@@ -53,11 +58,23 @@ export function startBatchWorker(options: BatchWorkerOptions): BatchWorker {
   const connection = new Redis(checkRedisUrl(options.redisUrl), { maxRetriesPerRequest: null, retryStrategy: (times) => Math.min(times * 200, 2000) });
   connection.on('error', () => {});
   const lockDuration = options.lockDurationMs ?? DEFAULT_LOCK_DURATION_MS;
-  const worker = new Worker<ChunkJob, ChunkOutcome>(
+  // Aborted at close: deep lookalike runs in hand stop, go back to queued, and the job is retried.
+  const closing = new AbortController();
+  const worker = new Worker<BatchQueueJob, ChunkOutcome | LookalikeJobOutcome>(
     BATCH_QUEUE_NAME,
     async (job) => {
-      const outcome = await processChunk(job.data, deps);
-      options.onChunk?.(job.data, outcome);
+      if (job.name === LOOKALIKE_QUEUE_JOB_NAME) {
+        const { lookalikeJobId } = job.data as LookalikeQueueJob;
+        if (!options.lookalikes) throw new Error('this worker was not given a lookalike search');
+        const outcome = await processLookalikeJob(lookalikeJobId, { ...options.lookalikes, signal: closing.signal });
+        options.onLookalikeJob?.(lookalikeJobId, outcome);
+        // Thrown so that BullMQ keeps the job and another worker (or this one, restarted) runs it.
+        if (outcome.kind === 'released') throw new Error(`lookalike job ${lookalikeJobId} stopped as the worker shut down`);
+        return outcome;
+      }
+      const chunk = job.data as ChunkJob;
+      const outcome = await processChunk(chunk, deps);
+      options.onChunk?.(chunk, outcome);
       return outcome;
     },
     {
@@ -75,6 +92,7 @@ export function startBatchWorker(options: BatchWorkerOptions): BatchWorker {
   return {
     ready: () => worker.waitUntilReady().then(() => undefined),
     close: async () => {
+      closing.abort();
       await worker.close();
       connection.disconnect();
     },

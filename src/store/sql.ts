@@ -12,6 +12,7 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import { digestsEqual } from './api-keys.js';
 import { SqlBatchStore } from './batches-sql.js';
+import { SqlLookalikeJobStore } from './lookalike-jobs-sql.js';
 import { SqlMonitorStore } from './monitors-sql.js';
 import { SqlReportStore } from './reports-sql.js';
 import { isStoreUnavailable, StoreUnavailableError } from './errors.js';
@@ -196,6 +197,7 @@ export function createSqlStores(db: Kysely<StoreDatabase>, traits: SqlDialectTra
     batches: guard(new SqlBatchStore(db, traits.dialect)),
     monitors: guard(monitors),
     reports: guard(new SqlReportStore(db)),
+    lookalikeJobs: guard(new SqlLookalikeJobStore(db)),
     pruneMonitorHistory: pruneMonitors,
     pruneRecordLogs: guardedPrune,
     async isEmpty() {

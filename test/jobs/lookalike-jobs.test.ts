@@ -68,7 +68,7 @@ describe('processLookalikeJob', () => {
     const store = await storeWith();
     await store.create({ id: 'j2', organizationId: 'o1', domain: 'co.uk', createdAt: T0 });
     const run: DeepLookalikeRun = async (domain) => {
-      if (domain === 'co.uk') throw new SpoofCheckError('invalid_domain', '"co.uk" is a public suffix.', { fix: 'Give a registrable domain.' });
+      if (domain === 'co.uk') throw new SpoofCheckError('invalid_domain', '"co.uk" is a public suffix.', { why: 'Lookalikes are made from a registrable domain.', fix: 'Give a registrable domain.' });
       throw new Error('bug');
     };
     expect(await processLookalikeJob('j1', { store, run })).toEqual({ kind: 'failed', code: 'INTERNAL' });

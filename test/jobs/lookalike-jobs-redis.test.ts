@@ -8,7 +8,12 @@ import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
 import { findLookalikes } from '../../packages/engine/src/lookalikes/index.js';
 import { loadZoneDirectory } from '../../packages/engine/src/zones/load.js';
 import { API_DEEP_MAX_CANDIDATES, LOOKALIKE_JOBS_PATH } from '../../src/http/routes/lookalikes.js';
+import { LookalikeJobService, type DeepLookalikeRun } from '../../src/jobs/lookalike-jobs.js';
+import { RedisBatchQueue } from '../../src/jobs/queue.js';
+import { startBatchWorker } from '../../src/jobs/worker.js';
 import { startService, startWorker } from '../../src/service/start.js';
+import { MemoryBatchStore } from '../../src/store/batches-memory.js';
+import { MemoryLookalikeJobStore } from '../../src/store/lookalike-jobs-memory.js';
 import { createTestDatabase, requireRedis } from '../setup/require-services.js';
 import { FIXTURE_ZONES, KEY_A } from './helpers.js';
 
@@ -64,5 +69,41 @@ describe('deep lookalike jobs on the Redis queue', () => {
     expect(read.progress).toEqual({ done: API_DEEP_MAX_CANDIDATES, total: API_DEEP_MAX_CANDIDATES });
     expect(read.report).toEqual(await findLookalikes('acmebank.example', { resolver, deep: true, maxCandidates: API_DEEP_MAX_CANDIDATES }));
     expect((await worker.stores.lookalikeJobs.getById(job.id))?.runs).toBe(1);
+  });
+
+  it('a worker that shuts down mid-run puts the job back; another worker runs it to the end', { timeout: 60_000 }, async () => {
+    const redisUrl = requireRedis();
+    const prefix = `lkjob${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+    const store = new MemoryLookalikeJobStore();
+    const queue = new RedisBatchQueue(redisUrl, { prefix });
+    const service = new LookalikeJobService({ store, queue });
+    cleanups.push(() => queue.close(), () => service.close());
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    // The first worker's run only ends when it is stopped (the engine then answers what it has).
+    const endless: DeepLookalikeRun = (domain, { onProgress, signal }) =>
+      new Promise((resolve) => {
+        onProgress(1, 10);
+        started();
+        signal.addEventListener('abort', () => resolve({ domain, generated: 10 } as never));
+      });
+    const check = async () => Promise.reject(new Error('no batches here'));
+    const first = startBatchWorker({ redisUrl, prefix, store: new MemoryBatchStore(), check, lookalikes: { store, run: endless } });
+    await first.ready();
+    const job = await service.submit('org_a', 'acmebank.example');
+    await running;
+    expect(await store.getById(job.id)).toMatchObject({ status: 'running', runs: 1 });
+    await first.close();
+    expect(await store.getById(job.id)).toMatchObject({ status: 'queued', runs: 0, report: null });
+
+    const resolver = new ZoneResolver(await loadZoneDirectory(FIXTURE_ZONES));
+    const real: DeepLookalikeRun = (domain, { onProgress, signal }) => findLookalikes(domain, { resolver, deep: true, maxCandidates: 100, onProgress, signal });
+    const second = startBatchWorker({ redisUrl, prefix, store: new MemoryBatchStore(), check, lookalikes: { store, run: real } });
+    cleanups.push(() => second.close());
+    const deadline = Date.now() + 30_000;
+    while ((await store.getById(job.id))?.status !== 'completed' && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    const done = await store.getById(job.id);
+    expect(done).toMatchObject({ status: 'completed', runs: 1, done: 100, total: 100 });
+    expect(done?.report).toEqual(await findLookalikes('acmebank.example', { resolver, deep: true, maxCandidates: 100 }));
   });
 });

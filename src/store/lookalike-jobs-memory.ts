@@ -1,6 +1,12 @@
-/** Lookalike jobs held in memory: for tests and for `serve` without a database. */
+/**
+ * Lookalike jobs held in memory: for tests and for `serve` without a database. Bounded: past
+ * {@link MEMORY_LOOKALIKE_JOB_CAPACITY} jobs, a new one drops the oldest finished job.
+ */
 import type { LookalikeReport } from '@spoof-checker/engine';
 import type { LookalikeJob, LookalikeJobError, LookalikeJobStore, NewLookalikeJob } from './lookalike-jobs.js';
+
+/** Most jobs the memory store keeps (each finished one holds its report). */
+export const MEMORY_LOOKALIKE_JOB_CAPACITY = 1000;
 
 const copy = (job: LookalikeJob): LookalikeJob => structuredClone(job);
 const open = (job: LookalikeJob): boolean => job.status === 'queued' || job.status === 'running';
@@ -24,6 +30,15 @@ export class MemoryLookalikeJobStore implements LookalikeJobStore {
       report: null,
       error: null,
     };
+    if (this.#jobs.size >= MEMORY_LOOKALIKE_JOB_CAPACITY) {
+      // Map order is insertion order: the first finished job is the oldest one.
+      for (const [id, old] of this.#jobs) {
+        if (!open(old)) {
+          this.#jobs.delete(id);
+          break;
+        }
+      }
+    }
     this.#jobs.set(job.id, job);
     return copy(job);
   }
@@ -89,5 +104,16 @@ export class MemoryLookalikeJobStore implements LookalikeJobStore {
       }
     }
     return failed;
+  }
+
+  async prune(before: string): Promise<number> {
+    let deleted = 0;
+    for (const [id, job] of this.#jobs) {
+      if (!open(job) && job.finishedAt !== null && job.finishedAt < before) {
+        this.#jobs.delete(id);
+        deleted++;
+      }
+    }
+    return deleted;
   }
 }

@@ -54,6 +54,8 @@ export const createLookalikeJobTables: MigrationFactory = ({ text }) => ({
       .execute();
     // The sweeper and the start-up recovery look for unfinished jobs, oldest first.
     await db.schema.createIndex('lookalike_jobs_status').on('lookalike_jobs').columns(['status', 'created_at']).execute();
+    // Retention deletes finished jobs by age.
+    await db.schema.createIndex('lookalike_jobs_finished').on('lookalike_jobs').column('finished_at').execute();
   },
 });
 
@@ -186,5 +188,10 @@ export class SqlLookalikeJobStore implements LookalikeJobStore {
       .where('updated_at', '<', before)
       .executeTakeFirst();
     return Number(result.numUpdatedRows);
+  }
+
+  async prune(before: string): Promise<number> {
+    const result = await this.#db.deleteFrom('lookalike_jobs').where('status', 'in', ['completed', 'failed']).where('finished_at', '<', before).executeTakeFirst();
+    return Number(result.numDeletedRows);
   }
 }

@@ -86,4 +86,6 @@ export interface LookalikeJobStore {
    * took it back); returns how many.
    */
   failStale(before: string, error: LookalikeJobError, at: string): Promise<number>;
+  /** Deletes the jobs that finished before `before` (retention: the SQL stores' record-log days); returns how many. */
+  prune(before: string): Promise<number>;
 }

@@ -169,10 +169,20 @@ export function createSqlStores(db: Kysely<StoreDatabase>, traits: SqlDialectTra
       throw mapError(error, traits);
     }
   };
+  const lookalikeJobs = new SqlLookalikeJobStore(db);
+  // Finished lookalike jobs (and their reports) follow the same retention.
+  const pruneLookalikeJobs = async (now: Date = new Date()): Promise<number> => {
+    if (closed) return 0;
+    try {
+      return await lookalikeJobs.prune(new Date(now.getTime() - retentionDays * DAY_MS).toISOString());
+    } catch (error) {
+      throw mapError(error, traits);
+    }
+  };
   const pruneInBackground = (): void => {
     if (pruning || closed) return;
     pruning = guardedPrune()
-      .then(async (deleted) => deleted + (await pruneMonitors()))
+      .then(async (deleted) => deleted + (await pruneMonitors()) + (await pruneLookalikeJobs()))
       .catch((error) => {
         options.onPruneError?.(error);
         return 0;
@@ -197,7 +207,7 @@ export function createSqlStores(db: Kysely<StoreDatabase>, traits: SqlDialectTra
     batches: guard(new SqlBatchStore(db, traits.dialect)),
     monitors: guard(monitors),
     reports: guard(new SqlReportStore(db)),
-    lookalikeJobs: guard(new SqlLookalikeJobStore(db)),
+    lookalikeJobs: guard(lookalikeJobs),
     pruneMonitorHistory: pruneMonitors,
     pruneRecordLogs: guardedPrune,
     async isEmpty() {

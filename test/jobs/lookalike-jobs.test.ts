@@ -20,7 +20,7 @@ import {
 } from '../../src/jobs/lookalike-jobs.js';
 import { InProcessBatchRunner } from '../../src/jobs/runner.js';
 import { MemoryBatchStore } from '../../src/store/batches-memory.js';
-import { MemoryLookalikeJobStore } from '../../src/store/lookalike-jobs-memory.js';
+import { MEMORY_LOOKALIKE_JOB_CAPACITY, MemoryLookalikeJobStore } from '../../src/store/lookalike-jobs-memory.js';
 import { FIXTURE_ZONES } from './helpers.js';
 
 const T0 = '2026-01-01T00:00:00.000Z';
@@ -166,5 +166,21 @@ describe('LookalikeJobService in process', () => {
     await service.sweep();
     expect(await store.getById('j1')).toMatchObject({ status: 'failed', error: { code: 'INTERRUPTED' } });
     expect(lines).toEqual([expect.stringContaining('1 lookalike job(s) had no sign of life')]);
+  });
+});
+
+describe('the memory store', () => {
+  it(`keeps at most ${MEMORY_LOOKALIKE_JOB_CAPACITY} jobs: a new one drops the oldest finished one, never an unfinished one`, async () => {
+    const store = new MemoryLookalikeJobStore();
+    await store.create({ id: 'waiting', organizationId: 'o1', domain: 'a.example', createdAt: T0 });
+    for (let i = 1; i < MEMORY_LOOKALIKE_JOB_CAPACITY; i++) {
+      await store.create({ id: `j${i}`, organizationId: 'o1', domain: 'a.example', createdAt: T0 });
+      await store.fail(`j${i}`, { code: 'INTERNAL', message: 'x' }, T0);
+    }
+    await store.create({ id: 'new', organizationId: 'o1', domain: 'a.example', createdAt: T0 });
+    expect(await store.getById('waiting')).toBeDefined();
+    expect(await store.getById('j1')).toBeUndefined();
+    expect(await store.getById('j2')).toBeDefined();
+    expect(await store.getById('new')).toBeDefined();
   });
 });

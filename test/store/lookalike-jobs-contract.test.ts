@@ -142,6 +142,24 @@ describe.each<Backend>([memoryBackend, sqliteBackend, postgresBackend()])('looka
     expect(await stores.lookalikeJobs.failStale(T2, error, T3)).toBe(0);
   });
 
+  it('prunes finished jobs older than the cutoff, never an unfinished one', async () => {
+    await create('old-done');
+    await create('old-failed');
+    await create('old-running');
+    await create('new-done');
+    await stores.lookalikeJobs.claim('old-done', T0);
+    await stores.lookalikeJobs.complete('old-done', REPORT, T1);
+    await stores.lookalikeJobs.fail('old-failed', { code: 'INTERNAL', message: 'x' }, T1);
+    await stores.lookalikeJobs.claim('old-running', T0);
+    await stores.lookalikeJobs.complete('new-done', REPORT, T3);
+    expect(await stores.lookalikeJobs.prune(T2)).toBe(2);
+    expect(await stores.lookalikeJobs.getById('old-done')).toBeUndefined();
+    expect(await stores.lookalikeJobs.getById('old-failed')).toBeUndefined();
+    expect((await stores.lookalikeJobs.getById('old-running'))?.status).toBe('running');
+    expect((await stores.lookalikeJobs.getById('new-done'))?.status).toBe('completed');
+    expect(await stores.lookalikeJobs.prune(T2)).toBe(0);
+  });
+
   it('refuses a second job with the same id', async () => {
     await create('j1');
     await expect(create('j1')).rejects.toThrow();

@@ -14,6 +14,8 @@ import { LOOKALIKE_QUEUE_JOB_NAME, processLookalikeJob, type LookalikeJobDeps, t
 
 /** How long a job's lock lasts without renewal before the job counts as stalled (BullMQ's default). */
 export const DEFAULT_LOCK_DURATION_MS = 30_000;
+/** How long a deep lookalike job stopped by a worker's shutdown waits before another worker may take it. */
+export const LOOKALIKE_RELEASE_DELAY_MS = 500;
 /** Times a job may stall (its worker died) and be recovered before it is failed. */
 export const MAX_STALLED_COUNT = 10;
 
@@ -53,7 +55,7 @@ export function startBatchWorker(options: BatchWorkerOptions): BatchWorker {
   const gate = pLimit(concurrency);
   const deps: ChunkDeps = { store: options.store, check: options.check, gate, ...(options.retry ? { retry: options.retry } : {}) };
   const log = options.log ?? (() => {});
-  const { Redis, Worker } = redisModules();
+  const { DelayedError, Redis, Worker } = redisModules();
   // BullMQ's blocking connection must retry forever (maxRetriesPerRequest: null).
   const connection = new Redis(checkRedisUrl(options.redisUrl), { maxRetriesPerRequest: null, retryStrategy: (times) => Math.min(times * 200, 2000) });
   connection.on('error', () => {});
@@ -62,14 +64,18 @@ export function startBatchWorker(options: BatchWorkerOptions): BatchWorker {
   const closing = new AbortController();
   const worker = new Worker<BatchQueueJob, ChunkOutcome | LookalikeJobOutcome>(
     BATCH_QUEUE_NAME,
-    async (job) => {
+    async (job, token) => {
       if (job.name === LOOKALIKE_QUEUE_JOB_NAME) {
         const { lookalikeJobId } = job.data as LookalikeQueueJob;
         if (!options.lookalikes) throw new Error('this worker was not given a lookalike search');
         const outcome = await processLookalikeJob(lookalikeJobId, { ...options.lookalikes, signal: closing.signal });
         options.onLookalikeJob?.(lookalikeJobId, outcome);
-        // Thrown so that BullMQ keeps the job and another worker (or this one, restarted) runs it.
-        if (outcome.kind === 'released') throw new Error(`lookalike job ${lookalikeJobId} stopped as the worker shut down`);
+        if (outcome.kind === 'released') {
+          // Stopped by this worker's shutdown: back on the queue for another worker, the try not
+          // counted (BullMQ's delayed set; a throw would spend one of the job's attempts).
+          await job.moveToDelayed(Date.now() + LOOKALIKE_RELEASE_DELAY_MS, token);
+          throw new DelayedError();
+        }
         return outcome;
       }
       const chunk = job.data as ChunkJob;
@@ -87,7 +93,16 @@ export function startBatchWorker(options: BatchWorkerOptions): BatchWorker {
       maxStalledCount: MAX_STALLED_COUNT,
     },
   );
-  worker.on('failed', (job, error) => log(`job ${job?.id ?? '?'} failed (attempt ${job?.attemptsMade ?? '?'})`, error));
+  worker.on('failed', (job, error) => {
+    log(`job ${job?.id ?? '?'} failed (attempt ${job?.attemptsMade ?? '?'})`, error);
+    // A lookalike job BullMQ gives up on (its tries spent: the store kept failing) fails in the
+    // store too, when the store answers, so that it does not wait as `queued` for ever.
+    if (job?.name === LOOKALIKE_QUEUE_JOB_NAME && options.lookalikes && job.attemptsMade >= (job.opts.attempts ?? 1)) {
+      const { lookalikeJobId } = job.data as LookalikeQueueJob;
+      const message = `The run could not be completed after ${job.attemptsMade} tries.`;
+      options.lookalikes.store.fail(lookalikeJobId, { code: 'INTERNAL', message }, new Date().toISOString()).catch((failure: unknown) => log(`lookalike job ${lookalikeJobId} could not be marked failed`, failure));
+    }
+  });
   worker.on('error', (error) => log('worker error', error));
   return {
     ready: () => worker.waitUntilReady().then(() => undefined),

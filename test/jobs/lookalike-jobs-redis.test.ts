@@ -9,7 +9,8 @@ import { findLookalikes } from '../../packages/engine/src/lookalikes/index.js';
 import { loadZoneDirectory } from '../../packages/engine/src/zones/load.js';
 import { API_DEEP_MAX_CANDIDATES, LOOKALIKE_JOBS_PATH } from '../../src/http/routes/lookalikes.js';
 import { LookalikeJobService, type DeepLookalikeRun } from '../../src/jobs/lookalike-jobs.js';
-import { RedisBatchQueue } from '../../src/jobs/queue.js';
+import { BATCH_QUEUE_NAME, RedisBatchQueue } from '../../src/jobs/queue.js';
+import { redisModules } from '../../src/jobs/redis-modules.js';
 import { startBatchWorker } from '../../src/jobs/worker.js';
 import { startService, startWorker } from '../../src/service/start.js';
 import { MemoryBatchStore } from '../../src/store/batches-memory.js';
@@ -95,6 +96,15 @@ describe('deep lookalike jobs on the Redis queue', () => {
     expect(await store.getById(job.id)).toMatchObject({ status: 'running', runs: 1 });
     await first.close();
     expect(await store.getById(job.id)).toMatchObject({ status: 'queued', runs: 0, report: null });
+    // Put back on the queue (delayed), without spending one of its tries.
+    const { Queue, Redis } = redisModules();
+    const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
+    const inspect = new Queue(BATCH_QUEUE_NAME, { connection, prefix });
+    const queued = await inspect.getJob(job.id);
+    expect(queued?.attemptsMade).toBe(0);
+    expect(['delayed', 'waiting']).toContain(await queued?.getState());
+    await inspect.close();
+    connection.disconnect();
 
     const resolver = new ZoneResolver(await loadZoneDirectory(FIXTURE_ZONES));
     const real: DeepLookalikeRun = (domain, { onProgress, signal }) => findLookalikes(domain, { resolver, deep: true, maxCandidates: 100, onProgress, signal });

@@ -30,7 +30,7 @@ export const LOOKALIKE_JOBS_PATH = '/api/tools/v1/lookalikes/jobs';
 /** What a request may ask of a run. */
 export interface LookalikeRunOptions {
   deep: boolean;
-  /** Most names to try (the API's deep cap, the page's cap). */
+  /** Most names to try (the page's cap). */
   maxCandidates?: number;
   /** Most DNS lookups (the page's budget). */
   maxQueries?: number;

@@ -89,6 +89,15 @@ export type { BatchStore } from './store/batches.js';
 export { MemoryBatchStore } from './store/batches-memory.js';
 export { SqlBatchStore } from './store/batches-sql.js';
 
+// Deep lookalike runs as jobs (on the batches' queue).
+/** The service the lookalike route uses for deep runs (store + the batches' queue + sweeper), the job runner, and the stores. */
+export { LookalikeJobService, processLookalikeJob, LOOKALIKE_QUEUE_JOB_NAME, LOOKALIKE_PROGRESS_INTERVAL_MS, MAX_LOOKALIKE_JOB_RUNS, LOOKALIKE_JOB_STALE_MS } from './jobs/lookalike-jobs.js';
+export type { DeepLookalikeRun, LookalikeJobOutcome, LookalikeJobServiceOptions } from './jobs/lookalike-jobs.js';
+export { startLookalikeJobService } from './jobs/setup.js';
+export type { LookalikeJob, LookalikeJobStatus, LookalikeJobStore } from './store/lookalike-jobs.js';
+export { MemoryLookalikeJobStore } from './store/lookalike-jobs-memory.js';
+export { SqlLookalikeJobStore } from './store/lookalike-jobs-sql.js';
+
 // Monitors.
 /** Watched domains: the service the routes use, its two schedulers, the queue worker, webhooks and the store. */
 export { MonitorService, InProcessMonitorScheduler, serverKeyFor, SCHEDULER_TICK_MS, MONITOR_RUN_LEASE_MS } from './jobs/monitors.js';

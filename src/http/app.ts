@@ -52,6 +52,7 @@ import { logRoutes } from './routes/logs.js';
 import { monitorRoutes } from './routes/monitors.js';
 import type { MonitorService } from '../jobs/monitors.js';
 import { lookalikeRoutes, type LookalikeRun } from './routes/lookalikes.js';
+import type { LookalikeJobService } from '../jobs/lookalike-jobs.js';
 import { spoofCheckerRoutes, type SpoofCheck } from './routes/spoof-checker.js';
 import { templateRoutes } from './routes/templates.js';
 import { SHARED_SCHEMAS } from './schemas.js';
@@ -139,6 +140,8 @@ export interface ServiceOptions {
    * `POST /api/tools/v1/lookalikes` is not served.
    */
   lookalikes?: LookalikeRun;
+  /** Deep lookalike runs as jobs (src/jobs/lookalike-jobs.ts): without it a deep run answers 503. */
+  lookalikeJobs?: LookalikeJobService;
   /** Batch checks (src/jobs/): without it the batch routes are not served. */
   batches?: BatchService;
   /** Monitors (src/jobs/monitors.ts): without it the monitor routes are not served. */
@@ -490,6 +493,7 @@ export const spoofCheckerService: FastifyPluginAsync<ServiceOptions> = async (ho
       // Per client, then its IPv6 /56 and /48, as the spoof check (counted apart from it).
       limiter: withNetworkLimits(limiters.lookalikes, counter, limits === false ? false : limits.lookalikes, 'lookalikes'),
       deepLimiter: limiters.deepLookalikes,
+      jobs: options.lookalikeJobs,
     });
   }
   if (options.batches) await app.register(batchRoutes, { batches: options.batches, now });

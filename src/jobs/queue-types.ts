@@ -15,3 +15,17 @@ export interface BatchQueue {
   /** Releases the queue (and, in process, waits for the chunks running). */
   close(): Promise<void>;
 }
+
+/** A place lookalike jobs go to be run: the batches' queue (the in-process runner or the Redis queue). */
+export interface LookalikeJobQueue {
+  readonly kind: 'in-process' | 'redis';
+  /** Whether `enqueueLookalikeJob` can succeed now. */
+  ready(): Promise<QueueReadiness>;
+  /** Hands the stored job over (adding it twice while it waits adds it once); throws when it cannot (the sweeper tries again). */
+  enqueueLookalikeJob(jobId: string): Promise<void>;
+}
+
+/** Whether a batch queue also runs lookalike jobs. */
+export function takesLookalikeJobs(queue: BatchQueue): queue is BatchQueue & LookalikeJobQueue {
+  return typeof (queue as Partial<LookalikeJobQueue>).enqueueLookalikeJob === 'function';
+}

@@ -10,7 +10,8 @@ import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { redisModules } from './redis-modules.js';
 import { chunksOf, type Batch, type ChunkJob } from './model.js';
-import type { BatchQueue, QueueReadiness } from './queue-types.js';
+import type { BatchQueue, LookalikeJobQueue, QueueReadiness } from './queue-types.js';
+import { LOOKALIKE_QUEUE_JOB_NAME, type LookalikeQueueJob } from './lookalike-jobs.js';
 
 /** The BullMQ queue every API process and worker shares. */
 export const BATCH_QUEUE_NAME = 'spoof-checker-batches';
@@ -50,11 +51,14 @@ export function checkRedisUrl(url: string): string {
   return url;
 }
 
-/** Adds batches' chunks to the BullMQ queue. */
-export class RedisBatchQueue implements BatchQueue {
+/** What the batch queue carries: chunks of batches (job name `chunk`) and deep lookalike runs (`lookalikes`). */
+export type BatchQueueJob = ChunkJob | LookalikeQueueJob;
+
+/** Adds batches' chunks (and deep lookalike jobs) to the BullMQ queue. */
+export class RedisBatchQueue implements BatchQueue, LookalikeJobQueue {
   readonly kind = 'redis' as const;
   readonly #connection: Redis;
-  readonly #queue: Queue<ChunkJob>;
+  readonly #queue: Queue<BatchQueueJob>;
 
   constructor(url: string, options: RedisBatchQueueOptions = {}) {
     const { Queue, Redis } = redisModules();
@@ -66,7 +70,7 @@ export class RedisBatchQueue implements BatchQueue {
     });
     // Without a listener, ioredis prints every failed reconnection; readiness reports it instead.
     this.#connection.on('error', () => {});
-    this.#queue = new Queue<ChunkJob>(BATCH_QUEUE_NAME, {
+    this.#queue = new Queue<BatchQueueJob>(BATCH_QUEUE_NAME, {
       connection: this.#connection,
       ...(options.prefix ? { prefix: options.prefix } : {}),
       defaultJobOptions: {
@@ -95,6 +99,11 @@ export class RedisBatchQueue implements BatchQueue {
       const slice = chunks.slice(i, i + ADD_BULK_SIZE).map((data) => ({ name: 'chunk', data, opts: { jobId: chunkJobId(data) } }));
       await withTimeout(this.#queue.addBulk(slice), 'Redis did not take the jobs');
     }
+  }
+
+  /** Adds a stored lookalike job; its id is the BullMQ job id, so adding it twice while it waits adds it once. */
+  async enqueueLookalikeJob(jobId: string): Promise<void> {
+    await withTimeout(this.#queue.add(LOOKALIKE_QUEUE_JOB_NAME, { lookalikeJobId: jobId }, { jobId }), 'Redis did not take the job');
   }
 
   /** Jobs waiting, running and delayed (tests and the benchmark). */

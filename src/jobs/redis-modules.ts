@@ -20,6 +20,8 @@ export type RedisPackage = keyof typeof REDIS_PACKAGES;
 export interface RedisModules {
   Queue: typeof Bullmq.Queue;
   Worker: typeof Bullmq.Worker;
+  /** Thrown by a processor that moved its job to the delayed set itself (the try is not counted). */
+  DelayedError: typeof Bullmq.DelayedError;
   Redis: typeof Ioredis.Redis;
 }
 
@@ -45,7 +47,7 @@ function isMissing(error: unknown, name: string): boolean {
 }
 
 function assemble(bullmq: typeof Bullmq, ioredis: typeof Ioredis): RedisModules {
-  return { Queue: bullmq.Queue, Worker: bullmq.Worker, Redis: ioredis.Redis };
+  return { Queue: bullmq.Queue, Worker: bullmq.Worker, DelayedError: bullmq.DelayedError, Redis: ioredis.Redis };
 }
 
 /** Loads BullMQ and ioredis (once); throws `MissingRedisPackagesError` naming what is missing. */

@@ -6,8 +6,9 @@
 import pLimit from 'p-limit';
 import { chunksInFlight, chunksOf, DEFAULT_BATCH_CONCURRENCY, type Batch, type BatchCheck, type ChunkJob } from './model.js';
 import { processChunk, type ChunkDeps } from './process.js';
-import type { BatchQueue, QueueReadiness } from './queue-types.js';
+import type { BatchQueue, LookalikeJobQueue, QueueReadiness } from './queue-types.js';
 import type { BatchStore } from '../store/batches.js';
+import { DEFAULT_LOOKALIKE_JOB_CONCURRENCY, processLookalikeJob, type LookalikeJobDeps } from './lookalike-jobs.js';
 
 /** Tries per chunk when the store fails while it runs (then the chunk is left to the next start). */
 export const CHUNK_MAX_ATTEMPTS = 5;
@@ -24,10 +25,12 @@ export interface InProcessRunnerOptions {
   log?: (message: string, error?: unknown) => void;
   retry?: ChunkDeps['retry'];
   now?: () => Date;
+  /** Deep lookalike jobs (src/jobs/lookalike-jobs.ts): their store and run; without it the runner takes none. */
+  lookalikes?: Pick<LookalikeJobDeps, 'store' | 'run' | 'progressIntervalMs'> & { concurrency?: number };
 }
 
-/** Runs batches in this process. */
-export class InProcessBatchRunner implements BatchQueue {
+/** Runs batches (and deep lookalike jobs) in this process. */
+export class InProcessBatchRunner implements BatchQueue, LookalikeJobQueue {
   readonly kind = 'in-process' as const;
   readonly #deps: ChunkDeps;
   readonly #maxChunks: number;
@@ -38,8 +41,17 @@ export class InProcessBatchRunner implements BatchQueue {
   #closed = false;
   #idleWaiters: (() => void)[] = [];
   readonly #timers = new Set<NodeJS.Timeout>();
+  readonly #lookalikes: InProcessRunnerOptions['lookalikes'];
+  /** Lookalike job ids waiting (each queued once), and the runs in hand. */
+  readonly #lookalikeQueue = new Set<string>();
+  readonly #lookalikeRunning = new Set<string>();
+  /** Tries of a lookalike job whose store failed. */
+  readonly #lookalikeAttempts = new Map<string, number>();
+  /** Aborted at close: the runs in hand stop and their jobs go back to `queued` for the next start. */
+  readonly #closing = new AbortController();
 
   constructor(options: InProcessRunnerOptions) {
+    this.#lookalikes = options.lookalikes;
     const concurrency = options.concurrency ?? DEFAULT_BATCH_CONCURRENCY;
     const gate = pLimit(concurrency);
     this.#deps = { store: options.store, check: options.check, gate, ...(options.retry ? { retry: options.retry } : {}), ...(options.now ? { now: options.now } : {}) };
@@ -57,20 +69,74 @@ export class InProcessBatchRunner implements BatchQueue {
     this.#pump();
   }
 
+  /** Queues a stored lookalike job (once, while it waits or runs). */
+  async enqueueLookalikeJob(jobId: string): Promise<void> {
+    if (this.#closed) throw new Error('the batch runner is stopping');
+    if (!this.#lookalikes) throw new Error('this runner was not given a lookalike search');
+    if (this.#lookalikeRunning.has(jobId)) return;
+    this.#lookalikeQueue.add(jobId);
+    this.#pumpLookalikes();
+  }
+
+  #pumpLookalikes(): void {
+    const lookalikes = this.#lookalikes;
+    if (!lookalikes) return;
+    const most = lookalikes.concurrency ?? DEFAULT_LOOKALIKE_JOB_CONCURRENCY;
+    for (const jobId of this.#lookalikeQueue) {
+      if (this.#closed || this.#lookalikeRunning.size >= most) break;
+      this.#lookalikeQueue.delete(jobId);
+      this.#lookalikeRunning.add(jobId);
+      const deps: LookalikeJobDeps = { ...lookalikes, signal: this.#closing.signal, ...(this.#deps.now ? { now: this.#deps.now } : {}) };
+      processLookalikeJob(jobId, deps)
+        .then(
+          () => this.#lookalikeAttempts.delete(jobId),
+          (error: unknown) => this.#retryLookalikeJob(jobId, error),
+        )
+        .finally(() => {
+          this.#lookalikeRunning.delete(jobId);
+          this.#pumpLookalikes();
+          this.#settleIdle();
+        });
+    }
+  }
+
+  /** The store failed while the job ran: tried again after a wait, a bounded number of times (it stays unfinished in the store for the next start). */
+  #retryLookalikeJob(jobId: string, error: unknown): void {
+    const attempt = (this.#lookalikeAttempts.get(jobId) ?? 0) + 1;
+    if (attempt >= CHUNK_MAX_ATTEMPTS || this.#closed) {
+      this.#lookalikeAttempts.delete(jobId);
+      this.#log(`lookalike job ${jobId} failed ${attempt} time(s); it resumes at the next start`, error);
+      return;
+    }
+    this.#lookalikeAttempts.set(jobId, attempt);
+    const timer = setTimeout(() => {
+      this.#timers.delete(timer);
+      this.#lookalikeQueue.add(jobId);
+      this.#pumpLookalikes();
+    }, CHUNK_RETRY_DELAY_MS);
+    this.#timers.add(timer);
+  }
+
   /** Resolves when nothing is queued or running (tests and benchmarks). */
   idle(): Promise<void> {
-    if (this.#active === 0 && this.#queued() === 0 && this.#timers.size === 0) return Promise.resolve();
+    if (this.#nothingLeft()) return Promise.resolve();
     return new Promise((resolve) => this.#idleWaiters.push(resolve));
   }
 
   /** Stops taking chunks and waits for those running; queued ones resume at the next start (they are in the store). */
   async close(): Promise<void> {
     this.#closed = true;
+    this.#closing.abort();
     for (const timer of this.#timers) clearTimeout(timer);
     this.#timers.clear();
+    this.#lookalikeQueue.clear();
     this.#pending = [];
     this.#head = 0;
     await this.idle();
+  }
+
+  #nothingLeft(): boolean {
+    return this.#active === 0 && this.#queued() === 0 && this.#timers.size === 0 && this.#lookalikeQueue.size === 0 && this.#lookalikeRunning.size === 0;
   }
 
   #queued(): number {
@@ -111,7 +177,7 @@ export class InProcessBatchRunner implements BatchQueue {
   }
 
   #settleIdle(): void {
-    if (this.#active === 0 && this.#queued() === 0 && this.#timers.size === 0) {
+    if (this.#nothingLeft()) {
       const waiters = this.#idleWaiters;
       this.#idleWaiters = [];
       for (const resolve of waiters) resolve();

@@ -7,6 +7,9 @@ import { DEFAULT_BATCH_CONCURRENCY, type BatchCheck } from './model.js';
 import { RedisBatchQueue } from './queue.js';
 import { InProcessBatchRunner } from './runner.js';
 import { BatchService } from './service.js';
+import { LookalikeJobService, type DeepLookalikeRun } from './lookalike-jobs.js';
+import { takesLookalikeJobs } from './queue-types.js';
+import type { LookalikeJobStore } from '../store/lookalike-jobs.js';
 
 /** Options of {@link startBatchService}. */
 export interface StartBatchServiceOptions {
@@ -17,6 +20,8 @@ export interface StartBatchServiceOptions {
   /** Names checked at once in process (no Redis). */
   concurrency?: number;
   namesPerDay?: number;
+  /** Deep lookalike jobs run in this process (no Redis): their store and run. */
+  lookalikes?: { store: LookalikeJobStore; run: DeepLookalikeRun };
   log?: (message: string, error?: unknown) => void;
 }
 
@@ -26,7 +31,13 @@ export async function startBatchService(options: StartBatchServiceOptions): Prom
   const queue =
     options.redisUrl !== undefined
       ? new RedisBatchQueue(options.redisUrl)
-      : new InProcessBatchRunner({ store: options.store, check: options.check, concurrency: options.concurrency ?? DEFAULT_BATCH_CONCURRENCY, log });
+      : new InProcessBatchRunner({
+          store: options.store,
+          check: options.check,
+          concurrency: options.concurrency ?? DEFAULT_BATCH_CONCURRENCY,
+          log,
+          ...(options.lookalikes ? { lookalikes: options.lookalikes } : {}),
+        });
   const service = new BatchService({ store: options.store, queue, log, ...(options.namesPerDay !== undefined ? { namesPerDay: options.namesPerDay } : {}) });
   await service.start();
   return service;
@@ -35,4 +46,16 @@ export async function startBatchService(options: StartBatchServiceOptions): Prom
 /** One line for the start-up message. */
 export function describeBatchMode(redisUrl: string | undefined): string {
   return redisUrl === undefined ? 'batches in this process' : 'batches on the Redis queue (run spoof-checker worker)';
+}
+
+/**
+ * Builds and starts the lookalike job service on the batch service's queue (picking up unfinished
+ * jobs); `close()` it before the batch service. Throws when that queue does not run lookalike jobs.
+ */
+export async function startLookalikeJobService(options: { store: LookalikeJobStore; batches: BatchService; log?: (message: string, error?: unknown) => void }): Promise<LookalikeJobService> {
+  const queue = options.batches.queue;
+  if (!takesLookalikeJobs(queue)) throw new Error('the batch queue does not run lookalike jobs');
+  const service = new LookalikeJobService({ store: options.store, queue, ...(options.log ? { log: options.log } : {}) });
+  await service.start();
+  return service;
 }

@@ -32,7 +32,9 @@ import type { StartupApiKey } from '../http/app.js';
 import type { TrustProxy } from '../http/client-address.js';
 import { connectRateLimitRedis } from '../http/rate-limits.js';
 import type { BatchService } from '../jobs/service.js';
-import { describeBatchMode, startBatchService } from '../jobs/setup.js';
+import { describeBatchMode, startBatchService, startLookalikeJobService } from '../jobs/setup.js';
+import type { DeepLookalikeRun, LookalikeJobService } from '../jobs/lookalike-jobs.js';
+import { API_DEEP_MAX_CANDIDATES } from '../http/routes/lookalikes.js';
 import type { MonitorService } from '../jobs/monitors.js';
 import { describeMonitorMode, seedDemoMonitor, startMonitorService, startMonitorWorkerWithPump } from '../jobs/monitor-setup.js';
 import { withLookalikeSearch, type MonitorCheck } from '../jobs/monitor-run.js';
@@ -283,7 +285,10 @@ function checksOf(config: CheckConfig) {
       }),
     (domain) => findLookalikes(domain, { resolver: config.resolverFor(domain) }),
   );
-  return { plain, monitor, base, transportFor, bimiFor };
+  // A deep lookalike run (a job of the API, run by serve or by a worker): the API's cap, progress as it goes.
+  const deepLookalikes: DeepLookalikeRun = (domain, { onProgress, signal }) =>
+    findLookalikes(domain, { resolver: config.resolverFor(domain), deep: true, maxCandidates: API_DEEP_MAX_CANDIDATES, onProgress, signal });
+  return { plain, monitor, base, transportFor, bimiFor, deepLookalikes };
 }
 
 /** Starts the caller's extra components, in order. */
@@ -295,7 +300,7 @@ async function startExtras(started: Started, starters: readonly ComponentStarter
 
 /**
  * Starts the service `serve` runs, in this order: the stores (migrated), the seed (an empty store
- * only), Redis for the rate limits, batches, monitors (and the demo's monitor), the caller's
+ * only), Redis for the rate limits, batches, deep lookalike jobs (on the batches' queue), monitors (and the demo's monitor), the caller's
  * components, then the HTTP app, listening. Throws what failed, after stopping what had started.
  */
 export async function startService(config: ServiceConfig): Promise<ServiceHandle> {
@@ -361,8 +366,15 @@ export async function startService(config: ServiceConfig): Promise<ServiceHandle
           check: checks.plain,
           redisUrl: config.redisUrl,
           ...(config.namesPerDay !== undefined ? { namesPerDay: config.namesPerDay } : {}),
+          lookalikes: { store: stores.lookalikeJobs, run: checks.deepLookalikes },
           log: jobLog,
         }),
+      (service) => service.close(),
+    );
+    // Deep lookalike runs: jobs on the batches' queue (stopped before it).
+    const lookalikeJobs: LookalikeJobService = await started.add(
+      'lookalike jobs',
+      () => startLookalikeJobService({ store: stores.lookalikeJobs, batches, log: jobLog }),
       (service) => service.close(),
     );
     const monitors: MonitorService = await started.add(
@@ -430,6 +442,7 @@ export async function startService(config: ServiceConfig): Promise<ServiceHandle
         }),
       // Lookalike runs ask through the same shared, TTL-aware cache as the checks.
       lookalikes: (domain, options) => findLookalikes(domain, { resolver: checks.base(domain).resolver, ...options }),
+      lookalikeJobs,
       ...(redis ? { rateLimitRedis: redis } : {}),
       apiKeys: http.apiKeys,
       redactKeys: seedKeys,
@@ -464,7 +477,7 @@ export async function startService(config: ServiceConfig): Promise<ServiceHandle
 
 /**
  * Starts what `worker` runs, in this order: the store (no pruning: the API does it), the batch
- * worker, the monitor worker with its webhook pump, the caller's components; then waits until
+ * worker (it runs deep lookalike jobs too), the monitor worker with its webhook pump, the caller's components; then waits until
  * both queue workers reach Redis (throws after `connectTimeoutMs`, having stopped everything).
  */
 export async function startWorker(config: WorkerConfig): Promise<WorkerHandle> {
@@ -484,6 +497,7 @@ export async function startWorker(config: WorkerConfig): Promise<WorkerHandle> {
           store: stores.batches,
           check: checks.plain,
           concurrency: config.concurrency,
+          lookalikes: { store: stores.lookalikeJobs, run: checks.deepLookalikes },
           ...(config.lockDurationMs !== undefined ? { lockDurationMs: config.lockDurationMs } : {}),
           onChunk: (_job, outcome) => {
             if (outcome.kind === 'checked') config.onChecked?.(outcome.names);

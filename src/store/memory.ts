@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { digestsEqual } from './api-keys.js';
 import { MemoryBatchStore } from './batches-memory.js';
+import { MemoryLookalikeJobStore } from './lookalike-jobs-memory.js';
 import { MemoryMonitorStore } from './monitors-memory.js';
 import { MemoryReportStore } from './reports-memory.js';
 import { newestFirst, paginate } from './pagination.js';
@@ -355,6 +356,7 @@ export function createMemoryStores(options: { newId?: () => string; recordLogCap
     batches: new MemoryBatchStore(),
     monitors: new MemoryMonitorStore(),
     reports: new MemoryReportStore(async (domain) => ({ withDomain: domains.organizationsWithDomain(domain), organizations: apiKeys.organizationIds() })),
+    lookalikeJobs: new MemoryLookalikeJobStore(),
     // Memory is always reachable; closing has nothing to release.
     health: async () => ({ ok: true }),
     isEmpty: async () => apiKeys.organizationCount === 0,

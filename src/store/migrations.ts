@@ -11,6 +11,7 @@ import { sql, type Kysely } from 'kysely';
 import { type Migration, type MigrationProvider, Migrator } from 'kysely/migration';
 import { createBatchTables } from './batches-sql.js';
 import type { MigrationContext, MigrationFactory, SqlDialectName } from './migration-types.js';
+import { createLookalikeJobTables } from './lookalike-jobs-sql.js';
 import { createMonitorTables } from './monitors-sql.js';
 import { createReportTables } from './reports-sql.js';
 
@@ -188,6 +189,8 @@ export const MIGRATIONS: Readonly<Record<string, MigrationFactory>> = {
   '0003_monitors': createMonitorTables,
   // DMARC aggregate and TLS reports (src/store/reports-sql.ts).
   '0005_reports': createReportTables,
+  // Deep lookalike runs as jobs (src/store/lookalike-jobs-sql.ts).
+  '0007_lookalike_jobs': createLookalikeJobTables,
 };
 
 /** The column types of `dialect`. */

@@ -12,6 +12,7 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import { digestsEqual } from './api-keys.js';
 import { SqlBatchStore } from './batches-sql.js';
+import { SqlLookalikeJobStore } from './lookalike-jobs-sql.js';
 import { SqlMonitorStore } from './monitors-sql.js';
 import { SqlReportStore } from './reports-sql.js';
 import { isStoreUnavailable, StoreUnavailableError } from './errors.js';
@@ -168,10 +169,20 @@ export function createSqlStores(db: Kysely<StoreDatabase>, traits: SqlDialectTra
       throw mapError(error, traits);
     }
   };
+  const lookalikeJobs = new SqlLookalikeJobStore(db);
+  // Finished lookalike jobs (and their reports) follow the same retention.
+  const pruneLookalikeJobs = async (now: Date = new Date()): Promise<number> => {
+    if (closed) return 0;
+    try {
+      return await lookalikeJobs.prune(new Date(now.getTime() - retentionDays * DAY_MS).toISOString());
+    } catch (error) {
+      throw mapError(error, traits);
+    }
+  };
   const pruneInBackground = (): void => {
     if (pruning || closed) return;
     pruning = guardedPrune()
-      .then(async (deleted) => deleted + (await pruneMonitors()))
+      .then(async (deleted) => deleted + (await pruneMonitors()) + (await pruneLookalikeJobs()))
       .catch((error) => {
         options.onPruneError?.(error);
         return 0;
@@ -196,6 +207,7 @@ export function createSqlStores(db: Kysely<StoreDatabase>, traits: SqlDialectTra
     batches: guard(new SqlBatchStore(db, traits.dialect)),
     monitors: guard(monitors),
     reports: guard(new SqlReportStore(db)),
+    lookalikeJobs: guard(lookalikeJobs),
     pruneMonitorHistory: pruneMonitors,
     pruneRecordLogs: guardedPrune,
     async isEmpty() {

@@ -12,6 +12,7 @@
  */
 
 import type { BatchStore } from './batches.js';
+import type { LookalikeJobStore } from './lookalike-jobs.js';
 import type { MonitorStore } from './monitors.js';
 import type { ReportStore } from './reports.js';
 
@@ -369,6 +370,8 @@ export interface Stores {
   monitors: MonitorStore;
   /** DMARC aggregate and TLS reports received, their duplicates and refused files (src/store/reports.ts). */
   reports: ReportStore;
+  /** Deep lookalike runs as jobs: their progress and reports (src/store/lookalike-jobs.ts). */
+  lookalikeJobs: LookalikeJobStore;
   /**
    * Whether the store can serve requests now (a cheap round trip to the database; always ok in
    * memory). Never throws: an unreachable database is `{ ok: false, reason }`.

@@ -192,7 +192,7 @@ describe('serve --smtp-port: the receiver as a component of startService', () =>
       http: { host: '127.0.0.1', port: 0, apiKeys: [{ key, organizationId: 'org_r' }], rateLimit: false, trustProxy: false, publicHistory: false, environment: 'test', logger: false },
     });
     try {
-      expect(handle.components.map((c) => c.name)).toEqual(['store', 'batches', 'monitors', 'smtp', 'http']);
+      expect(handle.components.map((c) => c.name)).toEqual(['store', 'batches', 'lookalike jobs', 'monitors', 'smtp', 'http']);
       const note = handle.notes.find((n) => n.startsWith('SMTP report receiver on 127.0.0.1:'));
       expect(note).toBeDefined();
       const port = Number(/127\.0\.0\.1:(\d+)/.exec(note!)![1]);
@@ -204,7 +204,7 @@ describe('serve --smtp-port: the receiver as a component of startService', () =>
       expect(body.reports[0]).toMatchObject({ reporter: 'google.com', authenticated: true, origin: { channel: 'smtp' } });
     } finally {
       const outcomes = await handle.stop();
-      expect(outcomes.map((o) => o.name)).toEqual(['http', 'smtp', 'monitors', 'batches', 'store']);
+      expect(outcomes.map((o) => o.name)).toEqual(['http', 'smtp', 'monitors', 'lookalike jobs', 'batches', 'store']);
     }
   });
 });

@@ -43,7 +43,7 @@ describe('startService', () => {
         lines,
       ),
     );
-    expect(handle.components.map((c) => c.name)).toEqual(['store', 'batches', 'monitors', 'reports receiver', 'http']);
+    expect(handle.components.map((c) => c.name)).toEqual(['store', 'batches', 'lookalike jobs', 'monitors', 'reports receiver', 'http']);
     expect(events).toEqual(['start serve function']);
     expect(lines[0]).toMatch(/^store: memory/);
     expect(handle.port).toBeGreaterThan(0);
@@ -55,6 +55,7 @@ describe('startService', () => {
       { name: 'http', outcome: 'stopped' },
       { name: 'reports receiver', outcome: 'stopped' },
       { name: 'monitors', outcome: 'stopped' },
+      { name: 'lookalike jobs', outcome: 'stopped' },
       { name: 'batches', outcome: 'stopped' },
       { name: 'store', outcome: 'stopped' },
     ]);
@@ -68,7 +69,7 @@ describe('startService', () => {
       config({ stopTimeoutMs: 50, components: [{ name: 'stuck', start: async () => ({ stop: () => new Promise<void>(() => undefined) }) }] }, lines),
     );
     const outcomes = await handle.stop();
-    expect(outcomes.map((o) => `${o.name}:${o.outcome}`)).toEqual(['http:stopped', 'stuck:timed-out', 'monitors:stopped', 'batches:stopped', 'store:stopped']);
+    expect(outcomes.map((o) => `${o.name}:${o.outcome}`)).toEqual(['http:stopped', 'stuck:timed-out', 'monitors:stopped', 'lookalike jobs:stopped', 'batches:stopped', 'store:stopped']);
     expect(lines).toContain('stuck did not stop within 50 ms; stopping the rest');
   });
 

@@ -136,3 +136,37 @@ describe('the data is read only when some address passes', () => {
     expect(shippedRanges().categories.length).toBeGreaterThan(5);
   });
 });
+
+describe('a re-check of a kept SPF analysis reuses its report, while nothing it depends on has changed', () => {
+  const zoneWith = (spf: string) =>
+    new ZoneResolver([parseZone(`$ORIGIN kept.example.\n$TTL 300\n@ IN SOA ns hostmaster 1 7200 900 1209600 300\n@ IN NS ns\n@ IN TXT "${spf}"\n_dmarc IN TXT "v=DMARC1; p=reject"\n`, { file: 'z' })]);
+  const at = (iso: string) => () => new Date(iso);
+  const json = (value: unknown) => JSON.parse(JSON.stringify(value)) as unknown;
+
+  it('gives the same report each time, frozen, and a new one when the data, its age or the record changes', async () => {
+    const resolver = zoneWith('v=spf1 ip4:4.148.0.0/16 -all');
+    const check = (options: { now?: () => Date; ranges?: RangeData; resolver?: ZoneResolver } = {}) =>
+      checkDomain('kept.example', { resolver: options.resolver ?? resolver, ranges: options.ranges ?? DATA, now: options.now ?? at('2025-08-01T00:00:00Z') });
+    const first = await check();
+    await check();
+    const third = await check();
+    expect(json(third.details.spf.sharedInfrastructure)).toEqual(json(first.details.spf.sharedInfrastructure));
+    expect(third).toMatchObject({ verdict: 'spoofable', details: { rule: 'spf-shared-infrastructure' } });
+    expect(Object.isFrozen(third.details.spf.sharedInfrastructure)).toBe(true);
+    expect(third.details.spf.sharedInfrastructure!.data.ageDays).toBe(11);
+
+    // Thirty days on: the same exposures, the data's age moves.
+    const later = await check({ now: at('2025-08-31T00:00:00Z') });
+    expect(later.details.spf.sharedInfrastructure!.data.ageDays).toBe(41);
+    // Other data, in which the block is nobody's: nothing exposed, DMARC protects.
+    const noRunners: RangeData = { ...DATA, origin: 'other data', categories: DATA.categories.filter((c) => c.kind !== 'runner') };
+    const other = await check({ ranges: noRunners });
+    expect(other).toMatchObject({ verdict: 'protected' });
+    expect(other.details.spf.sharedInfrastructure!.data.origin).toBe('other data');
+    // The record changed: an EC2 /20 instead.
+    const changed = await check({ resolver: zoneWith('v=spf1 ip4:3.224.0.0/20 -all') });
+    expect(changed.details.spf.sharedInfrastructure!.exposures.map((e) => [e.provider, e.ipv4Addresses])).toEqual([['aws', 4096]]);
+    // And back: the first answer again.
+    expect(json((await check()).details.spf.sharedInfrastructure)).toEqual(json(first.details.spf.sharedInfrastructure));
+  });
+});

@@ -14,7 +14,7 @@ import { normaliseDomainInput, type NormaliseOptions } from './input.js';
 import { lookupMxNow } from './mx/index.js';
 import type { MxAnalysis } from './mx/index.js';
 import type { ProtocolAnalysis, SpoofCheckResult } from './result.js';
-import { classifySharedInfrastructure, sharedInfrastructureFindings, sharedInfrastructureFix, shippedRanges } from './ranges/index.js';
+import { classifySharedInfrastructure, rangesAgeDays, sharedInfrastructureFindings, sharedInfrastructureFix, shippedRanges } from './ranges/index.js';
 import type { ClassifyInput, RangeData, SharedInfrastructureReport } from './ranges/index.js';
 import { analyzeSpfNow, describeOpening } from './spf/index.js';
 import type { SpfAnalysis } from './spf/index.js';
@@ -165,8 +165,8 @@ export async function checkDomain(input: string, options: CheckOptions): Promise
   const dmarcFacts = toDmarcFacts(domain, dmarc);
   // BreakSPF: what of the pass set (the name's, and the organizational domain's under relaxed
   // alignment, RFC 7489 §3.1.2) lies in space strangers can rent, start jobs in or relay through.
-  const shared = options.ranges === false ? null : classifyShared(spf, dmarcFacts.spfAlignment === 'r' ? orgSpf : null, options.ranges, () => (options.now ? options.now() : new Date()));
-  const sharedFindings = shared === null ? [] : sharedInfrastructureFindings(shared, displayDomain);
+  const { report: shared, findings: sharedFindings, facts: sharedFacts } =
+    options.ranges === false ? NO_SHARED : sharedInfrastructureOf(spf, dmarcFacts.spfAlignment === 'r' ? orgSpf : null, options.ranges, () => (options.now ? options.now() : new Date()), displayDomain);
   const facts: VerdictFacts = {
     domain,
     displayDomain,
@@ -178,7 +178,7 @@ export async function checkDomain(input: string, options: CheckOptions): Promise
       lookupCount: spf.lookupCount,
       openToAnyone: openSpfOf(spf),
       organizational: orgSpf === null ? null : { domain: orgSpf.domain, openToAnyone: openSpfOf(orgSpf) },
-      sharedInfrastructure: shared === null ? null : sharedFactsOf(shared, sharedFindings, spf, orgSpf),
+      sharedInfrastructure: sharedFacts,
     },
     dkim: {
       keys: dkim.found.map((k) => ({ selector: k.selector, keyType: k.keyType, keyLength: k.keyLength, usable: k.usable })),
@@ -223,6 +223,50 @@ export async function checkDomain(input: string, options: CheckOptions): Promise
   return result;
 }
 
+/** The shared-infrastructure report of a check and its findings. */
+interface SharedOutcome {
+  readonly report: SharedInfrastructureReport | null;
+  readonly findings: readonly Finding[];
+  /** The verdict's view of the report; null when there is none. */
+  readonly facts: SharedInfrastructureFacts | null;
+}
+
+const NO_SHARED: SharedOutcome = Object.freeze({ report: null, findings: Object.freeze([]), facts: null });
+
+/**
+ * The last report per kept SPF analysis (packages/engine/src/spf/analyze.ts hands the same frozen
+ * analysis to every check of a name while its answers stay the same): the report is a function of
+ * the pass sets, the data, its age in days and the name shown, so a re-check reuses it, frozen,
+ * instead of classifying and wording it again.
+ */
+const keptShared = new WeakMap<SpfAnalysis, { orgSpf: SpfAnalysis | null; ranges: RangeData | undefined; data: RangeData | null; displayDomain: string; outcome: SharedOutcome }>();
+
+/** `classifyShared` and its findings, reused for a kept analysis (see `keptShared`). */
+function sharedInfrastructureOf(spf: SpfAnalysis, orgSpf: SpfAnalysis | null, ranges: RangeData | undefined, now: () => Date, displayDomain: string): SharedOutcome {
+  const keepable = Object.isFrozen(spf) && (orgSpf === null || Object.isFrozen(orgSpf));
+  const known = keepable ? keptShared.get(spf) : undefined;
+  if (known !== undefined && known.orgSpf === orgSpf && known.ranges === ranges && known.displayDomain === displayDomain) {
+    const { report } = known.outcome;
+    if (report === null || known.data === null || rangesAgeDays(known.data, now()) === report.data.ageDays) return known.outcome;
+  }
+  const report = classifyShared(spf, orgSpf, ranges, now);
+  const findings = report === null ? [] : sharedInfrastructureFindings(report, displayDomain);
+  const outcome: SharedOutcome = { report, findings, facts: report === null ? null : sharedFactsOf(report, findings, spf, orgSpf) };
+  if (keepable) {
+    deepFreezeReport(outcome);
+    // The data is loaded once anything passes (a report), so asking for the shipped snapshot here reads nothing.
+    keptShared.set(spf, { orgSpf, ranges, data: report === null ? null : (ranges ?? shippedRanges()), displayDomain, outcome });
+  }
+  return outcome;
+}
+
+/** Freezes a kept report and its findings (handed to every later check of the name). */
+function deepFreezeReport(value: unknown): void {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return;
+  Object.freeze(value);
+  for (const key of Object.keys(value)) deepFreezeReport((value as Record<string, unknown>)[key]);
+}
+
 /**
  * The shared-infrastructure report of the name's SPF and, when it aligns, the organizational
  * domain's. A record that lets anyone pass is left out (its own finding says more); the data is
@@ -239,7 +283,7 @@ function classifyShared(spf: SpfAnalysis, orgSpf: SpfAnalysis | null, ranges: Ra
 }
 
 /** The verdict's view of the report: the critical finding and the record to change. */
-function sharedFactsOf(report: SharedInfrastructureReport, findings: Finding[], spf: SpfAnalysis, orgSpf: SpfAnalysis | null): SharedInfrastructureFacts {
+function sharedFactsOf(report: SharedInfrastructureReport, findings: readonly Finding[], spf: SpfAnalysis, orgSpf: SpfAnalysis | null): SharedInfrastructureFacts {
   const critical = findings.find((f) => f.severity === 'critical') ?? null;
   const fix = sharedInfrastructureFix(report);
   const rawRecord = fix === null ? null : fix.domain === spf.domain ? spf.record : orgSpf?.domain === fix.domain ? orgSpf.record : null;

@@ -10,7 +10,7 @@ import type { Job, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { redisModules } from './redis-modules.js';
 import type { Monitor, MonitorStore } from '../store/monitors.js';
-import { runMonitor, type MonitorCheck, type MonitorReportSource, type RunOutcome } from './monitor-run.js';
+import { runMonitor, type MonitorCheck, type MonitorReportSource, type MonitorSelectorSource, type RunOutcome } from './monitor-run.js';
 import { firstSlot, MINUTE_MS, phaseOf, slotRunId } from './monitor-schedule.js';
 import { nextSlotIso, type MonitorScheduler } from './monitors.js';
 import { checkRedisUrl, REDIS_CALL_TIMEOUT_MS } from './queue.js';
@@ -136,6 +136,8 @@ export interface MonitorWorkerOptions extends MonitorQueueOptions {
   check: MonitorCheck;
   /** DMARC report signals added to each snapshot (src/jobs/monitor-run.ts). */
   reportSignals?: MonitorReportSource | undefined;
+  /** The DKIM selectors the organisation's reports have seen (see `MonitorRunDeps`). */
+  reportSelectors?: MonitorSelectorSource | undefined;
   /** Run jobs processed at once. */
   concurrency?: number;
   /** Lock duration; the stalled-job check runs every half of it. */
@@ -167,7 +169,7 @@ export function startMonitorWorker(options: MonitorWorkerOptions): MonitorWorker
       const slot = slotOfJobId(job.id);
       const runId = job.data.runId ?? (slot !== undefined ? slotRunId(slot) : `job:${job.id ?? ''}`);
       const outcome = await runMonitor(
-        { store: options.store, check: options.check, reportSignals: options.reportSignals, now },
+        { store: options.store, check: options.check, reportSignals: options.reportSignals, reportSelectors: options.reportSelectors, now },
         job.data.monitorId,
         runId,
         job.data.runId === undefined ? (monitor, at) => nextSlotIso(monitor, at, minuteMs) : undefined,

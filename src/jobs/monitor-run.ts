@@ -22,8 +22,12 @@ export const MONITOR_COMMIT_ATTEMPTS = 8;
 /** What a monitor's check gives: the spoof check, plus the lookalike search when the monitor asked for it. */
 export type MonitorCheckResult = SpoofCheckResult & { lookalikes?: LookalikeReport };
 
-/** Runs the check a monitor asks for (the serve/worker binds `checkDomain` to a resolver). */
-export type MonitorCheck = (domain: string, options: { checks: MonitorCheckKind[] }) => Promise<MonitorCheckResult>;
+/**
+ * Runs the check a monitor asks for (the serve/worker binds `checkDomain` to a resolver).
+ * `selectors`: DKIM selectors to probe before the built-in list (those the organisation's DMARC
+ * reports have seen signing for the domain).
+ */
+export type MonitorCheck = (domain: string, options: { checks: MonitorCheckKind[]; selectors?: string[] }) => Promise<MonitorCheckResult>;
 
 /**
  * A monitor check that also runs the lookalike search (`findLookalikes` bound to the same resolver)
@@ -56,8 +60,16 @@ export interface MonitorRunDeps {
   check: MonitorCheck;
   /** The organisation's DMARC report signals for the domain (new unauthorised senders, a pass-rate drop); none when left out. */
   reportSignals?: MonitorReportSource | undefined;
+  /**
+   * The DKIM selectors the organisation's aggregate reports have seen for the domain, probed first
+   * (the API's check does the same), so a key under a selector no list knows is found; none when left out.
+   */
+  reportSelectors?: MonitorSelectorSource | undefined;
   now: () => Date;
 }
+
+/** Reads the DKIM selectors an organisation's reports have seen for a domain (never rejects for a store failure: none). */
+export type MonitorSelectorSource = (organizationId: string, domain: string) => Promise<string[]>;
 
 /** Reads the report signals of an organisation's domain; null when there is nothing to alert on. */
 export type MonitorReportSource = (organizationId: string, domain: string) => Promise<MonitorReportSignals | null>;
@@ -66,10 +78,10 @@ export type MonitorReportSource = (organizationId: string, domain: string) => Pr
 export type RunOutcome = { kind: 'committed'; snapshot: MonitorSnapshot; changed: boolean; deliveries: number } | { kind: 'duplicate' } | { kind: 'gone' };
 
 /** Checks the monitor's domain; DNS failures become `could-not-check`, a domain that does not exist its own state. */
-export async function observe(check: MonitorCheck, monitor: Pick<Monitor, 'domain' | 'checks'>): Promise<MonitorSnapshot> {
+export async function observe(check: MonitorCheck, monitor: Pick<Monitor, 'domain' | 'checks'>, selectors: string[] = []): Promise<MonitorSnapshot> {
   let result: SpoofCheckResult;
   try {
-    result = await check(monitor.domain, { checks: monitor.checks });
+    result = await check(monitor.domain, selectors.length > 0 ? { checks: monitor.checks, selectors } : { checks: monitor.checks });
   } catch (error) {
     if (isSpoofCheckError(error)) {
       if (error.code === 'domain_not_found') return { kind: 'domain-not-found' };
@@ -90,7 +102,9 @@ export async function observe(check: MonitorCheck, monitor: Pick<Monitor, 'domai
 export async function runMonitor(deps: MonitorRunDeps, monitorId: string, runId: string, nextRunAt?: (monitor: Monitor, at: Date) => string): Promise<RunOutcome> {
   let monitor = await deps.store.getById(monitorId);
   if (!monitor) return { kind: 'gone' };
-  let snapshot = await observe(deps.check, monitor);
+  // A store that cannot answer gives no selectors this time: the built-in list is still probed.
+  const selectors = deps.reportSelectors ? await deps.reportSelectors(monitor.organizationId, monitor.domain).catch(() => []) : [];
+  let snapshot = await observe(deps.check, monitor, selectors);
   if (snapshot.kind === 'checked' && deps.reportSignals) {
     // A store that cannot answer gives no signal this time (the check itself still counts).
     const signals = await deps.reportSignals(monitor.organizationId, monitor.domain).catch(() => null);

@@ -5,7 +5,7 @@
 import type { MonitorStore } from '../store/monitors.js';
 import { INITIAL_MACHINE, summaryOf, transition } from './monitor-changes.js';
 import { RedisMonitorScheduler, startMonitorWorker, type MonitorWorker } from './monitor-queue.js';
-import { observe, type MonitorCheck, type MonitorReportSource } from './monitor-run.js';
+import { observe, type MonitorCheck, type MonitorReportSource, type MonitorSelectorSource } from './monitor-run.js';
 import { InProcessMonitorScheduler, MonitorService, secretOpener, serverKeyFor, type MonitorScheduler } from './monitors.js';
 import { DeliveryPump, type WebhookConnector } from './webhooks.js';
 import type { HostLookup } from '@spoof-checker/engine';
@@ -26,6 +26,8 @@ export interface StartMonitorServiceOptions {
   check: MonitorCheck;
   /** DMARC report signals added to each snapshot (in-process runs; a worker takes its own). */
   reportSignals?: MonitorReportSource | undefined;
+  /** The DKIM selectors the organisation's reports have seen (see `MonitorRunDeps`). */
+  reportSelectors?: MonitorSelectorSource | undefined;
   /** With a URL, runs go on the BullMQ queue for `spoof-checker worker`s. */
   redisUrl?: string | undefined;
   allowPrivateAddresses: boolean;
@@ -65,6 +67,7 @@ export async function startMonitorService(options: StartMonitorServiceOptions): 
           store: options.store,
           check: options.check,
           reportSignals: options.reportSignals,
+          reportSelectors: options.reportSelectors,
           log,
           onRun: (_id, outcome) => {
             if (outcome.kind === 'committed' && outcome.deliveries > 0) pump.poke();
@@ -96,6 +99,8 @@ export async function startMonitorWorkerWithPump(options: {
   store: MonitorStore;
   check: MonitorCheck;
   reportSignals?: MonitorReportSource | undefined;
+  /** The DKIM selectors the organisation's reports have seen (see `MonitorRunDeps`). */
+  reportSelectors?: MonitorSelectorSource | undefined;
   redisUrl: string;
   allowPrivateAddresses: boolean;
   env: NodeJS.ProcessEnv;
@@ -118,6 +123,7 @@ export async function startMonitorWorkerWithPump(options: {
     store: options.store,
     check: options.check,
     reportSignals: options.reportSignals,
+    reportSelectors: options.reportSelectors,
     onRun: (_job, outcome) => {
       if (outcome.kind === 'committed' && outcome.deliveries > 0) pump.poke();
     },

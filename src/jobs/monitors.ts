@@ -16,7 +16,7 @@ import { normaliseDomainInput } from '@spoof-checker/engine';
 import { resolveAllowedAddress, type HostLookup } from '@spoof-checker/engine';
 import type { Monitor, MonitorCheckKind, MonitorStore, WebhookDelivery } from '../store/monitors.js';
 import { INITIAL_MACHINE } from './monitor-changes.js';
-import { runMonitor, type MonitorCheck, type MonitorReportSource, type RunOutcome } from './monitor-run.js';
+import { runMonitor, type MonitorCheck, type MonitorReportSource, type MonitorSelectorSource, type RunOutcome } from './monitor-run.js';
 import { firstSlot, MINUTE_MS, slotAfter, slotRunId } from './monitor-schedule.js';
 import { keyFromText, newServerKey, newWebhookSecret, openSecret, sealSecret } from './monitor-secrets.js';
 import { DeliveryPump, newDelivery } from './webhooks.js';
@@ -277,6 +277,8 @@ export interface InProcessSchedulerOptions {
   check: MonitorCheck;
   /** DMARC report signals added to each snapshot (src/jobs/monitor-run.ts). */
   reportSignals?: MonitorReportSource | undefined;
+  /** The DKIM selectors the organisation's reports have seen (see `MonitorRunDeps`). */
+  reportSelectors?: MonitorSelectorSource | undefined;
   now?: () => Date;
   minuteMs?: number;
   concurrency?: number;
@@ -359,7 +361,7 @@ export class InProcessMonitorScheduler implements MonitorScheduler {
   async #run(monitorId: string, runId: string, scheduled = false): Promise<void> {
     if (this.#closed) return;
     try {
-      const outcome = await runMonitor({ store: this.#options.store, check: this.#options.check, reportSignals: this.#options.reportSignals, now: this.#now }, monitorId, runId, scheduled ? (m, at) => nextSlotIso(m, at, this.#minuteMs) : undefined);
+      const outcome = await runMonitor({ store: this.#options.store, check: this.#options.check, reportSignals: this.#options.reportSignals, reportSelectors: this.#options.reportSelectors, now: this.#now }, monitorId, runId, scheduled ? (m, at) => nextSlotIso(m, at, this.#minuteMs) : undefined);
       this.#options.onRun?.(monitorId, outcome);
     } catch (error) {
       // The lease runs out and the slot is taken again; a manual run is lost (the client may retry).

@@ -45,7 +45,7 @@ import { loadSeedFile } from '../store/seed.js';
 import type { Stores } from '../store/types.js';
 import type { WebPagesSettings } from '../web/plugin.js';
 import { SmtpReportReceiver } from '../ingest/smtp.js';
-import { monitorReportSignals } from '../ingest/summary.js';
+import { monitorReportSignals, reportSelectorCache } from '../ingest/summary.js';
 import { buildApp } from './compose.js';
 import { isDemoTransportDomain, startDemoTransport, type DemoTransport } from './demo-transport.js';
 
@@ -280,6 +280,7 @@ function checksOf(config: CheckConfig) {
     (domain, options) =>
       checkDomain(domain, {
         ...base(domain),
+        ...(options.selectors ? { selectors: options.selectors } : {}),
         ...(options.checks.includes('transport') ? { transport: transportFor(domain) } : {}),
         ...(options.checks.includes('bimi') ? { bimi: bimiFor(domain) } : {}),
       }),
@@ -384,6 +385,7 @@ export async function startService(config: ServiceConfig): Promise<ServiceHandle
           store: stores.monitors,
           check: checks.monitor,
           reportSignals: monitorReportSignals(stores.reports),
+          reportSelectors: reportSelectorCache(stores.reports),
           redisUrl: config.redisUrl,
           allowPrivateAddresses: config.allowPrivateAddresses,
           env: config.env,
@@ -513,6 +515,7 @@ export async function startWorker(config: WorkerConfig): Promise<WorkerHandle> {
           store: stores.monitors,
           check: checks.monitor,
           reportSignals: monitorReportSignals(stores.reports),
+          reportSelectors: reportSelectorCache(stores.reports),
           redisUrl: config.redisUrl,
           allowPrivateAddresses: config.allowPrivateAddresses,
           env: config.env,

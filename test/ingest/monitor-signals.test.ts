@@ -6,9 +6,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadZoneDirectory, ZoneResolver, checkDomain } from '@spoof-checker/engine';
+import { loadZoneDirectory, parseZone, ZoneResolver, checkDomain } from '@spoof-checker/engine';
 import { ingestReportFile, unauthenticatedOrigin } from '../../src/ingest/ingest.js';
-import { monitorReportSignals, SIGNAL_MIN_UNAUTHORISED_MESSAGES } from '../../src/ingest/summary.js';
+import { monitorReportSignals, reportSelectorCache, SIGNAL_MIN_UNAUTHORISED_MESSAGES } from '../../src/ingest/summary.js';
 import { INITIAL_MACHINE } from '../../src/jobs/monitor-changes.js';
 import { runMonitor, type MonitorReportSource } from '../../src/jobs/monitor-run.js';
 import { createMemoryStores } from '../../src/store/memory.js';
@@ -85,5 +85,53 @@ describe('a monitor run with report signals', () => {
     expect(change && 'changes' in change ? change.changes : []).toEqual([{ field: 'reports.unauthorised', before: [], after: ['203.0.113.9'] }]);
     const deliveries = await stores.monitors.deliveries('o1', 'm1', { page: 1, limit: 10 });
     expect(JSON.parse(deliveries!.items[0]!.body)).toMatchObject({ type: 'monitor.changed', changes: [{ field: 'reports.unauthorised', after: ['203.0.113.9'] }] });
+  });
+});
+
+describe('a monitor run probes the DKIM selectors its organisation’s reports have seen', () => {
+  const at = '2026-11-24T00:00:00.000Z';
+  const monitorOf = (organizationId: string): Monitor => ({
+    id: `m-${organizationId}`, organizationId, domain: REPORT_DOMAIN, intervalMinutes: 60, webhookUrl: 'https://hooks.example/x', checks: [], sealedSecret: 'sealed',
+    machine: INITIAL_MACHINE, lastResult: null, nextRunAt: at, leaseUntil: null, version: 0, createdAt: at, updatedAt: at,
+  });
+
+  it('passes the selectors of the organisation’s reports to the check, none for another organisation, and none when the store fails', async () => {
+    const stores = createMemoryStores();
+    const sink = { store: stores.reports, organizationsFor: async () => ['o1'], rejectionOrganizations: ['o1'] };
+    for (const name of [GOOGLE_ZIP, YAHOO_GZ, OUTLOOK_GZ]) await ingestReportFile(sink, { bytes: fixture(name), fileName: name }, unauthenticatedOrigin('file', null));
+    const resolver = new ZoneResolver(await loadZoneDirectory(FIXTURE_ZONES));
+    const asked: { domain: string; selectors: string[] | undefined }[] = [];
+    const check = (domain: string, options: { selectors?: string[] }) => {
+      asked.push({ domain, selectors: options.selectors });
+      return checkDomain(domain, { resolver, ...(options.selectors ? { selectors: options.selectors } : {}) });
+    };
+    const selectors = reportSelectorCache(stores.reports, () => new Date(at));
+    for (const organizationId of ['o1', 'o2']) {
+      expect(await stores.monitors.create(monitorOf(organizationId))).toBe('created');
+      const outcome = await runMonitor({ store: stores.monitors, check, reportSelectors: selectors, now: () => new Date(at) }, `m-${organizationId}`, 'manual:1');
+      expect(outcome).toMatchObject({ kind: 'committed' });
+    }
+    expect(asked).toEqual([
+      { domain: REPORT_DOMAIN, selectors: ['app2026', 'billing2024', 'esp1'] },
+      { domain: REPORT_DOMAIN, selectors: undefined },
+    ]);
+    // A store that cannot answer: no selectors, and the run still checks and commits.
+    const failing = async () => Promise.reject(new Error('store down'));
+    const outcome = await runMonitor({ store: stores.monitors, check, reportSelectors: failing, now: () => new Date(at) }, 'm-o1', 'manual:2');
+    expect(outcome).toMatchObject({ kind: 'committed' });
+    expect(asked.at(-1)).toEqual({ domain: REPORT_DOMAIN, selectors: undefined });
+  });
+
+  it('finds a key published under a selector only the reports name', async () => {
+    const zone = `$ORIGIN ${REPORT_DOMAIN}.\n$TTL 300\n@ IN SOA ns hostmaster 1 7200 900 1209600 300\n@ IN NS ns\n@ IN TXT "v=spf1 -all"\n_dmarc IN TXT "v=DMARC1; p=reject"\napp2026._domainkey IN TXT "v=DKIM1; k=ed25519; p=11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo="\n`;
+    const resolver = new ZoneResolver([parseZone(zone, { file: 'z' })]);
+    const stores = createMemoryStores();
+    const check = (domain: string, options: { selectors?: string[] }) => checkDomain(domain, { resolver, ...(options.selectors ? { selectors: options.selectors } : {}) });
+    expect(await stores.monitors.create(monitorOf('o1'))).toBe('created');
+    const without = await runMonitor({ store: stores.monitors, check, now: () => new Date(at) }, 'm-o1', 'manual:1');
+    const withSelectors = await runMonitor({ store: stores.monitors, check, reportSelectors: async () => ['app2026'], now: () => new Date(at) }, 'm-o1', 'manual:2');
+    const dkimOf = (outcome: typeof without) => (outcome.kind === 'committed' && outcome.snapshot.kind === 'checked' ? outcome.snapshot.dkim : undefined);
+    expect(dkimOf(without)?.keys).toEqual([]);
+    expect(dkimOf(withSelectors)?.keys).toEqual(['app2026:valid']);
   });
 });

@@ -7,7 +7,9 @@
  * lower-case hex).
  *
  * A value that still decodes to something holding a key after that (an encoding the pattern does
- * not follow) is replaced whole.
+ * not follow) is replaced whole. So is a value holding a key base64-encoded (RFC 4648 §4, and the
+ * URL-safe alphabet of §5), at any offset within what was encoded (`Basic` credentials, a token
+ * that embeds the key): base64 keeps the case, so the key is searched for as it was written.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 
@@ -29,6 +31,41 @@ export const MAX_REMEMBERED_KEYS = 256;
 const MAX_DECODE_ROUNDS = 3;
 /** How deep a value is walked. */
 const MAX_DEPTH = 16;
+/**
+ * Base64 characters a key's encoding must keep, at the least, to be searched for: each offset's
+ * encoding loses up to three characters at its ends (those that also carry the neighbouring bytes).
+ */
+const MIN_BASE64_CORE_CHARS = 8;
+/** The first four characters of `text` from `at` as one number (base64 is ASCII; others only collide, and every hit is checked). */
+function prefixCode(text: string, at: number): number {
+  return ((text.charCodeAt(at) & 0x7f) << 21) | ((text.charCodeAt(at + 1) & 0x7f) << 14) | ((text.charCodeAt(at + 2) & 0x7f) << 7) | (text.charCodeAt(at + 3) & 0x7f);
+}
+
+/** A run of base64 characters, either alphabet (RFC 4648 §4, §5), with its padding. */
+const BASE64_RUN = /[A-Za-z0-9+/_-]{8,}={0,2}/g;
+/** The same without `/`, which also separates a path's segments. */
+const BASE64_RUN_WITHOUT_SLASH = /[A-Za-z0-9+_-]{8,}={0,2}/g;
+
+/**
+ * What `key` (as written) looks like inside any base64 text (RFC 4648 §4 and §5): for each of the
+ * three offsets the key can start at within a 3-octet group, the characters that depend on the key's
+ * octets alone (the first one or two carry bits of the octet before it, the last of the octet after).
+ */
+function base64Cores(key: string): string[] {
+  const bytes = Buffer.from(key, 'utf8');
+  const cores = new Set<string>();
+  for (let offset = 0; offset < 3; offset++) {
+    const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString('base64');
+    // Characters before `skip` hold bits of the octets in front; those from `end` on, of the octets after.
+    const skip = offset === 0 ? 0 : offset + 1;
+    const end = Math.floor(((offset + bytes.length) * 8) / 6);
+    const core = encoded.slice(skip, end);
+    if (core.length < MIN_BASE64_CORE_CHARS) continue;
+    cores.add(core);
+    cores.add(core.replace(/\+/g, '-').replace(/\//g, '_'));
+  }
+  return [...cores];
+}
 
 const usable = (candidate: string): boolean => candidate.length >= MIN_REDACTED_KEY_CHARS && candidate.length <= MAX_REDACTED_KEY_CHARS;
 
@@ -96,6 +133,8 @@ function decodedForms(text: string): string[] {
 /** What a value is searched for: the remembered keys (through their index) and the request's own (lower case). */
 interface Search {
   extra: readonly string[];
+  /** The request's own keys' base64 forms, each with the key (lower case) it stands for. */
+  extraEncoded: readonly (readonly [core: string, key: string])[];
 }
 
 /**
@@ -113,6 +152,8 @@ const SCAN_KEYS_DIRECTLY = 16;
 export class KeyRedactor {
   /** Lower-cased key → its pattern; insertion order is recency (the oldest is forgotten first). */
   readonly #known = new Map<string, RegExp>();
+  /** Each remembered key's base64 forms (`base64Cores` of the key as written), by the lower-cased key. */
+  readonly #encoded = new Map<string, readonly string[]>();
   readonly #patterns = new Map<string, RegExp>();
   /** The remembered keys by their last TAIL_CHARS characters (rebuilt after a change). */
   #index: Map<string, string[]> | undefined;
@@ -129,11 +170,20 @@ export class KeyRedactor {
     if (held === undefined) this.#index = undefined;
     this.#known.delete(lower);
     this.#known.set(lower, held ?? keyPattern(lower));
+    // Base64 keeps the case: each spelling the key was remembered in is searched for.
+    const cores = this.#encoded.get(lower) ?? [];
+    const added = base64Cores(key.trim()).filter((core) => !cores.includes(core));
+    if (added.length > 0 || !this.#encoded.has(lower)) {
+      this.#encoded.set(lower, [...cores, ...added]);
+      this.#encodedByPrefix = undefined;
+    }
     while (this.#known.size > MAX_REMEMBERED_KEYS) {
       const oldest = this.#known.keys().next().value;
       if (oldest === undefined) break;
       this.#known.delete(oldest);
+      this.#encoded.delete(oldest);
       this.#index = undefined;
+      this.#encodedByPrefix = undefined;
     }
   }
 
@@ -156,7 +206,46 @@ export class KeyRedactor {
   }
 
   #search(extra: readonly string[]): Search {
-    return { extra: extra.filter(usable).map((key) => key.toLowerCase()) };
+    const keys = extra.filter(usable);
+    return { extra: keys.map((key) => key.toLowerCase()), extraEncoded: keys.flatMap((key) => this.#extraCores(key)) };
+  }
+
+  /** A presented key's base64 forms, remembered for the next requests (a key is usually sent again). */
+  readonly #presentedCores = new Map<string, readonly (readonly [core: string, key: string])[]>();
+
+  #extraCores(key: string): readonly (readonly [core: string, key: string])[] {
+    let cores = this.#presentedCores.get(key);
+    if (cores === undefined) {
+      const lower = key.toLowerCase();
+      cores = base64Cores(key).map((core) => [core, lower] as const);
+      if (this.#presentedCores.size >= MAX_REMEMBERED_KEYS) this.#presentedCores.delete(this.#presentedCores.keys().next().value as string);
+      this.#presentedCores.set(key, cores);
+    }
+    return cores;
+  }
+
+  /**
+   * The remembered keys' base64 forms by their first four characters, and which first two characters
+   * any of them starts with (rebuilt after a change).
+   */
+  #encodedByPrefix: { pairs: Uint8Array; byPrefix: Map<number, (readonly [core: string, key: string])[]> } | undefined;
+
+  #encodedIndex(): { pairs: Uint8Array; byPrefix: Map<number, (readonly [core: string, key: string])[]> } {
+    if (this.#encodedByPrefix === undefined) {
+      const pairs = new Uint8Array(128 * 128);
+      const byPrefix = new Map<number, (readonly [core: string, key: string])[]>();
+      for (const [key, cores] of this.#encoded) {
+        for (const core of cores) {
+          pairs[(core.charCodeAt(0) << 7) | core.charCodeAt(1)] = 1;
+          const prefix = prefixCode(core, 0);
+          const bucket = byPrefix.get(prefix);
+          if (bucket) bucket.push([core, key]);
+          else byPrefix.set(prefix, [[core, key]]);
+        }
+      }
+      this.#encodedByPrefix = { pairs, byPrefix };
+    }
+    return this.#encodedByPrefix;
   }
 
   #indexed(): Map<string, string[]> {
@@ -179,6 +268,22 @@ export class KeyRedactor {
     const index = known > SCAN_KEYS_DIRECTLY ? this.#indexed() : undefined;
     let found = this.#scan(text.toLowerCase(), index, search, undefined);
     if (text.includes('%')) for (const form of decodedForms(text).slice(1)) found = this.#scan(form, index, search, found);
+    // Base64 forms, in the text as written (base64 keeps the case): one pass over the text, whatever
+    // the number of keys, through the index of the forms' first characters.
+    if (text.length >= MIN_BASE64_CORE_CHARS) {
+      const { pairs, byPrefix } = this.#encodedIndex();
+      if (byPrefix.size > 0) {
+        for (let at = 0, last = text.length - MIN_BASE64_CORE_CHARS; at <= last; at++) {
+          // Most positions end at the first two characters (no form starts with them), with no string made.
+          const first = text.charCodeAt(at);
+          const second = text.charCodeAt(at + 1);
+          if (first >= 128 || second >= 128 || pairs[(first << 7) | second] === 0) continue;
+          const bucket = byPrefix.get(prefixCode(text, at));
+          if (bucket) for (const [core, key] of bucket) if (text.startsWith(core, at)) (found ??= new Set()).add(key);
+        }
+      }
+      for (const [core, key] of search.extraEncoded) if (text.includes(core)) (found ??= new Set()).add(key);
+    }
     return found === undefined ? NO_HITS : [...found];
   }
 
@@ -212,7 +317,13 @@ export class KeyRedactor {
     if (hits.length === 0) return text;
     let out = text;
     for (const key of hits) out = out.replace(this.#pattern(key), KEY_REDACTED);
-    // Whatever encoding the pattern did not follow: the whole value goes.
+    // A key in base64: the run of base64 characters that holds it goes; first without the slash (a
+    // path's separator), then with it (the standard alphabet's 64th character).
+    for (const runs of [BASE64_RUN_WITHOUT_SLASH, BASE64_RUN]) {
+      if (this.#hits(out, search).length === 0) break;
+      out = out.replace(runs, (run) => (this.#hits(run, search).length > 0 ? KEY_REDACTED : run));
+    }
+    // Whatever encoding neither followed: the whole value goes.
     return this.#hits(out, search).length > 0 ? KEY_REDACTED : out;
   }
 

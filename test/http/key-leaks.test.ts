@@ -45,7 +45,18 @@ function spellings(key: string): Record<string, string> {
     'underscores encoded': key.replace(/_/g, '%5F'),
     'encoded twice': encodeAll(key).replace(/%/g, '%25'),
     'inside a value': `prefix-${key}-suffix`,
+    'base64 (Basic credentials)': Buffer.from(`api:${key}`).toString('base64'),
+    'base64url, inside a token': `tok.${Buffer.from(`{"k":"${key}"}`).toString('base64url')}.sig`,
   };
+}
+
+/** Each run of base64 characters in `text`, decoded from each of its first four characters (both alphabets). */
+function base64Decoded(text: string): string[] {
+  const out: string[] = [];
+  for (const [run] of text.matchAll(/[A-Za-z0-9+/_-]{12,}={0,2}/g)) {
+    for (let start = 0; start < 4; start++) out.push(Buffer.from(run.slice(start).replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('latin1').toLowerCase());
+  }
+  return out;
 }
 
 /** Lower case, percent-decoded up to three times: the forms a reader of the logs could recover. */
@@ -67,9 +78,9 @@ function readable(text: string): string[] {
   return forms;
 }
 
-/** The keys `text` still holds, in any of its readable forms. */
+/** The keys `text` still holds, in any of its readable forms (base64 decoded too). */
 function leaked(text: string): string[] {
-  const forms = readable(text);
+  const forms = [...readable(text), ...readable(text).flatMap(base64Decoded), ...base64Decoded(text)];
   return KEYS.filter((key) => forms.some((form) => form.includes(key.toLowerCase())));
 }
 
@@ -277,6 +288,39 @@ describe('KeyRedactor', () => {
     expect(capped.size).toBe(MAX_REMEMBERED_KEYS);
     expect(capped.redactText('sk_capped_0_Xq9Lm2')).toBe('sk_capped_0_Xq9Lm2');
     expect(capped.redactText(`sk_capped_${MAX_REMEMBERED_KEYS}_Xq9Lm2`)).toBe(KEY_REDACTED);
+  });
+
+  it.each([
+    ['Basic credentials (user:key)', (k: string) => `Basic ${Buffer.from(`api:${k}`).toString('base64')}`],
+    ['the key alone', (k: string) => Buffer.from(k).toString('base64')],
+    ['one octet in front', (k: string) => Buffer.from(`x${k}`).toString('base64')],
+    ['two octets in front, text after', (k: string) => Buffer.from(`xy${k}","more":"text`).toString('base64')],
+    ['the URL-safe alphabet (RFC 4648 §5), in a query', (k: string) => `/cb?state=${Buffer.from(`{"token":"${k}"}`).toString('base64url')}`],
+  ])('redacts a key written in base64: %s', (_name, encode) => {
+    const planted = encode(key);
+    expect(planted).not.toContain(key);
+    expect(redactor.holdsKey(planted)).toBe(true);
+    const redacted = redactor.redactText(planted);
+    expect(redacted).toContain(KEY_REDACTED);
+    expect(redactor.holdsKey(redacted)).toBe(false);
+    expect(leaked(redacted)).toEqual([]);
+    // The request's own key (not remembered) is found the same way.
+    const other = 'sk_test_Zy98xW76vU54tS';
+    const alone = new KeyRedactor();
+    expect(alone.holdsKey(encode(other), [other])).toBe(true);
+    expect(alone.holdsKey(alone.redactText(encode(other), [other]), [other])).toBe(false);
+  });
+
+  it('finds base64 forms of any of many remembered keys, and leaves other base64 alone', () => {
+    const many = Array.from({ length: 40 }, (_, i) => `sk_b64_${i}Qz${(i * 7919).toString(36)}Lm${i}xR`);
+    const big = new KeyRedactor(many);
+    for (const chosen of [many[0]!, many[23]!, many[39]!]) {
+      for (const prefix of ['', 'a', 'ab']) expect(big.holdsKey(big.redactText(Buffer.from(`${prefix}${chosen}`).toString('base64')))).toBe(false);
+      expect(big.holdsKey(Buffer.from(chosen).toString('base64'))).toBe(true);
+    }
+    const unrelated = Buffer.from('{"domain":"example.com","selectors":["s1","s2"]}').toString('base64');
+    expect(big.redactText(unrelated)).toBe(unrelated);
+    expect(redactor.redactText(unrelated)).toBe(unrelated);
   });
 
   it('leaves other text alone, and short candidates are not searched for', () => {

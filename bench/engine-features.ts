@@ -23,10 +23,10 @@ import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import type { RecordType, Resolver } from '../packages/engine/src/dns/types.js';
 import { ENGINE_PACKAGE_BUILD_DIR, PACKAGE_ROOT, type EngineModules } from './engine.js';
-import { measured, MIN_RUNS, type Measured } from './stats.js';
+import { measured, type Measured } from './stats.js';
 import { smokeOr } from './smoke.js';
-import { createKeyPool, syntheticDomainName, syntheticZones, type KeyPool } from './synthetic.js';
-import { QUICK_WARM_RUN_MS, QUICK_WARM_WARMUP_MS, WARM_DOMAINS, WARM_RUN_MS, WARM_RUNS, WARM_WARMUP_MS } from './engine-warm.js';
+import type { KeyPool } from './synthetic.js';
+import { warmSetup } from './engine-warm.js';
 
 /** The parts, in the order the table lists them. */
 export const FEATURES = ['existence', 'dmarc', 'spf', 'mx', 'dkim', 'shared', 'rest'] as const;
@@ -145,16 +145,8 @@ class RecordingResolver implements Resolver {
 
 /** Runs the benchmark. */
 export async function runEngineFeaturesBenchmark(options: { engine: EngineModules; quick?: boolean; keys?: KeyPool }): Promise<EngineFeaturesResult> {
-  const { api } = options.engine;
   const x = await loadInternals(options.engine);
-  const quick = options.quick ?? false;
-  const keys = options.keys ?? createKeyPool();
-  const runMs = quick ? QUICK_WARM_RUN_MS : WARM_RUN_MS;
-  const warmupMs = quick ? QUICK_WARM_WARMUP_MS : WARM_WARMUP_MS;
-  const runs = quick ? MIN_RUNS : WARM_RUNS;
-  const domains = Array.from({ length: WARM_DOMAINS }, (_, index) => syntheticDomainName(index));
-  const zones = new api.ZoneResolver(syntheticZones(WARM_DOMAINS, keys));
-  const cache = new api.CachingResolver(zones, { maxEntries: 200_000, defaultTtlSeconds: 3600, maxTtlSeconds: 24 * 3600 });
+  const { api, runMs, warmupMs, runs, domains, cache } = warmSetup(options);
   const ranges = x.ranges.shippedRanges();
   const parts = partsOf(x, ranges);
   const now = new Date();

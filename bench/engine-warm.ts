@@ -11,6 +11,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { RecordType, Resolver } from '../packages/engine/src/dns/types.js';
+import type { Zone } from '../packages/engine/src/zones/types.js';
 import type { EngineModules } from './engine.js';
 import { alternate, measured, MIN_RUNS, ratePerSecond, type Measured } from './stats.js';
 import { smokeOr } from './smoke.js';
@@ -97,17 +98,30 @@ async function replayAll(sets: readonly (readonly Lookup[])[], resolver: Resolve
   for (const set of sets) await Promise.all(set.map(([name, type]) => resolver.resolve(name, type)));
 }
 
-/** Runs the warm engine benchmark. */
-export async function runEngineWarmBenchmark(options: EngineWarmOptions): Promise<EngineWarmResult> {
+/**
+ * What sections 1, 1b and 1c share: their timings (quick or full), section 1's synthetic domains, and
+ * a `ZoneResolver` over their zones (and `extraZones`) with a cache over it, large enough for them all.
+ */
+export function warmSetup(options: { engine: EngineModules; quick?: boolean; keys?: KeyPool }, extraZones: readonly Zone[] = []) {
   const { api } = options.engine;
   const quick = options.quick ?? false;
   const keys = options.keys ?? createKeyPool();
-  const runMs = quick ? QUICK_WARM_RUN_MS : WARM_RUN_MS;
-  const warmupMs = quick ? QUICK_WARM_WARMUP_MS : WARM_WARMUP_MS;
-  const runs = quick ? MIN_RUNS : WARM_RUNS;
   const domains = Array.from({ length: WARM_DOMAINS }, (_, index) => syntheticDomainName(index));
-  const zones = new api.ZoneResolver(syntheticZones(WARM_DOMAINS, keys));
-  const cache = new api.CachingResolver(zones, { maxEntries: 200_000, defaultTtlSeconds: 3600, maxTtlSeconds: 24 * 3600 });
+  const zones = new api.ZoneResolver([...syntheticZones(WARM_DOMAINS, keys), ...extraZones]);
+  return {
+    api,
+    runMs: quick ? QUICK_WARM_RUN_MS : WARM_RUN_MS,
+    warmupMs: quick ? QUICK_WARM_WARMUP_MS : WARM_WARMUP_MS,
+    runs: quick ? MIN_RUNS : WARM_RUNS,
+    domains,
+    zones,
+    cache: new api.CachingResolver(zones, { maxEntries: 200_000, defaultTtlSeconds: 3600, maxTtlSeconds: 24 * 3600 }),
+  };
+}
+
+/** Runs the warm engine benchmark. */
+export async function runEngineWarmBenchmark(options: EngineWarmOptions): Promise<EngineWarmResult> {
+  const { api, runMs, warmupMs, runs, domains, zones, cache } = warmSetup(options);
 
   // One pass records each check's lookups and fills the cache; the verdict mix is reported.
   const sets: Lookup[][] = [];

@@ -12,9 +12,9 @@
 import { performance } from 'node:perf_hooks';
 import type { Resolver } from '../packages/engine/src/dns/types.js';
 import type { EngineModules } from './engine.js';
-import { alternate, measured, MIN_RUNS, ratePerSecond, type Measured } from './stats.js';
-import { createKeyPool, syntheticDomainName, syntheticZones, type KeyPool } from './synthetic.js';
-import { QUICK_WARM_RUN_MS, QUICK_WARM_WARMUP_MS, WARM_DOMAINS, WARM_RUN_MS, WARM_RUNS, WARM_WARMUP_MS } from './engine-warm.js';
+import { alternate, measured, ratePerSecond, type Measured } from './stats.js';
+import type { KeyPool } from './synthetic.js';
+import { warmSetup } from './engine-warm.js';
 
 /** The target: classification costs less than this share of a warm check. */
 export const SHARED_INFRASTRUCTURE_COST_TARGET = 0.05;
@@ -63,16 +63,9 @@ function emptyPassSetZone(count: number): string {
 
 /** Runs the benchmark. */
 export async function runSharedInfrastructureBenchmark(options: { engine: EngineModules; quick?: boolean; keys?: KeyPool }): Promise<SharedInfrastructureBenchResult> {
-  const { api } = options.engine;
-  const quick = options.quick ?? false;
-  const keys = options.keys ?? createKeyPool();
-  const runMs = quick ? QUICK_WARM_RUN_MS : WARM_RUN_MS;
-  const warmupMs = quick ? QUICK_WARM_WARMUP_MS : WARM_WARMUP_MS;
-  const runs = quick ? MIN_RUNS : WARM_RUNS;
-  const domains = Array.from({ length: WARM_DOMAINS }, (_, index) => syntheticDomainName(index));
+  const emptyZone = options.engine.api.parseZone(emptyPassSetZone(EMPTY_PASS_SET_DOMAINS), { file: 'empty-spf.test.zone' });
+  const { api, runMs, warmupMs, runs, domains, cache } = warmSetup(options, [emptyZone]);
   const empty = Array.from({ length: EMPTY_PASS_SET_DOMAINS }, (_, index) => `d${index}.empty-spf.test`);
-  const zones = new api.ZoneResolver([...syntheticZones(WARM_DOMAINS, keys), api.parseZone(emptyPassSetZone(EMPTY_PASS_SET_DOMAINS), { file: 'empty-spf.test.zone' })]);
-  const cache = new api.CachingResolver(zones, { maxEntries: 200_000, defaultTtlSeconds: 3600, maxTtlSeconds: 24 * 3600 });
 
   // Fill the cache (and load the provider data); count the classified results.
   let classified = 0;

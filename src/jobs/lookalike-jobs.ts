@@ -14,6 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { isSpoofCheckError, type LookalikeReport } from '@spoof-checker/engine';
 import type { LookalikeJob, LookalikeJobStore } from '../store/lookalike-jobs.js';
 import type { LookalikeJobQueue, QueueReadiness } from './queue-types.js';
+import { StoredWorkSweeper } from './stored-queue.js';
 
 /** The name of a lookalike job on the batch queue (chunks of batches are `chunk`). */
 export const LOOKALIKE_QUEUE_JOB_NAME = 'lookalikes';
@@ -31,8 +32,6 @@ export const LOOKALIKE_JOB_STALE_MS = 10 * 60_000;
 export const DEFAULT_LOOKALIKE_SWEEP_INTERVAL_MS = 5000;
 /** Deep runs one in-process runner works on at once. */
 export const DEFAULT_LOOKALIKE_JOB_CONCURRENCY = 2;
-/** Jobs handed over per sweep. */
-const SWEEP_PAGE = 100;
 
 /** What a queue job carries: the stored job's id (the job itself stays in the store). */
 export interface LookalikeQueueJob {
@@ -155,18 +154,35 @@ export interface LookalikeJobServiceOptions {
 export class LookalikeJobService {
   readonly store: LookalikeJobStore;
   readonly queue: LookalikeJobQueue;
-  readonly #sweepIntervalMs: number;
   readonly #now: () => Date;
-  readonly #log: (message: string, error?: unknown) => void;
-  #timer: NodeJS.Timeout | undefined;
-  #sweeping: Promise<number> | undefined;
+  readonly #sweeper: StoredWorkSweeper<LookalikeJob>;
 
   constructor(options: LookalikeJobServiceOptions) {
     this.store = options.store;
     this.queue = options.queue;
-    this.#sweepIntervalMs = options.sweepIntervalMs ?? DEFAULT_LOOKALIKE_SWEEP_INTERVAL_MS;
     this.#now = options.now ?? (() => new Date());
-    this.#log = options.log ?? (() => {});
+    const log = options.log ?? (() => {});
+    const { store, queue } = this;
+    this.#sweeper = new StoredWorkSweeper<LookalikeJob>(
+      {
+        noun: 'lookalike job',
+        queueKind: queue.kind,
+        unfinished: (notQueuedOnly, limit) => store.unfinished(notQueuedOnly, limit),
+        enqueue: async (job) => {
+          await queue.enqueueLookalikeJob(job.id);
+          await store.markEnqueued(job.id);
+        },
+        ready: () => queue.ready(),
+        // A job whose runner died without a word fails, before the others are queued again.
+        beforeSweep: async () => {
+          const at = this.#now();
+          const stale = await store.failStale(new Date(at.getTime() - LOOKALIKE_JOB_STALE_MS).toISOString(), staleError(), at.toISOString());
+          if (stale > 0) log(`${stale} lookalike job(s) had no sign of life for ${LOOKALIKE_JOB_STALE_MS / 60_000} minutes and failed`);
+        },
+      },
+      options.sweepIntervalMs ?? DEFAULT_LOOKALIKE_SWEEP_INTERVAL_MS,
+      log,
+    );
   }
 
   /** Whether the queue takes jobs now. */
@@ -178,14 +194,8 @@ export class LookalikeJobService {
    * Picks up where the last process stopped (in process: every unfinished job, since the queue
    * died with it; with Redis: those never queued), then sweeps every interval.
    */
-  async start(): Promise<void> {
-    if (this.queue.kind === 'in-process') {
-      for (const job of await this.store.unfinished(false, Number.MAX_SAFE_INTEGER)) await this.dispatch(job);
-    } else {
-      await this.sweep();
-    }
-    this.#timer = setInterval(() => void this.sweep(), this.#sweepIntervalMs);
-    this.#timer.unref();
+  start(): Promise<void> {
+    return this.#sweeper.start();
   }
 
   /** Stores a new job for the organisation and queues it; the job as stored. */
@@ -197,43 +207,18 @@ export class LookalikeJobService {
   }
 
   /** Hands a stored job to the queue; false (and logged) when the queue refused it: the sweeper retries. */
-  async dispatch(job: LookalikeJob): Promise<boolean> {
-    if (job.status !== 'queued' && job.status !== 'running') return true;
-    try {
-      await this.queue.enqueueLookalikeJob(job.id);
-      await this.store.markEnqueued(job.id);
-      return true;
-    } catch (error) {
-      this.#log(`lookalike job ${job.id} stored but not queued yet; the sweeper will queue it`, error);
-      return false;
-    }
+  dispatch(job: LookalikeJob): Promise<boolean> {
+    return this.#sweeper.dispatch(job);
   }
 
   /** Queues the stored jobs not queued yet and fails the stale ones; returns how many were queued. One sweep at a time. */
   sweep(): Promise<number> {
-    this.#sweeping ??= this.#sweepOnce().finally(() => (this.#sweeping = undefined));
-    return this.#sweeping;
-  }
-
-  async #sweepOnce(): Promise<number> {
-    try {
-      const at = this.#now();
-      const stale = await this.store.failStale(new Date(at.getTime() - LOOKALIKE_JOB_STALE_MS).toISOString(), staleError(), at.toISOString());
-      if (stale > 0) this.#log(`${stale} lookalike job(s) had no sign of life for ${LOOKALIKE_JOB_STALE_MS / 60_000} minutes and failed`);
-      if (!(await this.queue.ready()).ok) return 0;
-      let queued = 0;
-      for (const job of await this.store.unfinished(true, SWEEP_PAGE)) if (await this.dispatch(job)) queued++;
-      return queued;
-    } catch (error) {
-      this.#log('lookalike job sweep failed', error);
-      return 0;
-    }
+    return this.#sweeper.sweep();
   }
 
   /** Stops the sweeper (the queue belongs to the batch service, which closes it). */
-  async close(): Promise<void> {
-    if (this.#timer) clearInterval(this.#timer);
-    await this.#sweeping;
+  close(): Promise<void> {
+    return this.#sweeper.stop();
   }
 }
 

@@ -9,11 +9,10 @@
 import type { BatchStore } from '../store/batches.js';
 import { DEFAULT_BATCH_NAMES_PER_DAY, type Batch } from './model.js';
 import type { BatchQueue } from './queue-types.js';
+import { StoredWorkSweeper } from './stored-queue.js';
 
 /** How often unqueued batches are looked for. */
 export const DEFAULT_SWEEP_INTERVAL_MS = 5000;
-/** Batches handed over per sweep. */
-const SWEEP_PAGE = 100;
 
 /** Options of the batch service. */
 export interface BatchServiceOptions {
@@ -30,68 +29,50 @@ export class BatchService {
   readonly store: BatchStore;
   readonly queue: BatchQueue;
   readonly namesPerDay: number;
-  readonly #sweepIntervalMs: number;
-  readonly #log: (message: string, error?: unknown) => void;
-  #timer: NodeJS.Timeout | undefined;
-  #sweeping: Promise<number> | undefined;
+  readonly #sweeper: StoredWorkSweeper<Batch>;
 
   constructor(options: BatchServiceOptions) {
     this.store = options.store;
     this.queue = options.queue;
     this.namesPerDay = options.namesPerDay ?? DEFAULT_BATCH_NAMES_PER_DAY;
-    this.#sweepIntervalMs = options.sweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS;
-    this.#log = options.log ?? (() => {});
+    const { store, queue } = this;
+    this.#sweeper = new StoredWorkSweeper<Batch>(
+      {
+        noun: 'batch',
+        queueKind: queue.kind,
+        unfinished: (notQueuedOnly, limit) => store.unfinished(notQueuedOnly, limit),
+        enqueue: async (batch) => {
+          await queue.enqueue(batch);
+          await store.markEnqueued(batch.id);
+        },
+        ready: () => queue.ready(),
+      },
+      options.sweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS,
+      options.log ?? (() => {}),
+    );
   }
 
   /**
    * Picks up where the last process stopped (in process: every unfinished batch, since the queue
    * died with it; with Redis: those never queued), then sweeps every interval.
    */
-  async start(): Promise<void> {
-    if (this.queue.kind === 'in-process') {
-      for (const batch of await this.store.unfinished(false, Number.MAX_SAFE_INTEGER)) await this.dispatch(batch);
-    } else {
-      await this.sweep();
-    }
-    this.#timer = setInterval(() => void this.sweep(), this.#sweepIntervalMs);
-    this.#timer.unref();
+  start(): Promise<void> {
+    return this.#sweeper.start();
   }
 
   /** Hands a stored batch to the queue; false (and logged) when the queue refused it: the sweeper retries. */
-  async dispatch(batch: Batch): Promise<boolean> {
-    if (batch.status !== 'queued' && batch.status !== 'running') return true;
-    try {
-      await this.queue.enqueue(batch);
-      await this.store.markEnqueued(batch.id);
-      return true;
-    } catch (error) {
-      this.#log(`batch ${batch.id} stored but not queued yet; the sweeper will queue it`, error);
-      return false;
-    }
+  dispatch(batch: Batch): Promise<boolean> {
+    return this.#sweeper.dispatch(batch);
   }
 
   /** Queues the stored batches not queued yet; returns how many were queued. One sweep at a time. */
   sweep(): Promise<number> {
-    this.#sweeping ??= this.#sweepOnce().finally(() => (this.#sweeping = undefined));
-    return this.#sweeping;
-  }
-
-  async #sweepOnce(): Promise<number> {
-    try {
-      if (!(await this.queue.ready()).ok) return 0;
-      let queued = 0;
-      for (const batch of await this.store.unfinished(true, SWEEP_PAGE)) if (await this.dispatch(batch)) queued++;
-      return queued;
-    } catch (error) {
-      this.#log('batch sweep failed', error);
-      return 0;
-    }
+    return this.#sweeper.sweep();
   }
 
   /** Stops the sweeper and closes the queue. */
   async close(): Promise<void> {
-    if (this.#timer) clearInterval(this.#timer);
-    await this.#sweeping;
+    await this.#sweeper.stop();
     await this.queue.close();
   }
 }

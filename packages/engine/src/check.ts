@@ -11,6 +11,7 @@ import { allNow, checkSourceOf, thenNow, type CheckSource, type DnsErrorReason, 
 import { SpoofCheckError, type FailedQuery } from './errors.js';
 import type { Finding } from './findings.js';
 import { normaliseDomainInput, type NormaliseOptions } from './input.js';
+import { deepFreeze } from './text-cache.js';
 import { lookupMxNow } from './mx/index.js';
 import type { MxAnalysis } from './mx/index.js';
 import type { ProtocolAnalysis, SpoofCheckResult } from './result.js';
@@ -253,18 +254,12 @@ function sharedInfrastructureOf(spf: SpfAnalysis, orgSpf: SpfAnalysis | null, ra
   const findings = report === null ? [] : sharedInfrastructureFindings(report, displayDomain);
   const outcome: SharedOutcome = { report, findings, facts: report === null ? null : sharedFactsOf(report, findings, spf, orgSpf) };
   if (keepable) {
-    deepFreezeReport(outcome);
+    // Handed to every later check of the name: frozen, so no caller can change what the next one reads.
+    deepFreeze(outcome);
     // The data is loaded once anything passes (a report), so asking for the shipped snapshot here reads nothing.
     keptShared.set(spf, { orgSpf, ranges, data: report === null ? null : (ranges ?? shippedRanges()), displayDomain, outcome });
   }
   return outcome;
-}
-
-/** Freezes a kept report and its findings (handed to every later check of the name). */
-function deepFreezeReport(value: unknown): void {
-  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return;
-  Object.freeze(value);
-  for (const key of Object.keys(value)) deepFreezeReport((value as Record<string, unknown>)[key]);
 }
 
 /**

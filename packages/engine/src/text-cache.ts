@@ -46,9 +46,14 @@ export function memoByText<T extends object>(parse: (text: string) => T, limits:
   return Object.assign(memo, { kept: () => kept.size });
 }
 
-function deepFreeze<T>(value: T): T {
-  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
+/**
+ * Freezes `value` and everything reachable from it, except objects `leaveAlone` names (objects that
+ * keep facts about themselves lazily, such as address sets) and what is frozen already (frozen
+ * deeply before, by this). For what a memo hands to every later caller.
+ */
+export function deepFreeze<T>(value: T, leaveAlone?: (value: object) => boolean): T {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value) || leaveAlone?.(value)) return value;
   Object.freeze(value);
-  for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
+  for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key], leaveAlone);
   return value;
 }

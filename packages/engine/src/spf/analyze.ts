@@ -27,6 +27,7 @@ import { describeSyntaxError } from './parse.js';
 import { parseSpfRecordCached } from './parse-cache.js';
 import { computePassSetWithSourcesNow } from './pass-set.js';
 import { RangeSet } from './ranges.js';
+import { deepFreeze } from '../text-cache.js';
 import type { PassSources, SpfOpening, SpfPassSet } from './pass-set.js';
 import { isVoidSpfLookup, lookupSpfRecordNow, selectSpfRecords, type SpfRecordLookup } from './record.js';
 import { safeResolve } from './resolve.js';
@@ -951,10 +952,8 @@ function sameLookups(a: readonly KeptLookup[], b: readonly KeptLookup[]): boolea
 }
 
 /** Freezes what a kept analysis hands out; the address sets keep their lazily computed facts. */
-function freezeAnalysis(value: unknown): void {
-  if (typeof value !== 'object' || value === null || Object.isFrozen(value) || value instanceof RangeSet) return;
-  Object.freeze(value);
-  for (const key of Object.keys(value)) freezeAnalysis((value as Record<string, unknown>)[key]);
+function freezeAnalysis(analysis: SpfAnalysis): void {
+  deepFreeze(analysis, (value) => value instanceof RangeSet);
 }
 
 /** Whether two answers say the same (kind, aliases, records; TTLs aside: nothing here reads them). */

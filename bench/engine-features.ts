@@ -26,7 +26,7 @@ import { ENGINE_PACKAGE_BUILD_DIR, PACKAGE_ROOT, type EngineModules } from './en
 import { measured, type Measured } from './stats.js';
 import { smokeOr } from './smoke.js';
 import type { KeyPool } from './synthetic.js';
-import { warmSetup } from './engine-warm.js';
+import { RecordingResolver, warmSetup, type Lookup } from './engine-warm.js';
 
 /** The parts, in the order the table lists them. */
 export const FEATURES = ['existence', 'dmarc', 'spf', 'mx', 'dkim', 'shared', 'rest'] as const;
@@ -67,7 +67,6 @@ export interface EngineFeaturesResult {
   runs: number;
 }
 
-type Lookup = readonly [name: string, type: RecordType];
 
 /** The engine's internals the parts are made of, from the same build (or sources) as `api`. */
 interface Internals {
@@ -133,15 +132,6 @@ function partsOf(x: Internals, ranges: import('../packages/engine/src/ranges/ind
   };
 }
 
-/** Records the lookups passed down to the shared cache (below the check resolver's memo). */
-class RecordingResolver implements Resolver {
-  readonly lookups: Lookup[] = [];
-  constructor(private readonly inner: Resolver & { heldAnswer?: unknown }) {}
-  resolve<T extends RecordType>(name: string, type: T) {
-    this.lookups.push([name, type]);
-    return this.inner.resolve(name, type);
-  }
-}
 
 /** Runs the benchmark. */
 export async function runEngineFeaturesBenchmark(options: { engine: EngineModules; quick?: boolean; keys?: KeyPool }): Promise<EngineFeaturesResult> {

@@ -67,10 +67,11 @@ export interface EngineWarmResult {
   target: number;
 }
 
-type Lookup = readonly [name: string, type: RecordType];
+/** One lookup: the name and the record type. */
+export type Lookup = readonly [name: string, type: RecordType];
 
 /** Records the lookups a check passes down (after its per-check memo). */
-class RecordingResolver implements Resolver {
+export class RecordingResolver implements Resolver {
   readonly lookups: Lookup[] = [];
   constructor(private readonly inner: Resolver) {}
   resolve<T extends RecordType>(name: string, type: T) {

@@ -24,10 +24,15 @@ const DOMAINS = readdirSync(DIR)
 /** The zones, answering only through promises: nothing is replayed over it, so each check is fresh. */
 const waiting: Resolver = { resolve: <T extends RecordType>(name: string, type: T): Promise<DnsAnswer<T>> => zones.resolve(name, type) };
 
+/** Whether the last check's SPF analysis was a kept one (frozen: see KeptAnalysis), when it gave a verdict. */
+let lastSpfKept: boolean | null = null;
+
 /** What a check says, without what depends on the clock or on how warm the cache was. */
 async function outcome(name: string, resolver: Resolver): Promise<unknown> {
+  lastSpfKept = null;
   try {
     const result = await checkDomain(name, { resolver, source: 'fixture-zones', now: () => new Date('2026-11-27T00:00:00Z') });
+    lastSpfKept = Object.isFrozen(result.details.spf.records);
     const { responseTimeMs: _time, ...rest } = result as typeof result & { responseTimeMs?: number };
     const details = { ...rest.details, dns: { ...rest.details.dns, cacheHits: 0, memoHits: 0, elapsedMs: 0 } };
     return JSON.parse(JSON.stringify({ ...rest, details }));
@@ -42,5 +47,7 @@ describe('a domain checked again over a warm cache gets the answer a fresh check
     const cache = new CachingResolver(zones);
     const fresh = await outcome(name, waiting);
     for (let time = 1; time <= 3; time++) expect(await outcome(name, cache), `check ${time}`).toEqual(fresh);
+    // The third check did replay a kept analysis (when the name got a verdict at all).
+    if (lastSpfKept !== null) expect(lastSpfKept, 'the third check replayed the kept SPF analysis').toBe(true);
   });
 });

@@ -13,6 +13,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEMO_ZONES_DIR } from '../../src/cli/serve.js';
 import { SQLITE_FILE_NAME } from '../../src/store/sqlite.js';
+import { leakedKeys } from '../setup/key-forms.js';
 import { BIN, killAll, ROOT } from '../setup/serve-process.js';
 
 const WRONG_KEY = 'sk_wrong_285220f5dd2b99cad7592544e2b1b3f7';
@@ -28,23 +29,8 @@ afterEach(async () => {
 
 const encodeAll = (text: string): string => [...Buffer.from(text)].map((byte) => `%${byte.toString(16).toUpperCase()}`).join('');
 
-/** The keys a text still holds, lower-cased and percent-decoded up to three times. */
-function leaked(text: string): string[] {
-  const forms = [text.toLowerCase()];
-  let current = text;
-  for (let i = 0; i < 3; i++) {
-    const next = current.replace(/(?:%[0-9a-fA-F]{2})+/g, (run) => {
-      try {
-        return decodeURIComponent(run);
-      } catch {
-        return run;
-      }
-    });
-    if (next === current) break;
-    forms.push((current = next).toLowerCase());
-  }
-  return [SEED_KEY, WRONG_KEY].filter((key) => forms.some((form) => form.includes(key.toLowerCase())));
-}
+/** The keys a text still holds: as written, percent-decoded or base64-decoded. */
+const leaked = (text: string): string[] => leakedKeys(text, [SEED_KEY, WRONG_KEY]);
 
 describe('serve keeps keys out of its log and its database', () => {
   it('the seed key planted by others, a wrong key planted by its presenter', { timeout: 60_000 }, async () => {

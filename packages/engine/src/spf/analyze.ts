@@ -363,12 +363,12 @@ class Walk implements Resolver {
       return { kind: 'error', reason: 'budget', detail: `the analysis stops after ${this.maxQueries} DNS queries` };
     }
     const answer = safeResolve(this.resolver, name, type);
-    this.remember(canonical, type, answer, { name, type, answer: undefined });
+    this.remember(canonical, type, answer, this.log === null ? null : { name, type, answer: undefined });
     return answer;
   }
 
   /** Counts a lookup passed down, holds its answer for later asks and logs it. */
-  private remember(canonical: string, type: RecordType, answer: Now<DnsAnswer>, logged: KeptLookup): void {
+  private remember(canonical: string, type: RecordType, answer: Now<DnsAnswer>, logged: KeptLookup | null): void {
     this.queries++;
     let ofType = this.answers.get(type);
     if (ofType === undefined) {
@@ -376,14 +376,14 @@ class Walk implements Resolver {
       this.answers.set(type, ofType);
     }
     ofType.set(canonical, answer);
-    this.log?.push(logged);
+    if (logged !== null) this.log?.push(logged);
     if (answer instanceof Promise) {
       // Once it arrives, later asks get the value itself.
       void answer.then((known) => {
         ofType.set(canonical, known);
-        logged.answer = known;
+        if (logged !== null) logged.answer = known;
       });
-    } else {
+    } else if (logged !== null) {
       logged.answer = answer;
     }
   }
@@ -913,11 +913,16 @@ function widePassFinding(domain: string, passSet: SpfPassSet): Finding {
  * differs or must be waited for: from there the walk decides what to ask.
  */
 function replayKept(kept: KeptAnalysis, resolver: Resolver): SpfAnalysis | KeptLookup[] {
-  const asked: KeptLookup[] = [];
-  for (const lookup of kept.lookups) {
+  const { lookups } = kept;
+  for (let index = 0; index < lookups.length; index++) {
+    const lookup = lookups[index]!;
     const answer = safeResolve(resolver, lookup.name, lookup.type);
-    asked.push({ name: lookup.name, type: lookup.type, answer: answer instanceof Promise ? (answer as unknown as DnsAnswer) : answer });
-    if (answer instanceof Promise || !sameAnswer(answer, lookup.answer!)) return asked;
+    if (answer instanceof Promise || !sameAnswer(answer, lookup.answer!)) {
+      // The answers before this one were the kept ones (the same, compared), this one is new.
+      const asked = lookups.slice(0, index).map((same) => ({ name: same.name, type: same.type, answer: same.answer }));
+      asked.push({ name: lookup.name, type: lookup.type, answer: answer as DnsAnswer });
+      return asked;
+    }
   }
   return kept.analysis;
 }

@@ -29,7 +29,7 @@ import { runSharedInfrastructureBenchmark, type SharedInfrastructureBenchResult 
 import { FEATURE_LABELS, runEngineFeaturesBenchmark, type EngineFeaturesResult } from './engine-features.js';
 import { buildEngine, loadEngine, PACKAGE_ROOT } from './engine.js';
 import { runHttpBenchmark, type HttpBenchResult } from './http.js';
-import { runResolverScanBenchmark, runScanBenchmark, type ScanBenchResult } from './scan.js';
+import { runResolverScanBenchmark, runScanBenchmark, SCAN_MILLION_RATE_TARGET, type ScanBenchResult } from './scan.js';
 import { runSpfBenchmark, type SpfBenchmarkResult } from './spf-vs-mailauth.js';
 import { runStoreBenchmark, type StoreBenchResult } from './store.js';
 import { formatCount, formatMeasured, formatRatio } from './stats.js';
@@ -108,6 +108,10 @@ export interface Summary {
   scanPeakRssMb: number | null;
   /** `scan --resolver` against a DNS server: the largest peak RSS over the sizes, in MB (target ≤ 300, flat). */
   scanResolverPeakRssMb: number | null;
+  /** `scan --zones` over a million zone files (200,000 with --quick), read on demand: peak RSS in MB (target ≤ 300). */
+  scanMillionPeakRssMb: number | null;
+  /** That run's domains/s ÷ the 100,000-file run's (target ≥ 0.8). */
+  scanMillionRateRatio: number | null;
 }
 
 /** The machine: Node version, CPU model from /proc/cpuinfo (else os.cpus()), cores, memory. */
@@ -257,6 +261,31 @@ export function rowsOf(results: Omit<BenchResults, 'rows' | 'summary'>): Row[] {
       });
     }
   }
+  if (scan?.million) {
+    const million = scan.million;
+    const largest = scan.sizes[scan.sizes.length - 1];
+    rows.push(
+      'error' in million
+        ? {
+            section: '5 bulk scan',
+            figure: `${formatCount(million.domains)} zone files: could not be scanned`,
+            value: million.error.slice(0, 160),
+            baseline: '',
+            ratio: '',
+            target: `< ${scan.target} MB, ≥ ${formatRatio(SCAN_MILLION_RATE_TARGET)} of the largest size's rate`,
+            met: false,
+          }
+        : {
+            section: '5 bulk scan',
+            figure: `${formatCount(million.domains)} zone files, read on demand: domains/s (index ${million.loadSeconds.toFixed(1)} s)`,
+            value: `${formatCount(million.domainsPerSec)}/s; peak RSS ${million.peakRssMb.toFixed(0)} MB`,
+            baseline: largest ? `${formatCount(largest.domains)} files: ${formatCount(largest.domainsPerSec)}/s, ${largest.peakRssMb.toFixed(0)} MB` : '',
+            ratio: Number.isFinite(scan.millionRateRatio) ? `${formatRatio(scan.millionRateRatio as number)} of the rate` : '',
+            target: `< ${scan.target} MB, ≥ ${formatRatio(SCAN_MILLION_RATE_TARGET)} of the rate`,
+            met: million.peakRssMb < scan.target && (scan.millionRateRatio ?? 0) >= SCAN_MILLION_RATE_TARGET,
+          },
+    );
+  }
   if (results.scanResolver) rows.push(...resolverScanRows(results.scanResolver, scan));
   if (results.store) {
     const store = results.store;
@@ -330,6 +359,8 @@ export function summaryOf(results: Omit<BenchResults, 'rows' | 'summary'>): Summ
     dmarcVsMailauth: spf ? spf.dmarc.ratio : null,
     scanPeakRssMb: scan ? scan.peakRssMb : null,
     scanResolverPeakRssMb: results.scanResolver && Number.isFinite(results.scanResolver.peakRssMb) ? results.scanResolver.peakRssMb : null,
+    scanMillionPeakRssMb: scan?.million && !('error' in scan.million) ? scan.million.peakRssMb : null,
+    scanMillionRateRatio: scan?.millionRateRatio !== undefined && Number.isFinite(scan.millionRateRatio) ? scan.millionRateRatio : null,
   };
 }
 

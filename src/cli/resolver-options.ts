@@ -3,7 +3,7 @@ import { FaultyResolver, type FaultPlan } from '@spoof-checker/engine';
 import { ConcurrencyLimitedResolver, DEFAULT_MAX_OUTSTANDING_QUERIES } from '@spoof-checker/engine';
 import { NetworkResolver } from '@spoof-checker/engine';
 import type { Resolver } from '@spoof-checker/engine';
-import { ZoneResolver } from '@spoof-checker/engine';
+import { ZoneDirectoryResolver, ZoneResolver } from '@spoof-checker/engine';
 import { loadZoneDirectory } from '@spoof-checker/engine';
 import { existsSync, statSync } from 'node:fs';
 import { FIXTURE_ZONES_DIR } from '../fixtures.js';
@@ -29,6 +29,12 @@ export interface ResolverFlags {
   cacheMaxEntries?: number | undefined;
   /** A faults file (src/cli/faults-file.ts): the DNS faults to inject in front of whichever source is chosen. */
   faults?: string | undefined;
+  /**
+   * Parse each zone file when a check first needs it, keeping a bounded number in memory
+   * (`ZoneDirectoryResolver`), instead of loading the whole directory at start: `scan`, whose
+   * directories may hold a million files. A broken file then fails the lookups into it, not the start.
+   */
+  onDemandZones?: boolean | undefined;
 }
 
 /**
@@ -118,6 +124,15 @@ async function sourceFromFlags(flags: ResolverFlags): Promise<{ resolver: Resolv
   const dir = zonesDirectory(flags.zones, flags.demoZones);
   if (dir !== undefined) {
     if (flags.timeout !== undefined) throw new UsageError('--timeout applies to real DNS servers, not to --zones');
+    if (flags.onDemandZones) {
+      let onDemand: ZoneDirectoryResolver;
+      try {
+        onDemand = await ZoneDirectoryResolver.open(dir);
+      } catch (error) {
+        throw new UsageError(error instanceof Error ? error.message : String(error));
+      }
+      return { resolver: onDemand, description: `${onDemand.zoneCount} zone file(s) from ${flags.demoZones ? `the shipped fixture zones (${dir})` : dir}, each read when first needed` };
+    }
     let zones;
     try {
       zones = await loadZoneDirectory(dir);

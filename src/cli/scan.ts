@@ -291,7 +291,7 @@ function readSettings(args: string[]) {
     details: values.details ?? false,
     selectors: splitList(values.selectors),
     rangesFlag: values.ranges,
-    resolverFlags: { zones: values.zones, demoZones: values['demo-zones'], resolver: values.resolver, timeout: values.timeout, cacheMaxEntries: SCAN_CACHE_MAX_ENTRIES, faults: values.faults },
+    resolverFlags: { zones: values.zones, demoZones: values['demo-zones'], resolver: values.resolver, timeout: values.timeout, cacheMaxEntries: SCAN_CACHE_MAX_ENTRIES, faults: values.faults, onDemandZones: true },
   };
 }
 

@@ -51,6 +51,9 @@ export type { Fault, FaultPlan, FaultRule } from './dns/faults.js';
 /** Parses and loads RFC 1035 master files into zones for `ZoneResolver`. */
 export { parseZone, ZoneSyntaxError } from './zones/parse.js';
 export { loadZoneDirectory, loadZoneFile, ZoneLoadError } from './zones/load.js';
+/** Zone files parsed on first use from an index of their directory, a bounded number kept: `scan --zones` over a million files. */
+export { DEFAULT_ZONE_CACHE_MAX_ZONES, ZoneDirectoryResolver } from './zones/directory-resolver.js';
+export type { ZoneDirectoryOptions } from './zones/directory-resolver.js';
 export type { ResourceRecord, Zone } from './zones/types.js';
 
 // The protocol analyzers, for callers who want one piece.

@@ -12,7 +12,8 @@ interface RRset {
   data: RecordData[];
 }
 
-interface LoadedZone {
+/** One zone indexed for answering: built by `buildLoadedZones`. */
+export interface LoadedZone {
   origin: string;
   soa: { ttl: number; data: SoaData } | undefined;
   /** name → type → RRset */
@@ -46,21 +47,11 @@ export class ZoneResolver implements Resolver {
   private readonly maxOriginLabels: number;
 
   constructor(zones: readonly Zone[]) {
-    const byOrigin = new Map<string, LoadedZone>();
-    for (const zone of zones) {
-      const origin = canonicalName(zone.origin);
-      let loaded = byOrigin.get(origin);
-      if (!loaded) {
-        loaded = { origin, soa: undefined, nodes: new Map(), emptyNonTerminals: new Set(), hasWildcards: false };
-        byOrigin.set(origin, loaded);
-      }
-      for (const record of zone.records) addRecord(loaded, record);
-    }
+    const byOrigin = buildLoadedZones(zones);
     this.byOrigin = byOrigin;
     this.maxOriginLabels = Math.max(0, ...[...byOrigin.keys()].map(labelCount));
     // Longest origin first, for `origins()`.
     this.zones = [...byOrigin.values()].sort((a, b) => b.origin.length - a.origin.length);
-    for (const zone of this.zones) markEmptyNonTerminals(zone);
   }
 
   /** The zone that holds `name`, or undefined when it lies outside every loaded zone. */
@@ -80,31 +71,8 @@ export class ZoneResolver implements Resolver {
 
   /** The same answer as `resolve`, without a promise: for the DNS server and benchmarks. */
   resolveSync<T extends RecordType>(name: string, type: T): DnsAnswer<T> {
-    const canonical = canonicalName(name);
-    const problem = canonicalNameProblem(canonical, name);
-    if (problem) return { kind: 'error', reason: 'invalid-name', detail: problem };
-    let current = canonical;
-    const cnames: string[] = [];
-    for (;;) {
-      const suffixes = suffixesOf(current);
-      const zone = this.zoneFor(suffixes);
-      if (!zone) return withCnames({ kind: 'nxdomain' }, cnames);
-      const node = this.nodeAt(zone, suffixes);
-      if (node === 'nxdomain') return withCnames({ kind: 'nxdomain', ttl: negativeTtl(zone) }, cnames);
-      const rrset = node?.get(type);
-      if (rrset) {
-        return withCnames({ kind: 'records', records: rrset.data as RecordData<T>[], ttl: rrset.ttl }, cnames);
-      }
-      const alias = type === 'CNAME' ? undefined : node?.get('CNAME');
-      if (!alias) return withCnames({ kind: 'nodata', ttl: negativeTtl(zone) }, cnames);
-      const target = alias.data[0] as string;
-      // RFC 1034 §3.6.2: follow the alias; a chain that revisits a name or runs too long is an error.
-      if (cnames.includes(target) || target === canonical || cnames.length >= MAX_CNAME_CHAIN) {
-        return { kind: 'error', reason: 'servfail', detail: `CNAME loop or chain longer than ${MAX_CNAME_CHAIN} at ${current}` };
-      }
-      cnames.push(target);
-      current = target;
-    }
+    // Every zone is in memory: the zone finder never asks for one to be loaded.
+    return answerFromZones(name, type, (suffixes) => this.zoneFor(suffixes)) as DnsAnswer<T>;
   }
 
   /** The closest enclosing zone: the name itself, then each parent, up to the root (O(labels)). */
@@ -117,29 +85,91 @@ export class ZoneResolver implements Resolver {
     return undefined;
   }
 
-  /**
-   * The RRsets at the name (`suffixes[0]`): its own node, an empty node for an empty non-terminal,
-   * the wildcard that covers it (RFC 4592 §3.3.1), or 'nxdomain'.
-   */
-  private nodeAt(zone: LoadedZone, suffixes: readonly string[]): Map<RecordType, RRset> | undefined | 'nxdomain' {
-    const name = suffixes[0] as string;
-    const own = zone.nodes.get(name);
-    if (own) return own;
-    if (zone.emptyNonTerminals.has(name) || name === zone.origin) return undefined;
-    if (!zone.hasWildcards) return 'nxdomain'; // nothing below could match: no search needed
-    // RFC 4592 §3.3.1: find the closest encloser, then look for the wildcard directly below it.
-    let encloser = name;
-    for (let index = 1; index < suffixes.length && encloser !== zone.origin; index++) {
-      encloser = suffixes[index] as string;
-      if (zone.nodes.has(encloser) || zone.emptyNonTerminals.has(encloser) || encloser === zone.origin) break;
+}
+
+
+/**
+ * Finds the loaded zone that holds a name, given the name and its parents (`suffixesOf`): the zone,
+ * undefined when no zone holds it, or the origin of a zone that holds it but is not in memory yet
+ * (its holder must load it and ask again: `ZoneDirectoryResolver`).
+ */
+export type ZoneFinder = (suffixes: readonly string[]) => LoadedZone | undefined | { load: string };
+
+/** An answer, or the origin of a zone to load before the question can be answered. */
+export type ZoneAnswer = DnsAnswer<RecordType> | { kind: 'load'; origin: string };
+
+/**
+ * Answers `name`/`type` from the zones `zoneFor` finds, as a recursive resolver would if those zones
+ * were the whole DNS: NXDOMAIN and NODATA told apart, RFC 4592 wildcards, CNAME chains followed
+ * across zones. When a zone the answer needs is not loaded, says which one (`kind: 'load'`).
+ */
+export function answerFromZones(name: string, type: RecordType, zoneFor: ZoneFinder): ZoneAnswer {
+  const canonical = canonicalName(name);
+  const problem = canonicalNameProblem(canonical, name);
+  if (problem) return { kind: 'error', reason: 'invalid-name', detail: problem };
+  let current = canonical;
+  const cnames: string[] = [];
+  for (;;) {
+    const suffixes = suffixesOf(current);
+    const zone = zoneFor(suffixes);
+    if (zone !== undefined && 'load' in zone) return { kind: 'load', origin: zone.load };
+    if (!zone) return withCnames({ kind: 'nxdomain' }, cnames);
+    const node = nodeAt(zone, suffixes);
+    if (node === 'nxdomain') return withCnames({ kind: 'nxdomain', ttl: negativeTtl(zone) }, cnames);
+    const rrset = node?.get(type);
+    if (rrset) {
+      return withCnames({ kind: 'records', records: rrset.data, ttl: rrset.ttl }, cnames);
     }
-    const wildcard = zone.nodes.get(encloser === '' ? '*' : `*.${encloser}`);
-    return wildcard ?? 'nxdomain';
+    const alias = type === 'CNAME' ? undefined : node?.get('CNAME');
+    if (!alias) return withCnames({ kind: 'nodata', ttl: negativeTtl(zone) }, cnames);
+    const target = alias.data[0] as string;
+    // RFC 1034 §3.6.2: follow the alias; a chain that revisits a name or runs too long is an error.
+    if (cnames.includes(target) || target === canonical || cnames.length >= MAX_CNAME_CHAIN) {
+      return { kind: 'error', reason: 'servfail', detail: `CNAME loop or chain longer than ${MAX_CNAME_CHAIN} at ${current}` };
+    }
+    cnames.push(target);
+    current = target;
   }
 }
 
+/** The zones' records indexed for answering, one entry per origin (files of one origin merged). */
+export function buildLoadedZones(zones: readonly Zone[]): Map<string, LoadedZone> {
+  const byOrigin = new Map<string, LoadedZone>();
+  for (const zone of zones) {
+    const origin = canonicalName(zone.origin);
+    let loaded = byOrigin.get(origin);
+    if (!loaded) {
+      loaded = { origin, soa: undefined, nodes: new Map(), emptyNonTerminals: new Set(), hasWildcards: false };
+      byOrigin.set(origin, loaded);
+    }
+    for (const record of zone.records) addRecord(loaded, record);
+  }
+  for (const zone of byOrigin.values()) markEmptyNonTerminals(zone);
+  return byOrigin;
+}
+
+/**
+ * The RRsets at the name (`suffixes[0]`): its own node, an empty node for an empty non-terminal,
+ * the wildcard that covers it (RFC 4592 §3.3.1), or 'nxdomain'.
+ */
+function nodeAt(zone: LoadedZone, suffixes: readonly string[]): Map<RecordType, RRset> | undefined | 'nxdomain' {
+  const name = suffixes[0] as string;
+  const own = zone.nodes.get(name);
+  if (own) return own;
+  if (zone.emptyNonTerminals.has(name) || name === zone.origin) return undefined;
+  if (!zone.hasWildcards) return 'nxdomain'; // nothing below could match: no search needed
+  // RFC 4592 §3.3.1: find the closest encloser, then look for the wildcard directly below it.
+  let encloser = name;
+  for (let index = 1; index < suffixes.length && encloser !== zone.origin; index++) {
+    encloser = suffixes[index] as string;
+    if (zone.nodes.has(encloser) || zone.emptyNonTerminals.has(encloser) || encloser === zone.origin) break;
+  }
+  const wildcard = zone.nodes.get(encloser === '' ? '*' : `*.${encloser}`);
+  return wildcard ?? 'nxdomain';
+}
+
 /** How many labels a canonical name has (the root has none). */
-function labelCount(canonical: string): number {
+export function labelCount(canonical: string): number {
   let count = canonical === '' ? 0 : 1;
   for (let index = canonical.indexOf('.'); index !== -1; index = canonical.indexOf('.', index + 1)) count++;
   return count;
@@ -150,7 +180,7 @@ function labelCount(canonical: string): number {
  * per lookup, so the zone search and the closest-encloser search share the same strings (and their
  * cached hashes) instead of slicing the name twice.
  */
-function suffixesOf(canonical: string): string[] {
+export function suffixesOf(canonical: string): string[] {
   const suffixes = [canonical];
   let current = canonical;
   while (current !== '') {

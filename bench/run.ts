@@ -381,7 +381,7 @@ export function notesOf(results: Omit<BenchResults, 'rows' | 'summary'>): string
   }
   if (cold) {
     notes.push(
-      `2: server in a child process over ${cold.domains} domains; ${cold.queriesPerCheck.toFixed(1)} queries/check sent, ${cold.serverQueriesPerCheck.toFixed(1)} received; ceiling from pre-encoded UDP queries, ${cold.rawConcurrency} in flight; c-ares alone (no engine, ${formatCount(cold.caresQueriesPerSec.median)} q/s) would allow ${formatCount(cold.caresChecksPerSec)} checks/s; ${cold.tcpQueries} engine queries over TCP (c-ares, asking without EDNS: ${cold.caresTcpQueries}); warm-up: a recording pass, then half a run per level; ${cold.runs} runs of ${cold.runMs / 1000} s.`,
+      `2: server in a child process over ${cold.domains} domains; ${cold.queriesPerCheck.toFixed(1)} queries/check sent, ${cold.serverQueriesPerCheck.toFixed(1)} received; ceiling from pre-encoded UDP queries, the best of every pair tried (${cold.rawConcurrency} in flight over ${cold.rawSockets} socket(s)); c-ares alone (no engine, ${formatCount(cold.caresQueriesPerSec.median)} q/s) would allow ${formatCount(cold.caresChecksPerSec)} checks/s; ${cold.tcpQueries} engine queries over TCP (c-ares, asking without EDNS: ${cold.caresTcpQueries}); warm-up: a recording pass, then half a run per level; ${cold.runs} runs of ${cold.runMs / 1000} s.`,
     );
   }
   if (http) {

@@ -8,7 +8,8 @@
  * A file that fails to load once the index is built is that lookup's failure (`servfail` naming the
  * file, line and column), never a missing name: a broken zone file is not an empty zone.
  */
-import { open, readdir } from 'node:fs/promises';
+import type { Dirent } from 'node:fs';
+import { open, opendir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { canonicalName } from '../dns/name.js';
 import type { CheckSource, DnsAnswer, RecordType, Resolver } from '../dns/types.js';
@@ -16,7 +17,7 @@ import { answerFromZones, buildLoadedZones, labelCount, MAX_CNAME_CHAIN, type Lo
 import { loadZoneFile, ZONE_FILE_SUFFIX, ZONE_FILES_READ_AT_ONCE, ZoneLoadError, type LoadZoneOptions } from './load.js';
 
 /** Parsed zones kept in memory at once; the least recently used beyond it is dropped (read again when asked). */
-export const DEFAULT_ZONE_CACHE_MAX_ZONES = 2_000;
+export const DEFAULT_ZONE_CACHE_MAX_ZONES = 64;
 /** Bytes read from the head of each file to find its `$ORIGIN` while indexing the directory. */
 export const ZONE_HEAD_BYTES = 4_096;
 
@@ -28,9 +29,6 @@ export interface ZoneDirectoryOptions extends Pick<LoadZoneOptions, 'requireSoaA
 
 /** What the cache holds for an origin: the zone, or why its file did not load. */
 type CachedZone = LoadedZone | { failed: string };
-
-/** The index's mark for a file named `<origin>.zone`: its name is not stored again. */
-const NAMED_AFTER_ORIGIN = '';
 
 /**
  * A resolver over a directory of `*.zone` files that parses each zone on first use and keeps at most
@@ -49,14 +47,11 @@ export class ZoneDirectoryResolver implements Resolver {
 
   private constructor(
     private readonly dir: string,
-    /** origin → file name (`NAMED_AFTER_ORIGIN` when it is `<origin>.zone`). */
-    private readonly index: Map<string, string>,
+    private readonly index: ZoneDirectoryIndex,
     private readonly maxCachedZones: number,
     private readonly loadOptions: Pick<LoadZoneOptions, 'requireSoaAndNs'>,
   ) {
-    let most = 0;
-    for (const origin of index.keys()) most = Math.max(most, labelCount(origin));
-    this.maxOriginLabels = most;
+    this.maxOriginLabels = index.maxOriginLabels;
   }
 
   /** Indexes `dir` (its `*.zone` files, not subdirectories). Rejects with a `ZoneLoadError` or `ZoneSyntaxError`. */
@@ -120,8 +115,7 @@ export class ZoneDirectoryResolver implements Resolver {
   private load(origin: string): Promise<CachedZone> {
     const waiting = this.pending.get(origin);
     if (waiting) return waiting;
-    const file = this.index.get(origin);
-    const path = join(this.dir, file === undefined || file === NAMED_AFTER_ORIGIN ? `${origin}${ZONE_FILE_SUFFIX}` : file);
+    const path = join(this.dir, this.index.fileOf(origin) ?? `${origin}${ZONE_FILE_SUFFIX}`);
     const loading = loadZoneFile(path, this.loadOptions).then(
       (zone): CachedZone => {
         this.stats.loads++;
@@ -143,44 +137,143 @@ export class ZoneDirectoryResolver implements Resolver {
 }
 
 /**
- * origin → file for every `*.zone` file in `dir`. The origin is the `$ORIGIN` a file's head declares
- * (after blank lines, comments and `$TTL`), as files in a zone directory must begin; a file that
- * declares none first is parsed whole to learn it (`loadZoneFile`'s rules).
+ * The origins of a directory's zone files, in little memory: a million files take about 30 MB. The
+ * usual file, named `<origin>.zone`, is one entry in a sorted run of ASCII names packed in one buffer
+ * (binary search); any other file is an entry in a small map from its origin to its name.
  */
-async function indexZoneDirectory(dir: string, options: Pick<LoadZoneOptions, 'requireSoaAndNs'>): Promise<Map<string, string>> {
-  let names: string[];
+export class ZoneDirectoryIndex {
+  /** How many zone files it holds. */
+  readonly size: number;
+  /** The most labels any origin has. */
+  readonly maxOriginLabels: number;
+
+  constructor(
+    /** The sorted origins of files named after them, packed end to end. */
+    private readonly packed: Buffer,
+    /** Where each packed origin starts; one more entry marks the end of the last. */
+    private readonly offsets: Uint32Array,
+    /** origin → file name, for files not named `<origin>.zone`. */
+    private readonly others: ReadonlyMap<string, string>,
+  ) {
+    this.size = offsets.length - 1 + others.size;
+    let most = 0;
+    for (let at = 0; at < offsets.length - 1; at++) most = Math.max(most, labelCount(this.packed.toString('latin1', offsets[at], offsets[at + 1])));
+    for (const origin of others.keys()) most = Math.max(most, labelCount(origin));
+    this.maxOriginLabels = most;
+  }
+
+  /** The file that holds `origin`'s zone, or undefined when no file does. */
+  fileOf(origin: string): string | undefined {
+    const other = this.others.get(origin);
+    if (other !== undefined) return other;
+    return this.findPacked(origin) ? `${origin}${ZONE_FILE_SUFFIX}` : undefined;
+  }
+
+  /** Whether a zone file holds `origin`. */
+  has(origin: string): boolean {
+    return this.others.has(origin) || this.findPacked(origin);
+  }
+
+  private findPacked(origin: string): boolean {
+    let low = 0;
+    let high = this.offsets.length - 2;
+    while (low <= high) {
+      const middle = (low + high) >>> 1;
+      const order = this.compare(middle, origin);
+      if (order === 0) return true;
+      if (order < 0) low = middle + 1;
+      else high = middle - 1;
+    }
+    return false;
+  }
+
+  /** The packed origin at `at` against `origin`, by code unit: negative, zero or positive. */
+  private compare(at: number, origin: string): number {
+    const start = this.offsets[at] as number;
+    const length = (this.offsets[at + 1] as number) - start;
+    const common = Math.min(length, origin.length);
+    for (let index = 0; index < common; index++) {
+      const difference = (this.packed[start + index] as number) - origin.charCodeAt(index);
+      if (difference !== 0) return difference;
+    }
+    return length - origin.length;
+  }
+}
+
+/**
+ * Indexes every `*.zone` file in `dir` by origin: the `$ORIGIN` a file's head declares (after blank
+ * lines, comments and `$TTL`), as files in a zone directory must begin; a file that declares none
+ * first is parsed whole to learn it (`loadZoneFile`'s rules). The directory is read as a stream, so a
+ * million names are never all held at once.
+ */
+async function indexZoneDirectory(dir: string, options: Pick<LoadZoneOptions, 'requireSoaAndNs'>): Promise<ZoneDirectoryIndex> {
+  let entries: AsyncIterable<Dirent>;
   try {
-    names = (await readdir(dir, { withFileTypes: true })).filter((entry) => entry.isFile() && entry.name.endsWith(ZONE_FILE_SUFFIX)).map((entry) => entry.name);
+    entries = await opendir(dir, { bufferSize: 256 });
   } catch (error) {
     throw new ZoneLoadError(dir, `cannot read the zone directory "${dir}": ${(error as Error).message}`, { cause: error });
   }
-  if (names.length === 0) throw new ZoneLoadError(dir, `the zone directory "${dir}" holds no *${ZONE_FILE_SUFFIX} files`);
-  // Code-point order, so that the same duplicate is named on every machine.
-  names.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  const origins: string[] = new Array<string>(names.length);
-  let next = 0;
-  const head = async (): Promise<void> => {
-    const buffer = Buffer.allocUnsafe(ZONE_HEAD_BYTES);
-    while (next < names.length) {
-      const at = next++;
-      const path = join(dir, names[at] as string);
-      origins[at] = (await declaredOrigin(path, buffer)) ?? canonicalName((await loadZoneFile(path, options)).origin);
+  const named: string[] = [];
+  const others = new Map<string, string>();
+  const buffers: Buffer[] = [];
+  const reading = new Set<Promise<void>>();
+  // The first file that failed: held as a value (a rejected promise nobody awaits yet would end the process).
+  let failure: unknown;
+  const read = async (name: string): Promise<void> => {
+    const buffer = buffers.pop() ?? Buffer.allocUnsafe(ZONE_HEAD_BYTES);
+    const path = join(dir, name);
+    try {
+      const origin = (await declaredOrigin(path, buffer)) ?? canonicalName((await loadZoneFile(path, options)).origin);
+      // ASCII origins named after themselves pack; anything else is kept by name.
+      if (name === `${origin}${ZONE_FILE_SUFFIX}` && /^[\x20-\x7e]*$/.test(origin)) named.push(origin);
+      else {
+        const earlier = others.get(origin);
+        if (earlier !== undefined) throw duplicateZone(dir, origin, earlier, name);
+        others.set(origin, name);
+      }
+    } catch (error) {
+      failure ??= error;
+    } finally {
+      buffers.push(buffer);
     }
   };
-  // A bounded number of files open at once, as loadZoneDirectory reads them.
-  await Promise.all(Array.from({ length: Math.min(ZONE_FILES_READ_AT_ONCE, names.length) }, head));
-  const index = new Map<string, string>();
-  for (let at = 0; at < names.length; at++) {
-    const origin = origins[at] as string;
-    const name = names[at] as string;
-    const earlier = index.get(origin);
-    if (earlier !== undefined) {
-      const earlierName = earlier === NAMED_AFTER_ORIGIN ? `${origin}${ZONE_FILE_SUFFIX}` : earlier;
-      throw new ZoneLoadError(join(dir, name), `"${join(dir, earlierName)}" and "${join(dir, name)}" both hold the zone "${origin || '.'}": give each zone one file`);
+  try {
+    for await (const entry of entries) {
+      if (failure !== undefined) break;
+      if (!entry.isFile() || !entry.name.endsWith(ZONE_FILE_SUFFIX)) continue;
+      // A bounded number of files open at once, as loadZoneDirectory reads them.
+      if (reading.size >= ZONE_FILES_READ_AT_ONCE) await Promise.race(reading);
+      const one: Promise<void> = read(entry.name).finally(() => reading.delete(one));
+      reading.add(one);
     }
-    index.set(origin, name === `${origin}${ZONE_FILE_SUFFIX}` ? NAMED_AFTER_ORIGIN : name);
+  } catch (error) {
+    failure ??= new ZoneLoadError(dir, `cannot read the zone directory "${dir}": ${(error as Error).message}`, { cause: error });
+  }
+  await Promise.all(reading);
+  if (failure !== undefined) throw failure;
+  if (named.length === 0 && others.size === 0) throw new ZoneLoadError(dir, `the zone directory "${dir}" holds no *${ZONE_FILE_SUFFIX} files`);
+  // Code-point order (ASCII: byte order), for the binary search.
+  named.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const offsets = new Uint32Array(named.length + 1);
+  let bytes = 0;
+  for (let at = 0; at < named.length; at++) {
+    offsets[at] = bytes;
+    bytes += (named[at] as string).length;
+  }
+  offsets[named.length] = bytes;
+  const packed = Buffer.allocUnsafe(bytes);
+  for (let at = 0; at < named.length; at++) packed.write(named[at] as string, offsets[at] as number, 'latin1');
+  const index = new ZoneDirectoryIndex(packed, offsets, others);
+  // A file named after its zone and another file that declares the same zone: a server could load only one.
+  for (const [origin, name] of others) {
+    if (index.fileOf(origin) !== name) throw duplicateZone(dir, origin, `${origin}${ZONE_FILE_SUFFIX}`, name);
   }
   return index;
+}
+
+function duplicateZone(dir: string, origin: string, first: string, second: string): ZoneLoadError {
+  const [a, b] = [first, second].sort();
+  return new ZoneLoadError(join(dir, b as string), `"${join(dir, a as string)}" and "${join(dir, b as string)}" both hold the zone "${origin || '.'}": give each zone one file`);
 }
 
 /** The `$ORIGIN` a file's head declares before anything else but blank lines, comments and `$TTL`; undefined otherwise. */

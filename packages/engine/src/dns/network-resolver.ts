@@ -181,7 +181,7 @@ export class NetworkResolver implements Resolver {
     const first = canonicalName(name);
     const problem = canonicalNameProblem(first, name) ?? octetProblem(first);
     if (problem) return Promise.resolve({ kind: 'error', reason: 'invalid-name', detail: problem });
-    return new Promise((resolve, reject) => new Lookup<T>(this.client, first, type, resolve, reject).ask(first));
+    return new Promise((resolve) => new Lookup<T>(this.client, first, type, resolve).ask(first));
   }
 }
 
@@ -245,7 +245,6 @@ class Lookup<T extends RecordType> {
     private readonly original: string,
     private readonly type: T,
     private readonly resolve: (answer: DnsAnswer<T>) => void,
-    private readonly reject: (error: unknown) => void,
   ) {
     this.qname = original;
   }
@@ -259,13 +258,20 @@ class Lookup<T extends RecordType> {
     this.guard(() => this.beginAttempt());
   }
 
-  /** An unexpected exception rejects the lookup, as it did when this was an async function. */
+  /**
+   * An unexpected exception (a socket that throws where none should) ends the lookup as a failure:
+   * the resolver never rejects and nothing it does can end the process.
+   */
   private guard(step: () => void): void {
     try {
       step();
     } catch (error) {
-      this.reject(error);
+      this.fail(error);
     }
+  }
+
+  private fail(error: unknown): void {
+    this.resolve({ kind: 'error', reason: 'servfail', detail: `the query could not be made: ${error instanceof Error ? error.message : String(error)}` } as DnsAnswer<T>);
   }
 
   private beginAttempt(): void {
@@ -295,7 +301,7 @@ class Lookup<T extends RecordType> {
     (this.pool as ServerPool).tcp
       .take()
       .exchange(this.query as Buffer, this.qname, this.type, this.deadline)
-      .then((tcp) => this.guard(() => this.tcpOutcome(tcp)), this.reject);
+      .then((tcp) => this.guard(() => this.tcpOutcome(tcp)), (error: unknown) => this.fail(error));
   }
 
   private tcpOutcome(tcp: AttemptOutcome): void {
@@ -547,16 +553,30 @@ class PooledSocket {
       // That is a server that cannot answer (servfail), not the DNS's REFUSED (rcode 5), which
       // means a server that answered and declined: the two call for different fixes. The error
       // ends the queries in flight on this socket only, and the socket.
-      const detail = error.code === 'ECONNREFUSED' ? `no DNS server listens at ${formatServer(server)} (connection refused)` : `${formatServer(server)}: ${error.code ?? error.message}`;
-      this.close(detail);
+      this.close(socketFailure(server, error));
     });
     this.socket.on('message', (bytes) => this.receive(bytes));
-    this.socket.connect(server.port, server.host, () => {
+    // With a callback, a failed connect (no route: ENETUNREACH; a broadcast address: EACCES; a
+    // link-local address without a scope: EINVAL) comes to the callback, not to 'error': it ends the
+    // queries waiting on this socket, never a send on a socket that has no peer (which throws).
+    this.socket.connect(server.port, server.host, (error?: Error) => {
       const queue = this.queue;
       this.queue = undefined;
-      if (this.closed || !queue) return;
-      for (const query of queue) this.socket.send(query);
+      if (this.closed) return;
+      if (error) return this.close(socketFailure(server, error));
+      for (const query of queue ?? []) this.send(query);
     });
+  }
+
+  /** Sends one query; a socket that cannot send ends its queries (an error, never a throw). */
+  private send(query: Buffer): void {
+    try {
+      this.socket.send(query, (error) => {
+        if (error) this.close(socketFailure(this.server, error));
+      });
+    } catch (error) {
+      this.close(socketFailure(this.server, error));
+    }
   }
 
   /** A random ID that no query in flight on this socket has (RFC 5452 §4.3, §9.1). */
@@ -582,7 +602,7 @@ class PooledSocket {
     this.waiting.set(id, pending);
     this.enqueue(pending);
     if (this.queue) this.queue.push(query);
-    else this.socket.send(query);
+    else this.send(query);
   }
 
   /** Ends the queries in flight as `servfail` with `detail`, and closes the socket for good. */
@@ -680,6 +700,19 @@ class PooledSocket {
     else if (now - this.idleSince >= UDP_SOCKET_IDLE_MS) this.close(`${formatServer(this.server)}: the socket was closed when idle`);
     else this.arm(this.idleSince + UDP_SOCKET_IDLE_MS);
   }
+}
+
+/**
+ * What a socket error says, for the lookups it ends. ECONNREFUSED on a connected UDP socket is
+ * ICMP port unreachable: nothing listens there. ENETUNREACH / EHOSTUNREACH: no route to the server
+ * (an offline machine, an IPv6 server on a host without IPv6).
+ */
+function socketFailure(server: ServerAddress, error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const where = formatServer(server);
+  if (code === 'ECONNREFUSED') return `no DNS server listens at ${where} (connection refused)`;
+  if (code === 'ENETUNREACH' || code === 'EHOSTUNREACH') return `the DNS server ${where} cannot be reached: no route to it (${code})`;
+  return `the DNS server ${where} cannot be reached (${code ?? (error instanceof Error ? error.message : String(error))})`;
 }
 
 /**

@@ -52,6 +52,7 @@ import {
   signedData,
   SUPPORTED_ALGORITHMS,
   SUPPORTED_DIGESTS,
+  unsupportedKeyReason,
   verifySignature,
 } from './verify.js';
 import { EDE, type DnssecReason, type DnssecStatus, type RawQuery, type RRsetValidation, type TrustAnchor, type ValidationResult } from './types.js';
@@ -68,6 +69,13 @@ export const MAX_NSEC3_ITERATIONS = 150;
 export const MAX_VALIDATION_CNAMES = 16;
 /** Queries one validator may send (all questions of a check together). */
 export const MAX_VALIDATION_QUERIES = 200;
+/**
+ * Signature verifications one validator may make (all questions of a check together). A secure
+ * domain costs about 7 from the root (2 with a warm `DnssecCache`); a hostile zone (colliding key
+ * tags × decoy signatures × CNAME chains) could otherwise ask for thousands. When it is spent the
+ * validation is `indeterminate`, naming this cap.
+ */
+export const MAX_SIGNATURE_VERIFICATIONS = 256;
 /** unbound `val-sig-skew-min` / `val-sig-skew-max`: the clock skew allowed, 10 % of the window within these bounds. */
 export const SIGNATURE_SKEW_MIN_SECONDS = 3600;
 export const SIGNATURE_SKEW_MAX_SECONDS = 86_400;
@@ -246,6 +254,7 @@ export class Validator {
   private readonly zoneStates = new Map<string, Promise<ZoneState>>();
   private readonly cache: DnssecCache | undefined;
   private queries = 0;
+  private verifications = 0;
   /** The earliest expiration (epoch seconds) of the signatures that verified. */
   private earliest: number | undefined;
 
@@ -264,6 +273,11 @@ export class Validator {
   /** The queries sent so far. */
   queriesSent(): number {
     return this.queries;
+  }
+
+  /** The signature verifications made so far (at most `MAX_SIGNATURE_VERIFICATIONS`). */
+  verificationsMade(): number {
+    return this.verifications;
   }
 
   /** The zone of the deepest trust anchor at or above `name`, or undefined when none covers it. */
@@ -309,7 +323,14 @@ export class Validator {
       if (cname) {
         const verdict = await this.positive(cname, message.answer, message.authority);
         links.push({ name: owner, type: 'CNAME', ...verdict });
+        // A bogus link makes the chain bogus whatever follows (RFC 4035 §5: the weakest link), and a
+        // spent verification budget can verify nothing more: the links after it are not asked for.
         const target = cname.rdatas[0] ? readName(cname.rdatas[0], 0).name.toLowerCase() : '';
+        if (verdict.status === 'bogus') return finish('error', undefined);
+        if (this.verificationsSpent()) {
+          if (verdict.status !== 'indeterminate') links.push({ name: target, type: typeName(type), status: 'indeterminate', reason: verificationBudgetReason() });
+          return finish('error', undefined);
+        }
         owner = target;
         continue; // RFC 1034 §5.3.3: asked again from the target, in its own zone
       }
@@ -320,6 +341,10 @@ export class Validator {
     }
     links.push({ name: owner, type: 'CNAME', status: 'indeterminate', reason: { code: EDE.DNSSEC_INDETERMINATE, text: `More than ${MAX_VALIDATION_CNAMES} CNAMEs.` } });
     return finish('error', undefined);
+  }
+
+  private verificationsSpent(): boolean {
+    return this.verifications >= MAX_SIGNATURE_VERIFICATIONS;
   }
 
   private anchorFor(name: string): TrustAnchor | undefined {
@@ -390,7 +415,7 @@ export class Validator {
     const ds = groupRRsets(message.answer).find((s) => s.name === name && s.type === TYPE.DS);
     if (ds) {
       const verdict = this.verifyRRset(ds, message.answer, parent);
-      if (verdict.status !== 'secure') return { status: 'bogus', zone: name, reason: verdict.reason };
+      if (verdict.status !== 'secure') return { status: failedAs(verdict), zone: name, reason: verdict.reason };
       const chain = Math.min(parent.chainExpires ?? Infinity, verdict.signature ? this.absolute(verdict.signature.expiration) : Infinity);
       return this.enterZone(name, ds.rdatas, [], `the DS at ${parent.zone || '.'}`, chain);
     }
@@ -401,7 +426,7 @@ export class Validator {
       if (proof.status === 'unsigned') {
         return { status: 'bogus', zone: name, reason: { code: EDE.NSEC_MISSING, text: `${parent.zone || '.'} is signed, but the answer that ${name} has no DS came without a signed NSEC or NSEC3.` } };
       }
-      return { status: 'bogus', zone: name, reason: proof.reason };
+      return { status: proof.indeterminate ? 'indeterminate' : 'bogus', zone: name, reason: proof.reason };
     }
     if (proof.nsec.length > 0) {
       const own = proof.nsec.find((n) => n.owner === name);
@@ -464,6 +489,18 @@ export class Validator {
       anchorKeys.some((a) => a.equals(k.rdata)) ||
       usable.some((d) => d.keyTag === k.keyTag && d.algorithm === k.algorithm && dsDigest(zone, k, d.digestType)?.equals(d.digest) === true),
     );
+    // RFC 4035 §5.2: keys this validator does not verify with (an RSA exponent over 2^32, a modulus
+    // over 4096 bits) count as an unsupported algorithm: never tried; when they are all the DS names,
+    // the zone is treated as unsigned.
+    const supportedEntry = entry.filter((k) => unsupportedKeyReason(k) === undefined);
+    if (entry.length > 0 && supportedEntry.length === 0) {
+      const why = unsupportedKeyReason(entry[0] as DnskeyData) as string;
+      return {
+        status: 'insecure',
+        zone,
+        reason: { code: EDE.UNSUPPORTED_DNSKEY_ALGORITHM, text: `Every DNSKEY of ${zone || '.'} that ${source} names is one this validator does not support (key ${(entry[0] as DnskeyData).keyTag}: ${why}): treated as unsigned (RFC 4035 §5.2).` },
+      };
+    }
     if (entry.length === 0) {
       // The fix is at the parent (the registrar): the DS of the key-signing keys the zone now serves.
       const seps = zoneKeys.filter((k) => (k.flags & DNSKEY_FLAG_SEP) !== 0 && SUPPORTED_ALGORITHMS.has(k.algorithm));
@@ -471,10 +508,11 @@ export class Validator {
       const fix = anchorKeys.length === 0 && records.length > 0 ? ` Publish at the registrar the DS of the key the zone now serves: ${records.join('; ')}.` : '';
       return { status: 'bogus', zone, reason: { code: EDE.DNSKEY_MISSING, text: `No DNSKEY of ${zone || '.'} matches ${source} (key tags ${usable.map((d) => d.keyTag).join(', ') || 'of the anchor'}).${fix}` } };
     }
-    const verdict = this.verifyRRset(set, response.message.answer, { status: 'secure', zone, keys: entry });
-    if (verdict.status !== 'secure') return { status: 'bogus', zone, reason: { ...verdict.reason, text: `The DNSKEY set of ${zone || '.'}: ${verdict.reason.text}` } };
+    const verdict = this.verifyRRset(set, response.message.answer, { status: 'secure', zone, keys: supportedEntry });
+    if (verdict.status !== 'secure') return { status: failedAs(verdict), zone, reason: { ...verdict.reason, text: `The DNSKEY set of ${zone || '.'}: ${verdict.reason.text}` } };
     const expires = Math.min(chainExpires, verdict.signature ? this.absolute(verdict.signature.expiration) : Infinity);
-    return { status: 'secure', zone, keys: zoneKeys, ...(Number.isFinite(expires) ? { chainExpires: expires } : {}) };
+    const usableKeys = zoneKeys.filter((k) => unsupportedKeyReason(k) === undefined);
+    return { status: 'secure', zone, keys: usableKeys, ...(Number.isFinite(expires) ? { chainExpires: expires } : {}) };
   }
 
   /**
@@ -520,7 +558,10 @@ export class Validator {
         continue;
       }
       const data = signedData(set, sig);
-      if (keys.some((k) => verifySignature(k, sig, data))) {
+      for (const key of keys) {
+        if (this.verificationsSpent()) return { status: 'indeterminate', reason: verificationBudgetReason() };
+        this.verifications++;
+        if (!verifySignature(key, sig, data)) continue;
         this.noteExpiry(this.absolute(sig.expiration));
         return { status: 'secure', reason: SECURE, signature: sig };
       }
@@ -548,7 +589,7 @@ export class Validator {
     // RFC 4035 §5.3.4, RFC 5155 §8.8: a wildcard expansion needs the proof that the name does not exist.
     const encloser = lastLabels(set.name, verdict.signature.labels);
     const proof = this.denialSets(authority, state);
-    if (proof.status === 'bogus') return proof;
+    if (proof.status === 'bogus') return { status: proof.indeterminate ? 'indeterminate' : 'bogus', reason: proof.reason };
     if (proof.status === 'secure') {
       if (proof.nsec.some((n) => nsecCovers(n, set.name))) return verdict;
       if (proof.nsec3.length > 0) {
@@ -567,7 +608,7 @@ export class Validator {
   private denialSets(section: readonly RawRecord[], zone: Extract<ZoneState, { status: 'secure' }>):
     | { status: 'secure'; nsec: Nsec[]; nsec3: Nsec3[] }
     | { status: 'unsigned' }
-    | { status: 'bogus'; reason: DnssecReason } {
+    | { status: 'bogus'; reason: DnssecReason; indeterminate?: boolean } {
     const sets = groupRRsets(section).filter((s) => s.type === TYPE.NSEC || s.type === TYPE.NSEC3);
     if (sets.length === 0) return { status: 'unsigned' };
     const nsec: Nsec[] = [];
@@ -575,7 +616,7 @@ export class Validator {
     for (const set of sets.slice(0, MAX_SIGNATURES_PER_RRSET)) {
       if (!isSubdomain(set.name, zone.zone)) continue; // another zone's: ignored
       const verdict = this.verifyRRset(set, section, zone);
-      if (verdict.status !== 'secure') return { status: 'bogus', reason: verdict.reason };
+      if (verdict.status !== 'secure') return { status: 'bogus', reason: verdict.reason, ...(verdict.status === 'indeterminate' ? { indeterminate: true } : {}) };
       if (set.type === TYPE.NSEC) {
         const read = readNsec(set);
         if (read) nsec.push(read);
@@ -663,7 +704,7 @@ export class Validator {
       if (verdict.status !== 'secure') return verdict;
     }
     const proof = this.denialSets(message.authority, state);
-    if (proof.status === 'bogus') return proof;
+    if (proof.status === 'bogus') return { status: proof.indeterminate ? 'indeterminate' : 'bogus', reason: proof.reason };
     const missing: Verdict = { status: 'bogus', reason: { code: EDE.NSEC_MISSING, text: `No NSEC or NSEC3 record proves ${what}.` } };
     if (proof.status === 'unsigned') return missing;
     const secure: Verdict = { status: 'secure', reason: { code: null, text: `Signed NSEC${proof.nsec.length ? '' : '3'} records prove ${what}.` } };
@@ -716,6 +757,15 @@ export class Validator {
     const wild = nsecs.find((n) => n.owner === wildcard);
     return wild !== undefined && !hasType(wild.bitmap, qtype) && !hasType(wild.bitmap, TYPE.CNAME);
   }
+}
+
+/** A failed check's state: `indeterminate` when the verification budget ran out, else `bogus`. */
+function failedAs(verdict: Verdict): 'bogus' | 'indeterminate' {
+  return verdict.status === 'indeterminate' ? 'indeterminate' : 'bogus';
+}
+
+function verificationBudgetReason(): DnssecReason {
+  return { code: EDE.DNSSEC_INDETERMINATE, text: `The validation needed more than ${MAX_SIGNATURE_VERIFICATIONS} signature verifications (MAX_SIGNATURE_VERIFICATIONS), the most one check may make: a zone with colliding key tags or decoy signatures?` };
 }
 
 function budgetReason(): DnssecReason {

@@ -57,6 +57,12 @@ import {
 } from './verify.js';
 import { EDE, type DnssecReason, type DnssecStatus, type RawQuery, type RRsetValidation, type TrustAnchor, type ValidationResult } from './types.js';
 
+/**
+ * The most records an RRset may hold for the validator to look at it (sort, canonicalise, verify);
+ * beyond it the RRset is `indeterminate`. A 64 KB TCP answer holds about 6,000 small records; no
+ * RRset a spoof check rests on needs more than a few dozen.
+ */
+export const MAX_RRSET_RECORDS = 1000;
 /** unbound's MAX_VALIDATE_RRSIGS: signatures tried per RRset (KeyTrap, CVE-2023-50387). */
 export const MAX_SIGNATURES_PER_RRSET = 8;
 /** Keys tried per signature when key tags collide. */
@@ -525,6 +531,9 @@ export class Validator {
       .map((r) => parseRrsig(r.rdata))
       .filter((s): s is RrsigData => s !== undefined && s.typeCovered === set.type);
     const label = `${set.name || '.'} ${typeName(set.type)}`;
+    if (set.rdatas.length > MAX_RRSET_RECORDS) {
+      return { status: 'indeterminate', reason: { code: EDE.DNSSEC_INDETERMINATE, text: `${label} holds ${set.rdatas.length} records; the validator looks at RRsets of at most ${MAX_RRSET_RECORDS} (MAX_RRSET_RECORDS).` } };
+    }
     if (sigs.length === 0) return { status: 'bogus', reason: { code: EDE.RRSIGS_MISSING, text: `${label} has no RRSIG, but ${zone.zone || '.'} is signed.` } };
     const failures: DnssecReason[] = [];
     const now = Math.floor(this.now()) >>> 0;

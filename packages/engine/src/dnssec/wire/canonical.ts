@@ -383,18 +383,26 @@ export interface RawRRset {
   rdatas: Buffer[];
 }
 
-/** Groups records into RRsets, in order of first appearance, dropping duplicate RDATA. */
+/**
+ * Groups records into RRsets, in order of first appearance, dropping duplicate RDATA (RFC 2181 §5:
+ * an RRset holds each record once). Linear: each RDATA is looked up by its octets in a hash set, not
+ * compared with every other (2,700 records once cost 3.6 million comparisons).
+ */
 export function groupRRsets(records: readonly RawRecord[]): RawRRset[] {
-  const sets = new Map<string, RawRRset>();
+  const sets = new Map<string, { set: RawRRset; seen: Set<string> }>();
   for (const record of records) {
     const key = `${record.name}\u0000${record.type}\u0000${record.class}`;
-    let set = sets.get(key);
-    if (!set) {
-      set = { name: record.name, type: record.type, class: record.class, ttl: record.ttl, rdatas: [] };
-      sets.set(key, set);
+    let entry = sets.get(key);
+    if (!entry) {
+      entry = { set: { name: record.name, type: record.type, class: record.class, ttl: record.ttl, rdatas: [] }, seen: new Set() };
+      sets.set(key, entry);
     }
-    if (!set.rdatas.some((r) => r.equals(record.rdata))) set.rdatas.push(record.rdata);
-    set.ttl = Math.min(set.ttl, record.ttl);
+    const octets = record.rdata.toString('latin1');
+    if (!entry.seen.has(octets)) {
+      entry.seen.add(octets);
+      entry.set.rdatas.push(record.rdata);
+    }
+    entry.set.ttl = Math.min(entry.set.ttl, record.ttl);
   }
-  return [...sets.values()];
+  return [...sets.values()].map((entry) => entry.set);
 }

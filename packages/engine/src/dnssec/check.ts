@@ -104,7 +104,7 @@ export function startDnssec(domain: string, options: CheckDnssecOptions, deadlin
     const result = dnssecNotChecked(`No trust anchor covers ${domain}: nothing to validate from.`);
     return { finish: async () => result };
   }
-  const material = anchorHasKeys(query, anchor);
+  const material = options.cache ? options.cache.anchorMaterial(anchor, () => anchorHasKeys(query, anchor)) : anchorHasKeys(query, anchor);
   const one = async (name: string, type: 'TXT' | 'MX'): Promise<DnssecRRsetResult> => {
     try {
       const result = await validator.validate(name, TYPE[type]);

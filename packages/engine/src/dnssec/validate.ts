@@ -100,8 +100,19 @@ export interface ValidatorOptions {
 
 /** How long a zone's state (its keys, or why it is insecure or bogus) is kept, at most. */
 export const DNSSEC_CACHE_SECONDS = 300;
-/** Zone states a `DnssecCache` holds; the oldest goes first. */
+/** Zone states a `DnssecCache` holds; the oldest goes first (validated answers: as many again). */
 export const DNSSEC_CACHE_ENTRIES = 10_000;
+/** How long a bogus answer is kept (unbound's `val-bogus-ttl`): a fixed zone is seen again soon. */
+export const DNSSEC_BOGUS_CACHE_SECONDS = 60;
+
+/** A validated answer as a `DnssecCache` keeps it. */
+interface HeldValidation {
+  result: ValidationResult;
+  /** The smallest TTL of the records the answer rests on (RFC 2181 §5.2, RFC 2308 §5 for denials). */
+  ttl: number;
+  /** The earliest expiry (epoch seconds) of the signatures it relied on, the chain's included. */
+  signaturesExpire: number | undefined;
+}
 
 /**
  * Zone states (authenticated keys, or a proven insecure or bogus state) shared by the validations of
@@ -110,6 +121,50 @@ export const DNSSEC_CACHE_ENTRIES = 10_000;
  */
 export class DnssecCache {
   readonly #entries = new Map<string, { expires: number; state: Promise<ZoneState> }>();
+  readonly #answers = new Map<string, { expires: number; held: Promise<HeldValidation> }>();
+  readonly #material = new Map<string, { expires: number; present: Promise<boolean> }>();
+  /**
+   * @internal A validated answer (as unbound keeps secure RRsets): until the earliest of its TTL,
+   * its signatures' expiry and `DNSSEC_CACHE_SECONDS` (`DNSSEC_BOGUS_CACHE_SECONDS` when bogus);
+   * indeterminate ones are not kept. A warm check then verifies and asks nothing again.
+   */
+  getAnswer(key: string): Promise<HeldValidation> | undefined {
+    const entry = this.#answers.get(key);
+    if (!entry) return undefined;
+    if (entry.expires <= Date.now() / 1000) {
+      this.#answers.delete(key);
+      return undefined;
+    }
+    return entry.held;
+  }
+  /** @internal Whether an anchor's zone answers with DNSSEC material at all, asked once per `DNSSEC_CACHE_SECONDS`. */
+  anchorMaterial(zone: string, ask: () => Promise<boolean>): Promise<boolean> {
+    const now = Date.now() / 1000;
+    const held = this.#material.get(zone);
+    if (held && held.expires > now) return held.present;
+    const present = ask();
+    this.#material.set(zone, { expires: now + DNSSEC_CACHE_SECONDS, present });
+    return present;
+  }
+  /** @internal */
+  setAnswer(key: string, held: Promise<HeldValidation>): void {
+    const now = Date.now() / 1000;
+    this.#answers.set(key, { expires: now + DNSSEC_CACHE_SECONDS, held });
+    void held.then(
+      (settled) => {
+        const entry = this.#answers.get(key);
+        if (!entry || entry.held !== held) return;
+        if (settled.result.status === 'indeterminate') {
+          this.#answers.delete(key);
+          return;
+        }
+        const bogusCap = settled.result.status === 'bogus' ? DNSSEC_BOGUS_CACHE_SECONDS : Infinity;
+        entry.expires = Math.min(entry.expires, now + settled.ttl, now + bogusCap, settled.signaturesExpire ?? Infinity);
+      },
+      () => this.#answers.delete(key),
+    );
+    while (this.#answers.size > DNSSEC_CACHE_ENTRIES) this.#answers.delete(this.#answers.keys().next().value as string);
+  }
   /** @internal */
   get(key: string): Promise<ZoneState> | undefined {
     const held = this.#entries.get(key);
@@ -296,15 +351,35 @@ export class Validator {
     return this.anchorFor(name) !== undefined;
   }
 
-  /** Validates the answer to (name, type), following CNAMEs; never throws for a DNS condition. */
+  /**
+   * Validates the answer to (name, type), following CNAMEs; never throws for a DNS condition. With
+   * a `DnssecCache`, an answer validated before (and still held) comes back without a query or a
+   * signature verification.
+   */
   async validate(name: string, type: number): Promise<ValidationResult> {
     const qname = name.toLowerCase().replace(/\.$/, '');
+    const cache = this.cache;
+    if (!cache) return (await this.validateAnew(qname, type)).result;
+    const key = `${this.anchorFor(qname)?.zone ?? '-'}|${qname}|${type}`;
+    let held = cache.getAnswer(key);
+    if (!held) {
+      held = this.validateAnew(qname, type).then(({ result, ttl }) => ({ result, ttl, signaturesExpire: this.earliest }));
+      cache.setAnswer(key, held);
+    }
+    const settled = await held;
+    // The signatures it rests on count for signaturesExpire, whether verified now or before.
+    if (settled.signaturesExpire !== undefined) this.noteExpiry(settled.signaturesExpire);
+    return settled.result;
+  }
+
+  private async validateAnew(qname: string, type: number): Promise<{ result: ValidationResult; ttl: number }> {
+    let ttl = Infinity;
     const links: RRsetValidation[] = [];
     const visited = new Set<string>();
     let owner = qname;
-    const finish = (answer: ValidationResult['answer'], rrset: RawRRset | undefined): ValidationResult => {
+    const finish = (answer: ValidationResult['answer'], rrset: RawRRset | undefined): { result: ValidationResult; ttl: number } => {
       const worst = weakest(links) ?? { status: 'indeterminate' as const, reason: { code: EDE.DNSSEC_INDETERMINATE, text: 'Nothing was validated.' } };
-      return { name: qname, type: typeName(type), status: worst.status, reason: worst.reason, answer, rrset, links };
+      return { result: { name: qname, type: typeName(type), status: worst.status, reason: worst.reason, answer, rrset, links }, ttl };
     };
     for (let hop = 0; hop <= MAX_VALIDATION_CNAMES; hop++) {
       if (visited.has(owner)) {
@@ -322,11 +397,13 @@ export class Validator {
       const data = answerSets.find((s) => s.name === owner && s.type === type);
       const cname = type !== TYPE.CNAME ? answerSets.find((s) => s.name === owner && s.type === TYPE.CNAME) : undefined;
       if (data) {
+        ttl = Math.min(ttl, data.ttl);
         const verdict = await this.positive(data, message.answer, message.authority);
         links.push({ name: owner, type: typeName(type), ...verdict });
         return finish('records', data);
       }
       if (cname) {
+        ttl = Math.min(ttl, cname.ttl);
         const verdict = await this.positive(cname, message.answer, message.authority);
         links.push({ name: owner, type: 'CNAME', ...verdict });
         // A bogus link makes the chain bogus whatever follows (RFC 4035 §5: the weakest link), and a
@@ -341,6 +418,9 @@ export class Validator {
         continue; // RFC 1034 §5.3.3: asked again from the target, in its own zone
       }
       const kind = message.rcode === 3 ? 'nxdomain' : 'nodata';
+      // RFC 2308 §5: a denial lives as long as the records proving it (SOA, NSEC/NSEC3 and their RRSIGs).
+      for (const record of message.authority) ttl = Math.min(ttl, record.ttl);
+      if (message.authority.length === 0) ttl = 0;
       const verdict = await this.negative(message, owner, type);
       links.push({ name: owner, type: typeName(type), ...verdict });
       return finish(kind, undefined);

@@ -38,12 +38,9 @@ const ANALYSER_FLOOR = 2;
 
 /**
  * Upward imports that remain, each with what removes it: the zone resolver and the embedded server
- * move to zones/, and dnssec/wire/canonical.ts (with the raw query types) joins dns/.
+ * move to zones/ (the raw codec and query port already joined dns/: dns/canonical.ts).
  */
 const KNOWN_UPWARD: readonly string[] = [
-  'dns/network-resolver.ts → dnssec/types.ts', // RawQuery, RawResponse: move with canonical.ts into dns/
-  'dns/network-resolver.ts → dnssec/wire/canonical.ts', // the raw codec: joins dns/
-  'dns/server.ts → dnssec/wire/canonical.ts', // the server moves to zones/
   'dns/server.ts → zones/signed.ts', // the server moves to zones/
   'dns/zone-resolver.ts → zones/types.ts', // the zone resolver moves to zones/
 ];

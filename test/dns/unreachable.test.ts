@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { NetworkResolver } from '../../packages/engine/src/dns/network-resolver.js';
 import { createRawQuery } from '../../packages/engine/src/dnssec/query.js';
-import { TYPE } from '../../packages/engine/src/dnssec/wire/canonical.js';
+import { TYPE } from '../../packages/engine/src/dns/canonical.js';
 import { checkDomain } from '../../packages/engine/src/check.js';
 import { ianaRootAnchors } from '../../packages/engine/src/dnssec/anchors.js';
 import { isSpoofCheckError } from '../../packages/engine/src/errors.js';

@@ -10,7 +10,7 @@ import { startDnssec } from '../../packages/engine/src/dnssec/check.js';
 import { EDE, type RawQuery } from '../../packages/engine/src/dnssec/types.js';
 import { MAX_SIGNATURE_VERIFICATIONS, Validator } from '../../packages/engine/src/dnssec/validate.js';
 import { MAX_RSA_MODULUS_BITS, parseDnskey, unsupportedKeyReason, verifyCounter } from '../../packages/engine/src/dnssec/verify.js';
-import { TYPE } from '../../packages/engine/src/dnssec/wire/canonical.js';
+import { TYPE } from '../../packages/engine/src/dns/canonical.js';
 import { buildHostileZone, CHAIN_LINKS, HOSTILE_DOMAIN, HOSTILE_NOW, HOSTILE_ZONE, type HostileZone } from './hostile-zone.js';
 
 /** A DNSKEY RDATA (RSASHA256) with the given exponent and a modulus of `modulusOctets` octets. */

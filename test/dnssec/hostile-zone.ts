@@ -10,7 +10,7 @@
 import { createPrivateKey, generateKeyPairSync, generatePrimeSync, randomBytes, sign, type KeyObject } from 'node:crypto';
 import type { RawQuery, TrustAnchor } from '../../packages/engine/src/dnssec/types.js';
 import { dsDigest, keyTag, parseDnskey, parseRrsig, signedData } from '../../packages/engine/src/dnssec/verify.js';
-import { nameToWire, TYPE, type RawMessage, type RawRecord } from '../../packages/engine/src/dnssec/wire/canonical.js';
+import { nameToWire, TYPE, type RawMessage, type RawRecord } from '../../packages/engine/src/dns/canonical.js';
 
 /** The zone (its own trust anchor, so no walk from the root), and the domain checked inside it. */
 export const HOSTILE_ZONE = 'hostile.example';

@@ -11,7 +11,7 @@ import { startDnsServer, type RunningDnsServer } from '../../packages/engine/src
 import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
 import { createRawQuery } from '../../packages/engine/src/dnssec/query.js';
 import { Validator } from '../../packages/engine/src/dnssec/validate.js';
-import { TYPE } from '../../packages/engine/src/dnssec/wire/canonical.js';
+import { TYPE } from '../../packages/engine/src/dns/canonical.js';
 import { loadSignedZoneDirectory } from '../../packages/engine/src/zones/signed.js';
 import { DNSSEC_FIXTURES, FIXED_NOW, fixtureAnchors } from './helpers.js';
 

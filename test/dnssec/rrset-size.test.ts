@@ -8,7 +8,7 @@ import type { RunningDnsServer } from '../../packages/engine/src/dns/server.js';
 import { createRawQuery } from '../../packages/engine/src/dnssec/query.js';
 import { EDE, type RawQuery } from '../../packages/engine/src/dnssec/types.js';
 import { MAX_RRSET_RECORDS, Validator } from '../../packages/engine/src/dnssec/validate.js';
-import { groupRRsets, nameToWire, TYPE, type RawRecord } from '../../packages/engine/src/dnssec/wire/canonical.js';
+import { groupRRsets, nameToWire, TYPE, type RawRecord } from '../../packages/engine/src/dns/canonical.js';
 import { FIXED_NOW, fixtureAnchors, startSignedServer } from './helpers.js';
 
 let server: RunningDnsServer;

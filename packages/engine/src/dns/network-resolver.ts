@@ -47,8 +47,7 @@ import {
   type WireMessage,
 } from './wire.js';
 import { MAX_CNAME_CHAIN } from './zone-resolver.js';
-import type { RawQuery, RawResponse } from '../dnssec/types.js';
-import { encodeRawQuery, readRawMessage, type RawMessage } from '../dnssec/wire/canonical.js';
+import { encodeRawQuery, readRawMessage, type RawMessage, type RawQuery, type RawResponse } from './canonical.js';
 
 /** How long one attempt (a UDP query, and its TCP retry if it was truncated) may take. */
 export const DEFAULT_QUERY_TIMEOUT_MS = 2000;

@@ -39,7 +39,7 @@ import {
 } from './wire.js';
 import type { ZoneResolver } from './zone-resolver.js';
 import type { SignedAnswer, SignedZoneSet } from '../zones/signed.js';
-import { encodeRawRecord } from '../dnssec/wire/canonical.js';
+import { encodeRawRecord } from './canonical.js';
 
 export { MAX_CHARACTER_STRING_OCTETS, splitCharacterStrings, TYPE_CODES } from './wire.js';
 

@@ -7,7 +7,7 @@
  */
 import { EDE, type DnssecReason, type DnssecStatus, type RawQuery, type RawResponse, type TrustAnchor } from './types.js';
 import { type DnssecCache, Validator, weakest } from './validate.js';
-import { groupRRsets, TYPE } from './wire/canonical.js';
+import { groupRRsets, TYPE } from '../dns/canonical.js';
 
 /** A result's DNSSEC state: a validator's state, or `not-checked` (never shown as secure). */
 export type DnssecResultStatus = DnssecStatus | 'not-checked';

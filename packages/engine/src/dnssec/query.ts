@@ -7,7 +7,7 @@
 import dgram from 'node:dgram';
 import net from 'node:net';
 import { randomInt } from 'node:crypto';
-import { encodeRawQuery, readRawMessage, WireFormatError } from './wire/canonical.js';
+import { encodeRawQuery, readRawMessage, WireFormatError } from '../dns/canonical.js';
 import type { RawQuery, RawResponse } from './types.js';
 
 /** The UDP payload size advertised (RFC 6891 §6.2.5; the DNS Flag Day 2020 value). */

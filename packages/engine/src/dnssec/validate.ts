@@ -35,7 +35,7 @@ import {
   splitLabels,
   TYPE,
   typeName,
-} from './wire/canonical.js';
+} from '../dns/canonical.js';
 import { base32hexEncode } from './wire/zonefile.js';
 import {
   ALGORITHM_NAMES,

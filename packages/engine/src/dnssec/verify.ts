@@ -5,7 +5,7 @@
  * RFC 4509, RFC 6605) and NSEC3 hashes (RFC 5155 §5).
  */
 import { createHash, createPublicKey, verify as cryptoVerify, type KeyObject } from 'node:crypto';
-import { canonicalRdata, labelCount, lastLabels, lowerName, nameToWire, readName, type RawRRset } from './wire/canonical.js';
+import { canonicalRdata, labelCount, lastLabels, lowerName, nameToWire, readName, type RawRRset } from '../dns/canonical.js';
 
 /** RFC 8624 §3.1 (IANA registry since RFC 9904): the signature algorithms this validator verifies. */
 export const SUPPORTED_ALGORITHMS: ReadonlySet<number> = new Set([5, 7, 8, 10, 13, 14, 15, 16]);

@@ -1,7 +1,9 @@
 /**
- * DNSSEC's view of the wire: records kept as raw RDATA octets (never re-encoded from decoded
- * objects, which does not round-trip), the canonical form and order of RFC 4034 §6, and a message
- * reader and writer for the validator's queries and the signed-zone server.
+ * The wire as DNSSEC needs it: records kept as raw RDATA octets (never re-encoded from decoded
+ * objects, which does not round-trip), the canonical form and order of RFC 4034 §6, a message
+ * reader and writer for the validator's queries and the signed-zone server, and the raw query port
+ * (`RawQuery`) the network resolver answers and the validator asks through. It lives in the DNS
+ * layer (moved from dnssec/wire/), so the resolver does not import the validator's folder.
  *
  * Names are held in presentation form, lower case, without the trailing dot ('' is the root); an
  * octet that is not a printable character other than '.' and '\' is written `\DDD` (RFC 1035 §5.1),
@@ -406,3 +408,12 @@ export function groupRRsets(records: readonly RawRecord[]): RawRRset[] {
   }
   return [...sets.values()].map((entry) => entry.set);
 }
+
+/** A response to one raw query, or why there is none. */
+export type RawResponse = { kind: 'response'; message: RawMessage } | { kind: 'error'; detail: string };
+
+/**
+ * The port the validator asks through: one question with EDNS DO and CD set (RFC 4035 §4.9.2,
+ * RFC 6840 §5.9), the whole message back with its records as raw octets.
+ */
+export type RawQuery = (name: string, type: number) => Promise<RawResponse>;

@@ -1,102 +1,187 @@
 /**
- * The cost of DNSSEC validation (`result.dnssec`): the same checks with validation on and off, over
- * the signed fixture zones (fixtures/dnssec) on the embedded server on loopback, cold (a new DNS
- * cache for every round) and warm (one cache for all rounds). Reports checks per second and, with
- * validation on, the signature verifications per check.
+ * The cost of DNSSEC validation (`result.dnssec`, issue 43 item 1): the same checks of the signed
+ * fixture domains (fixtures/dnssec) with validation off and on, on the build (`loadEngine`, as
+ * every section of `npm run bench`), over the embedded DNS server on loopback behind the resolver
+ * stack `check` and `serve` use (`CachingResolver` over `ConcurrencyLimitedResolver` over
+ * `NetworkResolver`), at concurrency 16:
  *
- * Modes: `off`; `on` (each check walks from the anchor again: "warm" warms only the spoof check's
- * own lookups, so on-versus-off is the validation's whole cost); `on+cache` (one `DnssecCache` for
- * all checks of the row, as `check` shares one between its inputs). The server runs in this
- * process, so the figures include its answering.
+ * - cold: a new DNS cache and a new `DnssecCache` every round (as one `check` invocation or one
+ *   batch starts), also over the same zones unsigned (the zone files before signing, served by the
+ *   same server through `ZoneResolver`), so signing's own cost shows;
+ * - warm: one DNS cache and one `DnssecCache` for every round (the service's shape).
  *
- *   npx tsx bench/dnssec.ts            full run
- *   npx tsx bench/dnssec.ts --quick    fewer rounds
+ * Modes alternate within each round, and each ratio is the median over rounds of the ratio within
+ * a round (the machine's load moves between runs; a spike moves one round's pair, not the figure). Headline: `dnssecWarmRatio` and `dnssecColdRatio` (validated ÷ unvalidated; targets
+ * ≥ 0.5), `dnssecSignedColdRatio` (unvalidated signed ÷ unsigned; target ≥ 0.8).
  *
- * Measured (--quick, 3 rounds × 24 signed domains, concurrency 8, Node 22, the shared 2-core machine
- * at a load average of about 6, 2026-11-27): cold DNS cache 12 checks/s off, 7 on, 12 on with a
- * DnssecCache; warm 7197 off, 276 on, 865 with the cache; 6.8 signature verifications per check
- * (2 with the cache). Validation off costs nothing: no validator, no DNSSEC query.
+ *   npm run bench -- --only dnssec [--quick]      as a section
+ *   npx tsx --tsconfig bench/tsconfig.json bench/dnssec.ts [--quick] [--source]   alone
  */
-import { readdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { checkDomain } from '../packages/engine/src/check.js';
-import { CachingResolver } from '../packages/engine/src/dns/cache.js';
-import { NetworkResolver } from '../packages/engine/src/dns/network-resolver.js';
-import { startDnsServer } from '../packages/engine/src/dns/server.js';
-import { ZoneResolver } from '../packages/engine/src/dns/zone-resolver.js';
-import { parseTrustAnchors } from '../packages/engine/src/dnssec/anchors.js';
-import { DnssecCache } from '../packages/engine/src/dnssec/validate.js';
-import { verifyCounter } from '../packages/engine/src/dnssec/verify.js';
-import { loadSignedZoneDirectory } from '../packages/engine/src/zones/signed.js';
-import { readFileSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { ENGINE_PACKAGE_BUILD_DIR, loadEngine, type EngineModules } from './engine.js';
+import { SMOKE } from './smoke.js';
 
 /** Checks in flight. */
-export const CONCURRENCY = 8;
-/** Rounds over the signed domains (full / quick). */
-export const ROUNDS = { full: 20, quick: 3 } as const;
+export const DNSSEC_CONCURRENCY = 16;
+/** Measured rounds (full / quick); one more unmeasured round warms the JIT and, for warm, the caches. */
+export const DNSSEC_ROUNDS = { full: 10, quick: 5 } as const;
+/** Passes over the domains per warm round (a warm pass takes milliseconds). */
+export const WARM_PASSES = { full: 200, quick: 100 } as const;
+/** Targets (issue 43 item 1). */
+export const DNSSEC_WARM_RATIO_TARGET = 0.5;
+export const DNSSEC_COLD_RATIO_TARGET = 0.5;
+export const DNSSEC_SIGNED_COLD_RATIO_TARGET = 0.8;
 
 const DIR = fileURLToPath(new URL('../fixtures/dnssec/', import.meta.url));
+/** Record types the plain zone reader does not read: the signed files' own, dropped for the unsigned copy. */
+const DNSSEC_ONLY_TYPES = /\s(DS|DNSKEY|RRSIG|NSEC|NSEC3|NSEC3PARAM|TLSA)\s/;
 
-async function main(): Promise<void> {
-  const quick = process.argv.includes('--quick');
-  const rounds = quick ? ROUNDS.quick : ROUNDS.full;
-  const server = await startDnsServer({ resolver: new ZoneResolver([]), signedZones: await loadSignedZoneDirectory(`${DIR}zones`), outsideZones: 'nxdomain' });
-  const address = `127.0.0.1:${server.address.port}`;
-  const anchors = parseTrustAnchors(readFileSync(`${DIR}root-anchor.ds`, 'utf8'));
-  const domains = readdirSync(`${DIR}zones`).filter((f) => f.endsWith('.test.signed') || f.endsWith('.test.zone')).map((f) => f.replace(/\.(signed|zone)$/, ''));
-  const network = new NetworkResolver({ servers: [address] });
-  const rows: Record<string, unknown>[] = [];
-  for (const cache of ['cold', 'warm'] as const) {
-    for (const validation of ['off', 'on', 'on+cache'] as const) {
-      const zoneCache = new DnssecCache();
-      let shared = new CachingResolver(network, { maxEntries: 10_000 });
-      const statuses: Record<string, number> = {};
-      let checks = 0;
-      let failed = 0;
-      const verifiesBefore = verifyCounter.count;
-      // One unmeasured round so both modes start from the same JIT state; warm keeps its cache.
-      for (let round = -1; round < rounds; round++) {
-        if (cache === 'cold') shared = new CachingResolver(network, { maxEntries: 10_000 });
-        if (round === 0) {
-          checks = 0;
-          failed = 0;
-          verifyCounter.count = verifiesBefore;
-          for (const key of Object.keys(statuses)) delete statuses[key];
-          startedAt = performance.now();
-        }
-        const queue = [...domains];
-        await Promise.all(
-          Array.from({ length: CONCURRENCY }, async () => {
-            for (let domain = queue.shift(); domain; domain = queue.shift()) {
-              try {
-                const result = await checkDomain(domain, { resolver: shared, ...(validation !== 'off' ? { dnssec: { query: network.dnssecQuery(), anchors, ...(validation === 'on+cache' ? { cache: zoneCache } : {}) } } : {}) });
-                const status = result.dnssec?.status ?? 'none';
-                statuses[status] = (statuses[status] ?? 0) + 1;
-              } catch {
-                failed++;
-              }
-              checks++;
-            }
-          }),
-        );
-      }
-      const seconds = (performance.now() - startedAt) / 1000;
-      rows.push({
-        cache,
-        validation,
-        checks,
-        failed,
-        checksPerSecond: Math.round(checks / seconds),
-        verificationsPerCheck: validation !== 'off' ? +((verifyCounter.count - verifiesBefore) / checks).toFixed(1) : 0,
-        statuses,
-      });
-    }
-  }
-  network.close();
-  await server.close();
-  console.log(JSON.stringify({ bench: 'dnssec', quick, rounds, domains: domains.length, concurrency: CONCURRENCY, node: process.version, rows }, null, 2));
+/** One mode's figures. */
+export interface DnssecModeResult {
+  checksPerSec: number;
+  checks: number;
+  failed: number;
+  /** Signature verifications per check (validation on). */
+  verificationsPerCheck: number;
+  statuses: Record<string, number>;
 }
 
-let startedAt = 0;
-await main();
+/** The section's result. */
+export interface DnssecBenchResult {
+  domains: number;
+  concurrency: number;
+  rounds: number;
+  cold: { unsigned: DnssecModeResult; off: DnssecModeResult; on: DnssecModeResult };
+  warm: { off: DnssecModeResult; on: DnssecModeResult };
+  warmRatio: number;
+  coldRatio: number;
+  signedColdRatio: number;
+}
+
+type Api = EngineModules['api'];
+
+/** Runs the section on `engine` (the build unless told). */
+export async function runDnssecBenchmark(options: { engine: EngineModules; quick: boolean }): Promise<DnssecBenchResult> {
+  const { engine, quick } = options;
+  const api = engine.api;
+  const verify = (engine.from === 'build'
+    ? await import(pathToFileURL(join(ENGINE_PACKAGE_BUILD_DIR, 'dnssec', 'verify.js')).href)
+    : await import('../packages/engine/src/dnssec/verify.js')) as typeof import('../packages/engine/src/dnssec/verify.js');
+  const rounds = SMOKE ? 1 : quick ? DNSSEC_ROUNDS.quick : DNSSEC_ROUNDS.full;
+  const passes = SMOKE ? 2 : quick ? WARM_PASSES.quick : WARM_PASSES.full;
+  const signedServer = await engine.server.startDnsServer({ resolver: new api.ZoneResolver([]), signedZones: await api.loadSignedZoneDirectory(`${DIR}zones`), outsideZones: 'nxdomain' });
+  const unsignedZones = readdirSync(`${DIR}unsigned`)
+    .filter((file) => file.endsWith('.zone'))
+    .map((file) =>
+      api.parseZone(
+        readFileSync(`${DIR}unsigned/${file}`, 'utf8')
+          .split('\n')
+          .filter((line) => !DNSSEC_ONLY_TYPES.test(line))
+          .join('\n'),
+        { origin: file === 'root.zone' ? '.' : file.replace(/\.zone$/, ''), file },
+      ),
+    );
+  const unsignedServer = await engine.server.startDnsServer({ resolver: new api.ZoneResolver(unsignedZones), outsideZones: 'nxdomain' });
+  const anchors = api.parseTrustAnchors(readFileSync(`${DIR}root-anchor.ds`, 'utf8'));
+  const domains = readdirSync(`${DIR}zones`)
+    .filter((file) => file.endsWith('.test.signed') || file.endsWith('.test.zone'))
+    .map((file) => file.replace(/\.(signed|zone)$/, ''));
+  const signed = new api.NetworkResolver({ servers: [`127.0.0.1:${signedServer.address.port}`] });
+  const unsigned = new api.NetworkResolver({ servers: [`127.0.0.1:${unsignedServer.address.port}`] });
+
+  /** The resolver stack of `check`/`serve`, and (validation on) a DnssecCache over the same servers. */
+  const stack = (network: InstanceType<Api['NetworkResolver']>, validate: boolean) => ({
+    resolver: new api.CachingResolver(new api.ConcurrencyLimitedResolver(network), { maxEntries: 10_000 }),
+    dnssec: validate ? { query: network.dnssecQuery(), anchors, cache: new api.DnssecCache() } : undefined,
+  });
+  type Stack = ReturnType<typeof stack>;
+  const tally = (): DnssecModeResult & { ms: number; verifications: number; perRound: number[] } => ({ checksPerSec: 0, checks: 0, failed: 0, verificationsPerCheck: 0, statuses: {}, ms: 0, verifications: 0, perRound: [] });
+
+  /** `list` checked at `DNSSEC_CONCURRENCY` through `using`, added to `into` when `measured`. */
+  const pass = async (list: readonly string[], using: Stack, into: ReturnType<typeof tally>, measured: boolean): Promise<void> => {
+    const queue = [...list];
+    const verifiesBefore = verify.verifyCounter.count;
+    const startedAt = performance.now();
+    let checks = 0;
+    let failed = 0;
+    const statuses: Record<string, number> = {};
+    await Promise.all(
+      Array.from({ length: DNSSEC_CONCURRENCY }, async () => {
+        for (let domain = queue.shift(); domain; domain = queue.shift()) {
+          try {
+            const result = await api.checkDomain(domain, { resolver: using.resolver, ...(using.dnssec ? { dnssec: using.dnssec } : { dnssec: false }) });
+            const status = result.dnssec?.status ?? 'none';
+            statuses[status] = (statuses[status] ?? 0) + 1;
+          } catch {
+            failed++;
+          }
+          checks++;
+        }
+      }),
+    );
+    if (!measured) return;
+    const ms = performance.now() - startedAt;
+    into.perRound.push(checks / (ms / 1000));
+    into.ms += ms;
+    into.checks += checks;
+    into.failed += failed;
+    into.verifications += verify.verifyCounter.count - verifiesBefore;
+    for (const [status, count] of Object.entries(statuses)) into.statuses[status] = (into.statuses[status] ?? 0) + count;
+  };
+
+  const cold = { unsigned: tally(), off: tally(), on: tally() };
+  for (let round = -1; round < rounds; round++) {
+    // A new stack per mode and round: nothing cached from before.
+    await pass(domains, stack(unsigned, false), cold.unsigned, round >= 0);
+    await pass(domains, stack(signed, false), cold.off, round >= 0);
+    await pass(domains, stack(signed, true), cold.on, round >= 0);
+  }
+  const warm = { off: tally(), on: tally() };
+  const warmStacks = { off: stack(signed, false), on: stack(signed, true) };
+  const many = Array.from({ length: passes }, () => domains).flat();
+  for (let round = -1; round < rounds; round++) {
+    await pass(round < 0 ? domains : many, warmStacks.off, warm.off, round >= 0);
+    await pass(round < 0 ? domains : many, warmStacks.on, warm.on, round >= 0);
+  }
+  signed.close();
+  unsigned.close();
+  await signedServer.close();
+  await unsignedServer.close();
+
+  const done = ({ ms, verifications, perRound: _perRound, ...mode }: ReturnType<typeof tally>): DnssecModeResult => ({
+    ...mode,
+    checksPerSec: Math.round(mode.checks / (ms / 1000)),
+    verificationsPerCheck: +(verifications / Math.max(1, mode.checks)).toFixed(2),
+  });
+  const result = {
+    domains: domains.length,
+    concurrency: DNSSEC_CONCURRENCY,
+    rounds,
+    cold: { unsigned: done(cold.unsigned), off: done(cold.off), on: done(cold.on) },
+    warm: { off: done(warm.off), on: done(warm.on) },
+  };
+  // The median over rounds of the ratio within each round: the two modes of a round ran back to
+  // back, so a load spike on the shared machine moves one round's pair, not the figure.
+  const ratio = (a: ReturnType<typeof tally>, b: ReturnType<typeof tally>): number => {
+    const within = a.perRound.map((rate, index) => rate / (b.perRound[index] as number)).sort((x, y) => x - y);
+    const middle = within.length >> 1;
+    const median = within.length % 2 === 1 ? (within[middle] as number) : ((within[middle - 1] as number) + (within[middle] as number)) / 2;
+    return +median.toFixed(2);
+  };
+  return {
+    ...result,
+    warmRatio: ratio(warm.on, warm.off),
+    coldRatio: ratio(cold.on, cold.off),
+    signedColdRatio: ratio(cold.off, cold.unsigned),
+  };
+}
+
+// Run alone: `npx tsx --tsconfig bench/tsconfig.json bench/dnssec.ts [--quick] [--source]`.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const engine = await loadEngine({ fromSource: process.argv.includes('--source') });
+  const result = await runDnssecBenchmark({ engine, quick: process.argv.includes('--quick') || SMOKE });
+  console.log(JSON.stringify({ bench: 'dnssec', engine: engine.from, node: process.version, ...result }, null, 2));
+}

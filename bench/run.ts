@@ -35,9 +35,10 @@ import { runStoreBenchmark, type StoreBenchResult } from './store.js';
 import { formatCount, formatMeasured, formatRatio } from './stats.js';
 import { createKeyPool } from './synthetic.js';
 import { SMOKE } from './smoke.js';
+import { DNSSEC_COLD_RATIO_TARGET, DNSSEC_SIGNED_COLD_RATIO_TARGET, DNSSEC_WARM_RATIO_TARGET, runDnssecBenchmark, type DnssecBenchResult } from './dnssec.js';
 
 /** The sections, in the order they run. */
-export const SECTIONS = ['warm', 'shared', 'features', 'cold', 'http', 'spf', 'scan', 'store'] as const;
+export const SECTIONS = ['warm', 'shared', 'features', 'cold', 'http', 'spf', 'scan', 'store', 'dnssec'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 /** The SPF target: at least this many times mailauth's evaluations per second. */
@@ -86,6 +87,8 @@ export interface BenchResults {
   /** The same scan with `--resolver`, against the embedded DNS server in another process. */
   scanResolver?: ScanBenchResult;
   store?: StoreBenchResult;
+  /** DNSSEC validation on and off over the signed fixtures (bench/dnssec.ts). */
+  dnssec?: DnssecBenchResult;
   rows: Row[];
   /** The headline figures (also the last line of `--json`). */
   summary: Summary;
@@ -112,6 +115,10 @@ export interface Summary {
   scanMillionPeakRssMb: number | null;
   /** That run's domains/s ÷ the 100,000-file run's (target ≥ 0.8). */
   scanMillionRateRatio: number | null;
+  /** Warm checks/s with DNSSEC validation ÷ without, same run (target ≥ 0.5). */
+  dnssecWarmRatio: number | null;
+  /** Cold checks/s with DNSSEC validation ÷ without, concurrency 16, same run (target ≥ 0.5). */
+  dnssecColdRatio: number | null;
 }
 
 /** The machine: Node version, CPU model from /proc/cpuinfo (else os.cpus()), cores, memory. */
@@ -304,6 +311,7 @@ export function rowsOf(results: Omit<BenchResults, 'rows' | 'summary'>): Row[] {
       });
     }
   }
+  rows.push(...dnssecRows(results.dnssec));
   return rows;
 }
 
@@ -343,6 +351,26 @@ function sameVerdicts(a: Record<string, number>, b: Record<string, number>): boo
   return [...keys].every((key) => (a[key] ?? 0) === (b[key] ?? 0));
 }
 
+/** Section 7's rows: validated against unvalidated checks, warm and cold, and signed against unsigned zones. */
+function dnssecRows(dnssec: DnssecBenchResult | undefined): Row[] {
+  if (!dnssec) return [];
+  const section = '7 DNSSEC';
+  const row = (figure: string, value: number, baseline: string, ratio: number, target: number): Row => ({
+    section,
+    figure,
+    value: `${formatCount(value)}/s`,
+    baseline,
+    ratio: formatRatio(ratio),
+    target: `≥ ${formatRatio(target)}`,
+    met: ratio >= target,
+  });
+  return [
+    row('warm checks, validated (DnssecCache)', dnssec.warm.on.checksPerSec, `unvalidated: ${formatCount(dnssec.warm.off.checksPerSec)}/s`, dnssec.warmRatio, DNSSEC_WARM_RATIO_TARGET),
+    row(`cold checks, validated, concurrency ${dnssec.concurrency}`, dnssec.cold.on.checksPerSec, `unvalidated: ${formatCount(dnssec.cold.off.checksPerSec)}/s`, dnssec.coldRatio, DNSSEC_COLD_RATIO_TARGET),
+    row('cold checks, unvalidated, signed zones', dnssec.cold.off.checksPerSec, `same zones unsigned: ${formatCount(dnssec.cold.unsigned.checksPerSec)}/s`, dnssec.signedColdRatio, DNSSEC_SIGNED_COLD_RATIO_TARGET),
+  ];
+}
+
 /** The headline figures of whatever sections ran. */
 export function summaryOf(results: Omit<BenchResults, 'rows' | 'summary'>): Summary {
   const { warm, cold, http, spf, scan } = results;
@@ -361,6 +389,8 @@ export function summaryOf(results: Omit<BenchResults, 'rows' | 'summary'>): Summ
     scanResolverPeakRssMb: results.scanResolver && Number.isFinite(results.scanResolver.peakRssMb) ? results.scanResolver.peakRssMb : null,
     scanMillionPeakRssMb: scan?.million && !('error' in scan.million) ? scan.million.peakRssMb : null,
     scanMillionRateRatio: scan?.millionRateRatio !== undefined && Number.isFinite(scan.millionRateRatio) ? scan.millionRateRatio : null,
+    dnssecWarmRatio: results.dnssec ? results.dnssec.warmRatio : null,
+    dnssecColdRatio: results.dnssec ? results.dnssec.coldRatio : null,
   };
 }
 
@@ -457,6 +487,7 @@ async function main(): Promise<void> {
   if (args.only.has('scan')) results.scan = await timed('5 bulk scan', () => runScanBenchmark({ engine, quick, keys }));
   if (args.only.has('scan')) results.scanResolver = await timed('5 bulk scan (--resolver)', () => runResolverScanBenchmark({ engine, quick, keys }));
   if (args.only.has('store')) results.store = await timed('6 stores', () => runStoreBenchmark({ quick, say }));
+  if (args.only.has('dnssec')) results.dnssec = await timed('7 DNSSEC', () => runDnssecBenchmark({ engine, quick }));
   if (results.failures.length > 0) process.exitCode = 1;
   results.seconds = (performance.now() - started) / 1000;
 

@@ -9,7 +9,7 @@ import type { RunningDnsServer } from '../../packages/engine/src/dns/server.js';
 import { createRawQuery } from '../../packages/engine/src/dnssec/query.js';
 import type { RawQuery } from '../../packages/engine/src/dnssec/types.js';
 import { Validator } from '../../packages/engine/src/dnssec/validate.js';
-import { readRawMessage, TYPE, WireFormatError, type RawRecord } from '../../packages/engine/src/dnssec/wire/canonical.js';
+import { readRawMessage, TYPE, WireFormatError, type RawRecord } from '../../packages/engine/src/dns/canonical.js';
 import { FIXED_NOW, fixtureAnchors, startSignedServer } from './helpers.js';
 
 let server: RunningDnsServer;

@@ -10,7 +10,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRawQuery } from '../../packages/engine/src/dnssec/query.js';
 import { Validator } from '../../packages/engine/src/dnssec/validate.js';
-import { TYPE } from '../../packages/engine/src/dnssec/wire/canonical.js';
+import { TYPE } from '../../packages/engine/src/dns/canonical.js';
 import { parseSignedZone } from '../../packages/engine/src/dnssec/wire/zonefile.js';
 import { startNsd, type RunningNsd } from '../acceptance/nsd.js';
 import { CASES, DNSSEC_FIXTURES, FIXED_NOW, fixtureAnchors } from './helpers.js';

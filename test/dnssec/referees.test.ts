@@ -17,7 +17,7 @@ import type { RunningDnsServer } from '../../packages/engine/src/dns/server.js';
 import { createRawQuery } from '../../packages/engine/src/dnssec/query.js';
 import type { DnssecStatus } from '../../packages/engine/src/dnssec/types.js';
 import { Validator } from '../../packages/engine/src/dnssec/validate.js';
-import { TYPE } from '../../packages/engine/src/dnssec/wire/canonical.js';
+import { TYPE } from '../../packages/engine/src/dns/canonical.js';
 import { CASES, fixtureAnchors, ROOT_ANCHOR_FILE, startSignedServer } from './helpers.js';
 
 const UNBOUND = '/usr/sbin/unbound';

@@ -12,7 +12,7 @@ import { createRawQuery } from '../../packages/engine/src/dnssec/query.js';
 import type { RawQuery, RawResponse } from '../../packages/engine/src/dnssec/types.js';
 import { DnssecCache, MAX_SIGNATURES_PER_RRSET, Validator } from '../../packages/engine/src/dnssec/validate.js';
 import { keyTag, parseDs } from '../../packages/engine/src/dnssec/verify.js';
-import { TYPE, type RawMessage } from '../../packages/engine/src/dnssec/wire/canonical.js';
+import { TYPE, type RawMessage } from '../../packages/engine/src/dns/canonical.js';
 import { CASES, DNSSEC_FIXTURES, FIXED_NOW, fixtureAnchors, startSignedServer } from './helpers.js';
 
 let server: RunningDnsServer;

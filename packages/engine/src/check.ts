@@ -123,7 +123,8 @@ export async function checkDomain(input: string, options: CheckOptions): Promise
   // budget (the spoof check's figures do not move), and its own verdict.
   const transport = options.transport ? startTransport(domain, options) : null;
   // DNSSEC runs beside the check on its own queries (DO and CD), outside its DNS budget.
-  const dnssec = typeof options.dnssec === 'object' ? startDnssec(domain, options.dnssec) : null;
+  // It shares the check's DNS deadline and cancellation: slow DO answers cannot hold the check past it.
+  const dnssec = typeof options.dnssec === 'object' ? startDnssec(domain, options.dnssec, { deadlineMs: options.deadlineMs ?? DEFAULT_CHECK_DEADLINE_MS, signal: options.signal }) : null;
   const bimi = options.bimi ? startBimi(domain, input, options) : null;
   const resolver = createCheckResolver(options.resolver, {
     maxQueries: options.maxQueries ?? DEFAULT_CHECK_MAX_QUERIES,

@@ -47,8 +47,7 @@ import {
   type WireMessage,
 } from './wire.js';
 import { MAX_CNAME_CHAIN } from './zone-resolver.js';
-import { createRawQuery } from '../dnssec/query.js';
-import type { RawQuery } from '../dnssec/types.js';
+import { encodeRawQuery, readRawMessage, type RawMessage, type RawQuery, type RawResponse } from './canonical.js';
 
 /** How long one attempt (a UDP query, and its TCP retry if it was truncated) may take. */
 export const DEFAULT_QUERY_TIMEOUT_MS = 2000;
@@ -157,10 +156,14 @@ export class NetworkResolver implements Resolver {
 
   /**
    * A raw query client to the same servers for DNSSEC validation: EDNS with DO and CD set
-   * (RFC 4035 §4.9.2, RFC 6840 §5.9), the records handed back as raw octets (`Validator`).
+   * (RFC 4035 §4.9.2, RFC 6840 §5.9), the records handed back as raw octets (`Validator`). Its
+   * questions share this resolver's sockets, TCP connections, attempts and timeout (one socket
+   * pool, one TCP fallback, one EDNS payload size); `checkingDisabled: false` asks a validating
+   * resolver for its own verdict.
    */
-  dnssecQuery(): RawQuery {
-    return createRawQuery(this.client.addresses, { timeoutMs: this.client.timeoutMs, attempts: this.client.attempts });
+  dnssecQuery(options: { checkingDisabled?: boolean } = {}): RawQuery {
+    const cd = options.checkingDisabled ?? true;
+    return (name, type) => new Promise<RawResponse>((resolve) => new RawLookup(this.client, name, type, cd, resolve).begin());
   }
 
   /** The servers queries go to, as `ip:port` or `[ipv6]:port`. */
@@ -181,7 +184,7 @@ export class NetworkResolver implements Resolver {
     const first = canonicalName(name);
     const problem = canonicalNameProblem(first, name) ?? octetProblem(first);
     if (problem) return Promise.resolve({ kind: 'error', reason: 'invalid-name', detail: problem });
-    return new Promise((resolve, reject) => new Lookup<T>(this.client, first, type, resolve, reject).ask(first));
+    return new Promise((resolve) => new Lookup<T>(this.client, first, type, resolve).ask(first));
   }
 }
 
@@ -245,7 +248,6 @@ class Lookup<T extends RecordType> {
     private readonly original: string,
     private readonly type: T,
     private readonly resolve: (answer: DnsAnswer<T>) => void,
-    private readonly reject: (error: unknown) => void,
   ) {
     this.qname = original;
   }
@@ -259,13 +261,20 @@ class Lookup<T extends RecordType> {
     this.guard(() => this.beginAttempt());
   }
 
-  /** An unexpected exception rejects the lookup, as it did when this was an async function. */
+  /**
+   * An unexpected exception (a socket that throws where none should) ends the lookup as a failure:
+   * the resolver never rejects and nothing it does can end the process.
+   */
   private guard(step: () => void): void {
     try {
       step();
     } catch (error) {
-      this.reject(error);
+      this.fail(error);
     }
+  }
+
+  private fail(error: unknown): void {
+    this.resolve({ kind: 'error', reason: 'servfail', detail: `the query could not be made: ${error instanceof Error ? error.message : String(error)}` } as DnsAnswer<T>);
   }
 
   private beginAttempt(): void {
@@ -280,11 +289,12 @@ class Lookup<T extends RecordType> {
     const socket = (this.pool as ServerPool).take();
     const id = socket.freeId();
     this.query = encodeQuery(this.qname, this.type, { id, rd: true, ednsUdpPayload: this.useEdns ? EDNS_UDP_PAYLOAD : undefined });
-    socket.exchange(this.query, id, this.qname, this.type, this.deadline, this.onUdp);
+    socket.exchange(this.query, id, lookupReader(this.qname, this.type), this.deadline, this.onUdp);
   }
 
   private udpOutcome(outcome: AttemptOutcome): void {
-    if (!('message' in outcome)) return this.attemptFailed(outcome);
+    if ('error' in outcome) return this.attemptFailed(outcome);
+    if (!('message' in outcome)) return this.fail('a reply of the wrong kind');
     const { message } = outcome;
     if (this.useEdns && !message.opt && (message.rcode === RCODE.FORMERR || message.rcode === RCODE.NOTIMP)) {
       this.useEdns = false;
@@ -294,12 +304,13 @@ class Lookup<T extends RecordType> {
     if ((message.flags & FLAG.TC) === 0) return this.answered(message);
     (this.pool as ServerPool).tcp
       .take()
-      .exchange(this.query as Buffer, this.qname, this.type, this.deadline)
-      .then((tcp) => this.guard(() => this.tcpOutcome(tcp)), this.reject);
+      .exchange(this.query as Buffer, lookupReader(this.qname, this.type), this.deadline)
+      .then((tcp) => this.guard(() => this.tcpOutcome(tcp)), (error: unknown) => this.fail(error));
   }
 
   private tcpOutcome(tcp: AttemptOutcome): void {
-    if (!('message' in tcp)) return this.attemptFailed(tcp);
+    if ('error' in tcp) return this.attemptFailed(tcp);
+    if (!('message' in tcp)) return this.fail('a reply of the wrong kind');
     // A TCP message can hold 65535 octets (RFC 1035 §4.2.2): TC here is a broken server.
     if ((tcp.message.flags & FLAG.TC) !== 0) {
       return this.attemptFailed({ error: { kind: 'error', reason: 'malformed', detail: 'the answer was truncated even over TCP' }, final: true });
@@ -361,8 +372,137 @@ const MAX_WIRE_NAME_OCTETS = 255;
 
 type ErrorAnswer = { kind: 'error'; reason: DnsErrorReason; detail?: string };
 
-/** What one attempt came to: a response that answers our question, or an error (final: do not retry). */
-type AttemptOutcome = { message: WireMessage } | { error: ErrorAnswer; final: boolean };
+/**
+ * What one attempt came to: a response that answers our question (decoded, or raw for DNSSEC), or
+ * an error (final: do not retry).
+ */
+type AttemptOutcome = { message: WireMessage } | { raw: RawMessage } | { error: ErrorAnswer; final: boolean };
+
+/**
+ * How the reply to one query is read: its outcome, or undefined when the bytes do not answer it
+ * (over UDP: someone else's datagram, ignored while the wait goes on, RFC 5452 §4.3). `id` is the
+ * ID the query went out with (a TCP retry sends its own).
+ */
+type ReplyReader = (bytes: Buffer, id: number) => AttemptOutcome | undefined;
+
+function malformed(detail: string): AttemptOutcome {
+  return { error: { kind: 'error', reason: 'malformed', detail }, final: true };
+}
+
+/** The reader of a lookup's replies: decoded, matched by ID and question (RFC 5452 §4.3). */
+function lookupReader(qname: string, type: RecordType): ReplyReader {
+  return (bytes, id) => {
+    let message: WireMessage;
+    try {
+      message = readMessage(bytes);
+    } catch (error) {
+      // A reply to this query that does not read is an error; stray bytes are not ours.
+      return headerAnswers(bytes, id, qname, type) ? malformed((error as Error).message) : undefined;
+    }
+    return answersQuery(message, id, qname, type) ? { message } : undefined;
+  };
+}
+
+/** The reader of a DNSSEC question's replies: raw octets (for the canonical form), matched by ID and question. */
+function rawReader(name: string, type: number): ReplyReader {
+  const qname = name.toLowerCase().replace(/\.$/, '');
+  return (bytes, id) => {
+    if (bytes.length < HEADER_OCTETS || bytes.readUInt16BE(0) !== id || (bytes.readUInt16BE(2) & 0x8000) === 0) return undefined;
+    let message: RawMessage;
+    try {
+      message = readRawMessage(bytes);
+    } catch (error) {
+      return malformed(`a malformed response: ${(error as Error).message}`);
+    }
+    const question = message.question;
+    if (!question || question.type !== type || question.name !== qname) return undefined;
+    return { raw: message };
+  };
+}
+
+/**
+ * One DNSSEC question (DO and CD set) through the resolver's own sockets: the attempts go to the
+ * servers in turn, each waits `timeoutMs`, a truncated answer is asked again over TCP (RFC 7766
+ * §5); the whole message comes back raw. Never rejects: a failure is `{ kind: 'error' }`.
+ */
+class RawLookup {
+  private start = 0;
+  private attempt = 0;
+  private last: string | undefined;
+  private pool: ServerPool | undefined;
+  private deadline = 0;
+  private query: Buffer | undefined;
+  private readonly reader: ReplyReader;
+  private settled = false;
+
+  constructor(
+    private readonly client: Client,
+    private readonly name: string,
+    private readonly type: number,
+    private readonly cd: boolean,
+    private readonly done: (response: RawResponse) => void,
+  ) {
+    this.reader = rawReader(name, type);
+  }
+
+  begin(): void {
+    this.start = this.client.firstServer();
+    this.guard(() => this.beginAttempt());
+  }
+
+  private resolve(response: RawResponse): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.done(response);
+  }
+
+  private guard(step: () => void): void {
+    try {
+      step();
+    } catch (error) {
+      this.resolve({ kind: 'error', detail: error instanceof Error ? error.message : String(error) });
+    }
+  }
+
+  private beginAttempt(): void {
+    const { client } = this;
+    this.pool = client.pool((this.start + this.attempt) % client.addresses.length);
+    this.deadline = Date.now() + client.timeoutMs;
+    const socket = this.pool.take();
+    const id = socket.freeId();
+    // RFC 4035 §4.9.2 (DO), RFC 6840 §5.9 (CD), RFC 6891 (the resolver's EDNS payload size).
+    this.query = encodeRawQuery(id, this.name, this.type, { rd: true, do: true, cd: this.cd, udpPayload: EDNS_UDP_PAYLOAD });
+    socket.exchange(this.query, id, this.reader, this.deadline, (outcome) => this.guard(() => this.udpOutcome(outcome)));
+  }
+
+  private udpOutcome(outcome: AttemptOutcome): void {
+    if (!('raw' in outcome)) return this.failed(outcome);
+    // RFC 7766 §5: a truncated answer is asked again over TCP.
+    if ((outcome.raw.flags & FLAG.TC) === 0) return this.resolve({ kind: 'response', message: outcome.raw });
+    (this.pool as ServerPool).tcp
+      .take()
+      .exchange(this.query as Buffer, this.reader, this.deadline)
+      .then(
+        (tcp) => this.guard(() => this.tcpOutcome(tcp)),
+        (error: unknown) => this.resolve({ kind: 'error', detail: error instanceof Error ? error.message : String(error) }),
+      );
+  }
+
+  private tcpOutcome(tcp: AttemptOutcome): void {
+    if (!('raw' in tcp)) return this.failed(tcp);
+    if ((tcp.raw.flags & FLAG.TC) !== 0) return this.failed(malformed('the answer was truncated even over TCP'));
+    this.resolve({ kind: 'response', message: tcp.raw });
+  }
+
+  private failed(outcome: AttemptOutcome): void {
+    const detail = 'error' in outcome ? (outcome.error.detail ?? outcome.error.reason) : 'a reply of the wrong kind';
+    if ('error' in outcome && outcome.final) return this.resolve({ kind: 'error', detail });
+    this.last = detail;
+    this.attempt++;
+    if (this.attempt < this.client.attempts) return this.beginAttempt();
+    this.resolve({ kind: 'error', detail: this.last ?? `no answer in ${this.client.attempts} attempt(s) of ${this.client.timeoutMs} ms` });
+  }
+}
 
 function timeoutAnswer(timeoutMs: number, attempts: number): ErrorAnswer {
   return { kind: 'error', reason: 'timeout', detail: `no answer in ${attempts} attempt(s) of ${timeoutMs} ms` };
@@ -480,8 +620,7 @@ class ServerPool {
 
 /** A query waiting on a pooled socket for its reply. */
 interface Waiter {
-  qname: string;
-  type: RecordType;
+  read: ReplyReader;
   finish(outcome: AttemptOutcome): void;
 }
 
@@ -491,8 +630,7 @@ class UdpQuery implements Waiter {
 
   constructor(
     readonly id: number,
-    readonly qname: string,
-    readonly type: RecordType,
+    readonly read: ReplyReader,
     readonly deadline: number,
     private readonly socket: PooledSocket,
     private onOutcome: (outcome: AttemptOutcome) => void,
@@ -547,16 +685,30 @@ class PooledSocket {
       // That is a server that cannot answer (servfail), not the DNS's REFUSED (rcode 5), which
       // means a server that answered and declined: the two call for different fixes. The error
       // ends the queries in flight on this socket only, and the socket.
-      const detail = error.code === 'ECONNREFUSED' ? `no DNS server listens at ${formatServer(server)} (connection refused)` : `${formatServer(server)}: ${error.code ?? error.message}`;
-      this.close(detail);
+      this.close(socketFailure(server, error));
     });
     this.socket.on('message', (bytes) => this.receive(bytes));
-    this.socket.connect(server.port, server.host, () => {
+    // With a callback, a failed connect (no route: ENETUNREACH; a broadcast address: EACCES; a
+    // link-local address without a scope: EINVAL) comes to the callback, not to 'error': it ends the
+    // queries waiting on this socket, never a send on a socket that has no peer (which throws).
+    this.socket.connect(server.port, server.host, (error?: Error) => {
       const queue = this.queue;
       this.queue = undefined;
-      if (this.closed || !queue) return;
-      for (const query of queue) this.socket.send(query);
+      if (this.closed) return;
+      if (error) return this.close(socketFailure(server, error));
+      for (const query of queue ?? []) this.send(query);
     });
+  }
+
+  /** Sends one query; a socket that cannot send ends its queries (an error, never a throw). */
+  private send(query: Buffer): void {
+    try {
+      this.socket.send(query, (error) => {
+        if (error) this.close(socketFailure(this.server, error));
+      });
+    } catch (error) {
+      this.close(socketFailure(this.server, error));
+    }
   }
 
   /** A random ID that no query in flight on this socket has (RFC 5452 §4.3, §9.1). */
@@ -568,12 +720,12 @@ class PooledSocket {
   }
 
   /** Sends `query` and calls `onOutcome` with the matching reply, or the error, by `deadline`. */
-  exchange(query: Buffer, id: number, qname: string, type: RecordType, deadline: number, onOutcome: (outcome: AttemptOutcome) => void): void {
+  exchange(query: Buffer, id: number, read: ReplyReader, deadline: number, onOutcome: (outcome: AttemptOutcome) => void): void {
     if (this.closed) {
       onOutcome({ error: { kind: 'error', reason: 'servfail', detail: `${formatServer(this.server)}: the socket was closed` }, final: false });
       return;
     }
-    const pending = new UdpQuery(id, qname, type, deadline, this, onOutcome);
+    const pending = new UdpQuery(id, read, deadline, this, onOutcome);
     // A query in flight keeps the process alive (the socket and its timer); an idle one does not.
     if (this.waiting.size === 0) {
       this.socket.ref();
@@ -582,7 +734,7 @@ class PooledSocket {
     this.waiting.set(id, pending);
     this.enqueue(pending);
     if (this.queue) this.queue.push(query);
-    else this.socket.send(query);
+    else this.send(query);
   }
 
   /** Ends the queries in flight as `servfail` with `detail`, and closes the socket for good. */
@@ -617,16 +769,8 @@ class PooledSocket {
     const id = bytes.readUInt16BE(0);
     const waiter = this.waiting.get(id);
     if (!waiter) return; // no query in flight with this ID: ignore it (RFC 5452 §4.3)
-    let message: WireMessage;
-    try {
-      message = readMessage(bytes);
-    } catch (error) {
-      if (headerAnswers(bytes, id, waiter.qname, waiter.type)) {
-        waiter.finish({ error: { kind: 'error', reason: 'malformed', detail: (error as Error).message }, final: true });
-      }
-      return; // not an answer to this query: keep waiting (RFC 5452 §4.3)
-    }
-    if (answersQuery(message, id, waiter.qname, waiter.type)) waiter.finish({ message });
+    const outcome = waiter.read(bytes, id);
+    if (outcome) waiter.finish(outcome); // else not an answer to this query: keep waiting (RFC 5452 §4.3)
   }
 
   /** Puts `query` in deadline order (from the back: it is nearly always the latest) and sees to the timer. */
@@ -680,6 +824,19 @@ class PooledSocket {
     else if (now - this.idleSince >= UDP_SOCKET_IDLE_MS) this.close(`${formatServer(this.server)}: the socket was closed when idle`);
     else this.arm(this.idleSince + UDP_SOCKET_IDLE_MS);
   }
+}
+
+/**
+ * What a socket error says, for the lookups it ends. ECONNREFUSED on a connected UDP socket is
+ * ICMP port unreachable: nothing listens there. ENETUNREACH / EHOSTUNREACH: no route to the server
+ * (an offline machine, an IPv6 server on a host without IPv6).
+ */
+function socketFailure(server: ServerAddress, error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const where = formatServer(server);
+  if (code === 'ECONNREFUSED') return `no DNS server listens at ${where} (connection refused)`;
+  if (code === 'ENETUNREACH' || code === 'EHOSTUNREACH') return `the DNS server ${where} cannot be reached: no route to it (${code})`;
+  return `the DNS server ${where} cannot be reached (${code ?? (error instanceof Error ? error.message : String(error))})`;
 }
 
 /**
@@ -755,7 +912,7 @@ class TcpConnection {
    * Sends `query` (its ID replaced by one not in flight on this connection) and waits for the
    * matching answer until `deadline`.
    */
-  exchange(query: Buffer, qname: string, type: RecordType, deadline: number): Promise<AttemptOutcome> {
+  exchange(query: Buffer, read: ReplyReader, deadline: number): Promise<AttemptOutcome> {
     return new Promise((resolve) => {
       if (this.closed) {
         resolve({ error: { kind: 'error', reason: 'servfail', detail: `${this.where}: the connection was closed` }, final: false });
@@ -778,7 +935,7 @@ class TcpConnection {
         if (this.waiting.size === 0) this.idle();
         resolve(outcome);
       };
-      const waiter: Waiter = { qname, type, finish };
+      const waiter: Waiter = { read, finish };
       const timer = expireAt(deadline, () => {
         this.abandoned.add(id);
         finish({ error: { kind: 'error', reason: 'timeout', detail: `${this.where}: no answer to the retry of a truncated answer` }, final: false });
@@ -823,14 +980,11 @@ class TcpConnection {
       this.close('malformed', 'a reply that matches no query in flight (ID)', true);
       return;
     }
-    try {
-      const message = readMessage(bytes);
-      // RFC 7766 §7: the answer must match the query's ID and question.
-      if (answersQuery(message, id, waiter.qname, waiter.type)) waiter.finish({ message });
-      else waiter.finish({ error: { kind: 'error', reason: 'malformed', detail: `${this.where}: the reply does not match the query (ID or question)` }, final: true });
-    } catch (error) {
-      waiter.finish({ error: { kind: 'error', reason: 'malformed', detail: `${this.where}: ${(error as Error).message}` }, final: true });
-    }
+    // RFC 7766 §7: the answer must match the query's ID and question; over TCP nothing else is expected.
+    const outcome = waiter.read(bytes, id);
+    if (!outcome) waiter.finish(malformed(`${this.where}: the reply does not match the query (ID or question)`));
+    else if ('error' in outcome) waiter.finish({ ...outcome, error: { ...outcome.error, detail: `${this.where}: ${outcome.error.detail ?? outcome.error.reason}` } });
+    else waiter.finish(outcome);
   }
 
   /** A query is in flight: the connection keeps the process alive, as the query's timer does. */

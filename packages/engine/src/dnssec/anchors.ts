@@ -4,7 +4,7 @@
  * DS or DNSKEY presentation form (`--trust-anchor FILE`, for labs and private roots).
  */
 import { readFile } from 'node:fs/promises';
-import { TYPE } from './wire/canonical.js';
+import { TYPE } from '../dns/canonical.js';
 import { parseSignedZone, SignedZoneSyntaxError } from './wire/zonefile.js';
 import type { TrustAnchor } from './types.js';
 

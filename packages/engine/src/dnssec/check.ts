@@ -5,9 +5,9 @@
  * anchor covers the domain, or when the resolver's answers carry no DNSSEC at all for the anchor's
  * zone (zone files, a resolver that strips it). The spoof verdict never depends on it.
  */
-import { EDE, type DnssecReason, type DnssecStatus, type RawQuery, type TrustAnchor } from './types.js';
+import { EDE, type DnssecReason, type DnssecStatus, type RawQuery, type RawResponse, type TrustAnchor } from './types.js';
 import { type DnssecCache, Validator, weakest } from './validate.js';
-import { groupRRsets, TYPE } from './wire/canonical.js';
+import { groupRRsets, TYPE } from '../dns/canonical.js';
 
 /** A result's DNSSEC state: a validator's state, or `not-checked` (never shown as secure). */
 export type DnssecResultStatus = DnssecStatus | 'not-checked';
@@ -52,18 +52,59 @@ export interface DnssecWork {
   finish(dmarcName: string): Promise<DnssecResult>;
 }
 
+/** The check's DNS deadline, which validation shares (`CheckOptions.deadlineMs`, `signal`). */
+export interface DnssecDeadline {
+  /** Wall time from the start of validation, in milliseconds. */
+  deadlineMs: number;
+  /** Aborting it ends validation's DNS work as the check's. */
+  signal?: AbortSignal | undefined;
+  /** The clock, in milliseconds; `Date.now` unless a test injects one. */
+  now?: () => number;
+}
+
+/**
+ * `query` bound by the check's deadline: after it (or once `signal` aborts) nothing more is asked,
+ * and a question still waiting then fails at the deadline, so a resolver that answers slowly (or
+ * never) cannot hold a check past it. Validation then says `indeterminate`, naming the deadline.
+ */
+export function queryWithinDeadline(query: RawQuery, deadline: DnssecDeadline): RawQuery {
+  const now = deadline.now ?? Date.now;
+  const endsAt = now() + deadline.deadlineMs;
+  const passed = (): RawResponse => ({ kind: 'error', detail: deadline.signal?.aborted ? 'the check was cancelled' : `the check's ${deadline.deadlineMs} ms DNS deadline has passed` });
+  return (name, type) => {
+    const left = endsAt - now();
+    if (left <= 0 || deadline.signal?.aborted) return Promise.resolve(passed());
+    return new Promise<RawResponse>((resolve) => {
+      let settled = false;
+      const settle = (response: RawResponse): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        deadline.signal?.removeEventListener('abort', onAbort);
+        resolve(response);
+      };
+      const onAbort = (): void => settle(passed());
+      const timer = setTimeout(() => settle(passed()), left);
+      deadline.signal?.addEventListener('abort', onAbort, { once: true });
+      query(name, type).then(settle, (error: unknown) => settle({ kind: 'error', detail: error instanceof Error ? error.message : String(error) }));
+    });
+  };
+}
+
 /**
  * Starts validating `domain`'s TXT and MX (and `_dmarc.<domain>`) at once; `finish(dmarcName)`
  * validates the name the DMARC record was found at when it is another, then reports. Never rejects.
+ * With `deadline` (the check's), no question is asked or waited for past it.
  */
-export function startDnssec(domain: string, options: CheckDnssecOptions): DnssecWork {
-  const validator = new Validator({ query: options.query, anchors: options.anchors, cache: options.cache, ...(options.now ? { now: options.now } : {}) });
+export function startDnssec(domain: string, options: CheckDnssecOptions, deadline?: DnssecDeadline): DnssecWork {
+  const query = deadline ? queryWithinDeadline(options.query, deadline) : options.query;
+  const validator = new Validator({ query, anchors: options.anchors, cache: options.cache, ...(options.now ? { now: options.now } : {}) });
   const anchor = validator.anchorZoneOf(domain);
   if (anchor === undefined) {
     const result = dnssecNotChecked(`No trust anchor covers ${domain}: nothing to validate from.`);
     return { finish: async () => result };
   }
-  const material = anchorHasKeys(options.query, anchor);
+  const material = options.cache ? options.cache.anchorMaterial(anchor, () => anchorHasKeys(query, anchor)) : anchorHasKeys(query, anchor);
   const one = async (name: string, type: 'TXT' | 'MX'): Promise<DnssecRRsetResult> => {
     try {
       const result = await validator.validate(name, TYPE[type]);

@@ -21,6 +21,6 @@ export { createRawQuery, DNSSEC_QUERY_ATTEMPTS, DNSSEC_QUERY_TIMEOUT_MS } from '
 export type { RawQueryServer } from './query.js';
 export { IANA_ROOT_ANCHOR_DS, ianaRootAnchors, loadTrustAnchorFile, parseTrustAnchors } from './anchors.js';
 export { SUPPORTED_ALGORITHMS, SUPPORTED_DIGESTS, verifyCounter } from './verify.js';
-export { TYPE } from './wire/canonical.js';
+export { TYPE } from '../dns/canonical.js';
 export { dnssecNotChecked, startDnssec } from './check.js';
 export type { CheckDnssecOptions, DnssecResult, DnssecResultStatus, DnssecRRsetResult, DnssecWork } from './check.js';

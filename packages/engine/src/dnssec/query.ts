@@ -7,7 +7,7 @@
 import dgram from 'node:dgram';
 import net from 'node:net';
 import { randomInt } from 'node:crypto';
-import { encodeRawQuery, readRawMessage, WireFormatError } from './wire/canonical.js';
+import { encodeRawQuery, readRawMessage, WireFormatError } from '../dns/canonical.js';
 import type { RawQuery, RawResponse } from './types.js';
 
 /** The UDP payload size advertised (RFC 6891 §6.2.5; the DNS Flag Day 2020 value). */
@@ -37,7 +37,12 @@ export function createRawQuery(
     let last: RawResponse = { kind: 'error', detail: 'no attempt made' };
     for (let attempt = 0; attempt < attempts; attempt++) {
       const server = servers[(next++ + attempt) % servers.length] as RawQueryServer;
-      last = await askOnce(server, name, type, timeoutMs, cd);
+      try {
+        last = await askOnce(server, name, type, timeoutMs, cd);
+      } catch (error) {
+        // Nothing a socket does ends the process or rejects: it is this question's failure.
+        last = { kind: 'error', detail: `${server.host}:${server.port}: ${error instanceof Error ? error.message : String(error)}` };
+      }
       if (last.kind === 'response') return last;
     }
     return last;
@@ -74,9 +79,16 @@ function accept(bytes: Buffer, id: number, name: string, type: number): RawRespo
 function exchangeUdp(server: RawQueryServer, query: Buffer, id: number, timeoutMs: number, name: string, type: number): Promise<RawResponse> {
   return new Promise((resolve) => {
     const socket = dgram.createSocket(net.isIPv6(server.host) ? 'udp6' : 'udp4');
+    let finished = false;
     const done = (response: RawResponse): void => {
+      if (finished) return;
+      finished = true;
       clearTimeout(timer);
-      socket.close();
+      try {
+        socket.close();
+      } catch {
+        // already closed
+      }
       resolve(response);
     };
     const timer = setTimeout(() => done({ kind: 'error', detail: `no answer from ${server.host}:${server.port} within ${timeoutMs} ms` }), timeoutMs);
@@ -86,7 +98,15 @@ function exchangeUdp(server: RawQueryServer, query: Buffer, id: number, timeoutM
       const response = accept(bytes, id, name, type);
       if (response) done(response);
     });
-    socket.send(query, server.port, server.host);
+    // A send that fails (no route: ENETUNREACH; a broadcast address: EACCES) is this attempt's error.
+    const failed = (error: unknown): void => done({ kind: 'error', detail: `${server.host}:${server.port}: ${error instanceof Error ? error.message : String(error)}` });
+    try {
+      socket.send(query, server.port, server.host, (error) => {
+        if (error) failed(error);
+      });
+    } catch (error) {
+      failed(error);
+    }
   });
 }
 
@@ -94,7 +114,10 @@ function exchangeTcp(server: RawQueryServer, query: Buffer, id: number, timeoutM
   return new Promise((resolve) => {
     const socket = net.connect(server.port, server.host);
     let buffered = Buffer.alloc(0);
+    let finished = false;
     const done = (response: RawResponse): void => {
+      if (finished) return;
+      finished = true;
       clearTimeout(timer);
       socket.destroy();
       resolve(response);

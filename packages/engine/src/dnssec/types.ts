@@ -3,7 +3,7 @@
  * RFC 8914 Extended DNS Error codes (the code unbound gives for the same case) with a sentence, and
  * the raw query port the validator asks through.
  */
-import type { RawMessage, RawRRset } from './wire/canonical.js';
+import type { RawRRset } from '../dns/canonical.js';
 
 /**
  * `secure`: an unbroken chain from a trust anchor; `insecure`: a proven absence of one (a signed
@@ -60,14 +60,8 @@ export interface ValidationResult {
   links: RRsetValidation[];
 }
 
-/** A response to one raw query, or why there is none. */
-export type RawResponse = { kind: 'response'; message: RawMessage } | { kind: 'error'; detail: string };
-
-/**
- * The port the validator asks through: one question with EDNS DO and CD set (RFC 4035 §4.9.2,
- * RFC 6840 §5.9), the whole message back with its records as raw octets.
- */
-export type RawQuery = (name: string, type: number) => Promise<RawResponse>;
+/** The raw query port (defined with the raw codec in the DNS layer, which asks through it). */
+export type { RawQuery, RawResponse } from '../dns/canonical.js';
 
 /** A trust anchor: a zone and its DS records or DNSKEY RDATAs (RFC 4033 §2, RFC 7958). */
 export interface TrustAnchor {

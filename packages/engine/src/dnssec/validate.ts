@@ -35,7 +35,7 @@ import {
   splitLabels,
   TYPE,
   typeName,
-} from './wire/canonical.js';
+} from '../dns/canonical.js';
 import { base32hexEncode } from './wire/zonefile.js';
 import {
   ALGORITHM_NAMES,
@@ -52,10 +52,17 @@ import {
   signedData,
   SUPPORTED_ALGORITHMS,
   SUPPORTED_DIGESTS,
+  unsupportedKeyReason,
   verifySignature,
 } from './verify.js';
 import { EDE, type DnssecReason, type DnssecStatus, type RawQuery, type RRsetValidation, type TrustAnchor, type ValidationResult } from './types.js';
 
+/**
+ * The most records an RRset may hold for the validator to look at it (sort, canonicalise, verify);
+ * beyond it the RRset is `indeterminate`. A 64 KB TCP answer holds about 6,000 small records; no
+ * RRset a spoof check rests on needs more than a few dozen.
+ */
+export const MAX_RRSET_RECORDS = 1000;
 /** unbound's MAX_VALIDATE_RRSIGS: signatures tried per RRset (KeyTrap, CVE-2023-50387). */
 export const MAX_SIGNATURES_PER_RRSET = 8;
 /** Keys tried per signature when key tags collide. */
@@ -68,6 +75,13 @@ export const MAX_NSEC3_ITERATIONS = 150;
 export const MAX_VALIDATION_CNAMES = 16;
 /** Queries one validator may send (all questions of a check together). */
 export const MAX_VALIDATION_QUERIES = 200;
+/**
+ * Signature verifications one validator may make (all questions of a check together). A secure
+ * domain costs about 7 from the root (2 with a warm `DnssecCache`); a hostile zone (colliding key
+ * tags × decoy signatures × CNAME chains) could otherwise ask for thousands. When it is spent the
+ * validation is `indeterminate`, naming this cap.
+ */
+export const MAX_SIGNATURE_VERIFICATIONS = 256;
 /** unbound `val-sig-skew-min` / `val-sig-skew-max`: the clock skew allowed, 10 % of the window within these bounds. */
 export const SIGNATURE_SKEW_MIN_SECONDS = 3600;
 export const SIGNATURE_SKEW_MAX_SECONDS = 86_400;
@@ -86,8 +100,19 @@ export interface ValidatorOptions {
 
 /** How long a zone's state (its keys, or why it is insecure or bogus) is kept, at most. */
 export const DNSSEC_CACHE_SECONDS = 300;
-/** Zone states a `DnssecCache` holds; the oldest goes first. */
+/** Zone states a `DnssecCache` holds; the oldest goes first (validated answers: as many again). */
 export const DNSSEC_CACHE_ENTRIES = 10_000;
+/** How long a bogus answer is kept (unbound's `val-bogus-ttl`): a fixed zone is seen again soon. */
+export const DNSSEC_BOGUS_CACHE_SECONDS = 60;
+
+/** A validated answer as a `DnssecCache` keeps it. */
+interface HeldValidation {
+  result: ValidationResult;
+  /** The smallest TTL of the records the answer rests on (RFC 2181 §5.2, RFC 2308 §5 for denials). */
+  ttl: number;
+  /** The earliest expiry (epoch seconds) of the signatures it relied on, the chain's included. */
+  signaturesExpire: number | undefined;
+}
 
 /**
  * Zone states (authenticated keys, or a proven insecure or bogus state) shared by the validations of
@@ -96,6 +121,50 @@ export const DNSSEC_CACHE_ENTRIES = 10_000;
  */
 export class DnssecCache {
   readonly #entries = new Map<string, { expires: number; state: Promise<ZoneState> }>();
+  readonly #answers = new Map<string, { expires: number; held: Promise<HeldValidation> }>();
+  readonly #material = new Map<string, { expires: number; present: Promise<boolean> }>();
+  /**
+   * @internal A validated answer (as unbound keeps secure RRsets): until the earliest of its TTL,
+   * its signatures' expiry and `DNSSEC_CACHE_SECONDS` (`DNSSEC_BOGUS_CACHE_SECONDS` when bogus);
+   * indeterminate ones are not kept. A warm check then verifies and asks nothing again.
+   */
+  getAnswer(key: string): Promise<HeldValidation> | undefined {
+    const entry = this.#answers.get(key);
+    if (!entry) return undefined;
+    if (entry.expires <= Date.now() / 1000) {
+      this.#answers.delete(key);
+      return undefined;
+    }
+    return entry.held;
+  }
+  /** @internal Whether an anchor's zone answers with DNSSEC material at all, asked once per `DNSSEC_CACHE_SECONDS`. */
+  anchorMaterial(zone: string, ask: () => Promise<boolean>): Promise<boolean> {
+    const now = Date.now() / 1000;
+    const held = this.#material.get(zone);
+    if (held && held.expires > now) return held.present;
+    const present = ask();
+    this.#material.set(zone, { expires: now + DNSSEC_CACHE_SECONDS, present });
+    return present;
+  }
+  /** @internal */
+  setAnswer(key: string, held: Promise<HeldValidation>): void {
+    const now = Date.now() / 1000;
+    this.#answers.set(key, { expires: now + DNSSEC_CACHE_SECONDS, held });
+    void held.then(
+      (settled) => {
+        const entry = this.#answers.get(key);
+        if (!entry || entry.held !== held) return;
+        if (settled.result.status === 'indeterminate') {
+          this.#answers.delete(key);
+          return;
+        }
+        const bogusCap = settled.result.status === 'bogus' ? DNSSEC_BOGUS_CACHE_SECONDS : Infinity;
+        entry.expires = Math.min(entry.expires, now + settled.ttl, now + bogusCap, settled.signaturesExpire ?? Infinity);
+      },
+      () => this.#answers.delete(key),
+    );
+    while (this.#answers.size > DNSSEC_CACHE_ENTRIES) this.#answers.delete(this.#answers.keys().next().value as string);
+  }
   /** @internal */
   get(key: string): Promise<ZoneState> | undefined {
     const held = this.#entries.get(key);
@@ -246,6 +315,7 @@ export class Validator {
   private readonly zoneStates = new Map<string, Promise<ZoneState>>();
   private readonly cache: DnssecCache | undefined;
   private queries = 0;
+  private verifications = 0;
   /** The earliest expiration (epoch seconds) of the signatures that verified. */
   private earliest: number | undefined;
 
@@ -266,6 +336,11 @@ export class Validator {
     return this.queries;
   }
 
+  /** The signature verifications made so far (at most `MAX_SIGNATURE_VERIFICATIONS`). */
+  verificationsMade(): number {
+    return this.verifications;
+  }
+
   /** The zone of the deepest trust anchor at or above `name`, or undefined when none covers it. */
   anchorZoneOf(name: string): string | undefined {
     return this.anchorFor(name)?.zone;
@@ -276,15 +351,35 @@ export class Validator {
     return this.anchorFor(name) !== undefined;
   }
 
-  /** Validates the answer to (name, type), following CNAMEs; never throws for a DNS condition. */
+  /**
+   * Validates the answer to (name, type), following CNAMEs; never throws for a DNS condition. With
+   * a `DnssecCache`, an answer validated before (and still held) comes back without a query or a
+   * signature verification.
+   */
   async validate(name: string, type: number): Promise<ValidationResult> {
     const qname = name.toLowerCase().replace(/\.$/, '');
+    const cache = this.cache;
+    if (!cache) return (await this.validateAnew(qname, type)).result;
+    const key = `${this.anchorFor(qname)?.zone ?? '-'}|${qname}|${type}`;
+    let held = cache.getAnswer(key);
+    if (!held) {
+      held = this.validateAnew(qname, type).then(({ result, ttl }) => ({ result, ttl, signaturesExpire: this.earliest }));
+      cache.setAnswer(key, held);
+    }
+    const settled = await held;
+    // The signatures it rests on count for signaturesExpire, whether verified now or before.
+    if (settled.signaturesExpire !== undefined) this.noteExpiry(settled.signaturesExpire);
+    return settled.result;
+  }
+
+  private async validateAnew(qname: string, type: number): Promise<{ result: ValidationResult; ttl: number }> {
+    let ttl = Infinity;
     const links: RRsetValidation[] = [];
     const visited = new Set<string>();
     let owner = qname;
-    const finish = (answer: ValidationResult['answer'], rrset: RawRRset | undefined): ValidationResult => {
+    const finish = (answer: ValidationResult['answer'], rrset: RawRRset | undefined): { result: ValidationResult; ttl: number } => {
       const worst = weakest(links) ?? { status: 'indeterminate' as const, reason: { code: EDE.DNSSEC_INDETERMINATE, text: 'Nothing was validated.' } };
-      return { name: qname, type: typeName(type), status: worst.status, reason: worst.reason, answer, rrset, links };
+      return { result: { name: qname, type: typeName(type), status: worst.status, reason: worst.reason, answer, rrset, links }, ttl };
     };
     for (let hop = 0; hop <= MAX_VALIDATION_CNAMES; hop++) {
       if (visited.has(owner)) {
@@ -302,24 +397,40 @@ export class Validator {
       const data = answerSets.find((s) => s.name === owner && s.type === type);
       const cname = type !== TYPE.CNAME ? answerSets.find((s) => s.name === owner && s.type === TYPE.CNAME) : undefined;
       if (data) {
+        ttl = Math.min(ttl, data.ttl);
         const verdict = await this.positive(data, message.answer, message.authority);
         links.push({ name: owner, type: typeName(type), ...verdict });
         return finish('records', data);
       }
       if (cname) {
+        ttl = Math.min(ttl, cname.ttl);
         const verdict = await this.positive(cname, message.answer, message.authority);
         links.push({ name: owner, type: 'CNAME', ...verdict });
+        // A bogus link makes the chain bogus whatever follows (RFC 4035 §5: the weakest link), and a
+        // spent verification budget can verify nothing more: the links after it are not asked for.
         const target = cname.rdatas[0] ? readName(cname.rdatas[0], 0).name.toLowerCase() : '';
+        if (verdict.status === 'bogus') return finish('error', undefined);
+        if (this.verificationsSpent()) {
+          if (verdict.status !== 'indeterminate') links.push({ name: target, type: typeName(type), status: 'indeterminate', reason: verificationBudgetReason() });
+          return finish('error', undefined);
+        }
         owner = target;
         continue; // RFC 1034 §5.3.3: asked again from the target, in its own zone
       }
       const kind = message.rcode === 3 ? 'nxdomain' : 'nodata';
+      // RFC 2308 §5: a denial lives as long as the records proving it (SOA, NSEC/NSEC3 and their RRSIGs).
+      for (const record of message.authority) ttl = Math.min(ttl, record.ttl);
+      if (message.authority.length === 0) ttl = 0;
       const verdict = await this.negative(message, owner, type);
       links.push({ name: owner, type: typeName(type), ...verdict });
       return finish(kind, undefined);
     }
     links.push({ name: owner, type: 'CNAME', status: 'indeterminate', reason: { code: EDE.DNSSEC_INDETERMINATE, text: `More than ${MAX_VALIDATION_CNAMES} CNAMEs.` } });
     return finish('error', undefined);
+  }
+
+  private verificationsSpent(): boolean {
+    return this.verifications >= MAX_SIGNATURE_VERIFICATIONS;
   }
 
   private anchorFor(name: string): TrustAnchor | undefined {
@@ -390,7 +501,7 @@ export class Validator {
     const ds = groupRRsets(message.answer).find((s) => s.name === name && s.type === TYPE.DS);
     if (ds) {
       const verdict = this.verifyRRset(ds, message.answer, parent);
-      if (verdict.status !== 'secure') return { status: 'bogus', zone: name, reason: verdict.reason };
+      if (verdict.status !== 'secure') return { status: failedAs(verdict), zone: name, reason: verdict.reason };
       const chain = Math.min(parent.chainExpires ?? Infinity, verdict.signature ? this.absolute(verdict.signature.expiration) : Infinity);
       return this.enterZone(name, ds.rdatas, [], `the DS at ${parent.zone || '.'}`, chain);
     }
@@ -401,7 +512,7 @@ export class Validator {
       if (proof.status === 'unsigned') {
         return { status: 'bogus', zone: name, reason: { code: EDE.NSEC_MISSING, text: `${parent.zone || '.'} is signed, but the answer that ${name} has no DS came without a signed NSEC or NSEC3.` } };
       }
-      return { status: 'bogus', zone: name, reason: proof.reason };
+      return { status: proof.indeterminate ? 'indeterminate' : 'bogus', zone: name, reason: proof.reason };
     }
     if (proof.nsec.length > 0) {
       const own = proof.nsec.find((n) => n.owner === name);
@@ -464,6 +575,18 @@ export class Validator {
       anchorKeys.some((a) => a.equals(k.rdata)) ||
       usable.some((d) => d.keyTag === k.keyTag && d.algorithm === k.algorithm && dsDigest(zone, k, d.digestType)?.equals(d.digest) === true),
     );
+    // RFC 4035 §5.2: keys this validator does not verify with (an RSA exponent over 2^32, a modulus
+    // over 4096 bits) count as an unsupported algorithm: never tried; when they are all the DS names,
+    // the zone is treated as unsigned.
+    const supportedEntry = entry.filter((k) => unsupportedKeyReason(k) === undefined);
+    if (entry.length > 0 && supportedEntry.length === 0) {
+      const why = unsupportedKeyReason(entry[0] as DnskeyData) as string;
+      return {
+        status: 'insecure',
+        zone,
+        reason: { code: EDE.UNSUPPORTED_DNSKEY_ALGORITHM, text: `Every DNSKEY of ${zone || '.'} that ${source} names is one this validator does not support (key ${(entry[0] as DnskeyData).keyTag}: ${why}): treated as unsigned (RFC 4035 §5.2).` },
+      };
+    }
     if (entry.length === 0) {
       // The fix is at the parent (the registrar): the DS of the key-signing keys the zone now serves.
       const seps = zoneKeys.filter((k) => (k.flags & DNSKEY_FLAG_SEP) !== 0 && SUPPORTED_ALGORITHMS.has(k.algorithm));
@@ -471,10 +594,11 @@ export class Validator {
       const fix = anchorKeys.length === 0 && records.length > 0 ? ` Publish at the registrar the DS of the key the zone now serves: ${records.join('; ')}.` : '';
       return { status: 'bogus', zone, reason: { code: EDE.DNSKEY_MISSING, text: `No DNSKEY of ${zone || '.'} matches ${source} (key tags ${usable.map((d) => d.keyTag).join(', ') || 'of the anchor'}).${fix}` } };
     }
-    const verdict = this.verifyRRset(set, response.message.answer, { status: 'secure', zone, keys: entry });
-    if (verdict.status !== 'secure') return { status: 'bogus', zone, reason: { ...verdict.reason, text: `The DNSKEY set of ${zone || '.'}: ${verdict.reason.text}` } };
+    const verdict = this.verifyRRset(set, response.message.answer, { status: 'secure', zone, keys: supportedEntry });
+    if (verdict.status !== 'secure') return { status: failedAs(verdict), zone, reason: { ...verdict.reason, text: `The DNSKEY set of ${zone || '.'}: ${verdict.reason.text}` } };
     const expires = Math.min(chainExpires, verdict.signature ? this.absolute(verdict.signature.expiration) : Infinity);
-    return { status: 'secure', zone, keys: zoneKeys, ...(Number.isFinite(expires) ? { chainExpires: expires } : {}) };
+    const usableKeys = zoneKeys.filter((k) => unsupportedKeyReason(k) === undefined);
+    return { status: 'secure', zone, keys: usableKeys, ...(Number.isFinite(expires) ? { chainExpires: expires } : {}) };
   }
 
   /**
@@ -487,6 +611,9 @@ export class Validator {
       .map((r) => parseRrsig(r.rdata))
       .filter((s): s is RrsigData => s !== undefined && s.typeCovered === set.type);
     const label = `${set.name || '.'} ${typeName(set.type)}`;
+    if (set.rdatas.length > MAX_RRSET_RECORDS) {
+      return { status: 'indeterminate', reason: { code: EDE.DNSSEC_INDETERMINATE, text: `${label} holds ${set.rdatas.length} records; the validator looks at RRsets of at most ${MAX_RRSET_RECORDS} (MAX_RRSET_RECORDS).` } };
+    }
     if (sigs.length === 0) return { status: 'bogus', reason: { code: EDE.RRSIGS_MISSING, text: `${label} has no RRSIG, but ${zone.zone || '.'} is signed.` } };
     const failures: DnssecReason[] = [];
     const now = Math.floor(this.now()) >>> 0;
@@ -520,7 +647,10 @@ export class Validator {
         continue;
       }
       const data = signedData(set, sig);
-      if (keys.some((k) => verifySignature(k, sig, data))) {
+      for (const key of keys) {
+        if (this.verificationsSpent()) return { status: 'indeterminate', reason: verificationBudgetReason() };
+        this.verifications++;
+        if (!verifySignature(key, sig, data)) continue;
         this.noteExpiry(this.absolute(sig.expiration));
         return { status: 'secure', reason: SECURE, signature: sig };
       }
@@ -548,7 +678,7 @@ export class Validator {
     // RFC 4035 §5.3.4, RFC 5155 §8.8: a wildcard expansion needs the proof that the name does not exist.
     const encloser = lastLabels(set.name, verdict.signature.labels);
     const proof = this.denialSets(authority, state);
-    if (proof.status === 'bogus') return proof;
+    if (proof.status === 'bogus') return { status: proof.indeterminate ? 'indeterminate' : 'bogus', reason: proof.reason };
     if (proof.status === 'secure') {
       if (proof.nsec.some((n) => nsecCovers(n, set.name))) return verdict;
       if (proof.nsec3.length > 0) {
@@ -567,7 +697,7 @@ export class Validator {
   private denialSets(section: readonly RawRecord[], zone: Extract<ZoneState, { status: 'secure' }>):
     | { status: 'secure'; nsec: Nsec[]; nsec3: Nsec3[] }
     | { status: 'unsigned' }
-    | { status: 'bogus'; reason: DnssecReason } {
+    | { status: 'bogus'; reason: DnssecReason; indeterminate?: boolean } {
     const sets = groupRRsets(section).filter((s) => s.type === TYPE.NSEC || s.type === TYPE.NSEC3);
     if (sets.length === 0) return { status: 'unsigned' };
     const nsec: Nsec[] = [];
@@ -575,7 +705,7 @@ export class Validator {
     for (const set of sets.slice(0, MAX_SIGNATURES_PER_RRSET)) {
       if (!isSubdomain(set.name, zone.zone)) continue; // another zone's: ignored
       const verdict = this.verifyRRset(set, section, zone);
-      if (verdict.status !== 'secure') return { status: 'bogus', reason: verdict.reason };
+      if (verdict.status !== 'secure') return { status: 'bogus', reason: verdict.reason, ...(verdict.status === 'indeterminate' ? { indeterminate: true } : {}) };
       if (set.type === TYPE.NSEC) {
         const read = readNsec(set);
         if (read) nsec.push(read);
@@ -663,7 +793,7 @@ export class Validator {
       if (verdict.status !== 'secure') return verdict;
     }
     const proof = this.denialSets(message.authority, state);
-    if (proof.status === 'bogus') return proof;
+    if (proof.status === 'bogus') return { status: proof.indeterminate ? 'indeterminate' : 'bogus', reason: proof.reason };
     const missing: Verdict = { status: 'bogus', reason: { code: EDE.NSEC_MISSING, text: `No NSEC or NSEC3 record proves ${what}.` } };
     if (proof.status === 'unsigned') return missing;
     const secure: Verdict = { status: 'secure', reason: { code: null, text: `Signed NSEC${proof.nsec.length ? '' : '3'} records prove ${what}.` } };
@@ -716,6 +846,15 @@ export class Validator {
     const wild = nsecs.find((n) => n.owner === wildcard);
     return wild !== undefined && !hasType(wild.bitmap, qtype) && !hasType(wild.bitmap, TYPE.CNAME);
   }
+}
+
+/** A failed check's state: `indeterminate` when the verification budget ran out, else `bogus`. */
+function failedAs(verdict: Verdict): 'bogus' | 'indeterminate' {
+  return verdict.status === 'indeterminate' ? 'indeterminate' : 'bogus';
+}
+
+function verificationBudgetReason(): DnssecReason {
+  return { code: EDE.DNSSEC_INDETERMINATE, text: `The validation needed more than ${MAX_SIGNATURE_VERIFICATIONS} signature verifications (MAX_SIGNATURE_VERIFICATIONS), the most one check may make: a zone with colliding key tags or decoy signatures?` };
 }
 
 function budgetReason(): DnssecReason {

@@ -12,7 +12,7 @@ import type { DaneOutcome, RolloverScheme, TlsaRecord } from '../dane/types.js';
 import type { CheckDnssecOptions } from '../dnssec/check.js';
 import { Validator, weakest } from '../dnssec/validate.js';
 import type { DnssecStatus } from '../dnssec/types.js';
-import { TYPE } from '../dnssec/wire/canonical.js';
+import { TYPE } from '../dns/canonical.js';
 import type { Finding } from '../findings.js';
 import { createHash, X509Certificate } from 'node:crypto';
 

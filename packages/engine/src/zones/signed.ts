@@ -21,7 +21,7 @@ import {
   type RawRRset,
   splitLabels,
   TYPE,
-} from '../dnssec/wire/canonical.js';
+} from '../dns/canonical.js';
 import { base32hexEncode, parseSignedZone, type SignedZoneFile } from '../dnssec/wire/zonefile.js';
 import { nsec3Hash } from '../dnssec/verify.js';
 

@@ -6,7 +6,7 @@
  * `@` and relative names are read; `$INCLUDE` is not. An error names the line.
  */
 import { isIPv4, isIPv6 } from 'node:net';
-import { lowerName, nameToWire, type RawRecord, TYPE, typeCode, WireFormatError } from './canonical.js';
+import { lowerName, nameToWire, type RawRecord, TYPE, typeCode, WireFormatError } from '../../dns/canonical.js';
 
 /** A line of a zone file that cannot be read. */
 export class SignedZoneSyntaxError extends Error {}

@@ -1,7 +1,9 @@
 /**
- * DNSSEC's view of the wire: records kept as raw RDATA octets (never re-encoded from decoded
- * objects, which does not round-trip), the canonical form and order of RFC 4034 §6, and a message
- * reader and writer for the validator's queries and the signed-zone server.
+ * The wire as DNSSEC needs it: records kept as raw RDATA octets (never re-encoded from decoded
+ * objects, which does not round-trip), the canonical form and order of RFC 4034 §6, a message
+ * reader and writer for the validator's queries and the signed-zone server, and the raw query port
+ * (`RawQuery`) the network resolver answers and the validator asks through. It lives in the DNS
+ * layer (moved from dnssec/wire/), so the resolver does not import the validator's folder.
  *
  * Names are held in presentation form, lower case, without the trailing dot ('' is the root); an
  * octet that is not a printable character other than '.' and '\' is written `\DDD` (RFC 1035 §5.1),
@@ -383,18 +385,35 @@ export interface RawRRset {
   rdatas: Buffer[];
 }
 
-/** Groups records into RRsets, in order of first appearance, dropping duplicate RDATA. */
+/**
+ * Groups records into RRsets, in order of first appearance, dropping duplicate RDATA (RFC 2181 §5:
+ * an RRset holds each record once). Linear: each RDATA is looked up by its octets in a hash set, not
+ * compared with every other (2,700 records once cost 3.6 million comparisons).
+ */
 export function groupRRsets(records: readonly RawRecord[]): RawRRset[] {
-  const sets = new Map<string, RawRRset>();
+  const sets = new Map<string, { set: RawRRset; seen: Set<string> }>();
   for (const record of records) {
     const key = `${record.name}\u0000${record.type}\u0000${record.class}`;
-    let set = sets.get(key);
-    if (!set) {
-      set = { name: record.name, type: record.type, class: record.class, ttl: record.ttl, rdatas: [] };
-      sets.set(key, set);
+    let entry = sets.get(key);
+    if (!entry) {
+      entry = { set: { name: record.name, type: record.type, class: record.class, ttl: record.ttl, rdatas: [] }, seen: new Set() };
+      sets.set(key, entry);
     }
-    if (!set.rdatas.some((r) => r.equals(record.rdata))) set.rdatas.push(record.rdata);
-    set.ttl = Math.min(set.ttl, record.ttl);
+    const octets = record.rdata.toString('latin1');
+    if (!entry.seen.has(octets)) {
+      entry.seen.add(octets);
+      entry.set.rdatas.push(record.rdata);
+    }
+    entry.set.ttl = Math.min(entry.set.ttl, record.ttl);
   }
-  return [...sets.values()];
+  return [...sets.values()].map((entry) => entry.set);
 }
+
+/** A response to one raw query, or why there is none. */
+export type RawResponse = { kind: 'response'; message: RawMessage } | { kind: 'error'; detail: string };
+
+/**
+ * The port the validator asks through: one question with EDNS DO and CD set (RFC 4035 §4.9.2,
+ * RFC 6840 §5.9), the whole message back with its records as raw octets.
+ */
+export type RawQuery = (name: string, type: number) => Promise<RawResponse>;

@@ -51,7 +51,7 @@ export type { Fault, FaultPlan, FaultRule } from './dns/faults.js';
 /** Parses and loads RFC 1035 master files into zones for `ZoneResolver`. */
 export { parseZone, ZoneSyntaxError } from './zones/parse.js';
 export { loadZoneDirectory, loadZoneFile, ZoneLoadError } from './zones/load.js';
-export type { ResourceRecord, Zone } from './zones/types.js';
+export type { OtherRecord, ResourceRecord, Zone } from './zones/types.js';
 
 // The protocol analyzers, for callers who want one piece.
 /** SPF (RFC 7208): the record parser, check_host(), and the worst-case lookup analysis. */

@@ -1,3 +1,4 @@
+import { isDemoDnssecDomain, isDemoZonesDirectory, loadDemoDnssec } from '../service/demo-dnssec.js';
 import { checkDomain, DnssecCache, ianaRootAnchors, loadTrustAnchorFile, type CheckOptions } from '@spoof-checker/engine';
 import { isSpoofCheckError } from '@spoof-checker/engine';
 import type { SpoofCheckResult } from '@spoof-checker/engine';
@@ -99,8 +100,11 @@ export const check: Command = async (args, io) => {
   } catch (error) {
     return usage(io, error);
   }
+  // The shipped fixture zones: the DNSSEC demo domains validate against the demo's own anchor, in process.
+  const demoDnssec = (values['demo-zones'] || isDemoZonesDirectory(values.zones)) && !values['no-dnssec'] ? await loadDemoDnssec() : undefined;
+  const dnssecFor = (input: string): CheckOptions['dnssec'] => (demoDnssec && isDemoDnssecDomain(demoDnssec, input) ? demoDnssec.options : options.dnssec);
   // Inputs run concurrently; output keeps input order.
-  const outcomes = positionals.map((input) => checkOne(input, { ...options, resolver: built.resolverFor(input) }));
+  const outcomes = positionals.map((input) => checkOne(input, { ...options, resolver: built.resolverFor(input), dnssec: dnssecFor(input) }));
   let failed = 0;
   for (const [i, outcome] of outcomes.entries()) {
     const result = await outcome;

@@ -10,6 +10,7 @@ import { readJsonFile } from '@spoof-checker/engine';
 import type { DemoDomain, DemoSettings } from '../web/demo.js';
 import { loadZoneFile } from '@spoof-checker/engine';
 import { DEMO_TRANSPORT_DOMAINS } from '../service/demo-transport.js';
+import { DEMO_DNSSEC_DOMAINS, DEMO_TRUST_ANCHOR_NAME } from '../service/demo-dnssec.js';
 
 /** The scenarios shown first on the home page, one per kind of answer, in this order. */
 export const DEMO_FEATURED_SCENARIOS = ['p-reject', 'p-quarantine', 'p-none', 'no-dmarc', 'spf-plus-all', 'spf-too-many-lookups', 'reject-sp-none', 'dkim-weak-1024'] as const;
@@ -76,5 +77,14 @@ export function withDemoTransportDomains(settings: DemoSettings): DemoSettings {
     ...settings,
     zoneOrigins: [...settings.zoneOrigins, ...DEMO_TRANSPORT_DOMAINS.map((d) => d.domain)],
     transportDomains: DEMO_TRANSPORT_DOMAINS.map((d) => ({ input: d.domain, note: d.shows })),
+  };
+}
+
+/** The demo settings with the DNSSEC demo domains (src/service/demo-dnssec.ts) listed apart, with the anchor they are validated against. */
+export function withDemoDnssecDomains(settings: DemoSettings): DemoSettings {
+  return {
+    ...settings,
+    zoneOrigins: [...new Set([...settings.zoneOrigins, ...DEMO_DNSSEC_DOMAINS.map((d) => d.domain)])],
+    dnssec: { domains: DEMO_DNSSEC_DOMAINS.map((d) => ({ input: d.domain, note: d.shows })), anchor: DEMO_TRUST_ANCHOR_NAME },
   };
 }

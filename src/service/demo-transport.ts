@@ -15,7 +15,9 @@ import { readFileSync } from 'node:fs';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import { createServer as createNetServer, type Server, type Socket } from 'node:net';
 import { createSecureContext, TLSSocket, type SecureContext } from 'node:tls';
-import { loadZoneDirectory, normaliseDomainInput, TransportCache, type CheckTransportOptions, type Zone } from '@spoof-checker/engine';
+import { join } from 'node:path';
+import { FIXTURE_ZONES_DIR } from '../fixtures.js';
+import { loadZoneDirectory, loadZoneFile, normaliseDomainInput, TransportCache, type CheckTransportOptions, type Zone } from '@spoof-checker/engine';
 
 const ROOT = new URL('../../fixtures/demo-transport/', import.meta.url);
 /** The demo transport zones (one per verdict). */
@@ -38,7 +40,11 @@ export const DEMO_TRANSPORT_DOMAINS: readonly { domain: string; shows: string; p
   { domain: 'sts-testing.example', shows: 'opportunistic: an MTA-STS policy in testing mode', policy: policyText('testing', 'mx.sts-testing.example') },
   { domain: 'sts-broken.example', shows: 'broken: the MX presents a certificate for another name', policy: policyText('enforce', 'mx.sts-broken.example') },
   { domain: 'sts-none.example', shows: 'at-risk: no MTA-STS, and the MX offers no STARTTLS' },
+  // DANE (RFC 7672): its zone is a DNSSEC demo zone (fixtures/zones/, signed in fixtures/demo-dnssec/).
+  { domain: 'dnssec-secure.example', shows: 'DANE: a DNSSEC-signed TLSA record on the MX matches its certificate' },
 ];
+/** The demo transport domains whose zone file is one of the fixture zones (the DNSSEC demo's), not in DEMO_TRANSPORT_ZONES_DIR. */
+const FIXTURE_ZONE_TRANSPORT_FILES = ['dnssec-secure.example.zone'];
 
 function policyText(mode: 'enforce' | 'testing', mx: string): string {
   // RFC 8461 §3.2: version, mode, mx, max_age.
@@ -93,7 +99,10 @@ export async function startDemoTransport(): Promise<DemoTransport> {
   ]);
   await listen(https, 0, DEMO_POLICY_HOST_ADDRESS);
   const httpsPort = (https.address() as { port: number }).port;
-  const zones = await loadZoneDirectory(DEMO_TRANSPORT_ZONES_DIR);
+  const zones = [
+    ...(await loadZoneDirectory(DEMO_TRANSPORT_ZONES_DIR)),
+    ...(await Promise.all(FIXTURE_ZONE_TRANSPORT_FILES.map((file) => loadZoneFile(join(FIXTURE_ZONES_DIR, file))))),
+  ];
 
   return {
     zones,

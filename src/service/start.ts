@@ -101,6 +101,8 @@ export interface CheckConfig {
   baseUrl?: string | undefined;
   /** DNSSEC validation for every check (`--trust-anchor`, on by default over DNS servers); left out: not asked. */
   dnssec?: CheckOptions['dnssec'];
+  /** DNSSEC for one domain, when it differs by domain (the demo's signed domains); undefined: `dnssec`. */
+  dnssecFor?: ((domain: string) => CheckOptions['dnssec']) | undefined;
   /** The transport options for one domain, when they differ by domain (the demo's own mail servers); else `transport`. */
   transportFor?: ((domain: string) => CheckTransportOptions | undefined) | undefined;
   /** The transport probe's options, for checks that ask for transport. */
@@ -264,7 +266,7 @@ function checksOf(config: CheckConfig) {
   const base = (domain: string) => ({
     resolver: config.resolverFor(domain),
     ranges: config.ranges,
-    ...(config.dnssec !== undefined ? { dnssec: config.dnssec } : {}),
+    ...((config.dnssecFor?.(domain) ?? config.dnssec) !== undefined ? { dnssec: config.dnssecFor?.(domain) ?? config.dnssec } : {}),
     ...(config.baseUrl !== undefined ? { baseUrl: config.baseUrl } : {}),
   });
   const plain = (domain: string) => checkDomain(domain, base(domain));

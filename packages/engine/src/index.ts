@@ -184,6 +184,7 @@ export type { DaneMatch, DaneOutcome, RolloverScheme, TlsaRecord } from './dane/
 export type { DaneVerdict, MxTlsa } from './transport/dane.js';
 /** Signed zone files served as RFC 4035 §3 says, by `startDnsServer({ signedZones })`. */
 export { loadSignedZoneDirectory, SignedZoneSet } from './zones/signed.js';
+export { signedZoneQuery } from './zones/signed-query.js';
 // Lookalike (cousin) domains: the names that look like a domain, and what each can do with mail.
 /**
  * Generates the dnstwist fuzzers' names for a domain's registrable label (homoglyphs only where the

@@ -1,0 +1,100 @@
+/**
+ * The demo shows every section working offline (issue 42 item 3): the DNSSEC demo domains (secure,
+ * bogus with its fix, insecure) validated against the demo's own trust anchor, which the page names,
+ * and DANE on a demo MX; through `serve --demo` (a real listening server) and `check --demo-zones`.
+ * The demo's signatures outlast the tests (their dates are checked here).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseSignedZone } from '../../packages/engine/src/dnssec/wire/zonefile.js';
+import { TYPE } from '../../packages/engine/src/dnssec/wire/canonical.js';
+import { DEMO_DNSSEC_DOMAINS, DEMO_DNSSEC_ZONES_DIR } from '../../src/service/demo-dnssec.js';
+import { captureIo } from '../cli/helpers.js';
+import { textContent } from '../web/helpers.js';
+
+/** What each DNSSEC demo domain must show. */
+const EXPECTED_DNSSEC: Record<string, { status: string; code: number | null }> = {
+  'dnssec-secure.example': { status: 'secure', code: null },
+  'dnssec-bogus.example': { status: 'bogus', code: 7 },
+  'dnssec-insecure.example': { status: 'insecure', code: null },
+};
+
+describe('the demo DNSSEC fixtures', () => {
+  it('lists one domain per state, each with a signed (or unsigned) zone and a fixture zone for the check', () => {
+    expect(DEMO_DNSSEC_DOMAINS.map((d) => d.domain).sort()).toEqual(Object.keys(EXPECTED_DNSSEC).sort());
+    const fixtureZones = readdirSync('fixtures/zones');
+    for (const { domain } of DEMO_DNSSEC_DOMAINS) expect(fixtureZones).toContain(`${domain}.zone`);
+    const scenarios = JSON.parse(readFileSync('fixtures/scenarios.json', 'utf8')) as { input: string }[];
+    for (const { domain } of DEMO_DNSSEC_DOMAINS) expect(scenarios.map((s) => s.input)).toContain(domain);
+  });
+
+  it('signs every demo zone (but the bogus one) until at least 2040, so the demo and its tests keep working', () => {
+    const until = Date.UTC(2040, 0, 1) / 1000;
+    const checked: string[] = [];
+    for (const file of readdirSync(DEMO_DNSSEC_ZONES_DIR).filter((f) => f.endsWith('.signed'))) {
+      const zone = parseSignedZone(readFileSync(join(DEMO_DNSSEC_ZONES_DIR, file), 'utf8'), { file });
+      const expirations = zone.records.filter((r) => r.type === TYPE.RRSIG).map((r) => r.rdata.readUInt32BE(8));
+      expect(expirations.length).toBeGreaterThan(0);
+      if (zone.origin === 'dnssec-bogus.example') expect(Math.max(...expirations)).toBeLessThan(Date.now() / 1000);
+      else expect(Math.min(...expirations), file).toBeGreaterThan(until);
+      checked.push(zone.origin || '.');
+    }
+    expect(checked.sort()).toEqual(['.', 'dnssec-bogus.example', 'dnssec-secure.example', 'example']);
+  });
+});
+
+describe('check --demo-zones', () => {
+  it.each(Object.entries(EXPECTED_DNSSEC))('%s: DNSSEC %o, validated in process from the demo anchor', async (domain, expected) => {
+    const { main } = await import('../../src/cli/main.js');
+    const { io, stdout } = captureIo();
+    await main(['check', '--demo-zones', '--json', domain], io);
+    const result = JSON.parse(stdout()) as { dnssec: { status: string; reason: { code: number | null } }; verdict: string };
+    expect({ status: result.dnssec.status, code: result.dnssec.reason.code }).toEqual(expected);
+    expect(result.verdict).toBe('protected');
+  });
+
+  it('leaves a demo domain outside the signed set not-checked (its zone file carries no signatures)', async () => {
+    const { main } = await import('../../src/cli/main.js');
+    const { io, stdout } = captureIo();
+    await main(['check', '--demo-zones', '--json', 'p-none.example'], io);
+    expect((JSON.parse(stdout()) as { dnssec: { status: string } }).dnssec.status).toBe('not-checked');
+  });
+});
+
+describe('serve --demo', () => {
+  it('lists the DNSSEC demo domains and the anchor on the home page; each result shows its state (the bogus one its fix); DANE holds on the demo MX', async () => {
+    const { main } = await import('../../src/cli/main.js');
+    let stop!: (signal: string) => void;
+    const { io, stderr } = captureIo('', { stop: new Promise((resolve) => (stop = resolve)) });
+    const running = main(['serve', '--demo', '--port', '0', '--log-format', 'json'], io);
+    try {
+      await expect.poll(() => stderr(), { timeout: 15_000 }).toContain('listening on');
+      const url = /listening on (http:\/\/[^ ]+)/.exec(stderr())![1]!;
+      const home = await (await fetch(`${url}/`)).text();
+      expect(home).toContain('id="demo-dnssec"');
+      expect(textContent(home)).toContain("validated against the demo's own root key (fixtures/demo-dnssec/root-anchor.ds), not the IANA root's");
+      for (const domain of Object.keys(EXPECTED_DNSSEC)) expect(home).toContain(`href="/check/${domain}"`);
+      for (const [domain, expected] of Object.entries(EXPECTED_DNSSEC)) {
+        const json = (await (await fetch(`${url}/check/${domain}`, { headers: { accept: 'application/json' } })).json()) as { dnssec: { status: string; reason: { code: number | null } } };
+        expect({ status: json.dnssec.status, code: json.dnssec.reason.code }, domain).toEqual(expected);
+        const page = await (await fetch(`${url}/check/${domain}`)).text();
+        expect(page).toContain(`data-dnssec="${expected.status}"`);
+        expect(page).toContain('id="dnssec-anchor"');
+        expect(page.includes('id="dnssec-fix"'), domain).toBe(expected.status === 'bogus');
+      }
+      const bogus = await (await fetch(`${url}/check/dnssec-bogus.example`)).text();
+      expect(textContent(bogus)).toContain('Fix: sign the zone again (its signatures have expired)');
+      // DANE: the signed TLSA on the demo MX matches the certificate the demo's own mail server presents.
+      const transport = (await (await fetch(`${url}/transport/dnssec-secure.example`, { headers: { accept: 'application/json' } })).json()) as {
+        verdict: string;
+        dane?: { status?: string; mx?: { tlsa?: string; addresses?: { dane?: string }[] }[] };
+        mx: { addresses: { dane?: string; outcome: string }[] }[];
+      };
+      expect(JSON.stringify(transport)).toContain('"dane":"match"');
+    } finally {
+      stop('SIGTERM');
+      expect(await running).toBe(0);
+    }
+  }, 60_000);
+});

@@ -54,6 +54,19 @@ describe('check --demo-zones', () => {
     expect(result.verdict).toBe('protected');
   });
 
+  it.each([
+    ['2030-06-01', 'dnssec-secure.example', 'secure', null],
+    ['2046-02-01T00:00:00Z', 'dnssec-secure.example', 'bogus', 7],
+    ['2024-01-10', 'dnssec-secure.example', 'bogus', 8],
+    ['2030-06-01T12:00:00+02:00', 'dnssec-bogus.example', 'bogus', 7],
+  ])('--at %s judges %s\'s signatures at that time: %s (issue 42)', async (at, domain, status, code) => {
+    const { main } = await import('../../src/cli/main.js');
+    const { io, stdout } = captureIo();
+    await main(['check', '--demo-zones', '--json', '--at', at, domain], io);
+    const result = JSON.parse(stdout()) as { dnssec: { status: string; reason: { code: number | null } } };
+    expect({ status: result.dnssec.status, code: result.dnssec.reason.code }).toEqual({ status, code });
+  });
+
   it('leaves a demo domain outside the signed set not-checked (its zone file carries no signatures)', async () => {
     const { main } = await import('../../src/cli/main.js');
     const { io, stdout } = captureIo();

@@ -48,6 +48,7 @@ import { SmtpReportReceiver } from '../ingest/smtp.js';
 import { monitorReportSignals, reportSelectorCache } from '../ingest/summary.js';
 import { buildApp } from './compose.js';
 import { isDemoTransportDomain, startDemoTransport, type DemoTransport } from './demo-transport.js';
+import { seedDemoReports } from './demo-reports.js';
 
 /** How long one component may take to stop before the next one is stopped anyway. */
 export const DEFAULT_COMPONENT_STOP_TIMEOUT_MS = 30_000;
@@ -172,6 +173,8 @@ export interface ServiceConfig extends CommonConfig {
    * and answer the demo transport domains from them; every other domain keeps `check`'s options.
    */
   demoTransport?: boolean;
+  /** The demo's DMARC and TLS reports (src/service/demo-reports.ts), stored for this organisation when the seed was loaded into an empty store. */
+  demoReports?: { organizationId: string };
   /** Reports in (SMTP) and the report routes' settings. */
   reports?: ReportsConfig;
 }
@@ -396,6 +399,10 @@ export async function startService(config: ServiceConfig): Promise<ServiceHandle
         }),
       (service) => service.close(),
     );
+    if (config.demoReports && seeded) {
+      const stored = await seedDemoReports(stores.reports, config.demoReports.organizationId, new Date());
+      log(`demo: ${stored} DMARC and TLS reports stored for ${config.demoReports.organizationId}`);
+    }
     if (config.demoMonitor && seeded) await seedDemoMonitor(monitors, config.demoMonitor.organizationId, config.demoMonitor.domain, checks.monitor, new Date());
 
     await startExtras(started, config.components, { role: 'serve', stores, check: checks.plain, redisUrl: config.redisUrl, env: config.env, log });

@@ -44,6 +44,8 @@ export interface DemoSettings {
    * (named in `anchor`, never the IANA root's); listed apart on the home page.
    */
   dnssec?: { domains: readonly DemoDomain[]; anchor: string };
+  /** Domains whose DMARC and TLS reports the demo stores for its organisation (the API's report routes, with the demo key). */
+  reports?: readonly DemoDomain[];
 }
 
 /** Whether the demo answers for `domain` (an A-label name, as normalised). */
@@ -123,6 +125,8 @@ ${demo.dnssec && demo.dnssec.domains.length > 0 ? html`<p id="demo-dnssec">DNSSE
     const href = demoHref(d.input);
     return href === null ? [] : [item({ ...d, href })];
   })}</ul>` : null}
+${demo.reports && demo.reports.length > 0 ? html`<p id="demo-reports">DMARC and TLS reports: the demo stores a day of reports for these, for its organisation; read them with the demo key at <code>GET /api/tools/v1/spoof-checker/reports/domains/&lt;domain&gt;</code> (readiness, senders, TLS).</p>
+<ul class="demo-list" aria-labelledby="demo-reports">${demo.reports.map((d) => html`<li><code>${d.input}</code> <span class="muted">${d.note}</span></li>`)}</ul>` : null}
 ${demo.standIns && demo.standIns.length > 0 ? html`<p class="muted" id="demo-stand-ins"><strong>Stand-ins, not checked:</strong> ${demo.standIns.map((name, i) => html`${i > 0 ? ', ' : ''}<code>${name}</code>`)}. These zone files hold only the few records the demo domains point at (an MX host, an SPF include, a DKIM key); they stand in for those providers and are not their DNS, so the demo gives no verdict for them.</p>` : null}
 </section>`;
 }

@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { parseSignedZone } from '../../packages/engine/src/dnssec/wire/zonefile.js';
 import { TYPE } from '../../packages/engine/src/dnssec/wire/canonical.js';
 import { DEMO_DNSSEC_DOMAINS, DEMO_DNSSEC_ZONES_DIR } from '../../src/service/demo-dnssec.js';
+import { DEMO_API_KEY } from '../../src/cli/serve.js';
 import { captureIo } from '../cli/helpers.js';
 import { textContent } from '../web/helpers.js';
 
@@ -76,7 +77,7 @@ describe('check --demo-zones', () => {
 });
 
 describe('serve --demo', () => {
-  it('lists the DNSSEC demo domains and the anchor on the home page; each result shows its state (the bogus one its fix); DANE holds on the demo MX', async () => {
+  it('lists the DNSSEC demo domains and the anchor on the home page; each result shows its state (the bogus one its fix); DANE holds on the demo MX; the demo reports are stored', async () => {
     const { main } = await import('../../src/cli/main.js');
     let stop!: (signal: string) => void;
     const { io, stderr } = captureIo('', { stop: new Promise((resolve) => (stop = resolve)) });
@@ -105,6 +106,28 @@ describe('serve --demo', () => {
         mx: { addresses: { dane?: string; outcome: string }[] }[];
       };
       expect(JSON.stringify(transport)).toContain('"dane":"match"');
+      // The demo's reports, stored for its organisation: readiness ready and blocked, a forwarder, an unauthorised sender, a TLS failure.
+      expect(textContent(home)).toContain('DMARC and TLS reports: the demo stores a day of reports for these');
+      const reports = async (domain: string) =>
+        (await (await fetch(`${url}/api/tools/v1/spoof-checker/reports/domains/${domain}`, { headers: { authorization: `Bearer ${DEMO_API_KEY}` } })).json()) as {
+          reports: number;
+          readiness: { verdict: string };
+          senders: { source: string; class: string }[];
+          tls: { reports: number; policies: { failed: number; failures: { resultType: string }[] }[] };
+        };
+      const ready = await reports('p-reject.example');
+      expect([ready.reports, ready.readiness.verdict]).toEqual([1, 'ready']);
+      const blocked = await reports('p-none.example');
+      expect(blocked.readiness.verdict).toBe('not-ready');
+      expect(Object.fromEntries(blocked.senders.map((s) => [s.source, s.class]))).toEqual({
+        '198.51.100.25': 'legitimate',
+        '198.51.100.200': 'legitimate',
+        '192.0.2.77': 'forwarded',
+        '203.0.113.66': 'unauthorised',
+      });
+      const broken = await reports('sts-broken.example');
+      expect(broken.tls.policies[0]).toMatchObject({ failed: 57, failures: [{ resultType: 'certificate-host-mismatch' }] });
+      expect((await reports('sts-enforced.example')).tls.policies[0]).toMatchObject({ failed: 0 });
     } finally {
       stop('SIGTERM');
       expect(await running).toBe(0);

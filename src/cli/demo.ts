@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { readJsonFile } from '@spoof-checker/engine';
 import type { DemoDomain, DemoSettings } from '../web/demo.js';
 import { loadZoneFile } from '@spoof-checker/engine';
-import { DEMO_TRANSPORT_DOMAINS } from '../service/demo-transport.js';
+import { DEMO_MARK_AUTHORITY, DEMO_TRANSPORT_DOMAINS } from '../service/demo-transport.js';
 import { DEMO_DNSSEC_DOMAINS, DEMO_TRUST_ANCHOR_NAME } from '../service/demo-dnssec.js';
 import { DEMO_REPORT_DOMAINS } from '../service/demo-reports.js';
 
@@ -93,4 +93,9 @@ export function withDemoDnssecDomains(settings: DemoSettings): DemoSettings {
 /** The demo settings with the domains whose DMARC and TLS reports the demo stores (src/service/demo-reports.ts), listed apart. */
 export function withDemoReportDomains(settings: DemoSettings): DemoSettings {
   return { ...settings, reports: DEMO_REPORT_DOMAINS.map((d) => ({ input: d.domain, note: d.shows })) };
+}
+
+/** The demo settings with the BIMI demo domain and the demo Mark Verifying Authority named, listed apart. */
+export function withDemoBimiDomains(settings: DemoSettings): DemoSettings {
+  return { ...settings, bimi: { domains: [{ input: 'brand.example', note: 'a valid logo and a VMC from the demo authority: ready' }], authority: DEMO_MARK_AUTHORITY } };
 }

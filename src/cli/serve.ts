@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { DOCS_PATH, type StartupApiKey } from '../http/app.js';
 import { startService, type ReportsConfig, type ServiceHandle } from '../service/start.js';
 import { batchNamesPerDayFromEnv, maxMonitorsFromEnv } from './batch-quota.js';
-import { loadDemoSettings, withDemoDnssecDomains, withDemoReportDomains, withDemoTransportDomains } from './demo.js';
+import { loadDemoSettings, withDemoBimiDomains, withDemoDnssecDomains, withDemoReportDomains, withDemoTransportDomains } from './demo.js';
 import { isDemoDnssecDomain, loadDemoDnssec } from '../service/demo-dnssec.js';
 import { LOG_FORMATS, logFormatFor, shortLogWriter } from './log-format.js';
 import { parseTrustProxy, TrustProxyError, trustProxyWarning, type TrustProxy } from '../http/client-address.js';
@@ -445,7 +445,7 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
     // The demo's page says where its answers come from and answers only for the demo's domains.
     // With the demo's own zones, the demo also runs its own mail servers (one domain per transport verdict).
     const demoZones = config.demo && config.zones === DEMO_ZONES_DIR;
-    const demoPages = demoZones ? { demo: withDemoReportDomains(withDemoDnssecDomains(withDemoTransportDomains(await loadDemoSettings(DEMO_SCENARIOS_FILE, DEMO_ZONES_DIR)))) } : undefined;
+    const demoPages = demoZones ? { demo: withDemoBimiDomains(withDemoReportDomains(withDemoDnssecDomains(withDemoTransportDomains(await loadDemoSettings(DEMO_SCENARIOS_FILE, DEMO_ZONES_DIR))))) } : undefined;
     // DNSSEC over DNS servers (IANA anchors or --trust-anchor), with one zone-state cache for the process.
     const dnssecOption = await dnssecFromFlags(config.trustAnchor, config.noDnssec, network);
     // The shipped fixture zones: the DNSSEC demo domains validate against the demo's own anchor, in process.

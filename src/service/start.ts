@@ -104,6 +104,8 @@ export interface CheckConfig {
   dnssec?: CheckOptions['dnssec'];
   /** DNSSEC for one domain, when it differs by domain (the demo's signed domains); undefined: `dnssec`. */
   dnssecFor?: ((domain: string) => CheckOptions['dnssec']) | undefined;
+  /** Extra Mark Verifying Authority roots (PEM) for one domain's BIMI check (the demo's own authority, for its domains only). */
+  bimiRootsFor?: ((domain: string) => string | undefined) | undefined;
   /** The transport options for one domain, when they differ by domain (the demo's own mail servers); else `transport`. */
   transportFor?: ((domain: string) => CheckTransportOptions | undefined) | undefined;
   /** The transport probe's options, for checks that ask for transport. */
@@ -278,7 +280,8 @@ function checksOf(config: CheckConfig) {
   // BIMI fetches the logo and the certificate with the transport's flags (--tls-ca, --connect-ports https=N, --allow-private-addresses).
   const bimiFor = (domain: string) => {
     const transport = transportFor(domain);
-    return { tlsCa: transport.tlsCa, connectPorts: transport.connectPorts, allowPrivateAddresses: transport.allowPrivateAddresses };
+    const extraRoots = config.bimiRootsFor?.(domain);
+    return { tlsCa: transport.tlsCa, connectPorts: transport.connectPorts, allowPrivateAddresses: transport.allowPrivateAddresses, ...(extraRoots !== undefined ? { extraRoots } : {}) };
   };
   // A monitor that asks for lookalikes gets the default search, through the same shared cache.
   const monitor: MonitorCheck = withLookalikeSearch(
@@ -576,5 +579,6 @@ function withDemoTransport(check: CheckConfig, demo: DemoTransport): CheckConfig
     ...check,
     resolverFor: (input) => (isDemoTransportDomain(demo, input) ? resolver : check.resolverFor(input)),
     transportFor: (domain) => (isDemoTransportDomain(demo, domain) ? demo.options : check.transportFor?.(domain)),
+    bimiRootsFor: (domain) => (isDemoTransportDomain(demo, domain) ? demo.bimiRoots : check.bimiRootsFor?.(domain)),
   };
 }

@@ -44,6 +44,8 @@ export interface DemoSettings {
    * (named in `anchor`, never the IANA root's); listed apart on the home page.
    */
   dnssec?: { domains: readonly DemoDomain[]; anchor: string };
+  /** The BIMI demo domains and the demo Mark Verifying Authority their certificates chain to (trusted by the demo only). */
+  bimi?: { domains: readonly DemoDomain[]; authority: string };
   /** Domains whose DMARC and TLS reports the demo stores for its organisation (the API's report routes, with the demo key). */
   reports?: readonly DemoDomain[];
 }
@@ -125,6 +127,8 @@ ${demo.dnssec && demo.dnssec.domains.length > 0 ? html`<p id="demo-dnssec">DNSSE
     const href = demoHref(d.input);
     return href === null ? [] : [item({ ...d, href })];
   })}</ul>` : null}
+${demo.bimi && demo.bimi.domains.length > 0 ? html`<p id="demo-bimi">BIMI (the brand logo): the logo's mark certificate is issued by the demo's own authority, <q>${demo.bimi.authority}</q>, a demo authority that only this demo trusts, and only for its own domains.</p>
+<ul class="demo-list" aria-labelledby="demo-bimi">${demo.bimi.domains.map((d) => html`<li><a href="/bimi/${encodeURIComponent(d.input)}"><code>${d.input}</code></a> <span class="muted">${d.note}</span></li>`)}</ul>` : null}
 ${demo.reports && demo.reports.length > 0 ? html`<p id="demo-reports">DMARC and TLS reports: the demo stores a day of reports for these, for its organisation; read them with the demo key at <code>GET /api/tools/v1/spoof-checker/reports/domains/&lt;domain&gt;</code> (readiness, senders, TLS).</p>
 <ul class="demo-list" aria-labelledby="demo-reports">${demo.reports.map((d) => html`<li><code>${d.input}</code> <span class="muted">${d.note}</span></li>`)}</ul>` : null}
 ${demo.standIns && demo.standIns.length > 0 ? html`<p class="muted" id="demo-stand-ins"><strong>Stand-ins, not checked:</strong> ${demo.standIns.map((name, i) => html`${i > 0 ? ', ' : ''}<code>${name}</code>`)}. These zone files hold only the few records the demo domains point at (an MX host, an SPF include, a DKIM key); they stand in for those providers and are not their DNS, so the demo gives no verdict for them.</p>` : null}

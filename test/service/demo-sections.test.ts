@@ -11,6 +11,11 @@ import { parseSignedZone } from '../../packages/engine/src/dnssec/wire/zonefile.
 import { TYPE } from '../../packages/engine/src/dnssec/wire/canonical.js';
 import { DEMO_DNSSEC_DOMAINS, DEMO_DNSSEC_ZONES_DIR } from '../../src/service/demo-dnssec.js';
 import { DEMO_API_KEY } from '../../src/cli/serve.js';
+import { DEMO_MARK_AUTHORITY } from '../../src/service/demo-transport.js';
+import { X509Certificate } from 'node:crypto';
+import { checkBimi } from '../../packages/engine/src/bimi/index.js';
+import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { loadZoneDirectory } from '../../packages/engine/src/zones/load.js';
 import { captureIo } from '../cli/helpers.js';
 import { textContent } from '../web/helpers.js';
 
@@ -42,6 +47,28 @@ describe('the demo DNSSEC fixtures', () => {
       checked.push(zone.origin || '.');
     }
     expect(checked.sort()).toEqual(['.', 'dnssec-bogus.example', 'dnssec-secure.example', 'example']);
+  });
+});
+
+describe('the demo BIMI material', () => {
+  it('is valid until at least 2040 (every certificate: the authority, the VMC, the logo host)', () => {
+    for (const file of ['mva-root.pem', 'vmc.pem', 'web-ca.pem', 'host.pem']) {
+      const pem = readFileSync(join('fixtures/demo-bimi', file), 'utf8');
+      for (const block of pem.match(/-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/g) ?? []) {
+        const certificate = new X509Certificate(block);
+        expect(new Date(certificate.validTo).getTime(), `${file}: ${certificate.subject}`).toBeGreaterThan(Date.UTC(2040, 0, 1));
+        expect(new Date(certificate.validFrom).getTime(), file).toBeLessThanOrEqual(Date.now());
+      }
+    }
+  });
+
+  it('is never trusted outside the demo: the shipped roots alone refuse the VMC', async () => {
+    const resolver = new ZoneResolver(await loadZoneDirectory('fixtures/demo-transport/zones'));
+    // Without the demo's HTTPS host the fetch fails; the certificate itself is judged against the shipped roots.
+    const { checkMarkCertificate, shippedBimiRoots } = await import('../../packages/engine/src/bimi/index.js');
+    const judged = checkMarkCertificate({ pem: readFileSync('fixtures/demo-bimi/vmc.pem', 'utf8'), url: 'u', domain: 'brand.example', organizationalDomain: 'brand.example', selector: 'default', logo: readFileSync('fixtures/demo-bimi/logo.svg'), roots: shippedBimiRoots(), now: new Date() });
+    expect(judged.chain.trusted).toBe(false);
+    expect((await checkBimi('brand.example', { resolver })).grade).not.toMatch(/^ready/);
   });
 });
 
@@ -106,6 +133,20 @@ describe('serve --demo', () => {
         mx: { addresses: { dane?: string; outcome: string }[] }[];
       };
       expect(JSON.stringify(transport)).toContain('"dane":"match"');
+      // BIMI: brand.example's logo and VMC chain to the demo authority, which the home page and the result name.
+      expect(textContent(home)).toContain(`the logo's mark certificate is issued by the demo's own authority, ${DEMO_MARK_AUTHORITY}`);
+      expect(textContent(home)).toContain('a demo authority that only this demo trusts, and only for its own domains');
+      expect(home).toContain('href="/bimi/brand.example"');
+      const bimi = (await (await fetch(`${url}/bimi/brand.example`, { headers: { accept: 'application/json' } })).json()) as {
+        grade: string;
+        logo: { violations: unknown[] };
+        certificate: { kind: string; chain: { trusted: boolean; anchor: string } };
+      };
+      expect(bimi.grade).toBe('ready-vmc');
+      expect(bimi.logo.violations).toEqual([]);
+      expect(bimi.certificate.chain).toMatchObject({ trusted: true, anchor: `added root: ${DEMO_MARK_AUTHORITY}` });
+      const bimiPage = await (await fetch(`${url}/bimi/brand.example`)).text();
+      expect(textContent(bimiPage)).toContain(`chain trusted (to added root: ${DEMO_MARK_AUTHORITY}`);
       // The demo's reports, stored for its organisation: readiness ready and blocked, a forwarder, an unauthorised sender, a TLS failure.
       expect(textContent(home)).toContain('DMARC and TLS reports: the demo stores a day of reports for these');
       const reports = async (domain: string) =>

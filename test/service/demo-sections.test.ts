@@ -103,6 +103,32 @@ describe('check --demo-zones', () => {
   });
 });
 
+describe('the demo page (inject)', () => {
+  it('lists every section\'s demo domains, and a DNSSEC demo domain\'s result shows its state and the demo anchor', async () => {
+    const { loadDemoSettings, withDemoBimiDomains, withDemoDnssecDomains, withDemoReportDomains, withDemoTransportDomains } = await import('../../src/cli/demo.js');
+    const { DEMO_SCENARIOS_FILE, DEMO_ZONES_DIR } = await import('../../src/cli/serve.js');
+    const { loadDemoDnssec, isDemoDnssecDomain } = await import('../../src/service/demo-dnssec.js');
+    const { checkDomain } = await import('../../packages/engine/src/check.js');
+    const { fixtureApp } = await import('../web/helpers.js');
+    const demo = withDemoBimiDomains(withDemoReportDomains(withDemoDnssecDomains(withDemoTransportDomains(await loadDemoSettings(DEMO_SCENARIOS_FILE, DEMO_ZONES_DIR)))));
+    const dnssec = await loadDemoDnssec();
+    const resolver = new ZoneResolver(await loadZoneDirectory(DEMO_ZONES_DIR));
+    const { app } = await fixtureApp({ overrides: { pages: { demo }, check: (domain) => checkDomain(domain, { resolver, ...(isDemoDnssecDomain(dnssec, domain) ? { dnssec: dnssec.options } : {}) }) } });
+    try {
+      const home = (await app.inject({ url: '/' })).body;
+      for (const id of ['demo-domains', 'demo-transport', 'demo-dnssec', 'demo-bimi', 'demo-reports']) expect(home, id).toContain(`id="${id}"`);
+      for (const [domain, expected] of Object.entries(EXPECTED_DNSSEC)) {
+        const page = await app.inject({ url: `/check/${domain}` });
+        expect(page.statusCode).toBe(200);
+        expect(page.body).toContain(`data-dnssec="${expected.status}"`);
+        expect(textContent(page.body)).toContain("Validated against the demo's own root key (fixtures/demo-dnssec/root-anchor.ds), not the IANA root's.");
+      }
+    } finally {
+      await app.close();
+    }
+  });
+});
+
 describe('serve --demo', () => {
   it('lists the DNSSEC demo domains and the anchor on the home page; each result shows its state (the bogus one its fix); DANE holds on the demo MX; the demo reports are stored', async () => {
     const { main } = await import('../../src/cli/main.js');

@@ -1,3 +1,4 @@
+import { isDemoDnssecDomain, isDemoZonesDirectory, loadDemoDnssec } from '../service/demo-dnssec.js';
 import { checkDomain, DnssecCache, ianaRootAnchors, loadTrustAnchorFile, type CheckOptions } from '@spoof-checker/engine';
 import { isSpoofCheckError } from '@spoof-checker/engine';
 import type { SpoofCheckResult } from '@spoof-checker/engine';
@@ -30,7 +31,11 @@ ${TRANSPORT_USAGE}
   --trust-anchor FILE  validate DNSSEC from the DS or DNSKEY records in FILE (a lab's or a private
                        root) instead of the IANA root KSKs
   --no-dnssec          do not validate DNSSEC ("dnssec": not-checked); it is validated by default when
-                       asking DNS servers, and never with --zones (zone files carry no signatures)
+                       asking DNS servers, and never with --zones (zone files carry no signatures; the
+                       DNSSEC demo domains of --demo-zones against the demo's own trust anchor)
+  --at DATE            judge BIMI mark certificates and DNSSEC signatures at DATE instead of now: an
+                       ISO date (2027-06-01, midnight UTC) or date-time (2027-06-01T12:00:00Z, or with
+                       an offset such as +02:00); the HTTPS fetches still check their servers now
   --bimi               also check BIMI (the brand logo): the record, DMARC eligibility, the logo held
                        to SVG Tiny PS and the mark certificate (VMC, CMC) verified by signature. Adds a
                        report section and a "bimi" field to --json; the spoof verdict does not change.
@@ -55,7 +60,7 @@ export const check: Command = async (args, io) => {
   try {
     parsed = parseCommandArgs(
       args,
-      { ...RESOLVER_OPTIONS, ...TRANSPORT_OPTIONS, 'trust-anchor': { type: 'string' }, 'no-dnssec': { type: 'boolean' }, faults: { type: 'string' }, selectors: { type: 'string' }, ranges: { type: 'string' }, transport: { type: 'boolean' }, bimi: { type: 'boolean' }, 'bimi-selector': { type: 'string' }, 'bimi-roots': { type: 'string' }, json: { type: 'boolean' } },
+      { ...RESOLVER_OPTIONS, ...TRANSPORT_OPTIONS, 'trust-anchor': { type: 'string' }, 'no-dnssec': { type: 'boolean' }, faults: { type: 'string' }, selectors: { type: 'string' }, ranges: { type: 'string' }, transport: { type: 'boolean' }, bimi: { type: 'boolean' }, 'bimi-selector': { type: 'string' }, 'bimi-roots': { type: 'string' }, at: { type: 'string' }, json: { type: 'boolean' } },
       true,
     );
   } catch (error) {
@@ -80,9 +85,19 @@ export const check: Command = async (args, io) => {
   const transportFlags = { tlsCa: values['tls-ca'], connectPorts: values['connect-ports'], allowPrivateAddresses: values['allow-private-addresses'] };
   if (!values.transport && !values.bimi && hasTransportFlags(transportFlags)) return usage(io, new UsageError('--tls-ca, --connect-ports and --allow-private-addresses apply to --transport and --bimi; add --transport or --bimi'));
   if (!values.bimi && (values['bimi-selector'] !== undefined || values['bimi-roots'] !== undefined)) return usage(io, new UsageError('--bimi-selector and --bimi-roots apply to --bimi; add --bimi'));
+  let at: Date | undefined;
+  if (values.at !== undefined) {
+    try {
+      at = parseAtDate(values.at);
+      if (!values.bimi && values['no-dnssec']) throw new UsageError('--at sets the time BIMI certificates and DNSSEC signatures are judged at: add --bimi, or drop --no-dnssec');
+    } catch (error) {
+      return usage(io, error);
+    }
+  }
   if (values.bimi) {
     try {
       options.bimi = await bimiOptionsFromFlags({ ...transportFlags, selector: values['bimi-selector'], roots: values['bimi-roots'] });
+      if (at !== undefined) options.bimi.validationTime = at;
     } catch (error) {
       return usage(io, error);
     }
@@ -99,8 +114,13 @@ export const check: Command = async (args, io) => {
   } catch (error) {
     return usage(io, error);
   }
+  // The shipped fixture zones: the DNSSEC demo domains validate against the demo's own anchor, in process.
+  const demoDnssec = (values['demo-zones'] || isDemoZonesDirectory(values.zones)) && !values['no-dnssec'] ? await loadDemoDnssec() : undefined;
+  // At another time, without the zone-state cache (its states were judged now).
+  const dnssecAt = (dnssec: CheckOptions['dnssec']): CheckOptions['dnssec'] => (at !== undefined && typeof dnssec === 'object' ? { ...dnssec, now: () => at.getTime() / 1000, cache: undefined } : dnssec);
+  const dnssecFor = (input: string): CheckOptions['dnssec'] => dnssecAt(demoDnssec && isDemoDnssecDomain(demoDnssec, input) ? demoDnssec.options : options.dnssec);
   // Inputs run concurrently; output keeps input order.
-  const outcomes = positionals.map((input) => checkOne(input, { ...options, resolver: built.resolverFor(input) }));
+  const outcomes = positionals.map((input) => checkOne(input, { ...options, resolver: built.resolverFor(input), dnssec: dnssecFor(input) }));
   let failed = 0;
   for (const [i, outcome] of outcomes.entries()) {
     const result = await outcome;
@@ -130,6 +150,24 @@ export async function dnssecFromFlags(trustAnchor: string | undefined, off: bool
   }
   // One cache for the inputs of this command: they share the root's and the TLDs' keys.
   return { query: network.dnssecQuery(), anchors, cache: new DnssecCache() };
+}
+
+/** `--at`: `YYYY-MM-DD` (midnight UTC) or an ISO 8601 date-time (`Z` or an offset; none means UTC). */
+export function parseAtDate(text: string): Date {
+  const match = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/i.exec(text.trim());
+  const fail = (): never => {
+    throw new UsageError(`--at ${text}: not a date; give YYYY-MM-DD (2027-06-01) or a date-time (2027-06-01T12:00:00Z)`);
+  };
+  if (!match) return fail();
+  const [, y, mo, d, h = '00', mi = '00', sec = '00'] = match;
+  const zone = (match[7] ?? 'Z').toUpperCase();
+  const offset = zone === 'Z' ? 0 : (zone.startsWith('-') ? -1 : 1) * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(-2)));
+  const local = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(sec));
+  // Date.UTC rolls 2027-02-30 over to March: a day, hour or minute out of range is refused instead.
+  const check = new Date(local);
+  if (check.getUTCFullYear() !== Number(y) || check.getUTCMonth() !== Number(mo) - 1 || check.getUTCDate() !== Number(d) || check.getUTCHours() !== Number(h) || check.getUTCMinutes() !== Number(mi) || Number(sec) > 59) return fail();
+  if (Math.abs(offset) > 14 * 60) return fail();
+  return new Date(local - offset * 60_000);
 }
 
 /** Checks one input; a refusal becomes an error line, never an exception. */

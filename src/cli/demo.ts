@@ -9,7 +9,9 @@ import { join } from 'node:path';
 import { readJsonFile } from '@spoof-checker/engine';
 import type { DemoDomain, DemoSettings } from '../web/demo.js';
 import { loadZoneFile } from '@spoof-checker/engine';
-import { DEMO_TRANSPORT_DOMAINS } from '../service/demo-transport.js';
+import { DEMO_MARK_AUTHORITY, DEMO_TRANSPORT_DOMAINS } from '../service/demo-transport.js';
+import { DEMO_DNSSEC_DOMAINS, DEMO_TRUST_ANCHOR_NAME } from '../service/demo-dnssec.js';
+import { DEMO_REPORT_DOMAINS } from '../service/demo-reports.js';
 
 /** The scenarios shown first on the home page, one per kind of answer, in this order. */
 export const DEMO_FEATURED_SCENARIOS = ['p-reject', 'p-quarantine', 'p-none', 'no-dmarc', 'spf-plus-all', 'spf-too-many-lookups', 'reject-sp-none', 'dkim-weak-1024'] as const;
@@ -77,4 +79,23 @@ export function withDemoTransportDomains(settings: DemoSettings): DemoSettings {
     zoneOrigins: [...settings.zoneOrigins, ...DEMO_TRANSPORT_DOMAINS.map((d) => d.domain)],
     transportDomains: DEMO_TRANSPORT_DOMAINS.map((d) => ({ input: d.domain, note: d.shows })),
   };
+}
+
+/** The demo settings with the DNSSEC demo domains (src/service/demo-dnssec.ts) listed apart, with the anchor they are validated against. */
+export function withDemoDnssecDomains(settings: DemoSettings): DemoSettings {
+  return {
+    ...settings,
+    zoneOrigins: [...new Set([...settings.zoneOrigins, ...DEMO_DNSSEC_DOMAINS.map((d) => d.domain)])],
+    dnssec: { domains: DEMO_DNSSEC_DOMAINS.map((d) => ({ input: d.domain, note: d.shows })), anchor: DEMO_TRUST_ANCHOR_NAME },
+  };
+}
+
+/** The demo settings with the domains whose DMARC and TLS reports the demo stores (src/service/demo-reports.ts), listed apart. */
+export function withDemoReportDomains(settings: DemoSettings): DemoSettings {
+  return { ...settings, reports: DEMO_REPORT_DOMAINS.map((d) => ({ input: d.domain, note: d.shows })) };
+}
+
+/** The demo settings with the BIMI demo domain and the demo Mark Verifying Authority named, listed apart. */
+export function withDemoBimiDomains(settings: DemoSettings): DemoSettings {
+  return { ...settings, bimi: { domains: [{ input: 'brand.example', note: 'a valid logo and a VMC from the demo authority: ready' }], authority: DEMO_MARK_AUTHORITY } };
 }

@@ -5,11 +5,12 @@
  * (`dig @127.0.0.1 -p 5300 …`, or `spoof-checker check --resolver … ` with `--outside nxdomain`).
  * With `--faults`, the server itself misbehaves as the file says (SERVFAIL, REFUSED, no answer…).
  */
+import { readdir } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import type { FaultPlan } from '@spoof-checker/engine';
 import { startDnsServer, type OutsideZones } from '@spoof-checker/engine';
 import { ZoneResolver } from '@spoof-checker/engine';
-import { loadZoneDirectory, ZoneLoadError } from '@spoof-checker/engine';
+import { loadSignedZoneDirectory, loadZoneDirectory, SignedZoneSet, ZoneLoadError } from '@spoof-checker/engine';
 import { integerOption, parseCommandArgs, UsageError } from './args.js';
 import { loadFaultPlan } from './faults-file.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Command } from './io.js';
@@ -24,7 +25,9 @@ export const DEFAULT_DNS_SERVE_HOST = '127.0.0.1';
 const USAGE = `Usage: spoof-checker dns-serve <zones-dir> | --demo-zones [--port N] [--host H] [--outside refused|nxdomain] [--faults FILE]
 
 Serves every *.zone file in <zones-dir> over DNS, UDP and TCP on one port, as their authoritative
-server, until stopped (Ctrl-C).
+server, until stopped (Ctrl-C). Signed zones (*.signed, ldns-signzone output, such as
+fixtures/dnssec/zones) are served with their DNSSEC records: RRSIGs to a DO query, DNSKEY, DS and the
+NSEC/NSEC3 proofs (RFC 4035 §3).
 
 Options:
   --demo-zones   serve the fixture zones shipped with spoof-checker instead of <zones-dir>
@@ -97,8 +100,12 @@ export const dnsServe: Command = async (args, io) => {
   }
 
   let resolver: ZoneResolver;
+  let signedZones: SignedZoneSet | undefined;
   try {
-    resolver = new ZoneResolver(await loadZoneDirectory(dir));
+    const signedFiles = await signedZoneFiles(dir);
+    // A folder of signed zones may hold no *.zone file at all; the signed ones are its zones then.
+    resolver = new ZoneResolver(signedFiles > 0 && (await zoneFileCount(dir)) === 0 ? [] : await loadZoneDirectory(dir));
+    if (signedFiles > 0) signedZones = await loadSignedZoneDirectory(dir);
   } catch (error) {
     io.err(`dns-serve: ${error instanceof Error ? error.message : String(error)}\n`);
     // A directory that cannot be read was a bad argument; a zone that does not parse is a failure.
@@ -107,12 +114,12 @@ export const dnsServe: Command = async (args, io) => {
 
   let server: Awaited<ReturnType<typeof startDnsServer>>;
   try {
-    server = await startDnsServer({ resolver, host, port, outsideZones, faults });
+    server = await startDnsServer({ resolver, host, port, outsideZones, faults, ...(signedZones ? { signedZones } : {}) });
   } catch (error) {
     io.err(`dns-serve: cannot listen on ${formatAddress(host, port)}: ${error instanceof Error ? error.message : String(error)}\n`);
     return EXIT_FAILED;
   }
-  const zones = resolver.origins().length;
+  const zones = new Set([...resolver.origins(), ...(signedZones?.origins() ?? [])]).size;
   io.out(
     `dns-serve: listening on ${formatAddress(host, server.address.port)} (udp+tcp), ${zones} zone${zones === 1 ? '' : 's'}, names outside them ${outsideZones === 'refused' ? 'REFUSED' : 'NXDOMAIN'}` +
       (faultsFile !== undefined ? `, ${faults.length} DNS fault(s) from ${faultsFile}` : '') +
@@ -123,6 +130,15 @@ export const dnsServe: Command = async (args, io) => {
   io.out(`dns-serve: stopped (${signal})\n`);
   return EXIT_OK;
 };
+
+/** How many `*.signed` files `dir` holds (0 when it cannot be read: loadZoneDirectory then says why). */
+async function signedZoneFiles(dir: string): Promise<number> {
+  return (await readdir(dir).catch(() => [] as string[])).filter((name) => name.endsWith('.signed')).length;
+}
+
+async function zoneFileCount(dir: string): Promise<number> {
+  return (await readdir(dir).catch(() => [] as string[])).filter((name) => name.endsWith('.zone')).length;
+}
 
 function formatAddress(host: string, port: number): string {
   return isIP(host) === 6 ? `[${host}]:${port}` : `${host}:${port}`;

@@ -10,7 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { DOCS_PATH, type StartupApiKey } from '../http/app.js';
 import { startService, type ReportsConfig, type ServiceHandle } from '../service/start.js';
 import { batchNamesPerDayFromEnv, maxMonitorsFromEnv } from './batch-quota.js';
-import { loadDemoSettings, withDemoTransportDomains } from './demo.js';
+import { loadDemoSettings, withDemoBimiDomains, withDemoDnssecDomains, withDemoReportDomains, withDemoTransportDomains } from './demo.js';
+import { isDemoDnssecDomain, loadDemoDnssec } from '../service/demo-dnssec.js';
 import { LOG_FORMATS, logFormatFor, shortLogWriter } from './log-format.js';
 import { parseTrustProxy, TrustProxyError, trustProxyWarning, type TrustProxy } from '../http/client-address.js';
 import { apiKeyIdFromDigest, digestApiKey } from '../store/api-keys.js';
@@ -444,15 +445,24 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
     // The demo's page says where its answers come from and answers only for the demo's domains.
     // With the demo's own zones, the demo also runs its own mail servers (one domain per transport verdict).
     const demoZones = config.demo && config.zones === DEMO_ZONES_DIR;
-    const demoPages = demoZones ? { demo: withDemoTransportDomains(await loadDemoSettings(DEMO_SCENARIOS_FILE, DEMO_ZONES_DIR)) } : undefined;
+    const demoPages = demoZones ? { demo: withDemoBimiDomains(withDemoReportDomains(withDemoDnssecDomains(withDemoTransportDomains(await loadDemoSettings(DEMO_SCENARIOS_FILE, DEMO_ZONES_DIR))))) } : undefined;
     // DNSSEC over DNS servers (IANA anchors or --trust-anchor), with one zone-state cache for the process.
     const dnssecOption = await dnssecFromFlags(config.trustAnchor, config.noDnssec, network);
+    // The shipped fixture zones: the DNSSEC demo domains validate against the demo's own anchor, in process.
+    const demoDnssec = config.zones === DEMO_ZONES_DIR && !config.noDnssec ? await loadDemoDnssec() : undefined;
     service = await startService({
       storage: config.storage,
       retentionDays: config.retentionDays,
       seedFile: config.seed,
       allowWeakSeedKeys: config.demo,
-      check: { resolverFor, ranges: config.ranges, baseUrl: config.baseUrl, transport, ...(dnssecOption !== undefined ? { dnssec: dnssecOption } : {}) },
+      check: {
+        resolverFor,
+        ranges: config.ranges,
+        baseUrl: config.baseUrl,
+        transport,
+        ...(dnssecOption !== undefined ? { dnssec: dnssecOption } : {}),
+        ...(demoDnssec ? { dnssecFor: (domain: string) => (isDemoDnssecDomain(demoDnssec, domain) ? demoDnssec.options : undefined) } : {}),
+      },
       redisUrl: config.redis,
       namesPerDay: batchNamesPerDayFromEnv(io.env),
       maxMonitorsPerOrganization: config.maxMonitors,
@@ -461,6 +471,7 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
       log,
       ...(config.demo ? { demoMonitor: { organizationId: DEMO_ORGANIZATION_ID, domain: DEMO_DOMAIN } } : {}),
       ...(demoZones ? { demoTransport: true } : {}),
+      ...(config.demo ? { demoReports: { organizationId: DEMO_ORGANIZATION_ID } } : {}),
       ...(config.reports ? { reports: config.reports } : {}),
       http: {
         host: config.host,

@@ -15,7 +15,9 @@ import { readFileSync } from 'node:fs';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import { createServer as createNetServer, type Server, type Socket } from 'node:net';
 import { createSecureContext, TLSSocket, type SecureContext } from 'node:tls';
-import { loadZoneDirectory, normaliseDomainInput, TransportCache, type CheckTransportOptions, type Zone } from '@spoof-checker/engine';
+import { join } from 'node:path';
+import { FIXTURE_ZONES_DIR } from '../fixtures.js';
+import { loadZoneDirectory, loadZoneFile, normaliseDomainInput, TransportCache, type CheckTransportOptions, type Zone } from '@spoof-checker/engine';
 
 const ROOT = new URL('../../fixtures/demo-transport/', import.meta.url);
 /** The demo transport zones (one per verdict). */
@@ -38,7 +40,19 @@ export const DEMO_TRANSPORT_DOMAINS: readonly { domain: string; shows: string; p
   { domain: 'sts-testing.example', shows: 'opportunistic: an MTA-STS policy in testing mode', policy: policyText('testing', 'mx.sts-testing.example') },
   { domain: 'sts-broken.example', shows: 'broken: the MX presents a certificate for another name', policy: policyText('enforce', 'mx.sts-broken.example') },
   { domain: 'sts-none.example', shows: 'at-risk: no MTA-STS, and the MX offers no STARTTLS' },
+  // DANE (RFC 7672): its zone is a DNSSEC demo zone (fixtures/zones/, signed in fixtures/demo-dnssec/).
+  { domain: 'dnssec-secure.example', shows: 'DANE: a DNSSEC-signed TLSA record on the MX matches its certificate' },
+  // BIMI: its logo host is the demo's HTTPS host; the logo and the VMC are fixtures/demo-bimi/'s.
+  { domain: 'brand.example', shows: 'BIMI: a brand logo and a VMC from the demo Mark Verifying Authority' },
 ];
+/** The demo's BIMI material (scripts/make-demo-bimi.sh): nothing but the demo trusts its authorities. */
+const BIMI_ROOT = new URL('../../fixtures/demo-bimi/', import.meta.url);
+/** The host the demo BIMI domain's logo and certificate are served from. */
+export const DEMO_BIMI_HOST = 'bimi.brand.example';
+/** How the page names the demo's Mark Verifying Authority (its certificate's common name). */
+export const DEMO_MARK_AUTHORITY = 'spoof-checker demo Mark Verifying Authority (not for real use)';
+/** The demo transport domains whose zone file is one of the fixture zones (the DNSSEC demo's), not in DEMO_TRANSPORT_ZONES_DIR. */
+const FIXTURE_ZONE_TRANSPORT_FILES = ['dnssec-secure.example.zone'];
 
 function policyText(mode: 'enforce' | 'testing', mx: string): string {
   // RFC 8461 §3.2: version, mode, mx, max_age.
@@ -53,17 +67,26 @@ export interface DemoTransport {
   domains: ReadonlySet<string>;
   /** The transport options for those domains: the demo authority trusted, loopback allowed, the demo's ports. */
   options: CheckTransportOptions;
+  /** The demo Mark Verifying Authority's root (PEM), trusted for BIMI on those domains only. */
+  bimiRoots: string;
   stop(): Promise<void>;
 }
 
 /** Starts the demo's SMTP responders and policy host on loopback. */
 export async function startDemoTransport(): Promise<DemoTransport> {
   const read = (name: string) => readFileSync(new URL(name, ROOT), 'utf8');
-  const ca = read('ca.pem');
+  const readBimi = (name: string) => readFileSync(new URL(name, BIMI_ROOT), 'utf8');
+  // The demo authority of the transport probes, and the demo web authority of the BIMI logo host.
+  const ca = read('ca.pem') + readBimi('web-ca.pem');
+  const bimiHost = createSecureContext({ key: readBimi('host.key'), cert: readBimi('host.pem') });
+  const bimiFiles = new Map([
+    ['/logo.svg', { type: 'image/svg+xml', body: readBimi('logo.svg') }],
+    ['/vmc.pem', { type: 'application/pem-certificate-chain', body: readBimi('vmc.pem') }],
+  ]);
   const good = createSecureContext({ key: read('good.key'), cert: read('good.pem') });
   const wrong = createSecureContext({ key: read('wrong.key'), cert: read('wrong.pem') });
   // The broken domain's MX presents a certificate for another name; every other name gets the good one.
-  const contextFor = (name: string): SecureContext => (name.toLowerCase() === 'mx.sts-broken.example' ? wrong : good);
+  const contextFor = (name: string): SecureContext => (name.toLowerCase() === 'mx.sts-broken.example' ? wrong : name.toLowerCase() === DEMO_BIMI_HOST ? bimiHost : good);
 
   const sockets = new Set<Socket>();
   const track = (socket: Socket) => {
@@ -78,6 +101,11 @@ export async function startDemoTransport(): Promise<DemoTransport> {
   const https: HttpsServer = createHttpsServer({ SNICallback: (name, cb) => cb(null, contextFor(name)), key: read('good.key'), cert: read('good.pem') }, (request, response) => {
     const host = (request.headers.host ?? '').replace(/:\d+$/, '').toLowerCase();
     const policy = policies.get(host);
+    const bimiFile = host === DEMO_BIMI_HOST ? bimiFiles.get(request.url ?? '') : undefined;
+    if (bimiFile) {
+      response.writeHead(200, { 'content-type': bimiFile.type }).end(bimiFile.body);
+      return;
+    }
     if (request.url !== '/.well-known/mta-sts.txt' || policy === undefined) {
       response.writeHead(404, { 'content-type': 'text/plain' }).end('no such policy');
       return;
@@ -93,12 +121,16 @@ export async function startDemoTransport(): Promise<DemoTransport> {
   ]);
   await listen(https, 0, DEMO_POLICY_HOST_ADDRESS);
   const httpsPort = (https.address() as { port: number }).port;
-  const zones = await loadZoneDirectory(DEMO_TRANSPORT_ZONES_DIR);
+  const zones = [
+    ...(await loadZoneDirectory(DEMO_TRANSPORT_ZONES_DIR)),
+    ...(await Promise.all(FIXTURE_ZONE_TRANSPORT_FILES.map((file) => loadZoneFile(join(FIXTURE_ZONES_DIR, file))))),
+  ];
 
   return {
     zones,
     domains: new Set(DEMO_TRANSPORT_DOMAINS.map((d) => d.domain)),
     options: { cache: new TransportCache(), tlsCa: ca, connectPorts: { smtp: ports, https: httpsPort }, allowPrivateAddresses: true },
+    bimiRoots: readBimi('mva-root.pem'),
     async stop() {
       for (const socket of sockets) socket.destroy();
       await Promise.all([starttls, plain, https].map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));

@@ -48,6 +48,7 @@ import { SmtpReportReceiver } from '../ingest/smtp.js';
 import { monitorReportSignals, reportSelectorCache } from '../ingest/summary.js';
 import { buildApp } from './compose.js';
 import { isDemoTransportDomain, startDemoTransport, type DemoTransport } from './demo-transport.js';
+import { seedDemoReports } from './demo-reports.js';
 
 /** How long one component may take to stop before the next one is stopped anyway. */
 export const DEFAULT_COMPONENT_STOP_TIMEOUT_MS = 30_000;
@@ -101,6 +102,10 @@ export interface CheckConfig {
   baseUrl?: string | undefined;
   /** DNSSEC validation for every check (`--trust-anchor`, on by default over DNS servers); left out: not asked. */
   dnssec?: CheckOptions['dnssec'];
+  /** DNSSEC for one domain, when it differs by domain (the demo's signed domains); undefined: `dnssec`. */
+  dnssecFor?: ((domain: string) => CheckOptions['dnssec']) | undefined;
+  /** Extra Mark Verifying Authority roots (PEM) for one domain's BIMI check (the demo's own authority, for its domains only). */
+  bimiRootsFor?: ((domain: string) => string | undefined) | undefined;
   /** The transport options for one domain, when they differ by domain (the demo's own mail servers); else `transport`. */
   transportFor?: ((domain: string) => CheckTransportOptions | undefined) | undefined;
   /** The transport probe's options, for checks that ask for transport. */
@@ -170,6 +175,8 @@ export interface ServiceConfig extends CommonConfig {
    * and answer the demo transport domains from them; every other domain keeps `check`'s options.
    */
   demoTransport?: boolean;
+  /** The demo's DMARC and TLS reports (src/service/demo-reports.ts), stored for this organisation when the seed was loaded into an empty store. */
+  demoReports?: { organizationId: string };
   /** Reports in (SMTP) and the report routes' settings. */
   reports?: ReportsConfig;
 }
@@ -264,7 +271,7 @@ function checksOf(config: CheckConfig) {
   const base = (domain: string) => ({
     resolver: config.resolverFor(domain),
     ranges: config.ranges,
-    ...(config.dnssec !== undefined ? { dnssec: config.dnssec } : {}),
+    ...((config.dnssecFor?.(domain) ?? config.dnssec) !== undefined ? { dnssec: config.dnssecFor?.(domain) ?? config.dnssec } : {}),
     ...(config.baseUrl !== undefined ? { baseUrl: config.baseUrl } : {}),
   });
   const plain = (domain: string) => checkDomain(domain, base(domain));
@@ -273,7 +280,8 @@ function checksOf(config: CheckConfig) {
   // BIMI fetches the logo and the certificate with the transport's flags (--tls-ca, --connect-ports https=N, --allow-private-addresses).
   const bimiFor = (domain: string) => {
     const transport = transportFor(domain);
-    return { tlsCa: transport.tlsCa, connectPorts: transport.connectPorts, allowPrivateAddresses: transport.allowPrivateAddresses };
+    const extraRoots = config.bimiRootsFor?.(domain);
+    return { tlsCa: transport.tlsCa, connectPorts: transport.connectPorts, allowPrivateAddresses: transport.allowPrivateAddresses, ...(extraRoots !== undefined ? { extraRoots } : {}) };
   };
   // A monitor that asks for lookalikes gets the default search, through the same shared cache.
   const monitor: MonitorCheck = withLookalikeSearch(
@@ -394,6 +402,10 @@ export async function startService(config: ServiceConfig): Promise<ServiceHandle
         }),
       (service) => service.close(),
     );
+    if (config.demoReports && seeded) {
+      const stored = await seedDemoReports(stores.reports, config.demoReports.organizationId, new Date());
+      log(`demo: ${stored} DMARC and TLS reports stored for ${config.demoReports.organizationId}`);
+    }
     if (config.demoMonitor && seeded) await seedDemoMonitor(monitors, config.demoMonitor.organizationId, config.demoMonitor.domain, checks.monitor, new Date());
 
     await startExtras(started, config.components, { role: 'serve', stores, check: checks.plain, redisUrl: config.redisUrl, env: config.env, log });
@@ -567,5 +579,6 @@ function withDemoTransport(check: CheckConfig, demo: DemoTransport): CheckConfig
     ...check,
     resolverFor: (input) => (isDemoTransportDomain(demo, input) ? resolver : check.resolverFor(input)),
     transportFor: (domain) => (isDemoTransportDomain(demo, domain) ? demo.options : check.transportFor?.(domain)),
+    bimiRootsFor: (domain) => (isDemoTransportDomain(demo, domain) ? demo.bimiRoots : check.bimiRootsFor?.(domain)),
   };
 }

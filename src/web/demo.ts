@@ -39,6 +39,15 @@ export interface DemoSettings {
    * outlook.com…): listed as stand-ins, never checked (their records are not the providers' DNS).
    */
   standIns?: readonly string[];
+  /**
+   * The DNSSEC demo domains (secure, bogus, insecure), validated against the demo's own trust anchor
+   * (named in `anchor`, never the IANA root's); listed apart on the home page.
+   */
+  dnssec?: { domains: readonly DemoDomain[]; anchor: string };
+  /** The BIMI demo domains and the demo Mark Verifying Authority their certificates chain to (trusted by the demo only). */
+  bimi?: { domains: readonly DemoDomain[]; authority: string };
+  /** Domains whose DMARC and TLS reports the demo stores for its organisation (the API's report routes, with the demo key). */
+  reports?: readonly DemoDomain[];
 }
 
 /** Whether the demo answers for `domain` (an A-label name, as normalised). */
@@ -113,6 +122,15 @@ ${heading}
 ${rest.length > 0 ? html`<details><summary>All ${links.length} demo domains</summary><ul class="demo-list">${rest.map(item)}</ul></details>` : null}
 ${transport.length > 0 ? html`<p id="demo-transport">Mail sent to you (MTA-STS, TLS-RPT, STARTTLS): these answer from the demo's own mail servers on this machine.</p>
 <ul class="demo-list" aria-labelledby="demo-transport">${transport.map(item)}</ul>` : null}
+${demo.dnssec && demo.dnssec.domains.length > 0 ? html`<p id="demo-dnssec">DNSSEC (and DANE): these are signed under a demo root and validated against ${demo.dnssec.anchor}; nothing outside the demo trusts that key.</p>
+<ul class="demo-list" aria-labelledby="demo-dnssec">${demo.dnssec.domains.flatMap((d) => {
+    const href = demoHref(d.input);
+    return href === null ? [] : [item({ ...d, href })];
+  })}</ul>` : null}
+${demo.bimi && demo.bimi.domains.length > 0 ? html`<p id="demo-bimi">BIMI (the brand logo): the logo's mark certificate is issued by the demo's own authority, <q>${demo.bimi.authority}</q>, a demo authority that only this demo trusts, and only for its own domains.</p>
+<ul class="demo-list" aria-labelledby="demo-bimi">${demo.bimi.domains.map((d) => html`<li><a href="/bimi/${encodeURIComponent(d.input)}"><code>${d.input}</code></a> <span class="muted">${d.note}</span></li>`)}</ul>` : null}
+${demo.reports && demo.reports.length > 0 ? html`<p id="demo-reports">DMARC and TLS reports: the demo stores a day of reports for these, for its organisation; read them with the demo key at <code>GET /api/tools/v1/spoof-checker/reports/domains/&lt;domain&gt;</code> (readiness, senders, TLS).</p>
+<ul class="demo-list" aria-labelledby="demo-reports">${demo.reports.map((d) => html`<li><code>${d.input}</code> <span class="muted">${d.note}</span></li>`)}</ul>` : null}
 ${demo.standIns && demo.standIns.length > 0 ? html`<p class="muted" id="demo-stand-ins"><strong>Stand-ins, not checked:</strong> ${demo.standIns.map((name, i) => html`${i > 0 ? ', ' : ''}<code>${name}</code>`)}. These zone files hold only the few records the demo domains point at (an MX host, an SPF include, a DKIM key); they stand in for those providers and are not their DNS, so the demo gives no verdict for them.</p>` : null}
 </section>`;
 }

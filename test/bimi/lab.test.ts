@@ -183,10 +183,29 @@ describe('checkBimi in the lab: mark certificates', () => {
     expect(result.providers.apple).toEqual({ eligible: false, why: 'Apple Mail does not trust Entrust VMCs issued after 2024-11-15; replace it at renewal' });
   });
 
-  it('without the fake MVA root the same VMC is untrusted', async () => {
+  it('without the fake MVA root the same VMC is untrusted, and the problem names the missing root, not a missing certificate (issue 42)', async () => {
     const result = await checkBimi('vmc.example', options({ extraRoots: undefined }));
     expect(result.grade).toBe('not-ready');
     expect(result.certificate?.chain.trusted).toBe(false);
+    const problems = result.certificate?.chain.problems ?? [];
+    expect(problems.join(' ')).toContain('but its root "Test Verified Mark Root CA" is not among the Mark Verifying Authority roots trusted here (5 shipped or given)');
+    expect(problems.join(' ')).not.toContain('append the issuing CA');
+  });
+
+  it('ships the five VMC roots of the public lists, Entrust VMCR1 included, each fingerprint checked on load (issue 42)', () => {
+    const roots = shippedBimiRoots();
+    expect(roots.map((r) => [r.name, r.certificate.fingerprint256.replace(/:/g, '')])).toEqual([
+      ['DigiCert Verified Mark Root CA', '504386C9EE8932FECC95FADE427F69C3E2534B7310489E300FEE448E33C46B42'],
+      ['Entrust Verified Mark Root Certification Authority - VMCR1', '7831D95A47D42508CD5C9E6264F9096BAC19F04EB9B7C8BDD35FFFC71C189617'],
+      ['GlobalSign Verified Mark Root R42', 'CD122CB877C6928B9017B0F0B80DBD508196300BBD03CD7356C3BEEF524E7E0B'],
+      ['SSL.com VMC RSA Root CA 2024', '8F9D1B7698886782A599B48510651C66A1AA0C5CA3192097BDC68534154BD30D'],
+      ['SSL.com VMC ECC Root CA 2024', '1B82E7F4910B51E3E802A493ACDC17FF58EAC8B9EB7C09B52AC6CD2EFB83598C'],
+    ]);
+    for (const root of roots) {
+      expect(root.certificate.ca, root.name).toBe(true);
+      expect(root.certificate.verify(root.certificate.publicKey), root.name).toBe(true);
+      expect(new Date(root.certificate.validTo).getTime(), root.name).toBeGreaterThan(Date.UTC(2040, 0, 1));
+    }
   });
 
   it.each([
@@ -233,7 +252,7 @@ describe('checkBimi in the lab: mark certificates', () => {
 
   it('the shipped MVA roots load with their listed fingerprints, and alone do not trust the lab', () => {
     const roots = shippedBimiRoots();
-    expect(roots.map((r) => r.name)).toEqual(['DigiCert Verified Mark Root CA', 'GlobalSign Verified Mark Root R42', 'SSL.com VMC RSA Root CA 2024', 'SSL.com VMC ECC Root CA 2024']);
+    expect(roots.map((r) => r.name)).toEqual(['DigiCert Verified Mark Root CA', 'Entrust Verified Mark Root Certification Authority - VMCR1', 'GlobalSign Verified Mark Root R42', 'SSL.com VMC RSA Root CA 2024', 'SSL.com VMC ECC Root CA 2024']);
     const result = checkMarkCertificate({ pem: lab.pems.vmc as string, url: 'u', domain: 'vmc.example', organizationalDomain: 'vmc.example', selector: 'default', logo: null, roots, now: new Date() });
     expect(result.chain.trusted).toBe(false);
     expect(result.logotype).toEqual({ mediaType: 'image/svg+xml', hashAlg: 'sha256', hashOk: false });

@@ -16,7 +16,7 @@ describe('SVG Tiny PS: valid logos pass', () => {
   it.each([
     ['minimal', logo()],
     ['with <desc> and a gradient used through url(#g)', logo('<desc>Our mark</desc>\n<defs><linearGradient id="g"><stop offset="0" stop-color="#000"/></linearGradient></defs>\n<rect width="100" height="100" fill="url(#g)"/>')],
-    ['url( "#g" ) with spaces and quotes in style', logo('<rect width="10" height="10" style="fill: url( &quot;#g&quot; )"/>')],
+    ['url( "#g" ) with spaces and quotes in fill', logo('<rect width="10" height="10" fill="url( &quot;#g&quot; )"/>')],
     ['<use href="#a"> and <use xlink:href="#a">', logo('<defs><path id="a" d="M0 0h10v10z"/></defs>\n<use href="#a"/>\n<use xlink:href="#a"/>')],
     ['a prefixed root <s:svg>', `<s:svg xmlns:s="http://www.w3.org/2000/svg" version="1.2" baseProfile="tiny-ps" viewBox="0 0 10 10"><s:title>Brand</s:title><s:rect width="10" height="10"/></s:svg>`],
     ['foreign metadata (RDF) inside <metadata>', logo('<metadata><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description rdf:about="https://x.example/"/></rdf:RDF></metadata>')],
@@ -81,13 +81,33 @@ describe('SVG Tiny PS: each rule broken once, with its line', () => {
   it('a DOCTYPE with the billion laughs is refused on its line, its entities never read', () => {
     const lol = `<?xml version="1.0"?>\n<!DOCTYPE svg [\n<!ENTITY a "aaaaaaaaaa">\n<!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">\n<!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;">\n]>\n${ROOT}<title>&c;</title></svg>`;
     const report = run(lol);
-    expect(report.violations).toEqual([expect.objectContaining({ rule: 'doctype', line: 2 })]);
-    expect(report.title).toBeNull();
+    expect(report.violations.map((v) => [v.rule, v.line])).toEqual([['doctype', 2], ['entity', 7]]);
+    // Kept literal: never expanded.
+    expect(report.title).toBe('&c;');
   });
 
-  it('a SYSTEM entity is never fetched: the DOCTYPE stops the parse', () => {
-    const report = run(`<?xml version="1.0"?><!DOCTYPE svg [<!ENTITY x SYSTEM "file:///etc/passwd">]>${ROOT}<title>&x;</title></svg>`);
-    expect(report.violations.map((v) => v.rule)).toEqual(['doctype']);
+  it('a SYSTEM entity is never fetched: the DOCTYPE is skipped unread, the reference refused', () => {
+    const report = run(`<?xml version="1.0"?><!DOCTYPE svg [<!ENTITY x SYSTEM "file:///etc/passwd"> <!-- it's ] > here -->]>${ROOT}<title>&x;</title></svg>`);
+    expect(report.violations.map((v) => v.rule)).toEqual(['doctype', 'entity']);
+    expect(report.title).toBe('&x;');
+  });
+
+  it('lists every violation of a logo at once: a DOCTYPE hides none of the rest (issue 42)', () => {
+    const text = `<?xml version="1.0"?>\n<!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN" "http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd">\n<svg xmlns="http://www.w3.org/2000/svg" version="1.1" viewBox="0 0 10 10">\n<rect width="10" height="10" style="fill:#c00"/>\n<script>alert(1)</script>\n</svg>\n`;
+    const rules = run(text).violations.map((v) => [v.rule, v.line]);
+    expect(rules).toEqual(expect.arrayContaining([['doctype', 2], ['version', 3], ['base-profile', 3], ['attribute', 4], ['script', 5], ['title', 3]]));
+    expect(rules).toHaveLength(6);
+  });
+
+  it.each([
+    ['the root', logo(undefined, ROOT.replace('<svg ', '<svg style="background:#fff" ')), 2],
+    ['a group', logo('<g style="fill:#c00"><rect width="1" height="1"/></g>'), 4],
+    ['a path', logo('<path d="M0 0h1v1z" style="stroke:none"/>'), 4],
+    ['the title', logo(undefined, undefined, '<title style="display:none">Brand</title>'), 3],
+  ])('style= is refused on %s: the BIMI schema has no style attribute (issue 42)', (_where, text, line) => {
+    const violation = run(text).violations.find((v) => v.rule === 'attribute');
+    expect(violation).toMatchObject({ line });
+    expect(violation?.detail).toContain('style= is not an attribute of SVG Tiny PS: the BIMI schema has no style attribute on any element: write presentation attributes such as fill=');
   });
 
   it('32,768 bytes pass; 32,769 bytes as served are a violation, not a warning', () => {

@@ -64,6 +64,33 @@ describe('spoof-checker check --bimi', () => {
     expect(JSON.parse(stdout()).bimi.grade).toBe('unknown');
   });
 
+  it('--at DATE judges the mark certificate at that date: the lab VMC (a year long) is ready now and expired in two years (issue 42)', async () => {
+    // An hour from now (the lab's certificates start now), and two years on.
+    const inHours = (hours: number) => new Date(Date.now() + hours * 3_600_000).toISOString();
+    const grade = async (at: string) => {
+      const { io, stdout } = captureIo();
+      expect(await main(['check', 'vmc.example', ...labFlags(), '--at', at, '--json'], io)).toBe(0);
+      return JSON.parse(stdout()).bimi as { grade: string; certificate: { daysLeft: number } };
+    };
+    expect((await grade(inHours(1))).grade).toBe('ready-vmc');
+    const later = await grade(inHours(2 * 365 * 24).slice(0, 10));
+    expect(later.grade).not.toBe('ready-vmc');
+    expect(later.certificate.daysLeft).toBeLessThan(-300);
+  });
+
+  it('--at refuses what is not a date, and needs --bimi or DNSSEC validation', async () => {
+    for (const [args, message] of [
+      [['check', 'x.example', '--bimi', '--at', '2027-02-30'], '--at 2027-02-30: not a date; give YYYY-MM-DD (2027-06-01) or a date-time (2027-06-01T12:00:00Z)'],
+      [['check', 'x.example', '--bimi', '--at', 'tomorrow'], '--at tomorrow: not a date'],
+      [['check', 'x.example', '--bimi', '--at', '2027-06-01T25:00:00Z'], 'not a date'],
+      [['check', 'x.example', '--no-dnssec', '--at', '2027-06-01'], '--at sets the time BIMI certificates and DNSSEC signatures are judged at: add --bimi, or drop --no-dnssec'],
+    ] as const) {
+      const { io, stderr } = captureIo();
+      expect(await main([...args], io)).toBe(2);
+      expect(stderr()).toContain(message);
+    }
+  });
+
   it('usage errors name the flag: --bimi-selector without --bimi, a bad selector, an unreadable roots file', async () => {
     for (const [args, message] of [
       [['check', 'x.example', '--bimi-selector', 'brand'], '--bimi-selector and --bimi-roots apply to --bimi'],

@@ -13,6 +13,8 @@ import { NetworkResolver } from '../../packages/engine/src/dns/network-resolver.
 import { startDnsServer } from '../../packages/engine/src/dns/server.js';
 import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
 import { deferred, ZONES } from './helpers.js';
+import { createRawQuery } from '../../packages/engine/src/dnssec/query.js';
+import { TYPE } from '../../packages/engine/src/dnssec/wire/canonical.js';
 
 const ZONE_FILE = `$ORIGIN serve.test.
 $TTL 300
@@ -103,6 +105,28 @@ describe('dns-serve', () => {
     const resolver = new NetworkResolver({ servers: [`127.0.0.1:${port}`], timeoutMs: 1000 });
     expect(await resolver.resolve('_dmarc.example', 'TXT')).toMatchObject({ kind: 'nxdomain' });
     expect(await resolver.resolve('serve.test', 'TXT')).toMatchObject({ kind: 'records' });
+    stop();
+    expect(await exit).toBe(EXIT_OK);
+  });
+
+  it('serves the signed DNSSEC fixtures (a TLSA record included) with their signatures (issue 42)', async () => {
+    const { io, output, stop } = testIo();
+    const exit = dnsServe(['fixtures/dnssec/zones', '--port', '0', '--host', '127.0.0.1'], io);
+    await waitFor(() => output.out.includes('listening') || output.err !== '');
+    expect(output.err).toBe('');
+    const match = /listening on 127\.0\.0\.1:(\d+) \(udp\+tcp\), (\d+) zones/.exec(output.out);
+    expect(Number(match?.[2])).toBe(26);
+    const query = createRawQuery([{ host: '127.0.0.1', port: Number(match?.[1]) }], { timeoutMs: 1000 });
+    // The unsigned zone's TLSA (the record that stopped the load) and a signed zone's TLSA with its RRSIG.
+    for (const [name, signed] of [['_25._tcp.mx1.unsigned.test', false], ['_25._tcp.mx1.secure-nsec.test', true]] as const) {
+      const response = await query(name, TYPE.TLSA);
+      expect(response.kind).toBe('response');
+      const answer = response.kind === 'response' ? response.message.answer : [];
+      expect(answer.filter((r) => r.type === TYPE.TLSA)).toHaveLength(1);
+      expect(answer.some((r) => r.type === TYPE.RRSIG)).toBe(signed);
+    }
+    const keys = await query('', TYPE.DNSKEY);
+    expect(keys.kind === 'response' && keys.message.answer.some((r) => r.type === TYPE.DNSKEY)).toBe(true);
     stop();
     expect(await exit).toBe(EXIT_OK);
   });

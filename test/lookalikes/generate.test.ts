@@ -25,7 +25,7 @@ import {
   various,
   vowelSwap,
 } from '../../packages/engine/src/lookalikes/fuzzers.js';
-import { capCandidates, generateFor, MIN_CANDIDATES_PER_FUZZER, originalName } from '../../packages/engine/src/lookalikes/generate.js';
+import { capCandidates, DEFAULT_DICTIONARY, DEFAULT_SWAP_TLDS, generateFor, MIN_CANDIDATES_PER_FUZZER, originalName } from '../../packages/engine/src/lookalikes/generate.js';
 import { glyphTable, idnPolicyFor } from '../../packages/engine/src/lookalikes/homoglyphs.js';
 import { damerauLevenshtein, looseSkeleton, skeleton } from '../../packages/engine/src/lookalikes/skeleton.js';
 import type { LookalikeCandidate } from '../../packages/engine/src/lookalikes/types.js';
@@ -175,6 +175,22 @@ describe('generation', () => {
     expect(fake.looksLike).toBe('paypal.com');
     expect(fake.candidates[0]).toMatchObject({ domain: 'paypal.com', fuzzers: ['homoglyph'], skeleton: 'confusable' });
     expect(generate('paypal.com').looksLike).toBeNull();
+  });
+
+  it.each([2500, 1000, 300])('the cap (%i) ranks by likelihood of abuse: every TLD swap and dictionary name of bankofamerica.com --deep first, never fuzzer order (issue 42)', (max) => {
+    const { candidates, beforeCap } = generateFor((originalName('bankofamerica.com') as { ok: true; original: never }).original, { deep: true, maxCandidates: max });
+    expect(beforeCap).toBeGreaterThan(4000);
+    const domains = candidates.map((c) => c.domain);
+    for (const name of ['bankofamerica.net', 'bankofamerica.org', 'bankofamerica-login.com', 'secure-bankofamerica.com', 'bankofamerica-verify.com']) expect(domains, name).toContain(name);
+    // Common TLDs first, in the list's order (by registrations), then the words, login and secure first.
+    expect(domains.slice(0, 3)).toEqual(['bankofamerica.net', 'bankofamerica.org', 'bankofamerica.info']);
+    expect(candidates.filter((c) => c.fuzzers.includes('tld-swap'))).toHaveLength(DEFAULT_SWAP_TLDS.length - 1);
+    const words = candidates.filter((c) => c.fuzzers.includes('dictionary')).map((c) => c.domain);
+    expect(words.slice(0, 2)).toEqual(['bankofamerica-login.com', 'login-bankofamerica.com']);
+    if (max >= 1000) expect(words).toHaveLength(DEFAULT_DICTIONARY.length * 4);
+    // Then the typos by edit distance.
+    const rest = candidates.filter((c) => !c.fuzzers.includes('tld-swap') && !c.fuzzers.includes('dictionary') && c.skeleton !== 'confusable');
+    expect(rest.map((c) => c.distance)).toEqual([...rest.map((c) => c.distance)].sort((a, b) => a - b));
   });
 
   it('the cap keeps the likeliest names and never drops a whole fuzzer', () => {

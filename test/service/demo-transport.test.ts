@@ -49,7 +49,9 @@ describe('serve --demo', () => {
     for (const { domain } of DEMO_TRANSPORT_DOMAINS) {
       verdicts[domain] = ((await (await fetch(`${url}/transport/${domain}`, { headers: { accept: 'application/json' } })).json()) as { verdict: string }).verdict;
     }
-    expect(verdicts).toEqual({ 'sts-enforced.example': 'enforced', 'sts-testing.example': 'opportunistic', 'sts-broken.example': 'broken', 'sts-none.example': 'at-risk' });
+    // dnssec-secure.example: DANE (a signed TLSA that matches) enforces TLS without MTA-STS (RFC 7672);
+    // brand.example (the BIMI demo) has STARTTLS without MTA-STS: opportunistic.
+    expect(verdicts).toEqual({ 'sts-enforced.example': 'enforced', 'sts-testing.example': 'opportunistic', 'sts-broken.example': 'broken', 'sts-none.example': 'at-risk', 'dnssec-secure.example': 'enforced', 'brand.example': 'opportunistic' });
     // The other demo domains keep the guard: their documentation addresses are never connected to.
     const other = (await (await fetch(`${url}/transport/p-none.example`, { headers: { accept: 'application/json' } })).json()) as { mx: { addresses: { outcome: string }[] }[] };
     expect(other.mx.flatMap((m) => m.addresses.map((a) => a.outcome)).every((o) => o.startsWith('refused'))).toBe(true);

@@ -54,7 +54,7 @@ export { loadZoneDirectory, loadZoneFile, ZoneLoadError } from './zones/load.js'
 /** Zone files parsed on first use from an index of their directory, a bounded number kept: `scan --zones` over a million files. */
 export { DEFAULT_ZONE_CACHE_MAX_ZONES, ZoneDirectoryResolver } from './zones/directory-resolver.js';
 export type { ZoneDirectoryOptions } from './zones/directory-resolver.js';
-export type { ResourceRecord, Zone } from './zones/types.js';
+export type { OtherRecord, ResourceRecord, Zone } from './zones/types.js';
 
 // The protocol analyzers, for callers who want one piece.
 /** SPF (RFC 7208): the record parser, check_host(), and the worst-case lookup analysis. */
@@ -187,6 +187,7 @@ export type { DaneMatch, DaneOutcome, RolloverScheme, TlsaRecord } from './dane/
 export type { DaneVerdict, MxTlsa } from './transport/dane.js';
 /** Signed zone files served as RFC 4035 §3 says, by `startDnsServer({ signedZones })`. */
 export { loadSignedZoneDirectory, SignedZoneSet } from './zones/signed.js';
+export { signedZoneQuery } from './zones/signed-query.js';
 // Lookalike (cousin) domains: the names that look like a domain, and what each can do with mail.
 /**
  * Generates the dnstwist fuzzers' names for a domain's registrable label (homoglyphs only where the

@@ -235,6 +235,8 @@ function verifyChain(leaf: X509Certificate, bundle: X509Certificate[], roots: re
       const name = commonName(current.subject);
       if (lookalike) problems.push(`the signature of "${name}" does not verify with the key of "${commonName(lookalike.subject)}", whose name it carries as issuer: a forged or altered certificate`);
       else if (current.checkIssued(current) && current.verify(current.publicKey)) problems.push(`the chain ends at the self-signed "${name}", which is not a recognised Mark Verifying Authority root (a root sent in the document is never trusted)`);
+      // An issuing CA of the bundle whose root is not trusted here: a missing root, not a missing certificate (issue 42).
+      else if (current !== leaf && current.ca) problems.push(`the chain reaches the issuing CA "${name}", but its root "${commonName(current.issuer)}" is not among the Mark Verifying Authority roots trusted here (${roots.length} shipped or given): receivers that do not know that authority will not show the logo; if you trust it, add its root with --bimi-roots`);
       else problems.push(`no issuer of "${name}" (issued by "${commonName(current.issuer)}") is in the document or among the Mark Verifying Authority roots: append the issuing CA certificate after yours`);
       break;
     }

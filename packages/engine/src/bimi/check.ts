@@ -51,6 +51,11 @@ export interface BimiOptions {
   input?: NormaliseOptions | undefined;
   /** The clock certificates are judged against. */
   now?: (() => Date) | undefined;
+  /**
+   * The time the mark certificate is judged at instead of `now` (`check --at DATE`: a certificate at
+   * another date); the HTTPS fetches still check their servers' certificates at `now`.
+   */
+  validationTime?: Date | undefined;
 }
 
 /** Apple Mail does not trust Entrust VMCs issued after this day (Apple, November 2024; research/bimi.md §2). */
@@ -188,7 +193,7 @@ export async function checkBimi(domain: string, options: BimiOptions): Promise<B
       if (logo.fetch && UNSETTLED_FETCH.has(logo.fetch.error)) fetchUnsettled = true;
     }
     if (certFetch && tags.a) {
-      certificate = judgeCertificate(certFetch, tags.a, { domain: name, org, selector, logo: inflated, roots, now: now(), logoUrl: tags.l }, findings, steps.certificate);
+      certificate = judgeCertificate(certFetch, tags.a, { domain: name, org, selector, logo: inflated, roots, now: options.validationTime ?? now(), logoUrl: tags.l }, findings, steps.certificate);
       if (certificate.fetch && UNSETTLED_FETCH.has(certificate.fetch.error)) fetchUnsettled = true;
     } else if (!tags.a) {
       findings.push({ id: 'bimi-no-certificate', severity: 'info', title: 'No Mark Certificate', detail: `The record has no a= tag: the logo is self-asserted. Yahoo may show it; Gmail needs a VMC or CMC and Apple Mail a VMC.` });

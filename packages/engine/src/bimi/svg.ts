@@ -45,12 +45,13 @@ export const SVG_PS_ELEMENTS: ReadonlySet<string> = new Set([
 /**
  * Attributes without a namespace the profile's elements carry (SVG Tiny 1.2 core, conditional,
  * presentation, geometry, gradient, font and RDFa attributes of the schema). One set for all
- * elements: an attribute of another element of the profile is not flagged. `style` is accepted
- * (drawing tools write it; receivers read it), and its `url()` and `@import` are checked like any value.
+ * elements: an attribute of another element of the profile is not flagged. `style` is not among
+ * them: the BIMI Group's schema (SVG_PS-latest.rnc, what Mail::BIMI validates with) has no style
+ * attribute on any element (issue 42), so a logo must use presentation attributes (`fill=`).
  */
 export const SVG_PS_ATTRIBUTES: ReadonlySet<string> = new Set([
   // core, RDFa and conditional processing
-  'id', 'class', 'role', 'rel', 'rev', 'typeof', 'content', 'datatype', 'resource', 'about', 'property', 'requiredFonts', 'requiredFeatures', 'requiredExtensions', 'requiredFormats', 'systemLanguage', 'style',
+  'id', 'class', 'role', 'rel', 'rev', 'typeof', 'content', 'datatype', 'resource', 'about', 'property', 'requiredFonts', 'requiredFeatures', 'requiredExtensions', 'requiredFormats', 'systemLanguage',
   // the root
   'version', 'baseProfile', 'width', 'height', 'viewBox', 'preserveAspectRatio', 'contentScriptType', 'externalResourcesRequired', 'focusable', 'playbackOrder', 'snapshotTime', 'timelineBegin', 'zoomAndPan',
   // presentation
@@ -67,6 +68,11 @@ export const SVG_PS_ATTRIBUTES: ReadonlySet<string> = new Set([
   'widths', 'bbox', 'ideographic', 'alphabetic', 'mathematical', 'hanging', 'underline-position', 'underline-thickness', 'strikethrough-position', 'strikethrough-thickness',
   'overline-position', 'overline-thickness', 'unicode', 'glyph-name', 'arabic-form', 'lang', 'u1', 'g1', 'u2', 'g2', 'k',
 ]);
+
+/** What to write instead of an attribute the schema refuses that drawing tools often leave in. */
+const ATTRIBUTE_FIXES: Readonly<Record<string, string>> = {
+  style: 'the BIMI schema has no style attribute on any element: write presentation attributes such as fill="#c00" and stroke-width="2" instead',
+};
 
 /** XLink attributes (any prefix bound to the XLink namespace); `href` must point inside the document. */
 const XLINK_ATTRIBUTES: ReadonlySet<string> = new Set(['href', 'type', 'role', 'arcrole', 'title', 'show', 'actuate']);
@@ -114,8 +120,9 @@ class NotXml extends Error {
 
 /**
  * Tokenizes `text` as XML 1.0 without a DTD: elements, attributes, text, comments, CDATA. A
- * DOCTYPE stops it (its entities are never read); a reference other than the five predefined
- * entities and character references is reported (`entity`) and kept literal.
+ * DOCTYPE is reported and skipped unread (its entities are never declared, so never expanded), and
+ * the rest of the file is still checked, so every violation is listed at once; a reference other than
+ * the five predefined entities and character references is reported (`entity`) and kept literal.
  */
 function tokenize(text: string, report: (rule: string, line: number, detail: string) => void): XmlEvent[] {
   const newlines: number[] = [];
@@ -185,7 +192,10 @@ function tokenize(text: string, report: (rule: string, line: number, detail: str
       pos = end + 3;
     } else if (text.startsWith('<!DOCTYPE', pos) || text.startsWith('<!doctype', pos)) {
       // Never read: a DOCTYPE can declare entities (billion laughs, SYSTEM files). The profile has none.
-      throw new NotXml('doctype', line, 'a DOCTYPE declaration: the profile allows none, and its entities are never read');
+      // Skipped to its end (quotes and the [internal subset] followed, in one pass) so the rest is checked.
+      if (seenRoot) throw new NotXml('not-xml', line, 'a DOCTYPE declaration after the root element');
+      report('doctype', line, 'a DOCTYPE declaration: the profile allows none, and its entities are never read');
+      pos = doctypeEnd(text, pos, () => new NotXml('doctype', line, 'a DOCTYPE declaration is not closed with ">"'));
     } else if (text.startsWith('<!', pos)) {
       throw new NotXml('not-xml', line, `markup "${text.slice(pos, pos + 12)}" is not XML content`);
     } else if (text.startsWith('<?', pos)) {
@@ -332,6 +342,26 @@ export function validateSvg(served: Uint8Array): SvgReport & { compressed: boole
   return outcome(checked.title, checked.viewBox, compressed);
 }
 
+/** The index just past the DOCTYPE declaration that starts at `start` (XML 1.0 §2.8), linear in its length. */
+function doctypeEnd(text: string, start: number, unclosed: () => Error): number {
+  let quote = '';
+  let depth = 0;
+  for (let i = start + 9; i < text.length; i++) {
+    const c = text[i];
+    if (quote !== '') {
+      if (c === quote) quote = '';
+    } else if (c === '<' && text.startsWith('<!--', i)) {
+      const end = text.indexOf('-->', i + 4); // a comment in the internal subset may hold quotes
+      if (end === -1) throw unclosed();
+      i = end + 2;
+    } else if (c === '"' || c === "'") quote = c;
+    else if (c === '[') depth++;
+    else if (c === ']') depth = Math.max(0, depth - 1);
+    else if (c === '>' && depth === 0) return i + 1;
+  }
+  throw unclosed();
+}
+
 /** The profile's rules over the token stream. */
 function checkProfile(
   events: XmlEvent[],
@@ -451,7 +481,7 @@ function checkProfile(
       if (/@import/i.test(value)) report('external-reference', at, `@import in ${attribute.name}= loads an external stylesheet`);
       if (aNs === undefined) report('attribute', at, `the prefix of ${attribute.name} is not declared`);
       else if (aNs === null) {
-        if (!SVG_PS_ATTRIBUTES.has(aLocal)) report('attribute', at, `${attribute.name}= is not an attribute of SVG Tiny PS`);
+        if (!SVG_PS_ATTRIBUTES.has(aLocal)) report('attribute', at, `${attribute.name}= is not an attribute of SVG Tiny PS${ATTRIBUTE_FIXES[aLocal] ? `: ${ATTRIBUTE_FIXES[aLocal]}` : ''}`);
       } else if (aNs === XML_NS) {
         if (!XML_ATTRIBUTES.has(aLocal)) report('attribute', at, `${attribute.name}= is not allowed`);
       } else if (aNs === XLINK_NS) {

@@ -42,6 +42,30 @@ export const DEFAULT_SWAP_TLDS: readonly string[] = [
   'live', 'email', 'support', 'cloud', 'tech', 'link', 'click', 'help', 'page', 'icu', 'buzz',
 ];
 
+/**
+ * The dictionary words by how often phishing names use them (log-in and security words first, then
+ * accounts and payments, then the rest); a caller's word not listed ranks after these, in its order.
+ * This project's own order.
+ */
+export const DICTIONARY_ABUSE_ORDER: readonly string[] = [
+  'login', 'secure', 'account', 'verify', 'signin', 'support', 'security', 'pay', 'payment', 'billing', 'update', 'online',
+  'my', 'auth', 'sso', 'portal', 'accounts', 'service', 'help', 'mail', 'id', 'app', 'web', 'invoice', 'info', 'admin',
+  'cloud', 'payroll', 'hr', 'docs', 'team', 'vpn',
+];
+
+/**
+ * The abuse tiers of the rank, likeliest first (docs/lookalikes.md, "Rank and cap"): the name an
+ * IDN input imitates, TLD swaps onto common TLDs, the dictionary words, confusables (they render as
+ * the original), then every other name by edit distance.
+ */
+const TIER = { imitated: 0, commonTld: 1, dictionary: 2, confusable: 3, distance: 4 } as const;
+
+/** Where a candidate stands: its tier, and its place within the tier (a TLD's or a word's rank). */
+interface AbuseRank {
+  tier: number;
+  place: number;
+}
+
 /** How likely a fuzzer's names are to be used against a brand (lower first); ties keep the list order. */
 const FUZZER_PRIORITY: Readonly<Record<LookalikeFuzzer, number>> = {
   homoglyph: 0, cyrillic: 0, omission: 1, replacement: 1, transposition: 1, repetition: 1, 'tld-swap': 1,
@@ -144,9 +168,53 @@ export function generateFor(original: OriginalName, options: GenerateOptions = {
       byDomain.set(ascii, { domain: ascii, unicode, fuzzers: [fuzzer], distance: labelDistance(unicode, original), skeleton: match });
     }
   }
-  const ranked = [...byDomain.values()].sort(compareCandidates);
+  const tlds = options.tlds ?? (deep ? DEFAULT_SWAP_TLDS : []);
+  const words = options.dictionary ?? (deep ? DEFAULT_DICTIONARY : []);
+  const rankOf = abuseRanker(original, looksLike?.domain ?? null, tlds, words);
+  const ranks = new Map<LookalikeCandidate, AbuseRank>([...byDomain.values()].map((c) => [c, rankOf(c)]));
+  const ranked = [...byDomain.values()].sort((a, b) => compareRanks(ranks.get(a)!, ranks.get(b)!) || compareCandidates(a, b));
   const max = Math.min(options.maxCandidates ?? (deep ? DEEP_MAX_CANDIDATES : DEFAULT_MAX_CANDIDATES), MAX_LOOKALIKE_CANDIDATES);
   return { original, candidates: capCandidates(ranked, max), beforeCap: ranked.length, looksLike: looksLike?.domain ?? null };
+}
+
+/**
+ * The abuse rank of each candidate: the imitated name, then TLD swaps onto the swap list's TLDs (the
+ * common ones by construction: `DEFAULT_SWAP_TLDS` is ordered by registrations; a caller's `tlds` in
+ * their order), then the dictionary names (by
+ * `DICTIONARY_ABUSE_ORDER`, a hyphenated form before the joined one), then confusables, then the rest.
+ */
+function abuseRanker(original: OriginalName, imitated: string | null, tlds: readonly string[], words: readonly string[]): (candidate: LookalikeCandidate) => AbuseRank {
+  const commonTlds = new Map(tlds.map((tld, i) => [toAsciiName(tld) ?? tld, i]));
+  const wordRank = (word: string): number => {
+    const listed = DICTIONARY_ABUSE_ORDER.indexOf(word);
+    return listed !== -1 ? listed : DICTIONARY_ABUSE_ORDER.length + words.indexOf(word);
+  };
+  const tail = `.${domainToUnicode(original.suffix)}`;
+  return (candidate) => {
+    if (candidate.domain === imitated) return { tier: TIER.imitated, place: 0 };
+    let best: AbuseRank = { tier: candidate.skeleton === 'confusable' ? TIER.confusable : TIER.distance, place: 0 };
+    const better = (rank: AbuseRank) => {
+      if (rank.tier < best.tier || (rank.tier === best.tier && rank.place < best.place)) best = rank;
+    };
+    if (candidate.fuzzers.includes('tld-swap')) {
+      const suffix = candidate.domain.slice(candidate.domain.indexOf('.') + 1);
+      const place = commonTlds.get(suffix);
+      if (place !== undefined) better({ tier: TIER.commonTld, place });
+    }
+    if (candidate.fuzzers.includes('dictionary') && candidate.unicode.endsWith(tail)) {
+      const label = candidate.unicode.slice(0, -tail.length);
+      for (const word of words) {
+        if (!label.startsWith(word) && !label.endsWith(word)) continue;
+        // Two places per word: the hyphenated form ("brand-login") before the joined one ("brandlogin").
+        better({ tier: TIER.dictionary, place: wordRank(word) * 2 + (label.includes('-') ? 0 : 1) });
+      }
+    }
+    return best;
+  };
+}
+
+function compareRanks(a: AbuseRank, b: AbuseRank): number {
+  return a.tier - b.tier || a.place - b.place;
 }
 
 /** The Damerau-Levenshtein distance between the Unicode labels (the whole names when the suffix changed). */
@@ -159,8 +227,9 @@ function labelDistance(unicode: string, original: OriginalName): number {
 const SKELETON_TIER: Readonly<Record<SkeletonMatch, number>> = { confusable: 0, diacritic: 1, none: 2 };
 
 /**
- * Likeliest first: confusables (they render the same) at any distance, then by distance, then
- * diacritic variants before typos, then by the likeliest fuzzer, then by name (a stable order).
+ * Within an abuse tier (see `abuseRanker`): confusables (they render the same) at any distance, then
+ * by distance, then diacritic variants before typos, then by the likeliest fuzzer, then by name (a
+ * stable order).
  */
 export function compareCandidates(a: LookalikeCandidate, b: LookalikeCandidate): number {
   const confusable = Number(a.skeleton !== 'confusable') - Number(b.skeleton !== 'confusable');

@@ -17,7 +17,10 @@
  *   ( … )                   one record over several lines; ";" starts a comment outside quotes
  *   "…"                     a character-string; \" \\ and \DDD (a decimal octet) are escapes
  *
- * Types read: SOA, NS, A, AAAA, MX, TXT, CNAME, PTR (the `RecordType` union); any other is refused.
+ * Types read: SOA, NS, A, AAAA, MX, TXT, CNAME, PTR (the `RecordType` union, into `Zone.records`);
+ * the other types a real zone export holds (CAA, SRV, TLSA, DS, DNSKEY, RRSIG, NSEC, NSEC3, SVCB,
+ * HTTPS, DNAME…, see `./rdata.ts`) into `Zone.otherRecords` in wire form; any type, known or not
+ * (`TYPE65280`), in the RFC 3597 §5 generic form `\# <length> <hex>`. An unknown mnemonic is refused.
  *
  * Refused although some servers take them: an escaped dot inside a label ("a\.b": names are kept in
  * dotted form, which cannot hold one), names outside printable ASCII (write IDNs as xn--), text
@@ -40,7 +43,8 @@ import { isIPv4, isIPv6 } from 'node:net';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { canonicalName, dnsNameProblem, isAtOrBelow, MAX_LABEL_OCTETS, MAX_NAME_OCTETS } from '../dns/name.js';
 import type { RecordData, RecordType, SoaData } from '../dns/types.js';
-import type { ResourceRecord, Zone } from './types.js';
+import type { OtherRecord, ResourceRecord, Zone } from './types.js';
+import { genericRdata, GENERIC_ONLY_RECORD_TYPES, OTHER_RECORD_TYPES, otherRdata, recordTypeCode, recordTypeName, type RdataContext } from './rdata.js';
 
 /** How deep `$INCLUDE` may nest: a file included by a file included by … A loop is refused at any depth. */
 export const MAX_INCLUDE_DEPTH = 8;
@@ -61,13 +65,8 @@ export const SUPPORTED_RECORD_TYPES: readonly RecordType[] = ['SOA', 'NS', 'A', 
 
 /** The file name used in messages when the caller gives none. */
 const UNNAMED_FILE = '<zone>';
-/** Types real servers know that this parser does not read: refused with "not supported", not "unknown". */
-const OTHER_KNOWN_TYPES = new Set([
-  'AFSDB', 'APL', 'CAA', 'CDNSKEY', 'CDS', 'CERT', 'CSYNC', 'DHCID', 'DLV', 'DNAME', 'DNSKEY', 'DS', 'EUI48',
-  'EUI64', 'HINFO', 'HIP', 'HTTPS', 'IPSECKEY', 'KEY', 'KX', 'LOC', 'MB', 'MD', 'MF', 'MG', 'MINFO', 'MR',
-  'NAPTR', 'NSAP', 'NSEC', 'NSEC3', 'NSEC3PARAM', 'NULL', 'OPENPGPKEY', 'RP', 'RRSIG', 'RT', 'SIG', 'SMIMEA',
-  'SRV', 'SSHFP', 'SVCB', 'TLSA', 'URI', 'WKS', 'X25', 'ZONEMD',
-]);
+/** RFC 4035 §2.5: the types that may stand beside a CNAME (its own signature and denial). */
+const BESIDE_CNAME = new Set(['RRSIG', 'NSEC']);
 /** RFC 1035 §3.2.4 classes, and the RFC 3597 generic form. */
 const CLASS_PATTERN = /^(?:IN|CS|CH|HS|NONE|ANY|CLASS\d+)$/i;
 /** RFC 2308 §4 (and BIND, Knot, NSD): TTL units. */
@@ -282,7 +281,13 @@ class Lexer {
       const code = text.charCodeAt(this.pos);
       if (isDelimiter(code)) break;
       if (code === QUOTE) {
-        this.fail(this.line, this.column(), `expected white space before the opening quote, found it inside the word "${clip(text.slice(start, this.pos))}"`);
+        // RFC 9460 §2.1: a SvcParam's value may be quoted right after its "=" (alpn="h2,h3").
+        const close = text.charCodeAt(this.pos - 1) === 61 /* = */ ? this.quotedEnd(this.pos) : -1;
+        if (close === -1) {
+          this.fail(this.line, this.column(), `expected white space before the opening quote, found it inside the word "${clip(text.slice(start, this.pos))}"`);
+        }
+        this.pos = close + 1;
+        continue;
       }
       if (code === BACKSLASH) {
         escaped = true;
@@ -296,6 +301,18 @@ class Lexer {
     }
     const raw = text.slice(start, this.pos);
     return this.token(raw, raw, false, escaped, column);
+  }
+
+  /** The index of the quote closing the one at `open` on the same line, or -1. */
+  private quotedEnd(open: number): number {
+    const text = this.text;
+    for (let i = open + 1; i < text.length; i++) {
+      const code = text.charCodeAt(i);
+      if (code === LF) return -1;
+      if (code === BACKSLASH) i++;
+      else if (code === QUOTE) return i;
+    }
+    return -1;
   }
 
   private readQuoted(): Token {
@@ -403,6 +420,8 @@ function shown(token: Token): string {
 // Parser
 
 type TypedData = { [T in RecordType]: { type: T; data: RecordData<T> } }[RecordType];
+/** A type read: one the checks read, or another one (its mnemonic or TYPEnnn, and its code). */
+type ReadType = { checked: RecordType } | { other: string; code: number };
 
 /** Per-file state: `$ORIGIN` and the previous owner revert when an included file ends (as in BIND). */
 interface FileState {
@@ -419,11 +438,12 @@ class ZoneParser {
   private ttlDirective: number | undefined;
   private soa: { data: SoaData; where: string } | undefined;
   private readonly records: ResourceRecord[] = [];
+  private readonly otherRecords: OtherRecord[] = [];
   /**
    * name → the keys (`dataKey`) of the data read so far, by type: to drop duplicates and keep CNAMEs
    * alone. A set, so that a name with tens of thousands of records still loads in linear time.
    */
-  private readonly nodes = new Map<string, Partial<Record<RecordType, Set<string>>>>();
+  private readonly nodes = new Map<string, Map<string, Set<string>>>();
   /** Absolute paths of the files being read, outermost first, to refuse `$INCLUDE` loops. */
   private readonly includeChain: string[] = [];
   private readonly maxIncludeDepth: number;
@@ -461,11 +481,12 @@ class ZoneParser {
       // RFC 1035 §5.2: exactly one SOA at the top of the zone.
       if (!this.soa) fail(`expected an SOA record at the apex "${where}" (RFC 1035 §5.2), found the end of the file without one`);
       // RFC 1034 §4.2.1: the apex lists the zone's name servers; BIND refuses a zone without them.
-      if (!this.nodes.get(origin)?.NS) {
+      if (!this.nodes.get(origin)?.has('NS')) {
         fail(`expected an NS record at the apex "${where}" (RFC 1034 §4.2.1), found the end of the file without one`);
       }
     }
     const zone: Zone = { origin, records: this.records };
+    if (this.otherRecords.length > 0) zone.otherRecords = this.otherRecords;
     if (this.options.file !== undefined) zone.source = this.options.file;
     return zone;
   }
@@ -572,8 +593,9 @@ class ZoneParser {
 
     const typeToken = tokens[index];
     if (!typeToken) this.failAtEnd(state, entry, 'expected a record type (A, AAAA, MX, TXT, …), found the end of the record');
-    const type = this.type(state, typeToken);
+    const readType = this.type(state, typeToken);
     index++;
+    const type = 'checked' in readType ? readType.checked : undefined;
 
     if (this.apex === undefined) {
       if (state.origin !== undefined) this.apex = state.origin;
@@ -585,16 +607,25 @@ class ZoneParser {
       this.fail(state, ownerToken ?? typeToken, `expected a name at or below the zone origin "${apex || '.'}", found "${owner || '.'}"`);
     }
 
-    const typed = this.rdata(state, entry, type, index);
+    if ('other' in readType) {
+      const rdata = this.otherRdata(state, entry, readType.other, index);
+      const other: OtherRecord = { name: owner, type: readType.other, code: readType.code, ttl: ttl ?? this.defaultTtl(undefined), rdata };
+      this.addOther(state, other, ownerToken ?? typeToken);
+      state.previousOwner = owner;
+      return;
+    }
+    const typed = entry.tokens[index]?.raw === '\\#' && !entry.tokens[index]!.quoted
+      ? this.genericChecked(state, entry, type!, index)
+      : this.rdata(state, entry, type!, index);
     const record = { name: owner, type: typed.type, ttl: ttl ?? this.defaultTtl(typed), data: typed.data } as ResourceRecord;
     this.add(state, record, ownerToken ?? typeToken);
     state.previousOwner = owner;
   }
 
   /** The TTL of a record without one; see the rule at the top of this file. */
-  private defaultTtl(typed: TypedData): number {
+  private defaultTtl(typed: TypedData | undefined): number {
     if (this.ttlDirective !== undefined) return this.ttlDirective; // RFC 2308 §4
-    if (typed.type === 'SOA') return typed.data.minimum;
+    if (typed?.type === 'SOA') return typed.data.minimum;
     return this.soa?.data.minimum ?? this.fallbackTtl;
   }
 
@@ -606,36 +637,83 @@ class ZoneParser {
       if (this.soa) this.fail(state, at, `expected one SOA record, found a second (the first is at ${this.soa.where})`);
       this.soa = { data: record.data as SoaData, where: `${state.file}:${at.line}` };
     }
-    let node = this.nodes.get(record.name);
+    if (this.addToNode(state, record.name, record.type, dataKey(record.data), at)) this.records.push(record);
+  }
+
+  private addOther(state: FileState, record: OtherRecord, at: Token): void {
+    if (this.addToNode(state, record.name, record.type, Buffer.from(record.rdata).toString('hex'), at)) this.otherRecords.push(record);
+  }
+
+  /** Notes one record at its name; false for an exact duplicate (dropped). Refuses a CNAME beside other data. */
+  private addToNode(state: FileState, name: string, type: string, key: string, at: Token): boolean {
+    const where = name || '.';
+    let node = this.nodes.get(name);
     if (!node) {
-      node = {};
-      this.nodes.set(record.name, node);
+      node = new Map();
+      this.nodes.set(name, node);
     }
-    const rrset = node[record.type];
-    const key = dataKey(record.data);
+    const rrset = node.get(type);
     // RFC 2181 §5: an RRset holds no duplicate records; servers drop exact repeats, and so do we.
-    if (rrset?.has(key)) return;
-    // RFC 2181 §10.1, RFC 1034 §3.6.2: a name with a CNAME has no other data, and only one CNAME.
-    if (record.type === 'CNAME' && rrset) this.fail(state, at, `expected one CNAME record at "${where}", found a second`);
-    if (record.type === 'CNAME' ? Object.keys(node).length > 0 : node.CNAME !== undefined) {
+    if (rrset?.has(key)) return false;
+    // RFC 2181 §10.1, RFC 1034 §3.6.2: a name with a CNAME has no other data, and only one CNAME;
+    // RFC 4035 §2.5: its RRSIG and NSEC may stand beside it. RFC 6672 §2.4: one DNAME per name.
+    if ((type === 'CNAME' || type === 'DNAME') && rrset) this.fail(state, at, `expected one ${type} record at "${where}", found a second`);
+    const others = [...node.keys()].filter((t) => t !== 'CNAME' && !BESIDE_CNAME.has(t));
+    if ((type === 'CNAME' && others.length > 0) || (node.has('CNAME') && type !== 'CNAME' && !BESIDE_CNAME.has(type))) {
       this.fail(state, at, `expected either a CNAME or other records at "${where}", found both (RFC 2181 §10.1)`);
     }
     if (rrset) rrset.add(key);
-    else node[record.type] = new Set([key]);
-    this.records.push(record);
+    else node.set(type, new Set([key]));
+    return true;
   }
 
-  private type(state: FileState, token: Token): RecordType {
+  /** The RDATA of a type outside `RecordType`: its presentation form, or RFC 3597 `\#` for any type. */
+  private otherRdata(state: FileState, entry: Entry, type: string, start: number): Uint8Array {
+    const fields = entry.tokens.slice(start);
+    if (fields.length === 0) this.failAtEnd(state, entry, `expected the data of this ${type} record, found the end of the record`);
+    const ctx = this.rdataContext(state, entry);
+    if (fields[0]!.raw === '\\#' && !fields[0]!.quoted) return genericRdata(fields, ctx); // RFC 3597 §5
+    if (OTHER_RECORD_TYPES[type] === undefined) {
+      this.fail(state, fields[0]!, `expected the RFC 3597 generic form "\\# <length> <hex>" for a ${type} record (this parser has no reader for its usual form), found ${shown(fields[0]!)}`);
+    }
+    return otherRdata(type, fields, ctx);
+  }
+
+  private rdataContext(state: FileState, entry: Entry): RdataContext {
+    return {
+      name: (field, what) => this.name(state, field as Token, state.origin, what),
+      fail: (field, reason) => (field ? this.fail(state, field as Token, reason) : this.failAtEnd(state, entry, reason)),
+    };
+  }
+
+  /** RFC 3597 §5: a type the checks read, written `\# <length> <hex>`: decoded as its wire form says. */
+  private genericChecked(state: FileState, entry: Entry, type: RecordType, start: number): TypedData {
+    const fields = entry.tokens.slice(start);
+    const octets = genericRdata(fields, this.rdataContext(state, entry));
+    const data = decodeCheckedRdata(type, octets);
+    if (data === undefined) this.fail(state, fields[0]!, `expected ${octets.length === 0 ? 'data' : 'octets'} that are a valid ${type} record in wire form (RFC 3597 §5), found ${octets.length} octets that are not`);
+    return { type, data } as TypedData;
+  }
+
+  private type(state: FileState, token: Token): ReadType {
     const upper = token.quoted ? '' : token.raw.toUpperCase();
-    if ((SUPPORTED_RECORD_TYPES as readonly string[]).includes(upper)) return upper as RecordType;
-    const supported = `this parser reads ${SUPPORTED_RECORD_TYPES.join(', ')}`;
+    if ((SUPPORTED_RECORD_TYPES as readonly string[]).includes(upper)) return { checked: upper as RecordType };
     if (upper === 'SPF' || upper === 'TYPE99') {
       this.fail(state, token, `expected a supported record type, found SPF (type 99), which RFC 7208 §3.1 retired: publish the policy as TXT`);
     }
-    if (OTHER_KNOWN_TYPES.has(upper) || /^TYPE\d+$/.test(upper)) {
-      this.fail(state, token, `expected a supported record type, found ${upper}: ${supported}`);
+    const code = recordTypeCode(upper);
+    if (code === undefined) {
+      if (/^TYPE\d+$/.test(upper)) this.fail(state, token, `expected a type code from 0 to 65535 (RFC 3597 §5), found ${shown(token)}`);
+      this.fail(state, token, `expected a record type (A, AAAA, MX, TXT, …), found ${shown(token)}`);
     }
-    this.fail(state, token, `expected a record type (A, AAAA, MX, TXT, …), found ${shown(token)}`);
+    // RFC 3597 §5: TYPEnnn names a known type by its code too (TYPE1 is A).
+    const name = recordTypeName(code);
+    if ((SUPPORTED_RECORD_TYPES as readonly string[]).includes(name)) return { checked: name as RecordType };
+    // RFC 6895 §3.1: meta-types and QTYPEs (OPT, TKEY, TSIG, IXFR, AXFR, ANY…) are never zone data.
+    if (code === 0 || code === 41 || (code >= 128 && code <= 255)) {
+      this.fail(state, token, `expected a record type that can be zone data, found ${upper} (a meta-type or query type, RFC 6895 §3.1)`);
+    }
+    return { other: OTHER_RECORD_TYPES[name] !== undefined || GENERIC_ONLY_RECORD_TYPES[name] !== undefined ? name : `TYPE${code}`, code };
   }
 
   private rdata(state: FileState, entry: Entry, type: RecordType, start: number): TypedData {
@@ -805,6 +883,77 @@ function dataKey(data: RecordData): string {
   if (Array.isArray(data)) return JSON.stringify(data);
   if ('exchange' in data) return `${data.preference} ${data.exchange}`;
   return JSON.stringify(data);
+}
+
+/** The data of a checked type from its wire form (RFC 3597 §5 `\#`), or undefined when the octets are not one. */
+function decodeCheckedRdata(type: RecordType, octets: Buffer): RecordData | undefined {
+  let at = 0;
+  const name = (): string | undefined => {
+    const labels: string[] = [];
+    for (;;) {
+      const length = octets[at];
+      if (length === undefined || length > MAX_LABEL_OCTETS) return undefined;
+      at++;
+      if (length === 0) break;
+      if (at + length > octets.length) return undefined;
+      const label = octets.subarray(at, at + length).toString('latin1');
+      if (!/^[\x21-\x7e]+$/.test(label) || label.includes('.')) return undefined;
+      labels.push(label.toLowerCase());
+      at += length;
+    }
+    const joined = labels.join('.');
+    return joined.length > MAX_NAME_OCTETS ? undefined : joined;
+  };
+  const u32 = (): number | undefined => (at + 4 <= octets.length ? octets.readUInt32BE((at += 4) - 4) : undefined);
+  let data: RecordData | undefined;
+  switch (type) {
+    case 'A':
+      if (octets.length === 4) data = [...octets].join('.');
+      at = octets.length;
+      break;
+    case 'AAAA':
+      if (octets.length === 16) data = canonicalIpv6(Array.from({ length: 8 }, (_, i) => octets.readUInt16BE(i * 2).toString(16)).join(':'));
+      at = octets.length;
+      break;
+    case 'NS':
+    case 'CNAME':
+    case 'PTR':
+      data = name();
+      break;
+    case 'MX': {
+      if (octets.length < 3) return undefined;
+      const preference = octets.readUInt16BE(0);
+      at = 2;
+      const exchange = name();
+      data = exchange === undefined ? undefined : { preference, exchange };
+      break;
+    }
+    case 'TXT': {
+      const strings: string[] = [];
+      while (at < octets.length) {
+        const length = octets[at]!;
+        if (at + 1 + length > octets.length) return undefined;
+        try {
+          strings.push(utf8.decode(octets.subarray(at + 1, at + 1 + length)));
+        } catch {
+          return undefined;
+        }
+        at += 1 + length;
+      }
+      data = strings.length > 0 ? strings : undefined;
+      break;
+    }
+    case 'SOA': {
+      const mname = name();
+      const rname = mname === undefined ? undefined : name();
+      const numbers = [u32(), u32(), u32(), u32(), u32()];
+      if (mname === undefined || rname === undefined || numbers.some((n) => n === undefined)) return undefined;
+      const [serial, refresh, retry, expire, minimum] = numbers as number[];
+      data = { mname, rname, serial: serial!, refresh: refresh!, retry: retry!, expire: expire!, minimum: minimum! };
+      break;
+    }
+  }
+  return at === octets.length ? data : undefined;
 }
 
 /**

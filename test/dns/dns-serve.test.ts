@@ -14,7 +14,7 @@ import { startDnsServer } from '../../packages/engine/src/dns/server.js';
 import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
 import { deferred, ZONES } from './helpers.js';
 import { createRawQuery } from '../../packages/engine/src/dnssec/query.js';
-import { TYPE } from '../../packages/engine/src/dnssec/wire/canonical.js';
+import { TYPE } from '../../packages/engine/src/dns/canonical.js';
 
 const ZONE_FILE = `$ORIGIN serve.test.
 $TTL 300

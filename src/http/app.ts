@@ -50,6 +50,7 @@ import { domainRoutes } from './routes/domains.js';
 import { HEALTH_PATH, healthRoutes, READY_PATH } from './routes/health.js';
 import { logRoutes } from './routes/logs.js';
 import { monitorRoutes } from './routes/monitors.js';
+import { alertRoutes } from './routes/alerts.js';
 import type { MonitorService } from '../jobs/monitors.js';
 import { lookalikeRoutes, type LookalikeRun } from './routes/lookalikes.js';
 import type { LookalikeJobService } from '../jobs/lookalike-jobs.js';
@@ -499,6 +500,8 @@ export const spoofCheckerService: FastifyPluginAsync<ServiceOptions> = async (ho
   if (options.batches) await app.register(batchRoutes, { batches: options.batches, now });
   // A run of a monitor with the transport check probes like a transport check: same budget.
   if (options.monitors) await app.register(monitorRoutes, { monitors: options.monitors, transportLimiter });
+  // Alert channels are sent by the monitors' delivery pump: served where monitors are.
+  if (options.monitors?.alerts) await app.register(alertRoutes, { alerts: options.monitors.alerts });
   await app.register(logRoutes, { stores });
   await app.register(templateRoutes, { stores, now });
   await app.register(domainRoutes, { stores, now, updateLimiter: limiters.domainUpdate, deleteLimiter: limiters.domainDelete });

@@ -66,7 +66,12 @@ export interface MonitorRunDeps {
    */
   reportSelectors?: MonitorSelectorSource | undefined;
   now: () => Date;
+  /** The deliveries to the organisation's alert channels a confirmed change queues (`AlertService.deliveriesFor`); none when left out. */
+  alertDeliveries?: AlertDeliverySource | undefined;
 }
+
+/** The channel deliveries of a confirmed change (throws when the store fails: the run is then retried). */
+export type AlertDeliverySource = (monitor: Monitor, event: MonitorChangedEvent, eventId: string, at: string) => Promise<WebhookDelivery[]>;
 
 /** Reads the DKIM selectors an organisation's reports have seen for a domain (never rejects for a store failure: none). */
 export type MonitorSelectorSource = (organizationId: string, domain: string) => Promise<string[]>;
@@ -126,7 +131,7 @@ export async function runMonitor(deps: MonitorRunDeps, monitorId: string, runId:
       // that stopped resolving, or was parked, is history, not an alarm).
       const alerts = lookalikeAlerts(step.change.before, step.change.after);
       const onlyLookalikes = step.change.changes.every((c) => c.field === 'lookalikes');
-      if (monitor.webhookUrl !== null && (!onlyLookalikes || alerts.length > 0)) {
+      if (!onlyLookalikes || alerts.length > 0) {
         const event: MonitorChangedEvent = {
           type: 'monitor.changed',
           monitorId,
@@ -137,7 +142,9 @@ export async function runMonitor(deps: MonitorRunDeps, monitorId: string, runId:
           ...(alerts.length > 0 ? { lookalikes: alerts } : {}),
           checkedAt: at,
         };
-        deliveries.push(newDelivery({ monitorId, organizationId: monitor.organizationId, eventId, url: monitor.webhookUrl, body: JSON.stringify(event), at }));
+        if (monitor.webhookUrl !== null) deliveries.push(newDelivery({ monitorId, organizationId: monitor.organizationId, eventId, url: monitor.webhookUrl, body: JSON.stringify(event), at }));
+        // The organisation's alert channels whose rules take it (src/jobs/alerts.ts), in the same commit.
+        if (deps.alertDeliveries) deliveries.push(...(await deps.alertDeliveries(monitor, event, eventId, at)));
       }
     }
     const outcome = await deps.store.commitRun({

@@ -36,6 +36,7 @@ import { describeBatchMode, startBatchService, startLookalikeJobService } from '
 import type { DeepLookalikeRun, LookalikeJobService } from '../jobs/lookalike-jobs.js';
 import { API_DEEP_MAX_CANDIDATES } from '../http/routes/lookalikes.js';
 import type { MonitorService } from '../jobs/monitors.js';
+import type { AlertSmtpConfig } from '../jobs/alert-email.js';
 import { describeMonitorMode, seedDemoMonitor, startMonitorService, startMonitorWorkerWithPump } from '../jobs/monitor-setup.js';
 import { withLookalikeSearch, type MonitorCheck } from '../jobs/monitor-run.js';
 import { startBatchWorker } from '../jobs/worker.js';
@@ -119,6 +120,8 @@ interface CommonConfig {
   components?: readonly ComponentStarter[];
   /** Each component's stop bound (default `DEFAULT_COMPONENT_STOP_TIMEOUT_MS`). */
   stopTimeoutMs?: number;
+  /** Alert channels' settings: the mail relay and the origin console links start with (channels work without them, email excepted). */
+  alerts?: { smtp?: AlertSmtpConfig | undefined; publicOrigin?: string | undefined } | undefined;
 }
 
 /** The HTTP part of `startService`. */
@@ -390,6 +393,7 @@ export async function startService(config: ServiceConfig): Promise<ServiceHandle
           allowPrivateAddresses: config.allowPrivateAddresses,
           env: config.env,
           ...(config.maxMonitorsPerOrganization !== undefined ? { maxMonitorsPerOrganization: config.maxMonitorsPerOrganization } : {}),
+          alerts: { store: stores.alerts, smtp: config.alerts?.smtp, publicOrigin: config.alerts?.publicOrigin ?? config.http.publicUrl },
           log: jobLog,
         }),
       (service) => service.close(),
@@ -520,6 +524,7 @@ export async function startWorker(config: WorkerConfig): Promise<WorkerHandle> {
           allowPrivateAddresses: config.allowPrivateAddresses,
           env: config.env,
           ...(config.lockDurationMs !== undefined ? { lockDurationMs: config.lockDurationMs } : {}),
+          alerts: { store: stores.alerts, smtp: config.alerts?.smtp, publicOrigin: config.alerts?.publicOrigin },
           log: jobLog,
         }),
       (worker) => worker.close(),

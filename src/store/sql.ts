@@ -14,6 +14,7 @@ import { digestsEqual } from './api-keys.js';
 import { SqlBatchStore } from './batches-sql.js';
 import { SqlLookalikeJobStore } from './lookalike-jobs-sql.js';
 import { SqlMonitorStore } from './monitors-sql.js';
+import { SqlAlertStore } from './alerts-sql.js';
 import { SqlReportStore } from './reports-sql.js';
 import { isStoreUnavailable, StoreUnavailableError } from './errors.js';
 import { withEventsInOrder } from './memory.js';
@@ -208,6 +209,7 @@ export function createSqlStores(db: Kysely<StoreDatabase>, traits: SqlDialectTra
     monitors: guard(monitors),
     reports: guard(new SqlReportStore(db)),
     lookalikeJobs: guard(lookalikeJobs),
+    alerts: guard(new SqlAlertStore(db)),
     pruneMonitorHistory: pruneMonitors,
     pruneRecordLogs: guardedPrune,
     async isEmpty() {

@@ -1,0 +1,65 @@
+/**
+ * The alert store's contract, run unchanged against memory, SQLite and PostgreSQL: channels are
+ * their organisation's (another's id is not found, nor changed, nor deleted), listed oldest first,
+ * changed field by field, read by id alone for the pump; the migration `0011_alerts` creates them.
+ */
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { AlertChannel } from '../../src/store/alerts.js';
+import type { Stores } from '../../src/store/types.js';
+import { memoryBackend, postgresBackend, sqliteBackend, type Backend, type OpenedBackend } from './backends.js';
+
+const T0 = '2026-01-01T00:00:00.000Z';
+const T1 = '2026-01-01T00:00:01.000Z';
+
+const channel = (id: string, organizationId = 'o1', createdAt = T0): AlertChannel => ({
+  id,
+  organizationId,
+  name: `channel ${id}`,
+  kind: 'slack',
+  sealedUrl: 'v1.sealed',
+  targetHost: 'hooks.slack.com',
+  recipients: [],
+  sealedSecret: null,
+  rules: { events: ['authentication'], domains: ['example.com'] },
+  enabled: true,
+  lastTest: null,
+  createdAt,
+  updatedAt: createdAt,
+});
+
+describe.each<Backend>([memoryBackend, sqliteBackend, postgresBackend()])('alert store contract: $name', (backend) => {
+  let opened: OpenedBackend;
+  let stores: Stores;
+
+  beforeAll(() => backend.setup());
+  afterAll(() => backend.teardown());
+  beforeEach(async () => {
+    opened = await backend.open();
+    stores = opened.stores;
+  });
+  afterEach(() => opened.dispose());
+
+  it('keeps channels per organisation, oldest first', async () => {
+    await stores.alerts.createChannel(channel('alc_b', 'o1', T1));
+    await stores.alerts.createChannel(channel('alc_a', 'o1', T0));
+    await stores.alerts.createChannel(channel('alc_c', 'o2', T0));
+    expect((await stores.alerts.listChannels('o1')).map((c) => c.id)).toEqual(['alc_a', 'alc_b']);
+    expect(await stores.alerts.getChannel('o1', 'alc_a')).toEqual(channel('alc_a'));
+    expect(await stores.alerts.getChannel('o2', 'alc_a')).toBeUndefined();
+    expect((await stores.alerts.getChannelById('alc_c'))?.organizationId).toBe('o2');
+    expect(await stores.alerts.getChannelById('alc_none')).toBeUndefined();
+  });
+
+  it('changes the fields given, only for its organisation; deletes likewise', async () => {
+    await stores.alerts.createChannel(channel('alc_a'));
+    expect(await stores.alerts.updateChannel('o2', 'alc_a', { enabled: false }, T1)).toBeUndefined();
+    const attempt = { at: T1, outcome: 'delivered' as const, statusCode: 200, durationMs: 3, detail: 'HTTP 200' };
+    const updated = await stores.alerts.updateChannel('o1', 'alc_a', { enabled: false, lastTest: attempt, rules: { events: ['bimi'], domains: [] } }, T1);
+    expect(updated).toEqual({ ...channel('alc_a'), enabled: false, lastTest: attempt, rules: { events: ['bimi'], domains: [] }, updatedAt: T1 });
+    expect(await stores.alerts.getChannel('o1', 'alc_a')).toEqual(updated);
+    expect(await stores.alerts.deleteChannel('o2', 'alc_a')).toBe(false);
+    expect(await stores.alerts.deleteChannel('o1', 'alc_a')).toBe(true);
+    expect(await stores.alerts.deleteChannel('o1', 'alc_a')).toBe(false);
+    expect(await stores.alerts.listChannels('o1')).toEqual([]);
+  });
+});

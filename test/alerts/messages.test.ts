@@ -110,3 +110,17 @@ describe('alertSmtpConfig', () => {
     else expect(run()).toMatchObject(expected);
   });
 });
+
+describe('serve --alert-smtp', () => {
+  it('takes the relay from the flags or the environment, the password never from argv', async () => {
+    const { serveConfig } = await import('../../src/cli/serve.js');
+    const { UsageError } = await import('../../src/cli/args.js');
+    expect(serveConfig([], {})).toMatchObject({ alertSmtp: undefined });
+    expect(serveConfig(['--alert-smtp', 'smtp://alerts@relay.example.com', '--alert-from', 'a@example.com'], { SPOOF_CHECKER_ALERT_SMTP_PASSWORD: 'pw' })).toMatchObject({
+      alertSmtp: { scheme: 'smtp', host: 'relay.example.com', port: 587, user: 'alerts', password: 'pw', from: 'a@example.com' },
+    });
+    expect(serveConfig([], { SPOOF_CHECKER_ALERT_SMTP: 'smtps://u:p@relay.example.com', SPOOF_CHECKER_ALERT_FROM: 'a@example.com' })).toMatchObject({ alertSmtp: { scheme: 'smtps', password: 'p' } });
+    expect(() => serveConfig(['--alert-smtp', 'smtp://u:p@relay.example.com', '--alert-from', 'a@example.com'], {})).toThrow(UsageError);
+    expect(() => serveConfig(['--alert-smtp', 'smtp://relay.example.com', '--alert-from', 'a@example.com', '--tls-ca', '/nonexistent/ca.pem'], {})).toThrow(/--tls-ca/);
+  });
+});

@@ -51,6 +51,7 @@ import { HEALTH_PATH, healthRoutes, READY_PATH } from './routes/health.js';
 import { logRoutes } from './routes/logs.js';
 import { monitorRoutes } from './routes/monitors.js';
 import { alertRoutes } from './routes/alerts.js';
+import { monitorLookalikeRoutes } from './routes/monitor-lookalikes.js';
 import type { MonitorService } from '../jobs/monitors.js';
 import { lookalikeRoutes, type LookalikeRun } from './routes/lookalikes.js';
 import type { LookalikeJobService } from '../jobs/lookalike-jobs.js';
@@ -502,6 +503,7 @@ export const spoofCheckerService: FastifyPluginAsync<ServiceOptions> = async (ho
   if (options.monitors) await app.register(monitorRoutes, { monitors: options.monitors, transportLimiter });
   // Alert channels are sent by the monitors' delivery pump: served where monitors are.
   if (options.monitors?.alerts) await app.register(alertRoutes, { alerts: options.monitors.alerts });
+  if (options.monitors?.lookalikes) await app.register(monitorLookalikeRoutes, { monitors: options.monitors });
   await app.register(logRoutes, { stores });
   await app.register(templateRoutes, { stores, now });
   await app.register(domainRoutes, { stores, now, updateLimiter: limiters.domainUpdate, deleteLimiter: limiters.domainDelete });

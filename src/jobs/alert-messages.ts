@@ -20,7 +20,7 @@ const SLACK_SECTION_MAX_CHARS = 3000;
 
 /** The event an alert reports (the monitor webhook's body, src/jobs/monitor-run.ts `MonitorChangedEvent`). */
 export interface AlertEvent {
-  type: 'monitor.changed' | 'alert.test';
+  type: 'monitor.changed' | 'lookalike.changed' | 'alert.test';
   monitorId?: string;
   domain: string;
   changes: { field: string; before: unknown; after: unknown }[];
@@ -94,7 +94,13 @@ export function alertMessage(event: AlertEvent, publicOrigin: string | undefined
   const test = event.type === 'alert.test';
   const lines: string[] = [];
   for (const alert of event.lookalikes ?? []) {
-    lines.push(alert.before === null ? `Lookalike ${alert.domain}: new, graded ${alert.after}` : `Lookalike ${alert.domain}: grade rose from ${alert.before} to ${alert.after}`);
+    lines.push(
+      alert.change === 'mail'
+        ? `Lookalike ${alert.domain}: can now handle mail (MX or SPF published), graded ${alert.after}`
+        : alert.before === null
+          ? `Lookalike ${alert.domain}: ${alert.change === 'registered' ? 'newly registered' : 'new'}, graded ${alert.after}`
+          : `Lookalike ${alert.domain}: grade rose from ${alert.before} to ${alert.after}`,
+    );
   }
   for (const change of event.changes) {
     if (change.field === 'lookalikes' && (event.lookalikes?.length ?? 0) > 0) continue;
@@ -105,9 +111,12 @@ export function alertMessage(event: AlertEvent, publicOrigin: string | undefined
   if (lines.length > ALERT_MAX_LINES) kept.push(`… and ${lines.length - ALERT_MAX_LINES} more`);
   const first = event.lookalikes?.[0] !== undefined ? 'a lookalike domain' : FIELD_NAMES[event.changes[0]?.field ?? ''] ?? 'its state';
   const more = Math.max(0, event.changes.length - 1);
+  const names = event.lookalikes?.length ?? 0;
   const title = test
     ? `Test alert from spoof-checker for ${event.domain}`
-    : `${event.domain}: ${first} changed${more > 0 ? ` (and ${more} more)` : ''}`;
+    : event.type === 'lookalike.changed'
+      ? `${event.domain}: ${names} lookalike domain${names === 1 ? '' : 's'} worth a look`
+      : `${event.domain}: ${first} changed${more > 0 ? ` (and ${more} more)` : ''}`;
   return { domain: event.domain, title: cut(title, SLACK_HEADER_MAX_CHARS), lines: kept, link, linkIsAbsolute: absolute, checkedAt: event.checkedAt, test };
 }
 

@@ -10,12 +10,16 @@ import { InProcessMonitorScheduler, MonitorService, secretOpener, serverKeyFor, 
 import { DeliveryPump, type WebhookConnector } from './webhooks.js';
 import type { HostLookup } from '@spoof-checker/engine';
 import type { AlertStore } from '../store/alerts.js';
+import type { RememberedLookalikeStore } from '../store/remembered-lookalikes.js';
+import { lookalikeMemory } from './lookalike-memory.js';
 import { AlertService } from './alerts.js';
 import type { AlertSmtpConfig } from './alert-email.js';
 
 /** The alert channels' settings of `serve` and `worker` (src/jobs/alerts.ts). */
 export interface AlertSetup {
   store: AlertStore;
+  /** The lookalikes monitors remember (src/jobs/lookalike-memory.ts); without it, lookalike alerts come from the snapshot. */
+  lookalikes?: RememberedLookalikeStore | undefined;
   /** The mail relay (`--alert-smtp`, `--alert-from`); without it, no email channels. */
   smtp?: AlertSmtpConfig | undefined;
   /** The origin console links start with. */
@@ -100,6 +104,7 @@ export async function startMonitorService(options: StartMonitorServiceOptions): 
           reportSignals: options.reportSignals,
           reportSelectors: options.reportSelectors,
           alertDeliveries: alerts ? (monitor, event, eventId, at) => alerts.deliveriesFor(monitor, event, eventId, at) : undefined,
+          lookalikeMemory: options.alerts?.lookalikes ? lookalikeMemory(options.alerts.lookalikes) : undefined,
           log,
           onRun: (_id, outcome) => {
             if (outcome.kind === 'committed' && outcome.deliveries > 0) pump.poke();
@@ -114,6 +119,7 @@ export async function startMonitorService(options: StartMonitorServiceOptions): 
     allowPrivateAddresses: options.allowPrivateAddresses,
     pump,
     ...(alerts ? { alerts } : {}),
+    ...(options.alerts?.lookalikes ? { lookalikes: options.alerts.lookalikes } : {}),
     ...(options.maxMonitorsPerOrganization !== undefined ? { maxMonitorsPerOrganization: options.maxMonitorsPerOrganization } : {}),
     ...(options.minuteMs !== undefined ? { minuteMs: options.minuteMs } : {}),
     ...(options.now ? { now: options.now } : {}),
@@ -162,6 +168,7 @@ export async function startMonitorWorkerWithPump(options: {
     reportSignals: options.reportSignals,
     reportSelectors: options.reportSelectors,
     alertDeliveries: alerts ? (monitor, event, eventId, at) => alerts.deliveriesFor(monitor, event, eventId, at) : undefined,
+    lookalikeMemory: options.alerts?.lookalikes ? lookalikeMemory(options.alerts.lookalikes) : undefined,
     onRun: (_job, outcome) => {
       if (outcome.kind === 'committed' && outcome.deliveries > 0) pump.poke();
     },

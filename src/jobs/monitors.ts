@@ -21,6 +21,8 @@ import { firstSlot, MINUTE_MS, slotAfter, slotRunId } from './monitor-schedule.j
 import { keyFromText, newServerKey, newWebhookSecret, openSecret, sealSecret } from './monitor-secrets.js';
 import { DeliveryPump, newDelivery } from './webhooks.js';
 import type { AlertService } from './alerts.js';
+import type { RememberedLookalikeStore } from '../store/remembered-lookalikes.js';
+import type { LookalikeMemorySource } from './lookalike-memory.js';
 
 /** How often the in-process scheduler looks for due monitors. */
 export const SCHEDULER_TICK_MS = 1_000;
@@ -91,6 +93,8 @@ export interface MonitorServiceOptions {
   maxMonitorsPerOrganization?: number;
   /** The organisation's alert channels (src/jobs/alerts.ts), sent through this service's pump. */
   alerts?: AlertService;
+  /** The lookalikes monitors remember (src/store/remembered-lookalikes.ts), for the routes. */
+  lookalikes?: RememberedLookalikeStore;
 }
 
 /** The key that seals webhook secrets: SPOOF_CHECKER_SECRET_KEY when given, else the store's own. */
@@ -126,6 +130,11 @@ export class MonitorService {
   async close(): Promise<void> {
     await this.scheduler.close();
     await this.#options.pump?.close();
+  }
+
+  /** The lookalikes monitors remember, when this service keeps them. */
+  get lookalikes(): RememberedLookalikeStore | undefined {
+    return this.#options.lookalikes;
   }
 
   /** The alert channels, when this service sends them. */
@@ -242,6 +251,8 @@ export class MonitorService {
   async delete(organizationId: string, id: string): Promise<boolean> {
     const deleted = await this.store.delete(organizationId, id);
     if (deleted) await this.scheduler.unschedule(id);
+    // SQL drops them with the monitor (a cascade); the memory store is told.
+    if (deleted) await this.#options.lookalikes?.forget(id);
     return deleted;
   }
 
@@ -296,6 +307,8 @@ export interface InProcessSchedulerOptions {
   reportSelectors?: MonitorSelectorSource | undefined;
   /** The deliveries to alert channels a confirmed change queues (src/jobs/alerts.ts). */
   alertDeliveries?: AlertDeliverySource | undefined;
+  /** The lookalikes monitors remember (src/jobs/lookalike-memory.ts). */
+  lookalikeMemory?: LookalikeMemorySource | undefined;
   now?: () => Date;
   minuteMs?: number;
   concurrency?: number;
@@ -378,7 +391,7 @@ export class InProcessMonitorScheduler implements MonitorScheduler {
   async #run(monitorId: string, runId: string, scheduled = false): Promise<void> {
     if (this.#closed) return;
     try {
-      const outcome = await runMonitor({ store: this.#options.store, check: this.#options.check, reportSignals: this.#options.reportSignals, reportSelectors: this.#options.reportSelectors, alertDeliveries: this.#options.alertDeliveries, now: this.#now }, monitorId, runId, scheduled ? (m, at) => nextSlotIso(m, at, this.#minuteMs) : undefined);
+      const outcome = await runMonitor({ store: this.#options.store, check: this.#options.check, reportSignals: this.#options.reportSignals, reportSelectors: this.#options.reportSelectors, alertDeliveries: this.#options.alertDeliveries, lookalikeMemory: this.#options.lookalikeMemory, now: this.#now }, monitorId, runId, scheduled ? (m, at) => nextSlotIso(m, at, this.#minuteMs) : undefined);
       this.#options.onRun?.(monitorId, outcome);
     } catch (error) {
       // The lease runs out and the slot is taken again; a manual run is lost (the client may retry).

@@ -39,8 +39,8 @@ export const createAlertTables: MigrationFactory = ({ text }) => ({
       .addColumn('monitor_id', text, (c) => c.notNull().references('monitors.id').onDelete('cascade'))
       .addColumn('domain', text, (c) => c.notNull())
       .addColumn('organization_id', text, (c) => c.notNull())
-      .addColumn('first_seen', text, (c) => c.notNull())
-      .addColumn('last_seen', text, (c) => c.notNull())
+      .addColumn('first_seen', text)
+      .addColumn('last_seen', text)
       .addColumn('document', text, (c) => c.notNull())
       .addPrimaryKeyConstraint('monitor_lookalikes_pk', ['monitor_id', 'domain'])
       .execute();

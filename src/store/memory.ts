@@ -4,6 +4,7 @@ import { MemoryBatchStore } from './batches-memory.js';
 import { MemoryLookalikeJobStore } from './lookalike-jobs-memory.js';
 import { MemoryMonitorStore } from './monitors-memory.js';
 import { MemoryAlertStore } from './alerts-memory.js';
+import { MemoryRememberedLookalikeStore } from './remembered-lookalikes-memory.js';
 import { MemoryReportStore } from './reports-memory.js';
 import { newestFirst, paginate } from './pagination.js';
 import { buildTemplateVersion, nextVersionNumbers } from './template-numbering.js';
@@ -359,6 +360,7 @@ export function createMemoryStores(options: { newId?: () => string; recordLogCap
     reports: new MemoryReportStore(async (domain) => ({ withDomain: domains.organizationsWithDomain(domain), organizations: apiKeys.organizationIds() })),
     lookalikeJobs: new MemoryLookalikeJobStore(),
     alerts: new MemoryAlertStore(),
+    rememberedLookalikes: new MemoryRememberedLookalikeStore(),
     // Memory is always reachable; closing has nothing to release.
     health: async () => ({ ok: true }),
     isEmpty: async () => apiKeys.organizationCount === 0,

@@ -15,6 +15,7 @@ import { SqlBatchStore } from './batches-sql.js';
 import { SqlLookalikeJobStore } from './lookalike-jobs-sql.js';
 import { SqlMonitorStore } from './monitors-sql.js';
 import { SqlAlertStore } from './alerts-sql.js';
+import { SqlRememberedLookalikeStore } from './remembered-lookalikes-sql.js';
 import { SqlReportStore } from './reports-sql.js';
 import { isStoreUnavailable, StoreUnavailableError } from './errors.js';
 import { withEventsInOrder } from './memory.js';
@@ -210,6 +211,7 @@ export function createSqlStores(db: Kysely<StoreDatabase>, traits: SqlDialectTra
     reports: guard(new SqlReportStore(db)),
     lookalikeJobs: guard(lookalikeJobs),
     alerts: guard(new SqlAlertStore(db)),
+    rememberedLookalikes: guard(new SqlRememberedLookalikeStore(db)),
     pruneMonitorHistory: pruneMonitors,
     pruneRecordLogs: guardedPrune,
     async isEmpty() {

@@ -15,6 +15,7 @@ import type { BatchStore } from './batches.js';
 import type { LookalikeJobStore } from './lookalike-jobs.js';
 import type { MonitorStore } from './monitors.js';
 import type { AlertStore } from './alerts.js';
+import type { RememberedLookalikeStore } from './remembered-lookalikes.js';
 import type { ReportStore } from './reports.js';
 
 // The shapes every resource's store shares (a resource's own file imports them from there, so that
@@ -375,6 +376,8 @@ export interface Stores {
   lookalikeJobs: LookalikeJobStore;
   /** Alert channels and their rules (src/store/alerts.ts). */
   alerts: AlertStore;
+  /** The lookalikes each monitor remembers (src/store/remembered-lookalikes.ts). */
+  rememberedLookalikes: RememberedLookalikeStore;
   /**
    * Whether the store can serve requests now (a cheap round trip to the database; always ok in
    * memory). Never throws: an unreachable database is `{ ok: false, reason }`.

@@ -63,3 +63,44 @@ describe.each<Backend>([memoryBackend, sqliteBackend, postgresBackend()])('alert
     expect(await stores.alerts.listChannels('o1')).toEqual([]);
   });
 });
+
+describe.each<Backend>([memoryBackend, sqliteBackend, postgresBackend()])('remembered lookalike store contract: $name', (backend) => {
+  let opened: OpenedBackend;
+  let stores: Stores;
+
+  beforeAll(() => backend.setup());
+  afterAll(() => backend.teardown());
+  beforeEach(async () => {
+    opened = await backend.open();
+    stores = opened.stores;
+  });
+  afterEach(() => opened.dispose());
+
+  const monitorOf = async (id: string, organizationId: string) => {
+    await stores.monitors.create({
+      id, organizationId, domain: `${id}.example`, intervalMinutes: 60, webhookUrl: null, checks: ['lookalikes'], sealedSecret: '',
+      machine: { confirmed: null, candidate: null, consecutiveFailures: 0 }, lastResult: null, nextRunAt: T0, leaseUntil: null, version: 0, createdAt: T0, updatedAt: T0,
+    });
+  };
+  const remembered = (monitorId: string, domain: string, grade: string, organizationId = 'o1') => ({
+    monitorId, organizationId, domain, unicode: domain, firstSeen: T0, lastSeen: T1,
+    state: { registered: grade !== 'none', mx: false, spf: false, grade }, pending: null, ours: false, history: [],
+  });
+
+  it('saves (insert and replace), lists registered and worst first without the baseline marker, keeps "ours" across saves, forgets', async () => {
+    await monitorOf('m1', 'o1');
+    await stores.rememberedLookalikes.save([remembered('m1', '', 'none'), remembered('m1', 'b.example', 'medium'), remembered('m1', 'a.example', 'none'), remembered('m1', 'c.example', 'critical')]);
+    expect((await stores.rememberedLookalikes.all('m1')).map((e) => e.domain).sort()).toEqual(['', 'a.example', 'b.example', 'c.example']);
+    const page = await stores.rememberedLookalikes.list('o1', 'm1', { page: 1, limit: 2 });
+    expect(page.total).toBe(3);
+    expect(page.items.map((e) => e.domain)).toEqual(['c.example', 'b.example']);
+    expect((await stores.rememberedLookalikes.list('o2', 'm1', { page: 1, limit: 10 })).total).toBe(0);
+    expect(await stores.rememberedLookalikes.setOurs('o2', 'm1', 'b.example', true)).toBeUndefined();
+    expect(await stores.rememberedLookalikes.setOurs('o1', 'm1', 'b.example', true)).toMatchObject({ ours: true });
+    // A run that read the entry before it was marked writes it back: "ours" stays.
+    await stores.rememberedLookalikes.save([{ ...remembered('m1', 'b.example', 'high'), ours: false }]);
+    expect((await stores.rememberedLookalikes.all('m1')).find((e) => e.domain === 'b.example')).toMatchObject({ ours: true, state: { grade: 'high' } });
+    await stores.rememberedLookalikes.forget('m1');
+    expect(await stores.rememberedLookalikes.all('m1')).toEqual([]);
+  });
+});

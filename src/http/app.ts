@@ -45,6 +45,7 @@ import type { BatchService } from '../jobs/service.js';
 import { batchRoutes } from './routes/batches.js';
 import { contactRoutes } from './routes/contacts.js';
 import { reportRoutes, type ReportRouteSettings } from './routes/reports.js';
+import { failureReportRoutes } from './routes/failure-reports.js';
 import { reportSelectorCache } from '../ingest/summary.js';
 import { domainRoutes } from './routes/domains.js';
 import { HEALTH_PATH, healthRoutes, READY_PATH } from './routes/health.js';
@@ -510,6 +511,7 @@ export const spoofCheckerService: FastifyPluginAsync<ServiceOptions> = async (ho
   await app.register(contactRoutes, { stores, limiter: limiters.contactList });
   // The public TLS-RPT delivery counts against the public check's per-address limit.
   await app.register(reportRoutes, { stores, now, publicLimiter: limiters.spoofCheck, ...(options.reports ?? {}) });
+  await app.register(failureReportRoutes, { stores, now });
   // Routes the composition adds (the public checker page: src/service/compose.ts registers src/web).
   for (const routes of options.routes ?? []) await routes(app as unknown as FastifyInstance, { limits, counter, publicUrl: options.publicUrl });
 

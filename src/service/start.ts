@@ -420,6 +420,7 @@ export async function startService(config: ServiceConfig): Promise<ServiceHandle
             port: smtpConfig.port,
             ...(smtpConfig.maxMessageBytes !== undefined ? { maxMessageBytes: smtpConfig.maxMessageBytes } : {}),
             onError: (error) => log(`smtp: ${error instanceof Error ? error.message : String(error)}`),
+            failures: stores.failureReports,
           });
           const bound = await r.start();
           reportNotes.push(`SMTP report receiver on ${bound.host}:${bound.port}${reportAddresses.length > 0 ? ` for ${reportAddresses.join(', ')}` : ''} and the rua addresses of the zones`);

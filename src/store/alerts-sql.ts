@@ -52,7 +52,10 @@ export const createAlertTables: MigrationFactory = ({ text }) => ({
       .addColumn('domain', text, (c) => c.notNull())
       .addColumn('source_ip', text)
       .addColumn('arrived_at', text, (c) => c.notNull())
+      // SHA-256 of what was reported: the same report received twice is stored once per organisation.
+      .addColumn('identity', text, (c) => c.notNull())
       .addColumn('document', text, (c) => c.notNull())
+      .addUniqueConstraint('failure_reports_unique_identity', ['organization_id', 'identity'])
       .execute();
     await db.schema.createIndex('failure_reports_by_domain').on('failure_reports').columns(['organization_id', 'domain', 'arrived_at']).execute();
     await db.schema.createIndex('failure_reports_by_age').on('failure_reports').column('arrived_at').execute();

@@ -16,6 +16,7 @@ import { SqlLookalikeJobStore } from './lookalike-jobs-sql.js';
 import { SqlMonitorStore } from './monitors-sql.js';
 import { SqlAlertStore } from './alerts-sql.js';
 import { SqlRememberedLookalikeStore } from './remembered-lookalikes-sql.js';
+import { SqlFailureReportStore } from './failure-reports-sql.js';
 import { SqlReportStore } from './reports-sql.js';
 import { isStoreUnavailable, StoreUnavailableError } from './errors.js';
 import { withEventsInOrder } from './memory.js';
@@ -212,6 +213,7 @@ export function createSqlStores(db: Kysely<StoreDatabase>, traits: SqlDialectTra
     lookalikeJobs: guard(lookalikeJobs),
     alerts: guard(new SqlAlertStore(db)),
     rememberedLookalikes: guard(new SqlRememberedLookalikeStore(db)),
+    failureReports: guard(new SqlFailureReportStore(db, (error) => traits.isUniqueViolation(error))),
     pruneMonitorHistory: pruneMonitors,
     pruneRecordLogs: guardedPrune,
     async isEmpty() {

@@ -16,6 +16,7 @@ import type { LookalikeJobStore } from './lookalike-jobs.js';
 import type { MonitorStore } from './monitors.js';
 import type { AlertStore } from './alerts.js';
 import type { RememberedLookalikeStore } from './remembered-lookalikes.js';
+import type { FailureReportStore } from './failure-reports.js';
 import type { ReportStore } from './reports.js';
 
 // The shapes every resource's store shares (a resource's own file imports them from there, so that
@@ -378,6 +379,8 @@ export interface Stores {
   alerts: AlertStore;
   /** The lookalikes each monitor remembers (src/store/remembered-lookalikes.ts). */
   rememberedLookalikes: RememberedLookalikeStore;
+  /** Failure reports (RFC 6591), headers only (src/store/failure-reports.ts). */
+  failureReports: FailureReportStore;
   /**
    * Whether the store can serve requests now (a cheap round trip to the database; always ok in
    * memory). Never throws: an unreachable database is `{ ok: false, reason }`.

@@ -104,3 +104,45 @@ describe.each<Backend>([memoryBackend, sqliteBackend, postgresBackend()])('remem
     expect(await stores.rememberedLookalikes.all('m1')).toEqual([]);
   });
 });
+
+describe.each<Backend>([memoryBackend, sqliteBackend, postgresBackend()])('failure report store contract: $name', (backend) => {
+  let opened: OpenedBackend;
+  let stores: Stores;
+
+  beforeAll(() => backend.setup());
+  afterAll(() => backend.teardown());
+  beforeEach(async () => {
+    opened = await backend.open();
+    stores = opened.stores;
+  });
+  afterEach(() => opened.dispose());
+
+  const report = (id: string, receivedAt: string, organizationId = 'o1', identity = id) => ({
+    id, organizationId, domain: 'example.com', identity, receivedAt, arrivalDate: null, sourceIp: '192.0.2.1', authFailure: ['dmarc'], authenticationResults: [],
+    identityAlignment: null, deliveryResult: null, reporter: { userAgent: null, from: null, authenticated: false }, feedback: [], headers: [{ name: 'Subject', value: 'x' }], localPartsHashed: true,
+  });
+
+  it('stores once per organisation and identity, reads by domain and window, newest first, per organisation', async () => {
+    expect(await stores.failureReports.add(report('fr_1', T0))).toBe('stored');
+    expect(await stores.failureReports.add(report('fr_2', T1))).toBe('stored');
+    expect(await stores.failureReports.add({ ...report('fr_3', T1), identity: 'fr_1' })).toBe('duplicate');
+    expect(await stores.failureReports.add(report('fr_4', T1, 'o2', 'fr_1'))).toBe('stored');
+    expect((await stores.failureReports.forDomain('o1', 'example.com', T0, 10)).map((r) => r.id)).toEqual(['fr_2', 'fr_1']);
+    expect((await stores.failureReports.forDomain('o1', 'example.com', T1, 10)).map((r) => r.id)).toEqual(['fr_2']);
+    expect((await stores.failureReports.forDomain('o1', 'other.example', T0, 10))).toEqual([]);
+    expect(await stores.failureReports.get('o1', 'fr_1')).toEqual(report('fr_1', T0));
+    expect(await stores.failureReports.get('o2', 'fr_1')).toBeUndefined();
+    expect((await stores.failureReports.list('o1', { page: 1, limit: 1 }))).toMatchObject({ total: 2, items: [{ id: 'fr_2' }] });
+  });
+
+  it('settings default to hashing; the salt is made once, and kept across a change of settings', async () => {
+    expect(await stores.failureReports.settings('o1')).toEqual({ hashLocalParts: true });
+    const salt = await stores.failureReports.salt('o1', () => 'first');
+    expect(salt).toBe('first');
+    expect(await stores.failureReports.salt('o1', () => 'second')).toBe('first');
+    await stores.failureReports.setSettings('o1', { hashLocalParts: false });
+    expect(await stores.failureReports.settings('o1')).toEqual({ hashLocalParts: false });
+    expect(await stores.failureReports.salt('o1', () => 'third')).toBe('first');
+    expect(await stores.failureReports.salt('o2', () => 'other')).toBe('other');
+  });
+});

@@ -12,6 +12,9 @@ interface Tables {
   alert_settings: { organization_id: string; document: string };
 }
 
+/** Rows one prune DELETE removes at most. */
+export const FAILURE_REPORT_PRUNE_BATCH = 1_000;
+
 const parse = (text: string): FailureReport => JSON.parse(text) as FailureReport;
 
 /** The SQL implementation of {@link FailureReportStore}. */
@@ -65,6 +68,20 @@ export class SqlFailureReportStore implements FailureReportStore {
       this.#db.selectFrom('failure_reports').select((eb) => eb.fn.countAll().as('n')).where('organization_id', '=', organizationId).executeTakeFirst(),
     ]);
     return { items: rows.map((r) => parse(r.document)), total: Number(total?.n ?? 0) };
+  }
+
+  /** Deletes reports received before `before`, in bounded batches (the record log's retention); how many went. */
+  async prune(before: Timestamp): Promise<number> {
+    let removed = 0;
+    for (;;) {
+      const result = await this.#db
+        .deleteFrom('failure_reports')
+        .where('id', 'in', this.#db.selectFrom('failure_reports').select('id').where('arrived_at', '<', before).orderBy('arrived_at').limit(FAILURE_REPORT_PRUNE_BATCH))
+        .executeTakeFirst();
+      const batch = Number(result.numDeletedRows);
+      removed += batch;
+      if (batch < FAILURE_REPORT_PRUNE_BATCH) return removed;
+    }
   }
 
   async get(organizationId: string, id: string): Promise<FailureReport | undefined> {

@@ -182,10 +182,20 @@ export function createSqlStores(db: Kysely<StoreDatabase>, traits: SqlDialectTra
       throw mapError(error, traits);
     }
   };
+  const failureReports = new SqlFailureReportStore(db, (error) => traits.isUniqueViolation(error));
+  // Failure reports follow the same retention (src/store/failure-reports-sql.ts).
+  const pruneFailureReports = async (now: Date = new Date()): Promise<number> => {
+    if (closed) return 0;
+    try {
+      return await failureReports.prune(new Date(now.getTime() - retentionDays * DAY_MS).toISOString());
+    } catch (error) {
+      throw mapError(error, traits);
+    }
+  };
   const pruneInBackground = (): void => {
     if (pruning || closed) return;
     pruning = guardedPrune()
-      .then(async (deleted) => deleted + (await pruneMonitors()) + (await pruneLookalikeJobs()))
+      .then(async (deleted) => deleted + (await pruneMonitors()) + (await pruneLookalikeJobs()) + (await pruneFailureReports()))
       .catch((error) => {
         options.onPruneError?.(error);
         return 0;
@@ -213,7 +223,7 @@ export function createSqlStores(db: Kysely<StoreDatabase>, traits: SqlDialectTra
     lookalikeJobs: guard(lookalikeJobs),
     alerts: guard(new SqlAlertStore(db)),
     rememberedLookalikes: guard(new SqlRememberedLookalikeStore(db)),
-    failureReports: guard(new SqlFailureReportStore(db, (error) => traits.isUniqueViolation(error))),
+    failureReports: guard(failureReports),
     pruneMonitorHistory: pruneMonitors,
     pruneRecordLogs: guardedPrune,
     async isEmpty() {

@@ -6,6 +6,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AlertChannel } from '../../src/store/alerts.js';
 import type { Stores } from '../../src/store/types.js';
+import { SqlFailureReportStore } from '../../src/store/failure-reports-sql.js';
 import { memoryBackend, postgresBackend, sqliteBackend, type Backend, type OpenedBackend } from './backends.js';
 
 const T0 = '2026-01-01T00:00:00.000Z';
@@ -133,6 +134,15 @@ describe.each<Backend>([memoryBackend, sqliteBackend, postgresBackend()])('failu
     expect(await stores.failureReports.get('o1', 'fr_1')).toEqual(report('fr_1', T0));
     expect(await stores.failureReports.get('o2', 'fr_1')).toBeUndefined();
     expect((await stores.failureReports.list('o1', { page: 1, limit: 1 }))).toMatchObject({ total: 2, items: [{ id: 'fr_2' }] });
+  });
+
+  it('SQL: reports older than the retention are pruned, the newer kept', async () => {
+    if (!opened.sql) return; // memory keeps the newest MEMORY_FAILURE_REPORT_CAPACITY instead
+    await stores.failureReports.add(report('fr_old', T0));
+    await stores.failureReports.add(report('fr_new', T1));
+    const sqlStore = new SqlFailureReportStore(opened.sql.db, () => false);
+    expect(await sqlStore.prune(T1)).toBe(1);
+    expect((await stores.failureReports.list('o1', { page: 1, limit: 10 })).items.map((r) => r.id)).toEqual(['fr_new']);
   });
 
   it('settings default to hashing; the salt is made once, and kept across a change of settings', async () => {

@@ -92,6 +92,9 @@ function fieldValues(fields: readonly HeaderField[], name: string): string[] {
  * §3.1). Another message is `not-failure-report` (an aggregate report, an abuse report); never throws.
  */
 export async function parseFailureReport(raw: Buffer): Promise<FailureParse> {
+  // Most messages on these paths are aggregate reports: a look at the header block spares them a
+  // second MIME parse.
+  if (!mayBeFeedbackReport(raw)) return { kind: 'not-failure-report' };
   let parsed: Awaited<ReturnType<typeof simpleParser>>;
   try {
     parsed = await simpleParser(raw, { skipHtmlToText: true, skipTextToHtml: true, skipImageLinks: true, skipTextLinks: true, maxHtmlLengthToParse: 0 });
@@ -110,6 +113,17 @@ export async function parseFailureReport(raw: Buffer): Promise<FailureParse> {
   const headers = reported ? headerFields(Buffer.from(reported.content).subarray(0, MAX_REPORTED_HEADER_BYTES).toString('utf8'), MAX_REPORTED_HEADER_BYTES) : [];
   const from = parsed.from?.value.find((v) => v.address)?.address?.toLowerCase() ?? null;
   return { kind: 'failure', report: { feedback, headers, reportFrom: from } };
+}
+
+/** Bytes of a message's start searched for its Content-Type (the header block, usually far less). */
+const HEADER_SCAN_BYTES = 64 * 1024;
+
+/** Whether the top-level header block names `multipart/report` and `feedback-report` (a cheap look before parsing). */
+export function mayBeFeedbackReport(raw: Buffer): boolean {
+  const head = raw.subarray(0, HEADER_SCAN_BYTES).toString('latin1');
+  const end = head.search(/\r?\n\r?\n/);
+  const block = (end >= 0 ? head.slice(0, end) : head).toLowerCase();
+  return block.includes('multipart/report') && block.includes('feedback-report');
 }
 
 /** The domain a failure report is about: `Reported-Domain` (RFC 6591 §3.1), else the reported From's. */

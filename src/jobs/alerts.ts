@@ -23,6 +23,11 @@ import { newDelivery, postJson, postWebhook, type WebhookConnector } from './web
 export const MAX_ALERT_CHANNELS_PER_ORGANIZATION = 20;
 /** Most domains one channel's rule may name. */
 export const MAX_ALERT_RULE_DOMAINS = 100;
+/**
+ * Least time between two tests of one channel: a test sends at once, outside the queue, so without
+ * a floor an API key could use the relay (or a Slack channel) as a loudspeaker.
+ */
+export const ALERT_TEST_COOLDOWN_MS = 10_000;
 /** Longest target URL (as a monitor's webhook URL). */
 export const MAX_ALERT_URL_LENGTH = 2048;
 /** Longest channel name. */
@@ -289,10 +294,18 @@ export class AlertService {
     return this.#send(channel, delivery.body, event);
   }
 
-  /** Sends a test alert to a channel at once and keeps its outcome on the channel; undefined when not found. */
-  async sendTest(organizationId: string, id: string, domain?: string): Promise<DeliveryAttempt | undefined> {
+  /**
+   * Sends a test alert to a channel at once and keeps its outcome on the channel; undefined when not
+   * found; `{ retryAfterSeconds }` within ALERT_TEST_COOLDOWN_MS of the channel's last test.
+   */
+  async sendTest(organizationId: string, id: string, domain?: string): Promise<DeliveryAttempt | { retryAfterSeconds: number } | undefined> {
     const channel = await this.store.getChannel(organizationId, id);
     if (!channel) return undefined;
+    const nowMs = this.#now().getTime();
+    if (channel.lastTest !== null) {
+      const wait = Date.parse(channel.lastTest.at) + ALERT_TEST_COOLDOWN_MS - nowMs;
+      if (wait > 0) return { retryAfterSeconds: Math.ceil(wait / 1000) };
+    }
     const at = this.#now().toISOString();
     const event: AlertEvent = { type: 'alert.test', domain: domain ?? channel.rules.domains[0] ?? 'example.com', changes: [], checkedAt: at };
     const { attempt } = await this.#send(channel, JSON.stringify({ ...event, channelId: channel.id }), event);

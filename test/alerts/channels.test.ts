@@ -226,7 +226,8 @@ describe('alert channels against local receivers', () => {
     const { channel } = await create({ name: 'mail', kind: 'email', recipients: ['a@example.com'] });
     expect(await wrongPassword.sendTest(ORG, channel.id)).toMatchObject({ outcome: 'smtp-error', statusCode: 535 });
     const untrusted = new AlertService({ store, serverKey, allowPrivateAddresses: true, smtp: { ...smtp, extraCa: undefined }, lookup: loopbackLookup, timeoutMs: 4_000 });
-    const attempt = await untrusted.sendTest(ORG, channel.id);
+    const second = await create({ name: 'mail 2', kind: 'email', recipients: ['a@example.com'] });
+    const attempt = await untrusted.sendTest(ORG, second.channel.id);
     expect(attempt).toMatchObject({ outcome: 'network-error' });
     expect(relay.mails).toHaveLength(0);
   });

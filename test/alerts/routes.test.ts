@@ -64,6 +64,10 @@ describe('alert channel routes', () => {
     expect(tested.json()).toMatchObject({ object: 'alert_test', channelId: body.id, delivered: true, attempt: { outcome: 'delivered', statusCode: 200 } });
     expect(receiver.received.at(-1)!.url).toContain('token=T0-secret-path');
     expect((await get(`${CHANNELS}/${body.id}`)).json().lastTest).toMatchObject({ outcome: 'delivered' });
+    // A test sends at once, outside the queue: once every 10 s per channel.
+    const again = expectError(await post(`${CHANNELS}/${body.id}/test`, {}), 429, 'RATE_LIMITED');
+    expect(again['retryAfter']).toBeGreaterThan(0);
+    expect(receiver.received).toHaveLength(1);
 
     expectError(await get(`${CHANNELS}/${body.id}`, bearerB), 404, 'NOT_FOUND');
     expectError(await post(`${CHANNELS}/${body.id}/test`, {}, bearerB), 404, 'NOT_FOUND');

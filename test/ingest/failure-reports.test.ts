@@ -103,6 +103,7 @@ describe('parseFailureReport', () => {
     ['too many reported header fields are cut', arf({ reportedHeaders: Array.from({ length: 500 }, (_, i) => `X-Field-${i}: ${i}`) }), { kind: 'failure', check: (_json, p) => expect((p['headers'] as unknown[]).length).toBe(MAX_HEADER_FIELDS) }],
     ['a huge field value is cut', arf({ reportedHeaders: [`Subject: ${'x'.repeat(50_000)}`] }), { kind: 'failure', check: (_json, p) => expect((p['headers'] as { value: string }[])[0]!.value.length).toBe(MAX_FIELD_VALUE_CHARS) }],
     ['not MIME at all', Buffer.from('just some text\r\n'), { kind: 'not-failure-report' }],
+    ['"feedback-report" only in the body is not looked at', Buffer.from('Subject: hi\r\nContent-Type: text/plain\r\n\r\nmultipart/report; report-type=feedback-report\r\n'), { kind: 'not-failure-report' }],
   ])('%s', async (_name, raw, expected) => {
     const parsed = await parseFailureReport(raw);
     expect(parsed.kind).toBe(expected.kind);

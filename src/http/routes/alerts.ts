@@ -8,7 +8,7 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
-import { MAX_ALERT_CHANNEL_NAME_LENGTH, MAX_ALERT_RULE_DOMAINS, MAX_ALERT_URL_LENGTH, type AlertChannelRefusal, type AlertService } from '../../jobs/alerts.js';
+import { ALERT_TEST_COOLDOWN_MS, MAX_ALERT_CHANNEL_NAME_LENGTH, MAX_ALERT_RULE_DOMAINS, MAX_ALERT_URL_LENGTH, type AlertChannelRefusal, type AlertService } from '../../jobs/alerts.js';
 import { MAX_ADDRESS_LENGTH, MAX_ALERT_RECIPIENTS } from '../../jobs/alert-email.js';
 import { ALERT_CHANNEL_KINDS, ALERT_EVENT_KINDS, type AlertChannel } from '../../store/alerts.js';
 import type { AuditSpec } from '../context.js';
@@ -218,15 +218,23 @@ export const alertRoutes: FastifyPluginAsyncTypebox<{ alerts: AlertService }> = 
         ...common,
         summary: 'Send a test alert',
         description:
-          'Sends a test alert to the channel now, through the same sender, address guard and timeout as real alerts, and answers with the outcome (200 whether or not it was delivered: `attempt.outcome` says). The outcome is kept as the channel\'s `lastTest`.',
+          'Sends a test alert to the channel now, through the same sender, address guard and timeout as real alerts, and answers with the outcome (200 whether or not it was delivered: `attempt.outcome` says). The outcome is kept as the channel\'s `lastTest`. A channel may be tested once every 10 seconds (429 RATE_LIMITED with Retry-After).',
         params: IdParams,
         body: Type.Optional(TestBody),
-        response: { 200: Type.Object({ object: Type.Literal('alert_test'), channelId: Type.String(), delivered: Type.Boolean(), attempt: AttemptSchema }), ...errors },
+        response: { 200: Type.Object({ object: Type.Literal('alert_test'), channelId: Type.String(), delivered: Type.Boolean(), attempt: AttemptSchema }), ...errors, 429: errorResponses(429)[429]! },
       },
     },
     async (request) => {
       const attempt = await alerts.sendTest(principalOf(request).organizationId, request.params.id, request.body?.domain);
       if (attempt === undefined) throw notFound('Alert channel', request.params.id);
+      if ('retryAfterSeconds' in attempt) {
+        throw new ApiError('RATE_LIMITED', {
+          message: 'This channel was tested a moment ago.',
+          why: `A channel may be tested once every ${ALERT_TEST_COOLDOWN_MS / 1000} seconds.`,
+          fix: `Wait ${attempt.retryAfterSeconds} second(s) before testing it again.`,
+          retryAfter: attempt.retryAfterSeconds,
+        });
+      }
       return { object: 'alert_test' as const, channelId: request.params.id, delivered: attempt.outcome === 'delivered', attempt };
     },
   );

@@ -15,6 +15,8 @@ export const ALERT_VALUE_MAX_CHARS = 300;
 export const ALERT_MAX_LINES = 20;
 /** Slack refuses a header block over 150 characters. */
 const SLACK_HEADER_MAX_CHARS = 150;
+/** Slack refuses a button's text over 75 characters. */
+const SLACK_BUTTON_MAX_CHARS = 75;
 /** Slack refuses a section's text over 3,000 characters. */
 const SLACK_SECTION_MAX_CHARS = 3000;
 
@@ -134,7 +136,8 @@ export function slackPayload(message: AlertMessage): Record<string, unknown> {
     { type: 'context', elements: [{ type: 'mrkdwn', text: `Confirmed at ${slackEscape(message.checkedAt)}` }] },
   ];
   if (message.linkIsAbsolute) {
-    blocks.push({ type: 'actions', elements: [{ type: 'button', text: { type: 'plain_text', text: `Open ${cut(message.domain, 60)} in the console` }, url: message.link }] });
+    // Slack refuses a button's text over 75 characters.
+    blocks.push({ type: 'actions', elements: [{ type: 'button', text: { type: 'plain_text', text: `Open ${cut(message.domain, SLACK_BUTTON_MAX_CHARS - 20)} in the console` }, url: message.link }] });
   }
   return { text: slackEscape(message.title), blocks };
 }

@@ -70,6 +70,15 @@ describe('alert messages', () => {
     expect(mail.subject).not.toMatch(/[\r\n]/);
   });
 
+  it('keeps Slack\'s limits: header 150, button text 75 characters', () => {
+    const long = alertMessage(event([{ field: 'verdict', before: 'a', after: 'b' }]), 'https://console.example');
+    const longDomain = { ...long, domain: `${'a'.repeat(63)}.${'b'.repeat(63)}.example`, title: 'x'.repeat(400) };
+    const payload = slackPayload(longDomain) as { blocks: { type: string; text?: { text: string }; elements?: { text: { text: string } }[] }[] };
+    expect(payload.blocks[0]!.text!.text.length).toBeLessThanOrEqual(400);
+    expect(alertMessage({ ...event([]), domain: 'd'.repeat(300) }, undefined).title.length).toBeLessThanOrEqual(150);
+    expect(payload.blocks.find((b) => b.type === 'actions')!.elements![0]!.text.text.length).toBeLessThanOrEqual(75);
+  });
+
   it('without a public origin, Slack and Teams get no button (they need an absolute URL); the mail gives the path', () => {
     const relative = alertMessage(event([{ field: 'verdict', before: 'protected', after: 'spoofable' }]), undefined);
     expect(JSON.stringify(slackPayload(relative))).not.toContain('"actions"');

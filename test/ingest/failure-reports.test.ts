@@ -15,6 +15,8 @@ import { failureReportsBySource, MAX_FIELD_VALUE_CHARS, MAX_HEADER_FIELDS, parse
 import { importPaths } from '../../src/ingest/files.js';
 import { ingestReportMessage } from '../../src/ingest/ingest.js';
 import { SmtpReportReceiver } from '../../src/ingest/smtp.js';
+import { ReportAddressCheck } from '../../src/ingest/report-address.js';
+import { parseZone, ZoneResolver } from '@spoof-checker/engine';
 import { createMemoryStores } from '../../src/store/memory.js';
 import type { Stores } from '../../src/store/types.js';
 import { bearerA, makeApp } from '../http/helpers.js';
@@ -172,6 +174,16 @@ describe('storing failure reports', () => {
       ['198.51.100.7', 1, { dkim: 1 }],
     ]);
     expect(summary.sources[0]!.fromDomains).toEqual(['example.com']);
+  });
+});
+
+describe('ruf addresses', () => {
+  it('an address in the DMARC record\'s ruf is a report address for the SMTP receiver', async () => {
+    const zone = '$ORIGIN example.com.\n$TTL 300\n@ IN SOA ns1 host 1 7200 900 1209600 300\n@ IN NS ns1\n_dmarc IN TXT "v=DMARC1; p=reject; rua=mailto:agg@example.com; ruf=mailto:fail@example.com"\n';
+    const check = new ReportAddressCheck({ configured: [], resolver: new ZoneResolver([parseZone(zone)]) });
+    expect(await check.check('fail@example.com')).toEqual({ kind: 'report-address', via: 'dmarc' });
+    expect(await check.check('agg@example.com')).toEqual({ kind: 'report-address', via: 'dmarc' });
+    expect(await check.check('other@example.com')).toEqual({ kind: 'not-report-address' });
   });
 });
 

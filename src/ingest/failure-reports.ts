@@ -143,12 +143,63 @@ function addressDomain(value: string | null): string | null {
   return match ? match[1]! : null;
 }
 
-/** An address's local part before `@domain`: printable, no space, no bracket; bounded so the scan stays linear in practice. */
-const ADDRESS = /([A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64})@([A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+)/g;
+/** Longest local part looked at (RFC 5321 §4.5.3.1.1). */
+const MAX_LOCAL_PART = 64;
+/** Longest domain looked at (RFC 1035 §2.3.4). */
+const MAX_DOMAIN = 253;
 
-/** `text` with every address's local part replaced by `h.<SHA-256(salt, local part) truncated>`. */
+/**
+ * Characters of a dot-atom local part (RFC 5322 §3.2.3 atext, and the dot), less `=`: in
+ * `smtp.mailfrom=alice@example.com` (RFC 8601) the `=` ends the property, not the address starts
+ * there (and in an SRS address, `SRS0=…=user@…`, the user is what follows the last `=`).
+ */
+const LOCAL_CHARS = (() => {
+  const table = new Uint8Array(128);
+  for (const c of "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$%&'*+-/?^_`{|}~.") table[c.charCodeAt(0)] = 1;
+  return table;
+})();
+
+function isLocalChar(c: number): boolean {
+  return c < 128 && LOCAL_CHARS[c] === 1;
+}
+
+/** A character of a host name (letters, digits, hyphen, dot). */
+function isDomainChar(c: number): boolean {
+  return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2e;
+}
+
+/** Two or more LDH labels of 1 to 63 characters, none starting or ending with a hyphen. */
+function isHostName(domain: string): boolean {
+  const labels = domain.split('.');
+  return labels.length >= 2 && labels.every((l) => l.length >= 1 && l.length <= 63 && !l.startsWith('-') && !l.endsWith('-'));
+}
+
+/**
+ * `text` with every address's local part replaced by `h.<SHA-256(salt, local part) truncated>`.
+ * One pass from `@` to `@`: each character is looked at at most twice (no regular expression
+ * backtracking on hostile text).
+ */
 export function hashLocalParts(text: string, salt: string): string {
-  return text.replace(ADDRESS, (_match, local: string, domain: string) => `h.${createHash('sha256').update(salt).update('\0').update(local.toLowerCase()).digest('hex').slice(0, HASHED_LOCAL_PART_HEX)}@${domain}`);
+  let at = text.indexOf('@');
+  if (at < 0) return text;
+  let out = '';
+  let copied = 0;
+  while (at >= 0) {
+    let start = at;
+    while (start > copied && at - start < MAX_LOCAL_PART && isLocalChar(text.charCodeAt(start - 1))) start--;
+    let end = at + 1;
+    while (end < text.length && end - at - 1 < MAX_DOMAIN && isDomainChar(text.charCodeAt(end))) end++;
+    // A sentence's full stop or a hyphen after the address is not part of it.
+    while (end > at + 1 && (text.charCodeAt(end - 1) === 0x2e || text.charCodeAt(end - 1) === 0x2d)) end--;
+    const domain = text.slice(at + 1, end);
+    if (start < at && isHostName(domain)) {
+      const local = text.slice(start, at);
+      out += `${text.slice(copied, start)}h.${createHash('sha256').update(salt).update('\0').update(local.toLowerCase()).digest('hex').slice(0, HASHED_LOCAL_PART_HEX)}@${domain}`;
+      copied = end;
+    }
+    at = text.indexOf('@', Math.max(at + 1, copied));
+  }
+  return out + text.slice(copied);
 }
 
 /** Where failure reports go. */

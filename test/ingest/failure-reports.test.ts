@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import { afterEach, describe, expect, it } from 'vitest';
-import { failureReportsBySource, MAX_FIELD_VALUE_CHARS, MAX_HEADER_FIELDS, parseFailureReport, storeFailureReport } from '../../src/ingest/failure-reports.js';
+import { failureReportsBySource, hashLocalParts, MAX_FIELD_VALUE_CHARS, MAX_HEADER_FIELDS, parseFailureReport, storeFailureReport } from '../../src/ingest/failure-reports.js';
 import { importPaths } from '../../src/ingest/files.js';
 import { ingestReportMessage } from '../../src/ingest/ingest.js';
 import { SmtpReportReceiver } from '../../src/ingest/smtp.js';
@@ -174,6 +174,30 @@ describe('storing failure reports', () => {
       ['198.51.100.7', 1, { dkim: 1 }],
     ]);
     expect(summary.sources[0]!.fromDomains).toEqual(['example.com']);
+  });
+});
+
+describe('hashLocalParts', () => {
+  it.each<[string, RegExp | string]>([
+    ['Alice <alice.smith@example.com>', /^Alice <h\.[0-9a-f]{16}@example\.com>$/],
+    ['dmarc=fail header.from=example.com; smtp.mailfrom=alice@example.com;', /^dmarc=fail header\.from=example\.com; smtp\.mailfrom=h\.[0-9a-f]{16}@example\.com;$/],
+    ['<a@example.com>, b@x.example.', /^<h\.[0-9a-f]{16}@example\.com>, h\.[0-9a-f]{16}@x\.example\.$/],
+    ['SRS0=HHH=TT=orig.example=user@forwarder.example', /^SRS0=HHH=TT=orig\.example=h\.[0-9a-f]{16}@forwarder\.example$/],
+    ['a@b', 'a@b'],
+    ['@example.com', '@example.com'],
+    ['x@-bad.example', 'x@-bad.example'],
+  ])('%s', (input, expected) => {
+    const out = hashLocalParts(input, 'salt');
+    if (typeof expected === 'string') expect(out).toBe(expected);
+    else expect(out).toMatch(expected);
+  });
+
+  it('is linear on hostile text (a generous bound, not a timing)', () => {
+    const started = performance.now();
+    for (const text of ['a'.repeat(2000), 'a@'.repeat(1000), 'a.'.repeat(1000), `x@${'a-'.repeat(999)}`, `x@${'a.a-'.repeat(499)}`]) {
+      for (let i = 0; i < MAX_HEADER_FIELDS; i++) hashLocalParts(text, 'salt');
+    }
+    expect(performance.now() - started).toBeLessThan(5_000);
   });
 });
 

@@ -123,7 +123,7 @@ async function optionalResolver(values: { zones?: string | undefined; resolver?:
 }
 
 function cliSink(stores: Stores, organizationId: string): ReportSink {
-  return { store: stores.reports, organizationsFor: async () => [organizationId], rejectionOrganizations: [organizationId] };
+  return { store: stores.reports, organizationsFor: async () => [organizationId], rejectionOrganizations: [organizationId], failures: stores.failureReports };
 }
 
 function printTally(io: CliIo, label: string, tally: IngestTally, noReport: boolean): void {

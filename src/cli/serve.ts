@@ -23,6 +23,8 @@ import type { RangeData } from '@spoof-checker/engine';
 import { describeRanges, rangesFromFlag } from './ranges-options.js';
 import { resolverFromFlags } from './resolver-options.js';
 import { dnssecFromFlags } from './check.js';
+import { ALERT_OPTIONS, ALERT_USAGE, alertSmtpFromFlags } from './alert-options.js';
+import type { AlertSmtpConfig } from '../jobs/alert-email.js';
 import { parseConnectPorts, TRANSPORT_OPTIONS, TRANSPORT_USAGE, transportOptionsFromFlags, type TransportFlags } from './transport-options.js';
 import { apiKeyWeakness, MIN_API_KEY_LENGTH, STRONG_KEY_ADVICE } from '../store/api-key-strength.js';
 
@@ -102,6 +104,8 @@ Options (each overrides the environment variable in brackets):
   --no-dnssec           no DNSSEC validation (on by default with DNS servers; never with --zones)
 Transport and BIMI checks ("checks": ["transport"] / ["bimi"] in the API, "Mail sent to you" / "Your logo in the inbox" on the page); --allow-private-addresses also lets webhooks reach such addresses:
 ${TRANSPORT_USAGE}
+Alerts (alert channels: signed webhooks, Slack, Teams, email):
+${ALERT_USAGE}
   --demo                zones fixtures/zones, seed fixtures/seed/demo.json, the scenarios' DNS faults, port ${DEMO_SERVE_PORT},
                         and one monitor (of ${DEMO_DOMAIN}) with a history; loopback only: its API keys are published
   --${PUBLIC_DEMO_FLAG}         let --demo listen on a non-loopback --host anyway (its published keys are then refused:
@@ -165,6 +169,8 @@ export interface ServeConfig {
   trustAnchor?: string | undefined;
   /** `--no-dnssec`: no DNSSEC validation (it is on by default over DNS servers). */
   noDnssec?: boolean | undefined;
+  /** The mail relay of email alerts (`--alert-smtp`, `--alert-from`); undefined: no email channels. */
+  alertSmtp?: AlertSmtpConfig | undefined;
 }
 
 /** Reads `key:organizationId,key:organizationId`. Throws `UsageError` naming the bad entry. */
@@ -292,6 +298,7 @@ export function serveConfig(args: string[], env: NodeJS.ProcessEnv): ServeConfig
       redis: { type: 'string' },
       ranges: { type: 'string' },
       ...TRANSPORT_OPTIONS,
+      ...ALERT_OPTIONS,
       [PUBLIC_DEMO_FLAG]: { type: 'boolean' },
       'public-history': { type: 'boolean' },
       'log-format': { type: 'string' },
@@ -366,6 +373,7 @@ export function serveConfig(args: string[], env: NodeJS.ProcessEnv): ServeConfig
     reports: reportsOption(values['smtp-port'] ?? (env['SPOOF_CHECKER_SMTP_PORT'] || undefined), values['smtp-host'] ?? host, values['report-address'] ?? (env['SPOOF_CHECKER_REPORT_ADDRESS'] ? [env['SPOOF_CHECKER_REPORT_ADDRESS']] : [])),
     trustAnchor: values['trust-anchor'],
     noDnssec: values['no-dnssec'],
+    alertSmtp: alertSmtpFromFlags(values, env),
   };
 }
 
@@ -473,6 +481,7 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
       ...(demoZones ? { demoTransport: true } : {}),
       ...(config.demo ? { demoReports: { organizationId: DEMO_ORGANIZATION_ID } } : {}),
       ...(config.reports ? { reports: config.reports } : {}),
+      alerts: { smtp: config.alertSmtp, publicOrigin: config.publicUrl },
       http: {
         host: config.host,
         port: config.port,

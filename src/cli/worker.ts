@@ -10,6 +10,7 @@ import { redactedUrl, startWorker, type CheckConfig } from '../service/start.js'
 import { MEMORY_DATA_DIR, type StorageChoice } from '../store/open.js';
 import { checkDatabaseUrl } from '../store/postgres.js';
 import { integerOption, parseCommandArgs, RESOLVER_OPTIONS, UsageError } from './args.js';
+import { ALERT_OPTIONS, ALERT_USAGE, alertSmtpFromFlags } from './alert-options.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Command } from './io.js';
 import { RANGES_HELP, rangesFromFlag } from './ranges-options.js';
 import { resolverFromFlags } from './resolver-options.js';
@@ -46,6 +47,8 @@ ${RANGES_HELP}
   --allow-private-addresses  let webhooks reach loopback and private addresses (labs and tests only)
   --trust-anchor FILE        validate DNSSEC from the DS or DNSKEY records in FILE instead of the IANA root KSKs
   --no-dnssec                no DNSSEC validation (on by default with DNS servers; never with --zones)
+${ALERT_USAGE}
+  --tls-ca FILE         extra trusted roots (PEM) for the alert relay's certificate
   -h, --help            this text
 
 Environment: SPOOF_CHECKER_SECRET_KEY, when the API was given one (the key that seals webhook secrets).
@@ -80,6 +83,8 @@ function readSettings(args: string[], env: NodeJS.ProcessEnv) {
       'allow-private-addresses': { type: 'boolean' },
       'trust-anchor': { type: 'string' },
       'no-dnssec': { type: 'boolean' },
+      ...ALERT_OPTIONS,
+      'tls-ca': { type: 'string' },
     },
     false,
   );
@@ -100,6 +105,9 @@ function readSettings(args: string[], env: NodeJS.ProcessEnv) {
     allowPrivateAddresses: values['allow-private-addresses'] ?? false,
     trustAnchor: values['trust-anchor'],
     noDnssec: values['no-dnssec'],
+    // The worker's pump sends alert channels too: the same relay as serve (links: SPOOF_CHECKER_PUBLIC_URL).
+    alertSmtp: alertSmtpFromFlags(values, env),
+    publicOrigin: env['SPOOF_CHECKER_PUBLIC_URL'] || undefined,
     resolverFlags: { zones: values.zones, demoZones: values['demo-zones'], resolver: values.resolver, timeout: values.timeout, cacheMaxEntries: SCAN_CACHE_MAX_ENTRIES, faults: values.faults },
   };
 }
@@ -142,6 +150,7 @@ export const worker: Command = async (args, io) => {
       lockDurationMs: settings.lockDurationMs,
       allowPrivateAddresses: settings.allowPrivateAddresses,
       env: io.env,
+      alerts: { smtp: settings.alertSmtp, publicOrigin: settings.publicOrigin },
       log: (message) => io.err(`spoof-checker worker: ${message}\n`),
       onChecked: (names) => (checked += names),
       connectTimeoutMs: WORKER_CONNECT_TIMEOUT_MS,

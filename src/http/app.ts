@@ -45,11 +45,14 @@ import type { BatchService } from '../jobs/service.js';
 import { batchRoutes } from './routes/batches.js';
 import { contactRoutes } from './routes/contacts.js';
 import { reportRoutes, type ReportRouteSettings } from './routes/reports.js';
+import { failureReportRoutes } from './routes/failure-reports.js';
 import { reportSelectorCache } from '../ingest/summary.js';
 import { domainRoutes } from './routes/domains.js';
 import { HEALTH_PATH, healthRoutes, READY_PATH } from './routes/health.js';
 import { logRoutes } from './routes/logs.js';
 import { monitorRoutes } from './routes/monitors.js';
+import { alertRoutes } from './routes/alerts.js';
+import { monitorLookalikeRoutes } from './routes/monitor-lookalikes.js';
 import type { MonitorService } from '../jobs/monitors.js';
 import { lookalikeRoutes, type LookalikeRun } from './routes/lookalikes.js';
 import type { LookalikeJobService } from '../jobs/lookalike-jobs.js';
@@ -499,12 +502,16 @@ export const spoofCheckerService: FastifyPluginAsync<ServiceOptions> = async (ho
   if (options.batches) await app.register(batchRoutes, { batches: options.batches, now });
   // A run of a monitor with the transport check probes like a transport check: same budget.
   if (options.monitors) await app.register(monitorRoutes, { monitors: options.monitors, transportLimiter });
+  // Alert channels are sent by the monitors' delivery pump: served where monitors are.
+  if (options.monitors?.alerts) await app.register(alertRoutes, { alerts: options.monitors.alerts });
+  if (options.monitors?.lookalikes) await app.register(monitorLookalikeRoutes, { monitors: options.monitors });
   await app.register(logRoutes, { stores });
   await app.register(templateRoutes, { stores, now });
   await app.register(domainRoutes, { stores, now, updateLimiter: limiters.domainUpdate, deleteLimiter: limiters.domainDelete });
   await app.register(contactRoutes, { stores, limiter: limiters.contactList });
   // The public TLS-RPT delivery counts against the public check's per-address limit.
   await app.register(reportRoutes, { stores, now, publicLimiter: limiters.spoofCheck, ...(options.reports ?? {}) });
+  await app.register(failureReportRoutes, { stores, now });
   // Routes the composition adds (the public checker page: src/service/compose.ts registers src/web).
   for (const routes of options.routes ?? []) await routes(app as unknown as FastifyInstance, { limits, counter, publicUrl: options.publicUrl });
 

@@ -30,6 +30,9 @@ export type ErrorCode =
   | 'MONITOR_LIMIT_REACHED'
   | 'WEBHOOK_URL_REFUSED'
   | 'NO_WEBHOOK_URL'
+  | 'ALERT_CHANNEL_REFUSED'
+  | 'ALERT_CHANNEL_LIMIT_REACHED'
+  | 'ALERT_EMAIL_NOT_CONFIGURED'
   | 'REPORT_REFUSED'
   | 'SERVICE_UNAVAILABLE'
   | 'STORE_UNAVAILABLE'
@@ -170,6 +173,24 @@ export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, CatalogueEntry>> = Obje
     message: 'This monitor has no webhook URL.',
     why: 'Its webhook URL was removed (webhookUrl: null); a redelivery is never sent to the URL it had before.',
     fix: 'Set a webhook URL with PATCH /api/tools/v1/spoof-checker/monitors/{id} ({"webhookUrl": "https://…"}), then redeliver.',
+  },
+  ALERT_CHANNEL_REFUSED: {
+    status: 400,
+    message: 'This alert channel cannot be used.',
+    why: 'A channel needs a name, a target (a public http(s) URL for a webhook, Slack or Teams; up to 10 addresses for email) and rules naming known kinds of event and valid domains.',
+    fix: 'Correct the field the message names (labs: start the server with --allow-private-addresses to reach private addresses).',
+  },
+  ALERT_CHANNEL_LIMIT_REACHED: {
+    status: 409,
+    message: 'Your organisation has as many alert channels as it may have.',
+    why: 'Each organisation may keep a bounded number of alert channels (20).',
+    fix: 'Delete channels you no longer need, or widen the rules of one you keep.',
+  },
+  ALERT_EMAIL_NOT_CONFIGURED: {
+    status: 409,
+    message: 'This service sends no alert mail.',
+    why: 'Email channels need the mail relay the operator configures (serve --alert-smtp URL --alert-from ADDRESS, or SPOOF_CHECKER_ALERT_SMTP).',
+    fix: 'Ask the operator to configure the relay, or use a Slack, Teams or webhook channel.',
   },
   SERVICE_UNAVAILABLE: {
     status: 503,

@@ -574,7 +574,7 @@ export const WebhookDeliverySchema = Type.Object({
   attempts: Type.Array(
     Type.Object({
       at: TimestampSchema,
-      outcome: Type.Enum(['delivered', 'http-error', 'timeout', 'network-error', 'refused-address']),
+      outcome: Type.Enum(['delivered', 'http-error', 'smtp-error', 'timeout', 'network-error', 'refused-address']),
       statusCode: Type.Union([Type.Integer(), Type.Null()]),
       durationMs: Type.Number(),
       detail: Type.String(),
@@ -583,6 +583,7 @@ export const WebhookDeliverySchema = Type.Object({
   nextAttemptAt: NullableTimestamp,
   giveUpAt: TimestampSchema,
   redeliveryOf: NullableString,
+  channelId: Type.Optional(Type.Union([Type.String({ description: 'The alert channel this delivery goes to (null: the monitor\'s own webhook)' }), Type.Null()])),
   createdAt: TimestampSchema,
 });
 

@@ -19,6 +19,8 @@ import {
 import type { ReportChannel, ReportOrigin, ReportRecordRow, ReportStore } from '../store/reports.js';
 import { authenticateReportMessage, type MessageConnection } from './authenticate.js';
 import { parseReportMessage } from './message.js';
+import type { FailureReportStore } from '../store/failure-reports.js';
+import { parseFailureReport, storeFailureReport, type FailureIngestOutcome, type FailureReportSink } from './failure-reports.js';
 
 /** Where reports go and for whom. */
 export interface ReportSink {
@@ -32,6 +34,8 @@ export interface ReportSink {
   rejectionOrganizations: readonly string[];
   now?: () => Date;
   newId?: () => string;
+  /** Failure reports (RFC 6591) found on the same paths go here (src/ingest/failure-reports.ts); without it they count as no report. */
+  failures?: FailureReportStore;
 }
 
 /** A file refused, with the engine's reason. */
@@ -233,7 +237,12 @@ export interface MessageArrival {
  * Ingests one report message: its parts that may be reports, authenticated once for all of them.
  * `noReport` is true when it carried none (a "[Preview]" HTML message, an error report, spam).
  */
-export async function ingestReportMessage(sink: ReportSink, raw: Buffer, arrival: MessageArrival): Promise<IngestTally & { noReport: boolean }> {
+export async function ingestReportMessage(sink: ReportSink, raw: Buffer, arrival: MessageArrival): Promise<IngestTally & { noReport: boolean; failure?: FailureIngestOutcome }> {
+  // RFC 6591: a failure report is not an aggregate report: its own path, headers only.
+  if (sink.failures) {
+    const failure = await ingestFailureMessage({ store: sink.failures, organizationsFor: (d) => sink.organizationsFor(d), ...(sink.now ? { now: sink.now } : {}) }, raw, arrival);
+    if (failure !== undefined) return { reports: [], rejected: [], noReport: failure.kind === 'refused', failure };
+  }
   let message: Awaited<ReturnType<typeof parseReportMessage>>;
   try {
     message = await parseReportMessage(raw);
@@ -264,6 +273,19 @@ export async function ingestReportMessage(sink: ReportSink, raw: Buffer, arrival
     addTally(tally, one);
   }
   return tally;
+}
+
+/** A failure report's message, stored (or refused); undefined when the message is not a failure report. */
+async function ingestFailureMessage(sink: FailureReportSink, raw: Buffer, arrival: MessageArrival): Promise<FailureIngestOutcome | undefined> {
+  const parsed = await parseFailureReport(raw);
+  if (parsed.kind === 'not-failure-report') return undefined;
+  if (parsed.kind === 'refused') return parsed;
+  let authenticated = false;
+  if (arrival.resolver) {
+    // A report message mailauth cannot read is not authenticated (kept and marked, never trusted).
+    authenticated = await authenticateReportMessage(raw, arrival.resolver, arrival.connection).then((auth) => auth.dmarc === 'pass', () => false);
+  }
+  return storeFailureReport(sink, parsed.report, arrival.channel, authenticated);
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * Whether an address is a report address: given by the operator (`--report-address`), or named in a
- * `mailto:` URI of the `rua` of the DMARC record (RFC 7489 §6.3, RFC 9989) or of the TLS-RPT record
+ * `mailto:` URI of the `rua` (or `ruf`) of the DMARC record (RFC 7489 §6.3, RFC 9989) or of the TLS-RPT record
  * (RFC 8460 §3) of its own domain, looked up through the configured resolver (or zones). Every other
  * recipient is refused at RCPT, so the receiver is never an open drop box.
  *
@@ -84,7 +84,8 @@ export class ReportAddressCheck {
     if (dmarc.kind === 'records') {
       for (const txt of dmarc.records) {
         const parsed = parseDmarcRecord(txt);
-        if (parsed.kind === 'record' && parsed.record.rua.some((uri) => uri.address !== null && normaliseAddress(uri.address) === address)) {
+        // `ruf` too: failure reports (RFC 6591) come to the addresses it names (src/ingest/failure-reports.ts).
+        if (parsed.kind === 'record' && [...parsed.record.rua, ...parsed.record.ruf].some((uri) => uri.address !== null && normaliseAddress(uri.address) === address)) {
           return { kind: 'report-address', via: 'dmarc' };
         }
       }

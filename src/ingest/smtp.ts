@@ -16,6 +16,7 @@ import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import type { Resolver } from '@spoof-checker/engine';
 import type { ReportStore } from '../store/reports.js';
+import type { FailureReportStore } from '../store/failure-reports.js';
 import { countTally, ingestReportMessage, serviceRouting, soleOrganization } from './ingest.js';
 import { MAX_REPORT_MESSAGE_BYTES } from './message.js';
 import { ReportAddressCheck } from './report-address.js';
@@ -61,6 +62,8 @@ export interface SmtpReceiverOptions {
   /** Where a failure of the store while ingesting is reported. */
   onError?: (error: unknown) => void;
   now?: () => Date;
+  /** Failure reports (RFC 6591) are stored here (src/ingest/failure-reports.ts); without it they count as no report. */
+  failures?: FailureReportStore;
 }
 
 /** A self-contained SMTP listener for reports: start() and stop(). */
@@ -151,7 +154,7 @@ export class SmtpReportReceiver {
     const rejectionOrganizations = await soleOrganization(this.#options.store);
     const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
     const tally = await ingestReportMessage(
-      { store: this.#options.store, organizationsFor: this.#route, rejectionOrganizations, ...(this.#options.now ? { now: this.#options.now } : {}) },
+      { store: this.#options.store, organizationsFor: this.#route, rejectionOrganizations, ...(this.#options.now ? { now: this.#options.now } : {}), ...(this.#options.failures ? { failures: this.#options.failures } : {}) },
       raw,
       {
         channel: 'smtp',

@@ -89,6 +89,8 @@ export interface LookalikeAlert {
   /** null: a new lookalike. */
   before: string | null;
   after: string;
+  /** Why (from the lookalike memory): newly registered, gaining mail, or a grade rise. */
+  change?: 'registered' | 'mail' | 'grade-rose';
 }
 
 /**

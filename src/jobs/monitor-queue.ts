@@ -10,7 +10,8 @@ import type { Job, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { redisModules } from './redis-modules.js';
 import type { Monitor, MonitorStore } from '../store/monitors.js';
-import { runMonitor, type MonitorCheck, type MonitorReportSource, type MonitorSelectorSource, type RunOutcome } from './monitor-run.js';
+import type { LookalikeMemorySource } from './lookalike-memory.js';
+import { runMonitor, type MonitorCheck, type MonitorReportSource, type MonitorSelectorSource, type AlertDeliverySource, type RunOutcome } from './monitor-run.js';
 import { firstSlot, MINUTE_MS, phaseOf, slotRunId } from './monitor-schedule.js';
 import { nextSlotIso, type MonitorScheduler } from './monitors.js';
 import { checkRedisUrl, REDIS_CALL_TIMEOUT_MS } from './queue.js';
@@ -138,6 +139,10 @@ export interface MonitorWorkerOptions extends MonitorQueueOptions {
   reportSignals?: MonitorReportSource | undefined;
   /** The DKIM selectors the organisation's reports have seen (see `MonitorRunDeps`). */
   reportSelectors?: MonitorSelectorSource | undefined;
+  /** The deliveries to alert channels a confirmed change queues (src/jobs/alerts.ts). */
+  alertDeliveries?: AlertDeliverySource | undefined;
+  /** The lookalikes monitors remember (src/jobs/lookalike-memory.ts). */
+  lookalikeMemory?: LookalikeMemorySource | undefined;
   /** Run jobs processed at once. */
   concurrency?: number;
   /** Lock duration; the stalled-job check runs every half of it. */
@@ -169,7 +174,7 @@ export function startMonitorWorker(options: MonitorWorkerOptions): MonitorWorker
       const slot = slotOfJobId(job.id);
       const runId = job.data.runId ?? (slot !== undefined ? slotRunId(slot) : `job:${job.id ?? ''}`);
       const outcome = await runMonitor(
-        { store: options.store, check: options.check, reportSignals: options.reportSignals, reportSelectors: options.reportSelectors, now },
+        { store: options.store, check: options.check, reportSignals: options.reportSignals, reportSelectors: options.reportSelectors, alertDeliveries: options.alertDeliveries, lookalikeMemory: options.lookalikeMemory, now },
         job.data.monitorId,
         runId,
         job.data.runId === undefined ? (monitor, at) => nextSlotIso(monitor, at, minuteMs) : undefined,

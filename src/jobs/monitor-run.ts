@@ -15,6 +15,7 @@ import type { Monitor, MonitorCheckKind, MonitorReportSignals, MonitorSnapshot, 
 import type { MonitorStore } from '../store/monitors.js';
 import { dnsFailureOf, lookalikeAlerts, snapshotOfResult, summaryOf, transition, type LookalikeAlert } from './monitor-changes.js';
 import { newDelivery } from './webhooks.js';
+import type { LookalikeMemorySource } from './lookalike-memory.js';
 
 /** Tries of a commit that lost a race to another run of the same monitor. */
 export const MONITOR_COMMIT_ATTEMPTS = 8;
@@ -66,6 +67,31 @@ export interface MonitorRunDeps {
    */
   reportSelectors?: MonitorSelectorSource | undefined;
   now: () => Date;
+  /**
+   * The lookalikes the monitor remembers (src/jobs/lookalike-memory.ts): with it, lookalike alerts
+   * are `lookalike.changed` events from the memory; without it, the snapshot's own.
+   */
+  lookalikeMemory?: LookalikeMemorySource | undefined;
+  /** The deliveries to the organisation's alert channels a confirmed change queues (`AlertService.deliveriesFor`); none when left out. */
+  alertDeliveries?: AlertDeliverySource | undefined;
+}
+
+/** The channel deliveries of a confirmed change (throws when the store fails: the run is then retried). */
+export type AlertDeliverySource = (monitor: Monitor, event: MonitorChangedEvent | LookalikeChangedEvent, eventId: string, at: string) => Promise<WebhookDelivery[]>;
+
+/**
+ * The webhook body of lookalikes worth an alert (monitors with the lookalike memory): newly
+ * registered, gaining mail, or a grade that rose, each confirmed by two searches; names marked ours
+ * never appear.
+ */
+export interface LookalikeChangedEvent {
+  type: 'lookalike.changed';
+  monitorId: string;
+  domain: string;
+  /** Always empty (the lookalikes say what changed); present so that every event has the same fields. */
+  changes: { field: string; before: unknown; after: unknown }[];
+  lookalikes: LookalikeAlert[];
+  checkedAt: string;
 }
 
 /** Reads the DKIM selectors an organisation's reports have seen for a domain (never rejects for a store failure: none). */
@@ -104,7 +130,16 @@ export async function runMonitor(deps: MonitorRunDeps, monitorId: string, runId:
   if (!monitor) return { kind: 'gone' };
   // A store that cannot answer gives no selectors this time: the built-in list is still probed.
   const selectors = deps.reportSelectors ? await deps.reportSelectors(monitor.organizationId, monitor.domain).catch(() => []) : [];
-  let snapshot = await observe(deps.check, monitor, selectors);
+  // The lookalike memory needs the whole search (MX, SPF), not only the snapshot's grades.
+  let search: LookalikeReport | undefined;
+  const check: MonitorCheck = deps.lookalikeMemory
+    ? async (domain, options) => {
+        const result = await deps.check(domain, options);
+        search = result.lookalikes;
+        return result;
+      }
+    : deps.check;
+  let snapshot = await observe(check, monitor, selectors);
   if (snapshot.kind === 'checked' && deps.reportSignals) {
     // A store that cannot answer gives no signal this time (the check itself still counts).
     const signals = await deps.reportSignals(monitor.organizationId, monitor.domain).catch(() => null);
@@ -112,6 +147,8 @@ export async function runMonitor(deps: MonitorRunDeps, monitorId: string, runId:
   }
   const checkedAt = deps.now();
   const at = checkedAt.toISOString();
+  // What this search changes in the remembered lookalikes: written once the run is committed.
+  const remembered = deps.lookalikeMemory && search && snapshot.kind === 'checked' ? await deps.lookalikeMemory.observe(monitor, search, at) : undefined;
   for (let attempt = 1; ; attempt++) {
     const step = transition(monitor.machine, snapshot, at);
     const summary = summaryOf(snapshot, at);
@@ -124,9 +161,11 @@ export async function runMonitor(deps: MonitorRunDeps, monitorId: string, runId:
       entries.push({ type: 'change', id: eventId, monitorId, at, before: step.change.before, after: step.change.after, changes: step.change.changes });
       // A change of the lookalikes alone is alerted only when one appeared or rose a grade (a name
       // that stopped resolving, or was parked, is history, not an alarm).
-      const alerts = lookalikeAlerts(step.change.before, step.change.after);
+      // With the memory, lookalike alerts are its own (`lookalike.changed`, below): names marked ours
+      // left out, and gaining mail counted.
+      const alerts = deps.lookalikeMemory ? [] : lookalikeAlerts(step.change.before, step.change.after);
       const onlyLookalikes = step.change.changes.every((c) => c.field === 'lookalikes');
-      if (monitor.webhookUrl !== null && (!onlyLookalikes || alerts.length > 0)) {
+      if (!onlyLookalikes || alerts.length > 0) {
         const event: MonitorChangedEvent = {
           type: 'monitor.changed',
           monitorId,
@@ -137,8 +176,23 @@ export async function runMonitor(deps: MonitorRunDeps, monitorId: string, runId:
           ...(alerts.length > 0 ? { lookalikes: alerts } : {}),
           checkedAt: at,
         };
-        deliveries.push(newDelivery({ monitorId, organizationId: monitor.organizationId, eventId, url: monitor.webhookUrl, body: JSON.stringify(event), at }));
+        if (monitor.webhookUrl !== null) deliveries.push(newDelivery({ monitorId, organizationId: monitor.organizationId, eventId, url: monitor.webhookUrl, body: JSON.stringify(event), at }));
+        // The organisation's alert channels whose rules take it (src/jobs/alerts.ts), in the same commit.
+        if (deps.alertDeliveries) deliveries.push(...(await deps.alertDeliveries(monitor, event, eventId, at)));
       }
+    }
+    if (remembered && remembered.events.length > 0) {
+      const eventId = `lkc_${randomUUID()}`;
+      const event: LookalikeChangedEvent = {
+        type: 'lookalike.changed',
+        monitorId,
+        domain: monitor.domain,
+        changes: [],
+        lookalikes: remembered.events.map((e) => ({ domain: e.domain, before: e.before, after: e.after, change: e.change })),
+        checkedAt: at,
+      };
+      if (monitor.webhookUrl !== null) deliveries.push(newDelivery({ monitorId, organizationId: monitor.organizationId, eventId, url: monitor.webhookUrl, body: JSON.stringify(event), at }));
+      if (deps.alertDeliveries) deliveries.push(...(await deps.alertDeliveries(monitor, event, eventId, at)));
     }
     const outcome = await deps.store.commitRun({
       monitorId,
@@ -151,7 +205,12 @@ export async function runMonitor(deps: MonitorRunDeps, monitorId: string, runId:
       deliveries,
       ...(nextRunAt ? { nextRunAt: nextRunAt(monitor, checkedAt) } : {}),
     });
-    if (outcome === 'committed') return { kind: 'committed', snapshot, changed: step.change !== undefined, deliveries: deliveries.length };
+    if (outcome === 'committed') {
+      // Written after the commit: a store failure here repeats this search's changes next run (an
+      // alert sent twice, never lost).
+      await remembered?.save();
+      return { kind: 'committed', snapshot, changed: step.change !== undefined, deliveries: deliveries.length };
+    }
     if (outcome === 'duplicate') return { kind: 'duplicate' };
     if (outcome === 'gone') return { kind: 'gone' };
     if (attempt >= MONITOR_COMMIT_ATTEMPTS) throw new Error(`monitor ${monitorId}: run ${runId} lost ${attempt} commits in a row to other runs`);

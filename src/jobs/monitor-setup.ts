@@ -9,6 +9,37 @@ import { observe, type MonitorCheck, type MonitorReportSource, type MonitorSelec
 import { InProcessMonitorScheduler, MonitorService, secretOpener, serverKeyFor, type MonitorScheduler } from './monitors.js';
 import { DeliveryPump, type WebhookConnector } from './webhooks.js';
 import type { HostLookup } from '@spoof-checker/engine';
+import type { AlertStore } from '../store/alerts.js';
+import type { RememberedLookalikeStore } from '../store/remembered-lookalikes.js';
+import { lookalikeMemory } from './lookalike-memory.js';
+import { AlertService } from './alerts.js';
+import type { AlertSmtpConfig } from './alert-email.js';
+
+/** The alert channels' settings of `serve` and `worker` (src/jobs/alerts.ts). */
+export interface AlertSetup {
+  store: AlertStore;
+  /** The lookalikes monitors remember (src/jobs/lookalike-memory.ts); without it, lookalike alerts come from the snapshot. */
+  lookalikes?: RememberedLookalikeStore | undefined;
+  /** The mail relay (`--alert-smtp`, `--alert-from`); without it, no email channels. */
+  smtp?: AlertSmtpConfig | undefined;
+  /** The origin console links start with. */
+  publicOrigin?: string | undefined;
+}
+
+/** The alert service over the monitors' server key and send options. */
+function alertServiceFor(setup: AlertSetup, serverKey: Buffer, allowPrivateAddresses: boolean, webhooks: WebhookSendOptions | undefined, now: (() => Date) | undefined): AlertService {
+  return new AlertService({
+    store: setup.store,
+    serverKey,
+    allowPrivateAddresses,
+    smtp: setup.smtp,
+    publicOrigin: setup.publicOrigin,
+    ...(webhooks?.timeoutMs !== undefined ? { timeoutMs: webhooks.timeoutMs } : {}),
+    ...(webhooks?.lookup ? { lookup: webhooks.lookup } : {}),
+    ...(webhooks?.connect ? { connect: webhooks.connect } : {}),
+    ...(now ? { now } : {}),
+  });
+}
 
 /** How webhooks are sent (tests inject a lookup, a connector that fails like the network, a short timeout). */
 export interface WebhookSendOptions {
@@ -41,12 +72,15 @@ export interface StartMonitorServiceOptions {
   webhooks?: WebhookSendOptions;
   /** Most monitors one organisation may keep (default MAX_MONITORS_PER_ORGANIZATION). */
   maxMonitorsPerOrganization?: number;
+  /** Alert channels (Slack, Teams, email, signed webhooks) sent through the same pump. */
+  alerts?: AlertSetup | undefined;
 }
 
 /** Builds and starts the monitor service of `serve`; `close()` it at shutdown. */
 export async function startMonitorService(options: StartMonitorServiceOptions): Promise<MonitorService> {
   const log = options.log ?? (() => {});
   const serverKey = await serverKeyFor(options.store, options.env[SECRET_KEY_VARIABLE]);
+  const alerts = options.alerts ? alertServiceFor(options.alerts, serverKey, options.allowPrivateAddresses, options.webhooks, options.now) : undefined;
   const pump = new DeliveryPump({
     store: options.store,
     secretFor: secretOpener(options.store, serverKey),
@@ -54,6 +88,7 @@ export async function startMonitorService(options: StartMonitorServiceOptions): 
     log,
     ...options.webhooks,
     ...(options.now ? { now: options.now } : {}),
+    ...(alerts ? { sendToChannel: (delivery) => alerts.sendDelivery(delivery) } : {}),
   });
   const scheduler: MonitorScheduler =
     options.redisUrl !== undefined
@@ -68,6 +103,8 @@ export async function startMonitorService(options: StartMonitorServiceOptions): 
           check: options.check,
           reportSignals: options.reportSignals,
           reportSelectors: options.reportSelectors,
+          alertDeliveries: alerts ? (monitor, event, eventId, at) => alerts.deliveriesFor(monitor, event, eventId, at) : undefined,
+          lookalikeMemory: options.alerts?.lookalikes ? lookalikeMemory(options.alerts.lookalikes) : undefined,
           log,
           onRun: (_id, outcome) => {
             if (outcome.kind === 'committed' && outcome.deliveries > 0) pump.poke();
@@ -81,6 +118,8 @@ export async function startMonitorService(options: StartMonitorServiceOptions): 
     serverKey,
     allowPrivateAddresses: options.allowPrivateAddresses,
     pump,
+    ...(alerts ? { alerts } : {}),
+    ...(options.alerts?.lookalikes ? { lookalikes: options.alerts.lookalikes } : {}),
     ...(options.maxMonitorsPerOrganization !== undefined ? { maxMonitorsPerOrganization: options.maxMonitorsPerOrganization } : {}),
     ...(options.minuteMs !== undefined ? { minuteMs: options.minuteMs } : {}),
     ...(options.now ? { now: options.now } : {}),
@@ -109,14 +148,18 @@ export async function startMonitorWorkerWithPump(options: {
   prefix?: string;
   log?: (message: string, error?: unknown) => void;
   webhooks?: WebhookSendOptions;
+  /** Alert channels, sent by this worker's pump too (give it the same relay as `serve`). */
+  alerts?: AlertSetup | undefined;
 }): Promise<MonitorWorker> {
   const serverKey = await serverKeyFor(options.store, options.env[SECRET_KEY_VARIABLE]);
+  const alerts = options.alerts ? alertServiceFor(options.alerts, serverKey, options.allowPrivateAddresses, options.webhooks, undefined) : undefined;
   const pump = new DeliveryPump({
     store: options.store,
     secretFor: secretOpener(options.store, serverKey),
     allowPrivateAddresses: options.allowPrivateAddresses,
     ...(options.log ? { log: options.log } : {}),
     ...options.webhooks,
+    ...(alerts ? { sendToChannel: (delivery) => alerts.sendDelivery(delivery) } : {}),
   });
   const worker = startMonitorWorker({
     redisUrl: options.redisUrl,
@@ -124,6 +167,8 @@ export async function startMonitorWorkerWithPump(options: {
     check: options.check,
     reportSignals: options.reportSignals,
     reportSelectors: options.reportSelectors,
+    alertDeliveries: alerts ? (monitor, event, eventId, at) => alerts.deliveriesFor(monitor, event, eventId, at) : undefined,
+    lookalikeMemory: options.alerts?.lookalikes ? lookalikeMemory(options.alerts.lookalikes) : undefined,
     onRun: (_job, outcome) => {
       if (outcome.kind === 'committed' && outcome.deliveries > 0) pump.poke();
     },

@@ -16,10 +16,13 @@ import { normaliseDomainInput } from '@spoof-checker/engine';
 import { resolveAllowedAddress, type HostLookup } from '@spoof-checker/engine';
 import type { Monitor, MonitorCheckKind, MonitorStore, WebhookDelivery } from '../store/monitors.js';
 import { INITIAL_MACHINE } from './monitor-changes.js';
-import { runMonitor, type MonitorCheck, type MonitorReportSource, type MonitorSelectorSource, type RunOutcome } from './monitor-run.js';
+import { runMonitor, type AlertDeliverySource, type MonitorCheck, type MonitorReportSource, type MonitorSelectorSource, type RunOutcome } from './monitor-run.js';
 import { firstSlot, MINUTE_MS, slotAfter, slotRunId } from './monitor-schedule.js';
 import { keyFromText, newServerKey, newWebhookSecret, openSecret, sealSecret } from './monitor-secrets.js';
 import { DeliveryPump, newDelivery } from './webhooks.js';
+import type { AlertService } from './alerts.js';
+import type { RememberedLookalikeStore } from '../store/remembered-lookalikes.js';
+import type { LookalikeMemorySource } from './lookalike-memory.js';
 
 /** How often the in-process scheduler looks for due monitors. */
 export const SCHEDULER_TICK_MS = 1_000;
@@ -88,6 +91,10 @@ export interface MonitorServiceOptions {
   lookup?: HostLookup;
   /** Most monitors one organisation may keep (default {@link MAX_MONITORS_PER_ORGANIZATION}). */
   maxMonitorsPerOrganization?: number;
+  /** The organisation's alert channels (src/jobs/alerts.ts), sent through this service's pump. */
+  alerts?: AlertService;
+  /** The lookalikes monitors remember (src/store/remembered-lookalikes.ts), for the routes. */
+  lookalikes?: RememberedLookalikeStore;
 }
 
 /** The key that seals webhook secrets: SPOOF_CHECKER_SECRET_KEY when given, else the store's own. */
@@ -123,6 +130,16 @@ export class MonitorService {
   async close(): Promise<void> {
     await this.scheduler.close();
     await this.#options.pump?.close();
+  }
+
+  /** The lookalikes monitors remember, when this service keeps them. */
+  get lookalikes(): RememberedLookalikeStore | undefined {
+    return this.#options.lookalikes;
+  }
+
+  /** The alert channels, when this service sends them. */
+  get alerts(): AlertService | undefined {
+    return this.#options.alerts;
   }
 
   /** Whether webhooks to private addresses are allowed (`--allow-private-addresses`). */
@@ -234,6 +251,8 @@ export class MonitorService {
   async delete(organizationId: string, id: string): Promise<boolean> {
     const deleted = await this.store.delete(organizationId, id);
     if (deleted) await this.scheduler.unschedule(id);
+    // SQL drops them with the monitor (a cascade); the memory store is told.
+    if (deleted) await this.#options.lookalikes?.forget(id);
     return deleted;
   }
 
@@ -250,6 +269,13 @@ export class MonitorService {
     const monitor = await this.store.get(organizationId, monitorId);
     const past = monitor && (await this.store.getDelivery(organizationId, monitorId, deliveryId));
     if (!monitor || !past) return undefined;
+    // A channel's delivery goes to the channel again (its target as it is now, read at the attempt).
+    if (past.channelId != null) {
+      const again: WebhookDelivery = { ...newDelivery({ monitorId, organizationId, eventId: past.eventId, url: past.url, body: past.body, at: this.#now().toISOString(), redeliveryOf: past.id }), channelId: past.channelId };
+      await this.store.addDelivery(again);
+      this.#options.pump?.poke();
+      return again;
+    }
     // To the monitor's URL as it is now (it may have been corrected since), checked again. A URL
     // removed with `webhookUrl: null` was withdrawn: the old one is never used again.
     if (monitor.webhookUrl === null) return { kind: 'no-webhook', monitorId };
@@ -279,6 +305,10 @@ export interface InProcessSchedulerOptions {
   reportSignals?: MonitorReportSource | undefined;
   /** The DKIM selectors the organisation's reports have seen (see `MonitorRunDeps`). */
   reportSelectors?: MonitorSelectorSource | undefined;
+  /** The deliveries to alert channels a confirmed change queues (src/jobs/alerts.ts). */
+  alertDeliveries?: AlertDeliverySource | undefined;
+  /** The lookalikes monitors remember (src/jobs/lookalike-memory.ts). */
+  lookalikeMemory?: LookalikeMemorySource | undefined;
   now?: () => Date;
   minuteMs?: number;
   concurrency?: number;
@@ -361,7 +391,7 @@ export class InProcessMonitorScheduler implements MonitorScheduler {
   async #run(monitorId: string, runId: string, scheduled = false): Promise<void> {
     if (this.#closed) return;
     try {
-      const outcome = await runMonitor({ store: this.#options.store, check: this.#options.check, reportSignals: this.#options.reportSignals, reportSelectors: this.#options.reportSelectors, now: this.#now }, monitorId, runId, scheduled ? (m, at) => nextSlotIso(m, at, this.#minuteMs) : undefined);
+      const outcome = await runMonitor({ store: this.#options.store, check: this.#options.check, reportSignals: this.#options.reportSignals, reportSelectors: this.#options.reportSelectors, alertDeliveries: this.#options.alertDeliveries, lookalikeMemory: this.#options.lookalikeMemory, now: this.#now }, monitorId, runId, scheduled ? (m, at) => nextSlotIso(m, at, this.#minuteMs) : undefined);
       this.#options.onRun?.(monitorId, outcome);
     } catch (error) {
       // The lease runs out and the slot is taken again; a manual run is lost (the client may retry).

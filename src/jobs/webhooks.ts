@@ -121,6 +121,15 @@ function errorDetail(error: unknown): string {
  * bounded by `timeoutMs`, the lookup included.
  */
 export async function postWebhook(url: string, body: string, secret: string, options: PostOptions): Promise<DeliveryAttempt> {
+  return postJson(url, body, (unixSeconds) => ({ [SIGNATURE_HEADER]: signatureHeader(secret, unixSeconds, body) }), options);
+}
+
+/**
+ * Sends one JSON POST (the signed webhook's, and the Slack and Teams alerts'), with the same
+ * guarantees as {@link postWebhook}: the address guard, the checked address connected to, one
+ * deadline, every failure a recorded attempt. `extraHeaders` is given the attempt's Unix time.
+ */
+export async function postJson(url: string, body: string, extraHeaders: (unixSeconds: number) => Record<string, string>, options: PostOptions): Promise<DeliveryAttempt> {
   const now = options.now ?? (() => new Date());
   const started = now();
   const at = started.toISOString();
@@ -192,7 +201,7 @@ export async function postWebhook(url: string, body: string, secret: string, opt
         'content-type': 'application/json',
         'content-length': String(payload.length),
         'user-agent': 'spoof-checker-webhooks/1',
-        [SIGNATURE_HEADER]: signatureHeader(secret, unixSeconds, body),
+        ...extraHeaders(unixSeconds),
       },
       // No agent: the request runs on the one socket opened here, whose 'error' listener is in place
       // before it can fail (a connection error emitted before the request took the socket crashed
@@ -261,6 +270,12 @@ export interface DeliveryPumpOptions {
   /** How connections are opened (tests inject failures; default {@link connectWebhookTarget}). */
   connect?: WebhookConnector;
   log?: (message: string, error?: unknown) => void;
+  /**
+   * Sends a delivery to an organisation's alert channel (src/jobs/alerts.ts); never rejects.
+   * `final`: no retry can help (the channel was deleted or disabled). Without it, a channel's
+   * delivery is a failed attempt saying so.
+   */
+  sendToChannel?: (delivery: WebhookDelivery) => Promise<{ attempt: DeliveryAttempt; final: boolean }>;
 }
 
 /** Takes due deliveries from the store and sends them, until closed. */
@@ -317,6 +332,7 @@ export class DeliveryPump {
   }
 
   async #deliver(delivery: WebhookDelivery): Promise<void> {
+    if (delivery.channelId != null) return this.#deliverToChannel(delivery);
     const secret = await this.#options.secretFor(delivery.monitorId);
     let attempt: DeliveryAttempt;
     if (secret === undefined) {
@@ -337,6 +353,24 @@ export class DeliveryPump {
       }
     }
     const next = secret === undefined ? { status: 'failed' as const, nextAttemptAt: null } : afterAttempt(delivery, attempt);
+    await this.#options.store.recordAttempt(delivery.id, attempt, next.status, next.nextAttemptAt);
+  }
+
+  /** A delivery to an alert channel: the same queue, retries and record of attempts, sent by the channel's kind. */
+  async #deliverToChannel(delivery: WebhookDelivery): Promise<void> {
+    const at = this.#now();
+    let sent: { attempt: DeliveryAttempt; final: boolean };
+    if (!this.#options.sendToChannel) {
+      sent = { attempt: { at: at.toISOString(), outcome: 'network-error', statusCode: null, durationMs: 0, detail: 'this process sends no alert channels' }, final: false };
+    } else {
+      try {
+        sent = await this.#options.sendToChannel(delivery);
+      } catch (error) {
+        sent = { attempt: { at: at.toISOString(), outcome: 'network-error', statusCode: null, durationMs: Math.max(0, this.#now().getTime() - at.getTime()), detail: errorDetail(error) }, final: false };
+      }
+    }
+    const attempt = sent.attempt;
+    const next = sent.final && attempt.outcome !== 'delivered' ? { status: 'failed' as const, nextAttemptAt: null } : afterAttempt(delivery, attempt);
     await this.#options.store.recordAttempt(delivery.id, attempt, next.status, next.nextAttemptAt);
   }
 

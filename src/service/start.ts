@@ -36,6 +36,7 @@ import { describeBatchMode, startBatchService, startLookalikeJobService } from '
 import type { DeepLookalikeRun, LookalikeJobService } from '../jobs/lookalike-jobs.js';
 import { API_DEEP_MAX_CANDIDATES } from '../http/routes/lookalikes.js';
 import type { MonitorService } from '../jobs/monitors.js';
+import type { AlertSmtpConfig } from '../jobs/alert-email.js';
 import { describeMonitorMode, seedDemoMonitor, startMonitorService, startMonitorWorkerWithPump } from '../jobs/monitor-setup.js';
 import { withLookalikeSearch, type MonitorCheck } from '../jobs/monitor-run.js';
 import { startBatchWorker } from '../jobs/worker.js';
@@ -124,6 +125,8 @@ interface CommonConfig {
   components?: readonly ComponentStarter[];
   /** Each component's stop bound (default `DEFAULT_COMPONENT_STOP_TIMEOUT_MS`). */
   stopTimeoutMs?: number;
+  /** Alert channels' settings: the mail relay and the origin console links start with (channels work without them, email excepted). */
+  alerts?: { smtp?: AlertSmtpConfig | undefined; publicOrigin?: string | undefined } | undefined;
 }
 
 /** The HTTP part of `startService`. */
@@ -398,6 +401,7 @@ export async function startService(config: ServiceConfig): Promise<ServiceHandle
           allowPrivateAddresses: config.allowPrivateAddresses,
           env: config.env,
           ...(config.maxMonitorsPerOrganization !== undefined ? { maxMonitorsPerOrganization: config.maxMonitorsPerOrganization } : {}),
+          alerts: { store: stores.alerts, lookalikes: stores.rememberedLookalikes, smtp: config.alerts?.smtp, publicOrigin: config.alerts?.publicOrigin ?? config.http.publicUrl },
           log: jobLog,
         }),
       (service) => service.close(),
@@ -428,6 +432,7 @@ export async function startService(config: ServiceConfig): Promise<ServiceHandle
             port: smtpConfig.port,
             ...(smtpConfig.maxMessageBytes !== undefined ? { maxMessageBytes: smtpConfig.maxMessageBytes } : {}),
             onError: (error) => log(`smtp: ${error instanceof Error ? error.message : String(error)}`),
+            failures: stores.failureReports,
           });
           const bound = await r.start();
           reportNotes.push(`SMTP report receiver on ${bound.host}:${bound.port}${reportAddresses.length > 0 ? ` for ${reportAddresses.join(', ')}` : ''} and the rua addresses of the zones`);
@@ -532,6 +537,7 @@ export async function startWorker(config: WorkerConfig): Promise<WorkerHandle> {
           allowPrivateAddresses: config.allowPrivateAddresses,
           env: config.env,
           ...(config.lockDurationMs !== undefined ? { lockDurationMs: config.lockDurationMs } : {}),
+          alerts: { store: stores.alerts, lookalikes: stores.rememberedLookalikes, smtp: config.alerts?.smtp, publicOrigin: config.alerts?.publicOrigin },
           log: jobLog,
         }),
       (worker) => worker.close(),

@@ -3,6 +3,9 @@ import { digestsEqual } from './api-keys.js';
 import { MemoryBatchStore } from './batches-memory.js';
 import { MemoryLookalikeJobStore } from './lookalike-jobs-memory.js';
 import { MemoryMonitorStore } from './monitors-memory.js';
+import { MemoryAlertStore } from './alerts-memory.js';
+import { MemoryRememberedLookalikeStore } from './remembered-lookalikes-memory.js';
+import { MemoryFailureReportStore } from './failure-reports-memory.js';
 import { MemoryReportStore } from './reports-memory.js';
 import { newestFirst, paginate } from './pagination.js';
 import { buildTemplateVersion, nextVersionNumbers } from './template-numbering.js';
@@ -357,6 +360,9 @@ export function createMemoryStores(options: { newId?: () => string; recordLogCap
     monitors: new MemoryMonitorStore(),
     reports: new MemoryReportStore(async (domain) => ({ withDomain: domains.organizationsWithDomain(domain), organizations: apiKeys.organizationIds() })),
     lookalikeJobs: new MemoryLookalikeJobStore(),
+    alerts: new MemoryAlertStore(),
+    rememberedLookalikes: new MemoryRememberedLookalikeStore(),
+    failureReports: new MemoryFailureReportStore(),
     // Memory is always reachable; closing has nothing to release.
     health: async () => ({ ok: true }),
     isEmpty: async () => apiKeys.organizationCount === 0,

@@ -12,6 +12,7 @@ import { type Migration, type MigrationProvider, Migrator } from 'kysely/migrati
 import { createBatchTables } from './batches-sql.js';
 import type { MigrationContext, MigrationFactory, SqlDialectName } from './migration-types.js';
 import { createLookalikeJobTables } from './lookalike-jobs-sql.js';
+import { createAlertTables } from './alerts-sql.js';
 import { createMonitorTables } from './monitors-sql.js';
 import { createReportTables } from './reports-sql.js';
 
@@ -191,6 +192,8 @@ export const MIGRATIONS: Readonly<Record<string, MigrationFactory>> = {
   '0005_reports': createReportTables,
   // Deep lookalike runs as jobs (src/store/lookalike-jobs-sql.ts).
   '0007_lookalike_jobs': createLookalikeJobTables,
+  // Alert channels, remembered lookalikes and failure reports (src/store/alerts-sql.ts).
+  '0011_alerts': createAlertTables,
 };
 
 /** The column types of `dialect`. */

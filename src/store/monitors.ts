@@ -160,13 +160,14 @@ export type MonitorHistoryEntry = (MonitorCheckEntry | MonitorChangeEntry) & { s
 export type NewMonitorHistoryEntry = MonitorCheckEntry | MonitorChangeEntry;
 
 /** How one delivery attempt ended. */
-export type DeliveryAttemptOutcome = 'delivered' | 'http-error' | 'timeout' | 'network-error' | 'refused-address';
+/** `smtp-error`: the mail relay refused the alert (its reply code is the status). */
+export type DeliveryAttemptOutcome = 'delivered' | 'http-error' | 'smtp-error' | 'timeout' | 'network-error' | 'refused-address';
 
 /** One attempt at delivering a webhook. */
 export interface DeliveryAttempt {
   at: Timestamp;
   outcome: DeliveryAttemptOutcome;
-  /** The receiver's HTTP status, when it answered. */
+  /** The receiver's HTTP status (or the relay's SMTP reply code), when it answered. */
   statusCode: number | null;
   durationMs: number;
   /** One line for people: the error or the status text. */
@@ -194,6 +195,12 @@ export interface WebhookDelivery {
   giveUpAt: Timestamp;
   /** The delivery this one repeats (redelivery), else null. */
   redeliveryOf: string | null;
+  /**
+   * The organisation's alert channel this goes to (src/store/alerts.ts), sent by kind (webhook,
+   * Slack, Teams, email); absent or null for the monitor's own webhook. `url` is then
+   * `channel:<id>`: the channel's target is a credential, read at each attempt.
+   */
+  channelId?: string | null;
   createdAt: Timestamp;
 }
 

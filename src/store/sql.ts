@@ -14,6 +14,9 @@ import { digestsEqual } from './api-keys.js';
 import { SqlBatchStore } from './batches-sql.js';
 import { SqlLookalikeJobStore } from './lookalike-jobs-sql.js';
 import { SqlMonitorStore } from './monitors-sql.js';
+import { SqlAlertStore } from './alerts-sql.js';
+import { SqlRememberedLookalikeStore } from './remembered-lookalikes-sql.js';
+import { SqlFailureReportStore } from './failure-reports-sql.js';
 import { SqlReportStore } from './reports-sql.js';
 import { isStoreUnavailable, StoreUnavailableError } from './errors.js';
 import { withEventsInOrder } from './memory.js';
@@ -179,10 +182,20 @@ export function createSqlStores(db: Kysely<StoreDatabase>, traits: SqlDialectTra
       throw mapError(error, traits);
     }
   };
+  const failureReports = new SqlFailureReportStore(db, (error) => traits.isUniqueViolation(error));
+  // Failure reports follow the same retention (src/store/failure-reports-sql.ts).
+  const pruneFailureReports = async (now: Date = new Date()): Promise<number> => {
+    if (closed) return 0;
+    try {
+      return await failureReports.prune(new Date(now.getTime() - retentionDays * DAY_MS).toISOString());
+    } catch (error) {
+      throw mapError(error, traits);
+    }
+  };
   const pruneInBackground = (): void => {
     if (pruning || closed) return;
     pruning = guardedPrune()
-      .then(async (deleted) => deleted + (await pruneMonitors()) + (await pruneLookalikeJobs()))
+      .then(async (deleted) => deleted + (await pruneMonitors()) + (await pruneLookalikeJobs()) + (await pruneFailureReports()))
       .catch((error) => {
         options.onPruneError?.(error);
         return 0;
@@ -208,6 +221,9 @@ export function createSqlStores(db: Kysely<StoreDatabase>, traits: SqlDialectTra
     monitors: guard(monitors),
     reports: guard(new SqlReportStore(db)),
     lookalikeJobs: guard(lookalikeJobs),
+    alerts: guard(new SqlAlertStore(db)),
+    rememberedLookalikes: guard(new SqlRememberedLookalikeStore(db)),
+    failureReports: guard(failureReports),
     pruneMonitorHistory: pruneMonitors,
     pruneRecordLogs: guardedPrune,
     async isEmpty() {

@@ -14,6 +14,9 @@
 import type { BatchStore } from './batches.js';
 import type { LookalikeJobStore } from './lookalike-jobs.js';
 import type { MonitorStore } from './monitors.js';
+import type { AlertStore } from './alerts.js';
+import type { RememberedLookalikeStore } from './remembered-lookalikes.js';
+import type { FailureReportStore } from './failure-reports.js';
 import type { ReportStore } from './reports.js';
 
 // The shapes every resource's store shares (a resource's own file imports them from there, so that
@@ -372,6 +375,12 @@ export interface Stores {
   reports: ReportStore;
   /** Deep lookalike runs as jobs: their progress and reports (src/store/lookalike-jobs.ts). */
   lookalikeJobs: LookalikeJobStore;
+  /** Alert channels and their rules (src/store/alerts.ts). */
+  alerts: AlertStore;
+  /** The lookalikes each monitor remembers (src/store/remembered-lookalikes.ts). */
+  rememberedLookalikes: RememberedLookalikeStore;
+  /** Failure reports (RFC 6591), headers only (src/store/failure-reports.ts). */
+  failureReports: FailureReportStore;
   /**
    * Whether the store can serve requests now (a cheap round trip to the database; always ok in
    * memory). Never throws: an unreachable database is `{ ok: false, reason }`.

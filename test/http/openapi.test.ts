@@ -23,6 +23,10 @@ const OPERATIONS = [
   ['get', '/api/tools/v1/spoof-checker/reports/domains/{domain}/senders'],
   ['get', '/api/tools/v1/spoof-checker/reports/domains/{domain}/readiness'],
   ['get', '/api/tools/v1/spoof-checker/reports/domains/{domain}/tls'],
+  ['get', '/api/tools/v1/spoof-checker/failure-reports'],
+  ['get', '/api/tools/v1/spoof-checker/failure-reports/settings'],
+  ['patch', '/api/tools/v1/spoof-checker/failure-reports/settings'],
+  ['get', '/api/tools/v1/spoof-checker/failure-reports/{id}'],
 ] as const;
 
 /** Public operations that are not probes: TLS-RPT's HTTPS delivery (RFC 8460 §5.3 defines no authentication). */

@@ -108,6 +108,7 @@ export function deliveryBody(delivery: WebhookDelivery): WebhookDeliveryBody {
     nextAttemptAt: delivery.nextAttemptAt,
     giveUpAt: delivery.giveUpAt,
     redeliveryOf: delivery.redeliveryOf,
+    channelId: delivery.channelId ?? null,
     createdAt: delivery.createdAt,
   };
 }

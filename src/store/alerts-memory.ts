@@ -1,0 +1,52 @@
+/**
+ * Alert channels held in memory: for tests and for `serve` without a database.
+ */
+import type { AlertChannel, AlertChannelPatch, AlertStore } from './alerts.js';
+import type { Timestamp } from './page-types.js';
+
+const copy = <T>(value: T): T => structuredClone(value);
+
+/** Oldest first by createdAt, then id. */
+function oldestFirst(a: AlertChannel, b: AlertChannel): number {
+  if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt ? -1 : 1;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+/** The memory implementation of {@link AlertStore}. */
+export class MemoryAlertStore implements AlertStore {
+  readonly #channels = new Map<string, AlertChannel>();
+
+  async createChannel(channel: AlertChannel): Promise<void> {
+    if (this.#channels.has(channel.id)) throw new Error(`duplicate alert channel id "${channel.id}"`);
+    this.#channels.set(channel.id, copy(channel));
+  }
+
+  async listChannels(organizationId: string): Promise<AlertChannel[]> {
+    return [...this.#channels.values()].filter((c) => c.organizationId === organizationId).sort(oldestFirst).map(copy);
+  }
+
+  async getChannel(organizationId: string, id: string): Promise<AlertChannel | undefined> {
+    const channel = this.#channels.get(id);
+    return channel && channel.organizationId === organizationId ? copy(channel) : undefined;
+  }
+
+  async getChannelById(id: string): Promise<AlertChannel | undefined> {
+    const channel = this.#channels.get(id);
+    return channel && copy(channel);
+  }
+
+  async updateChannel(organizationId: string, id: string, patch: AlertChannelPatch, now: Timestamp): Promise<AlertChannel | undefined> {
+    const channel = this.#channels.get(id);
+    if (!channel || channel.organizationId !== organizationId) return undefined;
+    const next: AlertChannel = { ...channel, ...copy(patch), updatedAt: now };
+    this.#channels.set(id, next);
+    return copy(next);
+  }
+
+  async deleteChannel(organizationId: string, id: string): Promise<boolean> {
+    const channel = this.#channels.get(id);
+    if (!channel || channel.organizationId !== organizationId) return false;
+    this.#channels.delete(id);
+    return true;
+  }
+}

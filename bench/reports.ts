@@ -24,7 +24,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ingestReportFile, unauthenticatedOrigin, type ReportSink } from '../src/ingest/ingest.js';
-import { showReports } from '../src/ingest/summary.js';
+import { showReports } from '../src/summaries/summary.js';
 import { openPostgresStores } from '../src/store/postgres.js';
 import { openSqliteStores } from '../src/store/sqlite.js';
 import type { Stores } from '../src/store/types.js';

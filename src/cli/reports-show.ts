@@ -3,7 +3,7 @@
  * has to approve the policy change: the answer in one line, a daily chart of pass and fail (inline
  * SVG, no script, nothing loaded from elsewhere), the blockers with their fixes, and every sender.
  */
-import type { DailyPoint, ShownReports } from '../ingest/summary.js';
+import type { DailyPoint, ShownReports } from '../summaries/summary.js';
 
 const escapeHtml = (text: string): string =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);

@@ -18,7 +18,7 @@ import { integerOption, parseCommandArgs, RESOLVER_OPTIONS, UsageError } from '.
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo, type Command } from './io.js';
 import { resolverFromFlags } from './resolver-options.js';
 
-/** The window `show` takes without `--days`, and the longest (as src/ingest/summary.ts; the analysis is loaded only by `show`). */
+/** The window `show` takes without `--days`, and the longest (as src/summaries/summary.ts; the analysis is loaded only by `show`). */
 const DEFAULT_REPORT_DAYS = 30;
 const MAX_REPORT_DAYS = 366;
 
@@ -226,7 +226,7 @@ async function showCommand(args: string[], io: CliIo): Promise<number> {
   const organizationId = organizationOf(values.org);
   const storage = reportStorage(values.data, values.database, io.env);
   const resolver = await optionalResolver(values);
-  const { showReports } = await import('../ingest/summary.js');
+  const { showReports } = await import('../summaries/summary.js');
   const { renderReportHtml, renderReportText } = await import('./reports-show.js');
   return withStores(storage, async (stores) => {
     const shown = await showReports({ store: stores.reports, organizationId, domain, days, ...(now ? { now } : {}), ...(resolver ? { resolver } : {}) });

@@ -7,6 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import {
+  digestReports,
   parseAggregateReport,
   parseTlsReport,
   reportIdentity,
@@ -14,9 +15,10 @@ import {
   type AggregateRecord,
   type AggregateReport,
   type Resolver,
+  type SenderDigestEntry,
   type TlsReport,
 } from '@spoof-checker/engine';
-import type { ReportChannel, ReportOrigin, ReportRecordRow, ReportStore } from '../store/reports.js';
+import { isTrustedOrigin, type ReportChannel, type ReportOrigin, type ReportRecordRow, type ReportStore } from '../store/reports.js';
 import { authenticateReportMessage, type MessageConnection } from './authenticate.js';
 import { parseReportMessage } from './message.js';
 
@@ -115,20 +117,6 @@ export function recordRow(record: AggregateRecord): ReportRecordRow {
   };
 }
 
-/**
- * A stored record back in the engine's shape (`count` given: groups are summed). `parsed` shares the
- * parsed details between records (read-only: the analysis never changes a record).
- */
-export function recordFromRow(row: Omit<ReportRecordRow, 'count'>, count: number, parsed?: Map<string, object>): AggregateRecord {
-  type Rest = Omit<AggregateRecord, 'sourceIp' | 'count' | 'headerFrom' | 'disposition'>;
-  let rest = parsed?.get(row.detail) as Rest | undefined;
-  if (rest === undefined) {
-    rest = JSON.parse(row.detail) as Rest;
-    parsed?.set(row.detail, rest);
-  }
-  return { sourceIp: row.sourceIp, count, headerFrom: row.headerFrom, disposition: row.disposition, ...rest };
-}
-
 /** Records a refused file for the organisations known before it was read, and returns it for the tally. */
 export async function rejectFile(sink: ReportSink, origin: Pick<OriginBase, 'channel' | 'sender'>, fileName: string | null, reason: string, detail: string): Promise<RejectedFile> {
   return reject(sink, origin, fileName, reason, detail, (sink.now?.() ?? new Date()).toISOString());
@@ -152,6 +140,7 @@ async function storeReport(sink: ReportSink, report: AggregateReport | TlsReport
   let orgName: string;
   let document: string;
   let records: ReportRecordRow[];
+  let digest: SenderDigestEntry[] = [];
   if (report.kind === 'aggregate') {
     const { records: list, ...metadata } = report;
     domain = report.policyPublished.domain;
@@ -160,6 +149,8 @@ async function storeReport(sink: ReportSink, report: AggregateReport | TlsReport
     orgName = report.reporter.orgName;
     document = JSON.stringify(metadata);
     records = list.map(recordRow);
+    // The engine's per-source, per-day digest, stored with the report in its transaction (summaries read it, never the rows).
+    digest = digestReports([report], domain).senders;
   } else {
     // RFC 8460 §4: a report is about one policy domain (its policies name it); the first one files it.
     domain = report.policies[0]?.policy.domain ?? '';
@@ -175,7 +166,7 @@ async function storeReport(sink: ReportSink, report: AggregateReport | TlsReport
   if (organizations.length === 0) return { ...base, outcome: 'no-organization' };
   let stored = false;
   for (const organizationId of organizations) {
-    const outcome = await sink.store.add({ id: newId(), organizationId, kind: report.kind, identity, domain, begin, end, reporter, orgName, reportId: report.reportId, origin, document, records });
+    const outcome = await sink.store.add({ id: newId(), organizationId, kind: report.kind, identity, domain, begin, end, reporter, orgName, reportId: report.reportId, origin, document, records, trusted: isTrustedOrigin(origin), digest });
     if (outcome === 'stored') stored = true;
   }
   return { ...base, outcome: stored ? 'stored' : 'duplicate' };

@@ -45,7 +45,8 @@ import { loadSeedFile } from '../store/seed.js';
 import type { Stores } from '../store/types.js';
 import type { WebPagesSettings } from '../web/plugin.js';
 import { SmtpReportReceiver } from '../ingest/smtp.js';
-import { monitorReportSignals, reportSelectorCache } from '../ingest/summary.js';
+import { reportSelectorCache } from '../summaries/selectors.js';
+import { monitorReportSignals } from '../summaries/signals.js';
 import { buildApp } from './compose.js';
 import { isDemoTransportDomain, startDemoTransport, type DemoTransport } from './demo-transport.js';
 

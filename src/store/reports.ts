@@ -12,8 +12,13 @@
  * - Records are kept as columns the queries group by (source, header From, disposition, the two
  *   aligned results, the report's own date range) plus the rest of the record as opaque JSON
  *   (`detail`), which the store never interprets.
+ * - With each aggregate report, in the same transaction, the engine's digest of it (one entry per
+ *   source and UTC day: `digestReports`) is merged into the domain's stored digest
+ *   (`report_sender_days`), kept apart for trusted and untrusted reports ({@link isTrustedOrigin}).
+ *   Summaries, selectors and monitor signals read the digest, never the rows.
  * - A file that could not be taken is kept as a rejection with its reason (counted, listed).
  */
+import type { SenderDigestEntry } from '@spoof-checker/engine';
 import type { Page, PageRequest, Timestamp } from './page-types.js';
 
 /** The two kinds of report. `aggregate` is DMARC (rua); `tls` is TLS-RPT. */
@@ -95,22 +100,58 @@ export interface NewReport {
   document: string;
   /** Aggregate records (empty for a TLS report). */
   records: ReportRecordRow[];
+  /** Whether the origin vouches for it ({@link isTrustedOrigin}): untrusted digests are kept apart. */
+  trusted: boolean;
+  /**
+   * The engine's digest of the records for `domain` (`digestReports([report], domain).senders`: one
+   * entry per source, on the UTC day the report's period begins); empty for a TLS report.
+   */
+  digest: SenderDigestEntry[];
 }
 
-/** A stored report as lists show it (its records are read through {@link ReportStore.recordGroups}). */
-export interface StoredReport extends Omit<NewReport, 'records'> {
+/**
+ * Whether a report's origin vouches for it: the message that carried it was authenticated
+ * (RFC 7489 §7.2.1.1, RFC 8460 §3), or the organisation handed it in itself (its API key, its
+ * operator's `reports import`). Anyone can mail a `rua` address or POST to the public TLS-RPT route:
+ * what comes that way unauthenticated is kept and shown apart, marked, and never raises an alert nor
+ * names a DKIM selector to probe.
+ */
+export function isTrustedOrigin(origin: Pick<ReportOrigin, 'authenticatedDomain' | 'channel'>): boolean {
+  return origin.authenticatedDomain !== null || origin.channel === 'file' || origin.channel === 'upload';
+}
+
+/** UTC days, both ends included (`YYYY-MM-DD`). */
+export interface DayRange {
+  from: string;
+  to: string;
+}
+
+/** A domain's messages on one UTC day (the day each report's period begins), trusted and untrusted apart. */
+export interface ReportDayTotals {
+  day: string;
+  trusted: boolean;
+  messages: number;
+  /** Messages that passed DMARC (an aligned SPF or DKIM pass, RFC 7489 §3.1). */
+  dmarcPass: number;
+  spfAligned: number;
+  dkimAligned: number;
+  failing: number;
+}
+
+/** One source's messages over a window (the untrusted reports' sources are shown this way: counted, never classed). */
+export interface ReportSourceTotals {
+  source: string;
+  messages: number;
+  dmarcPass: number;
+  failing: number;
+}
+
+/** A stored report as lists show it. */
+export interface StoredReport extends Omit<NewReport, 'records' | 'digest' | 'trusted'> {
   /** Records in the report (0 for TLS). */
   recordCount: number;
   /** Messages the records stand for (0 for TLS). */
   messageCount: number;
-}
-
-/** Records summed over one report day: every column but `count` equal. */
-export interface ReportRecordGroup extends Omit<ReportRecordRow, 'count'> {
-  /** The UTC day the report's range begins on (`YYYY-MM-DD`). */
-  day: string;
-  /** The sum of `count`. */
-  count: number;
 }
 
 /** A file that was refused, and why. */
@@ -147,6 +188,8 @@ export interface ReportCounts {
   tls: number;
   /** Aggregate reports among them whose message was not authenticated. */
   unauthenticated: number;
+  /** Aggregate reports among them that are not trusted ({@link isTrustedOrigin}): shown apart. */
+  untrusted: number;
   /** Receipts of a report already stored (each counted, none stored). */
   duplicates: number;
   /** Messages in the aggregate reports. */
@@ -177,8 +220,15 @@ export interface ReportStore {
   list(organizationId: string, query: ReportQuery): Promise<Page<StoredReport>>;
   /** Refused files, newest first. */
   rejections(organizationId: string, page: PageRequest): Promise<Page<ReportRejection>>;
-  /** Aggregate records of `domain` in reports overlapping `range`, summed per report day. */
-  recordGroups(organizationId: string, domain: string, range: ReportRange): Promise<ReportRecordGroup[]>;
+  /** The stored digest entries of `domain` on the days of `days`, of trusted or untrusted reports, by day then source. */
+  senderDays(organizationId: string, domain: string, days: DayRange, trusted: boolean): Promise<SenderDigestEntry[]>;
+  /** `domain`'s messages per day of `days` (trusted and untrusted apart), by day. */
+  dailyTotals(organizationId: string, domain: string, days: DayRange): Promise<ReportDayTotals[]>;
+  /**
+   * The busiest `limit` sources of `domain` over `days`, of trusted or untrusted reports (most
+   * messages first, then by address), and how many sources there are in all.
+   */
+  sourceTotals(organizationId: string, domain: string, days: DayRange, trusted: boolean, limit: number): Promise<{ sources: ReportSourceTotals[]; count: number }>;
   /** The documents of `domain`'s reports of `kind` overlapping `range`, oldest first. */
   documents(organizationId: string, domain: string, kind: ReportKind, range: ReportRange): Promise<string[]>;
   /** Counts for `domain` (every domain when null) over `range` (all time when null). */

@@ -206,7 +206,7 @@ export function createSqlStores(db: Kysely<StoreDatabase>, traits: SqlDialectTra
     contacts: guard(new SqlContactStore(db, traits)),
     batches: guard(new SqlBatchStore(db, traits.dialect)),
     monitors: guard(monitors),
-    reports: guard(new SqlReportStore(db)),
+    reports: guard(new SqlReportStore(db, traits.dialect)),
     lookalikeJobs: guard(lookalikeJobs),
     pruneMonitorHistory: pruneMonitors,
     pruneRecordLogs: guardedPrune,

@@ -88,7 +88,7 @@ describe('summariseReports over the fixtures', () => {
   });
 
   it('says what reject would break, and the exact fixes', () => {
-    expect(summary.readiness.reject).toEqual({ messages: 427, share: 427 / 2173, senders: ['192.0.2.44', '198.51.100.20', '203.0.113.9', '209.85.220.41'] });
+    expect(summary.readiness.reject).toEqual({ messages: 427, share: 427 / 2173, senders: ['192.0.2.44', '198.51.100.20', '203.0.113.9', '209.85.220.41'], sendersLeftOut: 0 });
     expect(summary.readiness.quarantine).toEqual(summary.readiness.reject);
     expect(summary.readiness.verdict).toBe('not-ready');
     expect(summary.readiness.blockers).toEqual([

@@ -17,10 +17,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { onRequestHookHandler } from 'fastify';
 import { Type, type TSchema } from 'typebox';
-import type { Resolver } from '@spoof-checker/engine';
+import { MAX_SUMMARY_LIST, type Resolver } from '@spoof-checker/engine';
 import { countTally, ingestReportFile, serviceRouting, soleOrganization, unauthenticatedOrigin, type IngestTally, type ReportSink } from '../../ingest/ingest.js';
 import { MAX_REPORT_MESSAGE_BYTES } from '../../ingest/message.js';
-import { DEFAULT_REPORT_DAYS, MAX_REPORT_DAYS, showReports } from '../../ingest/summary.js';
+import { DEFAULT_REPORT_DAYS, MAX_REPORT_DAYS, showReports } from '../../summaries/summary.js';
 import type { ReportRejection, StoredReport } from '../../store/reports.js';
 import type { Stores } from '../../store/types.js';
 import { clientAddress } from '../client-address.js';
@@ -153,13 +153,18 @@ const SenderSchema = Type.Object(
   },
   { additionalProperties: true },
 );
-const ImpactSchema = Type.Object({ messages: Type.Integer(), share: Type.Number({ minimum: 0, maximum: 1 }), senders: Type.Array(Type.String()) }, { additionalProperties: true });
+const LEFT_OUT = `Entries beyond the list (lists hold at most ${MAX_SUMMARY_LIST}); counted in the figures, not named`;
+const ImpactSchema = Type.Object(
+  { messages: Type.Integer(), share: Type.Number({ minimum: 0, maximum: 1 }), senders: Type.Array(Type.String(), { maxItems: MAX_SUMMARY_LIST }), sendersLeftOut: Type.Integer({ minimum: 0, description: LEFT_OUT }) },
+  { additionalProperties: true },
+);
 const ReadinessSchema = Type.Object(
   {
     reject: ImpactSchema,
     quarantine: ImpactSchema,
     verdict: Type.Enum(['ready', 'not-ready']),
-    blockers: Type.Array(Type.Object({ source: Type.String(), fix: Type.String() }, { additionalProperties: true })),
+    blockers: Type.Array(Type.Object({ source: Type.String(), fix: Type.String() }, { additionalProperties: true }), { maxItems: MAX_SUMMARY_LIST }),
+    blockersLeftOut: Type.Integer({ minimum: 0, description: LEFT_OUT }),
     summary: Type.String({ description: 'The answer in one line' }),
   },
   { additionalProperties: true },
@@ -195,17 +200,43 @@ const WindowFields = {
   messages: Type.Integer(),
   externalDestination: ExternalDestinationSchema,
 };
+const DayTotalsSchema = Type.Object({
+  day: Type.String(),
+  trusted: Type.Boolean({ description: 'false: untrusted reports (unauthenticated mail, the public TLS-RPT route), kept apart' }),
+  messages: Type.Integer(),
+  dmarcPass: Type.Integer(),
+  spfAligned: Type.Integer(),
+  dkimAligned: Type.Integer(),
+  failing: Type.Integer(),
+});
+const UntrustedSchema = Type.Object(
+  {
+    marked: Type.Literal('untrusted'),
+    note: Type.String(),
+    reports: Type.Integer(),
+    messages: Type.Integer(),
+    dmarcPass: Type.Integer(),
+    failing: Type.Integer(),
+    sources: Type.Array(Type.Object({ source: Type.String(), messages: Type.Integer(), dmarcPass: Type.Integer(), failing: Type.Integer() }), { maxItems: MAX_SUMMARY_LIST }),
+    sourcesLeftOut: Type.Integer({ minimum: 0, description: LEFT_OUT }),
+  },
+  { description: 'Reports anyone could have sent (no authenticated message, not handed in by the organisation): counted apart, never in the figures beside them, never alerted on, never probed' },
+);
 const SummarySchema = Type.Object(
   {
     ...WindowFields,
-    senders: Type.Array(SenderSchema),
+    senders: Type.Array(SenderSchema, { maxItems: MAX_SUMMARY_LIST }),
+    sendersLeftOut: Type.Integer({ minimum: 0, description: LEFT_OUT }),
     readiness: ReadinessSchema,
     spfTighten: Type.Union([Type.Object({ record: Type.String(), keep: Type.Array(Type.String()) }, { additionalProperties: true }), Type.Null()]),
     spfUnused: Type.Array(Type.Object({ term: Type.String(), lookupsSaved: Type.Integer() })),
-    selectors: Type.Array(Type.String()),
+    selectors: Type.Array(Type.String(), { maxItems: MAX_SUMMARY_LIST }),
+    selectorsLeftOut: Type.Integer({ minimum: 0, description: LEFT_OUT }),
     tls: TlsSchema,
     spf: Type.Object({ status: Type.String(), record: Type.Union([Type.String(), Type.Null()]) }),
     daily: Type.Array(Type.Object({ day: Type.String(), messages: Type.Integer(), dmarcPass: Type.Integer(), failing: Type.Integer() }), { description: 'Messages per UTC day of the window: DMARC pass and fail' }),
+    series: Type.Array(DayTotalsSchema, { description: 'Messages per UTC day with aligned SPF and DKIM apart, trusted and untrusted rows apart' }),
+    untrusted: UntrustedSchema,
   },
   { additionalProperties: false },
 );
@@ -425,8 +456,8 @@ export const reportRoutes: FastifyPluginAsyncTypebox<ReportRouteOptions> = async
     '/senders',
     'Who sends as the domain',
     'Every source address of the reports in the window, most messages first: provider, messages, aligned SPF and DKIM, DMARC pass, selectors, class and fix.',
-    Type.Object({ ...WindowFields, senders: Type.Array(SenderSchema) }, { additionalProperties: false }),
-    (s) => ({ domain: s.domain, days: s.days, window: s.window, reports: s.reports, duplicates: s.duplicates, unauthenticatedReports: s.unauthenticatedReports, messages: s.messages, externalDestination: s.externalDestination, senders: s.senders }),
+    Type.Object({ ...WindowFields, senders: Type.Array(SenderSchema, { maxItems: MAX_SUMMARY_LIST }), sendersLeftOut: Type.Integer({ minimum: 0, description: LEFT_OUT }), untrusted: UntrustedSchema }, { additionalProperties: false }),
+    (s) => ({ domain: s.domain, days: s.days, window: s.window, reports: s.reports, duplicates: s.duplicates, unauthenticatedReports: s.unauthenticatedReports, messages: s.messages, externalDestination: s.externalDestination, senders: s.senders, sendersLeftOut: s.sendersLeftOut, untrusted: s.untrusted }),
   );
   domainRoute(
     '/readiness',

@@ -2,10 +2,11 @@
  * The report store in memory (the default store of `serve` without `--data`/`--database`, and the
  * reference the SQL store is tested against).
  */
-import { mergeSenderDigests, type SenderDigestEntry } from '@spoof-checker/engine';
+import type { SenderDigestEntry } from '@spoof-checker/engine';
 import type { Page, PageRequest } from './page-types.js';
 import {
   isTrustedOrigin,
+  mergeDigestDay,
   type AddReportOutcome,
   type DayRange,
   type ReportDayTotals,
@@ -71,10 +72,18 @@ export class MemoryReportStore implements ReportStore {
     const digestKey = `${report.organizationId}\u0000${report.domain}`;
     let held = this.#digests.get(digestKey);
     if (!held) this.#digests.set(digestKey, (held = new Map()));
-    for (const entry of digest) {
-      const key = `${entry.day} ${trusted ? 1 : 0} ${entry.source}`;
-      const before = held.get(key);
-      held.set(key, { trusted, entry: before ? mergeSenderDigests([before.entry, entry], report.domain)[0]! : structuredClone(entry) });
+    const byDay = new Map<string, SenderDigestEntry[]>();
+    for (const entry of digest) byDay.set(entry.day, [...(byDay.get(entry.day) ?? []), structuredClone(entry)]);
+    for (const [day, list] of byDay) {
+      const prefix = `${day} ${trusted ? 1 : 0} `;
+      const sameDay = new Map<string, SenderDigestEntry>();
+      let stored = 0;
+      for (const [key, value] of held) {
+        if (!key.startsWith(prefix)) continue;
+        stored += 1;
+        sameDay.set(value.entry.source, value.entry);
+      }
+      for (const entry of mergeDigestDay(list, sameDay, stored, report.domain)) held.set(`${prefix}${entry.source}`, { trusted, entry });
     }
     const stored: StoredReport = {
       ...structuredClone(rest),

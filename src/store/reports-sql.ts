@@ -7,11 +7,13 @@
  * files. A report and its records are written in one transaction: all of it or none of it.
  * Epoch seconds are `bigint`; timestamps ISO 8601 text; nested values JSON text.
  */
-import { digestReports, mergeSenderDigests, type AggregateRecord, type AggregateReport, type SenderDigestEntry } from '@spoof-checker/engine';
+import { digestReports, type AggregateRecord, type AggregateReport, type SenderDigestEntry } from '@spoof-checker/engine';
 import { CompiledQuery, sql, type Kysely } from 'kysely';
 import type { MigrationFactory, SqlDialectName } from './migration-types.js';
 import type { Page, PageRequest } from './page-types.js';
 import {
+  mergeDigestDay,
+  OTHER_SOURCES,
   reportDay,
   type AddReportOutcome,
   type DayRange,
@@ -324,8 +326,9 @@ export class SqlReportStore implements ReportStore {
 
   /**
    * Merges `entries` (one report's digest) into the stored digest of the domain, inside the caller's
-   * transaction: the stored entries of the same day and sources are read, merged by the engine
-   * (`mergeSenderDigests`: counts add, sets unite) and written back in a few multi-row upserts.
+   * transaction: the stored entries of the same day and sources are read, merged (`mergeDigestDay`:
+   * counts add, sets unite, a day's sources beyond MAX_DIGEST_SOURCES_PER_DAY summed into one) and
+   * written back in a few multi-row upserts.
    * PostgreSQL runs transactions side by side, so the read-merge-write of one organisation and domain
    * is made one at a time by a transaction-scoped advisory lock; SQLite runs one transaction at a time.
    */
@@ -342,23 +345,17 @@ export class SqlReportStore implements ReportStore {
     const merged: SenderDigestEntry[] = [];
     for (const [day, list] of byDay) {
       const held = new Map<string, SenderDigestEntry>();
-      for (let start = 0; start < list.length; start += REPORT_DIGEST_CHUNK) {
-        const sources = list.slice(start, start + REPORT_DIGEST_CHUNK).map((e) => e.source);
-        const rows = await db
-          .selectFrom('report_sender_days')
+      const day_ = db.selectFrom('report_sender_days').where('organization_id', '=', organizationId).where('domain', '=', domain).where('day', '=', day).where('trusted', '=', trusted ? 1 : 0);
+      const sources = [...list.map((e) => e.source), OTHER_SOURCES];
+      for (let start = 0; start < sources.length; start += REPORT_DIGEST_CHUNK) {
+        const rows = await day_
           .select(['day', 'source', 'messages', 'dmarc_pass', 'spf_aligned', 'dkim_aligned', 'failing', 'entry'])
-          .where('organization_id', '=', organizationId)
-          .where('domain', '=', domain)
-          .where('day', '=', day)
-          .where('trusted', '=', trusted ? 1 : 0)
-          .where('source', 'in', sources)
+          .where('source', 'in', sources.slice(start, start + REPORT_DIGEST_CHUNK))
           .execute();
         for (const row of rows) held.set(row.source, entryOf(row));
       }
-      for (const e of list) {
-        const before = held.get(e.source);
-        merged.push(before ? mergeSenderDigests([before, e], domain)[0]! : e);
-      }
+      const stored = held.size === 0 ? 0 : Number((await day_.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirst())?.n ?? 0);
+      merged.push(...mergeDigestDay(list, held, stored, domain));
     }
     for (let start = 0; start < merged.length; start += REPORT_DIGEST_CHUNK) {
       const chunk = merged.slice(start, start + REPORT_DIGEST_CHUNK);

@@ -18,7 +18,7 @@
  *   Summaries, selectors and monitor signals read the digest, never the rows.
  * - A file that could not be taken is kept as a rejection with its reason (counted, listed).
  */
-import type { SenderDigestEntry } from '@spoof-checker/engine';
+import { mergeSenderDigests, type SenderDigestEntry } from '@spoof-checker/engine';
 import type { Page, PageRequest, Timestamp } from './page-types.js';
 
 /** The two kinds of report. `aggregate` is DMARC (rua); `tls` is TLS-RPT. */
@@ -118,6 +118,44 @@ export interface NewReport {
  */
 export function isTrustedOrigin(origin: Pick<ReportOrigin, 'authenticatedDomain' | 'channel'>): boolean {
   return origin.authenticatedDomain !== null || origin.channel === 'file' || origin.channel === 'upload';
+}
+
+/**
+ * Distinct sources kept apart in a domain's digest per UTC day (trusted and untrusted each): the
+ * sources of a day beyond it are summed into one entry, {@link OTHER_SOURCES}. Real domains see
+ * hundreds to a few thousand sources a day, busiest first; a forged report naming 200,000 addresses
+ * costs the digest one day of 1,000 entries, so a summary reads a bounded number of rows.
+ */
+export const MAX_DIGEST_SOURCES_PER_DAY = 1_000;
+/** The source of the entry that sums a day's sources beyond MAX_DIGEST_SOURCES_PER_DAY (never an address). */
+export const OTHER_SOURCES = '*';
+
+/**
+ * One report's digest entries of one day merged into what the store holds for that day: `held` are
+ * the stored entries of the same sources (and of {@link OTHER_SOURCES}), `stored` the distinct
+ * sources the day holds. A source already held is merged into its entry; a new one takes a place
+ * while the day has fewer than MAX_DIGEST_SOURCES_PER_DAY, the busiest first; the rest are summed
+ * into OTHER_SOURCES. Returns the entries to write (each replaces the stored one of its source).
+ */
+export function mergeDigestDay(entries: readonly SenderDigestEntry[], held: ReadonlyMap<string, SenderDigestEntry>, stored: number, domain: string): SenderDigestEntry[] {
+  const out = new Map<string, SenderDigestEntry>();
+  let places = MAX_DIGEST_SOURCES_PER_DAY - stored;
+  const busiestFirst = [...entries].sort((a, b) => b.messages - a.messages || (a.source < b.source ? -1 : a.source > b.source ? 1 : 0));
+  const overflow: SenderDigestEntry[] = [];
+  for (const e of busiestFirst) {
+    const before = held.get(e.source);
+    if (before !== undefined) out.set(e.source, mergeSenderDigests([before, e], domain)[0]!);
+    else if (e.source !== OTHER_SOURCES && places > 0) {
+      out.set(e.source, e);
+      places -= 1;
+    } else overflow.push({ ...e, source: OTHER_SOURCES });
+  }
+  if (overflow.length > 0) {
+    // OTHER_SOURCES is one row beyond the cap: a day holds at most MAX_DIGEST_SOURCES_PER_DAY + 1 rows.
+    const other = out.get(OTHER_SOURCES) ?? held.get(OTHER_SOURCES);
+    out.set(OTHER_SOURCES, mergeSenderDigests(other ? [other, ...overflow] : overflow, domain)[0]!);
+  }
+  return [...out.values()];
 }
 
 /** UTC days, both ends included (`YYYY-MM-DD`). */

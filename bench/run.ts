@@ -32,12 +32,13 @@ import { runHttpBenchmark, type HttpBenchResult } from './http.js';
 import { runResolverScanBenchmark, runScanBenchmark, type ScanBenchResult } from './scan.js';
 import { runSpfBenchmark, type SpfBenchmarkResult } from './spf-vs-mailauth.js';
 import { runStoreBenchmark, type StoreBenchResult } from './store.js';
+import { REPORT_INGEST_RATIO_TARGET, REPORTS_SHOW_TARGET_MS, runReportsBenchmark, type ReportsBenchResult } from './reports.js';
 import { formatCount, formatMeasured, formatRatio } from './stats.js';
 import { createKeyPool } from './synthetic.js';
 import { SMOKE } from './smoke.js';
 
 /** The sections, in the order they run. */
-export const SECTIONS = ['warm', 'shared', 'features', 'cold', 'http', 'spf', 'scan', 'store'] as const;
+export const SECTIONS = ['warm', 'shared', 'features', 'cold', 'http', 'spf', 'scan', 'store', 'reports'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 /** The SPF target: at least this many times mailauth's evaluations per second. */
@@ -86,6 +87,8 @@ export interface BenchResults {
   /** The same scan with `--resolver`, against the embedded DNS server in another process. */
   scanResolver?: ScanBenchResult;
   store?: StoreBenchResult;
+  /** DMARC reports through the whole path against the same rows inserted bare; `reports show` (bench/reports.ts). */
+  reports?: ReportsBenchResult;
   rows: Row[];
   /** The headline figures (also the last line of `--json`). */
   summary: Summary;
@@ -108,6 +111,12 @@ export interface Summary {
   scanPeakRssMb: number | null;
   /** `scan --resolver` against a DNS server: the largest peak RSS over the sizes, in MB (target ≤ 300, flat). */
   scanResolverPeakRssMb: number | null;
+  /** Report rows stored per second through the whole path ÷ the same rows inserted bare, SQLite (target ≥ 0.3). */
+  reportIngestRatioSqlite: number | null;
+  /** The same on PostgreSQL (target ≥ 0.3). */
+  reportIngestRatioPostgres: number | null;
+  /** `reports show` over 30 days, median, the larger of the two stores, in ms (target ≤ 200). */
+  reportsShowMs: number | null;
 }
 
 /** The machine: Node version, CPU model from /proc/cpuinfo (else os.cpus()), cores, memory. */
@@ -275,6 +284,29 @@ export function rowsOf(results: Omit<BenchResults, 'rows' | 'summary'>): Row[] {
       });
     }
   }
+  if (results.reports) {
+    const reports = results.reports;
+    for (const r of reports.results) {
+      rows.push({
+        section: '7 reports',
+        figure: `report rows stored/s, ${r.name} (${formatCount(reports.reports)} reports of ${reports.records} records)`,
+        value: `${formatCount(r.rowsPerSecond)} rows/s`,
+        baseline: `bare ${formatCount(r.bareRowsPerSecond)} rows/s`,
+        ratio: formatRatio(r.ingestRatio),
+        target: `≥ ${REPORT_INGEST_RATIO_TARGET}`,
+        met: r.ingestRatio >= REPORT_INGEST_RATIO_TARGET,
+      });
+      rows.push({
+        section: '7 reports',
+        figure: `reports show, 30 days, ${r.name} (${r.showReports} reports, ${r.showSenders} senders)`,
+        value: `${r.showMedianMs.toFixed(0)} ms (worst ${r.showMaxMs.toFixed(0)})`,
+        baseline: '',
+        ratio: '',
+        target: `≤ ${REPORTS_SHOW_TARGET_MS} ms`,
+        met: r.showMedianMs <= REPORTS_SHOW_TARGET_MS,
+      });
+    }
+  }
   return rows;
 }
 
@@ -330,6 +362,9 @@ export function summaryOf(results: Omit<BenchResults, 'rows' | 'summary'>): Summ
     dmarcVsMailauth: spf ? spf.dmarc.ratio : null,
     scanPeakRssMb: scan ? scan.peakRssMb : null,
     scanResolverPeakRssMb: results.scanResolver && Number.isFinite(results.scanResolver.peakRssMb) ? results.scanResolver.peakRssMb : null,
+    reportIngestRatioSqlite: results.reports?.ingestRatioSqlite ?? null,
+    reportIngestRatioPostgres: results.reports?.ingestRatioPostgres ?? null,
+    reportsShowMs: results.reports?.showMs ?? null,
   };
 }
 
@@ -360,6 +395,7 @@ export function notesOf(results: Omit<BenchResults, 'rows' | 'summary'>): string
   }
   if (spf) notes.push(`4: mailauth ${spf.mailauthVersion} on Node ${spf.node} (a child process where the host's Node is older than mailauth's 22.19); ${spf.evaluationsPerPass} SPF evaluations and ${spf.dmarc.namesPerPass} DMARC discoveries per pass, in one process; warm-up per engine before ${spf.runs.length} alternating runs.`);
   if (results.store) notes.push(`6: bench/store.ts in this process: ${results.store.workers} createVersion calls in flight, each on its own template; warm-up half a run per store; ${results.store.runs} runs of ${results.store.runMs / 1000} s, stores taking turns; PostgreSQL started in a temp dir with its durable defaults.`);
+  if (results.reports) notes.push(`7: bench/reports.ts in this process: ${formatCount(results.reports.reports)} reports generated one at a time through the whole path (unpack, parse, digest, store: one transaction each), against the same rows inserted bare in one transaction; show over 30 days of one domain; PostgreSQL with its durable defaults.`);
   if (scan) notes.push(`5: \`scan --zones\` in a child process per size (plain node on dist/), concurrency ${scan.concurrency}; one run per size; domains/s counted from the first result.`);
   const { scanResolver } = results;
   if (scanResolver) {
@@ -426,6 +462,7 @@ async function main(): Promise<void> {
   if (args.only.has('scan')) results.scan = await timed('5 bulk scan', () => runScanBenchmark({ engine, quick, keys }));
   if (args.only.has('scan')) results.scanResolver = await timed('5 bulk scan (--resolver)', () => runResolverScanBenchmark({ engine, quick, keys }));
   if (args.only.has('store')) results.store = await timed('6 stores', () => runStoreBenchmark({ quick, say }));
+  if (args.only.has('reports')) results.reports = await timed('7 reports', () => runReportsBenchmark());
   if (results.failures.length > 0) process.exitCode = 1;
   results.seconds = (performance.now() - started) / 1000;
 

@@ -83,7 +83,7 @@ export class MemoryReportStore implements ReportStore {
         stored += 1;
         sameDay.set(value.entry.source, value.entry);
       }
-      for (const entry of mergeDigestDay(list, sameDay, stored, report.domain)) held.set(`${prefix}${entry.source}`, { trusted, entry });
+      for (const entry of mergeDigestDay(list, sameDay, () => stored, report.domain)) held.set(`${prefix}${entry.source}`, { trusted, entry });
     }
     const stored: StoredReport = {
       ...structuredClone(rest),

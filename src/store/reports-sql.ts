@@ -216,6 +216,8 @@ export const createReportDigestTables: MigrationFactory = ({ text, dialect }) =>
       .addColumn('entry', text, (c) => c.notNull())
       // Summaries read one domain's days in order: the key is the index.
       .addPrimaryKeyConstraint('report_sender_days_pk', ['organization_id', 'domain', 'day', 'trusted', 'source'])
+      // SQLite: the rows stored in the key's own B-tree (one tree to update per merge, not a table and its key's index).
+      .$call((builder) => (dialect === 'sqlite' ? builder.modifyEnd(sql`without rowid`) : builder))
       .execute();
     // Digest what was stored before, one report at a time (memory stays flat).
     const store = new SqlReportStore(db, dialect);
@@ -240,14 +242,29 @@ export const createReportDigestTables: MigrationFactory = ({ text, dialect }) =>
   },
 });
 
-/** A digest entry less what the row holds in columns (day, source, the counts): its JSON. */
+/** A digest entry less what the row holds in columns (day, source, the counts), and less its empty fields: its JSON. */
 function entryJson(e: SenderDigestEntry): string {
-  const { day: _day, source: _source, messages: _m, dmarcPass: _p, spfAligned: _s, dkimAligned: _d, failing: _f, ...rest } = e;
+  const rest: Record<string, unknown> = {};
+  if (e.forwardedFailing !== 0) rest.forwardedFailing = e.forwardedFailing;
+  if (e.selectors.length > 0) rest.selectors = e.selectors;
+  if (e.dkimDomains.length > 0) rest.dkimDomains = e.dkimDomains;
+  if (e.spfDomains.length > 0) rest.spfDomains = e.spfDomains;
+  if (e.verified.length > 0) rest.verified = e.verified;
+  if (e.ownFailed.length > 0) rest.ownFailed = e.ownFailed;
+  if (e.ownFailedNoSelector) rest.ownFailedNoSelector = true;
+  if (e.broken.length > 0) rest.broken = e.broken;
+  if (e.brokenNoSelector !== 0) rest.brokenNoSelector = e.brokenNoSelector;
+  if (e.unalignedDkimPass !== null) rest.unalignedDkimPass = e.unalignedDkimPass;
+  if (e.unalignedSpfPass !== null) rest.unalignedSpfPass = e.unalignedSpfPass;
+  if (e.ownSpfFailed !== null) rest.ownSpfFailed = e.ownSpfFailed;
   return JSON.stringify(rest);
 }
 
+/** The columns of a stored digest row a summary reads. */
+type DigestRow = { day: string; source: string; messages: number | string; dmarc_pass: number | string; spf_aligned: number | string; dkim_aligned: number | string; failing: number | string; entry: string };
+
 /** A stored digest row back as the engine's entry. */
-function entryOf(row: { day: string; source: string; messages: number | string; dmarc_pass: number | string; spf_aligned: number | string; dkim_aligned: number | string; failing: number | string; entry: string }): SenderDigestEntry {
+function entryOf(row: DigestRow): SenderDigestEntry {
   return {
     day: row.day,
     source: row.source,
@@ -256,7 +273,19 @@ function entryOf(row: { day: string; source: string; messages: number | string; 
     spfAligned: Number(row.spf_aligned),
     dkimAligned: Number(row.dkim_aligned),
     failing: Number(row.failing),
-    ...(JSON.parse(row.entry) as Omit<SenderDigestEntry, 'day' | 'source' | 'messages' | 'dmarcPass' | 'spfAligned' | 'dkimAligned' | 'failing'>),
+    forwardedFailing: 0,
+    selectors: [],
+    dkimDomains: [],
+    spfDomains: [],
+    verified: [],
+    ownFailed: [],
+    ownFailedNoSelector: false,
+    broken: [],
+    brokenNoSelector: 0,
+    unalignedDkimPass: null,
+    unalignedSpfPass: null,
+    ownSpfFailed: null,
+    ...(JSON.parse(row.entry) as Partial<SenderDigestEntry>),
   };
 }
 
@@ -305,6 +334,28 @@ export class SqlReportStore implements ReportStore {
     this.#dialect = dialect;
   }
 
+  /** The stored digest entries of one day (organisation, domain, day, trusted) among `sources` sources. */
+  #digestRead(sources: number): string {
+    const key = `read ${sources}`;
+    let text = this.#statements.get(key);
+    if (text === undefined) {
+      const mark = (i: number) => (this.#dialect === 'postgres' ? `$${i}` : '?');
+      text =
+        `select day, source, messages, dmarc_pass, spf_aligned, dkim_aligned, failing, entry from report_sender_days where organization_id = ${mark(1)} and domain = ${mark(2)} and day = ${mark(3)} and trusted = ${mark(4)} and source in (` +
+        Array.from({ length: sources }, (_, i) => mark(i + 5)).join(', ') +
+        ')';
+      this.#statements.set(key, text);
+    }
+    return text;
+  }
+
+  /** The number of sources one day holds (organisation, domain, day, trusted). */
+  #digestCount(): string {
+    return this.#dialect === 'postgres'
+      ? 'select count(*) as n from report_sender_days where organization_id = $1 and domain = $2 and day = $3 and trusted = $4'
+      : 'select count(*) as n from report_sender_days where organization_id = ? and domain = ? and day = ? and trusted = ?';
+  }
+
   #statement(table: 'report_records' | 'report_sender_days', rows: number): string {
     const key = `${table} ${rows}`;
     let text = this.#statements.get(key);
@@ -345,17 +396,17 @@ export class SqlReportStore implements ReportStore {
     const merged: SenderDigestEntry[] = [];
     for (const [day, list] of byDay) {
       const held = new Map<string, SenderDigestEntry>();
-      const day_ = db.selectFrom('report_sender_days').where('organization_id', '=', organizationId).where('domain', '=', domain).where('day', '=', day).where('trusted', '=', trusted ? 1 : 0);
+      const key = [organizationId, domain, day, trusted ? 1 : 0];
       const sources = [...list.map((e) => e.source), OTHER_SOURCES];
+      // Raw statements, their texts built once per size: a report's merge compiles no query.
       for (let start = 0; start < sources.length; start += REPORT_DIGEST_CHUNK) {
-        const rows = await day_
-          .select(['day', 'source', 'messages', 'dmarc_pass', 'spf_aligned', 'dkim_aligned', 'failing', 'entry'])
-          .where('source', 'in', sources.slice(start, start + REPORT_DIGEST_CHUNK))
-          .execute();
+        const some = sources.slice(start, start + REPORT_DIGEST_CHUNK);
+        const { rows } = await db.executeQuery<DigestRow>(CompiledQuery.raw(this.#digestRead(some.length), [...key, ...some]));
         for (const row of rows) held.set(row.source, entryOf(row));
       }
-      const stored = held.size === 0 ? 0 : Number((await day_.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirst())?.n ?? 0);
-      merged.push(...mergeDigestDay(list, held, stored, domain));
+      // The day's sources are counted only when one is new to it (a place may be taken).
+      const stored = list.some((e) => !held.has(e.source)) ? Number((await db.executeQuery<{ n: number | string }>(CompiledQuery.raw(this.#digestCount(), key))).rows[0]?.n ?? 0) : 0;
+      merged.push(...mergeDigestDay(list, held, () => stored, domain));
     }
     for (let start = 0; start < merged.length; start += REPORT_DIGEST_CHUNK) {
       const chunk = merged.slice(start, start + REPORT_DIGEST_CHUNK);

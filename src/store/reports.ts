@@ -18,7 +18,7 @@
  *   Summaries, selectors and monitor signals read the digest, never the rows.
  * - A file that could not be taken is kept as a rejection with its reason (counted, listed).
  */
-import { mergeSenderDigests, type SenderDigestEntry } from '@spoof-checker/engine';
+import { mergeDigestEntries, mergeSenderDigests, type SenderDigestEntry } from '@spoof-checker/engine';
 import type { Page, PageRequest, Timestamp } from './page-types.js';
 
 /** The two kinds of report. `aggregate` is DMARC (rua); `tls` is TLS-RPT. */
@@ -132,20 +132,21 @@ export const OTHER_SOURCES = '*';
 
 /**
  * One report's digest entries of one day merged into what the store holds for that day: `held` are
- * the stored entries of the same sources (and of {@link OTHER_SOURCES}), `stored` the distinct
- * sources the day holds. A source already held is merged into its entry; a new one takes a place
+ * the stored entries of the same sources (and of {@link OTHER_SOURCES}), `stored` gives the distinct
+ * sources the day holds (asked only when a source is new to the day). A source already held is merged into its entry; a new one takes a place
  * while the day has fewer than MAX_DIGEST_SOURCES_PER_DAY, the busiest first; the rest are summed
  * into OTHER_SOURCES. Returns the entries to write (each replaces the stored one of its source).
  */
-export function mergeDigestDay(entries: readonly SenderDigestEntry[], held: ReadonlyMap<string, SenderDigestEntry>, stored: number, domain: string): SenderDigestEntry[] {
+export function mergeDigestDay(entries: readonly SenderDigestEntry[], held: ReadonlyMap<string, SenderDigestEntry>, stored: () => number, domain: string): SenderDigestEntry[] {
   const out = new Map<string, SenderDigestEntry>();
-  let places = MAX_DIGEST_SOURCES_PER_DAY - stored;
+  // The day's count is asked for only when a source is new to it.
+  let places: number | null = null;
   const busiestFirst = [...entries].sort((a, b) => b.messages - a.messages || (a.source < b.source ? -1 : a.source > b.source ? 1 : 0));
   const overflow: SenderDigestEntry[] = [];
   for (const e of busiestFirst) {
     const before = held.get(e.source);
-    if (before !== undefined) out.set(e.source, mergeSenderDigests([before, e], domain)[0]!);
-    else if (e.source !== OTHER_SOURCES && places > 0) {
+    if (before !== undefined) out.set(e.source, mergeDigestEntries(before, e));
+    else if (e.source !== OTHER_SOURCES && (places ??= MAX_DIGEST_SOURCES_PER_DAY - stored()) > 0) {
       out.set(e.source, e);
       places -= 1;
     } else overflow.push({ ...e, source: OTHER_SOURCES });

@@ -14,7 +14,7 @@ export type { ParseReportOptions } from './parse-aggregate.js';
 export { MAX_POLICY_STRINGS, MAX_TLS_REPORT_ITEMS, parseDateTime, parseTlsReport } from './parse-tls.js';
 export { reportIdentity } from './identity.js';
 export type { ReportIdentityOptions } from './identity.js';
-export { DAY_SECONDS, KNOWN_MAIL_SERVICES, addressIn, cloudOf, epochSecondsOf, knownMailService, mergeSenderDigests, reportsInWindow, summariseDigestSenders, summariseSenders } from './senders.js';
+export { DAY_SECONDS, KNOWN_MAIL_SERVICES, addressIn, cloudOf, epochSecondsOf, knownMailService, mergeDigestEntries, mergeSenderDigests, reportsInWindow, summariseDigestSenders, summariseSenders } from './senders.js';
 export type { KnownMailService, SenderClass, SenderDigestEntry, SenderOptions, SenderSummary } from './senders.js';
 export { MAX_SUMMARY_LIST, capList, readiness } from './readiness.js';
 export type { EnforcementImpact, Readiness, ReadinessBlocker } from './readiness.js';

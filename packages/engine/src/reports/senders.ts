@@ -577,3 +577,43 @@ export function summariseDigestSenders(entries: readonly SenderDigestEntry[], op
   });
   return finishSenders(mergeEntries(inWindow, false).values(), domain, options);
 }
+
+/** The sorted union of two sorted-or-not lists of words (the order `entryOf` gives: default sort). */
+function unionSorted(a: readonly string[], b: readonly string[]): string[] {
+  if (b.length === 0) return [...a];
+  if (a.length === 0) return [...b];
+  return [...new Set([...a, ...b])].sort();
+}
+
+/**
+ * Two digest entries of one source and day merged into one: what `mergeSenderDigests` gives for
+ * them (counts add, sets unite, the lesser word kept), without building tallies: the store merges a
+ * report's entries into the stored ones one pair at a time as reports arrive.
+ */
+export function mergeDigestEntries(a: SenderDigestEntry, b: SenderDigestEntry): SenderDigestEntry {
+  const ownFailed = new Map<string, string>(a.ownFailed);
+  for (const [key, result] of b.ownFailed) ownFailed.set(key, least(ownFailed.get(key) ?? null, result)!);
+  const broken = new Map<string, number>(a.broken);
+  for (const [key, count] of b.broken) broken.set(key, (broken.get(key) ?? 0) + count);
+  return {
+    day: a.day,
+    source: a.source,
+    messages: a.messages + b.messages,
+    spfAligned: a.spfAligned + b.spfAligned,
+    dkimAligned: a.dkimAligned + b.dkimAligned,
+    dmarcPass: a.dmarcPass + b.dmarcPass,
+    failing: a.failing + b.failing,
+    forwardedFailing: a.forwardedFailing + b.forwardedFailing,
+    selectors: unionSorted(a.selectors, b.selectors),
+    dkimDomains: unionSorted(a.dkimDomains, b.dkimDomains),
+    spfDomains: unionSorted(a.spfDomains, b.spfDomains),
+    verified: unionSorted(a.verified, b.verified),
+    ownFailed: [...ownFailed.entries()].sort(),
+    ownFailedNoSelector: a.ownFailedNoSelector || b.ownFailedNoSelector,
+    broken: [...broken.entries()].sort(),
+    brokenNoSelector: a.brokenNoSelector + b.brokenNoSelector,
+    unalignedDkimPass: least(a.unalignedDkimPass, b.unalignedDkimPass),
+    unalignedSpfPass: least(a.unalignedSpfPass, b.unalignedSpfPass),
+    ownSpfFailed: least(a.ownSpfFailed, b.ownSpfFailed),
+  };
+}

@@ -33,7 +33,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CompiledQuery, sql, type Kysely } from 'kysely';
-import { ingestReportFile, unauthenticatedOrigin, type ReportSink } from '../src/ingest/ingest.js';
+import { ingestReportFile, reportSink, unauthenticatedOrigin } from '../src/ingest/ingest.js';
 import { showReports } from '../src/summaries/summary.js';
 import { openPostgresStores } from '../src/store/postgres.js';
 import { openSqliteStores } from '../src/store/sqlite.js';
@@ -153,7 +153,7 @@ async function bareInsert(db: Kysely<any>, dialect: SqlDialectName, rows: number
 }
 
 async function measure(name: string, stores: Stores & { db: Kysely<any>; dialect: SqlDialectName }): Promise<ReportsBackendResult> {
-  const sink: ReportSink = { store: stores.reports, organizationsFor: async () => [ORG], rejectionOrganizations: [ORG] };
+  const sink = await reportSink(stores.reports, { organizationId: ORG });
   const origin = unauthenticatedOrigin('file', null);
   global.gc?.();
   const startRss = process.memoryUsage().rss;

@@ -9,7 +9,7 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { describeFetch, fetchReportsFromImap, IMAP_PASSWORD_ENV, parseImapUrl } from '../ingest/imap.js';
-import { countTally, type IngestTally, type ReportSink } from '../ingest/ingest.js';
+import { countTally, reportSink, type IngestTally } from '../ingest/ingest.js';
 import { importPaths } from '../ingest/files.js';
 import { DEFAULT_DATA_DIR, MEMORY_DATA_DIR, openStores, type StorageChoice } from '../store/open.js';
 import { isStoreUnavailable } from '../store/errors.js';
@@ -122,10 +122,6 @@ async function optionalResolver(values: { zones?: string | undefined; resolver?:
   return (await resolverFromFlags({ zones: values.zones, resolver: values.resolver, timeout: values.timeout })).resolver;
 }
 
-function cliSink(stores: Stores, organizationId: string): ReportSink {
-  return { store: stores.reports, organizationsFor: async () => [organizationId], rejectionOrganizations: [organizationId] };
-}
-
 function printTally(io: CliIo, label: string, tally: IngestTally, noReport: boolean): void {
   for (const r of tally.reports) {
     const what = r.kind === 'aggregate' ? `aggregate report ${r.reportId} for ${r.domain} (${r.records} records, ${r.messages} messages)` : `TLS report ${r.reportId} for ${r.domain}`;
@@ -148,7 +144,7 @@ async function importCommand(args: string[], io: CliIo): Promise<number> {
   const resolver = await optionalResolver(values);
   return withStores(storage, async (stores) => {
     const total = await importPaths(positionals, {
-      sink: cliSink(stores, organizationId),
+      sink: await reportSink(stores.reports, { organizationId }),
       ...(resolver ? { resolver } : {}),
       stdin: io.stdin as NodeJS.ReadableStream & AsyncIterable<Buffer>,
       onInput: (result) => printTally(io, result.input, result.tally, result.noReport),
@@ -190,7 +186,7 @@ async function fetchCommand(args: string[], io: CliIo): Promise<number> {
     try {
       outcome = await fetchReportsFromImap({
         target: parsed.target,
-        sink: cliSink(stores, organizationId),
+        sink: await reportSink(stores.reports, { organizationId }),
         ...(resolver ? { resolver } : {}),
         ...(tlsCa ? { tlsCa } : {}),
         ...(values.processed ? { processedFolder: values.processed } : {}),

@@ -36,6 +36,19 @@ export interface ReportSink {
   newId?: () => string;
 }
 
+/**
+ * The one way a sink is made. For one organisation (`{ organizationId }`: an API key's upload, the
+ * CLI's `--org`): every report and every refused file is that organisation's. `routed`: by the policy
+ * domain ({@link serviceRouting}: the SMTP receiver, the IMAP fetch, the public TLS-RPT route), refused
+ * files kept for the sole organisation when there is exactly one.
+ */
+export async function reportSink(store: ReportStore, owner: { organizationId: string } | 'routed', options: { now?: () => Date; newId?: () => string } = {}): Promise<ReportSink> {
+  const extra = { ...(options.now ? { now: options.now } : {}), ...(options.newId ? { newId: options.newId } : {}) };
+  if (owner === 'routed') return { store, organizationsFor: serviceRouting(store), rejectionOrganizations: await soleOrganization(store), ...extra };
+  const organizations = [owner.organizationId];
+  return { store, organizationsFor: async () => organizations, rejectionOrganizations: organizations, ...extra };
+}
+
 /** A file refused, with the engine's reason. */
 export interface RejectedFile {
   fileName: string | null;

@@ -18,7 +18,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { onRequestHookHandler } from 'fastify';
 import { Type, type TSchema } from 'typebox';
 import { MAX_SUMMARY_LIST, type Resolver } from '@spoof-checker/engine';
-import { countTally, ingestReportFile, serviceRouting, soleOrganization, unauthenticatedOrigin, type IngestTally, type ReportSink } from '../../ingest/ingest.js';
+import { countTally, ingestReportFile, reportSink, unauthenticatedOrigin, type IngestTally } from '../../ingest/ingest.js';
 import { MAX_REPORT_MESSAGE_BYTES } from '../../ingest/message.js';
 import { DEFAULT_REPORT_DAYS, MAX_REPORT_DAYS, showReports } from '../../summaries/summary.js';
 import type { ReportRejection, StoredReport } from '../../store/reports.js';
@@ -365,7 +365,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox<ReportRouteOptions> = async
     },
     async (request) => {
       const organizationId = principalOf(request).organizationId;
-      const sink: ReportSink = { store: stores.reports, organizationsFor: async () => [organizationId], rejectionOrganizations: [organizationId], now };
+      const sink = await reportSink(stores.reports, { organizationId }, { now });
       const tally = await ingestReportFile(sink, { bytes: bodyOf(request.body), fileName: fileNameOf(request.headers['x-report-filename']), contentType: request.headers['content-type'] ?? null }, unauthenticatedOrigin('upload', null));
       if (tally.reports.length === 0 && tally.rejected.length > 0) {
         const first = tally.rejected[0]!;
@@ -394,7 +394,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox<ReportRouteOptions> = async
       },
     },
     async (request) => {
-      const sink: ReportSink = { store: stores.reports, organizationsFor: serviceRouting(stores.reports), rejectionOrganizations: await soleOrganization(stores.reports), now };
+      const sink = await reportSink(stores.reports, 'routed', { now });
       const tally = await ingestReportFile(sink, { bytes: bodyOf(request.body), fileName: null, contentType: request.headers['content-type'] ?? null }, unauthenticatedOrigin('https', clientAddress(request)));
       if (tally.reports.length === 0 && tally.rejected.length > 0) {
         const first = tally.rejected[0]!;

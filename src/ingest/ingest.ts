@@ -18,7 +18,7 @@ import {
   type SenderDigestEntry,
   type TlsReport,
 } from '@spoof-checker/engine';
-import { isTrustedOrigin, type ReportChannel, type ReportOrigin, type ReportRecordRow, type ReportStore } from '../store/reports.js';
+import { isTrustedOrigin, type ReportChannel, type ReportKind, type ReportOrigin, type ReportRecordRow, type ReportStore } from '../store/reports.js';
 import { authenticateReportMessage, type MessageConnection } from './authenticate.js';
 import { parseReportMessage } from './message.js';
 
@@ -194,7 +194,7 @@ export async function ingestReportFile(
   sink: ReportSink,
   file: { bytes: Uint8Array; fileName: string | null; contentType?: string | null },
   origin: OriginBase,
-  options: { candidate?: boolean } = {},
+  options: { candidate?: boolean; kinds?: readonly ReportKind[] } = {},
 ): Promise<IngestTally & { found: boolean }> {
   const receivedAt = (sink.now?.() ?? new Date()).toISOString();
   const tally: IngestTally & { found: boolean } = { reports: [], rejected: [], found: false };
@@ -207,8 +207,13 @@ export async function ingestReportFile(
   }
   tally.found = true;
   for (const document of unpacked.documents) {
-    const parsed = document.kind === 'aggregate' ? parseAggregateReport(document.bytes) : parseTlsReport(document.bytes);
     const name = document.name || file.fileName;
+    // A path that takes one kind refuses the other before parsing it (the public TLS-RPT route: RFC 8460 §5.3 reports only).
+    if (options.kinds && !options.kinds.includes(document.kind)) {
+      tally.rejected.push(await reject(sink, origin, name, 'wrong-kind', wrongKind(document.kind, options.kinds), receivedAt));
+      continue;
+    }
+    const parsed = document.kind === 'aggregate' ? parseAggregateReport(document.bytes) : parseTlsReport(document.bytes);
     if (!parsed.ok) {
       tally.rejected.push(await reject(sink, origin, name, parsed.reason, parsed.detail, receivedAt));
       continue;
@@ -223,6 +228,13 @@ export async function ingestReportFile(
     tally.reports.push(await storeReport(sink, parsed.report, { ...origin, fileName: name, receivedAt }));
   }
   return tally;
+}
+
+/** Why a document of `kind` is refused where only `kinds` are taken. */
+function wrongKind(kind: ReportKind, kinds: readonly ReportKind[]): string {
+  const named = (k: ReportKind) => (k === 'tls' ? 'an SMTP TLS report (RFC 8460 JSON)' : 'a DMARC aggregate report (XML)');
+  const where = kinds.length === 1 && kinds[0] === 'tls' ? 'DMARC aggregate reports go to the mailto: address of the rua tag of the DMARC record (RFC 7489 §7.2), or to the API upload with a key' : 'send it where that kind is taken';
+  return `this is ${named(kind)}, and this path takes ${kinds.map(named).join(' or ')} only: ${where}`;
 }
 
 /** How a message arrived, for {@link ingestReportMessage}. */

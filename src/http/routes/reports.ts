@@ -389,13 +389,14 @@ export const reportRoutes: FastifyPluginAsyncTypebox<ReportRouteOptions> = async
         description:
           'The HTTPS delivery of SMTP TLS reports: publish `rua=https://<this service>' +
           TLSRPT_PATH +
-          '` in the TLS-RPT record. A POST of application/tlsrpt+gzip or application/tlsrpt+json; no key (RFC 8460 defines none). Stored for the organisations that added the policy domain (or the only organisation); the report is marked unauthenticated.',
+          '` in the TLS-RPT record. A POST of application/tlsrpt+gzip or application/tlsrpt+json; no key (RFC 8460 defines none). TLS reports only: a DMARC aggregate report is refused (422, reason wrong-kind). Stored for the organisations that added the policy domain (or the only organisation); the report is marked unauthenticated.',
         response: { 200: IngestResultSchema, ...errorResponses(400, 404, 413, 415, 422, 429, 500) },
       },
     },
     async (request) => {
       const sink = await reportSink(stores.reports, 'routed', { now });
-      const tally = await ingestReportFile(sink, { bytes: bodyOf(request.body), fileName: null, contentType: request.headers['content-type'] ?? null }, unauthenticatedOrigin('https', clientAddress(request)));
+      // RFC 8460 §5.3: this route is the HTTPS delivery of TLS reports; a DMARC aggregate report is refused unread.
+      const tally = await ingestReportFile(sink, { bytes: bodyOf(request.body), fileName: null, contentType: request.headers['content-type'] ?? null }, unauthenticatedOrigin('https', clientAddress(request)), { kinds: ['tls'] });
       if (tally.reports.length === 0 && tally.rejected.length > 0) {
         const first = tally.rejected[0]!;
         throw new ApiError('REPORT_REFUSED', { message: `The report was refused (${first.reason}): ${first.detail}.` });

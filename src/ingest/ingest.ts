@@ -18,7 +18,7 @@ import {
   type SenderDigestEntry,
   type TlsReport,
 } from '@spoof-checker/engine';
-import { isTrustedOrigin, type ReportChannel, type ReportKind, type ReportOrigin, type ReportRecordRow, type ReportStore } from '../store/reports.js';
+import { isTrustedOrigin, MAX_REPORT_RECORDS_PER_ORGANIZATION_PER_DAY, reportingSource, sourceLimit, type ReportChannel, type ReportKind, type ReportOrigin, type ReportRecordRow, type ReportStore } from '../store/reports.js';
 import { authenticateReportMessage, type MessageConnection } from './authenticate.js';
 import { parseReportMessage } from './message.js';
 
@@ -143,7 +143,7 @@ async function reject(sink: ReportSink, origin: Pick<OriginBase, 'channel' | 'se
   return { fileName, reason, detail };
 }
 
-async function storeReport(sink: ReportSink, report: AggregateReport | TlsReport, origin: ReportOrigin): Promise<IngestedReport> {
+async function storeReport(sink: ReportSink, report: AggregateReport | TlsReport, origin: ReportOrigin): Promise<IngestedReport | { overLimit: string }> {
   const newId = sink.newId ?? randomUUID;
   const reporter = origin.authenticatedDomain ?? UNAUTHENTICATED_REPORTER;
   const identity = reportIdentity(report, origin.authenticatedDomain ? { reporter: origin.authenticatedDomain } : {});
@@ -178,11 +178,27 @@ async function storeReport(sink: ReportSink, report: AggregateReport | TlsReport
   const base = { kind: report.kind, domain, reportId: report.reportId, reporter, organizations, records: records.length, messages };
   if (organizations.length === 0) return { ...base, outcome: 'no-organization' };
   let stored = false;
+  let duplicate = false;
+  let overLimit: string | null = null;
+  const trusted = isTrustedOrigin(origin);
   for (const organizationId of organizations) {
-    const outcome = await sink.store.add({ id: newId(), organizationId, kind: report.kind, identity, domain, begin, end, reporter, orgName, reportId: report.reportId, origin, document, records, trusted: isTrustedOrigin(origin), digest });
+    const outcome = await sink.store.add({ id: newId(), organizationId, kind: report.kind, identity, domain, begin, end, reporter, orgName, reportId: report.reportId, origin, document, records, trusted, digest });
     if (outcome === 'stored') stored = true;
+    else if (outcome === 'duplicate') duplicate = true;
+    else overLimit = limitDetail(outcome, reportingSource({ origin, trusted }), records.length);
   }
+  if (!stored && !duplicate && overLimit !== null) return { overLimit };
   return { ...base, outcome: stored ? 'stored' : 'duplicate' };
+}
+
+/** What a refusal for a record limit says (the limit by name and value, and what to do). */
+function limitDetail(outcome: 'over-organization-limit' | 'over-source-limit', source: string | null, records: number): string {
+  if (outcome === 'over-organization-limit') {
+    return `the organisation has taken ${MAX_REPORT_RECORDS_PER_ORGANIZATION_PER_DAY} report records in the last day (MAX_REPORT_RECORDS_PER_ORGANIZATION_PER_DAY); this report's ${records} were refused and nothing stored was lost: send it again tomorrow`;
+  }
+  const limit = sourceLimit(source ?? '');
+  const who = source === 'unauthenticated' ? 'unauthenticated reports (together)' : source === 'organization' ? "the organisation's own uploads" : `the reporter ${source}`;
+  return `${who} have given ${limit} report records in the last day (${source === 'unauthenticated' ? 'MAX_UNTRUSTED_REPORT_RECORDS_PER_DAY' : 'MAX_REPORT_RECORDS_PER_SOURCE_PER_DAY'}); this report's ${records} were refused and nothing stored was lost${source === 'unauthenticated' ? ': a report whose message is authenticated (DKIM or DMARC) has its own limit' : ': send it again tomorrow'}`;
 }
 
 /**
@@ -225,7 +241,9 @@ export async function ingestReportFile(
       tally.rejected.push(await reject(sink, origin, name, 'future-date', `the report's period begins ${when}, in the future: a reporter's clock is wrong or the report is forged`, receivedAt));
       continue;
     }
-    tally.reports.push(await storeReport(sink, parsed.report, { ...origin, fileName: name, receivedAt }));
+    const outcome = await storeReport(sink, parsed.report, { ...origin, fileName: name, receivedAt });
+    if ('overLimit' in outcome) tally.rejected.push(await reject(sink, origin, name, 'over-limit', outcome.overLimit, receivedAt));
+    else tally.reports.push(outcome);
   }
   return tally;
 }

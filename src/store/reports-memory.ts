@@ -6,7 +6,11 @@ import type { SenderDigestEntry } from '@spoof-checker/engine';
 import type { Page, PageRequest } from './page-types.js';
 import {
   isTrustedOrigin,
+  MAX_REPORT_RECORDS_PER_ORGANIZATION_PER_DAY,
   mergeDigestDay,
+  REPORT_LIMIT_WINDOW_MS,
+  reportingSource,
+  sourceLimit,
   type AddReportOutcome,
   type DayRange,
   type ReportDayTotals,
@@ -38,7 +42,7 @@ const newestFirst = (a: StoredReport, b: StoredReport): number => b.begin - a.be
 
 /** {@link ReportStore} in memory. */
 export class MemoryReportStore implements ReportStore {
-  readonly #reports = new Map<string, { report: StoredReport; records: NewReport['records'] }>();
+  readonly #reports = new Map<string, { report: StoredReport; records: NewReport['records']; source: string | null }>();
   /** organisation → identity → report id. */
   readonly #identities = new Map<string, Map<string, string>>();
   /** organisation → identity → duplicate receipts. */
@@ -68,12 +72,29 @@ export class MemoryReportStore implements ReportStore {
       else duplicates.set(report.identity, { domain: report.domain, kind: report.kind, begin: report.begin, end: report.end, times: 1 });
       return 'duplicate';
     }
+    const source = reportingSource(report);
+    if (source !== null && report.records.length > 0) {
+      const since = Date.parse(report.origin.receivedAt) - REPORT_LIMIT_WINDOW_MS;
+      let organization = 0;
+      let ofSource = 0;
+      for (const { report: held, source: heldSource } of this.#reports.values()) {
+        if (held.organizationId !== report.organizationId || Date.parse(held.origin.receivedAt) <= since) continue;
+        organization += held.recordCount;
+        if (heldSource === source) ofSource += held.recordCount;
+      }
+      if (ofSource + report.records.length > sourceLimit(source)) return 'over-source-limit';
+      if (organization + report.records.length > MAX_REPORT_RECORDS_PER_ORGANIZATION_PER_DAY) return 'over-organization-limit';
+    }
     const { records, digest, trusted, ...rest } = report;
     const digestKey = `${report.organizationId}\u0000${report.domain}`;
     let held = this.#digests.get(digestKey);
     if (!held) this.#digests.set(digestKey, (held = new Map()));
     const byDay = new Map<string, SenderDigestEntry[]>();
-    for (const entry of digest) byDay.set(entry.day, [...(byDay.get(entry.day) ?? []), structuredClone(entry)]);
+    for (const entry of digest) {
+      const list = byDay.get(entry.day);
+      if (list) list.push(structuredClone(entry));
+      else byDay.set(entry.day, [structuredClone(entry)]);
+    }
     for (const [day, list] of byDay) {
       const prefix = `${day} ${trusted ? 1 : 0} `;
       const sameDay = new Map<string, SenderDigestEntry>();
@@ -90,7 +111,7 @@ export class MemoryReportStore implements ReportStore {
       recordCount: records.length,
       messageCount: records.reduce((sum, r) => sum + r.count, 0),
     };
-    this.#reports.set(report.id, { report: stored, records: structuredClone(records) });
+    this.#reports.set(report.id, { report: stored, records: structuredClone(records), source });
     identities.set(report.identity, report.id);
     return 'stored';
   }

@@ -12,9 +12,13 @@ import { CompiledQuery, sql, type Kysely } from 'kysely';
 import type { MigrationFactory, SqlDialectName } from './migration-types.js';
 import type { Page, PageRequest } from './page-types.js';
 import {
+  MAX_REPORT_RECORDS_PER_ORGANIZATION_PER_DAY,
   mergeDigestDay,
   OTHER_SOURCES,
+  REPORT_LIMIT_WINDOW_MS,
   reportDay,
+  reportingSource,
+  sourceLimit,
   type AddReportOutcome,
   type DayRange,
   type ReportDayTotals,
@@ -60,6 +64,8 @@ export interface ReportTables {
     authenticated: number;
     /** 1 when the origin vouches for the report (isTrustedOrigin; migration 0008). */
     trusted: number;
+    /** The reporting source its records count against (reportingSource; migration 0008), null for the operator's files. */
+    reporting_source: string | null;
     received_at: string;
     /** JSON ReportOrigin. */
     origin: string;
@@ -201,6 +207,11 @@ export const createReportDigestTables: MigrationFactory = ({ text, dialect }) =>
     await db.schema.alterTable('reports').addColumn('trusted', 'integer', (c) => c.notNull().defaultTo(0)).execute();
     // JSON.stringify(origin) writes `channel` first: a file imported by the operator, an upload with the organisation's key.
     await sql`update reports set trusted = case when authenticated = 1 or origin like '{"channel":"file"%' or origin like '{"channel":"upload"%' then 1 else 0 end`.execute(db);
+    // The record limits (reportingSource): the records of the last day, per organisation and per reporting source.
+    await db.schema.alterTable('reports').addColumn('reporting_source', text).execute();
+    await sql`update reports set reporting_source = case when origin like '{"channel":"file"%' then null when trusted = 0 then 'unauthenticated' when authenticated = 1 then reporter else 'organization' end`.execute(db);
+    await db.schema.createIndex('reports_by_received').on('reports').columns(['organization_id', 'received_at', 'record_count']).execute();
+    await db.schema.createIndex('reports_by_reporting_source').on('reports').columns(['organization_id', 'reporting_source', 'received_at', 'record_count']).execute();
     await db.schema
       .createTable('report_sender_days')
       .addColumn('organization_id', text, (c) => c.notNull())
@@ -416,9 +427,31 @@ export class SqlReportStore implements ReportStore {
     }
   }
 
+  /**
+   * Which limit storing `report` would pass (records of the reports received in the last day, of the
+   * organisation and of the report's reporting source), or null. Read in the report's transaction;
+   * on PostgreSQL two reports stored at once may each fit alone and pass together, by at most one report.
+   */
+  async #overLimit(trx: Kysely<ReportTables>, report: NewReport): Promise<AddReportOutcome | null> {
+    const source = reportingSource(report);
+    if (source === null || report.records.length === 0) return null;
+    const since = new Date(Date.parse(report.origin.receivedAt) - REPORT_LIMIT_WINDOW_MS).toISOString();
+    const recent = trx.selectFrom('reports').where('organization_id', '=', report.organizationId).where('received_at', '>', since);
+    const sum = async (query: typeof recent) => Number((await query.select((eb) => eb.fn.sum<number | string | null>('record_count').as('n')).executeTakeFirst())?.n ?? 0);
+    if ((await sum(recent.where('reporting_source', '=', source))) + report.records.length > sourceLimit(source)) return 'over-source-limit';
+    if ((await sum(recent)) + report.records.length > MAX_REPORT_RECORDS_PER_ORGANIZATION_PER_DAY) return 'over-organization-limit';
+    return null;
+  }
+
   async add(report: NewReport): Promise<AddReportOutcome> {
     const messages = report.records.reduce((sum, r) => sum + r.count, 0);
-    const stored = await this.#db.transaction().execute(async (trx) => {
+    const stored = await this.#db.transaction().execute(async (trx): Promise<boolean | AddReportOutcome> => {
+      const refused = await this.#overLimit(trx, report);
+      if (refused !== null) {
+        // A resend of a report already stored is a duplicate, whatever the limits say.
+        const held = await trx.selectFrom('reports').select('id').where('organization_id', '=', report.organizationId).where('identity', '=', report.identity).executeTakeFirst();
+        return held ? false : refused;
+      }
       // The key decides (ON CONFLICT): of two receipts at once, one inserts and the other is a duplicate.
       const inserted = await trx
         .insertInto('reports')
@@ -435,6 +468,7 @@ export class SqlReportStore implements ReportStore {
           report_id: report.reportId,
           authenticated: report.origin.authenticatedDomain === null ? 0 : 1,
           trusted: report.trusted ? 1 : 0,
+          reporting_source: reportingSource(report),
           received_at: report.origin.receivedAt,
           origin: JSON.stringify(report.origin),
           document: report.document,
@@ -456,7 +490,8 @@ export class SqlReportStore implements ReportStore {
       await this.mergeDigest(trx, report.organizationId, report.domain, report.trusted, report.digest);
       return true;
     });
-    if (stored) return 'stored';
+    if (stored === true) return 'stored';
+    if (stored !== false) return stored;
     await this.#db
       .insertInto('report_duplicates')
       .values({ organization_id: report.organizationId, identity: report.identity, domain: report.domain, kind: report.kind, begin_at: report.begin, end_at: report.end, times: 1 })

@@ -243,8 +243,41 @@ export interface ReportRouting {
   organizations: string[];
 }
 
-/** The outcome of {@link ReportStore.add}. */
-export type AddReportOutcome = 'stored' | 'duplicate';
+/**
+ * The outcome of {@link ReportStore.add}: stored; a duplicate (counted, nothing stored); or refused,
+ * nothing stored, because the organisation's records of the last day, or its reporting source's,
+ * would pass their limit ({@link MAX_REPORT_RECORDS_PER_ORGANIZATION_PER_DAY},
+ * {@link MAX_REPORT_RECORDS_PER_SOURCE_PER_DAY}, {@link MAX_UNTRUSTED_REPORT_RECORDS_PER_DAY}).
+ */
+export type AddReportOutcome = 'stored' | 'duplicate' | 'over-organization-limit' | 'over-source-limit';
+
+/** The window of the record limits: records of the reports received in the last day (by the service's clock). */
+export const REPORT_LIMIT_WINDOW_MS = 86_400_000;
+/** Aggregate records one organisation takes in a day, whoever reports them (beyond: refused whole, nothing stored is lost). */
+export const MAX_REPORT_RECORDS_PER_ORGANIZATION_PER_DAY = 2_000_000;
+/** Aggregate records one reporting source (an authenticated reporter, or the organisation's own uploads) takes in a day. */
+export const MAX_REPORT_RECORDS_PER_SOURCE_PER_DAY = 500_000;
+/**
+ * Aggregate records every untrusted report of an organisation takes in a day, together (one source:
+ * anyone could have sent them, so they share one budget and cannot crowd out a real reporter).
+ */
+export const MAX_UNTRUSTED_REPORT_RECORDS_PER_DAY = 100_000;
+
+/**
+ * The reporting source a report counts against: its authenticated reporter, `organization` for what
+ * the organisation handed in itself (an upload), `unauthenticated` for every untrusted report, and
+ * null for the operator's own `reports import` (files: the operator's call, not limited).
+ */
+export function reportingSource(report: Pick<NewReport, 'origin' | 'trusted'>): string | null {
+  if (report.origin.channel === 'file') return null;
+  if (!report.trusted) return 'unauthenticated';
+  return report.origin.authenticatedDomain ?? 'organization';
+}
+
+/** The limit of a reporting source's records a day. */
+export function sourceLimit(source: string): number {
+  return source === 'unauthenticated' ? MAX_UNTRUSTED_REPORT_RECORDS_PER_DAY : MAX_REPORT_RECORDS_PER_SOURCE_PER_DAY;
+}
 
 /** The report store. Every read and write is scoped by organisation. */
 export interface ReportStore {

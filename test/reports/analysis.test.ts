@@ -230,12 +230,12 @@ describe('classification rules', () => {
     expect(sender!.fix).toBe(fix);
   });
 
-  it('own signature that verifies elsewhere but broke here: forwarded', () => {
+  it('own signature that verifies elsewhere but broke here, and nothing says it was forwarded: unauthorised (issue 38 item 12; test/reports/forwarded.test.ts)', () => {
     const senders = summariseSenders(
       [reportOf([{ sourceIp: '192.0.2.1', dkimResult: 'pass', auth: { dkim: [dkim('test.example', 's1', 'pass')], spf: [] } }, { sourceIp: '192.0.2.99', auth: { dkim: [dkim('test.example', 's1', 'fail')], spf: [spfResult('list.example', 'fail')] } }])],
       { domain: 'test.example', days: 30, now: NOW },
     );
-    expect(senders.find((s) => s.source === '192.0.2.99')!.class).toBe('forwarded');
+    expect(senders.find((s) => s.source === '192.0.2.99')!.class).toBe('unauthorised');
   });
 
   it('a forwarder whose mail sometimes keeps the signature intact: forwarded, not a blocker', () => {

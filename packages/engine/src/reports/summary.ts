@@ -185,7 +185,7 @@ export function summariseReports(input: SummariseReportsInput): ReportsSummary {
     if (unique.has(key)) duplicates++;
     else unique.set(key, report);
   }
-  const options = { domain, days: input.days, now: input.now, spf: input.spf ?? null, ranges: input.ranges ?? null };
+  const options = { domain, days: input.days, now: input.now, spf: input.spf ?? null, ranges: input.ranges ?? null, reverseNames: input.reverseNames };
   const end = epochSecondsOf(input.now);
   const start = end - input.days * DAY_SECONDS;
   let senders: SenderSummary[];

@@ -230,28 +230,36 @@ export const createReportDigestTables: MigrationFactory = ({ text, dialect }) =>
       // SQLite: the rows stored in the key's own B-tree (one tree to update per merge, not a table and its key's index).
       .$call((builder) => (dialect === 'sqlite' ? builder.modifyEnd(sql`without rowid`) : builder))
       .execute();
-    // Digest what was stored before, one report at a time (memory stays flat).
-    const store = new SqlReportStore(db, dialect);
-    let after = '';
-    for (;;) {
-      const batch = await db
-        .selectFrom('reports')
-        .select(['id', 'organization_id', 'domain', 'document', 'begin_at', 'end_at', 'trusted'])
-        .where('kind', '=', 'aggregate')
-        .where('id', '>', after)
-        .orderBy('id')
-        .limit(100)
-        .execute();
-      if (batch.length === 0) break;
-      for (const row of batch) {
-        const records = await db.selectFrom('report_records').select(['source_ip', 'count', 'header_from', 'disposition', 'detail']).where('report_pk', '=', row.id).orderBy('seq').execute();
-        const report = { ...(JSON.parse(row.document) as Omit<AggregateReport, 'records'>), records: records.map((r) => ({ sourceIp: r.source_ip, count: Number(r.count), headerFrom: r.header_from, disposition: r.disposition, ...(JSON.parse(r.detail) as object) }) as AggregateRecord) };
-        await store.mergeDigest(db, row.organization_id, row.domain, Number(row.trusted) === 1, digestReports([report], row.domain).senders);
-      }
-      after = batch[batch.length - 1]!.id;
-    }
+    await digestStoredReports(db, dialect);
   },
 });
+
+/**
+ * Digests every stored aggregate report into `report_sender_days`, one report at a time (memory stays
+ * flat): what migration 0008 does for the reports stored before it. Each report's rows are read back
+ * into the engine's shape and merged as ingestion would have merged them.
+ */
+export async function digestStoredReports(db: Kysely<any>, dialect: SqlDialectName): Promise<void> {
+  const store = new SqlReportStore(db, dialect);
+  let after = '';
+  for (;;) {
+    const batch = await db
+      .selectFrom('reports')
+      .select(['id', 'organization_id', 'domain', 'document', 'begin_at', 'end_at', 'trusted'])
+      .where('kind', '=', 'aggregate')
+      .where('id', '>', after)
+      .orderBy('id')
+      .limit(100)
+      .execute();
+    if (batch.length === 0) break;
+    for (const row of batch) {
+      const records = await db.selectFrom('report_records').select(['source_ip', 'count', 'header_from', 'disposition', 'detail']).where('report_pk', '=', row.id).orderBy('seq').execute();
+      const report = { ...(JSON.parse(row.document) as Omit<AggregateReport, 'records'>), records: records.map((r) => ({ sourceIp: r.source_ip, count: Number(r.count), headerFrom: r.header_from, disposition: r.disposition, ...(JSON.parse(r.detail) as object) }) as AggregateRecord) };
+      await store.mergeDigest(db, row.organization_id, row.domain, Number(row.trusted) === 1, digestReports([report], row.domain).senders);
+    }
+    after = batch[batch.length - 1]!.id;
+  }
+}
 
 /** A digest entry less what the row holds in columns (day, source, the counts), and less its empty fields: its JSON. */
 function entryJson(e: SenderDigestEntry): string {

@@ -7,6 +7,14 @@
  *
  *   npx tsx bench/reports.ts            10,000 reports of 100 records (1,000,000 rows) per backend
  *   npx tsx bench/reports.ts --quick    500 reports (50,000 rows): seconds
+ *   npx tsx bench/reports.ts --smoke    40 reports: proves it runs (figures not judged)
+ *
+ * The baseline (issue 43): the same number of rows inserted bare into the same store, in one
+ * transaction, by one multi-row INSERT text (500 rows a statement) reused for every chunk, with no
+ * parsing: what the database takes at most. The figure is rows stored per second through the whole
+ * path ÷ the baseline's (target ≥ 0.3 on both stores); `reports show` over 30 days must take
+ * ≤ 200 ms (the median, the larger of the two stores). bench/run.ts runs this as its section 7
+ * (`reportIngestRatioSqlite`, `reportIngestRatioPostgres`, `reportsShowMs`).
  *
  * Reports are generated one at a time and dropped once stored (streaming), so memory should stay
  * flat however many are imported: the peak resident set size is sampled every 50 ms and reported
@@ -23,28 +31,37 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ingestReportFile, unauthenticatedOrigin, type ReportSink } from '../src/ingest/ingest.js';
-import { showReports } from '../src/ingest/summary.js';
+import { pathToFileURL } from 'node:url';
+import { CompiledQuery, sql, type Kysely } from 'kysely';
+import { ingestReportFile, reportSink, unauthenticatedOrigin } from '../src/ingest/ingest.js';
+import { showReports } from '../src/summaries/summary.js';
 import { openPostgresStores } from '../src/store/postgres.js';
 import { openSqliteStores } from '../src/store/sqlite.js';
+import type { SqlDialectName } from '../src/store/migration-types.js';
 import type { Stores } from '../src/store/types.js';
 import { startPostgres } from '../test/setup/postgres.js';
+import { SMOKE } from './smoke.js';
 
-const quick = process.argv.includes('--quick');
+const quick = process.argv.includes('--quick') || SMOKE;
 /** Reports imported per backend. */
-const REPORTS = quick ? 500 : 10_000;
+const REPORTS = SMOKE ? 40 : quick ? 500 : 10_000;
 /** Records per report. */
 const RECORDS = 100;
 /** Reporters per domain and day. */
 const REPORTERS = 4;
 /** Domains the reports are about. */
-const DOMAINS = quick ? 5 : 25;
+const DOMAINS = SMOKE ? 2 : quick ? 5 : 25;
 /** Days covered (REPORTS / DOMAINS / REPORTERS). */
 const DAYS = Math.ceil(REPORTS / DOMAINS / REPORTERS);
 /** Distinct source addresses a domain's mail comes from (its ESPs, servers, forwarders, spoofers). */
 const SOURCES_PER_DOMAIN = 400;
 /** `show` runs timed per backend. */
-const SHOW_RUNS = 20;
+const SHOW_RUNS = SMOKE ? 3 : 20;
+/** Rows per statement of the bare baseline (the store's own chunk). */
+const BARE_CHUNK = 500;
+/** Targets (issue 43). */
+export const REPORT_INGEST_RATIO_TARGET = 0.3;
+export const REPORTS_SHOW_TARGET_MS = 200;
 const DAY = 86_400;
 /** The last day of the generated reports. */
 const END = Math.floor(Date.UTC(2026, 10, 1) / 1000);
@@ -77,10 +94,15 @@ function reportXml(n: number): Buffer {
   );
 }
 
-interface BackendResult {
+/** One store's figures. */
+export interface ReportsBackendResult {
   name: string;
   reportsPerSecond: number;
   rowsPerSecond: number;
+  /** The same rows inserted bare (one transaction, one multi-row INSERT text reused, no parsing). */
+  bareRowsPerSecond: number;
+  /** rowsPerSecond ÷ bareRowsPerSecond (target ≥ 0.3). */
+  ingestRatio: number;
   seconds: number;
   peakRssMiB: number;
   startRssMiB: number;
@@ -96,8 +118,42 @@ interface BackendResult {
   showSenders: number;
 }
 
-async function measure(name: string, stores: Stores): Promise<BackendResult> {
-  const sink: ReportSink = { store: stores.reports, organizationsFor: async () => [ORG], rejectionOrganizations: [ORG] };
+/**
+ * The baseline: `rows` rows of report_records' shape inserted into a fresh table of the same
+ * columns and index, in one transaction, 500 rows a statement, one statement text for every chunk.
+ */
+async function bareInsert(db: Kysely<any>, dialect: SqlDialectName, rows: number): Promise<number> {
+  const text = dialect === 'postgres' ? 'text collate "C"' : 'text';
+  await sql
+    .raw(
+      `create table bench_bare_rows (report_pk ${text} not null, seq integer not null, organization_id ${text} not null, domain ${text} not null, begin_at bigint not null, end_at bigint not null, day ${text} not null, source_ip ${text} not null, header_from ${text} not null, disposition ${text} not null, dkim_aligned integer not null, spf_aligned integer not null, count bigint not null, detail ${text} not null, primary key (report_pk, seq))`,
+    )
+    .execute(db);
+  await sql.raw('create index bench_bare_rows_by_domain on bench_bare_rows (organization_id, domain, begin_at)').execute(db);
+  const width = 14;
+  const statement = (n: number) =>
+    `insert into bench_bare_rows values ${Array.from({ length: n }, (_, r) => `(${Array.from({ length: width }, (_, c) => (dialect === 'postgres' ? `$${r * width + c + 1}` : '?')).join(', ')})`).join(', ')}`;
+  const full = statement(BARE_CHUNK);
+  const detail = JSON.stringify({ dkimResult: 'pass', spfResult: 'pass', envelopeFrom: 'bench0.example', envelopeTo: null, auth: { dkim: [{ domain: 'bench0.example', selector: 's1', result: 'pass', humanResult: null }], spf: [{ domain: 'bench0.example', scope: 'mfrom', result: 'pass', humanResult: null }] }, reasons: [] });
+  const started = performance.now();
+  await db.transaction().execute(async (trx) => {
+    for (let start = 0; start < rows; start += BARE_CHUNK) {
+      const n = Math.min(BARE_CHUNK, rows - start);
+      const parameters: unknown[] = [];
+      for (let i = 0; i < n; i++) {
+        const k = start + i;
+        parameters.push(`bare-${Math.floor(k / RECORDS)}`, k % RECORDS, ORG, `bench${k % DOMAINS}.example`, END, END + DAY - 1, '2026-10-31', `198.51.${Math.floor((k % SOURCES_PER_DOMAIN) / 250)}.${k % 250}`, 'bench0.example', 'none', 1, 1, 1 + (k % 17), detail);
+      }
+      await trx.executeQuery(CompiledQuery.raw(n === BARE_CHUNK ? full : statement(n), parameters));
+    }
+  });
+  const seconds = (performance.now() - started) / 1000;
+  await sql.raw('drop table bench_bare_rows').execute(db);
+  return rows / seconds;
+}
+
+async function measure(name: string, stores: Stores & { db: Kysely<any>; dialect: SqlDialectName }): Promise<ReportsBackendResult> {
+  const sink = await reportSink(stores.reports, { organizationId: ORG });
   const origin = unauthenticatedOrigin('file', null);
   global.gc?.();
   const startRss = process.memoryUsage().rss;
@@ -134,10 +190,14 @@ async function measure(name: string, stores: Stores): Promise<BackendResult> {
   }
   times.sort((a, b) => a - b);
   cpu.sort((a, b) => a - b);
+  const bareRowsPerSecond = await bareInsert(stores.db, stores.dialect, stored * RECORDS);
+  const rowsPerSecond = (stored * RECORDS) / seconds;
   return {
     name,
     reportsPerSecond: stored / seconds,
-    rowsPerSecond: (stored * RECORDS) / seconds,
+    rowsPerSecond,
+    bareRowsPerSecond,
+    ingestRatio: rowsPerSecond / bareRowsPerSecond,
     seconds,
     startRssMiB: startRss / 2 ** 20,
     peakRssMiB: peakRss / 2 ** 20,
@@ -152,10 +212,26 @@ async function measure(name: string, stores: Stores): Promise<BackendResult> {
   };
 }
 
-async function main(): Promise<void> {
+/** What a run of this benchmark gives (bench/run.ts section 7). */
+export interface ReportsBenchResult {
+  reports: number;
+  records: number;
+  domains: number;
+  days: number;
+  loadAverage: number;
+  results: ReportsBackendResult[];
+  /** rows/s through the whole path ÷ bare rows/s, per store (target ≥ 0.3). */
+  ingestRatioSqlite: number | null;
+  ingestRatioPostgres: number | null;
+  /** The median `reports show` over 30 days, the larger of the two stores (target ≤ 200 ms). */
+  showMs: number | null;
+}
+
+/** Both stores: SQLite in a temp dir, PostgreSQL started here (durable defaults). */
+export async function runReportsBenchmark(): Promise<ReportsBenchResult> {
   say(`load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${cpus().length} cores`);
-  say(`reports bench: ${REPORTS} reports × ${RECORDS} records = ${REPORTS * RECORDS} rows per backend; ${DOMAINS} domains, ${DAYS} days, ${REPORTERS} reporters a day${quick ? ' (--quick)' : ''}`);
-  const results: BackendResult[] = [];
+  say(`reports bench: ${REPORTS} reports × ${RECORDS} records = ${REPORTS * RECORDS} rows per backend; ${DOMAINS} domains, ${DAYS} days, ${REPORTERS} reporters a day${SMOKE ? ' (--smoke)' : quick ? ' (--quick)' : ''}`);
+  const results: ReportsBackendResult[] = [];
   const dir = await mkdtemp(join(tmpdir(), 'bench-reports-'));
   try {
     const sqlite = (await openSqliteStores(dir, { pruneAutomatically: false })).stores;
@@ -177,18 +253,29 @@ async function main(): Promise<void> {
     } finally {
       await postgres.close();
     }
-  } catch (error) {
-    say(`PostgreSQL not measured: ${error instanceof Error ? error.message : String(error)}`);
   } finally {
     await server?.stop();
   }
   for (const r of results) {
     say(
-      `${r.name}: ${r.reportsPerSecond.toFixed(0)} reports/s (${r.rowsPerSecond.toFixed(0)} rows/s, ${r.seconds.toFixed(1)} s); RSS ${r.startRssMiB.toFixed(0)} → peak ${r.peakRssMiB.toFixed(0)} MiB, heap peak ${r.peakHeapMiB.toFixed(0)} MiB; ` +
+      `${r.name}: ${r.reportsPerSecond.toFixed(0)} reports/s (${r.rowsPerSecond.toFixed(0)} rows/s, ${r.seconds.toFixed(1)} s; bare ${r.bareRowsPerSecond.toFixed(0)} rows/s: ratio ${r.ingestRatio.toFixed(2)}); RSS ${r.startRssMiB.toFixed(0)} → peak ${r.peakRssMiB.toFixed(0)} MiB, heap peak ${r.peakHeapMiB.toFixed(0)} MiB; ` +
         `import CPU ${r.importCpuMsPerReport.toFixed(1)} ms/report; show 30 days (${r.showReports} reports, ${r.showMessages} messages, ${r.showSenders} senders): median ${r.showMedianMs.toFixed(1)} ms (CPU ${r.showCpuMs.toFixed(1)} ms), worst ${r.showMaxMs.toFixed(1)} ms`,
     );
   }
-  process.stdout.write(`${JSON.stringify({ reports: REPORTS, records: RECORDS, domains: DOMAINS, days: DAYS, loadAverage: loadavg()[0], results })}\n`);
+  const of = (name: string) => results.find((r) => r.name === name);
+  return {
+    reports: REPORTS,
+    records: RECORDS,
+    domains: DOMAINS,
+    days: DAYS,
+    loadAverage: loadavg()[0]!,
+    results,
+    ingestRatioSqlite: of('sqlite')?.ingestRatio ?? null,
+    ingestRatioPostgres: of('postgres')?.ingestRatio ?? null,
+    showMs: results.length === 0 ? null : Math.max(...results.map((r) => r.showMedianMs)),
+  };
 }
 
-await main();
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  process.stdout.write(`${JSON.stringify(await runReportsBenchmark())}\n`);
+}

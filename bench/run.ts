@@ -32,13 +32,14 @@ import { runHttpBenchmark, type HttpBenchResult } from './http.js';
 import { runResolverScanBenchmark, runScanBenchmark, SCAN_MILLION_RATE_TARGET, type ScanBenchResult } from './scan.js';
 import { runSpfBenchmark, type SpfBenchmarkResult } from './spf-vs-mailauth.js';
 import { runStoreBenchmark, type StoreBenchResult } from './store.js';
+import { REPORT_INGEST_RATIO_TARGET, REPORTS_SHOW_TARGET_MS, runReportsBenchmark, type ReportsBenchResult } from './reports.js';
 import { formatCount, formatMeasured, formatRatio } from './stats.js';
 import { createKeyPool } from './synthetic.js';
 import { SMOKE } from './smoke.js';
 import { DNSSEC_COLD_RATIO_TARGET, DNSSEC_SIGNED_COLD_RATIO_TARGET, DNSSEC_WARM_RATIO_TARGET, runDnssecBenchmark, type DnssecBenchResult } from './dnssec.js';
 
 /** The sections, in the order they run. */
-export const SECTIONS = ['warm', 'shared', 'features', 'cold', 'http', 'spf', 'scan', 'store', 'dnssec'] as const;
+export const SECTIONS = ['warm', 'shared', 'features', 'cold', 'http', 'spf', 'scan', 'store', 'dnssec', 'reports'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 /** The SPF target: at least this many times mailauth's evaluations per second. */
@@ -89,6 +90,8 @@ export interface BenchResults {
   store?: StoreBenchResult;
   /** DNSSEC validation on and off over the signed fixtures (bench/dnssec.ts). */
   dnssec?: DnssecBenchResult;
+  /** DMARC reports through the whole path against the same rows inserted bare; `reports show` (bench/reports.ts). */
+  reports?: ReportsBenchResult;
   rows: Row[];
   /** The headline figures (also the last line of `--json`). */
   summary: Summary;
@@ -119,6 +122,12 @@ export interface Summary {
   dnssecWarmRatio: number | null;
   /** Cold checks/s with DNSSEC validation ÷ without, concurrency 16, same run (target ≥ 0.5). */
   dnssecColdRatio: number | null;
+  /** Report rows stored per second through the whole path ÷ the same rows inserted bare, SQLite (target ≥ 0.3). */
+  reportIngestRatioSqlite: number | null;
+  /** The same on PostgreSQL (target ≥ 0.3). */
+  reportIngestRatioPostgres: number | null;
+  /** `reports show` over 30 days, median, the larger of the two stores, in ms (target ≤ 200). */
+  reportsShowMs: number | null;
 }
 
 /** The machine: Node version, CPU model from /proc/cpuinfo (else os.cpus()), cores, memory. */
@@ -312,6 +321,29 @@ export function rowsOf(results: Omit<BenchResults, 'rows' | 'summary'>): Row[] {
     }
   }
   rows.push(...dnssecRows(results.dnssec));
+  if (results.reports) {
+    const reports = results.reports;
+    for (const r of reports.results) {
+      rows.push({
+        section: '7 reports',
+        figure: `report rows stored/s, ${r.name} (${formatCount(reports.reports)} reports of ${reports.records} records)`,
+        value: `${formatCount(r.rowsPerSecond)} rows/s`,
+        baseline: `bare ${formatCount(r.bareRowsPerSecond)} rows/s`,
+        ratio: formatRatio(r.ingestRatio),
+        target: `≥ ${REPORT_INGEST_RATIO_TARGET}`,
+        met: r.ingestRatio >= REPORT_INGEST_RATIO_TARGET,
+      });
+      rows.push({
+        section: '7 reports',
+        figure: `reports show, 30 days, ${r.name} (${r.showReports} reports, ${r.showSenders} senders)`,
+        value: `${r.showMedianMs.toFixed(0)} ms (worst ${r.showMaxMs.toFixed(0)})`,
+        baseline: '',
+        ratio: '',
+        target: `≤ ${REPORTS_SHOW_TARGET_MS} ms`,
+        met: r.showMedianMs <= REPORTS_SHOW_TARGET_MS,
+      });
+    }
+  }
   return rows;
 }
 
@@ -391,6 +423,9 @@ export function summaryOf(results: Omit<BenchResults, 'rows' | 'summary'>): Summ
     scanMillionRateRatio: scan?.millionRateRatio !== undefined && Number.isFinite(scan.millionRateRatio) ? scan.millionRateRatio : null,
     dnssecWarmRatio: results.dnssec ? results.dnssec.warmRatio : null,
     dnssecColdRatio: results.dnssec ? results.dnssec.coldRatio : null,
+    reportIngestRatioSqlite: results.reports?.ingestRatioSqlite ?? null,
+    reportIngestRatioPostgres: results.reports?.ingestRatioPostgres ?? null,
+    reportsShowMs: results.reports?.showMs ?? null,
   };
 }
 
@@ -421,6 +456,7 @@ export function notesOf(results: Omit<BenchResults, 'rows' | 'summary'>): string
   }
   if (spf) notes.push(`4: mailauth ${spf.mailauthVersion} on Node ${spf.node} (a child process where the host's Node is older than mailauth's 22.19); ${spf.evaluationsPerPass} SPF evaluations and ${spf.dmarc.namesPerPass} DMARC discoveries per pass, in one process; warm-up per engine before ${spf.runs.length} alternating runs.`);
   if (results.store) notes.push(`6: bench/store.ts in this process: ${results.store.workers} createVersion calls in flight, each on its own template; warm-up half a run per store; ${results.store.runs} runs of ${results.store.runMs / 1000} s, stores taking turns; PostgreSQL started in a temp dir with its durable defaults.`);
+  if (results.reports) notes.push(`7: bench/reports.ts in this process: ${formatCount(results.reports.reports)} reports generated one at a time through the whole path (unpack, parse, digest, store: one transaction each), against the same rows inserted bare in one transaction; show over 30 days of one domain; PostgreSQL with its durable defaults.`);
   if (scan) notes.push(`5: \`scan --zones\` in a child process per size (plain node on dist/), concurrency ${scan.concurrency}; one run per size; domains/s counted from the first result.`);
   const { scanResolver } = results;
   if (scanResolver) {
@@ -488,6 +524,7 @@ async function main(): Promise<void> {
   if (args.only.has('scan')) results.scanResolver = await timed('5 bulk scan (--resolver)', () => runResolverScanBenchmark({ engine, quick, keys }));
   if (args.only.has('store')) results.store = await timed('6 stores', () => runStoreBenchmark({ quick, say }));
   if (args.only.has('dnssec')) results.dnssec = await timed('7 DNSSEC', () => runDnssecBenchmark({ engine, quick }));
+  if (args.only.has('reports')) results.reports = await timed('7 reports', () => runReportsBenchmark());
   if (results.failures.length > 0) process.exitCode = 1;
   results.seconds = (performance.now() - started) / 1000;
 

@@ -60,6 +60,8 @@ const ROOMS: Readonly<Record<string, Floor>> = {
   monitors: 'jobs',
   // receiving DMARC and TLS reports: files, SMTP, IMAP (above the store, below the API that uploads to it)
   ingest: 'jobs',
+  // what stored reports say: summaries, the selectors checks probe, monitor signals (read side; the store below, the API above)
+  summaries: 'jobs',
   http: 'http',
   web: 'web',
   'service.ts': 'service',

@@ -106,4 +106,12 @@ describe.concurrent('every benchmark runs (--smoke) and writes its figures', () 
     expect(Object.keys(dnsClients)).toHaveLength(2);
     for (const rates of Object.values(dnsClients)) expect(Object.keys(rates)).toEqual(['1', '32']);
   });
+
+  it('bench/reports.ts (section 7 of npm run bench): both stores against the bare insert, and show', { timeout: BENCH_TIMEOUT_MS }, async () => {
+    const done = await runBench('reports.ts');
+    expect(done.code, done.stderr).toBe(0);
+    const report = lastJsonLine(done.stdout) as { results: { name: string; ingestRatio: number; bareRowsPerSecond: number }[]; ingestRatioSqlite: number; ingestRatioPostgres: number; showMs: number };
+    expect(report.results.map((r) => r.name)).toEqual(['sqlite', 'postgres']);
+    for (const figure of [report.ingestRatioSqlite, report.ingestRatioPostgres, report.showMs]) expect(typeof figure).toBe('number');
+  });
 });

@@ -3,7 +3,7 @@
  * has to approve the policy change: the answer in one line, a daily chart of pass and fail (inline
  * SVG, no script, nothing loaded from elsewhere), the blockers with their fixes, and every sender.
  */
-import type { DailyPoint, ShownReports } from '../ingest/summary.js';
+import type { DailyPoint, ShownReports } from '../summaries/summary.js';
 
 const escapeHtml = (text: string): string =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -16,18 +16,23 @@ export function renderReportText(shown: ShownReports): string {
   const lines: string[] = [];
   lines.push(`${s.domain}: ${s.reports} aggregate report(s) over ${s.days} day(s) (${s.window.from} to ${s.window.to}), ${s.messages} message(s)`);
   if (s.duplicates > 0) lines.push(`  ${s.duplicates} duplicate report(s) received again and counted once`);
-  if (s.unauthenticatedReports > 0) lines.push(`  ${s.unauthenticatedReports} report(s) came in messages that were not authenticated (DKIM/DMARC): shown, but they may be forged`);
+  if (s.unauthenticatedReports > 0) lines.push(`  ${s.unauthenticatedReports} report(s) came in messages that were not authenticated (DKIM/DMARC): they may be forged`);
+  if (s.untrusted.reports > 0) {
+    lines.push(`  untrusted, kept apart (never in the figures below, never alerted on): ${s.untrusted.reports} report(s), ${s.untrusted.messages} message(s) from ${s.untrusted.sources.length + s.untrusted.sourcesLeftOut} source(s)`);
+  }
   lines.push('');
   lines.push(`Enforcement: ${s.readiness.summary}`);
   lines.push(`  p=quarantine would have acted on ${s.readiness.quarantine.messages} message(s) (${percent(s.readiness.quarantine.share)}) from ${s.readiness.quarantine.senders.length} source(s)`);
   lines.push(`  p=reject would have acted on ${s.readiness.reject.messages} message(s) (${percent(s.readiness.reject.share)}) from ${s.readiness.reject.senders.length} source(s)`);
   for (const b of s.readiness.blockers) lines.push(`  fix first: ${b.source}: ${b.fix}`);
+  if (s.readiness.blockersLeftOut > 0) lines.push(`  … and ${s.readiness.blockersLeftOut} more sender(s) to fix (the --json answer lists the first ${s.readiness.blockers.length})`);
   lines.push('');
   lines.push('Senders (messages, SPF aligned, DKIM aligned, DMARC pass):');
   for (const x of s.senders) {
     const reverse = x.reverseName?.status === 'found' ? ` ${x.reverseName.name}${x.reverseName.confirmed ? '' : ' (unconfirmed)'}` : '';
     lines.push(`  ${x.source.padEnd(39)} ${String(x.messages).padStart(8)} ${String(x.spfAligned).padStart(8)} ${String(x.dkimAligned).padStart(8)} ${String(x.dmarcPass).padStart(8)}  ${x.class}${x.provider ? ` (${x.provider})` : ''}${reverse}${x.selectors.length > 0 ? ` selectors ${x.selectors.join(',')}` : ''}`);
   }
+  if (s.sendersLeftOut > 0) lines.push(`  … and ${s.sendersLeftOut} more sender(s) with fewer messages`);
   if (s.spfTighten) {
     lines.push('');
     lines.push(`SPF tightening: keep ${s.spfTighten.keep.join(', ')}`);
@@ -40,7 +45,7 @@ export function renderReportText(shown: ShownReports): string {
     lines.push('');
     lines.push(`SPF terms no reported mail passed through: ${s.spfUnused.map((u) => u.term).join(', ')}`);
   }
-  if (s.selectors.length > 0) lines.push(`DKIM selectors seen: ${s.selectors.join(', ')}`);
+  if (s.selectors.length > 0) lines.push(`DKIM selectors seen: ${s.selectors.join(', ')}${s.selectorsLeftOut > 0 ? ` and ${s.selectorsLeftOut} more` : ''}`);
   if (s.tls.policies.length > 0) {
     lines.push('');
     lines.push(`TLS reports: ${s.tls.reports}`);

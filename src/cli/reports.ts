@@ -9,7 +9,7 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { describeFetch, fetchReportsFromImap, IMAP_PASSWORD_ENV, parseImapUrl } from '../ingest/imap.js';
-import { countTally, type IngestTally, type ReportSink } from '../ingest/ingest.js';
+import { countTally, reportSink, type IngestTally } from '../ingest/ingest.js';
 import { importPaths } from '../ingest/files.js';
 import { DEFAULT_DATA_DIR, MEMORY_DATA_DIR, openStores, type StorageChoice } from '../store/open.js';
 import { isStoreUnavailable } from '../store/errors.js';
@@ -18,7 +18,7 @@ import { integerOption, parseCommandArgs, RESOLVER_OPTIONS, UsageError } from '.
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo, type Command } from './io.js';
 import { resolverFromFlags } from './resolver-options.js';
 
-/** The window `show` takes without `--days`, and the longest (as src/ingest/summary.ts; the analysis is loaded only by `show`). */
+/** The window `show` takes without `--days`, and the longest (as src/summaries/summary.ts; the analysis is loaded only by `show`). */
 const DEFAULT_REPORT_DAYS = 30;
 const MAX_REPORT_DAYS = 366;
 
@@ -122,10 +122,6 @@ async function optionalResolver(values: { zones?: string | undefined; resolver?:
   return (await resolverFromFlags({ zones: values.zones, resolver: values.resolver, timeout: values.timeout })).resolver;
 }
 
-function cliSink(stores: Stores, organizationId: string): ReportSink {
-  return { store: stores.reports, organizationsFor: async () => [organizationId], rejectionOrganizations: [organizationId], failures: stores.failureReports };
-}
-
 function printTally(io: CliIo, label: string, tally: IngestTally, noReport: boolean): void {
   for (const r of tally.reports) {
     const what = r.kind === 'aggregate' ? `aggregate report ${r.reportId} for ${r.domain} (${r.records} records, ${r.messages} messages)` : `TLS report ${r.reportId} for ${r.domain}`;
@@ -148,7 +144,7 @@ async function importCommand(args: string[], io: CliIo): Promise<number> {
   const resolver = await optionalResolver(values);
   return withStores(storage, async (stores) => {
     const total = await importPaths(positionals, {
-      sink: cliSink(stores, organizationId),
+      sink: await reportSink(stores.reports, { organizationId }, { failures: stores.failureReports }),
       ...(resolver ? { resolver } : {}),
       stdin: io.stdin as NodeJS.ReadableStream & AsyncIterable<Buffer>,
       onInput: (result) => printTally(io, result.input, result.tally, result.noReport),
@@ -190,7 +186,7 @@ async function fetchCommand(args: string[], io: CliIo): Promise<number> {
     try {
       outcome = await fetchReportsFromImap({
         target: parsed.target,
-        sink: cliSink(stores, organizationId),
+        sink: await reportSink(stores.reports, { organizationId }, { failures: stores.failureReports }),
         ...(resolver ? { resolver } : {}),
         ...(tlsCa ? { tlsCa } : {}),
         ...(values.processed ? { processedFolder: values.processed } : {}),
@@ -226,7 +222,7 @@ async function showCommand(args: string[], io: CliIo): Promise<number> {
   const organizationId = organizationOf(values.org);
   const storage = reportStorage(values.data, values.database, io.env);
   const resolver = await optionalResolver(values);
-  const { showReports } = await import('../ingest/summary.js');
+  const { showReports } = await import('../summaries/summary.js');
   const { renderReportHtml, renderReportText } = await import('./reports-show.js');
   return withStores(storage, async (stores) => {
     const shown = await showReports({ store: stores.reports, organizationId, domain, days, ...(now ? { now } : {}), ...(resolver ? { resolver } : {}) });

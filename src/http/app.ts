@@ -46,7 +46,7 @@ import { batchRoutes } from './routes/batches.js';
 import { contactRoutes } from './routes/contacts.js';
 import { reportRoutes, type ReportRouteSettings } from './routes/reports.js';
 import { failureReportRoutes } from './routes/failure-reports.js';
-import { reportSelectorCache } from '../ingest/summary.js';
+import { reportSelectorCache } from '../summaries/selectors.js';
 import { domainRoutes } from './routes/domains.js';
 import { HEALTH_PATH, healthRoutes, READY_PATH } from './routes/health.js';
 import { logRoutes } from './routes/logs.js';

@@ -7,6 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import {
+  digestReports,
   parseAggregateReport,
   parseTlsReport,
   reportIdentity,
@@ -14,9 +15,10 @@ import {
   type AggregateRecord,
   type AggregateReport,
   type Resolver,
+  type SenderDigestEntry,
   type TlsReport,
 } from '@spoof-checker/engine';
-import type { ReportChannel, ReportOrigin, ReportRecordRow, ReportStore } from '../store/reports.js';
+import { isTrustedOrigin, MAX_REPORT_RECORDS_PER_ORGANIZATION_PER_DAY, reportingSource, sourceLimit, type ReportChannel, type ReportKind, type ReportOrigin, type ReportRecordRow, type ReportStore } from '../store/reports.js';
 import { authenticateReportMessage, type MessageConnection } from './authenticate.js';
 import { parseReportMessage } from './message.js';
 import type { FailureReportStore } from '../store/failure-reports.js';
@@ -36,6 +38,28 @@ export interface ReportSink {
   newId?: () => string;
   /** Failure reports (RFC 6591) found on the same paths go here (src/ingest/failure-reports.ts); without it they count as no report. */
   failures?: FailureReportStore;
+}
+
+/**
+ * The one way a sink is made. For one organisation (`{ organizationId }`: an API key's upload, the
+ * CLI's `--org`): every report and every refused file is that organisation's. `routed`: by the policy
+ * domain ({@link serviceRouting}: the SMTP receiver, the IMAP fetch, the public TLS-RPT route), refused
+ * files kept for the sole organisation when there is exactly one.
+ */
+export async function reportSink(
+  store: ReportStore,
+  owner: { organizationId: string } | 'routed',
+  options: { now?: () => Date; newId?: () => string; failures?: FailureReportStore | undefined } = {},
+): Promise<ReportSink> {
+  const extra = {
+    ...(options.now ? { now: options.now } : {}),
+    ...(options.newId ? { newId: options.newId } : {}),
+    // RFC 6591 failure reports arrive by the same paths: stored beside the aggregate reports when given.
+    ...(options.failures ? { failures: options.failures } : {}),
+  };
+  if (owner === 'routed') return { store, organizationsFor: serviceRouting(store), rejectionOrganizations: await soleOrganization(store), ...extra };
+  const organizations = [owner.organizationId];
+  return { store, organizationsFor: async () => organizations, rejectionOrganizations: organizations, ...extra };
 }
 
 /** A file refused, with the engine's reason. */
@@ -119,20 +143,6 @@ export function recordRow(record: AggregateRecord): ReportRecordRow {
   };
 }
 
-/**
- * A stored record back in the engine's shape (`count` given: groups are summed). `parsed` shares the
- * parsed details between records (read-only: the analysis never changes a record).
- */
-export function recordFromRow(row: Omit<ReportRecordRow, 'count'>, count: number, parsed?: Map<string, object>): AggregateRecord {
-  type Rest = Omit<AggregateRecord, 'sourceIp' | 'count' | 'headerFrom' | 'disposition'>;
-  let rest = parsed?.get(row.detail) as Rest | undefined;
-  if (rest === undefined) {
-    rest = JSON.parse(row.detail) as Rest;
-    parsed?.set(row.detail, rest);
-  }
-  return { sourceIp: row.sourceIp, count, headerFrom: row.headerFrom, disposition: row.disposition, ...rest };
-}
-
 /** Records a refused file for the organisations known before it was read, and returns it for the tally. */
 export async function rejectFile(sink: ReportSink, origin: Pick<OriginBase, 'channel' | 'sender'>, fileName: string | null, reason: string, detail: string): Promise<RejectedFile> {
   return reject(sink, origin, fileName, reason, detail, (sink.now?.() ?? new Date()).toISOString());
@@ -146,7 +156,7 @@ async function reject(sink: ReportSink, origin: Pick<OriginBase, 'channel' | 'se
   return { fileName, reason, detail };
 }
 
-async function storeReport(sink: ReportSink, report: AggregateReport | TlsReport, origin: ReportOrigin): Promise<IngestedReport> {
+async function storeReport(sink: ReportSink, report: AggregateReport | TlsReport, origin: ReportOrigin): Promise<IngestedReport | { overLimit: string }> {
   const newId = sink.newId ?? randomUUID;
   const reporter = origin.authenticatedDomain ?? UNAUTHENTICATED_REPORTER;
   const identity = reportIdentity(report, origin.authenticatedDomain ? { reporter: origin.authenticatedDomain } : {});
@@ -156,6 +166,7 @@ async function storeReport(sink: ReportSink, report: AggregateReport | TlsReport
   let orgName: string;
   let document: string;
   let records: ReportRecordRow[];
+  let digest: SenderDigestEntry[] = [];
   if (report.kind === 'aggregate') {
     const { records: list, ...metadata } = report;
     domain = report.policyPublished.domain;
@@ -164,6 +175,8 @@ async function storeReport(sink: ReportSink, report: AggregateReport | TlsReport
     orgName = report.reporter.orgName;
     document = JSON.stringify(metadata);
     records = list.map(recordRow);
+    // The engine's per-source, per-day digest, stored with the report in its transaction (summaries read it, never the rows).
+    digest = digestReports([report], domain).senders;
   } else {
     // RFC 8460 §4: a report is about one policy domain (its policies name it); the first one files it.
     domain = report.policies[0]?.policy.domain ?? '';
@@ -178,11 +191,27 @@ async function storeReport(sink: ReportSink, report: AggregateReport | TlsReport
   const base = { kind: report.kind, domain, reportId: report.reportId, reporter, organizations, records: records.length, messages };
   if (organizations.length === 0) return { ...base, outcome: 'no-organization' };
   let stored = false;
+  let duplicate = false;
+  let overLimit: string | null = null;
+  const trusted = isTrustedOrigin(origin);
   for (const organizationId of organizations) {
-    const outcome = await sink.store.add({ id: newId(), organizationId, kind: report.kind, identity, domain, begin, end, reporter, orgName, reportId: report.reportId, origin, document, records });
+    const outcome = await sink.store.add({ id: newId(), organizationId, kind: report.kind, identity, domain, begin, end, reporter, orgName, reportId: report.reportId, origin, document, records, trusted, digest });
     if (outcome === 'stored') stored = true;
+    else if (outcome === 'duplicate') duplicate = true;
+    else overLimit = limitDetail(outcome, reportingSource({ origin, trusted }), records.length);
   }
+  if (!stored && !duplicate && overLimit !== null) return { overLimit };
   return { ...base, outcome: stored ? 'stored' : 'duplicate' };
+}
+
+/** What a refusal for a record limit says (the limit by name and value, and what to do). */
+function limitDetail(outcome: 'over-organization-limit' | 'over-source-limit', source: string | null, records: number): string {
+  if (outcome === 'over-organization-limit') {
+    return `the organisation has taken ${MAX_REPORT_RECORDS_PER_ORGANIZATION_PER_DAY} report records in the last day (MAX_REPORT_RECORDS_PER_ORGANIZATION_PER_DAY); this report's ${records} were refused and nothing stored was lost: send it again tomorrow`;
+  }
+  const limit = sourceLimit(source ?? '');
+  const who = source === 'unauthenticated' ? 'unauthenticated reports (together)' : source === 'organization' ? "the organisation's own uploads" : `the reporter ${source}`;
+  return `${who} have given ${limit} report records in the last day (${source === 'unauthenticated' ? 'MAX_UNTRUSTED_REPORT_RECORDS_PER_DAY' : 'MAX_REPORT_RECORDS_PER_SOURCE_PER_DAY'}); this report's ${records} were refused and nothing stored was lost${source === 'unauthenticated' ? ': a report whose message is authenticated (DKIM or DMARC) has its own limit' : ': send it again tomorrow'}`;
 }
 
 /**
@@ -194,7 +223,7 @@ export async function ingestReportFile(
   sink: ReportSink,
   file: { bytes: Uint8Array; fileName: string | null; contentType?: string | null },
   origin: OriginBase,
-  options: { candidate?: boolean } = {},
+  options: { candidate?: boolean; kinds?: readonly ReportKind[] } = {},
 ): Promise<IngestTally & { found: boolean }> {
   const receivedAt = (sink.now?.() ?? new Date()).toISOString();
   const tally: IngestTally & { found: boolean } = { reports: [], rejected: [], found: false };
@@ -207,8 +236,13 @@ export async function ingestReportFile(
   }
   tally.found = true;
   for (const document of unpacked.documents) {
-    const parsed = document.kind === 'aggregate' ? parseAggregateReport(document.bytes) : parseTlsReport(document.bytes);
     const name = document.name || file.fileName;
+    // A path that takes one kind refuses the other before parsing it (the public TLS-RPT route: RFC 8460 §5.3 reports only).
+    if (options.kinds && !options.kinds.includes(document.kind)) {
+      tally.rejected.push(await reject(sink, origin, name, 'wrong-kind', wrongKind(document.kind, options.kinds), receivedAt));
+      continue;
+    }
+    const parsed = document.kind === 'aggregate' ? parseAggregateReport(document.bytes) : parseTlsReport(document.bytes);
     if (!parsed.ok) {
       tally.rejected.push(await reject(sink, origin, name, parsed.reason, parsed.detail, receivedAt));
       continue;
@@ -220,9 +254,18 @@ export async function ingestReportFile(
       tally.rejected.push(await reject(sink, origin, name, 'future-date', `the report's period begins ${when}, in the future: a reporter's clock is wrong or the report is forged`, receivedAt));
       continue;
     }
-    tally.reports.push(await storeReport(sink, parsed.report, { ...origin, fileName: name, receivedAt }));
+    const outcome = await storeReport(sink, parsed.report, { ...origin, fileName: name, receivedAt });
+    if ('overLimit' in outcome) tally.rejected.push(await reject(sink, origin, name, 'over-limit', outcome.overLimit, receivedAt));
+    else tally.reports.push(outcome);
   }
   return tally;
+}
+
+/** Why a document of `kind` is refused where only `kinds` are taken. */
+function wrongKind(kind: ReportKind, kinds: readonly ReportKind[]): string {
+  const named = (k: ReportKind) => (k === 'tls' ? 'an SMTP TLS report (RFC 8460 JSON)' : 'a DMARC aggregate report (XML)');
+  const where = kinds.length === 1 && kinds[0] === 'tls' ? 'DMARC aggregate reports go to the mailto: address of the rua tag of the DMARC record (RFC 7489 §7.2), or to the API upload with a key' : 'send it where that kind is taken';
+  return `this is ${named(kind)}, and this path takes ${kinds.map(named).join(' or ')} only: ${where}`;
 }
 
 /** How a message arrived, for {@link ingestReportMessage}. */

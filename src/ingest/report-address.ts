@@ -7,7 +7,7 @@
  * A DNS failure is never a missing record: it is `unknown` (the SMTP receiver answers 451, try
  * later), not a refusal.
  */
-import { parseDmarcRecord, type Resolver } from '@spoof-checker/engine';
+import { parseDmarcRecord, parseTlsRptRecord, type Resolver } from '@spoof-checker/engine';
 
 /** How long an answer about one address is kept (positive and negative alike). */
 export const REPORT_ADDRESS_CACHE_MS = 60_000;
@@ -25,23 +25,21 @@ export function normaliseAddress(address: string): string {
   return address.trim().replace(/^<|>$/g, '').toLowerCase();
 }
 
-/** The `mailto:` addresses of a TLS-RPT record's `rua` (RFC 8460 §3: `v=TLSRPTv1; rua=mailto:…,https:…`). */
+/**
+ * The `mailto:` addresses of a TLS-RPT record's `rua` (RFC 8460 §3: `v=TLSRPTv1; rua=mailto:…,https:…`),
+ * read by the engine's own parser (`parseTlsRptRecord`, the one the transport check uses): a record it
+ * refuses names no address. Null when the record is not a valid TLS-RPT record.
+ */
 export function tlsRptMailtos(record: string): string[] | null {
-  const parts = record.split(';').map((p) => p.trim());
-  if (!/^v\s*=\s*TLSRPTv1$/i.test(parts[0] ?? '')) return null;
+  const parsed = parseTlsRptRecord(record);
+  if (!parsed.ok) return null;
   const addresses: string[] = [];
-  for (const part of parts.slice(1)) {
-    const match = /^rua\s*=\s*(.*)$/i.exec(part);
-    if (!match) continue;
-    for (const uri of match[1]!.split(',')) {
-      const trimmed = uri.trim();
-      if (/^mailto:/i.test(trimmed)) {
-        try {
-          addresses.push(normaliseAddress(decodeURIComponent(trimmed.slice('mailto:'.length).split('?')[0]!)));
-        } catch {
-          // A URI that does not decode names no address.
-        }
-      }
+  for (const uri of parsed.rua) {
+    if (!/^mailto:/i.test(uri)) continue;
+    try {
+      addresses.push(normaliseAddress(decodeURIComponent(uri.slice('mailto:'.length).split('?')[0]!)));
+    } catch {
+      // A URI that does not decode names no address.
     }
   }
   return addresses;

@@ -194,6 +194,7 @@ function fields(snapshot: MonitorSnapshot): Map<string, unknown> {
     out.set('bimi.certificateExpiring', snapshot.bimi.certificateExpiring);
   }
   out.set('reports.unauthorised', snapshot.reports?.unauthorised ?? []);
+  if (snapshot.reports?.unauthorisedLeftOut !== undefined) out.set('reports.unauthorisedLeftOut', snapshot.reports.unauthorisedLeftOut);
   out.set('reports.passRateDropped', snapshot.reports?.passRateDropped ?? false);
   if (snapshot.dnssec) {
     out.set('dnssec.status', snapshot.dnssec.status);

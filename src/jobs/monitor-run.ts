@@ -9,7 +9,7 @@
  * monitor at once: the second to commit recomputes its transition from the first one's state.
  */
 import { randomUUID } from 'node:crypto';
-import { isSpoofCheckError } from '@spoof-checker/engine';
+import { isSpoofCheckError, MAX_SUMMARY_LIST } from '@spoof-checker/engine';
 import type { LookalikeReport, SpoofCheckResult } from '@spoof-checker/engine';
 import type { Monitor, MonitorCheckKind, MonitorReportSignals, MonitorSnapshot, NewMonitorHistoryEntry, WebhookDelivery } from '../store/monitors.js';
 import type { MonitorStore } from '../store/monitors.js';
@@ -53,6 +53,23 @@ export interface MonitorChangedEvent {
   /** Lookalikes that appeared or whose grade rose (monitors that ask for `lookalikes`). */
   lookalikes?: LookalikeAlert[];
   checkedAt: string;
+}
+
+/**
+ * The webhook body as sent: every list in it holds at most MAX_SUMMARY_LIST (100) entries, and a
+ * list that was cut has a sibling `<name>LeftOut` saying how many were left out (a list inside a
+ * list is cut without one). The history keeps the whole snapshots; only what leaves the service is
+ * bounded, so a forged report naming thousands of sources cannot make a webhook of any size.
+ */
+export function capEventLists<T>(value: T): T {
+  if (Array.isArray(value)) return value.slice(0, MAX_SUMMARY_LIST).map(capEventLists) as T;
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(value)) {
+    out[key] = capEventLists(field);
+    if (Array.isArray(field) && field.length > MAX_SUMMARY_LIST) out[`${key}LeftOut`] = field.length - MAX_SUMMARY_LIST;
+  }
+  return out as T;
 }
 
 /** What a run needs. */
@@ -176,9 +193,9 @@ export async function runMonitor(deps: MonitorRunDeps, monitorId: string, runId:
           ...(alerts.length > 0 ? { lookalikes: alerts } : {}),
           checkedAt: at,
         };
-        if (monitor.webhookUrl !== null) deliveries.push(newDelivery({ monitorId, organizationId: monitor.organizationId, eventId, url: monitor.webhookUrl, body: JSON.stringify(event), at }));
+        if (monitor.webhookUrl !== null) deliveries.push(newDelivery({ monitorId, organizationId: monitor.organizationId, eventId, url: monitor.webhookUrl, body: JSON.stringify(capEventLists(event)), at }));
         // The organisation's alert channels whose rules take it (src/jobs/alerts.ts), in the same commit.
-        if (deps.alertDeliveries) deliveries.push(...(await deps.alertDeliveries(monitor, event, eventId, at)));
+        if (deps.alertDeliveries) deliveries.push(...(await deps.alertDeliveries(monitor, capEventLists(event), eventId, at)));
       }
     }
     if (remembered && remembered.events.length > 0) {

@@ -14,7 +14,7 @@ import type { MigrationContext, MigrationFactory, SqlDialectName } from './migra
 import { createLookalikeJobTables } from './lookalike-jobs-sql.js';
 import { createAlertTables } from './alerts-sql.js';
 import { createMonitorTables } from './monitors-sql.js';
-import { createReportTables } from './reports-sql.js';
+import { createReportDigestTables, createReportTables } from './reports-sql.js';
 
 // The shapes a migration is written against (in their own module, so that the modules that define
 // tables — batches-sql.ts — import them without importing this list of migrations back).
@@ -192,6 +192,8 @@ export const MIGRATIONS: Readonly<Record<string, MigrationFactory>> = {
   '0005_reports': createReportTables,
   // Deep lookalike runs as jobs (src/store/lookalike-jobs-sql.ts).
   '0007_lookalike_jobs': createLookalikeJobTables,
+  // The per-source, per-day digest of each domain's aggregate reports, trusted and untrusted apart (src/store/reports-sql.ts).
+  '0008_report_digests': createReportDigestTables,
   // Alert channels, remembered lookalikes and failure reports (src/store/alerts-sql.ts).
   '0011_alerts': createAlertTables,
 };

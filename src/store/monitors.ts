@@ -49,7 +49,7 @@ export type MonitorSnapshot =
        */
       bimi?: { grade: string; logoValid: boolean | null; certificateExpiring: boolean };
       /**
-       * What the organisation's DMARC reports say (src/ingest/summary.ts `monitorReportSignals`);
+       * What the organisation's DMARC reports say (src/summaries/signals.ts `monitorReportSignals`);
        * present only when there is something to alert on: unauthorised senders above the volume
        * floor (sorted), or a drop of the DMARC pass rate.
        */
@@ -62,8 +62,10 @@ export type MonitorSnapshot =
 
 /** The report-based part of a monitor's snapshot. */
 export interface MonitorReportSignals {
-  /** Sources classed unauthorised in the last week of reports, over the volume floor, sorted. */
+  /** Sources classed unauthorised in the last week of trusted reports, over the volume floor, sorted: at most MAX_SUMMARY_LIST (100). */
   unauthorised: string[];
+  /** Unauthorised sources beyond the list (absent when none were left out). */
+  unauthorisedLeftOut?: number;
   /** True when the last week's DMARC pass rate fell well below the weeks before. */
   passRateDropped: boolean;
 }

@@ -2,16 +2,24 @@
  * The report store in memory (the default store of `serve` without `--data`/`--database`, and the
  * reference the SQL store is tested against).
  */
+import type { SenderDigestEntry } from '@spoof-checker/engine';
 import type { Page, PageRequest } from './page-types.js';
 import {
-  reportDay,
+  isTrustedOrigin,
+  MAX_REPORT_RECORDS_PER_ORGANIZATION_PER_DAY,
+  mergeDigestDay,
+  REPORT_LIMIT_WINDOW_MS,
+  reportingSource,
+  sourceLimit,
   type AddReportOutcome,
+  type DayRange,
+  type ReportDayTotals,
+  type ReportSourceTotals,
   type NewReport,
   type ReportCounts,
   type ReportKind,
   type ReportQuery,
   type ReportRange,
-  type ReportRecordGroup,
   type ReportRejection,
   type ReportRouting,
   type ReportStore,
@@ -34,12 +42,14 @@ const newestFirst = (a: StoredReport, b: StoredReport): number => b.begin - a.be
 
 /** {@link ReportStore} in memory. */
 export class MemoryReportStore implements ReportStore {
-  readonly #reports = new Map<string, { report: StoredReport; records: NewReport['records'] }>();
+  readonly #reports = new Map<string, { report: StoredReport; records: NewReport['records']; source: string | null }>();
   /** organisation → identity → report id. */
   readonly #identities = new Map<string, Map<string, string>>();
   /** organisation → identity → duplicate receipts. */
   readonly #duplicates = new Map<string, Map<string, Duplicate>>();
   readonly #rejections: ReportRejection[] = [];
+  /** organisation + domain → "day trusted source" → the merged digest entry. */
+  readonly #digests = new Map<string, Map<string, { trusted: boolean; entry: SenderDigestEntry }>>();
   readonly #routing: (domain: string) => Promise<ReportRouting>;
 
   /** `routing` answers {@link ReportStore.routing} from the organisations and domains held beside this store. */
@@ -62,13 +72,46 @@ export class MemoryReportStore implements ReportStore {
       else duplicates.set(report.identity, { domain: report.domain, kind: report.kind, begin: report.begin, end: report.end, times: 1 });
       return 'duplicate';
     }
-    const { records, ...rest } = report;
+    const source = reportingSource(report);
+    if (source !== null && report.records.length > 0) {
+      const since = Date.parse(report.origin.receivedAt) - REPORT_LIMIT_WINDOW_MS;
+      let organization = 0;
+      let ofSource = 0;
+      for (const { report: held, source: heldSource } of this.#reports.values()) {
+        if (held.organizationId !== report.organizationId || Date.parse(held.origin.receivedAt) <= since) continue;
+        organization += held.recordCount;
+        if (heldSource === source) ofSource += held.recordCount;
+      }
+      if (ofSource + report.records.length > sourceLimit(source)) return 'over-source-limit';
+      if (organization + report.records.length > MAX_REPORT_RECORDS_PER_ORGANIZATION_PER_DAY) return 'over-organization-limit';
+    }
+    const { records, digest, trusted, ...rest } = report;
+    const digestKey = `${report.organizationId}\u0000${report.domain}`;
+    let held = this.#digests.get(digestKey);
+    if (!held) this.#digests.set(digestKey, (held = new Map()));
+    const byDay = new Map<string, SenderDigestEntry[]>();
+    for (const entry of digest) {
+      const list = byDay.get(entry.day);
+      if (list) list.push(structuredClone(entry));
+      else byDay.set(entry.day, [structuredClone(entry)]);
+    }
+    for (const [day, list] of byDay) {
+      const prefix = `${day} ${trusted ? 1 : 0} `;
+      const sameDay = new Map<string, SenderDigestEntry>();
+      let stored = 0;
+      for (const [key, value] of held) {
+        if (!key.startsWith(prefix)) continue;
+        stored += 1;
+        sameDay.set(value.entry.source, value.entry);
+      }
+      for (const entry of mergeDigestDay(list, sameDay, () => stored, report.domain)) held.set(`${prefix}${entry.source}`, { trusted, entry });
+    }
     const stored: StoredReport = {
       ...structuredClone(rest),
       recordCount: records.length,
       messageCount: records.reduce((sum, r) => sum + r.count, 0),
     };
-    this.#reports.set(report.id, { report: stored, records: structuredClone(records) });
+    this.#reports.set(report.id, { report: stored, records: structuredClone(records), source });
     identities.set(report.identity, report.id);
     return 'stored';
   }
@@ -98,19 +141,45 @@ export class MemoryReportStore implements ReportStore {
     return { items: structuredClone(all.slice(start, start + page.limit)), total: all.length };
   }
 
-  async recordGroups(organizationId: string, domain: string, range: ReportRange): Promise<ReportRecordGroup[]> {
-    const groups = new Map<string, ReportRecordGroup>();
-    for (const { report, records } of this.#own(organizationId)) {
-      if (report.kind !== 'aggregate' || report.domain !== domain || !overlaps(report, range)) continue;
-      const day = reportDay(report.begin);
-      for (const r of records) {
-        const key = JSON.stringify([day, r.sourceIp, r.headerFrom, r.disposition, r.dkimAligned, r.spfAligned, r.detail]);
-        const group = groups.get(key);
-        if (group) group.count += r.count;
-        else groups.set(key, { day, ...r });
-      }
+  #days(organizationId: string, domain: string, days: DayRange): { trusted: boolean; entry: SenderDigestEntry }[] {
+    const held = this.#digests.get(`${organizationId}\u0000${domain}`);
+    if (!held) return [];
+    return [...held.values()]
+      .filter((d) => d.entry.day >= days.from && d.entry.day <= days.to)
+      .sort((a, b) => (a.entry.day < b.entry.day ? -1 : a.entry.day > b.entry.day ? 1 : a.entry.source < b.entry.source ? -1 : a.entry.source > b.entry.source ? 1 : 0));
+  }
+
+  async senderDays(organizationId: string, domain: string, days: DayRange, trusted: boolean): Promise<SenderDigestEntry[]> {
+    return structuredClone(this.#days(organizationId, domain, days).filter((d) => d.trusted === trusted).map((d) => d.entry));
+  }
+
+  async dailyTotals(organizationId: string, domain: string, days: DayRange): Promise<ReportDayTotals[]> {
+    const totals = new Map<string, ReportDayTotals>();
+    for (const { trusted, entry } of this.#days(organizationId, domain, days)) {
+      const key = `${entry.day} ${trusted ? 1 : 0}`;
+      let t = totals.get(key);
+      if (!t) totals.set(key, (t = { day: entry.day, trusted, messages: 0, dmarcPass: 0, spfAligned: 0, dkimAligned: 0, failing: 0 }));
+      t.messages += entry.messages;
+      t.dmarcPass += entry.dmarcPass;
+      t.spfAligned += entry.spfAligned;
+      t.dkimAligned += entry.dkimAligned;
+      t.failing += entry.failing;
     }
-    return sortGroups([...groups.values()]);
+    return [...totals.values()].sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : Number(b.trusted) - Number(a.trusted)));
+  }
+
+  async sourceTotals(organizationId: string, domain: string, days: DayRange, trusted: boolean, limit: number): Promise<{ sources: ReportSourceTotals[]; count: number }> {
+    const sources = new Map<string, ReportSourceTotals>();
+    for (const d of this.#days(organizationId, domain, days)) {
+      if (d.trusted !== trusted) continue;
+      let t = sources.get(d.entry.source);
+      if (!t) sources.set(d.entry.source, (t = { source: d.entry.source, messages: 0, dmarcPass: 0, failing: 0 }));
+      t.messages += d.entry.messages;
+      t.dmarcPass += d.entry.dmarcPass;
+      t.failing += d.entry.failing;
+    }
+    const all = [...sources.values()].sort((a, b) => b.messages - a.messages || (a.source < b.source ? -1 : a.source > b.source ? 1 : 0));
+    return { sources: all.slice(0, limit), count: all.length };
   }
 
   async documents(organizationId: string, domain: string, kind: ReportKind, range: ReportRange): Promise<string[]> {
@@ -122,7 +191,7 @@ export class MemoryReportStore implements ReportStore {
   }
 
   async counts(organizationId: string, domain: string | null, range: ReportRange | null): Promise<ReportCounts> {
-    const counts: ReportCounts = { aggregate: 0, tls: 0, unauthenticated: 0, duplicates: 0, messages: 0 };
+    const counts: ReportCounts = { aggregate: 0, tls: 0, unauthenticated: 0, untrusted: 0, duplicates: 0, messages: 0 };
     for (const { report } of this.#own(organizationId)) {
       if ((domain !== null && report.domain !== domain) || !overlaps(report, range)) continue;
       if (report.kind === 'tls') {
@@ -132,6 +201,7 @@ export class MemoryReportStore implements ReportStore {
       counts.aggregate += 1;
       counts.messages += report.messageCount;
       if (report.origin.authenticatedDomain === null) counts.unauthenticated += 1;
+      if (!isTrustedOrigin(report.origin)) counts.untrusted += 1;
     }
     for (const d of this.#duplicates.get(organizationId)?.values() ?? []) {
       if ((domain === null || d.domain === domain) && overlaps(d, range)) counts.duplicates += d.times;
@@ -154,12 +224,4 @@ export class MemoryReportStore implements ReportStore {
   async rejectionCount(organizationId: string): Promise<number> {
     return this.#rejections.filter((r) => r.organizationId === organizationId).length;
   }
-}
-
-/** The order every store returns groups in: day, then source, then the other columns. */
-export function sortGroups(groups: ReportRecordGroup[]): ReportRecordGroup[] {
-  // One key per group, built once (a comparison that built its keys would allocate n log n times).
-  const keyed = groups.map((g) => ({ g, key: `${g.day}\u0000${g.sourceIp}\u0000${g.headerFrom}\u0000${g.disposition}\u0000${g.dkimAligned ? 1 : 0}${g.spfAligned ? 1 : 0}\u0000${g.detail}` }));
-  keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  return keyed.map((k) => k.g);
 }

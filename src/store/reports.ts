@@ -12,8 +12,13 @@
  * - Records are kept as columns the queries group by (source, header From, disposition, the two
  *   aligned results, the report's own date range) plus the rest of the record as opaque JSON
  *   (`detail`), which the store never interprets.
+ * - With each aggregate report, in the same transaction, the engine's digest of it (one entry per
+ *   source and UTC day: `digestReports`) is merged into the domain's stored digest
+ *   (`report_sender_days`), kept apart for trusted and untrusted reports ({@link isTrustedOrigin}).
+ *   Summaries, selectors and monitor signals read the digest, never the rows.
  * - A file that could not be taken is kept as a rejection with its reason (counted, listed).
  */
+import { mergeDigestEntries, mergeSenderDigests, type SenderDigestEntry } from '@spoof-checker/engine';
 import type { Page, PageRequest, Timestamp } from './page-types.js';
 
 /** The two kinds of report. `aggregate` is DMARC (rua); `tls` is TLS-RPT. */
@@ -95,22 +100,97 @@ export interface NewReport {
   document: string;
   /** Aggregate records (empty for a TLS report). */
   records: ReportRecordRow[];
+  /** Whether the origin vouches for it ({@link isTrustedOrigin}): untrusted digests are kept apart. */
+  trusted: boolean;
+  /**
+   * The engine's digest of the records for `domain` (`digestReports([report], domain).senders`: one
+   * entry per source, on the UTC day the report's period begins); empty for a TLS report.
+   */
+  digest: SenderDigestEntry[];
 }
 
-/** A stored report as lists show it (its records are read through {@link ReportStore.recordGroups}). */
-export interface StoredReport extends Omit<NewReport, 'records'> {
+/**
+ * Whether a report's origin vouches for it: the message that carried it was authenticated
+ * (RFC 7489 §7.2.1.1, RFC 8460 §3), or the organisation handed it in itself (its API key, its
+ * operator's `reports import`). Anyone can mail a `rua` address or POST to the public TLS-RPT route:
+ * what comes that way unauthenticated is kept and shown apart, marked, and never raises an alert nor
+ * names a DKIM selector to probe.
+ */
+export function isTrustedOrigin(origin: Pick<ReportOrigin, 'authenticatedDomain' | 'channel'>): boolean {
+  return origin.authenticatedDomain !== null || origin.channel === 'file' || origin.channel === 'upload';
+}
+
+/**
+ * Distinct sources kept apart in a domain's digest per UTC day (trusted and untrusted each): the
+ * sources of a day beyond it are summed into one entry, {@link OTHER_SOURCES}. Real domains see
+ * hundreds to a few thousand sources a day, busiest first; a forged report naming 200,000 addresses
+ * costs the digest one day of 1,000 entries, so a summary reads a bounded number of rows.
+ */
+export const MAX_DIGEST_SOURCES_PER_DAY = 1_000;
+/** The source of the entry that sums a day's sources beyond MAX_DIGEST_SOURCES_PER_DAY (never an address). */
+export const OTHER_SOURCES = '*';
+
+/**
+ * One report's digest entries of one day merged into what the store holds for that day: `held` are
+ * the stored entries of the same sources (and of {@link OTHER_SOURCES}), `stored` gives the distinct
+ * sources the day holds (asked only when a source is new to the day). A source already held is merged into its entry; a new one takes a place
+ * while the day has fewer than MAX_DIGEST_SOURCES_PER_DAY, the busiest first; the rest are summed
+ * into OTHER_SOURCES. Returns the entries to write (each replaces the stored one of its source).
+ */
+export function mergeDigestDay(entries: readonly SenderDigestEntry[], held: ReadonlyMap<string, SenderDigestEntry>, stored: () => number, domain: string): SenderDigestEntry[] {
+  const out = new Map<string, SenderDigestEntry>();
+  // The day's count is asked for only when a source is new to it.
+  let places: number | null = null;
+  const busiestFirst = [...entries].sort((a, b) => b.messages - a.messages || (a.source < b.source ? -1 : a.source > b.source ? 1 : 0));
+  const overflow: SenderDigestEntry[] = [];
+  for (const e of busiestFirst) {
+    const before = held.get(e.source);
+    if (before !== undefined) out.set(e.source, mergeDigestEntries(before, e));
+    else if (e.source !== OTHER_SOURCES && (places ??= MAX_DIGEST_SOURCES_PER_DAY - stored()) > 0) {
+      out.set(e.source, e);
+      places -= 1;
+    } else overflow.push({ ...e, source: OTHER_SOURCES });
+  }
+  if (overflow.length > 0) {
+    // OTHER_SOURCES is one row beyond the cap: a day holds at most MAX_DIGEST_SOURCES_PER_DAY + 1 rows.
+    const other = out.get(OTHER_SOURCES) ?? held.get(OTHER_SOURCES);
+    out.set(OTHER_SOURCES, mergeSenderDigests(other ? [other, ...overflow] : overflow, domain)[0]!);
+  }
+  return [...out.values()];
+}
+
+/** UTC days, both ends included (`YYYY-MM-DD`). */
+export interface DayRange {
+  from: string;
+  to: string;
+}
+
+/** A domain's messages on one UTC day (the day each report's period begins), trusted and untrusted apart. */
+export interface ReportDayTotals {
+  day: string;
+  trusted: boolean;
+  messages: number;
+  /** Messages that passed DMARC (an aligned SPF or DKIM pass, RFC 7489 §3.1). */
+  dmarcPass: number;
+  spfAligned: number;
+  dkimAligned: number;
+  failing: number;
+}
+
+/** One source's messages over a window (the untrusted reports' sources are shown this way: counted, never classed). */
+export interface ReportSourceTotals {
+  source: string;
+  messages: number;
+  dmarcPass: number;
+  failing: number;
+}
+
+/** A stored report as lists show it. */
+export interface StoredReport extends Omit<NewReport, 'records' | 'digest' | 'trusted'> {
   /** Records in the report (0 for TLS). */
   recordCount: number;
   /** Messages the records stand for (0 for TLS). */
   messageCount: number;
-}
-
-/** Records summed over one report day: every column but `count` equal. */
-export interface ReportRecordGroup extends Omit<ReportRecordRow, 'count'> {
-  /** The UTC day the report's range begins on (`YYYY-MM-DD`). */
-  day: string;
-  /** The sum of `count`. */
-  count: number;
 }
 
 /** A file that was refused, and why. */
@@ -147,6 +227,8 @@ export interface ReportCounts {
   tls: number;
   /** Aggregate reports among them whose message was not authenticated. */
   unauthenticated: number;
+  /** Aggregate reports among them that are not trusted ({@link isTrustedOrigin}): shown apart. */
+  untrusted: number;
   /** Receipts of a report already stored (each counted, none stored). */
   duplicates: number;
   /** Messages in the aggregate reports. */
@@ -161,8 +243,41 @@ export interface ReportRouting {
   organizations: string[];
 }
 
-/** The outcome of {@link ReportStore.add}. */
-export type AddReportOutcome = 'stored' | 'duplicate';
+/**
+ * The outcome of {@link ReportStore.add}: stored; a duplicate (counted, nothing stored); or refused,
+ * nothing stored, because the organisation's records of the last day, or its reporting source's,
+ * would pass their limit ({@link MAX_REPORT_RECORDS_PER_ORGANIZATION_PER_DAY},
+ * {@link MAX_REPORT_RECORDS_PER_SOURCE_PER_DAY}, {@link MAX_UNTRUSTED_REPORT_RECORDS_PER_DAY}).
+ */
+export type AddReportOutcome = 'stored' | 'duplicate' | 'over-organization-limit' | 'over-source-limit';
+
+/** The window of the record limits: records of the reports received in the last day (by the service's clock). */
+export const REPORT_LIMIT_WINDOW_MS = 86_400_000;
+/** Aggregate records one organisation takes in a day, whoever reports them (beyond: refused whole, nothing stored is lost). */
+export const MAX_REPORT_RECORDS_PER_ORGANIZATION_PER_DAY = 2_000_000;
+/** Aggregate records one reporting source (an authenticated reporter, or the organisation's own uploads) takes in a day. */
+export const MAX_REPORT_RECORDS_PER_SOURCE_PER_DAY = 500_000;
+/**
+ * Aggregate records every untrusted report of an organisation takes in a day, together (one source:
+ * anyone could have sent them, so they share one budget and cannot crowd out a real reporter).
+ */
+export const MAX_UNTRUSTED_REPORT_RECORDS_PER_DAY = 100_000;
+
+/**
+ * The reporting source a report counts against: its authenticated reporter, `organization` for what
+ * the organisation handed in itself (an upload), `unauthenticated` for every untrusted report, and
+ * null for the operator's own `reports import` (files: the operator's call, not limited).
+ */
+export function reportingSource(report: Pick<NewReport, 'origin' | 'trusted'>): string | null {
+  if (report.origin.channel === 'file') return null;
+  if (!report.trusted) return 'unauthenticated';
+  return report.origin.authenticatedDomain ?? 'organization';
+}
+
+/** The limit of a reporting source's records a day. */
+export function sourceLimit(source: string): number {
+  return source === 'unauthenticated' ? MAX_UNTRUSTED_REPORT_RECORDS_PER_DAY : MAX_REPORT_RECORDS_PER_SOURCE_PER_DAY;
+}
 
 /** The report store. Every read and write is scoped by organisation. */
 export interface ReportStore {
@@ -177,8 +292,15 @@ export interface ReportStore {
   list(organizationId: string, query: ReportQuery): Promise<Page<StoredReport>>;
   /** Refused files, newest first. */
   rejections(organizationId: string, page: PageRequest): Promise<Page<ReportRejection>>;
-  /** Aggregate records of `domain` in reports overlapping `range`, summed per report day. */
-  recordGroups(organizationId: string, domain: string, range: ReportRange): Promise<ReportRecordGroup[]>;
+  /** The stored digest entries of `domain` on the days of `days`, of trusted or untrusted reports, by day then source. */
+  senderDays(organizationId: string, domain: string, days: DayRange, trusted: boolean): Promise<SenderDigestEntry[]>;
+  /** `domain`'s messages per day of `days` (trusted and untrusted apart), by day. */
+  dailyTotals(organizationId: string, domain: string, days: DayRange): Promise<ReportDayTotals[]>;
+  /**
+   * The busiest `limit` sources of `domain` over `days`, of trusted or untrusted reports (most
+   * messages first, then by address), and how many sources there are in all.
+   */
+  sourceTotals(organizationId: string, domain: string, days: DayRange, trusted: boolean, limit: number): Promise<{ sources: ReportSourceTotals[]; count: number }>;
   /** The documents of `domain`'s reports of `kind` overlapping `range`, oldest first. */
   documents(organizationId: string, domain: string, kind: ReportKind, range: ReportRange): Promise<string[]>;
   /** Counts for `domain` (every domain when null) over `range` (all time when null). */

@@ -219,7 +219,7 @@ export function createSqlStores(db: Kysely<StoreDatabase>, traits: SqlDialectTra
     contacts: guard(new SqlContactStore(db, traits)),
     batches: guard(new SqlBatchStore(db, traits.dialect)),
     monitors: guard(monitors),
-    reports: guard(new SqlReportStore(db)),
+    reports: guard(new SqlReportStore(db, traits.dialect)),
     lookalikeJobs: guard(lookalikeJobs),
     alerts: guard(new SqlAlertStore(db)),
     rememberedLookalikes: guard(new SqlRememberedLookalikeStore(db)),

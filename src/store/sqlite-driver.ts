@@ -43,23 +43,40 @@ function loadNodeSqlite(): typeof import('node:sqlite') {
   return nodeSqlite;
 }
 
+/**
+ * Prepared statements kept per connection, by their SQL text: a statement run again (a report's
+ * multi-row INSERT chunks, every indexed read) skips SQLite's parse and plan. Kysely holds its one
+ * connection for one query at a time, so a cached statement is never run twice at once.
+ */
+export const SQLITE_STATEMENT_CACHE_ENTRIES = 256;
+
 /** Opens `file` (created if missing; `:memory:` for a private in-memory database). */
 export function openSqliteConnection(file: string, options: { busyTimeoutMs: number }): SqliteConnection {
   const { DatabaseSync: Database } = loadNodeSqlite();
   const native: DatabaseSync = new Database(file, { timeout: options.busyTimeoutMs });
   // Kysely passes parameters as one array; node:sqlite takes them spread.
+  const prepared = new Map<string, SqliteStatement>();
   const database: SqliteDatabase = {
-    close: () => native.close(),
+    close: () => {
+      prepared.clear();
+      native.close();
+    },
     prepare(sql: string): SqliteStatement {
+      const held = prepared.get(sql);
+      if (held !== undefined) return held;
       const statement = native.prepare(sql);
       type Bound = Parameters<typeof statement.all>;
-      return {
+      // The oldest goes first: a bounded cache, whatever texts the queries build.
+      if (prepared.size >= SQLITE_STATEMENT_CACHE_ENTRIES) prepared.delete(prepared.keys().next().value!);
+      const wrapped: SqliteStatement = {
         // A statement that yields columns is a reader (SELECT, or INSERT … RETURNING).
         reader: statement.columns().length > 0,
         all: (parameters) => statement.all(...(parameters as Bound)),
         run: (parameters) => statement.run(...(parameters as Bound)),
         iterate: (parameters) => statement.iterate(...(parameters as Bound)),
       };
+      prepared.set(sql, wrapped);
+      return wrapped;
     },
   };
   return { database, exec: (sql) => native.exec(sql), isOpen: () => native.isOpen, close: () => native.close() };

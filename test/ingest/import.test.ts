@@ -124,7 +124,7 @@ describe('reports import', () => {
 
   it('tenancy: another organisation sees nothing of what one imported', async () => {
     const { counts, list, rejections } = await storeCounts(data, 'other-org');
-    expect(counts).toEqual({ aggregate: 0, tls: 0, unauthenticated: 0, duplicates: 0, messages: 0 });
+    expect(counts).toEqual({ aggregate: 0, tls: 0, unauthenticated: 0, untrusted: 0, duplicates: 0, messages: 0 });
     expect(list.total).toBe(0);
     expect(rejections.total).toBe(0);
     expect((await storeCounts(data, 'default')).list.items.every((r) => r.domain === REPORT_DOMAIN)).toBe(true);

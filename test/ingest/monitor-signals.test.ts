@@ -6,9 +6,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadZoneDirectory, parseZone, ZoneResolver, checkDomain } from '@spoof-checker/engine';
+import { checkDomain, digestReports, loadZoneDirectory, parseZone, ZoneResolver, type AggregateReport } from '@spoof-checker/engine';
 import { ingestReportFile, unauthenticatedOrigin } from '../../src/ingest/ingest.js';
-import { monitorReportSignals, reportSelectorCache, SIGNAL_MIN_UNAUTHORISED_MESSAGES } from '../../src/ingest/summary.js';
+import { reportSelectorCache } from '../../src/summaries/selectors.js';
+import { monitorReportSignals, SIGNAL_MIN_UNAUTHORISED_MESSAGES } from '../../src/summaries/signals.js';
 import { INITIAL_MACHINE } from '../../src/jobs/monitor-changes.js';
 import { runMonitor, type MonitorReportSource } from '../../src/jobs/monitor-run.js';
 import { createMemoryStores } from '../../src/store/memory.js';
@@ -43,11 +44,16 @@ describe('monitorReportSignals', () => {
     });
     const add = async (daysAgo: number, passing: number, failing: number) => {
       const begin = end - daysAgo * DAY;
+      const document = { kind: 'aggregate', schema: '7489', namespace: null, version: null, reporter: { orgName: 'x', email: null, extraContactInfo: null, generator: null }, reportId: `r${daysAgo}`, dateRange: { begin, end: begin + DAY - 1 }, errors: [], policyPublished: { domain: 'drop.example', adkim: 'r', aspf: 'r', p: 'none', sp: null, np: null, pct: null, fo: null, testing: null, discoveryMethod: null } };
+      const records = [row(true, passing), row(false, failing)];
+      const parsed = { ...document, records: records.map((r) => ({ sourceIp: r.sourceIp, count: r.count, headerFrom: r.headerFrom, disposition: r.disposition, ...JSON.parse(r.detail) })) } as unknown as AggregateReport;
       await stores.reports.add({
+        trusted: true,
+        digest: digestReports([parsed], 'drop.example').senders,
         id: `r${daysAgo}`, organizationId: 'o1', kind: 'aggregate', identity: `i${daysAgo}`, domain: 'drop.example', begin, end: begin + DAY - 1, reporter: 'x', orgName: 'x', reportId: `r${daysAgo}`,
         origin: { channel: 'file', fileName: null, sender: null, messageId: null, authenticatedDomain: null, dkim: 'none', spf: 'none', dmarc: 'none', receivedAt: '2026-11-24T00:00:00.000Z' },
-        document: JSON.stringify({ kind: 'aggregate', schema: '7489', namespace: null, version: null, reporter: { orgName: 'x', email: null, extraContactInfo: null, generator: null }, reportId: `r${daysAgo}`, dateRange: { begin, end: begin + DAY - 1 }, errors: [], policyPublished: { domain: 'drop.example', adkim: 'r', aspf: 'r', p: 'none', sp: null, np: null, pct: null, fo: null, testing: null, discoveryMethod: null } }),
-        records: [row(true, passing), row(false, failing)],
+        document: JSON.stringify(document),
+        records,
       });
     };
     for (let d = 10; d <= 30; d++) await add(d, 95, 5);

@@ -88,7 +88,7 @@ describe('summariseReports over the fixtures', () => {
   });
 
   it('says what reject would break, and the exact fixes', () => {
-    expect(summary.readiness.reject).toEqual({ messages: 427, share: 427 / 2173, senders: ['192.0.2.44', '198.51.100.20', '203.0.113.9', '209.85.220.41'] });
+    expect(summary.readiness.reject).toEqual({ messages: 427, share: 427 / 2173, senders: ['192.0.2.44', '198.51.100.20', '203.0.113.9', '209.85.220.41'], sendersLeftOut: 0 });
     expect(summary.readiness.quarantine).toEqual(summary.readiness.reject);
     expect(summary.readiness.verdict).toBe('not-ready');
     expect(summary.readiness.blockers).toEqual([
@@ -230,12 +230,12 @@ describe('classification rules', () => {
     expect(sender!.fix).toBe(fix);
   });
 
-  it('own signature that verifies elsewhere but broke here: forwarded', () => {
+  it('own signature that verifies elsewhere but broke here, and nothing says it was forwarded: unauthorised (issue 38 item 12; test/reports/forwarded.test.ts)', () => {
     const senders = summariseSenders(
       [reportOf([{ sourceIp: '192.0.2.1', dkimResult: 'pass', auth: { dkim: [dkim('test.example', 's1', 'pass')], spf: [] } }, { sourceIp: '192.0.2.99', auth: { dkim: [dkim('test.example', 's1', 'fail')], spf: [spfResult('list.example', 'fail')] } }])],
       { domain: 'test.example', days: 30, now: NOW },
     );
-    expect(senders.find((s) => s.source === '192.0.2.99')!.class).toBe('forwarded');
+    expect(senders.find((s) => s.source === '192.0.2.99')!.class).toBe('unauthorised');
   });
 
   it('a forwarder whose mail sometimes keeps the signature intact: forwarded, not a blocker', () => {

@@ -1,10 +1,12 @@
 /**
  * The report store's contract, run unchanged against memory, SQLite and PostgreSQL: whole reports,
  * one per identity (a duplicate is counted, not stored), tenancy, the reports' own date range,
- * record groups summed per day, counts, and refused files.
+ * the digest merged per source and day as reports arrive (trusted and untrusted apart), counts, and
+ * refused files.
  */
+import { digestReports, type AggregateReport, type SenderDigestEntry } from '@spoof-checker/engine';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { NewReport, ReportOrigin, ReportRecordRow } from '../../src/store/reports.js';
+import { isTrustedOrigin, type NewReport, type ReportOrigin, type ReportRecordRow } from '../../src/store/reports.js';
 import type { Domain, Stores } from '../../src/store/types.js';
 import { memoryBackend, postgresBackend, sqliteBackend, type Backend, type OpenedBackend } from './backends.js';
 
@@ -35,7 +37,22 @@ const row = (sourceIp: string, count: number, extra: Partial<ReportRecordRow> = 
   ...extra,
 });
 
-const report = (id: string, organizationId: string, day: number, records: ReportRecordRow[], extra: Partial<NewReport> = {}): NewReport => ({
+/** The engine's digest of stored rows (as ingest computes it from the parsed report). */
+function digestOf(records: readonly ReportRecordRow[], begin: number): SenderDigestEntry[] {
+  const aggregate = {
+    kind: 'aggregate',
+    dateRange: { begin, end: begin + DAY - 1 },
+    policyPublished: { domain: 'a.example' },
+    records: records.filter((r) => r.headerFrom !== null).map((r) => {
+      const detail = JSON.parse(r.detail) as { dkim?: { domain: string; selector: string; result: string }[] };
+      return { sourceIp: r.sourceIp, count: r.count, headerFrom: r.headerFrom, disposition: r.disposition, dkimResult: r.dkimAligned ? 'pass' : 'fail', spfResult: r.spfAligned ? 'pass' : 'fail', envelopeFrom: null, envelopeTo: null, auth: { dkim: detail.dkim ?? [], spf: [] }, reasons: [] };
+    }),
+  } as unknown as AggregateReport;
+  return digestReports([aggregate], 'a.example').senders;
+}
+
+const report = (id: string, organizationId: string, day: number, records: ReportRecordRow[], extra: Partial<NewReport> = {}): NewReport => {
+  const base: Omit<NewReport, 'trusted' | 'digest'> = {
   id,
   organizationId,
   kind: 'aggregate',
@@ -50,7 +67,12 @@ const report = (id: string, organizationId: string, day: number, records: Report
   document: JSON.stringify({ policy: { p: 'none' } }),
   records,
   ...extra,
-});
+  };
+  const kept = extra.records ?? records;
+  return { ...base, trusted: extra.trusted ?? isTrustedOrigin(base.origin), digest: extra.digest ?? (base.kind === 'aggregate' ? digestOf(kept, base.begin) : []) };
+};
+
+const DAYS = { from: '2025-01-01', to: '2025-12-31' };
 
 describe.each<Backend>([memoryBackend, sqliteBackend, postgresBackend()])('report store contract: $name', (backend) => {
   let opened: OpenedBackend;
@@ -68,7 +90,7 @@ describe.each<Backend>([memoryBackend, sqliteBackend, postgresBackend()])('repor
     expect(await stores.reports.add(report('r1', 'o1', 0, [row('192.0.2.1', 10), row('2001:db8::1', 5, { dkimAligned: false })]))).toBe('stored');
     const page = await stores.reports.list('o1', { page: 1, limit: 10 });
     expect(page.total).toBe(1);
-    const { records: _records, ...rest } = report('r1', 'o1', 0, []);
+    const { records: _records, digest: _digest, trusted: _trusted, ...rest } = report('r1', 'o1', 0, []);
     expect(page.items[0]).toEqual({ ...rest, recordCount: 2, messageCount: 15 });
     expect(await stores.reports.documents('o1', 'a.example', 'aggregate', { from: D0, to: D0 + DAY })).toEqual([JSON.stringify({ policy: { p: 'none' } })]);
     expect(await stores.reports.latestEnd('o1', 'a.example')).toBe(D0 + DAY - 1);
@@ -82,9 +104,10 @@ describe.each<Backend>([memoryBackend, sqliteBackend, postgresBackend()])('repor
     expect(await stores.reports.add(again)).toBe('duplicate');
     expect(await stores.reports.add({ ...again, id: 'r1-copy2' })).toBe('duplicate');
     const counts = await stores.reports.counts('o1', 'a.example', null);
-    expect(counts).toEqual({ aggregate: 1, tls: 0, unauthenticated: 0, duplicates: 2, messages: 10 });
-    const groups = await stores.reports.recordGroups('o1', 'a.example', { from: D0, to: D0 + DAY });
-    expect(groups.map((g) => [g.sourceIp, g.count])).toEqual([['192.0.2.1', 10]]);
+    expect(counts).toEqual({ aggregate: 1, tls: 0, unauthenticated: 0, untrusted: 0, duplicates: 2, messages: 10 });
+    // The duplicate's records never reach the digest.
+    const entries = await stores.reports.senderDays('o1', 'a.example', DAYS, true);
+    expect(entries.map((e) => [e.source, e.messages])).toEqual([['192.0.2.1', 10]]);
     // The same identity in another organisation is that organisation's own first copy.
     expect(await stores.reports.add(report('r1-o2', 'o2', 0, [row('192.0.2.1', 10)], { identity: again.identity }))).toBe('stored');
   });
@@ -93,32 +116,46 @@ describe.each<Backend>([memoryBackend, sqliteBackend, postgresBackend()])('repor
     await stores.reports.add(report('r1', 'o1', 0, [row('192.0.2.1', 10)]));
     await stores.reports.reject({ id: 'x1', organizationId: 'o1', receivedAt: '2025-03-02T00:00:00.000Z', channel: 'file', fileName: 'bad.xml', sender: null, reason: 'xml-entity', detail: 'a DTD' });
     expect(await stores.reports.list('o2', { page: 1, limit: 10 })).toEqual({ items: [], total: 0 });
-    expect(await stores.reports.recordGroups('o2', 'a.example', { from: 0, to: D0 * 2 })).toEqual([]);
+    expect(await stores.reports.senderDays('o2', 'a.example', DAYS, true)).toEqual([]);
+    expect(await stores.reports.dailyTotals('o2', 'a.example', DAYS)).toEqual([]);
     expect(await stores.reports.documents('o2', 'a.example', 'aggregate', { from: 0, to: D0 * 2 })).toEqual([]);
-    expect(await stores.reports.counts('o2', null, null)).toEqual({ aggregate: 0, tls: 0, unauthenticated: 0, duplicates: 0, messages: 0 });
+    expect(await stores.reports.counts('o2', null, null)).toEqual({ aggregate: 0, tls: 0, unauthenticated: 0, untrusted: 0, duplicates: 0, messages: 0 });
     expect(await stores.reports.domains('o2')).toEqual([]);
     expect(await stores.reports.rejections('o2', { page: 1, limit: 10 })).toEqual({ items: [], total: 0 });
     expect(await stores.reports.rejectionCount('o2')).toBe(0);
     expect(await stores.reports.latestEnd('o2', 'a.example')).toBeNull();
   });
 
-  it('selects by the reports’ own date range and sums records per report day', async () => {
+  it('merges each report’s digest per source and day as it is stored, trusted and untrusted apart; counts by the reports’ own range', async () => {
     for (let day = 0; day < 5; day++) {
       await stores.reports.add(report(`r${day}`, 'o1', day, [row('192.0.2.1', 10), row('192.0.2.2', 1, { dkimAligned: false, disposition: 'quarantine' })]));
     }
-    // A second reporter on day 3: same columns, so its counts join day 3's groups.
-    await stores.reports.add(report('y3', 'o1', 3, [row('192.0.2.1', 7)], { identity: 'yahoo|y3', reporter: 'yahoo.com', origin: origin(null) }));
-    const groups = await stores.reports.recordGroups('o1', 'a.example', { from: D0 + 2 * DAY, to: D0 + 4 * DAY });
-    expect(groups.map((g) => [g.day, g.sourceIp, g.count, g.dkimAligned, g.disposition])).toEqual([
-      ['2025-03-03', '192.0.2.1', 10, true, 'none'],
-      ['2025-03-03', '192.0.2.2', 1, false, 'quarantine'],
-      ['2025-03-04', '192.0.2.1', 17, true, 'none'],
-      ['2025-03-04', '192.0.2.2', 1, false, 'quarantine'],
+    // A second trusted reporter on day 3: its counts join day 3's entry of 192.0.2.1, sets united.
+    await stores.reports.add(report('g3', 'o1', 3, [row('192.0.2.1', 7, { detail: JSON.stringify({ dkim: [{ domain: 'a.example', selector: 's2', result: 'pass' }] }) })], { identity: 'gmx|g3', reporter: 'gmx.net', origin: origin('gmx.net') }));
+    // An unauthenticated one (mail anyone could send): kept apart.
+    await stores.reports.add(report('y3', 'o1', 3, [row('192.0.2.1', 700), row('203.0.113.9', 50, { dkimAligned: false })], { identity: 'yahoo|y3', reporter: 'unauthenticated', origin: origin(null) }));
+    const days = { from: '2025-03-03', to: '2025-03-04' };
+    const trusted = await stores.reports.senderDays('o1', 'a.example', days, true);
+    expect(trusted.map((e) => [e.day, e.source, e.messages, e.dmarcPass, e.failing, e.selectors])).toEqual([
+      ['2025-03-03', '192.0.2.1', 10, 10, 0, ['s1']],
+      ['2025-03-03', '192.0.2.2', 1, 0, 1, ['s1']],
+      ['2025-03-04', '192.0.2.1', 17, 17, 0, ['s1', 's2']],
+      ['2025-03-04', '192.0.2.2', 1, 0, 1, ['s1']],
     ]);
-    expect(groups[0]!.detail).toBe(row('x', 1).detail);
-    expect(await stores.reports.counts('o1', 'a.example', { from: D0 + 2 * DAY, to: D0 + 4 * DAY })).toEqual({ aggregate: 3, tls: 0, unauthenticated: 1, duplicates: 0, messages: 29 });
+    const untrusted = await stores.reports.senderDays('o1', 'a.example', days, false);
+    expect(untrusted.map((e) => [e.day, e.source, e.messages])).toEqual([
+      ['2025-03-04', '192.0.2.1', 700],
+      ['2025-03-04', '203.0.113.9', 50],
+    ]);
+    expect(await stores.reports.dailyTotals('o1', 'a.example', days)).toEqual([
+      { day: '2025-03-03', trusted: true, messages: 11, dmarcPass: 10, spfAligned: 0, dkimAligned: 10, failing: 1 },
+      { day: '2025-03-04', trusted: true, messages: 18, dmarcPass: 17, spfAligned: 0, dkimAligned: 17, failing: 1 },
+      { day: '2025-03-04', trusted: false, messages: 750, dmarcPass: 700, spfAligned: 0, dkimAligned: 700, failing: 50 },
+    ]);
+    expect(await stores.reports.sourceTotals('o1', 'a.example', days, false, 1)).toEqual({ sources: [{ source: '192.0.2.1', messages: 700, dmarcPass: 700, failing: 0 }], count: 2 });
+    expect(await stores.reports.counts('o1', 'a.example', { from: D0 + 2 * DAY, to: D0 + 4 * DAY })).toEqual({ aggregate: 4, tls: 0, unauthenticated: 1, untrusted: 1, duplicates: 0, messages: 779 });
     const newest = await stores.reports.list('o1', { page: 1, limit: 2, domain: 'a.example', kind: 'aggregate' });
-    expect(newest.total).toBe(6);
+    expect(newest.total).toBe(7);
     expect(newest.items.map((r) => r.id)).toEqual(['r4', 'y3']);
     expect((await stores.reports.list('o1', { page: 1, limit: 2, domain: 'b.example' })).total).toBe(0);
   });
@@ -128,7 +165,7 @@ describe.each<Backend>([memoryBackend, sqliteBackend, postgresBackend()])('repor
     expect(await stores.reports.add(report('t1', 'o1', 0, [], { kind: 'tls', identity: 'tls|t1', document: doc }))).toBe('stored');
     expect(await stores.reports.add(report('a1', 'o1', 0, [row('192.0.2.1', 3)]))).toBe('stored');
     expect(await stores.reports.documents('o1', 'a.example', 'tls', { from: D0, to: D0 + DAY })).toEqual([doc]);
-    expect(await stores.reports.counts('o1', null, null)).toEqual({ aggregate: 1, tls: 1, unauthenticated: 0, duplicates: 0, messages: 3 });
+    expect(await stores.reports.counts('o1', null, null)).toEqual({ aggregate: 1, tls: 1, unauthenticated: 0, untrusted: 0, duplicates: 0, messages: 3 });
     expect((await stores.reports.list('o1', { page: 1, limit: 10, kind: 'tls' })).items.map((r) => r.id)).toEqual(['t1']);
   });
 
@@ -139,10 +176,11 @@ describe.each<Backend>([memoryBackend, sqliteBackend, postgresBackend()])('repor
     if (backend.name === 'memory') return; // memory copies the report in one step; there is nothing half-written to test
     await expect(stores.reports.add(report('big', 'o1', 0, records))).rejects.toThrow();
     expect(await stores.reports.list('o1', { page: 1, limit: 10 })).toEqual({ items: [], total: 0 });
-    expect(await stores.reports.recordGroups('o1', 'a.example', { from: 0, to: D0 * 2 })).toEqual([]);
+    expect(await stores.reports.senderDays('o1', 'a.example', DAYS, true)).toEqual([]);
     // The identity is free: the same report, whole, is stored.
     expect(await stores.reports.add(report('big', 'o1', 0, records.map((r) => ({ ...r, headerFrom: 'a.example' }))))).toBe('stored');
     expect((await stores.reports.counts('o1', null, null)).messages).toBe(1_200);
+    expect((await stores.reports.dailyTotals('o1', 'a.example', DAYS)).map((d) => d.messages)).toEqual([1_200]);
   });
 
   it('routing: the organisations that added the domain (not deleted ones), and every organisation', async () => {

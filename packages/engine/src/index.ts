@@ -118,7 +118,7 @@ export { DMARC_2_NAMESPACE, MAX_FUTURE_SKEW_SECONDS, MAX_REPORT_RECORDS, MAX_TLS
  * one entry per source and day, so a summary does not read every row). `lookupReverseNames` is the one
  * that asks DNS (bounded, through the resolver given).
  */
-export { dailyCounts, digestReports, KNOWN_MAIL_SERVICES, lookupReverseNames, mergeDigests, MAX_REVERSE_LOOKUPS, readiness, reportsInWindow, selectorsSeen, spfTighten, summariseReports, summariseSenders, tlsSummary, unusedSpfTerms } from './reports/index.js';
+export { capList, dailyCounts, digestReports, digestSelectors, KNOWN_MAIL_SERVICES, MAX_SUMMARY_LIST, lookupReverseNames, mergeDigestEntries, mergeDigests, mergeSenderDigests, MAX_REVERSE_LOOKUPS, readiness, reportsInWindow, selectorsSeen, spfTighten, summariseDigestSenders, summariseReports, summariseSenders, tlsSummary, unusedSpfTerms } from './reports/index.js';
 export type {
   DailyCount,
   EnforcementImpact,

@@ -17,10 +17,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { onRequestHookHandler } from 'fastify';
 import { Type, type TSchema } from 'typebox';
-import type { Resolver } from '@spoof-checker/engine';
-import { countTally, ingestReportFile, serviceRouting, soleOrganization, unauthenticatedOrigin, type IngestTally, type ReportSink } from '../../ingest/ingest.js';
+import { MAX_SUMMARY_LIST, type Resolver } from '@spoof-checker/engine';
+import { countTally, ingestReportFile, reportSink, unauthenticatedOrigin, type IngestTally } from '../../ingest/ingest.js';
 import { MAX_REPORT_MESSAGE_BYTES } from '../../ingest/message.js';
-import { DEFAULT_REPORT_DAYS, MAX_REPORT_DAYS, showReports } from '../../ingest/summary.js';
+import { DEFAULT_REPORT_DAYS, MAX_REPORT_DAYS, showReports } from '../../summaries/summary.js';
 import type { ReportRejection, StoredReport } from '../../store/reports.js';
 import type { Stores } from '../../store/types.js';
 import { clientAddress } from '../client-address.js';
@@ -153,13 +153,18 @@ const SenderSchema = Type.Object(
   },
   { additionalProperties: true },
 );
-const ImpactSchema = Type.Object({ messages: Type.Integer(), share: Type.Number({ minimum: 0, maximum: 1 }), senders: Type.Array(Type.String()) }, { additionalProperties: true });
+const LEFT_OUT = `Entries beyond the list (lists hold at most ${MAX_SUMMARY_LIST}); counted in the figures, not named`;
+const ImpactSchema = Type.Object(
+  { messages: Type.Integer(), share: Type.Number({ minimum: 0, maximum: 1 }), senders: Type.Array(Type.String(), { maxItems: MAX_SUMMARY_LIST }), sendersLeftOut: Type.Integer({ minimum: 0, description: LEFT_OUT }) },
+  { additionalProperties: true },
+);
 const ReadinessSchema = Type.Object(
   {
     reject: ImpactSchema,
     quarantine: ImpactSchema,
     verdict: Type.Enum(['ready', 'not-ready']),
-    blockers: Type.Array(Type.Object({ source: Type.String(), fix: Type.String() }, { additionalProperties: true })),
+    blockers: Type.Array(Type.Object({ source: Type.String(), fix: Type.String() }, { additionalProperties: true }), { maxItems: MAX_SUMMARY_LIST }),
+    blockersLeftOut: Type.Integer({ minimum: 0, description: LEFT_OUT }),
     summary: Type.String({ description: 'The answer in one line' }),
   },
   { additionalProperties: true },
@@ -195,17 +200,43 @@ const WindowFields = {
   messages: Type.Integer(),
   externalDestination: ExternalDestinationSchema,
 };
+const DayTotalsSchema = Type.Object({
+  day: Type.String(),
+  trusted: Type.Boolean({ description: 'false: untrusted reports (unauthenticated mail, the public TLS-RPT route), kept apart' }),
+  messages: Type.Integer(),
+  dmarcPass: Type.Integer(),
+  spfAligned: Type.Integer(),
+  dkimAligned: Type.Integer(),
+  failing: Type.Integer(),
+});
+const UntrustedSchema = Type.Object(
+  {
+    marked: Type.Literal('untrusted'),
+    note: Type.String(),
+    reports: Type.Integer(),
+    messages: Type.Integer(),
+    dmarcPass: Type.Integer(),
+    failing: Type.Integer(),
+    sources: Type.Array(Type.Object({ source: Type.String(), messages: Type.Integer(), dmarcPass: Type.Integer(), failing: Type.Integer() }), { maxItems: MAX_SUMMARY_LIST }),
+    sourcesLeftOut: Type.Integer({ minimum: 0, description: LEFT_OUT }),
+  },
+  { description: 'Reports anyone could have sent (no authenticated message, not handed in by the organisation): counted apart, never in the figures beside them, never alerted on, never probed' },
+);
 const SummarySchema = Type.Object(
   {
     ...WindowFields,
-    senders: Type.Array(SenderSchema),
+    senders: Type.Array(SenderSchema, { maxItems: MAX_SUMMARY_LIST }),
+    sendersLeftOut: Type.Integer({ minimum: 0, description: LEFT_OUT }),
     readiness: ReadinessSchema,
     spfTighten: Type.Union([Type.Object({ record: Type.String(), keep: Type.Array(Type.String()) }, { additionalProperties: true }), Type.Null()]),
     spfUnused: Type.Array(Type.Object({ term: Type.String(), lookupsSaved: Type.Integer() })),
-    selectors: Type.Array(Type.String()),
+    selectors: Type.Array(Type.String(), { maxItems: MAX_SUMMARY_LIST }),
+    selectorsLeftOut: Type.Integer({ minimum: 0, description: LEFT_OUT }),
     tls: TlsSchema,
     spf: Type.Object({ status: Type.String(), record: Type.Union([Type.String(), Type.Null()]) }),
     daily: Type.Array(Type.Object({ day: Type.String(), messages: Type.Integer(), dmarcPass: Type.Integer(), failing: Type.Integer() }), { description: 'Messages per UTC day of the window: DMARC pass and fail' }),
+    series: Type.Array(DayTotalsSchema, { description: 'Messages per UTC day with aligned SPF and DKIM apart, trusted and untrusted rows apart' }),
+    untrusted: UntrustedSchema,
   },
   { additionalProperties: false },
 );
@@ -334,7 +365,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox<ReportRouteOptions> = async
     },
     async (request) => {
       const organizationId = principalOf(request).organizationId;
-      const sink: ReportSink = { store: stores.reports, organizationsFor: async () => [organizationId], rejectionOrganizations: [organizationId], now };
+      const sink = await reportSink(stores.reports, { organizationId }, { now });
       const tally = await ingestReportFile(sink, { bytes: bodyOf(request.body), fileName: fileNameOf(request.headers['x-report-filename']), contentType: request.headers['content-type'] ?? null }, unauthenticatedOrigin('upload', null));
       if (tally.reports.length === 0 && tally.rejected.length > 0) {
         const first = tally.rejected[0]!;
@@ -358,13 +389,14 @@ export const reportRoutes: FastifyPluginAsyncTypebox<ReportRouteOptions> = async
         description:
           'The HTTPS delivery of SMTP TLS reports: publish `rua=https://<this service>' +
           TLSRPT_PATH +
-          '` in the TLS-RPT record. A POST of application/tlsrpt+gzip or application/tlsrpt+json; no key (RFC 8460 defines none). Stored for the organisations that added the policy domain (or the only organisation); the report is marked unauthenticated.',
+          '` in the TLS-RPT record. A POST of application/tlsrpt+gzip or application/tlsrpt+json; no key (RFC 8460 defines none). TLS reports only: a DMARC aggregate report is refused (422, reason wrong-kind). Stored for the organisations that added the policy domain (or the only organisation); the report is marked unauthenticated.',
         response: { 200: IngestResultSchema, ...errorResponses(400, 404, 413, 415, 422, 429, 500) },
       },
     },
     async (request) => {
-      const sink: ReportSink = { store: stores.reports, organizationsFor: serviceRouting(stores.reports), rejectionOrganizations: await soleOrganization(stores.reports), now };
-      const tally = await ingestReportFile(sink, { bytes: bodyOf(request.body), fileName: null, contentType: request.headers['content-type'] ?? null }, unauthenticatedOrigin('https', clientAddress(request)));
+      const sink = await reportSink(stores.reports, 'routed', { now });
+      // RFC 8460 §5.3: this route is the HTTPS delivery of TLS reports; a DMARC aggregate report is refused unread.
+      const tally = await ingestReportFile(sink, { bytes: bodyOf(request.body), fileName: null, contentType: request.headers['content-type'] ?? null }, unauthenticatedOrigin('https', clientAddress(request)), { kinds: ['tls'] });
       if (tally.reports.length === 0 && tally.rejected.length > 0) {
         const first = tally.rejected[0]!;
         throw new ApiError('REPORT_REFUSED', { message: `The report was refused (${first.reason}): ${first.detail}.` });
@@ -425,8 +457,8 @@ export const reportRoutes: FastifyPluginAsyncTypebox<ReportRouteOptions> = async
     '/senders',
     'Who sends as the domain',
     'Every source address of the reports in the window, most messages first: provider, messages, aligned SPF and DKIM, DMARC pass, selectors, class and fix.',
-    Type.Object({ ...WindowFields, senders: Type.Array(SenderSchema) }, { additionalProperties: false }),
-    (s) => ({ domain: s.domain, days: s.days, window: s.window, reports: s.reports, duplicates: s.duplicates, unauthenticatedReports: s.unauthenticatedReports, messages: s.messages, externalDestination: s.externalDestination, senders: s.senders }),
+    Type.Object({ ...WindowFields, senders: Type.Array(SenderSchema, { maxItems: MAX_SUMMARY_LIST }), sendersLeftOut: Type.Integer({ minimum: 0, description: LEFT_OUT }), untrusted: UntrustedSchema }, { additionalProperties: false }),
+    (s) => ({ domain: s.domain, days: s.days, window: s.window, reports: s.reports, duplicates: s.duplicates, unauthenticatedReports: s.unauthenticatedReports, messages: s.messages, externalDestination: s.externalDestination, senders: s.senders, sendersLeftOut: s.sendersLeftOut, untrusted: s.untrusted }),
   );
   domainRoute(
     '/readiness',

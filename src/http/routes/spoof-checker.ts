@@ -88,7 +88,7 @@ export interface SpoofCheckerRouteOptions {
   /** Counts requests that ask for the transport check, on top of `limiter`. */
   transportLimiter?: onRequestHookHandler | undefined;
   /**
-   * The DKIM selectors the organisation's DMARC reports have seen for a domain (src/ingest/summary.ts):
+   * The DKIM selectors the organisation's DMARC reports have seen for a domain (src/summaries/selectors.ts):
    * probed after the caller's own, so that keys nobody could guess get checked.
    */
   reportSelectors?: (organizationId: string, domain: string) => Promise<string[]>;

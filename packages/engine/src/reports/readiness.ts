@@ -10,14 +10,28 @@
  */
 import type { SenderSummary } from './senders.js';
 
+/**
+ * The longest list a summary, an answer or an alert gives (senders, blockers, selectors, sources):
+ * the rest is counted in a `…LeftOut` field beside it. Forged reports can name any number of
+ * sources; what a person reads (and a webhook carries) stays bounded.
+ */
+export const MAX_SUMMARY_LIST = 100;
+
+/** The first MAX_SUMMARY_LIST of `list`, and how many were left out. */
+export function capList<T>(list: readonly T[], max = MAX_SUMMARY_LIST): { items: T[]; leftOut: number } {
+  return { items: list.slice(0, max), leftOut: Math.max(0, list.length - max) };
+}
+
 /** What one policy would have acted on. */
 export interface EnforcementImpact {
   /** Messages that would have failed: every failing message, unauthorised ones included. */
   messages: number;
   /** Their share of all messages, from 0 to 1. */
   share: number;
-  /** Every failing source, most failing messages first. */
+  /** The failing sources, most failing messages first: at most MAX_SUMMARY_LIST. */
   senders: string[];
+  /** Failing sources beyond the list (counted in `messages`, not named). */
+  sendersLeftOut: number;
 }
 
 /** A legitimate sender that would be hurt, and the change that fixes it. */
@@ -35,8 +49,10 @@ export interface Readiness {
   quarantine: EnforcementImpact;
   /** `ready` when no legitimate sender fails and there is mail to judge by. */
   verdict: 'ready' | 'not-ready';
-  /** The legitimate failing senders only, most messages first. */
+  /** The legitimate failing senders only, most messages first: at most MAX_SUMMARY_LIST. */
   blockers: ReadinessBlocker[];
+  /** Blockers beyond the list (counted in `summary`). */
+  blockersLeftOut: number;
   /** The answer in one line: "ready", or "N messages from K legitimate senders would be rejected: fix these first". */
   summary: string;
   /** Messages seen in the window. */
@@ -48,14 +64,16 @@ export function readiness(senders: readonly SenderSummary[], options: { domain?:
   const total = senders.reduce((sum, s) => sum + s.messages, 0);
   const failing = senders.filter((s) => s.failing > 0).sort((a, b) => b.failing - a.failing || (a.source < b.source ? -1 : 1));
   const messages = failing.reduce((sum, s) => sum + s.failing, 0);
-  const impact = (): EnforcementImpact => ({ messages, share: total === 0 ? 0 : messages / total, senders: failing.map((s) => s.source) });
-  const blockers: ReadinessBlocker[] = failing
+  const named = capList(failing);
+  const impact = (): EnforcementImpact => ({ messages, share: total === 0 ? 0 : messages / total, senders: named.items.map((s) => s.source), sendersLeftOut: named.leftOut });
+  const allBlockers: ReadinessBlocker[] = failing
     .filter((s) => s.class === 'legitimate')
     .map((s) => ({ source: s.source, provider: s.provider, messages: s.failing, fix: s.fix ?? `sign all its mail with your own domain (d=${options.domain ?? 'your domain'})` }));
-  const blocked = blockers.reduce((sum, b) => sum + b.messages, 0);
+  const blocked = allBlockers.reduce((sum, b) => sum + b.messages, 0);
+  const blockers = capList(allBlockers);
   let summary: string;
   if (total === 0) summary = `no aggregate reports${options.domain ? ` for ${options.domain}` : ''}${options.days ? ` in the last ${options.days} days` : ''}: nothing to judge by yet`;
-  else if (blockers.length === 0) summary = 'ready';
-  else summary = `${blocked} ${blocked === 1 ? 'message' : 'messages'} from ${blockers.length} legitimate ${blockers.length === 1 ? 'sender' : 'senders'} would be rejected: fix these first`;
-  return { reject: impact(), quarantine: impact(), verdict: total > 0 && blockers.length === 0 ? 'ready' : 'not-ready', blockers, summary, total };
+  else if (allBlockers.length === 0) summary = 'ready';
+  else summary = `${blocked} ${blocked === 1 ? 'message' : 'messages'} from ${allBlockers.length} legitimate ${allBlockers.length === 1 ? 'sender' : 'senders'} would be rejected: fix these first`;
+  return { reject: impact(), quarantine: impact(), verdict: total > 0 && allBlockers.length === 0 ? 'ready' : 'not-ready', blockers: blockers.items, blockersLeftOut: blockers.leftOut, summary, total };
 }

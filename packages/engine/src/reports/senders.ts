@@ -22,6 +22,7 @@ import type { RangeData } from '../ranges/types.js';
 import { parseClientAddress } from '../spf/address.js';
 import type { SpfAnalysis } from '../spf/analyze.js';
 import { ip6ToBigInt, RangeSet, type AddressSet } from '../spf/ranges.js';
+import type { ReverseName } from './reverse-names.js';
 import type { AggregateReport } from './types.js';
 
 /** Seconds in a day (the report periods are UTC days: RFC 9990 §3.1.1 "typically … a single UTC day"). */
@@ -115,6 +116,8 @@ export interface SenderOptions {
   spf?: SpfAnalysis | null;
   /** Provider ranges to name clouds and CDNs; null to skip. */
   ranges?: RangeData | null;
+  /** Reverse names of the sources (`lookupReverseNames`): a confirmed name of a mailbox provider is a source known to forward. */
+  reverseNames?: ReadonlyMap<string, ReverseName> | undefined;
 }
 
 /** Epoch seconds of `now`. */
@@ -304,7 +307,7 @@ function finishSenders(tallies: Iterable<Tally>, domain: string, options: Sender
   for (const t of list) {
     const service = serviceOf(t, services);
     const provider = service?.name ?? (options.ranges ? cloudOf(t.source, options.ranges) : null);
-    const { cls, why, fix } = classify(t, domain, service, ownRanges, verifying, options.spf ?? null);
+    const { cls, why, fix } = classify(t, domain, service, ownRanges, verifying, options.spf ?? null, knownForwarder(t, options.reverseNames?.get(t.source)));
     senders.push({
       source: t.source,
       provider,
@@ -369,6 +372,27 @@ function includedIn(spf: SpfAnalysis | null, include: string): boolean {
   return walk(spf.tree);
 }
 
+/**
+ * Evidence that a source forwards mail, which a spoofer cannot give himself (issue 38 item 12): it
+ * passed SPF or DKIM for a mailbox provider whose users forward (a pass the receiver saw, not a
+ * domain named in a failing signature), or its forward-confirmed reverse name is in such a provider
+ * (RFC 1035 §3.5), or it delivered the domain's own mail with its signature intact (a spoofer cannot
+ * sign as the domain). Null when there is none; else the words that say which.
+ */
+function knownForwarder(t: Tally, reverse: ReverseName | undefined): string | null {
+  for (const passed of [t.unalignedDkimPass, t.unalignedSpfPass]) {
+    const service = passed === null ? null : knownMailService(passed);
+    if (service?.mailbox) return `${service.name} (it authenticates as ${passed}), whose users forward mail`;
+  }
+  if (reverse?.status === 'found' && reverse.confirmed) {
+    const name = reverse.name.toLowerCase().replace(/\.$/, '');
+    const service = knownMailService(name);
+    if (service?.mailbox) return `${service.name} by its reverse name ${name}, whose users forward mail`;
+  }
+  if (t.dkimAligned > 0) return `a source that also delivers your mail with your signature intact (${t.dkimAligned} messages)`;
+  return null;
+}
+
 function classify(
   t: Tally,
   domain: string,
@@ -376,6 +400,7 @@ function classify(
   ownRanges: AddressSet | null,
   verifying: ReadonlySet<string>,
   spf: SpfAnalysis | null,
+  forwarder: string | null,
 ): { cls: SenderClass; why: string; fix: string | null } {
   if (t.failing === 0) return { cls: 'legitimate', why: 'all its mail passes DMARC', fix: null };
   const failed = `${t.failing} of its ${t.messages} messages fail DMARC`;
@@ -392,12 +417,13 @@ function classify(
       fix: `publish selector ${selector}: the DKIM key at ${selector}._domainkey.${signer} that this sender signs with`,
     };
   }
-  // Every failing message is explained by forwarding: the receiver says so, or the domain's own
-  // signature, which verifies on its other mail, broke on the way (a forwarder or a list changed it).
-  let explained = t.forwardedFailing + t.brokenNoSelector;
-  for (const [key, count] of t.brokenByKey) if (verifying.has(key)) explained += count;
-  if (explained >= t.failing) {
-    return { cls: 'forwarded', why: `your own DKIM signature, which verifies on your other mail, broke on the way: forwarded or changed by a list (${failed}); expected`, fix: null };
+  // Every failing message is explained by forwarding: the receiver says so (rule 2 above), or the
+  // domain's own signature broke on the way at a source known to forward. A failing signature alone
+  // is no evidence: anyone can add one with any d= (issue 38 item 12).
+  let broken = t.brokenNoSelector;
+  for (const [key, count] of t.brokenByKey) if (verifying.has(key)) broken += count;
+  if (forwarder !== null && t.forwardedFailing + broken >= t.failing) {
+    return { cls: 'forwarded', why: `your own DKIM signature broke on the way at ${forwarder}: forwarded or changed by a list (${failed}); expected`, fix: null };
   }
   if (t.dmarcPass > 0) {
     return { cls: 'legitimate', why: `${t.dmarcPass} of its messages pass DMARC, ${failed}`, fix: signFix(domain, t, service, spf) };
@@ -410,7 +436,11 @@ function classify(
   if (ownRanges !== null && addressIn(t.source, ownRanges)) {
     return { cls: 'legitimate', why: `your SPF record lets this address pass, but its mail is sent with another MAIL FROM and no DKIM signature of yours: ${failed}`, fix: signFix(domain, t, null, spf) };
   }
-  return { cls: 'unauthorised', why: `nothing authenticates it for ${domain} or any other domain: what DMARC enforcement exists to stop`, fix: null };
+  const maybeForwarded =
+    broken > 0 || t.ownFailedNoSelector
+      ? '. It carries a failing signature of yours, which anyone can add: it could also be a forwarder that changed the message, but no ARC result, override or known forwarder says so'
+      : '';
+  return { cls: 'unauthorised', why: `nothing authenticates it for ${domain} or any other domain: what DMARC enforcement exists to stop${maybeForwarded}`, fix: null };
 }
 
 /** The exact change that makes a legitimate sender's failing mail pass. */
@@ -576,4 +606,44 @@ export function summariseDigestSenders(entries: readonly SenderDigestEntry[], op
     return at + DAY_SECONDS > start && at <= end;
   });
   return finishSenders(mergeEntries(inWindow, false).values(), domain, options);
+}
+
+/** The sorted union of two sorted-or-not lists of words (the order `entryOf` gives: default sort). */
+function unionSorted(a: readonly string[], b: readonly string[]): string[] {
+  if (b.length === 0) return [...a];
+  if (a.length === 0) return [...b];
+  return [...new Set([...a, ...b])].sort();
+}
+
+/**
+ * Two digest entries of one source and day merged into one: what `mergeSenderDigests` gives for
+ * them (counts add, sets unite, the lesser word kept), without building tallies: the store merges a
+ * report's entries into the stored ones one pair at a time as reports arrive.
+ */
+export function mergeDigestEntries(a: SenderDigestEntry, b: SenderDigestEntry): SenderDigestEntry {
+  const ownFailed = new Map<string, string>(a.ownFailed);
+  for (const [key, result] of b.ownFailed) ownFailed.set(key, least(ownFailed.get(key) ?? null, result)!);
+  const broken = new Map<string, number>(a.broken);
+  for (const [key, count] of b.broken) broken.set(key, (broken.get(key) ?? 0) + count);
+  return {
+    day: a.day,
+    source: a.source,
+    messages: a.messages + b.messages,
+    spfAligned: a.spfAligned + b.spfAligned,
+    dkimAligned: a.dkimAligned + b.dkimAligned,
+    dmarcPass: a.dmarcPass + b.dmarcPass,
+    failing: a.failing + b.failing,
+    forwardedFailing: a.forwardedFailing + b.forwardedFailing,
+    selectors: unionSorted(a.selectors, b.selectors),
+    dkimDomains: unionSorted(a.dkimDomains, b.dkimDomains),
+    spfDomains: unionSorted(a.spfDomains, b.spfDomains),
+    verified: unionSorted(a.verified, b.verified),
+    ownFailed: [...ownFailed.entries()].sort(),
+    ownFailedNoSelector: a.ownFailedNoSelector || b.ownFailedNoSelector,
+    broken: [...broken.entries()].sort(),
+    brokenNoSelector: a.brokenNoSelector + b.brokenNoSelector,
+    unalignedDkimPass: least(a.unalignedDkimPass, b.unalignedDkimPass),
+    unalignedSpfPass: least(a.unalignedSpfPass, b.unalignedSpfPass),
+    ownSpfFailed: least(a.ownSpfFailed, b.ownSpfFailed),
+  };
 }

@@ -8,7 +8,7 @@ import type { RangeData } from '../ranges/types.js';
 import type { SpfAnalysis } from '../spf/analyze.js';
 import { dailyFromTotals, type DailyCount } from './daily.js';
 import { identityText } from './identity.js';
-import { readiness, type EnforcementImpact, type ReadinessBlocker } from './readiness.js';
+import { capList, readiness, type EnforcementImpact, type ReadinessBlocker } from './readiness.js';
 import { analyseSenders, atOrBelow, DAY_SECONDS, digestSenders, epochSecondsOf, mergeSenderDigests, reportsInWindow, summariseDigestSenders, type SenderClass, type SenderDigestEntry, type SenderSummary } from './senders.js';
 import { spfTighten, unusedSpfTerms, type SpfTightening, type UnusedSpfTerm } from './spf-tighten.js';
 import { tlsSummary, type TlsPolicySummary } from './tls-summary.js';
@@ -74,19 +74,25 @@ export interface ReportsSummary {
   duplicates: number;
   /** Messages in the window (every `row/count`). */
   messages: number;
+  /** The senders, most messages first: at most MAX_SUMMARY_LIST. */
   senders: ReportsSummarySender[];
+  /** Senders beyond the list (their messages are in `messages` and `readiness`). */
+  sendersLeftOut: number;
   readiness: {
     reject: EnforcementImpact;
     quarantine: EnforcementImpact;
     verdict: 'ready' | 'not-ready';
     blockers: ReadinessBlocker[];
+    blockersLeftOut: number;
     summary: string;
   };
   spfTighten: SpfTightening | null;
   /** Top-level SPF terms no reported mail passed through in the window. */
   spfUnused: UnusedSpfTerm[];
-  /** DKIM selectors of the domain seen in the reports: probe them (they cannot be guessed). */
+  /** DKIM selectors of the domain seen in the reports: probe them (they cannot be guessed). At most MAX_SUMMARY_LIST. */
   selectors: string[];
+  /** Selectors beyond the list. */
+  selectorsLeftOut: number;
   tls: { reports: number; policies: TlsPolicySummary[] };
   /** The window: its first and last UTC day. */
   window: { from: string; to: string };
@@ -119,6 +125,11 @@ function validSelectors(selectors: Iterable<string>): string[] {
     if (!seen.has(selector) && selectorProblem(selector) === null) seen.add(selector);
   }
   return [...seen].sort();
+}
+
+/** The DKIM selectors of digest entries (valid DNS labels only, lower case), sorted: what `selectorsSeen` gives from the reports. */
+export function digestSelectors(entries: readonly Pick<SenderDigestEntry, 'selectors'>[]): string[] {
+  return validSelectors(entries.flatMap((e) => e.selectors));
 }
 
 /** The digest of a domain's reports: one entry per source and UTC day, and the daily series (JSON as it is). */
@@ -174,7 +185,7 @@ export function summariseReports(input: SummariseReportsInput): ReportsSummary {
     if (unique.has(key)) duplicates++;
     else unique.set(key, report);
   }
-  const options = { domain, days: input.days, now: input.now, spf: input.spf ?? null, ranges: input.ranges ?? null };
+  const options = { domain, days: input.days, now: input.now, spf: input.spf ?? null, ranges: input.ranges ?? null, reverseNames: input.reverseNames };
   const end = epochSecondsOf(input.now);
   const start = end - input.days * DAY_SECONDS;
   let senders: SenderSummary[];
@@ -196,6 +207,8 @@ export function summariseReports(input: SummariseReportsInput): ReportsSummary {
     reportCount = inWindow.length;
   }
   const ready = readiness(senders, { domain, days: input.days });
+  const shownSenders = capList(senders);
+  const selectors = capList(validSelectors(senders.flatMap((x) => x.selectors)));
   const tlsUnique = new Map<string, TlsReport>();
   for (const report of input.tls ?? []) {
     if (!report.policies.some((p) => isAtOrBelow(p.policy.domain, domain))) continue;
@@ -209,7 +222,7 @@ export function summariseReports(input: SummariseReportsInput): ReportsSummary {
     reports: reportCount,
     duplicates,
     messages: ready.total,
-    senders: senders.map((s) => ({
+    senders: shownSenders.items.map((s) => ({
       source: s.source,
       provider: s.provider,
       messages: s.messages,
@@ -225,11 +238,13 @@ export function summariseReports(input: SummariseReportsInput): ReportsSummary {
       lastDay: s.lastDay,
       reverseName: input.reverseNames?.get(s.source) ?? null,
     })),
-    readiness: { reject: ready.reject, quarantine: ready.quarantine, verdict: ready.verdict, blockers: ready.blockers, summary: ready.summary },
+    sendersLeftOut: shownSenders.leftOut,
+    readiness: { reject: ready.reject, quarantine: ready.quarantine, verdict: ready.verdict, blockers: ready.blockers, blockersLeftOut: ready.blockersLeftOut, summary: ready.summary },
     spfTighten: input.ranges ? spfTighten(input.spf ?? null, senders, { ranges: input.ranges, now: input.now }) : null,
     spfUnused: unusedSpfTerms(input.spf ?? null, senders),
     // The senders hold every selector of the domain already: one pass over the rows is enough.
-    selectors: validSelectors(senders.flatMap((x) => x.selectors)),
+    selectors: selectors.items,
+    selectorsLeftOut: selectors.leftOut,
     tls: tlsSummary(tlsReports),
     daily,
     window: { from: new Date((end - input.days * DAY_SECONDS) * 1000).toISOString().slice(0, 10), to: new Date(end * 1000).toISOString().slice(0, 10) },

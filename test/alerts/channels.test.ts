@@ -168,7 +168,13 @@ describe('alert channels against local receivers', () => {
     expect(mail.parsed.text).toContain(`${ORIGIN}/console/domains/${WATCHED}`);
     expect(mail.parsed.html).toContain(`<a href="${ORIGIN}/console/domains/${WATCHED}">`);
 
-    // Every delivery is in the monitor's record of attempts, delivered once.
+    // Every delivery is in the monitor's record of attempts, delivered once. The pump records the
+    // outcome after the receiver has answered: wait for the record, not only for the arrival.
+    await waitFor(
+      async () => ((await monitors.deliveries(ORG, monitor.id, { page: 1, limit: 10 }))?.items ?? []).every((d) => d.status !== 'pending'),
+      ALERT_LATENCY_BOUND_MS,
+      'every delivery recorded',
+    );
     const recorded = await monitors.deliveries(ORG, monitor.id, { page: 1, limit: 10 });
     expect(recorded!.items).toHaveLength(4);
     for (const d of recorded!.items) {

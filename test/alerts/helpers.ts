@@ -124,9 +124,9 @@ export async function startReceiver(): Promise<{ url: string; received: Received
 }
 
 /** Waits until `done()` holds, checking every 20 ms, for at most `ms` (then fails with `what`). */
-export async function waitFor(done: () => boolean, ms: number, what: string): Promise<void> {
+export async function waitFor(done: () => boolean | Promise<boolean>, ms: number, what: string): Promise<void> {
   const until = Date.now() + ms;
-  while (!done()) {
+  while (!(await done())) {
     if (Date.now() > until) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }

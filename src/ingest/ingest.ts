@@ -7,10 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import {
-  parseAggregateReport,
-  parseTlsReport,
   reportIdentity,
-  unpackReportFile,
   type AggregateRecord,
   type AggregateReport,
   type Resolver,
@@ -19,6 +16,8 @@ import {
 import type { ReportChannel, ReportOrigin, ReportRecordRow, ReportStore } from '../store/reports.js';
 import { authenticateReportMessage, type MessageConnection } from './authenticate.js';
 import { parseReportMessage } from './message.js';
+import type { ParsedFile, ReportFileInput } from './parse-files.js';
+import { defaultReportParser, type ReportParser } from './parse-pool.js';
 
 /** Where reports go and for whom. */
 export interface ReportSink {
@@ -32,6 +31,8 @@ export interface ReportSink {
   rejectionOrganizations: readonly string[];
   now?: () => Date;
   newId?: () => string;
+  /** Where files are parsed: the process's worker pool unless given (parse-pool.ts). */
+  parser?: ReportParser;
 }
 
 /** A file refused, with the engine's reason. */
@@ -188,35 +189,40 @@ async function storeReport(sink: ReportSink, report: AggregateReport | TlsReport
  */
 export async function ingestReportFile(
   sink: ReportSink,
-  file: { bytes: Uint8Array; fileName: string | null; contentType?: string | null },
+  file: ReportFileInput,
   origin: OriginBase,
   options: { candidate?: boolean } = {},
 ): Promise<IngestTally & { found: boolean }> {
+  const [parsed] = await (sink.parser ?? defaultReportParser()).parse([file]);
+  return ingestParsedFile(sink, file.fileName, parsed!, origin, options);
+}
+
+/** Stores what the parser made of one file (or records why it gave no report). */
+async function ingestParsedFile(sink: ReportSink, fileName: string | null, parsed: ParsedFile, origin: OriginBase, options: { candidate?: boolean }): Promise<IngestTally & { found: boolean }> {
   const receivedAt = (sink.now?.() ?? new Date()).toISOString();
   const tally: IngestTally & { found: boolean } = { reports: [], rejected: [], found: false };
-  const unpacked = unpackReportFile(file.bytes, { ...(file.fileName ? { filename: file.fileName } : {}), ...(file.contentType ? { contentType: file.contentType } : {}) });
-  if (!unpacked.ok) {
-    if (options.candidate && (unpacked.reason === 'unknown-format' || unpacked.reason === 'empty')) return tally;
+  if (!parsed.ok) {
+    if (options.candidate && (parsed.reason === 'unknown-format' || parsed.reason === 'empty')) return tally;
     tally.found = true;
-    tally.rejected.push(await reject(sink, origin, file.fileName, unpacked.reason, unpacked.detail, receivedAt));
+    tally.rejected.push(await reject(sink, origin, fileName, parsed.reason, parsed.detail, receivedAt));
     return tally;
   }
   tally.found = true;
-  for (const document of unpacked.documents) {
-    const parsed = document.kind === 'aggregate' ? parseAggregateReport(document.bytes) : parseTlsReport(document.bytes);
-    const name = document.name || file.fileName;
-    if (!parsed.ok) {
-      tally.rejected.push(await reject(sink, origin, name, parsed.reason, parsed.detail, receivedAt));
+  for (const document of parsed.documents) {
+    const outcome = document.outcome;
+    const name = document.name || fileName;
+    if (!outcome.ok) {
+      tally.rejected.push(await reject(sink, origin, name, outcome.reason, outcome.detail, receivedAt));
       continue;
     }
-    const begin = parsed.report.kind === 'aggregate' ? parsed.report.dateRange.begin : parsed.report.dateRange.start;
+    const begin = outcome.report.kind === 'aggregate' ? outcome.report.dateRange.begin : outcome.report.dateRange.start;
     const nowSeconds = Math.floor((sink.now?.() ?? new Date()).getTime() / 1000);
     if (begin > nowSeconds + MAX_FUTURE_SKEW_SECONDS) {
       const when = new Date(begin * 1000).toISOString();
       tally.rejected.push(await reject(sink, origin, name, 'future-date', `the report's period begins ${when}, in the future: a reporter's clock is wrong or the report is forged`, receivedAt));
       continue;
     }
-    tally.reports.push(await storeReport(sink, parsed.report, { ...origin, fileName: name, receivedAt }));
+    tally.reports.push(await storeReport(sink, outcome.report, { ...origin, fileName: name, receivedAt }));
   }
   return tally;
 }
@@ -258,8 +264,10 @@ export async function ingestReportMessage(sink: ReportSink, raw: Buffer, arrival
     ...auth,
   };
   const tally: IngestTally & { noReport: boolean } = { reports: [], rejected: [], noReport: true };
-  for (const part of message.parts) {
-    const one = await ingestReportFile(sink, part, origin, { candidate: true });
+  // One job for every part: they share one deadline and one budget (a message of 16 bombs costs one).
+  const parsed = await (sink.parser ?? defaultReportParser()).parse(message.parts);
+  for (const [index, part] of message.parts.entries()) {
+    const one = await ingestParsedFile(sink, part.fileName, parsed[index]!, origin, { candidate: true });
     if (one.found) tally.noReport = false;
     addTally(tally, one);
   }

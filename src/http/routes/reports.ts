@@ -24,6 +24,7 @@ import { DEFAULT_REPORT_DAYS, MAX_REPORT_DAYS, showReports } from '../../ingest/
 import type { ReportRejection, StoredReport } from '../../store/reports.js';
 import type { Stores } from '../../store/types.js';
 import { clientAddress } from '../client-address.js';
+import { chargeStored, STORED_RECORD_QUOTA_BYTES, STORED_REPORT_QUOTA_BYTES } from '../storage-quota.js';
 import { ApiError } from '../errors.js';
 import { API_SECURITY, COMMON_ERROR_STATUSES, DEFAULT_PAGE_LIMIT, errorResponses, pageQuery } from '../schemas.js';
 import { principalOf } from './logs.js';
@@ -336,6 +337,8 @@ export const reportRoutes: FastifyPluginAsyncTypebox<ReportRouteOptions> = async
       const organizationId = principalOf(request).organizationId;
       const sink: ReportSink = { store: stores.reports, organizationsFor: async () => [organizationId], rejectionOrganizations: [organizationId], now };
       const tally = await ingestReportFile(sink, { bytes: bodyOf(request.body), fileName: fileNameOf(request.headers['x-report-filename']), contentType: request.headers['content-type'] ?? null }, unauthenticatedOrigin('upload', null));
+      // The quota counts what was stored too, not only the (compressed) bytes sent.
+      for (const report of tally.reports) if (report.outcome === 'stored') chargeStored(request, STORED_REPORT_QUOTA_BYTES + report.records * STORED_RECORD_QUOTA_BYTES);
       if (tally.reports.length === 0 && tally.rejected.length > 0) {
         const first = tally.rejected[0]!;
         throw new ApiError('REPORT_REFUSED', { message: `The file was refused (${first.reason}): ${first.detail}.` });

@@ -5,7 +5,7 @@
  * store takes it whole for each organisation it belongs to, or counts it as a duplicate. A file
  * that gives no report is kept as a rejection with the engine's reason.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import {
   reportIdentity,
   type AggregateRecord,
@@ -143,10 +143,25 @@ async function reject(sink: ReportSink, origin: Pick<OriginBase, 'channel' | 'se
   return { fileName, reason, detail };
 }
 
-async function storeReport(sink: ReportSink, report: AggregateReport | TlsReport, origin: ReportOrigin): Promise<IngestedReport> {
+/**
+ * The identity a report is stored under. Authenticated: the engine's `reportIdentity` with the
+ * authenticated reporter (a resend in any container counts once). Unauthenticated: that identity and
+ * what the report says together, in another namespace: a forged copy under a guessed id that says
+ * something else never makes the real one a duplicate (both are kept; `identityBase` in their origin
+ * shows they collide), and an authenticated report is never a duplicate of an unauthenticated one.
+ */
+export function storedIdentity(report: AggregateReport | TlsReport, authenticatedDomain: string | null, digest: string): { identity: string; base: string } {
+  const base = reportIdentity(report, authenticatedDomain ? { reporter: authenticatedDomain } : {});
+  if (authenticatedDomain) return { identity: base, base };
+  return { identity: createHash('sha256').update(`unauthenticated|${base}|${digest}`).digest('hex'), base };
+}
+
+async function storeReport(sink: ReportSink, report: AggregateReport | TlsReport, origin: ReportOrigin, digest: string): Promise<IngestedReport> {
   const newId = sink.newId ?? randomUUID;
   const reporter = origin.authenticatedDomain ?? UNAUTHENTICATED_REPORTER;
-  const identity = reportIdentity(report, origin.authenticatedDomain ? { reporter: origin.authenticatedDomain } : {});
+  const named = storedIdentity(report, origin.authenticatedDomain, digest);
+  const identity = named.identity;
+  if (!origin.authenticatedDomain) origin = { ...origin, identityBase: named.base } as ReportOrigin;
   let domain: string;
   let begin: number;
   let end: number;
@@ -222,7 +237,7 @@ async function ingestParsedFile(sink: ReportSink, fileName: string | null, parse
       tally.rejected.push(await reject(sink, origin, name, 'future-date', `the report's period begins ${when}, in the future: a reporter's clock is wrong or the report is forged`, receivedAt));
       continue;
     }
-    tally.reports.push(await storeReport(sink, outcome.report, { ...origin, fileName: name, receivedAt }));
+    tally.reports.push(await storeReport(sink, outcome.report, { ...origin, fileName: name, receivedAt }, outcome.contentDigest));
   }
   return tally;
 }

@@ -8,6 +8,7 @@
  * Pure and synchronous: the service runs it in a worker thread (parse-pool.ts), which adds the time
  * and heap budget; the same code runs in-thread where blocking is harmless.
  */
+import { createHash } from 'node:crypto';
 import {
   MAX_TOTAL_UNCOMPRESSED_BYTES,
   MAX_UNCOMPRESSED_BYTES,
@@ -40,7 +41,7 @@ export interface ParseRefusal {
 export interface ParsedDocument {
   name: string;
   kind: ReportKind;
-  outcome: { ok: true; report: AggregateReport | TlsReport; warnings: string[] } | ParseRefusal;
+  outcome: { ok: true; report: AggregateReport | TlsReport; warnings: string[]; contentDigest: string } | ParseRefusal;
 }
 
 /** One file: the documents it held, or why it gave none (`unknown-format` and `empty` included, for the caller to judge). */
@@ -80,9 +81,18 @@ export function parseReportFile(file: ReportFileInput, budget: JobBudget): Parse
     }
     budget.documentBytes -= document.bytes.length;
     const outcome = document.kind === 'aggregate' ? parseAggregateReport(document.bytes) : parseTlsReport(document.bytes);
-    documents.push({ name, kind: document.kind, outcome });
+    documents.push({ name, kind: document.kind, outcome: outcome.ok ? { ...outcome, contentDigest: contentDigest(outcome.report) } : outcome });
   }
   return { ok: true, documents };
+}
+
+/**
+ * What a report says, as a digest of the parsed report (records included): the same report in any
+ * container or layout has one digest; a forged copy under the same id that says something else has
+ * another (issue 38 item 10: it cannot pre-empt the real one).
+ */
+export function contentDigest(report: AggregateReport | TlsReport): string {
+  return createHash('sha256').update(JSON.stringify(report)).digest('hex');
 }
 
 function overBudget(): ParseRefusal {

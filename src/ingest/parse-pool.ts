@@ -155,6 +155,8 @@ export class ReportParserPool implements ReportParser {
     worker.stderr?.on('data', (chunk: Buffer) => {
       slot.stderr = (slot.stderr + chunk.toString('utf8')).slice(-4096);
     });
+    // The pipe never keeps the process alive on its own: the child (while busy) does.
+    (worker.stderr as (NodeJS.ReadableStream & { unref?: () => void }) | null)?.unref?.();
     worker.on('message', (reply: ParseWorkerReply) => {
       const job = slot.job;
       if (slot.worker !== worker || job === undefined || reply.id !== job.id) return;

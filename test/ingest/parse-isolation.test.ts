@@ -6,6 +6,9 @@
  * parts share one budget; and the process grows by less than 500 MiB. The pool's own deadline and
  * heap budget end a job that passes them, with the limit named.
  */
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { connect } from 'node:net';
 import { mkdtemp, writeFile } from 'node:fs/promises';
@@ -172,5 +175,21 @@ describe('reports import', () => {
     const files = createMemoryStores();
     const result = await importPaths([dir], { sink: { store: files.reports, organizationsFor: async () => ['default'], rejectionOrganizations: ['default'] } });
     expect(result.rejected.map((r) => r.reason)).toEqual(['too-many-nodes', 'too-deep']);
+  }, 60_000);
+
+  it('the built CLI parses in its parser process and exits when done (never held open by it)', async () => {
+    const root = fileURLToPath(new URL('../../', import.meta.url));
+    expect(existsSync(`${root}dist/ingest/parse-worker.js`), 'dist/ is missing or stale: run npm run build').toBe(true);
+    const dir = await mkdtemp(join(tmpdir(), 'hostile-cli-'));
+    await writeFile(join(dir, 'a-elements.xml.gz'), emptyElementsXmlGzip());
+    const data = await mkdtemp(join(tmpdir(), 'hostile-cli-data-'));
+    const result = await new Promise<{ code: number | null; stdout: string; killed: boolean }>((resolve) => {
+      const child = execFile(process.execPath, [`${root}bin/spoof-checker.js`, 'reports', 'import', dir, '--data', data], { timeout: 50_000 }, (error, stdout) =>
+        resolve({ code: child.exitCode, stdout, killed: error?.killed ?? false }),
+      );
+    });
+    expect(result.killed).toBe(false);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('too-many-nodes');
   }, 60_000);
 });

@@ -41,6 +41,7 @@ import { KeyRedactor, presentedSecrets } from './key-redaction.js';
 import { loggerOptions } from './log-redaction.js';
 import { createLimiters, DEFAULT_RATE_LIMITS, IPV6_48_ALLOWANCE_FACTOR, IPV6_56_ALLOWANCE_FACTOR, type Limit, type RateLimitRedis, type RateLimits } from './rate-limits.js';
 import { createCounter, type WindowCounter } from './counters.js';
+import { meterBody, storageMeter } from './storage-quota.js';
 import type { BatchService } from '../jobs/service.js';
 import { batchRoutes } from './routes/batches.js';
 import { contactRoutes } from './routes/contacts.js';
@@ -402,20 +403,41 @@ export const spoofCheckerService: FastifyPluginAsync<ServiceOptions> = async (ho
     }
   });
 
-  // The storage quota: the bytes of the bodies an organisation writes, per window (after validation,
-  // so that a refused body costs nothing).
+  // The storage quota: the bytes of the bodies an organisation writes, per window. The bytes actually
+  // read are counted as they arrive (a chunked body has no Content-Length to trust) and the body stops
+  // as soon as they pass the quota (src/http/storage-quota.ts); a body under one charge step that
+  // fails validation costs nothing.
+  const quotaRefusal = (quota: Limit) => (seconds: number) =>
+    new ApiError('STORAGE_QUOTA_EXCEEDED', {
+      why: `Each organisation may write ${quota.max} bytes of request bodies per ${Math.round(quota.windowMs / 3_600_000)} hour(s); this request would go past it.`,
+      fix: `Wait ${seconds} second(s) (the Retry-After header), delete what is no longer needed, or ask the operator for a larger quota.`,
+      retryAfter: seconds,
+    });
+  const quotaKey = (organizationId: string) => `write-bytes:${organizationId}`;
+  app.addHook('preParsing', async (request, _reply, payload) => {
+    if (limits === false || !request.principal || !isCountedWrite(request)) return payload;
+    const quota = limits.organizationWriteBytes;
+    const organizationId = request.principal.organizationId;
+    return meterBody(request, payload, (bytes) => refuseOverLimit(counter, quotaKey(organizationId), quota, bytes, quotaRefusal(quota)));
+  });
   app.addHook('preHandler', async (request) => {
     if (limits === false || !request.principal || !isCountedWrite(request)) return;
-    const bytes = bodyBytes(request);
+    const meter = storageMeter(request);
+    let bytes: number;
+    if (meter !== undefined) {
+      bytes = meter.read - meter.charged;
+      meter.charged = meter.read;
+    } else bytes = bodyBytes(request);
     if (bytes === 0) return;
     const quota = limits.organizationWriteBytes;
-    await refuseOverLimit(counter, `write-bytes:${request.principal.organizationId}`, quota, bytes, (seconds) =>
-      new ApiError('STORAGE_QUOTA_EXCEEDED', {
-        why: `Each organisation may write ${quota.max} bytes of request bodies per ${Math.round(quota.windowMs / 3_600_000)} hour(s); this request would go past it.`,
-        fix: `Wait ${seconds} second(s) (the Retry-After header), delete what is no longer needed, or ask the operator for a larger quota.`,
-        retryAfter: seconds,
-      }),
-    );
+    await refuseOverLimit(counter, quotaKey(request.principal.organizationId), quota, bytes, quotaRefusal(quota));
+  });
+  // What a request stored beyond the bytes it sent (report records from a small gzip) is charged once
+  // it is answered: the next write finds the quota spent.
+  app.addHook('onResponse', async (request) => {
+    const meter = storageMeter(request);
+    if (limits === false || !request.principal || meter === undefined || meter.stored <= meter.read) return;
+    await counter.hit([{ key: quotaKey(request.principal.organizationId), windowMs: limits.organizationWriteBytes.windowMs }], meter.stored - meter.read).catch(() => undefined);
   });
 
   // JSON.parse copes with any depth, but every later step that walks the body (validation, storage,

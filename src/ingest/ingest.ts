@@ -5,13 +5,10 @@
  * store takes it whole for each organisation it belongs to, or counts it as a duplicate. A file
  * that gives no report is kept as a rejection with the engine's reason.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import {
   digestReports,
-  parseAggregateReport,
-  parseTlsReport,
   reportIdentity,
-  unpackReportFile,
   type AggregateRecord,
   type AggregateReport,
   type Resolver,
@@ -23,6 +20,8 @@ import { authenticateReportMessage, type MessageConnection } from './authenticat
 import { parseReportMessage } from './message.js';
 import type { FailureReportStore } from '../store/failure-reports.js';
 import { parseFailureReport, storeFailureReport, type FailureIngestOutcome, type FailureReportSink } from './failure-reports.js';
+import type { ParsedFile, ReportFileInput } from './parse-files.js';
+import { defaultReportParser, type ReportParser } from './parse-pool.js';
 
 /** Where reports go and for whom. */
 export interface ReportSink {
@@ -38,6 +37,8 @@ export interface ReportSink {
   newId?: () => string;
   /** Failure reports (RFC 6591) found on the same paths go here (src/ingest/failure-reports.ts); without it they count as no report. */
   failures?: FailureReportStore;
+  /** Where files are parsed: the process's worker pool unless given (parse-pool.ts). */
+  parser?: ReportParser;
 }
 
 /**
@@ -156,10 +157,25 @@ async function reject(sink: ReportSink, origin: Pick<OriginBase, 'channel' | 'se
   return { fileName, reason, detail };
 }
 
-async function storeReport(sink: ReportSink, report: AggregateReport | TlsReport, origin: ReportOrigin): Promise<IngestedReport | { overLimit: string }> {
+/**
+ * The identity a report is stored under. Authenticated: the engine's `reportIdentity` with the
+ * authenticated reporter (a resend in any container counts once). Unauthenticated: that identity and
+ * what the report says together, in another namespace: a forged copy under a guessed id that says
+ * something else never makes the real one a duplicate (both are kept; `identityBase` in their origin
+ * shows they collide), and an authenticated report is never a duplicate of an unauthenticated one.
+ */
+export function storedIdentity(report: AggregateReport | TlsReport, authenticatedDomain: string | null, digest: string): { identity: string; base: string } {
+  const base = reportIdentity(report, authenticatedDomain ? { reporter: authenticatedDomain } : {});
+  if (authenticatedDomain) return { identity: base, base };
+  return { identity: createHash('sha256').update(`unauthenticated|${base}|${digest}`).digest('hex'), base };
+}
+
+async function storeReport(sink: ReportSink, report: AggregateReport | TlsReport, origin: ReportOrigin, contentDigest: string): Promise<IngestedReport | { overLimit: string }> {
   const newId = sink.newId ?? randomUUID;
   const reporter = origin.authenticatedDomain ?? UNAUTHENTICATED_REPORTER;
-  const identity = reportIdentity(report, origin.authenticatedDomain ? { reporter: origin.authenticatedDomain } : {});
+  const named = storedIdentity(report, origin.authenticatedDomain, contentDigest);
+  const identity = named.identity;
+  if (!origin.authenticatedDomain) origin = { ...origin, identityBase: named.base } as ReportOrigin;
   let domain: string;
   let begin: number;
   let end: number;
@@ -221,42 +237,47 @@ function limitDetail(outcome: 'over-organization-limit' | 'over-source-limit', s
  */
 export async function ingestReportFile(
   sink: ReportSink,
-  file: { bytes: Uint8Array; fileName: string | null; contentType?: string | null },
+  file: ReportFileInput,
   origin: OriginBase,
   options: { candidate?: boolean; kinds?: readonly ReportKind[] } = {},
 ): Promise<IngestTally & { found: boolean }> {
+  const [parsed] = await (sink.parser ?? defaultReportParser()).parse([file]);
+  return ingestParsedFile(sink, file.fileName, parsed!, origin, options);
+}
+
+/** Stores what the parser made of one file (or records why it gave no report). */
+async function ingestParsedFile(sink: ReportSink, fileName: string | null, parsed: ParsedFile, origin: OriginBase, options: { candidate?: boolean; kinds?: readonly ReportKind[] }): Promise<IngestTally & { found: boolean }> {
   const receivedAt = (sink.now?.() ?? new Date()).toISOString();
   const tally: IngestTally & { found: boolean } = { reports: [], rejected: [], found: false };
-  const unpacked = unpackReportFile(file.bytes, { ...(file.fileName ? { filename: file.fileName } : {}), ...(file.contentType ? { contentType: file.contentType } : {}) });
-  if (!unpacked.ok) {
-    if (options.candidate && (unpacked.reason === 'unknown-format' || unpacked.reason === 'empty')) return tally;
+  if (!parsed.ok) {
+    if (options.candidate && (parsed.reason === 'unknown-format' || parsed.reason === 'empty')) return tally;
     tally.found = true;
-    tally.rejected.push(await reject(sink, origin, file.fileName, unpacked.reason, unpacked.detail, receivedAt));
+    tally.rejected.push(await reject(sink, origin, fileName, parsed.reason, parsed.detail, receivedAt));
     return tally;
   }
   tally.found = true;
-  for (const document of unpacked.documents) {
-    const name = document.name || file.fileName;
-    // A path that takes one kind refuses the other before parsing it (the public TLS-RPT route: RFC 8460 §5.3 reports only).
+  for (const document of parsed.documents) {
+    const outcome = document.outcome;
+    const name = document.name || fileName;
+    // A path that takes one kind refuses the other (the public TLS-RPT route: RFC 8460 §5.3 reports only).
     if (options.kinds && !options.kinds.includes(document.kind)) {
       tally.rejected.push(await reject(sink, origin, name, 'wrong-kind', wrongKind(document.kind, options.kinds), receivedAt));
       continue;
     }
-    const parsed = document.kind === 'aggregate' ? parseAggregateReport(document.bytes) : parseTlsReport(document.bytes);
-    if (!parsed.ok) {
-      tally.rejected.push(await reject(sink, origin, name, parsed.reason, parsed.detail, receivedAt));
+    if (!outcome.ok) {
+      tally.rejected.push(await reject(sink, origin, name, outcome.reason, outcome.detail, receivedAt));
       continue;
     }
-    const begin = parsed.report.kind === 'aggregate' ? parsed.report.dateRange.begin : parsed.report.dateRange.start;
+    const begin = outcome.report.kind === 'aggregate' ? outcome.report.dateRange.begin : outcome.report.dateRange.start;
     const nowSeconds = Math.floor((sink.now?.() ?? new Date()).getTime() / 1000);
     if (begin > nowSeconds + MAX_FUTURE_SKEW_SECONDS) {
       const when = new Date(begin * 1000).toISOString();
       tally.rejected.push(await reject(sink, origin, name, 'future-date', `the report's period begins ${when}, in the future: a reporter's clock is wrong or the report is forged`, receivedAt));
       continue;
     }
-    const outcome = await storeReport(sink, parsed.report, { ...origin, fileName: name, receivedAt });
-    if ('overLimit' in outcome) tally.rejected.push(await reject(sink, origin, name, 'over-limit', outcome.overLimit, receivedAt));
-    else tally.reports.push(outcome);
+    const stored = await storeReport(sink, outcome.report, { ...origin, fileName: name, receivedAt }, outcome.contentDigest);
+    if ('overLimit' in stored) tally.rejected.push(await reject(sink, origin, name, 'over-limit', stored.overLimit, receivedAt));
+    else tally.reports.push(stored);
   }
   return tally;
 }
@@ -310,8 +331,10 @@ export async function ingestReportMessage(sink: ReportSink, raw: Buffer, arrival
     ...auth,
   };
   const tally: IngestTally & { noReport: boolean } = { reports: [], rejected: [], noReport: true };
-  for (const part of message.parts) {
-    const one = await ingestReportFile(sink, part, origin, { candidate: true });
+  // One job for every part: they share one deadline and one budget (a message of 16 bombs costs one).
+  const parsed = await (sink.parser ?? defaultReportParser()).parse(message.parts);
+  for (const [index, part] of message.parts.entries()) {
+    const one = await ingestParsedFile(sink, part.fileName, parsed[index]!, origin, { candidate: true });
     if (one.found) tally.noReport = false;
     addTally(tally, one);
   }

@@ -27,6 +27,22 @@ export const SMTP_MAX_CLIENTS = 50;
 export const SMTP_SOCKET_TIMEOUT_MS = 5 * 60_000;
 /** Recipients per message (RFC 5321 §4.5.3.1.8 asks servers to take at least 100). */
 export const SMTP_MAX_RECIPIENTS = 100;
+/**
+ * Refused recipients after which the connection is cut with 421 (RFC 5321 §3.8): each refusal may
+ * cost DNS lookups (the rua of the recipient's domain), so a client cannot relay a random-subdomain
+ * flood through our resolver (500 refusals made 1,000 queries).
+ */
+export const SMTP_MAX_REFUSED_RECIPIENTS = 20;
+/** Connections one client address may hold at once; more are answered 421 (RFC 5321 §3.8). */
+export const SMTP_MAX_CONNECTIONS_PER_CLIENT = 10;
+/** A connection that has not sent MAIL this long after connecting (or after its last message) is closed with 421. */
+export const SMTP_IDLE_BEFORE_MAIL_MS = 60_000;
+/**
+ * Bytes of messages being received or processed at once, over every connection: past it a message is
+ * answered 452 (RFC 5321 §4.5.3.1.10: "insufficient system storage", try again later) and its bytes
+ * are read and dropped, so that ten concurrent 23 MiB messages cannot take a gigabyte.
+ */
+export const SMTP_MAX_IN_FLIGHT_BYTES = 64 * 1024 * 1024;
 
 /** What the receiver has done since it started (the operator's counters). */
 export interface SmtpReceiverCounters {
@@ -45,6 +61,22 @@ export interface SmtpReceiverCounters {
   refusedNoOrganization: number;
   /** Messages refused with 552 (over the size cap). */
   tooLarge: number;
+  /** Connections cut after `SMTP_MAX_REFUSED_RECIPIENTS` refused recipients. */
+  cutForRefusedRecipients: number;
+  /** Connections refused (421) over `SMTP_MAX_CONNECTIONS_PER_CLIENT`. */
+  refusedConnections: number;
+  /** Connections closed idle before MAIL. */
+  idleClosed: number;
+  /** Messages answered 452 over `SMTP_MAX_IN_FLIGHT_BYTES`. */
+  deferredInFlight: number;
+}
+
+/** The limits of the receiver; the defaults are the named constants (tests lower them). */
+export interface SmtpReceiverLimits {
+  maxRefusedRecipients: number;
+  maxConnectionsPerClient: number;
+  idleBeforeMailMs: number;
+  maxInFlightBytes: number;
 }
 
 /** Options of {@link SmtpReportReceiver}. */
@@ -64,12 +96,33 @@ export interface SmtpReceiverOptions {
   now?: () => Date;
   /** Failure reports (RFC 6591) are stored here (src/ingest/failure-reports.ts); without it they count as no report. */
   failures?: FailureReportStore;
+  limits?: Partial<SmtpReceiverLimits>;
 }
 
 /** A self-contained SMTP listener for reports: start() and stop(). */
 export class SmtpReportReceiver {
-  readonly counters: SmtpReceiverCounters = { messages: 0, stored: 0, duplicates: 0, rejected: 0, noReport: 0, refusedRecipients: 0, refusedNoOrganization: 0, tooLarge: 0 };
+  readonly counters: SmtpReceiverCounters = {
+    messages: 0,
+    stored: 0,
+    duplicates: 0,
+    rejected: 0,
+    noReport: 0,
+    refusedRecipients: 0,
+    refusedNoOrganization: 0,
+    tooLarge: 0,
+    cutForRefusedRecipients: 0,
+    refusedConnections: 0,
+    idleClosed: 0,
+    deferredInFlight: 0,
+  };
   readonly #options: SmtpReceiverOptions;
+  readonly #limits: SmtpReceiverLimits;
+  /** Connections held per client address (only those let in). */
+  readonly #perClient = new Map<string, number>();
+  /** Per connection (session id): refused recipients, the idle timer, whether it was counted. */
+  readonly #connections = new Map<string, { refused: number; idle: NodeJS.Timeout | undefined; address: string }>();
+  /** Bytes of messages being received or processed now. */
+  #inFlight = 0;
   readonly #addresses: ReportAddressCheck;
   readonly #route: (domain: string) => Promise<string[]>;
   #server: SMTPServer | undefined;
@@ -78,6 +131,12 @@ export class SmtpReportReceiver {
     this.#options = options;
     this.#addresses = new ReportAddressCheck({ configured: options.reportAddresses ?? [], ...(options.resolver ? { resolver: options.resolver } : {}) });
     this.#route = serviceRouting(options.store);
+    this.#limits = {
+      maxRefusedRecipients: options.limits?.maxRefusedRecipients ?? SMTP_MAX_REFUSED_RECIPIENTS,
+      maxConnectionsPerClient: options.limits?.maxConnectionsPerClient ?? SMTP_MAX_CONNECTIONS_PER_CLIENT,
+      idleBeforeMailMs: options.limits?.idleBeforeMailMs ?? SMTP_IDLE_BEFORE_MAIL_MS,
+      maxInFlightBytes: options.limits?.maxInFlightBytes ?? SMTP_MAX_IN_FLIGHT_BYTES,
+    };
   }
 
   /** Starts listening; resolves with the bound address (port 0 picks a free one). */
@@ -94,6 +153,12 @@ export class SmtpReportReceiver {
       maxClients: SMTP_MAX_CLIENTS,
       socketTimeout: SMTP_SOCKET_TIMEOUT_MS,
       logger: false,
+      onConnect: (session, callback) => callback(this.#onConnect(session)),
+      onMailFrom: (_address, session, callback) => {
+        this.#disarmIdle(session.id);
+        callback();
+      },
+      onClose: (session) => this.#onClose(session),
       onRcptTo: (address, session, callback) => {
         void this.#onRcptTo(address, session).then(
           () => callback(),
@@ -102,8 +167,14 @@ export class SmtpReportReceiver {
       },
       onData: (stream, session, callback) => {
         void this.#onData(stream, session, maxBytes).then(
-          (message) => callback(null, message),
-          (error: Error) => callback(error),
+          (message) => {
+            this.#armIdle(session.id);
+            callback(null, message);
+          },
+          (error: Error) => {
+            this.#armIdle(session.id);
+            callback(error);
+          },
         );
       },
     });
@@ -129,10 +200,64 @@ export class SmtpReportReceiver {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 
+  /** A new connection: refused with 421 past the per-client limit; else counted and its idle timer armed. */
+  #onConnect(session: SMTPServerSession): Error | null {
+    const address = session.remoteAddress;
+    const held = this.#perClient.get(address) ?? 0;
+    if (held >= this.#limits.maxConnectionsPerClient) {
+      this.counters.refusedConnections += 1;
+      return smtpError(421, `4.7.0 Too many connections from ${address} (at most ${this.#limits.maxConnectionsPerClient}); try again later`);
+    }
+    this.#perClient.set(address, held + 1);
+    this.#connections.set(session.id, { refused: 0, idle: undefined, address });
+    this.#armIdle(session.id);
+    return null;
+  }
+
+  #onClose(session: SMTPServerSession): void {
+    const connection = this.#connections.get(session.id);
+    if (connection === undefined) return;
+    clearTimeout(connection.idle);
+    this.#connections.delete(session.id);
+    const held = (this.#perClient.get(connection.address) ?? 1) - 1;
+    if (held <= 0) this.#perClient.delete(connection.address);
+    else this.#perClient.set(connection.address, held);
+  }
+
+  /** Closes the connection with 421 unless MAIL comes within the idle limit. */
+  #armIdle(id: string): void {
+    const connection = this.#connections.get(id);
+    if (connection === undefined) return;
+    clearTimeout(connection.idle);
+    connection.idle = setTimeout(() => {
+      this.counters.idleClosed += 1;
+      this.#send421(id, `4.4.2 Idle for ${this.#limits.idleBeforeMailMs / 1000} s before MAIL: closing`);
+    }, this.#limits.idleBeforeMailMs);
+    connection.idle.unref();
+  }
+
+  #disarmIdle(id: string): void {
+    const connection = this.#connections.get(id);
+    if (connection !== undefined) clearTimeout(connection.idle);
+  }
+
+  /** Answers 421 on a connection, which smtp-server then closes (RFC 5321 §3.8). */
+  #send421(id: string, text: string): void {
+    const server = this.#server as unknown as { connections?: Set<{ id: string; send(code: number, text: string): void }> } | undefined;
+    for (const connection of server?.connections ?? []) if (connection.id === id) connection.send(421, text);
+  }
+
   async #onRcptTo(address: SMTPServerAddress, session: SMTPServerSession): Promise<void> {
     if (session.envelope.rcptTo.length >= SMTP_MAX_RECIPIENTS) throw smtpError(452, '4.5.3 Too many recipients');
+    const connection = this.#connections.get(session.id);
     const verdict = await this.#addresses.check(address.address);
     if (verdict.kind === 'report-address') return;
+    // Every refusal (and every DNS failure) counts towards cutting the connection.
+    if (connection !== undefined && ++connection.refused >= this.#limits.maxRefusedRecipients) {
+      this.counters.refusedRecipients += 1;
+      this.counters.cutForRefusedRecipients += 1;
+      throw smtpError(421, `4.7.0 ${this.#limits.maxRefusedRecipients} recipients refused on this connection: closing`);
+    }
     if (verdict.kind === 'unknown') throw smtpError(451, `4.4.3 Cannot tell whether ${address.address} takes reports now: ${verdict.detail}; try again later`);
     this.counters.refusedRecipients += 1;
     throw smtpError(550, `5.1.1 ${address.address} is not a report address here (not configured, and not in the rua of its domain's DMARC or TLS-RPT record)`);
@@ -141,16 +266,40 @@ export class SmtpReportReceiver {
   async #onData(stream: SMTPServerDataStream, session: SMTPServerSession, maxBytes: number): Promise<string> {
     const chunks: Buffer[] = [];
     let size = 0;
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      // Past the cap, the rest is read and dropped (the client is still sending).
-      if (size <= maxBytes) chunks.push(chunk);
+    // Bytes this message holds of the receiver's in-flight budget (released when it is done).
+    let held = 0;
+    let deferred = false;
+    try {
+      for await (const chunk of stream as AsyncIterable<Buffer>) {
+        size += chunk.length;
+        // Past the cap or the in-flight budget, the rest is read and dropped (the client is still sending).
+        if (size > maxBytes || deferred) continue;
+        if (this.#inFlight + chunk.length > this.#limits.maxInFlightBytes) {
+          deferred = true;
+          chunks.length = 0;
+          this.#inFlight -= held;
+          held = 0;
+          continue;
+        }
+        this.#inFlight += chunk.length;
+        held += chunk.length;
+        chunks.push(chunk);
+      }
+      if (stream.sizeExceeded || size > maxBytes) {
+        this.counters.tooLarge += 1;
+        throw smtpError(552, `5.3.4 Message over the ${maxBytes}-byte limit`);
+      }
+      if (deferred) {
+        this.counters.deferredInFlight += 1;
+        throw smtpError(452, `4.3.1 Too much mail in progress here (over ${this.#limits.maxInFlightBytes} bytes at once); try again later`);
+      }
+      return await this.#ingest(Buffer.concat(chunks), session);
+    } finally {
+      this.#inFlight -= held;
     }
-    if (stream.sizeExceeded || size > maxBytes) {
-      this.counters.tooLarge += 1;
-      throw smtpError(552, `5.3.4 Message over the ${maxBytes}-byte limit`);
-    }
-    const raw = Buffer.concat(chunks);
+  }
+
+  async #ingest(raw: Buffer, session: SMTPServerSession): Promise<string> {
     const rejectionOrganizations = await soleOrganization(this.#options.store);
     const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
     const tally = await ingestReportMessage(

@@ -3,7 +3,7 @@
  * reporters send (table-driven), and refusals that leave no rows.
  */
 import { describe, expect, it } from 'vitest';
-import { parseAggregateReport } from '../../packages/engine/src/reports/parse-aggregate.js';
+import { MAX_HEADER_ELEMENTS, MAX_REPEATED_ELEMENTS, parseAggregateReport } from '../../packages/engine/src/reports/parse-aggregate.js';
 import { reportIdentity } from '../../packages/engine/src/reports/identity.js';
 import { unpackReportFile } from '../../packages/engine/src/reports/unpack.js';
 import type { AggregateReport } from '../../packages/engine/src/reports/types.js';
@@ -193,5 +193,23 @@ describe('refused whole, with a reason and no rows', () => {
   it('more records than the cap', () => {
     const outcome = parseAggregateReport(report({ records: record().repeat(11) }), { maxRecords: 10 });
     expect(outcome).toMatchObject({ ok: false, reason: 'too-many-records' });
+  });
+});
+
+describe('elements a report does not hold are not kept (issue 38 item 5)', () => {
+  const head = '<feedback><report_metadata><org_name>x</org_name><email>a@x.example</email><report_id>r</report_id><date_range><begin>1700000000</begin><end>1700086399</end></date_range>';
+  const policy = '<policy_published><domain>example.com</domain><p>none</p></policy_published>';
+  const record = '<record><row><source_ip>192.0.2.1</source_ip><count>2</count><policy_evaluated><disposition>none</disposition><dkim>pass</dkim><spf>pass</spf></policy_evaluated></row><identifiers><header_from>example.com</header_from></identifiers></record>';
+
+  it('100,000 unknown elements beside the records leave the report as it is', () => {
+    const outcome = parseAggregateReport(`${head}</report_metadata>${policy}${'<junk/>'.repeat(100_000)}${record}</feedback>`);
+    expect(outcome.ok && outcome.report.records).toHaveLength(1);
+  });
+
+  it('a known element repeated past MAX_REPEATED_ELEMENTS is dropped with a warning; the report is read', () => {
+    const outcome = parseAggregateReport(`${head}${'<error>e</error>'.repeat(MAX_HEADER_ELEMENTS + 10)}</report_metadata>${policy}${record}</feedback>`);
+    expect(outcome.ok).toBe(true);
+    expect(outcome.ok && outcome.report.errors).toHaveLength(MAX_REPEATED_ELEMENTS);
+    expect(outcome.ok && outcome.warnings.join()).toMatch(/elements over the caps/);
   });
 });

@@ -1,7 +1,7 @@
 /** SMTP TLS reports (RFC 8460 §4) parsed: the fixtures, the tolerated deviations, the refusals. */
 import { describe, expect, it } from 'vitest';
 import { reportIdentity } from '../../packages/engine/src/reports/identity.js';
-import { parseDateTime, parseTlsReport } from '../../packages/engine/src/reports/parse-tls.js';
+import { jsonDepthOver, MAX_JSON_DEPTH, parseDateTime, parseTlsReport } from '../../packages/engine/src/reports/parse-tls.js';
 import { unpackReportFile } from '../../packages/engine/src/reports/unpack.js';
 import { fixture } from './helpers.js';
 
@@ -63,7 +63,7 @@ describe('parseTlsReport', () => {
     ['a count written as a string', JSON.stringify({ ...base, policies: [{ ...base.policies[0], summary: { 'total-successful-session-count': '3', 'total-failure-session-count': 0 } }] }), 'invalid-field'],
     ['no summary', JSON.stringify({ ...base, policies: [{ policy: base.policies[0]!.policy }] }), 'missing-field'],
     ['a failure detail without result-type', JSON.stringify({ ...base, policies: [{ ...base.policies[0], 'failure-details': [{ 'failed-session-count': 1 }] }] }), 'missing-field'],
-    ['nesting deep enough to exhaust the stack', '['.repeat(200_000), 'malformed'],
+    ['nesting deep enough to exhaust the stack', '['.repeat(200_000), 'too-deep'],
   ])('refuses %s', (_, text, reason) => {
     expect(parseTlsReport(text)).toMatchObject({ ok: false, reason });
   });
@@ -91,5 +91,24 @@ describe('parseTlsReport', () => {
     ['2026-13-40T00:00:00Z', null],
   ])('parseDateTime(%s)', (text, expected) => {
     expect(parseDateTime(text)).toBe(expected);
+  });
+});
+
+describe('JSON nesting is bounded before JSON.parse (issue 38 item 5)', () => {
+  it.each([
+    ['flat', '{"a":[1,2,{"b":3}]}', null],
+    ['brackets inside strings do not count', `{"a":"${'['.repeat(100)}"}`, null],
+    ['an escaped quote does not end the string', `{"a":"\\"${'['.repeat(100)}"}`, null],
+    ['33 arrays deep', `${'['.repeat(33)}${']'.repeat(33)}`, 32],
+    ['deep objects', `${'{"a":'.repeat(40)}1${'}'.repeat(40)}`, 160],
+  ])('%s', (_, text, offset) => {
+    const over = jsonDepthOver(text, MAX_JSON_DEPTH);
+    expect(over === null ? null : over.offset).toBe(offset);
+  });
+
+  it('a TLS report nested deeper than MAX_JSON_DEPTH is refused as too-deep, naming the cap', () => {
+    const outcome = parseTlsReport(`{"report-id":${'['.repeat(1_000_000)}`);
+    expect(outcome).toMatchObject({ ok: false, reason: 'too-deep' });
+    expect(!outcome.ok && outcome.detail).toContain('MAX_JSON_DEPTH');
   });
 });

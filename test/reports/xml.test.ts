@@ -111,3 +111,23 @@ describe('parseXml reads', () => {
     expect(b.warnings[0]).toMatch(/not valid UTF-8/);
   });
 });
+
+describe('what the tree keeps is bounded (issue 38 item 5)', () => {
+  it('whitespace between elements is never kept; text inside is', () => {
+    const outcome = parseXml(`<r>\n  <a> x </a>\n${' \n'.repeat(1000)}<b/>\n</r>`);
+    expect(outcome.ok && outcome.root.text).toBe('');
+    expect(outcome.ok && outcome.root.children[0]!.text).toBe(' x ');
+  });
+
+  it('text over MAX_XML_TEXT is cut, with a warning naming the cap', () => {
+    const outcome = parseXml(`<r>${'x<!---->'.repeat(200)}</r>`, { maxText: 100 });
+    expect(outcome.ok && outcome.root.text.length).toBe(100);
+    expect(outcome.ok && outcome.warnings.join()).toContain('MAX_XML_TEXT');
+  });
+
+  it('onOpen sees each element with its depth before its content', () => {
+    const seen: string[] = [];
+    parseXml('<r><a><b/></a></r>', { onOpen: (element, depth) => seen.push(`${element.local}${depth}`) });
+    expect(seen).toEqual(['r0', 'a1', 'b2']);
+  });
+});

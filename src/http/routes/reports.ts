@@ -24,6 +24,7 @@ import { DEFAULT_REPORT_DAYS, MAX_REPORT_DAYS, showReports } from '../../summari
 import type { ReportRejection, StoredReport } from '../../store/reports.js';
 import type { Stores } from '../../store/types.js';
 import { clientAddress } from '../client-address.js';
+import { chargeStored, STORED_RECORD_QUOTA_BYTES, STORED_REPORT_QUOTA_BYTES } from '../storage-quota.js';
 import { ApiError } from '../errors.js';
 import { API_SECURITY, COMMON_ERROR_STATUSES, DEFAULT_PAGE_LIMIT, errorResponses, pageQuery } from '../schemas.js';
 import { principalOf } from './logs.js';
@@ -86,6 +87,9 @@ const ReportItemSchema = Type.Object(
     reporter: Type.String({ description: 'The domain that authenticated the report message (DKIM/DMARC), or "unauthenticated"; never the org_name inside the report' }),
     orgName: Type.Union([Type.String(), Type.Null()], { description: 'org_name as the report says it: shown, not trusted' }),
     authenticated: Type.Boolean(),
+    contested: Type.Boolean({
+      description: 'Another unauthenticated report listed here claims the same identity (reporter, report id, domain, period) but says something else: one of them is forged; both are kept',
+    }),
     records: Type.Integer(),
     messages: Type.Integer(),
     origin: Type.Object({
@@ -266,6 +270,7 @@ export function reportBody(report: StoredReport) {
     reporter: report.reporter,
     orgName: report.orgName,
     authenticated: origin.authenticatedDomain !== null,
+    contested: false,
     records: report.recordCount,
     messages: report.messageCount,
     origin: { channel: origin.channel, fileName: origin.fileName, sender: origin.sender, messageId: origin.messageId, dkim: origin.dkim, spf: origin.spf, dmarc: origin.dmarc, receivedAt: origin.receivedAt },
@@ -344,7 +349,19 @@ export const reportRoutes: FastifyPluginAsyncTypebox<ReportRouteOptions> = async
       const limit = request.query.limit ?? DEFAULT_PAGE_LIMIT;
       const query = { page, limit, ...(request.query.domain ? { domain: request.query.domain.toLowerCase() } : {}), ...(request.query.kind ? { kind: request.query.kind } : {}) };
       const result = await stores.reports.list(principalOf(request).organizationId, query);
-      return { reports: result.items.map(reportBody), total: result.total, page, limit };
+      // Unauthenticated reports that collide on identity but differ in content are stored apart
+      // (src/ingest/ingest.ts storedIdentity) under one `identityBase`: each is marked.
+      const bases = new Map<string, number>();
+      const baseOf = (report: StoredReport) => (report.origin as { identityBase?: unknown }).identityBase;
+      for (const report of result.items) {
+        const base = baseOf(report);
+        if (typeof base === 'string') bases.set(base, (bases.get(base) ?? 0) + 1);
+      }
+      const reports = result.items.map((report) => {
+        const base = baseOf(report);
+        return { ...reportBody(report), contested: typeof base === 'string' && (bases.get(base) ?? 0) > 1 };
+      });
+      return { reports, total: result.total, page, limit };
     },
   );
 
@@ -367,6 +384,8 @@ export const reportRoutes: FastifyPluginAsyncTypebox<ReportRouteOptions> = async
       const organizationId = principalOf(request).organizationId;
       const sink = await reportSink(stores.reports, { organizationId }, { now });
       const tally = await ingestReportFile(sink, { bytes: bodyOf(request.body), fileName: fileNameOf(request.headers['x-report-filename']), contentType: request.headers['content-type'] ?? null }, unauthenticatedOrigin('upload', null));
+      // The quota counts what was stored too, not only the (compressed) bytes sent.
+      for (const report of tally.reports) if (report.outcome === 'stored') chargeStored(request, STORED_REPORT_QUOTA_BYTES + report.records * STORED_RECORD_QUOTA_BYTES);
       if (tally.reports.length === 0 && tally.rejected.length > 0) {
         const first = tally.rejected[0]!;
         throw new ApiError('REPORT_REFUSED', { message: `The file was refused (${first.reason}): ${first.detail}.` });

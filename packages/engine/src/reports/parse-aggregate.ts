@@ -28,6 +28,23 @@ export const MAX_REPORT_WARNINGS = 50;
 /** Characters kept of a free-text field (comments, human results, contact info). */
 export const MAX_TEXT_FIELD = 1000;
 
+/**
+ * The elements of a report (RFC 7489 Appendix C, RFC 9990 §3.1): only these are kept in the tree while
+ * parsing; any other element (an extension, or millions of empty ones) is read and dropped as it closes.
+ */
+export const AGGREGATE_ELEMENTS: ReadonlySet<string> = new Set([
+  'feedback', 'version', 'report_metadata', 'org_name', 'email', 'extra_contact_info', 'report_id', 'date_range', 'begin', 'end', 'error', 'generator',
+  'policy_published', 'domain', 'adkim', 'aspf', 'p', 'sp', 'np', 'pct', 'fo', 'testing', 'discovery_method',
+  'record', 'row', 'source_ip', 'count', 'policy_evaluated', 'disposition', 'dkim', 'spf', 'reason', 'type', 'comment',
+  'identifiers', 'identities', 'header_from', 'envelope_from', 'envelope_to', 'auth_results', 'selector', 'result', 'human_result', 'scope',
+]);
+/** Children of one name kept under one element (RFC 9990 §3.1.5: 100 DKIM and 100 SPF results fit); more are dropped with a warning. */
+export const MAX_REPEATED_ELEMENTS = 200;
+/** Elements kept inside one record; more are dropped with a warning. */
+export const MAX_RECORD_ELEMENTS = 10_000;
+/** Elements kept outside the records (metadata, policy); more are dropped with a warning. */
+export const MAX_HEADER_ELEMENTS = 10_000;
+
 /** A report may end this far past `now` (clock skew); later is refused (mox refuses past 60 s). */
 export const MAX_FUTURE_SKEW_SECONDS = 3600;
 
@@ -110,21 +127,48 @@ export function parseAggregateReport(input: Uint8Array | string, options: ParseR
   const records: AggregateRecord[] = [];
   let recordCount = 0;
   let rootLocal: string | null = null;
+  // What the tree keeps is bounded: records are converted as they close and dropped, unknown elements
+  // are dropped, and at most MAX_RECORD_ELEMENTS per record and MAX_HEADER_ELEMENTS outside records stay.
+  let inRecord = false;
+  let keptInRecord = 0;
+  let keptInHeader = 0;
+  // Per open element (by depth), how many children of each name it kept.
+  const repeats: (Map<string, number> | undefined)[] = [];
+  let droppedOverCap = 0;
   const xml = parseXml(text, {
+    onOpen: (element, depth) => {
+      if (depth === 1) inRecord = element.local === 'record';
+      repeats[depth] = undefined;
+    },
     onClose: (element, depth) => {
-      if (depth === 0) rootLocal = element.local;
-      // Records are converted as they close and dropped from the tree: memory stays flat.
-      if (depth !== 1 || element.local !== 'record') return true;
-      recordCount++;
-      if (recordCount <= maxRecords) {
-        const record = readRecord(element, recordCount, warnings);
-        if (record !== null) records.push(record);
+      if (depth === 0) {
+        rootLocal = element.local;
+        return true;
       }
-      return false;
+      if (depth === 1 && element.local === 'record') {
+        inRecord = false;
+        keptInRecord = 0;
+        recordCount++;
+        if (recordCount <= maxRecords) {
+          const record = readRecord(element, recordCount, warnings);
+          if (record !== null) records.push(record);
+        }
+        return false;
+      }
+      if (!AGGREGATE_ELEMENTS.has(element.local)) return false;
+      const siblings = (repeats[depth - 1] ??= new Map<string, number>());
+      const same = (siblings.get(element.local) ?? 0) + 1;
+      siblings.set(element.local, same);
+      if (same > MAX_REPEATED_ELEMENTS || (inRecord ? ++keptInRecord > MAX_RECORD_ELEMENTS : ++keptInHeader > MAX_HEADER_ELEMENTS)) {
+        droppedOverCap++;
+        return false;
+      }
+      return true;
     },
   });
   if (!xml.ok) return xml;
   for (const warning of xml.warnings) warnings.add(warning);
+  if (droppedOverCap > 0) warnings.add(`${droppedOverCap} elements over the caps (${MAX_REPEATED_ELEMENTS} of one name under one element, ${MAX_RECORD_ELEMENTS} per record, ${MAX_HEADER_ELEMENTS} outside records) were left out`);
   const root = xml.root;
   if (rootLocal !== 'feedback' && root.local !== 'feedback') return { ok: false, reason: 'not-a-report', detail: `the root element is <${root.name}>, not <feedback>: not a DMARC aggregate report` };
   if (recordCount > maxRecords) return { ok: false, reason: 'too-many-records', detail: `the report has ${recordCount} records, over the cap of ${maxRecords}` };

@@ -15,8 +15,36 @@ import type { ParseOutcome, TlsFailureDetail, TlsPolicyResult, TlsReport } from 
 export const MAX_TLS_REPORT_ITEMS = 100_000;
 /** Policy strings kept per policy (an MTA-STS policy has a handful of lines). */
 export const MAX_POLICY_STRINGS = 1000;
+/**
+ * Arrays and objects nested in a TLS report: RFC 8460 §4.4 needs 4 (report, policies, a policy, its
+ * strings); more is refused before `JSON.parse` builds anything (a 300 KB gzip of `[[[…` would
+ * otherwise build millions of arrays).
+ */
+export const MAX_JSON_DEPTH = 32;
 
-type Refusal = { ok: false; reason: 'missing-field' | 'invalid-field' | 'not-a-report' | 'too-many-records' | 'malformed' | 'too-large'; detail: string };
+/**
+ * The deepest nesting of arrays and objects in `text` (strings skipped, escapes honoured), stopping
+ * as soon as it passes `limit`: linear, allocation-free, and run before `JSON.parse`.
+ */
+export function jsonDepthOver(text: string, limit: number): { offset: number } | null {
+  let depth = 0;
+  const length = text.length;
+  for (let i = 0; i < length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22 /* " */) {
+      for (i++; i < length; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 0x5c /* \ */) i++;
+        else if (d === 0x22) break;
+      }
+    } else if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
+      if (++depth > limit) return { offset: i };
+    } else if (c === 0x5d /* ] */ || c === 0x7d /* } */) depth--;
+  }
+  return null;
+}
+
+type Refusal = { ok: false; reason: 'missing-field' | 'invalid-field' | 'not-a-report' | 'too-many-records' | 'malformed' | 'too-large' | 'too-deep'; detail: string };
 class Refused extends Error {
   constructor(readonly refusal: Refusal) {
     super(refusal.detail);
@@ -44,6 +72,8 @@ export function parseTlsReport(input: Uint8Array | string, options: ParseReportO
   let json: unknown;
   try {
     const text = typeof input === 'string' ? input : new TextDecoder('utf-8').decode(input);
+    const deep = jsonDepthOver(text, MAX_JSON_DEPTH);
+    if (deep !== null) return { ok: false, reason: 'too-deep', detail: `arrays and objects nested deeper than ${MAX_JSON_DEPTH} (MAX_JSON_DEPTH) at character ${deep.offset}: a TLS report (RFC 8460 §4.4) nests 4 deep; refused before parsing` };
     json = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   } catch (error) {
     return { ok: false, reason: 'malformed', detail: `not valid JSON (truncated?): ${error instanceof Error ? error.message : String(error)}` };

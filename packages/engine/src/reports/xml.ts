@@ -16,6 +16,12 @@ export const MAX_XML_DEPTH = 64;
 export const MAX_XML_NODES = 5_000_000;
 /** Attributes on one element. */
 export const MAX_XML_ATTRIBUTES = 64;
+/**
+ * Characters of text kept per element (a report field is read up to 1,000); the rest is left out with
+ * a warning. Text arrives in pieces between elements and comments, and each piece kept costs memory:
+ * millions of pieces under one element would otherwise be kept.
+ */
+export const MAX_XML_TEXT = 65_536;
 
 /** One element: its names, attributes, child elements and text (the character data of its direct content, CDATA included). */
 export interface XmlElement {
@@ -46,6 +52,10 @@ export interface ParseXmlOptions {
    * parent: a caller can convert large repeated elements as they close and keep memory flat.
    */
   onClose?: (element: XmlElement, depth: number) => boolean;
+  /** Called when an element opens, with its depth (the root is 0), before its content is read. */
+  onOpen?: (element: XmlElement, depth: number) => void;
+  /** Characters of text kept per element (`MAX_XML_TEXT`). */
+  maxText?: number;
 }
 
 const XML_NAMESPACE = 'http://www.w3.org/XML/1998/namespace';
@@ -106,7 +116,9 @@ export function parseXml(input: string | Uint8Array, options: ParseXmlOptions = 
   if (typeof input === 'string') text = input;
   else ({ text, warnings } = decodeXmlBytes(input));
   try {
-    return { ok: true, root: new Parser(text, options).parse(), warnings };
+    const parser = new Parser(text, options);
+    const root = parser.parse();
+    return { ok: true, root, warnings: [...warnings, ...parser.warnings] };
   } catch (error) {
     if (error instanceof XmlError) return { ok: false, reason: error.reason, detail: `${error.message} (${position(text, error.offset)})` };
     // Only a bug or an exhausted stack lands here; still an answer, not a crash.
@@ -126,6 +138,8 @@ function position(text: string, offset: number): string {
 
 interface Frame {
   element: XmlElement;
+  /** An element child opened inside it (whitespace after one is layout, never content). */
+  hadChild: boolean;
   /** Prefix bindings in scope (inherited from the parent unless this element declares some). */
   namespaces: Map<string, string>;
 }
@@ -135,6 +149,9 @@ class Parser {
   private nodes = 0;
   private readonly maxDepth: number;
   private readonly maxNodes: number;
+  private readonly maxText: number;
+  private textCut = false;
+  readonly warnings: string[] = [];
   private readonly stack: Frame[] = [];
   private root: XmlElement | null = null;
   private readonly rootNamespaces = new Map<string, string>([['xml', XML_NAMESPACE]]);
@@ -145,6 +162,7 @@ class Parser {
   ) {
     this.maxDepth = options.maxDepth ?? MAX_XML_DEPTH;
     this.maxNodes = options.maxNodes ?? MAX_XML_NODES;
+    this.maxText = options.maxText ?? MAX_XML_TEXT;
   }
 
   parse(): XmlElement {
@@ -177,7 +195,22 @@ class Parser {
       if (/[^ \t\r\n]/.test(raw)) throw new XmlError('malformed', this.root === null ? 'text before the root element' : 'text after the root element', start);
       return;
     }
-    top.element.text += raw.includes('&') ? this.decodeReferences(raw, start) : raw;
+    // Whitespace before the first text or between child elements is layout: never kept (5 M empty
+    // elements with a newline between each would otherwise keep 5 M pieces of text).
+    if ((top.element.text === '' || top.hadChild) && !/[^ \t\r\n]/.test(raw)) return;
+    this.append(top, raw.includes('&') ? this.decodeReferences(raw, start) : raw);
+  }
+
+  /** Appends text to an element, up to `maxText` characters. */
+  private append(frame: Frame, piece: string): void {
+    const room = this.maxText - frame.element.text.length;
+    if (room <= 0 || piece.length > room) {
+      if (room > 0) frame.element.text += piece.slice(0, room);
+      if (!this.textCut) this.warnings.push(`the text of <${frame.element.name}> is over ${this.maxText} characters (MAX_XML_TEXT): the rest was left out`);
+      this.textCut = true;
+      return;
+    }
+    frame.element.text += piece;
   }
 
   private processingInstruction(): void {
@@ -200,7 +233,7 @@ class Parser {
       if (end === -1) throw new XmlError('malformed', 'a CDATA section is not closed', at);
       const top = this.stack.at(-1);
       if (top === undefined) throw new XmlError('malformed', 'a CDATA section outside the root element', at);
-      top.element.text += s.slice(at + 9, end);
+      this.append(top, s.slice(at + 9, end));
       this.i = end + 3;
       return;
     }
@@ -298,10 +331,13 @@ class Parser {
       children: [],
       text: '',
     };
-    if (parent !== undefined) parent.element.children.push(element);
-    else this.root = element;
+    if (parent !== undefined) {
+      parent.element.children.push(element);
+      parent.hadChild = true;
+    } else this.root = element;
+    this.options.onOpen?.(element, this.stack.length);
     if (selfClosing) this.close(element, this.stack.length, parent);
-    else this.stack.push({ element, namespaces });
+    else this.stack.push({ element, namespaces, hadChild: false });
   }
 
   private endTag(): void {

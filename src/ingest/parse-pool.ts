@@ -1,0 +1,220 @@
+/**
+ * Report parsing off the service's event loop: a small pool of parser processes (parse-worker.ts),
+ * each with a heap budget (`--max-old-space-size`) and each job with a deadline after which its
+ * process is killed. Processes, not worker threads: a worker thread that runs out of heap during one
+ * large allocation (a 50 MB string) ends the whole service with V8's fatal out-of-memory error; a
+ * parser process that does only ends itself. A hostile report (RFC 9990 §"Report Contents as an Attack": a small gzip of millions of
+ * elements or nested arrays) then costs at most one worker's budget, and `/healthz`, the API and the
+ * SMTP receiver keep answering while it is read.
+ *
+ * One job is one file, or every part of one message: the parts share the job's deadline and its
+ * decompressed-bytes budget (parse-files.ts). The service's own process holds only the bytes it
+ * sends and the reports it gets back; each parser process is bounded by `REPORT_PARSE_HEAP_MB` of
+ * old generation plus `REPORT_PARSE_YOUNG_MB` and its buffers (at most `MAX_JOB_DOCUMENT_BYTES`
+ * decompressed): about 2 × (256 + 16 + 75) MiB for the pool. A legitimate 41 MB report of 90,000 records parses within these budgets (14 s on a loaded 2-core machine).
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { MAX_JOB_DOCUMENT_BYTES, parseReportFiles, type ParsedFile, type ParseRefusal, type ReportFileInput } from './parse-files.js';
+import type { ParseWorkerReply } from './parse-worker.js';
+
+/** Parser processes at once (the machine's other cores serve requests). */
+export const REPORT_PARSE_WORKERS = 2;
+/** Wall time one job (a file, or all the parts of a message) may take before its process is killed. */
+export const REPORT_PARSE_DEADLINE_MS = 60_000;
+/** Old-generation heap of one parser process (`--max-old-space-size`): past it the process dies and the job is refused. */
+export const REPORT_PARSE_HEAP_MB = 256;
+/** Young-generation semi-space of one parser process (`--max-semi-space-size`). */
+export const REPORT_PARSE_YOUNG_MB = 16;
+
+/** Parses report files: the pool, or in-thread (tests, the library). */
+export interface ReportParser {
+  /** Parses the files of one job (one budget for all); one outcome per file, in order. Never rejects. */
+  parse(files: readonly ReportFileInput[]): Promise<ParsedFile[]>;
+}
+
+/** Parses in the calling thread (blocking it): for tools where nothing else waits. */
+export const inThreadReportParser: ReportParser = {
+  parse: async (files) => parseReportFiles(files),
+};
+
+/** Options of {@link ReportParserPool}; the defaults are the named constants. */
+export interface ReportParserPoolOptions {
+  workers?: number;
+  deadlineMs?: number;
+  heapMb?: number;
+}
+
+interface Job {
+  id: number;
+  files: readonly ReportFileInput[];
+  results: (ParsedFile | undefined)[];
+  resolve: (files: ParsedFile[]) => void;
+}
+
+interface Slot {
+  worker: ChildProcess | undefined;
+  /** The end of the process's standard error (V8 says there why it died). */
+  stderr: string;
+  job: Job | undefined;
+  timer: NodeJS.Timeout | undefined;
+}
+
+/**
+ * Where the worker's module is, and how to load it: compiled (`.js`, as installed), or from source
+ * (tests, `tsx`): then tsx compiles it and `@spoof-checker/engine` is mapped to the engine's source,
+ * as the vitest alias and tsconfig paths do for the main thread.
+ */
+function workerModule(): { url: URL; execArgv: string[] } {
+  const here = import.meta.url;
+  if (!here.endsWith('.ts')) return { url: new URL('./parse-worker.js', here), execArgv: [] };
+  const tsx = pathToFileURL(createRequire(here).resolve('tsx')).href;
+  const engine = new URL('../../packages/engine/src/index.ts', here).href;
+  const hooks = `export async function resolve(specifier, context, next) { return next(specifier === '@spoof-checker/engine' ? ${JSON.stringify(engine)} : specifier, context); }`;
+  const register = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)});`;
+  return { url: new URL('./parse-worker.ts', here), execArgv: ['--import', tsx, '--import', `data:text/javascript,${encodeURIComponent(register)}`] };
+}
+
+/** The pool. Idle workers do not keep the process alive; a busy one does until its job ends. */
+export class ReportParserPool implements ReportParser {
+  readonly #slots: Slot[];
+  readonly #queue: Job[] = [];
+  readonly #deadlineMs: number;
+  readonly #heapMb: number;
+  #nextId = 1;
+  #closed = false;
+  /** Jobs ended by their deadline, by the heap budget, or by a worker that failed (the operator's counters). */
+  readonly counters = { jobs: 0, deadline: 0, memory: 0, failed: 0 };
+
+  constructor(options: ReportParserPoolOptions = {}) {
+    this.#slots = Array.from({ length: Math.max(1, options.workers ?? REPORT_PARSE_WORKERS) }, () => ({ worker: undefined, stderr: '', job: undefined, timer: undefined }));
+    this.#deadlineMs = options.deadlineMs ?? REPORT_PARSE_DEADLINE_MS;
+    this.#heapMb = options.heapMb ?? REPORT_PARSE_HEAP_MB;
+  }
+
+  parse(files: readonly ReportFileInput[]): Promise<ParsedFile[]> {
+    if (files.length === 0) return Promise.resolve([]);
+    return new Promise((resolve) => {
+      const job: Job = { id: this.#nextId++, files, results: files.map(() => undefined), resolve };
+      if (this.#closed) {
+        this.#finish(undefined, job, refusal('parse-failed', 'the report parser is shut down'));
+        return;
+      }
+      this.#queue.push(job);
+      this.#dispatch();
+    });
+  }
+
+  /** Terminates every worker; jobs still waiting are refused. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const job of this.#queue.splice(0)) this.#finish(undefined, job, refusal('parse-failed', 'the report parser is shut down'));
+    await Promise.all(
+      this.#slots.map(async (slot) => {
+        const worker = slot.worker;
+        slot.worker = undefined;
+        if (slot.job) this.#finish(slot, slot.job, refusal('parse-failed', 'the report parser is shut down'));
+        worker?.kill('SIGKILL');
+      }),
+    );
+  }
+
+  #dispatch(): void {
+    for (const slot of this.#slots) {
+      if (slot.job !== undefined) continue;
+      const job = this.#queue.shift();
+      if (job === undefined) return;
+      this.#start(slot, job);
+    }
+  }
+
+  #start(slot: Slot, job: Job): void {
+    slot.job = job;
+    this.counters.jobs += 1;
+    const worker = slot.worker ?? this.#spawn(slot);
+    worker.ref();
+    worker.channel?.ref();
+    slot.timer = setTimeout(() => {
+      this.counters.deadline += 1;
+      this.#kill(slot);
+      this.#finish(slot, job, refusal('parse-deadline', `parsing took longer than ${this.#deadlineMs / 1000} s (REPORT_PARSE_DEADLINE_MS, one budget for a file or all the parts of a message): stopped and refused`));
+    }, this.#deadlineMs);
+    worker.send({ id: job.id, files: job.files.map((f) => ({ bytes: f.bytes, fileName: f.fileName, contentType: f.contentType ?? null })) });
+  }
+
+  #spawn(slot: Slot): ChildProcess {
+    const module = workerModule();
+    const worker = fork(fileURLToPath(module.url), [], {
+      execArgv: [...module.execArgv, `--max-old-space-size=${this.#heapMb}`, `--max-semi-space-size=${Math.max(1, Math.floor(REPORT_PARSE_YOUNG_MB / 2))}`],
+      serialization: 'advanced',
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    });
+    slot.worker = worker;
+    slot.stderr = '';
+    worker.stderr?.on('data', (chunk: Buffer) => {
+      slot.stderr = (slot.stderr + chunk.toString('utf8')).slice(-4096);
+    });
+    // The pipe never keeps the process alive on its own: the child (while busy) does.
+    (worker.stderr as (NodeJS.ReadableStream & { unref?: () => void }) | null)?.unref?.();
+    worker.on('message', (reply: ParseWorkerReply) => {
+      const job = slot.job;
+      if (slot.worker !== worker || job === undefined || reply.id !== job.id) return;
+      if ('done' in reply) this.#finish(slot, job, refusal('parse-failed', 'the parser gave no answer for this file'));
+      else job.results[reply.index] = reply.file;
+    });
+    // A process that cannot start or be signalled: its job fails, the pool goes on.
+    worker.on('error', () => this.#ended(slot, worker, false));
+    worker.on('exit', (_code, signal) => this.#ended(slot, worker, signal === 'SIGABRT' || signal === 'SIGTRAP' || /heap out of memory|heap limit/i.test(slot.stderr)));
+    return worker;
+  }
+
+  /** A parser process ended: the job it had is refused (out of memory, or failed). */
+  #ended(slot: Slot, worker: ChildProcess, outOfMemory: boolean): void {
+    if (slot.worker !== worker) return;
+    slot.worker = undefined;
+    const job = slot.job;
+    if (job === undefined) return;
+    if (outOfMemory) {
+      this.counters.memory += 1;
+      this.#finish(slot, job, refusal('parse-memory', `parsing needed more than ${this.#heapMb} MiB of memory (REPORT_PARSE_HEAP_MB): stopped and refused`));
+    } else {
+      this.counters.failed += 1;
+      this.#finish(slot, job, refusal('parse-failed', 'the report parser stopped before it answered'));
+    }
+  }
+
+  #kill(slot: Slot): void {
+    const worker = slot.worker;
+    slot.worker = undefined;
+    worker?.kill('SIGKILL');
+  }
+
+  /** Ends a job: files without an outcome get `missing`; the slot takes the next job. */
+  #finish(slot: Slot | undefined, job: Job, missing: ParseRefusal): void {
+    if (slot !== undefined) {
+      if (slot.job !== job) return;
+      clearTimeout(slot.timer);
+      slot.timer = undefined;
+      slot.job = undefined;
+      slot.worker?.unref();
+      slot.worker?.channel?.unref();
+    }
+    job.resolve(job.results.map((file) => file ?? missing));
+    if (slot !== undefined && !this.#closed) this.#dispatch();
+  }
+}
+
+function refusal(reason: string, detail: string): ParseRefusal {
+  return { ok: false, reason, detail };
+}
+
+let shared: ReportParserPool | undefined;
+
+/** The process's pool, made on first use (every path into the store parses through it). */
+export function defaultReportParser(): ReportParser {
+  shared ??= new ReportParserPool();
+  return shared;
+}
+
+export { MAX_JOB_DOCUMENT_BYTES };

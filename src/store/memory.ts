@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { digestsEqual } from './api-keys.js';
 import { MemoryBatchStore } from './batches-memory.js';
+import { MemoryConsoleStore } from './console-memory.js';
 import { MemoryLookalikeJobStore } from './lookalike-jobs-memory.js';
 import { MemoryMonitorStore } from './monitors-memory.js';
 import { MemoryReportStore } from './reports-memory.js';
@@ -77,6 +78,13 @@ export class MemoryApiKeyStore implements ApiKeyStore {
 
   async hasAnyKey(): Promise<boolean> {
     return this.#keys.length > 0;
+  }
+
+  async removeKey(organizationId: string, id: string): Promise<boolean> {
+    const index = this.#keys.findIndex((k) => k.id === id && k.organizationId === organizationId);
+    if (index === -1) return false;
+    this.#keys.splice(index, 1);
+    return true;
   }
 }
 
@@ -357,6 +365,7 @@ export function createMemoryStores(options: { newId?: () => string; recordLogCap
     monitors: new MemoryMonitorStore(),
     reports: new MemoryReportStore(async (domain) => ({ withDomain: domains.organizationsWithDomain(domain), organizations: apiKeys.organizationIds() })),
     lookalikeJobs: new MemoryLookalikeJobStore(),
+    console: new MemoryConsoleStore(),
     // Memory is always reachable; closing has nothing to release.
     health: async () => ({ ok: true }),
     isEmpty: async () => apiKeys.organizationCount === 0,

@@ -10,6 +10,7 @@
 import { sql, type Kysely } from 'kysely';
 import { type Migration, type MigrationProvider, Migrator } from 'kysely/migration';
 import { createBatchTables } from './batches-sql.js';
+import { createConsoleTables } from './console-sql.js';
 import type { MigrationContext, MigrationFactory, SqlDialectName } from './migration-types.js';
 import { createLookalikeJobTables } from './lookalike-jobs-sql.js';
 import { createMonitorTables } from './monitors-sql.js';
@@ -191,6 +192,8 @@ export const MIGRATIONS: Readonly<Record<string, MigrationFactory>> = {
   '0005_reports': createReportTables,
   // Deep lookalike runs as jobs (src/store/lookalike-jobs-sql.ts).
   '0007_lookalike_jobs': createLookalikeJobTables,
+  // The console: users, memberships, invitations, sessions, failed sign-ins, key names, latest results (src/store/console-sql.ts).
+  '0010_console': createConsoleTables,
 };
 
 /** The column types of `dialect`. */

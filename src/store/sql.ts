@@ -13,6 +13,7 @@ import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import { digestsEqual } from './api-keys.js';
 import { SqlBatchStore } from './batches-sql.js';
 import { SqlLookalikeJobStore } from './lookalike-jobs-sql.js';
+import { SqlConsoleStore } from './console-sql.js';
 import { SqlMonitorStore } from './monitors-sql.js';
 import { SqlReportStore } from './reports-sql.js';
 import { isStoreUnavailable, StoreUnavailableError } from './errors.js';
@@ -208,6 +209,7 @@ export function createSqlStores(db: Kysely<StoreDatabase>, traits: SqlDialectTra
     monitors: guard(monitors),
     reports: guard(new SqlReportStore(db)),
     lookalikeJobs: guard(lookalikeJobs),
+    console: guard(new SqlConsoleStore(db, traits.dialect, (error) => traits.isUniqueViolation(error))),
     pruneMonitorHistory: pruneMonitors,
     pruneRecordLogs: guardedPrune,
     async isEmpty() {
@@ -312,6 +314,11 @@ class SqlApiKeyStore implements ApiKeyStore {
 
   async hasAnyKey(): Promise<boolean> {
     return (await this.db.selectFrom('api_keys').select('id').limit(1).executeTakeFirst()) !== undefined;
+  }
+
+  async removeKey(organizationId: string, id: string): Promise<boolean> {
+    const result = await this.db.deleteFrom('api_keys').where('id', '=', id).where('organization_id', '=', organizationId).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
   }
 }
 

@@ -36,6 +36,7 @@ import { describeBatchMode, startBatchService, startLookalikeJobService } from '
 import type { DeepLookalikeRun, LookalikeJobService } from '../jobs/lookalike-jobs.js';
 import { API_DEEP_MAX_CANDIDATES } from '../http/routes/lookalikes.js';
 import type { MonitorService } from '../jobs/monitors.js';
+import { withLatestResults } from '../jobs/latest-results.js';
 import { describeMonitorMode, seedDemoMonitor, startMonitorService, startMonitorWorkerWithPump } from '../jobs/monitor-setup.js';
 import { withLookalikeSearch, type MonitorCheck } from '../jobs/monitor-run.js';
 import { startBatchWorker } from '../jobs/worker.js';
@@ -383,7 +384,7 @@ export async function startService(config: ServiceConfig): Promise<ServiceHandle
       () =>
         startMonitorService({
           store: stores.monitors,
-          check: checks.monitor,
+          check: withLatestResults(checks.monitor, stores.console, { onError: (error) => log(`console: latest result not kept: ${error instanceof Error ? error.message : String(error)}`) }),
           reportSignals: monitorReportSignals(stores.reports),
           reportSelectors: reportSelectorCache(stores.reports),
           redisUrl: config.redisUrl,
@@ -394,7 +395,7 @@ export async function startService(config: ServiceConfig): Promise<ServiceHandle
         }),
       (service) => service.close(),
     );
-    if (config.demoMonitor && seeded) await seedDemoMonitor(monitors, config.demoMonitor.organizationId, config.demoMonitor.domain, checks.monitor, new Date());
+    if (config.demoMonitor && seeded) await seedDemoMonitor(monitors, config.demoMonitor.organizationId, config.demoMonitor.domain, withLatestResults(checks.monitor, stores.console), new Date());
 
     await startExtras(started, config.components, { role: 'serve', stores, check: checks.plain, redisUrl: config.redisUrl, env: config.env, log });
 
@@ -513,7 +514,7 @@ export async function startWorker(config: WorkerConfig): Promise<WorkerHandle> {
       () =>
         startMonitorWorkerWithPump({
           store: stores.monitors,
-          check: checks.monitor,
+          check: withLatestResults(checks.monitor, stores.console, { onError: (error) => log(`console: latest result not kept: ${error instanceof Error ? error.message : String(error)}`) }),
           reportSignals: monitorReportSignals(stores.reports),
           reportSelectors: reportSelectorCache(stores.reports),
           redisUrl: config.redisUrl,

@@ -21,10 +21,15 @@ export interface PageOptions {
   noindex?: boolean;
   /** In demo mode (`serve --demo`): the banner, and a footer that does not claim public DNS. */
   demo?: DemoSettings | null;
+  /** The header's navigation in place of the public page's (the console's: src/console/views.ts). */
+  nav?: SafeHtml;
 }
 
+/** The public page's navigation. */
+const SITE_NAV = html`<nav aria-label="Site"><a href="/">Check a domain</a><a href="/docs">API docs</a><a href="/openapi.json">OpenAPI</a></nav>`;
+
 /** A complete HTML document. */
-export function page({ title, description, body, noindex, demo = null }: PageOptions): SafeHtml {
+export function page({ title, description, body, noindex, demo = null, nav = SITE_NAV }: PageOptions): SafeHtml {
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -42,7 +47,7 @@ ${noindex ? html`<meta name="robots" content="noindex">` : null}
 <a class="skip" href="#main">Skip to the content</a>
 <header class="site"><div class="wrap">
 <a class="brand" href="/"><img src="${ASSETS.icon.path}" alt="" width="22" height="22">spoof-checker</a>
-<nav aria-label="Site"><a href="/">Check a domain</a><a href="/docs">API docs</a><a href="/openapi.json">OpenAPI</a></nav>
+${nav}
 </div></header>
 ${demo ? keepHyphenatedWhole(demoBanner(demo)) : null}
 <main id="main" tabindex="-1"><div class="wrap">

@@ -1,0 +1,169 @@
+/**
+ * The overview's rows: one per monitored domain, read from what each monitor keeps (its latest
+ * check and confirmed state: one query for the organisation, never a check per view), with the
+ * last 7 days' DMARC pass rate and readiness where the organisation has reports (the same summary
+ * as `reports show`). Sorted and filtered by the query; the worst first by default.
+ */
+import { parseDmarcRecord } from '@spoof-checker/engine';
+import { showReports } from '../ingest/summary.js';
+import type { Monitor, MonitorStore } from '../store/monitors.js';
+import type { ReportStore } from '../store/reports.js';
+
+/** The columns one can sort by, in the table's order. */
+export const SORT_KEYS = ['domain', 'verdict', 'dmarc', 'transport', 'dnssec', 'bimi', 'lookalikes', 'passrate', 'readiness', 'checked'] as const;
+export type SortKey = (typeof SORT_KEYS)[number];
+/** The verdict filter's values. */
+export const VERDICT_FILTERS = ['spoofable', 'partially_protected', 'protected', 'unchecked'] as const;
+/** Days of reports the pass rate and readiness cover. */
+export const OVERVIEW_REPORT_DAYS = 7;
+/** Monitors read per store query (an organisation keeps at most MAX_MONITORS_PER_ORGANIZATION). */
+export const OVERVIEW_PAGE_SIZE = 1_000;
+/** Longest name filter accepted. */
+export const MAX_FILTER_LENGTH = 253;
+
+/** The overview's query: sort, order, filters. */
+export interface OverviewQuery {
+  sort: SortKey;
+  order: 'asc' | 'desc';
+  q: string;
+  verdict: (typeof VERDICT_FILTERS)[number] | '';
+}
+
+/** The query from the URL's parameters; anything unknown falls back to the default (the worst first). */
+export function overviewQuery(query: Record<string, unknown>): OverviewQuery {
+  const one = (v: unknown) => (typeof v === 'string' ? v : '');
+  const sort = one(query['sort']);
+  const verdict = one(query['verdict']);
+  return {
+    sort: (SORT_KEYS as readonly string[]).includes(sort) ? (sort as SortKey) : 'verdict',
+    order: one(query['order']) === 'desc' ? 'desc' : 'asc',
+    q: one(query['q']).trim().toLowerCase().slice(0, MAX_FILTER_LENGTH),
+    verdict: (VERDICT_FILTERS as readonly string[]).includes(verdict) ? (verdict as OverviewQuery['verdict']) : '',
+  };
+}
+
+/** One domain's row. */
+export interface DomainRow {
+  monitorId: string;
+  domain: string;
+  outcome: 'checked' | 'domain-not-found' | 'could-not-check' | null;
+  verdict: string | null;
+  dmarcPolicy: string | null;
+  transport: string | null;
+  dnssec: string | null;
+  bimi: string | null;
+  lookalikes: { critical: number; high: number } | null;
+  passRate: number | null;
+  readiness: 'ready' | 'not-ready' | null;
+  checkedAt: string | null;
+}
+
+/** The row of a monitor, from its confirmed state (else the state last seen) and its latest check. */
+export function rowOf(monitor: Monitor): DomainRow {
+  const snapshot = monitor.machine.confirmed?.snapshot ?? monitor.machine.candidate?.snapshot ?? null;
+  const last = monitor.lastResult;
+  const checked = snapshot?.kind === 'checked' ? snapshot : null;
+  let dmarcPolicy: string | null = null;
+  if (checked) {
+    if (checked.dmarc.record === null) dmarcPolicy = 'none published';
+    else {
+      const parsed = parseDmarcRecord(checked.dmarc.record);
+      dmarcPolicy = parsed.kind === 'record' ? `p=${parsed.record.policy ?? 'none'}` : 'not a DMARC record';
+    }
+  }
+  let lookalikes: DomainRow['lookalikes'] = null;
+  if (checked?.lookalikes) {
+    lookalikes = { critical: 0, high: 0 };
+    for (const entry of checked.lookalikes) {
+      const grade = entry.slice(entry.lastIndexOf(' ') + 1);
+      if (grade === 'critical') lookalikes.critical++;
+      else if (grade === 'high') lookalikes.high++;
+    }
+  }
+  return {
+    monitorId: monitor.id,
+    domain: monitor.domain,
+    outcome: last?.outcome ?? null,
+    verdict: last?.verdict ?? checked?.verdict ?? null,
+    dmarcPolicy,
+    transport: last?.transportVerdict ?? checked?.transport?.verdict ?? null,
+    dnssec: checked?.dnssec?.status ?? null,
+    bimi: checked?.bimi?.grade ?? null,
+    lookalikes,
+    passRate: null,
+    readiness: null,
+    checkedAt: last?.checkedAt ?? null,
+  };
+}
+
+/** How bad a row is: lower is worse (a domain anyone can spoof first; one that could not be checked next). */
+function badness(row: DomainRow): number {
+  if (row.outcome === 'domain-not-found') return 0;
+  if (row.verdict === 'spoofable') return 1;
+  if (row.outcome === 'could-not-check') return 2;
+  if (row.verdict === 'partially_protected') return 3;
+  if (row.verdict === null) return 4;
+  return 5;
+}
+
+const compareText = (a: string | null, b: string | null) => (a === b ? 0 : a === null ? 1 : b === null ? -1 : a < b ? -1 : 1);
+const compareNumber = (a: number | null, b: number | null) => (a === b ? 0 : a === null ? 1 : b === null ? -1 : a - b);
+
+function compare(key: SortKey, a: DomainRow, b: DomainRow): number {
+  switch (key) {
+    case 'domain':
+      return compareText(a.domain, b.domain);
+    case 'verdict':
+      // Worst first; then the most critical lookalikes; then by name.
+      return badness(a) - badness(b) || compareNumber(b.lookalikes?.critical ?? 0, a.lookalikes?.critical ?? 0);
+    case 'dmarc':
+      return compareText(a.dmarcPolicy, b.dmarcPolicy);
+    case 'transport':
+      return compareText(a.transport, b.transport);
+    case 'dnssec':
+      return compareText(a.dnssec, b.dnssec);
+    case 'bimi':
+      return compareText(a.bimi, b.bimi);
+    case 'lookalikes':
+      return compareNumber(a.lookalikes ? a.lookalikes.critical * 1e6 + a.lookalikes.high : null, b.lookalikes ? b.lookalikes.critical * 1e6 + b.lookalikes.high : null);
+    case 'passrate':
+      return compareNumber(a.passRate, b.passRate);
+    case 'readiness':
+      return compareText(a.readiness, b.readiness);
+    case 'checked':
+      return compareText(a.checkedAt, b.checkedAt);
+  }
+}
+
+/** The rows filtered and sorted (ties by domain name, always ascending). */
+export function arrange(rows: DomainRow[], query: OverviewQuery): DomainRow[] {
+  const kept = rows.filter((row) => {
+    if (query.q && !row.domain.includes(query.q)) return false;
+    if (query.verdict === 'unchecked') return row.verdict === null || row.outcome !== 'checked';
+    if (query.verdict) return row.verdict === query.verdict && row.outcome === 'checked';
+    return true;
+  });
+  const sign = query.order === 'asc' ? 1 : -1;
+  return kept.sort((a, b) => sign * compare(query.sort, a, b) || compareText(a.domain, b.domain));
+}
+
+/** Every monitored domain of the organisation as a row, with the reports' figures where there are reports. */
+export async function overviewRows(monitors: MonitorStore, reports: ReportStore, organizationId: string, now: Date): Promise<DomainRow[]> {
+  const rows: DomainRow[] = [];
+  for (let page = 1; ; page++) {
+    const batch = await monitors.list(organizationId, { page, limit: OVERVIEW_PAGE_SIZE });
+    rows.push(...batch.items.map(rowOf));
+    if (batch.items.length < OVERVIEW_PAGE_SIZE || rows.length >= batch.total) break;
+  }
+  const withReports = new Set(await reports.domains(organizationId));
+  for (const row of rows) {
+    if (!withReports.has(row.domain)) continue;
+    const shown = await showReports({ store: reports, organizationId, domain: row.domain, days: OVERVIEW_REPORT_DAYS, now });
+    const messages = shown.summary.messages;
+    if (messages === 0) continue;
+    const pass = shown.summary.senders.reduce((sum, s) => sum + s.dmarcPass, 0);
+    row.passRate = pass / messages;
+    row.readiness = shown.summary.readiness.verdict;
+  }
+  return rows;
+}

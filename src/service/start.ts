@@ -47,7 +47,7 @@ import type { Stores } from '../store/types.js';
 import type { WebPagesSettings } from '../web/plugin.js';
 import { SmtpReportReceiver } from '../ingest/smtp.js';
 import { monitorReportSignals, reportSelectorCache } from '../ingest/summary.js';
-import { buildApp } from './compose.js';
+import { buildApp, type PagesOption } from './compose.js';
 import { isDemoTransportDomain, startDemoTransport, type DemoTransport } from './demo-transport.js';
 
 /** How long one component may take to stop before the next one is stopped anyway. */
@@ -139,6 +139,8 @@ export interface HttpConfig {
   pages?: WebPagesSettings;
   /** Accept weak keys the store holds (the published demo keys: `--demo` on loopback only). */
   acceptWeakKeys?: boolean;
+  /** The console's settings (`serve --demo`: the demo organisation, and a demo viewer signed in on loopback); default: served. */
+  console?: PagesOption['console'];
 }
 
 /** DMARC and TLS reports: the SMTP receiver (when `smtp` is given) and the service's report addresses. */
@@ -164,8 +166,8 @@ export interface ServiceConfig extends CommonConfig {
   /** Most monitors one organisation may keep (default `MAX_MONITORS_PER_ORGANIZATION`). */
   maxMonitorsPerOrganization?: number;
   http: HttpConfig;
-  /** The demo's monitor, seeded with a history when the seed was loaded into an empty store. */
-  demoMonitor?: { organizationId: string; domain: string };
+  /** The demo's monitor, seeded with a history when the seed was loaded into an empty store; `more`: the demo console's other domains. */
+  demoMonitor?: { organizationId: string; domain: string; more?: readonly string[] };
   /**
    * `serve --demo`: start the demo's own mail servers on loopback (src/service/demo-transport.ts)
    * and answer the demo transport domains from them; every other domain keeps `check`'s options.
@@ -395,7 +397,12 @@ export async function startService(config: ServiceConfig): Promise<ServiceHandle
         }),
       (service) => service.close(),
     );
-    if (config.demoMonitor && seeded) await seedDemoMonitor(monitors, config.demoMonitor.organizationId, config.demoMonitor.domain, withLatestResults(checks.monitor, stores.console), new Date());
+    if (config.demoMonitor && seeded) {
+      // The demo console's organisation: several domains, each with a history of changes.
+      for (const domain of [config.demoMonitor.domain, ...(config.demoMonitor.more ?? [])]) {
+        await seedDemoMonitor(monitors, config.demoMonitor.organizationId, domain, withLatestResults(checks.monitor, stores.console), new Date());
+      }
+    }
 
     await startExtras(started, config.components, { role: 'serve', stores, check: checks.plain, redisUrl: config.redisUrl, env: config.env, log });
 
@@ -451,6 +458,7 @@ export async function startService(config: ServiceConfig): Promise<ServiceHandle
       redactKeys: seedKeys,
       ...(http.acceptWeakKeys ? { acceptWeakKeys: true } : {}),
       ...(http.pages ? { pages: http.pages } : {}),
+      ...(http.console !== undefined ? { console: http.console } : {}),
       rateLimits: http.rateLimit ? {} : false,
       trustProxy: http.trustProxy,
       ...(http.publicUrl !== undefined ? { publicUrl: http.publicUrl } : {}),

@@ -49,7 +49,13 @@ export async function consoleService(options: { stores?: Stores; publicUrl?: str
   const stores = options.stores ?? createMemoryStores();
   await stores.apiKeys.addOrganization(ORG_A);
   await stores.apiKeys.addOrganization(ORG_B);
-  const resolver = new ZoneResolver(Object.entries(DOMAINS).map(([d, dmarc]) => parseZone(zoneFor(d, dmarc))));
+  // The zones as they are now: a test changes a domain's DMARC record with `setDmarc`.
+  const dmarcs = { ...DOMAINS };
+  let resolver = new ZoneResolver(Object.entries(dmarcs).map(([d, dmarc]) => parseZone(zoneFor(d, dmarc))));
+  const setDmarc = (domain: string, dmarc: string | null) => {
+    dmarcs[domain] = dmarc;
+    resolver = new ZoneResolver(Object.entries(dmarcs).map(([d, value]) => parseZone(zoneFor(d, value))));
+  };
   const clock = options.clock ?? new TestClock(Date.parse('2026-03-01T12:00:00.000Z'));
   const check = (domain: string) => checkDomain(domain, { resolver });
   const monitors = monitorService({ store: stores.monitors, check: withLatestResults(check, stores.console, { now: clock.now }), clock });
@@ -62,7 +68,7 @@ export async function consoleService(options: { stores?: Stores; publicUrl?: str
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
     ...options.extra,
   });
-  return { app, stores, clock, monitors };
+  return { app, stores, clock, monitors, setDmarc };
 }
 
 /** A member with a password, made through the invitation (the CLI's path). */

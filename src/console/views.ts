@@ -75,6 +75,8 @@ export function consolePage(options: { title: string; body: SafeHtml; viewer: Co
     noindex: true,
     demo: options.demo ?? viewer?.demo ?? null,
     nav: consoleNav(viewer, options.current ?? ''),
+    wide: true,
+    footer: html`The console shows what this service's monitors keep for your organisation: checks, confirmed changes, alerts. The same data is in the API: <a href="/docs">documentation</a>.`,
     body: html`${viewer ? accountBar(viewer) : null}${options.notice ? noticeBox(options.notice) : null}${options.body}`,
   });
 }
@@ -196,14 +198,14 @@ const VERDICT_TONE: Readonly<Record<string, string>> = { spoofable: 'critical', 
 const SORT_LABELS: Readonly<Record<SortKey, string>> = {
   domain: 'Domain',
   verdict: 'Spoofing',
-  dmarc: 'DMARC policy',
-  transport: 'Mail sent to you',
+  dmarc: 'DMARC',
+  transport: 'Inbound TLS',
   dnssec: 'DNSSEC',
   bimi: 'BIMI',
-  lookalikes: 'Lookalikes (critical / high)',
-  passrate: 'DMARC pass rate (7 days)',
-  readiness: 'Ready to enforce',
-  checked: 'Last checked',
+  lookalikes: 'Lookalikes',
+  passrate: 'Pass rate',
+  readiness: 'Enforce?',
+  checked: 'Checked',
 };
 
 function verdictBadge(row: DomainRow): SafeHtml {
@@ -260,7 +262,7 @@ ${[
 </select></div>
 <input type="hidden" name="sort" value="${query.sort}"><input type="hidden" name="order" value="${query.order}">
 <button type="submit" class="secondary">Filter</button></form>
-<p id="domain-count">${rows.length === options.total ? `${options.total} domain${options.total === 1 ? '' : 's'}` : `${rows.length} of ${options.total} domains`}${query.sort === 'verdict' && query.order === 'asc' ? ', the worst first' : ''}.</p>
+${rows.length === 0 ? null : html`<p id="domain-count">${rows.length === options.total ? `${options.total} domain${options.total === 1 ? '' : 's'}` : `${rows.length} of ${options.total} domains`}${query.sort === 'verdict' && query.order === 'asc' ? ', the worst first' : ''}.</p>`}
 ${rows.length === 0
   ? html`<div class="card"><p>${options.total === 0 ? (ROLE_CAN.manage(viewer.role) ? 'No domain is watched yet: add one above.' : 'No domain is watched yet: an owner or admin adds them.') : 'No domain matches the filter.'}</p></div>`
   : html`<div class="table-scroll" tabindex="0" role="region" aria-labelledby="overview-caption"><table class="overview" id="overview">
@@ -279,7 +281,8 @@ ${rows.length === 0
 <td>${row.readiness === null ? dash : row.readiness === 'ready' ? 'Ready' : 'Not yet'}</td>
 <td>${row.checkedAt === null ? dash : html`<time datetime="${row.checkedAt}">${when(row.checkedAt)}</time>`}</td>
 </tr>`,
-    )}</tbody></table></div>`}`,
+    )}</tbody></table></div>
+<p class="hint" id="overview-legend">Spoofing: whether someone can send mail as the domain. DMARC: the policy published. Inbound TLS: how mail sent to the domain travels (when the monitor checks it). Lookalikes: critical / high lookalike names (when it looks for them). Pass rate and Enforce?: the last 7 days of DMARC reports, where there are some. Click a heading to sort by it.</p>`}`,
   });
 }
 
@@ -330,10 +333,6 @@ ${manage
 <div class="actions">${actionForm(viewer, `${base}/remove`, `Stop watching ${monitor.domain}`, { danger: true })}</div>
 </section>`
   : null}
-${options.result
-  ? html`<section aria-labelledby="current-title"><h2 id="current-title">Current result <span class="muted">(${when(options.result.checkedAt)})</span></h2>
-${resultSections(options.result.result, { origin: options.origin, demo: viewer.demo })}</section>`
-  : html`<section aria-labelledby="current-title" class="card"><h2 id="current-title">Current result</h2><p>The first check has not finished yet${manage ? ': use Run now, then reload this page' : ''}.</p></section>`}
 <section aria-labelledby="timeline-title"><h2 id="timeline-title">Changes over time</h2>
 ${options.changes.length === 0
   ? html`<p id="no-changes">No change has been confirmed yet.</p>`
@@ -349,7 +348,11 @@ ${options.deliveries.length === 0
   : html`<div class="table-scroll" tabindex="0" role="region" aria-labelledby="alerts-caption"><table id="alerts"><caption id="alerts-caption">Webhook deliveries, newest first</caption>
 <thead><tr><th scope="col">Created</th><th scope="col">To</th><th scope="col">Status</th><th scope="col">Attempts</th></tr></thead>
 <tbody>${options.deliveries.map((d) => html`<tr><td>${when(d.createdAt)}</td><td>${d.url}</td><td>${d.status}</td><td>${d.attempts.length}</td></tr>`)}</tbody></table></div>`}
-</section>`,
+</section>
+${options.result
+  ? html`<section aria-labelledby="current-title"><h2 id="current-title">Current result <span class="muted">(${when(options.result.checkedAt)})</span></h2>
+${resultSections(options.result.result, { origin: options.origin, demo: viewer.demo })}</section>`
+  : html`<section aria-labelledby="current-title" class="card"><h2 id="current-title">Current result</h2><p>The first check has not finished yet${manage ? ': use Run now, then reload this page' : ''}.</p></section>`}`,
   });
 }
 

@@ -133,7 +133,7 @@ fieldset label { display: inline-flex; gap: 0.35rem; align-items: center; font-w
 button.secondary { background: var(--surface); color: var(--accent); }
 button.danger { background: var(--surface); color: var(--critical); border-color: var(--critical); }
 button.link { background: none; border: none; color: var(--accent); padding: 0; font-weight: 400; text-decoration: underline; }
-.console-wrap { max-width: 76rem; }
+.wide .wrap { max-width: 80rem; }
 .overview td, .overview th { white-space: nowrap; }
 .overview td:first-child { white-space: normal; }
 .overview th a { color: var(--text); }

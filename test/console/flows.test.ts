@@ -308,3 +308,30 @@ describe('the console: forms, roles and tenancy', () => {
     expect(captured.some((c) => c.record.event === 'monitor.create_failed' && c.record.status_code === 403)).toBe(true);
   });
 });
+
+describe('the console in the demo', () => {
+  it('on loopback /console opens signed in as the demo viewer, with the demo banner; the viewer cannot change anything', async () => {
+    const { loadDemoSettings } = await import('../../src/cli/demo.js');
+    const { DEMO_SCENARIOS_FILE, DEMO_ZONES_DIR } = await import('../../src/cli/serve.js');
+    const settings = await loadDemoSettings(DEMO_SCENARIOS_FILE, DEMO_ZONES_DIR);
+    const { app, stores, monitors } = await start({ extra: { pages: { demo: settings }, console: { demo: { organizationId: ORG_A.id, autoSignIn: true } } } });
+    await monitors.service.create(ORG_A.id, { domain: 'alpha.example' });
+    const browser = new Browser(app);
+    const page = await browser.get('/console');
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('id="demo-banner"');
+    expect(page.body).toContain('viewer@demo.invalid');
+    expect(page.body).toContain('data-domain="alpha.example"');
+    expect(page.body).not.toContain('Sign out');
+    expect(browser.cookies.size).toBe(1);
+    expect((await browser.post('/console/domains/alpha.example/remove', {})).statusCode).toBe(403);
+    expect((await stores.monitors.list(ORG_A.id, { page: 1, limit: 10 })).total).toBe(1);
+  });
+
+  it('without auto sign-in (the demo off loopback) /console asks to sign in', async () => {
+    const { app } = await start({ extra: { console: { demo: { organizationId: ORG_A.id, autoSignIn: false } } } });
+    const page = await new Browser(app).get('/console');
+    expect(page.statusCode).toBe(303);
+    expect(page.headers.location).toBe('/console/sign-in');
+  });
+});

@@ -58,18 +58,32 @@ export interface DomainRow {
   checkedAt: string | null;
 }
 
+/** Policies of DMARC records already read (bounded: cleared when full). */
+const POLICY_MEMO = new Map<string, string>();
+/** Records remembered by {@link dmarcPolicy}. */
+export const POLICY_MEMO_ENTRIES = 10_000;
+
+/** `p=…` of a DMARC record, as the engine's parser reads it (RFC 9989 §4.7), remembered by text. */
+function dmarcPolicy(record: string): string {
+  let policy = POLICY_MEMO.get(record);
+  if (policy === undefined) {
+    const parsed = parseDmarcRecord(record);
+    policy = parsed.kind === 'record' ? `p=${parsed.record.policy ?? 'none'}` : 'not a DMARC record';
+    if (POLICY_MEMO.size >= POLICY_MEMO_ENTRIES) POLICY_MEMO.clear();
+    POLICY_MEMO.set(record, policy);
+  }
+  return policy;
+}
+
 /** The row of a monitor, from its confirmed state (else the state last seen) and its latest check. */
 export function rowOf(monitor: Monitor): DomainRow {
   const snapshot = monitor.machine.confirmed?.snapshot ?? monitor.machine.candidate?.snapshot ?? null;
   const last = monitor.lastResult;
   const checked = snapshot?.kind === 'checked' ? snapshot : null;
-  let dmarcPolicy: string | null = null;
+  let dmarcPolicyText: string | null = null;
   if (checked) {
-    if (checked.dmarc.record === null) dmarcPolicy = 'none published';
-    else {
-      const parsed = parseDmarcRecord(checked.dmarc.record);
-      dmarcPolicy = parsed.kind === 'record' ? `p=${parsed.record.policy ?? 'none'}` : 'not a DMARC record';
-    }
+    if (checked.dmarc.record === null) dmarcPolicyText = 'none published';
+    else dmarcPolicyText = dmarcPolicy(checked.dmarc.record);
   }
   let lookalikes: DomainRow['lookalikes'] = null;
   if (checked?.lookalikes) {
@@ -85,7 +99,7 @@ export function rowOf(monitor: Monitor): DomainRow {
     domain: monitor.domain,
     outcome: last?.outcome ?? null,
     verdict: last?.verdict ?? checked?.verdict ?? null,
-    dmarcPolicy,
+    dmarcPolicy: dmarcPolicyText,
     transport: last?.transportVerdict ?? checked?.transport?.verdict ?? null,
     dnssec: checked?.dnssec?.status ?? null,
     bimi: checked?.bimi?.grade ?? null,

@@ -68,7 +68,7 @@ ${viewer.demo ? null : actionForm(viewer, `${CONSOLE_PATH}/sign-out`, 'Sign out'
 }
 
 /** A console page: the public shell, the console's navigation, never indexed. */
-export function consolePage(options: { title: string; body: SafeHtml; viewer: ConsoleViewer | null; current?: string; demo?: DemoSettings | null; notice?: Notice | null }): SafeHtml {
+export function consolePage(options: { title: string; body: SafeHtml; viewer: ConsoleViewer | null; current?: string; demo?: DemoSettings | null; notice?: Notice | null; keepWhole?: boolean }): SafeHtml {
   const { viewer } = options;
   return page({
     title: options.title,
@@ -76,6 +76,7 @@ export function consolePage(options: { title: string; body: SafeHtml; viewer: Co
     demo: options.demo ?? viewer?.demo ?? null,
     nav: consoleNav(viewer, options.current ?? ''),
     wide: true,
+    keepWhole: options.keepWhole ?? true,
     footer: html`The console shows what this service's monitors keep for your organisation: checks, confirmed changes, alerts. The same data is in the API: <a href="/docs">documentation</a>.`,
     body: html`${viewer ? accountBar(viewer) : null}${options.notice ? noticeBox(options.notice) : null}${options.body}`,
   });
@@ -242,6 +243,8 @@ export function overviewPage(options: { viewer: ConsoleViewer; rows: DomainRow[]
     viewer,
     current: CONSOLE_PATH,
     notice: options.notice,
+    // A thousand rows: the table's cells do not wrap (the stylesheet), so no word needs holding whole.
+    keepWhole: false,
     body: html`<h1>Domains of ${viewer.organizationName}</h1>
 ${ROLE_CAN.manage(viewer.role)
   ? html`<form method="post" action="${CONSOLE_PATH}/domains" class="console-form inline card" aria-label="Add a domain">${tokenField(viewer)}

@@ -27,13 +27,18 @@ export interface PageOptions {
   footer?: SafeHtml;
   /** A wider column (the console's tables). */
   wide?: boolean;
+  /**
+   * Hold hyphenated words whole (`keepHyphenatedWhole`, the default); false for a body that keeps
+   * its own long lines from breaking (the console's overview table: a thousand rows of names and dates).
+   */
+  keepWhole?: boolean;
 }
 
 /** The public page's navigation. */
 const SITE_NAV = html`<nav aria-label="Site"><a href="/">Check a domain</a><a href="/docs">API docs</a><a href="/openapi.json">OpenAPI</a></nav>`;
 
 /** A complete HTML document. */
-export function page({ title, description, body, noindex, demo = null, nav = SITE_NAV, footer, wide = false }: PageOptions): SafeHtml {
+export function page({ title, description, body, noindex, demo = null, nav = SITE_NAV, footer, wide = false, keepWhole = true }: PageOptions): SafeHtml {
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -55,7 +60,7 @@ ${nav}
 </div></header>
 ${demo ? keepHyphenatedWhole(demoBanner(demo)) : null}
 <main id="main" tabindex="-1"><div class="wrap">
-${keepHyphenatedWhole(body)}
+${keepWhole ? keepHyphenatedWhole(body) : body}
 </div></main>
 <footer class="site"><div class="wrap">
 <p>${footer ?? null}${footer ? null : demo ? html`This is a demo: spoof-checker answers from ${demo.source}, not from public DNS. It sends no mail and keeps no record of what you check.` : 'spoof-checker reads public DNS (and, for "Mail sent to you", greets your mail servers and asks for TLS): it sends no mail and keeps no record of what you check.'}

@@ -95,7 +95,7 @@ describe.concurrent('every benchmark runs (--smoke) and writes its figures', () 
     const done = await runBench('console.ts');
     expect(done.code, done.stderr).toBe(0);
     const report = lastJsonLine(done.stdout);
-    const page = { p50: expect.any(Number), p95: expect.any(Number), target: expect.any(Number), met: expect.any(Boolean) };
+    const page = { p50: expect.any(Number), p95: expect.any(Number), target: expect.any(Number), met: expect.any(Boolean), cpuMs: expect.any(Number) };
     expect(report).toMatchObject({ domains: 50, mode: 'smoke', sqlite: { overview: page, domain: page }, postgres: { overview: page, domain: page } });
   });
 

@@ -18,6 +18,8 @@ export const VERDICT_FILTERS = ['spoofable', 'partially_protected', 'protected',
 export const OVERVIEW_REPORT_DAYS = 7;
 /** Monitors read per store query (an organisation keeps at most MAX_MONITORS_PER_ORGANIZATION). */
 export const OVERVIEW_PAGE_SIZE = 1_000;
+/** Rows shown per page of the overview (the summary above it counts them all). */
+export const OVERVIEW_ROWS_PER_PAGE = 100;
 /** Longest name filter accepted. */
 export const MAX_FILTER_LENGTH = 253;
 
@@ -27,6 +29,8 @@ export interface OverviewQuery {
   order: 'asc' | 'desc';
   q: string;
   verdict: (typeof VERDICT_FILTERS)[number] | '';
+  /** The page of rows, from 1. */
+  page: number;
 }
 
 /** The query from the URL's parameters; anything unknown falls back to the default (the worst first). */
@@ -39,6 +43,7 @@ export function overviewQuery(query: Record<string, unknown>): OverviewQuery {
     order: one(query['order']) === 'desc' ? 'desc' : 'asc',
     q: one(query['q']).trim().toLowerCase().slice(0, MAX_FILTER_LENGTH),
     verdict: (VERDICT_FILTERS as readonly string[]).includes(verdict) ? (verdict as OverviewQuery['verdict']) : '',
+    page: /^[1-9][0-9]{0,4}$/.test(one(query['page'])) ? Number(one(query['page'])) : 1,
   };
 }
 
@@ -147,6 +152,16 @@ function compare(key: SortKey, a: DomainRow, b: DomainRow): number {
     case 'checked':
       return compareText(a.checkedAt, b.checkedAt);
   }
+}
+
+/** How many rows are in each state (the summary at the top of the overview). */
+export function countStates(rows: readonly DomainRow[]): Record<(typeof VERDICT_FILTERS)[number], number> {
+  const counts = { spoofable: 0, partially_protected: 0, protected: 0, unchecked: 0 };
+  for (const row of rows) {
+    if (row.verdict === null || row.outcome !== 'checked') counts.unchecked++;
+    else if (row.verdict in counts) counts[row.verdict as 'spoofable' | 'partially_protected' | 'protected']++;
+  }
+  return counts;
 }
 
 /** The rows filtered and sorted (ties by domain name, always ascending). */

@@ -28,7 +28,7 @@ import type { DemoSettings } from '../web/demo.js';
 import { toHtmlString, type SafeHtml } from '../web/html.js';
 import { SECURITY_HEADERS, type CatalogueAnswer } from '../web/plugin.js';
 import { acceptInvitation, CONSOLE_PATH, invitationPath, invite, isRole, openInvitation, secretHash } from './accounts.js';
-import { arrange, overviewQuery, overviewRows } from './overview.js';
+import { arrange, countStates, overviewQuery, overviewRows } from './overview.js';
 import { decoyHash, MAX_PASSWORD_LENGTH, verifyPassword } from './passwords.js';
 import {
   FORM_TOKEN_FIELD,
@@ -607,7 +607,7 @@ export const consolePlugin: FastifyPluginAsync<ConsoleOptions> = async (app: Fas
     return sendPage(
       reply,
       status,
-      overviewPage({ viewer: signed.viewer, rows: arrange(rows, query), total: rows.length, query, notice: extra.notice ?? doneNotice(request.query ?? {}), addError: extra.addError ?? null, addValue: extra.addValue ?? '' }),
+      overviewPage({ viewer: signed.viewer, rows: arrange(rows, query), total: rows.length, counts: countStates(rows), query, notice: extra.notice ?? doneNotice(request.query ?? {}), addError: extra.addError ?? null, addValue: extra.addValue ?? '' }),
     );
   }
 

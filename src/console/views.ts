@@ -13,7 +13,7 @@ import { page } from '../web/layout.js';
 import { resultSections, VERDICT_LABELS } from '../web/result-view.js';
 import { CONSOLE_PATH } from './accounts.js';
 import type { DomainRow, OverviewQuery, SortKey } from './overview.js';
-import { SORT_KEYS } from './overview.js';
+import { OVERVIEW_ROWS_PER_PAGE, SORT_KEYS } from './overview.js';
 import { FORM_TOKEN_FIELD } from './sessions.js';
 
 /** Who is looking, for the shell and the forms. */
@@ -226,15 +226,36 @@ export function when(iso: string | null): string {
 }
 
 /** `/console`: every domain at a glance, sortable and filterable by query, worst first by default. */
-export function overviewPage(options: { viewer: ConsoleViewer; rows: DomainRow[]; total: number; query: OverviewQuery; notice: Notice | null; addError: string | null; addValue: string }): SafeHtml {
-  const { viewer, rows, query } = options;
-  const sortHref = (key: SortKey) => {
-    const order = query.sort === key && query.order === 'asc' ? 'desc' : 'asc';
-    const params = new URLSearchParams({ sort: key, order });
-    if (query.q) params.set('q', query.q);
-    if (query.verdict) params.set('verdict', query.verdict);
+export function overviewPage(options: {
+  viewer: ConsoleViewer;
+  rows: DomainRow[];
+  total: number;
+  counts: Record<'spoofable' | 'partially_protected' | 'protected' | 'unchecked', number>;
+  query: OverviewQuery;
+  notice: Notice | null;
+  addError: string | null;
+  addValue: string;
+}): SafeHtml {
+  const { viewer, query } = options;
+  const href = (changes: Partial<OverviewQuery>) => {
+    const q = { ...query, ...changes };
+    const params = new URLSearchParams({ sort: q.sort, order: q.order });
+    if (q.q) params.set('q', q.q);
+    if (q.verdict) params.set('verdict', q.verdict);
+    if (q.page > 1) params.set('page', String(q.page));
     return `${CONSOLE_PATH}?${params.toString()}`;
   };
+  const sortHref = (key: SortKey) => href({ sort: key, order: query.sort === key && query.order === 'asc' ? 'desc' : 'asc', page: 1 });
+  const pages = Math.max(1, Math.ceil(options.rows.length / OVERVIEW_ROWS_PER_PAGE));
+  const pageNumber = Math.min(query.page, pages);
+  const rows = options.rows.slice((pageNumber - 1) * OVERVIEW_ROWS_PER_PAGE, pageNumber * OVERVIEW_ROWS_PER_PAGE);
+  const first = (pageNumber - 1) * OVERVIEW_ROWS_PER_PAGE + 1;
+  const summary: [keyof typeof options.counts, string][] = [
+    ['spoofable', 'spoofable'],
+    ['partially_protected', 'partially protected'],
+    ['protected', 'protected'],
+    ['unchecked', 'not checked or failed'],
+  ];
   const sortState = (key: SortKey) => (query.sort === key ? (query.order === 'asc' ? 'ascending' : 'descending') : null);
   const th = (key: SortKey) =>
     html`<th scope="col"${sortState(key) ? html` aria-sort="${sortState(key)!}"` : null}><a href="${sortHref(key)}">${SORT_LABELS[key]}${query.sort === key ? (query.order === 'asc' ? ' ▲' : ' ▼') : ''}</a></th>`;
@@ -265,7 +286,14 @@ ${[
 </select></div>
 <input type="hidden" name="sort" value="${query.sort}"><input type="hidden" name="order" value="${query.order}">
 <button type="submit" class="secondary">Filter</button></form>
-${rows.length === 0 ? null : html`<p id="domain-count">${rows.length === options.total ? `${options.total} domain${options.total === 1 ? '' : 's'}` : `${rows.length} of ${options.total} domains`}${query.sort === 'verdict' && query.order === 'asc' ? ', the worst first' : ''}.</p>`}
+${options.total === 0
+  ? null
+  : html`<p id="states">${options.total} domain${options.total === 1 ? '' : 's'}: ${summary.map(
+      ([key, words], i) => html`${i === 0 ? '' : ', '}<a href="${href({ verdict: key, page: 1 })}">${options.counts[key]} ${words}</a>`,
+    )}.</p>`}
+${options.rows.length === 0
+  ? null
+  : html`<p id="domain-count">${options.rows.length === options.total ? '' : `${options.rows.length} of ${options.total} match; `}${rows.length === options.rows.length ? `showing all ${rows.length}` : `showing ${first}–${first + rows.length - 1}`}${query.sort === 'verdict' && query.order === 'asc' ? ', the worst first' : ''}.</p>`}
 ${rows.length === 0
   ? html`<div class="card"><p>${options.total === 0 ? (ROLE_CAN.manage(viewer.role) ? 'No domain is watched yet: add one above.' : 'No domain is watched yet: an owner or admin adds them.') : 'No domain matches the filter.'}</p></div>`
   : html`<div class="table-scroll" tabindex="0" role="region" aria-labelledby="overview-caption"><table class="overview" id="overview">
@@ -285,6 +313,9 @@ ${rows.length === 0
 <td>${row.checkedAt === null ? dash : html`<time datetime="${row.checkedAt}">${when(row.checkedAt)}</time>`}</td>
 </tr>`,
     )}</tbody></table></div>
+${pages > 1
+  ? html`<nav aria-label="Pages of domains" class="actions" id="pages">${pageNumber > 1 ? html`<a href="${href({ page: pageNumber - 1 })}" rel="prev">Previous ${OVERVIEW_ROWS_PER_PAGE}</a>` : null}<span>Page ${pageNumber} of ${pages}</span>${pageNumber < pages ? html`<a href="${href({ page: pageNumber + 1 })}" rel="next">Next ${OVERVIEW_ROWS_PER_PAGE}</a>` : null}</nav>`
+  : null}
 <p class="hint" id="overview-legend">Spoofing: whether someone can send mail as the domain. DMARC: the policy published. Inbound TLS: how mail sent to the domain travels (when the monitor checks it). Lookalikes: critical / high lookalike names (when it looks for them). Pass rate and Enforce?: the last 7 days of DMARC reports, where there are some. Click a heading to sort by it.</p>`}`,
   });
 }
@@ -375,15 +406,15 @@ export function membersPage(options: { viewer: ConsoleViewer; members: ConsoleMe
     current: `${CONSOLE_PATH}/members`,
     notice: options.notice,
     body: html`<h1>Members of ${viewer.organizationName}</h1>
-<div class="table-scroll" tabindex="0" role="region" aria-labelledby="members-caption"><table id="members"><caption id="members-caption">Who may sign in to this organisation</caption>
-<thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Second factor</th>${own ? html`<th scope="col">Change</th>` : null}</tr></thead>
-<tbody>${options.members.map(
-      (m) => html`<tr data-member="${m.email}"><th scope="row">${m.email}${m.active ? null : html` <span class="muted">(invited)</span>`}</th><td>${ROLE_WORDS[m.role]}</td><td>${m.totp ? 'On' : 'Off'}</td>
+<h2 id="members-title">Who may sign in</h2>
+<ul class="member-list" id="members" aria-labelledby="members-title">${options.members.map(
+      (m) => html`<li class="card" data-member="${m.email}"><p><strong>${m.email}</strong>${m.active ? null : html` <span class="muted">(invited, no password yet)</span>`}</p>
+<dl class="facts"><dt>Role</dt><dd>${ROLE_WORDS[m.role]}</dd><dt>Second factor</dt><dd>${m.totp ? 'On' : 'Off'}</dd></dl>
 ${own
-  ? html`<td><div class="actions"><form method="post" action="${CONSOLE_PATH}/members/${m.userId}/role" class="console-form inline">${tokenField(viewer)}<div><label for="role-${m.userId}">Role of ${m.email}</label><select id="role-${m.userId}" name="role">${(['owner', 'admin', 'viewer'] as const).map((r) => html`<option value="${r}"${r === m.role ? html` selected` : null}>${ROLE_WORDS[r]}</option>`)}</select></div><button type="submit" class="secondary">Change role</button></form>
-${actionForm(viewer, `${CONSOLE_PATH}/members/${m.userId}/remove`, `Remove ${m.email}`, { danger: true })}</div></td>`
-  : null}</tr>`,
-    )}</tbody></table></div>
+  ? html`<div class="actions"><form method="post" action="${CONSOLE_PATH}/members/${m.userId}/role" class="console-form inline">${tokenField(viewer)}<div><label for="role-${m.userId}">Role of ${m.email}</label><select id="role-${m.userId}" name="role">${(['owner', 'admin', 'viewer'] as const).map((r) => html`<option value="${r}"${r === m.role ? html` selected` : null}>${ROLE_WORDS[r]}</option>`)}</select></div><button type="submit" class="secondary">Change role</button></form>
+${actionForm(viewer, `${CONSOLE_PATH}/members/${m.userId}/remove`, `Remove ${m.email}`, { danger: true })}</div>`
+  : null}</li>`,
+    )}</ul>
 ${ROLE_CAN.manage(viewer.role)
   ? html`<section aria-labelledby="invite-title" class="card"><h2 id="invite-title">Invite someone</h2>
 <form method="post" action="${CONSOLE_PATH}/members/invite" class="console-form">${tokenField(viewer)}

@@ -142,6 +142,8 @@ button.link { background: none; border: none; color: var(--accent); padding: 0; 
 .timeline li { margin: 0 0 0.9rem 0; padding-left: 0.9rem; }
 .timeline time { font-weight: 600; }
 .secret { display: block; width: 100%; color: var(--text); resize: vertical; font: 1rem/1.5 var(--mono); background: var(--code-bg); border: 2px solid var(--success); border-radius: 8px; padding: 0.6rem 0.7rem; overflow-wrap: anywhere; user-select: all; }
+.member-list { list-style: none; padding: 0; margin: 0; }
+.member-list .facts { margin-bottom: 0.6rem; }
 .actions { display: flex; flex-wrap: wrap; gap: 0.6rem; align-items: center; }
 `;
 

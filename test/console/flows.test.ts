@@ -335,3 +335,27 @@ describe('the console in the demo', () => {
     expect(page.headers.location).toBe('/console/sign-in');
   });
 });
+
+describe('the overview', () => {
+  it('worst first by default; sortable and filterable by query; a summary of every state', async () => {
+    const { app, stores, clock, monitors } = await start();
+    const owner = await addMember(app, stores, ORG_A.id, 'ann@acme.example', 'owner', clock);
+    for (const domain of ['alpha.example', 'beta.example', 'gamma.example']) {
+      const created = await monitors.service.create(ORG_A.id, { domain });
+      if ('monitor' in created) await monitors.service.runNow(ORG_A.id, created.monitor.id);
+    }
+    await monitors.scheduler.idle();
+    const order = async (url: string) => [...(await owner.get(url)).body.matchAll(/<tr data-domain="([^"]+)"/g)].map((m) => m[1]);
+    // beta: no DMARC (spoofable); gamma: p=none (partially protected? spoofable by policy); alpha: p=reject (protected).
+    const worstFirst = await order('/console');
+    expect(worstFirst.at(-1)).toBe('alpha.example');
+    expect(worstFirst[0]).toBe('beta.example');
+    expect(await order('/console?sort=domain&order=desc')).toEqual(['gamma.example', 'beta.example', 'alpha.example']);
+    expect(await order('/console?sort=domain&order=asc&q=alp')).toEqual(['alpha.example']);
+    expect(await order('/console?verdict=protected')).toEqual(['alpha.example']);
+    expect(await order('/console?sort=nonsense&order=sideways&page=zero')).toEqual(worstFirst);
+    const page = await owner.get('/console');
+    expect(page.body).toMatch(/id="states">3 domains: <a [^>]+>\d+ spoofable<\/a>/);
+    expect(page.body).toContain('aria-sort="ascending"');
+  });
+});

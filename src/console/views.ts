@@ -93,7 +93,7 @@ export interface Notice {
 
 function noticeBox(notice: Notice): SafeHtml {
   return html`<div class="card notice tone-${notice.tone}" role="${notice.tone === 'critical' ? 'alert' : 'status'}" id="notice"><p>${notice.text}</p>
-${notice.secret ? html`<label class="record-label" for="secret">${notice.secretLabel ?? 'Copy it now: it is not shown again.'}</label><textarea class="secret" id="secret" readonly rows="${Math.min(12, notice.secret.split('\n').length)}" spellcheck="false">${notice.secret}</textarea>` : null}</div>`;
+${notice.secret ? html`<label class="record-label" for="secret">${notice.secretLabel ?? 'Copy it now: it is not shown again.'}</label><textarea class="secret" id="secret" readonly rows="${Math.min(12, Math.max(notice.secret.split('\n').length, Math.ceil(notice.secret.length / 28)))}" spellcheck="false">${notice.secret}</textarea>` : null}</div>`;
 }
 
 /** Sign in: Email, Password, "Sign in". */
@@ -293,7 +293,7 @@ ${options.total === 0
     )}.</p>`}
 ${options.rows.length === 0
   ? null
-  : html`<p id="domain-count">${options.rows.length === options.total ? '' : `${options.rows.length} of ${options.total} match; `}${rows.length === options.rows.length ? `showing all ${rows.length}` : `showing ${first}–${first + rows.length - 1}`}${query.sort === 'verdict' && query.order === 'asc' ? ', the worst first' : ''}.</p>`}
+  : html`<p id="domain-count">${options.rows.length === options.total ? '' : `${options.rows.length} of ${options.total} match the filter. `}${rows.length === options.rows.length ? `Showing all ${rows.length}` : `Showing ${first}–${first + rows.length - 1}`}${query.sort === 'verdict' && query.order === 'asc' ? ', the worst first' : ''}.</p>`}
 ${rows.length === 0
   ? html`<div class="card"><p>${options.total === 0 ? (ROLE_CAN.manage(viewer.role) ? 'No domain is watched yet: add one above.' : 'No domain is watched yet: an owner or admin adds them.') : 'No domain matches the filter.'}</p></div>`
   : html`<div class="table-scroll" tabindex="0" role="region" aria-labelledby="overview-caption"><table class="overview" id="overview">
@@ -449,12 +449,12 @@ ${manage
   : null}
 ${options.keys.length === 0
   ? html`<p id="no-keys">No key was made in the console for this organisation.</p>`
-  : html`<div class="table-scroll" tabindex="0" role="region" aria-labelledby="keys-caption"><table id="keys"><caption id="keys-caption">Keys made in the console</caption>
-<thead><tr><th scope="col">Name</th><th scope="col">Id</th><th scope="col">Created</th><th scope="col">Last used</th>${manage ? html`<th scope="col">Revoke</th>` : null}</tr></thead>
-<tbody>${options.keys.map(
-      (k) => html`<tr data-key="${k.id}"><th scope="row">${k.name}</th><td><code>${k.id}</code></td><td>${when(k.createdAt)}</td><td>${k.lastUsedAt === null ? 'Never' : when(k.lastUsedAt)}</td>
-${manage ? html`<td>${actionForm(viewer, `${CONSOLE_PATH}/keys/${k.id}/revoke`, `Revoke ${k.name}`, { danger: true })}</td>` : null}</tr>`,
-    )}</tbody></table></div>`}`,
+  : html`<h2 id="keys-title">Keys made in the console</h2>
+<ul class="member-list" id="keys" aria-labelledby="keys-title">${options.keys.map(
+      (k) => html`<li class="card" data-key="${k.id}"><p><strong>${k.name}</strong></p>
+<dl class="facts"><dt>Id</dt><dd><code>${k.id}</code></dd><dt>Created</dt><dd>${when(k.createdAt)}</dd><dt>Last used</dt><dd>${k.lastUsedAt === null ? 'Not recorded' : when(k.lastUsedAt)}</dd></dl>
+${manage ? html`<div class="actions">${actionForm(viewer, `${CONSOLE_PATH}/keys/${k.id}/revoke`, `Revoke ${k.name}`, { danger: true })}</div>` : null}</li>`,
+    )}</ul>`}`,
   });
 }
 

@@ -20,6 +20,7 @@ import {
 import { buildRecord } from '../http/audit.js';
 import { clientAddress, clientNetworks, clientRateLimitKey } from '../http/client-address.js';
 import { KeyRedactor } from '../http/key-redaction.js';
+import { noteKeyUse } from '../console/last-used.js';
 import { consolePlugin, type ConsoleHttp, type ConsoleOptions } from '../console/plugin.js';
 import { LocalCounter } from '../http/counters.js';
 import { ApiError, toApiError } from '../http/errors.js';
@@ -95,7 +96,11 @@ function withPages<Options extends ApiServiceOptions & PagesOption>(options: Opt
     };
     await app.register(consolePlugin, consoleOptions);
   };
-  return { ...options, routes: [...(options.routes ?? []), pages] };
+  // The console lists when each of its keys was last used: the API's lookups are noted (on a
+  // plain stores object, as the store modules make; a host's own class is left as it is).
+  const plain = Object.getPrototypeOf(options.stores) === Object.prototype;
+  const stores = options.console === false || !plain ? options.stores : { ...options.stores, apiKeys: noteKeyUse(options.stores.apiKeys, options.stores.console, options.now) };
+  return { ...options, stores, routes: [...(options.routes ?? []), pages] };
 }
 
 /** Builds the whole server (time limits, body limit, trusted proxies, log redaction), the API and the page. */

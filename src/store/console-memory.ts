@@ -160,6 +160,10 @@ export class MemoryConsoleStore implements ConsoleStore {
   async apiKeys(organizationId: string): Promise<ConsoleApiKey[]> {
     return [...this.#keys.values()].filter((k) => k.organizationId === organizationId).map(copy).sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.id < b.id ? 1 : -1));
   }
+  async touchApiKey(organizationId: string, id: string, at: Timestamp): Promise<void> {
+    const key = this.#keys.get(id);
+    if (key && key.organizationId === organizationId && (key.lastUsedAt === null || key.lastUsedAt < at)) key.lastUsedAt = at;
+  }
   async removeApiKey(organizationId: string, id: string): Promise<boolean> {
     const key = this.#keys.get(id);
     if (!key || key.organizationId !== organizationId) return false;

@@ -357,6 +357,15 @@ export class SqlConsoleStore implements ConsoleStore {
   async apiKeys(organizationId: string): Promise<ConsoleApiKey[]> {
     return (await this.#db.selectFrom('console_api_keys').selectAll().where('organization_id', '=', organizationId).orderBy('created_at', 'desc').orderBy('id', 'desc').execute()).map(toKey);
   }
+  async touchApiKey(organizationId: string, id: string, at: Timestamp): Promise<void> {
+    await this.#db
+      .updateTable('console_api_keys')
+      .set({ last_used_at: at })
+      .where('id', '=', id)
+      .where('organization_id', '=', organizationId)
+      .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', at)]))
+      .execute();
+  }
   async removeApiKey(organizationId: string, id: string): Promise<boolean> {
     const result = await this.#db.deleteFrom('console_api_keys').where('id', '=', id).where('organization_id', '=', organizationId).executeTakeFirst();
     return Number(result.numDeletedRows) > 0;

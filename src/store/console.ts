@@ -154,6 +154,8 @@ export interface ConsoleStore {
   addApiKey(key: ConsoleApiKey): Promise<void>;
   /** The organisation's keys as the console lists them, newest first. */
   apiKeys(organizationId: string): Promise<ConsoleApiKey[]>;
+  /** Sets when the key was last used (the API found it); nothing when the console did not make it. */
+  touchApiKey(organizationId: string, id: string, at: Timestamp): Promise<void>;
   /** Removes the console's row of the key; false when it is not the organisation's. */
   removeApiKey(organizationId: string, id: string): Promise<boolean>;
 

@@ -263,6 +263,11 @@ describe('the console: forms, roles and tenancy', () => {
     expect(listed.body).not.toContain(secret!);
     const api = () => app.inject({ method: 'GET', url: '/api/tools/v1/spoof-checker/monitors', headers: { authorization: `Bearer ${secret}` } });
     expect((await api()).statusCode).toBe(200);
+    // The API's use of the key shows as its last use.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const used = await owner.get('/console/keys');
+    expect(used.body).not.toContain('Not recorded');
+    expect(used.body).toMatch(/Last used<\/dt><dd>(?!Not recorded)/);
     const id = /data-key="(key_[0-9a-f]+)"/.exec(listed.body)![1]!;
     expect((await owner.post(`/console/keys/${id}/revoke`, {})).statusCode).toBe(303);
     expect(await stores.apiKeys.removeKey(ORG_A.id, id)).toBe(false);

@@ -123,6 +123,13 @@ describe.each<Backend>([memoryBackend, sqliteBackend, postgresBackend()])('conso
     await c.addApiKey({ id: 'key_1', organizationId: 'o1', name: 'CI', createdAt: T0, createdBy: 'u1', lastUsedAt: null });
     await c.addApiKey({ id: 'key_2', organizationId: 'o1', name: 'Deploy', createdAt: T1, createdBy: 'u1', lastUsedAt: null });
     expect((await c.apiKeys('o1')).map((k) => k.name)).toEqual(['Deploy', 'CI']);
+    await c.touchApiKey('o1', 'key_1', T2);
+    await c.touchApiKey('o1', 'key_1', T1);
+    await c.touchApiKey('o2', 'key_2', T2);
+    expect((await c.apiKeys('o1')).map((k) => [k.id, k.lastUsedAt])).toEqual([
+      ['key_2', null],
+      ['key_1', T2],
+    ]);
     expect(await c.removeApiKey('o2', 'key_1')).toBe(false);
     expect(await c.removeApiKey('o1', 'key_1')).toBe(true);
     expect((await c.apiKeys('o1')).map((k) => k.id)).toEqual(['key_2']);

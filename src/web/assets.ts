@@ -135,7 +135,7 @@ button.danger { background: var(--surface); color: var(--critical); border-color
 button.link { background: none; border: none; color: var(--accent); padding: 0; font-weight: 400; text-decoration: underline; }
 .wide .wrap { max-width: 80rem; }
 .overview td, .overview th { white-space: nowrap; }
-.overview th[scope="row"] { white-space: normal; overflow-wrap: anywhere; }
+.overview th[scope="row"] { white-space: nowrap; }
 .overview th a { color: var(--text); }
 .notice { border-left: 6px solid var(--tone, var(--info)); }
 .timeline { list-style: none; padding: 0; margin: 0; border-left: 3px solid var(--border); }

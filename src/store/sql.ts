@@ -56,6 +56,9 @@ import type {
 } from './types.js';
 
 /** Default retention of record logs in the SQL stores (`--retention-days`). */
+
+/** Failed console sign-ins are kept this long (the limits count 15 minutes), then pruned with the rest. */
+export const CONSOLE_FAILURES_KEPT_MS = 86_400_000;
 export const DEFAULT_RETENTION_DAYS = 30;
 /** Rows one pruning DELETE removes at most, so that no single statement holds the database long. */
 export const PRUNE_BATCH_SIZE = 1_000;
@@ -180,10 +183,20 @@ export function createSqlStores(db: Kysely<StoreDatabase>, traits: SqlDialectTra
       throw mapError(error, traits);
     }
   };
+  const consoleStore = new SqlConsoleStore(db, traits.dialect, (error) => traits.isUniqueViolation(error));
+  // The console's ended sessions, expired invitations and failed sign-ins past the limits' window.
+  const pruneConsole = async (now: Date = new Date()): Promise<number> => {
+    if (closed) return 0;
+    try {
+      return await consoleStore.prune(now.toISOString(), new Date(now.getTime() - CONSOLE_FAILURES_KEPT_MS).toISOString());
+    } catch (error) {
+      throw mapError(error, traits);
+    }
+  };
   const pruneInBackground = (): void => {
     if (pruning || closed) return;
     pruning = guardedPrune()
-      .then(async (deleted) => deleted + (await pruneMonitors()) + (await pruneLookalikeJobs()))
+      .then(async (deleted) => deleted + (await pruneMonitors()) + (await pruneLookalikeJobs()) + (await pruneConsole()))
       .catch((error) => {
         options.onPruneError?.(error);
         return 0;
@@ -209,7 +222,7 @@ export function createSqlStores(db: Kysely<StoreDatabase>, traits: SqlDialectTra
     monitors: guard(monitors),
     reports: guard(new SqlReportStore(db)),
     lookalikeJobs: guard(lookalikeJobs),
-    console: guard(new SqlConsoleStore(db, traits.dialect, (error) => traits.isUniqueViolation(error))),
+    console: guard(consoleStore),
     pruneMonitorHistory: pruneMonitors,
     pruneRecordLogs: guardedPrune,
     async isEmpty() {

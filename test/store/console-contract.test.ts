@@ -151,3 +151,17 @@ describe.each<Backend>([memoryBackend, sqliteBackend, postgresBackend()])('conso
     expect(await stores.apiKeys.findByDigest(sha256)).toBeUndefined();
   });
 });
+
+describe.each<Backend>([sqliteBackend])('console store pruning: $name', (backend) => {
+  it('prune (run by the SQL stores\' background pruning) removes expired sessions and failed sign-ins older than a day', async () => {
+    const opened = await backend.open();
+    try {
+      const c = opened.stores.console;
+      await c.createSession({ idHash: 'old', userId: 'u', organizationId: 'o', createdAt: T0, lastSeenAt: T0, expiresAt: T1, pendingSecondFactor: false });
+      await c.addFailedSignIn(['account:a'], T0);
+      expect(await c.prune(new Date().toISOString(), new Date(Date.now() - 86_400_000).toISOString())).toBe(2);
+    } finally {
+      await opened.dispose();
+    }
+  });
+});

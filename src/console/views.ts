@@ -452,7 +452,7 @@ ${options.keys.length === 0
   : html`<h2 id="keys-title">Keys made in the console</h2>
 <ul class="member-list" id="keys" aria-labelledby="keys-title">${options.keys.map(
       (k) => html`<li class="card" data-key="${k.id}"><p><strong>${k.name}</strong></p>
-<dl class="facts"><dt>Id</dt><dd><code>${k.id}</code></dd><dt>Created</dt><dd>${when(k.createdAt)}</dd><dt>Last used</dt><dd>${k.lastUsedAt === null ? 'Not recorded' : when(k.lastUsedAt)}</dd></dl>
+<dl class="facts"><dt>Id</dt><dd><code>${k.id}</code></dd><dt>Created</dt><dd>${when(k.createdAt)}</dd><dt>Last used</dt><dd>${k.lastUsedAt === null ? 'Never' : when(k.lastUsedAt)}</dd></dl>
 ${manage ? html`<div class="actions">${actionForm(viewer, `${CONSOLE_PATH}/keys/${k.id}/revoke`, `Revoke ${k.name}`, { danger: true })}</div>` : null}</li>`,
     )}</ul>`}`,
   });

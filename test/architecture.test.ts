@@ -64,6 +64,8 @@ const ROOMS: Readonly<Record<string, Floor>> = {
   summaries: 'jobs',
   http: 'http',
   web: 'web',
+  // the console (sign-in, the overview, a domain's page): on the page's floor, it uses web/'s shell and result view
+  console: 'web',
   'service.ts': 'service',
   service: 'service',
   cli: 'cli',

@@ -91,6 +91,14 @@ describe.concurrent('every benchmark runs (--smoke) and writes its figures', () 
     expect(report).toMatchObject({ monitors: 50, runs: expect.any(Number), runsPerSecond: expect.any(Number), queueMemoryBytes: expect.any(Number) });
   });
 
+  it('bench/console.ts: the overview and a domain page, on SQLite and PostgreSQL', { timeout: BENCH_TIMEOUT_MS }, async () => {
+    const done = await runBench('console.ts');
+    expect(done.code, done.stderr).toBe(0);
+    const report = lastJsonLine(done.stdout);
+    const page = { p50: expect.any(Number), p95: expect.any(Number), target: expect.any(Number), met: expect.any(Boolean), cpuMs: expect.any(Number) };
+    expect(report).toMatchObject({ domains: 50, mode: 'smoke', sqlite: { overview: page, domain: page }, postgres: { overview: page, domain: page } });
+  });
+
   it('bench/transport.ts: both name sets, with and without --transport', { timeout: BENCH_TIMEOUT_MS }, async () => {
     const done = await runBench('transport.ts');
     expect(done.code, done.stderr).toBe(0);

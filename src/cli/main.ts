@@ -12,6 +12,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   ranges: { summary: 'show or update the cloud, CI and CDN address ranges SPF is checked against', load: async () => (await import('./ranges.js')).ranges },
   monitor: { summary: 'watch domains through a running service: add, list, show, history, run, remove', load: async () => (await import('./monitor.js')).monitor },
   reports: { summary: 'import, fetch (IMAP) and show DMARC aggregate and TLS reports: senders, what p=reject would break', load: async () => (await import('./reports.js')).reports },
+  users: { summary: 'people who sign in to the console: invite (a one-time link), list, remove', load: async () => (await import('./users.js')).users },
   worker: { summary: 'process queued batch checks (Redis queue, shared store); run as many as needed', load: async () => (await import('./worker.js')).worker },
 };
 

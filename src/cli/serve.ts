@@ -12,6 +12,7 @@ import { startService, type ReportsConfig, type ServiceHandle } from '../service
 import { batchNamesPerDayFromEnv, maxMonitorsFromEnv } from './batch-quota.js';
 import { loadDemoSettings, withDemoBimiDomains, withDemoDnssecDomains, withDemoReportDomains, withDemoTransportDomains } from './demo.js';
 import { isDemoDnssecDomain, loadDemoDnssec } from '../service/demo-dnssec.js';
+import { PUBLIC_ORIGIN_ENV } from './users.js';
 import { LOG_FORMATS, logFormatFor, shortLogWriter } from './log-format.js';
 import { parseTrustProxy, TrustProxyError, trustProxyWarning, type TrustProxy } from '../http/client-address.js';
 import { apiKeyIdFromDigest, digestApiKey } from '../store/api-keys.js';
@@ -40,6 +41,8 @@ export const DEMO_API_KEY = 'sk_demo_0123456789abcdef';
 export const DEMO_ORGANIZATION_ID = 'org_demo';
 /** The domain the demo's curl line checks. */
 export const DEMO_DOMAIN = 'p-none.example';
+/** The demo console's other domains (beside DEMO_DOMAIN), one per verdict and a few findings. */
+export const DEMO_CONSOLE_DOMAINS: readonly string[] = ['p-reject.example', 'p-quarantine.example', 'no-dmarc.example', 'reject-pct-50.example', 'dmarc-p-typo.example'];
 
 // Resolved against this file, so the same code finds the fixtures from src/cli/ and from dist/cli/.
 const FIXTURES = new URL('../../fixtures/', import.meta.url);
@@ -89,6 +92,8 @@ Options (each overrides the environment variable in brackets):
                         they did not add; a header holding anything but IP addresses is ignored [SPOOF_CHECKER_TRUST_PROXY]
   --public-url URL      the public base URL of the service (https://checker.example): the page's links start with it,
                         never with a forwarded host header [SPOOF_CHECKER_PUBLIC_URL]
+  --public-origin URL   the same, as the console calls it: console forms must come from it; https:// makes the
+                        session cookie Secure and __Host- (docs/console.md) [SPOOF_CHECKER_PUBLIC_ORIGIN]
   --redis URL           count rate limits in Redis/Valkey (redis://host:6379), shared by replicas [REDIS_URL]
                         and queue batch checks there for 'spoof-checker worker' (without it, batches run in this process)
                         and schedule monitors there (without it, monitors run in this process)
@@ -295,6 +300,7 @@ export function serveConfig(args: string[], env: NodeJS.ProcessEnv): ServeConfig
       'retention-days': { type: 'string' },
       'trust-proxy': { type: 'string' },
       'public-url': { type: 'string' },
+      'public-origin': { type: 'string' },
       redis: { type: 'string' },
       ranges: { type: 'string' },
       ...TRANSPORT_OPTIONS,
@@ -360,7 +366,8 @@ export function serveConfig(args: string[], env: NodeJS.ProcessEnv): ServeConfig
     rateLimit: booleanVariable(env, 'SPOOF_CHECKER_RATE_LIMIT', true),
     trustProxy: trustProxyOption(values['trust-proxy'] ?? env['SPOOF_CHECKER_TRUST_PROXY']),
     redis: redisOption(values.redis ?? (env['REDIS_URL'] || undefined)),
-    publicUrl: publicUrlOption(values['public-url'] ?? (env['SPOOF_CHECKER_PUBLIC_URL'] || undefined)),
+    // --public-origin (the console's word, shared with `users add`) names the same base URL.
+    publicUrl: publicUrlOption(values['public-url'] ?? values['public-origin'] ?? (env['SPOOF_CHECKER_PUBLIC_URL'] || env[PUBLIC_ORIGIN_ENV] || undefined)),
     allowPrivateAddresses: values['allow-private-addresses'] ?? false,
     maxMonitors: maxMonitorsFromEnv(env),
     publicHistory: values['public-history'] ?? false,
@@ -477,7 +484,7 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
       allowPrivateAddresses: config.allowPrivateAddresses,
       env: io.env,
       log,
-      ...(config.demo ? { demoMonitor: { organizationId: DEMO_ORGANIZATION_ID, domain: DEMO_DOMAIN } } : {}),
+      ...(config.demo ? { demoMonitor: { organizationId: DEMO_ORGANIZATION_ID, domain: DEMO_DOMAIN, more: DEMO_CONSOLE_DOMAINS } } : {}),
       ...(demoZones ? { demoTransport: true } : {}),
       ...(config.demo ? { demoReports: { organizationId: DEMO_ORGANIZATION_ID } } : {}),
       ...(config.reports ? { reports: config.reports } : {}),
@@ -494,6 +501,8 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
         acceptWeakKeys: acceptsWeakKeys(config),
         logger: { level: config.logLevel, stream: { write: logFormatFor(config.logFormat, io.stdoutIsTTY ?? false) === 'short' ? shortLogWriter(io.out) : (line: string) => io.out(line) } },
         ...(demoPages ? { pages: demoPages } : {}),
+        // The demo console: its organisation, and on loopback a demo viewer signed in by itself.
+        ...(config.demo ? { console: { demo: { organizationId: DEMO_ORGANIZATION_ID, autoSignIn: acceptsWeakKeys(config) } } } : {}),
       },
     });
   } catch (error) {

@@ -14,6 +14,7 @@ export type ErrorCode =
   | 'INVALID_JSON'
   | 'MALFORMED_URL'
   | 'UNAUTHORIZED'
+  | 'FORBIDDEN'
   | 'NOT_FOUND'
   | 'ROUTE_NOT_FOUND'
   | 'PAYLOAD_TOO_LARGE'
@@ -71,6 +72,12 @@ export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, CatalogueEntry>> = Obje
     message: 'A valid API key is required.',
     why: 'The request carried no API key, or a key this service does not know.',
     fix: "Send your key as 'Authorization: Bearer <key>' or as 'x-api-key: <key>'.",
+  },
+  FORBIDDEN: {
+    status: 403,
+    message: 'This request is not allowed.',
+    why: 'It did not come from a console page of this service, or your role in the organisation does not allow it.',
+    fix: 'Use the console page itself (reload it if it was open a long time), or ask an owner of the organisation for the role this needs.',
   },
   NOT_FOUND: {
     status: 404,

@@ -6,6 +6,8 @@
  * `buildApp` and `spoofCheckerService` are what `spoof-checker/service` exports and what `serve`
  * runs: the API's own (src/http/app.ts) plus the page, its guides and assets. `pages: false`
  * leaves the page out; `pages: { demo }` shows it in demo mode (answers from fixture zones).
+ * The console (src/console, `/console`) is added beside the page, on the same stores and monitors
+ * as the API; `console: false` leaves it out.
  */
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import {
@@ -15,16 +17,25 @@ import {
   type ServiceOptions as ApiServiceOptions,
   type ServiceRoutes,
 } from '../http/app.js';
+import { buildRecord } from '../http/audit.js';
 import { clientAddress, clientNetworks, clientRateLimitKey } from '../http/client-address.js';
+import { KeyRedactor } from '../http/key-redaction.js';
+import { noteKeyUse } from '../console/last-used.js';
+import { consolePlugin, type ConsoleHttp, type ConsoleOptions } from '../console/plugin.js';
 import { LocalCounter } from '../http/counters.js';
 import { ApiError, toApiError } from '../http/errors.js';
 import { IPV6_48_ALLOWANCE_FACTOR, IPV6_56_ALLOWANCE_FACTOR } from '../http/rate-limits.js';
 import { webPages, type PageHttp, type WebPagesSettings } from '../web/plugin.js';
 
-/** The public page's part of the options. */
+/** The public page's and the console's part of the options. */
 export interface PagesOption {
   /** The public checker page at `/` (default: served, not in demo mode); false leaves it out. */
   pages?: WebPagesSettings | false;
+  /**
+   * The console at `/console` (default: served when the page is); false leaves it out. `demo`: the
+   * demo organisation, and whether a demo viewer is signed in by itself (`serve --demo` on loopback).
+   */
+  console?: { demo?: { organizationId: string; autoSignIn: boolean } } | false;
 }
 /** The service plugin's options: the API's, plus the page. */
 export interface ServiceOptions extends ApiServiceOptions, PagesOption {}
@@ -40,6 +51,18 @@ export const PAGE_HTTP: PageHttp = {
   wideNetworkFactors: { net56: IPV6_56_ALLOWANCE_FACTOR, net48: IPV6_48_ALLOWANCE_FACTOR },
   localCounter: () => new LocalCounter(),
 };
+
+/** What the console takes from the HTTP layer: the client's address and key, the record log's builder, the catalogue. */
+export function consoleHttp(environment: string, now: () => Date): ConsoleHttp {
+  const keys = new KeyRedactor();
+  return {
+    clientAddress: (request) => clientAddress(request),
+    clientKey: clientRateLimitKey,
+    record: (request, reply) => buildRecord(request, reply, { environment, now, keys }),
+    answer: (code, details = {}) => new ApiError(code, details),
+    answerFor: (error) => toApiError(error),
+  };
+}
 
 /** The options with the page added to the service's routes (unless `pages: false`). */
 function withPages<Options extends ApiServiceOptions & PagesOption>(options: Options): Options {
@@ -61,8 +84,23 @@ function withPages<Options extends ApiServiceOptions & PagesOption>(options: Opt
       ...(options.publicHistory && options.monitors ? { publicHistory: options.monitors.store } : {}),
       http: PAGE_HTTP,
     });
+    if (options.console === false) return;
+    const demo = settings.demo && options.console?.demo ? { settings: settings.demo, ...options.console.demo } : null;
+    const consoleOptions: ConsoleOptions = {
+      stores: options.stores,
+      ...(options.monitors ? { monitors: options.monitors } : {}),
+      ...(publicUrl !== undefined ? { publicOrigin: publicUrl } : {}),
+      demo,
+      http: consoleHttp(options.environment ?? 'development', options.now ?? (() => new Date())),
+      ...(options.now ? { now: options.now } : {}),
+    };
+    await app.register(consolePlugin, consoleOptions);
   };
-  return { ...options, routes: [...(options.routes ?? []), pages] };
+  // The console lists when each of its keys was last used: the API's lookups are noted (on a
+  // plain stores object, as the store modules make; a host's own class is left as it is).
+  const plain = Object.getPrototypeOf(options.stores) === Object.prototype;
+  const stores = options.console === false || !plain ? options.stores : { ...options.stores, apiKeys: noteKeyUse(options.stores.apiKeys, options.stores.console, options.now) };
+  return { ...options, stores, routes: [...(options.routes ?? []), pages] };
 }
 
 /** Builds the whole server (time limits, body limit, trusted proxies, log redaction), the API and the page. */

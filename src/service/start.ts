@@ -37,6 +37,7 @@ import type { DeepLookalikeRun, LookalikeJobService } from '../jobs/lookalike-jo
 import { API_DEEP_MAX_CANDIDATES } from '../http/routes/lookalikes.js';
 import type { MonitorService } from '../jobs/monitors.js';
 import type { AlertSmtpConfig } from '../jobs/alert-email.js';
+import { withLatestResults } from '../jobs/latest-results.js';
 import { describeMonitorMode, seedDemoMonitor, startMonitorService, startMonitorWorkerWithPump } from '../jobs/monitor-setup.js';
 import { withLookalikeSearch, type MonitorCheck } from '../jobs/monitor-run.js';
 import { startBatchWorker } from '../jobs/worker.js';
@@ -48,7 +49,7 @@ import type { WebPagesSettings } from '../web/plugin.js';
 import { SmtpReportReceiver } from '../ingest/smtp.js';
 import { reportSelectorCache } from '../summaries/selectors.js';
 import { monitorReportSignals } from '../summaries/signals.js';
-import { buildApp } from './compose.js';
+import { buildApp, type PagesOption } from './compose.js';
 import { isDemoTransportDomain, startDemoTransport, type DemoTransport } from './demo-transport.js';
 import { seedDemoReports } from './demo-reports.js';
 
@@ -147,6 +148,8 @@ export interface HttpConfig {
   pages?: WebPagesSettings;
   /** Accept weak keys the store holds (the published demo keys: `--demo` on loopback only). */
   acceptWeakKeys?: boolean;
+  /** The console's settings (`serve --demo`: the demo organisation, and a demo viewer signed in on loopback); default: served. */
+  console?: PagesOption['console'];
 }
 
 /** DMARC and TLS reports: the SMTP receiver (when `smtp` is given) and the service's report addresses. */
@@ -172,8 +175,8 @@ export interface ServiceConfig extends CommonConfig {
   /** Most monitors one organisation may keep (default `MAX_MONITORS_PER_ORGANIZATION`). */
   maxMonitorsPerOrganization?: number;
   http: HttpConfig;
-  /** The demo's monitor, seeded with a history when the seed was loaded into an empty store. */
-  demoMonitor?: { organizationId: string; domain: string };
+  /** The demo's monitor, seeded with a history when the seed was loaded into an empty store; `more`: the demo console's other domains. */
+  demoMonitor?: { organizationId: string; domain: string; more?: readonly string[] };
   /**
    * `serve --demo`: start the demo's own mail servers on loopback (src/service/demo-transport.ts)
    * and answer the demo transport domains from them; every other domain keeps `check`'s options.
@@ -395,7 +398,7 @@ export async function startService(config: ServiceConfig): Promise<ServiceHandle
       () =>
         startMonitorService({
           store: stores.monitors,
-          check: checks.monitor,
+          check: withLatestResults(checks.monitor, stores.console, { onError: (error) => log(`console: latest result not kept: ${error instanceof Error ? error.message : String(error)}`) }),
           reportSignals: monitorReportSignals(stores.reports),
           reportSelectors: reportSelectorCache(stores.reports),
           redisUrl: config.redisUrl,
@@ -411,7 +414,12 @@ export async function startService(config: ServiceConfig): Promise<ServiceHandle
       const stored = await seedDemoReports(stores.reports, config.demoReports.organizationId, new Date());
       log(`demo: ${stored} DMARC and TLS reports stored for ${config.demoReports.organizationId}`);
     }
-    if (config.demoMonitor && seeded) await seedDemoMonitor(monitors, config.demoMonitor.organizationId, config.demoMonitor.domain, checks.monitor, new Date());
+    if (config.demoMonitor && seeded) {
+      // The demo console's organisation: several domains, each with a history of changes.
+      for (const domain of [config.demoMonitor.domain, ...(config.demoMonitor.more ?? [])]) {
+        await seedDemoMonitor(monitors, config.demoMonitor.organizationId, domain, withLatestResults(checks.monitor, stores.console), new Date());
+      }
+    }
 
     await startExtras(started, config.components, { role: 'serve', stores, check: checks.plain, redisUrl: config.redisUrl, env: config.env, log });
 
@@ -468,6 +476,7 @@ export async function startService(config: ServiceConfig): Promise<ServiceHandle
       redactKeys: seedKeys,
       ...(http.acceptWeakKeys ? { acceptWeakKeys: true } : {}),
       ...(http.pages ? { pages: http.pages } : {}),
+      ...(http.console !== undefined ? { console: http.console } : {}),
       rateLimits: http.rateLimit ? {} : false,
       trustProxy: http.trustProxy,
       ...(http.publicUrl !== undefined ? { publicUrl: http.publicUrl } : {}),
@@ -531,7 +540,7 @@ export async function startWorker(config: WorkerConfig): Promise<WorkerHandle> {
       () =>
         startMonitorWorkerWithPump({
           store: stores.monitors,
-          check: checks.monitor,
+          check: withLatestResults(checks.monitor, stores.console, { onError: (error) => log(`console: latest result not kept: ${error instanceof Error ? error.message : String(error)}`) }),
           reportSignals: monitorReportSignals(stores.reports),
           reportSelectors: reportSelectorCache(stores.reports),
           redisUrl: config.redisUrl,

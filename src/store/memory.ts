@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { digestsEqual } from './api-keys.js';
 import { MemoryBatchStore } from './batches-memory.js';
+import { MemoryConsoleStore } from './console-memory.js';
 import { MemoryLookalikeJobStore } from './lookalike-jobs-memory.js';
 import { MemoryMonitorStore } from './monitors-memory.js';
 import { MemoryAlertStore } from './alerts-memory.js';
@@ -80,6 +81,13 @@ export class MemoryApiKeyStore implements ApiKeyStore {
 
   async hasAnyKey(): Promise<boolean> {
     return this.#keys.length > 0;
+  }
+
+  async removeKey(organizationId: string, id: string): Promise<boolean> {
+    const index = this.#keys.findIndex((k) => k.id === id && k.organizationId === organizationId);
+    if (index === -1) return false;
+    this.#keys.splice(index, 1);
+    return true;
   }
 }
 
@@ -363,6 +371,7 @@ export function createMemoryStores(options: { newId?: () => string; recordLogCap
     alerts: new MemoryAlertStore(),
     rememberedLookalikes: new MemoryRememberedLookalikeStore(),
     failureReports: new MemoryFailureReportStore(),
+    console: new MemoryConsoleStore(),
     // Memory is always reachable; closing has nothing to release.
     health: async () => ({ ok: true }),
     isEmpty: async () => apiKeys.organizationCount === 0,

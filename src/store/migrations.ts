@@ -10,6 +10,7 @@
 import { sql, type Kysely } from 'kysely';
 import { type Migration, type MigrationProvider, Migrator } from 'kysely/migration';
 import { createBatchTables } from './batches-sql.js';
+import { createConsoleTables } from './console-sql.js';
 import type { MigrationContext, MigrationFactory, SqlDialectName } from './migration-types.js';
 import { createLookalikeJobTables } from './lookalike-jobs-sql.js';
 import { createAlertTables } from './alerts-sql.js';
@@ -194,6 +195,8 @@ export const MIGRATIONS: Readonly<Record<string, MigrationFactory>> = {
   '0007_lookalike_jobs': createLookalikeJobTables,
   // The per-source, per-day digest of each domain's aggregate reports, trusted and untrusted apart (src/store/reports-sql.ts).
   '0008_report_digests': createReportDigestTables,
+  // The console: users, memberships, invitations, sessions, failed sign-ins, key names, latest results (src/store/console-sql.ts).
+  '0010_console': createConsoleTables,
   // Alert channels, remembered lookalikes and failure reports (src/store/alerts-sql.ts).
   '0011_alerts': createAlertTables,
 };

@@ -61,6 +61,11 @@ export class MemoryMonitorStore implements MonitorStore {
     return entry && copy(entry.monitor);
   }
 
+  async getByDomain(organizationId: string, domain: string): Promise<Monitor | undefined> {
+    for (const entry of this.#monitors.values()) if (entry.monitor.organizationId === organizationId && entry.monitor.domain === domain) return copy(entry.monitor);
+    return undefined;
+  }
+
   async getById(id: string): Promise<Monitor | undefined> {
     const entry = this.#monitors.get(id);
     return entry && copy(entry.monitor);

@@ -220,6 +220,12 @@ export class SqlMonitorStore implements MonitorStore {
     return row && toMonitor(row);
   }
 
+  async getByDomain(organizationId: string, domain: string): Promise<Monitor | undefined> {
+    // By the unique key (organization_id, domain).
+    const row = await this.#db.selectFrom('monitors').selectAll().where('organization_id', '=', organizationId).where('domain', '=', domain).executeTakeFirst();
+    return row && toMonitor(row);
+  }
+
   async getById(id: string): Promise<Monitor | undefined> {
     const row = await this.#db.selectFrom('monitors').selectAll().where('id', '=', id).executeTakeFirst();
     return row && toMonitor(row);

@@ -241,6 +241,8 @@ export interface MonitorStore {
   get(organizationId: string, id: string): Promise<Monitor | undefined>;
   /** A monitor by id alone (schedulers and workers). */
   getById(id: string): Promise<Monitor | undefined>;
+  /** The organisation's monitor of `domain` (A-label, lower case), if it watches it (the console's domain page). */
+  getByDomain(organizationId: string, domain: string): Promise<Monitor | undefined>;
   /** Newest first (`createdAt` descending, then id). */
   list(organizationId: string, page: PageRequest): Promise<Page<Monitor>>;
   /** Applies the fields given, sets `updatedAt`; undefined if not found. */

@@ -13,6 +13,7 @@ import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import { digestsEqual } from './api-keys.js';
 import { SqlBatchStore } from './batches-sql.js';
 import { SqlLookalikeJobStore } from './lookalike-jobs-sql.js';
+import { SqlConsoleStore } from './console-sql.js';
 import { SqlMonitorStore } from './monitors-sql.js';
 import { SqlAlertStore } from './alerts-sql.js';
 import { SqlRememberedLookalikeStore } from './remembered-lookalikes-sql.js';
@@ -58,6 +59,9 @@ import type {
 } from './types.js';
 
 /** Default retention of record logs in the SQL stores (`--retention-days`). */
+
+/** Failed console sign-ins are kept this long (the limits count 15 minutes), then pruned with the rest. */
+export const CONSOLE_FAILURES_KEPT_MS = 86_400_000;
 export const DEFAULT_RETENTION_DAYS = 30;
 /** Rows one pruning DELETE removes at most, so that no single statement holds the database long. */
 export const PRUNE_BATCH_SIZE = 1_000;
@@ -192,10 +196,20 @@ export function createSqlStores(db: Kysely<StoreDatabase>, traits: SqlDialectTra
       throw mapError(error, traits);
     }
   };
+  const consoleStore = new SqlConsoleStore(db, traits.dialect, (error) => traits.isUniqueViolation(error));
+  // The console's ended sessions, expired invitations and failed sign-ins past the limits' window.
+  const pruneConsole = async (now: Date = new Date()): Promise<number> => {
+    if (closed) return 0;
+    try {
+      return await consoleStore.prune(now.toISOString(), new Date(now.getTime() - CONSOLE_FAILURES_KEPT_MS).toISOString());
+    } catch (error) {
+      throw mapError(error, traits);
+    }
+  };
   const pruneInBackground = (): void => {
     if (pruning || closed) return;
     pruning = guardedPrune()
-      .then(async (deleted) => deleted + (await pruneMonitors()) + (await pruneLookalikeJobs()) + (await pruneFailureReports()))
+      .then(async (deleted) => deleted + (await pruneMonitors()) + (await pruneLookalikeJobs()) + (await pruneFailureReports()) + (await pruneConsole()))
       .catch((error) => {
         options.onPruneError?.(error);
         return 0;
@@ -224,6 +238,7 @@ export function createSqlStores(db: Kysely<StoreDatabase>, traits: SqlDialectTra
     alerts: guard(new SqlAlertStore(db)),
     rememberedLookalikes: guard(new SqlRememberedLookalikeStore(db)),
     failureReports: guard(failureReports),
+    console: guard(consoleStore),
     pruneMonitorHistory: pruneMonitors,
     pruneRecordLogs: guardedPrune,
     async isEmpty() {
@@ -328,6 +343,11 @@ class SqlApiKeyStore implements ApiKeyStore {
 
   async hasAnyKey(): Promise<boolean> {
     return (await this.db.selectFrom('api_keys').select('id').limit(1).executeTakeFirst()) !== undefined;
+  }
+
+  async removeKey(organizationId: string, id: string): Promise<boolean> {
+    const result = await this.db.deleteFrom('api_keys').where('id', '=', id).where('organization_id', '=', organizationId).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
   }
 }
 

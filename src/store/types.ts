@@ -12,6 +12,7 @@
  */
 
 import type { BatchStore } from './batches.js';
+import type { ConsoleStore } from './console.js';
 import type { LookalikeJobStore } from './lookalike-jobs.js';
 import type { MonitorStore } from './monitors.js';
 import type { AlertStore } from './alerts.js';
@@ -301,6 +302,8 @@ export interface ApiKeyStore {
   findByDigest(sha256: Buffer): Promise<ApiKeyRecord | undefined>;
   /** Whether any API key is stored (`serve` says how to add one when none is). */
   hasAnyKey(): Promise<boolean>;
+  /** Deletes the organisation's key `id` (the console's revoke); false when it is not the organisation's. */
+  removeKey(organizationId: string, id: string): Promise<boolean>;
 }
 
 /** Email logs. */
@@ -381,6 +384,8 @@ export interface Stores {
   rememberedLookalikes: RememberedLookalikeStore;
   /** Failure reports (RFC 6591), headers only (src/store/failure-reports.ts). */
   failureReports: FailureReportStore;
+  /** The console: users, memberships, invitations, sessions, failed sign-ins, key names, latest results (src/store/console.ts). */
+  console: ConsoleStore;
   /**
    * Whether the store can serve requests now (a cheap round trip to the database; always ok in
    * memory). Never throws: an unreachable database is `{ ok: false, reason }`.

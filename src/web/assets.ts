@@ -121,6 +121,30 @@ footer.site { border-top: 1px solid var(--border); padding: 1.2rem 0 2rem; color
 .guide h1 { margin-top: 0.5rem; }
 @media (max-width: 30rem) { h1 { font-size: 1.45rem; } h2 { font-size: 1.18rem; } .card { padding: 0.85rem 0.8rem; } }
 @media (prefers-reduced-motion: no-preference) { html { scroll-behavior: smooth; } }
+/* The console (src/console/): forms, the overview table, the timeline. */
+.console-form { display: grid; gap: 0.7rem; max-width: 28rem; }
+.console-form.inline { display: flex; flex-wrap: wrap; align-items: end; gap: 0.6rem; max-width: none; }
+.console-form.inline > div { flex: 1 1 12rem; }
+input[type="email"], input[type="password"], input[type="number"], input[type="url"], input[type="search"], .console-form input[type="text"], select { width: 100%; font: inherit; padding: 0.5rem 0.6rem; border: 2px solid var(--muted); border-radius: 8px; background: var(--surface); color: var(--text); }
+input[aria-invalid="true"] { border-color: var(--critical); }
+fieldset { border: 1px solid var(--border); border-radius: 8px; padding: 0.6rem 0.8rem; margin: 0; }
+legend { font-weight: 600; padding: 0 0.3rem; }
+fieldset label { display: inline-flex; gap: 0.35rem; align-items: center; font-weight: 400; margin-right: 1rem; }
+button.secondary { background: var(--surface); color: var(--accent); }
+button.danger { background: var(--surface); color: var(--critical); border-color: var(--critical); }
+button.link { background: none; border: none; color: var(--accent); padding: 0; font-weight: 400; text-decoration: underline; }
+.wide .wrap { max-width: 80rem; }
+.overview td, .overview th { white-space: nowrap; }
+.overview th[scope="row"] { white-space: nowrap; }
+.overview th a { color: var(--text); }
+.notice { border-left: 6px solid var(--tone, var(--info)); }
+.timeline { list-style: none; padding: 0; margin: 0; border-left: 3px solid var(--border); }
+.timeline li { margin: 0 0 0.9rem 0; padding-left: 0.9rem; }
+.timeline time { font-weight: 600; }
+.secret { display: block; width: 100%; color: var(--text); resize: vertical; font: 1rem/1.5 var(--mono); background: var(--code-bg); border: 2px solid var(--success); border-radius: 8px; padding: 0.6rem 0.7rem; overflow-wrap: anywhere; user-select: all; }
+.member-list { list-style: none; padding: 0; margin: 0; }
+.member-list .facts { margin-bottom: 0.6rem; }
+.actions { display: flex; flex-wrap: wrap; gap: 0.6rem; align-items: center; }
 `;
 
 const SCRIPT = `

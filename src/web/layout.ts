@@ -21,10 +21,24 @@ export interface PageOptions {
   noindex?: boolean;
   /** In demo mode (`serve --demo`): the banner, and a footer that does not claim public DNS. */
   demo?: DemoSettings | null;
+  /** The header's navigation in place of the public page's (the console's: src/console/views.ts). */
+  nav?: SafeHtml;
+  /** The footer's text in place of the public page's. */
+  footer?: SafeHtml;
+  /** A wider column (the console's tables). */
+  wide?: boolean;
+  /**
+   * Hold hyphenated words whole (`keepHyphenatedWhole`, the default); false for a body that keeps
+   * its own long lines from breaking (the console's overview table: a thousand rows of names and dates).
+   */
+  keepWhole?: boolean;
 }
 
+/** The public page's navigation. */
+const SITE_NAV = html`<nav aria-label="Site"><a href="/">Check a domain</a><a href="/docs">API docs</a><a href="/openapi.json">OpenAPI</a></nav>`;
+
 /** A complete HTML document. */
-export function page({ title, description, body, noindex, demo = null }: PageOptions): SafeHtml {
+export function page({ title, description, body, noindex, demo = null, nav = SITE_NAV, footer, wide = false, keepWhole = true }: PageOptions): SafeHtml {
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -38,19 +52,19 @@ ${noindex ? html`<meta name="robots" content="noindex">` : null}
 <link rel="stylesheet" href="${ASSETS.stylesheet.path}">
 <script src="${ASSETS.script.path}" defer></script>
 </head>
-<body>
+<body${wide ? html` class="wide"` : null}>
 <a class="skip" href="#main">Skip to the content</a>
 <header class="site"><div class="wrap">
 <a class="brand" href="/"><img src="${ASSETS.icon.path}" alt="" width="22" height="22">spoof-checker</a>
-<nav aria-label="Site"><a href="/">Check a domain</a><a href="/docs">API docs</a><a href="/openapi.json">OpenAPI</a></nav>
+${nav}
 </div></header>
 ${demo ? keepHyphenatedWhole(demoBanner(demo)) : null}
 <main id="main" tabindex="-1"><div class="wrap">
-${keepHyphenatedWhole(body)}
+${keepWhole ? keepHyphenatedWhole(body) : body}
 </div></main>
 <footer class="site"><div class="wrap">
-<p>${demo ? html`This is a demo: spoof-checker answers from ${demo.source}, not from public DNS. It sends no mail and keeps no record of what you check.` : 'spoof-checker reads public DNS (and, for "Mail sent to you", greets your mail servers and asks for TLS): it sends no mail and keeps no record of what you check.'}
-The same check is available as an API: <a href="/docs">documentation</a>, <a href="/openapi.json">OpenAPI document</a>.</p>
+<p>${footer ?? null}${footer ? null : demo ? html`This is a demo: spoof-checker answers from ${demo.source}, not from public DNS. It sends no mail and keeps no record of what you check.` : 'spoof-checker reads public DNS (and, for "Mail sent to you", greets your mail servers and asks for TLS): it sends no mail and keeps no record of what you check.'}
+${footer ? null : html`The same check is available as an API: <a href="/docs">documentation</a>, <a href="/openapi.json">OpenAPI document</a>.`}</p>
 </div></footer>
 <p id="copy-status" class="visually-hidden" aria-live="polite"></p>
 </body>

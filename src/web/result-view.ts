@@ -72,14 +72,26 @@ export function resultPage(result: SpoofCheckResult, context: ResultPageContext)
   const details = obj(result.details);
   const displayDomain = str(details['displayDomain']) ?? result.domain;
   const verdict = VERDICT_LABELS[result.verdict] ?? { label: result.verdict, tone: 'info' as Tone };
-  const path = resultPath(result.domain);
   return page({
     title: `${displayDomain}: ${verdict.label}`,
     description: result.headline,
     noindex: true,
     demo: context.demo ?? null,
     body: html`${checkForm(displayDomain, undefined, context.demo ?? null)}
-<section class="card verdict tone-${verdict.tone}" aria-labelledby="headline">
+${resultSections(result, context)}`,
+  });
+}
+
+/**
+ * The result's sections (the verdict, the next step, what was found, the details): the public
+ * page's body under its form, and the console's domain page (src/console/views.ts) from the same code.
+ */
+export function resultSections(result: SpoofCheckResult, context: ResultPageContext): SafeHtml {
+  const details = obj(result.details);
+  const displayDomain = str(details['displayDomain']) ?? result.domain;
+  const verdict = VERDICT_LABELS[result.verdict] ?? { label: result.verdict, tone: 'info' as Tone };
+  const path = resultPath(result.domain);
+  return html`<section class="card verdict tone-${verdict.tone}" aria-labelledby="headline">
 <p><span class="badge" id="verdict" data-verdict="${result.verdict}">${verdict.label}</span></p>
 ${result.source === 'fixture-zones' && !context.demo ? html`<p id="source-note" role="note"><strong>From fixture zones.</strong> These answers come from zone files loaded in memory, not from the live DNS: they are stand-in records and say nothing about the real ${displayDomain}.</p>` : null}
 <h1 id="headline">${result.headline}</h1>
@@ -113,8 +125,7 @@ ${result.dnssec && result.dnssec.status !== 'not-checked' ? html`<dt>DNSSEC</dt>
 <dt>As JSON</dt><dd><code>curl -H 'Accept: application/json' ${context.origin ?? ''}${path}</code></dd>
 ${context.historyLink ? html`<dt>Over time</dt><dd><a id="history-link" href="${historyPath(result.domain)}">Monitoring history of ${displayDomain}</a></dd>` : null}
 </dl>
-</section>`,
-  });
+</section>`;
 }
 
 /** What to do about a bogus domain, by its RFC 8914 Extended DNS Error (docs/dnssec.md lists them). */

@@ -13,6 +13,7 @@ describe('the error catalogue', () => {
       INVALID_JSON: 400,
       MALFORMED_URL: 400,
       UNAUTHORIZED: 401,
+      FORBIDDEN: 403,
       NOT_FOUND: 404,
       ROUTE_NOT_FOUND: 404,
       PAYLOAD_TOO_LARGE: 413,

@@ -1,0 +1,191 @@
+/**
+ * The console's pages at scale (`npx tsx bench/console.ts [--domains N] [--requests R] [--quick | --smoke]`):
+ * (`--quick`: 1,000 domains, 40 requests per page; `--smoke`: 50 domains, 3 requests: bench/smoke.ts)
+ * an organisation with N monitored domains (default 1,000, the per-organisation cap), each with its
+ * latest check and confirmed state (what a monitor keeps) and its latest full result (what the
+ * console's domain page shows), on SQLite (the store's default) and on PostgreSQL (a throw-away
+ * server, test/setup/postgres.ts). A signed-in owner asks for `/console` (every domain at a
+ * glance, the worst first) and for domain pages, R times each, through the whole service
+ * (src/service/compose.ts, `inject`: routing, the session's reads, the store's rows, rendering).
+ *
+ * Reported (one JSON line at the end): per store, the 50th and 95th percentile of each page's time
+ * in milliseconds, and whether they meet issue 40's targets (overview ≤ 50 ms, domain page ≤ 30 ms
+ * at the 95th percentile). The overview reads the monitors' rows in one query (the latest state is
+ * kept per monitor, never a check per view).
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { checkDomain } from '../packages/engine/src/check.js';
+import { ZoneResolver } from '../packages/engine/src/dns/zone-resolver.js';
+import { loadZoneDirectory } from '../packages/engine/src/zones/load.js';
+import { secretHash } from '../src/console/accounts.js';
+import { newSessionId, sessionCookieName, SESSION_ABSOLUTE_MS } from '../src/console/sessions.js';
+import { buildApp } from '../src/service/compose.js';
+import type { Monitor, MonitorSnapshot } from '../src/store/monitors.js';
+import { openPostgresStores } from '../src/store/postgres.js';
+import { openSqliteStores } from '../src/store/sqlite.js';
+import type { Stores } from '../src/store/types.js';
+import { startPostgres } from '../test/setup/postgres.js';
+import { SMOKE, smokeOr } from './smoke.js';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+/** Issue 40's targets at the 95th percentile. */
+export const OVERVIEW_P95_TARGET_MS = 50;
+export const DOMAIN_P95_TARGET_MS = 30;
+
+const { values } = parseArgs({ options: { domains: { type: 'string' }, requests: { type: 'string' }, quick: { type: 'boolean' }, smoke: { type: 'boolean' } }, strict: true });
+const DOMAINS = Number(values.domains ?? smokeOr(50, 1_000));
+const REQUESTS = Number(values.requests ?? smokeOr(3, values.quick ? 40 : 200));
+const ORG = 'org_bench';
+const say = (line: string) => process.stderr.write(`${line}\n`);
+
+/** The percentile `p` (0–100) of `values`, nearest rank. */
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+const VERDICTS = ['spoofable', 'partially_protected', 'protected'] as const;
+
+/** The organisation's N monitors (each with a latest check and a confirmed state) and their latest results. */
+async function fill(stores: Stores, resultJson: string): Promise<void> {
+  await stores.apiKeys.addOrganization({ id: ORG, name: 'Bench Org' });
+  const now = Date.now();
+  for (let i = 0; i < DOMAINS; i++) {
+    const domain = `domain-${String(i).padStart(5, '0')}.example`;
+    const verdict = VERDICTS[i % 3]!;
+    const at = new Date(now - i * 60_000).toISOString();
+    const snapshot: MonitorSnapshot = {
+      kind: 'checked',
+      verdict,
+      inboxOutcome: verdict === 'protected' ? 'rejected' : 'delivered',
+      dmarc: { status: 'found', record: verdict === 'spoofable' ? null : `v=DMARC1; p=${verdict === 'protected' ? 'reject' : 'none'}; rua=mailto:d@${domain}` },
+      spf: { status: 'found', record: 'v=spf1 include:_spf.google.com -all' },
+      dkim: { status: 'found', keys: ['google:valid'] },
+      mx: { status: 'found', hosts: [`mx1.${domain}`, `mx2.${domain}`] },
+      findings: ['dmarc-protected', 'spf-valid'],
+      transport: { verdict: 'opportunistic' },
+      lookalikes: [`${domain.replace('domain', 'd0main')} critical`, `${domain.replace('.example', '.examp1e')} high`],
+      dnssec: { status: 'insecure', expiring: false },
+    };
+    const monitor: Monitor = {
+      id: `mon_${String(i).padStart(8, '0')}`,
+      organizationId: ORG,
+      domain,
+      intervalMinutes: 1440,
+      webhookUrl: null,
+      checks: ['transport', 'lookalikes'],
+      sealedSecret: 'x',
+      machine: { confirmed: { digest: 'd'.repeat(64), snapshot, since: at }, candidate: null, consecutiveFailures: 0 },
+      lastResult: { checkedAt: at, outcome: 'checked', verdict, inboxOutcome: snapshot.inboxOutcome, transportVerdict: 'opportunistic', digest: 'd'.repeat(64), reason: null },
+      nextRunAt: new Date(now + 86_400_000).toISOString(),
+      leaseUntil: null,
+      version: 1,
+      createdAt: at,
+      updatedAt: at,
+    };
+    await stores.monitors.create(monitor);
+    await stores.console.putLatestResult({ domain, checkedAt: at, result: resultJson.replaceAll('p-reject.example', domain) });
+  }
+}
+
+/** A signed-in owner's cookie. */
+async function signIn(stores: Stores): Promise<string> {
+  await stores.console.createUser({ id: 'usr_bench', email: 'owner@bench.example', passwordHash: null, totpSecret: null, totpLastStep: 0, recoveryCodes: [], createdAt: new Date().toISOString() });
+  await stores.console.putMembership({ userId: 'usr_bench', organizationId: ORG, role: 'owner', createdAt: new Date().toISOString() });
+  const id = newSessionId();
+  const now = new Date();
+  await stores.console.createSession({ idHash: secretHash(id), userId: 'usr_bench', organizationId: ORG, createdAt: now.toISOString(), lastSeenAt: now.toISOString(), expiresAt: new Date(now.getTime() + SESSION_ABSOLUTE_MS).toISOString(), pendingSecondFactor: false });
+  return `${sessionCookieName(false)}=${id}`;
+}
+
+interface PageFigures {
+  p50: number;
+  p95: number;
+  target: number;
+  met: boolean;
+  /** This process's CPU time per request (user + system), mean: what a request costs whatever else the machine runs. */
+  cpuMs: number;
+}
+
+async function measure(name: string, stores: Stores, resultJson: string): Promise<{ overview: PageFigures; domain: PageFigures }> {
+  say(`${name}: ${DOMAINS} domains…`);
+  await fill(stores, resultJson);
+  const cookie = await signIn(stores);
+  const app = await buildApp({ stores, check: async () => JSON.parse(resultJson), rateLimits: false });
+  try {
+    const cpu = { overview: 0, domain: 0 };
+    const get = async (url: string, page?: 'overview' | 'domain') => {
+      const started = performance.now();
+      const cpuBefore = process.cpuUsage();
+      const response = await app.inject({ method: 'GET', url, headers: { cookie } });
+      const ms = performance.now() - started;
+      const used = process.cpuUsage(cpuBefore);
+      if (page) cpu[page] += (used.user + used.system) / 1000;
+      if (response.statusCode !== 200) throw new Error(`${url} answered ${response.statusCode}`);
+      return ms;
+    };
+    // Warm up (the first request compiles the routes' code paths and fills the statement caches).
+    for (let i = 0; i < Math.min(5, REQUESTS); i++) {
+      await get('/console');
+      await get('/console/domains/domain-00000.example');
+    }
+    const overview: number[] = [];
+    const domain: number[] = [];
+    for (let i = 0; i < REQUESTS; i++) {
+      overview.push(await get('/console', 'overview'));
+      domain.push(await get(`/console/domains/domain-${String((i * 7919) % DOMAINS).padStart(5, '0')}.example`, 'domain'));
+    }
+    const figures = (values: number[], target: number, cpuMs: number): PageFigures => {
+      const p95 = percentile(values, 95);
+      return { p50: Math.round(percentile(values, 50) * 100) / 100, p95: Math.round(p95 * 100) / 100, target, met: p95 <= target, cpuMs: Math.round((cpuMs / values.length) * 100) / 100 };
+    };
+    const result = { overview: figures(overview, OVERVIEW_P95_TARGET_MS, cpu.overview), domain: figures(domain, DOMAIN_P95_TARGET_MS, cpu.domain) };
+    say(
+      `${name}: /console p50 ${result.overview.p50} ms, p95 ${result.overview.p95} ms (target ${OVERVIEW_P95_TARGET_MS}), CPU ${result.overview.cpuMs} ms/request; ` +
+        `domain page p50 ${result.domain.p50} ms, p95 ${result.domain.p95} ms (target ${DOMAIN_P95_TARGET_MS}), CPU ${result.domain.cpuMs} ms/request`,
+    );
+    return result;
+  } finally {
+    await app.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const resolver = new ZoneResolver(await loadZoneDirectory(join(ROOT, 'fixtures/zones')));
+  const resultJson = JSON.stringify(await checkDomain('p-reject.example', { resolver }));
+  const dir = await mkdtemp(join(tmpdir(), 'bench-console-'));
+  const report: Record<string, unknown> = { domains: DOMAINS, requests: REQUESTS, mode: SMOKE ? 'smoke' : values.quick ? 'quick' : 'full' };
+  try {
+    const { stores: sqlite } = await openSqliteStores(dir, { pruneAutomatically: false });
+    try {
+      report['sqlite'] = await measure('SQLite', sqlite, resultJson);
+    } finally {
+      await sqlite.close();
+    }
+    let server: Awaited<ReturnType<typeof startPostgres>> | undefined;
+    try {
+      server = await startPostgres();
+      const { stores: postgres } = await openPostgresStores(server.url, { pruneAutomatically: false });
+      try {
+        report['postgres'] = await measure('PostgreSQL', postgres, resultJson);
+      } finally {
+        await postgres.close();
+      }
+    } catch (error) {
+      report['postgres'] = null;
+      report['postgresError'] = error instanceof Error ? error.message : String(error);
+      say(`PostgreSQL not measured: ${String(report['postgresError'])}`);
+    } finally {
+      await server?.stop();
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+  process.stdout.write(`${JSON.stringify(report)}\n`);
+}
+
+await main();

@@ -1,0 +1,200 @@
+/**
+ * The overview's rows: one per monitored domain, read from what each monitor keeps (its latest
+ * check and confirmed state: one query for the organisation, never a check per view), with the
+ * last 7 days' DMARC pass rate and readiness where the organisation has reports (the same summary
+ * as `reports show`). Sorted and filtered by the query; the worst first by default.
+ */
+import { parseDmarcRecord } from '@spoof-checker/engine';
+import { showReports } from '../summaries/summary.js';
+import type { Monitor, MonitorStore } from '../store/monitors.js';
+import type { ReportStore } from '../store/reports.js';
+
+/** The columns one can sort by, in the table's order. */
+export const SORT_KEYS = ['domain', 'verdict', 'dmarc', 'transport', 'dnssec', 'bimi', 'lookalikes', 'passrate', 'readiness', 'checked'] as const;
+export type SortKey = (typeof SORT_KEYS)[number];
+/** The verdict filter's values. */
+export const VERDICT_FILTERS = ['spoofable', 'partially_protected', 'protected', 'unchecked'] as const;
+/** Days of reports the pass rate and readiness cover. */
+export const OVERVIEW_REPORT_DAYS = 7;
+/** Monitors read per store query (an organisation keeps at most MAX_MONITORS_PER_ORGANIZATION). */
+export const OVERVIEW_PAGE_SIZE = 1_000;
+/** Rows shown per page of the overview (the summary above it counts them all). */
+export const OVERVIEW_ROWS_PER_PAGE = 100;
+/** Longest name filter accepted. */
+export const MAX_FILTER_LENGTH = 253;
+
+/** The overview's query: sort, order, filters. */
+export interface OverviewQuery {
+  sort: SortKey;
+  order: 'asc' | 'desc';
+  q: string;
+  verdict: (typeof VERDICT_FILTERS)[number] | '';
+  /** The page of rows, from 1. */
+  page: number;
+}
+
+/** The query from the URL's parameters; anything unknown falls back to the default (the worst first). */
+export function overviewQuery(query: Record<string, unknown>): OverviewQuery {
+  const one = (v: unknown) => (typeof v === 'string' ? v : '');
+  const sort = one(query['sort']);
+  const verdict = one(query['verdict']);
+  return {
+    sort: (SORT_KEYS as readonly string[]).includes(sort) ? (sort as SortKey) : 'verdict',
+    order: one(query['order']) === 'desc' ? 'desc' : 'asc',
+    q: one(query['q']).trim().toLowerCase().slice(0, MAX_FILTER_LENGTH),
+    verdict: (VERDICT_FILTERS as readonly string[]).includes(verdict) ? (verdict as OverviewQuery['verdict']) : '',
+    page: /^[1-9][0-9]{0,4}$/.test(one(query['page'])) ? Number(one(query['page'])) : 1,
+  };
+}
+
+/** One domain's row. */
+export interface DomainRow {
+  monitorId: string;
+  domain: string;
+  outcome: 'checked' | 'domain-not-found' | 'could-not-check' | null;
+  verdict: string | null;
+  dmarcPolicy: string | null;
+  transport: string | null;
+  dnssec: string | null;
+  bimi: string | null;
+  lookalikes: { critical: number; high: number } | null;
+  passRate: number | null;
+  readiness: 'ready' | 'not-ready' | null;
+  checkedAt: string | null;
+}
+
+/** Policies of DMARC records already read (bounded: cleared when full). */
+const POLICY_MEMO = new Map<string, string>();
+/** Records remembered by {@link dmarcPolicy}. */
+export const POLICY_MEMO_ENTRIES = 10_000;
+
+/** `p=…` of a DMARC record, as the engine's parser reads it (RFC 9989 §4.7), remembered by text. */
+function dmarcPolicy(record: string): string {
+  let policy = POLICY_MEMO.get(record);
+  if (policy === undefined) {
+    const parsed = parseDmarcRecord(record);
+    policy = parsed.kind === 'record' ? `p=${parsed.record.policy ?? 'none'}` : 'not a DMARC record';
+    if (POLICY_MEMO.size >= POLICY_MEMO_ENTRIES) POLICY_MEMO.clear();
+    POLICY_MEMO.set(record, policy);
+  }
+  return policy;
+}
+
+/** The row of a monitor, from its confirmed state (else the state last seen) and its latest check. */
+export function rowOf(monitor: Monitor): DomainRow {
+  const snapshot = monitor.machine.confirmed?.snapshot ?? monitor.machine.candidate?.snapshot ?? null;
+  const last = monitor.lastResult;
+  const checked = snapshot?.kind === 'checked' ? snapshot : null;
+  let dmarcPolicyText: string | null = null;
+  if (checked) {
+    if (checked.dmarc.record === null) dmarcPolicyText = 'none published';
+    else dmarcPolicyText = dmarcPolicy(checked.dmarc.record);
+  }
+  let lookalikes: DomainRow['lookalikes'] = null;
+  if (checked?.lookalikes) {
+    lookalikes = { critical: 0, high: 0 };
+    for (const entry of checked.lookalikes) {
+      const grade = entry.slice(entry.lastIndexOf(' ') + 1);
+      if (grade === 'critical') lookalikes.critical++;
+      else if (grade === 'high') lookalikes.high++;
+    }
+  }
+  return {
+    monitorId: monitor.id,
+    domain: monitor.domain,
+    outcome: last?.outcome ?? null,
+    verdict: last?.verdict ?? checked?.verdict ?? null,
+    dmarcPolicy: dmarcPolicyText,
+    transport: last?.transportVerdict ?? checked?.transport?.verdict ?? null,
+    dnssec: checked?.dnssec?.status ?? null,
+    bimi: checked?.bimi?.grade ?? null,
+    lookalikes,
+    passRate: null,
+    readiness: null,
+    checkedAt: last?.checkedAt ?? null,
+  };
+}
+
+/** How bad a row is: lower is worse (a domain anyone can spoof first; one that could not be checked next). */
+function badness(row: DomainRow): number {
+  if (row.outcome === 'domain-not-found') return 0;
+  if (row.verdict === 'spoofable') return 1;
+  if (row.outcome === 'could-not-check') return 2;
+  if (row.verdict === 'partially_protected') return 3;
+  if (row.verdict === null) return 4;
+  return 5;
+}
+
+const compareText = (a: string | null, b: string | null) => (a === b ? 0 : a === null ? 1 : b === null ? -1 : a < b ? -1 : 1);
+const compareNumber = (a: number | null, b: number | null) => (a === b ? 0 : a === null ? 1 : b === null ? -1 : a - b);
+
+function compare(key: SortKey, a: DomainRow, b: DomainRow): number {
+  switch (key) {
+    case 'domain':
+      return compareText(a.domain, b.domain);
+    case 'verdict':
+      // Worst first; then the most critical lookalikes; then by name.
+      return badness(a) - badness(b) || compareNumber(b.lookalikes?.critical ?? 0, a.lookalikes?.critical ?? 0);
+    case 'dmarc':
+      return compareText(a.dmarcPolicy, b.dmarcPolicy);
+    case 'transport':
+      return compareText(a.transport, b.transport);
+    case 'dnssec':
+      return compareText(a.dnssec, b.dnssec);
+    case 'bimi':
+      return compareText(a.bimi, b.bimi);
+    case 'lookalikes':
+      return compareNumber(a.lookalikes ? a.lookalikes.critical * 1e6 + a.lookalikes.high : null, b.lookalikes ? b.lookalikes.critical * 1e6 + b.lookalikes.high : null);
+    case 'passrate':
+      return compareNumber(a.passRate, b.passRate);
+    case 'readiness':
+      return compareText(a.readiness, b.readiness);
+    case 'checked':
+      return compareText(a.checkedAt, b.checkedAt);
+  }
+}
+
+/** How many rows are in each state (the summary at the top of the overview). */
+export function countStates(rows: readonly DomainRow[]): Record<(typeof VERDICT_FILTERS)[number], number> {
+  const counts = { spoofable: 0, partially_protected: 0, protected: 0, unchecked: 0 };
+  for (const row of rows) {
+    if (row.verdict === null || row.outcome !== 'checked') counts.unchecked++;
+    else if (row.verdict in counts) counts[row.verdict as 'spoofable' | 'partially_protected' | 'protected']++;
+  }
+  return counts;
+}
+
+/** The rows filtered and sorted (ties by domain name, always ascending). */
+export function arrange(rows: DomainRow[], query: OverviewQuery): DomainRow[] {
+  const kept = rows.filter((row) => {
+    if (query.q && !row.domain.includes(query.q)) return false;
+    if (query.verdict === 'unchecked') return row.verdict === null || row.outcome !== 'checked';
+    if (query.verdict) return row.verdict === query.verdict && row.outcome === 'checked';
+    return true;
+  });
+  const sign = query.order === 'asc' ? 1 : -1;
+  return kept.sort((a, b) => sign * compare(query.sort, a, b) || compareText(a.domain, b.domain));
+}
+
+/** Every monitored domain of the organisation as a row, with the reports' figures where there are reports. */
+export async function overviewRows(monitors: MonitorStore, reports: ReportStore, organizationId: string, now: Date): Promise<DomainRow[]> {
+  const rows: DomainRow[] = [];
+  for (let page = 1; ; page++) {
+    const batch = await monitors.list(organizationId, { page, limit: OVERVIEW_PAGE_SIZE });
+    rows.push(...batch.items.map(rowOf));
+    if (batch.items.length < OVERVIEW_PAGE_SIZE || rows.length >= batch.total) break;
+  }
+  const withReports = new Set(await reports.domains(organizationId));
+  for (const row of rows) {
+    if (!withReports.has(row.domain)) continue;
+    const shown = await showReports({ store: reports, organizationId, domain: row.domain, days: OVERVIEW_REPORT_DAYS, now });
+    // The trusted daily totals: every message, not only the senders a summary lists (at most 100).
+    const trusted = shown.summary.series.filter((day) => day.trusted);
+    const messages = trusted.reduce((sum, day) => sum + day.messages, 0);
+    if (messages === 0) continue;
+    const pass = trusted.reduce((sum, day) => sum + day.dmarcPass, 0);
+    row.passRate = pass / messages;
+    row.readiness = shown.summary.readiness.verdict;
+  }
+  return rows;
+}

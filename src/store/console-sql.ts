@@ -1,0 +1,398 @@
+/**
+ * The console's store in SQL (SQLite or PostgreSQL) on Kysely, created by migration `0010_console`.
+ * Timestamps are ISO 8601 text in UTC (they sort as text); lists are JSON text.
+ */
+import type { Kysely } from 'kysely';
+import type {
+  ConsoleApiKey,
+  ConsoleInvitation,
+  ConsoleMember,
+  ConsoleMembership,
+  ConsoleOrganizationSettings,
+  ConsoleRole,
+  ConsoleSession,
+  ConsoleStore,
+  ConsoleUser,
+  LatestResult,
+} from './console.js';
+import type { MigrationFactory, SqlDialectName } from './migration-types.js';
+import type { Timestamp } from './page-types.js';
+
+/** The console's tables, as Kysely sees them. */
+export interface ConsoleTables {
+  console_users: {
+    id: string;
+    email: string;
+    password_hash: string | null;
+    totp_secret: string | null;
+    totp_last_step: number;
+    /** JSON string[] of SHA-256 hex digests. */
+    recovery_codes: string;
+    created_at: string;
+  };
+  console_memberships: { user_id: string; organization_id: string; role: ConsoleRole; created_at: string };
+  console_invitations: { token_hash: string; organization_id: string; email: string; role: ConsoleRole; created_at: string; expires_at: string; invited_by: string };
+  console_sessions: { id_hash: string; user_id: string; organization_id: string; created_at: string; last_seen_at: string; expires_at: string; pending_second_factor: number };
+  console_sign_in_failures: { key: string; at: string };
+  console_settings: { organization_id: string; require_second_factor: number };
+  console_api_keys: { id: string; organization_id: string; name: string; created_at: string; created_by: string; last_used_at: string | null };
+  console_latest_results: { domain: string; checked_at: string; result: string };
+}
+
+/** The migration that creates the console's tables (`0010_console` in src/store/migrations.ts; forward-only). */
+export const createConsoleTables: MigrationFactory = ({ text }) => ({
+  async up(db: Kysely<any>): Promise<void> {
+    await db.schema
+      .createTable('console_users')
+      .addColumn('id', text, (c) => c.primaryKey())
+      .addColumn('email', text, (c) => c.notNull().unique())
+      .addColumn('password_hash', text)
+      .addColumn('totp_secret', text)
+      .addColumn('totp_last_step', 'bigint', (c) => c.notNull().defaultTo(0))
+      .addColumn('recovery_codes', text, (c) => c.notNull())
+      .addColumn('created_at', text, (c) => c.notNull())
+      .execute();
+    await db.schema
+      .createTable('console_memberships')
+      .addColumn('user_id', text, (c) => c.notNull())
+      .addColumn('organization_id', text, (c) => c.notNull())
+      .addColumn('role', text, (c) => c.notNull())
+      .addColumn('created_at', text, (c) => c.notNull())
+      .addPrimaryKeyConstraint('console_memberships_pk', ['user_id', 'organization_id'])
+      .execute();
+    await db.schema.createIndex('console_memberships_by_organization').on('console_memberships').columns(['organization_id', 'role']).execute();
+    await db.schema
+      .createTable('console_invitations')
+      .addColumn('token_hash', text, (c) => c.primaryKey())
+      .addColumn('organization_id', text, (c) => c.notNull())
+      .addColumn('email', text, (c) => c.notNull())
+      .addColumn('role', text, (c) => c.notNull())
+      .addColumn('created_at', text, (c) => c.notNull())
+      .addColumn('expires_at', text, (c) => c.notNull())
+      .addColumn('invited_by', text, (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex('console_invitations_by_organization').on('console_invitations').columns(['organization_id', 'created_at']).execute();
+    await db.schema
+      .createTable('console_sessions')
+      .addColumn('id_hash', text, (c) => c.primaryKey())
+      .addColumn('user_id', text, (c) => c.notNull())
+      .addColumn('organization_id', text, (c) => c.notNull())
+      .addColumn('created_at', text, (c) => c.notNull())
+      .addColumn('last_seen_at', text, (c) => c.notNull())
+      .addColumn('expires_at', text, (c) => c.notNull())
+      .addColumn('pending_second_factor', 'integer', (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex('console_sessions_by_user').on('console_sessions').column('user_id').execute();
+    await db.schema.createIndex('console_sessions_by_expiry').on('console_sessions').column('expires_at').execute();
+    await db.schema
+      .createTable('console_sign_in_failures')
+      .addColumn('key', text, (c) => c.notNull())
+      .addColumn('at', text, (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex('console_sign_in_failures_by_key').on('console_sign_in_failures').columns(['key', 'at']).execute();
+    await db.schema.createIndex('console_sign_in_failures_by_age').on('console_sign_in_failures').column('at').execute();
+    await db.schema
+      .createTable('console_settings')
+      .addColumn('organization_id', text, (c) => c.primaryKey())
+      .addColumn('require_second_factor', 'integer', (c) => c.notNull())
+      .execute();
+    await db.schema
+      .createTable('console_api_keys')
+      .addColumn('id', text, (c) => c.primaryKey())
+      .addColumn('organization_id', text, (c) => c.notNull())
+      .addColumn('name', text, (c) => c.notNull())
+      .addColumn('created_at', text, (c) => c.notNull())
+      .addColumn('created_by', text, (c) => c.notNull())
+      .addColumn('last_used_at', text)
+      .execute();
+    await db.schema.createIndex('console_api_keys_by_organization').on('console_api_keys').columns(['organization_id', 'created_at']).execute();
+    await db.schema
+      .createTable('console_latest_results')
+      .addColumn('domain', text, (c) => c.primaryKey())
+      .addColumn('checked_at', text, (c) => c.notNull())
+      .addColumn('result', text, (c) => c.notNull())
+      .execute();
+  },
+});
+
+type UserRow = ConsoleTables['console_users'];
+function toUser(row: UserRow): ConsoleUser {
+  return {
+    id: row.id,
+    email: row.email,
+    passwordHash: row.password_hash,
+    totpSecret: row.totp_secret,
+    totpLastStep: Number(row.totp_last_step),
+    recoveryCodes: JSON.parse(row.recovery_codes) as string[],
+    createdAt: row.created_at,
+  };
+}
+const toMembership = (row: ConsoleTables['console_memberships']): ConsoleMembership => ({ userId: row.user_id, organizationId: row.organization_id, role: row.role, createdAt: row.created_at });
+const toInvitation = (row: ConsoleTables['console_invitations']): ConsoleInvitation => ({
+  tokenHash: row.token_hash,
+  organizationId: row.organization_id,
+  email: row.email,
+  role: row.role,
+  createdAt: row.created_at,
+  expiresAt: row.expires_at,
+  invitedBy: row.invited_by,
+});
+const toSession = (row: ConsoleTables['console_sessions']): ConsoleSession => ({
+  idHash: row.id_hash,
+  userId: row.user_id,
+  organizationId: row.organization_id,
+  createdAt: row.created_at,
+  lastSeenAt: row.last_seen_at,
+  expiresAt: row.expires_at,
+  pendingSecondFactor: Number(row.pending_second_factor) === 1,
+});
+const toKey = (row: ConsoleTables['console_api_keys']): ConsoleApiKey => ({
+  id: row.id,
+  organizationId: row.organization_id,
+  name: row.name,
+  createdAt: row.created_at,
+  createdBy: row.created_by,
+  lastUsedAt: row.last_used_at,
+});
+
+/** The SQL implementation of {@link ConsoleStore}. */
+export class SqlConsoleStore implements ConsoleStore {
+  readonly #db: Kysely<ConsoleTables>;
+  readonly #dialect: SqlDialectName;
+  readonly #isUniqueViolation: (error: unknown) => boolean;
+
+  constructor(db: Kysely<any>, dialect: SqlDialectName, isUniqueViolation: (error: unknown) => boolean) {
+    this.#db = db as Kysely<ConsoleTables>;
+    this.#dialect = dialect;
+    this.#isUniqueViolation = isUniqueViolation;
+  }
+
+  async createUser(user: ConsoleUser): Promise<'created' | 'duplicate-email'> {
+    try {
+      await this.#db
+        .insertInto('console_users')
+        .values({
+          id: user.id,
+          email: user.email,
+          password_hash: user.passwordHash,
+          totp_secret: user.totpSecret,
+          totp_last_step: user.totpLastStep,
+          recovery_codes: JSON.stringify(user.recoveryCodes),
+          created_at: user.createdAt,
+        })
+        .execute();
+      return 'created';
+    } catch (error) {
+      if (this.#isUniqueViolation(error)) return 'duplicate-email';
+      throw error;
+    }
+  }
+  async getUser(id: string): Promise<ConsoleUser | undefined> {
+    const row = await this.#db.selectFrom('console_users').selectAll().where('id', '=', id).executeTakeFirst();
+    return row && toUser(row);
+  }
+  async findUserByEmail(email: string): Promise<ConsoleUser | undefined> {
+    const row = await this.#db.selectFrom('console_users').selectAll().where('email', '=', email).executeTakeFirst();
+    return row && toUser(row);
+  }
+  async updateUser(id: string, patch: Partial<Pick<ConsoleUser, 'passwordHash' | 'totpSecret' | 'totpLastStep' | 'recoveryCodes'>>): Promise<boolean> {
+    const set: Partial<UserRow> = {};
+    if (patch.passwordHash !== undefined) set.password_hash = patch.passwordHash;
+    if (patch.totpSecret !== undefined) set.totp_secret = patch.totpSecret;
+    if (patch.totpLastStep !== undefined) set.totp_last_step = patch.totpLastStep;
+    if (patch.recoveryCodes !== undefined) set.recovery_codes = JSON.stringify(patch.recoveryCodes);
+    if (Object.keys(set).length === 0) return (await this.getUser(id)) !== undefined;
+    const result = await this.#db.updateTable('console_users').set(set).where('id', '=', id).executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+  async deleteUser(id: string): Promise<boolean> {
+    return this.#db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('console_memberships').where('user_id', '=', id).execute();
+      await trx.deleteFrom('console_sessions').where('user_id', '=', id).execute();
+      const result = await trx.deleteFrom('console_users').where('id', '=', id).executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    });
+  }
+  async listUsers(): Promise<ConsoleUser[]> {
+    return (await this.#db.selectFrom('console_users').selectAll().orderBy('email').execute()).map(toUser);
+  }
+
+  async putMembership(m: ConsoleMembership): Promise<void> {
+    await this.#db
+      .insertInto('console_memberships')
+      .values({ user_id: m.userId, organization_id: m.organizationId, role: m.role, created_at: m.createdAt })
+      .onConflict((oc) => oc.columns(['user_id', 'organization_id']).doUpdateSet({ role: m.role }))
+      .execute();
+  }
+  async getMembership(userId: string, organizationId: string): Promise<ConsoleMembership | undefined> {
+    const row = await this.#db.selectFrom('console_memberships').selectAll().where('user_id', '=', userId).where('organization_id', '=', organizationId).executeTakeFirst();
+    return row && toMembership(row);
+  }
+  async membershipsOf(userId: string): Promise<ConsoleMembership[]> {
+    return (await this.#db.selectFrom('console_memberships').selectAll().where('user_id', '=', userId).orderBy('organization_id').execute()).map(toMembership);
+  }
+  async members(organizationId: string): Promise<ConsoleMember[]> {
+    const rows = await this.#db
+      .selectFrom('console_memberships as m')
+      .innerJoin('console_users as u', 'u.id', 'm.user_id')
+      .select(['m.user_id', 'm.organization_id', 'm.role', 'm.created_at', 'u.email', 'u.password_hash', 'u.totp_secret'])
+      .where('m.organization_id', '=', organizationId)
+      .orderBy('u.email')
+      .execute();
+    return rows.map((r) => ({
+      userId: r.user_id,
+      organizationId: r.organization_id,
+      role: r.role,
+      createdAt: r.created_at,
+      email: r.email,
+      active: r.password_hash !== null,
+      totp: r.totp_secret !== null,
+    }));
+  }
+  async changeMembership(userId: string, organizationId: string, role: ConsoleRole | null): Promise<'changed' | 'not-found' | 'last-owner'> {
+    return this.#db.transaction().execute(async (trx) => {
+      // The organisation's owners, locked on PostgreSQL so that two demotions at once are serialised
+      // (SQLite runs one write transaction at a time).
+      let owners = trx.selectFrom('console_memberships').select(['user_id']).where('organization_id', '=', organizationId).where('role', '=', 'owner');
+      if (this.#dialect === 'postgres') owners = owners.forUpdate();
+      const ownerIds = (await owners.execute()).map((r) => r.user_id);
+      const current = await trx.selectFrom('console_memberships').selectAll().where('user_id', '=', userId).where('organization_id', '=', organizationId).executeTakeFirst();
+      if (!current) return 'not-found';
+      if (current.role === 'owner' && role !== 'owner' && ownerIds.length <= 1) return 'last-owner';
+      if (role === null) {
+        await trx.deleteFrom('console_memberships').where('user_id', '=', userId).where('organization_id', '=', organizationId).execute();
+        await trx.deleteFrom('console_sessions').where('user_id', '=', userId).where('organization_id', '=', organizationId).execute();
+      } else {
+        await trx.updateTable('console_memberships').set({ role }).where('user_id', '=', userId).where('organization_id', '=', organizationId).execute();
+      }
+      return 'changed';
+    });
+  }
+
+  async addInvitation(i: ConsoleInvitation): Promise<void> {
+    await this.#db
+      .insertInto('console_invitations')
+      .values({ token_hash: i.tokenHash, organization_id: i.organizationId, email: i.email, role: i.role, created_at: i.createdAt, expires_at: i.expiresAt, invited_by: i.invitedBy })
+      .execute();
+  }
+  async getInvitation(tokenHash: string): Promise<ConsoleInvitation | undefined> {
+    const row = await this.#db.selectFrom('console_invitations').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+    return row && toInvitation(row);
+  }
+  async takeInvitation(tokenHash: string): Promise<boolean> {
+    const result = await this.#db.deleteFrom('console_invitations').where('token_hash', '=', tokenHash).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+  async invitations(organizationId: string): Promise<ConsoleInvitation[]> {
+    return (await this.#db.selectFrom('console_invitations').selectAll().where('organization_id', '=', organizationId).orderBy('created_at', 'desc').execute()).map(toInvitation);
+  }
+
+  async createSession(s: ConsoleSession): Promise<void> {
+    await this.#db
+      .insertInto('console_sessions')
+      .values({
+        id_hash: s.idHash,
+        user_id: s.userId,
+        organization_id: s.organizationId,
+        created_at: s.createdAt,
+        last_seen_at: s.lastSeenAt,
+        expires_at: s.expiresAt,
+        pending_second_factor: s.pendingSecondFactor ? 1 : 0,
+      })
+      .execute();
+  }
+  async getSession(idHash: string): Promise<ConsoleSession | undefined> {
+    const row = await this.#db.selectFrom('console_sessions').selectAll().where('id_hash', '=', idHash).executeTakeFirst();
+    return row && toSession(row);
+  }
+  async updateSession(idHash: string, patch: Partial<Pick<ConsoleSession, 'organizationId' | 'lastSeenAt' | 'pendingSecondFactor'>>): Promise<boolean> {
+    const set: Partial<ConsoleTables['console_sessions']> = {};
+    if (patch.organizationId !== undefined) set.organization_id = patch.organizationId;
+    if (patch.lastSeenAt !== undefined) set.last_seen_at = patch.lastSeenAt;
+    if (patch.pendingSecondFactor !== undefined) set.pending_second_factor = patch.pendingSecondFactor ? 1 : 0;
+    if (Object.keys(set).length === 0) return (await this.getSession(idHash)) !== undefined;
+    const result = await this.#db.updateTable('console_sessions').set(set).where('id_hash', '=', idHash).executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+  async deleteSession(idHash: string): Promise<void> {
+    await this.#db.deleteFrom('console_sessions').where('id_hash', '=', idHash).execute();
+  }
+  async deleteSessionsOf(userId: string): Promise<void> {
+    await this.#db.deleteFrom('console_sessions').where('user_id', '=', userId).execute();
+  }
+
+  async addFailedSignIn(keys: string[], at: Timestamp): Promise<void> {
+    if (keys.length === 0) return;
+    await this.#db.insertInto('console_sign_in_failures').values(keys.map((key) => ({ key, at }))).execute();
+  }
+  async failedSignIns(key: string, since: Timestamp): Promise<{ count: number; oldest: Timestamp | null }> {
+    const row = await this.#db
+      .selectFrom('console_sign_in_failures')
+      .select((eb) => [eb.fn.countAll<number | string>().as('count'), eb.fn.min<string | null>('at').as('oldest')])
+      .where('key', '=', key)
+      .where('at', '>=', since)
+      .executeTakeFirst();
+    return { count: Number(row?.count ?? 0), oldest: row?.oldest ?? null };
+  }
+
+  async getSettings(organizationId: string): Promise<ConsoleOrganizationSettings> {
+    const row = await this.#db.selectFrom('console_settings').selectAll().where('organization_id', '=', organizationId).executeTakeFirst();
+    return { organizationId, requireSecondFactor: row ? Number(row.require_second_factor) === 1 : false };
+  }
+  async putSettings(settings: ConsoleOrganizationSettings): Promise<void> {
+    const value = settings.requireSecondFactor ? 1 : 0;
+    await this.#db
+      .insertInto('console_settings')
+      .values({ organization_id: settings.organizationId, require_second_factor: value })
+      .onConflict((oc) => oc.column('organization_id').doUpdateSet({ require_second_factor: value }))
+      .execute();
+  }
+
+  async addApiKey(k: ConsoleApiKey): Promise<void> {
+    await this.#db
+      .insertInto('console_api_keys')
+      .values({ id: k.id, organization_id: k.organizationId, name: k.name, created_at: k.createdAt, created_by: k.createdBy, last_used_at: k.lastUsedAt })
+      .execute();
+  }
+  async apiKeys(organizationId: string): Promise<ConsoleApiKey[]> {
+    return (await this.#db.selectFrom('console_api_keys').selectAll().where('organization_id', '=', organizationId).orderBy('created_at', 'desc').orderBy('id', 'desc').execute()).map(toKey);
+  }
+  async touchApiKey(organizationId: string, id: string, at: Timestamp): Promise<void> {
+    await this.#db
+      .updateTable('console_api_keys')
+      .set({ last_used_at: at })
+      .where('id', '=', id)
+      .where('organization_id', '=', organizationId)
+      .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', at)]))
+      .execute();
+  }
+  async removeApiKey(organizationId: string, id: string): Promise<boolean> {
+    const result = await this.#db.deleteFrom('console_api_keys').where('id', '=', id).where('organization_id', '=', organizationId).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+
+  async putLatestResult(r: LatestResult): Promise<void> {
+    // A slower, older run never replaces a newer result.
+    await this.#db
+      .insertInto('console_latest_results')
+      .values({ domain: r.domain, checked_at: r.checkedAt, result: r.result })
+      .onConflict((oc) =>
+        oc
+          .column('domain')
+          .doUpdateSet({ checked_at: r.checkedAt, result: r.result })
+          .where('console_latest_results.checked_at', '<=', r.checkedAt),
+      )
+      .execute();
+  }
+  async getLatestResult(domain: string): Promise<LatestResult | undefined> {
+    const row = await this.#db.selectFrom('console_latest_results').selectAll().where('domain', '=', domain).executeTakeFirst();
+    return row && { domain: row.domain, checkedAt: row.checked_at, result: row.result };
+  }
+
+  async prune(now: Timestamp, failuresBefore: Timestamp): Promise<number> {
+    const a = await this.#db.deleteFrom('console_sessions').where('expires_at', '<=', now).executeTakeFirst();
+    const b = await this.#db.deleteFrom('console_invitations').where('expires_at', '<=', now).executeTakeFirst();
+    const c = await this.#db.deleteFrom('console_sign_in_failures').where('at', '<', failuresBefore).executeTakeFirst();
+    return Number(a.numDeletedRows) + Number(b.numDeletedRows) + Number(c.numDeletedRows);
+  }
+}

@@ -1,0 +1,142 @@
+/**
+ * Shared set-up of the console tests: the whole service (API, page and console, from
+ * src/service/compose.ts) over memory or SQL stores, two organisations, fixture zones for a few
+ * domains, monitors with an in-process scheduler, and a cookie-keeping client over `inject` that
+ * sends forms as a browser does (Origin, the session's token).
+ */
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { checkDomain } from '../../packages/engine/src/check.js';
+import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { parseZone } from '../../packages/engine/src/zones/parse.js';
+import { invite } from '../../src/console/accounts.js';
+import { withLatestResults } from '../../src/jobs/latest-results.js';
+import { buildApp, type AppOptions } from '../../src/service/compose.js';
+import { createMemoryStores } from '../../src/store/memory.js';
+import type { ConsoleRole } from '../../src/store/console.js';
+import type { Stores } from '../../src/store/types.js';
+import { monitorService, TestClock } from '../monitors/helpers.js';
+
+/** The organisations every console test has. */
+export const ORG_A = { id: 'org_a', name: 'Acme Corp' };
+export const ORG_B = { id: 'org_b', name: 'Bravo Ltd' };
+/** A password the rules accept. */
+export const GOOD_PASSWORD = 'correct horse battery staple';
+
+/** A zone for `domain` with `dmarc` as its DMARC record (or none). */
+export function zoneFor(domain: string, dmarc: string | null): string {
+  return `$ORIGIN ${domain}.
+$TTL 300
+@ IN SOA ns1 hostmaster 1 3600 600 86400 1
+@ IN NS ns1
+@ IN MX 10 mx1
+@ IN TXT "v=spf1 ip4:198.51.100.24/29 -all"
+${dmarc === null ? '' : `_dmarc IN TXT "${dmarc}"`}
+mx1 IN A 198.51.100.25
+ns1 IN A 198.51.100.53
+`;
+}
+
+/** The domains the fixture resolver answers for. */
+export const DOMAINS: Record<string, string | null> = {
+  'alpha.example': 'v=DMARC1; p=reject',
+  'beta.example': null,
+  'gamma.example': 'v=DMARC1; p=none',
+  'other.example': 'v=DMARC1; p=quarantine',
+};
+
+/** The whole service with the console, over `stores` (memory by default). */
+export async function consoleService(options: { stores?: Stores; publicUrl?: string; clock?: TestClock; extra?: Partial<AppOptions> } = {}) {
+  const stores = options.stores ?? createMemoryStores();
+  await stores.apiKeys.addOrganization(ORG_A);
+  await stores.apiKeys.addOrganization(ORG_B);
+  // The zones as they are now: a test changes a domain's DMARC record with `setDmarc`.
+  const dmarcs = { ...DOMAINS };
+  let resolver = new ZoneResolver(Object.entries(dmarcs).map(([d, dmarc]) => parseZone(zoneFor(d, dmarc))));
+  const setDmarc = (domain: string, dmarc: string | null) => {
+    dmarcs[domain] = dmarc;
+    resolver = new ZoneResolver(Object.entries(dmarcs).map(([d, value]) => parseZone(zoneFor(d, value))));
+  };
+  const clock = options.clock ?? new TestClock(Date.parse('2026-03-01T12:00:00.000Z'));
+  const check = (domain: string) => checkDomain(domain, { resolver });
+  const monitors = monitorService({ store: stores.monitors, check: withLatestResults(check, stores.console, { now: clock.now }), clock });
+  const app = await buildApp({
+    stores,
+    check: (domain) => check(domain),
+    monitors: monitors.service,
+    rateLimits: false,
+    now: clock.now,
+    ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
+    ...options.extra,
+  });
+  return { app, stores, clock, monitors, setDmarc };
+}
+
+/** A member with a password, made through the invitation (the CLI's path). */
+export async function addMember(app: FastifyInstance, stores: Stores, organizationId: string, email: string, role: ConsoleRole, clock: TestClock): Promise<Browser> {
+  const invited = await invite(stores.console, { organizationId, email, role, invitedBy: 'cli', now: clock.now() });
+  if (invited.kind !== 'invited') throw new Error(invited.message);
+  const browser = new Browser(app);
+  const accept = await browser.get(invited.path);
+  if (accept.statusCode !== 200) throw new Error(`invitation page answered ${accept.statusCode}`);
+  const existing: Record<string, string> = /id="confirm"/.test(accept.body) ? { password: GOOD_PASSWORD, confirm: GOOD_PASSWORD } : { password: GOOD_PASSWORD };
+  const done = await browser.post(invited.path, existing, { token: false });
+  if (done.statusCode !== 303) throw new Error(`accepting answered ${done.statusCode}: ${done.body.slice(0, 500)}`);
+  return browser;
+}
+
+/** A client over inject that keeps cookies and sends forms as a browser does. */
+export class Browser {
+  cookies = new Map<string, string>();
+  /** The last page's form token. */
+  token = '';
+  constructor(
+    readonly app: FastifyInstance,
+    readonly origin = 'http://localhost',
+  ) {}
+
+  get cookieHeader(): string {
+    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+  }
+
+  #keep(response: LightMyRequestResponse): void {
+    const set = response.headers['set-cookie'];
+    for (const line of Array.isArray(set) ? set : set ? [set] : []) {
+      const [pair] = line.split(';');
+      const eq = pair!.indexOf('=');
+      const name = pair!.slice(0, eq);
+      const value = pair!.slice(eq + 1);
+      if (/Max-Age=0/i.test(line) || value === '') this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+    const token = /name="csrf_token" value="([^"]+)"/.exec(response.body);
+    if (token) this.token = token[1]!;
+  }
+
+  async get(url: string): Promise<LightMyRequestResponse> {
+    const response = await this.app.inject({ method: 'GET', url, headers: this.cookies.size ? { cookie: this.cookieHeader } : {} });
+    this.#keep(response);
+    return response;
+  }
+
+  /** POSTs a form; `token: false` leaves the session's token out, `origin` overrides the Origin header (null: none). */
+  async post(url: string, form: Record<string, string | string[]>, options: { token?: boolean | string; origin?: string | null } = {}): Promise<LightMyRequestResponse> {
+    const params = new URLSearchParams();
+    for (const [k, v] of Object.entries(form)) for (const one of Array.isArray(v) ? v : [v]) params.append(k, one);
+    if (options.token !== false) params.set('csrf_token', typeof options.token === 'string' ? options.token : this.token);
+    const origin = options.origin === undefined ? this.origin : options.origin;
+    const response = await this.app.inject({
+      method: 'POST',
+      url,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...(origin !== null ? { origin } : {}), ...(this.cookies.size ? { cookie: this.cookieHeader } : {}) },
+      payload: params.toString(),
+    });
+    this.#keep(response);
+    return response;
+  }
+
+  /** Signs in with email and password; the response. */
+  async signIn(email: string, password = GOOD_PASSWORD): Promise<LightMyRequestResponse> {
+    await this.get('/console/sign-in');
+    return this.post('/console/sign-in', { email, password }, { token: false });
+  }
+}

@@ -1,8 +1,8 @@
 /**
  * `spoof-checker reports`: DMARC aggregate and TLS reports in, and what they say out.
- *   reports import <file|dir|->... [--data DIR | --database URL] [--org ID] [--zones DIR | --resolver ADDR]
- *   reports fetch --imap URL [--tls-ca FILE] [--data DIR | --database URL] [--org ID] [--zones DIR | --resolver ADDR]
- *   reports show <domain> [--days N] [--until DATE] [--json] [--html FILE] [--data DIR | --database URL] [--org ID] [--zones DIR | --resolver ADDR]
+ *   reports import <file|dir|->... [--data DIR | --database URL] [--org ID] [--zones DIR | --demo-zones | --resolver ADDR]
+ *   reports fetch --imap URL [--tls-ca FILE] [--data DIR | --database URL] [--org ID] [--zones DIR | --demo-zones | --resolver ADDR]
+ *   reports show <domain> [--days N] [--until DATE] [--json] [--html FILE] [--data DIR | --database URL] [--org ID] [--zones DIR | --demo-zones | --resolver ADDR]
  *
  * The CLI works on one organisation at a time (`--org`, else `default`, which is not an API
  * organisation) and takes reports for any domain.
@@ -52,6 +52,8 @@ domain, and what p=quarantine or p=reject would break.
   --database URL       PostgreSQL: postgresql://user:pw@host/db [DATABASE_URL]
   --org ID             the organisation (default '${DEFAULT_CLI_ORGANIZATION}')
   --zones DIR          answer DNS from zone files (show: the SPF record; import/fetch: authenticate messages)
+  --demo-zones         answer DNS from the fixture zones shipped with spoof-checker (nothing is sent to
+                       any DNS server)
   --resolver IP[:PORT] DNS servers to ask instead of the system's
   -h, --help           this text
 
@@ -117,9 +119,9 @@ async function withStores<T>(choice: StorageChoice, run: (stores: Stores) => Pro
   }
 }
 
-async function optionalResolver(values: { zones?: string | undefined; resolver?: string | undefined; timeout?: string | undefined }) {
-  if (values.zones === undefined && values.resolver === undefined) return undefined;
-  return (await resolverFromFlags({ zones: values.zones, resolver: values.resolver, timeout: values.timeout })).resolver;
+async function optionalResolver(values: { zones?: string | undefined; 'demo-zones'?: boolean | undefined; resolver?: string | undefined; timeout?: string | undefined }) {
+  if (values.zones === undefined && !values['demo-zones'] && values.resolver === undefined) return undefined;
+  return (await resolverFromFlags({ zones: values.zones, demoZones: values['demo-zones'], resolver: values.resolver, timeout: values.timeout })).resolver;
 }
 
 function cliSink(stores: Stores, organizationId: string): ReportSink {

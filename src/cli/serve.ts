@@ -20,6 +20,7 @@ import { integerOption, parseCommandArgs, UsageError } from './args.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo, type Command } from './io.js';
 import type { RangeData } from '@spoof-checker/engine';
 import { describeRanges, rangesFromFlag } from './ranges-options.js';
+import { resolverHostLookup } from '../jobs/resolver-lookup.js';
 import { resolverFromFlags } from './resolver-options.js';
 import { dnssecFromFlags } from './check.js';
 import { parseConnectPorts, TRANSPORT_OPTIONS, TRANSPORT_USAGE, transportOptionsFromFlags, type TransportFlags } from './transport-options.js';
@@ -431,7 +432,7 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
   let service: ServiceHandle;
   let dnsDescription: string;
   try {
-    const { resolverFor, description, network } = await resolverFromFlags({
+    const { resolverFor, description, network, zones } = await resolverFromFlags({
       // The shipped fixture zones (--demo, --demo-zones) are named as such on the start-up line.
       ...(config.zones === DEMO_ZONES_DIR ? { demoZones: true } : config.zones !== undefined ? { zones: config.zones } : {}),
       ...(config.resolver !== undefined ? { resolver: config.resolver } : {}),
@@ -457,6 +458,8 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
       namesPerDay: batchNamesPerDayFromEnv(io.env),
       maxMonitorsPerOrganization: config.maxMonitors,
       allowPrivateAddresses: config.allowPrivateAddresses,
+      // With zone files, webhook hosts are looked up in them too: nothing asks the system resolver.
+      ...(zones ? { webhookLookup: resolverHostLookup(zones) } : {}),
       env: io.env,
       log,
       ...(config.demo ? { demoMonitor: { organizationId: DEMO_ORGANIZATION_ID, domain: DEMO_DOMAIN } } : {}),

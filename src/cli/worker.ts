@@ -12,6 +12,7 @@ import { checkDatabaseUrl } from '../store/postgres.js';
 import { integerOption, parseCommandArgs, RESOLVER_OPTIONS, UsageError } from './args.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Command } from './io.js';
 import { RANGES_HELP, rangesFromFlag } from './ranges-options.js';
+import { resolverHostLookup } from '../jobs/resolver-lookup.js';
 import { resolverFromFlags } from './resolver-options.js';
 import { dnssecFromFlags } from './check.js';
 import { SCAN_CACHE_MAX_ENTRIES } from './scan.js';
@@ -141,6 +142,8 @@ export const worker: Command = async (args, io) => {
       concurrency: settings.concurrency,
       lockDurationMs: settings.lockDurationMs,
       allowPrivateAddresses: settings.allowPrivateAddresses,
+      // With zone files, webhook hosts are looked up in them too: nothing asks the system resolver.
+      ...(built.zones ? { webhookLookup: resolverHostLookup(built.zones) } : {}),
       env: io.env,
       log: (message) => io.err(`spoof-checker worker: ${message}\n`),
       onChecked: (names) => (checked += names),

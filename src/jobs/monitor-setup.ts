@@ -80,6 +80,8 @@ export async function startMonitorService(options: StartMonitorServiceOptions): 
     scheduler,
     serverKey,
     allowPrivateAddresses: options.allowPrivateAddresses,
+    // The webhook URL's host is looked up as the deliveries will look it up (zones, when offline).
+    ...(options.webhooks?.lookup ? { lookup: options.webhooks.lookup } : {}),
     pump,
     ...(options.maxMonitorsPerOrganization !== undefined ? { maxMonitorsPerOrganization: options.maxMonitorsPerOrganization } : {}),
     ...(options.minuteMs !== undefined ? { minuteMs: options.minuteMs } : {}),

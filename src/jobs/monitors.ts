@@ -51,7 +51,8 @@ export interface MonitorScheduler {
 /** Why a monitor could not be created or changed. */
 export type MonitorRefusal =
   | { kind: 'invalid-domain'; message: string; fix: string }
-  | { kind: 'duplicate-domain'; domain: string }
+  /** `existingId`: the monitor of that domain the organisation has (undefined if it went away meanwhile). */
+  | { kind: 'duplicate-domain'; domain: string; existingId: string | undefined }
   | { kind: 'webhook-refused'; message: string }
   | { kind: 'too-many-monitors'; max: number }
   /** A redelivery asked of a monitor whose webhook URL was removed (`webhookUrl: null`): it goes nowhere, least of all to the old URL. */
@@ -200,12 +201,24 @@ export class MonitorService {
       createdAt: now.toISOString(),
       updatedAt: now.toISOString(),
     };
-    if ((await this.store.create(monitor)) === 'duplicate-domain') return { kind: 'duplicate-domain', domain: monitor.domain };
+    if ((await this.store.create(monitor)) === 'duplicate-domain') return { kind: 'duplicate-domain', domain: monitor.domain, existingId: await this.idOfDomain(organizationId, monitor.domain) };
     await this.scheduler.schedule(monitor);
     return { monitor, secret };
   }
 
   /** Changes a monitor; undefined when not found. A new webhook URL keeps the secret. */
+  /** The id of the organisation's monitor of `domain` (for a conflict's message): its pages read until found. */
+  private async idOfDomain(organizationId: string, domain: string): Promise<string | undefined> {
+    const limit = 100;
+    for (let page = 1; (page - 1) * limit < this.maxMonitorsPerOrganization + limit; page++) {
+      const found = await this.store.list(organizationId, { page, limit });
+      const match = found.items.find((m) => m.domain === domain);
+      if (match) return match.id;
+      if (page * limit >= found.total) return undefined;
+    }
+    return undefined;
+  }
+
   async update(organizationId: string, id: string, patch: MonitorPatchInput): Promise<Monitor | undefined | MonitorRefusal> {
     const current = await this.store.get(organizationId, id);
     if (!current) return undefined;

@@ -27,7 +27,7 @@
  */
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { Redis } from 'ioredis';
-import { checkDomain, findLookalikes, ZoneResolver, type CheckOptions, type CheckTransportOptions, type RangeData, type Resolver, type SpoofCheckResult } from '@spoof-checker/engine';
+import { checkDomain, findLookalikes, ZoneResolver, type CheckOptions, type CheckTransportOptions, type HostLookup, type RangeData, type Resolver, type SpoofCheckResult } from '@spoof-checker/engine';
 import type { StartupApiKey } from '../http/app.js';
 import type { TrustProxy } from '../http/client-address.js';
 import { connectRateLimitRedis } from '../http/rate-limits.js';
@@ -44,6 +44,8 @@ import { openStores, seedIfEmpty, type StorageChoice } from '../store/open.js';
 import { loadSeedFile } from '../store/seed.js';
 import type { Stores } from '../store/types.js';
 import type { WebPagesSettings } from '../web/plugin.js';
+import { inDemo, type DemoSettings } from '../web/demo.js';
+import type { DomainScope } from '../http/app.js';
 import { SmtpReportReceiver } from '../ingest/smtp.js';
 import { monitorReportSignals, reportSelectorCache } from '../ingest/summary.js';
 import { buildApp } from './compose.js';
@@ -113,6 +115,11 @@ interface CommonConfig {
   check: CheckConfig;
   /** Webhooks (and the transport probe of the worker) may reach private addresses. */
   allowPrivateAddresses: boolean;
+  /**
+   * How webhook hosts are looked up; default the system resolver. With zone files the CLI passes the
+   * zones' own lookup (src/jobs/resolver-lookup.ts), so an offline service asks no resolver at all.
+   */
+  webhookLookup?: HostLookup | undefined;
   env: NodeJS.ProcessEnv;
   log: ServiceLog;
   /** More components (see the comment at the top). */
@@ -390,6 +397,7 @@ export async function startService(config: ServiceConfig): Promise<ServiceHandle
           allowPrivateAddresses: config.allowPrivateAddresses,
           env: config.env,
           ...(config.maxMonitorsPerOrganization !== undefined ? { maxMonitorsPerOrganization: config.maxMonitorsPerOrganization } : {}),
+          ...(config.webhookLookup ? { webhooks: { lookup: config.webhookLookup } } : {}),
           log: jobLog,
         }),
       (service) => service.close(),
@@ -450,6 +458,8 @@ export async function startService(config: ServiceConfig): Promise<ServiceHandle
       redactKeys: seedKeys,
       ...(http.acceptWeakKeys ? { acceptWeakKeys: true } : {}),
       ...(http.pages ? { pages: http.pages } : {}),
+      // The demo's API answers for the demo's own domains only, as its page does.
+      ...(http.pages?.demo ? { domainScope: demoDomainScope(http.pages.demo) } : {}),
       rateLimits: http.rateLimit ? {} : false,
       trustProxy: http.trustProxy,
       ...(http.publicUrl !== undefined ? { publicUrl: http.publicUrl } : {}),
@@ -520,6 +530,7 @@ export async function startWorker(config: WorkerConfig): Promise<WorkerHandle> {
           allowPrivateAddresses: config.allowPrivateAddresses,
           env: config.env,
           ...(config.lockDurationMs !== undefined ? { lockDurationMs: config.lockDurationMs } : {}),
+          ...(config.webhookLookup ? { webhooks: { lookup: config.webhookLookup } } : {}),
           log: jobLog,
         }),
       (worker) => worker.close(),
@@ -558,6 +569,11 @@ export function redactedUrl(url: string): string {
   } catch {
     return url;
   }
+}
+
+/** The demo's domains as the API's scope (src/http/app.ts): the zones the demo's page answers for. */
+export function demoDomainScope(demo: DemoSettings): DomainScope {
+  return { allows: (domain) => inDemo(demo, domain), examples: demo.domains.map((d) => d.input).filter((input) => /^[a-z0-9.-]+$/.test(input)) };
 }
 
 /** The check with the demo transport domains answered from the demo's zones and mail servers. */

@@ -13,6 +13,7 @@ import {
   spoofCheckerService as apiService,
   type AppOptions as ApiAppOptions,
   type ServiceOptions as ApiServiceOptions,
+  type DomainScope,
   type ServiceRoutes,
 } from '../http/app.js';
 import { clientAddress, clientNetworks, clientRateLimitKey } from '../http/client-address.js';
@@ -20,6 +21,7 @@ import { LocalCounter } from '../http/counters.js';
 import { ApiError, toApiError } from '../http/errors.js';
 import { IPV6_48_ALLOWANCE_FACTOR, IPV6_56_ALLOWANCE_FACTOR } from '../http/rate-limits.js';
 import { webPages, type PageHttp, type WebPagesSettings } from '../web/plugin.js';
+import { inDemo, type DemoSettings } from '../web/demo.js';
 
 /** The public page's part of the options. */
 export interface PagesOption {
@@ -40,6 +42,11 @@ export const PAGE_HTTP: PageHttp = {
   wideNetworkFactors: { net56: IPV6_56_ALLOWANCE_FACTOR, net48: IPV6_48_ALLOWANCE_FACTOR },
   localCounter: () => new LocalCounter(),
 };
+
+/** The demo's domains as the API's scope (src/http/app.ts): the zones the demo's page answers for. */
+export function demoDomainScope(demo: DemoSettings): DomainScope {
+  return { allows: (domain) => inDemo(demo, domain), examples: demo.domains.map((d) => d.input).filter((input) => /^[a-z0-9.-]+$/.test(input)) };
+}
 
 /** The options with the page added to the service's routes (unless `pages: false`). */
 function withPages<Options extends ApiServiceOptions & PagesOption>(options: Options): Options {
@@ -62,7 +69,9 @@ function withPages<Options extends ApiServiceOptions & PagesOption>(options: Opt
       http: PAGE_HTTP,
     });
   };
-  return { ...options, routes: [...(options.routes ?? []), pages] };
+  // The demo's API answers for the demo's own domains only, as its page does (issue 42).
+  const scope = settings.demo && !options.domainScope ? { domainScope: demoDomainScope(settings.demo) } : {};
+  return { ...options, ...scope, routes: [...(options.routes ?? []), pages] };
 }
 
 /** Builds the whole server (time limits, body limit, trusted proxies, log redaction), the API and the page. */

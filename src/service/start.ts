@@ -44,8 +44,6 @@ import { openStores, seedIfEmpty, type StorageChoice } from '../store/open.js';
 import { loadSeedFile } from '../store/seed.js';
 import type { Stores } from '../store/types.js';
 import type { WebPagesSettings } from '../web/plugin.js';
-import { inDemo, type DemoSettings } from '../web/demo.js';
-import type { DomainScope } from '../http/app.js';
 import { SmtpReportReceiver } from '../ingest/smtp.js';
 import { monitorReportSignals, reportSelectorCache } from '../ingest/summary.js';
 import { buildApp } from './compose.js';
@@ -458,8 +456,6 @@ export async function startService(config: ServiceConfig): Promise<ServiceHandle
       redactKeys: seedKeys,
       ...(http.acceptWeakKeys ? { acceptWeakKeys: true } : {}),
       ...(http.pages ? { pages: http.pages } : {}),
-      // The demo's API answers for the demo's own domains only, as its page does.
-      ...(http.pages?.demo ? { domainScope: demoDomainScope(http.pages.demo) } : {}),
       rateLimits: http.rateLimit ? {} : false,
       trustProxy: http.trustProxy,
       ...(http.publicUrl !== undefined ? { publicUrl: http.publicUrl } : {}),
@@ -569,11 +565,6 @@ export function redactedUrl(url: string): string {
   } catch {
     return url;
   }
-}
-
-/** The demo's domains as the API's scope (src/http/app.ts): the zones the demo's page answers for. */
-export function demoDomainScope(demo: DemoSettings): DomainScope {
-  return { allows: (domain) => inDemo(demo, domain), examples: demo.domains.map((d) => d.input).filter((input) => /^[a-z0-9.-]+$/.test(input)) };
 }
 
 /** The check with the demo transport domains answered from the demo's zones and mail servers. */

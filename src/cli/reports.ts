@@ -50,15 +50,22 @@ domain, and what p=quarantine or p=reject would break.
 
   --data DIR           SQLite in DIR (default ${DEFAULT_DATA_DIR}) [SPOOF_CHECKER_DATA]
   --database URL       PostgreSQL: postgresql://user:pw@host/db [DATABASE_URL]
-  --org ID             the organisation (default '${DEFAULT_CLI_ORGANIZATION}')
+  --org ID             the organisation (import, fetch: default '${DEFAULT_CLI_ORGANIZATION}'; show: default the one
+                       organisation holding reports about the domain; with several, an error lists them)
   --zones DIR          answer DNS from zone files (show: the SPF record; import/fetch: authenticate messages)
   --demo-zones         answer DNS from the fixture zones shipped with spoof-checker (nothing is sent to
                        any DNS server)
   --resolver IP[:PORT] DNS servers to ask instead of the system's
   -h, --help           this text
 
-Exit status: 0 done (import: every file read; a duplicate or a message without a report is not a
-failure), 1 some file was refused (each is named with its reason) or the store failed, 2 on a usage error.
+import goes on after a refused file (as make's --keep-going does; there is no stopping at the first):
+every file gets its own line (stored, duplicate, refused with the reason, or no report for a mail
+message that carries none), then a total. A file that is not a report (empty, random bytes, a
+truncated archive) is refused whatever its name or extension.
+
+Exit status: 0 done (import: every file read and none refused; a duplicate, or a mail message without
+a report, is not a failure), 1 some file was refused (each is named with its reason) or the store
+failed, 2 on a usage error.
 `;
 
 /** `spoof-checker reports`. */
@@ -108,6 +115,18 @@ function organizationOf(org: string | undefined): string {
   const id = org ?? DEFAULT_CLI_ORGANIZATION;
   if (!/^[A-Za-z0-9._:-]{1,128}$/.test(id)) throw new UsageError(`--org must be an organisation id (letters, digits, . _ : -), not "${id}"`);
   return id;
+}
+
+/**
+ * The organisation `show` reads without `--org`: the one whose reports are about `domain`. With none,
+ * the CLI's default; with several, a usage error that lists them (reading one of them silently would
+ * show the wrong reports).
+ */
+async function organizationHolding(stores: Stores, domain: string): Promise<string> {
+  const holding = await stores.reports.organizationsWithReports(domain);
+  if (holding.length === 0) return DEFAULT_CLI_ORGANIZATION;
+  if (holding.length === 1) return holding[0]!;
+  throw new UsageError(`${holding.length} organisations hold reports about ${domain}: ${holding.join(', ')}. Say which with --org ID (e.g. --org ${holding[0]})`);
 }
 
 async function withStores<T>(choice: StorageChoice, run: (stores: Stores) => Promise<T>): Promise<T> {
@@ -225,12 +244,12 @@ async function showCommand(args: string[], io: CliIo): Promise<number> {
     if (!/^\d{4}-\d{2}-\d{2}$/.test(values.until) || Number.isNaN(Date.parse(`${values.until}T23:59:59Z`))) throw new UsageError(`--until must be a date such as 2026-11-30, not "${values.until}"`);
     now = new Date(`${values.until}T23:59:59Z`);
   }
-  const organizationId = organizationOf(values.org);
   const storage = reportStorage(values.data, values.database, io.env);
   const resolver = await optionalResolver(values);
   const { showReports } = await import('../ingest/summary.js');
   const { renderReportHtml, renderReportText } = await import('./reports-show.js');
   return withStores(storage, async (stores) => {
+    const organizationId = values.org !== undefined ? organizationOf(values.org) : await organizationHolding(stores, domain);
     const shown = await showReports({ store: stores.reports, organizationId, domain, days, ...(now ? { now } : {}), ...(resolver ? { resolver } : {}) });
     if (values.html !== undefined) await writeFile(values.html, renderReportHtml(shown));
     io.out(values.json ? `${JSON.stringify(shown.summary)}\n` : renderReportText(shown));

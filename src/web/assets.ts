@@ -86,10 +86,10 @@ button[disabled] { opacity: 0.75; cursor: progress; }
 .record-label { font-weight: 600; margin: 0.8rem 0 0.2rem; }
 .record-label.current { color: var(--muted); }
 pre { margin: 0.3rem 0 0.6rem; }
-pre.record { position: relative; background: var(--code-bg); border: 1px solid var(--border); border-radius: 8px; padding: 0.7rem 0.8rem; white-space: pre-wrap; overflow-wrap: anywhere; font: 0.95rem/1.5 var(--mono); }
+pre.record { position: relative; background: var(--code-bg); border: 1px solid var(--border); border-radius: 8px; padding: 0.7rem 0.8rem; white-space: pre; overflow-wrap: normal; word-break: normal; overflow-x: auto; max-width: 100%; font: 0.95rem/1.5 var(--mono); }
 pre.record.publish { border: 2px solid var(--success); }
 pre.record.current { opacity: 0.85; }
-pre.record code { user-select: all; font: inherit; }
+pre.record code { user-select: all; font: inherit; white-space: pre; overflow-wrap: normal; word-break: normal; }
 .copy-row { display: flex; justify-content: flex-end; margin-top: -0.3rem; }
 .copy { font-size: 0.9rem; padding: 0.3rem 0.8rem; background: var(--surface); color: var(--accent); }
 code { font-family: var(--mono); font-size: 0.95em; overflow-wrap: anywhere; }

@@ -20,6 +20,7 @@ import { integerOption, parseCommandArgs, UsageError } from './args.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo, type Command } from './io.js';
 import type { RangeData } from '@spoof-checker/engine';
 import { describeRanges, rangesFromFlag } from './ranges-options.js';
+import { DEMO_RATE_LIMITS } from '../http/rate-limits.js';
 import { resolverHostLookup } from '../jobs/resolver-lookup.js';
 import { resolverFromFlags } from './resolver-options.js';
 import { dnssecFromFlags } from './check.js';
@@ -470,6 +471,8 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
         port: config.port,
         apiKeys: config.apiKeys,
         rateLimit: config.rateLimit,
+        // The demo lets one person click through its result pages (DEMO_RESULT_PAGES_PER_MINUTE a minute).
+        ...(config.demo ? { rateLimitOverrides: DEMO_RATE_LIMITS } : {}),
         trustProxy: config.trustProxy,
         publicUrl: config.publicUrl,
         publicHistory: config.publicHistory,

@@ -30,7 +30,7 @@ import type { Redis } from 'ioredis';
 import { checkDomain, findLookalikes, ZoneResolver, type CheckOptions, type CheckTransportOptions, type HostLookup, type RangeData, type Resolver, type SpoofCheckResult } from '@spoof-checker/engine';
 import type { StartupApiKey } from '../http/app.js';
 import type { TrustProxy } from '../http/client-address.js';
-import { connectRateLimitRedis } from '../http/rate-limits.js';
+import { connectRateLimitRedis, type RateLimits } from '../http/rate-limits.js';
 import type { BatchService } from '../jobs/service.js';
 import { describeBatchMode, startBatchService, startLookalikeJobService } from '../jobs/setup.js';
 import type { DeepLookalikeRun, LookalikeJobService } from '../jobs/lookalike-jobs.js';
@@ -134,6 +134,8 @@ export interface HttpConfig {
   apiKeys: StartupApiKey[];
   /** Rate limits on (the defaults) or off. */
   rateLimit: boolean;
+  /** With `rateLimit`, limits that replace the defaults (the demo's, `DEMO_RATE_LIMITS`). */
+  rateLimitOverrides?: Partial<RateLimits> | undefined;
   trustProxy: TrustProxy;
   publicUrl?: string | undefined;
   publicHistory: boolean;
@@ -456,7 +458,7 @@ export async function startService(config: ServiceConfig): Promise<ServiceHandle
       redactKeys: seedKeys,
       ...(http.acceptWeakKeys ? { acceptWeakKeys: true } : {}),
       ...(http.pages ? { pages: http.pages } : {}),
-      rateLimits: http.rateLimit ? {} : false,
+      rateLimits: http.rateLimit ? { ...(http.rateLimitOverrides ?? {}) } : false,
       trustProxy: http.trustProxy,
       ...(http.publicUrl !== undefined ? { publicUrl: http.publicUrl } : {}),
       environment: http.environment,

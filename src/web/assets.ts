@@ -170,9 +170,12 @@ const SCRIPT = `
         if (fresh) section.replaceWith(fresh); else throw new Error('no section');
       }).catch(function () {
         // Say why, and leave focus and scroll where the reader is: the verdict above stays in view.
+        // The note is the section's last child, so the section's link is above it: named by its words.
+        var link = section.querySelector('a[href]');
+        var linkWords = link ? 'the link above, \u201c' + link.textContent.trim() + '\u201d,' : 'this part\u2019s own page';
         note.textContent = retryAfter !== null
-          ? 'Too many checks from your network just now: try again in ' + retryAfter + ' s (the link below checks it on its own page).'
-          : 'This part could not be loaded here; follow the link below to see it.';
+          ? 'Too many checks from your network just now: try again in ' + retryAfter + ' s (' + linkWords + ' checks it on its own page).'
+          : 'This part could not be loaded here; follow ' + (link ? 'the link above, \u201c' + link.textContent.trim() + '\u201d,' : 'this part\u2019s own page') + ' to see it.';
         note.setAttribute('role', 'status');
       });
     });

@@ -40,7 +40,7 @@ describe('a section that meets its rate limit', () => {
         const section = element.closest('section');
         const link = section?.querySelector('a[href]');
         const words = /“([^”]+)”/.exec(element.textContent ?? '')?.[1];
-        return { above: link ? Boolean(link.compareDocumentPosition(element) & Node.DOCUMENT_POSITION_FOLLOWING) : false, same: link?.textContent?.trim() === words };
+        return { above: link ? Boolean(link.compareDocumentPosition(element) & 4 /* Node.DOCUMENT_POSITION_FOLLOWING */) : false, same: link?.textContent?.trim() === words };
       });
       expect(placed).toEqual({ above: true, same: true });
     } finally {

@@ -461,6 +461,8 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
       allowPrivateAddresses: config.allowPrivateAddresses,
       // With zone files, webhook hosts are looked up in them too: nothing asks the system resolver.
       ...(zones ? { webhookLookup: resolverHostLookup(zones) } : {}),
+      // The demo sends webhooks to this machine only (a receiver on 127.0.0.1), never off it.
+      ...(config.demo ? { webhookLoopbackOnly: true } : {}),
       env: io.env,
       log,
       ...(config.demo ? { demoMonitor: { organizationId: DEMO_ORGANIZATION_ID, domain: DEMO_DOMAIN } } : {}),

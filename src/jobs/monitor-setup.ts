@@ -14,6 +14,8 @@ import type { HostLookup } from '@spoof-checker/engine';
 export interface WebhookSendOptions {
   timeoutMs?: number;
   lookup?: HostLookup;
+  /** Webhooks to loopback addresses only (`serve --demo`: nothing leaves the machine). */
+  loopbackOnly?: boolean;
   connect?: WebhookConnector;
   /** How often the pump looks for due deliveries. */
   pollMs?: number;
@@ -82,6 +84,7 @@ export async function startMonitorService(options: StartMonitorServiceOptions): 
     allowPrivateAddresses: options.allowPrivateAddresses,
     // The webhook URL's host is looked up as the deliveries will look it up (zones, when offline).
     ...(options.webhooks?.lookup ? { lookup: options.webhooks.lookup } : {}),
+    ...(options.webhooks?.loopbackOnly ? { loopbackOnly: true } : {}),
     pump,
     ...(options.maxMonitorsPerOrganization !== undefined ? { maxMonitorsPerOrganization: options.maxMonitorsPerOrganization } : {}),
     ...(options.minuteMs !== undefined ? { minuteMs: options.minuteMs } : {}),

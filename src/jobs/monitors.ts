@@ -13,13 +13,13 @@
 import { randomUUID } from 'node:crypto';
 import pLimit from 'p-limit';
 import { normaliseDomainInput } from '@spoof-checker/engine';
-import { resolveAllowedAddress, type HostLookup } from '@spoof-checker/engine';
+import type { HostLookup } from '@spoof-checker/engine';
 import type { Monitor, MonitorCheckKind, MonitorStore, WebhookDelivery } from '../store/monitors.js';
 import { INITIAL_MACHINE } from './monitor-changes.js';
 import { runMonitor, type MonitorCheck, type MonitorReportSource, type MonitorSelectorSource, type RunOutcome } from './monitor-run.js';
 import { firstSlot, MINUTE_MS, slotAfter, slotRunId } from './monitor-schedule.js';
 import { keyFromText, newServerKey, newWebhookSecret, openSecret, sealSecret } from './monitor-secrets.js';
-import { DeliveryPump, newDelivery } from './webhooks.js';
+import { DeliveryPump, newDelivery, resolveWebhookAddress } from './webhooks.js';
 
 /** How often the in-process scheduler looks for due monitors. */
 export const SCHEDULER_TICK_MS = 1_000;
@@ -87,6 +87,8 @@ export interface MonitorServiceOptions {
   /** One schedule minute (tests scale it down). */
   minuteMs?: number;
   lookup?: HostLookup;
+  /** Webhooks to loopback addresses only (the demo). */
+  loopbackOnly?: boolean;
   /** Most monitors one organisation may keep (default {@link MAX_MONITORS_PER_ORGANIZATION}). */
   maxMonitorsPerOrganization?: number;
 }
@@ -141,7 +143,7 @@ export class MonitorService {
     }
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return `the webhook URL must start with https:// or http://, not ${parsed.protocol}//.`;
     if (parsed.username !== '' || parsed.password !== '') return 'the webhook URL must not carry a user name or password.';
-    const checked = await resolveAllowedAddress(parsed.hostname, this.#options.allowPrivateAddresses, this.#options.lookup);
+    const checked = await resolveWebhookAddress(parsed.hostname, this.#options.allowPrivateAddresses, this.#options.lookup, this.#options.loopbackOnly === true);
     if (checked.ok) return undefined;
     return checked.kind === 'forbidden'
       ? `${parsed.hostname} resolves to ${checked.address}, ${checked.reason}: webhooks are not sent to private or reserved addresses.`

@@ -118,6 +118,8 @@ interface CommonConfig {
    * zones' own lookup (src/jobs/resolver-lookup.ts), so an offline service asks no resolver at all.
    */
   webhookLookup?: HostLookup | undefined;
+  /** Webhooks to loopback addresses only (`serve --demo`, which sends nothing off the machine). */
+  webhookLoopbackOnly?: boolean | undefined;
   env: NodeJS.ProcessEnv;
   log: ServiceLog;
   /** More components (see the comment at the top). */
@@ -397,7 +399,9 @@ export async function startService(config: ServiceConfig): Promise<ServiceHandle
           allowPrivateAddresses: config.allowPrivateAddresses,
           env: config.env,
           ...(config.maxMonitorsPerOrganization !== undefined ? { maxMonitorsPerOrganization: config.maxMonitorsPerOrganization } : {}),
-          ...(config.webhookLookup ? { webhooks: { lookup: config.webhookLookup } } : {}),
+          ...(config.webhookLookup || config.webhookLoopbackOnly
+            ? { webhooks: { ...(config.webhookLookup ? { lookup: config.webhookLookup } : {}), ...(config.webhookLoopbackOnly ? { loopbackOnly: true } : {}) } }
+            : {}),
           log: jobLog,
         }),
       (service) => service.close(),

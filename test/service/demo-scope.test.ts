@@ -125,12 +125,41 @@ describe('monitors in the demo', () => {
   });
 
   it('a second monitor of a domain answers 409 naming the existing monitor by id', async () => {
-    const first = await api('POST', `${TOOLS}/spoof-checker/monitors`, { domain: 'p-quarantine.example' });
+    const first = await api('POST', `${TOOLS}/spoof-checker/monitors`, { domain: 'reject-sp-none.example' });
     expect(first.status).toBe(201);
-    const second = await api('POST', `${TOOLS}/spoof-checker/monitors`, { domain: 'p-quarantine.example' });
+    const second = await api('POST', `${TOOLS}/spoof-checker/monitors`, { domain: 'reject-sp-none.example' });
     expect(second.status).toBe(409);
     expect(second.json['code']).toBe('MONITOR_EXISTS');
     expect(String(second.json['message'])).toContain(String(first.json['id']));
     expect(String(second.json['fix'])).toContain(`PATCH /api/tools/v1/spoof-checker/monitors/${String(first.json['id'])}`);
+  });
+});
+
+describe("docs/cli.md's monitor example works as is against the demo", () => {
+  it('every line of the example succeeds, the webhook to a receiver on this machine is accepted', { timeout: 60_000 }, async () => {
+    const { readFileSync } = await import('node:fs');
+    const cli = readFileSync(new URL('../../docs/cli.md', import.meta.url), 'utf8');
+    const block = /## `monitor`: monitors from the command line\s+```sh\n([\s\S]*?)```/.exec(cli)?.[1] ?? '';
+    const key = /^export SPOOF_CHECKER_API_KEY=(\S+)/m.exec(block)?.[1];
+    expect(key).toBe(KEY);
+    const commands = block
+      .split('\n')
+      .filter((line) => line.startsWith('spoof-checker monitor '))
+      .map((line) => line.replace(/\s+#.*$/, '').split(/\s+/).slice(1));
+    expect(commands.map((c) => c[1])).toEqual(['add', 'list', 'show', 'history', 'run', 'remove']);
+    for (const args of commands) {
+      const { io, stderr, stdout } = captureIo();
+      io.env['SPOOF_CHECKER_API_KEY'] = key!;
+      io.env['SPOOF_CHECKER_API_URL'] = base;
+      expect(await main(args, io), `${args.join(' ')}: ${stderr()}`).toBe(0);
+      if (args[1] === 'add') expect(stdout()).toMatch(/whsec_/);
+    }
+  });
+
+  it('a webhook off this machine is refused in the demo, with the reason', async () => {
+    const refused = await api('POST', `${TOOLS}/spoof-checker/monitors`, { domain: 'p-reject.example', webhookUrl: 'https://203.0.113.9/hook' });
+    expect(refused.status).toBe(400);
+    expect(refused.json['code']).toBe('WEBHOOK_URL_REFUSED');
+    expect(String(refused.json['message'])).toContain('the demo sends webhooks only to this machine');
   });
 });

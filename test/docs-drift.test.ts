@@ -120,3 +120,11 @@ describe('the home page and the result page', () => {
     expect([...ids].filter((id) => !named.some((name) => name.includes(SECTIONS[id]!))).map((id) => SECTIONS[id])).toEqual([]);
   });
 });
+
+describe('the command synopses', () => {
+  it.each([['README.md'], ['docs/cli.md']])('%s: every command line that takes --zones takes --demo-zones too', (doc) => {
+    const lines = read(doc).split('\n').filter((line) => /^spoof-checker \S+/.test(line) && /--zones DIR/.test(line));
+    expect(lines.length).toBeGreaterThan(3);
+    expect(lines.filter((line) => !line.includes('--demo-zones'))).toEqual([]);
+  });
+});

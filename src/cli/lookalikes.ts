@@ -16,6 +16,8 @@ Options:
   --deep               also two look-alike letters, the word list and the swap to ~70 common TLDs
                        (up to 2,500 names; the default is a few hundred)
   --zones DIR          answer from the *.zone files in DIR (the loaded zones are the whole DNS)
+  --demo-zones         answer from the fixture zones shipped with spoof-checker (found wherever it is
+                       installed; nothing is sent to any DNS server)
   --resolver IP[:PORT] ask this DNS server instead of the system's resolvers (comma-separated list)
   --timeout MS         per-query timeout for --resolver and the system resolvers
   --faults FILE        inject the DNS faults listed in FILE
@@ -44,7 +46,7 @@ export const lookalikes: Command = async (args, io) => {
   const input = positionals[0]!;
   let built;
   try {
-    built = await resolverFromFlags({ zones: values.zones, resolver: values.resolver, timeout: values.timeout, faults: values.faults });
+    built = await resolverFromFlags({ zones: values.zones, demoZones: values['demo-zones'], resolver: values.resolver, timeout: values.timeout, faults: values.faults });
   } catch (error) {
     return usage(io, error);
   }

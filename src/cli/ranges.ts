@@ -135,14 +135,7 @@ async function update(args: string[], io: CliIo): Promise<number> {
   if (values.from !== undefined && values.timeout !== undefined) throw new UsageError('--timeout applies to fetching, not to --from');
   if (values.from !== undefined && !existsSync(values.from)) throw new UsageError(`--from ${values.from}: no such directory`);
   const timeoutMs = integerOption(values.timeout, 'timeout', FEED_TIMEOUT_MS, 1, 600_000);
-  if (values.out === undefined) {
-    try {
-      mkdirSync(dirname(out), { recursive: true });
-    } catch (error) {
-      throw new UsageError(`cannot create ${dirname(out)}: ${(error as Error).message}; give --out FILE`);
-    }
-  }
-  const result = await updateRanges({ out, from: values.from, fetch: { timeoutMs } });
+  const result = await updateRanges({ out, from: values.from, fetch: { timeoutMs }, makeDirectory: values.out === undefined });
   const code = report(result, out, io);
   if (result.written && values.out === undefined) io.out(`every command now reads it in preference to the shipped snapshot (a running serve after a restart)\n`);
   return code;
@@ -155,6 +148,8 @@ export interface UpdateRangesOptions {
   from?: string | undefined;
   fetch?: FetchFeedsOptions | undefined;
   now?: Date | undefined;
+  /** Create `out`'s directory (the user data directory) when there is something to write; never before. */
+  makeDirectory?: boolean | undefined;
 }
 
 /** The build's outcome and whether a file was written. */
@@ -164,13 +159,24 @@ export type UpdateRangesResult = BuildResult & { written: boolean; previousFrom:
  * Builds the data from the feeds and writes it to `out` atomically (a temporary file with an
  * unpredictable name, created exclusively beside `out`, then a rename),
  * keeping the previous data (`out` if it holds a data file, else the shipped snapshot) for any
- * provider whose feed is refused. Nothing is written when some provider has neither.
+ * provider whose feed is refused. Nothing is written when some provider has neither, nor when no
+ * feed at all gave new data (every source failed: the file would be the old data re-dated).
  */
 export async function updateRanges(options: UpdateRangesOptions): Promise<UpdateRangesResult> {
   const { previous, previousFrom } = previousData(options.out);
   const feeds: Map<string, FeedText> = options.from !== undefined ? readFeedDirectory(options.from) : await fetchFeeds(options.fetch);
   const result = buildRangesFile(feeds, { previous, now: options.now ?? new Date() });
   if (result.file === null) return { ...result, written: false, previousFrom };
+  // Every source failed (offline, say): the file would only be the previous data again, re-dated
+  // and moved in front of the shipped snapshot. Nothing is written; the data in use stays as it was.
+  if (!result.providers.some((p) => p.outcome === 'updated')) return { ...result, written: false, previousFrom };
+  if (options.makeDirectory) {
+    try {
+      mkdirSync(dirname(options.out), { recursive: true });
+    } catch (error) {
+      throw new UsageError(`cannot create ${dirname(options.out)}: ${(error as Error).message}; give --out FILE`);
+    }
+  }
   try {
     // A fresh, unguessable temporary file beside `out`, then a rename (src/cli/atomic-file.ts).
     await writeFileAtomically(options.out, `${JSON.stringify(result.file, null, 1)}\n`);
@@ -196,7 +202,12 @@ function previousData(out: string): { previous: RangesFile | null; previousFrom:
 function report(result: UpdateRangesResult, out: string, io: CliIo): number {
   for (const p of result.providers) io.err(`  ${p.provider.padEnd(13)} ${p.outcome.padEnd(8)} ${p.detail}\n`);
   if (!result.written) {
-    io.err(`spoof-checker ranges: nothing written to ${out}: some provider has neither usable new data nor previous data.\n`);
+    const noneUpdated = !result.providers.some((p) => p.outcome === 'updated');
+    io.err(
+      noneUpdated
+        ? `spoof-checker ranges: nothing written to ${out}: every source failed, so there is no new data; the data in use is unchanged ('spoof-checker ranges show' names it).\n`
+        : `spoof-checker ranges: nothing written to ${out}: some provider has neither usable new data nor previous data.\n`,
+    );
     return EXIT_FAILED;
   }
   const kept = result.providers.filter((p) => p.outcome === 'kept');

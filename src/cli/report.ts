@@ -94,7 +94,7 @@ function refusedAddressWords(address: TransportResult['mx'][number]['addresses']
 /** The DNSSEC lines: the overall state with its reason, then each RRset that is not secure. */
 export function formatDnssec(dnssec: DnssecResult): string[] {
   const code = (reason: DnssecResult['reason']): string => (reason.code === null ? '' : ` (EDE ${reason.code})`);
-  const lines = [`  DNSSEC: ${dnssec.status}${code(dnssec.reason)}`, ...wrap(dnssec.reason.text, 4)];
+  const lines = [`  DNSSEC: ${dnssec.status}${code(dnssec.reason)}`, ...wrapKeepingIndented(dnssec.reason.text, 4)];
   for (const rrset of dnssec.rrsets) {
     lines.push(`    ${rrset.name} ${rrset.type}: ${rrset.status}${code(rrset.reason)}`);
   }
@@ -108,7 +108,7 @@ export function formatBimi(bimi: BimiResult): string[] {
   const lines: string[] = [];
   lines.push(`  BIMI (brand logo): ${bimi.grade}`);
   lines.push(`    Record   ${bimi.record ? `${bimi.record.name}: ${bimi.record.text}` : `none (selector ${bimi.selector}; ${bimi.queries.map((q) => `${q.name} ${q.outcome}`).join(', ')})`}`);
-  lines.push(`    DMARC    ${bimi.dmarc.eligible === null ? 'could not be checked' : bimi.dmarc.eligible ? 'eligible' : `not eligible: ${bimi.dmarc.blockedBy.map((b) => `${b.record} ${b.reason}`).join(', ')}`}`);
+  lines.push(...wrap(`DMARC    ${bimi.dmarc.eligible === null ? 'could not be checked' : bimi.dmarc.eligible ? 'eligible' : `not strict enough for a logo: ${bimi.dmarc.blockedBy.map((b) => b.detail).join('; ')}`}`, 4));
   if (bimi.logo) {
     const logo = bimi.logo;
     const state = logo.fetch ? `not fetched: ${logo.fetch.error}${logo.fetch.httpStatus !== null ? ` (HTTP ${logo.fetch.httpStatus})` : ''}` : `${logo.bytes} bytes, ${logo.violations.length === 0 ? 'valid SVG Tiny PS' : `${logo.violations.length} violation(s)`}`;
@@ -212,17 +212,30 @@ function renderTree(nodes: SpfTermNode[], indent: string, lines: string[]): void
   });
 }
 
+/** Prose wrapped; its indented lines (a record to publish) kept whole, so they can be copied as they are. */
+export function wrapKeepingIndented(text: string, indent: number): string[] {
+  return text.split('\n').flatMap((line) => (/^\s/.test(line) ? [`${' '.repeat(indent)}${line}`] : wrap(line, indent)));
+}
+
 /** The report of an input that could not be checked: what failed, then the message, wrapped. */
 export function formatFailure(input: string, code: string, message: string): string {
   return `${[`${input}: cannot check (${code})`, ...wrap(message, 2)].join('\n')}\n`;
 }
 
-/** `text` wrapped at `width` columns, each line indented by `indent` spaces. */
+/**
+ * The words of `text`, a quoted string (`"v=BIMI1; l=https://…;"`, a record to publish) kept as one
+ * word with its spaces, so that wrapping never cuts a record: it goes whole on a line of its own.
+ */
+export function wrapWords(text: string): string[] {
+  return text.match(/(?:[^\s"]*"[^"]*")+[^\s"]*|\S+/g) ?? [];
+}
+
+/** `text` wrapped at `width` columns, each line indented by `indent` spaces; a quoted record is never cut. */
 export function wrap(text: string, indent: number, width = REPORT_WIDTH): string[] {
   const pad = ' '.repeat(indent);
   const out: string[] = [];
   let line = '';
-  for (const word of text.split(/\s+/)) {
+  for (const word of wrapWords(text)) {
     if (line && pad.length + line.length + word.length + 1 > width) {
       out.push(pad + line);
       line = word;

@@ -1,8 +1,8 @@
 /**
  * `spoof-checker reports`: DMARC aggregate and TLS reports in, and what they say out.
- *   reports import <file|dir|->... [--data DIR | --database URL] [--org ID] [--zones DIR | --resolver ADDR]
- *   reports fetch --imap URL [--tls-ca FILE] [--data DIR | --database URL] [--org ID] [--zones DIR | --resolver ADDR]
- *   reports show <domain> [--days N] [--until DATE] [--json] [--html FILE] [--data DIR | --database URL] [--org ID] [--zones DIR | --resolver ADDR]
+ *   reports import <file|dir|->... [--data DIR | --database URL] [--org ID] [--zones DIR | --demo-zones | --resolver ADDR]
+ *   reports fetch --imap URL [--tls-ca FILE] [--data DIR | --database URL] [--org ID] [--zones DIR | --demo-zones | --resolver ADDR]
+ *   reports show <domain> [--days N] [--until DATE] [--json] [--html FILE] [--data DIR | --database URL] [--org ID] [--zones DIR | --demo-zones | --resolver ADDR]
  *
  * The CLI works on one organisation at a time (`--org`, else `default`, which is not an API
  * organisation) and takes reports for any domain.
@@ -50,13 +50,22 @@ domain, and what p=quarantine or p=reject would break.
 
   --data DIR           SQLite in DIR (default ${DEFAULT_DATA_DIR}) [SPOOF_CHECKER_DATA]
   --database URL       PostgreSQL: postgresql://user:pw@host/db [DATABASE_URL]
-  --org ID             the organisation (default '${DEFAULT_CLI_ORGANIZATION}')
+  --org ID             the organisation (import, fetch: default '${DEFAULT_CLI_ORGANIZATION}'; show: default the one
+                       organisation holding reports about the domain; with several, an error lists them)
   --zones DIR          answer DNS from zone files (show: the SPF record; import/fetch: authenticate messages)
+  --demo-zones         answer DNS from the fixture zones shipped with spoof-checker (nothing is sent to
+                       any DNS server)
   --resolver IP[:PORT] DNS servers to ask instead of the system's
   -h, --help           this text
 
-Exit status: 0 done (import: every file read; a duplicate or a message without a report is not a
-failure), 1 some file was refused (each is named with its reason) or the store failed, 2 on a usage error.
+import goes on after a refused file (as make's --keep-going does; there is no stopping at the first):
+every file gets its own line (stored, duplicate, refused with the reason, or no report for a mail
+message that carries none), then a total. A file that is not a report (empty, random bytes, a
+truncated archive) is refused whatever its name or extension.
+
+Exit status: 0 done (import: every file read and none refused; a duplicate, or a mail message without
+a report, is not a failure), 1 some file was refused (each is named with its reason) or the store
+failed, 2 on a usage error.
 `;
 
 /** `spoof-checker reports`. */
@@ -108,6 +117,18 @@ function organizationOf(org: string | undefined): string {
   return id;
 }
 
+/**
+ * The organisation `show` reads without `--org`: the one whose reports are about `domain`. With none,
+ * the CLI's default; with several, a usage error that lists them (reading one of them silently would
+ * show the wrong reports).
+ */
+async function organizationHolding(stores: Stores, domain: string): Promise<string> {
+  const holding = await stores.reports.organizationsWithReports(domain);
+  if (holding.length === 0) return DEFAULT_CLI_ORGANIZATION;
+  if (holding.length === 1) return holding[0]!;
+  throw new UsageError(`${holding.length} organisations hold reports about ${domain}: ${holding.join(', ')}. Say which with --org ID (e.g. --org ${holding[0]})`);
+}
+
 async function withStores<T>(choice: StorageChoice, run: (stores: Stores) => Promise<T>): Promise<T> {
   const opened = await openStores(choice, { pruneAutomatically: false });
   try {
@@ -117,9 +138,9 @@ async function withStores<T>(choice: StorageChoice, run: (stores: Stores) => Pro
   }
 }
 
-async function optionalResolver(values: { zones?: string | undefined; resolver?: string | undefined; timeout?: string | undefined }) {
-  if (values.zones === undefined && values.resolver === undefined) return undefined;
-  return (await resolverFromFlags({ zones: values.zones, resolver: values.resolver, timeout: values.timeout })).resolver;
+async function optionalResolver(values: { zones?: string | undefined; 'demo-zones'?: boolean | undefined; resolver?: string | undefined; timeout?: string | undefined }) {
+  if (values.zones === undefined && !values['demo-zones'] && values.resolver === undefined) return undefined;
+  return (await resolverFromFlags({ zones: values.zones, demoZones: values['demo-zones'], resolver: values.resolver, timeout: values.timeout })).resolver;
 }
 
 function printTally(io: CliIo, label: string, tally: IngestTally, noReport: boolean): void {
@@ -219,12 +240,12 @@ async function showCommand(args: string[], io: CliIo): Promise<number> {
     if (!/^\d{4}-\d{2}-\d{2}$/.test(values.until) || Number.isNaN(Date.parse(`${values.until}T23:59:59Z`))) throw new UsageError(`--until must be a date such as 2026-11-30, not "${values.until}"`);
     now = new Date(`${values.until}T23:59:59Z`);
   }
-  const organizationId = organizationOf(values.org);
   const storage = reportStorage(values.data, values.database, io.env);
   const resolver = await optionalResolver(values);
   const { showReports } = await import('../summaries/summary.js');
   const { renderReportHtml, renderReportText } = await import('./reports-show.js');
   return withStores(storage, async (stores) => {
+    const organizationId = values.org !== undefined ? organizationOf(values.org) : await organizationHolding(stores, domain);
     const shown = await showReports({ store: stores.reports, organizationId, domain, days, ...(now ? { now } : {}), ...(resolver ? { resolver } : {}) });
     if (values.html !== undefined) await writeFile(values.html, renderReportHtml(shown));
     io.out(values.json ? `${JSON.stringify(shown.summary)}\n` : renderReportText(shown));

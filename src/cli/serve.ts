@@ -22,6 +22,8 @@ import { integerOption, parseCommandArgs, UsageError } from './args.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo, type Command } from './io.js';
 import type { RangeData } from '@spoof-checker/engine';
 import { describeRanges, rangesFromFlag } from './ranges-options.js';
+import { DEMO_RATE_LIMITS } from '../http/rate-limits.js';
+import { resolverHostLookup } from '../jobs/resolver-lookup.js';
 import { resolverFromFlags } from './resolver-options.js';
 import { dnssecFromFlags } from './check.js';
 import { ALERT_OPTIONS, ALERT_USAGE, alertSmtpFromFlags } from './alert-options.js';
@@ -447,7 +449,7 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
   let service: ServiceHandle;
   let dnsDescription: string;
   try {
-    const { resolverFor, description, network } = await resolverFromFlags({
+    const { resolverFor, description, network, zones } = await resolverFromFlags({
       // The shipped fixture zones (--demo, --demo-zones) are named as such on the start-up line.
       ...(config.zones === DEMO_ZONES_DIR ? { demoZones: true } : config.zones !== undefined ? { zones: config.zones } : {}),
       ...(config.resolver !== undefined ? { resolver: config.resolver } : {}),
@@ -482,6 +484,10 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
       namesPerDay: batchNamesPerDayFromEnv(io.env),
       maxMonitorsPerOrganization: config.maxMonitors,
       allowPrivateAddresses: config.allowPrivateAddresses,
+      // With zone files, webhook hosts are looked up in them too: nothing asks the system resolver.
+      ...(zones ? { webhookLookup: resolverHostLookup(zones) } : {}),
+      // The demo sends webhooks to this machine only (a receiver on 127.0.0.1), never off it.
+      ...(config.demo ? { webhookLoopbackOnly: true } : {}),
       env: io.env,
       log,
       ...(config.demo ? { demoMonitor: { organizationId: DEMO_ORGANIZATION_ID, domain: DEMO_DOMAIN, more: DEMO_CONSOLE_DOMAINS } } : {}),
@@ -494,6 +500,8 @@ async function run(config: ServeConfig, io: CliIo): Promise<number> {
         port: config.port,
         apiKeys: config.apiKeys,
         rateLimit: config.rateLimit,
+        // The demo lets one person click through its result pages (DEMO_RESULT_PAGES_PER_MINUTE a minute).
+        ...(config.demo ? { rateLimitOverrides: DEMO_RATE_LIMITS } : {}),
         trustProxy: config.trustProxy,
         publicUrl: config.publicUrl,
         publicHistory: config.publicHistory,

@@ -13,6 +13,7 @@ import { integerOption, parseCommandArgs, RESOLVER_OPTIONS, UsageError } from '.
 import { ALERT_OPTIONS, ALERT_USAGE, alertSmtpFromFlags } from './alert-options.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Command } from './io.js';
 import { RANGES_HELP, rangesFromFlag } from './ranges-options.js';
+import { resolverHostLookup } from '../jobs/resolver-lookup.js';
 import { resolverFromFlags } from './resolver-options.js';
 import { dnssecFromFlags } from './check.js';
 import { SCAN_CACHE_MAX_ENTRIES } from './scan.js';
@@ -149,6 +150,8 @@ export const worker: Command = async (args, io) => {
       concurrency: settings.concurrency,
       lockDurationMs: settings.lockDurationMs,
       allowPrivateAddresses: settings.allowPrivateAddresses,
+      // With zone files, webhook hosts are looked up in them too: nothing asks the system resolver.
+      ...(built.zones ? { webhookLookup: resolverHostLookup(built.zones) } : {}),
       env: io.env,
       alerts: { smtp: settings.alertSmtp, publicOrigin: settings.publicOrigin },
       log: (message) => io.err(`spoof-checker worker: ${message}\n`),

@@ -37,6 +37,7 @@ import { clientAddress, clientNetworks, clientRateLimitKey, dropInvalidForwarded
 import './context.js';
 import { registerCompression } from './compression.js';
 import { ApiError, toApiError } from './errors.js';
+import { normaliseDomainInput } from '@spoof-checker/engine';
 import { KeyRedactor, presentedSecrets } from './key-redaction.js';
 import { loggerOptions } from './log-redaction.js';
 import { createLimiters, DEFAULT_RATE_LIMITS, IPV6_48_ALLOWANCE_FACTOR, IPV6_56_ALLOWANCE_FACTOR, type Limit, type RateLimitRedis, type RateLimits } from './rate-limits.js';
@@ -105,6 +106,26 @@ export const MAX_SHUTDOWN_GRACE_MS = 5_000;
  */
 export const MAX_CONNECTION_CHECK_INTERVAL_MS = 1_000;
 
+/** The domains a service answers for, and how to name them in a refusal. */
+export interface DomainScope {
+  /** Whether `domain` (an A-label name, normalised) is in scope. */
+  allows(domain: string): boolean;
+  /** A few of the domains in scope, for the refusal's fix. */
+  examples: readonly string[];
+}
+
+/** The domains a request names: `domain` in the body, the path or the query string, and a batch's `domains`. */
+export function domainsNamedBy(request: { body?: unknown; params?: unknown; query?: unknown }): string[] {
+  const named: string[] = [];
+  for (const part of [request.body, request.params, request.query]) {
+    if (part === null || typeof part !== 'object') continue;
+    const fields = part as Record<string, unknown>;
+    if (typeof fields['domain'] === 'string') named.push(fields['domain']);
+    if (Array.isArray(fields['domains'])) for (const d of fields['domains']) if (typeof d === 'string') named.push(d);
+  }
+  return named;
+}
+
 /** An API key given in clear at start (e.g. from `SPOOF_CHECKER_API_KEYS`), hashed before it is stored. */
 export interface StartupApiKey {
   key: string;
@@ -128,6 +149,12 @@ export interface ServiceOptions {
   acceptWeakKeys?: boolean;
   /** Rate limits; `false` turns them all off. Partial values override the defaults. */
   rateLimits?: Partial<RateLimits> | false;
+  /**
+   * The only domains the API answers for (`serve --demo`: the demo's own domains). A request that
+   * names another domain (a check, a lookalike search, a monitor, a batch name, a report summary)
+   * answers 404 `NOT_IN_DEMO`, never a verdict. Left out: every domain.
+   */
+  domainScope?: DomainScope;
   /**
    * An ioredis client: the rate limits then count in Redis, shared by every replica that uses the
    * same Redis. Without it they count in this process. The caller owns (and closes) the client.
@@ -439,6 +466,24 @@ export const spoofCheckerService: FastifyPluginAsync<ServiceOptions> = async (ho
     if (limits === false || !request.principal || meter === undefined || meter.stored <= meter.read) return;
     await counter.hit([{ key: quotaKey(request.principal.organizationId), windowMs: limits.organizationWriteBytes.windowMs }], meter.stored - meter.read).catch(() => undefined);
   });
+
+  // The demo answers only for its own domains: another name (google.com, whose stand-in zone the
+  // fixtures hold, or any real domain) is refused before any check, never given a verdict.
+  if (options.domainScope) {
+    const scope = options.domainScope;
+    app.addHook('preHandler', async (request) => {
+      if (request.routeOptions.config.public) return;
+      for (const named of domainsNamedBy(request)) {
+        const normalised = normaliseDomainInput(named);
+        // An input that is not a domain is the route's to refuse (INVALID_DOMAIN, with its reason).
+        if (!normalised.ok || scope.allows(normalised.domain)) continue;
+        throw new ApiError('NOT_IN_DEMO', {
+          message: `${normalised.domain} is not in the demo: the demo answers only for its own domains.`,
+          fix: `Use one of the demo's domains (${scope.examples.slice(0, 3).join(', ')}; every one is listed on the demo's home page), or run the service without --demo to check real domains.`,
+        });
+      }
+    });
+  }
 
   // JSON.parse copes with any depth, but every later step that walks the body (validation, storage,
   // serialization) recurses: a body nested thousands deep would overflow the stack there.

@@ -8,7 +8,7 @@
  * pipes streams through zlib without flushing, so a batch's NDJSON lines would wait in the
  * compressor. This module is smaller and does what the service needs:
  * - compressible types only (text, JSON and problem+json, NDJSON, JavaScript, SVG, XML), at
- *   `COMPRESSION_THRESHOLD_BYTES` or more; never a body already encoded, a `HEAD`, a 204 or a 304,
+ *   `COMPRESSION_THRESHOLD_BYTES` or more; never a body already encoded, a 204 or a 304 (a `HEAD` gets GET's headers, encoding included),
  *   nor a response marked `Cache-Control: no-transform`;
  * - Brotli when the client accepts it at least as much as gzip, else gzip, else identity (`*` counts
  *   for both; `q=0` refuses a coding);
@@ -168,8 +168,10 @@ export function compressionHook(): (request: FastifyRequest, reply: FastifyReply
     if (type !== undefined && !isCompressibleType(type)) return payload;
     varyOnAcceptEncoding(reply);
     if (type === undefined || payload === null || payload === undefined) return payload;
-    // RFC 9110 §9.3.2: HEAD sends no body; §15.3.5, §15.4.5: a 204 and a 304 have none either.
-    if (request.method === 'HEAD' || reply.statusCode === 204 || reply.statusCode === 304) return payload;
+    // RFC 9110 §15.3.5, §15.4.5: a 204 and a 304 have no body. A HEAD goes on: RFC 9110 §9.3.2 has
+    // it answer with the header fields GET would send (Content-Encoding, the encoded length), and
+    // the server then sends no body.
+    if (reply.statusCode === 204 || reply.statusCode === 304) return payload;
     if (reply.hasHeader('content-encoding')) return payload;
     // RFC 9111 §5.2.2.6: no-transform asks that the content be left as it is.
     const cacheControl = reply.getHeader('cache-control');

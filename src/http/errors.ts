@@ -27,6 +27,7 @@ export type ErrorCode =
   | 'DNS_FAILURE'
   | 'DNS_TIMEOUT'
   | 'DOMAIN_NOT_FOUND'
+  | 'NOT_IN_DEMO'
   | 'MONITOR_EXISTS'
   | 'MONITOR_LIMIT_REACHED'
   | 'WEBHOOK_URL_REFUSED'
@@ -157,11 +158,17 @@ export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, CatalogueEntry>> = Obje
     why: 'DNS answers NXDOMAIN for the registered domain: it is not registered, or its registration lapsed.',
     fix: 'Check the spelling of the domain, or register it before checking.',
   },
+  NOT_IN_DEMO: {
+    status: 404,
+    message: 'This domain is not in the demo.',
+    why: 'The demo answers from made-up zone files, only for its own domains; for any other name, even one its files hold a stand-in for (google.com), it would state a verdict about a real domain it never asked.',
+    fix: "Use one of the demo's domains (listed on the demo's home page, such as p-none.example), or run the service without --demo to check real domains.",
+  },
   MONITOR_EXISTS: {
     status: 409,
     message: 'This domain is already monitored.',
     why: 'Your organisation has a monitor for this domain already; one domain has one monitor.',
-    fix: 'Change the existing monitor with PATCH (its id is in the message), or delete it first.',
+    fix: 'Change the existing monitor with PATCH (the message names its id), or delete it first.',
   },
   MONITOR_LIMIT_REACHED: {
     status: 409,

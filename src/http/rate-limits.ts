@@ -96,6 +96,23 @@ export const DEFAULT_RATE_LIMITS: Readonly<RateLimits> = Object.freeze({
 });
 
 /**
+ * Result pages one person may open in a minute in the demo (`serve --demo`, loopback only, its
+ * answers from zone files and its own mail servers), every section included, without meeting a limit.
+ */
+export const DEMO_RESULT_PAGES_PER_MINUTE = 15;
+
+/**
+ * The demo's limits, over the defaults: a result page costs one check, two transport-limited
+ * sections ("Mail sent to you" and the BIMI logo) and one lookalike section; twice that leaves room
+ * for reloads. Production limits (`DEFAULT_RATE_LIMITS`) are not changed by it.
+ */
+export const DEMO_RATE_LIMITS: Readonly<Partial<RateLimits>> = Object.freeze({
+  spoofCheck: { max: 2 * 2 * DEMO_RESULT_PAGES_PER_MINUTE * 2, windowMs: RATE_LIMIT_WINDOW_MS },
+  transportCheck: { max: 2 * 2 * DEMO_RESULT_PAGES_PER_MINUTE, windowMs: RATE_LIMIT_WINDOW_MS },
+  lookalikes: { max: 2 * DEMO_RESULT_PAGES_PER_MINUTE, windowMs: RATE_LIMIT_WINDOW_MS },
+});
+
+/**
  * Most keys (clients or organisations) one in-process limiter remembers; the least recently seen
  * is forgotten first. About 100 bytes each, so a flood from many addresses costs at most ~1 MB per limiter.
  */

@@ -533,8 +533,8 @@ export const MonitorSchema = Type.Object({
   webhookUrl: NullableString,
   checks: Type.Array(Type.Enum(['transport', 'lookalikes', 'bimi'])),
   state: Type.Object({
-    status: Type.Enum(['pending', 'ok', 'confirming', 'could-not-check'], {
-      description: 'pending: no successful check yet; ok: the last check agrees with the confirmed state; confirming: a different state was seen and awaits a second check; could-not-check: the last check failed (DNS)',
+    status: Type.Enum(['pending', 'ok', 'confirming', 'could-not-check', 'domain-not-found'], {
+      description: 'pending: no successful check yet; ok: the last check agrees with the confirmed state; confirming: a different state was seen and awaits a second check; could-not-check: the last check failed (DNS); domain-not-found: the last check found that the domain does not exist (NXDOMAIN), never ok',
     }),
     confirmedDigest: NullableString,
     confirmedSince: NullableTimestamp,

@@ -48,13 +48,31 @@ function looksLikeReport(head: Uint8Array): boolean {
   return text.startsWith('<') || text.startsWith('{');
 }
 
-/** The kind of a file by its name, else by its first bytes. */
+/** Names that say "a report file": the engine reads these as reports, and refuses them with its reason when they are not. */
+const REPORT_EXTENSIONS = ['.xml', '.xml.gz', '.gz', '.zip', '.json', '.json.gz'] as const;
+
+/**
+ * Whether `head` starts as a mail message does: a header field (RFC 5322 §2.2: a name of printable
+ * characters but ':', then ':'), or the "From " line of an mbox. Anything else (empty, random bytes)
+ * is neither a message nor a mailbox.
+ */
+export function looksLikeMessage(head: Uint8Array): boolean {
+  const text = Buffer.from(head.subarray(0, 1024)).toString('latin1');
+  return /^[\x21-\x39\x3b-\x7e]+[ \t]*:/.test(text) || text.startsWith('From ');
+}
+
+/**
+ * The kind of a file by its name, else by its first bytes. A report file name (`.xml`, `.zip`…) is
+ * always read as a report, so an empty or garbled one is refused with the engine's reason, never
+ * called "a message without a report"; bytes that start like no message are read as a report too.
+ */
 function kindOf(name: string, head: Uint8Array): FileKind {
   const lower = name.toLowerCase();
   if (lower.endsWith('.eml') || lower.endsWith('.msg.txt')) return 'message';
   if (lower.endsWith('.mbox') || lower.endsWith('.mbx')) return 'mbox';
-  if (looksLikeReport(head)) return 'report';
-  // Not a report container: a message (headers first), or an mbox when it starts with its separator.
+  if (REPORT_EXTENSIONS.some((extension) => lower.endsWith(extension))) return 'report';
+  if (looksLikeReport(head) || !looksLikeMessage(head)) return 'report';
+  // A message (headers first), or an mbox when it starts with its separator.
   return Buffer.from(head.subarray(0, 5)).toString('latin1') === 'From ' ? 'mbox' : 'message';
 }
 
@@ -96,6 +114,10 @@ async function* walk(path: string, budget: { left: number }): AsyncGenerator<str
 
 async function importBytes(options: ImportOptions, input: string, name: string, bytes: Buffer, kind: FileKind): Promise<ImportedInput> {
   if (kind === 'message') {
+    // A file called a message that does not start like one (empty, random bytes) is refused, not "no report".
+    if (!looksLikeMessage(bytes)) {
+      return { input, tally: { reports: [], rejected: [await rejectFile(options.sink, FILE_ORIGIN, name, 'not-a-message', bytes.length === 0 ? 'the file is empty' : 'the file is neither a report nor a mail message (it does not start with a header line such as "From: …")')] }, noReport: false };
+    }
     const result = await ingestReportMessage(options.sink, bytes, { channel: 'file', ...(options.resolver ? { resolver: options.resolver } : {}) });
     return { input, tally: { reports: result.reports, rejected: result.rejected }, noReport: result.noReport };
   }

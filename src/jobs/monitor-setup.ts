@@ -45,6 +45,8 @@ function alertServiceFor(setup: AlertSetup, serverKey: Buffer, allowPrivateAddre
 export interface WebhookSendOptions {
   timeoutMs?: number;
   lookup?: HostLookup;
+  /** Webhooks to loopback addresses only (`serve --demo`: nothing leaves the machine). */
+  loopbackOnly?: boolean;
   connect?: WebhookConnector;
   /** How often the pump looks for due deliveries. */
   pollMs?: number;
@@ -117,6 +119,9 @@ export async function startMonitorService(options: StartMonitorServiceOptions): 
     scheduler,
     serverKey,
     allowPrivateAddresses: options.allowPrivateAddresses,
+    // The webhook URL's host is looked up as the deliveries will look it up (zones, when offline).
+    ...(options.webhooks?.lookup ? { lookup: options.webhooks.lookup } : {}),
+    ...(options.webhooks?.loopbackOnly ? { loopbackOnly: true } : {}),
     pump,
     ...(alerts ? { alerts } : {}),
     ...(options.alerts?.lookalikes ? { lookalikes: options.alerts.lookalikes } : {}),

@@ -13,13 +13,13 @@
 import { randomUUID } from 'node:crypto';
 import pLimit from 'p-limit';
 import { normaliseDomainInput } from '@spoof-checker/engine';
-import { resolveAllowedAddress, type HostLookup } from '@spoof-checker/engine';
+import type { HostLookup } from '@spoof-checker/engine';
 import type { Monitor, MonitorCheckKind, MonitorStore, WebhookDelivery } from '../store/monitors.js';
 import { INITIAL_MACHINE } from './monitor-changes.js';
 import { runMonitor, type AlertDeliverySource, type MonitorCheck, type MonitorReportSource, type MonitorSelectorSource, type RunOutcome } from './monitor-run.js';
 import { firstSlot, MINUTE_MS, slotAfter, slotRunId } from './monitor-schedule.js';
 import { keyFromText, newServerKey, newWebhookSecret, openSecret, sealSecret } from './monitor-secrets.js';
-import { DeliveryPump, newDelivery } from './webhooks.js';
+import { DeliveryPump, newDelivery, resolveWebhookAddress } from './webhooks.js';
 import type { AlertService } from './alerts.js';
 import type { RememberedLookalikeStore } from '../store/remembered-lookalikes.js';
 import type { LookalikeMemorySource } from './lookalike-memory.js';
@@ -54,7 +54,8 @@ export interface MonitorScheduler {
 /** Why a monitor could not be created or changed. */
 export type MonitorRefusal =
   | { kind: 'invalid-domain'; message: string; fix: string }
-  | { kind: 'duplicate-domain'; domain: string }
+  /** `existingId`: the monitor of that domain the organisation has (undefined if it went away meanwhile). */
+  | { kind: 'duplicate-domain'; domain: string; existingId: string | undefined }
   | { kind: 'webhook-refused'; message: string }
   | { kind: 'too-many-monitors'; max: number }
   /** A redelivery asked of a monitor whose webhook URL was removed (`webhookUrl: null`): it goes nowhere, least of all to the old URL. */
@@ -89,6 +90,8 @@ export interface MonitorServiceOptions {
   /** One schedule minute (tests scale it down). */
   minuteMs?: number;
   lookup?: HostLookup;
+  /** Webhooks to loopback addresses only (the demo). */
+  loopbackOnly?: boolean;
   /** Most monitors one organisation may keep (default {@link MAX_MONITORS_PER_ORGANIZATION}). */
   maxMonitorsPerOrganization?: number;
   /** The organisation's alert channels (src/jobs/alerts.ts), sent through this service's pump. */
@@ -157,7 +160,7 @@ export class MonitorService {
     }
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return `the webhook URL must start with https:// or http://, not ${parsed.protocol}//.`;
     if (parsed.username !== '' || parsed.password !== '') return 'the webhook URL must not carry a user name or password.';
-    const checked = await resolveAllowedAddress(parsed.hostname, this.#options.allowPrivateAddresses, this.#options.lookup);
+    const checked = await resolveWebhookAddress(parsed.hostname, this.#options.allowPrivateAddresses, this.#options.lookup, this.#options.loopbackOnly === true);
     if (checked.ok) return undefined;
     return checked.kind === 'forbidden'
       ? `${parsed.hostname} resolves to ${checked.address}, ${checked.reason}: webhooks are not sent to private or reserved addresses.`
@@ -217,12 +220,24 @@ export class MonitorService {
       createdAt: now.toISOString(),
       updatedAt: now.toISOString(),
     };
-    if ((await this.store.create(monitor)) === 'duplicate-domain') return { kind: 'duplicate-domain', domain: monitor.domain };
+    if ((await this.store.create(monitor)) === 'duplicate-domain') return { kind: 'duplicate-domain', domain: monitor.domain, existingId: await this.idOfDomain(organizationId, monitor.domain) };
     await this.scheduler.schedule(monitor);
     return { monitor, secret };
   }
 
   /** Changes a monitor; undefined when not found. A new webhook URL keeps the secret. */
+  /** The id of the organisation's monitor of `domain` (for a conflict's message): its pages read until found. */
+  private async idOfDomain(organizationId: string, domain: string): Promise<string | undefined> {
+    const limit = 100;
+    for (let page = 1; (page - 1) * limit < this.maxMonitorsPerOrganization + limit; page++) {
+      const found = await this.store.list(organizationId, { page, limit });
+      const match = found.items.find((m) => m.domain === domain);
+      if (match) return match.id;
+      if (page * limit >= found.total) return undefined;
+    }
+    return undefined;
+  }
+
   async update(organizationId: string, id: string, patch: MonitorPatchInput): Promise<Monitor | undefined | MonitorRefusal> {
     const current = await this.store.get(organizationId, id);
     if (!current) return undefined;

@@ -21,7 +21,7 @@ import { request as httpRequest, type ClientRequest, type RequestOptions } from 
 import { connect as netConnect, isIP, type Socket } from 'node:net';
 import { PassThrough, type Duplex } from 'node:stream';
 import { connect as tlsConnect } from 'node:tls';
-import { resolveAllowedAddress, type HostLookup } from '@spoof-checker/engine';
+import { classifyAddress, resolveAllowedAddress, type AddressCheck, type HostLookup } from '@spoof-checker/engine';
 import type { DeliveryAttempt, DeliveryAttemptOutcome, MonitorStore, WebhookDelivery } from '../store/monitors.js';
 
 /** The signature header. */
@@ -95,9 +95,26 @@ export const connectWebhookTarget: WebhookConnector = (target) =>
     ? tlsConnect({ host: target.address, port: target.port, ...(target.servername !== undefined ? { servername: target.servername } : {}), ALPNProtocols: ['http/1.1'] })
     : netConnect({ host: target.address, port: target.port, family: target.family });
 
+/** What the demo says of a webhook URL outside this machine. */
+export const LOOPBACK_ONLY_REASON = 'the demo sends webhooks only to this machine (a loopback address such as 127.0.0.1)';
+
+/**
+ * The address a webhook goes to, checked: public addresses only (or private ones too, with
+ * `allowPrivate`); with `loopbackOnly` (`serve --demo`, which sends nothing off the machine) only a
+ * loopback address, whatever else is allowed.
+ */
+export async function resolveWebhookAddress(host: string, allowPrivate: boolean, lookup: HostLookup | undefined, loopbackOnly = false): Promise<AddressCheck> {
+  if (!loopbackOnly) return resolveAllowedAddress(host, allowPrivate, lookup);
+  const checked = await resolveAllowedAddress(host, true, lookup);
+  if (checked.ok && classifyAddress(checked.address) !== 'loopback') return { ok: false, kind: 'forbidden', address: checked.address, reason: LOOPBACK_ONLY_REASON };
+  return checked;
+}
+
 /** Options of one POST. */
 export interface PostOptions {
   allowPrivateAddresses: boolean;
+  /** Only loopback addresses (the demo). */
+  loopbackOnly?: boolean;
   /** The whole attempt (lookup, connection, TLS, request and answer) ends within this; default {@link WEBHOOK_TIMEOUT_MS}. */
   timeoutMs?: number;
   lookup?: HostLookup;
@@ -153,7 +170,7 @@ export async function postJson(url: string, body: string, extraHeaders: (unixSec
   const deadline = Date.now() + timeoutMs;
   let lookupTimer: NodeJS.Timeout | undefined;
   const checked = await Promise.race([
-    resolveAllowedAddress(target.hostname, options.allowPrivateAddresses, options.lookup).catch(
+    resolveWebhookAddress(target.hostname, options.allowPrivateAddresses, options.lookup, options.loopbackOnly === true).catch(
       (error: unknown) => ({ ok: false as const, kind: 'unresolvable' as const, reason: `${target.hostname} does not resolve (${errorDetail(error)})` }),
     ),
     new Promise<'timeout'>((resolve) => (lookupTimer = setTimeout(() => resolve('timeout'), timeoutMs))),
@@ -263,6 +280,8 @@ export interface DeliveryPumpOptions {
   /** The secret of a monitor (opened from the store), or undefined when the monitor is gone. */
   secretFor: (monitorId: string) => Promise<string | undefined>;
   allowPrivateAddresses: boolean;
+  /** Only loopback addresses (the demo). */
+  loopbackOnly?: boolean;
   now?: () => Date;
   pollMs?: number;
   timeoutMs?: number;
@@ -342,6 +361,7 @@ export class DeliveryPump {
       try {
         attempt = await postWebhook(delivery.url, delivery.body, secret, {
           allowPrivateAddresses: this.#options.allowPrivateAddresses,
+          ...(this.#options.loopbackOnly ? { loopbackOnly: true } : {}),
           now: this.#now,
           ...(this.#options.timeoutMs !== undefined ? { timeoutMs: this.#options.timeoutMs } : {}),
           ...(this.#options.lookup ? { lookup: this.#options.lookup } : {}),

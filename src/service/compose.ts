@@ -15,6 +15,7 @@ import {
   spoofCheckerService as apiService,
   type AppOptions as ApiAppOptions,
   type ServiceOptions as ApiServiceOptions,
+  type DomainScope,
   type ServiceRoutes,
 } from '../http/app.js';
 import { buildRecord } from '../http/audit.js';
@@ -26,6 +27,7 @@ import { LocalCounter } from '../http/counters.js';
 import { ApiError, toApiError } from '../http/errors.js';
 import { IPV6_48_ALLOWANCE_FACTOR, IPV6_56_ALLOWANCE_FACTOR } from '../http/rate-limits.js';
 import { webPages, type PageHttp, type WebPagesSettings } from '../web/plugin.js';
+import { inDemo, type DemoSettings } from '../web/demo.js';
 
 /** The public page's and the console's part of the options. */
 export interface PagesOption {
@@ -64,6 +66,11 @@ export function consoleHttp(environment: string, now: () => Date): ConsoleHttp {
   };
 }
 
+/** The demo's domains as the API's scope (src/http/app.ts): the zones the demo's page answers for. */
+export function demoDomainScope(demo: DemoSettings): DomainScope {
+  return { allows: (domain) => inDemo(demo, domain), examples: demo.domains.map((d) => d.input).filter((input) => /^[a-z0-9.-]+$/.test(input)) };
+}
+
 /** The options with the page added to the service's routes (unless `pages: false`). */
 function withPages<Options extends ApiServiceOptions & PagesOption>(options: Options): Options {
   if (options.pages === false) return options;
@@ -100,7 +107,9 @@ function withPages<Options extends ApiServiceOptions & PagesOption>(options: Opt
   // plain stores object, as the store modules make; a host's own class is left as it is).
   const plain = Object.getPrototypeOf(options.stores) === Object.prototype;
   const stores = options.console === false || !plain ? options.stores : { ...options.stores, apiKeys: noteKeyUse(options.stores.apiKeys, options.stores.console, options.now) };
-  return { ...options, stores, routes: [...(options.routes ?? []), pages] };
+  // The demo's API answers for the demo's own domains only, as its page does (issue 42).
+  const scope = settings.demo && !options.domainScope ? { domainScope: demoDomainScope(settings.demo) } : {};
+  return { ...options, ...scope, stores, routes: [...(options.routes ?? []), pages] };
 }
 
 /** Builds the whole server (time limits, body limit, trusted proxies, log redaction), the API and the page. */

@@ -27,10 +27,10 @@
  */
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { Redis } from 'ioredis';
-import { checkDomain, findLookalikes, ZoneResolver, type CheckOptions, type CheckTransportOptions, type RangeData, type Resolver, type SpoofCheckResult } from '@spoof-checker/engine';
+import { checkDomain, findLookalikes, ZoneResolver, type CheckOptions, type CheckTransportOptions, type HostLookup, type RangeData, type Resolver, type SpoofCheckResult } from '@spoof-checker/engine';
 import type { StartupApiKey } from '../http/app.js';
 import type { TrustProxy } from '../http/client-address.js';
-import { connectRateLimitRedis } from '../http/rate-limits.js';
+import { connectRateLimitRedis, type RateLimits } from '../http/rate-limits.js';
 import type { BatchService } from '../jobs/service.js';
 import { describeBatchMode, startBatchService, startLookalikeJobService } from '../jobs/setup.js';
 import type { DeepLookalikeRun, LookalikeJobService } from '../jobs/lookalike-jobs.js';
@@ -121,6 +121,13 @@ interface CommonConfig {
   check: CheckConfig;
   /** Webhooks (and the transport probe of the worker) may reach private addresses. */
   allowPrivateAddresses: boolean;
+  /**
+   * How webhook hosts are looked up; default the system resolver. With zone files the CLI passes the
+   * zones' own lookup (src/jobs/resolver-lookup.ts), so an offline service asks no resolver at all.
+   */
+  webhookLookup?: HostLookup | undefined;
+  /** Webhooks to loopback addresses only (`serve --demo`, which sends nothing off the machine). */
+  webhookLoopbackOnly?: boolean | undefined;
   env: NodeJS.ProcessEnv;
   log: ServiceLog;
   /** More components (see the comment at the top). */
@@ -139,6 +146,8 @@ export interface HttpConfig {
   apiKeys: StartupApiKey[];
   /** Rate limits on (the defaults) or off. */
   rateLimit: boolean;
+  /** With `rateLimit`, limits that replace the defaults (the demo's, `DEMO_RATE_LIMITS`). */
+  rateLimitOverrides?: Partial<RateLimits> | undefined;
   trustProxy: TrustProxy;
   publicUrl?: string | undefined;
   publicHistory: boolean;
@@ -406,6 +415,9 @@ export async function startService(config: ServiceConfig): Promise<ServiceHandle
           env: config.env,
           ...(config.maxMonitorsPerOrganization !== undefined ? { maxMonitorsPerOrganization: config.maxMonitorsPerOrganization } : {}),
           alerts: { store: stores.alerts, lookalikes: stores.rememberedLookalikes, smtp: config.alerts?.smtp, publicOrigin: config.alerts?.publicOrigin ?? config.http.publicUrl },
+          ...(config.webhookLookup || config.webhookLoopbackOnly
+            ? { webhooks: { ...(config.webhookLookup ? { lookup: config.webhookLookup } : {}), ...(config.webhookLoopbackOnly ? { loopbackOnly: true } : {}) } }
+            : {}),
           log: jobLog,
         }),
       (service) => service.close(),
@@ -477,7 +489,7 @@ export async function startService(config: ServiceConfig): Promise<ServiceHandle
       ...(http.acceptWeakKeys ? { acceptWeakKeys: true } : {}),
       ...(http.pages ? { pages: http.pages } : {}),
       ...(http.console !== undefined ? { console: http.console } : {}),
-      rateLimits: http.rateLimit ? {} : false,
+      rateLimits: http.rateLimit ? { ...(http.rateLimitOverrides ?? {}) } : false,
       trustProxy: http.trustProxy,
       ...(http.publicUrl !== undefined ? { publicUrl: http.publicUrl } : {}),
       environment: http.environment,
@@ -548,6 +560,7 @@ export async function startWorker(config: WorkerConfig): Promise<WorkerHandle> {
           env: config.env,
           ...(config.lockDurationMs !== undefined ? { lockDurationMs: config.lockDurationMs } : {}),
           alerts: { store: stores.alerts, lookalikes: stores.rememberedLookalikes, smtp: config.alerts?.smtp, publicOrigin: config.alerts?.publicOrigin },
+          ...(config.webhookLookup ? { webhooks: { lookup: config.webhookLookup } } : {}),
           log: jobLog,
         }),
       (worker) => worker.close(),

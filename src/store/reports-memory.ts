@@ -221,6 +221,10 @@ export class MemoryReportStore implements ReportStore {
     return [...new Set(this.#own(organizationId).map((e) => e.report.domain))].sort();
   }
 
+  async organizationsWithReports(domain: string): Promise<string[]> {
+    return [...new Set([...this.#reports.values()].filter((e) => e.report.domain === domain).map((e) => e.report.organizationId))].sort();
+  }
+
   async rejectionCount(organizationId: string): Promise<number> {
     return this.#rejections.filter((r) => r.organizationId === organizationId).length;
   }

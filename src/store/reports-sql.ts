@@ -670,6 +670,11 @@ export class SqlReportStore implements ReportStore {
     return rows.map((r) => r.domain);
   }
 
+  async organizationsWithReports(domain: string): Promise<string[]> {
+    const rows = await this.#db.selectFrom('reports').select('organization_id').distinct().where('domain', '=', domain).orderBy('organization_id').execute();
+    return rows.map((r) => r.organization_id);
+  }
+
   async routing(domain: string): Promise<ReportRouting> {
     // The tables of migration 0001 (organizations, domains), read here for routing only.
     const db = this.#db as unknown as Kysely<{ organizations: { id: string }; domains: { organization_id: string; domain: string; deleted_at: string | null } }>;

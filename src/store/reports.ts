@@ -309,6 +309,8 @@ export interface ReportStore {
   latestEnd(organizationId: string, domain: string): Promise<number | null>;
   /** Domains with reports, sorted. */
   domains(organizationId: string): Promise<string[]>;
+  /** The organisations holding reports about `domain`, sorted (the CLI's `reports show` without `--org`). */
+  organizationsWithReports(domain: string): Promise<string[]>;
   /**
    * Who may take a report about `domain`: the organisations that added it (the domains resource,
    * not deleted) and every organisation there is (with exactly one, it takes reports for any domain).

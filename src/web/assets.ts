@@ -86,10 +86,10 @@ button[disabled] { opacity: 0.75; cursor: progress; }
 .record-label { font-weight: 600; margin: 0.8rem 0 0.2rem; }
 .record-label.current { color: var(--muted); }
 pre { margin: 0.3rem 0 0.6rem; }
-pre.record { position: relative; background: var(--code-bg); border: 1px solid var(--border); border-radius: 8px; padding: 0.7rem 0.8rem; white-space: pre-wrap; overflow-wrap: anywhere; font: 0.95rem/1.5 var(--mono); }
+pre.record { position: relative; background: var(--code-bg); border: 1px solid var(--border); border-radius: 8px; padding: 0.7rem 0.8rem; white-space: pre; overflow-wrap: normal; word-break: normal; overflow-x: auto; max-width: 100%; font: 0.95rem/1.5 var(--mono); }
 pre.record.publish { border: 2px solid var(--success); }
 pre.record.current { opacity: 0.85; }
-pre.record code { user-select: all; font: inherit; }
+pre.record code { user-select: all; font: inherit; white-space: pre; overflow-wrap: normal; word-break: normal; }
 .copy-row { display: flex; justify-content: flex-end; margin-top: -0.3rem; }
 .copy { font-size: 0.9rem; padding: 0.3rem 0.8rem; background: var(--surface); color: var(--accent); }
 code { font-family: var(--mono); font-size: 0.95em; overflow-wrap: anywhere; }
@@ -194,9 +194,12 @@ const SCRIPT = `
         if (fresh) section.replaceWith(fresh); else throw new Error('no section');
       }).catch(function () {
         // Say why, and leave focus and scroll where the reader is: the verdict above stays in view.
+        // The note is the section's last child, so the section's link is above it: named by its words.
+        var link = section.querySelector('a[href]');
+        var linkWords = link ? 'the link above, \u201c' + link.textContent.trim() + '\u201d,' : 'this part\u2019s own page';
         note.textContent = retryAfter !== null
-          ? 'Too many checks from your network just now: try again in ' + retryAfter + ' s (the link below checks it on its own page).'
-          : 'This part could not be loaded here; follow the link below to see it.';
+          ? 'Too many checks from your network just now: try again in ' + retryAfter + ' s (' + linkWords + ' checks it on its own page).'
+          : 'This part could not be loaded here; follow ' + (link ? 'the link above, \u201c' + link.textContent.trim() + '\u201d,' : 'this part\u2019s own page') + ' to see it.';
         note.setAttribute('role', 'status');
       });
     });

@@ -55,7 +55,7 @@ ${logo?.dataUri ? html`<p><img class="bimi-logo" id="bimi-logo" src="${logo.data
 <p>${grade.text}</p>
 <dl class="facts">
 <dt>Record</dt><dd id="bimi-record">${bimi.record ? html`<code>${bimi.record.name}</code>: <code>${bimi.record.text}</code>` : 'none'}</dd>
-<dt>DMARC</dt><dd id="bimi-dmarc">${bimi.dmarc.eligible === null ? 'could not be checked' : bimi.dmarc.eligible ? 'at enforcement' : html`too lax: ${bimi.dmarc.blockedBy.map((b, i) => html`${i > 0 ? '; ' : ''}<code>${b.record}</code> (${b.reason})`)}`}</dd>
+<dt>DMARC</dt><dd id="bimi-dmarc">${bimi.dmarc.eligible === null ? 'could not be checked' : bimi.dmarc.eligible ? 'at enforcement' : html`not strict enough for a logo: ${bimi.dmarc.blockedBy.map((b, i) => html`${i > 0 ? '; ' : ''}${b.detail}`)}.`}</dd>
 ${logo ? html`<dt>Logo</dt><dd id="bimi-logo-state">${logo.fetch ? html`not downloaded: ${logo.fetch.error}` : logo.violations.length === 0 ? html`valid SVG Tiny PS, ${logo.bytes} bytes` : html`${logo.violations.length} rule(s) broken`}</dd>` : null}
 ${cert ? html`<dt>Certificate</dt><dd id="bimi-certificate">${cert.fetch ? html`not downloaded: ${cert.fetch.error}` : html`${cert.kind ?? 'unknown kind'}, chain ${cert.chain.trusted ? 'trusted' : html`<strong>not trusted</strong>`}${cert.chain.anchor ? html` (to <span id="bimi-anchor">${cert.chain.anchor}</span>)` : null}, valid until ${cert.notAfter?.slice(0, 10) ?? '?'}`}</dd>` : null}
 </dl>

@@ -56,7 +56,7 @@ ${listed.length > 0 ? html`<ul class="reasons" id="lookalikes-list">${listed.map
 <p class="muted">${l.fuzzers.join(', ')}; ${String(l.distance)} character${l.distance === 1 ? '' : 's'} away. MX ${l.mx.status}; SPF ${l.spf.status}; DMARC ${l.dmarc.status}.</p>
 <p>${l.note}</p></li>`;
   })}</ul>` : null}
-${report.nextSteps.map((step) => html`<h3>${step.title}</h3><p>${step.body}</p>${step.records ? html`<pre class="record" data-copy="parking records"><code>${step.records.join('\n')}</code></pre>` : null}`)}
+${report.nextSteps.map((step) => html`<h3>${step.title}</h3><p>${step.body}</p>${step.records ? html`<pre tabindex="0" class="record" data-copy="parking records"><code>${step.records.join('\n')}</code></pre>` : null}`)}
 </section>`;
 }
 

@@ -103,7 +103,7 @@ export function renderMarkdown(markdown: string): { title: string; body: SafeHtm
       case 'paragraph':
         return html`<p>${renderInline(block.text)}</p>`;
       case 'code':
-        return html`<pre class="record"><code>${block.text}</code></pre>`;
+        return html`<pre tabindex="0" class="record"><code>${block.text}</code></pre>`;
       case 'list': {
         const items = block.items.map((item) => html`<li>${renderInline(item)}</li>`);
         return block.ordered ? html`<ol>${items}</ol>` : html`<ul>${items}</ul>`;

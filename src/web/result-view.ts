@@ -118,7 +118,7 @@ ${uncheckedSection(details)}
 <section class="detail" aria-labelledby="about-title">
 <h2 id="about-title">About this check</h2>
 <dl class="facts">
-${result.dnssec && result.dnssec.status !== 'not-checked' ? html`<dt>DNSSEC</dt><dd id="dnssec" data-dnssec="${result.dnssec.status}">${result.dnssec.status}${result.dnssec.reason.code !== null ? ` (EDE ${result.dnssec.reason.code})` : ''}: ${result.dnssec.reason.text}${result.dnssec.status === 'bogus' ? html` <span id="dnssec-fix"><strong>Fix:</strong> ${dnssecFix(result.dnssec.reason.code)}</span>` : null}${context.demo?.dnssec ? html` <span class="muted" id="dnssec-anchor">Validated against ${context.demo.dnssec.anchor}.</span>` : null}</dd>` : null}
+${result.dnssec && result.dnssec.status !== 'not-checked' ? html`<dt>DNSSEC</dt><dd id="dnssec" data-dnssec="${result.dnssec.status}">${result.dnssec.status}${result.dnssec.reason.code !== null ? ` (EDE ${result.dnssec.reason.code})` : ''}: ${proseWithRecords(result.dnssec.reason.text, 'the DS record')}${result.dnssec.status === 'bogus' ? html` <span id="dnssec-fix"><strong>Fix:</strong> ${dnssecFix(result.dnssec.reason.code)}</span>` : null}${context.demo?.dnssec ? html` <span class="muted" id="dnssec-anchor">Validated against ${context.demo.dnssec.anchor}.</span>` : null}</dd>` : null}
 <dt>Answers from</dt><dd id="source" data-source="${result.source}">${result.source === 'fixture-zones' ? 'fixture zone files (stand-in records, not the live DNS)' : 'the DNS'}</dd>
 <dt>Checked</dt><dd><time datetime="${result.resolvedAt}" id="checked-at">${formatTime(result.resolvedAt)}</time>, in ${result.responseTimeMs} ms${num(obj(details['dns'])['queries']) !== null ? html`, ${plural(num(obj(details['dns'])['queries'])!, 'DNS query', 'DNS queries')}` : null}</dd>
 <dt>Link to this check</dt><dd><a id="permalink" href="${path}">${context.origin ?? ''}${path}</a> <span class="muted">(opening it checks again)</span></dd>
@@ -178,8 +178,8 @@ function nextStepSection(step: SpoofCheckResult['nextStep']): SafeHtml {
       const current = /\b(?:from|reads:)$/i.test(previous.trim());
       parts.push(
         current
-          ? html`<p class="record-label current">Current record</p><pre class="record current" data-copy="the current record"><code>${line.trim()}</code></pre>`
-          : html`<p class="record-label">Record to publish</p><pre class="record publish" data-copy="the record to publish"><code>${line.trim()}</code></pre>`,
+          ? html`<p class="record-label current">Current record</p><pre tabindex="0" class="record current" data-copy="the current record"><code>${line.trim()}</code></pre>`
+          : html`<p class="record-label">Record to publish</p><pre tabindex="0" class="record publish" data-copy="the record to publish"><code>${line.trim()}</code></pre>`,
       );
     } else if (line.trim() !== '') {
       prose.push(line.trim());
@@ -314,7 +314,7 @@ function spfSection(result: SpoofCheckResult, spf: Obj): SafeHtml {
   return html`<section class="detail" aria-labelledby="spf-title" id="spf">
 <h2 id="spf-title">SPF: who may send</h2>
 <p>${status ? (SPF_STATUS[status] ?? status) : result.spf.published ? SPF_STATUS['found'] : SPF_STATUS['none']}.</p>
-${records.map((r) => html`<pre class="record" data-copy="the SPF record"><code>${r}</code></pre>`)}
+${records.map((r) => html`<pre tabindex="0" class="record" data-copy="the SPF record"><code>${r}</code></pre>`)}
 ${result.spf.published || records.length > 0
     ? html`<dl class="facts">
 <dt>DNS lookups</dt><dd id="spf-lookups">${minimum ? 'at least ' : ''}${lookups} of ${MAX_DNS_TERMS} allowed${lookups > MAX_DNS_TERMS ? html` <strong class="opens">over the limit: receivers return permerror</strong>` : null}</dd>
@@ -387,7 +387,7 @@ function organizationalSpf(result: SpoofCheckResult, org: Obj): SafeHtml | null 
   return html`<div id="spf-organizational">
 <h3>SPF of the organisational domain, ${domain}</h3>
 <p>${why}</p>
-${record ? html`<pre class="record" data-copy="the organisational domain's SPF record"><code>${record}</code></pre>` : html`<p>${SPF_STATUS[str(org['status']) ?? 'none'] ?? SPF_STATUS['none']}.</p>`}
+${record ? html`<pre tabindex="0" class="record" data-copy="the organisational domain's SPF record"><code>${record}</code></pre>` : html`<p>${SPF_STATUS[str(org['status']) ?? 'none'] ?? SPF_STATUS['none']}.</p>`}
 ${num(pass['ipv4Share']) !== null
     ? html`<dl class="facts">
 <dt>IPv4 addresses</dt><dd>${formatShare(num(pass['ipv4Share'])!)}</dd>
@@ -428,7 +428,7 @@ function dmarcSection(result: SpoofCheckResult, dmarc: Obj): SafeHtml {
   return html`<section class="detail" aria-labelledby="dmarc-title" id="dmarc">
 <h2 id="dmarc-title">DMARC: what receivers are told to do</h2>
 <p>${status ? (DMARC_STATUS[status] ?? status) : result.dmarc.published ? DMARC_STATUS['found'] : DMARC_STATUS['none']}.</p>
-${raw ? html`<pre class="record" data-copy="the DMARC record"><code>${raw}</code></pre>` : null}
+${raw ? html`<pre tabindex="0" class="record" data-copy="the DMARC record"><code>${raw}</code></pre>` : null}
 <dl class="facts">
 ${foundAt ? html`<dt>Found at</dt><dd><code>${foundAt}</code></dd>` : null}
 ${str(dmarc['organizationalDomain']) ? html`<dt>Organisational domain</dt><dd>${str(dmarc['organizationalDomain'])}</dd>` : null}
@@ -530,4 +530,9 @@ function uncheckedSection(details: Obj): SafeHtml {
 <h2 id="unchecked-title">What could not be checked</h2>
 ${items.length > 0 ? html`<ul class="list-plain">${items}</ul><p class="muted">None of these changes the verdict: a lookup the verdict rests on that fails gives no verdict at all.</p>` : html`<p>Nothing: every lookup answered.</p>`}
 </section>`;
+}
+
+/** Text whose indented lines are records to publish (a DS at the registrar): the prose as text, each record in its own copyable box. */
+function proseWithRecords(text: string, what: string): SafeHtml {
+  return html`${text.split('\n').map((line) => (/^\s/.test(line) ? html`<pre tabindex="0" class="record publish" data-copy="${what}"><code>${line.trim()}</code></pre>` : html`${line}`))}`;
 }

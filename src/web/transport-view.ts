@@ -124,7 +124,7 @@ function detailBlocks(detail: string, title: string): SafeHtml[] {
     if (record.length > 0) {
       copied++;
       const name = `the record for ${title}${runs > 1 ? ` (${copied} of ${runs})` : ''}`;
-      blocks.push(html`<pre class="record" data-copy="${name}"><code>${record.join('\n')}</code></pre>`);
+      blocks.push(html`<pre tabindex="0" class="record" data-copy="${name}"><code>${record.join('\n')}</code></pre>`);
     }
     record = [];
   };

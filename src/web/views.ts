@@ -29,6 +29,9 @@ ${demo ? demoDomainsSection(demo) : null}
 <li><strong>MX</strong> Where the domain receives mail and from which provider, or a null MX for a domain that takes none.</li>
 <li><strong>Shared infrastructure</strong> Whether SPF lets addresses pass that anyone can rent: cloud servers, CI runners and CDN edges, by provider, from the providers' own published ranges.</li>
 <li><strong>Mail sent to you</strong> On the result page, after the verdict: MTA-STS and TLS-RPT, and whether each mail server offers STARTTLS with a valid certificate, so that mail to the domain is encrypted in transit.</li>
+<li><strong>DNSSEC</strong> Whether the answers the verdict rests on are signed and the signatures hold, from the root down; a broken chain is named with its fix.</li>
+<li><strong>Your logo in the inbox (BIMI)</strong> The BIMI record, whether DMARC is strict enough for a logo, the logo held to SVG Tiny PS, and the mark certificate.</li>
+<li><strong>Names that look like yours (lookalikes)</strong> Registered typos and look-alike spellings of the domain, graded by what each can do with mail.</li>
 </ul>
 <h2>What it cannot see</h2>
 <p>${demo ? 'Only DNS records are read (here, the demo\'s): nothing is sent, nothing is stored.' : 'The check reads public DNS, and "Mail sent to you" also connects to the domain\'s mail servers and its MTA-STS policy host, sending no mail: nothing is stored.'} A DKIM key under a selector nobody can guess stays invisible, and a DNS server that fails to answer gives no verdict rather than a wrong one: the result page says what could not be checked.</p>

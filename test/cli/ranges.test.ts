@@ -257,6 +257,31 @@ describe('spoof-checker ranges update without --out: the data the installation u
     expect(JSON.parse((await run(['ranges', 'show', '--json'], { HOME: home })).out)).toMatchObject({ source: file });
   });
 
+  it('offline (every source fails): writes nothing, not even the directory, says so, exit 1 (issue 42)', async () => {
+    const xdg = join(work, 'xdg-offline');
+    const env = { XDG_DATA_HOME: xdg };
+    const nothing = join(work, 'no-feeds');
+    mkdirSync(nothing, { recursive: true });
+    const updated = await run(['ranges', 'update', '--from', nothing], env);
+    expect(updated.code).toBe(1);
+    expect(updated.out).toBe('');
+    expect(updated.err).toContain(`nothing written to ${join(xdg, 'spoof-checker', 'shared-infrastructure.json')}: every source failed, so there is no new data; the data in use is unchanged`);
+    expect(updated.err).not.toMatch(/now reads it/);
+    expect(existsSync(join(xdg, 'spoof-checker'))).toBe(false);
+    expect(JSON.parse((await run(['ranges', 'show', '--json'], env)).out)).toMatchObject({ source: SHIPPED_RANGES_FILE });
+  });
+
+  it('with --out and a file already there: every source failing leaves the file as it was', async () => {
+    const out = join(work, 'kept-as-is.json');
+    expect((await run(['ranges', 'update', '--from', feedCopy('before-offline'), '--out', out], {})).code).toBe(0);
+    const before = readFileSync(out, 'utf8');
+    const nothing = join(work, 'no-feeds-2');
+    mkdirSync(nothing, { recursive: true });
+    const result = await updateRanges({ out, from: nothing, now: new Date(Date.parse('2025-08-01T00:00:00Z')) });
+    expect(result.written).toBe(false);
+    expect(readFileSync(out, 'utf8')).toBe(before);
+  });
+
   it('an unusable user data file is a usage error that names it and says how to recover', async () => {
     const xdg = join(work, 'xdg-broken');
     mkdirSync(join(xdg, 'spoof-checker'), { recursive: true });

@@ -59,7 +59,7 @@ describe('check --resolver --trust-anchor --json', () => {
     const { io, stdout } = captureIo();
     await main(['check', 'ds-mismatch.test', '--resolver', address, '--trust-anchor', ROOT_ANCHOR_FILE, '--json'], io);
     const dnssec = JSON.parse(stdout()).dnssec;
-    expect(dnssec.reason.text).toMatch(/Publish at the registrar the DS of the key the zone now serves: ds-mismatch\.test\. IN DS \d+ 13 2 [0-9A-F]{64}/);
+    expect(dnssec.reason.text).toMatch(/Publish at the registrar the DS of the key the zone now serves:\n  ds-mismatch\.test\. IN DS \d+ 13 2 [0-9A-F]{64}$/m);
   });
 
   it('--no-dnssec: not-checked, and no DNSSEC lines', async () => {

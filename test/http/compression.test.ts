@@ -224,15 +224,19 @@ describe('compressed responses (inject)', () => {
     expect(gunzipSync(response.rawPayload).toString()).toBe(LONG_TEXT);
   });
 
-  it.each(['/', ASSETS.stylesheet.path, '/openapi.json', '/test/text'])('HEAD %s: no body, no Content-Encoding, the identity length, Vary', async (path) => {
+  it.each(['/', ASSETS.stylesheet.path, '/openapi.json', '/test/text'])('HEAD %s: no body, and the Content-Encoding and length GET sends (RFC 9110 §9.3.2; issue 42), Vary', async (path) => {
     const server = await app();
-    const identity = await server.inject({ method: 'GET', url: path });
+    const get = await server.inject({ method: 'GET', url: path, headers: { 'accept-encoding': 'br, gzip' } });
     const head = await server.inject({ method: 'HEAD', url: path, headers: { 'accept-encoding': 'br, gzip' } });
     expect(head.statusCode).toBe(200);
-    expect(head.headers['content-encoding']).toBeUndefined();
+    expect(get.headers['content-encoding']).toBe('br');
+    expect(head.headers['content-encoding']).toBe(get.headers['content-encoding']);
     expect(head.rawPayload.length).toBe(0);
-    expect(Number(head.headers['content-length'])).toBe(identity.rawPayload.length);
+    expect(Number(head.headers['content-length'])).toBe(get.rawPayload.length);
     expect(varies(head.headers['vary'])).toContain('accept-encoding');
+    // Without Accept-Encoding, HEAD and GET both answer identity.
+    const plain = await server.inject({ method: 'HEAD', url: path });
+    expect(plain.headers['content-encoding']).toBeUndefined();
   });
 
   it('a 204 has no body and no Content-Encoding', async () => {

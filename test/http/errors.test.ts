@@ -26,6 +26,7 @@ describe('the error catalogue', () => {
       DNS_FAILURE: 502,
       DNS_TIMEOUT: 503,
       DOMAIN_NOT_FOUND: 422,
+      NOT_IN_DEMO: 404,
       MONITOR_EXISTS: 409,
       MONITOR_LIMIT_REACHED: 409,
       WEBHOOK_URL_REFUSED: 400,

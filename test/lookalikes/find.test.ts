@@ -65,13 +65,19 @@ describe('findLookalikes on the fixture zones', () => {
     });
     expect(report.lookalikes.find((l) => l.domain === 'acmebanks.example')).toMatchObject({ mx: { status: 'implicit', hosts: ['203.0.113.20'] } });
     expect(report.lookalikes.find((l) => l.domain === 'acme-bank.example')!.note).toContain('probably yours (defensive registration)');
+    // Issue 42: each step names its names, every one (the heading's count is the list's length), an IDN with its xn-- form.
     expect(report.nextSteps.map((s) => s.title)).toEqual([
       'Report the 2 critical lookalike(s)',
       'Check the 1 lookalike(s) that can handle mail and look like yours',
-      'Register the likeliest lookalikes and park them',
+      'Park acme-bank.example',
+      'Register acmcbank.example and park it',
     ]);
-    expect(report.nextSteps[1]!.body).toContain('acme-bank.example share name servers or mail servers with acmebank.example');
+    expect(report.nextSteps[0]!.body).toMatch(/^acmebаnk\.example \(xn--acmebnk-6fg\.example\), acmebanks\.example: /);
+    expect(report.nextSteps[1]!.body).toContain('acme-bank.example shares name servers or mail servers with acmebank.example');
     expect(report.nextSteps[2]!.records).toEqual(['acme-bank.example. MX 0 .', 'acme-bank.example. TXT "v=spf1 -all"', '_dmarc.acme-bank.example. TXT "v=DMARC1; p=reject;"']);
+    // The name to register is one that was not found registered, never a lookalike someone holds.
+    expect(report.lookalikes.some((l) => l.domain === 'acmcbank.example')).toBe(false);
+    expect(report.nextSteps[3]!.records).toEqual(['acmcbank.example. MX 0 .', 'acmcbank.example. TXT "v=spf1 -all"', '_dmarc.acmcbank.example. TXT "v=DMARC1; p=reject;"']);
     expect(JSON.stringify(report)).not.toContain('globex');
     expect(report.lookalikes.some((l) => l.domain === 'acme.example')).toBe(false);
   });

@@ -2,21 +2,21 @@
  * Issue 29, item 1, with the real binaries: a webhook host with no route (ENETUNREACH on connect(),
  * the error that used to arrive before the request had taken its socket and killed the process,
  * again after every restart once the delivery's lease ran out) leaves `serve` and `worker` running.
- * The delivery is planted in the SQLite store, the child started on it with a preload
- * (test/setup/unroutable-lookup.mjs) that resolves `*.unroutable.test` to an address the kernel
- * refuses at once; the test waits for the attempt to be recorded as a failed one, retried in 30 s,
+ * The delivery is planted in the SQLite store, the child started on it with zone files in which
+ * `hooks.unroutable.test` has the address 224.0.0.1, one the kernel refuses at once (with `--zones`
+ * webhook hosts are looked up in the zones, issue 42; the preload test/setup/unroutable-lookup.mjs
+ * answers the same for the system's lookup); the test waits for the attempt to be recorded as a failed one, retried in 30 s,
  * and checks that the child is still alive and answering.
  *
  * Needs `npm run build` first (`npm test` does it), and the test Redis for the worker.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEMO_ZONES_DIR } from '../../src/cli/serve.js';
 import { newWebhookSecret, sealSecret } from '../../src/jobs/monitor-secrets.js';
 import { serverKeyFor } from '../../src/jobs/monitors.js';
 import { newDelivery, WEBHOOK_RETRY_BASE_MS } from '../../src/jobs/webhooks.js';
@@ -40,6 +40,17 @@ afterEach(async () => {
   killAll(children);
   for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
 });
+
+/** A zones directory in which the webhook host resolves to 224.0.0.1 (multicast: connect() fails with ENETUNREACH at once). */
+async function unroutableZones(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'webhook-zones-'));
+  dirs.push(dir);
+  await writeFile(
+    join(dir, 'unroutable.test.zone'),
+    '$ORIGIN unroutable.test.\n$TTL 300\n@ IN SOA ns1 hostmaster 1 7200 900 1209600 300\n@ IN NS ns1\nns1 IN A 192.0.2.53\nhooks IN A 224.0.0.1\n',
+  );
+  return dir;
+}
 
 /** A data directory holding one monitor of org_hooks and one delivery to the unroutable host, due now. */
 async function plantedStore(): Promise<{ data: string; delivery: WebhookDelivery }> {
@@ -94,7 +105,7 @@ const env = { NODE_OPTIONS: `--import=${PRELOAD}`, SPOOF_CHECKER_RATE_LIMIT: 'of
 describe('an unroutable webhook host', () => {
   it('serve records a failed attempt and keeps running', { timeout: 60_000 }, async () => {
     const { data, delivery } = await plantedStore();
-    const served = await startServeProcess(['--data', data, '--zones', DEMO_ZONES_DIR, '--port', '0', '--allow-private-addresses'], {
+    const served = await startServeProcess(['--data', data, '--zones', await unroutableZones(), '--port', '0', '--allow-private-addresses'], {
       env,
       startTimeoutMs: START_TIMEOUT_MS,
       children,
@@ -110,7 +121,7 @@ describe('an unroutable webhook host', () => {
   it('worker records a failed attempt and keeps running', { timeout: 60_000 }, async () => {
     const redisUrl = requireRedis();
     const { data, delivery } = await plantedStore();
-    const child = spawn(process.execPath, [BIN, 'worker', '--redis', redisUrl, '--data', data, '--zones', DEMO_ZONES_DIR, '--allow-private-addresses'], {
+    const child = spawn(process.execPath, [BIN, 'worker', '--redis', redisUrl, '--data', data, '--zones', await unroutableZones(), '--allow-private-addresses'], {
       cwd: ROOT,
       env: { PATH: process.env['PATH'], LOG_LEVEL: 'silent', ...env },
       stdio: ['ignore', 'ignore', 'pipe'],

@@ -106,3 +106,51 @@ describe('the demo in Chromium', () => {
     BROWSER_TEST_TIMEOUT_MS,
   );
 });
+
+/**
+ * Every record box of the page (`pre.record`): how many text lines each record takes on screen
+ * against how many it has, and whether the page itself is wider than the screen.
+ */
+const RECORD_LINES = `(() => {
+  const boxes = [...document.querySelectorAll('pre.record')].map((pre) => {
+    const code = pre.querySelector('code') || pre;
+    const written = code.textContent.split('\\n').length;
+    const lineHeight = parseFloat(getComputedStyle(code).lineHeight);
+    const shown = Math.round(code.getBoundingClientRect().height / lineHeight);
+    return { text: code.textContent.slice(0, 60), written, shown, scrolls: pre.scrollWidth > pre.clientWidth, focusable: pre.tabIndex === 0 };
+  });
+  return { boxes, pageWidth: document.documentElement.scrollWidth, viewport: window.innerWidth };
+})()`;
+
+describe('records to publish on a 390 px phone (issue 42)', () => {
+  it(
+    'each record stays on its own lines, unbroken (the box scrolls sideways), and the page is no wider than the screen',
+    async () => {
+      const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+      const page = await context.newPage();
+      try {
+        let boxesSeen = 0;
+        let scrolling = 0;
+        for (const path of ['/check/p-none.example', '/check/reject-sp-none.example', '/check/spf-too-many-lookups.example', '/check/no-dmarc.example', '/transport/sts-none.example']) {
+          await page.goto(`${base}${path}`);
+          const measured = await page.evaluate<{ boxes: { text: string; written: number; shown: number; scrolls: boolean; focusable: boolean }[]; pageWidth: number; viewport: number }>(RECORD_LINES);
+          expect(measured.pageWidth, path).toBeLessThanOrEqual(measured.viewport);
+          for (const box of measured.boxes) {
+            expect(box.shown, `${path}: ${box.text}`).toBe(box.written);
+            // A box that scrolls can be reached from the keyboard (axe: scrollable-region-focusable).
+            expect(box.focusable, `${path}: ${box.text}`).toBe(true);
+            if (box.scrolls) scrolling += 1;
+          }
+          boxesSeen += measured.boxes.length;
+        }
+        expect(boxesSeen).toBeGreaterThan(5);
+        // At 390 px some records are longer than the screen: those scroll instead of wrapping.
+        expect(scrolling).toBeGreaterThan(0);
+        expect(await seriousViolations(page)).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    },
+    BROWSER_TEST_TIMEOUT_MS,
+  );
+});

@@ -59,7 +59,7 @@ describe('Markdown subset', () => {
     );
     expect(title).toBe('Title <x>');
     expect(toHtmlString(body)).toBe(
-      '<p>First line second line.</p><h2>Part</h2><ol><li>one more</li><li>two</li></ol><ul><li>a</li><li>b</li></ul><pre class="record"><code>v=DMARC1; p=none</code></pre>',
+      '<p>First line second line.</p><h2>Part</h2><ol><li>one more</li><li>two</li></ol><ul><li>a</li><li>b</li></ul><pre tabindex="0" class="record"><code>v=DMARC1; p=none</code></pre>',
     );
   });
 });

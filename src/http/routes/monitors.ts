@@ -70,7 +70,18 @@ export function monitorBody(monitor: Monitor): MonitorBody {
   const { machine } = monitor;
   const last = monitor.lastResult;
   const status =
-    last === null ? 'pending' : last.outcome === 'could-not-check' ? 'could-not-check' : machine.candidate !== null ? 'confirming' : machine.confirmed === null ? 'pending' : 'ok';
+    last === null
+      ? 'pending'
+      : last.outcome === 'could-not-check'
+        ? 'could-not-check'
+        : // A domain that does not exist is never "ok", however many checks agree that it does not.
+          last.outcome === 'domain-not-found'
+          ? 'domain-not-found'
+          : machine.candidate !== null
+            ? 'confirming'
+            : machine.confirmed === null
+              ? 'pending'
+              : 'ok';
   return {
     object: 'monitor',
     id: monitor.id,
@@ -118,7 +129,13 @@ function refusal(refused: MonitorRefusal): ApiError {
     case 'invalid-domain':
       return new ApiError('INVALID_DOMAIN', { message: refused.message, fix: refused.fix });
     case 'duplicate-domain':
-      return new ApiError('MONITOR_EXISTS', { message: `Your organisation already monitors ${refused.domain}.` });
+      return new ApiError('MONITOR_EXISTS', {
+        message: refused.existingId === undefined ? `Your organisation already monitors ${refused.domain}.` : `Your organisation already monitors ${refused.domain}: monitor ${refused.existingId}.`,
+        fix:
+          refused.existingId === undefined
+            ? 'Change the existing monitor with PATCH (find its id with GET …/monitors), or delete it first.'
+            : `Change monitor ${refused.existingId} with PATCH ${MONITORS_PATH}/${refused.existingId}, or delete it first.`,
+      });
     case 'webhook-refused':
       return new ApiError('WEBHOOK_URL_REFUSED', { message: `This webhook URL cannot be used: ${refused.message}` });
     case 'too-many-monitors':

@@ -591,7 +591,8 @@ export class Validator {
       // The fix is at the parent (the registrar): the DS of the key-signing keys the zone now serves.
       const seps = zoneKeys.filter((k) => (k.flags & DNSKEY_FLAG_SEP) !== 0 && SUPPORTED_ALGORITHMS.has(k.algorithm));
       const records = (seps.length > 0 ? seps : zoneKeys).slice(0, 4).map((k) => `${zone || ''}. IN DS ${k.keyTag} ${k.algorithm} 2 ${dsDigest(zone, k, 2)?.toString('hex').toUpperCase()}`);
-      const fix = anchorKeys.length === 0 && records.length > 0 ? ` Publish at the registrar the DS of the key the zone now serves: ${records.join('; ')}.` : '';
+      // Each record on a line of its own, indented and with nothing after it: copied as it is (issue 42).
+      const fix = anchorKeys.length === 0 && records.length > 0 ? ` Publish at the registrar the DS of the key the zone now serves:\n${records.map((r) => `  ${r}`).join('\n')}` : '';
       return { status: 'bogus', zone, reason: { code: EDE.DNSKEY_MISSING, text: `No DNSKEY of ${zone || '.'} matches ${source} (key tags ${usable.map((d) => d.keyTag).join(', ') || 'of the anchor'}).${fix}` } };
     }
     const verdict = this.verifyRRset(set, response.message.answer, { status: 'secure', zone, keys: supportedEntry });

@@ -48,23 +48,32 @@ export function gradeRank(grade: LookalikeGrade): number {
   return LOOKALIKE_GRADES.indexOf(grade);
 }
 
+/** A name as people read it, with the A-label form the DNS uses beside an IDN (`bücher.example (xn--bcher-kva.example)`). */
+export function namedWithALabel(l: Pick<Lookalike, 'domain' | 'unicode'>): string {
+  return l.unicode !== l.domain ? `${l.unicode} (${l.domain})` : l.domain;
+}
+
 /**
- * What the owner of `original` (its Unicode form, for the sentences) should do about the graded names. The parking records are written
- * out for the first name that needs them: one of the owner's own not yet parked, else the worst
- * lookalike, else `likeliest` (the likeliest ASCII candidate, registered or not).
+ * What the owner of `original` (its Unicode form, for the sentences) should do about the graded
+ * names. Each step names the names it is about, every one of them (a heading's count is the length
+ * of its list), each IDN with its `xn--` form beside it. The parking records go to names that need
+ * them: the owner's own lookalikes not yet parked, and `unregistered`, the likeliest ASCII candidate
+ * that was not found registered (never a name someone else holds).
  */
-export function nextSteps(original: string, lookalikes: readonly Lookalike[], likeliest: string | undefined): LookalikeNextStep[] {
+export function nextSteps(original: string, lookalikes: readonly Lookalike[], unregistered: string | undefined): LookalikeNextStep[] {
   const steps: LookalikeNextStep[] = [];
   const theirs = lookalikes.filter((l) => !l.sharedWithOriginal && (l.grade === 'critical' || l.grade === 'high'));
   const critical = theirs.filter((l) => l.grade === 'critical');
-  if (theirs.length > 0) {
+  const reported = critical.length > 0 ? critical : theirs;
+  if (reported.length > 0) {
     steps.push({
       title: critical.length > 0 ? `Report the ${critical.length} critical lookalike(s)` : `Watch the ${theirs.length} lookalike(s) that can handle mail`,
       body:
-        'A name that can send and receive mail while looking like yours is a phishing kit waiting to be used. Report it to the ' +
+        `${reported.map(namedWithALabel).join(', ')}: ` +
+        'a name that can send and receive mail while looking like yours is a phishing kit waiting to be used. Report it to the ' +
         "registrar's abuse contact (find it with an RDAP lookup, https://lookup.icann.org), to the host of its MX and name " +
         'servers, and phishing seen from it to reportphishing@apwg.org and https://safebrowsing.google.com/safebrowsing/report_phish/. ' +
-        `Tell your users and your mail filter: ${theirs.slice(0, 5).map((l) => l.unicode).join(', ')}${theirs.length > 5 ? ', …' : ''}.`,
+        'Tell your users and your mail filter about each.',
     });
   }
   const ours = lookalikes.filter((l) => l.sharedWithOriginal && l.grade !== 'protected' && l.grade !== 'none');
@@ -75,19 +84,29 @@ export function nextSteps(original: string, lookalikes: readonly Lookalike[], li
     steps.push({
       title: `Check the ${oursArmed.length} lookalike(s) that can handle mail and look like yours`,
       body:
-        `${oursArmed.slice(0, 5).map((l) => l.unicode).join(', ')}${oursArmed.length > 5 ? ', …' : ''} share name servers or mail servers with ${original}. ` +
+        `${oursArmed.map(namedWithALabel).join(', ')} ${oursArmed.length === 1 ? 'shares' : 'share'} name servers or mail servers with ${original}. ` +
         'If your organisation registered them, park them with the records below; if it did not, report them as above.',
     });
   }
-  const parkTarget = ours[0]?.domain ?? lookalikes.find((l) => l.grade !== 'protected')?.domain ?? likeliest;
-  if (parkTarget === undefined) return steps;
-  steps.push({
-    title: 'Register the likeliest lookalikes and park them',
-    body:
-      'Names that are not registered yet are cheaper to register than to take down. Park every one you hold (and those ' +
-      `marked "${DEFENSIVE_HINT}" that are not parked yet) with these three records, so that no mail can be sent from ` +
-      'them or delivered to them:',
-    records: parkingRecords(parkTarget),
-  });
+  const first = ours[0];
+  if (first !== undefined) {
+    steps.push({
+      title: `Park ${namedWithALabel(first)}${ours.length > 1 ? ` and the ${ours.length - 1} other lookalike(s) that may be yours` : ''}`,
+      body:
+        `${ours.map(namedWithALabel).join(', ')} ${ours.length === 1 ? 'shares' : 'share'} name servers or mail servers with ${original}. If ${ours.length === 1 ? 'it is' : 'they are'} yours, park ${ours.length === 1 ? 'it' : 'each'} ` +
+        `with these three records (here for ${first.domain}), so that no mail can be sent from ${ours.length === 1 ? 'it' : 'them'} or delivered to ${ours.length === 1 ? 'it' : 'them'}:`,
+      records: parkingRecords(first.domain),
+    });
+  }
+  if (unregistered !== undefined) {
+    steps.push({
+      title: `Register ${unregistered} and park it`,
+      body:
+        `${unregistered} is the likeliest lookalike of ${original} that was not found registered (it does not resolve; it may still be ` +
+        `held, so check with your registrar). A name is cheaper to register than to take down. Park it, and any other you register (and those marked "${DEFENSIVE_HINT}" that are not parked yet), ` +
+        'with these three records, so that no mail can be sent from it or delivered to it:',
+      records: parkingRecords(unregistered),
+    });
+  }
   return steps;
 }

@@ -146,7 +146,7 @@ export async function findLookalikes(input: string, options: LookalikeOptions): 
     lookalikes,
     looksLike: generated.looksLike,
     wildcardSuffixes: [...wildcardSuffixes].sort(),
-    // The example parking records name the likeliest ASCII candidate (what an owner registers first).
-    nextSteps: nextSteps(original.unicode, lookalikes, (candidates.find((c) => c.domain === c.unicode) ?? candidates[0])?.domain),
+    // The name to register: the likeliest ASCII candidate not found registered (never one someone holds).
+    nextSteps: nextSteps(original.unicode, lookalikes, candidates.find((c) => c.domain === c.unicode && !lookalikes.some((l) => l.domain === c.domain))?.domain),
   };
 }

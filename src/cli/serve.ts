@@ -44,7 +44,7 @@ export const DEMO_ORGANIZATION_ID = 'org_demo';
 /** The domain the demo's curl line checks. */
 export const DEMO_DOMAIN = 'p-none.example';
 /** The demo console's other domains (beside DEMO_DOMAIN), one per verdict and a few findings. */
-export const DEMO_CONSOLE_DOMAINS: readonly string[] = ['p-reject.example', 'p-quarantine.example', 'no-dmarc.example', 'reject-pct-50.example', 'dmarc-p-typo.example'];
+export const DEMO_CONSOLE_DOMAINS: readonly string[] = ['p-reject.example', 'no-dmarc.example', 'reject-pct-50.example', 'dmarc-p-typo.example', 'quarantine-testing.example'];
 
 // Resolved against this file, so the same code finds the fixtures from src/cli/ and from dist/cli/.
 const FIXTURES = new URL('../../fixtures/', import.meta.url);

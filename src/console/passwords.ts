@@ -25,8 +25,8 @@ export const SCRYPT_SALT_BYTES = 16;
 /** Memory scrypt may use: 128 × N × r bytes, with room to spare. */
 const SCRYPT_MAXMEM = 128 * 2 ** SCRYPT_LOG2_N * SCRYPT_R * 2;
 
-/** Where the common passwords are (data/common-passwords/: its source and licence beside it), from src/ and dist/ alike. */
-const COMMON_PASSWORDS_FILE = new URL('../../data/common-passwords/passwords.txt', import.meta.url);
+/** Where the common passwords are (assets/common-passwords/: its source and licence beside it), from src/ and dist/ alike. */
+const COMMON_PASSWORDS_FILE = new URL('../../assets/common-passwords/passwords.txt', import.meta.url);
 
 let common: ReadonlySet<string> | undefined;
 /** The common passwords, in lower case (read once). */

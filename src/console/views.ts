@@ -146,7 +146,7 @@ function totpSetup(options: { token: string; secret: string; uri: string; error:
   return html`${options.error ? html`<div class="card notice tone-critical" role="alert" id="otp-error"><p>${options.error}</p></div>` : null}
 <div class="card"><p>Add this key to your authenticator app (TOTP, 6 digits, every 30 seconds), then type the code it shows.</p>
 <p class="record-label">Key</p><pre class="secret" id="totp-secret" data-copy="key">${options.secret}</pre>
-<p class="record-label">Or as a link your app opens</p><pre class="record"><code>${options.uri}</code></pre>
+<p class="record-label">Or as a link your app opens</p><pre tabindex="0" class="record"><code>${options.uri}</code></pre>
 <form method="post" action="${action}" class="console-form">${tokenField(options)}<input type="hidden" name="secret" value="${options.secret}">
 <div><label for="otp">Code from the app</label><input type="text" id="otp" name="otp" required autocomplete="one-time-code" inputmode="numeric" pattern="[0-9 ]*"></div>
 <div><button type="submit">Turn on</button></div></form></div>`;

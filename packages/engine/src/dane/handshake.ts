@@ -8,6 +8,7 @@
  */
 import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect, type DetailedPeerCertificate } from 'node:tls';
+import { describeError, guarded } from '../net/socket-errors.js';
 import { MAX_CHAIN_CERTIFICATES } from './match.js';
 
 /** How long the whole exchange may take. */
@@ -37,17 +38,27 @@ export function chainAsSent(address: string, port: number, servername: string, o
     let settled = false;
     let buffer = '';
     let step: 'greeting' | 'ehlo' | 'starttls' | 'tls' = 'greeting';
-    const socket: Socket = netConnect({ host: address, port });
+    let socket: Socket | null = null;
     const finish = (result: ChainAsSent): void => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      socket.destroy();
+      socket?.destroy();
       resolve(result);
     };
     const timer = setTimeout(() => finish({ ok: false, stage: step === 'tls' ? 'tls' : 'smtp', detail: `timed out during ${step}` }), options.timeoutMs ?? CHAIN_DEADLINE_MS);
-    socket.on('error', (error) => finish({ ok: false, stage: step === 'greeting' ? 'connect' : 'smtp', detail: error.message }));
-    const onData = (chunk: Buffer): void => {
+    try {
+      socket = netConnect({ host: address, port });
+    } catch (error) {
+      // A bad port or address throws before any socket exists (ERR_SOCKET_BAD_PORT): an outcome too.
+      return finish({ ok: false, stage: 'connect', detail: describeError(error) });
+    }
+    const open: Socket = socket;
+    // A throw inside a listener would end the process: each runs within a catch.
+    const broke = (error: unknown): void => finish({ ok: false, stage: step === 'tls' ? 'tls' : step === 'greeting' ? 'connect' : 'smtp', detail: describeError(error) });
+    open.on('close', () => finish({ ok: false, stage: step === 'tls' ? 'tls' : step === 'greeting' ? 'connect' : 'smtp', detail: `the server closed the connection during ${step}` }));
+    open.on('error', (error) => finish({ ok: false, stage: step === 'greeting' ? 'connect' : 'smtp', detail: error.message }));
+    const onData = guarded((chunk: Buffer): void => {
       buffer += chunk.toString('latin1');
       if (buffer.length > 16_384) return finish({ ok: false, stage: 'smtp', detail: 'an SMTP reply too long' });
       // RFC 5321 §4.2: the last line of a reply is `code SP text`.
@@ -60,18 +71,20 @@ export function chainAsSent(address: string, port: number, servername: string, o
       if (step === 'greeting') {
         if (code !== 220) return finish({ ok: false, stage: 'smtp', detail: `greeting ${code}` });
         step = 'ehlo';
-        socket.write(`EHLO ${options.ehloName ?? 'spoof-checker.invalid'}\r\n`);
+        open.write(`EHLO ${options.ehloName ?? 'spoof-checker.invalid'}\r\n`);
       } else if (step === 'ehlo') {
         if (code !== 250 || !/^250[ -]STARTTLS\b/im.test(reply)) return finish({ ok: false, stage: 'no-starttls', detail: 'the server does not offer STARTTLS' });
         step = 'starttls';
-        socket.write('STARTTLS\r\n');
+        open.write('STARTTLS\r\n');
       } else if (step === 'starttls') {
         if (code !== 220) return finish({ ok: false, stage: 'no-starttls', detail: `STARTTLS answered ${code}` });
         step = 'tls';
-        socket.off('data', onData);
-        const secure = tlsConnect({ socket, servername, ca: [PLACEHOLDER_CA], rejectUnauthorized: false, checkServerIdentity: () => undefined, minVersion: 'TLSv1.2' });
+        open.off('data', onData);
+        open.removeAllListeners('close');
+        const secure = tlsConnect({ socket: open, servername, ca: [PLACEHOLDER_CA], rejectUnauthorized: false, checkServerIdentity: () => undefined, minVersion: 'TLSv1.2' });
         secure.on('error', (error) => finish({ ok: false, stage: 'tls', detail: error.message }));
-        secure.once('secureConnect', () => {
+        secure.on('close', () => finish({ ok: false, stage: 'tls', detail: 'the server closed the connection during the TLS handshake' }));
+        secure.once('secureConnect', guarded(() => {
           const chain: Buffer[] = [];
           let cert: DetailedPeerCertificate | undefined = secure.getPeerCertificate(true);
           while (cert && cert.raw && chain.length < MAX_CHAIN_CERTIFICATES) {
@@ -81,9 +94,9 @@ export function chainAsSent(address: string, port: number, servername: string, o
           }
           secure.end('QUIT\r\n');
           finish(chain.length > 0 ? { ok: true, chain } : { ok: false, stage: 'tls', detail: 'the server sent no certificate' });
-        });
+        }, broke));
       }
-    };
-    socket.on('data', onData);
+    }, broke);
+    open.on('data', onData);
   });
 }

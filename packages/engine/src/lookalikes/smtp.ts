@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { connect, type Socket } from 'node:net';
 import type { Resolver } from '../dns/types.js';
 import { classifyAddress } from '../net/address-guard.js';
+import { guarded } from '../net/socket-errors.js';
 import type { LookalikeSmtpProbe } from './types.js';
 
 /** RFC 5321 §4.5.4: MX delivery is to port 25. */
@@ -46,7 +47,13 @@ export function createSmtpProbe(options: SmtpProbeOptions): LookalikeSmtpProbe {
 
 function dialogue(address: string, port: number, timeoutMs: number, ehlo: string, lookalike: string): Promise<'accepts-any' | 'rejects' | 'unknown'> {
   return new Promise((resolve) => {
-    const socket: Socket = connect({ host: address, port });
+    let socket: Socket;
+    try {
+      socket = connect({ host: address, port });
+    } catch {
+      // A bad port or address throws before any socket exists (ERR_SOCKET_BAD_PORT): no answer.
+      return resolve('unknown');
+    }
     let buffer = '';
     let step = 0;
     const commands = [`EHLO ${ehlo}`, 'MAIL FROM:<>', `RCPT TO:<sc-${randomBytes(6).toString('hex')}@${lookalike}>`];
@@ -63,7 +70,8 @@ function dialogue(address: string, port: number, timeoutMs: number, ehlo: string
     socket.setEncoding('latin1');
     socket.on('error', () => finish('unknown'));
     socket.on('close', () => finish('unknown'));
-    socket.on('data', (chunk: string) => {
+    // A throw inside a listener would end the process: it runs within a catch.
+    socket.on('data', guarded((chunk: string) => {
       buffer += chunk;
       if (buffer.length > MAX_REPLY_BYTES) return finish('unknown');
       // A complete reply ends with a line "NNN text" (a space, not a hyphen, after the code).
@@ -76,6 +84,6 @@ function dialogue(address: string, port: number, timeoutMs: number, ehlo: string
       if (code >= 400) return finish('unknown');
       socket.write(`${commands[step]!}\r\n`);
       step++;
-    });
+    }, () => finish('unknown')));
   });
 }

@@ -10,6 +10,7 @@
 import { request as httpsRequest } from 'node:https';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { ADDRESS_CLASS_TEXT, classifyAddress } from '../net/address-guard.js';
+import { describeError } from '../net/socket-errors.js';
 import { describeAnswer, type DnsAnswer, type Resolver } from '../dns/types.js';
 import { judgePeer, MIN_TLS_VERSION, type TlsTrust } from './tls-peer.js';
 import type { PolicyFetch, PolicyFetchError } from './types.js';
@@ -152,7 +153,8 @@ function fetchFrom(address: string, target: HttpsTarget, timeoutMs: number, opti
     const timer = setTimeout(() => failed(stage === 'connect' ? 'unreachable' : 'timeout', `no ${stage === 'connect' ? 'TLS connection' : 'complete answer'} from ${host} (${address}) within ${timeoutMs} ms`), timeoutMs);
     timer.unref();
 
-    socket = tlsConnect({
+    try {
+      socket = tlsConnect({
       host: address,
       port: options.port ?? HTTPS_PORT,
       servername: host, // SNI (RFC 8461 §3.3; RFC 6066 §3)
@@ -161,7 +163,11 @@ function fetchFrom(address: string, target: HttpsTarget, timeoutMs: number, opti
       minVersion: MIN_TLS_VERSION,
       ALPNProtocols: ['http/1.1'],
       ...(options.trust?.secureContext ? { secureContext: options.trust.secureContext } : {}),
-    });
+      });
+    } catch (error) {
+      // A bad port or address throws before any socket exists (ERR_SOCKET_BAD_PORT): an outcome too.
+      return failed('unreachable', `cannot connect to ${host} (${address}): ${describeError(error)}`);
+    }
     let tcpConnected = false;
     socket.once('connect', () => {
       tcpConnected = true;
@@ -171,7 +177,15 @@ function fetchFrom(address: string, target: HttpsTarget, timeoutMs: number, opti
       if (!tcpConnected) return failed('unreachable', `cannot connect to ${host} (${address}): ${error.code ?? error.message}`);
       failed('tls-failed', `the TLS handshake with ${host} (${address}) failed: ${error.code ?? error.message}`);
     });
+    // A throw inside a socket's listener would end the process: the exchange runs within a catch.
     socket.once('secureConnect', () => {
+      try {
+        exchange();
+      } catch (error) {
+        failed(stage === 'connect' ? 'tls-failed' : 'http-error', `the exchange with ${host} (${address}) failed: ${describeError(error)}`);
+      }
+    });
+    const exchange = (): void => {
       const judged = judgePeer(socket as TLSSocket, host, now());
       if (judged.outcome !== 'ok') return failed(judged.outcome, `the HTTPS certificate of ${host}: ${judged.detail}`);
       stage = 'http';
@@ -223,6 +237,6 @@ function fetchFrom(address: string, target: HttpsTarget, timeoutMs: number, opti
         response.on('end', () => done({ ok: true, url, httpStatus: 200, body: Buffer.concat(chunks), contentType, address }));
       });
       request.end();
-    });
+    };
   });
 }

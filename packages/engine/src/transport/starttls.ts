@@ -11,6 +11,7 @@ import { connect as netConnect, type Socket } from 'node:net';
 import { hostname } from 'node:os';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { ADDRESS_CLASS_TEXT, classifyAddress } from '../net/address-guard.js';
+import { describeError } from '../net/socket-errors.js';
 import { judgePeer, MIN_TLS_VERSION, type TlsTrust } from './tls-peer.js';
 import type { ProbeResult } from './types.js';
 
@@ -87,7 +88,12 @@ export async function probeStarttls(address: string, host: string, options: Star
     }, deadline);
     timer.unref();
 
-    plain = netConnect({ host: address, port });
+    try {
+      plain = netConnect({ host: address, port });
+    } catch (error) {
+      // A bad port or address throws before any socket exists (ERR_SOCKET_BAD_PORT): an outcome too.
+      return fail('unreachable', `cannot connect: ${describeError(error)}`);
+    }
     plain.setNoDelay(true);
     const reader = replyReader(plain);
     plain.on('error', (error: NodeJS.ErrnoException) => {
@@ -128,12 +134,17 @@ export async function probeStarttls(address: string, host: string, options: Star
           ...(options.trust?.secureContext ? { secureContext: options.trust.secureContext } : {}),
         });
         secure.once('secureConnect', () => {
-          const judged = judgePeer(secure as TLSSocket, host, now());
-          finish({ outcome: judged.outcome, tlsVersion: judged.tlsVersion, certificate: judged.certificate, detail: judged.detail });
+          // A throw inside a socket's listener would end the process: judged within a catch.
+          try {
+            const judged = judgePeer(secure as TLSSocket, host, now());
+            finish({ outcome: judged.outcome, tlsVersion: judged.tlsVersion, certificate: judged.certificate, detail: judged.detail });
+          } catch (error) {
+            fail('tls-failed', `the server's certificate could not be read: ${describeError(error)}`);
+          }
         });
         secure.on('error', (error: NodeJS.ErrnoException) => fail('tls-failed', `the TLS handshake failed: ${error.code ?? ''} ${error.message}`.trim()));
         secure.on('close', () => fail('tls-failed', 'the server closed the connection during the TLS handshake'));
-      })().catch((error: unknown) => fail('unreachable', error instanceof Error ? error.message : String(error)));
+      })().catch((error: unknown) => fail(stage === 'handshake' ? 'tls-failed' : 'unreachable', describeError(error)));
     });
   });
 }

@@ -12,9 +12,9 @@ import type { Resolver } from '../../packages/engine/src/dns/types.js';
 import { chainAsSent } from '../../packages/engine/src/dane/handshake.js';
 import { fetchBimiFile } from '../../packages/engine/src/bimi/fetch.js';
 import { createSmtpProbe } from '../../packages/engine/src/lookalikes/smtp.js';
-import { fetchHttps } from '../../packages/engine/src/transport/fetch-policy.js';
+import { fetchHttps } from '../../packages/engine/src/net/https-fetch.js';
 import { probeStarttls } from '../../packages/engine/src/transport/starttls.js';
-import { tlsTrust } from '../../packages/engine/src/transport/tls-peer.js';
+import { tlsTrust } from '../../packages/engine/src/net/tls-peer.js';
 import { LOGO_ADDRESS, LOGO_HOST, startBimiLab, type BimiLab } from '../bimi/lab.js';
 
 /** A port no socket can have: Node throws ERR_SOCKET_BAD_PORT from connect(). */

@@ -1,7 +1,7 @@
 /**
  * The STARTTLS probe of one MX address (RFC 5321, RFC 3207): connect, read the 220 greeting, EHLO,
  * look for the STARTTLS keyword, send STARTTLS, upgrade with SNI = the MX host name, judge the
- * certificate (./tls-peer.ts), say QUIT. Never sends MAIL or RCPT. Each address gets exactly one
+ * certificate (../net/tls-peer.ts), say QUIT. Never sends MAIL or RCPT. Each address gets exactly one
  * outcome (./types.ts `ProbeOutcome`); nothing here throws for a network condition.
  *
  * The address guard runs first: an address that is not public is `refused-private` and no
@@ -12,7 +12,7 @@ import { hostname } from 'node:os';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { ADDRESS_CLASS_TEXT, classifyAddress } from '../net/address-guard.js';
 import { describeError } from '../net/socket-errors.js';
-import { judgePeer, MIN_TLS_VERSION, type TlsTrust } from './tls-peer.js';
+import { judgePeer, MIN_TLS_VERSION, type TlsTrust } from '../net/tls-peer.js';
 import type { ProbeResult } from './types.js';
 
 /** RFC 5321 §4.5.4 / §2.3.5: MX delivery is to port 25. */

@@ -12,48 +12,22 @@ import { bimiRootsFromPem, checkMarkCertificate, type BimiRoot } from '../../pac
 import { EC, LOGO_A, mvaConfig, openssl } from './lab.js';
 
 const BIMI_EKU = '1.3.6.1.5.5.7.3.31';
+/** A CA section of the configuration: its basic constraints, key usage and extra lines. */
+const caSection = (name: string, basic: string, usage: string, extra: string[] = []): string =>
+  [`[ ${name} ]`, `basicConstraints = critical, ${basic}`, `keyUsage = critical, ${usage}`, `extendedKeyUsage = ${BIMI_EKU}`, ...extra, 'subjectKeyIdentifier = hash', 'authorityKeyIdentifier = keyid:always'].join('\n');
+
 /** CA sections added to the lab's configuration. */
-const CA_SECTIONS = `
-[ sub_ext ]
-basicConstraints = critical, CA:TRUE
-keyUsage = critical, keyCertSign, cRLSign
-extendedKeyUsage = ${BIMI_EKU}
-subjectKeyIdentifier = hash
-authorityKeyIdentifier = keyid:always
-[ nokcs_ext ]
-basicConstraints = critical, CA:TRUE
-keyUsage = critical, digitalSignature
-extendedKeyUsage = ${BIMI_EKU}
-subjectKeyIdentifier = hash
-authorityKeyIdentifier = keyid:always
-[ ncdns_ext ]
-basicConstraints = critical, CA:TRUE, pathlen:0
-keyUsage = critical, keyCertSign, cRLSign
-extendedKeyUsage = ${BIMI_EKU}
-nameConstraints = critical, permitted;DNS:allowed.example, excluded;DNS:blocked.allowed.example
-subjectKeyIdentifier = hash
-authorityKeyIdentifier = keyid:always
-[ ncdir_ext ]
-basicConstraints = critical, CA:TRUE, pathlen:0
-keyUsage = critical, keyCertSign, cRLSign
-extendedKeyUsage = ${BIMI_EKU}
-nameConstraints = critical, permitted;dirName:dir_other
-subjectKeyIdentifier = hash
-authorityKeyIdentifier = keyid:always
-[ ncdirok_ext ]
-basicConstraints = critical, CA:TRUE, pathlen:0
-keyUsage = critical, keyCertSign, cRLSign
-extendedKeyUsage = ${BIMI_EKU}
-nameConstraints = critical, permitted;dirName:dir_brand
-subjectKeyIdentifier = hash
-authorityKeyIdentifier = keyid:always
-[ dir_other ]
-C = ZZ
-O = Other Ltd
-[ dir_brand ]
-C = ZZ
-O = Brand Ltd
-`;
+const CA_SECTIONS = [
+  '',
+  caSection('sub_ext', 'CA:TRUE', 'keyCertSign, cRLSign'),
+  caSection('nokcs_ext', 'CA:TRUE', 'digitalSignature'),
+  caSection('ncdns_ext', 'CA:TRUE, pathlen:0', 'keyCertSign, cRLSign', ['nameConstraints = critical, permitted;DNS:allowed.example, excluded;DNS:blocked.allowed.example']),
+  caSection('ncdir_ext', 'CA:TRUE, pathlen:0', 'keyCertSign, cRLSign', ['nameConstraints = critical, permitted;dirName:dir_other']),
+  caSection('ncdirok_ext', 'CA:TRUE, pathlen:0', 'keyCertSign, cRLSign', ['nameConstraints = critical, permitted;dirName:dir_brand']),
+  '[ dir_other ]\nC = ZZ\nO = Other Ltd',
+  '[ dir_brand ]\nC = ZZ\nO = Brand Ltd',
+  '',
+].join('\n');
 
 let dir = '';
 let roots: BimiRoot[] = [];

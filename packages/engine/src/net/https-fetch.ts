@@ -10,7 +10,7 @@ import { request as httpsRequest } from 'node:https';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { describeAnswer, type DnsAnswer, type Resolver } from '../dns/types.js';
 import { ADDRESS_CLASS_TEXT, classifyAddress } from './address-guard.js';
-import { describeError } from './socket-errors.js';
+import { describeError, oneOutcome } from './socket-errors.js';
 import { judgePeer, MIN_TLS_VERSION, type TlsTrust } from './tls-peer.js';
 
 /** The standard HTTPS port. */
@@ -128,19 +128,16 @@ function fetchFrom(address: string, target: HttpsTarget, timeoutMs: number, opti
   const now = options.now ?? (() => new Date());
   const max = options.maxBytes;
   return new Promise<HttpsFetch>((resolve) => {
-    let settled = false;
     let socket: TLSSocket | null = null;
     let status: number | null = null;
     let location: string | null = null;
     let contentType: string | null = null;
     let stage: 'connect' | 'http' = 'connect';
-    const done = (result: HttpsFetch): void => {
-      if (settled) return;
-      settled = true;
+    const outcome = oneOutcome<HttpsFetch>(resolve, () => {
       clearTimeout(timer);
       socket?.destroy();
-      resolve(result);
-    };
+    });
+    const done = (result: HttpsFetch): void => outcome.settle(result);
     const failed = (error: HttpsFetchError, detail: string): void => done({ ok: false, url, httpStatus: status, error, detail, address, location, contentType });
     const timer = setTimeout(() => failed(stage === 'connect' ? 'unreachable' : 'timeout', `no ${stage === 'connect' ? 'TLS connection' : 'complete answer'} from ${host} (${address}) within ${timeoutMs} ms`), timeoutMs);
     timer.unref();

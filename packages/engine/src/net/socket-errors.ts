@@ -28,3 +28,29 @@ export function guarded<A extends unknown[]>(listener: (...args: A) => void, onT
     }
   };
 }
+
+/** An operation's one outcome (see `oneOutcome`). */
+export interface Outcome<T> {
+  settle(value: T): void;
+  readonly settled: boolean;
+}
+
+/**
+ * The one outcome of an operation over a socket: the first `settle` releases what it holds (its
+ * deadline, its socket) and resolves it; later calls do nothing (a socket reports an error, then
+ * its close, then the deadline fires).
+ */
+export function oneOutcome<T>(resolve: (value: T) => void, release: () => void): Outcome<T> {
+  let settled = false;
+  return {
+    settle(value: T): void {
+      if (settled) return;
+      settled = true;
+      release();
+      resolve(value);
+    },
+    get settled(): boolean {
+      return settled;
+    },
+  };
+}

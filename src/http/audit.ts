@@ -300,10 +300,10 @@ export function recordedHeaders(headers: Record<string, unknown>): Record<string
 /** A user agent's first product token (RFC 9110 §10.1.5), when it is a short name and version. */
 const PRODUCT_TOKEN = /^[A-Za-z][A-Za-z0-9._-]{0,23}(?:\/[A-Za-z0-9._-]{1,16})?$/;
 
-/** What a record keeps of the user agent: its first product token, or its size. */
-export function recordedUserAgent(userAgent: string): string {
+/** What a record keeps of the user agent: its first product token (unless `holdsKey` says it holds a key), or its size. */
+export function recordedUserAgent(userAgent: string, holdsKey: (token: string) => boolean = () => false): string {
   const first = userAgent.trim().split(/\s+/)[0] ?? '';
-  return PRODUCT_TOKEN.test(first) ? first : notRecorded(userAgent);
+  return PRODUCT_TOKEN.test(first) && !holdsKey(first) ? first : notRecorded(userAgent);
 }
 
 /** An id or a name as the service writes one (a path parameter of a resource found, a checked domain). */
@@ -357,7 +357,7 @@ export function buildRecord(request: FastifyRequest, reply: FastifyReply, contex
     created_at: request.receivedAt ?? context.now().toISOString(),
     requestDetails: {
       method: request.method,
-      path: truncated(recordedPath(template, params, succeeded), MAX_LOGGED_PATH_CHARS),
+      path: truncated(recordedPath(template, params, succeeded && !Object.values(params).some((value) => typeof value === 'string' && keys.readsKey(value, secrets))), MAX_LOGGED_PATH_CHARS),
       query: recordedQuery(rawQuery, schema?.querystring),
       headers: recordedHeaders(request.headers),
     },
@@ -370,9 +370,10 @@ export function buildRecord(request: FastifyRequest, reply: FastifyReply, contex
     service: spec.service,
     action: spec.past,
     ip_address: clientAddress(request),
-    user_agent: typeof userAgent === 'string' ? recordedUserAgent(userAgent) : '',
+    user_agent: typeof userAgent === 'string' ? recordedUserAgent(userAgent, (token) => keys.readsKey(token, secrets)) : '',
     environment: context.environment,
   };
-  // Every string kept, once more, against the presented keys and the remembered ones, in every reading.
+  // Every string kept, once more, against the presented keys and the remembered ones (the values
+  // taken from the request were read above: the closed ones cannot hold a key).
   return keys.redactDeep(record, secrets);
 }

@@ -486,14 +486,22 @@ export class KeyRedactor {
     return this.#hits(text, this.#search(extra)).length > 0;
   }
 
-  /** `text` with every key (remembered, or in `extra`) replaced by `[REDACTED]`. */
-  redactText(text: string, extra: readonly string[] = []): string {
-    return this.#redact(text, this.#search(extra));
+  /**
+   * `text` with every key (remembered, or in `extra`) replaced by `[REDACTED]`; `read`: replaced whole
+   * too when a reading of it (`keyReadings`) holds a key.
+   */
+  redactText(text: string, extra: readonly string[] = [], read = false): string {
+    return this.#redact(text, this.#search(extra), read);
   }
 
-  #redact(text: string, search: Search): string {
+  /**
+   * `read`: also replace a value whole when a reading of it (`keyReadings`) holds a key, for text
+   * that is stored or shown again (tens of microseconds a value: not for every log line, whose
+   * request text is no longer free, ./log-redaction.ts).
+   */
+  #redact(text: string, search: Search, read: boolean): string {
     const hits = this.#hits(text, search);
-    if (hits.length === 0) return this.#readsKey(text, search) ? KEY_REDACTED : text;
+    if (hits.length === 0) return read && this.#readsKey(text, search) ? KEY_REDACTED : text;
     let out = text;
     for (const key of hits) out = out.replace(this.#pattern(key), KEY_REDACTED);
     // A key in base64: the run of base64 characters that holds it goes; first without the slash (a
@@ -503,23 +511,26 @@ export class KeyRedactor {
       out = out.replace(runs, (run) => (this.#hits(run, search).length > 0 ? KEY_REDACTED : run));
     }
     // Whatever encoding neither followed (hex, base32, escapes, a key in pieces…): the whole value goes.
-    return this.#hits(out, search).length > 0 || this.#readsKey(out, search) ? KEY_REDACTED : out;
+    return this.#hits(out, search).length > 0 || (read && this.#readsKey(out, search)) ? KEY_REDACTED : out;
   }
 
-  /** A copy of `value` with every string in it (object keys included) redacted; other values as they are. */
-  redactDeep<T>(value: T, extra: readonly string[] = []): T {
+  /**
+   * A copy of `value` with every string in it (object keys included) redacted; other values as they
+   * are. `read`: each string is also read (`keyReadings`) and replaced whole when it holds a key.
+   */
+  redactDeep<T>(value: T, extra: readonly string[] = [], read = false): T {
     const candidates = this.#search(extra);
     if (this.#known.size === 0 && candidates.extra.length === 0) return value;
     const walk = (inner: unknown, depth: number): unknown => {
-      if (typeof inner === 'string') return this.#redact(inner, candidates);
+      if (typeof inner === 'string') return this.#redact(inner, candidates, read);
       if (depth > MAX_DEPTH || inner === null || typeof inner !== 'object') return inner;
       if (Array.isArray(inner)) return inner.map((item) => walk(item, depth + 1));
       if (inner instanceof Error) {
         // A copy of the same class, its message, stack and own fields redacted (a logged `err`).
         const copy = Object.create(Object.getPrototypeOf(inner) as object) as Error & Record<string, unknown>;
         for (const [name, item] of Object.entries(inner)) copy[name] = walk(item, depth + 1);
-        Object.defineProperty(copy, 'message', { value: this.#redact(inner.message, candidates), writable: true, configurable: true });
-        if (inner.stack !== undefined) Object.defineProperty(copy, 'stack', { value: this.#redact(inner.stack, candidates), writable: true, configurable: true });
+        Object.defineProperty(copy, 'message', { value: this.#redact(inner.message, candidates, read), writable: true, configurable: true });
+        if (inner.stack !== undefined) Object.defineProperty(copy, 'stack', { value: this.#redact(inner.stack, candidates, read), writable: true, configurable: true });
         if (inner.cause !== undefined) Object.defineProperty(copy, 'cause', { value: walk(inner.cause, depth + 1), writable: true, configurable: true });
         return copy;
       }
@@ -527,7 +538,7 @@ export class KeyRedactor {
       // Other objects (buffers, dates, streams) are not plain data: left as they are.
       if (prototype !== Object.prototype && prototype !== null) return inner;
       const out: Record<string, unknown> = {};
-      for (const [name, item] of Object.entries(inner)) out[this.#redact(name, candidates)] = walk(item, depth + 1);
+      for (const [name, item] of Object.entries(inner)) out[this.#redact(name, candidates, read)] = walk(item, depth + 1);
       return out;
     };
     return walk(value, 0) as T;
@@ -592,7 +603,7 @@ function jsonWithoutKeys(json: string, keys: KeyRedactor): string {
     return withoutKeys(json, keys);
   }
   // Each string read on its own (the reading bound applies per string, not to the whole document).
-  return keys.findKey(value) === undefined ? json : JSON.stringify(keys.redactDeep(value));
+  return keys.findKey(value) === undefined ? json : JSON.stringify(keys.redactDeep(value, [], true));
 }
 
 /**

@@ -38,7 +38,7 @@ import './context.js';
 import { registerCompression } from './compression.js';
 import { ApiError, toApiError } from './errors.js';
 import { normaliseDomainInput } from '@spoof-checker/engine';
-import { KeyRedactor, presentedSecrets } from './key-redaction.js';
+import { KeyRedactor, keyFreeReportStore, presentedSecrets } from './key-redaction.js';
 import { loggerOptions } from './log-redaction.js';
 import { createLimiters, DEFAULT_RATE_LIMITS, IPV6_48_ALLOWANCE_FACTOR, IPV6_56_ALLOWANCE_FACTOR, type Limit, type RateLimitRedis, type RateLimits } from './rate-limits.js';
 import { createCounter, type WindowCounter } from './counters.js';
@@ -577,7 +577,8 @@ export const spoofCheckerService: FastifyPluginAsync<ServiceOptions> = async (ho
   await app.register(domainRoutes, { stores, now, updateLimiter: limiters.domainUpdate, deleteLimiter: limiters.domainDelete });
   await app.register(contactRoutes, { stores, limiter: limiters.contactList });
   // The public TLS-RPT delivery counts against the public check's per-address limit.
-  await app.register(reportRoutes, { stores, now, publicLimiter: limiters.spoofCheck, ...(options.reports ?? {}) });
+  // What a report says about itself is checked for keys before it is stored and shown (issue 38).
+  await app.register(reportRoutes, { stores: { ...stores, reports: keyFreeReportStore(stores.reports, keyRedactor) }, now, publicLimiter: limiters.spoofCheck, ...(options.reports ?? {}) });
   await app.register(failureReportRoutes, { stores, now });
   // Routes the composition adds (the public checker page: src/service/compose.ts registers src/web).
   for (const routes of options.routes ?? []) await routes(app as unknown as FastifyInstance, { limits, counter, publicUrl: options.publicUrl });

@@ -10,8 +10,19 @@
  * not follow) is replaced whole. So is a value holding a key base64-encoded (RFC 4648 §4, and the
  * URL-safe alphabet of §5), at any offset within what was encoded (`Basic` credentials, a token
  * that embeds the key): base64 keeps the case, so the key is searched for as it was written.
+ *
+ * Issue 38 (item 9): the logs no longer lean on this list of spellings (they keep an allow-list of
+ * validated fields, ./audit.ts); what is still read here is a refusal test, `keyReadings`: a value
+ * is read as an attacker would read it (percent-decoded, HTML references and `\u` escapes resolved,
+ * separators and line breaks removed, hex, base32 and base64 runs decoded, each reading read again,
+ * breadth first, to `MAX_KEY_READINGS` readings), and holds a key when any reading holds
+ * `MIN_KEY_FRAGMENT_CHARS` consecutive characters of one (a key split in two, or dashed, still
+ * counts). A value that does is refused where it would be stored or sent on, and replaced whole in
+ * whatever is logged.
  */
+import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
+import type { NewReport, ReportRejection, ReportStore } from '../store/reports.js';
 
 /** What a redacted value is replaced with (the record log's marker). */
 export const KEY_REDACTED = '[REDACTED]';
@@ -65,6 +76,138 @@ function base64Cores(key: string): string[] {
     cores.add(core.replace(/\+/g, '-').replace(/\//g, '_'));
   }
   return [...cores];
+}
+
+/**
+ * A value holding this many consecutive characters of a key (in any reading) holds the key: half of
+ * the shortest key the service accepts (32, src/store/api-key-strength.ts), so a key split in two
+ * halves is still found.
+ */
+export const MIN_KEY_FRAGMENT_CHARS = 16;
+/** Most readings of one value (each decoding of each earlier reading, breadth first). */
+export const MAX_KEY_READINGS = 64;
+/** Longest chain of decodings followed: double base64, line-wrapped, is three. */
+export const MAX_KEY_READING_DEPTH = 3;
+/** Characters of a value that are read (the rest is searched as written only): bounds the work per value. */
+export const MAX_KEY_READ_CHARS = 8 * 1024;
+/** Most characters of all the readings of one value together (decoding from several offsets multiplies them). */
+export const MAX_KEY_READINGS_CHARS = 8 * MAX_KEY_READ_CHARS;
+
+/** HTML named references that spell characters of a key or its encodings (WHATWG HTML §13.5). */
+const HTML_NAMED: Readonly<Record<string, string>> = {
+  amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", lowbar: '_', underbar: '_', hyphen: '-', dash: '-', minus: '-', period: '.', colon: ':',
+  sol: '/', plus: '+', equals: '=', num: '#', percnt: '%', excl: '!', quest: '?', comma: ',', semi: ';', nbsp: ' ', tab: '\t', newline: '\n',
+};
+
+function codePoint(value: number): string {
+  return value >= 0 && value <= 0x10ffff ? String.fromCodePoint(value) : '';
+}
+
+/** Each run of `run` decoded by `decode` from each of `offsets` starting characters, joined (one reading). */
+function decodedRuns(text: string, run: RegExp, offsets: number, decode: (part: string) => string): string | undefined {
+  const parts: string[] = [];
+  for (const [match] of text.matchAll(run)) for (let start = 0; start < offsets && match.length - start >= MIN_KEY_FRAGMENT_CHARS / 2; start++) parts.push(decode(match.slice(start)));
+  return parts.length === 0 ? undefined : parts.join('\n');
+}
+
+const BASE32_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+/** RFC 4648 §6, either case; bits that do not fill an octet are dropped. */
+function base32Decode(text: string): string {
+  const out: number[] = [];
+  let bits = 0;
+  let value = 0;
+  for (const char of text.toUpperCase()) {
+    const index = BASE32_ALPHABET.indexOf(char);
+    if (index === -1) continue;
+    value = ((value << 5) | index) & 0xffff;
+    bits += 5;
+    if (bits >= 8) {
+      bits -= 8;
+      out.push((value >> bits) & 0xff);
+    }
+  }
+  return Buffer.from(out).toString('latin1');
+}
+
+/** The readings one decoding step makes of `text` (none when no decoding applies). */
+function decodingsOf(text: string): string[] {
+  const out: string[] = [];
+  // RFC 3986 §2.1.
+  if (/%[0-9a-f]{2}/i.test(text)) {
+    out.push(text.replace(/(?:%[0-9a-f]{2})+/gi, (run) => {
+      try {
+        return decodeURIComponent(run);
+      } catch {
+        return Buffer.from(run.replace(/%/g, ''), 'hex').toString('latin1');
+      }
+    }));
+  }
+  // HTML character references, decimal, hex or named, the `;` optional as browsers read them.
+  if (/&(?:#|[a-z]+;)/i.test(text)) {
+    out.push(text.replace(/&#x([0-9a-f]{1,6});?|&#([0-9]{1,7});?|&([a-z]+);/gi, (whole, hex?: string, decimal?: string, name?: string) =>
+      hex !== undefined ? codePoint(Number.parseInt(hex, 16)) : decimal !== undefined ? codePoint(Number.parseInt(decimal, 10)) : (HTML_NAMED[name!.toLowerCase()] ?? whole)));
+  }
+  // JavaScript and JSON escapes: \u0041, \u{41}, \x41.
+  if (/\\(?:u|x)/i.test(text)) {
+    out.push(text.replace(/\\u\{([0-9a-f]{1,6})\}|\\u([0-9a-f]{4})|\\x([0-9a-f]{2})/gi, (_whole, braced?: string, four?: string, two?: string) => codePoint(Number.parseInt((braced ?? four ?? two)!, 16))));
+  }
+  // Separators and line breaks (a dashed or spaced key, line-wrapped base64, written or escaped).
+  if (/[\s-]|\\[nrt]/.test(text)) out.push(text.replace(/\\[nrt]|[\s-]/g, ''));
+  if (/[\s.:_-]|\\[nrt]/.test(text)) out.push(text.replace(/\\[nrt]|[\s.:_-]/g, ''));
+  // RFC 4648 §8 (hex, either case), both alignments.
+  const hex = decodedRuns(text, /[0-9a-f]{16,}/gi, 2, (part) => Buffer.from(part.length % 2 ? part.slice(0, -1) : part, 'hex').toString('latin1'));
+  if (hex !== undefined) out.push(hex);
+  // RFC 4648 §6 (base32, one case throughout), from each of the first eight characters (every octet alignment).
+  const base32 = decodedRuns(text, /[A-Z2-7]{16,}=*|[a-z2-7]{16,}=*/g, 8, base32Decode);
+  if (base32 !== undefined) out.push(base32);
+  // RFC 4648 §4 and §5, from each of the first four characters (every octet alignment).
+  const base64 = decodedRuns(text, /[A-Za-z0-9+/_-]{12,}={0,2}/g, 4, (part) => Buffer.from(part.replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('latin1'));
+  if (base64 !== undefined) out.push(base64);
+  return out;
+}
+
+/**
+ * `text` as an attacker could read a key out of it: as written, then each decoding of each reading,
+ * breadth first, at most MAX_KEY_READING_DEPTH deep and MAX_KEY_READINGS in all, lower case.
+ */
+export function keyReadings(text: string): string[] {
+  const first = text.length > MAX_KEY_READ_CHARS ? text.slice(0, MAX_KEY_READ_CHARS) : text;
+  const seen = new Set<string>([first]);
+  let level = [first];
+  let chars = first.length;
+  for (let depth = 0; depth < MAX_KEY_READING_DEPTH && level.length > 0 && seen.size < MAX_KEY_READINGS; depth++) {
+    const next: string[] = [];
+    for (const reading of level) {
+      for (const decoded of decodingsOf(reading)) {
+        if (seen.size >= MAX_KEY_READINGS) break;
+        if (decoded.length < MIN_KEY_FRAGMENT_CHARS || seen.has(decoded)) continue;
+        if (chars + decoded.length > MAX_KEY_READINGS_CHARS) break;
+        chars += decoded.length;
+        seen.add(decoded);
+        next.push(decoded);
+      }
+    }
+    level = next;
+  }
+  return [...seen].map((reading) => reading.toLowerCase());
+}
+
+/** Each MIN_KEY_FRAGMENT_CHARS-character window of `key`, lower case, as written and without separators. */
+function keyFragments(key: string): string[] {
+  const out = new Set<string>();
+  for (const spelled of [key.toLowerCase(), key.toLowerCase().replace(/[\s.:_-]/g, '')]) {
+    for (let at = 0; at + MIN_KEY_FRAGMENT_CHARS <= spelled.length; at++) out.add(spelled.slice(at, at + MIN_KEY_FRAGMENT_CHARS));
+  }
+  return [...out];
+}
+
+/** Whether any reading holds one of `fragments`. */
+function readingsHold(readings: readonly string[], fragments: ReadonlySet<string>): boolean {
+  if (fragments.size === 0) return false;
+  for (const reading of readings) {
+    for (let at = 0; at + MIN_KEY_FRAGMENT_CHARS <= reading.length; at++) if (fragments.has(reading.slice(at, at + MIN_KEY_FRAGMENT_CHARS))) return true;
+  }
+  return false;
 }
 
 const usable = (candidate: string): boolean => candidate.length >= MIN_REDACTED_KEY_CHARS && candidate.length <= MAX_REDACTED_KEY_CHARS;
@@ -157,6 +300,10 @@ export class KeyRedactor {
   readonly #patterns = new Map<string, RegExp>();
   /** The remembered keys by their last TAIL_CHARS characters (rebuilt after a change). */
   #index: Map<string, string[]> | undefined;
+  /** Every MIN_KEY_FRAGMENT_CHARS-character window of every remembered key (rebuilt after a change). */
+  #fragments: Set<string> | undefined;
+  /** A presented key's windows, remembered for the next requests. */
+  readonly #presentedFragments = new Map<string, ReadonlySet<string>>();
 
   constructor(keys: Iterable<string> = []) {
     for (const key of keys) this.remember(key);
@@ -167,7 +314,10 @@ export class KeyRedactor {
     const lower = key.trim().toLowerCase();
     if (!usable(lower)) return;
     const held = this.#known.get(lower);
-    if (held === undefined) this.#index = undefined;
+    if (held === undefined) {
+      this.#index = undefined;
+      this.#fragments = undefined;
+    }
     this.#known.delete(lower);
     this.#known.set(lower, held ?? keyPattern(lower));
     // Base64 keeps the case: each spelling the key was remembered in is searched for.
@@ -183,6 +333,7 @@ export class KeyRedactor {
       this.#known.delete(oldest);
       this.#encoded.delete(oldest);
       this.#index = undefined;
+      this.#fragments = undefined;
       this.#encodedByPrefix = undefined;
     }
   }
@@ -302,19 +453,55 @@ export class KeyRedactor {
     return found;
   }
 
+  /** Whether some reading of `text` (`keyReadings`) holds a window of a remembered key or of one of `search.extra`. */
+  #readsKey(text: string, search: Search): boolean {
+    if (text.length < MIN_KEY_FRAGMENT_CHARS) return false;
+    if (this.#fragments === undefined) this.#fragments = new Set([...this.#known.keys()].flatMap(keyFragments));
+    const sets: ReadonlySet<string>[] = this.#fragments.size > 0 ? [this.#fragments] : [];
+    for (const key of search.extra) {
+      let windows = this.#presentedFragments.get(key);
+      if (windows === undefined) {
+        windows = new Set(keyFragments(key));
+        if (this.#presentedFragments.size >= MAX_REMEMBERED_KEYS) this.#presentedFragments.delete(this.#presentedFragments.keys().next().value as string);
+        this.#presentedFragments.set(key, windows);
+      }
+      sets.push(windows);
+    }
+    if (sets.length === 0) return false;
+    const readings = keyReadings(text);
+    return sets.some((windows) => readingsHold(readings, windows));
+  }
+
+  /**
+   * Whether `text` holds a remembered key or one of `extra` in any reading (`keyReadings`): hex,
+   * base32, base64 (the key upper-cased, encoded twice, line-wrapped), HTML references, `\u`
+   * escapes, dashed or split (half a key is enough). For fields that are stored or sent on.
+   */
+  readsKey(text: string, extra: readonly string[] = []): boolean {
+    return this.#readsKey(text, this.#search(extra));
+  }
+
   /** Whether `text`, in any case or percent-encoding, holds a remembered key or one of `extra`. */
   holdsKey(text: string, extra: readonly string[] = []): boolean {
     return this.#hits(text, this.#search(extra)).length > 0;
   }
 
-  /** `text` with every key (remembered, or in `extra`) replaced by `[REDACTED]`. */
-  redactText(text: string, extra: readonly string[] = []): string {
-    return this.#redact(text, this.#search(extra));
+  /**
+   * `text` with every key (remembered, or in `extra`) replaced by `[REDACTED]`; `read`: replaced whole
+   * too when a reading of it (`keyReadings`) holds a key.
+   */
+  redactText(text: string, extra: readonly string[] = [], read = false): string {
+    return this.#redact(text, this.#search(extra), read);
   }
 
-  #redact(text: string, search: Search): string {
+  /**
+   * `read`: also replace a value whole when a reading of it (`keyReadings`) holds a key, for text
+   * that is stored or shown again (tens of microseconds a value: not for every log line, whose
+   * request text is no longer free, ./log-redaction.ts).
+   */
+  #redact(text: string, search: Search, read: boolean): string {
     const hits = this.#hits(text, search);
-    if (hits.length === 0) return text;
+    if (hits.length === 0) return read && this.#readsKey(text, search) ? KEY_REDACTED : text;
     let out = text;
     for (const key of hits) out = out.replace(this.#pattern(key), KEY_REDACTED);
     // A key in base64: the run of base64 characters that holds it goes; first without the slash (a
@@ -323,24 +510,27 @@ export class KeyRedactor {
       if (this.#hits(out, search).length === 0) break;
       out = out.replace(runs, (run) => (this.#hits(run, search).length > 0 ? KEY_REDACTED : run));
     }
-    // Whatever encoding neither followed: the whole value goes.
-    return this.#hits(out, search).length > 0 ? KEY_REDACTED : out;
+    // Whatever encoding neither followed (hex, base32, escapes, a key in pieces…): the whole value goes.
+    return this.#hits(out, search).length > 0 || (read && this.#readsKey(out, search)) ? KEY_REDACTED : out;
   }
 
-  /** A copy of `value` with every string in it (object keys included) redacted; other values as they are. */
-  redactDeep<T>(value: T, extra: readonly string[] = []): T {
+  /**
+   * A copy of `value` with every string in it (object keys included) redacted; other values as they
+   * are. `read`: each string is also read (`keyReadings`) and replaced whole when it holds a key.
+   */
+  redactDeep<T>(value: T, extra: readonly string[] = [], read = false): T {
     const candidates = this.#search(extra);
     if (this.#known.size === 0 && candidates.extra.length === 0) return value;
     const walk = (inner: unknown, depth: number): unknown => {
-      if (typeof inner === 'string') return this.#redact(inner, candidates);
+      if (typeof inner === 'string') return this.#redact(inner, candidates, read);
       if (depth > MAX_DEPTH || inner === null || typeof inner !== 'object') return inner;
       if (Array.isArray(inner)) return inner.map((item) => walk(item, depth + 1));
       if (inner instanceof Error) {
         // A copy of the same class, its message, stack and own fields redacted (a logged `err`).
         const copy = Object.create(Object.getPrototypeOf(inner) as object) as Error & Record<string, unknown>;
         for (const [name, item] of Object.entries(inner)) copy[name] = walk(item, depth + 1);
-        Object.defineProperty(copy, 'message', { value: this.#redact(inner.message, candidates), writable: true, configurable: true });
-        if (inner.stack !== undefined) Object.defineProperty(copy, 'stack', { value: this.#redact(inner.stack, candidates), writable: true, configurable: true });
+        Object.defineProperty(copy, 'message', { value: this.#redact(inner.message, candidates, read), writable: true, configurable: true });
+        if (inner.stack !== undefined) Object.defineProperty(copy, 'stack', { value: this.#redact(inner.stack, candidates, read), writable: true, configurable: true });
         if (inner.cause !== undefined) Object.defineProperty(copy, 'cause', { value: walk(inner.cause, depth + 1), writable: true, configurable: true });
         return copy;
       }
@@ -348,18 +538,27 @@ export class KeyRedactor {
       // Other objects (buffers, dates, streams) are not plain data: left as they are.
       if (prototype !== Object.prototype && prototype !== null) return inner;
       const out: Record<string, unknown> = {};
-      for (const [name, item] of Object.entries(inner)) out[this.#redact(name, candidates)] = walk(item, depth + 1);
+      for (const [name, item] of Object.entries(inner)) out[this.#redact(name, candidates, read)] = walk(item, depth + 1);
       return out;
     };
     return walk(value, 0) as T;
   }
 
-  /** The path (`a.b[2]`) of the first string in `value` that holds a key, or undefined. */
+  /**
+   * The path (`a.b[2]`) of the first string in `value` that holds a key in any reading, or
+   * `(the body, across fields)` when its strings hold one only put together (a key split in two
+   * fields), or undefined.
+   */
   findKey(value: unknown, extra: readonly string[] = []): string | undefined {
     const candidates = this.#search(extra);
     if (this.#known.size === 0 && candidates.extra.length === 0) return undefined;
+    const strings: string[] = [];
+    const holds = (text: string): boolean => this.#hits(text, candidates).length > 0 || this.#readsKey(text, candidates);
     const walk = (inner: unknown, path: string, depth: number): string | undefined => {
-      if (typeof inner === 'string') return this.#hits(inner, candidates).length > 0 ? path || '(the body)' : undefined;
+      if (typeof inner === 'string') {
+        strings.push(inner);
+        return holds(inner) ? path || '(the body)' : undefined;
+      }
       if (depth > MAX_DEPTH || inner === null || typeof inner !== 'object') return undefined;
       if (Array.isArray(inner)) {
         for (let i = 0; i < inner.length; i++) {
@@ -370,13 +569,65 @@ export class KeyRedactor {
       }
       for (const [name, item] of Object.entries(inner)) {
         // A field named with a key is reported without its name.
-        if (this.#hits(name, candidates).length > 0) return path === '' ? '(a field name)' : `${path}.(a field name)`;
+        strings.push(name);
+        if (holds(name)) return path === '' ? '(a field name)' : `${path}.(a field name)`;
         const here = path === '' ? name : `${path}.${name}`;
         const found = walk(item, here, depth + 1);
         if (found !== undefined) return found;
       }
       return undefined;
     };
-    return walk(value, '', 0);
+    const found = walk(value, '', 0);
+    if (found !== undefined || strings.length < 2) return found;
+    // The pieces of a key in separate fields: a window spans the joint only when put together.
+    const joined = strings.join('').slice(0, MAX_KEY_READ_CHARS);
+    return holds(joined) ? '(the body, across fields)' : undefined;
   }
+}
+
+/** `text`, or `KEY_REDACTED` when it holds a key `keys` knows (or one of `extra`) in any reading. */
+export function withoutKeys(text: string, keys: KeyRedactor, extra?: readonly string[]): string;
+export function withoutKeys(text: string | null, keys: KeyRedactor, extra?: readonly string[]): string | null;
+export function withoutKeys(text: string | null, keys: KeyRedactor, extra: readonly string[] = []): string | null {
+  if (text === null) return null;
+  return keys.holdsKey(text, extra) || keys.readsKey(text, extra) ? KEY_REDACTED : text;
+}
+
+/** JSON text with each string (names too) that holds a key replaced by `KEY_REDACTED`; untouched when none does. */
+function jsonWithoutKeys(json: string, keys: KeyRedactor): string {
+  if (keys.size === 0) return json;
+  let value: unknown;
+  try {
+    value = JSON.parse(json) as unknown;
+  } catch {
+    return withoutKeys(json, keys);
+  }
+  // Each string read on its own (the reading bound applies per string, not to the whole document).
+  return keys.findKey(value) === undefined ? json : JSON.stringify(keys.redactDeep(value, [], true));
+}
+
+/**
+ * `store` with what a report says about itself (free text from whoever sent it: `org_name`, the
+ * file name, the report id, the document and each record's detail, a refused file's name and
+ * detail) checked for keys in every reading before it is stored, and so before it is shown (issue
+ * 38, item 9). The deduplication identity, when it holds one, is kept as its SHA-256 digest.
+ */
+export function keyFreeReportStore(store: ReportStore, keys: KeyRedactor): ReportStore {
+  const clean = (report: NewReport): NewReport => ({
+    ...report,
+    identity: withoutKeys(report.identity, keys) === report.identity ? report.identity : `sha256:${createHash('sha256').update(report.identity).digest('hex')}`,
+    orgName: withoutKeys(report.orgName, keys),
+    reportId: withoutKeys(report.reportId, keys),
+    origin: { ...report.origin, fileName: withoutKeys(report.origin.fileName, keys) },
+    document: jsonWithoutKeys(report.document, keys),
+    records: report.records.map((record) => ({ ...record, detail: jsonWithoutKeys(record.detail, keys) })),
+  });
+  return new Proxy(store, {
+    get(target, property, receiver) {
+      if (property === 'add') return (report: NewReport) => target.add(clean(report));
+      if (property === 'reject') return (rejection: ReportRejection) => target.reject({ ...rejection, fileName: withoutKeys(rejection.fileName, keys), detail: withoutKeys(rejection.detail, keys) });
+      const value = Reflect.get(target, property, receiver) as unknown;
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }

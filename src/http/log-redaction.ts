@@ -7,9 +7,13 @@
  * And wherever else a key sits (issue 29): the key the request presented, valid or not, is
  * redacted from its request line (path and every query value, in any case or percent-encoding),
  * and every key the service knows in clear (./key-redaction.ts) from every string of every line.
+ *
+ * The request line is no longer the URL the client wrote (issue 38, item 9): it is the route's
+ * template (`/api/domain/v1/:domain_id`), or `(no route)`, and the number of query parameters; the
+ * record log (./audit.ts) keeps the validated values.
  */
 import type { FastifyServerOptions } from 'fastify';
-import { REDACTED, redactUrl, SECRET_HEADERS } from './audit.js';
+import { recordedPath, REDACTED, SECRET_HEADERS } from './audit.js';
 import { KeyRedactor, presentedSecrets } from './key-redaction.js';
 import type { IncomingHttpHeaders } from 'node:http';
 
@@ -24,14 +28,29 @@ export const LOG_REDACT_PATHS: readonly string[] = CREDENTIAL_HEADERS.flatMap((n
   `*.*.headers["${name}"]`,
 ]);
 
-/** What the server log records of a request: no headers, and the URL with secrets and keys censored. */
+/** What the server log records of a request: no headers, and the route rather than the URL. */
 function requestSerializer(keys: KeyRedactor) {
-  return (request: { method?: string; url?: string; ip?: string; headers?: IncomingHttpHeaders; socket?: { remotePort?: number } }): Record<string, unknown> => ({
-    method: request.method,
-    url: keys.redactText(redactUrl(request.url ?? ''), request.headers ? presentedSecrets(request.headers) : []),
-    remoteAddress: request.ip,
-    remotePort: request.socket?.remotePort,
-  });
+  return (request: {
+    method?: string;
+    url?: string;
+    ip?: string;
+    headers?: IncomingHttpHeaders;
+    socket?: { remotePort?: number };
+    is404?: boolean;
+    routeOptions?: { url?: string };
+  }): Record<string, unknown> => {
+    const template = request.is404 ? undefined : request.routeOptions?.url;
+    const queryStart = request.url?.indexOf('?') ?? -1;
+    const parameters = queryStart === -1 ? 0 : [...new URLSearchParams(request.url!.slice(queryStart + 1)).keys()].length;
+    return {
+      method: request.method,
+      // The template is the service's own text; the check below only guards against a route written with a key in it.
+      url: keys.redactText(recordedPath(template, {}, false), request.headers ? presentedSecrets(request.headers) : []),
+      ...(parameters > 0 ? { queryParameters: parameters } : {}),
+      remoteAddress: request.ip,
+      remotePort: request.socket?.remotePort,
+    };
+  };
 }
 
 /**

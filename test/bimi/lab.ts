@@ -94,7 +94,7 @@ export interface BimiLab {
   close(): Promise<void>;
 }
 
-function openssl(args: string[], cwd: string): string {
+export function openssl(args: string[], cwd: string): string {
   try {
     return execFileSync('openssl', args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] }).toString();
   } catch (error) {
@@ -103,10 +103,10 @@ function openssl(args: string[], cwd: string): string {
   }
 }
 
-const EC = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+export const EC = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
 
 /** research/bimi.md §6: the MVA configuration; the leaf's SAN, EKU and logo are templated. */
-function mvaConfig(leaf: { san: string[]; eku: string; logo: string }): string {
+export function mvaConfig(leaf: { san: string[]; eku: string; logo: string }): string {
   const svg = Buffer.from(leaf.logo);
   return `oid_section = new_oids
 [ new_oids ]

@@ -29,6 +29,22 @@ afterEach(async () => {
 
 const encodeAll = (text: string): string => [...Buffer.from(text)].map((byte) => `%${byte.toString(16).toUpperCase()}`).join('');
 
+/** Issue 38's spellings of `key`: hex, base32, base64 of the upper-cased key, twice, line-wrapped, dashed, HTML references, \u escapes. */
+function issue38Spellings(key: string): Record<string, string> {
+  const b64 = (text: string): string => Buffer.from(text).toString('base64');
+  const bits = [...Buffer.from(key)].map((byte) => byte.toString(2).padStart(8, '0')).join('');
+  return {
+    hex: Buffer.from(key).toString('hex'),
+    base32: (bits.match(/.{1,5}/g) ?? []).map((chunk) => 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'[Number.parseInt(chunk.padEnd(5, '0'), 2)]).join(''),
+    'base64 of the upper-cased key': b64(key.toUpperCase()),
+    'base64 twice': b64(b64(key)),
+    'line-wrapped base64': (b64(key).match(/.{1,10}/g) ?? []).join('\n'),
+    dashed: (key.match(/.{1,4}/g) ?? []).join('-'),
+    'HTML references': [...key].map((char) => `&#${char.charCodeAt(0)};`).join(''),
+    '\\u escapes': [...key].map((char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`).join(''),
+  };
+}
+
 /** The keys a text still holds: as written, percent-decoded or base64-decoded. */
 const leaked = (text: string): string[] => leakedKeys(text, [SEED_KEY, WRONG_KEY]);
 
@@ -63,10 +79,15 @@ describe('serve keeps keys out of its log and its database', () => {
       [`${monitors}/${encodeAll(WRONG_KEY).toLowerCase()}`, { headers: { authorization: `Bearer ${WRONG_KEY}` } }],
       [`${base}/no-such-route/${SEED_KEY}`, {}],
       [monitors, { method: 'POST', headers: { 'x-api-key': WRONG_KEY, 'content-type': 'application/json' }, body: JSON.stringify({ domain: `${SEED_KEY}.example`, webhookUrl: `https://hooks.example/?k=${WRONG_KEY}` }) }],
+      // Issue 38, item 9: the spellings the redactor did not follow.
+      ...Object.values(issue38Spellings(SEED_KEY)).map((spelled): [string, RequestInit] => [`${monitors}/${encodeURIComponent(spelled)}?q=${encodeURIComponent(spelled)}`, {}]),
+      ...Object.values(issue38Spellings(WRONG_KEY)).map((spelled): [string, RequestInit] => [`${base}/api/template/v1/${encodeURIComponent(spelled)}?limit=${encodeURIComponent(spelled)}`, { headers: { 'x-api-key': WRONG_KEY, 'user-agent': `agent/${spelled.replace(/\n/g, ' ')}` } }]),
+      [`${monitors}?a=${SEED_KEY.slice(0, 21)}&b=${SEED_KEY.slice(21)}`, {}],
+      [monitors, { method: 'POST', headers: { 'x-api-key': WRONG_KEY, 'content-type': 'application/json' }, body: JSON.stringify({ domain: 'ok.example', webhookUrl: `https://hooks.example/?k=${Buffer.from(SEED_KEY).toString('hex')}` }) }],
     ];
     for (const [url, init] of requests) {
       const response = await fetch(url, init);
-      expect([401, 404], url).toContain(response.status);
+      expect([400, 401, 404], url).toContain(response.status);
       await response.arrayBuffer();
     }
     child.kill('SIGTERM');

@@ -8,6 +8,7 @@
  * (SEED_KEY, `redactKeys`, as `serve` passes the seed file's keys). The search is independent of
  * the code under test: it lower-cases every text and percent-decodes it up to three times.
  */
+import { readFileSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -15,7 +16,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { redactUrl } from '../../src/http/audit.js';
-import { KEY_REDACTED, KeyRedactor, MAX_REMEMBERED_KEYS, MIN_REDACTED_KEY_CHARS, presentedSecrets } from '../../src/http/key-redaction.js';
+import { KEY_REDACTED, KeyRedactor, MAX_REMEMBERED_KEYS, MIN_KEY_FRAGMENT_CHARS, MIN_REDACTED_KEY_CHARS, presentedSecrets } from '../../src/http/key-redaction.js';
 import { applySeed, parseSeed } from '../../src/store/seed.js';
 import { openSqliteStores } from '../../src/store/sqlite.js';
 import { SQLITE_FILE_NAME } from '../../src/store/sqlite.js';
@@ -23,6 +24,7 @@ import type { Stores } from '../../src/store/types.js';
 import { checkOver, monitorService, MutableResolver, REJECT, TestClock } from '../monitors/helpers.js';
 import { KEY_A, makeApp, seededStores, TEST_SEED } from './helpers.js';
 import { leakedKeys, percentDecodedForms } from '../setup/key-forms.js';
+import { REPORT_SOURCES } from '../ingest/helpers.js';
 
 const WRONG_KEY = 'sk_wrong_46821d245d3a96c48bbafc57054511af';
 const STARTUP_KEY = 'sk_startup_b4d8dc0466f6b6401f969b9369fc67ab';
@@ -48,6 +50,34 @@ function spellings(key: string): Record<string, string> {
     'inside a value': `prefix-${key}-suffix`,
     'base64 (Basic credentials)': Buffer.from(`api:${key}`).toString('base64'),
     'base64url, inside a token': `tok.${Buffer.from(`{"k":"${key}"}`).toString('base64url')}.sig`,
+    ...newSpellings(key),
+  };
+}
+
+/** RFC 4648 §6 base32, upper case, padded. */
+function base32(text: string): string {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+  const bits = [...Buffer.from(text)].map((byte) => byte.toString(2).padStart(8, '0')).join('');
+  const chars = (bits.match(/.{1,5}/g) ?? []).map((chunk) => alphabet[Number.parseInt(chunk.padEnd(5, '0'), 2)]).join('');
+  return chars.padEnd(Math.ceil(chars.length / 8) * 8, '=');
+}
+
+/** Issue 38, item 9: the spellings the redactor did not follow. */
+function newSpellings(key: string): Record<string, string> {
+  const half = Math.floor(key.length / 2);
+  const b64 = (text: string): string => Buffer.from(text).toString('base64');
+  return {
+    hex: Buffer.from(key).toString('hex'),
+    'hex, upper case': Buffer.from(key).toString('hex').toUpperCase(),
+    base32: base32(key),
+    'base64 of the upper-cased key': b64(key.toUpperCase()),
+    'base64 twice': b64(b64(key)),
+    'line-wrapped base64': (b64(`token=${key};`).match(/.{1,8}/g) ?? []).join('\n'),
+    // Each half of a key the service accepts (32 characters or more) is a piece MIN_KEY_FRAGMENT_CHARS long.
+    ...(key.length >= 2 * MIN_KEY_FRAGMENT_CHARS ? { 'split in two query values': `${key.slice(0, half)}&half=${key.slice(half)}` } : {}),
+    dashed: (key.match(/.{1,4}/g) ?? []).join('-'),
+    'HTML references': [...key].map((char, i) => (i % 2 ? `&#${char.charCodeAt(0)};` : `&#x${char.charCodeAt(0).toString(16)};`)).join(''),
+    '\\u escapes': [...key].map((char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`).join(''),
   };
 }
 
@@ -73,7 +103,7 @@ function attacks(monitorId: string): { method: 'GET' | 'POST' | 'PATCH' | 'DELET
     const planted = Object.values(headers).some((value) => value.includes(WRONG_KEY)) ? KEYS : KEYS.filter((key) => key !== WRONG_KEY);
     for (const key of planted) {
       for (const spelled of Object.values(spellings(key))) {
-        const inUrl = spelled.replace(/[#?/ ]/g, encodeURIComponent);
+        const inUrl = spelled.replace(/[#?/ \n\\]/g, encodeURIComponent);
         out.push(
           { method: 'GET', url: `${MONITORS}/${inUrl}`, headers },
           { method: 'GET', url: `/api/template/v1?limit=${inUrl}`, headers },
@@ -209,6 +239,53 @@ describe('keys planted in paths, queries and bodies reach no log and no table', 
   });
 });
 
+describe('issue 38: keys in fields that are stored or sent on', () => {
+  const cleanup: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const fn of cleanup.splice(0)) await fn();
+  });
+  const hex = (key: string): string => Buffer.from(key).toString('hex');
+
+  it('a webhook URL with a key in hex, base32 or split across query values is refused, and nothing is stored', async () => {
+    const s = await setup('sqlite');
+    cleanup.push(s.close);
+    const half = Math.floor(KEY_A.length / 2);
+    for (const webhookUrl of [`https://hooks.example/in?k=${hex(KEY_A)}`, `https://hooks.example/in?k=${base32(STARTUP_KEY)}`, `https://hooks.example/in?a=${KEY_A.slice(0, half)}&b=${KEY_A.slice(half)}`]) {
+      const response = await s.app.inject({ method: 'POST', url: MONITORS, headers: { authorization: `Bearer ${KEY_A}` }, payload: { domain: 'hooks-ok.example', webhookUrl } });
+      expect(response.statusCode, webhookUrl).toBe(400);
+      expect(response.json().message).toMatch(/carries an API key/);
+    }
+    await s.app.close();
+    expect((await s.tables()).split('\n').flatMap(leaked)).toEqual([]);
+  });
+
+  it("a key in a report's org_name, report id or X-Report-Filename is neither stored nor shown", async () => {
+    const s = await setup('sqlite');
+    cleanup.push(s.close);
+    const xml = readFileSync(join(REPORT_SOURCES, 'yahoo.com!spf-cloud-ec2.example!1795132800!1795219199.xml'), 'utf8')
+      .replace('<org_name>Yahoo</org_name>', `<org_name>Yahoo ${hex(KEY_A)}</org_name>`)
+      .replace('<report_id>1795219362.441927</report_id>', `<report_id>${base32(SEED_KEY)}</report_id>`)
+      // Before the test clock's day (2025-06-01).
+      .replace('<begin>1795132800.0</begin>', '<begin>1748563200</begin>')
+      .replace('<end>1795219199</end>', '<end>1748649599</end>');
+    const headers = { authorization: `Bearer ${KEY_A}`, 'content-type': 'text/xml' };
+    const stored = await s.app.inject({ method: 'POST', url: '/api/tools/v1/spoof-checker/reports', headers: { ...headers, 'x-report-filename': `report-${(STARTUP_KEY.match(/.{1,4}/g) ?? []).join('-')}.xml` }, payload: xml });
+    expect(stored.statusCode, stored.body).toBe(200);
+    const refused = await s.app.inject({ method: 'POST', url: '/api/tools/v1/spoof-checker/reports', headers: { ...headers, 'x-report-filename': `${Buffer.from(KEY_A.toUpperCase()).toString('base64')}.xml` }, payload: '<feedback><nothing/></feedback>' });
+    expect(refused.statusCode, refused.body).toBe(422);
+    const shown = [
+      (await s.app.inject({ method: 'GET', url: '/api/tools/v1/spoof-checker/reports', headers })).body,
+      (await s.app.inject({ method: 'GET', url: '/api/tools/v1/spoof-checker/reports/rejections', headers })).body,
+    ];
+    expect(shown[0]).toContain('"reports":[{');
+    expect(shown[0]).toContain(KEY_REDACTED);
+    expect(shown[1]).toContain(KEY_REDACTED);
+    await s.app.close();
+    const lines = [...shown, ...s.logged, ...(await s.tables()).split('\n')];
+    expect(lines.flatMap((line) => leaked(line).map((key) => `${key} in: ${line.slice(0, 300)}`))).toEqual([]);
+  });
+});
+
 describe('a request the HTTP parser refuses', () => {
   it('logs neither its raw bytes nor the key in them, at trace level', async () => {
     const logged: string[] = [];
@@ -240,11 +317,27 @@ describe('KeyRedactor', () => {
   const key = 'sk_live_AbC0123456789xyz';
   const redactor = new KeyRedactor([key]);
 
-  it.each(Object.entries(spellings(key)))('redacts the %s spelling', (_name, spelled) => {
-    const out = redactor.redactText(`/api/x/${spelled}/y?z=1`);
+  it.each(Object.entries(spellings(key)))('redacts the %s spelling', (name, spelled) => {
+    // The spellings issue 38 added are found by reading the value (`read`: fields stored or shown).
+    const out = redactor.redactText(`/api/x/${spelled}/y?z=1`, [], name in newSpellings(key));
     expect(leaked(out).length === 0 && leakedKeys(out, [key]).length === 0).toBe(true);
     expect(out).toContain(KEY_REDACTED);
-    expect(out.startsWith('/api/x/')).toBe(true);
+    // The spellings issue 38 added are read, not followed: the whole value goes.
+    if (!(name in newSpellings(key))) expect(out.startsWith('/api/x/')).toBe(true);
+  });
+
+  it.each(Object.entries(newSpellings(WRONG_KEY)))('finds the %s spelling of a key in a stored field, whole or across fields', (_name, spelled) => {
+    const alone = new KeyRedactor([SEED_KEY]);
+    expect(alone.readsKey(spelled, [WRONG_KEY])).toBe(true);
+    expect(alone.findKey({ webhookUrl: `https://hooks.example/in?k=${spelled}` }, [WRONG_KEY])).toBe('webhookUrl');
+    expect(alone.readsKey(spelled)).toBe(false);
+  });
+
+  it('a key cut into short pieces across fields is found put together; other text is left alone', () => {
+    const pieces = WRONG_KEY.match(/.{1,10}/g)!;
+    expect(new KeyRedactor([WRONG_KEY]).findKey({ a: pieces[0], b: { c: pieces[1], d: [pieces[2], pieces[3]] } })).toBe('(the body, across fields)');
+    const ordinary = ['https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX', 'Z29vZ2xlLmNvbQ==', 'deadbeefcafebabe0123456789abcdef', 'MFRGGZDFMZTWQ2LKNNWG23TPOBYXE43U'];
+    for (const text of ordinary) expect(new KeyRedactor([WRONG_KEY, SEED_KEY]).readsKey(text), text).toBe(false);
   });
 
   it('with many keys remembered (the tail index), finds each in every spelling; forgets the least recently used past the cap', () => {
@@ -252,7 +345,7 @@ describe('KeyRedactor', () => {
     const big = new KeyRedactor(many);
     for (const chosen of [many[0]!, many[17]!, many[39]!]) {
       for (const spelled of Object.values(spellings(chosen))) {
-        const out = big.redactText(`/p/${spelled}?q=1`);
+        const out = big.redactText(`/p/${spelled}?q=1`, [], true);
         expect(leakedKeys(out, [chosen]), `${spelled} → ${out}`).toEqual([]);
       }
     }
@@ -298,7 +391,9 @@ describe('KeyRedactor', () => {
   });
 
   it('leaves other text alone, and short candidates are not searched for', () => {
-    expect(redactor.redactText('/api/x/sk_live_AbC012345678/y')).toBe('/api/x/sk_live_AbC012345678/y');
+    // Fewer than MIN_KEY_FRAGMENT_CHARS characters of the key: not a piece of it (16 would be, issue 38).
+    expect(redactor.redactText('/api/x/sk_live_AbC0123/y', [], true)).toBe('/api/x/sk_live_AbC0123/y');
+    expect(redactor.redactText('/api/x/sk_live_AbC01234/y', [], true)).toBe(KEY_REDACTED);
     expect(redactor.redactText('abc abc', ['abc'])).toBe('abc abc');
     expect(MIN_REDACTED_KEY_CHARS).toBe(8);
   });

@@ -103,7 +103,8 @@ describe('the record log (audit trail)', () => {
       user_agent: 'vitest/1',
       environment: 'production',
     });
-    expect(record.requestDetails).toMatchObject({ method: 'PATCH', path: '/api/domain/v1/dom_a1', query: { trace: '1' } });
+    // Issue 38: a parameter the route does not declare is counted, never kept.
+    expect(record.requestDetails).toMatchObject({ method: 'PATCH', path: '/api/domain/v1/dom_a1', query: { '…': '1 undeclared parameter(s) not recorded' } });
     expect(record.metadata).toMatchObject({ route: '/api/domain/v1/:domain_id', errorCode: null });
   });
 
@@ -187,8 +188,9 @@ describe('the record log (audit trail)', () => {
     for (const secret of [KEY_A, 's3cr3t', 'hunter2', 'k-123', 't-456', 'leaked-in-query']) expect(text).not.toContain(secret);
     const record = read.json();
     expect(record.requestDetails.headers).toMatchObject({ authorization: REDACTED, 'x-api-key': REDACTED, cookie: REDACTED });
-    expect(record.requestDetails.query).toEqual({ api_key: REDACTED, page: '1' });
-    expect(record.request_body).toEqual({ content: [{ block: 'text', password: REDACTED, nested: { apiKey: REDACTED, token: REDACTED } }], description: 'kept' });
+    // Issue 38: undeclared parameters and fields are counted, free text is kept as its size.
+    expect(record.requestDetails.query).toEqual({ '…': '2 undeclared parameter(s) not recorded' });
+    expect(record.request_body).toEqual({ content: [{ '…': '3 undeclared field(s) not recorded' }], description: '[not recorded, 4 chars]' });
     expect(record.actor_id).toBe('key_a');
   });
 

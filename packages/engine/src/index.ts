@@ -99,8 +99,8 @@ export type { BimiCertificate, BimiGrade, BimiLogo, BimiResult, BimiRoot, MarkCe
 export { ADDRESS_CLASS_TEXT, classifyAddress, forbiddenReason, isForbiddenAddress, isPublicAddress, resolveAllowedAddress } from './net/address-guard.js';
 export type { AddressCheck, AddressClass, HostLookup } from './net/address-guard.js';
 /** The trust set of the TLS probes: the default roots plus extra PEM roots (`--tls-ca`), built once per PEM. */
-export { tlsTrust } from './transport/tls-peer.js';
-export type { TlsTrust } from './transport/tls-peer.js';
+export { tlsTrust } from './net/tls-peer.js';
+export type { TlsTrust } from './net/tls-peer.js';
 
 // Reports the receivers send back: DMARC aggregate (RFC 7489 Appendix C, RFC 9990) and SMTP TLS (RFC 8460) (docs/reports.md).
 /** Report files to report documents: gzip, zip, XML or JSON by their first bytes, decompression capped (bombs stop at the cap). */

@@ -12,6 +12,7 @@ import { createHash, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { certificateParts, childrenOf, DerError, findAll, oidOf, stringOf, type CertificateParts, type Tlv } from './der.js';
+import { pathConstraintProblems } from './path-constraints.js';
 import type { BimiCertificate } from './types.js';
 
 /** id-kp-BrandIndicatorforMessageIdentification (IANA SMI id-kp 31; draft-fetch-validation-vmc-wchuang): the BIMI EKU. */
@@ -214,7 +215,8 @@ export function checkMarkCertificate(input: MarkCertificateInput): BimiCertifica
 /**
  * RFC 5280 §6.1, by signature: from the leaf, each certificate's issuer is a trusted root whose key
  * verifies its signature, or a CA certificate of the bundle that does. Validity dates of every
- * certificate on the path are checked at `now`; a BIMI issuing CA must carry the BIMI EKU.
+ * certificate on the path are checked at `now`; a BIMI issuing CA must carry the BIMI EKU; path
+ * length, key usage and name constraints of every issuer, the anchor's included (./path-constraints.ts).
  */
 function verifyChain(leaf: X509Certificate, bundle: X509Certificate[], roots: readonly BimiRoot[], now: Date, problems: string[]): BimiCertificate['chain'] {
   const rootPrints = new Set(roots.map((root) => root.certificate.fingerprint256));
@@ -224,12 +226,12 @@ function verifyChain(leaf: X509Certificate, bundle: X509Certificate[], roots: re
   const path: X509Certificate[] = [leaf];
   for (let depth = 0; depth <= MAX_CHAIN_DEPTH && !anchor; depth++) {
     // A trusted root first: its key, never the bundle's copy of its name.
-    const root = roots.find((candidate) => current.checkIssued(candidate.certificate) && current.verify(candidate.certificate.publicKey));
+    const root = roots.find((candidate) => issuedBy(current, candidate.certificate));
     if (root) {
       anchor = root;
       break;
     }
-    const next = bundle.find((candidate) => !used.has(candidate) && !rootPrints.has(candidate.fingerprint256) && candidate.ca && current.checkIssued(candidate) && current.verify(candidate.publicKey));
+    const next = bundle.find((candidate) => !used.has(candidate) && !rootPrints.has(candidate.fingerprint256) && issuedBy(current, candidate));
     if (!next) {
       const lookalike = [...roots.map((r) => r.certificate), ...bundle].find((candidate) => candidate !== current && current.checkIssued(candidate) && !current.verify(candidate.publicKey));
       const name = commonName(current.subject);
@@ -263,9 +265,20 @@ function verifyChain(leaf: X509Certificate, bundle: X509Certificate[], roots: re
       problems.push(`the issuing CA "${commonName(issuing.subject)}" cannot be read`);
     }
   }
+  // RFC 5280 §6.1: path length, key usage and name constraints of every issuer (./path-constraints.ts).
+  if (anchor) problems.push(...pathConstraintProblems(path, anchor.certificate, (certificate, index) => (index === 0 ? 'the mark certificate' : `"${commonName(certificate.subject)}"`)));
   if (anchor?.legacy) problems.push(`the chain ends at "${anchor.name}", an authority some receivers no longer trust`);
   const trusted = anchor !== null && problems.length === 0;
   return { trusted, anchor: anchor ? anchor.name : null, problems };
+}
+
+/**
+ * RFC 5280 §6.1.3 (a) (iv): `child` names `parent` as its issuer and `parent`'s key verifies its
+ * signature. Not `checkIssued` nor `.ca`: they also refuse an issuer without keyCertSign, which
+ * ./path-constraints.ts reports by name (with an issuer that is no CA) instead of "no issuer".
+ */
+function issuedBy(child: X509Certificate, parent: X509Certificate): boolean {
+  return child.issuer === parent.subject && child.verify(parent.publicKey);
 }
 
 /** RFC 9399 §4.1: subjectLogo [2] → direct [0] → image[0].imageDetails: media type, hash, and the served logo compared. */

@@ -111,6 +111,8 @@ export interface CertificateParts {
   extensions: Extension[];
   /** The subject's attributes, OID → value (first of each). */
   subject: Map<string, string>;
+  /** The subject Name's TLV (RFC 5280 §4.1.2.6), for name constraints; undefined when absent. */
+  subjectName: Tlv | undefined;
 }
 
 /** Reads the extensions and subject attributes of a DER certificate. */
@@ -148,5 +150,5 @@ export function certificateParts(der: Uint8Array): CertificateParts {
       }
     }
   }
-  return { extensions, subject };
+  return { extensions, subject, subjectName: subjectTlv?.tag === 0x30 ? subjectTlv : undefined };
 }

@@ -1,13 +1,13 @@
 /**
  * Fetching the logo (`l=`) and the evidence document (`a=`) the way the MTA-STS policy is fetched
- * (transport/fetch-policy.ts `fetchHttps`): HTTPS only, the host's addresses from the injected
+ * (net/https-fetch.ts `fetchHttps`, which the MTA-STS policy fetch uses too): HTTPS only, the host's addresses from the injected
  * resolver and each through the address guard, the TLS certificate judged before anything is
  * asked, a body cap and a deadline. Redirects are followed at most `MAX_BIMI_REDIRECTS` times,
  * each new URL checked again (HTTPS, a host name, the guard) before it is fetched.
  */
 import type { Resolver } from '../dns/types.js';
-import { fetchHttps, HTTPS_PORT, POLICY_FETCH_TIMEOUT_MS } from '../transport/fetch-policy.js';
-import type { TlsTrust } from '../transport/tls-peer.js';
+import { fetchHttps, HTTPS_FETCH_TIMEOUT_MS, HTTPS_PORT } from '../net/https-fetch.js';
+import type { TlsTrust } from '../net/tls-peer.js';
 import { httpsUrlProblem } from './parse.js';
 import type { BimiFetchFailure } from './types.js';
 
@@ -32,7 +32,7 @@ export type BimiFetch = { ok: true; url: string; body: Buffer; contentType: stri
 /** Fetches `url` (the logo or the certificate document); every outcome is a value. */
 export async function fetchBimiFile(url: string, what: 'logo' | 'certificate', resolver: Resolver, options: BimiFetchOptions = {}): Promise<BimiFetch> {
   const started = Date.now();
-  const total = options.timeoutMs ?? POLICY_FETCH_TIMEOUT_MS;
+  const total = options.timeoutMs ?? HTTPS_FETCH_TIMEOUT_MS;
   let current = url;
   for (let hop = 0; hop <= MAX_BIMI_REDIRECTS; hop++) {
     const problem = httpsUrlProblem(current, hop === 0 ? (what === 'logo' ? 'l=' : 'a=') : 'the redirect');

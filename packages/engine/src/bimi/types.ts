@@ -15,7 +15,7 @@
  *   lps      = "lps=" [ prefix *("," prefix) ] ; prefix = 1*63(ALPHA / DIGIT / "-")
  */
 import type { Finding } from '../findings.js';
-import type { PolicyFetchError } from '../transport/types.js';
+import type { HttpsFetchError } from '../net/https-fetch.js';
 
 /**
  * The answer, most useful first:
@@ -101,7 +101,7 @@ export interface SvgReport {
 
 /** Where a fetch ended when it gave nothing usable. */
 export interface BimiFetchFailure {
-  error: PolicyFetchError | 'bad-url' | 'too-many-redirects';
+  error: HttpsFetchError | 'bad-url' | 'too-many-redirects';
   httpStatus: number | null;
   detail: string;
 }

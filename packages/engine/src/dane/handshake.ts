@@ -7,7 +7,9 @@
  * It connects where it is told: callers apply the address guard first (the transport check does).
  */
 import { connect as netConnect, type Socket } from 'node:net';
-import { connect as tlsConnect, type DetailedPeerCertificate } from 'node:tls';
+import { connect as tlsConnect, type DetailedPeerCertificate, type TLSSocket } from 'node:tls';
+import { command, offersStarttls, replyReader } from '../net/smtp-session.js';
+import { describeError, guarded, oneOutcome } from '../net/socket-errors.js';
 import { MAX_CHAIN_CERTIFICATES } from './match.js';
 
 /** How long the whole exchange may take. */
@@ -34,56 +36,56 @@ export type ChainAsSent = { ok: true; chain: Buffer[] } | { ok: false; stage: 'c
 /** EHLO, STARTTLS, then a TLS handshake with SNI `servername` (RFC 7672 §8.1); the chain the server sent. */
 export function chainAsSent(address: string, port: number, servername: string, options: { timeoutMs?: number; ehloName?: string } = {}): Promise<ChainAsSent> {
   return new Promise((resolve) => {
-    let settled = false;
-    let buffer = '';
     let step: 'greeting' | 'ehlo' | 'starttls' | 'tls' = 'greeting';
-    const socket: Socket = netConnect({ host: address, port });
-    const finish = (result: ChainAsSent): void => {
-      if (settled) return;
-      settled = true;
+    let socket: Socket | null = null;
+    const outcome = oneOutcome<ChainAsSent>(resolve, () => {
       clearTimeout(timer);
-      socket.destroy();
-      resolve(result);
-    };
+      socket?.destroy();
+    });
+    const finish = (result: ChainAsSent): void => outcome.settle(result);
     const timer = setTimeout(() => finish({ ok: false, stage: step === 'tls' ? 'tls' : 'smtp', detail: `timed out during ${step}` }), options.timeoutMs ?? CHAIN_DEADLINE_MS);
-    socket.on('error', (error) => finish({ ok: false, stage: step === 'greeting' ? 'connect' : 'smtp', detail: error.message }));
-    const onData = (chunk: Buffer): void => {
-      buffer += chunk.toString('latin1');
-      if (buffer.length > 16_384) return finish({ ok: false, stage: 'smtp', detail: 'an SMTP reply too long' });
-      // RFC 5321 §4.2: the last line of a reply is `code SP text`.
-      const lines = buffer.split('\r\n');
-      const last = lines.slice(0, -1).reverse().find(Boolean);
-      if (!last || !/^\d{3} /.test(last)) return;
-      const reply = buffer;
-      buffer = '';
-      const code = Number(last.slice(0, 3));
-      if (step === 'greeting') {
-        if (code !== 220) return finish({ ok: false, stage: 'smtp', detail: `greeting ${code}` });
-        step = 'ehlo';
-        socket.write(`EHLO ${options.ehloName ?? 'spoof-checker.invalid'}\r\n`);
-      } else if (step === 'ehlo') {
-        if (code !== 250 || !/^250[ -]STARTTLS\b/im.test(reply)) return finish({ ok: false, stage: 'no-starttls', detail: 'the server does not offer STARTTLS' });
-        step = 'starttls';
-        socket.write('STARTTLS\r\n');
-      } else if (step === 'starttls') {
-        if (code !== 220) return finish({ ok: false, stage: 'no-starttls', detail: `STARTTLS answered ${code}` });
-        step = 'tls';
-        socket.off('data', onData);
-        const secure = tlsConnect({ socket, servername, ca: [PLACEHOLDER_CA], rejectUnauthorized: false, checkServerIdentity: () => undefined, minVersion: 'TLSv1.2' });
-        secure.on('error', (error) => finish({ ok: false, stage: 'tls', detail: error.message }));
-        secure.once('secureConnect', () => {
-          const chain: Buffer[] = [];
-          let cert: DetailedPeerCertificate | undefined = secure.getPeerCertificate(true);
-          while (cert && cert.raw && chain.length < MAX_CHAIN_CERTIFICATES) {
-            chain.push(Buffer.from(cert.raw));
-            if (!cert.issuerCertificate || cert.issuerCertificate === cert || cert.issuerCertificate.raw?.equals(cert.raw)) break;
-            cert = cert.issuerCertificate;
-          }
-          secure.end('QUIT\r\n');
-          finish(chain.length > 0 ? { ok: true, chain } : { ok: false, stage: 'tls', detail: 'the server sent no certificate' });
-        });
+    try {
+      socket = netConnect({ host: address, port });
+    } catch (error) {
+      // A bad port or address throws before any socket exists (ERR_SOCKET_BAD_PORT): an outcome too.
+      return finish({ ok: false, stage: 'connect', detail: describeError(error) });
+    }
+    const open: Socket = socket;
+    // A throw inside a listener would end the process: each runs within a catch.
+    const broke = (error: unknown): void => finish({ ok: false, stage: step === 'tls' ? 'tls' : step === 'greeting' ? 'connect' : 'smtp', detail: describeError(error) });
+    open.on('close', () => finish({ ok: false, stage: step === 'tls' ? 'tls' : step === 'greeting' ? 'connect' : 'smtp', detail: `the server closed the connection during ${step}` }));
+    open.on('error', (error) => finish({ ok: false, stage: step === 'greeting' ? 'connect' : 'smtp', detail: error.message }));
+    const reader = replyReader(open);
+    const onSecure = (secure: TLSSocket): void => {
+      const chain: Buffer[] = [];
+      let cert: DetailedPeerCertificate | undefined = secure.getPeerCertificate(true);
+      while (cert && cert.raw && chain.length < MAX_CHAIN_CERTIFICATES) {
+        chain.push(Buffer.from(cert.raw));
+        if (!cert.issuerCertificate || cert.issuerCertificate === cert || cert.issuerCertificate.raw?.equals(cert.raw)) break;
+        cert = cert.issuerCertificate;
       }
+      secure.end('QUIT\r\n');
+      finish(chain.length > 0 ? { ok: true, chain } : { ok: false, stage: 'tls', detail: 'the server sent no certificate' });
     };
-    socket.on('data', onData);
+    // The SMTP session of ../net/smtp-session.ts; a null reply is a connection that ended (the close handler says so).
+    void (async () => {
+      const greeting = await reader.next();
+      if (greeting === null || outcome.settled) return;
+      if (greeting.code !== 220) return finish({ ok: false, stage: 'smtp', detail: `greeting ${greeting.code}` });
+      step = 'ehlo';
+      const ehlo = await command(open, reader, `EHLO ${options.ehloName ?? 'spoof-checker.invalid'}`);
+      if (ehlo === null || outcome.settled) return;
+      if (!offersStarttls(ehlo)) return finish({ ok: false, stage: 'no-starttls', detail: 'the server does not offer STARTTLS' });
+      step = 'starttls';
+      const ready = await command(open, reader, 'STARTTLS');
+      if (ready === null || outcome.settled) return;
+      if (ready.code !== 220) return finish({ ok: false, stage: 'no-starttls', detail: `STARTTLS answered ${ready.code}` });
+      step = 'tls';
+      reader.detach();
+      const secure = tlsConnect({ socket: open, servername, ca: [PLACEHOLDER_CA], rejectUnauthorized: false, checkServerIdentity: () => undefined, minVersion: 'TLSv1.2' });
+      secure.on('error', (error) => finish({ ok: false, stage: 'tls', detail: error.message }));
+      secure.on('close', () => finish({ ok: false, stage: 'tls', detail: 'the server closed the connection during the TLS handshake' }));
+      secure.once('secureConnect', guarded(() => onSecure(secure), broke));
+    })().catch(broke);
   });
 }

@@ -8,14 +8,13 @@ import { randomBytes } from 'node:crypto';
 import { connect, type Socket } from 'node:net';
 import type { Resolver } from '../dns/types.js';
 import { classifyAddress } from '../net/address-guard.js';
+import { command, replyReader, SMTP_PORT } from '../net/smtp-session.js';
 import type { LookalikeSmtpProbe } from './types.js';
 
 /** RFC 5321 §4.5.4: MX delivery is to port 25. */
-export const LOOKALIKE_SMTP_PORT = 25;
+export const LOOKALIKE_SMTP_PORT = SMTP_PORT;
 /** The whole dialogue with one MX must finish within this. */
 export const LOOKALIKE_SMTP_DEADLINE_MS = 10_000;
-/** Longest reply read (RFC 5321 §4.5.3.1.5 allows 512 octets a line; EHLO replies have several). */
-const MAX_REPLY_BYTES = 16 * 1024;
 
 /** Options of `createSmtpProbe`. */
 export interface SmtpProbeOptions {
@@ -46,10 +45,13 @@ export function createSmtpProbe(options: SmtpProbeOptions): LookalikeSmtpProbe {
 
 function dialogue(address: string, port: number, timeoutMs: number, ehlo: string, lookalike: string): Promise<'accepts-any' | 'rejects' | 'unknown'> {
   return new Promise((resolve) => {
-    const socket: Socket = connect({ host: address, port });
-    let buffer = '';
-    let step = 0;
-    const commands = [`EHLO ${ehlo}`, 'MAIL FROM:<>', `RCPT TO:<sc-${randomBytes(6).toString('hex')}@${lookalike}>`];
+    let socket: Socket;
+    try {
+      socket = connect({ host: address, port });
+    } catch {
+      // A bad port or address throws before any socket exists (ERR_SOCKET_BAD_PORT): no answer.
+      return resolve('unknown');
+    }
     let settled = false;
     const finish = (outcome: 'accepts-any' | 'rejects' | 'unknown'): void => {
       if (settled) return;
@@ -60,22 +62,21 @@ function dialogue(address: string, port: number, timeoutMs: number, ehlo: string
       resolve(outcome);
     };
     const timer = setTimeout(() => finish('unknown'), timeoutMs);
-    socket.setEncoding('latin1');
     socket.on('error', () => finish('unknown'));
     socket.on('close', () => finish('unknown'));
-    socket.on('data', (chunk: string) => {
-      buffer += chunk;
-      if (buffer.length > MAX_REPLY_BYTES) return finish('unknown');
-      // A complete reply ends with a line "NNN text" (a space, not a hyphen, after the code).
-      const lines = buffer.split('\r\n');
-      const last = lines.findLast((line) => /^\d{3} /.test(line) || /^\d{3}$/.test(line));
-      if (last === undefined) return;
-      buffer = '';
-      const code = Number(last.slice(0, 3));
-      if (step === 3) return finish(code >= 200 && code < 300 ? 'accepts-any' : code >= 500 ? 'rejects' : 'unknown');
-      if (code >= 400) return finish('unknown');
-      socket.write(`${commands[step]!}\r\n`);
-      step++;
-    });
+    // The SMTP session of ../net/smtp-session.ts: the greeting, EHLO, MAIL FROM:<>, then the RCPT
+    // whose answer is the outcome; a null reply is a connection that ended.
+    const reader = replyReader(socket);
+    void (async () => {
+      const greeting = await reader.next();
+      if (greeting === null || greeting.code === 0 || greeting.code >= 400) return finish('unknown');
+      for (const line of [`EHLO ${ehlo}`, 'MAIL FROM:<>']) {
+        const reply = await command(socket, reader, line);
+        if (reply === null || reply.code === 0 || reply.code >= 400) return finish('unknown');
+      }
+      const rcpt = await command(socket, reader, `RCPT TO:<sc-${randomBytes(6).toString('hex')}@${lookalike}>`);
+      if (rcpt === null || rcpt.code === 0) return finish('unknown');
+      finish(rcpt.code >= 200 && rcpt.code < 300 ? 'accepts-any' : rcpt.code >= 500 ? 'rejects' : 'unknown');
+    })().catch(() => finish('unknown'));
   });
 }

@@ -16,7 +16,7 @@ import { judgeTransport, type MxFacts, type TransportFacts } from './judge.js';
 import { certificateNameMatches, mxCovered } from './mx-pattern.js';
 import { parseStsPolicy, parseStsRecord, parseTlsRptRecord, selectRecord } from './parse.js';
 import { probeStarttls, SMTP_PORT } from './starttls.js';
-import { tlsTrust, type TlsTrust } from './tls-peer.js';
+import { tlsTrust, type TlsTrust } from '../net/tls-peer.js';
 import type { ConnectPorts, ProbeResult, StsPolicy, TransportResult } from './types.js';
 import { checkDane } from './dane.js';
 import type { CheckDnssecOptions } from '../dnssec/check.js';

@@ -9,5 +9,5 @@ export { judgeTransport } from './judge.js';
 export { certificateNameMatches, matchesOneLabelPattern, mxCovered, normaliseHost } from './mx-pattern.js';
 export { MAX_STS_MAX_AGE, parseStsPolicy, parseStsRecord, parseTlsRptRecord, selectRecord } from './parse.js';
 export { PROBE_DEADLINE_MS, probeStarttls, SMTP_PORT } from './starttls.js';
-export { tlsTrust } from './tls-peer.js';
+export { tlsTrust } from '../net/tls-peer.js';
 export type * from './types.js';

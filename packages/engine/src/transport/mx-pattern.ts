@@ -6,33 +6,10 @@
  * never a substring: `mail.example.com` does not match `mail.example.com.evil.net`.
  */
 
-/** Lower case, no trailing dot. */
-export function normaliseHost(name: string): string {
-  const lower = name.toLowerCase();
-  return lower.endsWith('.') ? lower.slice(0, -1) : lower;
-}
-
-/** True when `pattern` (`host` or `*.domain`) covers `host` under the one-label wildcard rule. */
-export function matchesOneLabelPattern(pattern: string, host: string): boolean {
-  const p = normaliseHost(pattern);
-  const h = normaliseHost(host);
-  if (p === '' || h === '') return false;
-  if (!p.startsWith('*.')) return p === h;
-  const suffix = p.slice(1); // ".example.com"
-  if (suffix.length < 2 || !h.endsWith(suffix)) return false;
-  const label = h.slice(0, h.length - suffix.length);
-  return label !== '' && !label.includes('.') && !label.includes('*');
-}
+export { certificateNameMatches, matchesOneLabelPattern, normaliseHost } from '../net/host-names.js';
+import { matchesOneLabelPattern } from '../net/host-names.js';
 
 /** RFC 8461 §4.1: does any mx pattern of the policy cover this MX host? */
 export function mxCovered(patterns: readonly string[], host: string): boolean {
   return patterns.some((pattern) => matchesOneLabelPattern(pattern, host));
-}
-
-/**
- * RFC 8461 §3.3 / §4.2: is the certificate valid for `host`? Only subjectAltName DNS-IDs count
- * (the subject's CN does not); a wildcard covers exactly one left-most label.
- */
-export function certificateNameMatches(sanDnsNames: readonly string[], host: string): boolean {
-  return sanDnsNames.some((name) => matchesOneLabelPattern(name, host));
 }

@@ -1,7 +1,8 @@
 /**
  * The STARTTLS probe of one MX address (RFC 5321, RFC 3207): connect, read the 220 greeting, EHLO,
- * look for the STARTTLS keyword, send STARTTLS, upgrade with SNI = the MX host name, judge the
- * certificate (./tls-peer.ts), say QUIT. Never sends MAIL or RCPT. Each address gets exactly one
+ * look for the STARTTLS keyword, send STARTTLS (the SMTP session of ../net/smtp-session.ts), upgrade
+ * with SNI = the MX host name, judge the
+ * certificate (../net/tls-peer.ts), say QUIT. Never sends MAIL or RCPT. Each address gets exactly one
  * outcome (./types.ts `ProbeOutcome`); nothing here throws for a network condition.
  *
  * The address guard runs first: an address that is not public is `refused-private` and no
@@ -11,15 +12,15 @@ import { connect as netConnect, type Socket } from 'node:net';
 import { hostname } from 'node:os';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { ADDRESS_CLASS_TEXT, classifyAddress } from '../net/address-guard.js';
-import { judgePeer, MIN_TLS_VERSION, type TlsTrust } from './tls-peer.js';
+import { offersStarttls, replyReader, SMTP_PORT } from '../net/smtp-session.js';
+import { describeError } from '../net/socket-errors.js';
+import { judgePeer, MIN_TLS_VERSION, type TlsTrust } from '../net/tls-peer.js';
 import type { ProbeResult } from './types.js';
 
-/** RFC 5321 §4.5.4 / §2.3.5: MX delivery is to port 25. */
-export const SMTP_PORT = 25;
+export { SMTP_PORT } from '../net/smtp-session.js';
 /** The whole probe of one address (connect, dialogue, handshake) must finish within this. */
 export const PROBE_DEADLINE_MS = 10_000;
-/** Longest SMTP reply read (RFC 5321 §4.5.3.1.5 allows 512 octets a line; multi-line EHLO replies are longer). */
-export const MAX_SMTP_REPLY_BYTES = 16 * 1024;
+export { MAX_SMTP_REPLY_BYTES } from '../net/smtp-session.js';
 
 /** Options of `probeStarttls`. */
 export interface StarttlsProbeOptions {
@@ -35,12 +36,6 @@ export interface StarttlsProbeOptions {
   allowPrivateAddresses?: boolean | undefined;
   /** The clock certificate validity is judged against. */
   now?: (() => Date) | undefined;
-}
-
-/** One SMTP reply: its code and text lines. */
-interface Reply {
-  code: number;
-  lines: string[];
 }
 
 /** The EHLO name used when none is given: the host name if it looks like a domain (RFC 5321 §4.1.4). */
@@ -87,7 +82,12 @@ export async function probeStarttls(address: string, host: string, options: Star
     }, deadline);
     timer.unref();
 
-    plain = netConnect({ host: address, port });
+    try {
+      plain = netConnect({ host: address, port });
+    } catch (error) {
+      // A bad port or address throws before any socket exists (ERR_SOCKET_BAD_PORT): an outcome too.
+      return fail('unreachable', `cannot connect: ${describeError(error)}`);
+    }
     plain.setNoDelay(true);
     const reader = replyReader(plain);
     plain.on('error', (error: NodeJS.ErrnoException) => {
@@ -108,9 +108,8 @@ export async function probeStarttls(address: string, host: string, options: Star
         plain?.write(`EHLO ${options.ehloName ?? defaultEhloName()}\r\n`);
         const ehlo = await reader.next();
         if (ehlo === null || settled) return;
-        // RFC 3207 §4: STARTTLS is advertised as an EHLO keyword.
         if (ehlo.code !== 250) return fail('no-starttls', `the server answered EHLO with ${ehlo.code}, so it offers no extensions such as STARTTLS`);
-        if (!ehlo.lines.slice(1).some((line) => /^STARTTLS\b/i.test(line.trim()))) return fail('no-starttls', 'the server does not offer STARTTLS in its EHLO reply');
+        if (!offersStarttls(ehlo)) return fail('no-starttls', 'the server does not offer STARTTLS in its EHLO reply');
         stage = 'starttls';
         plain?.write('STARTTLS\r\n');
         const ready = await reader.next();
@@ -128,75 +127,17 @@ export async function probeStarttls(address: string, host: string, options: Star
           ...(options.trust?.secureContext ? { secureContext: options.trust.secureContext } : {}),
         });
         secure.once('secureConnect', () => {
-          const judged = judgePeer(secure as TLSSocket, host, now());
-          finish({ outcome: judged.outcome, tlsVersion: judged.tlsVersion, certificate: judged.certificate, detail: judged.detail });
+          // A throw inside a socket's listener would end the process: judged within a catch.
+          try {
+            const judged = judgePeer(secure as TLSSocket, host, now());
+            finish({ outcome: judged.outcome, tlsVersion: judged.tlsVersion, certificate: judged.certificate, detail: judged.detail });
+          } catch (error) {
+            fail('tls-failed', `the server's certificate could not be read: ${describeError(error)}`);
+          }
         });
         secure.on('error', (error: NodeJS.ErrnoException) => fail('tls-failed', `the TLS handshake failed: ${error.code ?? ''} ${error.message}`.trim()));
         secure.on('close', () => fail('tls-failed', 'the server closed the connection during the TLS handshake'));
-      })().catch((error: unknown) => fail('unreachable', error instanceof Error ? error.message : String(error)));
+      })().catch((error: unknown) => fail(stage === 'handshake' ? 'tls-failed' : 'unreachable', describeError(error)));
     });
   });
-}
-
-/** Reads SMTP replies (RFC 5321 §4.2: `code-text` continuation lines, `code text` last line). */
-function replyReader(socket: Socket): { next(): Promise<Reply | null>; detach(): void } {
-  let buffer = '';
-  let waiting: ((reply: Reply | null) => void) | null = null;
-  let ended = false;
-  const tryDeliver = (): void => {
-    if (!waiting) return;
-    const lines: string[] = [];
-    let offset = 0;
-    for (;;) {
-      const end = buffer.indexOf('\n', offset);
-      if (end === -1) break;
-      const line = buffer.slice(offset, end).replace(/\r$/, '');
-      offset = end + 1;
-      lines.push(line);
-      const match = /^(\d{3})([ -]|$)/.exec(line);
-      if (!match) {
-        buffer = '';
-        const deliver = waiting;
-        waiting = null;
-        deliver({ code: 0, lines });
-        return;
-      }
-      if (match[2] !== '-') {
-        buffer = buffer.slice(offset);
-        const deliver = waiting;
-        waiting = null;
-        deliver({ code: Number(match[1]), lines: lines.map((l) => l.slice(4)) });
-        return;
-      }
-    }
-    if (buffer.length > MAX_SMTP_REPLY_BYTES || ended) {
-      const deliver = waiting;
-      waiting = null;
-      deliver(ended ? null : { code: 0, lines: ['(reply too long)'] });
-    }
-  };
-  const onData = (chunk: Buffer): void => {
-    buffer += chunk.toString('latin1');
-    tryDeliver();
-  };
-  const onEnd = (): void => {
-    ended = true;
-    tryDeliver();
-  };
-  socket.on('data', onData);
-  socket.on('end', onEnd);
-  return {
-    next: () =>
-      new Promise((resolve) => {
-        waiting = resolve;
-        tryDeliver();
-      }),
-    detach: () => {
-      socket.off('data', onData);
-      socket.off('end', onEnd);
-      socket.removeAllListeners('close');
-      socket.removeAllListeners('error');
-      socket.on('error', () => undefined);
-    },
-  };
 }

@@ -38,6 +38,8 @@
  *   tlsrpt-ext-name = (ALPHA / DIGIT) *31(ALPHA / DIGIT / "_" / "-" / ".")
  *   tlsrpt-ext-value= 1*(%x21-3A / %x3C / %x3E-7E)
  */
+import type { HttpsFetchError } from '../net/https-fetch.js';
+import type { CertificateSummary } from '../net/tls-peer.js';
 import type { Finding } from '../findings.js';
 import type { DaneOutcome } from '../dane/types.js';
 import type { DaneVerdict, MxTlsa } from './dane.js';
@@ -89,21 +91,7 @@ export type RecordSelection = { kind: 'absent' } | { kind: 'one'; text: string }
  * - `timeout`: the whole fetch exceeded its deadline.
  * - `http-error`: the HTTP exchange broke (reset, malformed answer).
  */
-export type PolicyFetchError =
-  | 'dns-failure'
-  | 'no-address'
-  | 'refused-private'
-  | 'unreachable'
-  | 'tls-failed'
-  | 'cert-expired'
-  | 'cert-untrusted'
-  | 'cert-name-mismatch'
-  | 'redirect'
-  | 'http-status'
-  | 'content-type'
-  | 'too-large'
-  | 'timeout'
-  | 'http-error';
+export type PolicyFetchError = HttpsFetchError;
 
 /** What one policy fetch did. */
 export type PolicyFetch =
@@ -134,17 +122,8 @@ export type ProbeOutcome =
 /** The outcomes where TLS was negotiated but the certificate failed a check. */
 export const CERTIFICATE_FAILURES: ReadonlySet<ProbeOutcome> = new Set(['cert-expired', 'cert-untrusted', 'cert-name-mismatch']);
 
-/** What the server's certificate says (the leaf). */
-export interface CertificateSummary {
-  /** The subject as `CN=…, O=…`. */
-  subject: string;
-  /** The DNS names of its subjectAltName. */
-  san: string[];
-  issuer: string;
-  /** ISO 8601. */
-  notBefore: string;
-  notAfter: string;
-}
+/** What the server's certificate says (the leaf): ../net/tls-peer.ts. */
+export type { CertificateSummary } from '../net/tls-peer.js';
 
 /** One MX address probed. */
 export interface AddressProbe {
@@ -220,10 +199,5 @@ export interface TransportResult {
   findings: Finding[];
 }
 
-/** Ports to connect to instead of the standard ones (test labs, relays). */
-export interface ConnectPorts {
-  /** Default 25, the SMTP port MX delivery uses (RFC 5321 §2.3.5, §4.5.4). */
-  smtp?: number | undefined;
-  /** Default 443 (the policy host). */
-  https?: number | undefined;
-}
+/** Ports to connect to instead of the standard ones (test labs, relays): ../net/ports.ts. */
+export type { ConnectPorts } from '../net/ports.js';

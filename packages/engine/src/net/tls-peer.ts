@@ -8,8 +8,22 @@
  * its own outcome (checkdmarc reports every certificate error as "no STARTTLS").
  */
 import { rootCertificates, createSecureContext, type PeerCertificate, type SecureContext, type TLSSocket } from 'node:tls';
-import { certificateNameMatches } from './mx-pattern.js';
-import type { CertificateSummary, ProbeOutcome } from './types.js';
+import { certificateNameMatches } from './host-names.js';
+
+/** What the server's certificate says (the leaf). */
+export interface CertificateSummary {
+  /** The subject as `CN=…, O=…`. */
+  subject: string;
+  /** The DNS names of its subjectAltName. */
+  san: string[];
+  issuer: string;
+  /** ISO 8601. */
+  notBefore: string;
+  notAfter: string;
+}
+
+/** How a TLS peer was judged: `ok`, or the first check it failed. */
+export type PeerOutcome = 'ok' | 'tls-failed' | 'cert-expired' | 'cert-untrusted' | 'cert-name-mismatch';
 
 /** RFC 8996: TLS 1.2 or later. */
 export const MIN_TLS_VERSION = 'TLSv1.2';
@@ -48,7 +62,7 @@ function buildTrust(extraPem: string): TlsTrust {
 
 /** What a finished handshake says about the peer. */
 export interface PeerJudgement {
-  outcome: Extract<ProbeOutcome, 'ok' | 'tls-failed' | 'cert-expired' | 'cert-untrusted' | 'cert-name-mismatch'>;
+  outcome: PeerOutcome;
   tlsVersion: string | null;
   certificate: CertificateSummary | null;
   detail: string;

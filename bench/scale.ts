@@ -148,6 +148,10 @@ interface WorkerRun {
   queriesPerCheck: number;
   redisBytesPerDomain: number;
   workerPeakRssMb: number[];
+  /** The first worker's RSS against names done, a few points over the run: flat if memory does not grow with N. */
+  workerRssSeries: { done: number; rssMb: number }[];
+  /** `serve`'s RSS before queueing, after queueing, after the run (MB). */
+  serveRssMb: { beforeQueueing: number; afterQueueing: number; afterRun: number };
   /** CPU (user + system) the workers spent per check, ms: the load-independent cost of a check. */
   workerCpuMsPerCheck: number;
   resultLines: number;
@@ -167,11 +171,13 @@ async function runWorkers(
 ): Promise<WorkerRun> {
   const { base, redisPort, workerArgs, dns, scratch } = context;
   // 1. Queue every batch with no worker running: Redis then holds every chunk job at once.
+  const serveBefore = memoryOf(context.servePid).rssMb;
   const redisBefore = redisUsedMemory(redisPort);
   const batches: BatchStatus[] = [];
   for (let from = 0; from < domains; from += MAX_BATCH_NAMES) batches.push(await submitRange(base, from, Math.min(domains, from + MAX_BATCH_NAMES)));
   await sleep(200);
   const redisAfter = redisUsedMemory(redisPort);
+  const serveQueued = memoryOf(context.servePid).rssMb;
 
   // 2. The workers: timed from all ready to the last name done.
   const queriesBefore = await dns.stats();
@@ -183,6 +189,8 @@ async function runWorkers(
   let done = 0;
   let failed = 0;
   let lastReport = started;
+  const series: { done: number; rssMb: number }[] = [];
+  let nextPoint = 0;
   try {
     for (;;) {
       const current = await Promise.all(batches.map((batch) => status(base, batch.id)));
@@ -192,6 +200,10 @@ async function runWorkers(
         peaks[index] = Math.max(peaks[index]!, memoryOf(child.pid!).peakMb);
         cpuSpent[index] = cpuSecondsOf(child.pid!) - cpuBefore[index]!;
       });
+      if (done >= nextPoint) {
+        series.push({ done, rssMb: Math.round(memoryOf(running[0]!.child.pid!).rssMb) });
+        nextPoint = done + domains / 6;
+      }
       if (current.every((batch) => batch.status === 'done')) break;
       if (running.some(({ child }) => child.exitCode !== null)) throw new Error('a worker exited during the run');
       if (Date.now() - lastReport > 10_000) {
@@ -204,6 +216,7 @@ async function runWorkers(
     await Promise.all(running.map(({ child }) => stop(child)));
   }
   const seconds = (Date.now() - started) / 1000;
+  const serveRun = memoryOf(context.servePid).rssMb;
   const queriesAfter = await dns.stats();
 
   // 3. The results stream out to a file, batch by batch, as a user reads them (never all in memory).
@@ -235,6 +248,8 @@ async function runWorkers(
     queriesPerCheck: queries / domains,
     redisBytesPerDomain: (redisAfter - redisBefore) / domains,
     workerPeakRssMb: peaks.map((mb) => Math.round(mb)),
+    workerRssSeries: series,
+    serveRssMb: { beforeQueueing: Math.round(serveBefore), afterQueueing: Math.round(serveQueued), afterRun: Math.round(serveRun) },
     workerCpuMsPerCheck: (cpuSpent.reduce((sum, seconds) => sum + seconds, 0) * 1000) / domains,
     resultLines: lines,
     resultMb: resultBytes / 1024 / 1024,
@@ -494,6 +509,8 @@ async function main(): Promise<void> {
       console.log(
         `${pad(`${run.workers} worker(s) × ${WORKER_CONCURRENCY}, ${domains} domains`)}${run.checksPerSec} checks/s (${run.seconds} s, ${run.failed} failed, ${run.queriesPerCheck} queries/check, ${run.workerCpuMsPerCheck} ms worker CPU/check, worker peak RSS ${run.workerPeakRssMb.join(' / ')} MB)`,
       );
+      console.log(`${pad('  first worker RSS (done → MB)')}${run.workerRssSeries.map((point) => `${point.done} → ${point.rssMb}`).join(', ')}`);
+      console.log(`${pad('  serve RSS (before / queued / after run)')}${run.serveRssMb.beforeQueueing} / ${run.serveRssMb.afterQueueing} / ${run.serveRssMb.afterRun} MB`);
       console.log(`${pad('  results streamed to a file')}${run.resultLines} lines, ${run.resultMb} MB in ${run.resultStreamSeconds} s; serve peak RSS ${run.servePeakRssMbWhileStreaming} MB`);
     }
     console.log(`${pad('two workers ÷ twice one')}${summary.twoWorkersShareOfLinear} (linear within 10 %: ${summary.linearWithin10Percent ? 'yes' : 'NO'}; ${summary.cores} cores shared by every process)`);

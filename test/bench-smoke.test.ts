@@ -84,6 +84,21 @@ describe.concurrent('every benchmark runs (--smoke) and writes its figures', () 
     expect(batch).toMatchObject({ rounds: 1, scanNamesPerSec: expect.any(Number), queueOneWorkerNamesPerSec: expect.any(Number), serveMemory: expect.any(Object) });
   });
 
+  it('bench/scale.ts (npm run bench:scale): 1 and 2 workers, Redis memory, results streamed, unbound measured', { timeout: BENCH_TIMEOUT_MS }, async () => {
+    const done = await runBench('scale.ts');
+    expect(done.code, done.stderr).toBe(0);
+    const { scale } = lastJsonLine(done.stdout) as {
+      scale: { domains: number; runs: { workers: number; resultLines: number; failed: number }[]; redisBytesPerQueuedDomain: number; unbound: { coldQueriesPerSec: number; warmQueriesPerSec: number } };
+    };
+    // Every name of each run has its line, streamed back; every figure is a number.
+    expect(scale.runs.map((run) => [run.workers, run.resultLines, run.failed])).toEqual([
+      [1, scale.domains, 0],
+      [2, scale.domains, 0],
+    ]);
+    expect(scale.redisBytesPerQueuedDomain).toBeGreaterThan(0);
+    expect(scale.unbound).toMatchObject({ coldQueriesPerSec: expect.any(Number), warmQueriesPerSec: expect.any(Number) });
+  });
+
   it('bench/monitors.ts: every monitor ran once in the scaled day', { timeout: BENCH_TIMEOUT_MS }, async () => {
     const done = await runBench('monitors.ts');
     expect(done.code, done.stderr).toBe(0);

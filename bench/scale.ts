@@ -1,0 +1,531 @@
+/**
+ * The internet-scale figure (`npm run bench:scale [-- --domains N | --smoke]`, docs/scale.md): a
+ * batch of N synthetic domains (bench/synthetic.ts; default a million, the size of the Tranco top
+ * list) through the batch API on the Redis queue, checked by 1 and then by 2 `worker` processes, the
+ * zones served over loopback UDP by the embedded DNS server in a child process of its own
+ * (bench/dns-server-child.ts, zones built on demand so its memory is flat at any N).
+ *
+ * It measures, per worker count: checks per second (all workers ready → the last batch done), the
+ * DNS queries per check (the server's counters), each worker's peak RSS; the Redis memory per queued
+ * domain (`INFO memory` before and after queueing, no worker running); the results streamed out to a
+ * file (`GET …/results`, the route pages through the store) with `serve`'s RSS meanwhile. Whether
+ * throughput is linear in workers: 2 workers ≥ 0.9 × 2 × one worker's rate.
+ *
+ * The ceiling of a real recursive resolver: unbound (in a temporary directory, on a loopback port,
+ * forwarding everything to the same embedded server) measured by a loopback load client of
+ * pre-encoded queries over several UDP sockets: cold (every question new: unbound asks the server)
+ * and warm (the same questions again: from its cache), queries/s.
+ *
+ * The batches are split at `MAX_BATCH_NAMES` (the API's limit) and their names generated a batch at
+ * a time: nothing here holds N names or N results. Every process but the load client is the built
+ * CLI (`npm run build` first). PostgreSQL and Redis are throw-away (test/setup/postgres.ts).
+ * Ends with one JSON line of the figures (`{ "scale": … }`).
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createSocket, type Socket } from 'node:dgram';
+import { createWriteStream, existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { MAX_BATCH_NAMES } from '../src/jobs/model.js';
+import { freePort, startPostgres, startRedis } from '../test/setup/postgres.js';
+import { engineArgs, loadEngine } from './engine.js';
+import { SMOKE } from './smoke.js';
+import { startChild } from './stats.js';
+import { createKeyPool, syntheticDomainName } from './synthetic.js';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const BIN = join(ROOT, 'bin', 'spoof-checker.js');
+const KEY = 'sk_bench_scale_5a3c1f0e9b7d4a2c8e6f1b3d5a7c9e0f';
+const BATCHES = '/api/tools/v1/spoof-checker/batches';
+
+/** Domains by default: the size of the Tranco top-million list. */
+export const DEFAULT_DOMAINS = 1_000_000;
+/** Domains of a smoke run. */
+export const SMOKE_DOMAINS = 200;
+/** Names each worker checks at once (`worker --concurrency`). */
+export const WORKER_CONCURRENCY = 32;
+/** Worker counts measured. */
+export const WORKER_COUNTS = [1, 2] as const;
+/** Linear within 10 %: two workers at least this share of twice one worker's rate. */
+export const LINEAR_SHARE = 0.9;
+/** Distinct questions of unbound's load (cold: each asked once; warm: all asked again). */
+export const UNBOUND_QUESTIONS = 20_000;
+/** Queries in flight from the load client, and the UDP sockets they are spread over. */
+export const UNBOUND_IN_FLIGHT = 128;
+export const UNBOUND_SOCKETS = 8;
+/** A question unanswered this long is counted lost (its slot is freed). */
+const LOST_AFTER_MS = 2_000;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const headers = { authorization: `Bearer ${KEY}` };
+
+function option(name: string): string | undefined {
+  const at = process.argv.indexOf(name);
+  return at === -1 ? undefined : process.argv[at + 1];
+}
+
+/** RSS of a process now and its peak (VmHWM), MB (Linux /proc). */
+function memoryOf(pid: number): { rssMb: number; peakMb: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN);
+  return { rssMb: kb('VmRSS') / 1024, peakMb: kb('VmHWM') / 1024 };
+}
+
+/** Starts the CLI; resolves once `ready` matches its stderr. */
+function startCli(args: string[], ready: RegExp, env: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
+  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, LOG_LEVEL: 'silent', ...env } });
+  let stderr = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${args[0]} did not start: ${stderr}`)), 60_000);
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      if (stderr.length > 100_000) stderr = stderr.slice(-10_000); // progress lines: keep the tail only
+      const match = ready.exec(stderr);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ child, match });
+      }
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${args[0]} exited with ${code}: ${stderr}`));
+    });
+  });
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await Promise.race([exited, sleep(10_000).then(() => child.kill('SIGKILL'))]);
+}
+
+/** CPU seconds (user + system) a live process has used (Linux /proc; clock ticks of 1/100 s). */
+function cpuSecondsOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** Redis `used_memory` in bytes (`INFO memory`). */
+function redisUsedMemory(port: number): number {
+  const info = spawnSync('redis-cli', ['-p', String(port), 'INFO', 'memory'], { encoding: 'utf8' });
+  const bytes = /^used_memory:(\d+)/m.exec(info.stdout)?.[1];
+  if (info.status !== 0 || bytes === undefined) throw new Error(`redis-cli INFO memory failed: ${info.stderr}`);
+  return Number(bytes);
+}
+
+interface BatchStatus {
+  id: string;
+  status: string;
+  total: number;
+  done: number;
+  failed: number;
+  createdAt: string;
+  finishedAt: string | null;
+}
+
+/** Submits domains [from, to) as one batch (names generated here, for this batch only). */
+async function submitRange(base: string, from: number, to: number): Promise<BatchStatus> {
+  const lines: string[] = [];
+  for (let index = from; index < to; index++) lines.push(syntheticDomainName(index));
+  const response = await fetch(`${base}${BATCHES}`, { method: 'POST', headers: { ...headers, 'content-type': 'text/plain' }, body: lines.join('\n') });
+  if (response.status !== 202) throw new Error(`submit answered ${response.status}: ${await response.text()}`);
+  return (await response.json()) as BatchStatus;
+}
+
+async function status(base: string, id: string): Promise<BatchStatus> {
+  return (await (await fetch(`${base}${BATCHES}/${id}`, { headers })).json()) as BatchStatus;
+}
+
+/** One worker count's run. */
+interface WorkerRun {
+  workers: number;
+  checksPerSec: number;
+  seconds: number;
+  failed: number;
+  queriesPerCheck: number;
+  redisBytesPerDomain: number;
+  workerPeakRssMb: number[];
+  /** The first worker's RSS against names done, a few points over the run: flat if memory does not grow with N. */
+  workerRssSeries: { done: number; rssMb: number }[];
+  /** `serve`'s RSS before queueing, after queueing, after the run (MB). */
+  serveRssMb: { beforeQueueing: number; afterQueueing: number; afterRun: number };
+  /** CPU (user + system) the workers spent per check, ms: the load-independent cost of a check. */
+  workerCpuMsPerCheck: number;
+  resultLines: number;
+  resultMb: number;
+  resultStreamSeconds: number;
+  servePeakRssMbWhileStreaming: number;
+}
+
+interface DnsChild {
+  stats(): Promise<{ udp: number; tcp: number }>;
+}
+
+async function runWorkers(
+  context: { base: string; servePid: number; redisPort: number; workerArgs: string[]; dns: DnsChild; scratch: string },
+  domains: number,
+  workers: number,
+): Promise<WorkerRun> {
+  const { base, redisPort, workerArgs, dns, scratch } = context;
+  // 1. Queue every batch with no worker running: Redis then holds every chunk job at once.
+  const serveBefore = memoryOf(context.servePid).rssMb;
+  const redisBefore = redisUsedMemory(redisPort);
+  const batches: BatchStatus[] = [];
+  for (let from = 0; from < domains; from += MAX_BATCH_NAMES) batches.push(await submitRange(base, from, Math.min(domains, from + MAX_BATCH_NAMES)));
+  await sleep(200);
+  const redisAfter = redisUsedMemory(redisPort);
+  const serveQueued = memoryOf(context.servePid).rssMb;
+
+  // 2. The workers: timed from all ready to the last name done.
+  const queriesBefore = await dns.stats();
+  const running = await Promise.all(Array.from({ length: workers }, () => startCli(['worker', ...workerArgs], /worker: ready/)));
+  const started = Date.now();
+  const cpuBefore = running.map(({ child }) => cpuSecondsOf(child.pid!));
+  const cpuSpent = running.map(() => 0);
+  const peaks = running.map(() => 0);
+  let done = 0;
+  let failed = 0;
+  let lastReport = started;
+  const series: { done: number; rssMb: number }[] = [];
+  let nextPoint = 0;
+  try {
+    for (;;) {
+      const current = await Promise.all(batches.map((batch) => status(base, batch.id)));
+      done = current.reduce((sum, batch) => sum + batch.done, 0);
+      failed = current.reduce((sum, batch) => sum + batch.failed, 0);
+      running.forEach(({ child }, index) => {
+        peaks[index] = Math.max(peaks[index]!, memoryOf(child.pid!).peakMb);
+        cpuSpent[index] = cpuSecondsOf(child.pid!) - cpuBefore[index]!;
+      });
+      if (done >= nextPoint) {
+        series.push({ done, rssMb: Math.round(memoryOf(running[0]!.child.pid!).rssMb) });
+        nextPoint = done + domains / 6;
+      }
+      if (current.every((batch) => batch.status === 'done')) break;
+      if (running.some(({ child }) => child.exitCode !== null)) throw new Error('a worker exited during the run');
+      if (Date.now() - lastReport > 10_000) {
+        lastReport = Date.now();
+        process.stderr.write(`scale bench: ${workers} worker(s): ${done}/${domains} done, ${Math.round(done / ((Date.now() - started) / 1000))}/s\n`);
+      }
+      await sleep(SMOKE ? 100 : 500);
+    }
+  } finally {
+    await Promise.all(running.map(({ child }) => stop(child)));
+  }
+  const seconds = (Date.now() - started) / 1000;
+  const serveRun = memoryOf(context.servePid).rssMb;
+  const queriesAfter = await dns.stats();
+
+  // 3. The results stream out to a file, batch by batch, as a user reads them (never all in memory).
+  const file = join(scratch, `results-${workers}.ndjson`);
+  const out = createWriteStream(file);
+  let lines = 0;
+  let servePeak = memoryOf(context.servePid).rssMb;
+  const streamStarted = Date.now();
+  for (const batch of batches) {
+    const response = await fetch(`${base}${BATCHES}/${batch.id}/results`, { headers });
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+      for (const byte of chunk) if (byte === 10) lines++;
+      if (!out.write(chunk)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+      servePeak = Math.max(servePeak, memoryOf(context.servePid).rssMb);
+    }
+  }
+  await new Promise<void>((resolve) => out.end(() => resolve()));
+  const resultStreamSeconds = (Date.now() - streamStarted) / 1000;
+  const resultBytes = (await stat(file)).size;
+  await rm(file);
+  if (lines !== domains) throw new Error(`${lines} result lines streamed for ${domains} domains`);
+
+  const queries = queriesAfter.udp + queriesAfter.tcp - queriesBefore.udp - queriesBefore.tcp;
+  return {
+    workers,
+    checksPerSec: domains / seconds,
+    seconds,
+    failed,
+    queriesPerCheck: queries / domains,
+    redisBytesPerDomain: (redisAfter - redisBefore) / domains,
+    workerPeakRssMb: peaks.map((mb) => Math.round(mb)),
+    workerRssSeries: series,
+    serveRssMb: { beforeQueueing: Math.round(serveBefore), afterQueueing: Math.round(serveQueued), afterRun: Math.round(serveRun) },
+    workerCpuMsPerCheck: (cpuSpent.reduce((sum, seconds) => sum + seconds, 0) * 1000) / domains,
+    resultLines: lines,
+    resultMb: resultBytes / 1024 / 1024,
+    resultStreamSeconds,
+    servePeakRssMbWhileStreaming: Math.round(servePeak),
+  };
+}
+
+/** A DNS query in wire form (RFC 1035 §4.1.1 header, §4.1.2 question; RD set), id filled in at send. */
+function encodeQuery(name: string, type: number): Buffer {
+  const labels = name.split('.').filter(Boolean).map((label) => Buffer.concat([Buffer.from([label.length]), Buffer.from(label, 'ascii')]));
+  const header = Buffer.from([0, 0, 0x01, 0, 0, 1, 0, 0, 0, 0, 0, 0]);
+  const tail = Buffer.from([0, type >> 8, type & 0xff, 0, 1]);
+  return Buffer.concat([header, ...labels, tail]);
+}
+
+/** The questions a check asks most (TXT, DMARC, MX, A) of the first domains: distinct, in order. */
+function unboundQuestions(count: number): Buffer[] {
+  const questions: Buffer[] = [];
+  for (let index = 0; questions.length < count; index++) {
+    const domain = syntheticDomainName(index);
+    questions.push(encodeQuery(domain, 16), encodeQuery(`_dmarc.${domain}`, 16), encodeQuery(domain, 15), encodeQuery(domain, 1));
+  }
+  return questions.slice(0, count);
+}
+
+/**
+ * Sends every question to 127.0.0.1:`port` with `UNBOUND_IN_FLIGHT` in flight over
+ * `UNBOUND_SOCKETS` sockets; answers per second (any RCODE counts: the resolver answered), and lost.
+ */
+async function loadResolver(port: number, questions: Buffer[]): Promise<{ answeredPerSec: number; answered: number; lost: number; servfail: number }> {
+  const sockets: Socket[] = Array.from({ length: UNBOUND_SOCKETS }, () => createSocket('udp4'));
+  await Promise.all(sockets.map((socket) => new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', () => resolve()))));
+  const pending = new Map<number, number>(); // id → sent at
+  let next = 0;
+  let answered = 0;
+  let lost = 0;
+  let servfail = 0;
+  let nextId = 1;
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const finish = () => {
+      clearInterval(sweeper);
+      for (const socket of sockets) socket.close();
+      resolve({ answeredPerSec: answered / ((Date.now() - started) / 1000), answered, lost, servfail });
+    };
+    const sendMore = () => {
+      while (pending.size < UNBOUND_IN_FLIGHT && next < questions.length) {
+        const id = nextId;
+        nextId = (nextId % 0xffff) + 1;
+        if (pending.has(id)) break;
+        const query = Buffer.from(questions[next++]!);
+        query.writeUInt16BE(id, 0);
+        pending.set(id, Date.now());
+        sockets[id % sockets.length]!.send(query, port, '127.0.0.1');
+      }
+      if (pending.size === 0 && next >= questions.length) finish();
+    };
+    for (const socket of sockets) {
+      socket.on('message', (message) => {
+        const id = message.readUInt16BE(0);
+        if (!pending.delete(id)) return;
+        answered++;
+        if ((message[3]! & 0x0f) === 2) servfail++;
+        sendMore();
+      });
+    }
+    const sweeper = setInterval(() => {
+      const now = Date.now();
+      for (const [id, sentAt] of pending) {
+        if (now - sentAt > LOST_AFTER_MS) {
+          pending.delete(id);
+          lost++;
+        }
+      }
+      sendMore();
+    }, 200);
+    sendMore();
+  });
+}
+
+/** unbound in `dir` on a loopback port, forwarding every name to the embedded server; resolves when it answers. */
+async function startUnbound(dir: string, dnsPort: number): Promise<{ port: number; child: ChildProcess }> {
+  const port = await freePort();
+  const threads = Math.max(1, cpus().length);
+  const config = join(dir, 'unbound.conf');
+  await writeFile(
+    config,
+    [
+      'server:',
+      '  interface: 127.0.0.1',
+      `  port: ${port}`,
+      `  num-threads: ${threads}`,
+      '  so-reuseport: yes',
+      '  do-ip6: no',
+      '  do-not-query-localhost: no',
+      '  access-control: 127.0.0.0/8 allow',
+      `  directory: "${dir}"`,
+      '  chroot: ""',
+      '  username: ""',
+      `  pidfile: "${join(dir, 'unbound.pid')}"`,
+      '  use-syslog: no',
+      '  logfile: ""',
+      '  verbosity: 0',
+      // No validator: the synthetic zones are unsigned and there is no trust anchor here.
+      '  module-config: "iterator"',
+      '  msg-cache-size: 64m',
+      '  rrset-cache-size: 128m',
+      'remote-control:',
+      '  control-enable: no',
+      'forward-zone:',
+      '  name: "."',
+      `  forward-addr: 127.0.0.1@${dnsPort}`,
+      '',
+    ].join('\n'),
+  );
+  const child = spawn('unbound', ['-d', '-c', config], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const failed = new Promise<never>((_, reject) => {
+    child.once('error', (error) => reject(new Error(`unbound did not start (install the Debian package "unbound"): ${error.message}`)));
+    child.once('exit', (code) => reject(new Error(`unbound exited ${code}: ${stderr}`)));
+  });
+  const probe = encodeQuery('google.com', 16);
+  const answering = (async () => {
+    for (let attempt = 0; attempt < 100; attempt++) {
+      const result = await loadResolver(port, [probe]).catch(() => undefined);
+      if (result && result.answered === 1) return;
+      await sleep(100);
+    }
+    throw new Error(`unbound did not answer on port ${port}: ${stderr}`);
+  })();
+  await Promise.race([answering, failed]);
+  child.removeAllListeners('exit');
+  return { port, child };
+}
+
+function round(value: number, places = 0): number {
+  const factor = 10 ** places;
+  return Math.round(value * factor) / factor;
+}
+
+async function main(): Promise<void> {
+  const requested = option('--domains');
+  const domains = SMOKE ? SMOKE_DOMAINS : requested === undefined ? DEFAULT_DOMAINS : Number(requested);
+  if (!Number.isInteger(domains) || domains < 1) throw new Error(`--domains takes a positive whole number, not ${requested}`);
+  const questions = SMOKE ? 400 : Math.min(UNBOUND_QUESTIONS, 4 * domains);
+  if (!existsSync(join(ROOT, 'dist', 'cli', 'worker.js'))) throw new Error('build first: npm run build');
+
+  const warmUpNames = SMOKE ? 0 : Math.min(1_000, domains);
+  const began = Date.now();
+  const elapsed = (what: string) => process.stderr.write(`scale bench: ${((Date.now() - began) / 1000).toFixed(1)} s: ${what}\n`);
+  const engine = await loadEngine();
+  const [postgres, redis] = await Promise.all([startPostgres(), startRedis()]);
+  const scratch = await mkdtemp(join(tmpdir(), 'spoof-checker-scale-bench-'));
+  const dnsChild = startChild(fileURLToPath(new URL('./dns-server-child.ts', import.meta.url)), engineArgs(engine));
+  const children: ChildProcess[] = [];
+  try {
+    process.stderr.write(`scale bench: ${domains} domains, workers ${WORKER_COUNTS.join(' and ')} × ${WORKER_CONCURRENCY}…\n`);
+    dnsChild.send({ start: { domains, keys: createKeyPool(), onDemand: true } });
+    const { port: dnsPort } = await dnsChild.next<{ port: number }>();
+    elapsed('PostgreSQL, Redis and the DNS server up');
+    const dns: DnsChild = {
+      async stats() {
+        dnsChild.send({ stats: true });
+        return dnsChild.next<{ udp: number; tcp: number }>();
+      },
+    };
+    const env = {
+      SPOOF_CHECKER_API_KEYS: `${KEY}:org_bench`,
+      SPOOF_CHECKER_RATE_LIMIT: 'off',
+      // Every run submits N names: the day's quota must hold them all.
+      SPOOF_CHECKER_BATCH_NAMES_PER_DAY: String(domains * WORKER_COUNTS.length + warmUpNames),
+    };
+    const resolver = `127.0.0.1:${dnsPort}`;
+    const serve = await startCli(['serve', '--database', postgres.url, '--redis', redis.url, '--resolver', resolver, '--no-dnssec', '--port', '0'], /listening on (http:\/\/\S+)/, env);
+    children.push(serve.child);
+    const workerArgs = ['--redis', redis.url, '--database', postgres.url, '--resolver', resolver, '--no-dnssec', '--concurrency', String(WORKER_CONCURRENCY)];
+    const context = { base: serve.match[1]!, servePid: serve.child.pid!, redisPort: redis.port, workerArgs, dns, scratch };
+
+    // Warm-up (untimed): PostgreSQL, `serve` and the DNS server meet the timed runs warm, not the
+    // first of them only. Its names lie past the N timed ones (and outside the on-demand zones).
+    // (None in a smoke run: it only proves the steps work.)
+    if (warmUpNames > 0) {
+      const warmUp = await submitRange(context.base, domains, domains + warmUpNames);
+      const warmWorker = await startCli(['worker', ...workerArgs], /worker: ready/);
+      while ((await status(context.base, warmUp.id)).status !== 'done') await sleep(100);
+      await stop(warmWorker.child);
+      elapsed('warmed up');
+    }
+
+    const runs: WorkerRun[] = [];
+    for (const workers of WORKER_COUNTS) {
+      const run = await runWorkers(context, domains, workers);
+      elapsed(`${workers} worker(s): ${Math.round(run.checksPerSec)} checks/s`);
+      runs.push(run);
+    }
+    await stop(serve.child);
+
+    // The resolver's ceiling: unbound over the same zones, cold then warm.
+    const unboundDir = join(scratch, 'unbound');
+    await (await import('node:fs/promises')).mkdir(unboundDir);
+    const unbound = await startUnbound(unboundDir, dnsPort);
+    elapsed('unbound up');
+    children.push(unbound.child);
+    const set = unboundQuestions(questions);
+    const cold = await loadResolver(unbound.port, set);
+    const warm = await loadResolver(unbound.port, set);
+    await stop(unbound.child);
+    // The embedded server alone, for scale: the same questions straight to it.
+    const direct = await loadResolver(dnsPort, set);
+    elapsed('unbound measured');
+
+    const [one, two] = runs as [WorkerRun, WorkerRun];
+    const share = two.checksPerSec / (2 * one.checksPerSec);
+    const queriesPerCheck = one.queriesPerCheck;
+    const unboundColdChecks = cold.answeredPerSec / queriesPerCheck;
+    const summary = {
+      domains,
+      concurrencyPerWorker: WORKER_CONCURRENCY,
+      cores: cpus().length,
+      loadAverage: (await import('node:os')).loadavg().map((value) => round(value, 1)),
+      runs: runs.map((run) => ({
+        ...run,
+        checksPerSec: round(run.checksPerSec),
+        seconds: round(run.seconds, 1),
+        queriesPerCheck: round(run.queriesPerCheck, 1),
+        workerCpuMsPerCheck: round(run.workerCpuMsPerCheck, 2),
+        redisBytesPerDomain: round(run.redisBytesPerDomain, 1),
+        resultMb: round(run.resultMb, 1),
+        resultStreamSeconds: round(run.resultStreamSeconds, 1),
+      })),
+      checksPerSecPerWorker: round(one.checksPerSec),
+      twoWorkersShareOfLinear: round(share, 2),
+      linearWithin10Percent: share >= LINEAR_SHARE,
+      // The warm-up queued BullMQ's own keys and scripts already: every run's figure is the jobs'.
+      redisBytesPerQueuedDomain: round(Math.max(...runs.map((run) => run.redisBytesPerDomain)), 1),
+      queriesPerCheck: round(queriesPerCheck, 1),
+      unbound: {
+        threads: cpus().length,
+        questions: set.length,
+        coldQueriesPerSec: round(cold.answeredPerSec),
+        warmQueriesPerSec: round(warm.answeredPerSec),
+        lost: cold.lost + warm.lost,
+        servfail: cold.servfail + warm.servfail,
+        coldChecksPerSecCeiling: round(unboundColdChecks),
+        warmChecksPerSecCeiling: round(warm.answeredPerSec / queriesPerCheck),
+      },
+      embeddedServerQueriesPerSec: round(direct.answeredPerSec),
+      // A top-million run at the measured per-worker rate, capped by unbound's cold ceiling.
+      topMillionHours: Object.fromEntries(
+        [1, 2, 4, 8, 16].map((k) => [k, round(1_000_000 / Math.min(k * one.checksPerSec, unboundColdChecks) / 3600, 2)]),
+      ),
+    };
+    const pad = (label: string) => label.padEnd(46);
+    for (const run of summary.runs) {
+      console.log(
+        `${pad(`${run.workers} worker(s) × ${WORKER_CONCURRENCY}, ${domains} domains`)}${run.checksPerSec} checks/s (${run.seconds} s, ${run.failed} failed, ${run.queriesPerCheck} queries/check, ${run.workerCpuMsPerCheck} ms worker CPU/check, worker peak RSS ${run.workerPeakRssMb.join(' / ')} MB)`,
+      );
+      console.log(`${pad('  first worker RSS (done → MB)')}${run.workerRssSeries.map((point) => `${point.done} → ${point.rssMb}`).join(', ')}`);
+      console.log(`${pad('  serve RSS (before / queued / after run)')}${run.serveRssMb.beforeQueueing} / ${run.serveRssMb.afterQueueing} / ${run.serveRssMb.afterRun} MB`);
+      console.log(`${pad('  results streamed to a file')}${run.resultLines} lines, ${run.resultMb} MB in ${run.resultStreamSeconds} s; serve peak RSS ${run.servePeakRssMbWhileStreaming} MB`);
+    }
+    console.log(`${pad('two workers ÷ twice one')}${summary.twoWorkersShareOfLinear} (linear within 10 %: ${summary.linearWithin10Percent ? 'yes' : 'NO'}; ${summary.cores} cores shared by every process)`);
+    console.log(`${pad('Redis memory per queued domain')}${summary.redisBytesPerQueuedDomain} bytes`);
+    console.log(`${pad(`unbound (${summary.unbound.threads} threads), ${set.length} questions`)}cold ${summary.unbound.coldQueriesPerSec} q/s, warm ${summary.unbound.warmQueriesPerSec} q/s (lost ${summary.unbound.lost}, SERVFAIL ${summary.unbound.servfail})`);
+    console.log(`${pad('  as checks/s (÷ queries per check)')}cold ${summary.unbound.coldChecksPerSecCeiling}, warm ${summary.unbound.warmChecksPerSecCeiling}`);
+    console.log(`${pad('embedded server alone')}${summary.embeddedServerQueriesPerSec} q/s`);
+    console.log(`${pad('top million, hours with K workers')}${Object.entries(summary.topMillionHours).map(([k, h]) => `${k}: ${h}`).join(', ')}`);
+    console.log(JSON.stringify({ scale: summary }));
+  } finally {
+    for (const child of children) child.kill('SIGKILL');
+    await dnsChild.stop();
+    await Promise.all([postgres.stop(), redis.stop()]);
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -18,9 +18,6 @@ export const ENGINE_RESULT_SCHEMA = createRequire(import.meta.url)('@spoof-check
   $defs: Record<string, SchemaNode>;
 };
 
-/** Keys of the engine's document that describe the file, not the value (not part of a response schema). */
-const DOCUMENT_KEYS = new Set(['$schema', '$defs', 'title']);
-
 /** `node` with every `#/$defs/…` reference replaced by a copy of its definition (siblings such as `description` win). */
 export function inlineDefinitions(node: unknown, defs: Record<string, SchemaNode>, path: readonly string[] = []): unknown {
   if (Array.isArray(node)) return node.map((item) => inlineDefinitions(item, defs, path));
@@ -34,7 +31,7 @@ export function inlineDefinitions(node: unknown, defs: Record<string, SchemaNode
     if (path.includes(name)) throw new Error(`The engine's result schema is recursive through ${name}: it cannot be inlined there.`);
     out = inlineDefinitions(def, defs, [...path, name]) as SchemaNode;
   }
-  for (const [key, value] of Object.entries(rest)) if (!DOCUMENT_KEYS.has(key)) out[key] = inlineDefinitions(value, defs, path);
+  for (const [key, value] of Object.entries(rest)) out[key] = inlineDefinitions(value, defs, path);
   return out;
 }
 
@@ -43,7 +40,8 @@ export function inlineDefinitions(node: unknown, defs: Record<string, SchemaNode
  * with `details` replaced by `details` (the API's open object, which keeps every fact).
  */
 export function resultSchemaFromEngine<Details>(details: Details): SchemaNode & { properties: Record<string, unknown> & { details: Details } } {
-  const { properties, ...top } = ENGINE_RESULT_SCHEMA;
-  const built = inlineDefinitions({ ...top, properties: { ...properties, details: {} } }, ENGINE_RESULT_SCHEMA.$defs) as SchemaNode & { properties: Record<string, unknown> };
+  // The document's own keys ($schema, $defs, title) describe the file, not the value: left out.
+  const { properties, $defs, $schema: _schema, title: _title, ...top } = ENGINE_RESULT_SCHEMA;
+  const built = inlineDefinitions({ ...top, properties: { ...properties, details: {} } }, $defs) as SchemaNode & { properties: Record<string, unknown> };
   return { ...built, properties: { ...built.properties, details } };
 }

@@ -38,7 +38,7 @@
  *   tlsrpt-ext-name = (ALPHA / DIGIT) *31(ALPHA / DIGIT / "_" / "-" / ".")
  *   tlsrpt-ext-value= 1*(%x21-3A / %x3C / %x3E-7E)
  */
-import type { Finding } from '../findings.js';
+import type { Finding, SectionEnvelope } from '../findings.js';
 import type { DaneOutcome } from '../dane/types.js';
 import type { DaneVerdict, MxTlsa } from './dane.js';
 import type { AddressClass } from '../net/address-guard.js';
@@ -219,6 +219,12 @@ export interface TransportResult {
   dane?: DaneVerdict;
   findings: Finding[];
 }
+
+/**
+ * `transport` of a spoof check result: the transport check's result with the section envelope
+ * (`SectionEnvelope`, added by sections.ts): `status` is the verdict, `nextSteps` the findings' own.
+ */
+export interface TransportSection extends TransportResult, SectionEnvelope<TransportVerdict> {}
 
 /** Ports to connect to instead of the standard ones (test labs, relays). */
 export interface ConnectPorts {

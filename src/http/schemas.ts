@@ -126,9 +126,14 @@ const resultFields = (() => {
     ),
   );
   const required = new Set(ENGINE_RESULT_SCHEMA['required'] as string[]);
-  const { details, ...rest } = built.properties;
+  const { details } = built.properties;
+  // In the engine's order (details before the optional sections), as the OpenAPI document shows them:
+  // `details` takes its place in the loop, and keeps it when the spread below gives it its type.
   const fields: Record<string, TSchema> = {};
-  for (const [name, schema] of Object.entries(rest)) fields[name] = required.has(name) ? Type.Unsafe(schema as object) : Type.Optional(Type.Unsafe(schema as object));
+  for (const [name, schema] of Object.entries(built.properties)) {
+    if (name === 'details') fields[name] = details;
+    else fields[name] = required.has(name) ? Type.Unsafe(schema as object) : Type.Optional(Type.Unsafe(schema as object));
+  }
   return { ...fields, details };
 })();
 

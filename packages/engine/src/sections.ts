@@ -71,6 +71,12 @@ function held(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));
 }
 
+/** Work already running: its result wrapped in the envelope, a rejection held as a value. */
+function running<Result, Section>(work: Promise<Result>, envelope: (result: Result) => Section): SectionWork<Section> {
+  const done = work.then(envelope, held);
+  return () => done;
+}
+
 const dnssecSection: OptionalSection<'dnssec'> = {
   name: 'dnssec',
   // DNSSEC runs beside the check on its own queries (DO and CD), outside its DNS budget. It shares the
@@ -96,11 +102,11 @@ const transportSection: OptionalSection<'transport'> = {
     const extra = options.transport === true ? {} : options.transport;
     const dnssec = typeof options.dnssec === 'object' ? options.dnssec : undefined;
     // The envelope: the verdict is its status; the steps are the ones the findings name.
-    const running = checkTransport(domain, { ...extra, resolver: options.resolver, input: options.input, ...(dnssec ? { dnssec } : {}) }).then(
-      (result): TransportSection => ({ ...result, status: result.verdict, nextSteps: nextStepsOf(result.findings) }),
-      held,
-    );
-    return () => running;
+    return running(checkTransport(domain, { ...extra, resolver: options.resolver, input: options.input, ...(dnssec ? { dnssec } : {}) }), (result): TransportSection => ({
+      ...result,
+      status: result.verdict,
+      nextSteps: nextStepsOf(result.findings),
+    }));
   },
   notStarted: () => undefined,
   timed: true,
@@ -115,11 +121,7 @@ const bimiSection: OptionalSection<'bimi'> = {
     const at = input.trim().lastIndexOf('@');
     const localPart = extra.localPart ?? (at > 0 && !input.includes('://') ? input.trim().slice(0, at).replace(/^mailto:/i, '') : undefined);
     // The envelope: the grade is its status (findings and nextSteps are BIMI's own).
-    const running = checkBimi(domain, { ...extra, ...(localPart !== undefined ? { localPart } : {}), resolver: options.resolver, input: options.input }).then(
-      (result): BimiSection => ({ ...result, status: result.grade }),
-      held,
-    );
-    return () => running;
+    return running(checkBimi(domain, { ...extra, ...(localPart !== undefined ? { localPart } : {}), resolver: options.resolver, input: options.input }), (result): BimiSection => ({ ...result, status: result.grade }));
   },
   notStarted: () => undefined,
   timed: true,

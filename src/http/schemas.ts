@@ -5,7 +5,9 @@
  */
 import { Type, type Static, type TSchema } from 'typebox';
 import type { ContactView, DnsRecord, Domain, EmailLog, RecordLog, Template, TemplateVersion } from '../store/types.js';
+import type { BimiResult, DnssecResult, SpoofCheckResult, TransportResult } from '@spoof-checker/engine';
 import { ERROR_CATALOGUE, type ErrorCode } from './errors.js';
+import { ENGINE_RESULT_SCHEMA, inlineDefinitions, resultSchemaFromEngine } from './result-schema.js';
 
 /** Largest page size of every list (spec: Pagination rule 3). */
 export const MAX_PAGE_LIMIT = 100;
@@ -100,207 +102,15 @@ export const SharedInfrastructureReportSchema = Type.Object(
   { description: 'What of the SPF pass set lies in shared infrastructure; null when nothing passes, anyone does, or the classification is off' },
 );
 
-const FindingSchema = Type.Object({ id: Type.String(), severity: Type.Enum(['critical', 'warning', 'info', 'success']), title: Type.String(), detail: Type.String() });
-const NullableInteger = Type.Union([Type.Integer(), Type.Null()]);
-
-const BimiViolationSchema = Type.Object({ rule: Type.String(), line: Type.Integer({ minimum: 1 }), detail: Type.String() });
-const BimiFetchFailureSchema = Type.Union([
-  Type.Object({
-    error: Type.Enum(['dns-failure', 'no-address', 'refused-private', 'unreachable', 'tls-failed', 'cert-expired', 'cert-untrusted', 'cert-name-mismatch', 'redirect', 'http-status', 'content-type', 'too-large', 'timeout', 'http-error', 'bad-url', 'too-many-redirects']),
-    httpStatus: NullableInteger,
-    detail: Type.String(),
-  }),
-  Type.Null(),
-]);
-const ProviderSchema = Type.Object({ eligible: Type.Boolean(), why: Type.String() });
 
 /**
- * `bimi` of a spoof check result (beyond the spec; only with `"checks": ["bimi"]`): the brand logo,
- * as `schema/spoof-check-result.schema.json` describes it (`$defs/BimiResult`).
+ * The fields of a spoof check result as the API serializes them: every property of the engine's JSON
+ * Schema (src/http/result-schema.ts), so none can be dropped; optional where the engine's are
+ * (`dnssec`, and the optional sections `transport` and `bimi`); `details` the API's open object.
  */
-export const BimiResultSchema = Type.Object(
-  {
-    grade: Type.Enum(['ready-vmc', 'ready-cmc', 'ready-self-asserted', 'not-ready', 'declined', 'not-published', 'unknown'], {
-      description: 'ready-vmc / ready-cmc / ready-self-asserted: every check passes; not-ready: something blocks the logo; declined: l= and a= empty; not-published: no record; unknown: a lookup or fetch failed',
-    }),
-    selector: Type.String(),
-    record: Type.Union([Type.Object({ name: Type.String(), text: Type.String(), at: Type.Enum(['author-domain', 'organizational-domain']) }), Type.Null()]),
-    tags: Type.Union([
-      Type.Object({ l: Type.String(), a: NullableString, avp: Type.Union([Type.Enum(['brand', 'personal']), Type.Null()]), lps: Type.Union([Type.Array(Type.String()), Type.Null()]), unknown: Type.Array(Type.String()) }),
-      Type.Null(),
-    ]),
-    queries: Type.Array(Type.Object({ name: Type.String(), outcome: Type.Enum(['record', 'none', 'multiple', 'error']), error: Type.Optional(Type.String()) })),
-    dmarc: Type.Object({
-      eligible: Type.Union([Type.Boolean(), Type.Null()]),
-      records: Type.Array(Type.Object({ name: Type.String(), policy: NullableString, p: NullableString, sp: NullableString, pct: NullableInteger, t: Type.Boolean() })),
-      blockedBy: Type.Array(Type.Object({ record: Type.String(), reason: Type.Enum(['no-record', 'p-none', 'sp-none', 'quarantine-pct', 't-y', 'multiple']), detail: Type.String() })),
-    }),
-    logo: Type.Union([
-      Type.Object({
-        url: Type.String(),
-        fetch: BimiFetchFailureSchema,
-        bytes: NullableInteger,
-        compressed: Type.Boolean(),
-        sha256: NullableString,
-        title: NullableString,
-        viewBox: Type.Union([Type.Array(Type.Number(), { minItems: 4, maxItems: 4 }), Type.Null()]),
-        violations: Type.Array(BimiViolationSchema),
-        warnings: Type.Array(BimiViolationSchema),
-        dataUri: Type.Union([Type.String(), Type.Null()], { description: 'The logo as a data: URI, only when it passed every SVG Tiny PS rule: show it as an image, never inline' }),
-      }),
-      Type.Null(),
-    ]),
-    certificate: Type.Union([
-      Type.Object({
-        url: Type.String(),
-        fetch: BimiFetchFailureSchema,
-        kind: Type.Union([Type.Enum(['VMC', 'CMC']), Type.Null()]),
-        markType: NullableString,
-        subject: NullableString,
-        issuer: NullableString,
-        serial: NullableString,
-        notBefore: NullableString,
-        notAfter: NullableString,
-        daysLeft: NullableInteger,
-        chain: Type.Object({ trusted: Type.Boolean(), anchor: NullableString, problems: Type.Array(Type.String()) }),
-        bimiEku: Type.Boolean(),
-        san: Type.Array(Type.String()),
-        sanMatch: Type.Boolean(),
-        logotype: Type.Union([Type.Object({ mediaType: Type.String(), hashAlg: Type.String(), hashOk: Type.Boolean() }), Type.Null()]),
-        sct: Type.Object({ present: Type.Boolean(), count: Type.Integer() }),
-        crl: Type.Object({ present: Type.Boolean(), urls: Type.Array(Type.String()) }),
-      }),
-      Type.Null(),
-    ]),
-    providers: Type.Object({ gmail: ProviderSchema, apple: ProviderSchema, yahoo: ProviderSchema }),
-    findings: Type.Array(FindingSchema),
-    nextSteps: Type.Array(Type.String(), { description: 'What to do, in order: the first is the one to do now' }),
-  },
-  { description: 'BIMI, graded apart from the verdict (which never depends on it)' },
-);
-
-/**
- * `transport` of a spoof check result (beyond the spec; only with `"checks": ["transport"]`): mail
- * sent TO the domain, as `schema/spoof-check-result.schema.json` describes it (`$defs/TransportResult`).
- */
-export const TransportResultSchema = Type.Object(
-  {
-    verdict: Type.Enum(['enforced', 'opportunistic', 'at-risk', 'broken', 'untested', 'no-mail'], {
-      description:
-        'enforced: MTA-STS enforce, every MX covered and ok; opportunistic: TLS offered, not required; at-risk: some MX offers no TLS; broken: an enforce policy under which compliant senders refuse to deliver; untested: no MX address could be probed (private, unreachable or refused); no-mail: a null MX (RFC 7505), the domain accepts no mail',
-    }),
-    mtaSts: Type.Object({
-      status: Type.Enum(['enforce', 'testing', 'none', 'absent', 'invalid']),
-      record: NullableString,
-      id: NullableString,
-      policy: Type.Union([Type.Object({ mode: Type.Enum(['enforce', 'testing', 'none']), maxAge: Type.Integer(), mx: Type.Array(Type.String()) }), Type.Null()]),
-      fetch: Type.Union([
-        Type.Object({
-          url: Type.String(),
-          httpStatus: NullableInteger,
-          error: Type.Union([
-            Type.Enum(['dns-failure', 'no-address', 'refused-private', 'unreachable', 'tls-failed', 'cert-expired', 'cert-untrusted', 'cert-name-mismatch', 'redirect', 'http-status', 'content-type', 'too-large', 'timeout', 'http-error']),
-            Type.Null(),
-          ]),
-        }),
-        Type.Null(),
-      ]),
-      problems: Type.Array(Type.String()),
-    }),
-    tlsRpt: Type.Object({ status: Type.Enum(['valid', 'absent', 'invalid']), record: NullableString, rua: Type.Array(Type.String()) }),
-    mx: Type.Array(
-      Type.Object({
-        host: Type.String(),
-        preference: Type.Integer(),
-        mtaStsCovered: Type.Union([Type.Boolean(), Type.Null()]),
-        tlsa: Type.Optional(
-          Type.Object({
-            status: Type.Enum(['secure', 'insecure', 'bogus', 'indeterminate', 'none', 'not-applicable']),
-            records: Type.Array(Type.String()),
-            usable: Type.Boolean(),
-            rollover: Type.Enum(['current+next', 'current+issuer', 'none']),
-          }),
-        ),
-        addresses: Type.Array(
-          Type.Object({
-            address: Type.String(),
-            outcome: Type.Enum(['ok', 'unreachable', 'no-starttls', 'tls-failed', 'cert-expired', 'cert-untrusted', 'cert-name-mismatch', 'refused-private']),
-            addressClass: Type.Enum(['public', 'unspecified', 'loopback', 'private', 'cgnat', 'link-local', 'unique-local', 'multicast', 'documentation', 'reserved', 'invalid'], {
-              description: "The address guard's class: only public addresses are probed; for refused-private it says why in one word (documentation, private, loopback…)",
-            }),
-            tlsVersion: NullableString,
-            certificate: Type.Union([
-              Type.Object({ subject: Type.String(), san: Type.Array(Type.String()), issuer: Type.String(), notBefore: Type.String(), notAfter: Type.String() }),
-              Type.Null(),
-            ]),
-            dane: Type.Optional(Type.Enum(['match', 'mismatch', 'no-usable-tlsa', 'not-applicable'])),
-          }),
-        ),
-      }),
-    ),
-    dane: Type.Optional(Type.Enum(['valid', 'partial', 'broken', 'none'], { description: 'DANE (RFC 7672) over every MX; only when DNSSEC was validated' })),
-    findings: Type.Array(FindingSchema),
-  },
-  { description: 'Mail sent to the domain: MTA-STS (RFC 8461), TLS-RPT (RFC 8460), STARTTLS of every MX address; its own verdict' },
-);
-
-const DnssecReasonSchema = Type.Object({ code: NullableInteger, text: Type.String() });
-const DnssecStatusSchema = Type.Enum(['secure', 'insecure', 'bogus', 'indeterminate']);
-
-/** `dnssec` of a spoof check result: the SPF TXT, `_dmarc` TXT and MX validated from a trust anchor (`$defs/DnssecResult`). */
-export const DnssecResultSchema = Type.Object(
-  {
-    status: Type.Enum(['secure', 'insecure', 'bogus', 'indeterminate', 'not-checked'], {
-      description: 'the weakest of the RRsets; not-checked (with the reason) when validation was off or no trust anchor covers the zones',
-    }),
-    reason: DnssecReasonSchema,
-    rrsets: Type.Array(Type.Object({ name: Type.String(), type: Type.Enum(['TXT', 'MX']), status: DnssecStatusSchema, reason: DnssecReasonSchema })),
-    signaturesExpire: Type.Union([Type.String(), Type.Null()], { description: 'when the first signature relied on expires (ISO 8601)' }),
-  },
-  { description: 'DNSSEC (RFC 4033–4035) of the records the verdict rests on; reason.code is the RFC 8914 Extended DNS Error unbound would give. The verdict never depends on it' },
-);
-
-/** Spec: "Spoof check result", with `details` an open object. */
-export const SpoofCheckResultSchema = Type.Object(
-  {
-    domain: Type.String(),
-    resolvedAt: TimestampSchema,
-    source: Type.Enum(['dns', 'fixture-zones'], {
-      description:
-        'Beyond the spec: where the answers came from. dns: the DNS itself; fixture-zones: zone files loaded in memory (serve --zones, the demo), stand-in records that say nothing about the live domain, even for a real name',
-    }),
-    responseTimeMs: Type.Number(),
-    spoofable: Type.Boolean(),
-    verdict: Type.Enum(['spoofable', 'partially_protected', 'protected']),
-    headline: Type.String(),
-    summary: Type.String(),
-    inboxOutcome: Type.Enum(['delivered', 'spam', 'rejected']),
-    dmarc: Type.Object({
-      published: Type.Boolean(),
-      policy: NullableString,
-      subdomainPolicy: NullableString,
-      percentage: Type.Union([Type.Number(), Type.Null()]),
-      rawRecord: NullableString,
-    }),
-    spf: Type.Object({ published: Type.Boolean(), qualifier: NullableString, lookupCount: Type.Number(), rawRecord: NullableString }),
-    dkim: Type.Object({
-      published: Type.Union([Type.Boolean(), Type.Null()], { description: 'null when a selector lookup failed and no usable key was found: unknown, not absent' }),
-      status: Type.Enum(['ok', 'error'], { description: "'error' when a lookup failed (published is then null)" }),
-      selector: NullableString,
-      keyLength: Type.Union([Type.Number(), Type.Null()]),
-    }),
-    mx: Type.Object({
-      published: Type.Union([Type.Boolean(), Type.Null()], { description: 'null when the MX lookup failed: unknown, not absent' }),
-      status: Type.Enum(['ok', 'error'], { description: "'error' when the MX lookup failed (published is then null)" }),
-      provider: NullableString,
-    }),
-    reasons: Type.Array(
-      Type.Object({ id: Type.String(), severity: Type.Enum(['critical', 'warning', 'info', 'success']), title: Type.String(), detail: Type.String() }),
-    ),
-    nextStep: Type.Object({ title: Type.String(), body: Type.String(), href: Type.String() }),
-    subdomainNote: NullableString,
-    dnssec: Type.Optional(DnssecResultSchema),
-    details: Type.Object(
+const resultFields = (() => {
+  const built = resultSchemaFromEngine(
+    Type.Object(
       {
         spf: Type.Optional(
           Type.Object(
@@ -314,10 +124,30 @@ export const SpoofCheckResultSchema = Type.Object(
         description: 'The facts behind the answer (beyond the spec); schema/spoof-check-result.schema.json describes every field',
       },
     ),
-    transport: Type.Optional(TransportResultSchema),
-    bimi: Type.Optional(BimiResultSchema),
-  },
-);
+  );
+  const required = new Set(ENGINE_RESULT_SCHEMA['required'] as string[]);
+  const { details } = built.properties;
+  // In the engine's order (details before the optional sections), as the OpenAPI document shows them:
+  // `details` takes its place in the loop, and keeps it when the spread below gives it its type.
+  const fields: Record<string, TSchema> = {};
+  for (const [name, schema] of Object.entries(built.properties)) {
+    if (name === 'details') fields[name] = details;
+    else fields[name] = required.has(name) ? Type.Unsafe(schema as object) : Type.Optional(Type.Unsafe(schema as object));
+  }
+  return { ...fields, details };
+})();
+
+/** `bimi` of a spoof check result (beyond the spec; only with `"checks": ["bimi"]`): the engine's `$defs/BimiResult`. */
+export const BimiResultSchema = Type.Unsafe<BimiResult>(inlineDefinitions(ENGINE_RESULT_SCHEMA.$defs['BimiResult'], ENGINE_RESULT_SCHEMA.$defs) as object);
+
+/** `transport` of a spoof check result (beyond the spec; only with `"checks": ["transport"]`): the engine's `$defs/TransportResult`. */
+export const TransportResultSchema = Type.Unsafe<TransportResult>(inlineDefinitions(ENGINE_RESULT_SCHEMA.$defs['TransportResult'], ENGINE_RESULT_SCHEMA.$defs) as object);
+
+/** `dnssec` of a spoof check result: the engine's `$defs/DnssecResult`. */
+export const DnssecResultSchema = Type.Unsafe<DnssecResult>(inlineDefinitions(ENGINE_RESULT_SCHEMA.$defs['DnssecResult'], ENGINE_RESULT_SCHEMA.$defs) as object);
+
+/** Spec: "Spoof check result", with `details` an open object; every other field from the engine's JSON Schema. */
+export const SpoofCheckResultSchema = Type.Object(resultFields);
 
 /** Spec: "Email event". */
 export const EmailEventSchema = Type.Object({ id: Type.String(), type: Type.String(), metadata: Type.Union([OpenObject, Type.Null()]), createdAt: TimestampSchema });
@@ -590,7 +420,7 @@ export const WebhookDeliverySchema = Type.Object({
 /** Shared schemas registered with `addSchema` (referenced by `$ref` from routes and OpenAPI). */
 export const SHARED_SCHEMAS = [ErrorBodySchema] as const;
 
-export type SpoofCheckResultBody = Static<typeof SpoofCheckResultSchema>;
+export type SpoofCheckResultBody = SpoofCheckResult;
 export type EmailLogBody = Static<typeof EmailLogSchema>;
 export type RecordLogBody = Static<typeof RecordLogSchema>;
 export type TemplateVersionBody = Static<typeof TemplateVersionSchema>;

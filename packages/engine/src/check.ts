@@ -19,15 +19,13 @@ import { classifySharedInfrastructure, rangesAgeDays, sharedInfrastructureFindin
 import type { ClassifyInput, RangeData, SharedInfrastructureReport } from './ranges/index.js';
 import { analyzeSpfNow, describeOpening } from './spf/index.js';
 import type { SpfAnalysis } from './spf/index.js';
-import { checkTransport, type TransportOptions } from './transport/check.js';
-import { dnssecNotChecked, startDnssec, type CheckDnssecOptions, type DnssecResult } from './dnssec/check.js';
-import { checkBimi, type BimiOptions } from './bimi/check.js';
-import type { BimiResult } from './bimi/types.js';
-import type { TransportResult } from './transport/types.js';
+import type { CheckDnssecOptions } from './dnssec/check.js';
+import { DNSSEC_NOT_ASKED, finishSections, startSections, type CheckBimiOptions, type CheckTransportOptions } from './sections.js';
 import { decide } from './verdict/index.js';
 import type { Decision, DmarcFacts, OpenSpf, SharedInfrastructureFacts, VerdictFacts } from './verdict/index.js';
 
 export { DEFAULT_CHECK_MAX_QUERIES } from './dns/limits.js';
+export { DNSSEC_NOT_ASKED, type CheckBimiOptions, type CheckTransportOptions } from './sections.js';
 
 /** Options of `checkDomain`. */
 export interface CheckOptions {
@@ -80,16 +78,6 @@ export interface CheckOptions {
   bimi?: boolean | CheckBimiOptions | undefined;
 }
 
-
-/** `result.dnssec` when validation was not asked for. */
-export const DNSSEC_NOT_ASKED: DnssecResult = dnssecNotChecked('DNSSEC validation was not asked for.');
-
-/** `checkBimi`'s options as `checkDomain` takes them (the resolver and input rules are the check's). */
-export type CheckBimiOptions = Omit<BimiOptions, 'resolver' | 'input'>;
-
-/** `checkTransport`'s options as `checkDomain` takes them (the resolver and input rules are the check's). */
-export type CheckTransportOptions = Omit<TransportOptions, 'resolver' | 'input'>;
-
 /**
  * Checks whether mail can be forged as `input` (a domain, URL or email address): DMARC, SPF, DKIM
  * and MX run concurrently over one budgeted view of `options.resolver`, then the verdict rules decide.
@@ -119,13 +107,9 @@ export async function checkDomain(input: string, options: CheckOptions): Promise
     });
   }
   const { domain, displayDomain } = normalised;
-  // Mail sent to the domain, alongside the spoof check: its own lookups, outside the check's DNS
-  // budget (the spoof check's figures do not move), and its own verdict.
-  const transport = options.transport ? startTransport(domain, options) : null;
-  // DNSSEC runs beside the check on its own queries (DO and CD), outside its DNS budget.
-  // It shares the check's DNS deadline and cancellation: slow DO answers cannot hold the check past it.
-  const dnssec = typeof options.dnssec === 'object' ? startDnssec(domain, options.dnssec, { deadlineMs: options.deadlineMs ?? DEFAULT_CHECK_DEADLINE_MS, signal: options.signal }) : null;
-  const bimi = options.bimi ? startBimi(domain, input, options) : null;
+  // The optional sections (DNSSEC, transport, BIMI: sections.ts) start beside the spoof check, on
+  // their own lookups outside its DNS budget (its figures do not move); none changes the verdict.
+  const sections = startSections(domain, input, options);
   const resolver = createCheckResolver(options.resolver, {
     maxQueries: options.maxQueries ?? DEFAULT_CHECK_MAX_QUERIES,
     deadlineMs: options.deadlineMs ?? DEFAULT_CHECK_DEADLINE_MS,
@@ -207,21 +191,10 @@ export async function checkDomain(input: string, options: CheckOptions): Promise
   }
   const source = options.source ?? checkSourceOf(options.resolver);
   const result = buildResult({ domain, displayDomain, resolvedAt, source, started, input, dmarc, spf, orgSpf, shared, registrable, existence: existence.queries, dkim, mx, decision, stats: resolver.stats() });
-  if (dnssec) result.dnssec = await dnssec.finish(dmarc.discovery.foundAt ?? `_dmarc.${domain}`);
-  else if (options.dnssec === false) result.dnssec = dnssecNotChecked('DNSSEC validation was turned off.');
-  else if (typeof options.dnssec === 'string') result.dnssec = dnssecNotChecked(options.dnssec);
-  if (transport) {
-    const outcome = await transport;
-    if (outcome instanceof Error) throw outcome;
-    result.transport = outcome;
+  const pending = finishSections(sections, { dmarcName: dmarc.discovery.foundAt ?? `_dmarc.${domain}` }, options, result, () => {
     result.responseTimeMs = Math.round(performance.now() - started);
-  }
-  if (bimi) {
-    const outcome = await bimi;
-    if (outcome instanceof Error) throw outcome;
-    result.bimi = outcome;
-    result.responseTimeMs = Math.round(performance.now() - started);
-  }
+  });
+  if (pending) await pending;
   return result;
 }
 
@@ -284,22 +257,6 @@ function sharedFactsOf(report: SharedInfrastructureReport, findings: readonly Fi
   const fix = sharedInfrastructureFix(report);
   const rawRecord = fix === null ? null : fix.domain === spf.domain ? spf.record : orgSpf?.domain === fix.domain ? orgSpf.record : null;
   return { critical, fix: fix === null || rawRecord === null ? null : { ...fix, rawRecord } };
-}
-
-/** Starts `checkTransport` for a check; a rejection is held as a value, so a refused spoof check leaves nothing unhandled. */
-function startTransport(domain: string, options: CheckOptions): Promise<TransportResult | Error> {
-  const extra = options.transport === true || !options.transport ? {} : options.transport;
-  const dnssec = typeof options.dnssec === 'object' ? options.dnssec : undefined;
-  return checkTransport(domain, { ...extra, resolver: options.resolver, input: options.input, ...(dnssec ? { dnssec } : {}) }).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
-}
-
-/** Starts `checkBimi` for a check; a rejection is held as a value, like the transport check's. */
-function startBimi(domain: string, input: string, options: CheckOptions): Promise<BimiResult | Error> {
-  const extra = options.bimi === true || !options.bimi ? {} : options.bimi;
-  // An address as input names the sender's local part, which a record's lps= may use (draft §7.2 step 5).
-  const at = input.trim().lastIndexOf('@');
-  const localPart = extra.localPart ?? (at > 0 && !input.includes('://') ? input.trim().slice(0, at).replace(/^mailto:/i, '') : undefined);
-  return checkBimi(domain, { ...extra, ...(localPart !== undefined ? { localPart } : {}), resolver: options.resolver, input: options.input }).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
 }
 
 /**

@@ -14,6 +14,8 @@
 /** Checks a domain, URL or address: DMARC, SPF, DKIM and MX, scored into a verdict with reasons and a next step. */
 export { checkDomain, DEFAULT_CHECK_MAX_QUERIES } from './check.js';
 export type { CheckBimiOptions, CheckOptions, CheckTransportOptions } from './check.js';
+export { OPTIONAL_SECTIONS, SECTION_NAMES, type SectionName } from './sections.js';
+export { nextStepsOf, type SectionEnvelope } from './findings.js';
 export type { InboxOutcome, SpoofCheckDetails, SpoofCheckResult, Verdict } from './result.js';
 /** Why a check gave no verdict (bad input, or a failed lookup the verdict rests on). */
 export { SpoofCheckError, isSpoofCheckError } from './errors.js';

@@ -3,13 +3,13 @@ import type { DmarcDiscovery, EffectivePolicy, ExistenceQuery, ReportDestination
 import type { CheckStats } from './dns/limits.js';
 import type { CheckSource } from './dns/types.js';
 import type { FailedQuery } from './errors.js';
-import type { Finding } from './findings.js';
+import type { Finding, SectionEnvelope } from './findings.js';
 import type { MxAnalysis } from './mx/index.js';
 import type { SharedInfrastructureReport } from './ranges/index.js';
 import type { SpfAnalysis } from './spf/index.js';
-import type { TransportResult } from './transport/types.js';
+import type { TransportResult, TransportVerdict } from './transport/types.js';
 import type { DnssecResult } from './dnssec/check.js';
-import type { BimiResult } from './bimi/types.js';
+import type { BimiGrade, BimiResult } from './bimi/types.js';
 import type { Decision, InboxOutcome, Verdict } from './verdict/index.js';
 
 /**
@@ -36,6 +36,11 @@ export type { InboxOutcome, Verdict } from './verdict/index.js';
  * The spec's "Spoof check result" (`docs/spec/email-service-api.md`), every documented field
  * with its type, plus `details`: the facts behind the answer. Fields the spec types as string are
  * null where there is nothing to report (the reference service does the same).
+ */
+/*
+ * The optional sections (`dnssec`, `transport`, `bimi`: sections.ts) each carry the one envelope
+ * (`SectionEnvelope`: `status`, `findings`, `nextSteps`) beside their own fields. Every check writes
+ * it whole; it is typed optional here because results stored before the envelope existed lack it.
  */
 export interface SpoofCheckResult {
   domain: string;
@@ -96,12 +101,12 @@ export interface SpoofCheckResult {
    * Mail sent TO the domain (MTA-STS, TLS-RPT, STARTTLS of every MX), only when the check was asked
    * for it (`CheckOptions.transport`). Its verdict is separate: the spoof verdict never depends on it.
    */
-  transport?: TransportResult;
+  transport?: TransportResult & Partial<SectionEnvelope<TransportVerdict>>;
   /**
    * BIMI (the brand logo receivers show), only when the check was asked for it (`CheckOptions.bimi`).
    * Graded on its own: the spoof verdict never depends on it.
    */
-  bimi?: BimiResult;
+  bimi?: BimiResult & Partial<SectionEnvelope<BimiGrade>>;
 }
 
 /**

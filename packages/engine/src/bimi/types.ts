@@ -14,7 +14,7 @@
  *   avp      = "avp=" ("brand" / "personal")
  *   lps      = "lps=" [ prefix *("," prefix) ] ; prefix = 1*63(ALPHA / DIGIT / "-")
  */
-import type { Finding } from '../findings.js';
+import type { Finding, SectionEnvelope } from '../findings.js';
 import type { HttpsFetchError } from '../net/https-fetch.js';
 
 /**
@@ -185,3 +185,6 @@ export interface BimiResult {
   /** What to do, in order: the first is the one to do now. */
   nextSteps: string[];
 }
+
+/** `bimi` of a spoof check result: the BIMI check's result with the section envelope (`status` is the grade; sections.ts adds it). */
+export interface BimiSection extends BimiResult, SectionEnvelope<BimiGrade> {}

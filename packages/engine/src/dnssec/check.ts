@@ -8,6 +8,7 @@
 import { EDE, type DnssecReason, type DnssecStatus, type RawQuery, type RawResponse, type TrustAnchor } from './types.js';
 import { type DnssecCache, Validator, weakest } from './validate.js';
 import { groupRRsets, TYPE } from '../dns/canonical.js';
+import type { Finding, SectionEnvelope } from '../findings.js';
 
 /** A result's DNSSEC state: a validator's state, or `not-checked` (never shown as secure). */
 export type DnssecResultStatus = DnssecStatus | 'not-checked';
@@ -30,6 +31,46 @@ export interface DnssecResult {
    * nothing verified: a zone that is not re-signed in time turns bogus then (monitors alert ahead).
    */
   signaturesExpire: string | null;
+  /**
+   * The section envelope (`SectionEnvelope`, added by `withDnssecEnvelope` in a spoof check): what the
+   * state means for mail; none when not checked. Results stored before the envelope existed lack it.
+   */
+  findings?: Finding[];
+  /** What to do, in order (for a bogus state, how to make the zone validate again); none otherwise. */
+  nextSteps?: string[];
+}
+
+/** The core of `result.dnssec`, before its envelope. */
+export type DnssecState = Omit<DnssecResult, 'findings' | 'nextSteps'>;
+
+/** `result.dnssec` as every check now writes it: with its envelope (`withDnssecEnvelope`). */
+export type DnssecSection = DnssecResult & SectionEnvelope<DnssecResultStatus>;
+
+/** The finding of each checked state (RFC 4035 §4.3): secure, insecure, bogus, indeterminate. */
+const STATE_FINDINGS: Record<DnssecStatus, Omit<Finding, 'detail'> & { why: string }> = {
+  secure: { id: 'dnssec-secure', severity: 'success', title: 'DNSSEC Verified', why: '' },
+  insecure: { id: 'dnssec-insecure', severity: 'info', title: 'Mail Records Not Signed', why: ' Nothing proves these answers authentic, so a resolver cannot tell a forged answer from a real one.' },
+  bogus: { id: 'dnssec-bogus', severity: 'critical', title: 'DNSSEC Validation Fails', why: ' Validating resolvers refuse these answers (SERVFAIL): to them the SPF, DMARC and MX records cannot be read at all.' },
+  indeterminate: { id: 'dnssec-indeterminate', severity: 'warning', title: 'DNSSEC Could Not Be Settled', why: ' Whether the answers are authentic could not be decided.' },
+};
+
+/** How to make a bogus zone validate again, by its RFC 8914 Extended DNS Error code. */
+function bogusFix(code: number | null): string {
+  switch (code) {
+    case EDE.SIGNATURE_EXPIRED: return 'Sign the zone again (its signatures have expired), and have the signer re-sign it automatically well before they expire.';
+    case EDE.SIGNATURE_NOT_YET_VALID: return "Sign the zone again with the signer's clock right: its signatures only start in the future.";
+    case EDE.DNSKEY_MISSING: return "Make the DS at the registrar match a key the zone publishes: publish that key again, or replace the DS with the current key's.";
+    case EDE.RRSIGS_MISSING: return 'Sign the zone again: some of its records carry no signature.';
+    case EDE.NSEC_MISSING: return 'Sign the zone again: its proofs that names do not exist (NSEC or NSEC3) are missing.';
+    default: return 'Sign the zone again from its current data, or, if it should not be signed, remove the DS at the registrar.';
+  }
+}
+
+/** `state` with the section envelope: its finding and next steps (none when not checked). */
+export function withDnssecEnvelope(state: DnssecState): DnssecSection {
+  if (state.status === 'not-checked') return { ...state, findings: [], nextSteps: [] };
+  const { why, ...finding } = STATE_FINDINGS[state.status];
+  return { ...state, findings: [{ ...finding, detail: `${state.reason.text}${why}` }], nextSteps: state.status === 'bogus' ? [bogusFix(state.reason.code)] : [] };
 }
 
 /** `CheckOptions.dnssec`: how to ask (DO and CD), from which anchors, at what time. */

@@ -40,7 +40,7 @@
  */
 import type { HttpsFetchError } from '../net/https-fetch.js';
 import type { CertificateSummary } from '../net/tls-peer.js';
-import type { Finding } from '../findings.js';
+import type { Finding, SectionEnvelope } from '../findings.js';
 import type { DaneOutcome } from '../dane/types.js';
 import type { DaneVerdict, MxTlsa } from './dane.js';
 import type { AddressClass } from '../net/address-guard.js';
@@ -198,6 +198,12 @@ export interface TransportResult {
   dane?: DaneVerdict;
   findings: Finding[];
 }
+
+/**
+ * `transport` of a spoof check result: the transport check's result with the section envelope
+ * (`SectionEnvelope`, added by sections.ts): `status` is the verdict, `nextSteps` the findings' own.
+ */
+export interface TransportSection extends TransportResult, SectionEnvelope<TransportVerdict> {}
 
 /** Ports to connect to instead of the standard ones (test labs, relays): ../net/ports.ts. */
 export type { ConnectPorts } from '../net/ports.js';

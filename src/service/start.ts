@@ -31,6 +31,7 @@ import { checkDomain, findLookalikes, ZoneResolver, type CheckOptions, type Chec
 import type { StartupApiKey } from '../http/app.js';
 import type { TrustProxy } from '../http/client-address.js';
 import { connectRateLimitRedis, type RateLimits } from '../http/rate-limits.js';
+import { KeyRedactor, keyFreeReportStore } from '../http/key-redaction.js';
 import type { BatchService } from '../jobs/service.js';
 import { describeBatchMode, startBatchService, startLookalikeJobService } from '../jobs/setup.js';
 import type { DeepLookalikeRun, LookalikeJobService } from '../jobs/lookalike-jobs.js';
@@ -435,6 +436,10 @@ export async function startService(config: ServiceConfig): Promise<ServiceHandle
 
     await startExtras(started, config.components, { role: 'serve', stores, check: checks.plain, redisUrl: config.redisUrl, env: config.env, log });
 
+    // One key redactor for the API and the report receiver: a key a report carries (in its org_name,
+    // its id, its file name) is refused there as at the API's upload (issue 38 item 9).
+    const keyRedactor = new KeyRedactor();
+    for (const key of [...seedKeys, ...(config.http.apiKeys ?? []).map((startup) => startup.key)]) keyRedactor.remember(key);
     // The report receiver: after the stores (it writes to them), stopped before them.
     const reportNotes: string[] = [];
     const reportResolver = config.check.resolverFor('');
@@ -446,7 +451,7 @@ export async function startService(config: ServiceConfig): Promise<ServiceHandle
         'smtp',
         async () => {
           const r = new SmtpReportReceiver({
-            store: stores.reports,
+            store: keyFreeReportStore(stores.reports, keyRedactor),
             resolver: reportResolver,
             reportAddresses,
             host: smtpConfig.host,
@@ -486,6 +491,7 @@ export async function startService(config: ServiceConfig): Promise<ServiceHandle
       ...(redis ? { rateLimitRedis: redis } : {}),
       apiKeys: http.apiKeys,
       redactKeys: seedKeys,
+      keyRedactor,
       ...(http.acceptWeakKeys ? { acceptWeakKeys: true } : {}),
       ...(http.pages ? { pages: http.pages } : {}),
       ...(http.console !== undefined ? { console: http.console } : {}),

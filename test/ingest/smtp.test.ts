@@ -7,6 +7,7 @@
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { connect } from 'node:net';
+import { readFileSync } from 'node:fs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { dkimSign } from 'mailauth';
 import { loadZoneDirectory, parseZone, ZoneResolver, type Resolver } from '@spoof-checker/engine';
@@ -15,7 +16,7 @@ import { startService } from '../../src/service/start.js';
 import { createMemoryStores } from '../../src/store/memory.js';
 import type { Domain, Stores } from '../../src/store/types.js';
 import { FIXTURE_ZONES } from '../cli/helpers.js';
-import { fixture, GOOGLE_ZIP, REPORT_DOMAIN, reportMessage, TLS_GZ } from './helpers.js';
+import { fixture, GOOGLE_ZIP, REPORT_DOMAIN, REPORT_SOURCES, reportMessage, TLS_GZ } from './helpers.js';
 
 const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const PRIVATE_PEM = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
@@ -205,6 +206,38 @@ describe('serve --smtp-port: the receiver as a component of startService', () =>
     } finally {
       const outcomes = await handle.stop();
       expect(outcomes.map((o) => o.name)).toEqual(['http', 'smtp', 'monitors', 'lookalike jobs', 'batches', 'store']);
+    }
+  });
+});
+
+describe('keys in reports that arrive by SMTP (issue 38 item 9)', () => {
+  it("a key in a mailed report's org_name is stored and shown as [REDACTED], as at the API's upload", async () => {
+    const key = 'sk_reports_0a1b2c3d4e5f60718293a4b5c6d7e8f9';
+    const xml = readFileSync(`${REPORT_SOURCES}yahoo.com!spf-cloud-ec2.example!1795132800!1795219199.xml`, 'utf8').replace(
+      '<org_name>Yahoo</org_name>',
+      `<org_name>Yahoo ${Buffer.from(key).toString('hex')}</org_name>`,
+    );
+    const handle = await startService({
+      storage: { kind: 'memory' },
+      check: { resolverFor: () => resolver },
+      allowPrivateAddresses: false,
+      env: {},
+      log: () => {},
+      reports: { reportAddresses: ['dmarc@reports.service.example'], smtp: { host: '127.0.0.1', port: 0 } },
+      http: { host: '127.0.0.1', port: 0, apiKeys: [{ key, organizationId: 'org_r' }], rateLimit: false, trustProxy: false, publicHistory: false, environment: 'test', logger: false },
+    });
+    try {
+      const port = Number(/127\.0\.0\.1:(\d+)/.exec(handle.notes.find((n) => n.startsWith('SMTP report receiver on'))!)![1]);
+      const message = reportMessage({ from: 'noreply@yahoo.com', attachment: Buffer.from(xml), fileName: 'yahoo.xml', contentType: 'text/xml' });
+      const session = await smtp(port, { mailFrom: 'noreply@yahoo.com', rcpts: ['dmarc@reports.service.example'], data: message });
+      expect(session.data).toMatch(/^250 /);
+      const response = await fetch(`http://127.0.0.1:${handle.port}/api/tools/v1/spoof-checker/reports`, { headers: { authorization: `Bearer ${key}` } });
+      const text = await response.text();
+      expect(text).toContain('"total":1');
+      expect(text).toContain('[REDACTED]');
+      expect(text.toLowerCase()).not.toContain(Buffer.from(key).toString('hex'));
+    } finally {
+      await handle.stop();
     }
   });
 });

@@ -67,12 +67,17 @@ ${viewer.demo ? null : actionForm(viewer, `${CONSOLE_PATH}/sign-out`, 'Sign out'
 </div>`;
 }
 
-/** A console page: the public shell, the console's navigation, never indexed. */
-export function consolePage(options: { title: string; body: SafeHtml; viewer: ConsoleViewer | null; current?: string; demo?: DemoSettings | null; notice?: Notice | null; keepWhole?: boolean }): SafeHtml {
+/**
+ * A console page: the public shell and the console's navigation. Its pages need a session, so a
+ * crawler only ever reaches the sign-in page: no `noindex` is needed for them (a page reached without
+ * one, such as a shared dashboard, asks for it with `noindex`).
+ */
+export function consolePage(options: { title: string; body: SafeHtml; viewer: ConsoleViewer | null; current?: string; demo?: DemoSettings | null; notice?: Notice | null; keepWhole?: boolean; noindex?: boolean }): SafeHtml {
   const { viewer } = options;
   return page({
     title: options.title,
-    noindex: true,
+    description: 'The spoof-checker console: every domain of your organisation, its checks, confirmed changes, reports and alerts.',
+    noindex: options.noindex ?? false,
     demo: options.demo ?? viewer?.demo ?? null,
     nav: consoleNav(viewer, options.current ?? ''),
     wide: true,

@@ -241,7 +241,8 @@ export async function ingestReportFile(
   origin: OriginBase,
   options: { candidate?: boolean; kinds?: readonly ReportKind[] } = {},
 ): Promise<IngestTally & { found: boolean }> {
-  const [parsed] = await (sink.parser ?? defaultReportParser()).parse([file]);
+  // A path that takes one kind has the other refused unread, in the parser (parse-files.ts).
+  const [parsed] = await (sink.parser ?? defaultReportParser()).parse([options.kinds ? { ...file, kinds: options.kinds } : file]);
   return ingestParsedFile(sink, file.fileName, parsed!, origin, options);
 }
 

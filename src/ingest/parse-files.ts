@@ -28,6 +28,11 @@ export interface ReportFileInput {
   bytes: Uint8Array;
   fileName: string | null;
   contentType?: string | null;
+  /**
+   * The kinds the path takes (the public TLS-RPT route: RFC 8460 §5.3 reports only): a document of
+   * another kind is refused unread (`wrong-kind`), never parsed.
+   */
+  kinds?: readonly ReportKind[] | undefined;
 }
 
 /** A refusal: the engine's reason (`malformed`, `too-deep`, `ratio-exceeded`, …) or the job's (`job-budget`, `parse-deadline`, `parse-memory`, `parse-failed`). */
@@ -80,6 +85,10 @@ export function parseReportFile(file: ReportFileInput, budget: JobBudget): Parse
       continue;
     }
     budget.documentBytes -= document.bytes.length;
+    if (file.kinds && !file.kinds.includes(document.kind)) {
+      documents.push({ name, kind: document.kind, outcome: { ok: false, reason: 'wrong-kind', detail: `a ${document.kind} report where only ${file.kinds.join(' or ')} reports are taken` } });
+      continue;
+    }
     const outcome = document.kind === 'aggregate' ? parseAggregateReport(document.bytes) : parseTlsReport(document.bytes);
     documents.push({ name, kind: document.kind, outcome: outcome.ok ? { ...outcome, contentDigest: contentDigest(outcome.report) } : outcome });
   }

@@ -8,16 +8,14 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { checkDomain } from '../../packages/engine/src/check.js';
-import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
-import { parseZone } from '../../packages/engine/src/zones/parse.js';
-import { AlertService } from '../../src/jobs/alerts.js';
-import { InProcessMonitorScheduler, MonitorService } from '../../src/jobs/monitors.js';
-import { createMemoryStores } from '../../src/store/memory.js';
-import type { FailureReport } from '../../src/store/failure-reports.js';
-import type { RememberedLookalike } from '../../src/store/remembered-lookalikes.js';
-import { TestClock } from '../monitors/helpers.js';
-import { addMember, consoleService, DOMAINS, ORG_A, ORG_B, zoneFor } from './helpers.js';
+import { addMember, ORG_A, ORG_B } from './helpers.js';
+import { failure, peopleService as startPeople, remembered } from './people-helpers.js';
+
+async function peopleService(options: { smtp?: boolean } = {}) {
+  const service = await startPeople(options);
+  cleanups.push(service.close);
+  return service;
+}
 
 const cleanups: (() => Promise<unknown>)[] = [];
 /** A page's HTML without the spans the shell adds to break long words (so that text can be matched). */
@@ -25,27 +23,6 @@ const plain = (body: string) => body.replace(/<\/?span[^>]*>/g, '');
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-/** The console with a monitor service that has the alert service and the lookalike memory. */
-export async function peopleService(options: { smtp?: boolean } = {}) {
-  const stores = createMemoryStores();
-  const clock = new TestClock(Date.parse('2026-03-01T12:00:00.000Z'));
-  const resolver = new ZoneResolver(Object.entries(DOMAINS).map(([d, dmarc]) => parseZone(zoneFor(d, dmarc))));
-  const serverKey = Buffer.alloc(32, 7);
-  const alerts = new AlertService({
-    store: stores.alerts,
-    serverKey,
-    allowPrivateAddresses: true,
-    now: clock.now,
-    timeoutMs: 5_000,
-    ...(options.smtp ? { smtp: { url: new URL('smtp://127.0.0.1:1'), from: 'alerts@acme.example' } as never } : {}),
-  });
-  const scheduler = new InProcessMonitorScheduler({ store: stores.monitors, check: (domain) => checkDomain(domain, { resolver }), now: clock.now, tickMs: 0 });
-  const monitors = new MonitorService({ store: stores.monitors, scheduler, serverKey, allowPrivateAddresses: true, now: clock.now, alerts, lookalikes: stores.rememberedLookalikes });
-  const built = await consoleService({ stores, clock, extra: { monitors } });
-  cleanups.push(async () => built.app.close(), async () => built.monitors.scheduler.close(), async () => scheduler.close());
-  return { ...built, monitors, alerts };
-}
 
 /** A local HTTP receiver that keeps what it is sent and answers `status`. */
 async function receiver(status = 200): Promise<{ url: string; bodies: unknown[]; server: Server }> {
@@ -196,23 +173,6 @@ describe('/console/alerts', () => {
   });
 });
 
-const remembered = (domain: string, unicode: string, monitorId: string, overrides: Partial<RememberedLookalike> = {}): RememberedLookalike => ({
-  monitorId,
-  organizationId: ORG_A.id,
-  domain,
-  unicode,
-  firstSeen: '2026-02-01T10:00:00.000Z',
-  lastSeen: '2026-02-28T10:00:00.000Z',
-  state: { registered: true, mx: true, spf: false, grade: 'high' },
-  pending: null,
-  ours: false,
-  history: [
-    { at: '2026-02-01T10:00:00.000Z', change: 'registered', before: 'unregistered', after: 'registered' },
-    { at: '2026-02-10T10:00:00.000Z', change: 'mx-published', before: 'no MX', after: 'MX' },
-  ],
-  ...overrides,
-});
-
 describe('/console/domains/<domain>/lookalikes', () => {
   it('lists remembered lookalikes with first/last seen, history and the xn-- form; an owner marks "ours"; a viewer cannot; another organisation 404', async () => {
     const { app, stores, clock, monitors } = await peopleService();
@@ -247,24 +207,6 @@ describe('/console/domains/<domain>/lookalikes', () => {
     expect((await other.get('/console/domains/alpha.example/lookalikes')).statusCode).toBe(404);
     expect((await other.post('/console/domains/alpha.example/lookalikes/ours', { name: 'alpha-mail.example', ours: 'yes' })).statusCode).toBe(404);
   });
-});
-
-const failure = (n: number, sourceIp: string, receivedAt: string): FailureReport => ({
-  id: `fr_${n}`,
-  organizationId: ORG_A.id,
-  domain: 'alpha.example',
-  identity: `identity-${n}`,
-  receivedAt,
-  arrivalDate: null,
-  sourceIp,
-  authFailure: ['dmarc'],
-  authenticationResults: ['mx.receiver.example; dmarc=fail header.from=alpha.example'],
-  identityAlignment: 'none',
-  deliveryResult: n % 2 === 0 ? 'reject' : 'spam',
-  reporter: { userAgent: 'Receiver/1.0', from: 'ruf@receiver.example', authenticated: true },
-  feedback: [],
-  headers: [{ name: 'From', value: 'ceo@alpha.example' }, { name: 'Subject', value: 'Invoice' }],
-  localPartsHashed: true,
 });
 
 describe('/console/domains/<domain>/failures', () => {

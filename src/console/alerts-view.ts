@@ -28,7 +28,7 @@ const tokenField = (viewer: ConsoleViewer) => html`<input type="hidden" name="${
 
 /** A test's outcome in words: delivered, or failed with the reason. */
 export function testOutcome(attempt: DeliveryAttempt): { tone: Notice['tone']; text: string } {
-  if (attempt.outcome === 'delivered') return { tone: 'success', text: `Delivered${attempt.statusCode !== null ? ` (${attempt.statusCode})` : ''} in ${Math.round(attempt.durationMs)} ms.` };
+  if (attempt.outcome === 'delivered') return { tone: 'success', text: `Delivered${attempt.statusCode !== null ? ` (${attempt.statusCode})` : ''}${attempt.durationMs >= 1 ? ` in ${Math.round(attempt.durationMs).toLocaleString('en-GB')} ms` : ''}.` };
   return { tone: 'critical', text: `Failed: ${attempt.outcome}${attempt.statusCode !== null ? ` ${attempt.statusCode}` : ''}${attempt.detail ? `: ${attempt.detail}` : ''}.` };
 }
 
@@ -43,7 +43,7 @@ function channelCard(viewer: ConsoleViewer, channel: AlertChannel, tested: boole
   const base = `${ALERTS_PATH}/${encodeURIComponent(channel.id)}`;
   const id = `ch-${channel.id}`;
   const outcome = channel.lastTest ? testOutcome(channel.lastTest) : null;
-  return html`<li class="card channel" id="${id}"><h3 id="${id}-title">${channel.name} <span class="muted">(${CHANNEL_KIND_WORDS[channel.kind]}${channel.enabled ? '' : ', disabled'})</span></h3>
+  return html`<section class="card channel" id="${id}" aria-labelledby="${id}-title"><h3 id="${id}-title">${channel.name} <span class="muted">(${CHANNEL_KIND_WORDS[channel.kind]}${channel.enabled ? '' : ', disabled'})</span></h3>
 <dl class="facts"><dt>Goes to</dt><dd class="target">${channel.kind === 'email' ? channel.recipients.join(', ') : (channel.targetHost ?? 'unknown')}</dd>
 <dt>Events</dt><dd class="events">${channel.rules.events.join(', ')}</dd>
 <dt>Domains</dt><dd class="domains">${channel.rules.domains.length === 0 ? 'every domain' : channel.rules.domains.join(', ')}</dd>
@@ -56,7 +56,7 @@ ${eventBoxes(id, channel.rules.events)}
 <div><label><input type="checkbox" name="enabled" value="yes"${channel.enabled ? html` checked` : null}> Enabled</label></div>
 <div><button type="submit" class="secondary">Save rules</button></div></form></details>
 <form method="post" action="${base}/remove" class="inline-action">${tokenField(viewer)}<button type="submit" class="danger" aria-describedby="${id}-title">Remove</button></form>`
-  : null}</li>`;
+  : null}</section>`;
 }
 
 /** `/console/alerts`. */
@@ -74,7 +74,7 @@ export function alertsPage(options: { viewer: ConsoleViewer; channels: AlertChan
 ${channels === null
   ? html`<div class="card" id="alerts-off"><p>Alert channels are not available on this service (monitors run without the alert service).</p></div>`
   : html`<section aria-labelledby="channels-title"><h2 id="channels-title">Channels</h2>
-${channels.length === 0 ? html`<p id="no-channels">No channel yet: alerts of this organisation go only to each domain's webhook, if it has one.</p>` : html`<ul class="list-plain" id="channels">${channels.map((c) => channelCard(viewer, c, c.id === options.tested))}</ul>`}
+${channels.length === 0 ? html`<p id="no-channels">No channel yet: alerts of this organisation go only to each domain's webhook, if it has one.</p>` : html`<div id="channels">${channels.map((c) => channelCard(viewer, c, c.id === options.tested))}</div>`}
 </section>
 ${manage
   ? html`<section aria-labelledby="add-title" class="card"><h2 id="add-title">Add a channel</h2>

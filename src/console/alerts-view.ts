@@ -32,8 +32,8 @@ export function testOutcome(attempt: DeliveryAttempt): { tone: Notice['tone']; t
   return { tone: 'critical', text: `Failed: ${attempt.outcome}${attempt.statusCode !== null ? ` ${attempt.statusCode}` : ''}${attempt.detail ? `: ${attempt.detail}` : ''}.` };
 }
 
-function eventBoxes(prefix: string, chosen: readonly AlertEventKind[]): SafeHtml {
-  return html`<fieldset><legend>Events sent</legend>${ALERT_EVENT_KINDS.map(
+function eventBoxes(prefix: string, chosen: readonly AlertEventKind[], legend = 'Events sent'): SafeHtml {
+  return html`<fieldset><legend>${legend}</legend>${ALERT_EVENT_KINDS.map(
     (kind) => html`<label><input type="checkbox" name="events" value="${kind}" id="${prefix}-event-${kind}"${chosen.includes(kind) ? html` checked` : null}> ${EVENT_WORDS[kind]}</label>`,
   )}</fieldset>`;
 }
@@ -47,13 +47,13 @@ function channelCard(viewer: ConsoleViewer, channel: AlertChannel, tested: boole
 <dl class="facts"><dt>Goes to</dt><dd class="target">${channel.kind === 'email' ? channel.recipients.join(', ') : (channel.targetHost ?? 'unknown')}</dd>
 <dt>Events</dt><dd class="events">${channel.rules.events.join(', ')}</dd>
 <dt>Domains</dt><dd class="domains">${channel.rules.domains.length === 0 ? 'every domain' : channel.rules.domains.join(', ')}</dd>
-<dt>Last test</dt><dd class="last-test"${tested ? html` role="status"` : null}>${outcome ? html`<span class="tone-${outcome.tone}">${outcome.text}</span> <span class="muted">(${when(channel.lastTest!.at)})</span>` : 'never sent'}</dd></dl>
+<dt>Last test</dt><dd class="last-test${tested ? ' just-tested' : ''}">${outcome ? html`<span class="tone-${outcome.tone}">${outcome.text}</span> <span class="muted">(${when(channel.lastTest!.at)})</span>` : 'never sent'}</dd></dl>
 ${manage
   ? html`<form method="post" action="${base}/test" class="inline-action">${tokenField(viewer)}<button type="submit" class="secondary" aria-describedby="${id}-title">Send a test</button></form>
 <details><summary>Change the rules of ${channel.name}</summary><form method="post" action="${base}/rules" class="console-form">${tokenField(viewer)}
-${eventBoxes(id, channel.rules.events)}
-<div><label for="${id}-domains">Only these domains (one a line; empty: every domain)</label><textarea id="${id}-domains" name="domains" rows="3" spellcheck="false">${channel.rules.domains.join('\n')}</textarea></div>
-<div><label><input type="checkbox" name="enabled" value="yes"${channel.enabled ? html` checked` : null}> Enabled</label></div>
+${eventBoxes(id, channel.rules.events, `Events sent to ${channel.name}`)}
+<div><label for="${id}-domains">Domains ${channel.name} takes (one a line; empty: every domain)</label><textarea id="${id}-domains" name="domains" rows="3" spellcheck="false">${channel.rules.domains.join('\n')}</textarea></div>
+<div><label><input type="checkbox" name="enabled" value="yes"${channel.enabled ? html` checked` : null}> ${channel.name} enabled</label></div>
 <div><button type="submit" class="secondary">Save rules</button></div></form></details>
 <form method="post" action="${base}/remove" class="inline-action">${tokenField(viewer)}<button type="submit" class="danger" aria-describedby="${id}-title">Remove</button></form>`
   : null}</section>`;

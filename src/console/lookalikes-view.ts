@@ -40,14 +40,14 @@ export function lookalikesPage(options: { viewer: ConsoleViewer; monitor: Monito
 ${!monitor.checks.includes('lookalikes') ? html`<p class="card" id="lookalikes-off">Lookalike searches are off for this domain: turn on "Lookalike names" in its settings.</p>` : null}
 ${entries === null || entries.length === 0
   ? html`<p id="no-lookalikes">No lookalike is remembered yet.</p>`
-  : html`<p>${options.total.toLocaleString('en-GB')} remembered; registered first, worst grade first. A name marked ours is listed and never alerted.</p>
+  : html`<p>${options.total.toLocaleString('en-GB')} remembered${options.total > entries.length ? ` (the first ${entries.length.toLocaleString('en-GB')} shown; the API lists them all)` : ''}; registered first, worst grade first. A name marked ours is listed and never alerted.</p>
 <div class="table-scroll" tabindex="0" role="region" aria-labelledby="lookalikes-caption"><table id="lookalikes"><caption id="lookalikes-caption">Remembered lookalikes</caption>
 <thead><tr><th scope="col">Name</th><th scope="col">State</th><th scope="col">First seen</th><th scope="col">Last seen</th><th scope="col">Changes</th><th scope="col">Ours</th></tr></thead>
 <tbody>${entries.map(
       (e) => html`<tr><th scope="row">${lookalikeName(e)}</th><td>${stateWords(e)}${e.pending ? html`<br><span class="muted">unconfirmed change seen ${e.pending.seen}×</span>` : null}</td><td>${when(e.firstSeen)}</td><td>${when(e.lastSeen)}</td>
 <td>${e.history.length === 0 ? 'none' : html`<details><summary>${e.history.length} change(s)</summary><ol class="list-plain">${[...e.history].reverse().map((h) => html`<li><time datetime="${h.at}">${when(h.at)}</time>: ${h.change} (${h.before} → ${h.after})</li>`)}</ol></details>`}</td>
 <td>${e.ours ? 'Ours' : 'No'}${manage
-        ? html`<form method="post" action="${base}/ours" class="inline-action"><input type="hidden" name="${FORM_TOKEN_FIELD}" value="${viewer.token}"><input type="hidden" name="name" value="${e.domain}"><input type="hidden" name="ours" value="${e.ours ? 'no' : 'yes'}"><button type="submit" class="secondary" aria-label="${e.ours ? `Unmark ${e.domain} as ours` : `Mark ${e.domain} as ours`}">${e.ours ? 'Unmark' : 'Mark ours'}</button></form>`
+        ? html`<form method="post" action="${base}/ours" class="inline-action"><input type="hidden" name="${FORM_TOKEN_FIELD}" value="${viewer.token}"><input type="hidden" name="name" value="${e.domain}"><input type="hidden" name="ours" value="${e.ours ? 'no' : 'yes'}"><button type="submit" class="secondary" aria-label="${e.ours ? `Unmark ours: ${e.domain}` : `Mark ours: ${e.domain}`}">${e.ours ? 'Unmark' : 'Mark ours'}</button></form>`
         : null}</td></tr>`,
     )}</tbody></table></div>`}`,
   });

@@ -18,7 +18,7 @@ import type { Monitor } from '../store/monitors.js';
 import type { Stores } from '../store/types.js';
 import type { SafeHtml } from '../web/html.js';
 import { ALERTS_PATH, alertsPage, testOutcome } from './alerts-view.js';
-import { FAILURE_WINDOWS, failuresPage } from './failures-view.js';
+import { FAILURE_SOURCES_DETAILED, FAILURE_WINDOWS, failuresPage } from './failures-view.js';
 import { LOOKALIKES_PER_PAGE, lookalikesPage } from './lookalikes-view.js';
 import { domainPath, type ConsoleViewer, type Notice } from './views.js';
 import { CONSOLE_PATH } from './accounts.js';
@@ -202,7 +202,9 @@ export function registerPeoplePages(app: FastifyInstance, kit: PeoplePagesKit): 
     const org = who.viewer.organizationId;
     const since = new Date(kit.now().getTime() - days * 86_400_000).toISOString();
     const [summary, settings] = await Promise.all([failureReportsBySource(kit.stores.failureReports, org, monitor.domain, since), kit.stores.failureReports.settings(org)]);
-    return kit.send(reply, 200, failuresPage({ viewer: who.viewer, monitor, days, summary, hashLocalParts: settings.hashLocalParts, notice: doneOf(request.query) }));
+    const newestIds = summary.sources.slice(0, FAILURE_SOURCES_DETAILED).flatMap((s) => s.latest.slice(0, 1));
+    const newest = new Map((await Promise.all(newestIds.map((id) => kit.stores.failureReports.get(org, id)))).filter((r) => r !== undefined).map((r) => [r.id, r] as const));
+    return kit.send(reply, 200, failuresPage({ viewer: who.viewer, monitor, days, summary, hashLocalParts: settings.hashLocalParts, newest, notice: doneOf(request.query) }));
   });
 
   app.post(`${CONSOLE_PATH}/failure-reports/hashing`, { config: kit.audit('failure_report_settings', 'update', 'updated'), schema }, async (request, reply) => {

@@ -28,6 +28,7 @@ let base = '';
 let slack: Server;
 let slackUrl = '';
 const slackBodies: unknown[] = [];
+let failedChannel = '';
 
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
@@ -55,6 +56,11 @@ beforeAll(async () => {
   if ('kind' in created) throw new Error(created.kind);
   await service.stores.rememberedLookalikes.save([remembered('xn--alph-ooa.example', 'alphä.example', created.monitor.id), remembered('alpha-mail.example', 'alpha-mail.example', created.monitor.id, { ours: true })]);
   for (const [n, ip] of [[1, '203.0.113.9'], [2, '203.0.113.9'], [3, '198.51.100.7']] as const) await service.stores.failureReports.add(failure(n, ip, '2026-02-28T00:00:00.000Z'));
+  // A channel whose last test failed, for the page that shows a failure.
+  const failed = await service.alerts.create(ORG_A.id, { name: 'Pager', kind: 'webhook', url: slackUrl });
+  if ('kind' in failed) throw new Error(failed.kind);
+  failedChannel = failed.channel.id;
+  await service.stores.alerts.updateChannel(ORG_A.id, failedChannel, { lastTest: { at: '2026-03-01T11:00:00.000Z', outcome: 'http-error', statusCode: 500, durationMs: 12, detail: 'the receiver answered 500' } }, '2026-03-01T11:00:00.000Z');
   browser = await launchChromium();
 }, TIMEOUT_MS);
 
@@ -99,22 +105,22 @@ describe('alerts, lookalikes and failure reports in Chromium', () => {
       await page.getByLabel('Kind').selectOption('slack');
       await page.getByLabel('Name').fill('#security');
       await page.getByLabel(/^URL/).fill(slackUrl);
-      await page.getByLabel('BIMI').uncheck();
+      await page.locator('#new-event-bimi').uncheck();
       await page.getByLabel(/^Only these domains/).fill('alpha.example');
       await Promise.all([page.waitForURL(/done=channel_added/), page.getByRole('button', { name: 'Add channel' }).click()]);
       expect(await page.locator('#notice').textContent()).toContain('The channel was added.');
       expect(await page.content()).not.toContain('XXXXSECRET');
-      await Promise.all([page.waitForURL(/tested=/), page.getByRole('button', { name: 'Send a test' }).click()]);
+      await Promise.all([page.waitForURL(/tested=/), page.locator('.channel', { hasText: '#security' }).getByRole('button', { name: 'Send a test' }).click()]);
       expect(slackBodies).toHaveLength(1);
       expect(typeof (slackBodies[0] as { text?: unknown }).text).toBe('string');
       expect(await page.locator('#notice').textContent()).toMatch(/Test of "#security": Delivered \(200\)/);
-      expect(await page.locator('.channel .last-test').textContent()).toContain('Delivered');
+      expect(await page.locator('.channel', { hasText: '#security' }).locator('.last-test').textContent()).toContain('Delivered');
       await page.screenshot({ path: join(SHOTS, 'alerts-tested.png'), fullPage: true });
 
       await page.goto(`${base}/console/domains/alpha.example`);
       await Promise.all([page.waitForURL(/\/lookalikes$/), page.getByRole('link', { name: 'Lookalikes remembered' }).click()]);
-      await Promise.all([page.waitForURL(/done=ours/), page.getByRole('button', { name: 'Mark xn--alph-ooa.example as ours' }).click()]);
-      expect(await page.getByRole('button', { name: 'Unmark xn--alph-ooa.example as ours' }).count()).toBe(1);
+      await Promise.all([page.waitForURL(/done=ours/), page.getByRole('button', { name: 'Mark ours: xn--alph-ooa.example' }).click()]);
+      expect(await page.getByRole('button', { name: 'Unmark ours: xn--alph-ooa.example' }).count()).toBe(1);
       await page.screenshot({ path: join(SHOTS, 'lookalikes.png'), fullPage: true });
       await page.context().close();
     },
@@ -132,7 +138,11 @@ describe('alerts, lookalikes and failure reports in Chromium', () => {
             const check = async (label: string) => {
               for (const v of await violations(page)) found.push(`${size} ${colorScheme} ${label}: ${v}`);
             };
-            for (const path of ['/console/alerts', '/console/domains/alpha.example/lookalikes', '/console/domains/alpha.example/failures', '/console/domains/alpha.example/failures?days=7', '/console/alerts?wait=5']) {
+            await page.goto(`${base}/console/domains/alpha.example/failures`);
+            await page.locator('#source-0 summary').click();
+            await check('failure report open');
+            await page.screenshot({ path: join(SHOTS, `failure-open-${size}-${colorScheme}.png`), fullPage: true });
+            for (const path of ['/console/alerts', '/console/domains/alpha.example/lookalikes', '/console/domains/alpha.example/failures', '/console/domains/alpha.example/failures?days=7', '/console/alerts?wait=5', `/console/alerts?tested=${failedChannel}`]) {
               await page.goto(`${base}${path}`);
               await check(path);
               await page.screenshot({ path: join(SHOTS, `${path.replace(/[^a-z0-9]+/g, '-')}-${size}-${colorScheme}.png`), fullPage: true });

@@ -224,7 +224,12 @@ describe('/console/domains/<domain>/failures', () => {
     const rows = [...page.body.matchAll(/<tr><th scope="row"><code>([^<]+)<\/code><\/th><td>(\d+)<\/td>/g)].map((m) => [m[1], m[2]]);
     expect(rows).toEqual([['203.0.113.9', '2'], ['198.51.100.7', '1']]);
     expect(page.body).toContain('dmarc 2');
-    expect(page.body).not.toContain('Invoice');
+    // The newest report of each source: its header fields and authentication results (no body is stored).
+    const details = plain(page.body);
+    expect(details).toContain('<summary><code>203.0.113.9</code>, received 2026-02-28 00:00 UTC</summary>');
+    expect(details).toContain('Subject: Invoice');
+    expect(details).toContain('mx.receiver.example; dmarc=fail header.from=alpha.example');
+    expect(details).toContain('(local parts hashed)');
     expect((await owner.get('/console/domains/alpha.example/failures?days=90')).body).toContain('4 report(s) in the last 90 days');
     expect(page.body).toContain('stored hashed');
     const admin = await addMember(app, stores, ORG_A.id, 'ada@acme.example', 'admin', clock);

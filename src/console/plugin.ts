@@ -41,6 +41,7 @@ import {
   SESSION_IDLE_MS,
   SESSION_TOUCH_INTERVAL_MS,
 } from './sessions.js';
+import { registerPeoplePages } from './people-pages.js';
 import { hashRecoveryCode, newRecoveryCodes, newTotpSecret, otpauthUri, verifyTotp } from './totp.js';
 import {
   accountPage,
@@ -839,6 +840,8 @@ export const consolePlugin: FastifyPluginAsync<ConsoleOptions> = async (app: Fas
     await store.updateUser(signed.user.id, { totpSecret: null, totpLastStep: 0, recoveryCodes: [] });
     return seeOther(reply, `${CONSOLE_PATH}/account?done=totp_off`);
   });
+
+  registerPeoplePages(app, { stores, monitors, now, viewer: consoleViewer, actor: (request, need) => actor(request as Req, need), monitorOf: (who, domain) => monitorOf(who as Signed, domain), send: sendPage, seeOther, notFound: (details) => new ConsoleRefusal('NOT_FOUND', details), audit });
 
   // Anything else under /console: the console's own 404 page.
   app.get(`${CONSOLE_PATH}/*`, { config: page, schema }, async () => {

@@ -123,6 +123,7 @@ footer.site { border-top: 1px solid var(--border); padding: 1.2rem 0 2rem; color
 @media (prefers-reduced-motion: no-preference) { html { scroll-behavior: smooth; } }
 /* The console (src/console/): forms, the overview table, the timeline. */
 .console-form { display: grid; gap: 0.7rem; max-width: 28rem; }
+.console-form textarea { width: 100%; font: inherit; padding: 0.5rem 0.6rem; border: 2px solid var(--muted); border-radius: 8px; background: var(--surface); color: var(--text); }
 .console-form.inline { display: flex; flex-wrap: wrap; align-items: end; gap: 0.6rem; max-width: none; }
 .console-form.inline > div { flex: 1 1 12rem; }
 input[type="email"], input[type="password"], input[type="number"], input[type="url"], input[type="search"], .console-form input[type="text"], select { width: 100%; font: inherit; padding: 0.5rem 0.6rem; border: 2px solid var(--muted); border-radius: 8px; background: var(--surface); color: var(--text); }

@@ -242,7 +242,7 @@ describe('the console in Chromium', () => {
             await check('invitation gone');
             if (size === 'desktop' && colorScheme === 'light') await acceptAs(context, invitation);
             else await signIn(page, 'axe@acme.example');
-            for (const path of ['/console', '/console?sort=domain&order=desc&q=beta', '/console/domains/beta.example', '/console/members', '/console/keys', '/console/account', '/console/account?setup=1', '/console/nothing-here']) {
+            for (const path of ['/console', '/console?sort=domain&order=desc&q=beta', '/console/domains/beta.example', '/console/members', '/console/keys', '/console/account', '/console/account?setup=1', '/console/nothing-here', '/console/alerts', '/console/domains/beta.example/lookalikes', '/console/domains/beta.example/failures']) {
               await page.goto(`${base}${path}`);
               await check(path);
               if (path === '/console/members' || path === '/console/account?setup=1') await page.screenshot({ path: join(SHOTS, `${path.replace(/[^a-z]+/g, '-')}-${size}-${colorScheme}.png`), fullPage: true });

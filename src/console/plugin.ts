@@ -29,6 +29,8 @@ import { toHtmlString, type SafeHtml } from '../web/html.js';
 import { SECURITY_HEADERS, type CatalogueAnswer } from '../web/plugin.js';
 import { acceptInvitation, CONSOLE_PATH, invitationPath, invite, isRole, openInvitation, secretHash } from './accounts.js';
 import { arrange, countStates, overviewQuery, overviewRows } from './overview.js';
+import { registerReportRoutes } from './reports-routes.js';
+import { shareRoutes } from './share.js';
 import { decoyHash, MAX_PASSWORD_LENGTH, verifyPassword } from './passwords.js';
 import {
   FORM_TOKEN_FIELD,
@@ -83,7 +85,7 @@ export const DOMAIN_PAGE_DELIVERIES = 20;
 export const DEMO_VIEWER_EMAIL = 'viewer@demo.invalid';
 
 /** The catalogue codes the console names. */
-export type ConsoleErrorCode = 'FORBIDDEN' | 'NOT_FOUND' | 'RATE_LIMITED' | 'INTERNAL' | 'STORE_UNAVAILABLE';
+export type ConsoleErrorCode = 'FORBIDDEN' | 'NOT_FOUND' | 'RATE_LIMITED' | 'INTERNAL' | 'STORE_UNAVAILABLE' | 'VALIDATION_FAILED';
 
 /** What the console takes from the HTTP layer, handed in by the composition (src/service/compose.ts). */
 export interface ConsoleHttp {
@@ -839,6 +841,8 @@ export const consolePlugin: FastifyPluginAsync<ConsoleOptions> = async (app: Fas
     await store.updateUser(signed.user.id, { totpSecret: null, totpLastStep: 0, recoveryCodes: [] });
     return seeOther(reply, `${CONSOLE_PATH}/account?done=totp_off`);
   });
+
+  registerReportRoutes(app, { stores, now, pageViewer: consoleViewer, sendPage, refuse: (code, details) => new ConsoleRefusal(code, details), ...shareRoutes(app, { stores, now, actor: (request, need) => actor(request as Req, need), sendPage, refuse: (code, details) => new ConsoleRefusal(code, details), expectedOrigin }) });
 
   // Anything else under /console: the console's own 404 page.
   app.get(`${CONSOLE_PATH}/*`, { config: page, schema }, async () => {

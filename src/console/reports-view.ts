@@ -105,16 +105,29 @@ const CHART_HEIGHT = 240;
 const CHART_LEFT = 64;
 const CHART_PAD = 28;
 
-/** Messages per day as stacked bars (passing DMARC under failing), with a title and description. */
-export function messagesChart(rows: ReturnType<typeof dailyRows>, caption: string): SafeHtml {
+/** Every UTC day from `from` to `to` (YYYY-MM-DD), at most MAX_CHART_DAYS. */
+function daysBetween(from: string, to: string): string[] {
+  const out: string[] = [];
+  for (let t = Date.parse(`${from}T00:00:00Z`), end = Date.parse(`${to}T00:00:00Z`); t <= end && out.length < MAX_CHART_DAYS; t += 86_400_000) out.push(new Date(t).toISOString().slice(0, 10));
+  return out;
+}
+
+/** The most days a chart draws (the longest window, MAX_REPORT_DAYS, and a day of overlap). */
+export const MAX_CHART_DAYS = 367;
+
+/** Messages per day as stacked bars (passing DMARC under failing), one slot per day of the window, with a title and description. */
+export function messagesChart(reported: ReturnType<typeof dailyRows>, caption: string, window: { from: string; to: string }): SafeHtml {
+  const byDay = new Map(reported.map((r) => [r.day, r]));
+  const span = daysBetween(window.from, window.to);
+  const rows = span.length > 0 ? span.map((day) => byDay.get(day) ?? { day, messages: 0, dmarcPass: 0, spfAligned: 0, dkimAligned: 0, failing: 0 }) : reported;
   const max = Math.max(1, ...rows.map((r) => r.messages));
   const plotWidth = CHART_WIDTH - CHART_LEFT - CHART_PAD;
   const plotHeight = CHART_HEIGHT - 2 * CHART_PAD;
   const slot = rows.length > 0 ? plotWidth / rows.length : plotWidth;
   const bar = Math.max(1, slot * 0.8);
   const base = CHART_PAD + plotHeight;
-  const total = totalsOf(rows);
-  const desc = rows.length === 0 ? 'No messages were reported in this window.' : `${figure(total.messages)} messages from ${rows[0]!.day} to ${rows.at(-1)!.day}; ${figure(total.dmarcPass)} passed DMARC and ${figure(total.failing)} failed. The busiest day had ${figure(max)}. The table after the chart has every day's figures.`;
+  const total = totalsOf(reported);
+  const desc = total.messages === 0 ? 'No messages were reported in this window.' : `${figure(total.messages)} messages from ${rows[0]!.day} to ${rows.at(-1)!.day}; ${figure(total.dmarcPass)} passed DMARC and ${figure(total.failing)} failed. The busiest day had ${figure(max)}. The table after the chart has every day's figures.`;
   return html`<svg class="chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${CHART_WIDTH} ${CHART_HEIGHT}" role="img" aria-labelledby="chart-title chart-desc" id="messages-chart" preserveAspectRatio="xMinYMin meet">
 <title id="chart-title">${caption}</title><desc id="chart-desc">${desc}</desc>
 <line x1="${CHART_LEFT}" y1="${base}" x2="${CHART_WIDTH - CHART_PAD}" y2="${base}"></line>
@@ -183,9 +196,9 @@ ${s.readiness.blockers.length > 0
 ${s.readiness.blockersLeftOut > 0 ? html`<p class="muted">And ${figure(s.readiness.blockersLeftOut)} more sender(s) to fix (the CSV and <code>reports show --json</code> list the first ${s.readiness.blockers.length}).</p>` : null}
 </section>
 <section aria-labelledby="chart-heading"><h2 id="chart-heading">Messages over time</h2>
-${messagesChart(rows, `Messages per day for ${s.domain}: passing and failing DMARC`)}
+${messagesChart(rows, `Messages per day for ${s.domain}: passing and failing DMARC`, s.window)}
 <details class="card" open><summary>The chart's figures</summary>
-${table('daily', 'Messages per day', csv('daily'), ['Day', 'Messages', 'DMARC pass', 'Aligned SPF', 'Aligned DKIM', 'Failing', 'Pass rate'], rows.map((r) => html`<tr><td>${r.day}</td>${num(r.messages)}${num(r.dmarcPass)}${num(r.spfAligned)}${num(r.dkimAligned)}${num(r.failing)}<td class="num">${rate(r.dmarcPass, r.messages)}</td></tr>`), [1, 2, 3, 4, 5, 6])}
+${table('daily', 'Messages per day (days with reports)', csv('daily'), ['Day', 'Messages', 'DMARC pass', 'Aligned SPF', 'Aligned DKIM', 'Failing', 'Pass rate'], rows.map((r) => html`<tr><td>${r.day}</td>${num(r.messages)}${num(r.dmarcPass)}${num(r.spfAligned)}${num(r.dkimAligned)}${num(r.failing)}<td class="num">${rate(r.dmarcPass, r.messages)}</td></tr>`), [1, 2, 3, 4, 5, 6])}
 </details></section>
 <section aria-labelledby="services-title"><h2 id="services-title">Sending services</h2>
 ${services.length === 0

@@ -6,6 +6,8 @@ export class MemoryShareLinkStore implements ShareLinkStore {
   readonly #links = new Map<string, ShareLink>();
 
   async create(link: ShareLink): Promise<void> {
+    // As the SQL stores' unique index: one link per token hash.
+    for (const other of this.#links.values()) if (other.tokenHash === link.tokenHash) throw new Error('a share link with this token hash exists');
     this.#links.set(link.id, { ...link });
   }
 

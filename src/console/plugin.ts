@@ -29,7 +29,7 @@ import { toHtmlString, type SafeHtml } from '../web/html.js';
 import { SECURITY_HEADERS, type CatalogueAnswer } from '../web/plugin.js';
 import { acceptInvitation, CONSOLE_PATH, invitationPath, invite, isRole, openInvitation, secretHash } from './accounts.js';
 import { arrange, countStates, overviewQuery, overviewRows } from './overview.js';
-import { registerReportRoutes } from './reports-routes.js';
+import { registerReportRoutes, type ReportSettings } from './reports-routes.js';
 import { shareRoutes } from './share.js';
 import { decoyHash, MAX_PASSWORD_LENGTH, verifyPassword } from './passwords.js';
 import {
@@ -112,6 +112,8 @@ export interface ConsoleOptions {
   demo?: { settings: DemoSettings; organizationId: string; autoSignIn: boolean } | null;
   http: ConsoleHttp;
   now?: () => Date;
+  /** The report dashboards' resolver (SPF tightening, reverse names) and report domain: the API's report settings (src/console/reports-routes.ts). */
+  reports?: ReportSettings;
 }
 
 /** Who a request is from, once its session is read. */
@@ -842,7 +844,7 @@ export const consolePlugin: FastifyPluginAsync<ConsoleOptions> = async (app: Fas
     return seeOther(reply, `${CONSOLE_PATH}/account?done=totp_off`);
   });
 
-  registerReportRoutes(app, { stores, now, pageViewer: consoleViewer, sendPage, refuse: (code, details) => new ConsoleRefusal(code, details), ...shareRoutes(app, { stores, now, actor: (request, need) => actor(request as Req, need), sendPage, refuse: (code, details) => new ConsoleRefusal(code, details), expectedOrigin }) });
+  registerReportRoutes(app, { stores, now, settings: options.reports ?? {}, pageViewer: consoleViewer, sendPage, refuse: (code, details) => new ConsoleRefusal(code, details), ...shareRoutes(app, { stores, now, settings: options.reports ?? {}, actor: (request, need) => actor(request as Req, need), sendPage, refuse: (code, details) => new ConsoleRefusal(code, details), expectedOrigin }) });
 
   // Anything else under /console: the console's own 404 page.
   app.get(`${CONSOLE_PATH}/*`, { config: page, schema }, async () => {

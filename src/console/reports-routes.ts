@@ -7,7 +7,7 @@
  * plugin (src/console/plugin.ts) with its session and role checks.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { normaliseDomainInput } from '@spoof-checker/engine';
+import { normaliseDomainInput, type Resolver } from '@spoof-checker/engine';
 import type { ConsoleRole } from '../store/console.js';
 import type { Stores } from '../store/types.js';
 import { DAY_SECONDS, DEFAULT_REPORT_DAYS, MAX_REPORT_DAYS, showReports, type ShownReports } from '../summaries/summary.js';
@@ -26,10 +26,19 @@ export interface ReportViewer {
   user: { id: string; email: string };
 }
 
+/** The service's report settings, as the API's report routes have them (src/http/routes/reports.ts). */
+export interface ReportSettings {
+  /** The resolver for the SPF record (the tightening) and the senders' reverse names; without it neither. */
+  resolver?: Resolver;
+  /** The service's own report domain: a domain elsewhere is shown the record that authorises it. */
+  serviceDomain?: string | null;
+}
+
 /** What the report routes take from the console plugin. */
 export interface ReportRoutesContext {
   stores: Stores;
   now: () => Date;
+  settings: ReportSettings;
   /** The signed-in viewer, or null after a redirect to sign in was sent. */
   pageViewer(request: FastifyRequest, reply: FastifyReply): Promise<ReportViewer | null>;
   sendPage(reply: FastifyReply, status: number, body: SafeHtml): FastifyReply;
@@ -95,9 +104,9 @@ export async function organisationHasDomain(stores: Stores, organizationId: stri
   return (await stores.reports.domains(organizationId)).includes(domain) ? domain : null;
 }
 
-/** One domain's reports over the window: the CLI's own function. */
-export function domainReports(stores: Stores, organizationId: string, domain: string, days: number, now: Date): Promise<ShownReports> {
-  return showReports({ store: stores.reports, organizationId, domain, days, now });
+/** One domain's reports over the window: the CLI's and the API's own function, with the API's settings. */
+export function domainReports(stores: Stores, settings: ReportSettings, organizationId: string, domain: string, days: number, now: Date): Promise<ShownReports> {
+  return showReports({ store: stores.reports, organizationId, domain, days, now, ...(settings.resolver ? { resolver: settings.resolver } : {}), serviceDomain: settings.serviceDomain ?? null });
 }
 
 /** A CSV download: named, never cached, never sniffed. */
@@ -110,7 +119,8 @@ async function organisationRows(stores: Stores, organizationId: string, days: nu
   const domains = (await stores.reports.domains(organizationId)).slice(0, MAX_ORGANISATION_REPORT_DOMAINS);
   const rows: OrganisationReportRow[] = [];
   for (const domain of domains) {
-    const s = (await domainReports(stores, organizationId, domain, days, now)).summary;
+    // The organisation's table needs no DNS: the figures only.
+    const s = (await domainReports(stores, {}, organizationId, domain, days, now)).summary;
     const sum = { messages: 0, dmarcPass: 0, spfAligned: 0, dkimAligned: 0 };
     for (const t of s.series) {
       if (!t.trusted && !includeUntrusted) continue;
@@ -147,7 +157,7 @@ export function registerReportRoutes(app: FastifyInstance, context: ReportRoutes
     const domain = await organisationHasDomain(stores, signed.viewer.organizationId, request.params.domain);
     if (!domain) throw noDomain();
     const { window, days, now } = windowOf(request.query);
-    const shown = await domainReports(stores, signed.viewer.organizationId, domain, days, now);
+    const shown = await domainReports(stores, context.settings, signed.viewer.organizationId, domain, days, now);
     const shares = context.sharesSection ? await context.sharesSection(signed, domain, request) : null;
     return context.sendPage(reply, 200, domainReportsPage({ viewer: signed.viewer, domain, shown, window, notice: null, shares }));
   });
@@ -159,7 +169,7 @@ export function registerReportRoutes(app: FastifyInstance, context: ReportRoutes
     if (!domain) throw noDomain();
     const table = tableOrRefuse(request.query);
     const { window, days, now } = windowOf(request.query);
-    const shown = await domainReports(stores, signed.viewer.organizationId, domain, days, now);
+    const shown = await domainReports(stores, context.settings, signed.viewer.organizationId, domain, days, now);
     return sendCsv(reply, `${domain}-${table}-${shown.summary.window.from}-${shown.summary.window.to}.csv`, dashboardCsv(shown, table, window.includeUntrusted));
   });
 

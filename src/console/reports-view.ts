@@ -210,7 +210,7 @@ ${s.sendersLeftOut > 0 ? html`<p class="muted" id="senders-left-out">And ${figur
 <section aria-labelledby="spf-title"><h2 id="spf-title">SPF tightening</h2>
 ${s.spfTighten
   ? html`<p>Publish this record instead (it keeps ${s.spfTighten.keep.join(', ')}):</p><pre id="spf-tighten"><code>${s.spfTighten.record}</code></pre>`
-  : html`<p id="spf-tighten-none">${s.spf.status === 'not-looked-up' ? 'Not computed here: the dashboard reads no DNS. Run reports show with --resolver to compute it.' : `Nothing to tighten (the SPF record: ${s.spf.status}).`}</p>`}
+  : html`<p id="spf-tighten-none">${s.spf.status === 'not-looked-up' ? 'Not computed: this service has no resolver for reports. Run reports show with --resolver to compute it.' : `Nothing to tighten (the SPF record: ${s.spf.status}).`}</p>`}
 ${s.spfUnused.length > 0 ? html`<p>SPF terms no reported mail passed through: ${s.spfUnused.map((t) => html`<code>${t.term}</code> `)}</p>` : null}
 </section>
 <section aria-labelledby="selectors-title"><h2 id="selectors-title">DKIM selectors seen</h2>

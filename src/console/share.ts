@@ -14,7 +14,7 @@ import { html, type SafeHtml } from '../web/html.js';
 import { page } from '../web/layout.js';
 import { CONSOLE_PATH, secretHash } from './accounts.js';
 import { dashboardCsv, dashboardBody, figure } from './reports-view.js';
-import { domainReports, organisationHasDomain, parseWindow, sendCsv, tableOf, WINDOW_FIX, type RefusalCode, type ReportViewer } from './reports-routes.js';
+import { domainReports, organisationHasDomain, parseWindow, sendCsv, tableOf, WINDOW_FIX, type RefusalCode, type ReportSettings, type ReportViewer } from './reports-routes.js';
 import { FORM_TOKEN_FIELD } from './sessions.js';
 import { domainPath, ROLE_CAN, when } from './views.js';
 
@@ -36,6 +36,7 @@ const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 export interface ShareContext {
   stores: Stores;
   now: () => Date;
+  settings: ReportSettings;
   /** A state-changing request: the session's token, then the role (403 otherwise). */
   actor(request: FastifyRequest, need: 'any' | 'manage' | 'own'): Promise<ReportViewer>;
   sendPage(reply: FastifyReply, status: number, body: SafeHtml): FastifyReply;
@@ -158,7 +159,7 @@ ${all.length === 0
     const link = await openLink(request.params.token, reply);
     if (!link) return reply;
     const { window, days, now } = windowOf(request.query);
-    const shown = await domainReports(context.stores, link.organizationId, link.domain, days, now);
+    const shown = await domainReports(context.stores, context.settings, link.organizationId, link.domain, days, now);
     const base = `${SHARED_PATH}/${request.params.token}`;
     return context.sendPage(
       reply,
@@ -183,7 +184,7 @@ ${all.length === 0
       return reply;
     }
     const { window, days, now } = windowOf(request.query);
-    const shown = await domainReports(context.stores, link.organizationId, link.domain, days, now);
+    const shown = await domainReports(context.stores, context.settings, link.organizationId, link.domain, days, now);
     return sendCsv(reply, `${link.domain}-${t}.csv`, dashboardCsv(shown, t, window.includeUntrusted));
   });
 

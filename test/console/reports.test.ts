@@ -5,7 +5,9 @@
  * reports apart unless asked; a share link is unguessable, stored hashed, expires, is revoked at once,
  * is noindex and reaches nothing else.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { parseZone } from '../../packages/engine/src/zones/parse.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -34,7 +36,7 @@ const FILES = [
 const BASE = `/console/domains/${DOMAIN}/reports`;
 
 /** The CLI's `reports show --json` over the same files, imported into a data directory of its own. */
-async function cliJson(days: number, until: string): Promise<Record<string, any>> {
+async function cliJson(days: number, until: string, extra: string[] = []): Promise<Record<string, any>> {
   const data = join(mkdtempSync(join(tmpdir(), 'console-reports-')), 'data');
   for (const file of FILES) {
     const { io } = captureIo();
@@ -42,7 +44,7 @@ async function cliJson(days: number, until: string): Promise<Record<string, any>
     expect(await main(['reports', 'import', path, '--data', data, '--org', ORG_A.id], io)).toBe(0);
   }
   const { io, stdout } = captureIo();
-  expect(await main(['reports', 'show', DOMAIN, '--data', data, '--org', ORG_A.id, '--json', '--days', String(days), '--until', until], io)).toBe(0);
+  expect(await main(['reports', 'show', DOMAIN, '--data', data, '--org', ORG_A.id, '--json', '--days', String(days), '--until', until, ...extra], io)).toBe(0);
   return JSON.parse(stdout()) as Record<string, any>;
 }
 
@@ -280,5 +282,26 @@ describe('report dashboards', () => {
       const link = (await service.stores.shareLinks!.list(ORG_A.id, DOMAIN))[0]!;
       expect((await outsider.post(`/console/domains/${DOMAIN}/shares/${link.id}/revoke`, {})).statusCode).toBe(404);
     });
+  });
+
+  it('with the service\'s resolver, the SPF tightening and the senders\' services equal reports show --zones', async () => {
+    const zones = join(REPORT_SOURCES, '..', '..', 'zones');
+    const resolver = new ZoneResolver([parseZone(readFileSync(join(zones, `${DOMAIN}.zone`), 'utf8'))]);
+    const withDns = await consoleService({ clock: new TestClock(Date.parse(NOW)), extra: { reports: { resolver } } });
+    try {
+      const sink = { store: withDns.stores.reports, organizationsFor: async () => [ORG_A.id], rejectionOrganizations: [ORG_A.id], now: () => new Date(NOW) };
+      for (const file of FILES) await ingestReportFile(sink, { bytes: fixture(file), fileName: file.replace(/^src\//, '') }, unauthenticatedOrigin('file', null));
+      const reader = await addMember(withDns.app, withDns.stores, ORG_A.id, 'dns@a.example', 'viewer', withDns.clock);
+      const json = await cliJson(30, '2026-11-27', ['--zones', zones]);
+      expect(json.spfTighten).not.toBeNull();
+      const page = await reader.get(`${BASE}?from=2026-10-29&until=2026-11-27`);
+      expect(page.body).toContain(`<pre id="spf-tighten"><code>`);
+      const tightened = /<pre id="spf-tighten"><code>([\s\S]*?)<\/code><\/pre>/.exec(page.body)![1]!.replace(/<[^>]+>/g, '');
+      expect(tightened).toBe(json.spfTighten.record);
+      const senders = parseCsv((await reader.get(`${BASE}.csv?from=2026-10-29&until=2026-11-27&table=senders`)).body);
+      expect(senders.slice(1).map((r) => [r[0], Number(r[3])])).toEqual((json.senders as any[]).map((x) => [x.source, x.messages]));
+    } finally {
+      await withDns.app.close();
+    }
   });
 });

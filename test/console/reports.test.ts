@@ -196,7 +196,10 @@ describe('report dashboards', () => {
     expect(page.body).toContain(`<a href="${BASE}?days=30">`);
     expect(page.body).toContain(`<td class="num">${full(json.messages)}</td>`);
     const csv = parseCsv((await viewer.get('/console/reports.csv?days=30')).body);
-    expect(csv[1]!.slice(0, 3)).toEqual([DOMAIN, String(json.reports), String(json.messages)]);
+    const trusted = (json.series as any[]).filter((t) => t.trusted);
+    const sum = (k: string) => trusted.reduce((n, t) => n + t[k], 0);
+    expect(csv[0]).toEqual(['domain', 'reports', 'messages', 'dmarc_pass', 'spf_aligned', 'dkim_aligned', 'failing', 'untrusted_messages']);
+    expect(csv[1]!.slice(0, 7)).toEqual([DOMAIN, String(json.reports), String(json.messages), String(sum('dmarcPass')), String(sum('spfAligned')), String(sum('dkimAligned')), String(sum('failing'))]);
     const domainPage = await viewer.get(`/console/domains/${DOMAIN}`);
     // The domain has no monitor: the reports page is still the organisation's (its reports name it).
     expect([200, 404]).toContain(domainPage.statusCode);

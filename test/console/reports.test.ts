@@ -200,9 +200,21 @@ describe('report dashboards', () => {
     const sum = (k: string) => trusted.reduce((n, t) => n + t[k], 0);
     expect(csv[0]).toEqual(['domain', 'reports', 'messages', 'dmarc_pass', 'spf_aligned', 'dkim_aligned', 'failing', 'untrusted_messages']);
     expect(csv[1]!.slice(0, 7)).toEqual([DOMAIN, String(json.reports), String(json.messages), String(sum('dmarcPass')), String(sum('spfAligned')), String(sum('dkimAligned')), String(sum('failing'))]);
-    const domainPage = await viewer.get(`/console/domains/${DOMAIN}`);
-    // The domain has no monitor: the reports page is still the organisation's (its reports name it).
-    expect([200, 404]).toContain(domainPage.statusCode);
+  });
+
+  it('a watched domain links its dashboard, which says plainly when there is nothing yet', async () => {
+    await owner.get('/console');
+    expect((await owner.post('/console/domains', { domain: 'alpha.example' })).statusCode).toBe(303);
+    const domainPage = await viewer.get('/console/domains/alpha.example');
+    expect(domainPage.body).toContain('<a href="/console/domains/alpha.example/reports" id="reports-link">');
+    const empty = await viewer.get('/console/domains/alpha.example/reports');
+    expect(empty.statusCode).toBe(200);
+    expect(empty.body).toContain('<dd id="messages">0</dd>');
+    expect(empty.body).toContain('id="pass-rate">—');
+    expect(empty.body).toContain('id="no-senders"');
+    expect(empty.body).toContain('<desc id="chart-desc">No messages were reported in this window.</desc>');
+    // A domain the organisation neither watches nor has reports of: 404.
+    expect((await viewer.get('/console/domains/gamma.example/reports')).statusCode).toBe(404);
   });
 
   describe('share links', () => {

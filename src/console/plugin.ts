@@ -29,6 +29,8 @@ import { toHtmlString, type SafeHtml } from '../web/html.js';
 import { SECURITY_HEADERS, type CatalogueAnswer } from '../web/plugin.js';
 import { acceptInvitation, CONSOLE_PATH, invitationPath, invite, isRole, openInvitation, secretHash } from './accounts.js';
 import { arrange, countStates, overviewQuery, overviewRows } from './overview.js';
+import { registerReportRoutes, type ReportSettings } from './reports-routes.js';
+import { shareRoutes } from './share.js';
 import { decoyHash, MAX_PASSWORD_LENGTH, verifyPassword } from './passwords.js';
 import {
   FORM_TOKEN_FIELD,
@@ -84,7 +86,7 @@ export const DOMAIN_PAGE_DELIVERIES = 20;
 export const DEMO_VIEWER_EMAIL = 'viewer@demo.invalid';
 
 /** The catalogue codes the console names. */
-export type ConsoleErrorCode = 'FORBIDDEN' | 'NOT_FOUND' | 'RATE_LIMITED' | 'INTERNAL' | 'STORE_UNAVAILABLE';
+export type ConsoleErrorCode = 'FORBIDDEN' | 'NOT_FOUND' | 'RATE_LIMITED' | 'INTERNAL' | 'STORE_UNAVAILABLE' | 'VALIDATION_FAILED';
 
 /** What the console takes from the HTTP layer, handed in by the composition (src/service/compose.ts). */
 export interface ConsoleHttp {
@@ -111,6 +113,8 @@ export interface ConsoleOptions {
   demo?: { settings: DemoSettings; organizationId: string; autoSignIn: boolean } | null;
   http: ConsoleHttp;
   now?: () => Date;
+  /** The report dashboards' resolver (SPF tightening, reverse names) and report domain: the API's report settings (src/console/reports-routes.ts). */
+  reports?: ReportSettings;
 }
 
 /** Who a request is from, once its session is read. */
@@ -842,6 +846,7 @@ export const consolePlugin: FastifyPluginAsync<ConsoleOptions> = async (app: Fas
   });
 
   registerPeoplePages(app, { stores, monitors, now, viewer: consoleViewer, actor: (request, need) => actor(request as Req, need), monitorOf: (who, domain) => monitorOf(who as Signed, domain), send: sendPage, seeOther, notFound: (details) => new ConsoleRefusal('NOT_FOUND', details), audit });
+  registerReportRoutes(app, { stores, now, settings: options.reports ?? {}, pageViewer: consoleViewer, sendPage, refuse: (code, details) => new ConsoleRefusal(code, details), ...shareRoutes(app, { stores, now, settings: options.reports ?? {}, actor: (request, need) => actor(request as Req, need), sendPage, refuse: (code, details) => new ConsoleRefusal(code, details), expectedOrigin }) });
 
   // Anything else under /console: the console's own 404 page.
   app.get(`${CONSOLE_PATH}/*`, { config: page, schema }, async () => {

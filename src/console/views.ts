@@ -50,7 +50,7 @@ function actionForm(viewer: ConsoleViewer, action: string, label: string, option
 function consoleNav(viewer: ConsoleViewer | null, current: string): SafeHtml {
   if (viewer === null) return html`<nav aria-label="Console"><a href="/">Check a domain</a><a href="${CONSOLE_PATH}/sign-in">Sign in</a></nav>`;
   const link = (href: string, label: string) => html`<a href="${href}"${href === current ? html` aria-current="page"` : null}>${label}</a>`;
-  return html`<nav aria-label="Console">${link(CONSOLE_PATH, 'Domains')}${link(`${CONSOLE_PATH}/alerts`, 'Alerts')}${link(`${CONSOLE_PATH}/members`, 'Members')}${link(`${CONSOLE_PATH}/keys`, 'API keys')}${link(`${CONSOLE_PATH}/account`, 'Account')}</nav>`;
+  return html`<nav aria-label="Console">${link(CONSOLE_PATH, 'Domains')}${link(`${CONSOLE_PATH}/reports`, 'Reports')}${link(`${CONSOLE_PATH}/alerts`, 'Alerts')}${link(`${CONSOLE_PATH}/members`, 'Members')}${link(`${CONSOLE_PATH}/keys`, 'API keys')}${link(`${CONSOLE_PATH}/account`, 'Account')}</nav>`;
 }
 
 /** The bar under the header: who is signed in, to which organisation, the switcher and sign out. */
@@ -356,6 +356,7 @@ export function domainPage(options: {
     notice: options.notice,
     body: html`<p><a href="${CONSOLE_PATH}">All domains</a></p>
 <h1 id="domain-title">${monitor.domain}</h1>
+<p><a href="${base}/reports" id="reports-link">DMARC and TLS reports for ${monitor.domain}</a></p>
 <dl class="facts"><dt>Checked every</dt><dd id="interval">${describeInterval(monitor.intervalMinutes)}</dd>
 <dt>Last checked</dt><dd id="last-checked">${when(monitor.lastResult?.checkedAt ?? null)}</dd>
 <dt>Alerts go to</dt><dd id="webhook">${monitor.webhookUrl ?? 'nowhere (no webhook set)'}</dd></dl>

@@ -100,6 +100,7 @@ function withPages<Options extends ApiServiceOptions & PagesOption>(options: Opt
       demo,
       http: consoleHttp(options.environment ?? 'development', options.now ?? (() => new Date())),
       ...(options.now ? { now: options.now } : {}),
+      ...(options.reports ? { reports: options.reports } : {}),
     };
     await app.register(consolePlugin, consoleOptions);
   };

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { digestsEqual } from './api-keys.js';
 import { MemoryBatchStore } from './batches-memory.js';
 import { MemoryConsoleStore } from './console-memory.js';
+import { MemoryShareLinkStore } from './share-links-memory.js';
 import { MemoryLookalikeJobStore } from './lookalike-jobs-memory.js';
 import { MemoryMonitorStore } from './monitors-memory.js';
 import { MemoryAlertStore } from './alerts-memory.js';
@@ -372,6 +373,7 @@ export function createMemoryStores(options: { newId?: () => string; recordLogCap
     rememberedLookalikes: new MemoryRememberedLookalikeStore(),
     failureReports: new MemoryFailureReportStore(),
     console: new MemoryConsoleStore(),
+    shareLinks: new MemoryShareLinkStore(),
     // Memory is always reachable; closing has nothing to release.
     health: async () => ({ ok: true }),
     isEmpty: async () => apiKeys.organizationCount === 0,

@@ -14,6 +14,7 @@ import { createConsoleTables } from './console-sql.js';
 import type { MigrationContext, MigrationFactory, SqlDialectName } from './migration-types.js';
 import { createLookalikeJobTables } from './lookalike-jobs-sql.js';
 import { createAlertTables } from './alerts-sql.js';
+import { createShareLinkTables } from './share-links-sql.js';
 import { createMonitorTables } from './monitors-sql.js';
 import { createReportDigestTables, createReportTables } from './reports-sql.js';
 
@@ -199,6 +200,8 @@ export const MIGRATIONS: Readonly<Record<string, MigrationFactory>> = {
   '0010_console': createConsoleTables,
   // Alert channels, remembered lookalikes and failure reports (src/store/alerts-sql.ts).
   '0011_alerts': createAlertTables,
+  // Read-only links to a domain's report dashboard (src/store/share-links-sql.ts).
+  '0012_share_links': createShareLinkTables,
 };
 
 /** The column types of `dialect`. */

@@ -14,6 +14,7 @@ import { digestsEqual } from './api-keys.js';
 import { SqlBatchStore } from './batches-sql.js';
 import { SqlLookalikeJobStore } from './lookalike-jobs-sql.js';
 import { SqlConsoleStore } from './console-sql.js';
+import { SqlShareLinkStore } from './share-links-sql.js';
 import { SqlMonitorStore } from './monitors-sql.js';
 import { SqlAlertStore } from './alerts-sql.js';
 import { SqlRememberedLookalikeStore } from './remembered-lookalikes-sql.js';
@@ -239,6 +240,7 @@ export function createSqlStores(db: Kysely<StoreDatabase>, traits: SqlDialectTra
     rememberedLookalikes: guard(new SqlRememberedLookalikeStore(db)),
     failureReports: guard(failureReports),
     console: guard(consoleStore),
+    shareLinks: guard(new SqlShareLinkStore(db)),
     pruneMonitorHistory: pruneMonitors,
     pruneRecordLogs: guardedPrune,
     async isEmpty() {

@@ -13,6 +13,7 @@
 
 import type { BatchStore } from './batches.js';
 import type { ConsoleStore } from './console.js';
+import type { ShareLinkStore } from './share-links.js';
 import type { LookalikeJobStore } from './lookalike-jobs.js';
 import type { MonitorStore } from './monitors.js';
 import type { AlertStore } from './alerts.js';
@@ -386,6 +387,8 @@ export interface Stores {
   failureReports: FailureReportStore;
   /** The console: users, memberships, invitations, sessions, failed sign-ins, key names, latest results (src/store/console.ts). */
   console: ConsoleStore;
+  /** Read-only links to a domain's report dashboard (src/store/share-links.ts); without it the console makes none. */
+  shareLinks?: ShareLinkStore;
   /**
    * Whether the store can serve requests now (a cheap round trip to the database; always ok in
    * memory). Never throws: an unreachable database is `{ ok: false, reason }`.

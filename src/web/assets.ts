@@ -46,6 +46,7 @@ p { margin: 0.5rem 0; }
 .lead { font-size: 1.1rem; color: var(--muted); }
 .muted { color: var(--muted); }
 .table-scroll { overflow-x: auto; }
+.chart { width: 100%; height: auto; max-width: 45rem; } .chart .pass, .key-pass { fill: var(--success); background: var(--success); } .chart .fail, .key-fail { fill: var(--critical); background: var(--critical); } .chart text { fill: var(--text); font-size: 12px; } .chart line { stroke: var(--muted); } .key { display: inline-block; width: 0.9em; height: 0.9em; vertical-align: -0.1em; } td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; } @media print { .chart .pass, .key-pass { fill: #0c6b38; } .chart .fail, .key-fail { fill: #b42318; } .window-links, #window-form, .csv-link { display: none; } }
 table { border-collapse: collapse; width: 100%; margin: 0.6rem 0; font-size: 0.95rem; }
 caption { text-align: left; font-weight: 600; padding: 0.2rem 0; }
 th, td { text-align: left; vertical-align: top; padding: 0.3rem 0.5rem; border-bottom: 1px solid var(--border); }

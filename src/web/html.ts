@@ -58,7 +58,7 @@ export function unsafeRaw(markup: string): SafeHtml {
 const HYPHEN_AND_NEXT = /(?<=[\p{L}\p{N}])-[\p{L}\p{N}]/gu;
 
 /** Elements whose text is not markup (or not shown): left as they are by `keepHyphenatedWhole`. */
-const RAW_TEXT_ELEMENTS = /^<(script|style|textarea|title)\b/i;
+const RAW_TEXT_ELEMENTS = /^<(script|style|textarea|title|desc|text)\b/i; // desc, text: an SVG chart's (HTML inside is not drawn)
 
 /**
  * The same markup, with every word that holds a hyphen between letters or digits (a domain such as

@@ -1,0 +1,85 @@
+/**
+ * Share links in SQL (SQLite or PostgreSQL) on Kysely, and the migration `0012_share_links`. The
+ * token's hash is unique and indexed (a visit finds its link in one lookup); the token is never stored.
+ */
+import type { Kysely } from 'kysely';
+import type { MigrationFactory } from './migration-types.js';
+import type { ShareLink, ShareLinkStore } from './share-links.js';
+
+/** The share-link table, as Kysely sees it. */
+export interface ShareLinkTables {
+  share_links: {
+    id: string;
+    token_hash: string;
+    organization_id: string;
+    domain: string;
+    label: string;
+    created_at: string;
+    created_by: string;
+    expires_at: string;
+    revoked_at: string | null;
+  };
+}
+
+/** The migration `0012_share_links` (forward-only). */
+export const createShareLinkTables: MigrationFactory = ({ text }) => ({
+  async up(db: Kysely<any>): Promise<void> {
+    await db.schema
+      .createTable('share_links')
+      .addColumn('id', text, (c) => c.primaryKey())
+      .addColumn('token_hash', text, (c) => c.notNull().unique())
+      .addColumn('organization_id', text, (c) => c.notNull())
+      .addColumn('domain', text, (c) => c.notNull())
+      .addColumn('label', text, (c) => c.notNull())
+      .addColumn('created_at', text, (c) => c.notNull())
+      .addColumn('created_by', text, (c) => c.notNull())
+      .addColumn('expires_at', text, (c) => c.notNull())
+      .addColumn('revoked_at', text)
+      .execute();
+    await db.schema.createIndex('share_links_by_domain').on('share_links').columns(['organization_id', 'domain', 'created_at']).execute();
+  },
+});
+
+type Row = ShareLinkTables['share_links'];
+const toLink = (r: Row): ShareLink => ({
+  id: r.id,
+  tokenHash: r.token_hash,
+  organizationId: r.organization_id,
+  domain: r.domain,
+  label: r.label,
+  createdAt: r.created_at,
+  createdBy: r.created_by,
+  expiresAt: r.expires_at,
+  revokedAt: r.revoked_at ?? null,
+});
+
+/** The SQL implementation of {@link ShareLinkStore}. */
+export class SqlShareLinkStore implements ShareLinkStore {
+  readonly #db: Kysely<ShareLinkTables>;
+
+  constructor(db: Kysely<any>) {
+    this.#db = db as Kysely<ShareLinkTables>;
+  }
+
+  async create(link: ShareLink): Promise<void> {
+    await this.#db
+      .insertInto('share_links')
+      .values({ id: link.id, token_hash: link.tokenHash, organization_id: link.organizationId, domain: link.domain, label: link.label, created_at: link.createdAt, created_by: link.createdBy, expires_at: link.expiresAt, revoked_at: link.revokedAt })
+      .execute();
+  }
+
+  async byTokenHash(tokenHash: string): Promise<ShareLink | undefined> {
+    const row = await this.#db.selectFrom('share_links').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+    return row && toLink(row);
+  }
+
+  async list(organizationId: string, domain: string): Promise<ShareLink[]> {
+    const rows = await this.#db.selectFrom('share_links').selectAll().where('organization_id', '=', organizationId).where('domain', '=', domain).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+    return rows.map(toLink);
+  }
+
+  async revoke(organizationId: string, id: string, at: string): Promise<boolean> {
+    const result = await this.#db.updateTable('share_links').set({ revoked_at: at }).where('id', '=', id).where('organization_id', '=', organizationId).where('revoked_at', 'is', null).executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+}

@@ -28,7 +28,7 @@ import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { MAX_BATCH_NAMES } from '../src/jobs/model.js';
+import { MAX_BATCH_NAMES } from '../src/jobs/batches/model.js';
 import { freePort, startPostgres, startRedis } from '../test/setup/postgres.js';
 import { engineArgs, loadEngine } from './engine.js';
 import { SMOKE } from './smoke.js';

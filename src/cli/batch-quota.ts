@@ -2,8 +2,8 @@
  * `serve`'s daily batch quota from the environment (a bad value is a usage error, exit 2). Here in
  * the CLI, not in jobs/, because it speaks the CLI's language (UsageError).
  */
-import { DEFAULT_BATCH_NAMES_PER_DAY } from '../jobs/model.js';
-import { MAX_MONITORS_PER_ORGANIZATION } from '../jobs/monitors.js';
+import { DEFAULT_BATCH_NAMES_PER_DAY } from '../jobs/batches/model.js';
+import { MAX_MONITORS_PER_ORGANIZATION } from '../jobs/monitors/monitors.js';
 import { UsageError } from './args.js';
 
 /** The variable that sets the daily batch quota of each organisation. */

@@ -8,12 +8,12 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
-import { MAX_BATCH_NAMES } from '../jobs/model.js';
-import { checkRedisUrl, RedisBatchQueue } from '../jobs/queue.js';
+import { MAX_BATCH_NAMES } from '../jobs/batches/model.js';
+import { checkRedisUrl, RedisBatchQueue } from '../jobs/batches/queue.js';
 import { loadRedisModules } from '../jobs/redis-modules.js';
-import { resultPages } from '../jobs/results.js';
-import { BatchService } from '../jobs/service.js';
-import { newBatch, newBatchId } from '../jobs/submit.js';
+import { resultPages } from '../jobs/batches/results.js';
+import { BatchService } from '../jobs/batches/service.js';
+import { newBatch, newBatchId } from '../jobs/batches/submit.js';
 import type { SpoofCheckResult } from '@spoof-checker/engine';
 import { MEMORY_DATA_DIR, openStores, type StorageChoice } from '../store/open.js';
 import { checkDatabaseUrl } from '../store/postgres.js';

@@ -27,7 +27,7 @@ import { resolverHostLookup } from '../jobs/resolver-lookup.js';
 import { resolverFromFlags } from './resolver-options.js';
 import { dnssecFromFlags } from './check.js';
 import { ALERT_OPTIONS, ALERT_USAGE, alertSmtpFromFlags } from './alert-options.js';
-import type { AlertSmtpConfig } from '../jobs/alert-email.js';
+import type { AlertSmtpConfig } from '../jobs/monitors/alert-email.js';
 import { parseConnectPorts, TRANSPORT_OPTIONS, TRANSPORT_USAGE, transportOptionsFromFlags, type TransportFlags } from './transport-options.js';
 import { apiKeyWeakness, MIN_API_KEY_LENGTH, STRONG_KEY_ADVICE } from '../store/api-key-strength.js';
 

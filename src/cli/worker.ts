@@ -3,9 +3,9 @@
  * Start as many as you like, on as many machines; stop with SIGINT/SIGTERM (the chunks running are
  * finished first; a worker killed outright loses nothing: its chunks go back on the queue).
  */
-import { DEFAULT_BATCH_CONCURRENCY } from '../jobs/model.js';
-import { checkRedisUrl } from '../jobs/queue.js';
-import { DEFAULT_LOCK_DURATION_MS } from '../jobs/worker.js';
+import { DEFAULT_BATCH_CONCURRENCY } from '../jobs/batches/model.js';
+import { checkRedisUrl } from '../jobs/batches/queue.js';
+import { DEFAULT_LOCK_DURATION_MS } from '../jobs/batches/worker.js';
 import { redactedUrl, startWorker, type CheckConfig } from '../service/start.js';
 import { MEMORY_DATA_DIR, type StorageChoice } from '../store/open.js';
 import { checkDatabaseUrl } from '../store/postgres.js';

@@ -23,7 +23,7 @@ import type { ConsoleRole, ConsoleSession, ConsoleUser } from '../store/console.
 import type { MonitorCheckKind } from '../store/monitors.js';
 import { MONITOR_CHECK_KINDS } from '../store/monitors.js';
 import type { RecordLog, Stores } from '../store/types.js';
-import type { MonitorService } from '../jobs/monitors.js';
+import type { MonitorService } from '../jobs/monitors/monitors.js';
 import type { DemoSettings } from '../web/demo.js';
 import { toHtmlString, type SafeHtml } from '../web/html.js';
 import { SECURITY_HEADERS, type CatalogueAnswer } from '../web/plugin.js';

@@ -43,7 +43,7 @@ import { loggerOptions } from './log-redaction.js';
 import { createLimiters, DEFAULT_RATE_LIMITS, IPV6_48_ALLOWANCE_FACTOR, IPV6_56_ALLOWANCE_FACTOR, type Limit, type RateLimitRedis, type RateLimits } from './rate-limits.js';
 import { createCounter, type WindowCounter } from './counters.js';
 import { meterBody, storageMeter } from './storage-quota.js';
-import type { BatchService } from '../jobs/service.js';
+import type { BatchService } from '../jobs/batches/service.js';
 import { batchRoutes } from './routes/batches.js';
 import { contactRoutes } from './routes/contacts.js';
 import { reportRoutes, type ReportRouteSettings } from './routes/reports.js';
@@ -55,9 +55,9 @@ import { logRoutes } from './routes/logs.js';
 import { monitorRoutes } from './routes/monitors.js';
 import { alertRoutes } from './routes/alerts.js';
 import { monitorLookalikeRoutes } from './routes/monitor-lookalikes.js';
-import type { MonitorService } from '../jobs/monitors.js';
+import type { MonitorService } from '../jobs/monitors/monitors.js';
 import { lookalikeRoutes, type LookalikeRun } from './routes/lookalikes.js';
-import type { LookalikeJobService } from '../jobs/lookalike-jobs.js';
+import type { LookalikeJobService } from '../jobs/batches/lookalike-jobs.js';
 import { spoofCheckerRoutes, type SpoofCheck } from './routes/spoof-checker.js';
 import { templateRoutes } from './routes/templates.js';
 import { SHARED_SCHEMAS } from './schemas.js';
@@ -171,11 +171,11 @@ export interface ServiceOptions {
    * `POST /api/tools/v1/lookalikes` is not served.
    */
   lookalikes?: LookalikeRun;
-  /** Deep lookalike runs as jobs (src/jobs/lookalike-jobs.ts): without it a deep run answers 503. */
+  /** Deep lookalike runs as jobs (src/jobs/batches/lookalike-jobs.ts): without it a deep run answers 503. */
   lookalikeJobs?: LookalikeJobService;
-  /** Batch checks (src/jobs/): without it the batch routes are not served. */
+  /** Batch checks (src/jobs/batches/): without it the batch routes are not served. */
   batches?: BatchService;
-  /** Monitors (src/jobs/monitors.ts): without it the monitor routes are not served. */
+  /** Monitors (src/jobs/monitors/monitors.ts): without it the monitor routes are not served. */
   monitors?: MonitorService;
   /** The public history page of a monitored domain (`--public-history`); off by default. */
   publicHistory?: boolean;

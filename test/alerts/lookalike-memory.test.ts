@@ -12,10 +12,10 @@ import type { DnsAnswer, RecordType, Resolver } from '../../packages/engine/src/
 import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
 import { findLookalikes } from '../../packages/engine/src/lookalikes/index.js';
 import { parseZone } from '../../packages/engine/src/zones/parse.js';
-import { AlertService } from '../../src/jobs/alerts.js';
-import { lookalikeMemory, rememberSearch, type LookalikeEvent } from '../../src/jobs/lookalike-memory.js';
-import { runMonitor, withLookalikeSearch } from '../../src/jobs/monitor-run.js';
-import { DeliveryPump } from '../../src/jobs/webhooks.js';
+import { AlertService } from '../../src/jobs/monitors/alerts.js';
+import { lookalikeMemory, rememberSearch, type LookalikeEvent } from '../../src/jobs/monitors/lookalike-memory.js';
+import { runMonitor, withLookalikeSearch } from '../../src/jobs/monitors/monitor-run.js';
+import { DeliveryPump } from '../../src/jobs/monitors/webhooks.js';
 import { MemoryAlertStore } from '../../src/store/alerts-memory.js';
 import { MemoryMonitorStore } from '../../src/store/monitors-memory.js';
 import { MemoryRememberedLookalikeStore } from '../../src/store/remembered-lookalikes-memory.js';

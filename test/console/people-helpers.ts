@@ -1,12 +1,12 @@
 /**
- * The console with a monitor service that has the alert service (src/jobs/alerts.ts) and the
+ * The console with a monitor service that has the alert service (src/jobs/monitors/alerts.ts) and the
  * lookalike memory, for the tests of the alerts, lookalikes and failure-report pages.
  */
 import { checkDomain } from '../../packages/engine/src/check.js';
 import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
 import { parseZone } from '../../packages/engine/src/zones/parse.js';
-import { AlertService } from '../../src/jobs/alerts.js';
-import { InProcessMonitorScheduler, MonitorService } from '../../src/jobs/monitors.js';
+import { AlertService } from '../../src/jobs/monitors/alerts.js';
+import { InProcessMonitorScheduler, MonitorService } from '../../src/jobs/monitors/monitors.js';
 import { createMemoryStores } from '../../src/store/memory.js';
 import { TestClock } from '../monitors/helpers.js';
 import type { FailureReport } from '../../src/store/failure-reports.js';

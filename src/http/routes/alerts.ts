@@ -2,14 +2,14 @@
  * Alert channels: where an organisation's alerts go (a signed webhook, Slack, Microsoft Teams,
  * email) and which events each takes, under `/api/tools/v1/spoof-checker/alert-channels`.
  * Organisation-scoped (another organisation's channel is not found). The work is the alert
- * service's (src/jobs/alerts.ts): these routes validate, call it and shape the answers. A
+ * service's (src/jobs/monitors/alerts.ts): these routes validate, call it and shape the answers. A
  * channel's target is never shown again after it is given (only its host), nor a webhook's secret
  * after the 201.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
-import { ALERT_TEST_COOLDOWN_MS, MAX_ALERT_CHANNEL_NAME_LENGTH, MAX_ALERT_RULE_DOMAINS, MAX_ALERT_URL_LENGTH, type AlertChannelRefusal, type AlertService } from '../../jobs/alerts.js';
-import { MAX_ADDRESS_LENGTH, MAX_ALERT_RECIPIENTS } from '../../jobs/alert-email.js';
+import { ALERT_TEST_COOLDOWN_MS, MAX_ALERT_CHANNEL_NAME_LENGTH, MAX_ALERT_RULE_DOMAINS, MAX_ALERT_URL_LENGTH, type AlertChannelRefusal, type AlertService } from '../../jobs/monitors/alerts.js';
+import { MAX_ADDRESS_LENGTH, MAX_ALERT_RECIPIENTS } from '../../jobs/monitors/alert-email.js';
 import { ALERT_CHANNEL_KINDS, ALERT_EVENT_KINDS, type AlertChannel } from '../../store/alerts.js';
 import type { AuditSpec } from '../context.js';
 import { ApiError, notFound } from '../errors.js';

@@ -1,17 +1,17 @@
 /**
  * Batch checks: hand over up to 100,000 names, follow progress, stream the results back as JSON
  * lines. Same keys and organisation isolation as every route (a batch of another organisation is
- * not found). The work itself happens in the batch service (src/jobs/): in this process, or on
+ * not found). The work itself happens in the batch service (src/jobs/batches/): in this process, or on
  * queue workers when the service runs with Redis.
  */
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { BATCH_BODY_LIMIT_BYTES, MAX_BATCH_NAMES, namesPerSecond, startOfUtcDay, withCursor, type Batch } from '../../jobs/model.js';
-import type { BatchService } from '../../jobs/service.js';
-import { resultPages } from '../../jobs/results.js';
-import { newBatch, newBatchId } from '../../jobs/submit.js';
+import { BATCH_BODY_LIMIT_BYTES, MAX_BATCH_NAMES, namesPerSecond, startOfUtcDay, withCursor, type Batch } from '../../jobs/batches/model.js';
+import type { BatchService } from '../../jobs/batches/service.js';
+import { resultPages } from '../../jobs/batches/results.js';
+import { newBatch, newBatchId } from '../../jobs/batches/submit.js';
 import type { AuditSpec } from '../context.js';
 import { ApiError, notFound } from '../errors.js';
 import { API_SECURITY, COMMON_ERROR_STATUSES, errorResponses, SpoofCheckResultSchema, TimestampSchema } from '../schemas.js';

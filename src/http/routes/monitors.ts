@@ -2,13 +2,13 @@
  * Monitors: watched domains, their history and their webhooks, under
  * `/api/tools/v1/spoof-checker/monitors`. Organisation-scoped like every resource (another
  * organisation's monitor is not found). The work (scheduling, checks, deliveries) is the monitor
- * service's (src/jobs/monitors.ts); these routes validate, call it and shape the answers.
+ * service's (src/jobs/monitors/monitors.ts); these routes validate, call it and shape the answers.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { onRequestHookHandler } from 'fastify';
 import { Type } from 'typebox';
-import { DEFAULT_INTERVAL_MINUTES, MAX_INTERVAL_MINUTES, MIN_INTERVAL_MINUTES } from '../../jobs/monitor-schedule.js';
-import { MAX_WEBHOOK_URL_LENGTH, type MonitorRefusal, type MonitorService } from '../../jobs/monitors.js';
+import { DEFAULT_INTERVAL_MINUTES, MAX_INTERVAL_MINUTES, MIN_INTERVAL_MINUTES } from '../../jobs/monitors/monitor-schedule.js';
+import { MAX_WEBHOOK_URL_LENGTH, type MonitorRefusal, type MonitorService } from '../../jobs/monitors/monitors.js';
 import type { Monitor, MonitorHistoryEntry, WebhookDelivery } from '../../store/monitors.js';
 import type { AuditSpec } from '../context.js';
 import { ApiError, notFound } from '../errors.js';

@@ -8,7 +8,7 @@
  */
 import type { CheckErrorCode } from '@spoof-checker/engine';
 import type { SpoofCheckResult } from '@spoof-checker/engine';
-import type { Batch, BatchResultRow } from '../store/batch-model.js';
+import type { Batch, BatchResultRow } from '../../store/batch-model.js';
 
 /** Most names one batch may hold. */
 export const MAX_BATCH_NAMES = 100_000;
@@ -25,7 +25,7 @@ export const DEFAULT_BATCH_NAMES_PER_DAY = 1_000_000;
 export const DEFAULT_BATCH_CONCURRENCY = 32;
 
 // The stored shapes live with the store that keeps them (store/ is below jobs/); re-exported here.
-export type { Batch, BatchName, BatchResultRow, BatchStatus } from '../store/batch-model.js';
+export type { Batch, BatchName, BatchResultRow, BatchStatus } from '../../store/batch-model.js';
 /** A unit of queue work: the names of `batchId` with `fromSeq <= seq < toSeq`. */
 export interface ChunkJob {
   batchId: string;

@@ -6,7 +6,7 @@
  * queue refuses it (Redis went away between the readiness check and the add), it stays
  * `enqueued: false` and the sweeper hands it over again at start and every `sweepIntervalMs`.
  */
-import type { BatchStore } from '../store/batches.js';
+import type { BatchStore } from '../../store/batches.js';
 import { DEFAULT_BATCH_NAMES_PER_DAY, type Batch } from './model.js';
 import type { BatchQueue } from './queue-types.js';
 import { StoredWorkSweeper } from './stored-queue.js';

@@ -4,9 +4,9 @@
  * renewing the job's lock; after `lockDurationMs` another worker's stalled-job check puts the job
  * back on the queue, and processing it again only writes the rows still missing.
  */
-import { redisModules } from './redis-modules.js';
+import { redisModules } from '../redis-modules.js';
 import pLimit from 'p-limit';
-import type { BatchStore } from '../store/batches.js';
+import type { BatchStore } from '../../store/batches.js';
 import { chunksInFlight, DEFAULT_BATCH_CONCURRENCY, type BatchCheck, type ChunkJob } from './model.js';
 import { processChunk, type ChunkDeps, type ChunkOutcome } from './process.js';
 import { BATCH_QUEUE_NAME, checkRedisUrl, type BatchQueueJob } from './queue.js';

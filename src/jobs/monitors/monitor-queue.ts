@@ -3,18 +3,18 @@
  * (`upsertJobScheduler`, keyed by the monitor id: one schedule whatever the number of replicas that
  * upsert it); BullMQ makes exactly one job per iteration (the job id names the iteration), and
  * `spoof-checker worker`s take them. The iterations are the monitor's slots
- * (src/jobs/monitor-schedule.ts), so the run id is the slot and the store commits it once even when
+ * (src/jobs/monitors/monitor-schedule.ts), so the run id is the slot and the store commits it once even when
  * a job is retried after its worker died mid-check (its lock runs out, another worker takes it).
  */
 import type { Job, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { redisModules } from './redis-modules.js';
-import type { Monitor, MonitorStore } from '../store/monitors.js';
+import { redisModules } from '../redis-modules.js';
+import type { Monitor, MonitorStore } from '../../store/monitors.js';
 import type { LookalikeMemorySource } from './lookalike-memory.js';
 import { runMonitor, type MonitorCheck, type MonitorReportSource, type MonitorSelectorSource, type AlertDeliverySource, type RunOutcome } from './monitor-run.js';
 import { firstSlot, MINUTE_MS, phaseOf, slotRunId } from './monitor-schedule.js';
 import { nextSlotIso, type MonitorScheduler } from './monitors.js';
-import { checkRedisUrl, REDIS_CALL_TIMEOUT_MS } from './queue.js';
+import { checkRedisUrl, REDIS_CALL_TIMEOUT_MS } from '../batches/queue.js';
 
 /** The BullMQ queue of monitor runs. */
 export const MONITOR_QUEUE_NAME = 'spoof-checker-monitors';
@@ -135,13 +135,13 @@ export class RedisMonitorScheduler implements MonitorScheduler {
 export interface MonitorWorkerOptions extends MonitorQueueOptions {
   store: MonitorStore;
   check: MonitorCheck;
-  /** DMARC report signals added to each snapshot (src/jobs/monitor-run.ts). */
+  /** DMARC report signals added to each snapshot (src/jobs/monitors/monitor-run.ts). */
   reportSignals?: MonitorReportSource | undefined;
   /** The DKIM selectors the organisation's reports have seen (see `MonitorRunDeps`). */
   reportSelectors?: MonitorSelectorSource | undefined;
-  /** The deliveries to alert channels a confirmed change queues (src/jobs/alerts.ts). */
+  /** The deliveries to alert channels a confirmed change queues (src/jobs/monitors/alerts.ts). */
   alertDeliveries?: AlertDeliverySource | undefined;
-  /** The lookalikes monitors remember (src/jobs/lookalike-memory.ts). */
+  /** The lookalikes monitors remember (src/jobs/monitors/lookalike-memory.ts). */
   lookalikeMemory?: LookalikeMemorySource | undefined;
   /** Run jobs processed at once. */
   concurrency?: number;

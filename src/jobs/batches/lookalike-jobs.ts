@@ -12,7 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { isSpoofCheckError, type LookalikeReport } from '@spoof-checker/engine';
-import type { LookalikeJob, LookalikeJobStore } from '../store/lookalike-jobs.js';
+import type { LookalikeJob, LookalikeJobStore } from '../../store/lookalike-jobs.js';
 import type { LookalikeJobQueue, QueueReadiness } from './queue-types.js';
 import { StoredWorkSweeper } from './stored-queue.js';
 

@@ -1,14 +1,14 @@
 /**
  * Scale-out: batches on a BullMQ queue in Redis. The API process only adds jobs (one per chunk of
  * names: `{ batchId, fromSeq, toSeq }`, the names stay in the shared store); `spoof-checker worker`
- * processes on any number of machines take them (src/jobs/worker.ts).
+ * processes on any number of machines take them (src/jobs/batches/worker.ts).
  *
  * Redis being down must not hang a request: the producer's connection has no offline queue (a
  * command fails at once while disconnected) and every call is bounded by a timeout.
  */
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { redisModules } from './redis-modules.js';
+import { redisModules } from '../redis-modules.js';
 import { chunksOf, type Batch, type ChunkJob } from './model.js';
 import type { BatchQueue, LookalikeJobQueue, QueueReadiness } from './queue-types.js';
 import { LOOKALIKE_QUEUE_JOB_NAME, type LookalikeQueueJob } from './lookalike-jobs.js';

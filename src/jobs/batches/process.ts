@@ -5,7 +5,7 @@
  * and writes the rows of the chunk in one idempotent call.
  */
 import { isSpoofCheckError, type CheckErrorCode } from '@spoof-checker/engine';
-import type { BatchStore } from '../store/batches.js';
+import type { BatchStore } from '../../store/batches.js';
 import { errorLine, resultLine, type BatchCheck, type BatchErrorCode, type BatchResultRow, type ChunkJob } from './model.js';
 
 /** Attempts per name when DNS fails or times out (the first try included). */

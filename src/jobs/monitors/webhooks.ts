@@ -22,7 +22,7 @@ import { connect as netConnect, isIP, type Socket } from 'node:net';
 import { PassThrough, type Duplex } from 'node:stream';
 import { connect as tlsConnect } from 'node:tls';
 import { classifyAddress, resolveAllowedAddress, type AddressCheck, type HostLookup } from '@spoof-checker/engine';
-import type { DeliveryAttempt, DeliveryAttemptOutcome, MonitorStore, WebhookDelivery } from '../store/monitors.js';
+import type { DeliveryAttempt, DeliveryAttemptOutcome, MonitorStore, WebhookDelivery } from '../../store/monitors.js';
 
 /** The signature header. */
 export const SIGNATURE_HEADER = 'Spoof-Checker-Signature';
@@ -290,7 +290,7 @@ export interface DeliveryPumpOptions {
   connect?: WebhookConnector;
   log?: (message: string, error?: unknown) => void;
   /**
-   * Sends a delivery to an organisation's alert channel (src/jobs/alerts.ts); never rejects.
+   * Sends a delivery to an organisation's alert channel (src/jobs/monitors/alerts.ts); never rejects.
    * `final`: no retry can help (the channel was deleted or disabled). Without it, a channel's
    * delivery is a failed attempt saying so.
    */

@@ -4,7 +4,7 @@
  * call (create, change, delete, send a test), what a monitor run calls to queue a confirmed
  * change's deliveries, and what the delivery pump calls to send one.
  *
- * Every delivery goes through the monitors' delivery queue (src/jobs/webhooks.ts `DeliveryPump`):
+ * Every delivery goes through the monitors' delivery queue (src/jobs/monitors/webhooks.ts `DeliveryPump`):
  * written with the change in one transaction, retried with backoff for 24 h, every attempt
  * recorded, and every target behind the address guard (refused-address unless the operator runs
  * with --allow-private-addresses). A test is sent at once through the same senders and its outcome
@@ -12,8 +12,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { normaliseDomainInput, resolveAllowedAddress, type HostLookup } from '@spoof-checker/engine';
-import { ALERT_EVENT_KINDS, type AlertChannel, type AlertChannelKind, type AlertEventKind, type AlertRules, type AlertStore } from '../store/alerts.js';
-import type { DeliveryAttempt, Monitor, WebhookDelivery } from '../store/monitors.js';
+import { ALERT_EVENT_KINDS, type AlertChannel, type AlertChannelKind, type AlertEventKind, type AlertRules, type AlertStore } from '../../store/alerts.js';
+import type { DeliveryAttempt, Monitor, WebhookDelivery } from '../../store/monitors.js';
 import { alertMessage, emailMessage, slackPayload, teamsPayload, type AlertEvent } from './alert-messages.js';
 import { isMailAddress, MAX_ALERT_RECIPIENTS, sendAlertMail, type AlertSmtpConfig } from './alert-email.js';
 import { newWebhookSecret, openSecret, sealSecret } from './monitor-secrets.js';

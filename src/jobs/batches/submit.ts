@@ -1,7 +1,7 @@
 /** Turning a submitted list into a stored batch: the same for the API and for `scan --redis`. */
 import { randomUUID } from 'node:crypto';
 import { normaliseDomainInput } from '@spoof-checker/engine';
-import type { NewBatch } from '../store/batches.js';
+import type { NewBatch } from '../../store/batches.js';
 import { errorLine, type BatchName, type BatchResultRow } from './model.js';
 
 /** A new batch id: `batch_` and 32 hex digits. */

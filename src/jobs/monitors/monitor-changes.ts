@@ -14,7 +14,7 @@
 import { createHash } from 'node:crypto';
 import type { LookalikeReport, SpoofCheckResult } from '@spoof-checker/engine';
 import { BIMI_EXPIRY_WARNING_DAYS } from '@spoof-checker/engine';
-import type { MonitorChange, MonitorCheckSummary, MonitorMachine, MonitorSnapshot } from '../store/monitors.js';
+import type { MonitorChange, MonitorCheckSummary, MonitorMachine, MonitorSnapshot } from '../../store/monitors.js';
 
 /** Consecutive checks that must agree on a new state before it is a change. */
 export const CONFIRMATIONS_NEEDED = 2;

@@ -2,26 +2,26 @@
  * Monitors as a service: what the routes call (create, change, delete, run now, redeliver) over
  * the store, a scheduler and the webhook pump.
  *
- * Two schedulers keep the same rules (src/jobs/monitor-schedule.ts: one run per slot, slots spread
+ * Two schedulers keep the same rules (src/jobs/monitors/monitor-schedule.ts: one run per slot, slots spread
  * by a hash of the id, the slot names the run so the store refuses it twice):
  * - {@link InProcessMonitorScheduler}: without Redis; a timer takes due monitors from the store,
  *   each with a lease (a process killed mid-check leaves the lease to run out, then the same slot is
  *   run again, and committed once);
- * - `RedisMonitorScheduler` (src/jobs/monitor-queue.ts): BullMQ job schedulers keyed by monitor id,
+ * - `RedisMonitorScheduler` (src/jobs/monitors/monitor-queue.ts): BullMQ job schedulers keyed by monitor id,
  *   run by `spoof-checker worker`s.
  */
 import { randomUUID } from 'node:crypto';
 import pLimit from 'p-limit';
 import { normaliseDomainInput } from '@spoof-checker/engine';
 import type { HostLookup } from '@spoof-checker/engine';
-import type { Monitor, MonitorCheckKind, MonitorStore, WebhookDelivery } from '../store/monitors.js';
+import type { Monitor, MonitorCheckKind, MonitorStore, WebhookDelivery } from '../../store/monitors.js';
 import { INITIAL_MACHINE } from './monitor-changes.js';
 import { runMonitor, type AlertDeliverySource, type MonitorCheck, type MonitorReportSource, type MonitorSelectorSource, type RunOutcome } from './monitor-run.js';
 import { firstSlot, MINUTE_MS, slotAfter, slotRunId } from './monitor-schedule.js';
 import { keyFromText, newServerKey, newWebhookSecret, openSecret, sealSecret } from './monitor-secrets.js';
 import { DeliveryPump, newDelivery, resolveWebhookAddress } from './webhooks.js';
 import type { AlertService } from './alerts.js';
-import type { RememberedLookalikeStore } from '../store/remembered-lookalikes.js';
+import type { RememberedLookalikeStore } from '../../store/remembered-lookalikes.js';
 import type { LookalikeMemorySource } from './lookalike-memory.js';
 
 /** How often the in-process scheduler looks for due monitors. */
@@ -94,7 +94,7 @@ export interface MonitorServiceOptions {
   loopbackOnly?: boolean;
   /** Most monitors one organisation may keep (default {@link MAX_MONITORS_PER_ORGANIZATION}). */
   maxMonitorsPerOrganization?: number;
-  /** The organisation's alert channels (src/jobs/alerts.ts), sent through this service's pump. */
+  /** The organisation's alert channels (src/jobs/monitors/alerts.ts), sent through this service's pump. */
   alerts?: AlertService;
   /** The lookalikes monitors remember (src/store/remembered-lookalikes.ts), for the routes. */
   lookalikes?: RememberedLookalikeStore;
@@ -316,13 +316,13 @@ export function secretOpener(store: MonitorStore, serverKey: Buffer): (monitorId
 export interface InProcessSchedulerOptions {
   store: MonitorStore;
   check: MonitorCheck;
-  /** DMARC report signals added to each snapshot (src/jobs/monitor-run.ts). */
+  /** DMARC report signals added to each snapshot (src/jobs/monitors/monitor-run.ts). */
   reportSignals?: MonitorReportSource | undefined;
   /** The DKIM selectors the organisation's reports have seen (see `MonitorRunDeps`). */
   reportSelectors?: MonitorSelectorSource | undefined;
-  /** The deliveries to alert channels a confirmed change queues (src/jobs/alerts.ts). */
+  /** The deliveries to alert channels a confirmed change queues (src/jobs/monitors/alerts.ts). */
   alertDeliveries?: AlertDeliverySource | undefined;
-  /** The lookalikes monitors remember (src/jobs/lookalike-memory.ts). */
+  /** The lookalikes monitors remember (src/jobs/monitors/lookalike-memory.ts). */
   lookalikeMemory?: LookalikeMemorySource | undefined;
   now?: () => Date;
   minuteMs?: number;

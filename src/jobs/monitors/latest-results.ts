@@ -4,7 +4,7 @@
  * result written to the console store as a side effect. A store failure is logged and the run goes on:
  * the result page lags, the monitor's own state and alerts do not.
  */
-import type { ConsoleStore } from '../store/console.js';
+import type { ConsoleStore } from '../../store/console.js';
 import type { MonitorCheck } from './monitor-run.js';
 
 /** The monitor check `check`, whose every result is kept as its domain's latest. */

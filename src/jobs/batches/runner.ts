@@ -7,7 +7,7 @@ import pLimit from 'p-limit';
 import { chunksInFlight, chunksOf, DEFAULT_BATCH_CONCURRENCY, type Batch, type BatchCheck, type ChunkJob } from './model.js';
 import { processChunk, type ChunkDeps } from './process.js';
 import type { BatchQueue, LookalikeJobQueue, QueueReadiness } from './queue-types.js';
-import type { BatchStore } from '../store/batches.js';
+import type { BatchStore } from '../../store/batches.js';
 import { DEFAULT_LOOKALIKE_JOB_CONCURRENCY, processLookalikeJob, type LookalikeJobDeps } from './lookalike-jobs.js';
 
 /** Tries per chunk when the store fails while it runs (then the chunk is left to the next start). */
@@ -25,7 +25,7 @@ export interface InProcessRunnerOptions {
   log?: (message: string, error?: unknown) => void;
   retry?: ChunkDeps['retry'];
   now?: () => Date;
-  /** Deep lookalike jobs (src/jobs/lookalike-jobs.ts): their store and run; without it the runner takes none. */
+  /** Deep lookalike jobs (src/jobs/batches/lookalike-jobs.ts): their store and run; without it the runner takes none. */
   lookalikes?: Pick<LookalikeJobDeps, 'store' | 'run' | 'progressIntervalMs'> & { concurrency?: number };
 }
 

@@ -1,5 +1,5 @@
 /** Reading a batch's result rows back, page by page, for the results stream and `scan --redis`. */
-import type { BatchStore } from '../store/batches.js';
+import type { BatchStore } from '../../store/batches.js';
 import type { BatchResultRow } from './model.js';
 
 /** Result rows read from the store per round trip. */

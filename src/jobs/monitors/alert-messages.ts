@@ -20,7 +20,7 @@ const SLACK_BUTTON_MAX_CHARS = 75;
 /** Slack refuses a section's text over 3,000 characters. */
 const SLACK_SECTION_MAX_CHARS = 3000;
 
-/** The event an alert reports (the monitor webhook's body, src/jobs/monitor-run.ts `MonitorChangedEvent`). */
+/** The event an alert reports (the monitor webhook's body, src/jobs/monitors/monitor-run.ts `MonitorChangedEvent`). */
 export interface AlertEvent {
   type: 'monitor.changed' | 'lookalike.changed' | 'alert.test';
   monitorId?: string;

@@ -2,23 +2,23 @@
  * What `serve` and `worker` call to run monitors: the scheduler (BullMQ with Redis, else in this
  * process), the webhook pump, the server key; and the demo's monitor with a history.
  */
-import type { MonitorStore } from '../store/monitors.js';
+import type { MonitorStore } from '../../store/monitors.js';
 import { INITIAL_MACHINE, summaryOf, transition } from './monitor-changes.js';
 import { RedisMonitorScheduler, startMonitorWorker, type MonitorWorker } from './monitor-queue.js';
 import { observe, type MonitorCheck, type MonitorReportSource, type MonitorSelectorSource } from './monitor-run.js';
 import { InProcessMonitorScheduler, MonitorService, secretOpener, serverKeyFor, type MonitorScheduler } from './monitors.js';
 import { DeliveryPump, type WebhookConnector } from './webhooks.js';
 import type { HostLookup } from '@spoof-checker/engine';
-import type { AlertStore } from '../store/alerts.js';
-import type { RememberedLookalikeStore } from '../store/remembered-lookalikes.js';
+import type { AlertStore } from '../../store/alerts.js';
+import type { RememberedLookalikeStore } from '../../store/remembered-lookalikes.js';
 import { lookalikeMemory } from './lookalike-memory.js';
 import { AlertService } from './alerts.js';
 import type { AlertSmtpConfig } from './alert-email.js';
 
-/** The alert channels' settings of `serve` and `worker` (src/jobs/alerts.ts). */
+/** The alert channels' settings of `serve` and `worker` (src/jobs/monitors/alerts.ts). */
 export interface AlertSetup {
   store: AlertStore;
-  /** The lookalikes monitors remember (src/jobs/lookalike-memory.ts); without it, lookalike alerts come from the snapshot. */
+  /** The lookalikes monitors remember (src/jobs/monitors/lookalike-memory.ts); without it, lookalike alerts come from the snapshot. */
   lookalikes?: RememberedLookalikeStore | undefined;
   /** The mail relay (`--alert-smtp`, `--alert-from`); without it, no email channels. */
   smtp?: AlertSmtpConfig | undefined;

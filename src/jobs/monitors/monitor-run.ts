@@ -11,8 +11,8 @@
 import { randomUUID } from 'node:crypto';
 import { isSpoofCheckError, MAX_SUMMARY_LIST } from '@spoof-checker/engine';
 import type { LookalikeReport, SpoofCheckResult } from '@spoof-checker/engine';
-import type { Monitor, MonitorCheckKind, MonitorReportSignals, MonitorSnapshot, NewMonitorHistoryEntry, WebhookDelivery } from '../store/monitors.js';
-import type { MonitorStore } from '../store/monitors.js';
+import type { Monitor, MonitorCheckKind, MonitorReportSignals, MonitorSnapshot, NewMonitorHistoryEntry, WebhookDelivery } from '../../store/monitors.js';
+import type { MonitorStore } from '../../store/monitors.js';
 import { dnsFailureOf, lookalikeAlerts, snapshotOfResult, summaryOf, transition, type LookalikeAlert } from './monitor-changes.js';
 import { newDelivery } from './webhooks.js';
 import type { LookalikeMemorySource } from './lookalike-memory.js';
@@ -85,7 +85,7 @@ export interface MonitorRunDeps {
   reportSelectors?: MonitorSelectorSource | undefined;
   now: () => Date;
   /**
-   * The lookalikes the monitor remembers (src/jobs/lookalike-memory.ts): with it, lookalike alerts
+   * The lookalikes the monitor remembers (src/jobs/monitors/lookalike-memory.ts): with it, lookalike alerts
    * are `lookalike.changed` events from the memory; without it, the snapshot's own.
    */
   lookalikeMemory?: LookalikeMemorySource | undefined;
@@ -194,7 +194,7 @@ export async function runMonitor(deps: MonitorRunDeps, monitorId: string, runId:
           checkedAt: at,
         };
         if (monitor.webhookUrl !== null) deliveries.push(newDelivery({ monitorId, organizationId: monitor.organizationId, eventId, url: monitor.webhookUrl, body: JSON.stringify(capEventLists(event)), at }));
-        // The organisation's alert channels whose rules take it (src/jobs/alerts.ts), in the same commit.
+        // The organisation's alert channels whose rules take it (src/jobs/monitors/alerts.ts), in the same commit.
         if (deps.alertDeliveries) deliveries.push(...(await deps.alertDeliveries(monitor, capEventLists(event), eventId, at)));
       }
     }

@@ -2,14 +2,14 @@
  * What `serve` calls to run batches: on the Redis queue when it was given a Redis URL (workers do
  * the checks), else in this process. Either way the sweeper starts with it.
  */
-import type { BatchStore } from '../store/batches.js';
+import type { BatchStore } from '../../store/batches.js';
 import { DEFAULT_BATCH_CONCURRENCY, type BatchCheck } from './model.js';
 import { RedisBatchQueue } from './queue.js';
 import { InProcessBatchRunner } from './runner.js';
 import { BatchService } from './service.js';
 import { LookalikeJobService, type DeepLookalikeRun } from './lookalike-jobs.js';
 import { takesLookalikeJobs } from './queue-types.js';
-import type { LookalikeJobStore } from '../store/lookalike-jobs.js';
+import type { LookalikeJobStore } from '../../store/lookalike-jobs.js';
 
 /** Options of {@link startBatchService}. */
 export interface StartBatchServiceOptions {

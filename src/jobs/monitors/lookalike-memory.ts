@@ -12,14 +12,14 @@
  * lookup that failed) is no observation at all: never read as "gone".
  */
 import type { LookalikeReport } from '@spoof-checker/engine';
-import type { Monitor } from '../store/monitors.js';
+import type { Monitor } from '../../store/monitors.js';
 import {
   LOOKALIKE_GRADE_SEVERITY,
   type LookalikeState,
   type LookalikeStateChange,
   type RememberedLookalike,
   type RememberedLookalikeStore,
-} from '../store/remembered-lookalikes.js';
+} from '../../store/remembered-lookalikes.js';
 import { CONFIRMATIONS_NEEDED } from './monitor-changes.js';
 
 /** Confirmed changes kept per name (the oldest go first). */

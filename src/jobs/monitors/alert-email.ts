@@ -15,7 +15,7 @@ import { rootCertificates } from 'node:tls';
 import { isIP } from 'node:net';
 import nodemailer from 'nodemailer';
 import { resolveAllowedAddress, type HostLookup } from '@spoof-checker/engine';
-import type { DeliveryAttempt, DeliveryAttemptOutcome } from '../store/monitors.js';
+import type { DeliveryAttempt, DeliveryAttemptOutcome } from '../../store/monitors.js';
 import { WEBHOOK_TIMEOUT_MS } from './webhooks.js';
 
 /** The variable that gives the relay URL (when `--alert-smtp` is not given). */

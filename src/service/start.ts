@@ -31,7 +31,7 @@ import { checkDomain, findLookalikes, ZoneResolver, type CheckOptions, type Chec
 import type { StartupApiKey } from '../http/app.js';
 import type { TrustProxy } from '../http/client-address.js';
 import { connectRateLimitRedis, type RateLimits } from '../http/rate-limits.js';
-import { KeyRedactor, keyFreeReportStore } from '../http/key-redaction.js';
+import { KeyRedactor } from '../http/key-redaction.js';
 import type { BatchService } from '../jobs/batches/service.js';
 import { describeBatchMode, startBatchService, startLookalikeJobService } from '../jobs/batches/setup.js';
 import type { DeepLookalikeRun, LookalikeJobService } from '../jobs/batches/lookalike-jobs.js';
@@ -47,12 +47,12 @@ import { openStores, seedIfEmpty, type StorageChoice } from '../store/open.js';
 import { loadSeedFile } from '../store/seed.js';
 import type { Stores } from '../store/types.js';
 import type { WebPagesSettings } from '../web/plugin.js';
-import { SmtpReportReceiver } from '../ingest/smtp.js';
 import { reportSelectorCache } from '../summaries/selectors.js';
 import { monitorReportSignals } from '../summaries/signals.js';
 import { buildApp, type PagesOption } from './compose.js';
 import { isDemoTransportDomain, startDemoTransport, type DemoTransport } from './demo-transport.js';
 import { seedDemoReports } from './demo-reports.js';
+import { startSmtpReceiver } from './smtp-receiver.js';
 
 /** How long one component may take to stop before the next one is stopped anyway. */
 export const DEFAULT_COMPONENT_STOP_TIMEOUT_MS = 30_000;
@@ -447,27 +447,12 @@ export async function startService(config: ServiceConfig): Promise<ServiceHandle
     const serviceDomain = reportAddresses[0]?.split('@').pop()?.toLowerCase() ?? null;
     const smtpConfig = config.reports?.smtp;
     if (smtpConfig) {
-      await started.add(
+      const smtp = await started.add(
         'smtp',
-        async () => {
-          const r = new SmtpReportReceiver({
-            store: keyFreeReportStore(stores.reports, keyRedactor),
-            resolver: reportResolver,
-            reportAddresses,
-            host: smtpConfig.host,
-            port: smtpConfig.port,
-            ...(smtpConfig.maxMessageBytes !== undefined ? { maxMessageBytes: smtpConfig.maxMessageBytes } : {}),
-            onError: (error) => log(`smtp: ${error instanceof Error ? error.message : String(error)}`),
-            failures: stores.failureReports,
-          });
-          const bound = await r.start();
-          reportNotes.push(`SMTP report receiver on ${bound.host}:${bound.port}${reportAddresses.length > 0 ? ` for ${reportAddresses.join(', ')}` : ''} and the rua addresses of the zones`);
-          // RFC 7489 §7.1: receivers send another domain's reports here only if that domain agrees.
-          if (serviceDomain !== null) reportNotes.push(`a domain sending its reports here publishes <domain>._report._dmarc.${serviceDomain} TXT "v=DMARC1"`);
-          return r;
-        },
-        (r) => r.stop(),
+        () => startSmtpReceiver(smtpConfig, { stores, resolver: reportResolver, reportAddresses, serviceDomain, keyRedactor, log }),
+        (running) => running.stop(),
       );
+      reportNotes.push(...smtp.notes);
     }
 
     const { http } = config;

@@ -25,8 +25,8 @@ import { loadZoneDirectory } from '../packages/engine/src/zones/load.js';
 import { PACKAGE_ROOT } from './engine.js';
 import { SMOKE, smokeOr } from './smoke.js';
 import { loadMailauth, nodeForMailauth, nodeRunsMailauth, type Mailauth, type MailauthResolver } from './mailauth.js';
-import { DEFAULT_EXPLANATION, RECEIVER, argumentsOf, loadSuite } from '../test/spf/suite.js';
-import type { SuiteScenario, SuiteTest } from '../test/spf/suite.js';
+import { DEFAULT_EXPLANATION, RECEIVER, argumentsOf, loadSuite } from '../packages/engine/test/spf/suite.js';
+import type { SuiteScenario, SuiteTest } from '../packages/engine/test/spf/suite.js';
 
 /** Options of a benchmark run. */
 export interface SpfBenchmarkOptions {

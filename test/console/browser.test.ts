@@ -16,7 +16,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { invite, secretHash } from '../../src/console/accounts.js';
 import { ingestReportFile, unauthenticatedOrigin } from '../../src/ingest/ingest.js';
-import { fixture } from '../reports/helpers.js';
+import { fixture } from '../../packages/engine/test/reports/helpers.js';
 import { launchChromium } from '../web/helpers.js';
 import { consoleService, GOOD_PASSWORD, ORG_A, ORG_B } from './helpers.js';
 

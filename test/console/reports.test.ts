@@ -18,7 +18,7 @@ import { SHARED_PATH } from '../../src/console/share.js';
 import { captureIo } from '../cli/helpers.js';
 import { REPORT_SOURCES } from '../ingest/helpers.js';
 import { TestClock } from '../monitors/helpers.js';
-import { fixture } from '../reports/helpers.js';
+import { fixture } from '../../packages/engine/test/reports/helpers.js';
 import { createMemoryStores } from '../../src/store/memory.js';
 import type { RecordLog } from '../../src/store/types.js';
 import { addMember, Browser, consoleService, ORG_A, ORG_B } from './helpers.js';

@@ -12,7 +12,7 @@ import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo } from '../../src/cli/io.j
 import { NetworkResolver } from '../../packages/engine/src/dns/network-resolver.js';
 import { startDnsServer } from '../../packages/engine/src/dns/server.js';
 import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
-import { deferred, ZONES } from './helpers.js';
+import { deferred, ZONES } from '../../packages/engine/test/dns/helpers.js';
 import { createRawQuery } from '../../packages/engine/src/dnssec/query.js';
 import { TYPE } from '../../packages/engine/src/dns/canonical.js';
 

@@ -10,7 +10,7 @@ import type { RunningDnsServer } from '../../packages/engine/src/dns/server.js';
 import { NetworkResolver } from '../../packages/engine/src/dns/network-resolver.js';
 import { main } from '../../src/cli/main.js';
 import { captureIo, FIXTURE_ZONES } from '../cli/helpers.js';
-import { FIXED_NOW, fixtureAnchors, ROOT_ANCHOR_FILE, startSignedServer } from './helpers.js';
+import { FIXED_NOW, fixtureAnchors, ROOT_ANCHOR_FILE, startSignedServer } from '../../packages/engine/test/dnssec/helpers.js';
 
 let server: RunningDnsServer;
 let address: string;

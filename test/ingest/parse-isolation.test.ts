@@ -62,7 +62,7 @@ describe('hostile reports on the public TLS-RPT route', () => {
     expect(result.status).toBe(422);
     expect(result.body.code).toBe('REPORT_REFUSED');
     // Issue 38 item 6: DMARC XML is never parsed here. The XML reader's own cap on these elements
-    // (too-many-nodes) is tested where XML is taken: test/reports/xml.test.ts and the SMTP case below.
+    // (too-many-nodes) is tested where XML is taken: packages/engine/test/reports/xml.test.ts and the SMTP case below.
     expect(result.body.message).toContain('wrong-kind');
     expect(result.answered).toBeGreaterThanOrEqual(2);
     expect(result.slowest).toBeLessThan(MAX_HEALTHZ_MS);

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkDomain } from '../../packages/engine/src/check.js';
 import type { MonitorCheck } from '../../src/jobs/monitors/monitor-run.js';
-import { startBimiLab, LOGO_A, type BimiLab } from '../bimi/lab.js';
+import { startBimiLab, LOGO_A, type BimiLab } from '../../packages/engine/test/bimi/lab.js';
 import { bearerA, makeApp } from '../http/helpers.js';
 import type { BimiResult } from '../../packages/engine/src/bimi/types.js';
 import type { SpoofCheckResult } from '../../packages/engine/src/result.js';

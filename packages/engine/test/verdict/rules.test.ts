@@ -294,7 +294,7 @@ describe('guides', () => {
   it('has a page in docs/guides for every topic a next step can link to', async () => {
     const { existsSync } = await import('node:fs');
     const { GUIDE_TOPICS } = await import('../../src/verdict/index.js');
-    const missing = GUIDE_TOPICS.filter((topic) => !existsSync(new URL(`../../docs/guides/${topic}.md`, import.meta.url)));
+    const missing = GUIDE_TOPICS.filter((topic) => !existsSync(new URL(`../../../../docs/guides/${topic}.md`, import.meta.url)));
     expect(missing).toEqual([]);
   });
 });

@@ -689,4 +689,27 @@ export class SqlReportStore implements ReportStore {
     const row = await this.#db.selectFrom('report_rejections').select((eb) => eb.fn.countAll().as('n')).where('organization_id', '=', organizationId).executeTakeFirst();
     return Number(row?.n ?? 0);
   }
+
+  async domainDailyTotals(organizationId: string, days: DayRange): Promise<(ReportDayTotals & { domain: string })[]> {
+    // The same sums as dailyTotals, every domain at once (the primary key leads with organization_id, domain, day).
+    const rows = await this.#db
+      .selectFrom('report_sender_days')
+      .select(['domain', 'day', 'trusted'])
+      .select((eb) => [
+        eb.fn.sum<number | string>('messages').as('messages'),
+        eb.fn.sum<number | string>('dmarc_pass').as('dmarc_pass'),
+        eb.fn.sum<number | string>('spf_aligned').as('spf_aligned'),
+        eb.fn.sum<number | string>('dkim_aligned').as('dkim_aligned'),
+        eb.fn.sum<number | string>('failing').as('failing'),
+      ])
+      .where('organization_id', '=', organizationId)
+      .where('day', '>=', days.from)
+      .where('day', '<=', days.to)
+      .groupBy(['domain', 'day', 'trusted'])
+      .orderBy('domain')
+      .orderBy('day')
+      .orderBy('trusted', 'desc')
+      .execute();
+    return rows.map((r) => ({ domain: r.domain, day: r.day, trusted: Number(r.trusted) === 1, messages: Number(r.messages), dmarcPass: Number(r.dmarc_pass), spfAligned: Number(r.spf_aligned), dkimAligned: Number(r.dkim_aligned), failing: Number(r.failing) }));
+  }
 }

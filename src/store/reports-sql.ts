@@ -698,7 +698,7 @@ export class SqlReportStore implements ReportStore {
       with recursive d(domain) as (
         select min(domain) from report_sender_days where organization_id = ${organizationId}
         union all
-        select (select min(s.domain) from report_sender_days s where s.organization_id = ${organizationId} and s.domain > d.domain) from d where d.domain is not null
+        select (select s.domain from report_sender_days s where s.organization_id = ${organizationId} and s.domain > d.domain order by s.domain limit 1) from d where d.domain is not null
       )
       select r.domain, r.day, r.trusted, sum(r.messages) as messages, sum(r.dmarc_pass) as dmarc_pass, sum(r.spf_aligned) as spf_aligned, sum(r.dkim_aligned) as dkim_aligned, sum(r.failing) as failing
       from d join report_sender_days r on r.organization_id = ${organizationId} and r.domain = d.domain and r.day >= ${days.from} and r.day <= ${days.to}

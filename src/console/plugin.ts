@@ -261,7 +261,7 @@ export const consolePlugin: FastifyPluginAsync<ConsoleOptions> = async (app: Fas
   }
 
   /** The session of the request, valid and current; ended sessions are deleted (idle, absolute, user gone). */
-  async function readSession(request: FastifyRequest): Promise<{ sessionId: string; session: ConsoleSession; user: ConsoleUser } | null> {
+  async function readSession(request: FastifyRequest, withMemberships = false): Promise<{ sessionId: string; session: ConsoleSession; user: ConsoleUser } | null> {
     const sessionId = sessionIdFrom(request.headers.cookie, secure);
     if (!sessionId) return null;
     const idHash = secretHash(sessionId);
@@ -273,15 +273,15 @@ export const consolePlugin: FastifyPluginAsync<ConsoleOptions> = async (app: Fas
       await store.deleteSession(idHash);
       return null;
     }
-    // The memberships (and their organisations' names) are read beside the user: a page waits for one round trip, not three.
-    const organizations = membershipsWithNames(session.userId);
-    organizations.catch(() => undefined);
+    // The viewer's memberships (and their organisations' names) are read beside the user: a page waits for one round trip, not three.
+    const organizations = withMemberships ? membershipsWithNames(session.userId) : null;
+    organizations?.catch(() => undefined);
     const [user] = await Promise.all([store.getUser(session.userId), at.getTime() - new Date(session.lastSeenAt).getTime() >= SESSION_TOUCH_INTERVAL_MS ? store.updateSession(idHash, { lastSeenAt: at.toISOString() }) : undefined]);
     if (!user) {
       await store.deleteSession(idHash);
       return null;
     }
-    membershipsRead.set(request, organizations);
+    if (organizations) membershipsRead.set(request, organizations);
     return { sessionId, session, user };
   }
 
@@ -295,7 +295,7 @@ export const consolePlugin: FastifyPluginAsync<ConsoleOptions> = async (app: Fas
 
   /** The signed-in viewer, or null (no session, a pending second factor, no membership left). */
   async function viewerOf(request: FastifyRequest): Promise<Signed | null> {
-    const read = await readSession(request);
+    const read = await readSession(request, true);
     if (!read || read.session.pendingSecondFactor) return null;
     const named = await (membershipsRead.get(request) ?? membershipsWithNames(read.user.id));
     membershipsRead.delete(request);

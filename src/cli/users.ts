@@ -7,7 +7,7 @@
  * `add` prints a one-time invitation link (valid 72 hours) that sets the password; the same
  * functions as the console's own invitations (src/console/accounts.ts).
  */
-import { invite, listUsers, removeUser, INVITATION_TTL_MS } from '../console/accounts.js';
+import { invite, listInvitations, listUsers, removeUser, INVITATION_TTL_MS, type InvitationListing, type UserListing } from '../console/accounts.js';
 import { CONSOLE_ROLES } from '../store/console.js';
 import { isStoreUnavailable } from '../store/errors.js';
 import { openStores, type StorageChoice } from '../store/open.js';
@@ -30,7 +30,7 @@ People who sign in to the console (/console). Works on the service's data, while
                        organisation the service knows (its keys, its seed) or a new one.
     --public-origin URL  the service's public address (https://console.example): the link starts with it
                        [${PUBLIC_ORIGIN_ENV}]; without it the path alone is printed
-  list                 every user, their organisations and roles
+  list                 every user, their organisations and roles, then open invitations (marked)
     --json             one JSON document
   remove               remove EMAIL from ORG (without --org: from every organisation, and the account);
                        never the last owner of an organisation
@@ -139,7 +139,8 @@ async function add(values: Values, storage: StorageChoice, io: CliIo): Promise<n
 
 async function list(values: Values, storage: StorageChoice, io: CliIo): Promise<number> {
   return withStores(storage, async (stores) => {
-    const all = await listUsers(stores.console);
+    // The open invitations too, after the users, each marked (its link is not shown again: `users add` makes a new one).
+    const all: (UserListing | InvitationListing)[] = [...(await listUsers(stores.console)), ...(await listInvitations(stores.console, new Date()))];
     if (values.json) {
       io.out(`${JSON.stringify(all, null, 2)}\n`);
       return EXIT_OK;
@@ -147,7 +148,8 @@ async function list(values: Values, storage: StorageChoice, io: CliIo): Promise<
     if (all.length === 0) io.err('No user yet: add one with spoof-checker users add --org ORG --email EMAIL --role owner\n');
     for (const user of all) {
       const orgs = user.memberships.map((m) => `${m.organizationId}:${m.role}`).join(', ') || '(no organisation)';
-      io.out(`${user.email}\t${user.active ? 'active' : 'invited'}\t${user.totp ? 'totp' : '-'}\t${orgs}\n`);
+      const state = 'invitation' in user ? `invitation open until ${user.invitation.expiresAt}` : user.active ? 'active' : 'invited';
+      io.out(`${user.email}\t${state}\t${user.totp ? 'totp' : '-'}\t${orgs}\n`);
     }
     return EXIT_OK;
   });

@@ -45,7 +45,11 @@ export function presentedKey(headers: IncomingHttpHeaders): PresentedKey {
 /** The one lookup authentication needs. */
 export type KeyLookup = Pick<ApiKeyStore, 'findByDigest'>;
 
-/** How long a key found in the store is remembered (a key removed from the store keeps working this long). */
+/**
+ * How long a key found in the store is remembered. A key revoked in this process (the console's
+ * revoke: {@link forgetRevokedKey}) stops working at once; one removed by another process (the CLI's
+ * `keys revoke`, another replica's console) keeps working in this one for at most this long.
+ */
 export const API_KEY_CACHE_TTL_MS = 10_000;
 /** Most keys remembered at once (the least recently used is forgotten first). */
 export const API_KEY_CACHE_MAX_ENTRIES = 10_000;
@@ -63,7 +67,14 @@ export class CachedKeyLookup implements KeyLookup {
     private readonly store: KeyLookup,
     private readonly clock: () => number = Date.now,
     private readonly ttlMs: number = API_KEY_CACHE_TTL_MS,
-  ) {}
+  ) {
+    KEY_CACHES.add(new WeakRef(this));
+  }
+
+  /** Forgets the key with id `keyId` (revoked): its next request asks the store. */
+  forget(keyId: string): void {
+    for (const [digest, held] of this.#entries) if (held.record?.id === keyId) this.#entries.delete(digest);
+  }
 
   async findByDigest(sha256: Buffer): Promise<Awaited<ReturnType<ApiKeyStore['findByDigest']>>> {
     const id = sha256.toString('base64');
@@ -88,6 +99,21 @@ export class CachedKeyLookup implements KeyLookup {
       this.#entries.delete(oldest);
     }
     return record;
+  }
+}
+
+/** The key caches of this process, held weakly (an app closed and collected drops out). */
+const KEY_CACHES = new Set<WeakRef<CachedKeyLookup>>();
+
+/**
+ * A key was revoked in this process: every key cache of it forgets the key at once, so that its next
+ * request is refused. (Key ids are unique: derived from the key's digest, `apiKeyIdFromDigest`.)
+ */
+export function forgetRevokedKey(keyId: string): void {
+  for (const ref of KEY_CACHES) {
+    const cache = ref.deref();
+    if (cache) cache.forget(keyId);
+    else KEY_CACHES.delete(ref);
   }
 }
 

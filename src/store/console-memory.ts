@@ -108,8 +108,8 @@ export class MemoryConsoleStore implements ConsoleStore {
   async takeInvitation(tokenHash: string): Promise<boolean> {
     return this.#invitations.delete(tokenHash);
   }
-  async invitations(organizationId: string): Promise<ConsoleInvitation[]> {
-    return [...this.#invitations.values()].filter((i) => i.organizationId === organizationId).map(copy).sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
+  async invitations(organizationId: string | null): Promise<ConsoleInvitation[]> {
+    return [...this.#invitations.values()].filter((i) => organizationId === null || i.organizationId === organizationId).map(copy).sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
   }
 
   async createSession(session: ConsoleSession): Promise<void> {

@@ -283,8 +283,10 @@ export class SqlConsoleStore implements ConsoleStore {
     const result = await this.#db.deleteFrom('console_invitations').where('token_hash', '=', tokenHash).executeTakeFirst();
     return Number(result.numDeletedRows) > 0;
   }
-  async invitations(organizationId: string): Promise<ConsoleInvitation[]> {
-    return (await this.#db.selectFrom('console_invitations').selectAll().where('organization_id', '=', organizationId).orderBy('created_at', 'desc').execute()).map(toInvitation);
+  async invitations(organizationId: string | null): Promise<ConsoleInvitation[]> {
+    let query = this.#db.selectFrom('console_invitations').selectAll();
+    if (organizationId !== null) query = query.where('organization_id', '=', organizationId);
+    return (await query.orderBy('created_at', 'desc').execute()).map(toInvitation);
   }
 
   async createSession(s: ConsoleSession): Promise<void> {

@@ -228,4 +228,12 @@ export class MemoryReportStore implements ReportStore {
   async rejectionCount(organizationId: string): Promise<number> {
     return this.#rejections.filter((r) => r.organizationId === organizationId).length;
   }
+
+  async domainDailyTotals(organizationId: string, days: DayRange): Promise<(ReportDayTotals & { domain: string })[]> {
+    const prefix = `${organizationId}\u0000`;
+    const domains = [...this.#digests.keys()].filter((key) => key.startsWith(prefix)).map((key) => key.slice(prefix.length)).sort();
+    const out: (ReportDayTotals & { domain: string })[] = [];
+    for (const domain of domains) for (const t of await this.dailyTotals(organizationId, domain, days)) out.push({ domain, ...t });
+    return out;
+  }
 }

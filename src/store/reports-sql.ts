@@ -689,4 +689,21 @@ export class SqlReportStore implements ReportStore {
     const row = await this.#db.selectFrom('report_rejections').select((eb) => eb.fn.countAll().as('n')).where('organization_id', '=', organizationId).executeTakeFirst();
     return Number(row?.n ?? 0);
   }
+
+  async domainDailyTotals(organizationId: string, days: DayRange): Promise<(ReportDayTotals & { domain: string })[]> {
+    // The same sums as dailyTotals, every domain at once. The key leads with (organization_id, domain,
+    // day): the organisation's domains are walked one index seek each (a loose index scan, `d`), and
+    // each domain's days of the window read as a range of the key, never its days outside the window.
+    const { rows } = await sql<{ domain: string; day: string; trusted: number | string; messages: number | string; dmarc_pass: number | string; spf_aligned: number | string; dkim_aligned: number | string; failing: number | string }>`
+      with recursive d(domain) as (
+        select min(domain) from report_sender_days where organization_id = ${organizationId}
+        union all
+        select (select s.domain from report_sender_days s where s.organization_id = ${organizationId} and s.domain > d.domain order by s.domain limit 1) from d where d.domain is not null
+      )
+      select r.domain, r.day, r.trusted, sum(r.messages) as messages, sum(r.dmarc_pass) as dmarc_pass, sum(r.spf_aligned) as spf_aligned, sum(r.dkim_aligned) as dkim_aligned, sum(r.failing) as failing
+      from d join report_sender_days r on r.organization_id = ${organizationId} and r.domain = d.domain and r.day >= ${days.from} and r.day <= ${days.to}
+      group by r.domain, r.day, r.trusted
+      order by r.domain, r.day, r.trusted desc`.execute(this.#db);
+    return rows.map((r) => ({ domain: r.domain, day: r.day, trusted: Number(r.trusted) === 1, messages: Number(r.messages), dmarcPass: Number(r.dmarc_pass), spfAligned: Number(r.spf_aligned), dkimAligned: Number(r.dkim_aligned), failing: Number(r.failing) }));
+  }
 }

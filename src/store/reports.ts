@@ -177,6 +177,11 @@ export interface ReportDayTotals {
   failing: number;
 }
 
+/** One domain's messages on one UTC day ({@link ReportStore.domainDailyTotals}). */
+export interface DomainDayTotals extends ReportDayTotals {
+  domain: string;
+}
+
 /** One source's messages over a window (the untrusted reports' sources are shown this way: counted, never classed). */
 export interface ReportSourceTotals {
   source: string;
@@ -296,6 +301,11 @@ export interface ReportStore {
   senderDays(organizationId: string, domain: string, days: DayRange, trusted: boolean): Promise<SenderDigestEntry[]>;
   /** `domain`'s messages per day of `days` (trusted and untrusted apart), by day. */
   dailyTotals(organizationId: string, domain: string, days: DayRange): Promise<ReportDayTotals[]>;
+  /**
+   * Every domain's messages per day of `days` (trusted and untrusted apart), by domain then day: what
+   * {@link ReportStore.dailyTotals} gives for each domain, in one read (the console's overview).
+   */
+  domainDailyTotals(organizationId: string, days: DayRange): Promise<DomainDayTotals[]>;
   /**
    * The busiest `limit` sources of `domain` over `days`, of trusted or untrusted reports (most
    * messages first, then by address), and how many sources there are in all.

@@ -87,6 +87,9 @@ describe.each<Backend>([memoryBackend, sqliteBackend, postgresBackend()])('conso
     expect((await c.getInvitation('h1'))?.role).toBe('admin');
     expect((await c.invitations('o1')).map((i) => i.email)).toEqual(['x@example.com']);
     expect(await c.invitations('o2')).toEqual([]);
+    // null: every organisation's (users list).
+    await c.addInvitation({ tokenHash: 'h3', organizationId: 'o3', email: 'z@example.com', role: 'viewer', createdAt: T2, expiresAt: T2, invitedBy: 'cli' });
+    expect((await c.invitations(null)).map((i) => [i.organizationId, i.email])).toEqual([['o3', 'z@example.com'], ['o1', 'x@example.com']]);
     expect(await Promise.all([c.takeInvitation('h1'), c.takeInvitation('h1')])).toEqual(expect.arrayContaining([true, false]));
     expect(await c.getInvitation('h1')).toBeUndefined();
   });

@@ -160,6 +160,28 @@ describe.each<Backend>([memoryBackend, sqliteBackend, postgresBackend()])('repor
     expect((await stores.reports.list('o1', { page: 1, limit: 2, domain: 'b.example' })).total).toBe(0);
   });
 
+  it('every domain\u2019s day totals in one read equal each domain\u2019s dailyTotals, by domain then day; the window and tenancy hold', async () => {
+    for (let day = 0; day < 3; day++) await stores.reports.add(report(`a${day}`, 'o1', day, [row('192.0.2.1', 10), row('192.0.2.2', 2, { dkimAligned: false })]));
+    await stores.reports.add(report('b1', 'o1', 1, [row('198.51.100.7', 4)], { identity: 'b|b1', domain: 'b.example' }));
+    await stores.reports.add(report('y1', 'o1', 1, [row('203.0.113.9', 50, { dkimAligned: false })], { identity: 'yahoo|y1', domain: 'b.example', reporter: 'unauthenticated', origin: origin(null) }));
+    await stores.reports.add(report('c1', 'o2', 1, [row('192.0.2.1', 3)], { identity: 'c|c1', domain: 'c.example' }));
+    const days = { from: '2025-03-02', to: '2025-03-03' };
+    const all = await stores.reports.domainDailyTotals('o1', days);
+    const each = [
+      ...(await stores.reports.dailyTotals('o1', 'a.example', days)).map((t) => ({ domain: 'a.example', ...t })),
+      ...(await stores.reports.dailyTotals('o1', 'b.example', days)).map((t) => ({ domain: 'b.example', ...t })),
+    ];
+    expect(all).toEqual(each);
+    expect(all.map((t) => [t.domain, t.day, t.trusted, t.messages, t.failing])).toEqual([
+      ['a.example', '2025-03-02', true, 12, 2],
+      ['a.example', '2025-03-03', true, 12, 2],
+      ['b.example', '2025-03-02', true, 4, 0],
+      ['b.example', '2025-03-02', false, 50, 50],
+    ]);
+    expect(await stores.reports.domainDailyTotals('o3', DAYS)).toEqual([]);
+    expect((await stores.reports.domainDailyTotals('o2', DAYS)).map((t) => t.domain)).toEqual(['c.example']);
+  });
+
   it('keeps TLS reports apart from aggregate ones', async () => {
     const doc = JSON.stringify({ policies: [{ policy: { 'policy-type': 'sts' } }] });
     expect(await stores.reports.add(report('t1', 'o1', 0, [], { kind: 'tls', identity: 'tls|t1', document: doc }))).toBe('stored');

@@ -37,13 +37,10 @@ const FLOOR: Readonly<Record<string, number>> = {
 const ANALYSER_FLOOR = 2;
 
 /**
- * Upward imports that remain, each with what removes it: the zone resolver and the embedded server
- * move to zones/ (the raw codec and query port already joined dns/: dns/canonical.ts).
+ * Upward imports that remain, each with what removes it. None now: the zone resolver and the
+ * embedded server moved to zones/, the raw codec and query port joined dns/ (dns/canonical.ts).
  */
-const KNOWN_UPWARD: readonly string[] = [
-  'dns/server.ts → zones/signed.ts', // the server moves to zones/
-  'dns/zone-resolver.ts → zones/types.ts', // the zone resolver moves to zones/
-];
+const KNOWN_UPWARD: readonly string[] = [];
 
 function sourceFiles(directory: string): string[] {
   return readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {

@@ -10,7 +10,7 @@ import addFormatsModule from 'ajv-formats';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { checkDomain } from '../packages/engine/src/check.js';
 import { FaultyResolver } from '../packages/engine/src/dns/faults.js';
-import type { ZoneResolver } from '../packages/engine/src/dns/zone-resolver.js';
+import type { ZoneResolver } from '../packages/engine/src/zones/zone-resolver.js';
 import { isSpoofCheckError } from '../packages/engine/src/errors.js';
 import type { DkimKey, DkimProbe } from '../packages/engine/src/dkim/index.js';
 import type { DmarcDiscovery, ExistenceQuery, ReportDestination } from '../packages/engine/src/dmarc/index.js';

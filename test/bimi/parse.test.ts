@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { bimiDmarcEligibility, bimiSelectorProblem, lpsMatches, normaliseLocalPart, parseBimiRecord, selectBimiRecord } from '../../packages/engine/src/bimi/index.js';
 import { discoverDmarc } from '../../packages/engine/src/dmarc/discover.js';
-import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import { parseZone } from '../../packages/engine/src/zones/parse.js';
 
 describe('parseBimiRecord', () => {

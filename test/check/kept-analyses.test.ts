@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { checkDomain } from '../../packages/engine/src/check.js';
 import { CachingResolver } from '../../packages/engine/src/dns/cache.js';
 import type { DnsAnswer, RecordType, Resolver } from '../../packages/engine/src/dns/types.js';
-import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import { isSpoofCheckError } from '../../packages/engine/src/errors.js';
 import { loadZoneDirectory } from '../../packages/engine/src/zones/load.js';
 

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { checkDomain } from '../../packages/engine/src/check.js';
 import { KNOWN_SELECTORS } from '../../packages/engine/src/dkim/selectors.js';
-import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import type { DnsAnswer, RecordType, Resolver } from '../../packages/engine/src/dns/types.js';
 import { loadZoneDirectory } from '../../packages/engine/src/zones/load.js';
 

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { checkDomain } from '../../packages/engine/src/check.js';
-import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import { loadZoneDirectory } from '../../packages/engine/src/zones/load.js';
 
 const zones = new ZoneResolver(await loadZoneDirectory(new URL('../../fixtures/zones', import.meta.url).pathname));

@@ -10,7 +10,7 @@
 import { readdir } from 'node:fs/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { canonicalName, isAtOrBelow } from '../../packages/engine/src/dns/name.js';
-import type { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import type { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import { normaliseDomainInput } from '../../packages/engine/src/input.js';
 import { VERDICT_RULES } from '../../packages/engine/src/verdict/rules.js';
 import { loadZoneFile } from '../../packages/engine/src/zones/load.js';

@@ -16,7 +16,7 @@ import { checkDomain } from '../../packages/engine/src/check.js';
 import { FaultyResolver } from '../../packages/engine/src/dns/faults.js';
 import type { FaultPlan } from '../../packages/engine/src/dns/faults.js';
 import type { Resolver } from '../../packages/engine/src/dns/types.js';
-import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import { isSpoofCheckError } from '../../packages/engine/src/errors.js';
 import type { CheckErrorCode } from '../../packages/engine/src/errors.js';
 import type { Severity } from '../../packages/engine/src/findings.js';

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { parseDkimKeyRecord } from '../../packages/engine/src/dkim/parse.js';
 import { probeDkim } from '../../packages/engine/src/dkim/probe.js';
 import { KNOWN_SELECTORS } from '../../packages/engine/src/dkim/selectors.js';
-import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import { InjectingResolver } from './injecting-resolver.js';
 
 const keys = (JSON.parse(readFileSync(new URL('../../conformance/dkim/cases.json', import.meta.url), 'utf8')) as { keys: Record<string, string> }).keys;

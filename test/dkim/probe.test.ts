@@ -5,7 +5,7 @@ import { chooseBestKey, keptProbePlans, MAX_CALLER_SELECTORS, MAX_PARALLEL_SELEC
 import { parseDkimKeyRecord } from '../../packages/engine/src/dkim/parse.js';
 import { KNOWN_SELECTORS, microsoftDynamicSelectors } from '../../packages/engine/src/dkim/selectors.js';
 import type { DkimKey } from '../../packages/engine/src/dkim/types.js';
-import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import type { DnsAnswer, RecordType, Resolver } from '../../packages/engine/src/dns/types.js';
 import type { ResourceRecord, Zone } from '../../packages/engine/src/zones/types.js';
 import { InjectingResolver, SOA, txtStrings } from './injecting-resolver.js';

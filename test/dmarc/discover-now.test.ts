@@ -8,7 +8,7 @@ import type { DmarcRecord } from '../../packages/engine/src/dmarc/types.js';
 import { FaultyResolver, type FaultPlan } from '../../packages/engine/src/dns/faults.js';
 import { createCheckResolver } from '../../packages/engine/src/dns/limits.js';
 import type { DnsAnswer, ImmediateResolver, RecordType, Resolver } from '../../packages/engine/src/dns/types.js';
-import type { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import type { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import type { ResourceRecord } from '../../packages/engine/src/zones/types.js';
 import { a, dns, mx, txt } from './helpers.js';
 

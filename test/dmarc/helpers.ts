@@ -1,4 +1,4 @@
-import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import type { DnsAnswer, DnsErrorReason, RecordType, Resolver } from '../../packages/engine/src/dns/types.js';
 import type { ResourceRecord } from '../../packages/engine/src/zones/types.js';
 

@@ -8,7 +8,7 @@ import { CachingResolver } from '../../packages/engine/src/dns/cache.js';
 import { createCheckResolver } from '../../packages/engine/src/dns/limits.js';
 import { canonicalName, canonicalNameProblem, dnsNameProblem } from '../../packages/engine/src/dns/name.js';
 import { allNow, thenNow, type DnsAnswer, type ImmediateResolver } from '../../packages/engine/src/dns/types.js';
-import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import { safeResolve } from '../../packages/engine/src/spf/resolve.js';
 import type { Zone } from '../../packages/engine/src/zones/types.js';
 import { InstrumentedResolver, ZONES } from './helpers.js';

@@ -16,9 +16,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkDomain } from '../../packages/engine/src/check.js';
 import { FaultyResolver, type Fault, type FaultPlan, type FaultRule } from '../../packages/engine/src/dns/faults.js';
 import { NetworkResolver } from '../../packages/engine/src/dns/network-resolver.js';
-import { startDnsServer, type RunningDnsServer } from '../../packages/engine/src/dns/server.js';
+import { startDnsServer, type RunningDnsServer } from '../../packages/engine/src/zones/server.js';
 import type { DnsAnswer, RecordType, Resolver } from '../../packages/engine/src/dns/types.js';
-import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import { isSpoofCheckError } from '../../packages/engine/src/errors.js';
 import { loadZoneDirectory } from '../../packages/engine/src/zones/load.js';
 

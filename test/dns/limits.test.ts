@@ -7,7 +7,7 @@ import { CachingResolver } from '../../packages/engine/src/dns/cache.js';
 import { FaultyResolver } from '../../packages/engine/src/dns/faults.js';
 import { ConcurrencyLimitedResolver, CLOCK_READ_EVERY, createCheckResolver, DEFAULT_CHECK_DEADLINE_MS, DEFAULT_CHECK_MAX_QUERIES } from '../../packages/engine/src/dns/limits.js';
 import type { Resolver } from '../../packages/engine/src/dns/types.js';
-import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import { InstrumentedResolver, ZONES } from './helpers.js';
 
 const zoneResolver = new ZoneResolver(ZONES);

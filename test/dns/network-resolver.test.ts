@@ -17,8 +17,8 @@ import {
 } from '../../packages/engine/src/dns/network-resolver.js';
 import type { RecordType } from '../../packages/engine/src/dns/types.js';
 import { textOfOctets } from '../../packages/engine/src/dns/wire.js';
-import { startDnsServer, type RunningDnsServer } from '../../packages/engine/src/dns/server.js';
-import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { startDnsServer, type RunningDnsServer } from '../../packages/engine/src/zones/server.js';
+import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import type { Zone } from '../../packages/engine/src/zones/types.js';
 import { parseMessage, SOA_COM, ZONES, type DecodedMessage } from './helpers.js';
 

@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NetworkResolver } from '../../packages/engine/src/dns/network-resolver.js';
-import { startDnsServer, type RunningDnsServer } from '../../packages/engine/src/dns/server.js';
+import { startDnsServer, type RunningDnsServer } from '../../packages/engine/src/zones/server.js';
 import type { DnsAnswer, RecordType } from '../../packages/engine/src/dns/types.js';
-import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import { loadZoneFile } from '../../packages/engine/src/zones/load.js';
 import { startNsd, type RunningNsd } from '../acceptance/nsd.js';
 

@@ -15,8 +15,8 @@ import {
   SYNTHETIC_ROOT_SOA,
   startDnsServer,
   type RunningDnsServer,
-} from '../../packages/engine/src/dns/server.js';
-import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+} from '../../packages/engine/src/zones/server.js';
+import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import type { Zone } from '../../packages/engine/src/zones/types.js';
 import { parseMessage, queryMessage, SOA_COM, tcpExchange, udpExchange, WIRE_TYPE, ZONES, type DecodedMessage } from './helpers.js';
 

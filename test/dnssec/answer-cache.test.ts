@@ -6,7 +6,7 @@
  * Counted in queries and verifications; the cache's clock is moved with `Date.now`.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { RunningDnsServer } from '../../packages/engine/src/dns/server.js';
+import type { RunningDnsServer } from '../../packages/engine/src/zones/server.js';
 import { startDnssec } from '../../packages/engine/src/dnssec/check.js';
 import { createRawQuery } from '../../packages/engine/src/dnssec/query.js';
 import type { RawQuery } from '../../packages/engine/src/dnssec/types.js';

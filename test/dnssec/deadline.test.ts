@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkDomain } from '../../packages/engine/src/check.js';
 import { NetworkResolver } from '../../packages/engine/src/dns/network-resolver.js';
-import type { RunningDnsServer } from '../../packages/engine/src/dns/server.js';
+import type { RunningDnsServer } from '../../packages/engine/src/zones/server.js';
 import { startDnssec } from '../../packages/engine/src/dnssec/check.js';
 import { createRawQuery } from '../../packages/engine/src/dnssec/query.js';
 import { EDE, type RawQuery } from '../../packages/engine/src/dnssec/types.js';

@@ -4,8 +4,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { startDnsServer, type RunningDnsServer } from '../../packages/engine/src/dns/server.js';
-import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { startDnsServer, type RunningDnsServer } from '../../packages/engine/src/zones/server.js';
+import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import { loadSignedZoneDirectory } from '../../packages/engine/src/zones/signed.js';
 import { parseTrustAnchors } from '../../packages/engine/src/dnssec/anchors.js';
 import type { DnssecStatus, TrustAnchor } from '../../packages/engine/src/dnssec/types.js';

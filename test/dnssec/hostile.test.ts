@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningDnsServer } from '../../packages/engine/src/dns/server.js';
+import type { RunningDnsServer } from '../../packages/engine/src/zones/server.js';
 import { createRawQuery } from '../../packages/engine/src/dnssec/query.js';
 import type { RawQuery } from '../../packages/engine/src/dnssec/types.js';
 import { Validator } from '../../packages/engine/src/dnssec/validate.js';

@@ -7,8 +7,8 @@
 import dgram from 'node:dgram';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { NetworkResolver, UDP_SOCKETS_PER_SERVER } from '../../packages/engine/src/dns/network-resolver.js';
-import { startDnsServer, type RunningDnsServer } from '../../packages/engine/src/dns/server.js';
-import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { startDnsServer, type RunningDnsServer } from '../../packages/engine/src/zones/server.js';
+import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import { createRawQuery } from '../../packages/engine/src/dnssec/query.js';
 import { Validator } from '../../packages/engine/src/dnssec/validate.js';
 import { TYPE } from '../../packages/engine/src/dns/canonical.js';

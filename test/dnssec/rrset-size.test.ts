@@ -4,7 +4,7 @@
  * than `MAX_RRSET_RECORDS` records: beyond it the RRset is `indeterminate`, with no signature tried.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { RunningDnsServer } from '../../packages/engine/src/dns/server.js';
+import type { RunningDnsServer } from '../../packages/engine/src/zones/server.js';
 import { createRawQuery } from '../../packages/engine/src/dnssec/query.js';
 import { EDE, type RawQuery } from '../../packages/engine/src/dnssec/types.js';
 import { MAX_RRSET_RECORDS, Validator } from '../../packages/engine/src/dnssec/validate.js';

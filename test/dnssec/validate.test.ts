@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningDnsServer } from '../../packages/engine/src/dns/server.js';
+import type { RunningDnsServer } from '../../packages/engine/src/zones/server.js';
 import { ianaRootAnchors, parseTrustAnchors } from '../../packages/engine/src/dnssec/anchors.js';
 import { createRawQuery } from '../../packages/engine/src/dnssec/query.js';
 import type { RawQuery, RawResponse } from '../../packages/engine/src/dnssec/types.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkDomain } from '../../packages/engine/src/check.js';
-import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import { SpoofCheckError } from '../../packages/engine/src/errors.js';
 import { normaliseDomainInput } from '../../packages/engine/src/input.js';
 

@@ -5,7 +5,7 @@
  */
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import { createSmtpProbe } from '../../packages/engine/src/lookalikes/smtp.js';
 import { parseZone } from '../../packages/engine/src/zones/parse.js';
 

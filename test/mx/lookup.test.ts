@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import type { DnsAnswer, DnsErrorReason } from '../../packages/engine/src/dns/types.js';
 import { isIpLiteral, lookupMx, MAX_MX_HOSTS_RESOLVED } from '../../packages/engine/src/mx/lookup.js';
 import type { ResourceRecord, Zone } from '../../packages/engine/src/zones/types.js';

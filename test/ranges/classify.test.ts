@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { checkDomain } from '../../packages/engine/src/check.js';
-import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import { classifySharedInfrastructure, CRITICAL_RENTABLE_IPV4 } from '../../packages/engine/src/ranges/classify.js';
 import { toCategory } from '../../packages/engine/src/ranges/codec.js';
 import { shippedRanges } from '../../packages/engine/src/ranges/snapshot.js';

@@ -7,7 +7,7 @@
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { checkDomain } from '../../packages/engine/src/check.js';
-import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import { loadZoneDirectory } from '../../packages/engine/src/zones/load.js';
 
 const GUARD_DIR = fileURLToPath(new URL('../../fixtures/guard-corpus/', import.meta.url));

@@ -4,7 +4,7 @@
  * SPF tightening record, the TLS answer; plus tables for the classification rules.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import { shippedRanges } from '../../packages/engine/src/ranges/snapshot.js';
 import { dailyCounts } from '../../packages/engine/src/reports/daily.js';
 import { parseAggregateReport } from '../../packages/engine/src/reports/parse-aggregate.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FaultyResolver } from '../../packages/engine/src/dns/faults.js';
-import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import { checkHost } from '../../packages/engine/src/spf/index.js';
 
 const zones = new ZoneResolver([

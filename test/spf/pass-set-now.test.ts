@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { createCheckResolver } from '../../packages/engine/src/dns/limits.js';
 import type { DnsAnswer, ImmediateResolver, RecordType, Resolver } from '../../packages/engine/src/dns/types.js';
-import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import { computePassSet, passSetSets } from '../../packages/engine/src/spf/pass-set.js';
 import type { ResourceRecord } from '../../packages/engine/src/zones/types.js';
 import { a, aaaa, mx, TestResolver, txt } from './zones.js';

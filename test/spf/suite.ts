@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import { canonicalName } from '../../packages/engine/src/dns/name.js';
 import type { DnsAnswer, RecordType, Resolver } from '../../packages/engine/src/dns/types.js';
-import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import { checkHost } from '../../packages/engine/src/spf/index.js';
 import type { CheckHostResult, SpfResult } from '../../packages/engine/src/spf/index.js';
 import type { ResourceRecord, Zone } from '../../packages/engine/src/zones/types.js';

@@ -4,7 +4,7 @@
  */
 import { canonicalName } from '../../packages/engine/src/dns/name.js';
 import type { DnsAnswer, DnsErrorReason, RecordType, Resolver } from '../../packages/engine/src/dns/types.js';
-import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import type { ResourceRecord } from '../../packages/engine/src/zones/types.js';
 
 /** A TXT record; several strings make one record of several character-strings. */

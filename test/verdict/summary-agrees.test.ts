@@ -7,7 +7,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { checkDomain } from '../../packages/engine/src/check.js';
 import { FaultyResolver } from '../../packages/engine/src/dns/faults.js';
-import type { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import type { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import { isSpoofCheckError } from '../../packages/engine/src/errors.js';
 import { VERDICT_RULES } from '../../packages/engine/src/verdict/rules.js';
 import { CORPUS_CLOCK, loadCorpusResolver, loadScenarios } from '../corpus/project.js';

@@ -9,8 +9,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkDomain } from '../../packages/engine/src/check.js';
 import { NetworkResolver } from '../../packages/engine/src/dns/network-resolver.js';
-import { startDnsServer, type RunningDnsServer } from '../../packages/engine/src/dns/server.js';
-import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { startDnsServer, type RunningDnsServer } from '../../packages/engine/src/zones/server.js';
+import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import { loadZoneDirectory } from '../../packages/engine/src/zones/load.js';
 
 const ZONES_DIR = new URL('../../fixtures/zones/', import.meta.url).pathname;

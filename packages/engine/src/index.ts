@@ -35,7 +35,7 @@ export type { CheckSource, DnsAnswer, DnsErrorReason, MxData, RecordType, Resolv
 /** Where a resolver's answers come from (`dns` unless it says `fixture-zones`), as results report it in `source`. */
 export { checkSourceOf } from './dns/types.js';
 /** Answers from zones loaded in memory, as if they were the whole DNS. */
-export { ZoneResolver } from './dns/zone-resolver.js';
+export { ZoneResolver } from './zones/zone-resolver.js';
 /** Asks real DNS servers (the system's, or given as ip[:port]) with timeouts, retries and TCP fallback. */
 export { NetworkResolver } from './dns/network-resolver.js';
 export type { NetworkResolverOptions } from './dns/network-resolver.js';
@@ -241,8 +241,8 @@ export type {
 
 // Pieces the CLI and the service package build on: documented and kept stable like the rest.
 /** The authoritative DNS server over zone files (`spoof-checker dns-serve`): UDP and TCP, AA, SOA in negative answers. */
-export { startDnsServer } from './dns/server.js';
-export type { DnsServerOptions, OutsideZones } from './dns/server.js';
+export { startDnsServer } from './zones/server.js';
+export type { DnsServerOptions, OutsideZones } from './zones/server.js';
 /** Why a string is not a DNS name (RFC 1035 §2.3.4 lengths, RFC 952/1123 labels), and whether a name is at or below another. */
 export { canonicalName, dnsNameProblem, isAtOrBelow } from './dns/name.js';
 /** The defaults of CachingResolver and ConcurrencyLimitedResolver, for callers that show or derive them. */

@@ -17,12 +17,12 @@
  * - Over UDP, an answer larger than the client's EDNS buffer (512 octets without EDNS, RFC 1035
  *   §4.2.1; at most our own 1232) is replaced by a truncated one (TC set, no records).
  *
- * Packets are encoded and read with dns-packet (src/dns/wire.ts) over `node:dgram` and `node:net`.
+ * Packets are encoded and read with dns-packet (packages/engine/src/dns/wire.ts) over `node:dgram` and `node:net`.
  */
 import dgram from 'node:dgram';
 import net from 'node:net';
-import { faultFor, type Fault, type FaultPlan } from './faults.js';
-import type { DnsAnswer, RecordType } from './types.js';
+import { faultFor, type Fault, type FaultPlan } from '../dns/faults.js';
+import type { DnsAnswer, RecordType } from '../dns/types.js';
 import {
   CLASS_IN,
   encodeOpt,
@@ -36,12 +36,12 @@ import {
   TYPE_ANY,
   TYPE_CODES,
   type WireMessage,
-} from './wire.js';
+} from '../dns/wire.js';
 import type { ZoneResolver } from './zone-resolver.js';
-import type { SignedAnswer, SignedZoneSet } from '../zones/signed.js';
-import { encodeRawRecord } from './canonical.js';
+import type { SignedAnswer, SignedZoneSet } from './signed.js';
+import { encodeRawRecord } from '../dns/canonical.js';
 
-export { MAX_CHARACTER_STRING_OCTETS, splitCharacterStrings, TYPE_CODES } from './wire.js';
+export { MAX_CHARACTER_STRING_OCTETS, splitCharacterStrings, TYPE_CODES } from '../dns/wire.js';
 
 /** RFC 1035 §4.2.1: a UDP message without EDNS carries at most 512 octets. */
 export const CLASSIC_UDP_PAYLOAD = 512;

@@ -19,7 +19,7 @@ import { chainAsSent } from '../../packages/engine/src/dane/handshake.js';
 import { matchTlsa, parseTlsaRdata, rolloverScheme } from '../../packages/engine/src/dane/match.js';
 import type { TlsaRecord } from '../../packages/engine/src/dane/types.js';
 import { TYPE } from '../../packages/engine/src/dns/canonical.js';
-import { parseSignedZone } from '../../packages/engine/src/dnssec/wire/zonefile.js';
+import { parseSignedZone } from '../../packages/engine/src/zones/signed-zonefile.js';
 
 const HOST = 'mx1.dane.test';
 let dir: string;

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRawQuery } from '../../packages/engine/src/dnssec/query.js';
 import { Validator } from '../../packages/engine/src/dnssec/validate.js';
 import { TYPE } from '../../packages/engine/src/dns/canonical.js';
-import { parseSignedZone } from '../../packages/engine/src/dnssec/wire/zonefile.js';
+import { parseSignedZone } from '../../packages/engine/src/zones/signed-zonefile.js';
 import { startNsd, type RunningNsd } from '../acceptance/nsd.js';
 import { CASES, DNSSEC_FIXTURES, FIXED_NOW, fixtureAnchors } from './helpers.js';
 

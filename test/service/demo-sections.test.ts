@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseSignedZone } from '../../packages/engine/src/dnssec/wire/zonefile.js';
+import { parseSignedZone } from '../../packages/engine/src/zones/signed-zonefile.js';
 import { TYPE } from '../../packages/engine/src/dns/canonical.js';
 import { DEMO_DNSSEC_DOMAINS, DEMO_DNSSEC_ZONES_DIR } from '../../src/service/demo-dnssec.js';
 import { DEMO_API_KEY } from '../../src/cli/serve.js';

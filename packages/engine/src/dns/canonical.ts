@@ -10,6 +10,8 @@
  * so every wire name round-trips.
  */
 
+import { typeCode, typeCodesOf, typeName } from './record-types.js';
+
 /** One resource record with its RDATA as octets (names inside it uncompressed). */
 export interface RawRecord {
   /** Canonical owner name (lower case, no trailing dot). */
@@ -20,28 +22,13 @@ export interface RawRecord {
   rdata: Buffer;
 }
 
-/** RFC 1035 §3.2.2, RFC 3596, RFC 4034, RFC 5155, RFC 6698: the type codes DNSSEC needs. */
-export const TYPE = {
-  A: 1, NS: 2, CNAME: 5, SOA: 6, PTR: 12, MX: 15, TXT: 16, AAAA: 28, SRV: 33, DNAME: 39, OPT: 41,
-  DS: 43, RRSIG: 46, NSEC: 47, DNSKEY: 48, NSEC3: 50, NSEC3PARAM: 51, TLSA: 52, ANY: 255,
-} as const;
+/** RFC 1035 §3.2.2, RFC 3596, RFC 4034, RFC 5155, RFC 6698: the type codes DNSSEC needs (from the one table, record-types.ts). */
+export const TYPE = typeCodesOf([
+  'A', 'NS', 'CNAME', 'SOA', 'PTR', 'MX', 'TXT', 'AAAA', 'SRV', 'DNAME', 'OPT',
+  'DS', 'RRSIG', 'NSEC', 'DNSKEY', 'NSEC3', 'NSEC3PARAM', 'TLSA', 'ANY',
+]);
 
-/** The names of `TYPE`, by code. */
-export const TYPE_NAME: ReadonlyMap<number, string> = new Map(Object.entries(TYPE).map(([name, code]) => [code, name]));
-
-/** A type's mnemonic, or `TYPEnnn` (RFC 3597 §5). */
-export function typeName(code: number): string {
-  return TYPE_NAME.get(code) ?? `TYPE${code}`;
-}
-
-/** A type code from its mnemonic or `TYPEnnn`; undefined when unknown. */
-export function typeCode(name: string): number | undefined {
-  const upper = name.toUpperCase();
-  const known = (TYPE as Record<string, number>)[upper];
-  if (known !== undefined) return known;
-  const generic = /^TYPE(\d{1,5})$/.exec(upper);
-  return generic ? Number(generic[1]) : undefined;
-}
+export { typeCode, typeName };
 
 /** RFC 1035 §2.3.4: a name is at most 255 octets on the wire. */
 export const MAX_WIRE_NAME_OCTETS = 255;
@@ -417,3 +404,59 @@ export type RawResponse = { kind: 'response'; message: RawMessage } | { kind: 'e
  * RFC 6840 §5.9), the whole message back with its records as raw octets.
  */
 export type RawQuery = (name: string, type: number) => Promise<RawResponse>;
+
+/** RFC 4034 §4.1.2 (and RFC 5155 §3.2.1): the windowed type bit map of a set of type codes (duplicates count once). */
+export function typeBitmap(codes: readonly number[]): Buffer {
+  const windows = new Map<number, Set<number>>();
+  for (const code of codes) {
+    const bits = windows.get(code >> 8) ?? new Set<number>();
+    bits.add(code & 0xff);
+    windows.set(code >> 8, bits);
+  }
+  const parts: Buffer[] = [];
+  for (const window of [...windows.keys()].sort((a, b) => a - b)) {
+    const bits = [...windows.get(window)!];
+    const map = Buffer.alloc((Math.max(...bits) >> 3) + 1);
+    for (const bit of bits) map[bit >> 3]! |= 0x80 >> (bit & 7);
+    parts.push(Buffer.from([window, map.length]), map);
+  }
+  return Buffer.concat(parts);
+}
+
+/** RFC 4648 §7: the base32hex alphabet (RFC 5155 §3.3 writes hashed owner names in it). */
+const BASE32HEX = '0123456789abcdefghijklmnopqrstuv';
+
+/** RFC 4648 §7 base32hex without padding, lower case (as NSEC3 owner labels are written). */
+export function base32hexEncode(octets: Buffer): string {
+  let bits = 0;
+  let value = 0;
+  let out = '';
+  for (const byte of octets) {
+    value = (value << 8) | byte;
+    bits += 8;
+    while (bits >= 5) {
+      out += BASE32HEX[(value >>> (bits - 5)) & 31];
+      bits -= 5;
+    }
+  }
+  if (bits > 0) out += BASE32HEX[(value << (5 - bits)) & 31];
+  return out;
+}
+
+/** RFC 4648 §7 base32hex decoding (case-insensitive, no padding); undefined when the text is not base32hex. */
+export function base32hexDecode(text: string): Buffer | undefined {
+  const out: number[] = [];
+  let bits = 0;
+  let value = 0;
+  for (const ch of text.toLowerCase()) {
+    const v = BASE32HEX.indexOf(ch);
+    if (v < 0) return undefined;
+    value = ((value << 5) | v) & 0xffff;
+    bits += 5;
+    if (bits >= 8) {
+      out.push((value >>> (bits - 8)) & 0xff);
+      bits -= 8;
+    }
+  }
+  return Buffer.from(out);
+}

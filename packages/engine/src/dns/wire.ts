@@ -8,24 +8,16 @@
 import dnsPacket from 'dns-packet';
 import { canonicalName } from './name.js';
 import type { MxData, RecordData, RecordType, SoaData } from './types.js';
+import { META_TYPE_CODES, typeCodesOf } from './record-types.js';
 
-/** RFC 1035 §3.2.2 and RFC 3596 §2.1: the wire codes of the types the engine asks for. */
-export const TYPE_CODES: Readonly<Record<RecordType, number>> = {
-  A: 1,
-  NS: 2,
-  CNAME: 5,
-  SOA: 6,
-  PTR: 12,
-  MX: 15,
-  TXT: 16,
-  AAAA: 28,
-};
+/** RFC 1035 §3.2.2 and RFC 3596 §2.1: the wire codes of the types the engine asks for (from the one table, record-types.ts). */
+export const TYPE_CODES: Readonly<Record<RecordType, number>> = typeCodesOf(['A', 'NS', 'CNAME', 'SOA', 'PTR', 'MX', 'TXT', 'AAAA'] satisfies RecordType[]);
 /** RFC 1035 §3.2.4: class IN. */
 export const CLASS_IN = 1;
 /** RFC 6891 §6.1.1: the OPT pseudo-record. */
-export const TYPE_OPT = 41;
+export const TYPE_OPT = META_TYPE_CODES.OPT;
 /** RFC 1035 §3.2.3: QTYPE * (ANY); RFC 8482 says how to answer it. */
-export const TYPE_ANY = 255;
+export const TYPE_ANY = META_TYPE_CODES.ANY;
 /** RFC 1035 §4.1.1 header size. */
 export const HEADER_OCTETS = 12;
 

@@ -30,13 +30,13 @@ import {
   type RawMessage,
   type RawRecord,
   type RawRRset,
+  base32hexEncode,
   compareNames,
   readName,
   splitLabels,
   TYPE,
   typeName,
 } from '../dns/canonical.js';
-import { base32hexEncode } from './wire/zonefile.js';
 import {
   ALGORITHM_NAMES,
   DNSKEY_FLAG_REVOKE,

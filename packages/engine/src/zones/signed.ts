@@ -22,7 +22,8 @@ import {
   splitLabels,
   TYPE,
 } from '../dns/canonical.js';
-import { base32hexEncode, parseSignedZone, type SignedZoneFile } from '../dnssec/wire/zonefile.js';
+import { base32hexEncode } from '../dns/canonical.js';
+import { parseSignedZone, type SignedZoneFile } from './signed-zonefile.js';
 import { nsec3Hash } from '../dnssec/verify.js';
 
 /** The file names `loadSignedZoneDirectory` reads: signed zones and unsigned zones served beside them. */

@@ -107,7 +107,7 @@ export type { TlsTrust } from './net/tls-peer.js';
 // Reports the receivers send back: DMARC aggregate (RFC 7489 Appendix C, RFC 9990) and SMTP TLS (RFC 8460) (docs/reports.md).
 /** Report files to report documents: gzip, zip, XML or JSON by their first bytes, decompression capped (bombs stop at the cap). */
 export { DEFAULT_UNPACK_CAPS, MAX_COMPRESSION_RATIO, MAX_INPUT_BYTES, MAX_TOTAL_UNCOMPRESSED_BYTES, MAX_UNCOMPRESSED_BYTES, MAX_ZIP_ENTRIES, RATIO_FLOOR_BYTES, unpackReportFile } from './reports/index.js';
-/** The strict XML reader of reports: no DOCTYPE, no entity beyond the five predefined and character references, depth and node caps. */
+/** The strict XML reader (reports and BIMI SVG): no DOCTYPE, no entity beyond the five predefined and character references, depth and node caps. */
 export { MAX_XML_DEPTH, MAX_XML_NODES, parseXml } from './reports/index.js';
 /** Parsers of the two report formats (whole or nothing, with a reason), and the dedupe key of a report (independent of its bytes). */
 export { DMARC_2_NAMESPACE, MAX_FUTURE_SKEW_SECONDS, MAX_REPORT_RECORDS, MAX_TLS_REPORT_ITEMS, parseAggregateReport, parseTlsReport, reportIdentity } from './reports/index.js';

@@ -32,8 +32,6 @@ export { typeCode, typeName };
 
 /** RFC 1035 §2.3.4: a name is at most 255 octets on the wire. */
 export const MAX_WIRE_NAME_OCTETS = 255;
-/** Compression pointers followed in one name before it is called a loop. */
-const MAX_POINTERS = 64;
 
 /** Thrown by the readers on a message or name that breaks the format; callers turn it into a value. */
 export class WireFormatError extends Error {}
@@ -97,35 +95,58 @@ export function nameToWire(name: string): Buffer {
   return Buffer.concat(parts);
 }
 
-/** Reads a (possibly compressed) name at `offset`: its presentation form (case kept) and where it ends. */
-export function readName(buf: Buffer, offset: number): { name: string; end: number } {
-  const labels: string[] = [];
-  let at = offset;
-  let end = -1;
-  let pointers = 0;
+/** RFC 1035 §4.1.4: the top two bits of a length octet that mark a compression pointer. */
+const POINTER_BITS = 0xc0;
+
+/** Receives one label of a name being read: its octets are `buf[at, at + length)`. */
+export type LabelSink = (buf: Buffer, at: number, length: number) => void;
+
+/**
+ * The one reader of names on the wire (RFC 1035 §3.1 labels, §4.1.4 compression), for the message
+ * codec (wire.ts) and the DNSSEC codec (here): walks the name at `start`, hands each label to
+ * `label`, and returns how many octets the name takes at `start` (up to its first pointer or its
+ * root label). A pointer must point before the labels it continues ("a prior occurrence"), so no
+ * name loops; a label type other than 00 and 11, a name past the end of the buffer or longer than
+ * 255 octets (§2.3.4) is a `WireFormatError`.
+ */
+export function readWireName(buf: Buffer, start: number, label: LabelSink): number {
+  let offset = start;
+  let floor = start;
   let octets = 1;
+  let consumed = -1;
   for (;;) {
-    if (at >= buf.length) throw new WireFormatError('a name runs past the end of the message');
-    const length = buf[at] as number;
+    if (offset >= buf.length) throw new WireFormatError('a name runs past the end of the message');
+    const length = buf[offset] as number;
     if (length === 0) {
-      if (end === -1) end = at + 1;
-      break;
+      return consumed === -1 ? offset + 1 - start : consumed;
     }
-    if ((length & 0xc0) === 0xc0) {
-      if (at + 1 >= buf.length) throw new WireFormatError('a compression pointer runs past the end');
-      if (++pointers > MAX_POINTERS) throw new WireFormatError('a name with a compression loop');
-      if (end === -1) end = at + 2;
-      at = ((length & 0x3f) << 8) | (buf[at + 1] as number);
+    if ((length & POINTER_BITS) === POINTER_BITS) {
+      if (offset + 1 >= buf.length) throw new WireFormatError('a compression pointer runs past the end');
+      const target = ((length & 0x3f) << 8) | (buf[offset + 1] as number);
+      if (target >= floor) throw new WireFormatError('a compression pointer that does not point back (a loop?)');
+      if (consumed === -1) consumed = offset + 2 - start;
+      offset = floor = target;
       continue;
     }
-    if ((length & 0xc0) !== 0) throw new WireFormatError('a label with an unknown type');
-    if (at + 1 + length > buf.length) throw new WireFormatError('a label runs past the end of the message');
+    if ((length & POINTER_BITS) !== 0) throw new WireFormatError('a label with an unknown type');
+    if (offset + 1 + length > buf.length) throw new WireFormatError('a label runs past the end of the message');
     octets += length + 1;
     if (octets > MAX_WIRE_NAME_OCTETS) throw new WireFormatError('a name longer than 255 octets');
-    labels.push(labelText(buf.subarray(at + 1, at + 1 + length)));
-    at += 1 + length;
+    label(buf, offset + 1, length);
+    offset += 1 + length;
   }
-  return { name: labels.join('.'), end };
+}
+
+let presentationLabels: string[] = [];
+const presentationLabel: LabelSink = (buf, at, length) => {
+  presentationLabels.push(labelText(buf.subarray(at, at + length)));
+};
+
+/** Reads a (possibly compressed) name at `offset` (`readWireName`): its presentation form (case kept) and where it ends. */
+export function readName(buf: Buffer, offset: number): { name: string; end: number } {
+  presentationLabels = [];
+  const octets = readWireName(buf, offset, presentationLabel);
+  return { name: presentationLabels.join('.'), end: offset + octets };
 }
 
 /** The number of labels of a name, the root being 0 (RFC 4034 §3.1.3 does not count a leading `*`: the caller does). */

@@ -23,20 +23,7 @@ import dgram from 'node:dgram';
 import net from 'node:net';
 import { faultFor, type Fault, type FaultPlan } from '../dns/faults.js';
 import type { DnsAnswer, RecordType } from '../dns/types.js';
-import {
-  CLASS_IN,
-  encodeOpt,
-  encodeRecord,
-  encodeResponse,
-  FLAG,
-  HEADER_OCTETS,
-  RCODE,
-  readMessage,
-  recordTypeOf,
-  TYPE_ANY,
-  TYPE_CODES,
-  type WireMessage,
-} from '../dns/wire.js';
+import { CLASS_IN, encodeOpt, encodeRecord, encodeResponse, FLAG, HEADER_OCTETS, RCODE, readMessage, recordTypeOf, TYPE_ANY, TYPE_CODES, type WireMessage } from '../dns/wire.js';
 import type { ZoneResolver } from './zone-resolver.js';
 import type { SignedAnswer, SignedZoneSet } from './signed.js';
 import { encodeRawRecord } from '../dns/canonical.js';

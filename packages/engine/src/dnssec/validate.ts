@@ -110,6 +110,14 @@ interface HeldValidation {
   signaturesExpire: number | undefined;
 }
 
+/** The entry of `key` while its `expires` (seconds since the epoch) is ahead; an expired one is dropped. */
+function unexpired<E extends { expires: number }>(entries: Map<string, E>, key: string): E | undefined {
+  const entry = entries.get(key);
+  if (entry === undefined || entry.expires > Date.now() / 1000) return entry;
+  entries.delete(key);
+  return undefined;
+}
+
 /**
  * Zone states (authenticated keys, or a proven insecure or bogus state) shared by the validations of
  * many checks, each for `DNSSEC_CACHE_SECONDS` at most and never past the first expiry of the
@@ -125,13 +133,7 @@ export class DnssecCache {
    * indeterminate ones are not kept. A warm check then verifies and asks nothing again.
    */
   getAnswer(key: string): Promise<HeldValidation> | undefined {
-    const entry = this.#answers.get(key);
-    if (!entry) return undefined;
-    if (entry.expires <= Date.now() / 1000) {
-      this.#answers.delete(key);
-      return undefined;
-    }
-    return entry.held;
+    return unexpired(this.#answers, key)?.held;
   }
   /** @internal Whether an anchor's zone answers with DNSSEC material at all, asked once per `DNSSEC_CACHE_SECONDS`. */
   anchorMaterial(zone: string, ask: () => Promise<boolean>): Promise<boolean> {
@@ -163,13 +165,7 @@ export class DnssecCache {
   }
   /** @internal */
   get(key: string): Promise<ZoneState> | undefined {
-    const held = this.#entries.get(key);
-    if (!held) return undefined;
-    if (held.expires <= Date.now() / 1000) {
-      this.#entries.delete(key);
-      return undefined;
-    }
-    return held.state;
+    return unexpired(this.#entries, key)?.state;
   }
   /** @internal */
   set(key: string, state: Promise<ZoneState>): void {

@@ -151,7 +151,7 @@ async function listenBoth(
       responder.handle(bytes, 'udp', (response) => udp.send(response, peer.port, peer.address, () => {})),
     );
     try {
-      await bindUdp(udp, requestedPort, host);
+      await listening(udp, requestedPort, host);
     } catch (error) {
       udp.close();
       throw error;
@@ -159,7 +159,7 @@ async function listenBoth(
     const port = udp.address().port;
     const tcp = net.createServer((socket) => serveTcpConnection(socket, responder, sockets));
     try {
-      await listenTcp(tcp, port, host);
+      await listening(tcp, port, host);
     } catch (error) {
       lastError = error;
       await new Promise<void>((resolve) => udp.close(() => resolve()));
@@ -201,23 +201,16 @@ function serveTcpConnection(socket: net.Socket, responder: Responder, sockets: S
   });
 }
 
-function bindUdp(socket: dgram.Socket, port: number, host: string): Promise<void> {
+/** Binds a UDP socket or listens with a TCP server on `port` and `host`; rejects with the bind's error (EADDRINUSE…). */
+function listening(socket: dgram.Socket | net.Server, port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
     socket.once('error', reject);
-    socket.bind(port, host, () => {
+    const ready = (): void => {
       socket.off('error', reject);
       resolve();
-    });
-  });
-}
-
-function listenTcp(server: net.Server, port: number, host: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
+    };
+    if (socket instanceof net.Server) socket.listen(port, host, ready);
+    else socket.bind(port, host, ready);
   });
 }
 

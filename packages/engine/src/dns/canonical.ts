@@ -371,7 +371,7 @@ export function encodeRawRecord(record: RawRecord, owner: string = record.name):
 export function encodeRawQuery(id: number, name: string, type: number, options: { rd: boolean; do: boolean; cd: boolean; udpPayload: number }): Buffer {
   const head = Buffer.alloc(12);
   head.writeUInt16BE(id, 0);
-  head.writeUInt16BE((options.rd ? 0x0100 : 0) | (options.cd ? 0x0010 : 0), 2);
+  head.writeUInt16BE((options.rd ? 0x0100 : 0) | (options.cd ? 0x0010 : 0), 2); // RFC 1035 §4.1.1 RD, RFC 4035 §3.2.2 CD
   head.writeUInt16BE(1, 4);
   head.writeUInt16BE(1, 10);
   const tail = Buffer.alloc(4);

@@ -25,8 +25,8 @@ export const HEADER_OCTETS = 12;
 /** RFC 1035 §4.1.1 and RFC 6891 §9 response codes. */
 export const RCODE = { NOERROR: 0, FORMERR: 1, SERVFAIL: 2, NXDOMAIN: 3, NOTIMP: 4, REFUSED: 5, BADVERS: 16 } as const;
 
-/** RFC 1035 §4.1.1 header flag bits (of the 16-bit flags word). */
-export const FLAG = { QR: 0x8000, AA: 0x0400, TC: 0x0200, RD: 0x0100, RA: 0x0080 } as const;
+/** RFC 1035 §4.1.1 header flag bits (of the 16-bit flags word), and RFC 4035 §3.2.2 CD. */
+export const FLAG = { QR: 0x8000, AA: 0x0400, TC: 0x0200, RD: 0x0100, RA: 0x0080, CD: 0x0010 } as const;
 
 const TYPE_BY_CODE = new Map<number, RecordType>(Object.entries(TYPE_CODES).map(([type, code]) => [code, type as RecordType]));
 

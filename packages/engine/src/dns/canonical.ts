@@ -3,7 +3,8 @@
  * objects, which does not round-trip), the canonical form and order of RFC 4034 §6, a message
  * reader and writer for the validator's queries and the signed-zone server, and the raw query port
  * (`RawQuery`) the network resolver answers and the validator asks through. It lives in the DNS
- * layer (moved from dnssec/wire/), so the resolver does not import the validator's folder.
+ * layer, so the resolver does not import the validator's folder; names are read by the one wire-name
+ * reader (`readWireName`, RFC 1035 §4.1.4) and types named by the one table (record-types.ts).
  *
  * Names are held in presentation form, lower case, without the trailing dot ('' is the root); an
  * octet that is not a printable character other than '.' and '\' is written `\DDD` (RFC 1035 §5.1),

@@ -24,7 +24,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { checkDomain } from '../packages/engine/src/check.js';
-import { ZoneResolver } from '../packages/engine/src/dns/zone-resolver.js';
+import { ZoneResolver } from '../packages/engine/src/zones/zone-resolver.js';
 import { loadZoneDirectory } from '../packages/engine/src/zones/load.js';
 import { secretHash } from '../src/console/accounts.js';
 import { newSessionId, sessionCookieName, SESSION_ABSOLUTE_MS } from '../src/console/sessions.js';

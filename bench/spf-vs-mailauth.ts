@@ -20,7 +20,7 @@ import { pathToFileURL } from 'node:url';
 import type { RecordType, Resolver } from '../packages/engine/src/dns/types.js';
 import type { discoverDmarc as DiscoverDmarc } from '../packages/engine/src/dmarc/index.js';
 import { checkHost } from '../packages/engine/src/spf/index.js';
-import { ZoneResolver } from '../packages/engine/src/dns/zone-resolver.js';
+import { ZoneResolver } from '../packages/engine/src/zones/zone-resolver.js';
 import { loadZoneDirectory } from '../packages/engine/src/zones/load.js';
 import { PACKAGE_ROOT } from './engine.js';
 import { SMOKE, smokeOr } from './smoke.js';

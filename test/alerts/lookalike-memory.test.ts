@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LookalikeReport } from '../../packages/engine/src/lookalikes/types.js';
 import { checkDomain } from '../../packages/engine/src/check.js';
 import type { DnsAnswer, RecordType, Resolver } from '../../packages/engine/src/dns/types.js';
-import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import { findLookalikes } from '../../packages/engine/src/lookalikes/index.js';
 import { parseZone } from '../../packages/engine/src/zones/parse.js';
 import { AlertService } from '../../src/jobs/monitors/alerts.js';

@@ -3,7 +3,7 @@
  * lookalike memory, for the tests of the alerts, lookalikes and failure-report pages.
  */
 import { checkDomain } from '../../packages/engine/src/check.js';
-import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import { parseZone } from '../../packages/engine/src/zones/parse.js';
 import type { HostLookup } from '@spoof-checker/engine';
 import type { AlertSmtpConfig } from '../../src/jobs/monitors/alert-email.js';

@@ -6,7 +6,7 @@
  * is noindex and reaches nothing else.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
-import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import { parseZone } from '../../packages/engine/src/zones/parse.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

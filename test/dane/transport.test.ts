@@ -15,7 +15,7 @@ import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkDomain } from '../../packages/engine/src/check.js';
 import { NetworkResolver } from '../../packages/engine/src/dns/network-resolver.js';
-import type { RunningDnsServer } from '../../packages/engine/src/dns/server.js';
+import type { RunningDnsServer } from '../../packages/engine/src/zones/server.js';
 import { DNSSEC_FIXTURES, fixtureAnchors, startSignedServer } from '../../packages/engine/test/dnssec/helpers.js';
 
 let dns: RunningDnsServer;

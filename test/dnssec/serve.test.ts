@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningDnsServer } from '../../packages/engine/src/dns/server.js';
+import type { RunningDnsServer } from '../../packages/engine/src/zones/server.js';
 import { killAll, startServeProcess } from '../setup/serve-process.js';
 import { ROOT_ANCHOR_FILE, startSignedServer } from '../../packages/engine/test/dnssec/helpers.js';
 

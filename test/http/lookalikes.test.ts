@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import { findLookalikes } from '../../packages/engine/src/lookalikes/index.js';
 import { loadZoneDirectory } from '../../packages/engine/src/zones/load.js';
 import { API_DEEP_MAX_CANDIDATES, LOOKALIKE_JOBS_PATH, type LookalikeRun } from '../../src/http/routes/lookalikes.js';

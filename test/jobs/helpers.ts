@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { checkDomain } from '../../packages/engine/src/check.js';
 import { FaultyResolver } from '../../packages/engine/src/dns/faults.js';
 import type { Resolver } from '../../packages/engine/src/dns/types.js';
-import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import type { Batch } from '../../src/jobs/batches/model.js';
 import type { BatchQueue, QueueReadiness } from '../../src/jobs/batches/queue-types.js';
 import { InProcessBatchRunner } from '../../src/jobs/batches/runner.js';

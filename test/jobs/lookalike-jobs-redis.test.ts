@@ -4,7 +4,7 @@
  * over the fixture zones. The job completes with the report one engine call gives.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import { findLookalikes } from '../../packages/engine/src/lookalikes/index.js';
 import { loadZoneDirectory } from '../../packages/engine/src/zones/load.js';
 import { API_DEEP_MAX_CANDIDATES, LOOKALIKE_JOBS_PATH } from '../../src/http/routes/lookalikes.js';

@@ -5,7 +5,7 @@
  * partial report never written), the in-process recovery at start, and the stale sweep.
  */
 import { describe, expect, it } from 'vitest';
-import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import { SpoofCheckError } from '../../packages/engine/src/errors.js';
 import { findLookalikes } from '../../packages/engine/src/lookalikes/index.js';
 import type { LookalikeReport } from '../../packages/engine/src/lookalikes/types.js';

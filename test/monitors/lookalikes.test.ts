@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkDomain } from '../../packages/engine/src/check.js';
 import type { DnsAnswer, RecordType, Resolver } from '../../packages/engine/src/dns/types.js';
-import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import { findLookalikes } from '../../packages/engine/src/lookalikes/index.js';
 import { parseZone } from '../../packages/engine/src/zones/parse.js';
 import { lookalikeAlerts } from '../../src/jobs/monitors/monitor-changes.js';

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkDomain } from '../../packages/engine/src/check.js';
-import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import { loadZoneDirectory } from '../../packages/engine/src/zones/load.js';
 import { OPTIONAL_SECTIONS, SECTION_NAMES, type SectionName } from '../../packages/engine/src/sections.js';
 import type { SpoofCheckResult } from '../../packages/engine/src/result.js';

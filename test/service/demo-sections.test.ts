@@ -7,14 +7,14 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseSignedZone } from '../../packages/engine/src/dnssec/wire/zonefile.js';
+import { parseSignedZone } from '../../packages/engine/src/zones/signed-zonefile.js';
 import { TYPE } from '../../packages/engine/src/dns/canonical.js';
 import { DEMO_DNSSEC_DOMAINS, DEMO_DNSSEC_ZONES_DIR } from '../../src/service/demo-dnssec.js';
 import { DEMO_API_KEY } from '../../src/cli/serve.js';
 import { DEMO_MARK_AUTHORITY } from '../../src/service/demo-transport.js';
 import { X509Certificate } from 'node:crypto';
 import { checkBimi } from '../../packages/engine/src/bimi/index.js';
-import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import { loadZoneDirectory } from '../../packages/engine/src/zones/load.js';
 import { captureIo } from '../cli/helpers.js';
 import { textContent } from '../web/helpers.js';

@@ -10,7 +10,7 @@ import addFormatsModule from 'ajv-formats';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { checkDomain } from '../src/check.js';
 import { FaultyResolver } from '../src/dns/faults.js';
-import type { ZoneResolver } from '../src/dns/zone-resolver.js';
+import type { ZoneResolver } from '../src/zones/zone-resolver.js';
 import { isSpoofCheckError } from '../src/errors.js';
 import type { DkimKey, DkimProbe } from '../src/dkim/index.js';
 import type { DmarcDiscovery, ExistenceQuery, ReportDestination } from '../src/dmarc/index.js';

@@ -34,19 +34,8 @@ import dgram from 'node:dgram';
 import { getServers as systemServers } from 'node:dns';
 import net from 'node:net';
 import { canonicalName, canonicalNameProblem, MAX_LABEL_OCTETS } from './name.js';
-import type { DnsAnswer, DnsErrorReason, RecordData, RecordType, Resolver, SoaData } from './types.js';
-import {
-  CLASS_IN,
-  encodeQuery,
-  FLAG,
-  HEADER_OCTETS,
-  MalformedMessage,
-  RCODE,
-  readMessage,
-  TYPE_CODES,
-  type WireMessage,
-} from './wire.js';
-import { MAX_CNAME_CHAIN } from './zone-resolver.js';
+import { MAX_CNAME_CHAIN, type DnsAnswer, type DnsErrorReason, type RecordData, type RecordType, type Resolver, type SoaData } from './types.js';
+import { CLASS_IN, encodeQuery, FLAG, HEADER_OCTETS, MalformedMessage, RCODE, readMessage, TYPE_CODES, type WireMessage } from './wire.js';
 import { encodeRawQuery, readRawMessage, type RawMessage, type RawQuery, type RawResponse } from './canonical.js';
 
 /** How long one attempt (a UDP query, and its TCP retry if it was truncated) may take. */

@@ -5,6 +5,9 @@
  */
 
 /** The record types the engine asks for (RFC 1035 §3.2.2, RFC 3596 for AAAA). */
+/** How many CNAMEs one answer may follow before it is treated as a loop (BIND uses 16; so do we). */
+export const MAX_CNAME_CHAIN = 16;
+
 export type RecordType = 'A' | 'AAAA' | 'MX' | 'TXT' | 'CNAME' | 'PTR' | 'NS' | 'SOA';
 
 /** RFC 1035 §3.3.9 */

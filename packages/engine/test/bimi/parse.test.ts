@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { bimiDmarcEligibility, bimiSelectorProblem, lpsMatches, normaliseLocalPart, parseBimiRecord, selectBimiRecord } from '../../src/bimi/index.js';
 import { discoverDmarc } from '../../src/dmarc/discover.js';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../src/zones/zone-resolver.js';
 import { parseZone } from '../../src/zones/parse.js';
 
 describe('parseBimiRecord', () => {

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { checkDomain } from '../../src/check.js';
 import { CachingResolver } from '../../src/dns/cache.js';
 import type { DnsAnswer, RecordType, Resolver } from '../../src/dns/types.js';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../src/zones/zone-resolver.js';
 import { isSpoofCheckError } from '../../src/errors.js';
 import { loadZoneDirectory } from '../../src/zones/load.js';
 

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { checkDomain } from '../../src/check.js';
 import { KNOWN_SELECTORS } from '../../src/dkim/selectors.js';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../src/zones/zone-resolver.js';
 import type { DnsAnswer, RecordType, Resolver } from '../../src/dns/types.js';
 import { loadZoneDirectory } from '../../src/zones/load.js';
 

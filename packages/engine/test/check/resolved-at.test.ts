@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { checkDomain } from '../../src/check.js';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../src/zones/zone-resolver.js';
 import { loadZoneDirectory } from '../../src/zones/load.js';
 
 const zones = new ZoneResolver(await loadZoneDirectory(new URL('../../../../fixtures/zones', import.meta.url).pathname));

@@ -10,7 +10,7 @@
 import { readdir } from 'node:fs/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { canonicalName, isAtOrBelow } from '../../src/dns/name.js';
-import type { ZoneResolver } from '../../src/dns/zone-resolver.js';
+import type { ZoneResolver } from '../../src/zones/zone-resolver.js';
 import { normaliseDomainInput } from '../../src/input.js';
 import { VERDICT_RULES } from '../../src/verdict/rules.js';
 import { loadZoneFile } from '../../src/zones/load.js';

@@ -7,7 +7,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { DnsAnswer, RecordType, Resolver } from '../../src/dns/types.js';
-import type { ZoneResolver } from '../../src/dns/zone-resolver.js';
+import type { ZoneResolver } from '../../src/zones/zone-resolver.js';
 import { loadCorpusResolver, loadScenarios, readGolden, runScenario } from './project.js';
 
 /**

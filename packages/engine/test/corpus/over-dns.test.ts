@@ -13,7 +13,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NetworkResolver } from '../../src/dns/network-resolver.js';
-import { startDnsServer, type RunningDnsServer } from '../../src/dns/server.js';
+import { startDnsServer, type RunningDnsServer } from '../../src/zones/server.js';
 import { isProjectedError, loadCorpusResolver, loadScenarios, readGolden, runScenario, type Projection } from './project.js';
 
 /** Per-query budget for fault-free scenarios: generous, as nothing is meant to time out. */

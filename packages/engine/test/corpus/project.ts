@@ -16,7 +16,7 @@ import { checkDomain } from '../../src/check.js';
 import { FaultyResolver } from '../../src/dns/faults.js';
 import type { FaultPlan } from '../../src/dns/faults.js';
 import type { Resolver } from '../../src/dns/types.js';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../src/zones/zone-resolver.js';
 import { isSpoofCheckError } from '../../src/errors.js';
 import type { CheckErrorCode } from '../../src/errors.js';
 import type { Severity } from '../../src/findings.js';

@@ -19,7 +19,7 @@ import { chainAsSent } from '../../src/dane/handshake.js';
 import { matchTlsa, parseTlsaRdata, rolloverScheme } from '../../src/dane/match.js';
 import type { TlsaRecord } from '../../src/dane/types.js';
 import { TYPE } from '../../src/dns/canonical.js';
-import { parseSignedZone } from '../../src/dnssec/wire/zonefile.js';
+import { parseSignedZone } from '../../src/zones/signed-zonefile.js';
 
 const HOST = 'mx1.dane.test';
 let dir: string;

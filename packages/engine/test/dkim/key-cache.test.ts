@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { parseDkimKeyRecord } from '../../src/dkim/parse.js';
 import { probeDkim } from '../../src/dkim/probe.js';
 import { KNOWN_SELECTORS } from '../../src/dkim/selectors.js';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../src/zones/zone-resolver.js';
 import { InjectingResolver } from './injecting-resolver.js';
 
 const keys = (JSON.parse(readFileSync(new URL('../../../../conformance/dkim/cases.json', import.meta.url), 'utf8')) as { keys: Record<string, string> }).keys;

@@ -5,7 +5,7 @@ import { chooseBestKey, keptProbePlans, MAX_CALLER_SELECTORS, MAX_PARALLEL_SELEC
 import { parseDkimKeyRecord } from '../../src/dkim/parse.js';
 import { KNOWN_SELECTORS, microsoftDynamicSelectors } from '../../src/dkim/selectors.js';
 import type { DkimKey } from '../../src/dkim/types.js';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../src/zones/zone-resolver.js';
 import type { DnsAnswer, RecordType, Resolver } from '../../src/dns/types.js';
 import type { ResourceRecord, Zone } from '../../src/zones/types.js';
 import { InjectingResolver, SOA, txtStrings } from './injecting-resolver.js';

@@ -8,7 +8,7 @@ import type { DmarcRecord } from '../../src/dmarc/types.js';
 import { FaultyResolver, type FaultPlan } from '../../src/dns/faults.js';
 import { createCheckResolver } from '../../src/dns/limits.js';
 import type { DnsAnswer, ImmediateResolver, RecordType, Resolver } from '../../src/dns/types.js';
-import type { ZoneResolver } from '../../src/dns/zone-resolver.js';
+import type { ZoneResolver } from '../../src/zones/zone-resolver.js';
 import type { ResourceRecord } from '../../src/zones/types.js';
 import { a, dns, mx, txt } from './helpers.js';
 

@@ -1,4 +1,4 @@
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../src/zones/zone-resolver.js';
 import type { DnsAnswer, DnsErrorReason, RecordType, Resolver } from '../../src/dns/types.js';
 import type { ResourceRecord } from '../../src/zones/types.js';
 

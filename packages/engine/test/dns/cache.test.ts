@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { CachingResolver, DEFAULT_CACHE_TTL_SECONDS, DEFAULT_MAX_TTL_SECONDS, DEFAULT_NEGATIVE_TTL_SECONDS, type CacheOptions } from '../../src/dns/cache.js';
 import { FaultyResolver } from '../../src/dns/faults.js';
 import type { DnsAnswer } from '../../src/dns/types.js';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../src/zones/zone-resolver.js';
 import { FixedResolver, InstrumentedResolver, ZONES } from './helpers.js';
 
 const OPTIONS: CacheOptions = { maxEntries: 100, defaultTtlSeconds: 30, negativeTtlSeconds: 10, maxTtlSeconds: 600 };

@@ -8,7 +8,7 @@ import { CachingResolver } from '../../src/dns/cache.js';
 import { createCheckResolver } from '../../src/dns/limits.js';
 import { canonicalName, canonicalNameProblem, dnsNameProblem } from '../../src/dns/name.js';
 import { allNow, thenNow, type DnsAnswer, type ImmediateResolver } from '../../src/dns/types.js';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../src/zones/zone-resolver.js';
 import { safeResolve } from '../../src/spf/resolve.js';
 import type { Zone } from '../../src/zones/types.js';
 import { InstrumentedResolver, ZONES } from './helpers.js';

@@ -16,9 +16,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkDomain } from '../../src/check.js';
 import { FaultyResolver, type Fault, type FaultPlan, type FaultRule } from '../../src/dns/faults.js';
 import { NetworkResolver } from '../../src/dns/network-resolver.js';
-import { startDnsServer, type RunningDnsServer } from '../../src/dns/server.js';
+import { startDnsServer, type RunningDnsServer } from '../../src/zones/server.js';
 import type { DnsAnswer, RecordType, Resolver } from '../../src/dns/types.js';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../src/zones/zone-resolver.js';
 import { isSpoofCheckError } from '../../src/errors.js';
 import { loadZoneDirectory } from '../../src/zones/load.js';
 

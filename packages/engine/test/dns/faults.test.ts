@@ -5,9 +5,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { faultFor, FaultyResolver, type Fault, type FaultPlan } from '../../src/dns/faults.js';
 import { NetworkResolver } from '../../src/dns/network-resolver.js';
-import { startDnsServer, type RunningDnsServer } from '../../src/dns/server.js';
+import { startDnsServer, type RunningDnsServer } from '../../src/zones/server.js';
 import type { DnsAnswer, RecordType, Resolver } from '../../src/dns/types.js';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../src/zones/zone-resolver.js';
 import { ZONES } from './helpers.js';
 
 /** The network resolver's wait per attempt in these tests. */

@@ -7,7 +7,7 @@ import { CachingResolver } from '../../src/dns/cache.js';
 import { FaultyResolver } from '../../src/dns/faults.js';
 import { ConcurrencyLimitedResolver, CLOCK_READ_EVERY, createCheckResolver, DEFAULT_CHECK_DEADLINE_MS, DEFAULT_CHECK_MAX_QUERIES } from '../../src/dns/limits.js';
 import type { Resolver } from '../../src/dns/types.js';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../src/zones/zone-resolver.js';
 import { InstrumentedResolver, ZONES } from './helpers.js';
 
 const zoneResolver = new ZoneResolver(ZONES);

@@ -17,8 +17,8 @@ import {
 } from '../../src/dns/network-resolver.js';
 import type { RecordType } from '../../src/dns/types.js';
 import { textOfOctets } from '../../src/dns/wire.js';
-import { startDnsServer, type RunningDnsServer } from '../../src/dns/server.js';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
+import { startDnsServer, type RunningDnsServer } from '../../src/zones/server.js';
+import { ZoneResolver } from '../../src/zones/zone-resolver.js';
 import type { Zone } from '../../src/zones/types.js';
 import { parseMessage, SOA_COM, ZONES, type DecodedMessage } from './helpers.js';
 

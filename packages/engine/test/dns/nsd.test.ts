@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NetworkResolver } from '../../src/dns/network-resolver.js';
-import { startDnsServer, type RunningDnsServer } from '../../src/dns/server.js';
+import { startDnsServer, type RunningDnsServer } from '../../src/zones/server.js';
 import type { DnsAnswer, RecordType } from '../../src/dns/types.js';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../src/zones/zone-resolver.js';
 import { loadZoneFile } from '../../src/zones/load.js';
 import { startNsd, type RunningNsd } from '../acceptance/nsd.js';
 

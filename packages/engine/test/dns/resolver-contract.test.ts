@@ -4,9 +4,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NetworkResolver } from '../../src/dns/network-resolver.js';
-import { startDnsServer, type RunningDnsServer } from '../../src/dns/server.js';
+import { startDnsServer, type RunningDnsServer } from '../../src/zones/server.js';
 import type { DnsAnswer, RecordType, Resolver } from '../../src/dns/types.js';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../src/zones/zone-resolver.js';
 import { LONG_TXT, UTF8_TXT, ZONES } from './helpers.js';
 
 type Expected = { kind: 'records'; records: unknown[] } | { kind: 'nodata' } | { kind: 'nxdomain' };

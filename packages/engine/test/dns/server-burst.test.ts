@@ -6,8 +6,8 @@
  */
 import dgram from 'node:dgram';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDnsServer, type RunningDnsServer } from '../../src/dns/server.js';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
+import { startDnsServer, type RunningDnsServer } from '../../src/zones/server.js';
+import { ZoneResolver } from '../../src/zones/zone-resolver.js';
 import { queryMessage, ZONES } from './helpers.js';
 
 /** Queries sent in one go, before the server can read any (client and server share this process). */

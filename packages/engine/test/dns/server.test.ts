@@ -15,8 +15,8 @@ import {
   SYNTHETIC_ROOT_SOA,
   startDnsServer,
   type RunningDnsServer,
-} from '../../src/dns/server.js';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
+} from '../../src/zones/server.js';
+import { ZoneResolver } from '../../src/zones/zone-resolver.js';
 import type { Zone } from '../../src/zones/types.js';
 import { parseMessage, queryMessage, SOA_COM, tcpExchange, udpExchange, WIRE_TYPE, ZONES, type DecodedMessage } from './helpers.js';
 

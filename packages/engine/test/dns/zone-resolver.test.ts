@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../src/zones/zone-resolver.js';
 import type { Zone } from '../../src/zones/types.js';
 
 const soa = { mname: 'ns.example.com', rname: 'hostmaster.example.com', serial: 1, refresh: 3600, retry: 600, expire: 86400, minimum: 60 };

@@ -6,7 +6,7 @@
  * Counted in queries and verifications; the cache's clock is moved with `Date.now`.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { RunningDnsServer } from '../../src/dns/server.js';
+import type { RunningDnsServer } from '../../src/zones/server.js';
 import { startDnssec } from '../../src/dnssec/check.js';
 import { createRawQuery } from '../../src/dnssec/query.js';
 import type { RawQuery } from '../../src/dnssec/types.js';

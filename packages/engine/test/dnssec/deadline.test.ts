@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkDomain } from '../../src/check.js';
 import { NetworkResolver } from '../../src/dns/network-resolver.js';
-import type { RunningDnsServer } from '../../src/dns/server.js';
+import type { RunningDnsServer } from '../../src/zones/server.js';
 import { startDnssec } from '../../src/dnssec/check.js';
 import { createRawQuery } from '../../src/dnssec/query.js';
 import { EDE, type RawQuery } from '../../src/dnssec/types.js';

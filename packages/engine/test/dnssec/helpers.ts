@@ -4,8 +4,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { startDnsServer, type RunningDnsServer } from '../../src/dns/server.js';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
+import { startDnsServer, type RunningDnsServer } from '../../src/zones/server.js';
+import { ZoneResolver } from '../../src/zones/zone-resolver.js';
 import { loadSignedZoneDirectory } from '../../src/zones/signed.js';
 import { parseTrustAnchors } from '../../src/dnssec/anchors.js';
 import type { DnssecStatus, TrustAnchor } from '../../src/dnssec/types.js';

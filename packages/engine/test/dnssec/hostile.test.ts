@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningDnsServer } from '../../src/dns/server.js';
+import type { RunningDnsServer } from '../../src/zones/server.js';
 import { createRawQuery } from '../../src/dnssec/query.js';
 import type { RawQuery } from '../../src/dnssec/types.js';
 import { Validator } from '../../src/dnssec/validate.js';

@@ -7,8 +7,8 @@
 import dgram from 'node:dgram';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { NetworkResolver, UDP_SOCKETS_PER_SERVER } from '../../src/dns/network-resolver.js';
-import { startDnsServer, type RunningDnsServer } from '../../src/dns/server.js';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
+import { startDnsServer, type RunningDnsServer } from '../../src/zones/server.js';
+import { ZoneResolver } from '../../src/zones/zone-resolver.js';
 import { createRawQuery } from '../../src/dnssec/query.js';
 import { Validator } from '../../src/dnssec/validate.js';
 import { TYPE } from '../../src/dns/canonical.js';

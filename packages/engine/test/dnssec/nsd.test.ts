@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRawQuery } from '../../src/dnssec/query.js';
 import { Validator } from '../../src/dnssec/validate.js';
 import { TYPE } from '../../src/dns/canonical.js';
-import { parseSignedZone } from '../../src/dnssec/wire/zonefile.js';
+import { parseSignedZone } from '../../src/zones/signed-zonefile.js';
 import { startNsd, type RunningNsd } from '../acceptance/nsd.js';
 import { CASES, DNSSEC_FIXTURES, FIXED_NOW, fixtureAnchors } from './helpers.js';
 

@@ -13,7 +13,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningDnsServer } from '../../src/dns/server.js';
+import type { RunningDnsServer } from '../../src/zones/server.js';
 import { createRawQuery } from '../../src/dnssec/query.js';
 import type { DnssecStatus } from '../../src/dnssec/types.js';
 import { Validator } from '../../src/dnssec/validate.js';

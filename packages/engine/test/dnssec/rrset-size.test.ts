@@ -4,7 +4,7 @@
  * than `MAX_RRSET_RECORDS` records: beyond it the RRset is `indeterminate`, with no signature tried.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { RunningDnsServer } from '../../src/dns/server.js';
+import type { RunningDnsServer } from '../../src/zones/server.js';
 import { createRawQuery } from '../../src/dnssec/query.js';
 import { EDE, type RawQuery } from '../../src/dnssec/types.js';
 import { MAX_RRSET_RECORDS, Validator } from '../../src/dnssec/validate.js';

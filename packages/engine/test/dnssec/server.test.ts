@@ -7,7 +7,7 @@
 import dgram from 'node:dgram';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningDnsServer } from '../../src/dns/server.js';
+import type { RunningDnsServer } from '../../src/zones/server.js';
 import { createRawQuery } from '../../src/dnssec/query.js';
 import { encodeRawQuery, readRawMessage, TYPE, type RawMessage } from '../../src/dns/canonical.js';
 import { startSignedServer } from './helpers.js';

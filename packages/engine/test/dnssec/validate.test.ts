@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningDnsServer } from '../../src/dns/server.js';
+import type { RunningDnsServer } from '../../src/zones/server.js';
 import { ianaRootAnchors, parseTrustAnchors } from '../../src/dnssec/anchors.js';
 import { createRawQuery } from '../../src/dnssec/query.js';
 import type { RawQuery, RawResponse } from '../../src/dnssec/types.js';

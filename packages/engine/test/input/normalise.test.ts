@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkDomain } from '../../src/check.js';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../src/zones/zone-resolver.js';
 import { SpoofCheckError } from '../../src/errors.js';
 import { normaliseDomainInput } from '../../src/input.js';
 

@@ -6,7 +6,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FaultyResolver } from '../../src/dns/faults.js';
 import type { DnsAnswer, RecordType, Resolver } from '../../src/dns/types.js';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../src/zones/zone-resolver.js';
 import { findLookalikes } from '../../src/lookalikes/index.js';
 import { parseZone } from '../../src/zones/parse.js';
 import { loadZoneDirectory } from '../../src/zones/load.js';

@@ -5,7 +5,7 @@
  */
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../src/zones/zone-resolver.js';
 import { createSmtpProbe } from '../../src/lookalikes/smtp.js';
 import { parseZone } from '../../src/zones/parse.js';
 

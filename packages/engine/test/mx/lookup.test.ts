@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../src/zones/zone-resolver.js';
 import type { DnsAnswer, DnsErrorReason } from '../../src/dns/types.js';
 import { isIpLiteral, lookupMx, MAX_MX_HOSTS_RESOLVED } from '../../src/mx/lookup.js';
 import type { ResourceRecord, Zone } from '../../src/zones/types.js';

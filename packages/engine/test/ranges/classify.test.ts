@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { checkDomain } from '../../src/check.js';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../src/zones/zone-resolver.js';
 import { classifySharedInfrastructure, CRITICAL_RENTABLE_IPV4 } from '../../src/ranges/classify.js';
 import { toCategory } from '../../src/ranges/codec.js';
 import { shippedRanges } from '../../src/ranges/snapshot.js';

@@ -7,7 +7,7 @@
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { checkDomain } from '../../src/check.js';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../src/zones/zone-resolver.js';
 import { loadZoneDirectory } from '../../src/zones/load.js';
 
 const GUARD_DIR = fileURLToPath(new URL('../../../../fixtures/guard-corpus/', import.meta.url));

@@ -4,7 +4,7 @@
  * SPF tightening record, the TLS answer; plus tables for the classification rules.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../src/zones/zone-resolver.js';
 import { shippedRanges } from '../../src/ranges/snapshot.js';
 import { dailyCounts } from '../../src/reports/daily.js';
 import { parseAggregateReport } from '../../src/reports/parse-aggregate.js';

@@ -1,7 +1,7 @@
 /** Reverse names of report sources: found and forward-confirmed, found but not confirmed, none, a DNS failure (never "none"), the cap. */
 import { describe, expect, it } from 'vitest';
 import type { DnsAnswer, RecordType, Resolver } from '../../src/dns/types.js';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../src/zones/zone-resolver.js';
 import { lookupReverseNames } from '../../src/reports/reverse-names.js';
 import { parseZone } from '../../src/zones/parse.js';
 

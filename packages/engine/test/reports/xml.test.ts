@@ -4,7 +4,7 @@
  */
 import { hostname } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { decodeXmlBytes, parseXml, type XmlElement } from '../../src/reports/xml.js';
+import { decodeXmlBytes, parseXml, type XmlElement } from '../../src/xml/reader.js';
 
 const billionLaughs = `<?xml version="1.0"?>
 <!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol1 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">]>

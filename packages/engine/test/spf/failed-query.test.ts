@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FaultyResolver } from '../../src/dns/faults.js';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../src/zones/zone-resolver.js';
 import { checkHost } from '../../src/spf/index.js';
 
 const zones = new ZoneResolver([

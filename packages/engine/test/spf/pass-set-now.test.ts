@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { createCheckResolver } from '../../src/dns/limits.js';
 import type { DnsAnswer, ImmediateResolver, RecordType, Resolver } from '../../src/dns/types.js';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../src/zones/zone-resolver.js';
 import { computePassSet, passSetSets } from '../../src/spf/pass-set.js';
 import type { ResourceRecord } from '../../src/zones/types.js';
 import { a, aaaa, mx, TestResolver, txt } from './zones.js';

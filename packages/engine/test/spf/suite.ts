@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import { canonicalName } from '../../src/dns/name.js';
 import type { DnsAnswer, RecordType, Resolver } from '../../src/dns/types.js';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../src/zones/zone-resolver.js';
 import { checkHost } from '../../src/spf/index.js';
 import type { CheckHostResult, SpfResult } from '../../src/spf/index.js';
 import type { ResourceRecord, Zone } from '../../src/zones/types.js';

@@ -4,7 +4,7 @@
  */
 import { canonicalName } from '../../src/dns/name.js';
 import type { DnsAnswer, DnsErrorReason, RecordType, Resolver } from '../../src/dns/types.js';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../src/zones/zone-resolver.js';
 import type { ResourceRecord } from '../../src/zones/types.js';
 
 /** A TXT record; several strings make one record of several character-strings. */

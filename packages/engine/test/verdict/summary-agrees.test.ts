@@ -7,7 +7,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { checkDomain } from '../../src/check.js';
 import { FaultyResolver } from '../../src/dns/faults.js';
-import type { ZoneResolver } from '../../src/dns/zone-resolver.js';
+import type { ZoneResolver } from '../../src/zones/zone-resolver.js';
 import { isSpoofCheckError } from '../../src/errors.js';
 import { VERDICT_RULES } from '../../src/verdict/rules.js';
 import { CORPUS_CLOCK, loadCorpusResolver, loadScenarios } from '../corpus/project.js';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ZoneDirectoryResolver } from '../../src/zones/directory-resolver.js';
 import { loadZoneDirectory } from '../../src/zones/load.js';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../src/zones/zone-resolver.js';
 import type { RecordType } from '../../src/dns/types.js';
 
 const FIXTURE_ZONES = join(import.meta.dirname, '..', '..', '..', '..', 'fixtures', 'zones');

@@ -9,8 +9,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkDomain } from '../../src/check.js';
 import { NetworkResolver } from '../../src/dns/network-resolver.js';
-import { startDnsServer, type RunningDnsServer } from '../../src/dns/server.js';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
+import { startDnsServer, type RunningDnsServer } from '../../src/zones/server.js';
+import { ZoneResolver } from '../../src/zones/zone-resolver.js';
 import { loadZoneDirectory } from '../../src/zones/load.js';
 
 const ZONES_DIR = new URL('../../../../fixtures/zones/', import.meta.url).pathname;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ZoneResolver } from '../../src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../src/zones/zone-resolver.js';
 import type { DnsAnswer, RecordType } from '../../src/dns/types.js';
 import { loadZoneDirectory, loadZoneFile, ZoneLoadError } from '../../src/zones/load.js';
 import { ZoneSyntaxError } from '../../src/zones/parse.js';

@@ -3,10 +3,12 @@
  * one record per line, `(` `)` joined) into raw records: the DNSSEC types (DNSKEY, RRSIG, NSEC, NSEC3,
  * NSEC3PARAM, DS: RFC 4034 §2.2–5.3, RFC 5155 §3.3, §4.3), TLSA (RFC 6698 §2.2) and the ordinary
  * ones (SOA, NS, A, AAAA, MX, TXT, CNAME, PTR, SRV), plus RFC 3597 `\# n hex`. `$ORIGIN`, `$TTL`,
- * `@` and relative names are read; `$INCLUDE` is not. An error names the line.
+ * `@` and relative names are read; `$INCLUDE` is not. An error names the record. The words come from
+ * the one master-file tokenizer (lexer.ts), which zones/parse.ts reads with too.
  */
 import { isIPv4, isIPv6 } from 'node:net';
-import { lowerName, nameToWire, type RawRecord, TYPE, typeCode, WireFormatError } from '../../dns/canonical.js';
+import { base32hexDecode, lowerName, nameToWire, type RawRecord, TYPE, typeBitmap, typeCode, WireFormatError } from '../dns/canonical.js';
+import { Lexer, ZoneSyntaxError } from './lexer.js';
 
 /** A line of a zone file that cannot be read. */
 export class SignedZoneSyntaxError extends Error {}
@@ -17,51 +19,19 @@ export interface SignedZoneFile {
   records: RawRecord[];
 }
 
-/** Splits one logical line into tokens; quoted strings keep their quotes. */
-function tokenize(text: string): string[][] {
+/** The entries of a zone file as words (quotes and escapes as written), through the one tokenizer (lexer.ts); a blank owner is ''. */
+function tokenize(text: string, file: string): string[][] {
+  const lexer = new Lexer(text, file);
   const lines: string[][] = [];
-  let tokens: string[] = [];
-  let depth = 0;
-  let i = 0;
-  let startsBlank = false;
-  let lineStart = true;
-  while (i < text.length) {
-    const c = text[i] as string;
-    if (lineStart && depth === 0) {
-      startsBlank = c === ' ' || c === '\t';
-      if (startsBlank) tokens.push('');
-      lineStart = false;
+  try {
+    for (let entry = lexer.next(); entry; entry = lexer.next()) {
+      const words = entry.tokens.map((token) => token.raw);
+      lines.push(entry.blankOwner ? ['', ...words] : words);
     }
-    if (c === '\n') {
-      if (depth === 0) {
-        if (tokens.some((t) => t !== '')) lines.push(tokens);
-        tokens = [];
-        lineStart = true;
-      }
-      i++;
-    } else if (c === ';') {
-      while (i < text.length && text[i] !== '\n') i++;
-    } else if (c === ' ' || c === '\t' || c === '\r') {
-      i++;
-    } else if (c === '(') {
-      depth++;
-      i++;
-    } else if (c === ')') {
-      depth = Math.max(0, depth - 1);
-      i++;
-    } else if (c === '"') {
-      let j = i + 1;
-      while (j < text.length && text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
-      tokens.push(text.slice(i, j + 1));
-      i = j + 1;
-    } else {
-      let j = i;
-      while (j < text.length && !' \t\r\n;()"'.includes(text[j] as string)) j += text[j] === '\\' ? 2 : 1;
-      tokens.push(text.slice(i, j));
-      i = j;
-    }
+  } catch (error) {
+    if (error instanceof ZoneSyntaxError) throw new SignedZoneSyntaxError(error.message);
+    throw error;
   }
-  if (tokens.some((t) => t !== '')) lines.push(tokens);
   return lines;
 }
 
@@ -97,61 +67,11 @@ export function parseSignatureTime(token: string): number {
   throw new SignedZoneSyntaxError(`"${token}" is not a signature time`);
 }
 
-/** RFC 4034 §4.1.2: the type bit maps field for a list of type mnemonics. */
-export function typeBitmap(types: readonly number[]): Buffer {
-  const windows = new Map<number, number[]>();
-  for (const code of types) {
-    const window = code >> 8;
-    const bits = windows.get(window) ?? [];
-    bits.push(code & 0xff);
-    windows.set(window, bits);
-  }
-  const parts: Buffer[] = [];
-  for (const window of [...windows.keys()].sort((a, b) => a - b)) {
-    const bits = windows.get(window) as number[];
-    const length = (Math.max(...bits) >> 3) + 1;
-    const map = Buffer.alloc(length);
-    for (const bit of bits) map[bit >> 3] = (map[bit >> 3] as number) | (0x80 >> (bit & 7));
-    parts.push(Buffer.from([window, length]), map);
-  }
-  return Buffer.concat(parts);
-}
-
-const BASE32HEX = '0123456789abcdefghijklmnopqrstuv';
-
-/** RFC 4648 §7 base32hex without padding, lower case (as NSEC3 owner labels are written). */
-export function base32hexEncode(octets: Buffer): string {
-  let bits = 0;
-  let value = 0;
-  let out = '';
-  for (const byte of octets) {
-    value = (value << 8) | byte;
-    bits += 8;
-    while (bits >= 5) {
-      out += BASE32HEX[(value >>> (bits - 5)) & 31];
-      bits -= 5;
-    }
-  }
-  if (bits > 0) out += BASE32HEX[(value << (5 - bits)) & 31];
-  return out;
-}
-
 /** RFC 4648 §7 base32hex decoding (case-insensitive, no padding). */
-export function base32hexDecode(text: string): Buffer {
-  const out: number[] = [];
-  let bits = 0;
-  let value = 0;
-  for (const ch of text.toLowerCase()) {
-    const v = BASE32HEX.indexOf(ch);
-    if (v < 0) throw new SignedZoneSyntaxError(`"${text}" is not base32hex`);
-    value = ((value << 5) | v) & 0xffff;
-    bits += 5;
-    if (bits >= 8) {
-      out.push((value >>> (bits - 8)) & 0xff);
-      bits -= 8;
-    }
-  }
-  return Buffer.from(out);
+function base32hex(text: string): Buffer {
+  const octets = base32hexDecode(text);
+  if (octets === undefined) throw new SignedZoneSyntaxError(`"${text}" is not base32hex`);
+  return octets;
 }
 
 function hex(tokens: string[]): Buffer {
@@ -231,7 +151,7 @@ function rdataOf(type: number, tokens: string[], absolute: (name: string) => str
       return Buffer.concat([name(tokens[0]), typeBitmap(types(tokens.slice(1)))]);
     case TYPE.NSEC3: {
       const salt = tokens[3] === '-' ? Buffer.alloc(0) : hex([tokens[3] ?? '']);
-      const next = base32hexDecode(tokens[4] ?? '');
+      const next = base32hex(tokens[4] ?? '');
       return Buffer.concat([u8(tokens[0]), u8(tokens[1]), u16(tokens[2]), Buffer.from([salt.length]), salt, Buffer.from([next.length]), next, typeBitmap(types(tokens.slice(5)))]);
     }
     case TYPE.NSEC3PARAM: {
@@ -268,7 +188,7 @@ export function parseSignedZone(text: string, options: { origin?: string; file?:
     if (n.endsWith('.') && !n.endsWith('\\.')) return n === '.' ? '' : n.slice(0, -1);
     return origin === '' ? n : `${n}.${origin}`;
   };
-  tokenize(text).forEach((tokens, index) => {
+  tokenize(text, options.file ?? '<zone>').forEach((tokens, index) => {
     try {
       if (tokens[0] === '$ORIGIN') {
         origin = lowerName(absolute(tokens[1] ?? '.'));

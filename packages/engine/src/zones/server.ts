@@ -17,31 +17,18 @@
  * - Over UDP, an answer larger than the client's EDNS buffer (512 octets without EDNS, RFC 1035
  *   §4.2.1; at most our own 1232) is replaced by a truncated one (TC set, no records).
  *
- * Packets are encoded and read with dns-packet (src/dns/wire.ts) over `node:dgram` and `node:net`.
+ * Packets are encoded and read with dns-packet (packages/engine/src/dns/wire.ts) over `node:dgram` and `node:net`.
  */
 import dgram from 'node:dgram';
 import net from 'node:net';
-import { faultFor, type Fault, type FaultPlan } from './faults.js';
-import type { DnsAnswer, RecordType } from './types.js';
-import {
-  CLASS_IN,
-  encodeOpt,
-  encodeRecord,
-  encodeResponse,
-  FLAG,
-  HEADER_OCTETS,
-  RCODE,
-  readMessage,
-  recordTypeOf,
-  TYPE_ANY,
-  TYPE_CODES,
-  type WireMessage,
-} from './wire.js';
+import { faultFor, type Fault, type FaultPlan } from '../dns/faults.js';
+import type { DnsAnswer, RecordType } from '../dns/types.js';
+import { CLASS_IN, encodeOpt, encodeRecord, encodeResponse, FLAG, HEADER_OCTETS, RCODE, readMessage, recordTypeOf, TYPE_ANY, TYPE_CODES, type WireMessage } from '../dns/wire.js';
 import type { ZoneResolver } from './zone-resolver.js';
-import type { SignedAnswer, SignedZoneSet } from '../zones/signed.js';
-import { encodeRawRecord } from './canonical.js';
+import type { SignedAnswer, SignedZoneSet } from './signed.js';
+import { encodeRawRecord } from '../dns/canonical.js';
 
-export { MAX_CHARACTER_STRING_OCTETS, splitCharacterStrings, TYPE_CODES } from './wire.js';
+export { MAX_CHARACTER_STRING_OCTETS, splitCharacterStrings, TYPE_CODES } from '../dns/wire.js';
 
 /** RFC 1035 §4.2.1: a UDP message without EDNS carries at most 512 octets. */
 export const CLASSIC_UDP_PAYLOAD = 512;
@@ -164,7 +151,7 @@ async function listenBoth(
       responder.handle(bytes, 'udp', (response) => udp.send(response, peer.port, peer.address, () => {})),
     );
     try {
-      await bindUdp(udp, requestedPort, host);
+      await listening(udp, requestedPort, host);
     } catch (error) {
       udp.close();
       throw error;
@@ -172,7 +159,7 @@ async function listenBoth(
     const port = udp.address().port;
     const tcp = net.createServer((socket) => serveTcpConnection(socket, responder, sockets));
     try {
-      await listenTcp(tcp, port, host);
+      await listening(tcp, port, host);
     } catch (error) {
       lastError = error;
       await new Promise<void>((resolve) => udp.close(() => resolve()));
@@ -214,23 +201,16 @@ function serveTcpConnection(socket: net.Socket, responder: Responder, sockets: S
   });
 }
 
-function bindUdp(socket: dgram.Socket, port: number, host: string): Promise<void> {
+/** Binds a UDP socket or listens with a TCP server on `port` and `host`; rejects with the bind's error (EADDRINUSE…). */
+function listening(socket: dgram.Socket | net.Server, port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
     socket.once('error', reject);
-    socket.bind(port, host, () => {
+    const ready = (): void => {
       socket.off('error', reject);
       resolve();
-    });
-  });
-}
-
-function listenTcp(server: net.Server, port: number, host: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
+    };
+    if (socket instanceof net.Server) socket.listen(port, host, ready);
+    else socket.bind(port, host, ready);
   });
 }
 

@@ -1,9 +1,8 @@
-import type { Zone, ResourceRecord } from '../zones/types.js';
-import { canonicalName, canonicalNameProblem, isAtOrBelow, parentName } from './name.js';
-import type { CheckSource, DnsAnswer, RecordData, RecordType, Resolver, SoaData } from './types.js';
+import type { Zone, ResourceRecord } from './types.js';
+import { canonicalName, canonicalNameProblem, isAtOrBelow, parentName } from '../dns/name.js';
+import { MAX_CNAME_CHAIN, type CheckSource, type DnsAnswer, type RecordData, type RecordType, type Resolver, type SoaData } from '../dns/types.js';
 
-/** How many CNAMEs one answer may follow before it is treated as a loop (BIND uses 16; so do we). */
-export const MAX_CNAME_CHAIN = 16;
+export { MAX_CNAME_CHAIN };
 /** Negative-answer TTL when a zone has no SOA to take one from (RFC 2308 §5 needs an SOA). */
 export const DEFAULT_NEGATIVE_TTL = 300;
 

@@ -1,15 +1,19 @@
 /**
- * A minimal, strict XML parser for hostile input (DMARC aggregate reports): elements, attributes,
- * text, CDATA and namespaces (XML 1.0 §2-§3, Namespaces in XML 1.0 §3-§6); comments and processing
- * instructions are skipped.
+ * The one strict XML reader for hostile input: DMARC aggregate reports (reports/) and BIMI SVG
+ * logos (bimi/svg.ts). Elements, attributes, text, CDATA and namespaces (XML 1.0 §2–§3, Namespaces in
+ * XML 1.0 §3–§6); comments are skipped.
  *
- * What it never does: a DOCTYPE is refused, not read (so no DTD, no external entity, no file or
- * network read, no entity expansion: XXE and billion laughs cannot start), and an entity reference
- * other than the five predefined ones (XML 1.0 §4.6) and character references (§4.1) is refused.
- * Depth and element count are capped. Malformed input is refused with the line and column, never
- * "recovered" into a silently wrong tree.
+ * What it never does: a DOCTYPE is refused (XML 1.0 §2.8), not read (so no DTD, no external entity,
+ * no file or network read, no entity expansion: XXE and billion laughs cannot start), and an entity
+ * reference other than the five predefined ones (XML 1.0 §4.6) and character references (§4.1) is
+ * refused. Depth, element count, attributes per element and text kept are capped. Malformed input
+ * is refused with the line and column, never "recovered" into a silently wrong tree.
+ *
+ * A caller that lists every problem at once (the SVG validator) may instead be told of a DOCTYPE
+ * (`onDoctype`: skipped to its end unread, its entities never declared), of an unknown entity
+ * (`onUnknownEntity`: kept literal, never expanded) and of a processing instruction
+ * (`onInstruction`), and may ask for line numbers (`lines`).
  */
-
 /** Elements nested deeper than this are refused (a report needs 6). */
 export const MAX_XML_DEPTH = 64;
 /** Elements in one document (200,000 records of about 20 elements each fit). */
@@ -25,6 +29,10 @@ export const MAX_XML_TEXT = 65_536;
 
 /** One element: its names, attributes, child elements and text (the character data of its direct content, CDATA included). */
 export interface XmlElement {
+  /** The 1-based line of its start tag (with `lines`). */
+  line?: number;
+  /** The 1-based line of each attribute's name (with `lines`). */
+  attributeLines?: Record<string, number>;
   /** The name as written (`xs:schema`). */
   name: string;
   /** The local part (`schema`). */
@@ -41,7 +49,7 @@ export interface XmlElement {
 export type XmlRejection = 'doctype' | 'entity' | 'malformed' | 'too-deep' | 'too-many-nodes';
 
 /** The outcome of `parseXml`. */
-export type XmlOutcome = { ok: true; root: XmlElement; warnings: string[] } | { ok: false; reason: XmlRejection; detail: string };
+export type XmlOutcome = { ok: true; root: XmlElement; warnings: string[] } | { ok: false; reason: XmlRejection; detail: string; line: number };
 
 /** Options of `parseXml`. */
 export interface ParseXmlOptions {
@@ -56,6 +64,21 @@ export interface ParseXmlOptions {
   onOpen?: (element: XmlElement, depth: number) => void;
   /** Characters of text kept per element (`MAX_XML_TEXT`). */
   maxText?: number;
+  /** Attributes on one element (`MAX_XML_ATTRIBUTES`). */
+  maxAttributes?: number;
+  /** Record each element's line and its attributes' (`XmlElement.line`, `attributeLines`). */
+  lines?: boolean;
+  /** Each piece of character data inside an element as read (references decoded, CDATA included), with its line. */
+  onText?: (text: string, line: number) => void;
+  /** Given: a DOCTYPE is skipped to its end unread (its entities are never declared) after this is told; otherwise refused. */
+  onDoctype?: (line: number) => void;
+  /** Given: a reference to an entity other than the five is kept literal (never expanded) after this is told; otherwise refused. */
+  onUnknownEntity?: (name: string, line: number) => void;
+  /**
+   * Told of each processing instruction (the XML declaration too) with its target, line and whether
+   * it opens the text; a string returned refuses the document with that message. Skipped otherwise.
+   */
+  onInstruction?: (target: string, line: number, opensText: boolean) => string | undefined;
 }
 
 const XML_NAMESPACE = 'http://www.w3.org/XML/1998/namespace';
@@ -66,6 +89,7 @@ function isNameStartAscii(c: number): boolean {
   return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x5f || c === 0x3a;
 }
 const NO_ATTRIBUTES: Record<string, string> = Object.freeze(Object.create(null) as Record<string, string>);
+const NO_LINES: Record<string, number> = Object.freeze(Object.create(null) as Record<string, number>);
 /** XML 1.0 §4.6: the predefined entities. */
 const PREDEFINED: Readonly<Record<string, string>> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
 
@@ -120,10 +144,17 @@ export function parseXml(input: string | Uint8Array, options: ParseXmlOptions = 
     const root = parser.parse();
     return { ok: true, root, warnings: [...warnings, ...parser.warnings] };
   } catch (error) {
-    if (error instanceof XmlError) return { ok: false, reason: error.reason, detail: `${error.message} (${position(text, error.offset)})` };
+    if (error instanceof XmlError) return { ok: false, reason: error.reason, detail: `${error.message} (${position(text, error.offset)})`, line: lineOf(text, error.offset) };
     // Only a bug or an exhausted stack lands here; still an answer, not a crash.
-    return { ok: false, reason: 'malformed', detail: `the XML could not be read: ${error instanceof Error ? error.message : String(error)}` };
+    return { ok: false, reason: 'malformed', detail: `the XML could not be read: ${error instanceof Error ? error.message : String(error)}`, line: 1 };
   }
+}
+
+/** The 1-based line of `offset` in `text`. */
+function lineOf(text: string, offset: number): number {
+  let line = 1;
+  for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) line++;
+  return line;
 }
 
 function position(text: string, offset: number): string {
@@ -150,11 +181,16 @@ class Parser {
   private readonly maxDepth: number;
   private readonly maxNodes: number;
   private readonly maxText: number;
+  private readonly maxAttributes: number;
   private textCut = false;
   readonly warnings: string[] = [];
   private readonly stack: Frame[] = [];
   private root: XmlElement | null = null;
   private readonly rootNamespaces = new Map<string, string>([['xml', XML_NAMESPACE]]);
+  /** Offsets of the line feeds, when lines are asked for (by `lines` or a callback that takes one). */
+  private newlines: number[] | undefined;
+  /** Where the content starts (after a byte-order mark). */
+  private start = 0;
 
   constructor(
     private readonly s: string,
@@ -163,12 +199,14 @@ class Parser {
     this.maxDepth = options.maxDepth ?? MAX_XML_DEPTH;
     this.maxNodes = options.maxNodes ?? MAX_XML_NODES;
     this.maxText = options.maxText ?? MAX_XML_TEXT;
+    this.maxAttributes = options.maxAttributes ?? MAX_XML_ATTRIBUTES;
   }
 
   parse(): XmlElement {
     const s = this.s;
     // A BOM and whitespace before the declaration are tolerated (real reporters send both).
     if (s.charCodeAt(0) === 0xfeff) this.i = 1;
+    this.start = this.i;
     while (this.i < s.length) {
       const lt = s.indexOf('<', this.i);
       if (lt !== this.i) {
@@ -188,12 +226,39 @@ class Parser {
     return this.root;
   }
 
+  /** The 1-based line of an offset (a binary search over the line feeds, found once). */
+  private lineAt(offset: number): number {
+    if (this.newlines === undefined) {
+      this.newlines = [];
+      for (let i = this.s.indexOf('\n'); i !== -1; i = this.s.indexOf('\n', i + 1)) this.newlines.push(i);
+    }
+    const newlines = this.newlines;
+    let lo = 0;
+    let hi = newlines.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (newlines[mid]! < offset) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo + 1;
+  }
+
   private text(start: number, end: number): void {
     const raw = this.s.slice(start, end);
     const top = this.stack.at(-1);
     if (top === undefined) {
-      if (/[^ \t\r\n]/.test(raw)) throw new XmlError('malformed', this.root === null ? 'text before the root element' : 'text after the root element', start);
+      const at = raw.search(/[^ \t\r\n]/);
+      if (at !== -1) throw new XmlError('malformed', this.root === null ? 'text before the root element' : 'text after the root element', start + at);
       return;
+    }
+    // XML 1.0 §2.4: "]]>" does not stand in character data.
+    const cdataEnd = raw.indexOf(']]>');
+    if (cdataEnd !== -1) throw new XmlError('malformed', '"]]>" outside a CDATA section', start + cdataEnd);
+    if (this.options.onText !== undefined) {
+      const decoded = raw.includes('&') ? this.decodeReferences(raw, start) : raw;
+      this.options.onText(decoded, this.lineAt(start));
+      if ((top.element.text === '' || top.hadChild) && !/[^ \t\r\n]/.test(raw)) return;
+      return this.append(top, decoded);
     }
     // Whitespace before the first text or between child elements is layout: never kept (5 M empty
     // elements with a newline between each would otherwise keep 5 M pieces of text).
@@ -216,6 +281,12 @@ class Parser {
   private processingInstruction(): void {
     const end = this.s.indexOf('?>', this.i + 2);
     if (end === -1) throw new XmlError('malformed', 'a processing instruction is not closed', this.i);
+    const told = this.options.onInstruction;
+    if (told !== undefined) {
+      const target = /^<\?([^\s?]*)/.exec(this.s.slice(this.i, end))?.[1] ?? '';
+      const refused = told(target, this.lineAt(this.i), this.i === this.start);
+      if (refused !== undefined) throw new XmlError('malformed', refused, this.i);
+    }
     this.i = end + 2;
   }
 
@@ -233,11 +304,18 @@ class Parser {
       if (end === -1) throw new XmlError('malformed', 'a CDATA section is not closed', at);
       const top = this.stack.at(-1);
       if (top === undefined) throw new XmlError('malformed', 'a CDATA section outside the root element', at);
+      this.options.onText?.(s.slice(at + 9, end), this.lineAt(at));
       this.append(top, s.slice(at + 9, end));
       this.i = end + 3;
       return;
     }
     const word = s.slice(at + 2, at + 9).toUpperCase();
+    if (word.startsWith('DOCTYPE') && this.options.onDoctype !== undefined) {
+      if (this.root !== null) throw new XmlError('malformed', 'a DOCTYPE declaration after the root element', at);
+      this.options.onDoctype(this.lineAt(at));
+      this.i = doctypeEnd(s, at);
+      return;
+    }
     if (word.startsWith('DOCTYPE')) throw new XmlError('doctype', 'the document has a DOCTYPE: refused, never processed (a report needs no DTD; DTDs are how external entities and entity expansion attacks start)', at);
     if (word.startsWith('ENTITY')) throw new XmlError('entity', 'the document declares an entity: refused, never expanded', at);
     throw new XmlError('malformed', `unexpected markup "${s.slice(at, at + 12)}"`, at);
@@ -278,6 +356,7 @@ class Parser {
     if (++this.nodes > this.maxNodes) throw new XmlError('too-many-nodes', `more than ${this.maxNodes} elements`, at);
     // Most elements have none: they share one frozen empty object, so no allocation per element.
     let attributes: Record<string, string> = NO_ATTRIBUTES;
+    let attributeLines: Record<string, number> | undefined;
     let count = 0;
     let selfClosing = false;
     for (;;) {
@@ -308,8 +387,9 @@ class Parser {
       if (raw.includes('<')) throw new XmlError('malformed', `"<" in the value of attribute "${attribute}"`, this.i);
       if (attributes === NO_ATTRIBUTES) attributes = Object.create(null) as Record<string, string>;
       if (attribute in attributes) throw new XmlError('malformed', `attribute "${attribute}" repeated in <${name}>`, attributeAt);
-      if (++count > MAX_XML_ATTRIBUTES) throw new XmlError('too-many-nodes', `more than ${MAX_XML_ATTRIBUTES} attributes on <${name}>`, attributeAt);
+      if (++count > this.maxAttributes) throw new XmlError('too-many-nodes', `more than ${this.maxAttributes} attributes on <${name}>`, attributeAt);
       attributes[attribute] = raw.includes('&') ? this.decodeReferences(raw, this.i + 1) : raw;
+      if (this.options.lines) (attributeLines ??= Object.create(null) as Record<string, number>)[attribute] = this.lineAt(attributeAt);
       this.i = end + 1;
     }
     const parent = this.stack.at(-1);
@@ -331,6 +411,10 @@ class Parser {
       children: [],
       text: '',
     };
+    if (this.options.lines) {
+      element.line = this.lineAt(at);
+      element.attributeLines = attributeLines ?? NO_LINES;
+    }
     if (parent !== undefined) {
       parent.element.children.push(element);
       parent.hadChild = true;
@@ -374,13 +458,37 @@ class Parser {
         out += String.fromCodePoint(code);
       } else {
         const value = PREDEFINED[name];
-        if (value === undefined) throw new XmlError('entity', `the entity "&${name};" is not one of the five predefined ones: refused, never expanded`, offset + amp);
-        out += value;
+        if (value === undefined && this.options.onUnknownEntity !== undefined) {
+          this.options.onUnknownEntity(name, this.lineAt(offset + amp));
+          out += raw.slice(amp, semi + 1);
+        } else if (value === undefined) {
+          throw new XmlError('entity', `the entity "&${name};" is not one of the five predefined ones: refused, never expanded`, offset + amp);
+        } else out += value;
       }
       from = semi + 1;
     }
     return out + raw.slice(from);
   }
+}
+
+/** The index just past the DOCTYPE declaration that starts at `start` (XML 1.0 §2.8), linear in its length; quotes, comments and the [internal subset] are followed, nothing in it is read. */
+function doctypeEnd(text: string, start: number): number {
+  let quote = '';
+  let depth = 0;
+  for (let i = start + 9; i < text.length; i++) {
+    const c = text[i];
+    if (quote !== '') {
+      if (c === quote) quote = '';
+    } else if (c === '<' && text.startsWith('<!--', i)) {
+      const end = text.indexOf('-->', i + 4); // a comment in the internal subset may hold quotes
+      if (end === -1) break;
+      i = end + 2;
+    } else if (c === '"' || c === "'") quote = c;
+    else if (c === '[') depth++;
+    else if (c === ']') depth = Math.max(0, depth - 1);
+    else if (c === '>' && depth === 0) return i + 1;
+  }
+  throw new XmlError('doctype', 'a DOCTYPE declaration is not closed with ">"', start);
 }
 
 /** The first child element with this local name, or undefined. */

@@ -54,6 +54,17 @@ export interface ReportOrigin {
   /** DMARC result of the report message's From domain. */
   dmarc: string;
   receivedAt: Timestamp;
+  /**
+   * An unauthenticated report's identity before its content was added (src/ingest/ingest.ts
+   * `storedIdentity`): two reports under one base that say different things are both kept, and
+   * each is marked {@link StoredReport.contested}. Absent for an authenticated report.
+   */
+  identityBase?: string;
+}
+
+/** The identity base of an origin ({@link ReportOrigin.identityBase}), or null. */
+export function identityBaseOf(origin: Pick<ReportOrigin, 'identityBase'>): string | null {
+  return typeof origin.identityBase === 'string' ? origin.identityBase : null;
 }
 
 /** One record of an aggregate report, as stored. */
@@ -191,6 +202,12 @@ export interface StoredReport extends Omit<NewReport, 'records' | 'digest' | 'tr
   recordCount: number;
   /** Messages the records stand for (0 for TLS). */
   messageCount: number;
+  /**
+   * Another report of the organisation, anywhere in its store (not only on the same page), has the
+   * same {@link ReportOrigin.identityBase}: unauthenticated reports that claim one identity and say
+   * different things; one of them is forged, both are kept.
+   */
+  contested: boolean;
 }
 
 /** A file that was refused, and why. */

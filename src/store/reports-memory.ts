@@ -12,6 +12,7 @@ import {
   REPORT_LIMIT_WINDOW_MS,
   reportingSource,
   sourceLimit,
+  sourceWindowOf,
   type AddReportOutcome,
   type DayRange,
   type ReportDayTotals,
@@ -163,6 +164,10 @@ export class MemoryReportStore implements ReportStore {
 
   async senderDays(organizationId: string, domain: string, days: DayRange, trusted: boolean): Promise<SenderDigestEntry[]> {
     return structuredClone(this.#days(organizationId, domain, days).filter((d) => d.trusted === trusted).map((d) => d.entry));
+  }
+
+  async senderWindow(organizationId: string, domain: string, days: DayRange, trusted: boolean): Promise<SenderDigestEntry[]> {
+    return sourceWindowOf(await this.senderDays(organizationId, domain, days, trusted));
   }
 
   async dailyTotals(organizationId: string, domain: string, days: DayRange): Promise<ReportDayTotals[]> {

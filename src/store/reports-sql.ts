@@ -20,6 +20,7 @@ import {
   reportDay,
   reportingSource,
   sourceLimit,
+  sourceWindowEntries,
   type AddReportOutcome,
   type DayRange,
   type ReportDayTotals,
@@ -603,6 +604,43 @@ export class SqlReportStore implements ReportStore {
       .orderBy('source')
       .execute();
     return rows.map(entryOf);
+  }
+
+  async senderWindow(organizationId: string, domain: string, days: DayRange, trusted: boolean): Promise<SenderDigestEntry[]> {
+    const base = this.#db
+      .selectFrom('report_sender_days')
+      .where('organization_id', '=', organizationId)
+      .where('domain', '=', domain)
+      .where('day', '>=', days.from)
+      .where('day', '<=', days.to)
+      .where('trusted', '=', trusted ? 1 : 0);
+    // Two grouped reads of the day roll-up: the counts per source, and each source's distinct rests (sets and words) with how many days have them.
+    const [sums, parts] = await Promise.all([
+      base
+        .select('source')
+        .select((eb) => [
+          eb.fn.min<string>('day').as('first_day'),
+          eb.fn.max<string>('day').as('last_day'),
+          eb.fn.sum<number | string>('messages').as('messages'),
+          eb.fn.sum<number | string>('dmarc_pass').as('dmarc_pass'),
+          eb.fn.sum<number | string>('spf_aligned').as('spf_aligned'),
+          eb.fn.sum<number | string>('dkim_aligned').as('dkim_aligned'),
+          eb.fn.sum<number | string>('failing').as('failing'),
+        ])
+        .groupBy('source')
+        .orderBy('source')
+        .execute(),
+      base
+        .select(['source', 'entry'])
+        .select((eb) => eb.fn.countAll<number | string>().as('n'))
+        .where('entry', '<>', '{}')
+        .groupBy(['source', 'entry'])
+        .execute(),
+    ]);
+    return sourceWindowEntries(
+      sums.map((r) => ({ source: r.source, firstDay: r.first_day, lastDay: r.last_day, messages: Number(r.messages), dmarcPass: Number(r.dmarc_pass), spfAligned: Number(r.spf_aligned), dkimAligned: Number(r.dkim_aligned), failing: Number(r.failing) })),
+      parts.map((r) => ({ source: r.source, rest: JSON.parse(r.entry) as Partial<SenderDigestEntry>, times: Number(r.n) })),
+    );
   }
 
   async dailyTotals(organizationId: string, domain: string, days: DayRange): Promise<ReportDayTotals[]> {

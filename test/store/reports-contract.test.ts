@@ -4,7 +4,7 @@
  * the digest merged per source and day as reports arrive (trusted and untrusted apart), counts, and
  * refused files.
  */
-import { digestReports, mergeSenderDigests, type AggregateReport, type SenderDigestEntry } from '@spoof-checker/engine';
+import { digestReports, mergeSenderDigests, summariseDigestSenders, type AggregateReport, type SenderDigestEntry } from '@spoof-checker/engine';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { isTrustedOrigin, type NewReport, type ReportOrigin, type ReportRecordRow } from '../../src/store/reports.js';
 import type { Domain, Stores } from '../../src/store/types.js';
@@ -243,6 +243,18 @@ describe.each<Backend>([memoryBackend, sqliteBackend, postgresBackend()])('repor
         { id: 'd', day: 4, trusted: false, records: [row('198.51.100.7', 2)] },
       ],
     },
+    {
+      name: 'one source over days, its sets and failing signatures changing (equal rests counted once by the store)',
+      reports: [0, 1, 2, 3].map((day) => ({
+        id: `s${day}`,
+        day,
+        trusted: true,
+        records: [
+          row('192.0.2.1', 2 + day, { detail: JSON.stringify({ dkim: [{ domain: 'a.example', selector: `s${day % 2}`, result: 'pass' }] }) }),
+          row('192.0.2.1', 3, { dkimAligned: false, detail: JSON.stringify({ dkim: [{ domain: 'a.example', selector: 'old', result: 'fail' }] }) }),
+        ],
+      })),
+    },
   ];
 
   it.each(ROLLUP_CASES)('the per-source, per-day roll-up equals a recomputation from the raw rows: $name', async ({ reports }) => {
@@ -261,6 +273,11 @@ describe.each<Backend>([memoryBackend, sqliteBackend, postgresBackend()])('repor
       }
       const sources = [...bySource.values()].sort((a, b) => b.messages - a.messages || (a.source < b.source ? -1 : 1));
       expect(await stores.reports.sourceTotals('o1', 'a.example', DAYS, trusted, 100)).toEqual({ sources, count: sources.length });
+      // The window's roll-up per source (what show and the dashboard read) summarises as every day's entries do.
+      const window = await stores.reports.senderWindow('o1', 'a.example', DAYS, trusted);
+      expect(window.filter((e) => e.messages > 0).map((e) => e.source)).toEqual(sources.map((s) => s.source).sort());
+      const options = { domain: 'a.example', days: 30, now: new Date((D0 + 10 * DAY) * 1000) };
+      expect(summariseDigestSenders(window, options)).toEqual(summariseDigestSenders(expected, options));
     }
     const days = new Map<string, { day: string; trusted: boolean; messages: number; dmarcPass: number; spfAligned: number; dkimAligned: number; failing: number }>();
     for (const r of reports) {

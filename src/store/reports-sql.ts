@@ -16,6 +16,7 @@ import {
   mergeDigestDay,
   OTHER_SOURCES,
   REPORT_LIMIT_WINDOW_MS,
+  emptyDigestEntry,
   identityBaseOf,
   reportDay,
   reportingSource,
@@ -305,25 +306,12 @@ type DigestRow = { day: string; source: string; messages: number | string; dmarc
 /** A stored digest row back as the engine's entry. */
 function entryOf(row: DigestRow): SenderDigestEntry {
   return {
-    day: row.day,
-    source: row.source,
+    ...emptyDigestEntry(row.source, row.day),
     messages: Number(row.messages),
     dmarcPass: Number(row.dmarc_pass),
     spfAligned: Number(row.spf_aligned),
     dkimAligned: Number(row.dkim_aligned),
     failing: Number(row.failing),
-    forwardedFailing: 0,
-    selectors: [],
-    dkimDomains: [],
-    spfDomains: [],
-    verified: [],
-    ownFailed: [],
-    ownFailedNoSelector: false,
-    broken: [],
-    brokenNoSelector: 0,
-    unalignedDkimPass: null,
-    unalignedSpfPass: null,
-    ownSpfFailed: null,
     ...(JSON.parse(row.entry) as Partial<SenderDigestEntry>),
   };
 }
@@ -606,14 +594,19 @@ export class SqlReportStore implements ReportStore {
     return rows.map(entryOf);
   }
 
-  async senderWindow(organizationId: string, domain: string, days: DayRange, trusted: boolean): Promise<SenderDigestEntry[]> {
-    const base = this.#db
+  /** The day roll-up's rows of one domain, window and trust. */
+  #dayRows(organizationId: string, domain: string, days: DayRange, trusted: boolean) {
+    return this.#db
       .selectFrom('report_sender_days')
       .where('organization_id', '=', organizationId)
       .where('domain', '=', domain)
       .where('day', '>=', days.from)
       .where('day', '<=', days.to)
       .where('trusted', '=', trusted ? 1 : 0);
+  }
+
+  async senderWindow(organizationId: string, domain: string, days: DayRange, trusted: boolean): Promise<SenderDigestEntry[]> {
+    const base = this.#dayRows(organizationId, domain, days, trusted);
     // Two grouped reads of the day roll-up: the counts per source, and each source's distinct rests (sets and words) with how many days have them.
     const [sums, parts] = await Promise.all([
       base
@@ -666,13 +659,7 @@ export class SqlReportStore implements ReportStore {
   }
 
   async sourceTotals(organizationId: string, domain: string, days: DayRange, trusted: boolean, limit: number): Promise<{ sources: ReportSourceTotals[]; count: number }> {
-    const base = this.#db
-      .selectFrom('report_sender_days')
-      .where('organization_id', '=', organizationId)
-      .where('domain', '=', domain)
-      .where('day', '>=', days.from)
-      .where('day', '<=', days.to)
-      .where('trusted', '=', trusted ? 1 : 0);
+    const base = this.#dayRows(organizationId, domain, days, trusted);
     const [rows, count] = await Promise.all([
       base
         .select('source')

@@ -190,7 +190,8 @@ export interface SourceWindowPart {
   times: number;
 }
 
-const emptyEntry = (source: string, day: string): SenderDigestEntry => ({
+/** A digest entry of `source` on `day` that counts nothing. */
+export const emptyDigestEntry = (source: string, day: string): SenderDigestEntry => ({
   day,
   source,
   messages: 0,
@@ -221,11 +222,11 @@ const emptyEntry = (source: string, day: string): SenderDigestEntry => ({
  */
 export function sourceWindowEntries(sums: readonly SourceWindowSums[], parts: readonly SourceWindowPart[]): SenderDigestEntry[] {
   const bySource = new Map<string, SenderDigestEntry>();
-  for (const s of sums) bySource.set(s.source, { ...emptyEntry(s.source, s.firstDay), messages: s.messages, dmarcPass: s.dmarcPass, spfAligned: s.spfAligned, dkimAligned: s.dkimAligned, failing: s.failing });
+  for (const s of sums) bySource.set(s.source, { ...emptyDigestEntry(s.source, s.firstDay), messages: s.messages, dmarcPass: s.dmarcPass, spfAligned: s.spfAligned, dkimAligned: s.dkimAligned, failing: s.failing });
   for (const part of parts) {
     const held = bySource.get(part.source);
     if (held === undefined) continue;
-    const rest = { ...emptyEntry(part.source, held.day), ...part.rest };
+    const rest = { ...emptyDigestEntry(part.source, held.day), ...part.rest };
     const scaled: SenderDigestEntry = {
       ...rest,
       day: held.day,
@@ -244,7 +245,7 @@ export function sourceWindowEntries(sums: readonly SourceWindowSums[], parts: re
   const out: SenderDigestEntry[] = [];
   for (const s of sums) {
     out.push(bySource.get(s.source)!);
-    if (s.lastDay !== s.firstDay) out.push(emptyEntry(s.source, s.lastDay));
+    if (s.lastDay !== s.firstDay) out.push(emptyDigestEntry(s.source, s.lastDay));
   }
   return out;
 }

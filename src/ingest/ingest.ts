@@ -170,7 +170,7 @@ export function storedIdentity(report: AggregateReport | TlsReport, authenticate
   return { identity: createHash('sha256').update(`unauthenticated|${base}|${digest}`).digest('hex'), base };
 }
 
-async function storeReport(sink: ReportSink, report: AggregateReport | TlsReport, origin: ReportOrigin, contentDigest: string, parsedDigest: SenderDigestEntry[] | undefined): Promise<IngestedReport | { overLimit: string }> {
+async function storeReport(sink: ReportSink, report: AggregateReport | TlsReport, origin: ReportOrigin, contentDigest: string): Promise<IngestedReport | { overLimit: string }> {
   const newId = sink.newId ?? randomUUID;
   const reporter = origin.authenticatedDomain ?? UNAUTHENTICATED_REPORTER;
   const named = storedIdentity(report, origin.authenticatedDomain, contentDigest);
@@ -191,9 +191,8 @@ async function storeReport(sink: ReportSink, report: AggregateReport | TlsReport
     orgName = report.reporter.orgName;
     document = JSON.stringify(metadata);
     records = list.map(recordRow);
-    // The engine's per-source, per-day digest, stored with the report in its transaction (summaries read it, never the rows):
-    // the parser process's (parse-files.ts), else made here.
-    digest = parsedDigest ?? digestReports([report], domain).senders;
+    // The engine's per-source, per-day digest, stored with the report in its transaction (summaries read it, never the rows).
+    digest = digestReports([report], domain).senders;
   } else {
     // RFC 8460 §4: a report is about one policy domain (its policies name it); the first one files it.
     domain = report.policies[0]?.policy.domain ?? '';
@@ -273,7 +272,7 @@ async function ingestParsedFile(sink: ReportSink, fileName: string | null, parse
       tally.rejected.push(await reject(sink, origin, name, 'future-date', `the report's period begins ${when}, in the future: a reporter's clock is wrong or the report is forged`, receivedAt));
       continue;
     }
-    const stored = await storeReport(sink, outcome.report, { ...origin, fileName: name, receivedAt }, outcome.contentDigest, outcome.digest);
+    const stored = await storeReport(sink, outcome.report, { ...origin, fileName: name, receivedAt }, outcome.contentDigest);
     if ('overLimit' in stored) tally.rejected.push(await reject(sink, origin, name, 'over-limit', stored.overLimit, receivedAt));
     else tally.reports.push(stored);
   }

@@ -10,7 +10,6 @@
  */
 import { createHash } from 'node:crypto';
 import {
-  digestReports,
   MAX_TOTAL_UNCOMPRESSED_BYTES,
   MAX_UNCOMPRESSED_BYTES,
   parseAggregateReport,
@@ -18,7 +17,6 @@ import {
   unpackReportFile,
   type AggregateReport,
   type ReportKind,
-  type SenderDigestEntry,
   type TlsReport,
 } from '@spoof-checker/engine';
 
@@ -48,11 +46,7 @@ export interface ParseRefusal {
 export interface ParsedDocument {
   name: string;
   kind: ReportKind;
-  /**
-   * `digest`: an aggregate report's per-source, per-day digest for its policy domain (the engine's
-   * `digestReports`), computed here, in the parser process, so that the storing process only merges it.
-   */
-  outcome: { ok: true; report: AggregateReport | TlsReport; warnings: string[]; contentDigest: string; digest?: SenderDigestEntry[] } | ParseRefusal;
+  outcome: { ok: true; report: AggregateReport | TlsReport; warnings: string[]; contentDigest: string } | ParseRefusal;
 }
 
 /** One file: the documents it held, or why it gave none (`unknown-format` and `empty` included, for the caller to judge). */
@@ -97,13 +91,7 @@ export function parseReportFile(file: ReportFileInput, budget: JobBudget): Parse
       continue;
     }
     const outcome = document.kind === 'aggregate' ? parseAggregateReport(document.bytes) : parseTlsReport(document.bytes);
-    if (!outcome.ok) {
-      documents.push({ name, kind: document.kind, outcome });
-      continue;
-    }
-    const report = outcome.report;
-    const digest = report.kind === 'aggregate' ? { digest: digestReports([report], report.policyPublished.domain).senders } : {};
-    documents.push({ name, kind: document.kind, outcome: { ...outcome, contentDigest: contentDigest(report), ...digest } });
+    documents.push({ name, kind: document.kind, outcome: outcome.ok ? { ...outcome, contentDigest: contentDigest(outcome.report) } : outcome });
   }
   return { ok: true, documents };
 }

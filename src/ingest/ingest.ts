@@ -175,7 +175,7 @@ async function storeReport(sink: ReportSink, report: AggregateReport | TlsReport
   const reporter = origin.authenticatedDomain ?? UNAUTHENTICATED_REPORTER;
   const named = storedIdentity(report, origin.authenticatedDomain, contentDigest);
   const identity = named.identity;
-  if (!origin.authenticatedDomain) origin = { ...origin, identityBase: named.base } as ReportOrigin;
+  if (!origin.authenticatedDomain) origin = { ...origin, identityBase: named.base };
   let domain: string;
   let begin: number;
   let end: number;
@@ -247,7 +247,7 @@ export async function ingestReportFile(
 }
 
 /** Stores what the parser made of one file (or records why it gave no report). */
-async function ingestParsedFile(sink: ReportSink, fileName: string | null, parsed: ParsedFile, origin: OriginBase, options: { candidate?: boolean; kinds?: readonly ReportKind[] }): Promise<IngestTally & { found: boolean }> {
+async function ingestParsedFile(sink: ReportSink, fileName: string | null, parsed: ParsedFile, origin: OriginBase, options: { candidate?: boolean }): Promise<IngestTally & { found: boolean }> {
   const receivedAt = (sink.now?.() ?? new Date()).toISOString();
   const tally: IngestTally & { found: boolean } = { reports: [], rejected: [], found: false };
   if (!parsed.ok) {
@@ -260,11 +260,7 @@ async function ingestParsedFile(sink: ReportSink, fileName: string | null, parse
   for (const document of parsed.documents) {
     const outcome = document.outcome;
     const name = document.name || fileName;
-    // A path that takes one kind refuses the other (the public TLS-RPT route: RFC 8460 §5.3 reports only).
-    if (options.kinds && !options.kinds.includes(document.kind)) {
-      tally.rejected.push(await reject(sink, origin, name, 'wrong-kind', wrongKind(document.kind, options.kinds), receivedAt));
-      continue;
-    }
+    // A document of a kind the path does not take was refused unread by the parser (`wrong-kind`, parse-files.ts).
     if (!outcome.ok) {
       tally.rejected.push(await reject(sink, origin, name, outcome.reason, outcome.detail, receivedAt));
       continue;
@@ -281,13 +277,6 @@ async function ingestParsedFile(sink: ReportSink, fileName: string | null, parse
     else tally.reports.push(stored);
   }
   return tally;
-}
-
-/** Why a document of `kind` is refused where only `kinds` are taken. */
-function wrongKind(kind: ReportKind, kinds: readonly ReportKind[]): string {
-  const named = (k: ReportKind) => (k === 'tls' ? 'an SMTP TLS report (RFC 8460 JSON)' : 'a DMARC aggregate report (XML)');
-  const where = kinds.length === 1 && kinds[0] === 'tls' ? 'DMARC aggregate reports go to the mailto: address of the rua tag of the DMARC record (RFC 7489 §7.2), or to the API upload with a key' : 'send it where that kind is taken';
-  return `this is ${named(kind)}, and this path takes ${kinds.map(named).join(' or ')} only: ${where}`;
 }
 
 /** How a message arrived, for {@link ingestReportMessage}. */

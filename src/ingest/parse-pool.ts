@@ -140,7 +140,7 @@ export class ReportParserPool implements ReportParser {
       this.#kill(slot);
       this.#finish(slot, job, refusal('parse-deadline', `parsing took longer than ${this.#deadlineMs / 1000} s (REPORT_PARSE_DEADLINE_MS, one budget for a file or all the parts of a message): stopped and refused`));
     }, this.#deadlineMs);
-    worker.send({ id: job.id, files: job.files.map((f) => ({ bytes: f.bytes, fileName: f.fileName, contentType: f.contentType ?? null })) });
+    worker.send({ id: job.id, files: job.files.map((f) => ({ bytes: f.bytes, fileName: f.fileName, contentType: f.contentType ?? null, ...(f.kinds ? { kinds: f.kinds } : {}) })) });
   }
 
   #spawn(slot: Slot): ChildProcess {

@@ -16,7 +16,7 @@ import { createLookalikeJobTables } from './lookalike-jobs-sql.js';
 import { createAlertTables } from './alerts-sql.js';
 import { createShareLinkTables } from './share-links-sql.js';
 import { createMonitorTables } from './monitors-sql.js';
-import { createReportDigestTables, createReportTables } from './reports-sql.js';
+import { createReportDigestTables, createReportIdentityBase, createReportTables } from './reports-sql.js';
 
 // The shapes a migration is written against (in their own module, so that the modules that define
 // tables — batches-sql.ts — import them without importing this list of migrations back).
@@ -202,6 +202,8 @@ export const MIGRATIONS: Readonly<Record<string, MigrationFactory>> = {
   '0011_alerts': createAlertTables,
   // Read-only links to a domain's report dashboard (src/store/share-links-sql.ts).
   '0012_share_links': createShareLinkTables,
+  // Each report's identity base in a column, so that `contested` is a fact of the store (src/store/reports-sql.ts).
+  '0013_report_identity_base': createReportIdentityBase,
 };
 
 /** The column types of `dialect`. */

@@ -270,7 +270,7 @@ export function reportBody(report: StoredReport) {
     reporter: report.reporter,
     orgName: report.orgName,
     authenticated: origin.authenticatedDomain !== null,
-    contested: false,
+    contested: report.contested,
     records: report.recordCount,
     messages: report.messageCount,
     origin: { channel: origin.channel, fileName: origin.fileName, sender: origin.sender, messageId: origin.messageId, dkim: origin.dkim, spf: origin.spf, dmarc: origin.dmarc, receivedAt: origin.receivedAt },
@@ -350,17 +350,8 @@ export const reportRoutes: FastifyPluginAsyncTypebox<ReportRouteOptions> = async
       const query = { page, limit, ...(request.query.domain ? { domain: request.query.domain.toLowerCase() } : {}), ...(request.query.kind ? { kind: request.query.kind } : {}) };
       const result = await stores.reports.list(principalOf(request).organizationId, query);
       // Unauthenticated reports that collide on identity but differ in content are stored apart
-      // (src/ingest/ingest.ts storedIdentity) under one `identityBase`: each is marked.
-      const bases = new Map<string, number>();
-      const baseOf = (report: StoredReport) => (report.origin as { identityBase?: unknown }).identityBase;
-      for (const report of result.items) {
-        const base = baseOf(report);
-        if (typeof base === 'string') bases.set(base, (bases.get(base) ?? 0) + 1);
-      }
-      const reports = result.items.map((report) => {
-        const base = baseOf(report);
-        return { ...reportBody(report), contested: typeof base === 'string' && (bases.get(base) ?? 0) > 1 };
-      });
+      // (src/ingest/ingest.ts storedIdentity) under one `identityBase`: the store marks each, across all pages.
+      const reports = result.items.map(reportBody);
       return { reports, total: result.total, page, limit };
     },
   );

@@ -18,7 +18,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { normaliseDomainInput, type SpoofCheckResult } from '@spoof-checker/engine';
-import { forgetRevokedKey } from '../http/auth.js';
+import { announceKeyRevoked } from '../store/key-revocations.js';
 import { apiKeyIdFromDigest, digestApiKey } from '../store/api-keys.js';
 import type { ConsoleRole, ConsoleSession, ConsoleUser } from '../store/console.js';
 import type { MonitorCheckKind } from '../store/monitors.js';
@@ -839,7 +839,7 @@ export const consolePlugin: FastifyPluginAsync<ConsoleOptions> = async (app: Fas
     if (!removed) throw new ConsoleRefusal('NOT_FOUND', { message: 'No such key.', why: 'This organisation has no key with that id made in the console.', fix: 'Pick a key from the list.' });
     await stores.apiKeys.removeKey(org, request.params.id);
     // This process's key caches forget it now (another process's within API_KEY_CACHE_TTL_MS).
-    forgetRevokedKey(request.params.id);
+    announceKeyRevoked(request.params.id);
     return seeOther(reply, `${CONSOLE_PATH}/keys?done=revoked`);
   });
 

@@ -7,6 +7,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { apiKeyWeakness } from '../store/api-key-strength.js';
 import { digestApiKey } from '../store/api-keys.js';
 import type { ApiKeyStore } from '../store/types.js';
+import { announceKeyRevoked, listenForKeyRevocations } from '../store/key-revocations.js';
 import type { Principal } from './context.js';
 import type { WindowCounter } from './counters.js';
 import { ApiError } from './errors.js';
@@ -68,7 +69,7 @@ export class CachedKeyLookup implements KeyLookup {
     private readonly clock: () => number = Date.now,
     private readonly ttlMs: number = API_KEY_CACHE_TTL_MS,
   ) {
-    KEY_CACHES.add(new WeakRef(this));
+    listenForKeyRevocations(this);
   }
 
   /** Forgets the key with id `keyId` (revoked): its next request asks the store. */
@@ -102,20 +103,11 @@ export class CachedKeyLookup implements KeyLookup {
   }
 }
 
-/** The key caches of this process, held weakly (an app closed and collected drops out). */
-const KEY_CACHES = new Set<WeakRef<CachedKeyLookup>>();
-
 /**
  * A key was revoked in this process: every key cache of it forgets the key at once, so that its next
  * request is refused. (Key ids are unique: derived from the key's digest, `apiKeyIdFromDigest`.)
  */
-export function forgetRevokedKey(keyId: string): void {
-  for (const ref of KEY_CACHES) {
-    const cache = ref.deref();
-    if (cache) cache.forget(keyId);
-    else KEY_CACHES.delete(ref);
-  }
-}
+export const forgetRevokedKey = announceKeyRevoked;
 
 /** The principal of a key, or undefined for a key the store does not know. */
 export async function principalForKey(store: KeyLookup, key: string): Promise<Principal | undefined> {

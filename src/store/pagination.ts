@@ -1,4 +1,4 @@
-import type { Page, PageRequest } from './types.js';
+import type { Page, PageRequest } from './page-types.js';
 
 /**
  * One page of `rows` (already filtered and ordered) by the spec's offset pagination: `page` counts
@@ -15,3 +15,9 @@ export function newestFirst<T extends { createdAt: string; id: string }>(a: T, b
   if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt ? 1 : -1;
   return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
 }
+
+/**
+ * A deep copy: every memory store returns and keeps copies, so a caller that edits what it got (or
+ * what it gave) cannot edit the store behind it.
+ */
+export const copy = <T>(value: T): T => structuredClone(value);

@@ -1,0 +1,186 @@
+import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { KeyOwner } from './api-keys.js';
+import type { Page, PageRequest } from './page-types.js';
+import type { StoreDatabase, TemplatesTable, TemplateVersionsTable } from './sql-schema.js';
+import { bool, count, isTrue, json, offsetOf, parse, type SqlDialectTraits } from './sql-values.js';
+import { buildTemplateVersion, versionNumbersFromTally } from './template-numbering.js';
+import type { NewTemplateVersion, Template, TemplateStore, TemplateVariable, TemplateVersion } from './templates.js';
+
+/** Attempts of a template version creation that lost a race on its number (unique constraint). */
+export const VERSION_CREATE_ATTEMPTS = 8;
+
+function templateFromRow(row: Selectable<TemplatesTable>): Template {
+  return {
+    id: row.id,
+    organizationId: row.organization_id,
+    name: row.name,
+    description: row.description,
+    subject: row.subject,
+    fromEmail: row.from_email,
+    replyTo: row.reply_to,
+    previewText: row.preview_text,
+    status: row.status as Template['status'],
+    currentVersion: row.current_version === null ? null : Number(row.current_version),
+    variables: parse<TemplateVariable[]>(row.variables),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+function versionFromRow(row: Selectable<TemplateVersionsTable>): TemplateVersion {
+  return {
+    id: row.id,
+    templateId: row.template_id,
+    version: Number(row.version),
+    name: row.name,
+    isMajor: isTrue(row.is_major),
+    subject: row.subject,
+    fromEmail: row.from_email,
+    replyTo: row.reply_to,
+    previewText: row.preview_text,
+    description: row.description,
+    content: parse<unknown[]>(row.content),
+    variables: parse<TemplateVariable[]>(row.variables),
+    renderedHtml: row.rendered_html,
+    createdByUserId: row.created_by_user_id,
+    createdBy: parse<KeyOwner>(row.created_by),
+    createdAt: row.created_at,
+    ...(row.draft_number !== null ? { draftNumber: Number(row.draft_number) } : {}),
+    ...(row.publish_number !== null ? { publishNumber: Number(row.publish_number) } : {}),
+  };
+}
+
+function versionToRow(version: TemplateVersion): TemplateVersionsTable {
+  return {
+    id: version.id,
+    template_id: version.templateId,
+    version: version.version,
+    name: version.name,
+    is_major: bool(version.isMajor),
+    subject: version.subject,
+    from_email: version.fromEmail,
+    reply_to: version.replyTo,
+    preview_text: version.previewText,
+    description: version.description,
+    content: json(version.content),
+    variables: json(version.variables),
+    rendered_html: version.renderedHtml,
+    created_by_user_id: version.createdByUserId,
+    created_by: json(version.createdBy),
+    created_at: version.createdAt,
+    draft_number: version.draftNumber ?? null,
+    publish_number: version.publishNumber ?? null,
+  };
+}
+
+/** Templates and versions. Version numbers are assigned under a row lock on the template, with a unique constraint behind it. */
+export class SqlTemplateStore implements TemplateStore {
+  constructor(
+    private readonly db: Kysely<StoreDatabase>,
+    private readonly traits: SqlDialectTraits,
+    private readonly newId: () => string,
+  ) {}
+
+  async addTemplate(template: Template): Promise<void> {
+    const row: TemplatesTable = {
+      id: template.id,
+      organization_id: template.organizationId,
+      name: template.name,
+      description: template.description,
+      subject: template.subject,
+      from_email: template.fromEmail,
+      reply_to: template.replyTo,
+      preview_text: template.previewText,
+      status: template.status,
+      current_version: template.currentVersion,
+      variables: json(template.variables),
+      created_at: template.createdAt,
+      updated_at: template.updatedAt,
+    };
+    const { id: _id, ...update } = row;
+    await this.db.insertInto('templates').values(row).onConflict((oc) => oc.column('id').doUpdateSet(update)).execute();
+  }
+
+  async addVersion(organizationId: string, version: TemplateVersion): Promise<void> {
+    const template = await this.db.selectFrom('templates').select('id').where('id', '=', version.templateId).where('organization_id', '=', organizationId).executeTakeFirst();
+    if (!template) throw new Error(`template "${version.templateId}" is not a template of organisation "${organizationId}"`);
+    await this.db.insertInto('template_versions').values(versionToRow(version)).execute();
+  }
+
+  async getTemplate(organizationId: string, id: string): Promise<Template | undefined> {
+    const row = await this.db.selectFrom('templates').selectAll().where('id', '=', id).where('organization_id', '=', organizationId).executeTakeFirst();
+    return row && templateFromRow(row);
+  }
+
+  async listTemplates(organizationId: string, page: PageRequest): Promise<Page<Template>> {
+    const [rows, total] = await Promise.all([
+      this.db
+        .selectFrom('templates')
+        .selectAll()
+        .where('organization_id', '=', organizationId)
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(page.limit)
+        .offset(offsetOf(page))
+        .execute(),
+      this.db.selectFrom('templates').select((eb) => eb.fn.countAll().as('n')).where('organization_id', '=', organizationId).executeTakeFirst(),
+    ]);
+    return { items: rows.map(templateFromRow), total: count(total?.n) };
+  }
+
+  async listVersions(organizationId: string, templateId: string): Promise<TemplateVersion[] | undefined> {
+    const template = await this.db.selectFrom('templates').select('id').where('id', '=', templateId).where('organization_id', '=', organizationId).executeTakeFirst();
+    if (!template) return undefined;
+    const rows = await this.db.selectFrom('template_versions').selectAll().where('template_id', '=', templateId).orderBy('version').execute();
+    return rows.map(versionFromRow);
+  }
+
+  async createVersion(organizationId: string, templateId: string, input: NewTemplateVersion): Promise<TemplateVersion | undefined> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.db.transaction().execute((trx) => this.#createVersionIn(trx, organizationId, templateId, input));
+      } catch (error) {
+        // Two writers that read the same highest version: one insert hits the unique constraint
+        // (template_id, version); it starts over and reads the winner's number.
+        if (!this.traits.isUniqueViolation(error) || attempt >= VERSION_CREATE_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  async #createVersionIn(trx: Transaction<StoreDatabase>, organizationId: string, templateId: string, input: NewTemplateVersion): Promise<TemplateVersion | undefined> {
+    // On PostgreSQL the template row is locked until commit, so concurrent creations for one
+    // template (from any replica) run one after another; SQLite has one writer at a time anyway.
+    const row = await trx
+      .selectFrom('templates')
+      .selectAll()
+      .where('id', '=', templateId)
+      .where('organization_id', '=', organizationId)
+      .$if(this.traits.dialect === 'postgres', (q) => q.forUpdate())
+      .executeTakeFirst();
+    if (!row) return undefined;
+    const template = templateFromRow(row);
+    const tally = await trx
+      .selectFrom('template_versions')
+      .where('template_id', '=', templateId)
+      .select((eb) => [
+        eb.fn.max('version').as('highest'),
+        eb.fn.sum<number>(eb.case().when('is_major', '=', 1).then(1).else(0).end()).as('majors'),
+        eb.fn.sum<number>(eb.case().when('is_major', '=', 1).then(0).else(1).end()).as('drafts'),
+      ])
+      .executeTakeFirst();
+    const isMajor = input.isMajor ?? false;
+    const numbers = versionNumbersFromTally({ highest: count(tally?.highest), majors: count(tally?.majors), drafts: count(tally?.drafts) }, isMajor);
+    const version = buildTemplateVersion(this.newId(), template, input, numbers);
+    await trx.insertInto('template_versions').values(versionToRow(version)).execute();
+    await trx
+      .updateTable('templates')
+      .set({
+        updated_at: input.createdAt,
+        ...(input.variables ? { variables: json(input.variables) } : {}),
+        ...(isMajor ? { status: 'published', current_version: version.version } : {}),
+      })
+      .where('id', '=', templateId)
+      .execute();
+    return version;
+  }
+}

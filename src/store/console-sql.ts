@@ -3,6 +3,7 @@
  * Timestamps are ISO 8601 text in UTC (they sort as text); lists are JSON text.
  */
 import type { Kysely } from 'kysely';
+import { createTable } from './sql-tables.js';
 import type {
   ConsoleApiKey,
   ConsoleInvitation,
@@ -40,78 +41,34 @@ export interface ConsoleTables {
 }
 
 /** The migration that creates the console's tables (`0010_console` in src/store/migrations.ts; forward-only). */
-export const createConsoleTables: MigrationFactory = ({ text }) => ({
+export const createConsoleTables: MigrationFactory = (context) => ({
   async up(db: Kysely<any>): Promise<void> {
-    await db.schema
-      .createTable('console_users')
-      .addColumn('id', text, (c) => c.primaryKey())
-      .addColumn('email', text, (c) => c.notNull().unique())
-      .addColumn('password_hash', text)
-      .addColumn('totp_secret', text)
-      .addColumn('totp_last_step', 'bigint', (c) => c.notNull().defaultTo(0))
-      .addColumn('recovery_codes', text, (c) => c.notNull())
-      .addColumn('created_at', text, (c) => c.notNull())
-      .execute();
-    await db.schema
-      .createTable('console_memberships')
-      .addColumn('user_id', text, (c) => c.notNull())
-      .addColumn('organization_id', text, (c) => c.notNull())
-      .addColumn('role', text, (c) => c.notNull())
-      .addColumn('created_at', text, (c) => c.notNull())
+    await createTable(db, context, 'console_users', {
+      id: 'key', email: { type: 'text', unique: true }, password_hash: 'text?', totp_secret: 'text?', totp_last_step: { type: 'bigint', defaultTo: 0 },
+      recovery_codes: 'text', created_at: 'text',
+    }).execute();
+    await createTable(db, context, 'console_memberships', { user_id: 'text', organization_id: 'text', role: 'text', created_at: 'text' })
       .addPrimaryKeyConstraint('console_memberships_pk', ['user_id', 'organization_id'])
       .execute();
     await db.schema.createIndex('console_memberships_by_organization').on('console_memberships').columns(['organization_id', 'role']).execute();
-    await db.schema
-      .createTable('console_invitations')
-      .addColumn('token_hash', text, (c) => c.primaryKey())
-      .addColumn('organization_id', text, (c) => c.notNull())
-      .addColumn('email', text, (c) => c.notNull())
-      .addColumn('role', text, (c) => c.notNull())
-      .addColumn('created_at', text, (c) => c.notNull())
-      .addColumn('expires_at', text, (c) => c.notNull())
-      .addColumn('invited_by', text, (c) => c.notNull())
-      .execute();
+    await createTable(db, context, 'console_invitations', {
+      token_hash: 'key', organization_id: 'text', email: 'text', role: 'text', created_at: 'text', expires_at: 'text', invited_by: 'text',
+    }).execute();
     await db.schema.createIndex('console_invitations_by_organization').on('console_invitations').columns(['organization_id', 'created_at']).execute();
-    await db.schema
-      .createTable('console_sessions')
-      .addColumn('id_hash', text, (c) => c.primaryKey())
-      .addColumn('user_id', text, (c) => c.notNull())
-      .addColumn('organization_id', text, (c) => c.notNull())
-      .addColumn('created_at', text, (c) => c.notNull())
-      .addColumn('last_seen_at', text, (c) => c.notNull())
-      .addColumn('expires_at', text, (c) => c.notNull())
-      .addColumn('pending_second_factor', 'integer', (c) => c.notNull())
-      .execute();
+    await createTable(db, context, 'console_sessions', {
+      id_hash: 'key', user_id: 'text', organization_id: 'text', created_at: 'text', last_seen_at: 'text', expires_at: 'text', pending_second_factor: 'integer',
+    }).execute();
     await db.schema.createIndex('console_sessions_by_user').on('console_sessions').column('user_id').execute();
     await db.schema.createIndex('console_sessions_by_expiry').on('console_sessions').column('expires_at').execute();
-    await db.schema
-      .createTable('console_sign_in_failures')
-      .addColumn('key', text, (c) => c.notNull())
-      .addColumn('at', text, (c) => c.notNull())
-      .execute();
+    await createTable(db, context, 'console_sign_in_failures', { key: 'text', at: 'text' }).execute();
     await db.schema.createIndex('console_sign_in_failures_by_key').on('console_sign_in_failures').columns(['key', 'at']).execute();
     await db.schema.createIndex('console_sign_in_failures_by_age').on('console_sign_in_failures').column('at').execute();
-    await db.schema
-      .createTable('console_settings')
-      .addColumn('organization_id', text, (c) => c.primaryKey())
-      .addColumn('require_second_factor', 'integer', (c) => c.notNull())
-      .execute();
-    await db.schema
-      .createTable('console_api_keys')
-      .addColumn('id', text, (c) => c.primaryKey())
-      .addColumn('organization_id', text, (c) => c.notNull())
-      .addColumn('name', text, (c) => c.notNull())
-      .addColumn('created_at', text, (c) => c.notNull())
-      .addColumn('created_by', text, (c) => c.notNull())
-      .addColumn('last_used_at', text)
-      .execute();
+    await createTable(db, context, 'console_settings', { organization_id: 'key', require_second_factor: 'integer' }).execute();
+    await createTable(db, context, 'console_api_keys', {
+      id: 'key', organization_id: 'text', name: 'text', created_at: 'text', created_by: 'text', last_used_at: 'text?',
+    }).execute();
     await db.schema.createIndex('console_api_keys_by_organization').on('console_api_keys').columns(['organization_id', 'created_at']).execute();
-    await db.schema
-      .createTable('console_latest_results')
-      .addColumn('domain', text, (c) => c.primaryKey())
-      .addColumn('checked_at', text, (c) => c.notNull())
-      .addColumn('result', text, (c) => c.notNull())
-      .execute();
+    await createTable(db, context, 'console_latest_results', { domain: 'key', checked_at: 'text', result: 'text' }).execute();
   },
 });
 

@@ -5,6 +5,7 @@
  * ISO 8601 text in UTC (they sort as text).
  */
 import { sql, type Kysely } from 'kysely';
+import { createTable } from './sql-tables.js';
 import type { LookalikeReport } from '@spoof-checker/engine';
 import type { LookalikeJob, LookalikeJobError, LookalikeJobStatus, LookalikeJobStore, NewLookalikeJob } from './lookalike-jobs.js';
 import type { MigrationFactory } from './migration-types.js';
@@ -33,25 +34,12 @@ export interface LookalikeJobTables {
 }
 
 /** The migration that creates the lookalike job table (`0007_lookalike_jobs` in src/store/migrations.ts; forward-only). */
-export const createLookalikeJobTables: MigrationFactory = ({ text }) => ({
+export const createLookalikeJobTables: MigrationFactory = (context) => ({
   async up(db: Kysely<any>): Promise<void> {
-    await db.schema
-      .createTable('lookalike_jobs')
-      .addColumn('id', text, (c) => c.primaryKey())
-      .addColumn('organization_id', text, (c) => c.notNull())
-      .addColumn('domain', text, (c) => c.notNull())
-      .addColumn('status', text, (c) => c.notNull())
-      .addColumn('done', 'integer', (c) => c.notNull())
-      .addColumn('total', 'integer', (c) => c.notNull())
-      .addColumn('runs', 'integer', (c) => c.notNull())
-      .addColumn('created_at', text, (c) => c.notNull())
-      .addColumn('updated_at', text, (c) => c.notNull())
-      .addColumn('started_at', text)
-      .addColumn('finished_at', text)
-      .addColumn('enqueued', 'integer', (c) => c.notNull())
-      .addColumn('report', text)
-      .addColumn('error', text)
-      .execute();
+    await createTable(db, context, 'lookalike_jobs', {
+      id: 'key', organization_id: 'text', domain: 'text', status: 'text', done: 'integer', total: 'integer', runs: 'integer', created_at: 'text',
+      updated_at: 'text', started_at: 'text?', finished_at: 'text?', enqueued: 'integer', report: 'text?', error: 'text?',
+    }).execute();
     // The sweeper and the start-up recovery look for unfinished jobs, oldest first.
     await db.schema.createIndex('lookalike_jobs_status').on('lookalike_jobs').columns(['status', 'created_at']).execute();
     // Retention deletes finished jobs by age.

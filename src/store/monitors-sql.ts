@@ -10,6 +10,7 @@
  * other is told `conflict` and recomputes. Timestamps are ISO 8601 text in UTC; nested values JSON.
  */
 import { sql, type Kysely } from 'kysely';
+import { createTable } from './sql-tables.js';
 import type { MigrationFactory } from './migration-types.js';
 import type {
   CommitOutcome,
@@ -74,61 +75,34 @@ export interface MonitorTables {
 }
 
 /** The migration that creates the monitor tables (`0003_monitors`; forward-only). */
-export const createMonitorTables: MigrationFactory = ({ text, bytes }) => ({
+export const createMonitorTables: MigrationFactory = (context) => ({
   async up(db: Kysely<any>): Promise<void> {
-    await db.schema
-      .createTable('monitors')
-      .addColumn('id', text, (c) => c.primaryKey())
-      .addColumn('organization_id', text, (c) => c.notNull())
-      .addColumn('domain', text, (c) => c.notNull())
-      .addColumn('interval_minutes', 'integer', (c) => c.notNull())
-      .addColumn('webhook_url', text)
-      .addColumn('checks', text, (c) => c.notNull())
-      .addColumn('sealed_secret', text, (c) => c.notNull())
-      .addColumn('machine', text, (c) => c.notNull())
-      .addColumn('last_result', text)
-      .addColumn('next_run_at', text, (c) => c.notNull())
-      .addColumn('lease_until', text)
-      .addColumn('version', 'integer', (c) => c.notNull())
-      .addColumn('history_seq', 'integer', (c) => c.notNull())
-      .addColumn('created_at', text, (c) => c.notNull())
-      .addColumn('updated_at', text, (c) => c.notNull())
+    await createTable(db, context, 'monitors', {
+      id: 'key', organization_id: 'text', domain: 'text', interval_minutes: 'integer', webhook_url: 'text?', checks: 'text', sealed_secret: 'text',
+      machine: 'text', last_result: 'text?', next_run_at: 'text', lease_until: 'text?', version: 'integer', history_seq: 'integer', created_at: 'text',
+      updated_at: 'text',
+    })
       // One monitor per domain and organisation (a second is a 409), whatever process adds it.
       .addUniqueConstraint('monitors_unique_domain', ['organization_id', 'domain'])
       .execute();
     await db.schema.createIndex('monitors_by_organization').on('monitors').columns(['organization_id', 'created_at', 'id']).execute();
     await db.schema.createIndex('monitors_by_next_run').on('monitors').columns(['next_run_at']).execute();
     await db.schema.createIndex('monitors_by_domain').on('monitors').columns(['domain', 'created_at']).execute();
-    await db.schema
-      .createTable('monitor_history')
-      .addColumn('monitor_id', text, (c) => c.notNull().references('monitors.id').onDelete('cascade'))
-      .addColumn('seq', 'integer', (c) => c.notNull())
-      .addColumn('type', text, (c) => c.notNull())
-      .addColumn('at', text, (c) => c.notNull())
-      .addColumn('run_id', text)
-      .addColumn('document', text, (c) => c.notNull())
+    await createTable(db, context, 'monitor_history', {
+      monitor_id: { type: 'text', references: 'monitors.id', onDelete: 'cascade' }, seq: 'integer', type: 'text', at: 'text', run_id: 'text?', document: 'text',
+    })
       .addPrimaryKeyConstraint('monitor_history_pk', ['monitor_id', 'seq'])
       .execute();
     // A run is written once (NULLs, the change rows, are distinct in both databases).
     await db.schema.createIndex('monitor_history_unique_run').on('monitor_history').columns(['monitor_id', 'run_id']).unique().execute();
     await db.schema.createIndex('monitor_history_by_age').on('monitor_history').column('at').execute();
-    await db.schema
-      .createTable('monitor_deliveries')
-      .addColumn('id', text, (c) => c.primaryKey())
-      .addColumn('monitor_id', text, (c) => c.notNull().references('monitors.id').onDelete('cascade'))
-      .addColumn('organization_id', text, (c) => c.notNull())
-      .addColumn('status', text, (c) => c.notNull())
-      .addColumn('next_attempt_at', text)
-      .addColumn('created_at', text, (c) => c.notNull())
-      .addColumn('document', text, (c) => c.notNull())
-      .execute();
+    await createTable(db, context, 'monitor_deliveries', {
+      id: 'key', monitor_id: { type: 'text', references: 'monitors.id', onDelete: 'cascade' }, organization_id: 'text', status: 'text',
+      next_attempt_at: 'text?', created_at: 'text', document: 'text',
+    }).execute();
     await db.schema.createIndex('monitor_deliveries_due').on('monitor_deliveries').columns(['status', 'next_attempt_at']).execute();
     await db.schema.createIndex('monitor_deliveries_by_monitor').on('monitor_deliveries').columns(['monitor_id', 'created_at', 'id']).execute();
-    await db.schema
-      .createTable('server_secrets')
-      .addColumn('name', text, (c) => c.primaryKey())
-      .addColumn('value', bytes, (c) => c.notNull())
-      .execute();
+    await createTable(db, context, 'server_secrets', { name: 'key', value: 'bytes' }).execute();
   },
 });
 

@@ -3,6 +3,7 @@
  * token's hash is unique and indexed (a visit finds its link in one lookup); the token is never stored.
  */
 import type { Kysely } from 'kysely';
+import { createTable } from './sql-tables.js';
 import type { MigrationFactory } from './migration-types.js';
 import type { ShareLink, ShareLinkStore } from './share-links.js';
 
@@ -22,20 +23,12 @@ export interface ShareLinkTables {
 }
 
 /** The migration `0012_share_links` (forward-only). */
-export const createShareLinkTables: MigrationFactory = ({ text }) => ({
+export const createShareLinkTables: MigrationFactory = (context) => ({
   async up(db: Kysely<any>): Promise<void> {
-    await db.schema
-      .createTable('share_links')
-      .addColumn('id', text, (c) => c.primaryKey())
-      .addColumn('token_hash', text, (c) => c.notNull().unique())
-      .addColumn('organization_id', text, (c) => c.notNull())
-      .addColumn('domain', text, (c) => c.notNull())
-      .addColumn('label', text, (c) => c.notNull())
-      .addColumn('created_at', text, (c) => c.notNull())
-      .addColumn('created_by', text, (c) => c.notNull())
-      .addColumn('expires_at', text, (c) => c.notNull())
-      .addColumn('revoked_at', text)
-      .execute();
+    await createTable(db, context, 'share_links', {
+      id: 'key', token_hash: { type: 'text', unique: true }, organization_id: 'text', domain: 'text', label: 'text', created_at: 'text', created_by: 'text',
+      expires_at: 'text', revoked_at: 'text?',
+    }).execute();
     await db.schema.createIndex('share_links_by_domain').on('share_links').columns(['organization_id', 'domain', 'created_at']).execute();
   },
 });

@@ -3,8 +3,7 @@
  */
 import type { AlertChannel, AlertChannelPatch, AlertStore } from './alerts.js';
 import type { Timestamp } from './page-types.js';
-
-const copy = <T>(value: T): T => structuredClone(value);
+import { copy } from './pagination.js';
 
 /** Oldest first by createdAt, then id. */
 function oldestFirst(a: AlertChannel, b: AlertChannel): number {

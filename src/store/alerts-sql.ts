@@ -9,6 +9,7 @@ import { createTable } from './sql-tables.js';
 import type { AlertChannel, AlertChannelPatch, AlertStore } from './alerts.js';
 import type { MigrationFactory } from './migration-types.js';
 import type { Timestamp } from './page-types.js';
+import { json, parse } from './sql-values.js';
 
 /** The alert tables, as Kysely sees them. */
 export interface AlertTables {
@@ -45,9 +46,6 @@ export const createAlertTables: MigrationFactory = (context) => ({
     await createTable(db, context, 'alert_settings', { organization_id: 'key', document: 'text' }).execute();
   },
 });
-
-const json = (value: unknown): string => JSON.stringify(value);
-const parse = <T>(text: string): T => JSON.parse(text) as T;
 
 /** The SQL implementation of {@link AlertStore}. */
 export class SqlAlertStore implements AlertStore {

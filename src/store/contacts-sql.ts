@@ -1,7 +1,7 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { ChannelSubscription, Contact, ContactChannel, ContactGroup, ContactPage, ContactQuery, ContactStatus, ContactStore } from './contacts.js';
-import type { StoreDatabase } from './sql-schema.js';
-import { count, json, offsetOf, parse, type SqlDialectTraits } from './sql-values.js';
+import type { ContactsTable, StoreDatabase } from './sql-schema.js';
+import { count, json, newestFirstPage, parse, type SqlDialectTraits } from './sql-values.js';
 
 /** Contacts, groups and channels. */
 export class SqlContactStore implements ContactStore {
@@ -54,9 +54,8 @@ export class SqlContactStore implements ContactStore {
       .where('organization_id', '=', organizationId)
       .$if(query.status !== undefined, (q) => q.where('status', '=', query.status as ContactStatus))
       .$if(search !== undefined, (q) => q.where(sql<number>`${sql.raw(position)}(email_lower, ${search})`, '>', 0));
-    const [rows, total, counts, groups, channels] = await Promise.all([
-      matching.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(query.limit).offset(offsetOf(query)).execute(),
-      matching.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst(),
+    const [{ items: rows, total }, counts, groups, channels] = await Promise.all([
+      newestFirstPage(matching, query, (row: Selectable<ContactsTable>) => row),
       // Organisation-wide: the filters of the query do not apply (spec: Pagination rule 7).
       this.db
         .selectFrom('contacts')
@@ -99,7 +98,7 @@ export class SqlContactStore implements ContactStore {
           }),
         };
       }),
-      total: count(total?.n),
+      total,
       totalContacts: count(counts?.all),
       subscribedContacts: count(counts?.subscribed),
       unsubscribedContacts: count(counts?.unsubscribed),

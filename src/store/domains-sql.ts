@@ -2,7 +2,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { DnsRecord, Domain, DomainPatch, DomainStore, TlsMode } from './domains.js';
 import type { Page, PageRequest, Timestamp } from './page-types.js';
 import type { DnsRecordsTable, DomainsTable, StoreDatabase } from './sql-schema.js';
-import { bool, count, isTrue, offsetOf, type SqlDialectTraits } from './sql-values.js';
+import { bool, isTrue, newestFirstPage, type SqlDialectTraits } from './sql-values.js';
 
 function dnsRecordFromRow(row: Selectable<DnsRecordsTable>): DnsRecord {
   return {
@@ -122,15 +122,12 @@ export class SqlDomainStore implements DomainStore {
 
   async list(organizationId: string, page: PageRequest): Promise<Page<Domain>> {
     const live = this.db.selectFrom('domains').where('organization_id', '=', organizationId).where('deleted_at', 'is', null);
-    const [rows, total] = await Promise.all([
-      live.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(offsetOf(page)).execute(),
-      live.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst(),
-    ]);
+    const { items: rows, total } = await newestFirstPage(live, page, (row: Selectable<DomainsTable>) => row);
     const records = await this.#liveRecords(
       this.db,
       rows.map((r) => r.id),
     );
-    return { items: rows.map((r) => domainFromRow(r, records.get(r.id) ?? [])), total: count(total?.n) };
+    return { items: rows.map((r) => domainFromRow(r, records.get(r.id) ?? [])), total };
   }
 
   async update(organizationId: string, id: string, patch: DomainPatch, now: Timestamp): Promise<Domain | undefined> {

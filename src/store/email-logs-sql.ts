@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { withEventsInOrder, type EmailLog, type EmailLogStore } from './email-logs.js';
 import type { Page, PageRequest } from './page-types.js';
 import type { StoreDatabase } from './sql-schema.js';
-import { count, json, offsetOf, parse } from './sql-values.js';
+import { json, newestFirstPage, parse } from './sql-values.js';
 
 /** Email logs: one JSON document per log, indexed by organisation and age. */
 export class SqlEmailLogStore implements EmailLogStore {
@@ -23,18 +23,7 @@ export class SqlEmailLogStore implements EmailLogStore {
   }
 
   async list(organizationId: string, page: PageRequest): Promise<Page<EmailLog>> {
-    const [rows, total] = await Promise.all([
-      this.db
-        .selectFrom('email_logs')
-        .select('document')
-        .where('organization_id', '=', organizationId)
-        .orderBy('created_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(page.limit)
-        .offset(offsetOf(page))
-        .execute(),
-      this.db.selectFrom('email_logs').select((eb) => eb.fn.countAll().as('n')).where('organization_id', '=', organizationId).executeTakeFirst(),
-    ]);
-    return { items: rows.map((r) => withEventsInOrder(parse<EmailLog>(r.document))), total: count(total?.n) };
+    const matching = this.db.selectFrom('email_logs').where('organization_id', '=', organizationId);
+    return newestFirstPage(matching, page, (r: { document: string }) => withEventsInOrder(parse<EmailLog>(r.document)), ['document']);
   }
 }

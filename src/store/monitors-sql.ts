@@ -24,7 +24,8 @@ import type {
   NewMonitorHistoryEntry,
   WebhookDelivery,
 } from './monitors.js';
-import type { Page, PageRequest, Timestamp } from './types.js';
+import type { Page, PageRequest, Timestamp } from './page-types.js';
+import { count, json, newestFirstPage, offsetOf, parse } from './sql-values.js';
 
 /** Rows one prune DELETE removes at most. */
 export const MONITOR_PRUNE_BATCH = 1_000;
@@ -108,9 +109,6 @@ export const createMonitorTables: MigrationFactory = (context) => ({
 
 type MonitorRow = MonitorTables['monitors'];
 
-const json = (value: unknown): string => JSON.stringify(value);
-const parse = <T>(text: string): T => JSON.parse(text) as T;
-
 function toMonitor(row: MonitorRow): Monitor {
   return {
     id: row.id,
@@ -152,10 +150,6 @@ function toRow(monitor: Monitor): MonitorRow {
 
 function deliveryRow(d: WebhookDelivery): MonitorTables['monitor_deliveries'] {
   return { id: d.id, monitor_id: d.monitorId, organization_id: d.organizationId, status: d.status, next_attempt_at: d.nextAttemptAt, created_at: d.createdAt, document: json(d) };
-}
-
-function offsetOf(page: PageRequest): number {
-  return (page.page - 1) * page.limit;
 }
 
 /** The SQL implementation of {@link MonitorStore}, on a database that has run {@link createMonitorTables}. */
@@ -206,19 +200,7 @@ export class SqlMonitorStore implements MonitorStore {
   }
 
   async list(organizationId: string, page: PageRequest): Promise<Page<Monitor>> {
-    const [rows, total] = await Promise.all([
-      this.#db
-        .selectFrom('monitors')
-        .selectAll()
-        .where('organization_id', '=', organizationId)
-        .orderBy('created_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(page.limit)
-        .offset(offsetOf(page))
-        .execute(),
-      this.#db.selectFrom('monitors').select((eb) => eb.fn.countAll().as('n')).where('organization_id', '=', organizationId).executeTakeFirst(),
-    ]);
-    return { items: rows.map(toMonitor), total: Number(total?.n ?? 0) };
+    return newestFirstPage(this.#db.selectFrom('monitors').where('organization_id', '=', organizationId), page, toMonitor);
   }
 
   async update(organizationId: string, id: string, patch: MonitorPatch, now: Timestamp): Promise<Monitor | undefined> {
@@ -302,7 +284,7 @@ export class SqlMonitorStore implements MonitorStore {
       this.#db.selectFrom('monitor_history').select(['seq', 'document']).where('monitor_id', '=', monitorId).orderBy('seq', 'desc').limit(page.limit).offset(offsetOf(page)).execute(),
       this.#db.selectFrom('monitor_history').select((eb) => eb.fn.countAll().as('n')).where('monitor_id', '=', monitorId).executeTakeFirst(),
     ]);
-    return { items: rows.map((r) => ({ ...parse<NewMonitorHistoryEntry>(r.document), seq: Number(r.seq) })), total: Number(total?.n ?? 0) };
+    return { items: rows.map((r) => ({ ...parse<NewMonitorHistoryEntry>(r.document), seq: Number(r.seq) })), total: count(total?.n) };
   }
 
   async history(organizationId: string, monitorId: string, page: PageRequest): Promise<Page<MonitorHistoryEntry> | undefined> {
@@ -347,19 +329,8 @@ export class SqlMonitorStore implements MonitorStore {
   async deliveries(organizationId: string, monitorId: string, page: PageRequest): Promise<Page<WebhookDelivery> | undefined> {
     const own = await this.#db.selectFrom('monitors').select('id').where('id', '=', monitorId).where('organization_id', '=', organizationId).executeTakeFirst();
     if (!own) return undefined;
-    const [rows, total] = await Promise.all([
-      this.#db
-        .selectFrom('monitor_deliveries')
-        .select('document')
-        .where('monitor_id', '=', monitorId)
-        .orderBy('created_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(page.limit)
-        .offset(offsetOf(page))
-        .execute(),
-      this.#db.selectFrom('monitor_deliveries').select((eb) => eb.fn.countAll().as('n')).where('monitor_id', '=', monitorId).executeTakeFirst(),
-    ]);
-    return { items: rows.map((r) => parse<WebhookDelivery>(r.document)), total: Number(total?.n ?? 0) };
+    const matching = this.#db.selectFrom('monitor_deliveries').where('monitor_id', '=', monitorId);
+    return newestFirstPage(matching, page, (r: { document: string }) => parse<WebhookDelivery>(r.document), ['document']);
   }
 
   async getDelivery(organizationId: string, monitorId: string, id: string): Promise<WebhookDelivery | undefined> {

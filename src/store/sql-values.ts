@@ -3,7 +3,8 @@
  * and PostgreSQL hold (JSON as text, booleans as 0/1, counts that a driver may return as strings),
  * offset paging, and how a dialect differs where Kysely's query builder does not hide it.
  */
-import type { PageRequest } from './page-types.js';
+import type { SelectQueryBuilder } from 'kysely';
+import type { Page, PageRequest } from './page-types.js';
 import type { SqlDialectName } from './migration-types.js';
 
 /** How a dialect differs where Kysely's query builder does not hide it. */
@@ -33,4 +34,21 @@ export const count = (value: unknown): number => Number(value ?? 0);
 /** The number of rows before `page` (spec: Pagination rules 1–3). */
 export function offsetOf(page: PageRequest): number {
   return (page.page - 1) * page.limit;
+}
+
+/** A query narrowed to the rows that match (its FROM and WHERE), before anything is selected. */
+export type MatchingRows = SelectQueryBuilder<any, any, object>;
+
+/**
+ * One page of the matching rows, newest first (`created_at`, then `id`, both descending: the
+ * memory stores' order, src/store/pagination.ts), each made an item by `toItem`, and how many rows
+ * match. `columns` narrows what is read (default every column).
+ */
+export async function newestFirstPage<Row, T>(matching: MatchingRows, page: PageRequest, toItem: (row: Row) => T, columns?: readonly string[]): Promise<Page<T>> {
+  const selected = columns ? matching.select(columns as never) : matching.selectAll();
+  const [rows, total] = await Promise.all([
+    selected.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(offsetOf(page)).execute(),
+    matching.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst(),
+  ]);
+  return { items: (rows as Row[]).map(toItem), total: count(total?.n) };
 }

@@ -2,7 +2,7 @@ import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { KeyOwner } from './api-keys.js';
 import type { Page, PageRequest } from './page-types.js';
 import type { StoreDatabase, TemplatesTable, TemplateVersionsTable } from './sql-schema.js';
-import { bool, count, isTrue, json, offsetOf, parse, type SqlDialectTraits } from './sql-values.js';
+import { bool, count, isTrue, json, newestFirstPage, parse, type SqlDialectTraits } from './sql-values.js';
 import { buildTemplateVersion, versionNumbersFromTally } from './template-numbering.js';
 import type { NewTemplateVersion, Template, TemplateStore, TemplateVariable, TemplateVersion } from './templates.js';
 
@@ -113,19 +113,7 @@ export class SqlTemplateStore implements TemplateStore {
   }
 
   async listTemplates(organizationId: string, page: PageRequest): Promise<Page<Template>> {
-    const [rows, total] = await Promise.all([
-      this.db
-        .selectFrom('templates')
-        .selectAll()
-        .where('organization_id', '=', organizationId)
-        .orderBy('created_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(page.limit)
-        .offset(offsetOf(page))
-        .execute(),
-      this.db.selectFrom('templates').select((eb) => eb.fn.countAll().as('n')).where('organization_id', '=', organizationId).executeTakeFirst(),
-    ]);
-    return { items: rows.map(templateFromRow), total: count(total?.n) };
+    return newestFirstPage(this.db.selectFrom('templates').where('organization_id', '=', organizationId), page, templateFromRow);
   }
 
   async listVersions(organizationId: string, templateId: string): Promise<TemplateVersion[] | undefined> {

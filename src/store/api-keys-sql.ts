@@ -1,18 +1,14 @@
 import type { Kysely } from 'kysely';
 import { digestsEqual, type ApiKeyRecord, type ApiKeyStore, type KeyOwner, type Organization } from './api-keys.js';
 import type { StoreDatabase } from './sql-schema.js';
-import { json, parse } from './sql-values.js';
+import { json, parse, upsertById } from './sql-values.js';
 
 /** Organisations and keys. Keys are found by their SHA-256 digest (indexed) and compared in constant time. */
 export class SqlApiKeyStore implements ApiKeyStore {
   constructor(private readonly db: Kysely<StoreDatabase>) {}
 
   async addOrganization(organization: Organization): Promise<void> {
-    await this.db
-      .insertInto('organizations')
-      .values({ id: organization.id, name: organization.name })
-      .onConflict((oc) => oc.column('id').doUpdateSet({ name: organization.name }))
-      .execute();
+    await upsertById(this.db, 'organizations', { id: organization.id, name: organization.name });
   }
 
   async getOrganization(id: string): Promise<Organization | undefined> {

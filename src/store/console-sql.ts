@@ -18,6 +18,7 @@ import type {
 } from './console.js';
 import type { MigrationFactory, SqlDialectName } from './migration-types.js';
 import type { Timestamp } from './page-types.js';
+import { fromColumns, json, parse, toColumns } from './sql-values.js';
 
 /** The console's tables, as Kysely sees them. */
 export interface ConsoleTables {
@@ -73,44 +74,23 @@ export const createConsoleTables: MigrationFactory = (context) => ({
 });
 
 type UserRow = ConsoleTables['console_users'];
+/** The fields of each console row held as they are. */
+const USER_FIELDS = ['id', 'email', 'passwordHash', 'totpSecret', 'createdAt'] as const;
+const MEMBERSHIP_FIELDS = ['userId', 'organizationId', 'role', 'createdAt'] as const;
+const INVITATION_FIELDS = ['tokenHash', 'organizationId', 'email', 'role', 'createdAt', 'expiresAt', 'invitedBy'] as const;
+const SESSION_FIELDS = ['idHash', 'userId', 'organizationId', 'createdAt', 'lastSeenAt', 'expiresAt'] as const;
+const KEY_FIELDS = ['id', 'organizationId', 'name', 'createdAt', 'createdBy', 'lastUsedAt'] as const;
+
 function toUser(row: UserRow): ConsoleUser {
-  return {
-    id: row.id,
-    email: row.email,
-    passwordHash: row.password_hash,
-    totpSecret: row.totp_secret,
-    totpLastStep: Number(row.totp_last_step),
-    recoveryCodes: JSON.parse(row.recovery_codes) as string[],
-    createdAt: row.created_at,
-  };
+  return { ...fromColumns(row, USER_FIELDS), totpLastStep: Number(row.totp_last_step), recoveryCodes: parse<string[]>(row.recovery_codes) };
 }
-const toMembership = (row: ConsoleTables['console_memberships']): ConsoleMembership => ({ userId: row.user_id, organizationId: row.organization_id, role: row.role, createdAt: row.created_at });
-const toInvitation = (row: ConsoleTables['console_invitations']): ConsoleInvitation => ({
-  tokenHash: row.token_hash,
-  organizationId: row.organization_id,
-  email: row.email,
-  role: row.role,
-  createdAt: row.created_at,
-  expiresAt: row.expires_at,
-  invitedBy: row.invited_by,
-});
+const toMembership = (row: ConsoleTables['console_memberships']): ConsoleMembership => fromColumns(row, MEMBERSHIP_FIELDS);
+const toInvitation = (row: ConsoleTables['console_invitations']): ConsoleInvitation => fromColumns(row, INVITATION_FIELDS);
 const toSession = (row: ConsoleTables['console_sessions']): ConsoleSession => ({
-  idHash: row.id_hash,
-  userId: row.user_id,
-  organizationId: row.organization_id,
-  createdAt: row.created_at,
-  lastSeenAt: row.last_seen_at,
-  expiresAt: row.expires_at,
+  ...fromColumns(row, SESSION_FIELDS),
   pendingSecondFactor: Number(row.pending_second_factor) === 1,
 });
-const toKey = (row: ConsoleTables['console_api_keys']): ConsoleApiKey => ({
-  id: row.id,
-  organizationId: row.organization_id,
-  name: row.name,
-  createdAt: row.created_at,
-  createdBy: row.created_by,
-  lastUsedAt: row.last_used_at,
-});
+const toKey = (row: ConsoleTables['console_api_keys']): ConsoleApiKey => fromColumns(row, KEY_FIELDS);
 
 /** The SQL implementation of {@link ConsoleStore}. */
 export class SqlConsoleStore implements ConsoleStore {
@@ -128,15 +108,7 @@ export class SqlConsoleStore implements ConsoleStore {
     try {
       await this.#db
         .insertInto('console_users')
-        .values({
-          id: user.id,
-          email: user.email,
-          password_hash: user.passwordHash,
-          totp_secret: user.totpSecret,
-          totp_last_step: user.totpLastStep,
-          recovery_codes: JSON.stringify(user.recoveryCodes),
-          created_at: user.createdAt,
-        })
+        .values({ ...toColumns(user, USER_FIELDS), totp_last_step: user.totpLastStep, recovery_codes: json(user.recoveryCodes) })
         .execute();
       return 'created';
     } catch (error) {
@@ -157,7 +129,7 @@ export class SqlConsoleStore implements ConsoleStore {
     if (patch.passwordHash !== undefined) set.password_hash = patch.passwordHash;
     if (patch.totpSecret !== undefined) set.totp_secret = patch.totpSecret;
     if (patch.totpLastStep !== undefined) set.totp_last_step = patch.totpLastStep;
-    if (patch.recoveryCodes !== undefined) set.recovery_codes = JSON.stringify(patch.recoveryCodes);
+    if (patch.recoveryCodes !== undefined) set.recovery_codes = json(patch.recoveryCodes);
     if (Object.keys(set).length === 0) return (await this.getUser(id)) !== undefined;
     const result = await this.#db.updateTable('console_users').set(set).where('id', '=', id).executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
@@ -177,7 +149,7 @@ export class SqlConsoleStore implements ConsoleStore {
   async putMembership(m: ConsoleMembership): Promise<void> {
     await this.#db
       .insertInto('console_memberships')
-      .values({ user_id: m.userId, organization_id: m.organizationId, role: m.role, created_at: m.createdAt })
+      .values(toColumns(m, MEMBERSHIP_FIELDS))
       .onConflict((oc) => oc.columns(['user_id', 'organization_id']).doUpdateSet({ role: m.role }))
       .execute();
   }
@@ -229,7 +201,7 @@ export class SqlConsoleStore implements ConsoleStore {
   async addInvitation(i: ConsoleInvitation): Promise<void> {
     await this.#db
       .insertInto('console_invitations')
-      .values({ token_hash: i.tokenHash, organization_id: i.organizationId, email: i.email, role: i.role, created_at: i.createdAt, expires_at: i.expiresAt, invited_by: i.invitedBy })
+      .values(toColumns(i, INVITATION_FIELDS))
       .execute();
   }
   async getInvitation(tokenHash: string): Promise<ConsoleInvitation | undefined> {
@@ -308,7 +280,7 @@ export class SqlConsoleStore implements ConsoleStore {
   async addApiKey(k: ConsoleApiKey): Promise<void> {
     await this.#db
       .insertInto('console_api_keys')
-      .values({ id: k.id, organization_id: k.organizationId, name: k.name, created_at: k.createdAt, created_by: k.createdBy, last_used_at: k.lastUsedAt })
+      .values(toColumns(k, KEY_FIELDS))
       .execute();
   }
   async apiKeys(organizationId: string): Promise<ConsoleApiKey[]> {

@@ -1,4 +1,4 @@
-import type { Contact, ContactChannel, ContactGroup, ContactPage, ContactQuery, ContactStore, ContactView } from './contacts.js';
+import { subscriptionOf, type Contact, type ContactChannel, type ContactGroup, type ContactPage, type ContactQuery, type ContactStore, type ContactView } from './contacts.js';
 import { copy, newestFirst, paginate } from './pagination.js';
 
 /** Contacts, groups and channels held in memory. */
@@ -48,11 +48,7 @@ export class MemoryContactStore implements ContactStore {
         return group && group.organizationId === organizationId ? [{ id: group.id, name: group.name }] : [];
       }),
       // Every channel of the organisation: an explicit enrolment wins, otherwise the channel's default.
-      channels: channels.map((ch) => {
-        const enrolment = enrolments[ch.id];
-        const subscription = enrolment === 'enrolled' ? 'opt_in' : enrolment === 'unenrolled' ? 'opt_out' : ch.defaultSubscription;
-        return { id: ch.id, name: ch.name, subscription };
-      }),
+      channels: channels.map((ch) => ({ id: ch.id, name: ch.name, subscription: subscriptionOf(enrolments[ch.id], ch.defaultSubscription) })),
     };
   }
 }

@@ -1,7 +1,10 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
-import type { ChannelSubscription, Contact, ContactChannel, ContactGroup, ContactPage, ContactQuery, ContactStatus, ContactStore } from './contacts.js';
+import { subscriptionOf, type ChannelSubscription, type Contact, type ContactChannel, type ContactGroup, type ContactPage, type ContactQuery, type ContactStatus, type ContactStore } from './contacts.js';
 import type { ContactsTable, StoreDatabase } from './sql-schema.js';
-import { count, json, newestFirstPage, parse, type SqlDialectTraits } from './sql-values.js';
+import { count, fromColumns, json, newestFirstPage, parse, toColumns, upsertById, type SqlDialectTraits } from './sql-values.js';
+
+/** The fields of a contact its row holds as they are. */
+const CONTACT_FIELDS = ['id', 'organizationId', 'email', 'firstName', 'lastName', 'status', 'suppressionReason', 'suppressedAt', 'createdAt', 'updatedAt'] as const;
 
 /** Contacts, groups and channels. */
 export class SqlContactStore implements ContactStore {
@@ -11,38 +14,21 @@ export class SqlContactStore implements ContactStore {
   ) {}
 
   async addGroup(group: ContactGroup): Promise<void> {
-    await this.db
-      .insertInto('contact_groups')
-      .values({ id: group.id, organization_id: group.organizationId, name: group.name })
-      .onConflict((oc) => oc.column('id').doUpdateSet({ organization_id: group.organizationId, name: group.name }))
-      .execute();
+    await upsertById(this.db, 'contact_groups', toColumns(group, ['id', 'organizationId', 'name']));
   }
 
   async addChannel(channel: ContactChannel): Promise<void> {
-    const row = { id: channel.id, organization_id: channel.organizationId, name: channel.name, default_subscription: channel.defaultSubscription };
-    const { id: _id, ...update } = row;
-    await this.db.insertInto('contact_channels').values(row).onConflict((oc) => oc.column('id').doUpdateSet(update)).execute();
+    await upsertById(this.db, 'contact_channels', toColumns(channel, ['id', 'organizationId', 'name', 'defaultSubscription']));
   }
 
   async addContact(contact: Contact): Promise<void> {
-    const row = {
-      id: contact.id,
-      organization_id: contact.organizationId,
-      email: contact.email,
+    await upsertById(this.db, 'contacts', {
+      ...toColumns(contact, CONTACT_FIELDS),
       email_lower: contact.email.toLowerCase(),
-      first_name: contact.firstName,
-      last_name: contact.lastName,
-      status: contact.status,
       properties: json(contact.properties),
       group_ids: json(contact.groupIds),
       enrolments: json(contact.enrolments),
-      suppression_reason: contact.suppressionReason,
-      suppressed_at: contact.suppressedAt,
-      created_at: contact.createdAt,
-      updated_at: contact.updatedAt,
-    };
-    const { id: _id, ...update } = row;
-    await this.db.insertInto('contacts').values(row).onConflict((oc) => oc.column('id').doUpdateSet(update)).execute();
+    });
   }
 
   async list(organizationId: string, query: ContactQuery): Promise<ContactPage> {
@@ -75,27 +61,15 @@ export class SqlContactStore implements ContactStore {
         const groupIds = parse<string[]>(c.group_ids);
         const enrolments = parse<Contact['enrolments']>(c.enrolments);
         return {
-          id: c.id,
-          email: c.email,
-          firstName: c.first_name,
-          lastName: c.last_name,
+          ...fromColumns(c, CONTACT_FIELDS),
           status: c.status as ContactStatus,
           properties: parse<Record<string, string>>(c.properties),
-          suppressionReason: c.suppression_reason,
-          suppressedAt: c.suppressed_at,
-          createdAt: c.created_at,
-          updatedAt: c.updated_at,
           groups: groupIds.flatMap((id) => {
             const name = groupNames.get(id);
             return name === undefined ? [] : [{ id, name }];
           }),
           // Every channel of the organisation: an explicit enrolment wins, otherwise the channel's default.
-          channels: channels.map((ch) => {
-            const enrolment = enrolments[ch.id];
-            const subscription: ChannelSubscription =
-              enrolment === 'enrolled' ? 'opt_in' : enrolment === 'unenrolled' ? 'opt_out' : (ch.default_subscription as ChannelSubscription);
-            return { id: ch.id, name: ch.name, subscription };
-          }),
+          channels: channels.map((ch) => ({ id: ch.id, name: ch.name, subscription: subscriptionOf(enrolments[ch.id], ch.default_subscription as ChannelSubscription) })),
         };
       }),
       total,

@@ -69,3 +69,8 @@ export interface ContactStore {
   /** Filtered, newest first, with the organisation-wide unfiltered counts. */
   list(organizationId: string, query: ContactQuery): Promise<ContactPage>;
 }
+
+/** A contact's subscription to a channel: an explicit enrolment wins, otherwise the channel's default. */
+export function subscriptionOf(enrolment: Contact['enrolments'][string] | undefined, channelDefault: ChannelSubscription): ChannelSubscription {
+  return enrolment === 'enrolled' ? 'opt_in' : enrolment === 'unenrolled' ? 'opt_out' : channelDefault;
+}

@@ -2,48 +2,32 @@ import type { Kysely, Selectable } from 'kysely';
 import type { DnsRecord, Domain, DomainPatch, DomainStore, TlsMode } from './domains.js';
 import type { Page, PageRequest, Timestamp } from './page-types.js';
 import type { DnsRecordsTable, DomainsTable, StoreDatabase } from './sql-schema.js';
-import { bool, isTrue, newestFirstPage, type SqlDialectTraits } from './sql-values.js';
+import { bool, flagsFromColumns, flagsToColumns, fromColumns, newestFirstPage, toColumns, upsertById, type SqlDialectTraits } from './sql-values.js';
+
+/** The fields of a DNS record its row holds as they are. */
+const DNS_RECORD_FIELDS = ['id', 'recordType', 'recordTypeName', 'domain', 'name', 'value', 'ttl', 'status', 'createdAt', 'updatedAt', 'deletedAt'] as const;
+/** The fields of a domain its row holds as they are (the flags are 0/1). */
+const DOMAIN_FIELDS = [
+  'id', 'organizationId', 'domain', 'status', 'customReturnPath', 'trackingSubdomain', 'verificationFailedReason', 'lastVerifiedAt', 'createdAt', 'updatedAt', 'deletedAt',
+] as const;
+/** The domain's flags, stored 0/1. */
+const DOMAIN_FLAGS = [
+  'userVerifiedDomain', 'systemVerified', 'isClickTrackingEnabled', 'isOpenTrackingEnabled', 'isTrackingDomain', 'isSendingEmailEnabled', 'isReceivingEmailEnabled',
+] as const;
+
+/** The flags a domain update may change. */
+const PATCH_FLAGS = ['isClickTrackingEnabled', 'isOpenTrackingEnabled', 'isSendingEmailEnabled', 'isReceivingEmailEnabled'] as const;
 
 function dnsRecordFromRow(row: Selectable<DnsRecordsTable>): DnsRecord {
-  return {
-    id: row.id,
-    recordType: row.record_type,
-    recordTypeName: row.record_type_name,
-    domain: row.domain,
-    name: row.name,
-    value: row.value,
-    ttl: row.ttl,
-    priority: row.priority === null ? null : Number(row.priority),
-    status: row.status,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    deletedAt: row.deleted_at,
-  };
+  return { ...fromColumns(row, DNS_RECORD_FIELDS), priority: row.priority === null ? null : Number(row.priority) };
 }
 
 function domainFromRow(row: Selectable<DomainsTable>, records: DnsRecord[]): Domain {
-  return {
-    id: row.id,
-    organizationId: row.organization_id,
-    domain: row.domain,
-    status: row.status,
-    userVerifiedDomain: isTrue(row.user_verified_domain),
-    systemVerified: isTrue(row.system_verified),
-    customReturnPath: row.custom_return_path,
-    trackingSubdomain: row.tracking_subdomain,
-    isClickTrackingEnabled: isTrue(row.is_click_tracking_enabled),
-    isOpenTrackingEnabled: isTrue(row.is_open_tracking_enabled),
-    tls: row.tls as TlsMode,
-    isTrackingDomain: isTrue(row.is_tracking_domain),
-    isSendingEmailEnabled: isTrue(row.is_sending_email_enabled),
-    isReceivingEmailEnabled: isTrue(row.is_receiving_email_enabled),
-    verificationFailedReason: row.verification_failed_reason,
-    dnsRecords: records,
-    lastVerifiedAt: row.last_verified_at,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    deletedAt: row.deleted_at,
-  };
+  return { ...fromColumns(row, DOMAIN_FIELDS), ...flagsFromColumns(row, DOMAIN_FLAGS), tls: row.tls as TlsMode, dnsRecords: records };
+}
+
+function domainToRow(domain: Domain): DomainsTable {
+  return { ...toColumns(domain, DOMAIN_FIELDS), ...flagsToColumns(domain, DOMAIN_FLAGS), tls: domain.tls };
 }
 
 /** Domains, with their DNS records in their own table (soft delete marks both). */
@@ -54,52 +38,16 @@ export class SqlDomainStore implements DomainStore {
   ) {}
 
   async add(domain: Domain): Promise<void> {
-    const row: DomainsTable = {
-      id: domain.id,
-      organization_id: domain.organizationId,
-      domain: domain.domain,
-      status: domain.status,
-      user_verified_domain: bool(domain.userVerifiedDomain),
-      system_verified: bool(domain.systemVerified),
-      custom_return_path: domain.customReturnPath,
-      tracking_subdomain: domain.trackingSubdomain,
-      is_click_tracking_enabled: bool(domain.isClickTrackingEnabled),
-      is_open_tracking_enabled: bool(domain.isOpenTrackingEnabled),
-      tls: domain.tls,
-      is_tracking_domain: bool(domain.isTrackingDomain),
-      is_sending_email_enabled: bool(domain.isSendingEmailEnabled),
-      is_receiving_email_enabled: bool(domain.isReceivingEmailEnabled),
-      verification_failed_reason: domain.verificationFailedReason,
-      last_verified_at: domain.lastVerifiedAt,
-      created_at: domain.createdAt,
-      updated_at: domain.updatedAt,
-      deleted_at: domain.deletedAt,
-    };
-    const { id: _id, ...update } = row;
+    const row = domainToRow(domain);
     await this.db.transaction().execute(async (trx) => {
-      await trx.insertInto('domains').values(row).onConflict((oc) => oc.column('id').doUpdateSet(update)).execute();
+      await upsertById(trx, 'domains', row);
       // Adding a domain again replaces its records, as the memory store replaces the whole domain.
       await trx.deleteFrom('dns_records').where('domain_id', '=', domain.id).execute();
       if (domain.dnsRecords.length > 0) {
         await trx
           .insertInto('dns_records')
           .values(
-            domain.dnsRecords.map((r, position) => ({
-              id: r.id,
-              domain_id: domain.id,
-              position,
-              record_type: r.recordType,
-              record_type_name: r.recordTypeName,
-              domain: r.domain,
-              name: r.name,
-              value: r.value,
-              ttl: r.ttl,
-              priority: r.priority,
-              status: r.status,
-              created_at: r.createdAt,
-              updated_at: r.updatedAt,
-              deleted_at: r.deletedAt,
-            })),
+            domain.dnsRecords.map((r, position) => ({ ...toColumns(r, DNS_RECORD_FIELDS), domain_id: domain.id, position, priority: r.priority })),
           )
           .execute();
       }
@@ -135,10 +83,7 @@ export class SqlDomainStore implements DomainStore {
       .updateTable('domains')
       .set({
         // Only the fields given change; `updatedAt` is always set.
-        ...(patch.isClickTrackingEnabled !== undefined ? { is_click_tracking_enabled: bool(patch.isClickTrackingEnabled) } : {}),
-        ...(patch.isOpenTrackingEnabled !== undefined ? { is_open_tracking_enabled: bool(patch.isOpenTrackingEnabled) } : {}),
-        ...(patch.isSendingEmailEnabled !== undefined ? { is_sending_email_enabled: bool(patch.isSendingEmailEnabled) } : {}),
-        ...(patch.isReceivingEmailEnabled !== undefined ? { is_receiving_email_enabled: bool(patch.isReceivingEmailEnabled) } : {}),
+        ...flagsToColumns(patch as Required<DomainPatch>, PATCH_FLAGS.filter((flag) => patch[flag] !== undefined)),
         ...(patch.tls !== undefined ? { tls: patch.tls } : {}),
         updated_at: now,
       })

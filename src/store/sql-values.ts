@@ -3,7 +3,7 @@
  * and PostgreSQL hold (JSON as text, booleans as 0/1, counts that a driver may return as strings),
  * offset paging, and how a dialect differs where Kysely's query builder does not hide it.
  */
-import type { SelectQueryBuilder } from 'kysely';
+import type { Insertable, Kysely, SelectQueryBuilder } from 'kysely';
 import type { Page, PageRequest } from './page-types.js';
 import type { SqlDialectName } from './migration-types.js';
 
@@ -51,4 +51,42 @@ export async function newestFirstPage<Row, T>(matching: MatchingRows, page: Page
     matching.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst(),
   ]);
   return { items: (rows as Row[]).map(toItem), total: count(total?.n) };
+}
+
+/** A field name as a column name: `organizationId` → `organization_id`. */
+export type SnakeCase<S extends string> = S extends `${infer First}${infer Rest}` ? `${First extends Lowercase<First> ? First : `_${Lowercase<First>}`}${SnakeCase<Rest>}` : S;
+
+const snakeCase = (name: string): string => name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+
+/**
+ * The `fields` of a stored shape that its row holds as they are, read from their columns
+ * (`createdAt` from `created_at`); the fields that need reading (JSON, 0/1, numbers) are mapped
+ * beside them.
+ */
+export function fromColumns<Row extends { [C in SnakeCase<K>]: unknown }, K extends string>(row: Row, fields: readonly K[]): { [P in K]: Row[SnakeCase<P> & keyof Row] } {
+  return Object.fromEntries(fields.map((field) => [field, row[snakeCase(field) as keyof Row]])) as { [P in K]: Row[SnakeCase<P> & keyof Row] };
+}
+
+/** The `fields` of a stored shape that its row holds as they are, under their column names (`createdAt` as `created_at`). */
+export function toColumns<T, K extends keyof T & string>(value: T, fields: readonly K[]): { [P in K as SnakeCase<P>]: T[P] } {
+  return Object.fromEntries(fields.map((field) => [snakeCase(field), value[field]])) as { [P in K as SnakeCase<P>]: T[P] };
+}
+
+/** The boolean `fields` of a stored shape, read from their 0/1 columns. */
+export function flagsFromColumns<Row extends { [C in SnakeCase<K>]: unknown }, K extends string>(row: Row, fields: readonly K[]): { [P in K]: boolean } {
+  return Object.fromEntries(fields.map((field) => [field, isTrue(row[snakeCase(field) as keyof Row])])) as { [P in K]: boolean };
+}
+
+/** The boolean `fields` of a stored shape as their 0/1 columns. */
+export function flagsToColumns<T extends { [P in K]: boolean }, K extends string>(value: T, fields: readonly K[]): { [P in K as SnakeCase<P>]: number } {
+  return Object.fromEntries(fields.map((field) => [snakeCase(field), bool(value[field])])) as { [P in K as SnakeCase<P>]: number };
+}
+
+/**
+ * Writes `row` to `table`, replacing every other column of the row with the same `id` (adding a
+ * resource again replaces it, as the memory stores do).
+ */
+export async function upsertById<DB, T extends keyof DB & string>(db: Kysely<DB>, table: T, row: Insertable<DB[T]> & { id: string }): Promise<void> {
+  const { id: _id, ...update } = row as { id: string } & Record<string, unknown>;
+  await (db as Kysely<any>).insertInto(table as string).values(row).onConflict((oc) => oc.column('id').doUpdateSet(update)).execute();
 }

@@ -119,46 +119,32 @@ export function createSqlStores(db: Kysely<StoreDatabase>, traits: SqlDialectTra
       throw mapError(error, traits);
     }
   };
+  /**
+   * A store's own pruning run with the record log's: nothing once closed, a lost connection mapped.
+   * `prune` is given the cutoff of the retention (and `now`).
+   */
+  const pruneBeside =
+    (prune: (cutoff: string, now: Date) => Promise<number>) =>
+    async (now: Date = new Date()): Promise<number> => {
+      if (closed) return 0;
+      try {
+        return await prune(new Date(now.getTime() - retentionDays * DAY_MS).toISOString(), now);
+      } catch (error) {
+        throw mapError(error, traits);
+      }
+    };
   const monitors = new SqlMonitorStore(db, (error) => traits.isUniqueViolation(error));
   // Monitor history and finished webhook deliveries follow the record log's retention.
-  const pruneMonitors = async (now: Date = new Date()): Promise<number> => {
-    if (closed) return 0;
-    try {
-      return await monitors.prune(new Date(now.getTime() - retentionDays * DAY_MS).toISOString());
-    } catch (error) {
-      throw mapError(error, traits);
-    }
-  };
+  const pruneMonitors = pruneBeside((cutoff) => monitors.prune(cutoff));
   const lookalikeJobs = new SqlLookalikeJobStore(db);
   // Finished lookalike jobs (and their reports) follow the same retention.
-  const pruneLookalikeJobs = async (now: Date = new Date()): Promise<number> => {
-    if (closed) return 0;
-    try {
-      return await lookalikeJobs.prune(new Date(now.getTime() - retentionDays * DAY_MS).toISOString());
-    } catch (error) {
-      throw mapError(error, traits);
-    }
-  };
+  const pruneLookalikeJobs = pruneBeside((cutoff) => lookalikeJobs.prune(cutoff));
   const failureReports = new SqlFailureReportStore(db, (error) => traits.isUniqueViolation(error));
   // Failure reports follow the same retention (src/store/failure-reports-sql.ts).
-  const pruneFailureReports = async (now: Date = new Date()): Promise<number> => {
-    if (closed) return 0;
-    try {
-      return await failureReports.prune(new Date(now.getTime() - retentionDays * DAY_MS).toISOString());
-    } catch (error) {
-      throw mapError(error, traits);
-    }
-  };
+  const pruneFailureReports = pruneBeside((cutoff) => failureReports.prune(cutoff));
   const consoleStore = new SqlConsoleStore(db, traits.dialect, (error) => traits.isUniqueViolation(error));
   // The console's ended sessions, expired invitations and failed sign-ins past the limits' window.
-  const pruneConsole = async (now: Date = new Date()): Promise<number> => {
-    if (closed) return 0;
-    try {
-      return await consoleStore.prune(now.toISOString(), new Date(now.getTime() - CONSOLE_FAILURES_KEPT_MS).toISOString());
-    } catch (error) {
-      throw mapError(error, traits);
-    }
-  };
+  const pruneConsole = pruneBeside((_cutoff, now) => consoleStore.prune(now.toISOString(), new Date(now.getTime() - CONSOLE_FAILURES_KEPT_MS).toISOString()));
   const pruneInBackground = (): void => {
     if (pruning || closed) return;
     pruning = guardedPrune()

@@ -2,49 +2,39 @@ import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { KeyOwner } from './api-keys.js';
 import type { Page, PageRequest } from './page-types.js';
 import type { StoreDatabase, TemplatesTable, TemplateVersionsTable } from './sql-schema.js';
-import { bool, count, isTrue, json, newestFirstPage, parse, type SqlDialectTraits } from './sql-values.js';
+import { bool, count, fromColumns, isTrue, json, newestFirstPage, parse, toColumns, upsertById, type SqlDialectTraits } from './sql-values.js';
 import { buildTemplateVersion, versionNumbersFromTally } from './template-numbering.js';
 import type { NewTemplateVersion, Template, TemplateStore, TemplateVariable, TemplateVersion } from './templates.js';
 
 /** Attempts of a template version creation that lost a race on its number (unique constraint). */
 export const VERSION_CREATE_ATTEMPTS = 8;
 
+/** The fields of a template its row holds as they are (the rest are JSON or numbers). */
+const TEMPLATE_FIELDS = ['id', 'organizationId', 'name', 'description', 'subject', 'fromEmail', 'replyTo', 'previewText', 'createdAt', 'updatedAt'] as const;
+/** Likewise for a version. */
+const VERSION_FIELDS = ['id', 'templateId', 'name', 'subject', 'fromEmail', 'replyTo', 'previewText', 'description', 'renderedHtml', 'createdByUserId', 'createdAt'] as const;
+
 function templateFromRow(row: Selectable<TemplatesTable>): Template {
   return {
-    id: row.id,
-    organizationId: row.organization_id,
-    name: row.name,
-    description: row.description,
-    subject: row.subject,
-    fromEmail: row.from_email,
-    replyTo: row.reply_to,
-    previewText: row.preview_text,
+    ...fromColumns(row, TEMPLATE_FIELDS),
     status: row.status as Template['status'],
     currentVersion: row.current_version === null ? null : Number(row.current_version),
     variables: parse<TemplateVariable[]>(row.variables),
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
   };
+}
+
+function templateToRow(template: Template): TemplatesTable {
+  return { ...toColumns(template, TEMPLATE_FIELDS), status: template.status, current_version: template.currentVersion, variables: json(template.variables) };
 }
 
 function versionFromRow(row: Selectable<TemplateVersionsTable>): TemplateVersion {
   return {
-    id: row.id,
-    templateId: row.template_id,
+    ...fromColumns(row, VERSION_FIELDS),
     version: Number(row.version),
-    name: row.name,
     isMajor: isTrue(row.is_major),
-    subject: row.subject,
-    fromEmail: row.from_email,
-    replyTo: row.reply_to,
-    previewText: row.preview_text,
-    description: row.description,
     content: parse<unknown[]>(row.content),
     variables: parse<TemplateVariable[]>(row.variables),
-    renderedHtml: row.rendered_html,
-    createdByUserId: row.created_by_user_id,
     createdBy: parse<KeyOwner>(row.created_by),
-    createdAt: row.created_at,
     ...(row.draft_number !== null ? { draftNumber: Number(row.draft_number) } : {}),
     ...(row.publish_number !== null ? { publishNumber: Number(row.publish_number) } : {}),
   };
@@ -52,22 +42,12 @@ function versionFromRow(row: Selectable<TemplateVersionsTable>): TemplateVersion
 
 function versionToRow(version: TemplateVersion): TemplateVersionsTable {
   return {
-    id: version.id,
-    template_id: version.templateId,
+    ...toColumns(version, VERSION_FIELDS),
     version: version.version,
-    name: version.name,
     is_major: bool(version.isMajor),
-    subject: version.subject,
-    from_email: version.fromEmail,
-    reply_to: version.replyTo,
-    preview_text: version.previewText,
-    description: version.description,
     content: json(version.content),
     variables: json(version.variables),
-    rendered_html: version.renderedHtml,
-    created_by_user_id: version.createdByUserId,
     created_by: json(version.createdBy),
-    created_at: version.createdAt,
     draft_number: version.draftNumber ?? null,
     publish_number: version.publishNumber ?? null,
   };
@@ -82,23 +62,7 @@ export class SqlTemplateStore implements TemplateStore {
   ) {}
 
   async addTemplate(template: Template): Promise<void> {
-    const row: TemplatesTable = {
-      id: template.id,
-      organization_id: template.organizationId,
-      name: template.name,
-      description: template.description,
-      subject: template.subject,
-      from_email: template.fromEmail,
-      reply_to: template.replyTo,
-      preview_text: template.previewText,
-      status: template.status,
-      current_version: template.currentVersion,
-      variables: json(template.variables),
-      created_at: template.createdAt,
-      updated_at: template.updatedAt,
-    };
-    const { id: _id, ...update } = row;
-    await this.db.insertInto('templates').values(row).onConflict((oc) => oc.column('id').doUpdateSet(update)).execute();
+    await upsertById(this.db, 'templates', templateToRow(template));
   }
 
   async addVersion(organizationId: string, version: TemplateVersion): Promise<void> {

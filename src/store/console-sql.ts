@@ -18,7 +18,7 @@ import type {
 } from './console.js';
 import type { MigrationFactory, SqlDialectName } from './migration-types.js';
 import type { Timestamp } from './page-types.js';
-import { fromColumns, json, parse, toColumns } from './sql-values.js';
+import { flagsFromColumns, flagsToColumns, fromColumns, json, parse, toColumns } from './sql-values.js';
 
 /** The console's tables, as Kysely sees them. */
 export interface ConsoleTables {
@@ -86,10 +86,7 @@ function toUser(row: UserRow): ConsoleUser {
 }
 const toMembership = (row: ConsoleTables['console_memberships']): ConsoleMembership => fromColumns(row, MEMBERSHIP_FIELDS);
 const toInvitation = (row: ConsoleTables['console_invitations']): ConsoleInvitation => fromColumns(row, INVITATION_FIELDS);
-const toSession = (row: ConsoleTables['console_sessions']): ConsoleSession => ({
-  ...fromColumns(row, SESSION_FIELDS),
-  pendingSecondFactor: Number(row.pending_second_factor) === 1,
-});
+const toSession = (row: ConsoleTables['console_sessions']): ConsoleSession => ({ ...fromColumns(row, SESSION_FIELDS), ...flagsFromColumns(row, ['pendingSecondFactor']) });
 const toKey = (row: ConsoleTables['console_api_keys']): ConsoleApiKey => fromColumns(row, KEY_FIELDS);
 
 /** The SQL implementation of {@link ConsoleStore}. */
@@ -219,15 +216,7 @@ export class SqlConsoleStore implements ConsoleStore {
   async createSession(s: ConsoleSession): Promise<void> {
     await this.#db
       .insertInto('console_sessions')
-      .values({
-        id_hash: s.idHash,
-        user_id: s.userId,
-        organization_id: s.organizationId,
-        created_at: s.createdAt,
-        last_seen_at: s.lastSeenAt,
-        expires_at: s.expiresAt,
-        pending_second_factor: s.pendingSecondFactor ? 1 : 0,
-      })
+      .values({ ...toColumns(s, SESSION_FIELDS), ...flagsToColumns(s, ['pendingSecondFactor']) })
       .execute();
   }
   async getSession(idHash: string): Promise<ConsoleSession | undefined> {

@@ -3,8 +3,8 @@ import { subscriptionOf, type ChannelSubscription, type Contact, type ContactCha
 import type { ContactsTable, StoreDatabase } from './sql-schema.js';
 import { count, fromColumns, json, newestFirstPage, parse, toColumns, upsertById, type SqlDialectTraits } from './sql-values.js';
 
-/** The fields of a contact its row holds as they are. */
-const CONTACT_FIELDS = ['id', 'organizationId', 'email', 'firstName', 'lastName', 'status', 'suppressionReason', 'suppressedAt', 'createdAt', 'updatedAt'] as const;
+/** The fields of a contact its row holds as they are (and the list shows; the organisation aside). */
+const CONTACT_FIELDS = ['id', 'email', 'firstName', 'lastName', 'status', 'suppressionReason', 'suppressedAt', 'createdAt', 'updatedAt'] as const;
 
 /** Contacts, groups and channels. */
 export class SqlContactStore implements ContactStore {
@@ -24,6 +24,7 @@ export class SqlContactStore implements ContactStore {
   async addContact(contact: Contact): Promise<void> {
     await upsertById(this.db, 'contacts', {
       ...toColumns(contact, CONTACT_FIELDS),
+      organization_id: contact.organizationId,
       email_lower: contact.email.toLowerCase(),
       properties: json(contact.properties),
       group_ids: json(contact.groupIds),

@@ -9,6 +9,7 @@ import { createTable } from './sql-tables.js';
 import type { LookalikeReport } from '@spoof-checker/engine';
 import type { LookalikeJob, LookalikeJobError, LookalikeJobStatus, LookalikeJobStore, NewLookalikeJob } from './lookalike-jobs.js';
 import type { MigrationFactory } from './migration-types.js';
+import { fromColumns, parse } from './sql-values.js';
 
 /** The lookalike job table, as Kysely sees it. */
 export interface LookalikeJobTables {
@@ -50,22 +51,18 @@ export const createLookalikeJobTables: MigrationFactory = (context) => ({
 type Row = LookalikeJobTables['lookalike_jobs'];
 const OPEN: LookalikeJobStatus[] = ['queued', 'running'];
 
+/** The fields of a job its row holds as they are. */
+const JOB_FIELDS = ['id', 'organizationId', 'domain', 'status', 'createdAt', 'updatedAt', 'startedAt', 'finishedAt'] as const;
+
 function toJob(row: Row): LookalikeJob {
   return {
-    id: row.id,
-    organizationId: row.organization_id,
-    domain: row.domain,
-    status: row.status,
+    ...fromColumns(row, JOB_FIELDS),
     done: Number(row.done),
     total: Number(row.total),
     runs: Number(row.runs),
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    startedAt: row.started_at,
-    finishedAt: row.finished_at,
     enqueued: Number(row.enqueued) === 1,
-    report: row.report === null ? null : (JSON.parse(row.report) as LookalikeReport),
-    error: row.error === null ? null : (JSON.parse(row.error) as LookalikeJobError),
+    report: row.report === null ? null : parse<LookalikeReport>(row.report),
+    error: row.error === null ? null : parse<LookalikeJobError>(row.error),
   };
 }
 

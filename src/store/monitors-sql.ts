@@ -25,7 +25,7 @@ import type {
   WebhookDelivery,
 } from './monitors.js';
 import type { Page, PageRequest, Timestamp } from './page-types.js';
-import { count, json, newestFirstPage, offsetOf, parse } from './sql-values.js';
+import { count, fromColumns, json, newestFirstPage, offsetOf, parse, toColumns } from './sql-values.js';
 
 /** Rows one prune DELETE removes at most. */
 export const MONITOR_PRUNE_BATCH = 1_000;
@@ -109,42 +109,29 @@ export const createMonitorTables: MigrationFactory = (context) => ({
 
 type MonitorRow = MonitorTables['monitors'];
 
+/** The fields of a monitor its row holds as they are. */
+const MONITOR_FIELDS = ['id', 'organizationId', 'domain', 'webhookUrl', 'sealedSecret', 'nextRunAt', 'leaseUntil', 'createdAt', 'updatedAt'] as const;
+
 function toMonitor(row: MonitorRow): Monitor {
   return {
-    id: row.id,
-    organizationId: row.organization_id,
-    domain: row.domain,
+    ...fromColumns(row, MONITOR_FIELDS),
     intervalMinutes: Number(row.interval_minutes),
-    webhookUrl: row.webhook_url,
     checks: parse(row.checks),
-    sealedSecret: row.sealed_secret,
     machine: parse(row.machine),
     lastResult: row.last_result === null ? null : parse(row.last_result),
-    nextRunAt: row.next_run_at,
-    leaseUntil: row.lease_until,
     version: Number(row.version),
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
   };
 }
 
 function toRow(monitor: Monitor): MonitorRow {
   return {
-    id: monitor.id,
-    organization_id: monitor.organizationId,
-    domain: monitor.domain,
+    ...toColumns(monitor, MONITOR_FIELDS),
     interval_minutes: monitor.intervalMinutes,
-    webhook_url: monitor.webhookUrl,
     checks: json(monitor.checks),
-    sealed_secret: monitor.sealedSecret,
     machine: json(monitor.machine),
     last_result: monitor.lastResult === null ? null : json(monitor.lastResult),
-    next_run_at: monitor.nextRunAt,
-    lease_until: monitor.leaseUntil,
     version: monitor.version,
     history_seq: 0,
-    created_at: monitor.createdAt,
-    updated_at: monitor.updatedAt,
   };
 }
 

@@ -6,6 +6,7 @@ import type { Kysely } from 'kysely';
 import { createTable } from './sql-tables.js';
 import type { MigrationFactory } from './migration-types.js';
 import type { ShareLink, ShareLinkStore } from './share-links.js';
+import { fromColumns, toColumns } from './sql-values.js';
 
 /** The share-link table, as Kysely sees it. */
 export interface ShareLinkTables {
@@ -34,17 +35,9 @@ export const createShareLinkTables: MigrationFactory = (context) => ({
 });
 
 type Row = ShareLinkTables['share_links'];
-const toLink = (r: Row): ShareLink => ({
-  id: r.id,
-  tokenHash: r.token_hash,
-  organizationId: r.organization_id,
-  domain: r.domain,
-  label: r.label,
-  createdAt: r.created_at,
-  createdBy: r.created_by,
-  expiresAt: r.expires_at,
-  revokedAt: r.revoked_at ?? null,
-});
+/** The fields of a link its row holds as they are. */
+const LINK_FIELDS = ['id', 'tokenHash', 'organizationId', 'domain', 'label', 'createdAt', 'createdBy', 'expiresAt'] as const;
+const toLink = (r: Row): ShareLink => ({ ...fromColumns(r, LINK_FIELDS), revokedAt: r.revoked_at ?? null });
 
 /** The SQL implementation of {@link ShareLinkStore}. */
 export class SqlShareLinkStore implements ShareLinkStore {
@@ -57,7 +50,7 @@ export class SqlShareLinkStore implements ShareLinkStore {
   async create(link: ShareLink): Promise<void> {
     await this.#db
       .insertInto('share_links')
-      .values({ id: link.id, token_hash: link.tokenHash, organization_id: link.organizationId, domain: link.domain, label: link.label, created_at: link.createdAt, created_by: link.createdBy, expires_at: link.expiresAt, revoked_at: link.revokedAt })
+      .values({ ...toColumns(link, LINK_FIELDS), revoked_at: link.revokedAt })
       .execute();
   }
 

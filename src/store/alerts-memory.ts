@@ -3,7 +3,7 @@
  */
 import type { AlertChannel, AlertChannelPatch, AlertStore } from './alerts.js';
 import type { Timestamp } from './page-types.js';
-import { copy } from './pagination.js';
+import { copy, owned, ownedBy } from './pagination.js';
 
 /** Oldest first by createdAt, then id. */
 function oldestFirst(a: AlertChannel, b: AlertChannel): number {
@@ -21,12 +21,12 @@ export class MemoryAlertStore implements AlertStore {
   }
 
   async listChannels(organizationId: string): Promise<AlertChannel[]> {
-    return [...this.#channels.values()].filter((c) => c.organizationId === organizationId).sort(oldestFirst).map(copy);
+    return ownedBy(this.#channels.values(), organizationId).sort(oldestFirst).map(copy);
   }
 
   async getChannel(organizationId: string, id: string): Promise<AlertChannel | undefined> {
-    const channel = this.#channels.get(id);
-    return channel && channel.organizationId === organizationId ? copy(channel) : undefined;
+    const channel = owned(this.#channels.get(id), organizationId);
+    return channel && copy(channel);
   }
 
   async getChannelById(id: string): Promise<AlertChannel | undefined> {
@@ -35,16 +35,16 @@ export class MemoryAlertStore implements AlertStore {
   }
 
   async updateChannel(organizationId: string, id: string, patch: AlertChannelPatch, now: Timestamp): Promise<AlertChannel | undefined> {
-    const channel = this.#channels.get(id);
-    if (!channel || channel.organizationId !== organizationId) return undefined;
+    const channel = owned(this.#channels.get(id), organizationId);
+    if (!channel) return undefined;
     const next: AlertChannel = { ...channel, ...copy(patch), updatedAt: now };
     this.#channels.set(id, next);
     return copy(next);
   }
 
   async deleteChannel(organizationId: string, id: string): Promise<boolean> {
-    const channel = this.#channels.get(id);
-    if (!channel || channel.organizationId !== organizationId) return false;
+    const channel = owned(this.#channels.get(id), organizationId);
+    if (!channel) return false;
     this.#channels.delete(id);
     return true;
   }

@@ -9,7 +9,7 @@ import { createTable } from './sql-tables.js';
 import type { AlertChannel, AlertChannelPatch, AlertStore } from './alerts.js';
 import type { MigrationFactory } from './migration-types.js';
 import type { Timestamp } from './page-types.js';
-import { json, parse } from './sql-values.js';
+import { json, parse, toColumns } from './sql-values.js';
 
 /** The alert tables, as Kysely sees them. */
 export interface AlertTables {
@@ -56,10 +56,7 @@ export class SqlAlertStore implements AlertStore {
   }
 
   async createChannel(channel: AlertChannel): Promise<void> {
-    await this.#db
-      .insertInto('alert_channels')
-      .values({ id: channel.id, organization_id: channel.organizationId, kind: channel.kind, created_at: channel.createdAt, document: json(channel) })
-      .execute();
+    await this.#db.insertInto('alert_channels').values({ ...toColumns(channel, ['id', 'organizationId', 'kind', 'createdAt']), document: json(channel) }).execute();
   }
 
   async listChannels(organizationId: string): Promise<AlertChannel[]> {

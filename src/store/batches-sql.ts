@@ -12,6 +12,7 @@ import { sql, type Kysely } from 'kysely';
 import { createTable } from './sql-tables.js';
 import type { Batch, BatchName, BatchResultRow, BatchStatus } from './batch-model.js';
 import type { BatchQuota, BatchStore, NewBatch, QuotaOutcome } from './batches.js';
+import { findById } from './sql-values.js';
 import type { MigrationFactory, SqlDialectName } from './migration-types.js';
 
 /** Rows per INSERT (3–4 parameters each: far below SQLite's and PostgreSQL's parameter limits). */
@@ -151,13 +152,11 @@ export class SqlBatchStore implements BatchStore {
   }
 
   async get(organizationId: string, id: string): Promise<Batch | undefined> {
-    const row = await this.#db.selectFrom('spoof_check_batches').selectAll().where('id', '=', id).where('organization_id', '=', organizationId).executeTakeFirst();
-    return row && toBatch(row);
+    return findById(this.#db, 'spoof_check_batches', toBatch, id, organizationId);
   }
 
   async getById(id: string): Promise<Batch | undefined> {
-    const row = await this.#db.selectFrom('spoof_check_batches').selectAll().where('id', '=', id).executeTakeFirst();
-    return row && toBatch(row);
+    return findById(this.#db, 'spoof_check_batches', toBatch, id);
   }
 
   async namesSubmittedSince(organizationId: string, since: string): Promise<number> {

@@ -2,18 +2,7 @@
  * The console's store in memory (tests, `serve` without a database): every row copied in and out,
  * so that a caller never holds the stored object.
  */
-import type {
-  ConsoleApiKey,
-  ConsoleInvitation,
-  ConsoleMember,
-  ConsoleMembership,
-  ConsoleOrganizationSettings,
-  ConsoleRole,
-  ConsoleSession,
-  ConsoleStore,
-  ConsoleUser,
-  LatestResult,
-} from './console.js';
+import type { ConsoleApiKey, ConsoleInvitation, ConsoleMember, ConsoleMembership, ConsoleOrganizationSettings, ConsoleRole, ConsoleSession, ConsoleStore, ConsoleUser, LatestResult } from './console.js';
 import type { Timestamp } from './page-types.js';
 import { copy } from './pagination.js';
 

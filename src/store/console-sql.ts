@@ -4,18 +4,7 @@
  */
 import type { Kysely } from 'kysely';
 import { createTable } from './sql-tables.js';
-import type {
-  ConsoleApiKey,
-  ConsoleInvitation,
-  ConsoleMember,
-  ConsoleMembership,
-  ConsoleOrganizationSettings,
-  ConsoleRole,
-  ConsoleSession,
-  ConsoleStore,
-  ConsoleUser,
-  LatestResult,
-} from './console.js';
+import type { ConsoleApiKey, ConsoleInvitation, ConsoleMember, ConsoleMembership, ConsoleOrganizationSettings, ConsoleRole, ConsoleSession, ConsoleStore, ConsoleUser, LatestResult } from './console.js';
 import type { MigrationFactory, SqlDialectName } from './migration-types.js';
 import type { Timestamp } from './page-types.js';
 import { flagsFromColumns, flagsToColumns, fromColumns, json, parse, toColumns } from './sql-values.js';

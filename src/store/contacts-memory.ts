@@ -1,5 +1,5 @@
 import { subscriptionOf, type Contact, type ContactChannel, type ContactGroup, type ContactPage, type ContactQuery, type ContactStore, type ContactView } from './contacts.js';
-import { copy, newestFirst, paginate } from './pagination.js';
+import { copy, newestFirst, ownedBy, paginate } from './pagination.js';
 
 /** Contacts, groups and channels held in memory. */
 export class MemoryContactStore implements ContactStore {
@@ -20,15 +20,13 @@ export class MemoryContactStore implements ContactStore {
   }
 
   async list(organizationId: string, query: ContactQuery): Promise<ContactPage> {
-    const all = [...this.#contacts.values()].filter((c) => c.organizationId === organizationId);
+    const all = ownedBy(this.#contacts.values(), organizationId);
     const search = query.search?.toLowerCase();
     const matching = all
       .filter((c) => (query.status === undefined || c.status === query.status) && (search === undefined || c.email.toLowerCase().includes(search)))
       .sort(newestFirst);
     const page = paginate(matching, query);
-    const channels = [...this.#channels.values()]
-      .filter((ch) => ch.organizationId === organizationId)
-      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const channels = ownedBy(this.#channels.values(), organizationId).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     return {
       items: page.items.map((c) => this.#view(c, channels)),
       total: page.total,

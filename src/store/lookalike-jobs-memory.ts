@@ -3,6 +3,7 @@
  * {@link MEMORY_LOOKALIKE_JOB_CAPACITY} jobs, a new one drops the oldest finished job.
  */
 import type { LookalikeReport } from '@spoof-checker/engine';
+import { owned } from './pagination.js';
 import type { LookalikeJob, LookalikeJobError, LookalikeJobStore, NewLookalikeJob } from './lookalike-jobs.js';
 
 /** Most jobs the memory store keeps (each finished one holds its report). */
@@ -44,8 +45,8 @@ export class MemoryLookalikeJobStore implements LookalikeJobStore {
   }
 
   async get(organizationId: string, id: string): Promise<LookalikeJob | undefined> {
-    const job = this.#jobs.get(id);
-    return job && job.organizationId === organizationId ? copy(job) : undefined;
+    const job = owned(this.#jobs.get(id), organizationId);
+    return job && copy(job);
   }
 
   async getById(id: string): Promise<LookalikeJob | undefined> {

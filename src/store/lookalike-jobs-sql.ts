@@ -9,7 +9,7 @@ import { createTable } from './sql-tables.js';
 import type { LookalikeReport } from '@spoof-checker/engine';
 import type { LookalikeJob, LookalikeJobError, LookalikeJobStatus, LookalikeJobStore, NewLookalikeJob } from './lookalike-jobs.js';
 import type { MigrationFactory } from './migration-types.js';
-import { fromColumns, parse } from './sql-values.js';
+import { findById, fromColumns, parse } from './sql-values.js';
 
 /** The lookalike job table, as Kysely sees it. */
 export interface LookalikeJobTables {
@@ -96,13 +96,11 @@ export class SqlLookalikeJobStore implements LookalikeJobStore {
   }
 
   async get(organizationId: string, id: string): Promise<LookalikeJob | undefined> {
-    const row = await this.#db.selectFrom('lookalike_jobs').selectAll().where('id', '=', id).where('organization_id', '=', organizationId).executeTakeFirst();
-    return row && toJob(row);
+    return findById(this.#db, 'lookalike_jobs', toJob, id, organizationId);
   }
 
   async getById(id: string): Promise<LookalikeJob | undefined> {
-    const row = await this.#db.selectFrom('lookalike_jobs').selectAll().where('id', '=', id).executeTakeFirst();
-    return row && toJob(row);
+    return findById(this.#db, 'lookalike_jobs', toJob, id);
   }
 
   async markEnqueued(id: string): Promise<void> {

@@ -3,17 +3,7 @@
  * monitor (MEMORY_MONITOR_HISTORY_CAPACITY, the newest kept), as the memory record log is.
  */
 import { copy, paginate } from './pagination.js';
-import type {
-  CommitOutcome,
-  DeliveryAttempt,
-  DeliveryStatus,
-  Monitor,
-  MonitorHistoryEntry,
-  MonitorPatch,
-  MonitorRunCommit,
-  MonitorStore,
-  WebhookDelivery,
-} from './monitors.js';
+import type { CommitOutcome, DeliveryAttempt, DeliveryStatus, Monitor, MonitorHistoryEntry, MonitorPatch, MonitorRunCommit, MonitorStore, WebhookDelivery } from './monitors.js';
 import type { Page, PageRequest, Timestamp } from './page-types.js';
 
 /** History entries kept per monitor in memory (the oldest go first). */

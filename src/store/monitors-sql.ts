@@ -12,20 +12,9 @@
 import { sql, type Kysely } from 'kysely';
 import { createTable } from './sql-tables.js';
 import type { MigrationFactory } from './migration-types.js';
-import type {
-  CommitOutcome,
-  DeliveryAttempt,
-  DeliveryStatus,
-  Monitor,
-  MonitorHistoryEntry,
-  MonitorPatch,
-  MonitorRunCommit,
-  MonitorStore,
-  NewMonitorHistoryEntry,
-  WebhookDelivery,
-} from './monitors.js';
+import type { CommitOutcome, DeliveryAttempt, DeliveryStatus, Monitor, MonitorHistoryEntry, MonitorPatch, MonitorRunCommit, MonitorStore, NewMonitorHistoryEntry, WebhookDelivery } from './monitors.js';
 import type { Page, PageRequest, Timestamp } from './page-types.js';
-import { count, fromColumns, json, newestFirstPage, offsetOf, parse, toColumns } from './sql-values.js';
+import { count, findById, fromColumns, json, newestFirstPage, offsetOf, parse, toColumns } from './sql-values.js';
 
 /** Rows one prune DELETE removes at most. */
 export const MONITOR_PRUNE_BATCH = 1_000;
@@ -171,8 +160,7 @@ export class SqlMonitorStore implements MonitorStore {
   }
 
   async get(organizationId: string, id: string): Promise<Monitor | undefined> {
-    const row = await this.#db.selectFrom('monitors').selectAll().where('id', '=', id).where('organization_id', '=', organizationId).executeTakeFirst();
-    return row && toMonitor(row);
+    return findById(this.#db, 'monitors', toMonitor, id, organizationId);
   }
 
   async getByDomain(organizationId: string, domain: string): Promise<Monitor | undefined> {
@@ -182,8 +170,7 @@ export class SqlMonitorStore implements MonitorStore {
   }
 
   async getById(id: string): Promise<Monitor | undefined> {
-    const row = await this.#db.selectFrom('monitors').selectAll().where('id', '=', id).executeTakeFirst();
-    return row && toMonitor(row);
+    return findById(this.#db, 'monitors', toMonitor, id);
   }
 
   async list(organizationId: string, page: PageRequest): Promise<Page<Monitor>> {

@@ -1,3 +1,4 @@
+/** What the memory stores share: the spec's pagination and order, copies, and tenancy. */
 import type { Page, PageRequest } from './page-types.js';
 
 /**
@@ -21,3 +22,16 @@ export function newestFirst<T extends { createdAt: string; id: string }>(a: T, b
  * what it gave) cannot edit the store behind it.
  */
 export const copy = <T>(value: T): T => structuredClone(value);
+
+/**
+ * `item` when there is one and it is `organizationId`'s (with no organisation given, any item):
+ * an id of another organisation is not found.
+ */
+export function owned<T extends { organizationId: string }>(item: T | undefined, organizationId?: string): T | undefined {
+  return item !== undefined && (organizationId === undefined || item.organizationId === organizationId) ? item : undefined;
+}
+
+/** The items of `organizationId` among `items`, in their order. */
+export function ownedBy<T extends { organizationId: string }>(items: Iterable<T>, organizationId: string): T[] {
+  return [...items].filter((item) => item.organizationId === organizationId);
+}

@@ -48,10 +48,7 @@ export class SqlShareLinkStore implements ShareLinkStore {
   }
 
   async create(link: ShareLink): Promise<void> {
-    await this.#db
-      .insertInto('share_links')
-      .values({ ...toColumns(link, LINK_FIELDS), revoked_at: link.revokedAt })
-      .execute();
+    await this.#db.insertInto('share_links').values({ ...toColumns(link, LINK_FIELDS), revoked_at: link.revokedAt }).execute();
   }
 
   async byTokenHash(tokenHash: string): Promise<ShareLink | undefined> {

@@ -56,6 +56,9 @@ export async function newestFirstPage<Row, T>(matching: MatchingRows, page: Page
 /** A field name as a column name: `organizationId` → `organization_id`. */
 export type SnakeCase<S extends string> = S extends `${infer First}${infer Rest}` ? `${First extends Lowercase<First> ? First : `_${Lowercase<First>}`}${SnakeCase<Rest>}` : S;
 
+/** A stored shape's fields under their column names, with their types. */
+export type AsColumns<T> = { [K in keyof T & string as SnakeCase<K>]: T[K] };
+
 const snakeCase = (name: string): string => name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 
 /**
@@ -89,4 +92,18 @@ export function flagsToColumns<T extends { [P in K]: boolean }, K extends string
 export async function upsertById<DB, T extends keyof DB & string>(db: Kysely<DB>, table: T, row: Insertable<DB[T]> & { id: string }): Promise<void> {
   const { id: _id, ...update } = row as { id: string } & Record<string, unknown>;
   await (db as Kysely<any>).insertInto(table as string).values(row).onConflict((oc) => oc.column('id').doUpdateSet(update)).execute();
+}
+
+/**
+ * The row `id` of `table` made an item by `toItem`; with `organizationId`, only if the row is that
+ * organisation's (another organisation's id is not found).
+ */
+export async function findById<Row, T>(db: Kysely<any>, table: string, toItem: (row: Row) => T, id: string, organizationId?: string): Promise<T | undefined> {
+  const row = await db
+    .selectFrom(table)
+    .selectAll()
+    .where('id', '=', id)
+    .$if(organizationId !== undefined, (q) => q.where('organization_id', '=', organizationId as string))
+    .executeTakeFirst();
+  return row === undefined ? undefined : toItem(row as Row);
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Page, PageRequest } from './page-types.js';
-import { copy, newestFirst, paginate } from './pagination.js';
+import { copy, newestFirst, owned, ownedBy, paginate } from './pagination.js';
 import { buildTemplateVersion, nextVersionNumbers } from './template-numbering.js';
 import type { NewTemplateVersion, Template, TemplateStore, TemplateVersion } from './templates.js';
 
@@ -20,35 +20,35 @@ export class MemoryTemplateStore implements TemplateStore {
   }
 
   async addVersion(organizationId: string, version: TemplateVersion): Promise<void> {
-    const template = this.#templates.get(version.templateId);
-    if (!template || template.organizationId !== organizationId) {
+    const template = owned(this.#templates.get(version.templateId), organizationId);
+    if (!template) {
       throw new Error(`template "${version.templateId}" is not a template of organisation "${organizationId}"`);
     }
     this.#versions.get(version.templateId)?.push(copy(version));
   }
 
   async getTemplate(organizationId: string, id: string): Promise<Template | undefined> {
-    const template = this.#templates.get(id);
-    return template && template.organizationId === organizationId ? copy(template) : undefined;
+    const template = owned(this.#templates.get(id), organizationId);
+    return template && copy(template);
   }
 
   async listTemplates(organizationId: string, page: PageRequest): Promise<Page<Template>> {
-    const rows = [...this.#templates.values()].filter((t) => t.organizationId === organizationId).sort(newestFirst);
+    const rows = ownedBy(this.#templates.values(), organizationId).sort(newestFirst);
     const result = paginate(rows, page);
     return { items: result.items.map(copy), total: result.total };
   }
 
   async listVersions(organizationId: string, templateId: string): Promise<TemplateVersion[] | undefined> {
-    const template = this.#templates.get(templateId);
-    if (!template || template.organizationId !== organizationId) return undefined;
+    const template = owned(this.#templates.get(templateId), organizationId);
+    if (!template) return undefined;
     return copy(this.#versions.get(templateId) ?? []).sort((a, b) => a.version - b.version);
   }
 
   async createVersion(organizationId: string, templateId: string, input: NewTemplateVersion): Promise<TemplateVersion | undefined> {
     // No `await` from here to the push: reading the numbers and storing the version is one step on
     // the event loop, so concurrent creations never see the same highest version.
-    const template = this.#templates.get(templateId);
-    if (!template || template.organizationId !== organizationId) return undefined;
+    const template = owned(this.#templates.get(templateId), organizationId);
+    if (!template) return undefined;
     const versions = this.#versions.get(templateId) ?? [];
     const isMajor = input.isMajor ?? false;
     const numbers = nextVersionNumbers(versions, isMajor);

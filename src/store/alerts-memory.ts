@@ -3,7 +3,7 @@
  */
 import type { AlertChannel, AlertChannelPatch, AlertStore } from './alerts.js';
 import type { Timestamp } from './page-types.js';
-import { copy, owned, ownedBy } from './pagination.js';
+import { copy, owned, ownedBy, ownedCopy } from './pagination.js';
 
 /** Oldest first by createdAt, then id. */
 function oldestFirst(a: AlertChannel, b: AlertChannel): number {
@@ -25,13 +25,11 @@ export class MemoryAlertStore implements AlertStore {
   }
 
   async getChannel(organizationId: string, id: string): Promise<AlertChannel | undefined> {
-    const channel = owned(this.#channels.get(id), organizationId);
-    return channel && copy(channel);
+    return ownedCopy(this.#channels.get(id), organizationId);
   }
 
   async getChannelById(id: string): Promise<AlertChannel | undefined> {
-    const channel = this.#channels.get(id);
-    return channel && copy(channel);
+    return ownedCopy(this.#channels.get(id));
   }
 
   async updateChannel(organizationId: string, id: string, patch: AlertChannelPatch, now: Timestamp): Promise<AlertChannel | undefined> {

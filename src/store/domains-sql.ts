@@ -2,7 +2,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { DnsRecord, Domain, DomainPatch, DomainStore, TlsMode } from './domains.js';
 import type { Page, PageRequest, Timestamp } from './page-types.js';
 import type { DnsRecordsTable, DomainsTable, StoreDatabase } from './sql-schema.js';
-import { bool, flagsFromColumns, flagsToColumns, fromColumns, newestFirstPage, toColumns, upsertById, type SqlDialectTraits } from './sql-values.js';
+import { flagsFromColumns, flagsToColumns, fromColumns, newestFirstPage, toColumns, upsertById, type SqlDialectTraits } from './sql-values.js';
 
 /** The fields of a DNS record its row holds as they are. */
 const DNS_RECORD_FIELDS = ['id', 'recordType', 'recordTypeName', 'domain', 'name', 'value', 'ttl', 'status', 'createdAt', 'updatedAt', 'deletedAt'] as const;

@@ -19,6 +19,6 @@ export class SqlEmailLogStore implements EmailLogStore {
 
   async list(organizationId: string, page: PageRequest): Promise<Page<EmailLog>> {
     const matching = this.db.selectFrom('email_logs').where('organization_id', '=', organizationId);
-    return newestFirstPage(matching, page, (r: { document: string }) => withEventsInOrder(parse<EmailLog>(r.document)), ['document']);
+    return newestFirstPage(matching, page, (r: { document: string }) => withEventsInOrder(parse<EmailLog>(r.document)), { select: ['document'] });
   }
 }

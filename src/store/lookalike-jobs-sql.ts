@@ -9,7 +9,7 @@ import { createTable } from './sql-tables.js';
 import type { LookalikeReport } from '@spoof-checker/engine';
 import type { LookalikeJob, LookalikeJobError, LookalikeJobStatus, LookalikeJobStore, NewLookalikeJob } from './lookalike-jobs.js';
 import type { MigrationFactory } from './migration-types.js';
-import { findById, fromColumns, parse } from './sql-values.js';
+import { findById, fromColumns, numbersFromColumns, parse } from './sql-values.js';
 
 /** The lookalike job table, as Kysely sees it. */
 export interface LookalikeJobTables {
@@ -57,9 +57,7 @@ const JOB_FIELDS = ['id', 'organizationId', 'domain', 'status', 'createdAt', 'up
 function toJob(row: Row): LookalikeJob {
   return {
     ...fromColumns(row, JOB_FIELDS),
-    done: Number(row.done),
-    total: Number(row.total),
-    runs: Number(row.runs),
+    ...numbersFromColumns(row, ['done', 'total', 'runs']),
     enqueued: Number(row.enqueued) === 1,
     report: row.report === null ? null : parse<LookalikeReport>(row.report),
     error: row.error === null ? null : parse<LookalikeJobError>(row.error),

@@ -14,7 +14,7 @@ import { createTable } from './sql-tables.js';
 import type { MigrationFactory } from './migration-types.js';
 import type { CommitOutcome, DeliveryAttempt, DeliveryStatus, Monitor, MonitorHistoryEntry, MonitorPatch, MonitorRunCommit, MonitorStore, NewMonitorHistoryEntry, WebhookDelivery } from './monitors.js';
 import type { Page, PageRequest, Timestamp } from './page-types.js';
-import { count, findById, fromColumns, json, newestFirstPage, offsetOf, parse, toColumns } from './sql-values.js';
+import { count, findById, fromColumns, json, newestFirstPage, numbersFromColumns, offsetOf, parse, toColumns } from './sql-values.js';
 
 /** Rows one prune DELETE removes at most. */
 export const MONITOR_PRUNE_BATCH = 1_000;
@@ -100,26 +100,25 @@ type MonitorRow = MonitorTables['monitors'];
 
 /** The fields of a monitor its row holds as they are. */
 const MONITOR_FIELDS = ['id', 'organizationId', 'domain', 'webhookUrl', 'sealedSecret', 'nextRunAt', 'leaseUntil', 'createdAt', 'updatedAt'] as const;
+/** Its numbers (integer columns). */
+const MONITOR_NUMBERS = ['intervalMinutes', 'version'] as const;
 
 function toMonitor(row: MonitorRow): Monitor {
   return {
     ...fromColumns(row, MONITOR_FIELDS),
-    intervalMinutes: Number(row.interval_minutes),
+    ...numbersFromColumns(row, MONITOR_NUMBERS),
     checks: parse(row.checks),
     machine: parse(row.machine),
     lastResult: row.last_result === null ? null : parse(row.last_result),
-    version: Number(row.version),
   };
 }
 
 function toRow(monitor: Monitor): MonitorRow {
   return {
-    ...toColumns(monitor, MONITOR_FIELDS),
-    interval_minutes: monitor.intervalMinutes,
+    ...toColumns(monitor, [...MONITOR_FIELDS, ...MONITOR_NUMBERS]),
     checks: json(monitor.checks),
     machine: json(monitor.machine),
     last_result: monitor.lastResult === null ? null : json(monitor.lastResult),
-    version: monitor.version,
     history_seq: 0,
   };
 }
@@ -304,17 +303,12 @@ export class SqlMonitorStore implements MonitorStore {
     const own = await this.#db.selectFrom('monitors').select('id').where('id', '=', monitorId).where('organization_id', '=', organizationId).executeTakeFirst();
     if (!own) return undefined;
     const matching = this.#db.selectFrom('monitor_deliveries').where('monitor_id', '=', monitorId);
-    return newestFirstPage(matching, page, (r: { document: string }) => parse<WebhookDelivery>(r.document), ['document']);
+    return newestFirstPage(matching, page, (r: { document: string }) => parse<WebhookDelivery>(r.document), { select: ['document'] });
   }
 
   async getDelivery(organizationId: string, monitorId: string, id: string): Promise<WebhookDelivery | undefined> {
-    const row = await this.#db
-      .selectFrom('monitor_deliveries')
-      .select('document')
-      .where('id', '=', id)
-      .where('monitor_id', '=', monitorId)
-      .where('organization_id', '=', organizationId)
-      .executeTakeFirst();
+    const own = this.#db.selectFrom('monitor_deliveries').select('document').where('monitor_id', '=', monitorId).where('organization_id', '=', organizationId);
+    const row = await own.where('id', '=', id).executeTakeFirst();
     return row && parse<WebhookDelivery>(row.document);
   }
 

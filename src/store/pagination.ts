@@ -35,3 +35,9 @@ export function owned<T extends { organizationId: string }>(item: T | undefined,
 export function ownedBy<T extends { organizationId: string }>(items: Iterable<T>, organizationId: string): T[] {
   return [...items].filter((item) => item.organizationId === organizationId);
 }
+
+/** A copy of `item` when it is `organizationId`'s (as {@link owned}), otherwise undefined. */
+export function ownedCopy<T extends { organizationId: string }>(item: T | undefined, organizationId?: string): T | undefined {
+  const found = owned(item, organizationId);
+  return found && copy(found);
+}

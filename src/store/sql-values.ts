@@ -40,14 +40,19 @@ export function offsetOf(page: PageRequest): number {
 export type MatchingRows = SelectQueryBuilder<any, any, object>;
 
 /**
- * One page of the matching rows, newest first (`created_at`, then `id`, both descending: the
- * memory stores' order, src/store/pagination.ts), each made an item by `toItem`, and how many rows
- * match. `columns` narrows what is read (default every column).
+ * One page of the matching rows, newest first (`created_at`, or the column `by` names, then `id`,
+ * both descending: the memory stores' order, src/store/pagination.ts), each made an item by
+ * `toItem`, and how many rows match. `select` narrows what is read (default every column).
  */
-export async function newestFirstPage<Row, T>(matching: MatchingRows, page: PageRequest, toItem: (row: Row) => T, columns?: readonly string[]): Promise<Page<T>> {
-  const selected = columns ? matching.select(columns as never) : matching.selectAll();
+export async function newestFirstPage<Row, T>(
+  matching: MatchingRows,
+  page: PageRequest,
+  toItem: (row: Row) => T,
+  { select, by = 'created_at' }: { select?: readonly string[]; by?: string } = {},
+): Promise<Page<T>> {
+  const selected = select ? matching.select(select as never) : matching.selectAll();
   const [rows, total] = await Promise.all([
-    selected.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(offsetOf(page)).execute(),
+    selected.orderBy(by, 'desc').orderBy('id', 'desc').limit(page.limit).offset(offsetOf(page)).execute(),
     matching.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst(),
   ]);
   return { items: (rows as Row[]).map(toItem), total: count(total?.n) };
@@ -73,6 +78,11 @@ export function fromColumns<Row extends { [C in SnakeCase<K>]: unknown }, K exte
 /** The `fields` of a stored shape that its row holds as they are, under their column names (`createdAt` as `created_at`). */
 export function toColumns<T, K extends keyof T & string>(value: T, fields: readonly K[]): { [P in K as SnakeCase<P>]: T[P] } {
   return Object.fromEntries(fields.map((field) => [snakeCase(field), value[field]])) as { [P in K as SnakeCase<P>]: T[P] };
+}
+
+/** The number `fields` of a stored shape, read from their integer columns (which a driver may return as strings). */
+export function numbersFromColumns<Row extends { [C in SnakeCase<K>]: unknown }, K extends string>(row: Row, fields: readonly K[]): { [P in K]: number } {
+  return Object.fromEntries(fields.map((field) => [field, Number(row[snakeCase(field) as keyof Row])])) as { [P in K]: number };
 }
 
 /** The boolean `fields` of a stored shape, read from their 0/1 columns. */

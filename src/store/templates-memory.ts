@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Page, PageRequest } from './page-types.js';
-import { copy, newestFirst, owned, ownedBy, paginate } from './pagination.js';
+import { copy, newestFirst, owned, ownedBy, ownedCopy, paginate } from './pagination.js';
 import { buildTemplateVersion, nextVersionNumbers } from './template-numbering.js';
 import type { NewTemplateVersion, Template, TemplateStore, TemplateVersion } from './templates.js';
 
@@ -28,8 +28,7 @@ export class MemoryTemplateStore implements TemplateStore {
   }
 
   async getTemplate(organizationId: string, id: string): Promise<Template | undefined> {
-    const template = owned(this.#templates.get(id), organizationId);
-    return template && copy(template);
+    return ownedCopy(this.#templates.get(id), organizationId);
   }
 
   async listTemplates(organizationId: string, page: PageRequest): Promise<Page<Template>> {

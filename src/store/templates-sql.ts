@@ -2,7 +2,7 @@ import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { KeyOwner } from './api-keys.js';
 import type { Page, PageRequest } from './page-types.js';
 import type { StoreDatabase, TemplatesTable, TemplateVersionsTable } from './sql-schema.js';
-import { bool, count, fromColumns, isTrue, json, newestFirstPage, parse, toColumns, upsertById, type SqlDialectTraits } from './sql-values.js';
+import { count, flagsFromColumns, flagsToColumns, fromColumns, json, newestFirstPage, numbersFromColumns, parse, toColumns, upsertById, type SqlDialectTraits } from './sql-values.js';
 import { buildTemplateVersion, versionNumbersFromTally } from './template-numbering.js';
 import type { NewTemplateVersion, Template, TemplateStore, TemplateVariable, TemplateVersion } from './templates.js';
 
@@ -30,8 +30,8 @@ function templateToRow(template: Template): TemplatesTable {
 function versionFromRow(row: Selectable<TemplateVersionsTable>): TemplateVersion {
   return {
     ...fromColumns(row, VERSION_FIELDS),
-    version: Number(row.version),
-    isMajor: isTrue(row.is_major),
+    ...numbersFromColumns(row, ['version']),
+    ...flagsFromColumns(row, ['isMajor']),
     content: parse<unknown[]>(row.content),
     variables: parse<TemplateVariable[]>(row.variables),
     createdBy: parse<KeyOwner>(row.created_by),
@@ -42,9 +42,8 @@ function versionFromRow(row: Selectable<TemplateVersionsTable>): TemplateVersion
 
 function versionToRow(version: TemplateVersion): TemplateVersionsTable {
   return {
-    ...toColumns(version, VERSION_FIELDS),
-    version: version.version,
-    is_major: bool(version.isMajor),
+    ...toColumns(version, [...VERSION_FIELDS, 'version']),
+    ...flagsToColumns(version, ['isMajor']),
     content: json(version.content),
     variables: json(version.variables),
     created_by: json(version.createdBy),

@@ -1,7 +1,9 @@
 /**
  * What every SQL store shares: how values are written to and read from a column that both SQLite
  * and PostgreSQL hold (JSON as text, booleans as 0/1, counts that a driver may return as strings),
- * offset paging, and how a dialect differs where Kysely's query builder does not hide it.
+ * a stored shape's fields mapped to and from their columns by one list, offset paging newest
+ * first, a row read by id within an organisation, a row written again by id, and how a dialect
+ * differs where Kysely's query builder does not hide it.
  */
 import type { Insertable, Kysely, SelectQueryBuilder } from 'kysely';
 import type { Page, PageRequest } from './page-types.js';

@@ -5,10 +5,10 @@
  * refused files.
  */
 import { digestReports, mergeSenderDigests, summariseDigestSenders, type AggregateReport, type SenderDigestEntry } from '@spoof-checker/engine';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isTrustedOrigin, type NewReport, type ReportOrigin, type ReportRecordRow } from '../../src/store/reports.js';
-import type { Domain, Stores } from '../../src/store/types.js';
-import { memoryBackend, postgresBackend, sqliteBackend, type Backend, type OpenedBackend } from './backends.js';
+import type { Domain } from '../../src/store/types.js';
+import { describeStoreContract } from './contract-stores.js';
 
 const DAY = 86_400;
 /** 2025-03-01T00:00:00Z */
@@ -74,18 +74,7 @@ const report = (id: string, organizationId: string, day: number, records: Report
 
 const DAYS = { from: '2025-01-01', to: '2025-12-31' };
 
-describe.each<Backend>([memoryBackend, sqliteBackend, postgresBackend()])('report store contract: $name', (backend) => {
-  let opened: OpenedBackend;
-  let stores: Stores;
-
-  beforeAll(() => backend.setup());
-  afterAll(() => backend.teardown());
-  beforeEach(async () => {
-    opened = await backend.open();
-    stores = opened.stores;
-  });
-  afterEach(() => opened.dispose());
-
+describeStoreContract('report store contract', ({ stores }, backend) => {
   it('stores a report whole, lists it with its counts, and reads its document back', async () => {
     expect(await stores.reports.add(report('r1', 'o1', 0, [row('192.0.2.1', 10), row('2001:db8::1', 5, { dkimAligned: false })]))).toBe('stored');
     const page = await stores.reports.list('o1', { page: 1, limit: 10 });

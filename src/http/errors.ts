@@ -4,7 +4,7 @@
  * where `code` is one of the stable codes below: clients branch on `code`, people read the rest.
  * A 500 never carries internals (no stack, no exception text).
  */
-import { isSpoofCheckError, type FailedQuery } from '@spoof-checker/engine';
+import { isSpoofCheckError, normaliseDomainInput, type FailedQuery } from '@spoof-checker/engine';
 import { isStoreUnavailable } from '../store/errors.js';
 import { summarizeSchemaErrors, type SchemaErrorLike } from '../store/schema-errors.js';
 
@@ -280,6 +280,31 @@ export function notFound(what: string, id: string): ApiError {
     message: `${what} not found.`,
     why: `No ${what.toLowerCase()} with the id "${id}" exists in your organisation.`,
   });
+}
+
+/** The domains a service answers for (`serve --demo`: the demo's own), as {@link notInScope} reads them. */
+export interface DomainScope {
+  /** Whether `domain` (an A-label name, normalised) is in scope. */
+  allows(domain: string): boolean;
+  /** A few of the domains in scope, for the refusal's fix. */
+  examples: readonly string[];
+}
+
+/**
+ * 404 NOT_IN_DEMO for the first of `named` that is a domain outside `scope` (undefined when none is).
+ * A name that is not a domain is left to the route to refuse (INVALID_DOMAIN, with its reason).
+ * `subject` words the message (a check names the domain; an uploaded report says what it is about).
+ */
+export function notInScope(scope: DomainScope, named: readonly string[], subject: (domain: string) => string = (domain) => `${domain} is not in the demo: the demo answers only for its own domains.`): ApiError | undefined {
+  for (const name of named) {
+    const normalised = normaliseDomainInput(name);
+    if (!normalised.ok || scope.allows(normalised.domain)) continue;
+    return new ApiError('NOT_IN_DEMO', {
+      message: subject(normalised.domain),
+      fix: `Use one of the demo's domains (${scope.examples.slice(0, 3).join(', ')}; every one is listed on the demo's home page), or run the service without --demo to check real domains.`,
+    });
+  }
+  return undefined;
 }
 
 /** The check engine's refusals, by code: the status comes from the catalogue. */

@@ -170,6 +170,14 @@ export function storedIdentity(report: AggregateReport | TlsReport, authenticate
   return { identity: createHash('sha256').update(`unauthenticated|${base}|${digest}`).digest('hex'), base };
 }
 
+/**
+ * The policy domain a report is about: a DMARC aggregate report's policy_published domain (RFC 7489
+ * Appendix C); for a TLS report (RFC 8460 §4) the first policy's, which files it.
+ */
+export function reportDomain(report: AggregateReport | TlsReport): string {
+  return report.kind === 'aggregate' ? report.policyPublished.domain : (report.policies[0]?.policy.domain ?? '');
+}
+
 async function storeReport(sink: ReportSink, report: AggregateReport | TlsReport, origin: ReportOrigin, contentDigest: string): Promise<IngestedReport | { overLimit: string }> {
   const newId = sink.newId ?? randomUUID;
   const reporter = origin.authenticatedDomain ?? UNAUTHENTICATED_REPORTER;
@@ -185,7 +193,7 @@ async function storeReport(sink: ReportSink, report: AggregateReport | TlsReport
   let digest: SenderDigestEntry[] = [];
   if (report.kind === 'aggregate') {
     const { records: list, ...metadata } = report;
-    domain = report.policyPublished.domain;
+    domain = reportDomain(report);
     begin = report.dateRange.begin;
     end = report.dateRange.end;
     orgName = report.reporter.orgName;
@@ -195,7 +203,7 @@ async function storeReport(sink: ReportSink, report: AggregateReport | TlsReport
     digest = digestReports([report], domain).senders;
   } else {
     // RFC 8460 §4: a report is about one policy domain (its policies name it); the first one files it.
-    domain = report.policies[0]?.policy.domain ?? '';
+    domain = reportDomain(report);
     begin = report.dateRange.start;
     end = report.dateRange.end;
     orgName = report.organizationName;
@@ -239,10 +247,13 @@ export async function ingestReportFile(
   sink: ReportSink,
   file: ReportFileInput,
   origin: OriginBase,
-  options: { candidate?: boolean; kinds?: readonly ReportKind[] } = {},
+  options: { candidate?: boolean; kinds?: readonly ReportKind[]; admit?: (domains: readonly string[]) => void } = {},
 ): Promise<IngestTally & { found: boolean }> {
   // A path that takes one kind has the other refused unread, in the parser (parse-files.ts).
   const [parsed] = await (sink.parser ?? defaultReportParser()).parse([options.kinds ? { ...file, kinds: options.kinds } : file]);
+  // `admit` sees every domain the file's reports are about before any is stored, and may refuse the
+  // whole file by throwing (the demo takes reports about its own domains only).
+  if (options.admit && parsed!.ok) options.admit(parsed!.documents.flatMap((d) => (d.outcome.ok ? [reportDomain(d.outcome.report)] : [])));
   return ingestParsedFile(sink, file.fileName, parsed!, origin, options);
 }
 

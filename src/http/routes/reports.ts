@@ -25,7 +25,7 @@ import type { ReportRejection, StoredReport } from '../../store/reports.js';
 import type { Stores } from '../../store/types.js';
 import { clientAddress } from '../client-address.js';
 import { chargeStored, STORED_RECORD_QUOTA_BYTES, STORED_REPORT_QUOTA_BYTES } from '../storage-quota.js';
-import { ApiError } from '../errors.js';
+import { ApiError, notInScope, type DomainScope } from '../errors.js';
 import { API_SECURITY, COMMON_ERROR_STATUSES, DEFAULT_PAGE_LIMIT, errorResponses, pageQuery } from '../schemas.js';
 import { principalOf } from './logs.js';
 
@@ -73,6 +73,8 @@ export interface ReportRouteOptions extends ReportRouteSettings {
   now: () => Date;
   /** The per-client-address limit of the public TLS-RPT delivery (undefined: rate limits off). */
   publicLimiter?: onRequestHookHandler | undefined;
+  /** `serve --demo`: a report file about another domain is refused whole, before anything is stored (404 NOT_IN_DEMO). */
+  domainScope?: DomainScope;
 }
 
 const ReportItemSchema = Type.Object(
@@ -302,6 +304,16 @@ function fileNameOf(header: string | string[] | undefined): string | null {
 /** The report routes. */
 export const reportRoutes: FastifyPluginAsyncTypebox<ReportRouteOptions> = async (app, options) => {
   const { stores, now } = options;
+  const scope = options.domainScope;
+  // The demo takes reports about its own domains only: a file with one about another is refused whole.
+  const admit = scope
+    ? {
+        admit: (domains: readonly string[]) => {
+          const refusal = notInScope(scope, domains, (domain) => `The file holds a report about ${domain}, which is not in the demo: the demo takes reports about its own domains only.`);
+          if (refusal) throw refusal;
+        },
+      }
+    : {};
   // Report files are taken as bytes whatever they are labelled (the engine sniffs them); JSON
   // included, in this scope only (a TLS report is JSON, parsed by the engine's own capped reader).
   app.removeContentTypeParser('application/json');
@@ -383,7 +395,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox<ReportRouteOptions> = async
     async (request) => {
       const organizationId = principalOf(request).organizationId;
       const sink = await reportSink(stores.reports, { organizationId }, { now });
-      const tally = await ingestReportFile(sink, { bytes: bodyOf(request.body), fileName: fileNameOf(request.headers['x-report-filename']), contentType: request.headers['content-type'] ?? null }, unauthenticatedOrigin('upload', null));
+      const tally = await ingestReportFile(sink, { bytes: bodyOf(request.body), fileName: fileNameOf(request.headers['x-report-filename']), contentType: request.headers['content-type'] ?? null }, unauthenticatedOrigin('upload', null), admit);
       // The quota counts what was stored too, not only the (compressed) bytes sent.
       for (const report of tally.reports) if (report.outcome === 'stored') chargeStored(request, STORED_REPORT_QUOTA_BYTES + report.records * STORED_RECORD_QUOTA_BYTES);
       if (tally.reports.length === 0 && tally.rejected.length > 0) {
@@ -415,7 +427,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox<ReportRouteOptions> = async
     async (request) => {
       const sink = await reportSink(stores.reports, 'routed', { now });
       // RFC 8460 §5.3: this route is the HTTPS delivery of TLS reports; a DMARC aggregate report is refused unread.
-      const tally = await ingestReportFile(sink, { bytes: bodyOf(request.body), fileName: null, contentType: request.headers['content-type'] ?? null }, unauthenticatedOrigin('https', clientAddress(request)), { kinds: ['tls'] });
+      const tally = await ingestReportFile(sink, { bytes: bodyOf(request.body), fileName: null, contentType: request.headers['content-type'] ?? null }, unauthenticatedOrigin('https', clientAddress(request)), { kinds: ['tls'], ...admit });
       if (tally.reports.length === 0 && tally.rejected.length > 0) {
         const first = tally.rejected[0]!;
         throw new ApiError('REPORT_REFUSED', { message: `The report was refused (${first.reason}): ${first.detail}.` });

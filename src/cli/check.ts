@@ -120,7 +120,7 @@ export const check: Command = async (args, io) => {
   const dnssecAt = (dnssec: CheckOptions['dnssec']): CheckOptions['dnssec'] => (at !== undefined && typeof dnssec === 'object' ? { ...dnssec, now: () => at.getTime() / 1000, cache: undefined } : dnssec);
   const dnssecFor = (input: string): CheckOptions['dnssec'] => dnssecAt(demoDnssec && isDemoDnssecDomain(demoDnssec, input) ? demoDnssec.options : options.dnssec);
   // Inputs run concurrently; output keeps input order.
-  const outcomes = positionals.map((input) => checkOne(input, { ...options, resolver: built.resolverFor(input), dnssec: dnssecFor(input) }));
+  const outcomes = positionals.map((input) => checkOne(input, { ...options, resolver: built.resolverFor(input), dnssec: dnssecFor(input) }, values.resolver));
   let failed = 0;
   for (const [i, outcome] of outcomes.entries()) {
     const result = await outcome;
@@ -171,13 +171,27 @@ export function parseAtDate(text: string): Date {
 }
 
 /** Checks one input; a refusal becomes an error line, never an exception. */
-export async function checkOne(input: string, options: CheckOptions): Promise<SpoofCheckResult | ErrorLine> {
+export async function checkOne(input: string, options: CheckOptions, resolverFlag?: string): Promise<SpoofCheckResult | ErrorLine> {
   try {
     return await checkDomain(input, options);
   } catch (error) {
-    if (isSpoofCheckError(error)) return { input, error: { code: error.code, message: `${error.message} ${error.fix}` } };
+    if (isSpoofCheckError(error)) {
+      // A DNS server that never answered (nothing listens, no route): the fix is which server to ask.
+      const unreachable = error.code === 'dns_failure' && UNREACHABLE.test(error.query?.detail ?? '');
+      return { input, error: { code: error.code, message: `${error.message} ${unreachable ? unreachableFix(resolverFlag) : error.fix}` } };
+    }
     return { input, error: { code: 'internal', message: error instanceof Error ? error.message : String(error) } };
   }
+}
+
+/** The engine's words for a lookup ended by a socket error (network-resolver.ts socketFailure). */
+const UNREACHABLE = /cannot be reached/;
+
+/** What to do when the DNS server asked cannot be reached, from the command line. */
+function unreachableFix(resolverFlag: string | undefined): string {
+  return resolverFlag === undefined
+    ? "Check this machine's network and resolver settings, or give a DNS server that answers with --resolver IP (for example --resolver 1.1.1.1)."
+    : `Check the address and port given with --resolver ${resolverFlag}, or give a DNS server that answers with --resolver IP (for example --resolver 1.1.1.1).`;
 }
 
 function formatError(line: ErrorLine): string {

@@ -8,7 +8,7 @@
  * organisation) and takes reports for any domain.
  */
 import { readFile, writeFile } from 'node:fs/promises';
-import { describeFetch, fetchReportsFromImap, IMAP_PASSWORD_ENV, parseImapUrl } from '../ingest/imap.js';
+import { describeConnectFailure, describeFetch, fetchReportsFromImap, IMAP_PASSWORD_ENV, parseImapUrl } from '../ingest/imap.js';
 import { countTally, reportSink, type IngestTally } from '../ingest/ingest.js';
 import { importPaths } from '../ingest/files.js';
 import { DEFAULT_DATA_DIR, MEMORY_DATA_DIR, openStores, type StorageChoice } from '../store/open.js';
@@ -203,9 +203,10 @@ async function fetchCommand(args: string[], io: CliIo): Promise<number> {
   const storage = reportStorage(values.data, values.database, io.env);
   const resolver = await optionalResolver(values);
   return withStores(storage, async (stores) => {
-    let outcome;
+    let result;
+    const where = `${parsed.target.secure ? 'imaps' : 'imap'}://${parsed.target.user}@${parsed.target.host}:${parsed.target.port}/${parsed.target.mailbox}`;
     try {
-      outcome = await fetchReportsFromImap({
+      result = await fetchReportsFromImap({
         target: parsed.target,
         sink: await reportSink(stores.reports, { organizationId }, { failures: stores.failureReports }),
         ...(resolver ? { resolver } : {}),
@@ -216,12 +217,15 @@ async function fetchCommand(args: string[], io: CliIo): Promise<number> {
       });
     } catch (error) {
       if (isStoreUnavailable(error)) throw error;
-      const where = `${parsed.target.secure ? 'imaps' : 'imap'}://${parsed.target.user}@${parsed.target.host}:${parsed.target.port}/${parsed.target.mailbox}`;
       const detail = error instanceof Error ? ((error as { responseText?: string }).responseText ?? error.message) : String(error);
       io.err(`spoof-checker reports fetch: ${where}: ${detail}\n`);
       return EXIT_FAILED;
     }
-    io.err(`${describeFetch(outcome)} (organisation ${organizationId})\n`);
+    if (result.outcome === 'connect-failed') {
+      io.err(`spoof-checker reports fetch: ${where}: ${describeConnectFailure(parsed.target, result)} [${result.kind}]\n`);
+      return EXIT_FAILED;
+    }
+    io.err(`${describeFetch(result.fetched)} (organisation ${organizationId})\n`);
     return EXIT_OK;
   });
 }

@@ -36,6 +36,7 @@ export type ErrorCode =
   | 'ALERT_CHANNEL_LIMIT_REACHED'
   | 'ALERT_EMAIL_NOT_CONFIGURED'
   | 'REPORT_REFUSED'
+  | 'REPORT_PARSER_BUSY'
   | 'SERVICE_UNAVAILABLE'
   | 'STORE_UNAVAILABLE'
   | 'INTERNAL';
@@ -121,6 +122,12 @@ export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, CatalogueEntry>> = Obje
     message: 'The file holds no report that could be taken.',
     why: 'It is not a DMARC aggregate report (XML) or an SMTP TLS report (JSON), plain or in gzip or zip, or it is truncated, too large, or declares a DTD or entity (never processed).',
     fix: 'Send the report file as the reporter sent it (.xml, .xml.gz, .zip, .json, .json.gz); the reason in the message says what was wrong with this one.',
+  },
+  REPORT_PARSER_BUSY: {
+    status: 503,
+    message: 'The report parser is busy: send the file again shortly.',
+    why: 'Reports wait for a parser process, and as many bytes of uploads as the service holds for them (MAX_REPORT_PARSE_QUEUED_BYTES) are already waiting; this one was not read.',
+    fix: 'Wait for the number of seconds in the Retry-After header, then upload the file again.',
   },
   UNSUPPORTED_MEDIA_TYPE: {
     status: 415,

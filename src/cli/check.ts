@@ -2,8 +2,8 @@ import { isDemoDnssecDomain, isDemoZonesDirectory, loadDemoDnssec } from '../ser
 import { checkDomain, DnssecCache, ianaRootAnchors, loadTrustAnchorFile, type CheckOptions } from '@spoof-checker/engine';
 import { isSpoofCheckError } from '@spoof-checker/engine';
 import type { SpoofCheckResult } from '@spoof-checker/engine';
-import { parseCommandArgs, RESOLVER_OPTIONS, UsageError } from './args.js';
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo, type Command } from './io.js';
+import { parseCommandOrExit, RESOLVER_OPTIONS, usageExit, UsageError } from './args.js';
+import { EXIT_FAILED, EXIT_OK, type CliIo, type Command } from './io.js';
 import { formatFailure, formatReport } from './report.js';
 import { RANGES_HELP, rangesFromFlag } from './ranges-options.js';
 import { resolverFromFlags } from './resolver-options.js';
@@ -56,21 +56,16 @@ export interface ErrorLine {
 
 /** `spoof-checker check`: one report (or JSON line) per input, in input order. */
 export const check: Command = async (args, io) => {
-  let parsed;
-  try {
-    parsed = parseCommandArgs(
-      args,
-      { ...RESOLVER_OPTIONS, ...TRANSPORT_OPTIONS, 'trust-anchor': { type: 'string' }, 'no-dnssec': { type: 'boolean' }, faults: { type: 'string' }, selectors: { type: 'string' }, ranges: { type: 'string' }, transport: { type: 'boolean' }, bimi: { type: 'boolean' }, 'bimi-selector': { type: 'string' }, 'bimi-roots': { type: 'string' }, at: { type: 'string' }, json: { type: 'boolean' } },
-      true,
-    );
-  } catch (error) {
-    return usage(io, error);
-  }
+  const parsed = parseCommandOrExit(
+    'check',
+    USAGE,
+    io,
+    args,
+    { ...RESOLVER_OPTIONS, ...TRANSPORT_OPTIONS, 'trust-anchor': { type: 'string' }, 'no-dnssec': { type: 'boolean' }, faults: { type: 'string' }, selectors: { type: 'string' }, ranges: { type: 'string' }, transport: { type: 'boolean' }, bimi: { type: 'boolean' }, 'bimi-selector': { type: 'string' }, 'bimi-roots': { type: 'string' }, at: { type: 'string' }, json: { type: 'boolean' } },
+    true,
+  );
+  if (typeof parsed === 'number') return parsed;
   const { values, positionals } = parsed;
-  if (values.help) {
-    io.out(USAGE);
-    return EXIT_OK;
-  }
   if (positionals.length === 0) return usage(io, new UsageError('give at least one domain, URL or address to check'));
 
   let built;
@@ -199,8 +194,7 @@ function formatError(line: ErrorLine): string {
 }
 
 function usage(io: CliIo, error: unknown): number {
-  io.err(`spoof-checker check: ${error instanceof Error ? error.message : String(error)}\nRun 'spoof-checker check --help' for the options.\n`);
-  return EXIT_USAGE;
+  return usageExit(io, 'check', error);
 }
 
 /** `a, b,,c` → ['a', 'b', 'c']; undefined stays undefined. */

@@ -11,11 +11,12 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { describeConnectFailure, describeFetch, fetchReportsFromImap, IMAP_PASSWORD_ENV, parseImapUrl } from '../ingest/imap.js';
 import { countTally, reportSink, type IngestTally } from '../ingest/ingest.js';
 import { importPaths } from '../ingest/files.js';
-import { DEFAULT_DATA_DIR, MEMORY_DATA_DIR, openStores, type StorageChoice } from '../store/open.js';
+import { DEFAULT_DATA_DIR, MEMORY_DATA_DIR, type StorageChoice } from '../store/open.js';
 import { isStoreUnavailable } from '../store/errors.js';
 import type { Stores } from '../store/types.js';
 import { integerOption, parseCommandArgs, RESOLVER_OPTIONS, UsageError } from './args.js';
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo, type Command } from './io.js';
+import { EXIT_FAILED, EXIT_OK, type CliIo, type Command } from './io.js';
+import { runSubcommand, withStores } from './subcommands.js';
 import { resolverFromFlags } from './resolver-options.js';
 
 /** The window `show` takes without `--days`, and the longest (as src/summaries/summary.ts; the analysis is loaded only by `show`). */
@@ -69,29 +70,13 @@ failed, 2 on a usage error.
 `;
 
 /** `spoof-checker reports`. */
-export const reports: Command = async (args, io) => {
-  const [sub, ...rest] = args;
-  if (sub === undefined || sub === '--help' || sub === '-h' || sub === 'help') {
-    (sub === undefined ? io.err : io.out)(USAGE);
-    return sub === undefined ? EXIT_USAGE : EXIT_OK;
-  }
-  try {
-    if (sub === 'import') return await importCommand(rest, io);
-    if (sub === 'fetch') return await fetchCommand(rest, io);
-    if (sub === 'show') return await showCommand(rest, io);
+export const reports: Command = async (args, io) =>
+  runSubcommand('reports', USAGE, args, io, (sub, rest) => {
+    if (sub === 'import') return importCommand(rest, io);
+    if (sub === 'fetch') return fetchCommand(rest, io);
+    if (sub === 'show') return showCommand(rest, io);
     throw new UsageError(`unknown subcommand '${sub}': use import, fetch or show`);
-  } catch (error) {
-    if (error instanceof UsageError) {
-      io.err(`spoof-checker reports: ${error.message}\nRun 'spoof-checker reports --help' for the options.\n`);
-      return EXIT_USAGE;
-    }
-    if (isStoreUnavailable(error)) {
-      io.err(`spoof-checker reports: ${(error as Error).message}\n`);
-      return EXIT_FAILED;
-    }
-    throw error;
-  }
-};
+  });
 
 const STORE_OPTIONS = {
   data: { type: 'string' },
@@ -127,15 +112,6 @@ async function organizationHolding(stores: Stores, domain: string): Promise<stri
   if (holding.length === 0) return DEFAULT_CLI_ORGANIZATION;
   if (holding.length === 1) return holding[0]!;
   throw new UsageError(`${holding.length} organisations hold reports about ${domain}: ${holding.join(', ')}. Say which with --org ID (e.g. --org ${holding[0]})`);
-}
-
-async function withStores<T>(choice: StorageChoice, run: (stores: Stores) => Promise<T>): Promise<T> {
-  const opened = await openStores(choice, { pruneAutomatically: false });
-  try {
-    return await run(opened.stores);
-  } finally {
-    await opened.stores.close();
-  }
 }
 
 async function optionalResolver(values: { zones?: string | undefined; 'demo-zones'?: boolean | undefined; resolver?: string | undefined; timeout?: string | undefined }) {

@@ -205,16 +205,21 @@ export function parseApiKeysVariable(text: string | undefined): StartupApiKey[] 
     });
 }
 
+/** `text` (trimmed) as a URL of one of `protocols`; undefined when it is not a URL or of another protocol. */
+function urlOf(text: string, protocols: readonly string[]): URL | undefined {
+  try {
+    const url = new URL(text.trim());
+    return protocols.includes(url.protocol) ? url : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The public URL: an http(s) origin, optionally with a path prefix; no query, fragment or credentials. */
 function publicUrlOption(text: string | undefined): string | undefined {
   if (text === undefined || text.trim() === '') return undefined;
-  let url: URL | undefined;
-  try {
-    url = new URL(text.trim());
-  } catch {
-    url = undefined;
-  }
-  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
+  const url = urlOf(text, ['https:', 'http:']);
+  if (!url || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
     throw new UsageError(`--public-url / SPOOF_CHECKER_PUBLIC_URL must be an http(s) URL such as https://checker.example (no query, fragment or credentials), not "${text}"`);
   }
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
@@ -254,13 +259,8 @@ function trustProxyOption(text: string | undefined): TrustProxy {
 /** `--redis` / REDIS_URL: a redis:// or rediss:// URL. */
 function redisOption(text: string | undefined): string | undefined {
   if (text === undefined || text.trim() === '') return undefined;
-  let url: URL | undefined;
-  try {
-    url = new URL(text.trim());
-  } catch {
-    url = undefined;
-  }
-  if (!url || (url.protocol !== 'redis:' && url.protocol !== 'rediss:')) {
+  const url = urlOf(text, ['redis:', 'rediss:']);
+  if (!url) {
     throw new UsageError(`--redis / REDIS_URL must be a redis:// or rediss:// URL such as redis://127.0.0.1:6379, not "${text}"`);
   }
   return url.toString();

@@ -62,6 +62,25 @@ export function parseCommandOrExit<O extends Options>(command: string, usage: st
   return parsed;
 }
 
+/**
+ * A command's settings from `read`: a usage error prints the reason, then the whole usage (exit 2);
+ * `help` prints the usage (exit 0). Either gives `{ exit }` instead of the settings.
+ */
+export function settingsOrExit<T>(command: string, usage: string, io: Pick<CliIo, 'out' | 'err'>, read: () => T | 'help'): { settings: T } | { exit: number } {
+  let settings: T | 'help';
+  try {
+    settings = read();
+  } catch (error) {
+    io.err(`spoof-checker ${command}: ${error instanceof Error ? error.message : String(error)}\n\n${usage}`);
+    return { exit: EXIT_USAGE };
+  }
+  if (settings === 'help') {
+    io.out(usage);
+    return { exit: EXIT_OK };
+  }
+  return { settings };
+}
+
 /** Every way of writing the options: `--name`, and `-x` for those with a short form. */
 function optionSpellings(options: Options): string[] {
   return Object.entries(options).flatMap(([name, option]) => [`--${name}`, ...(option.short ? [`-${option.short}`] : [])]);

@@ -9,7 +9,7 @@ import { DEFAULT_LOCK_DURATION_MS } from '../jobs/worker.js';
 import { redactedUrl, startWorker, type CheckConfig } from '../service/start.js';
 import { MEMORY_DATA_DIR, type StorageChoice } from '../store/open.js';
 import { checkDatabaseUrl } from '../store/postgres.js';
-import { integerOption, parseCommandArgs, RESOLVER_OPTIONS, UsageError } from './args.js';
+import { integerOption, parseCommandArgs, RESOLVER_OPTIONS, settingsOrExit, UsageError } from './args.js';
 import { ALERT_OPTIONS, ALERT_USAGE, alertSmtpFromFlags } from './alert-options.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Command } from './io.js';
 import { RANGES_HELP, rangesFromFlag } from './ranges-options.js';
@@ -115,17 +115,9 @@ function readSettings(args: string[], env: NodeJS.ProcessEnv) {
 
 /** The `worker` command. Exit 0 after a clean stop, 1 when the store or Redis cannot be reached, 2 on bad arguments. */
 export const worker: Command = async (args, io) => {
-  let settings;
-  try {
-    settings = readSettings(args, io.env);
-  } catch (error) {
-    io.err(`spoof-checker worker: ${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
-    return EXIT_USAGE;
-  }
-  if (settings === 'help') {
-    io.out(USAGE);
-    return EXIT_OK;
-  }
+  const read = settingsOrExit('worker', USAGE, io, () => readSettings(args, io.env));
+  if ('exit' in read) return read.exit;
+  const { settings } = read;
   let built;
   let dnssec: Pick<CheckConfig, 'dnssec'> = {};
   try {

@@ -21,6 +21,16 @@ export const RESOLVER_OPTIONS = {
   timeout: { type: 'string' },
 } as const satisfies Options;
 
+/** Options that take a value (`--name VALUE`), by name. */
+export function stringOptions<N extends string>(...names: N[]): { [K in N]: { type: 'string' } } {
+  return Object.fromEntries(names.map((name) => [name, { type: 'string' }])) as { [K in N]: { type: 'string' } };
+}
+
+/** Switches (`--name`), by name. */
+export function booleanOptions<N extends string>(...names: N[]): { [K in N]: { type: 'boolean' } } {
+  return Object.fromEntries(names.map((name) => [name, { type: 'boolean' }])) as { [K in N]: { type: 'boolean' } };
+}
+
 /**
  * Strict argument parsing (node:util parseArgs): an unknown option, a missing value or a stray
  * argument is a `UsageError` that names it, never silently ignored.

@@ -18,7 +18,7 @@ import { parseTrustProxy, TrustProxyError, trustProxyWarning, type TrustProxy } 
 import { apiKeyIdFromDigest, digestApiKey } from '../store/api-keys.js';
 import { DEFAULT_DATA_DIR, MEMORY_DATA_DIR, type StorageChoice } from '../store/open.js';
 import { DEFAULT_RETENTION_DAYS } from '../store/sql.js';
-import { integerOption, parseCommandArgs, UsageError } from './args.js';
+import { booleanOptions, integerOption, parseCommandArgs, stringOptions, UsageError } from './args.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo, type Command } from './io.js';
 import type { RangeData } from '@spoof-checker/engine';
 import { describeRanges, rangesFromFlag } from './ranges-options.js';
@@ -288,33 +288,13 @@ export function serveConfig(args: string[], env: NodeJS.ProcessEnv): ServeConfig
   const { values } = parseCommandArgs(
     args,
     {
-      host: { type: 'string' },
-      port: { type: 'string' },
-      zones: { type: 'string' },
-      'demo-zones': { type: 'boolean' },
-      resolver: { type: 'string' },
-      timeout: { type: 'string' },
-      faults: { type: 'string' },
-      seed: { type: 'string' },
-      demo: { type: 'boolean' },
-      data: { type: 'string' },
-      database: { type: 'string' },
-      'retention-days': { type: 'string' },
-      'trust-proxy': { type: 'string' },
-      'public-url': { type: 'string' },
-      'public-origin': { type: 'string' },
-      redis: { type: 'string' },
-      ranges: { type: 'string' },
+      ...stringOptions('host', 'port', 'zones', 'resolver', 'timeout', 'faults', 'seed', 'data', 'database', 'retention-days', 'trust-proxy', 'public-url', 'public-origin', 'redis', 'ranges'),
+      ...booleanOptions('demo-zones', 'demo', 'public-history', 'no-dnssec'),
       ...TRANSPORT_OPTIONS,
       ...ALERT_OPTIONS,
       [PUBLIC_DEMO_FLAG]: { type: 'boolean' },
-      'public-history': { type: 'boolean' },
-      'log-format': { type: 'string' },
-      'smtp-port': { type: 'string' },
-      'smtp-host': { type: 'string' },
+      ...stringOptions('log-format', 'smtp-port', 'smtp-host', 'trust-anchor'),
       'report-address': { type: 'string', multiple: true },
-      'trust-anchor': { type: 'string' },
-      'no-dnssec': { type: 'boolean' },
     },
     false,
   );

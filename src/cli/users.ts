@@ -10,7 +10,7 @@
 import { invite, listUsers, removeUser, INVITATION_TTL_MS } from '../console/accounts.js';
 import { CONSOLE_ROLES } from '../store/console.js';
 import type { StorageChoice } from '../store/open.js';
-import { parseCommandArgs, UsageError } from './args.js';
+import { booleanOptions, parseCommandArgs, stringOptions, UsageError } from './args.js';
 import { EXIT_FAILED, EXIT_OK, type CliIo, type Command } from './io.js';
 import { runSubcommand, withStores } from './subcommands.js';
 import { reportStorage } from './reports.js';
@@ -41,15 +41,7 @@ People who sign in to the console (/console). Works on the service's data, while
 Exit status: 0 done, 1 refused (unknown user, last owner, bad email) or the store failed, 2 on a usage error.
 `;
 
-const OPTIONS = {
-  data: { type: 'string' },
-  database: { type: 'string' },
-  org: { type: 'string' },
-  email: { type: 'string' },
-  role: { type: 'string' },
-  'public-origin': { type: 'string' },
-  json: { type: 'boolean' },
-} as const;
+const OPTIONS = { ...stringOptions('data', 'database', 'org', 'email', 'role', 'public-origin'), ...booleanOptions('json') };
 
 /** An http(s) origin, or a usage error that says what is wrong. */
 export function publicOriginOption(text: string | undefined): string | undefined {

@@ -9,7 +9,7 @@ import { DEFAULT_LOCK_DURATION_MS } from '../jobs/worker.js';
 import { redactedUrl, startWorker, type CheckConfig } from '../service/start.js';
 import { MEMORY_DATA_DIR, type StorageChoice } from '../store/open.js';
 import { checkDatabaseUrl } from '../store/postgres.js';
-import { integerOption, parseCommandArgs, RESOLVER_OPTIONS, settingsOrExit, UsageError } from './args.js';
+import { booleanOptions, integerOption, parseCommandArgs, RESOLVER_OPTIONS, settingsOrExit, stringOptions, UsageError } from './args.js';
 import { ALERT_OPTIONS, ALERT_USAGE, alertSmtpFromFlags } from './alert-options.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Command } from './io.js';
 import { RANGES_HELP, rangesFromFlag } from './ranges-options.js';
@@ -74,18 +74,9 @@ function readSettings(args: string[], env: NodeJS.ProcessEnv) {
     args,
     {
       ...RESOLVER_OPTIONS,
-      redis: { type: 'string' },
-      database: { type: 'string' },
-      data: { type: 'string' },
-      concurrency: { type: 'string' },
-      'lock-duration': { type: 'string' },
-      faults: { type: 'string' },
-      ranges: { type: 'string' },
-      'allow-private-addresses': { type: 'boolean' },
-      'trust-anchor': { type: 'string' },
-      'no-dnssec': { type: 'boolean' },
+      ...stringOptions('redis', 'database', 'data', 'concurrency', 'lock-duration', 'faults', 'ranges', 'trust-anchor', 'tls-ca'),
+      ...booleanOptions('allow-private-addresses', 'no-dnssec'),
       ...ALERT_OPTIONS,
-      'tls-ca': { type: 'string' },
     },
     false,
   );

@@ -7,11 +7,12 @@
  * the email handler and never the record log's `:log_id` (tested in test/http/logs.test.ts).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { registerPagedList } from './paged-list.js';
 import { Type } from 'typebox';
 import type { EmailLog, Stores } from '../../store/types.js';
 import type { Principal } from '../context.js';
 import { notFound } from '../errors.js';
-import { API_SECURITY, COMMON_ERROR_STATUSES, DEFAULT_PAGE_LIMIT, EmailLogSchema, errorResponses, pageQuery, RecordLogSchema, type EmailLogBody } from '../schemas.js';
+import { API_SECURITY, COMMON_ERROR_STATUSES, EmailLogSchema, errorResponses, RecordLogSchema, type EmailLogBody } from '../schemas.js';
 
 /** Longest id accepted in a path. */
 export const MAX_ID_LENGTH = 255;
@@ -62,28 +63,18 @@ export interface LogRouteOptions {
 
 /** The log routes. */
 export const logRoutes: FastifyPluginAsyncTypebox<LogRouteOptions> = async (app, { stores }) => {
-  app.get(
-    '/api/logs/v1/emails',
-    {
-      config: { audit: { service: 'logs', resource: 'email_log', verb: 'list', past: 'listed' } },
-      schema: {
-        tags: ['logs'],
-        security,
-        summary: 'List email logs (newest first)',
-        querystring: Type.Object(pageQuery(DEFAULT_PAGE_LIMIT), { additionalProperties: false }),
-        response: {
-          200: Type.Object({ emails: Type.Array(EmailLogSchema), total: Type.Integer(), page: Type.Integer(), limit: Type.Integer(), event: Type.Literal('email.list') }),
-          ...errorResponses(...COMMON_ERROR_STATUSES),
-        },
-      },
-    },
-    async (request) => {
-      const page = request.query.page ?? 1;
-      const limit = request.query.limit ?? DEFAULT_PAGE_LIMIT;
-      const result = await stores.emailLogs.list(principalOf(request).organizationId, { page, limit });
-      return { emails: result.items.map(emailLogBody), total: result.total, page, limit, event: 'email.list' as const };
-    },
-  );
+  registerPagedList(app, {
+    path: '/api/logs/v1/emails',
+    audit: { service: 'logs', resource: 'email_log' },
+    tag: 'logs',
+    summary: 'List email logs (newest first)',
+    security,
+    key: 'emails',
+    item: EmailLogSchema,
+    event: 'email.list',
+    list: (organizationId, page) => stores.emailLogs.list(organizationId, page),
+    body: emailLogBody,
+  });
 
   app.get(
     '/api/logs/v1/emails/:id',

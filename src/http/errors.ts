@@ -325,6 +325,21 @@ interface FrameworkErrorLike {
   validationContext?: string;
 }
 
+/** Fastify's own errors by code: the catalogue's code, and the message when it is more specific than the catalogue's. */
+const FRAMEWORK_ERRORS: Readonly<Record<string, readonly [ErrorCode, string?]>> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: ['INVALID_JSON'],
+  FST_ERR_CTP_EMPTY_JSON_BODY: ['INVALID_JSON'],
+  FST_ERR_CTP_BODY_TOO_LARGE: ['PAYLOAD_TOO_LARGE'],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: ['UNSUPPORTED_MEDIA_TYPE'],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: ['VALIDATION_FAILED', 'The Content-Length header does not match the body.'],
+  FST_ERR_MAX_PARAM_LENGTH: ['VALIDATION_FAILED', 'A path segment of the URL is too long.'],
+  FST_ERR_BAD_URL: ['MALFORMED_URL'],
+  FST_ERR_NOT_FOUND: ['ROUTE_NOT_FOUND'],
+  // The docs' static files refuse a path that climbs out of their folder (`/docs/static/x/..`):
+  // nothing is served there, so it is an unknown path, not a fault.
+  FST_STATIC_FORBIDDEN_PATH: ['ROUTE_NOT_FOUND'],
+};
+
 /** Labels of the request parts in validation messages. */
 const PART_LABELS: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' };
 
@@ -346,27 +361,8 @@ export function toApiError(error: unknown, parts: { body?: unknown; query?: unkn
     const root = part === 'body' ? parts.body : part === 'querystring' ? parts.query : part === 'params' ? parts.params : undefined;
     return new ApiError('VALIDATION_FAILED', { message: summarizeSchemaErrors(framework.validation, root, PART_LABELS[part] ?? part) });
   }
-  switch (framework.code) {
-    case 'FST_ERR_CTP_INVALID_JSON_BODY':
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new ApiError('INVALID_JSON');
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new ApiError('PAYLOAD_TOO_LARGE');
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new ApiError('UNSUPPORTED_MEDIA_TYPE');
-    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return new ApiError('VALIDATION_FAILED', { message: 'The Content-Length header does not match the body.' });
-    case 'FST_ERR_MAX_PARAM_LENGTH':
-      return new ApiError('VALIDATION_FAILED', { message: 'A path segment of the URL is too long.' });
-    case 'FST_ERR_BAD_URL':
-      return new ApiError('MALFORMED_URL');
-    case 'FST_ERR_NOT_FOUND':
-      return new ApiError('ROUTE_NOT_FOUND');
-    // The docs' static files refuse a path that climbs out of their folder (`/docs/static/x/..`):
-    // nothing is served there, so it is an unknown path, not a fault.
-    case 'FST_STATIC_FORBIDDEN_PATH':
-      return new ApiError('ROUTE_NOT_FOUND');
-  }
+  const known = typeof framework.code === 'string' && Object.hasOwn(FRAMEWORK_ERRORS, framework.code) ? FRAMEWORK_ERRORS[framework.code] : undefined;
+  if (known) return new ApiError(known[0], known[1] === undefined ? {} : { message: known[1] });
   if (framework.statusCode === 404) return new ApiError('ROUTE_NOT_FOUND');
   // A body that is not JSON-shaped at all (e.g. a stream error while reading) is the client's problem.
   if (framework.statusCode === 400) return new ApiError('VALIDATION_FAILED', { message: 'The request could not be read.' });

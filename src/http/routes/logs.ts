@@ -12,7 +12,7 @@ import { Type } from 'typebox';
 import type { EmailLog, Stores } from '../../store/types.js';
 import type { Principal } from '../context.js';
 import { notFound } from '../errors.js';
-import { API_SECURITY, COMMON_ERROR_STATUSES, EmailLogSchema, errorResponses, RecordLogSchema, type EmailLogBody } from '../schemas.js';
+import { API_SECURITY, EmailLogSchema, RecordLogSchema, routeSchema, type EmailLogBody } from '../schemas.js';
 
 /** Longest id accepted in a path. */
 export const MAX_ID_LENGTH = 255;
@@ -63,6 +63,7 @@ export interface LogRouteOptions {
 
 /** The log routes. */
 export const logRoutes: FastifyPluginAsyncTypebox<LogRouteOptions> = async (app, { stores }) => {
+  const common = { tags: ['logs'], security };
   registerPagedList(app, {
     path: '/api/logs/v1/emails',
     audit: { service: 'logs', resource: 'email_log' },
@@ -80,14 +81,7 @@ export const logRoutes: FastifyPluginAsyncTypebox<LogRouteOptions> = async (app,
     '/api/logs/v1/emails/:id',
     {
       config: { audit: { service: 'logs', resource: 'email_log', verb: 'view', past: 'viewed', idParam: 'id' } },
-      schema: {
-        tags: ['logs'],
-        security,
-        summary: 'Get email log details',
-        description: 'One email log with its events in lifecycle order (createdAt ascending).',
-        params: Type.Object({ id: IdParam }),
-        response: { 200: EmailLogSchema, ...errorResponses(...COMMON_ERROR_STATUSES) },
-      },
+      schema: routeSchema(common, 'Get email log details', EmailLogSchema, { description: 'One email log with its events in lifecycle order (createdAt ascending).', params: Type.Object({ id: IdParam }) }),
     },
     async (request) => {
       const log = await stores.emailLogs.get(principalOf(request).organizationId, request.params.id);
@@ -101,14 +95,10 @@ export const logRoutes: FastifyPluginAsyncTypebox<LogRouteOptions> = async (app,
     '/api/logs/v1/:log_id',
     {
       config: { audit: { service: 'logs', resource: 'record_log', verb: 'view', past: 'viewed', idParam: 'log_id' } },
-      schema: {
-        tags: ['logs'],
-        security,
-        summary: 'Get log',
+      schema: routeSchema(common, 'Get log', RecordLogSchema, {
         description: "One record of the audit trail, by the uuid a response carried in its x-log-id header. Only your organisation's records are visible.",
         params: Type.Object({ log_id: IdParam }),
-        response: { 200: RecordLogSchema, ...errorResponses(...COMMON_ERROR_STATUSES) },
-      },
+      }),
     },
     async (request) => {
       const record = await stores.recordLogs.get(principalOf(request).organizationId, request.params.log_id);

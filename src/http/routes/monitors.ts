@@ -13,18 +13,7 @@ import { MAX_WEBHOOK_URL_LENGTH, type MonitorRefusal, type MonitorService } from
 import type { Monitor, MonitorHistoryEntry, WebhookDelivery } from '../../store/monitors.js';
 import type { AuditSpec } from '../context.js';
 import { ApiError, notFound } from '../errors.js';
-import {
-  API_SECURITY,
-  COMMON_ERROR_STATUSES,
-  CreatedMonitorSchema,
-  errorResponses,
-  MonitorHistoryEntrySchema,
-  MonitorSchema,
-  WebhookDeliverySchema,
-  type MonitorBody,
-  type MonitorHistoryEntryBody,
-  type WebhookDeliveryBody,
-} from '../schemas.js';
+import { API_SECURITY, COMMON_ERROR_STATUSES, CreatedMonitorSchema, errorResponses, type MonitorBody, type MonitorHistoryEntryBody, MonitorHistoryEntrySchema, MonitorSchema, routeSchema, type WebhookDeliveryBody, WebhookDeliverySchema } from '../schemas.js';
 import { principalOf } from './logs.js';
 
 /** Where the monitor routes live. */
@@ -216,14 +205,7 @@ export const monitorRoutes: FastifyPluginAsyncTypebox<MonitorRouteOptions> = asy
     `${MONITORS_PATH}/:id`,
     {
       config: { audit: audit('update', 'updated', 'id') },
-      schema: {
-        ...common,
-        summary: 'Change a monitor',
-        description: 'Changes the interval, the webhook URL (checked again; the secret stays) or the extra checks. The domain cannot change: delete and create.',
-        params: IdParams,
-        body: PatchBody,
-        response: { 200: MonitorSchema, ...errors },
-      },
+      schema: routeSchema(common, 'Change a monitor', MonitorSchema, { description: 'Changes the interval, the webhook URL (checked again; the secret stays) or the extra checks. The domain cannot change: delete and create.', params: IdParams, body: PatchBody }),
     },
     async (request) => {
       const updated = await monitors.update(principalOf(request).organizationId, request.params.id, request.body);
@@ -237,13 +219,7 @@ export const monitorRoutes: FastifyPluginAsyncTypebox<MonitorRouteOptions> = asy
     `${MONITORS_PATH}/:id`,
     {
       config: { audit: audit('delete', 'deleted', 'id') },
-      schema: {
-        ...common,
-        summary: 'Stop watching a domain',
-        description: 'Deletes the monitor, its schedule, its history and its deliveries.',
-        params: IdParams,
-        response: { 200: Type.Object({ object: Type.Literal('monitor'), id: Type.String(), deleted: Type.Literal(true), event: Type.Literal('monitor.deleted') }), ...errors },
-      },
+      schema: routeSchema(common, 'Stop watching a domain', Type.Object({ object: Type.Literal('monitor'), id: Type.String(), deleted: Type.Literal(true), event: Type.Literal('monitor.deleted') }), { description: 'Deletes the monitor, its schedule, its history and its deliveries.', params: IdParams }),
     },
     async (request) => {
       if (!(await monitors.delete(principalOf(request).organizationId, request.params.id))) throw notFound('Monitor', request.params.id);

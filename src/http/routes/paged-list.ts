@@ -28,8 +28,8 @@ export interface PagedListRoute<T> {
   /** The body's field that holds the items, and their schema. */
   key: string;
   item: TSchema;
-  /** The body's `event` (e.g. `domain.list`). */
-  event: string;
+  /** The body's `event` (e.g. `domain.list`); none when left out (the report routes). */
+  event?: string;
   /** The page; undefined when the resource the path names does not exist (404 naming `owner`). */
   list: (organizationId: string, page: PageRequest, params: Record<string, string>) => Promise<Page<T> | undefined>;
   body: (item: T) => unknown;
@@ -49,7 +49,7 @@ export function registerPagedList<T>(app: FastifyInstance<any, any, any, any, an
         ...(route.params !== undefined ? { params: route.params } : {}),
         querystring: Type.Object(pageQuery(DEFAULT_PAGE_LIMIT), { additionalProperties: false }),
         response: {
-          200: Type.Object({ [route.key]: Type.Array(route.item), total: Type.Integer(), page: Type.Integer(), limit: Type.Integer(), event: Type.Literal(route.event) }),
+          200: Type.Object({ [route.key]: Type.Array(route.item), total: Type.Integer(), page: Type.Integer(), limit: Type.Integer(), ...(route.event !== undefined ? { event: Type.Literal(route.event) } : {}) }),
           ...errorResponses(...COMMON_ERROR_STATUSES),
         },
       },
@@ -61,7 +61,7 @@ export function registerPagedList<T>(app: FastifyInstance<any, any, any, any, an
       const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
       const result = await route.list(principalOf(request).organizationId, { page, limit }, params);
       if (result === undefined) throw notFound(route.owner ?? 'Resource', params['id'] ?? '');
-      return { [route.key]: result.items.map(route.body), total: result.total, page, limit, event: route.event };
+      return { [route.key]: result.items.map(route.body), total: result.total, page, limit, ...(route.event !== undefined ? { event: route.event } : {}) };
     },
   );
 }

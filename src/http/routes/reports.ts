@@ -15,6 +15,7 @@
  * to the organisations that added the policy domain (or the only organisation), capped in size.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { registerPagedList } from './paged-list.js';
 import type { onRequestHookHandler } from 'fastify';
 import { Type, type TSchema } from 'typebox';
 import { MAX_SUMMARY_LIST, type Resolver } from '@spoof-checker/engine';
@@ -254,7 +255,6 @@ const ListQuery = Type.Object(
   { ...pageQuery(DEFAULT_PAGE_LIMIT), domain: Type.Optional(Type.String({ minLength: 1, maxLength: 253 })), kind: Type.Optional(Type.Enum(['aggregate', 'tls'])) },
   { additionalProperties: false },
 );
-const PageQuery = Type.Object(pageQuery(DEFAULT_PAGE_LIMIT), { additionalProperties: false });
 const DaysQuery = Type.Object(
   { days: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_REPORT_DAYS, default: DEFAULT_REPORT_DAYS, description: "Reports whose own date range falls in the last N days" })) },
   { additionalProperties: false },
@@ -452,25 +452,17 @@ export const reportRoutes: FastifyPluginAsyncTypebox<ReportRouteOptions> = async
     },
   );
 
-  app.get(
-    `${REPORTS_PATH}/rejections`,
-    {
-      config: { audit: { service: 'tools', resource: 'report', verb: 'list-rejections', past: 'listed' } },
-      schema: {
-        tags: ['reports'],
-        security,
-        summary: 'List refused report files',
-        querystring: PageQuery,
-        response: { 200: Type.Object({ rejections: Type.Array(RejectionSchema), total: Type.Integer(), page: Type.Integer(), limit: Type.Integer() }), ...errorResponses(...COMMON_ERROR_STATUSES) },
-      },
-    },
-    async (request) => {
-      const page = request.query.page ?? 1;
-      const limit = request.query.limit ?? DEFAULT_PAGE_LIMIT;
-      const result = await stores.reports.rejections(principalOf(request).organizationId, { page, limit });
-      return { rejections: result.items.map(rejectionBody), total: result.total, page, limit };
-    },
-  );
+  registerPagedList(app, {
+    path: `${REPORTS_PATH}/rejections`,
+    audit: { service: 'tools', resource: 'report', verb: 'list-rejections', past: 'listed' },
+    tag: 'reports',
+    security,
+    summary: 'List refused report files',
+    key: 'rejections',
+    item: RejectionSchema,
+    list: (organizationId, page) => stores.reports.rejections(organizationId, page),
+    body: rejectionBody,
+  });
 
   const summaryOf = async (organizationId: string, domain: string, days: number) =>
     (

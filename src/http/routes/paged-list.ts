@@ -7,10 +7,9 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type TSchema } from 'typebox';
 import type { Page, PageRequest } from '../../store/types.js';
-import type { Principal } from '../context.js';
+import { principalOf, type Principal } from '../context.js';
 import { notFound } from '../errors.js';
 import { COMMON_ERROR_STATUSES, DEFAULT_PAGE_LIMIT, errorResponses, pageQuery } from '../schemas.js';
-import { principalOf } from './logs.js';
 
 /** What one list route is. */
 export interface PagedListRoute<T> {

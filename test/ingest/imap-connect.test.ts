@@ -4,7 +4,6 @@
  * cannot be reached and what to check, exit 1, nothing stored.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -13,18 +12,12 @@ import { fetchReportsFromImap, parseImapUrl } from '../../src/ingest/imap.js';
 import { reportSink } from '../../src/ingest/ingest.js';
 import { openSqliteStores } from '../../src/store/sqlite.js';
 import { captureIo } from '../cli/helpers.js';
+import { closedTcpPort } from '../support/closed-port.js';
 
 const work = mkdtempSync(join(tmpdir(), 'imap-connect-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-/** A loopback TCP port nothing listens on: listened on to learn a free one, then closed. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+const closedPort = closedTcpPort;
 
 describe('the IMAP fetch against a closed port', () => {
   it('returns connect-failed, kind refused, with the socket words; it does not throw', async () => {

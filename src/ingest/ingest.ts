@@ -21,7 +21,7 @@ import { parseReportMessage } from './message.js';
 import type { FailureReportStore } from '../store/failure-reports.js';
 import { parseFailureReport, storeFailureReport, type FailureIngestOutcome, type FailureReportSink } from './failure-reports.js';
 import type { ParsedFile, ReportFileInput } from './parse-files.js';
-import { defaultReportParser, type ReportParser } from './parse-pool.js';
+import { defaultReportParser, PARSER_FULL, REPORT_PARSE_RETRY_AFTER_SECONDS, type ReportParser } from './parse-pool.js';
 
 /** Where reports go and for whom. */
 export interface ReportSink {
@@ -61,6 +61,12 @@ export async function reportSink(
   if (owner === 'routed') return { store, organizationsFor: serviceRouting(store), rejectionOrganizations: await soleOrganization(store), ...extra };
   const organizations = [owner.organizationId];
   return { store, organizationsFor: async () => organizations, rejectionOrganizations: organizations, ...extra };
+}
+
+/** Thrown by {@link ingestReportFile} (`bounded`) when the parser's queue is full: nothing was read or recorded. */
+export class ReportParserFull extends Error {
+  override readonly name = 'ReportParserFull' as const;
+  readonly retryAfterSeconds = REPORT_PARSE_RETRY_AFTER_SECONDS;
 }
 
 /** A file refused, with the engine's reason. */
@@ -170,6 +176,14 @@ export function storedIdentity(report: AggregateReport | TlsReport, authenticate
   return { identity: createHash('sha256').update(`unauthenticated|${base}|${digest}`).digest('hex'), base };
 }
 
+/**
+ * The policy domain a report is about: a DMARC aggregate report's policy_published domain (RFC 7489
+ * Appendix C); for a TLS report (RFC 8460 §4) the first policy's, which files it.
+ */
+export function reportDomain(report: AggregateReport | TlsReport): string {
+  return report.kind === 'aggregate' ? report.policyPublished.domain : (report.policies[0]?.policy.domain ?? '');
+}
+
 async function storeReport(sink: ReportSink, report: AggregateReport | TlsReport, origin: ReportOrigin, contentDigest: string): Promise<IngestedReport | { overLimit: string }> {
   const newId = sink.newId ?? randomUUID;
   const reporter = origin.authenticatedDomain ?? UNAUTHENTICATED_REPORTER;
@@ -185,7 +199,7 @@ async function storeReport(sink: ReportSink, report: AggregateReport | TlsReport
   let digest: SenderDigestEntry[] = [];
   if (report.kind === 'aggregate') {
     const { records: list, ...metadata } = report;
-    domain = report.policyPublished.domain;
+    domain = reportDomain(report);
     begin = report.dateRange.begin;
     end = report.dateRange.end;
     orgName = report.reporter.orgName;
@@ -195,7 +209,7 @@ async function storeReport(sink: ReportSink, report: AggregateReport | TlsReport
     digest = digestReports([report], domain).senders;
   } else {
     // RFC 8460 §4: a report is about one policy domain (its policies name it); the first one files it.
-    domain = report.policies[0]?.policy.domain ?? '';
+    domain = reportDomain(report);
     begin = report.dateRange.start;
     end = report.dateRange.end;
     orgName = report.organizationName;
@@ -239,10 +253,15 @@ export async function ingestReportFile(
   sink: ReportSink,
   file: ReportFileInput,
   origin: OriginBase,
-  options: { candidate?: boolean; kinds?: readonly ReportKind[] } = {},
+  options: { candidate?: boolean; kinds?: readonly ReportKind[]; admit?: (domains: readonly string[]) => void; bounded?: boolean } = {},
 ): Promise<IngestTally & { found: boolean }> {
   // A path that takes one kind has the other refused unread, in the parser (parse-files.ts).
-  const [parsed] = await (sink.parser ?? defaultReportParser()).parse([options.kinds ? { ...file, kinds: options.kinds } : file]);
+  const [parsed] = await (sink.parser ?? defaultReportParser()).parse([options.kinds ? { ...file, kinds: options.kinds } : file], options.bounded ? { bounded: true } : {});
+  // The parser's queue is full (a bounded caller only): nothing was read, nothing is recorded; the caller says to retry.
+  if (!parsed!.ok && parsed!.reason === PARSER_FULL) throw new ReportParserFull(parsed!.detail);
+  // `admit` sees every domain the file's reports are about before any is stored, and may refuse the
+  // whole file by throwing (the demo takes reports about its own domains only).
+  if (options.admit && parsed!.ok) options.admit(parsed!.documents.flatMap((d) => (d.outcome.ok ? [reportDomain(d.outcome.report)] : [])));
   return ingestParsedFile(sink, file.fileName, parsed!, origin, options);
 }
 

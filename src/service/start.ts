@@ -329,6 +329,23 @@ async function startExtras(started: Started, starters: readonly ComponentStarter
  * only), Redis for the rate limits, batches, deep lookalike jobs (on the batches' queue), monitors (and the demo's monitor), the caller's
  * components, then the HTTP app, listening. Throws what failed, after stopping what had started.
  */
+
+/**
+ * What the monitor service (serve) and the monitor worker are given alike: the store, the check
+ * that keeps each domain's latest result for the console, the report signals, Redis and the address policy.
+ */
+function monitorBasics<R extends string | undefined>(stores: Stores, check: MonitorCheck, config: { redisUrl?: R; allowPrivateAddresses: boolean; env: NodeJS.ProcessEnv }, log: (line: string) => void) {
+  return {
+    store: stores.monitors,
+    check: withLatestResults(check, stores.console, { onError: (error) => log(`console: latest result not kept: ${error instanceof Error ? error.message : String(error)}`) }),
+    reportSignals: monitorReportSignals(stores.reports),
+    reportSelectors: reportSelectorCache(stores.reports),
+    redisUrl: config.redisUrl as R,
+    allowPrivateAddresses: config.allowPrivateAddresses,
+    env: config.env,
+  };
+}
+
 export async function startService(config: ServiceConfig): Promise<ServiceHandle> {
   const { log } = config;
   const started = new Started(log, config.stopTimeoutMs ?? DEFAULT_COMPONENT_STOP_TIMEOUT_MS);
@@ -407,13 +424,7 @@ export async function startService(config: ServiceConfig): Promise<ServiceHandle
       'monitors',
       () =>
         startMonitorService({
-          store: stores.monitors,
-          check: withLatestResults(checks.monitor, stores.console, { onError: (error) => log(`console: latest result not kept: ${error instanceof Error ? error.message : String(error)}`) }),
-          reportSignals: monitorReportSignals(stores.reports),
-          reportSelectors: reportSelectorCache(stores.reports),
-          redisUrl: config.redisUrl,
-          allowPrivateAddresses: config.allowPrivateAddresses,
-          env: config.env,
+          ...monitorBasics(stores, checks.monitor, config, log),
           ...(config.maxMonitorsPerOrganization !== undefined ? { maxMonitorsPerOrganization: config.maxMonitorsPerOrganization } : {}),
           alerts: { store: stores.alerts, lookalikes: stores.rememberedLookalikes, smtp: config.alerts?.smtp, publicOrigin: config.alerts?.publicOrigin ?? config.http.publicUrl },
           ...(config.webhookLookup || config.webhookLoopbackOnly
@@ -542,13 +553,7 @@ export async function startWorker(config: WorkerConfig): Promise<WorkerHandle> {
       'monitor worker',
       () =>
         startMonitorWorkerWithPump({
-          store: stores.monitors,
-          check: withLatestResults(checks.monitor, stores.console, { onError: (error) => log(`console: latest result not kept: ${error instanceof Error ? error.message : String(error)}`) }),
-          reportSignals: monitorReportSignals(stores.reports),
-          reportSelectors: reportSelectorCache(stores.reports),
-          redisUrl: config.redisUrl,
-          allowPrivateAddresses: config.allowPrivateAddresses,
-          env: config.env,
+          ...monitorBasics(stores, checks.monitor, config, log),
           ...(config.lockDurationMs !== undefined ? { lockDurationMs: config.lockDurationMs } : {}),
           alerts: { store: stores.alerts, lookalikes: stores.rememberedLookalikes, smtp: config.alerts?.smtp, publicOrigin: config.alerts?.publicOrigin },
           ...(config.webhookLookup ? { webhooks: { lookup: config.webhookLookup } } : {}),

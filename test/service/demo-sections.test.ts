@@ -151,7 +151,10 @@ describe('serve --demo', () => {
         expect(page.includes('id="dnssec-fix"'), domain).toBe(expected.status === 'bogus');
       }
       const bogus = await (await fetch(`${url}/check/dnssec-bogus.example`)).text();
-      expect(textContent(bogus)).toContain('Fix: sign the zone again (its signatures have expired)');
+      // The page's fix is the engine's own next step for the state, word for word (one source).
+      const bogusJson = (await (await fetch(`${url}/check/dnssec-bogus.example`, { headers: { accept: 'application/json' } })).json()) as { dnssec: { nextSteps: string[] } };
+      expect(bogusJson.dnssec.nextSteps[0]).toMatch(/^Sign the zone again \(its signatures have expired\)/);
+      expect(textContent(bogus)).toContain(`Fix: ${bogusJson.dnssec.nextSteps[0]}`);
       // DANE: the signed TLSA on the demo MX matches the certificate the demo's own mail server presents.
       const transport = (await (await fetch(`${url}/transport/dnssec-secure.example`, { headers: { accept: 'application/json' } })).json()) as {
         verdict: string;

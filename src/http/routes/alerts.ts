@@ -13,7 +13,7 @@ import { MAX_ADDRESS_LENGTH, MAX_ALERT_RECIPIENTS } from '../../jobs/monitors/al
 import { ALERT_CHANNEL_KINDS, ALERT_EVENT_KINDS, type AlertChannel } from '../../store/alerts.js';
 import type { AuditSpec } from '../context.js';
 import { ApiError, notFound } from '../errors.js';
-import { API_SECURITY, COMMON_ERROR_STATUSES, errorResponses } from '../schemas.js';
+import { API_SECURITY, COMMON_ERROR_STATUSES, errorResponses, routeSchema } from '../schemas.js';
 import { principalOf } from './logs.js';
 
 /** Where the alert channel routes live. */
@@ -175,14 +175,7 @@ export const alertRoutes: FastifyPluginAsyncTypebox<{ alerts: AlertService }> = 
     `${ALERT_CHANNELS_PATH}/:id`,
     {
       config: { audit: audit('update', 'updated', 'id') },
-      schema: {
-        ...common,
-        summary: 'Change an alert channel',
-        description: 'Changes the name, the target (checked again), the recipients, the rules, or turns the channel off and on. The kind cannot change. A disabled channel gets nothing: its queued alerts fail saying so.',
-        params: IdParams,
-        body: PatchBody,
-        response: { 200: AlertChannelSchema, ...errors },
-      },
+      schema: routeSchema(common, 'Change an alert channel', AlertChannelSchema, { description: 'Changes the name, the target (checked again), the recipients, the rules, or turns the channel off and on. The kind cannot change. A disabled channel gets nothing: its queued alerts fail saying so.', params: IdParams, body: PatchBody }),
     },
     async (request) => {
       const updated = await alerts.update(principalOf(request).organizationId, request.params.id, request.body);
@@ -196,13 +189,7 @@ export const alertRoutes: FastifyPluginAsyncTypebox<{ alerts: AlertService }> = 
     `${ALERT_CHANNELS_PATH}/:id`,
     {
       config: { audit: audit('delete', 'deleted', 'id') },
-      schema: {
-        ...common,
-        summary: 'Remove an alert channel',
-        description: 'Removes the channel; alerts already queued for it fail saying so, and nothing is sent to it again.',
-        params: IdParams,
-        response: { 200: Type.Object({ object: Type.Literal('alert_channel'), id: Type.String(), deleted: Type.Literal(true), event: Type.Literal('alert_channel.deleted') }), ...errors },
-      },
+      schema: routeSchema(common, 'Remove an alert channel', Type.Object({ object: Type.Literal('alert_channel'), id: Type.String(), deleted: Type.Literal(true), event: Type.Literal('alert_channel.deleted') }), { description: 'Removes the channel; alerts already queued for it fail saying so, and nothing is sent to it again.', params: IdParams }),
     },
     async (request) => {
       if (!(await alerts.store.deleteChannel(principalOf(request).organizationId, request.params.id))) throw notFound('Alert channel', request.params.id);

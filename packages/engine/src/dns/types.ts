@@ -43,6 +43,12 @@ export interface RecordDataMap {
 
 export type RecordData<T extends RecordType = RecordType> = RecordDataMap[T];
 
+/**
+ * The words every lookup ended by a socket error carries in its `detail` (a server that never
+ * answered, not one that answered with an error): the check's fix tells the two apart by them.
+ */
+export const SERVER_UNREACHABLE = 'cannot be reached';
+
 /** Why a lookup produced no usable answer. `budget` means the per-check budget refused to ask. */
 export type DnsErrorReason =
   | 'servfail'

@@ -16,6 +16,7 @@ import { fetchHttps } from '../../src/net/https-fetch.js';
 import { probeStarttls } from '../../src/transport/starttls.js';
 import { tlsTrust } from '../../src/net/tls-peer.js';
 import { LOGO_ADDRESS, LOGO_HOST, startBimiLab, type BimiLab } from '../bimi/lab.js';
+import { closedTcpPort } from '../support/closed-port.js';
 
 /** A port no socket can have: Node throws ERR_SOCKET_BAD_PORT from connect(). */
 const BAD_PORT = 70_000;
@@ -36,14 +37,7 @@ async function serve(onConnection: (socket: Socket) => void): Promise<number> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return (server.address() as { port: number }).port;
 }
-/** A port that was just free on loopback: connecting to it is refused. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+const closedPort = closedTcpPort;
 
 let refusedPort = 0;
 let resetPort = 0;

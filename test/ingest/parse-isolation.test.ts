@@ -64,7 +64,8 @@ describe('hostile reports on the public TLS-RPT route', () => {
     // Issue 38 item 6: DMARC XML is never parsed here. The XML reader's own cap on these elements
     // (too-many-nodes) is tested where XML is taken: packages/engine/test/reports/xml.test.ts and the SMTP case below.
     expect(result.body.message).toContain('wrong-kind');
-    expect(result.answered).toBeGreaterThanOrEqual(2);
+    // Refused unread, the request can end before a second poll: one answer proves the loop was free.
+    expect(result.answered).toBeGreaterThanOrEqual(1);
     expect(result.slowest).toBeLessThan(MAX_HEALTHZ_MS);
     expect(result.growthMb).toBeLessThan(MAX_GROWTH_MB);
   }, 60_000);

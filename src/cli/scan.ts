@@ -3,6 +3,7 @@ import { createReadStream, createWriteStream, existsSync, statSync } from 'node:
 import { stat } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { setImmediate } from 'node:timers/promises';
+import { setFlagsFromString } from 'node:v8';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { CheckOptions } from '@spoof-checker/engine';
@@ -41,6 +42,18 @@ export const MAX_SCAN_TRANSPORT_CONCURRENCY = 64;
  * 243 to 187 MB (bench/scan.ts, 10,000 domains), with the same upstream queries and results.
  */
 export const SCAN_CACHE_MAX_ENTRIES = 10_000;
+/**
+ * V8's heap growing factor during a scan, as a percentage over the live heap (V8's
+ * `--heap-growing-percent`; by default it picks up to 300 %). A scan's live heap is small and flat
+ * (about 30 MB: the checks in flight, the cached zones, the index of a zone directory), but what it
+ * frees is a lot, much of it after one scavenge (a parsed zone, a check's answers), so with the
+ * default V8 let the old space grow to four times the live heap between full collections and kept
+ * the freed pages: `scan --zones` over 200,000 files peaked at 261 MB, and near 300 MB at a million.
+ * With 50 % the old space is collected at 1.5 times the live heap (full collections of a 30 MB heap
+ * take milliseconds). Set when `scan` starts, for the rest of the process: `scan` is the process's
+ * command. Started with `--heap-growing-percent=N` (as a node flag or in NODE_OPTIONS), that stays.
+ */
+export const SCAN_HEAP_GROWING_PERCENT = 50;
 /** How often the progress line is redrawn on a terminal. */
 const PROGRESS_INTERVAL_MS = 250;
 
@@ -98,6 +111,7 @@ export const scan: Command = async (args, io) => {
     io.out(USAGE);
     return EXIT_OK;
   }
+  limitHeapGrowth();
   let built;
   let ranges;
   try {
@@ -235,6 +249,13 @@ export const scan: Command = async (args, io) => {
   }
   return tally.failed > 0 ? EXIT_FAILED : EXIT_OK;
 };
+
+/** Sets SCAN_HEAP_GROWING_PERCENT unless node was started with a growing factor (a flag or NODE_OPTIONS). */
+function limitHeapGrowth(): void {
+  const given = [...process.execArgv, process.env.NODE_OPTIONS ?? ''].join(' ');
+  if (/--heap[-_]growing[-_]percent/.test(given)) return;
+  setFlagsFromString(`--heap-growing-percent=${SCAN_HEAP_GROWING_PERCENT}`);
+}
 
 /** The longest the scan loop runs without letting the event loop turn (signals, timers, I/O errors). */
 const EVENT_LOOP_TURN_MS = 20;

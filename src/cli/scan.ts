@@ -51,7 +51,8 @@ export const SCAN_CACHE_MAX_ENTRIES = 10_000;
  * the freed pages: `scan --zones` over 200,000 files peaked at 261 MB, and near 300 MB at a million.
  * With 50 % the old space is collected at 1.5 times the live heap (full collections of a 30 MB heap
  * take milliseconds). Set when `scan` starts, for the rest of the process: `scan` is the process's
- * command. Started with `--heap-growing-percent=N` (as a node flag or in NODE_OPTIONS), that stays.
+ * command. Node started with `--heap-growing-percent=N` keeps N (0: V8's own choice); NODE_OPTIONS
+ * cannot carry this flag.
  */
 export const SCAN_HEAP_GROWING_PERCENT = 50;
 /** How often the progress line is redrawn on a terminal. */
@@ -250,10 +251,9 @@ export const scan: Command = async (args, io) => {
   return tally.failed > 0 ? EXIT_FAILED : EXIT_OK;
 };
 
-/** Sets SCAN_HEAP_GROWING_PERCENT unless node was started with a growing factor (a flag or NODE_OPTIONS). */
+/** Sets SCAN_HEAP_GROWING_PERCENT unless node was started with a growing factor of its own. */
 function limitHeapGrowth(): void {
-  const given = [...process.execArgv, process.env.NODE_OPTIONS ?? ''].join(' ');
-  if (/--heap[-_]growing[-_]percent/.test(given)) return;
+  if (process.execArgv.some((flag) => /^--heap[-_]growing[-_]percent\b/.test(flag))) return;
   setFlagsFromString(`--heap-growing-percent=${SCAN_HEAP_GROWING_PERCENT}`);
 }
 

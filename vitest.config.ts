@@ -8,7 +8,8 @@ export default defineConfig({
     alias: { '@spoof-checker/engine': fileURLToPath(new URL('./packages/engine/src/index.ts', import.meta.url)) },
   },
   test: {
-    include: ['test/**/*.test.ts'],
+    // The service's tests (test/) and the engine's (packages/engine/test/, also run alone by its workspace).
+    include: ['test/**/*.test.ts', 'packages/engine/test/**/*.test.ts'],
     // Real listening servers (DNS, HTTP) are started by some tests: keep a generous budget.
     testTimeout: 20_000,
     hookTimeout: 20_000,

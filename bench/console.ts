@@ -8,6 +8,11 @@
  * glance, the worst first) and for domain pages, R times each, through the whole service
  * (src/service/compose.ts, `inject`: routing, the session's reads, the store's rows, rendering).
  *
+ * Every domain also has DMARC aggregate reports (REPORT_DAYS days, three sources a day: its own mail,
+ * a mail service failing alignment on every third domain, a forger), so the overview's 7-day pass rate
+ * and readiness are read as they are for a real organisation: one read of every domain's day totals,
+ * and the senders of a domain with failing mail classed once per change (the first view, `coldMs`).
+ *
  * Reported (one JSON line at the end): per store, the 50th and 95th percentile of each page's time
  * in milliseconds, and whether they meet issue 40's targets (overview ≤ 50 ms, domain page ≤ 30 ms
  * at the 95th percentile). The overview reads the monitors' rows in one query (the latest state is
@@ -19,12 +24,14 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { checkDomain } from '../packages/engine/src/check.js';
-import { ZoneResolver } from '../packages/engine/src/dns/zone-resolver.js';
+import { ZoneResolver } from '../packages/engine/src/zones/zone-resolver.js';
 import { loadZoneDirectory } from '../packages/engine/src/zones/load.js';
 import { secretHash } from '../src/console/accounts.js';
 import { newSessionId, sessionCookieName, SESSION_ABSOLUTE_MS } from '../src/console/sessions.js';
 import { buildApp } from '../src/service/compose.js';
+import type { SenderDigestEntry } from '../packages/engine/src/reports/senders.js';
 import type { Monitor, MonitorSnapshot } from '../src/store/monitors.js';
+import type { NewReport } from '../src/store/reports.js';
 import { openPostgresStores } from '../src/store/postgres.js';
 import { openSqliteStores } from '../src/store/sqlite.js';
 import type { Stores } from '../src/store/types.js';
@@ -49,6 +56,34 @@ function percentile(values: number[], p: number): number {
 }
 
 const VERDICTS = ['spoofable', 'partially_protected', 'protected'] as const;
+/** Days of reports each domain has (the overview reads the last 7). */
+const REPORT_DAYS = 3;
+
+/** One source's digest entry of a day. */
+function entry(day: string, source: string, messages: number, pass: number, extra: Partial<SenderDigestEntry> = {}): SenderDigestEntry {
+  return {
+    day, source, messages, spfAligned: pass, dkimAligned: pass, dmarcPass: pass, failing: messages - pass, forwardedFailing: 0,
+    selectors: [], dkimDomains: [], spfDomains: [], verified: [], ownFailed: [], ownFailedNoSelector: false, broken: [], brokenNoSelector: 0,
+    unalignedDkimPass: null, unalignedSpfPass: null, ownSpfFailed: null, ...extra,
+  };
+}
+
+/** Domain `i`'s report of the day `daysAgo` before now: its own mail, a forger, and on every third domain a mail service signing as itself. */
+function reportOf(i: number, domain: string, daysAgo: number, now: number): NewReport {
+  const dayStart = Math.floor(now / 86_400_000 - daysAgo) * 86_400;
+  const day = new Date(dayStart * 1000).toISOString().slice(0, 10);
+  const digest = [entry(day, '198.51.100.25', 1000 + i, 1000 + i), entry(day, '203.0.113.66', 12, 0)];
+  if (i % 3 === 0) digest.push(entry(day, '198.51.100.200', 200, 0, { dkimDomains: ['esp-mail.example'], unalignedDkimPass: 'esp-mail.example' }));
+  const id = `rep_${i}_${daysAgo}`;
+  return {
+    id, organizationId: ORG, kind: 'aggregate', identity: `bench|${id}`, domain, begin: dayStart, end: dayStart + 86_399, reporter: 'bench.example', orgName: 'bench', reportId: id,
+    origin: { channel: 'file', fileName: null, sender: null, messageId: null, authenticatedDomain: null, dkim: 'none', spf: 'none', dmarc: 'none', receivedAt: new Date(now).toISOString() },
+    document: '{}',
+    records: digest.map((e) => ({ sourceIp: e.source, count: e.messages, headerFrom: domain, disposition: 'none', dkimAligned: e.dkimAligned > 0, spfAligned: e.spfAligned > 0, detail: '{}' })),
+    trusted: true,
+    digest,
+  };
+}
 
 /** The organisation's N monitors (each with a latest check and a confirmed state) and their latest results. */
 async function fill(stores: Stores, resultJson: string): Promise<void> {
@@ -89,6 +124,7 @@ async function fill(stores: Stores, resultJson: string): Promise<void> {
     };
     await stores.monitors.create(monitor);
     await stores.console.putLatestResult({ domain, checkedAt: at, result: resultJson.replaceAll('p-reject.example', domain) });
+    for (let d = 1; d <= REPORT_DAYS; d++) await stores.reports.add(reportOf(i, domain, d, now));
   }
 }
 
@@ -111,7 +147,7 @@ interface PageFigures {
   cpuMs: number;
 }
 
-async function measure(name: string, stores: Stores, resultJson: string): Promise<{ overview: PageFigures; domain: PageFigures }> {
+async function measure(name: string, stores: Stores, resultJson: string): Promise<{ overview: PageFigures & { coldMs: number }; domain: PageFigures }> {
   say(`${name}: ${DOMAINS} domains…`);
   await fill(stores, resultJson);
   const cookie = await signIn(stores);
@@ -128,6 +164,8 @@ async function measure(name: string, stores: Stores, resultJson: string): Promis
       if (response.statusCode !== 200) throw new Error(`${url} answered ${response.statusCode}`);
       return ms;
     };
+    // The first view: every domain's senders with failing mail are classed (then remembered until a report changes them).
+    const coldMs = Math.round((await get('/console')) * 100) / 100;
     // Warm up (the first request compiles the routes' code paths and fills the statement caches).
     for (let i = 0; i < Math.min(5, REQUESTS); i++) {
       await get('/console');
@@ -143,9 +181,9 @@ async function measure(name: string, stores: Stores, resultJson: string): Promis
       const p95 = percentile(values, 95);
       return { p50: Math.round(percentile(values, 50) * 100) / 100, p95: Math.round(p95 * 100) / 100, target, met: p95 <= target, cpuMs: Math.round((cpuMs / values.length) * 100) / 100 };
     };
-    const result = { overview: figures(overview, OVERVIEW_P95_TARGET_MS, cpu.overview), domain: figures(domain, DOMAIN_P95_TARGET_MS, cpu.domain) };
+    const result = { overview: { ...figures(overview, OVERVIEW_P95_TARGET_MS, cpu.overview), coldMs }, domain: figures(domain, DOMAIN_P95_TARGET_MS, cpu.domain) };
     say(
-      `${name}: /console p50 ${result.overview.p50} ms, p95 ${result.overview.p95} ms (target ${OVERVIEW_P95_TARGET_MS}), CPU ${result.overview.cpuMs} ms/request; ` +
+      `${name}: /console first view ${result.overview.coldMs} ms; p50 ${result.overview.p50} ms, p95 ${result.overview.p95} ms (target ${OVERVIEW_P95_TARGET_MS}), CPU ${result.overview.cpuMs} ms/request; ` +
         `domain page p50 ${result.domain.p50} ms, p95 ${result.domain.p95} ms (target ${DOMAIN_P95_TARGET_MS}), CPU ${result.domain.cpuMs} ms/request`,
     );
     return result;

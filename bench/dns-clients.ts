@@ -18,8 +18,8 @@ import { Resolver as CaresResolver } from 'node:dns/promises';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { NetworkResolver } from '../packages/engine/src/dns/network-resolver.js';
-import { startDnsServer } from '../packages/engine/src/dns/server.js';
-import { ZoneResolver } from '../packages/engine/src/dns/zone-resolver.js';
+import { startDnsServer } from '../packages/engine/src/zones/server.js';
+import { ZoneResolver } from '../packages/engine/src/zones/zone-resolver.js';
 import type { Zone } from '../packages/engine/src/zones/types.js';
 import { SMOKE, smokeOr } from './smoke.js';
 

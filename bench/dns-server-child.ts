@@ -47,7 +47,7 @@ function onDemandResolver(domains: number, keys: KeyPool): ZoneResolver {
     if (built.size > ON_DEMAND_ZONE_CACHE) built.delete(built.keys().next().value as number);
     return zone;
   };
-  // The server asks only these two of its resolver (packages/engine/src/dns/server.ts).
+  // The server asks only these two of its resolver (packages/engine/src/zones/server.ts).
   return {
     locate: (name: string) => resolverFor(name).locate(name),
     resolveSync: (name: string, type: never) => resolverFor(name).resolveSync(name, type),

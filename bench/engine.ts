@@ -26,7 +26,7 @@ export interface EngineModules {
   /** The HTTP service entry (`spoof-checker/service`, src/service.ts). */
   service: typeof import('../src/service.js');
   /** The embedded DNS server (not part of the public API: the engine does not need it). */
-  server: typeof import('../packages/engine/src/dns/server.js');
+  server: typeof import('../packages/engine/src/zones/server.js');
   /** The CLI entry (`main(argv, io)`). */
   cli: typeof import('../src/cli/main.js');
   /** Where the modules were loaded from. */
@@ -64,7 +64,7 @@ export async function loadEngine(options: LoadEngineOptions & { dir?: string } =
     return {
       api: await import('../packages/engine/src/index.js'),
       service: await import('../src/service.js'),
-      server: await import('../packages/engine/src/dns/server.js'),
+      server: await import('../packages/engine/src/zones/server.js'),
       cli: await import('../src/cli/main.js'),
       from: 'source',
       dir,
@@ -76,7 +76,7 @@ export async function loadEngine(options: LoadEngineOptions & { dir?: string } =
     api: await load<EngineModules['api']>('index.js'),
     service: await load<EngineModules['service']>('service.js'),
     // Not exported by the engine package: loaded from its build, beside the service's.
-    server: (await import(pathToFileURL(join(ENGINE_PACKAGE_BUILD_DIR, 'dns', 'server.js')).href)) as EngineModules['server'],
+    server: (await import(pathToFileURL(join(ENGINE_PACKAGE_BUILD_DIR, 'zones', 'server.js')).href)) as EngineModules['server'],
     cli: await load<EngineModules['cli']>('cli/main.js'),
     from: 'build',
     dir,

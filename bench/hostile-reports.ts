@@ -7,7 +7,7 @@
  *   npx tsx --tsconfig bench/tsconfig.json bench/hostile-reports.ts json|xml|smtp
  */
 import { request } from 'node:http';
-import { connect } from 'node:net';
+import { smtpSend } from '../test/support/smtp-client.js';
 import { SmtpReportReceiver } from '../src/ingest/smtp.js';
 import { TLSRPT_PATH } from '../src/http/routes/reports.js';
 import { buildApp } from '../src/service/compose.js';
@@ -37,36 +37,6 @@ function post(port: number, path: string, body: Buffer, type: string): Promise<{
   });
 }
 
-async function smtpSend(port: number, raw: Buffer): Promise<string> {
-  const socket = connect(port, '127.0.0.1');
-  let buffer = '';
-  const waiting: ((line: string) => void)[] = [];
-  socket.on('data', (chunk) => {
-    buffer += chunk.toString('latin1');
-    for (;;) {
-      const match = /^(?:\d{3}-[^\n]*\n)*\d{3} [^\n]*\n/.exec(buffer);
-      if (!match) break;
-      buffer = buffer.slice(match[0].length);
-      waiting.shift()?.(match[0].trimEnd());
-    }
-  });
-  const reply = () => new Promise<string>((resolve) => waiting.push(resolve));
-  const send = (line: string) => {
-    const r = reply();
-    socket.write(`${line}\r\n`);
-    return r;
-  };
-  await reply();
-  await send('EHLO bench.example');
-  await send('MAIL FROM:<noreply-dmarc-support@google.com>');
-  await send('RCPT TO:<dmarc@reports.example>');
-  await send('DATA');
-  const done = reply();
-  socket.write(Buffer.concat([raw, Buffer.from('\r\n.\r\n')]));
-  const answer = await done;
-  socket.end('QUIT\r\n');
-  return answer;
-}
 
 async function main(): Promise<void> {
   const which = process.argv[2] ?? 'json';
@@ -83,7 +53,7 @@ async function main(): Promise<void> {
   const poller = await startHealthPoller(port);
   const started = performance.now();
   const cpu = process.cpuUsage();
-  const answer = which === 'smtp' ? await smtpSend(smtpPort, body) : await post(port, TLSRPT_PATH, body, which === 'json' ? 'application/tlsrpt+gzip' : 'application/gzip');
+  const answer = which === 'smtp' ? await smtpSend(smtpPort, body, 'bench.example') : await post(port, TLSRPT_PATH, body, which === 'json' ? 'application/tlsrpt+gzip' : 'application/gzip');
   const wall = performance.now() - started;
   const used = process.cpuUsage(cpu);
   const polled = await poller.stop();

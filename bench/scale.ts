@@ -28,7 +28,7 @@ import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { MAX_BATCH_NAMES } from '../src/jobs/model.js';
+import { MAX_BATCH_NAMES } from '../src/jobs/batches/model.js';
 import { freePort } from '../test/setup/postgres.js';
 import { engineArgs, loadEngine } from './engine.js';
 import { batchClient, cpuSecondsOf, memoryOf, sleep, startCli, stop, withQueueSetup, type BatchClient, type BatchStatus } from './queue-setup.js';

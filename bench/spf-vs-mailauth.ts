@@ -20,13 +20,13 @@ import { pathToFileURL } from 'node:url';
 import type { RecordType, Resolver } from '../packages/engine/src/dns/types.js';
 import type { discoverDmarc as DiscoverDmarc } from '../packages/engine/src/dmarc/index.js';
 import { checkHost } from '../packages/engine/src/spf/index.js';
-import { ZoneResolver } from '../packages/engine/src/dns/zone-resolver.js';
+import { ZoneResolver } from '../packages/engine/src/zones/zone-resolver.js';
 import { loadZoneDirectory } from '../packages/engine/src/zones/load.js';
 import { PACKAGE_ROOT } from './engine.js';
 import { SMOKE, smokeOr } from './smoke.js';
 import { loadMailauth, nodeForMailauth, nodeRunsMailauth, type Mailauth, type MailauthResolver } from './mailauth.js';
-import { DEFAULT_EXPLANATION, RECEIVER, argumentsOf, loadSuite } from '../test/spf/suite.js';
-import type { SuiteScenario, SuiteTest } from '../test/spf/suite.js';
+import { DEFAULT_EXPLANATION, RECEIVER, argumentsOf, loadSuite } from '../packages/engine/test/spf/suite.js';
+import type { SuiteScenario, SuiteTest } from '../packages/engine/test/spf/suite.js';
 
 /** Options of a benchmark run. */
 export interface SpfBenchmarkOptions {

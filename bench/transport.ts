@@ -50,7 +50,7 @@ const FIXTURE_ZONES = fileURLToPath(new URL('../fixtures/zones/', import.meta.ur
 
 async function child(set: Set, mode: Mode, rounds: number): Promise<void> {
   const { checkDomain } = await import('../packages/engine/src/check.js');
-  const { ZoneResolver } = await import('../packages/engine/src/dns/zone-resolver.js');
+  const { ZoneResolver } = await import('../packages/engine/src/zones/zone-resolver.js');
   const { loadZoneDirectory } = await import('../packages/engine/src/zones/load.js');
   let names: string[];
   let resolver;

@@ -2,11 +2,11 @@
  * Builds the compressed report fixtures of fixtures/reports/ from the XML and JSON in
  * fixtures/reports/src/, deterministically (gzip with no time stamp, zip entries dated 1980-01-01),
  * so `npx tsx scripts/make-report-fixtures.ts` rewrites them byte for byte. The decompression bombs
- * are not committed: test/reports/unpack.test.ts makes them.
+ * are not committed: packages/engine/test/reports/unpack.test.ts makes them.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
-import { makeZip } from '../test/reports/zip.js';
+import { makeZip } from '../packages/engine/test/reports/zip.js';
 
 const src = new URL('../fixtures/reports/src/', import.meta.url);
 const out = new URL('../fixtures/reports/', import.meta.url);

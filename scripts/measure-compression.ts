@@ -11,7 +11,7 @@
  */
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { checkDomain } from '../packages/engine/src/check.js';
-import { ZoneResolver } from '../packages/engine/src/dns/zone-resolver.js';
+import { ZoneResolver } from '../packages/engine/src/zones/zone-resolver.js';
 import { loadZoneDirectory } from '../packages/engine/src/zones/load.js';
 import { loadDemoSettings } from '../src/cli/demo.js';
 import { DEMO_SCENARIOS_FILE, DEMO_ZONES_DIR } from '../src/cli/serve.js';

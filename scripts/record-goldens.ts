@@ -13,7 +13,7 @@
  * given, 2 bad arguments or a scenario that cannot run.
  */
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
-import { EXPECTED_DIR, formatGolden, goldenPath, loadCorpusResolver, loadScenarios, readGolden, runScenario } from '../test/corpus/project.js';
+import { EXPECTED_DIR, formatGolden, goldenPath, loadCorpusResolver, loadScenarios, readGolden, runScenario } from '../packages/engine/test/corpus/project.js';
 
 /** Lines of unchanged text shown around each change, as `diff -u` does. */
 export const DIFF_CONTEXT_LINES = 3;

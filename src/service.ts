@@ -70,46 +70,46 @@ export type { Seed } from './store/seed.js';
 
 // Batches.
 /** Batch checks: the service the routes use (store + queue + sweeper), its two queues, the queue worker and the batch stores. */
-export { BatchService, DEFAULT_SWEEP_INTERVAL_MS } from './jobs/service.js';
-export type { BatchServiceOptions } from './jobs/service.js';
-export { startBatchService } from './jobs/setup.js';
+export { BatchService, DEFAULT_SWEEP_INTERVAL_MS } from './jobs/batches/service.js';
+export type { BatchServiceOptions } from './jobs/batches/service.js';
+export { startBatchService } from './jobs/batches/setup.js';
 /** BullMQ and ioredis are optional peers: loads them, or says by name which is missing and how to install it. */
 export { loadRedisModules, MissingRedisPackagesError, REDIS_PACKAGES } from './jobs/redis-modules.js';
 export type { RedisModules, RedisPackage } from './jobs/redis-modules.js';
 /** Starts and stops everything `serve` and `worker` run, in order (src/service/start.ts). */
 export { startService, startWorker, DEFAULT_COMPONENT_STOP_TIMEOUT_MS } from './service/start.js';
 export type { ServiceConfig, ServiceHandle, WorkerConfig, WorkerHandle, ServiceComponent, ComponentStarter, ServiceContext } from './service/start.js';
-export { InProcessBatchRunner } from './jobs/runner.js';
-export { RedisBatchQueue, BATCH_QUEUE_NAME } from './jobs/queue.js';
-export { startBatchWorker } from './jobs/worker.js';
-export type { BatchWorker, BatchWorkerOptions } from './jobs/worker.js';
-export { BATCH_CHUNK_SIZE, DEFAULT_BATCH_NAMES_PER_DAY, MAX_BATCH_NAMES } from './jobs/model.js';
-export type { Batch, BatchStatus } from './jobs/model.js';
+export { InProcessBatchRunner } from './jobs/batches/runner.js';
+export { RedisBatchQueue, BATCH_QUEUE_NAME } from './jobs/batches/queue.js';
+export { startBatchWorker } from './jobs/batches/worker.js';
+export type { BatchWorker, BatchWorkerOptions } from './jobs/batches/worker.js';
+export { BATCH_CHUNK_SIZE, DEFAULT_BATCH_NAMES_PER_DAY, MAX_BATCH_NAMES } from './jobs/batches/model.js';
+export type { Batch, BatchStatus } from './jobs/batches/model.js';
 export type { BatchStore } from './store/batches.js';
 export { MemoryBatchStore } from './store/batches-memory.js';
 export { SqlBatchStore } from './store/batches-sql.js';
 
 // Deep lookalike runs as jobs (on the batches' queue).
 /** The service the lookalike route uses for deep runs (store + the batches' queue + sweeper), the job runner, and the stores. */
-export { LookalikeJobService, processLookalikeJob, LOOKALIKE_QUEUE_JOB_NAME, LOOKALIKE_PROGRESS_INTERVAL_MS, MAX_LOOKALIKE_JOB_RUNS, LOOKALIKE_JOB_STALE_MS } from './jobs/lookalike-jobs.js';
-export type { DeepLookalikeRun, LookalikeJobOutcome, LookalikeJobServiceOptions } from './jobs/lookalike-jobs.js';
-export { startLookalikeJobService } from './jobs/setup.js';
+export { LookalikeJobService, processLookalikeJob, LOOKALIKE_QUEUE_JOB_NAME, LOOKALIKE_PROGRESS_INTERVAL_MS, MAX_LOOKALIKE_JOB_RUNS, LOOKALIKE_JOB_STALE_MS } from './jobs/batches/lookalike-jobs.js';
+export type { DeepLookalikeRun, LookalikeJobOutcome, LookalikeJobServiceOptions } from './jobs/batches/lookalike-jobs.js';
+export { startLookalikeJobService } from './jobs/batches/setup.js';
 export type { LookalikeJob, LookalikeJobStatus, LookalikeJobStore } from './store/lookalike-jobs.js';
 export { MemoryLookalikeJobStore } from './store/lookalike-jobs-memory.js';
 export { SqlLookalikeJobStore } from './store/lookalike-jobs-sql.js';
 
 // Monitors.
 /** Watched domains: the service the routes use, its two schedulers, the queue worker, webhooks and the store. */
-export { MonitorService, InProcessMonitorScheduler, serverKeyFor, SCHEDULER_TICK_MS, MONITOR_RUN_LEASE_MS } from './jobs/monitors.js';
-export type { MonitorScheduler, MonitorServiceOptions, NewMonitorInput, MonitorPatchInput } from './jobs/monitors.js';
-export { RedisMonitorScheduler, startMonitorWorker, MONITOR_QUEUE_NAME } from './jobs/monitor-queue.js';
-export { startMonitorService, startMonitorWorkerWithPump } from './jobs/monitor-setup.js';
-export { runMonitor } from './jobs/monitor-run.js';
-export type { MonitorCheck, MonitorChangedEvent } from './jobs/monitor-run.js';
-export { CONFIRMATIONS_NEEDED, COULD_NOT_CHECK_ALERT_AFTER, digestOf, transition } from './jobs/monitor-changes.js';
-export { DEFAULT_INTERVAL_MINUTES, MIN_INTERVAL_MINUTES, MAX_INTERVAL_MINUTES } from './jobs/monitor-schedule.js';
+export { MonitorService, InProcessMonitorScheduler, serverKeyFor, SCHEDULER_TICK_MS, MONITOR_RUN_LEASE_MS } from './jobs/monitors/monitors.js';
+export type { MonitorScheduler, MonitorServiceOptions, NewMonitorInput, MonitorPatchInput } from './jobs/monitors/monitors.js';
+export { RedisMonitorScheduler, startMonitorWorker, MONITOR_QUEUE_NAME } from './jobs/monitors/monitor-queue.js';
+export { startMonitorService, startMonitorWorkerWithPump } from './jobs/monitors/monitor-setup.js';
+export { runMonitor } from './jobs/monitors/monitor-run.js';
+export type { MonitorCheck, MonitorChangedEvent } from './jobs/monitors/monitor-run.js';
+export { CONFIRMATIONS_NEEDED, COULD_NOT_CHECK_ALERT_AFTER, digestOf, transition } from './jobs/monitors/monitor-changes.js';
+export { DEFAULT_INTERVAL_MINUTES, MIN_INTERVAL_MINUTES, MAX_INTERVAL_MINUTES } from './jobs/monitors/monitor-schedule.js';
 /** Webhook signing and delivery (`Spoof-Checker-Signature: t=…,v1=…`). */
-export { signatureHeader, SIGNATURE_HEADER, WEBHOOK_TIMEOUT_MS, WEBHOOK_RETRY_WINDOW_MS, DeliveryPump } from './jobs/webhooks.js';
+export { signatureHeader, SIGNATURE_HEADER, WEBHOOK_TIMEOUT_MS, WEBHOOK_RETRY_WINDOW_MS, DeliveryPump } from './jobs/monitors/webhooks.js';
 export { MemoryMonitorStore } from './store/monitors-memory.js';
 export { SqlMonitorStore } from './store/monitors-sql.js';
 /** The private-address guard of outbound connections. */

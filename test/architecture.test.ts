@@ -5,7 +5,7 @@
  * Floors, lowest first (a room may import its own files and rooms on lower floors only):
  *   engine  — the check itself (DNS, zones, SPF, DMARC, DKIM, MX, verdict, checkDomain, …)
  *   store   — storage (SQLite, PostgreSQL, memory) and the batch model it stores
- *   jobs    — batch scans, queue, workers
+ *   jobs    — batch scans, queue, workers (jobs/batches/), monitors with their alerts (jobs/monitors/)
  *   http, web — the API routes and the public page: siblings, neither imports the other
  *   service — the composition root (src/service.ts, src/service/): http + web + store + jobs
  *   cli     — the command line, on top of everything
@@ -56,7 +56,11 @@ const ROOMS: Readonly<Record<string, Floor>> = {
   'index.ts': 'engine',
   // service rooms
   store: 'store',
+  // jobs/ is a floor of three rooms: its top files (shared Redis module loading, the resolver's
+  // host lookup) and two folders, batch scans and monitors (with their alerts and webhooks)
   jobs: 'jobs',
+  'jobs/batches': 'jobs',
+  'jobs/monitors': 'jobs',
   monitors: 'jobs',
   // receiving DMARC and TLS reports: files, SMTP, IMAP (above the store, below the API that uploads to it)
   ingest: 'jobs',
@@ -106,9 +110,16 @@ export function specifiers(source: string): string[] {
   return found;
 }
 
-/** The room of a file: its first path segment under src/ or packages/engine/src/. */
+/** Top-level rooms whose folders are rooms of their own (`jobs/batches`, `jobs/monitors`). */
+const FOLDERED = new Set(['jobs']);
+/**
+ * The room of a file: its first path segment under src/ or packages/engine/src/, or its first two
+ * for a folder of a foldered room (src/jobs/batches/queue.ts is in `jobs/batches`).
+ */
 function roomOf(file: string): string {
-  return relative(insideEngine(file) ? ENGINE_SRC : SRC, file).split(/[\\/]/)[0]!;
+  const segments = relative(insideEngine(file) ? ENGINE_SRC : SRC, file).split(/[\\/]/);
+  const [first, second] = segments;
+  return !insideEngine(file) && FOLDERED.has(first!) && segments.length > 2 ? `${first}/${second}` : first!;
 }
 function floorOf(room: string): Floor {
   return ROOMS[room] ?? 'engine';
@@ -232,6 +243,16 @@ describe('the import graph of src/', () => {
     for (const room of ['dns', 'spf', 'verdict', 'store', 'jobs', 'http', 'web', 'cli', 'check.ts', 'result.ts']) {
       expect(graph.files.some((f) => roomOf(f) === room), room).toBe(true);
     }
+  });
+
+  it('keeps the shared files of a foldered room below its folders (src/jobs/*.ts imports neither batches/ nor monitors/)', () => {
+    const lines: string[] = [];
+    for (const [file, targets] of graph.edges) {
+      if (insideEngine(file) || !FOLDERED.has(roomOf(file))) continue;
+      for (const target of targets) if (roomOf(target).startsWith(`${roomOf(file)}/`)) lines.push(`${shown(file)} → ${shown(target)}`);
+    }
+    expect(lines).toEqual([]);
+    for (const room of ['jobs/batches', 'jobs/monitors']) expect(graph.files.some((f) => roomOf(f) === room), room).toBe(true);
   });
 
   it('has no circle of imports', () => {

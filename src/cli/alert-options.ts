@@ -5,7 +5,7 @@
  * for a relay certified by a private CA. A password is never taken from argv.
  */
 import { readFileSync } from 'node:fs';
-import { ALERT_FROM_VARIABLE, ALERT_SMTP_PASSWORD_VARIABLE, ALERT_SMTP_VARIABLE, AlertSmtpConfigError, alertSmtpConfig, type AlertSmtpConfig } from '../jobs/alert-email.js';
+import { ALERT_FROM_VARIABLE, ALERT_SMTP_PASSWORD_VARIABLE, ALERT_SMTP_VARIABLE, AlertSmtpConfigError, alertSmtpConfig, type AlertSmtpConfig } from '../jobs/monitors/alert-email.js';
 import { UsageError } from './args.js';
 
 /** The flags (parseArgs form). */

@@ -2,8 +2,8 @@ import { isDemoDnssecDomain, isDemoZonesDirectory, loadDemoDnssec } from '../ser
 import { checkDomain, DnssecCache, ianaRootAnchors, loadTrustAnchorFile, type CheckOptions } from '@spoof-checker/engine';
 import { isSpoofCheckError } from '@spoof-checker/engine';
 import type { SpoofCheckResult } from '@spoof-checker/engine';
-import { parseCommandArgs, RESOLVER_OPTIONS, UsageError } from './args.js';
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo, type Command } from './io.js';
+import { parseCommandOrExit, RESOLVER_OPTIONS, usageExit, UsageError } from './args.js';
+import { EXIT_FAILED, EXIT_OK, type CliIo, type Command } from './io.js';
 import { formatFailure, formatReport } from './report.js';
 import { RANGES_HELP, rangesFromFlag } from './ranges-options.js';
 import { resolverFromFlags } from './resolver-options.js';
@@ -56,21 +56,16 @@ export interface ErrorLine {
 
 /** `spoof-checker check`: one report (or JSON line) per input, in input order. */
 export const check: Command = async (args, io) => {
-  let parsed;
-  try {
-    parsed = parseCommandArgs(
-      args,
-      { ...RESOLVER_OPTIONS, ...TRANSPORT_OPTIONS, 'trust-anchor': { type: 'string' }, 'no-dnssec': { type: 'boolean' }, faults: { type: 'string' }, selectors: { type: 'string' }, ranges: { type: 'string' }, transport: { type: 'boolean' }, bimi: { type: 'boolean' }, 'bimi-selector': { type: 'string' }, 'bimi-roots': { type: 'string' }, at: { type: 'string' }, json: { type: 'boolean' } },
-      true,
-    );
-  } catch (error) {
-    return usage(io, error);
-  }
+  const parsed = parseCommandOrExit(
+    'check',
+    USAGE,
+    io,
+    args,
+    { ...RESOLVER_OPTIONS, ...TRANSPORT_OPTIONS, 'trust-anchor': { type: 'string' }, 'no-dnssec': { type: 'boolean' }, faults: { type: 'string' }, selectors: { type: 'string' }, ranges: { type: 'string' }, transport: { type: 'boolean' }, bimi: { type: 'boolean' }, 'bimi-selector': { type: 'string' }, 'bimi-roots': { type: 'string' }, at: { type: 'string' }, json: { type: 'boolean' } },
+    true,
+  );
+  if (typeof parsed === 'number') return parsed;
   const { values, positionals } = parsed;
-  if (values.help) {
-    io.out(USAGE);
-    return EXIT_OK;
-  }
   if (positionals.length === 0) return usage(io, new UsageError('give at least one domain, URL or address to check'));
 
   let built;
@@ -120,7 +115,7 @@ export const check: Command = async (args, io) => {
   const dnssecAt = (dnssec: CheckOptions['dnssec']): CheckOptions['dnssec'] => (at !== undefined && typeof dnssec === 'object' ? { ...dnssec, now: () => at.getTime() / 1000, cache: undefined } : dnssec);
   const dnssecFor = (input: string): CheckOptions['dnssec'] => dnssecAt(demoDnssec && isDemoDnssecDomain(demoDnssec, input) ? demoDnssec.options : options.dnssec);
   // Inputs run concurrently; output keeps input order.
-  const outcomes = positionals.map((input) => checkOne(input, { ...options, resolver: built.resolverFor(input), dnssec: dnssecFor(input) }));
+  const outcomes = positionals.map((input) => checkOne(input, { ...options, resolver: built.resolverFor(input), dnssec: dnssecFor(input) }, values.resolver));
   let failed = 0;
   for (const [i, outcome] of outcomes.entries()) {
     const result = await outcome;
@@ -171,13 +166,27 @@ export function parseAtDate(text: string): Date {
 }
 
 /** Checks one input; a refusal becomes an error line, never an exception. */
-export async function checkOne(input: string, options: CheckOptions): Promise<SpoofCheckResult | ErrorLine> {
+export async function checkOne(input: string, options: CheckOptions, resolverFlag?: string): Promise<SpoofCheckResult | ErrorLine> {
   try {
     return await checkDomain(input, options);
   } catch (error) {
-    if (isSpoofCheckError(error)) return { input, error: { code: error.code, message: `${error.message} ${error.fix}` } };
+    if (isSpoofCheckError(error)) {
+      // A DNS server that never answered (nothing listens, no route): the fix is which server to ask.
+      const unreachable = error.code === 'dns_failure' && UNREACHABLE.test(error.query?.detail ?? '');
+      return { input, error: { code: error.code, message: `${error.message} ${unreachable ? unreachableFix(resolverFlag) : error.fix}` } };
+    }
     return { input, error: { code: 'internal', message: error instanceof Error ? error.message : String(error) } };
   }
+}
+
+/** The engine's words for a lookup ended by a socket error (network-resolver.ts socketFailure). */
+const UNREACHABLE = /cannot be reached/;
+
+/** What to do when the DNS server asked cannot be reached, from the command line. */
+function unreachableFix(resolverFlag: string | undefined): string {
+  return resolverFlag === undefined
+    ? "Check this machine's network and resolver settings, or give a DNS server that answers with --resolver IP (for example --resolver 1.1.1.1)."
+    : `Check the address and port given with --resolver ${resolverFlag}, or give a DNS server that answers with --resolver IP (for example --resolver 1.1.1.1).`;
 }
 
 function formatError(line: ErrorLine): string {
@@ -185,8 +194,7 @@ function formatError(line: ErrorLine): string {
 }
 
 function usage(io: CliIo, error: unknown): number {
-  io.err(`spoof-checker check: ${error instanceof Error ? error.message : String(error)}\nRun 'spoof-checker check --help' for the options.\n`);
-  return EXIT_USAGE;
+  return usageExit(io, 'check', error);
 }
 
 /** `a, b,,c` → ['a', 'b', 'c']; undefined stays undefined. */

@@ -8,18 +8,18 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
-import { MAX_BATCH_NAMES } from '../jobs/model.js';
-import { checkRedisUrl, RedisBatchQueue } from '../jobs/queue.js';
+import { MAX_BATCH_NAMES } from '../jobs/batches/model.js';
+import { checkRedisUrl, RedisBatchQueue } from '../jobs/batches/queue.js';
 import { loadRedisModules } from '../jobs/redis-modules.js';
-import { resultPages } from '../jobs/results.js';
-import { BatchService } from '../jobs/service.js';
-import { newBatch, newBatchId } from '../jobs/submit.js';
+import { resultPages } from '../jobs/batches/results.js';
+import { BatchService } from '../jobs/batches/service.js';
+import { newBatch, newBatchId } from '../jobs/batches/submit.js';
 import type { SpoofCheckResult } from '@spoof-checker/engine';
 import { MEMORY_DATA_DIR, openStores, type StorageChoice } from '../store/open.js';
 import { checkDatabaseUrl } from '../store/postgres.js';
-import { integerOption, parseCommandArgs, UsageError } from './args.js';
+import { integerOption, parseCommandArgs, settingsOrExit, UsageError } from './args.js';
 import type { ErrorLine } from './check.js';
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, exitCodeForSignal, type CliIo } from './io.js';
+import { EXIT_FAILED, EXIT_OK, exitCodeForSignal, type CliIo } from './io.js';
 import { CSV_COLUMNS, csvLine, jsonLine } from './scan-output.js';
 
 /** The organisation that owns batches submitted from the command line. */
@@ -102,17 +102,9 @@ function formatRow(line: string, format: 'jsonl' | 'csv'): { text: string; faile
 
 /** The distributed scan. Exit 0 when every name was checked, 1 when any could not be (or Redis/the store is unreachable), 2 on a usage error. */
 export async function distributedScan(args: string[], io: CliIo): Promise<number> {
-  let settings: Settings | 'help';
-  try {
-    settings = readSettings(args, io.env);
-  } catch (error) {
-    io.err(`spoof-checker scan: ${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
-    return EXIT_USAGE;
-  }
-  if (settings === 'help') {
-    io.out(USAGE);
-    return EXIT_OK;
-  }
+  const read = settingsOrExit('scan', USAGE, io, () => readSettings(args, io.env));
+  if ('exit' in read) return read.exit;
+  const { settings } = read;
   let opened;
   try {
     // BullMQ and ioredis are optional: say which is missing before anything is opened.

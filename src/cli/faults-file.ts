@@ -39,7 +39,7 @@ const FAULT_KEYS: Record<Fault['kind'], readonly string[]> = {
   truncate: ['tcp'],
   malformed: [],
 };
-/** The fields of a scenario of `fixtures/scenarios.json` (test/corpus/project.ts `Scenario`). */
+/** The fields of a scenario of `fixtures/scenarios.json` (packages/engine/test/corpus/project.ts `Scenario`). */
 const SCENARIO_KEYS = ['name', 'input', 'zone', 'covers', 'description', 'selectors', 'faults'] as const;
 
 /** A rule of a faults file, with the checks it applies to. */

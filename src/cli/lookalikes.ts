@@ -1,6 +1,6 @@
 import { createSmtpProbe, findLookalikes, isSpoofCheckError, type LookalikeOptions, type LookalikeReport } from '@spoof-checker/engine';
-import { parseCommandArgs, RESOLVER_OPTIONS, UsageError } from './args.js';
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo, type Command } from './io.js';
+import { parseCommandOrExit, RESOLVER_OPTIONS, usageExit, UsageError } from './args.js';
+import { EXIT_FAILED, EXIT_OK, type CliIo, type Command } from './io.js';
 import { formatFailure, REPORT_WIDTH } from './report.js';
 import { resolverFromFlags } from './resolver-options.js';
 
@@ -31,17 +31,9 @@ Exit status: 0 when the run finished, 1 when the input is not a registrable doma
 
 /** `spoof-checker lookalikes <domain>`: the graded lookalikes of one domain. */
 export const lookalikes: Command = async (args, io) => {
-  let parsed;
-  try {
-    parsed = parseCommandArgs(args, { ...RESOLVER_OPTIONS, faults: { type: 'string' }, deep: { type: 'boolean' }, json: { type: 'boolean' }, 'smtp-probe': { type: 'boolean' } }, true);
-  } catch (error) {
-    return usage(io, error);
-  }
+  const parsed = parseCommandOrExit('lookalikes', USAGE, io, args, { ...RESOLVER_OPTIONS, faults: { type: 'string' }, deep: { type: 'boolean' }, json: { type: 'boolean' }, 'smtp-probe': { type: 'boolean' } }, true);
+  if (typeof parsed === 'number') return parsed;
   const { values, positionals } = parsed;
-  if (values.help) {
-    io.out(USAGE);
-    return EXIT_OK;
-  }
   if (positionals.length !== 1) return usage(io, new UsageError('give exactly one domain'));
   const input = positionals[0]!;
   let built;
@@ -119,6 +111,5 @@ function wrap(text: string, indent: number): string[] {
 }
 
 function usage(io: CliIo, error: unknown): number {
-  io.err(`spoof-checker lookalikes: ${error instanceof Error ? error.message : String(error)}\nRun 'spoof-checker lookalikes --help' for the options.\n`);
-  return EXIT_USAGE;
+  return usageExit(io, 'lookalikes', error);
 }

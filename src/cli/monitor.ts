@@ -8,7 +8,7 @@
  * line, where every user of the machine could read it in the process list.
  */
 import { readFile } from 'node:fs/promises';
-import { parseCommandArgs, integerOption, UsageError } from './args.js';
+import { booleanOptions, integerOption, parseCommandArgs, stringOptions, UsageError } from './args.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo, type Command } from './io.js';
 import { didYouMean } from './suggest.js';
 
@@ -218,16 +218,7 @@ export const monitor: Command = async (args, io) => {
 async function runSubcommand(sub: Subcommand, args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArgs(
     args,
-    {
-      api: { type: 'string' },
-      'key-file': { type: 'string' },
-      json: { type: 'boolean' },
-      interval: { type: 'string' },
-      webhook: { type: 'string' },
-      transport: { type: 'boolean' },
-      page: { type: 'string' },
-      limit: { type: 'string' },
-    },
+    { ...stringOptions('api', 'key-file', 'interval', 'webhook', 'page', 'limit'), ...booleanOptions('json', 'transport') },
     true,
   );
   if (values.help) {

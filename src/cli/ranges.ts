@@ -11,7 +11,8 @@ import type { BuildResult, FeedText, RangeData, RangesFile } from '@spoof-checke
 import { formatIpv6Count } from '@spoof-checker/engine';
 import { integerOption, parseCommandArgs, UsageError } from './args.js';
 import { writeFileAtomically } from './atomic-file.js';
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo, type Command } from './io.js';
+import { EXIT_FAILED, EXIT_OK, type CliIo, type Command } from './io.js';
+import { runSubcommand } from './subcommands.js';
 import { fetchFeeds, FEED_TIMEOUT_MS, MAX_FEED_BYTES, type FetchFeedsOptions } from './ranges-fetch.js';
 import { rangesInUse, userRangesFile } from './ranges-options.js';
 
@@ -43,22 +44,12 @@ could be built, 2 on a usage error.
 `;
 
 /** `spoof-checker ranges`. */
-export const ranges: Command = async (args, io) => {
-  const [sub, ...rest] = args;
-  if (sub === undefined || sub === '--help' || sub === '-h' || sub === 'help') {
-    (sub === undefined ? io.err : io.out)(USAGE);
-    return sub === undefined ? EXIT_USAGE : EXIT_OK;
-  }
-  try {
+export const ranges: Command = async (args, io) =>
+  runSubcommand('ranges', USAGE, args, io, (sub, rest) => {
     if (sub === 'show') return show(rest, io);
-    if (sub === 'update') return await update(rest, io);
+    if (sub === 'update') return update(rest, io);
     throw new UsageError(`unknown subcommand '${sub}': use show or update`);
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    io.err(`spoof-checker ranges: ${error.message}\nRun 'spoof-checker ranges --help' for the options.\n`);
-    return EXIT_USAGE;
-  }
-};
+  });
 
 function show(args: string[], io: CliIo): number {
   const { values, positionals } = parseCommandArgs(args, { ranges: { type: 'string' }, json: { type: 'boolean' } }, false);

@@ -8,14 +8,15 @@
  * organisation) and takes reports for any domain.
  */
 import { readFile, writeFile } from 'node:fs/promises';
-import { describeFetch, fetchReportsFromImap, IMAP_PASSWORD_ENV, parseImapUrl } from '../ingest/imap.js';
+import { describeConnectFailure, describeFetch, fetchReportsFromImap, IMAP_PASSWORD_ENV, parseImapUrl } from '../ingest/imap.js';
 import { countTally, reportSink, type IngestTally } from '../ingest/ingest.js';
 import { importPaths } from '../ingest/files.js';
-import { DEFAULT_DATA_DIR, MEMORY_DATA_DIR, openStores, type StorageChoice } from '../store/open.js';
+import { DEFAULT_DATA_DIR, MEMORY_DATA_DIR, type StorageChoice } from '../store/open.js';
 import { isStoreUnavailable } from '../store/errors.js';
 import type { Stores } from '../store/types.js';
 import { integerOption, parseCommandArgs, RESOLVER_OPTIONS, UsageError } from './args.js';
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo, type Command } from './io.js';
+import { EXIT_FAILED, EXIT_OK, type CliIo, type Command } from './io.js';
+import { runSubcommand, withStores } from './subcommands.js';
 import { resolverFromFlags } from './resolver-options.js';
 
 /** The window `show` takes without `--days`, and the longest (as src/summaries/summary.ts; the analysis is loaded only by `show`). */
@@ -69,29 +70,13 @@ failed, 2 on a usage error.
 `;
 
 /** `spoof-checker reports`. */
-export const reports: Command = async (args, io) => {
-  const [sub, ...rest] = args;
-  if (sub === undefined || sub === '--help' || sub === '-h' || sub === 'help') {
-    (sub === undefined ? io.err : io.out)(USAGE);
-    return sub === undefined ? EXIT_USAGE : EXIT_OK;
-  }
-  try {
-    if (sub === 'import') return await importCommand(rest, io);
-    if (sub === 'fetch') return await fetchCommand(rest, io);
-    if (sub === 'show') return await showCommand(rest, io);
+export const reports: Command = async (args, io) =>
+  runSubcommand('reports', USAGE, args, io, (sub, rest) => {
+    if (sub === 'import') return importCommand(rest, io);
+    if (sub === 'fetch') return fetchCommand(rest, io);
+    if (sub === 'show') return showCommand(rest, io);
     throw new UsageError(`unknown subcommand '${sub}': use import, fetch or show`);
-  } catch (error) {
-    if (error instanceof UsageError) {
-      io.err(`spoof-checker reports: ${error.message}\nRun 'spoof-checker reports --help' for the options.\n`);
-      return EXIT_USAGE;
-    }
-    if (isStoreUnavailable(error)) {
-      io.err(`spoof-checker reports: ${(error as Error).message}\n`);
-      return EXIT_FAILED;
-    }
-    throw error;
-  }
-};
+  });
 
 const STORE_OPTIONS = {
   data: { type: 'string' },
@@ -127,15 +112,6 @@ async function organizationHolding(stores: Stores, domain: string): Promise<stri
   if (holding.length === 0) return DEFAULT_CLI_ORGANIZATION;
   if (holding.length === 1) return holding[0]!;
   throw new UsageError(`${holding.length} organisations hold reports about ${domain}: ${holding.join(', ')}. Say which with --org ID (e.g. --org ${holding[0]})`);
-}
-
-async function withStores<T>(choice: StorageChoice, run: (stores: Stores) => Promise<T>): Promise<T> {
-  const opened = await openStores(choice, { pruneAutomatically: false });
-  try {
-    return await run(opened.stores);
-  } finally {
-    await opened.stores.close();
-  }
 }
 
 async function optionalResolver(values: { zones?: string | undefined; 'demo-zones'?: boolean | undefined; resolver?: string | undefined; timeout?: string | undefined }) {
@@ -203,9 +179,10 @@ async function fetchCommand(args: string[], io: CliIo): Promise<number> {
   const storage = reportStorage(values.data, values.database, io.env);
   const resolver = await optionalResolver(values);
   return withStores(storage, async (stores) => {
-    let outcome;
+    let result;
+    const where = `${parsed.target.secure ? 'imaps' : 'imap'}://${parsed.target.user}@${parsed.target.host}:${parsed.target.port}/${parsed.target.mailbox}`;
     try {
-      outcome = await fetchReportsFromImap({
+      result = await fetchReportsFromImap({
         target: parsed.target,
         sink: await reportSink(stores.reports, { organizationId }, { failures: stores.failureReports }),
         ...(resolver ? { resolver } : {}),
@@ -216,12 +193,15 @@ async function fetchCommand(args: string[], io: CliIo): Promise<number> {
       });
     } catch (error) {
       if (isStoreUnavailable(error)) throw error;
-      const where = `${parsed.target.secure ? 'imaps' : 'imap'}://${parsed.target.user}@${parsed.target.host}:${parsed.target.port}/${parsed.target.mailbox}`;
       const detail = error instanceof Error ? ((error as { responseText?: string }).responseText ?? error.message) : String(error);
       io.err(`spoof-checker reports fetch: ${where}: ${detail}\n`);
       return EXIT_FAILED;
     }
-    io.err(`${describeFetch(outcome)} (organisation ${organizationId})\n`);
+    if (result.outcome === 'connect-failed') {
+      io.err(`spoof-checker reports fetch: ${where}: ${describeConnectFailure(parsed.target, result)} [${result.kind}]\n`);
+      return EXIT_FAILED;
+    }
+    io.err(`${describeFetch(result.fetched)} (organisation ${organizationId})\n`);
     return EXIT_OK;
   });
 }

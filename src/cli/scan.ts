@@ -9,7 +9,7 @@ import type { Readable } from 'node:stream';
 import type { CheckOptions } from '@spoof-checker/engine';
 import type { CheckErrorCode } from '@spoof-checker/engine';
 import type { SpoofCheckResult } from '@spoof-checker/engine';
-import { integerOption, parseCommandArgs, RESOLVER_OPTIONS, UsageError } from './args.js';
+import { booleanOptions, integerOption, parseCommandArgs, RESOLVER_OPTIONS, stringOptions, UsageError } from './args.js';
 import { writeFileAtomically } from './atomic-file.js';
 import { checkOne, splitList, type ErrorLine } from './check.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, exitCodeForSignal, type CliIo, type Command } from './io.js';
@@ -278,14 +278,8 @@ function readSettings(args: string[]) {
     args,
     {
       ...RESOLVER_OPTIONS,
-      concurrency: { type: 'string' },
-      format: { type: 'string' },
-      out: { type: 'string' },
-      details: { type: 'boolean' },
-      selectors: { type: 'string' },
-      faults: { type: 'string' },
-      ranges: { type: 'string' },
-      transport: { type: 'boolean' },
+      ...stringOptions('concurrency', 'format', 'out', 'selectors', 'faults', 'ranges'),
+      ...booleanOptions('details', 'transport'),
       ...TRANSPORT_OPTIONS,
     },
     true,

@@ -18,7 +18,7 @@ import { parseTrustProxy, TrustProxyError, trustProxyWarning, type TrustProxy } 
 import { apiKeyIdFromDigest, digestApiKey } from '../store/api-keys.js';
 import { DEFAULT_DATA_DIR, MEMORY_DATA_DIR, type StorageChoice } from '../store/open.js';
 import { DEFAULT_RETENTION_DAYS } from '../store/sql.js';
-import { integerOption, parseCommandArgs, UsageError } from './args.js';
+import { booleanOptions, integerOption, parseCommandArgs, stringOptions, UsageError } from './args.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo, type Command } from './io.js';
 import type { RangeData } from '@spoof-checker/engine';
 import { describeRanges, rangesFromFlag } from './ranges-options.js';
@@ -27,7 +27,7 @@ import { resolverHostLookup } from '../jobs/resolver-lookup.js';
 import { resolverFromFlags } from './resolver-options.js';
 import { dnssecFromFlags } from './check.js';
 import { ALERT_OPTIONS, ALERT_USAGE, alertSmtpFromFlags } from './alert-options.js';
-import type { AlertSmtpConfig } from '../jobs/alert-email.js';
+import type { AlertSmtpConfig } from '../jobs/monitors/alert-email.js';
 import { parseConnectPorts, TRANSPORT_OPTIONS, TRANSPORT_USAGE, transportOptionsFromFlags, type TransportFlags } from './transport-options.js';
 import { apiKeyWeakness, MIN_API_KEY_LENGTH, STRONG_KEY_ADVICE } from '../store/api-key-strength.js';
 
@@ -205,16 +205,21 @@ export function parseApiKeysVariable(text: string | undefined): StartupApiKey[] 
     });
 }
 
+/** `text` (trimmed) as a URL of one of `protocols`; undefined when it is not a URL or of another protocol. */
+function urlOf(text: string, protocols: readonly string[]): URL | undefined {
+  try {
+    const url = new URL(text.trim());
+    return protocols.includes(url.protocol) ? url : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The public URL: an http(s) origin, optionally with a path prefix; no query, fragment or credentials. */
 function publicUrlOption(text: string | undefined): string | undefined {
   if (text === undefined || text.trim() === '') return undefined;
-  let url: URL | undefined;
-  try {
-    url = new URL(text.trim());
-  } catch {
-    url = undefined;
-  }
-  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
+  const url = urlOf(text, ['https:', 'http:']);
+  if (!url || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
     throw new UsageError(`--public-url / SPOOF_CHECKER_PUBLIC_URL must be an http(s) URL such as https://checker.example (no query, fragment or credentials), not "${text}"`);
   }
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
@@ -254,13 +259,8 @@ function trustProxyOption(text: string | undefined): TrustProxy {
 /** `--redis` / REDIS_URL: a redis:// or rediss:// URL. */
 function redisOption(text: string | undefined): string | undefined {
   if (text === undefined || text.trim() === '') return undefined;
-  let url: URL | undefined;
-  try {
-    url = new URL(text.trim());
-  } catch {
-    url = undefined;
-  }
-  if (!url || (url.protocol !== 'redis:' && url.protocol !== 'rediss:')) {
+  const url = urlOf(text, ['redis:', 'rediss:']);
+  if (!url) {
     throw new UsageError(`--redis / REDIS_URL must be a redis:// or rediss:// URL such as redis://127.0.0.1:6379, not "${text}"`);
   }
   return url.toString();
@@ -288,33 +288,13 @@ export function serveConfig(args: string[], env: NodeJS.ProcessEnv): ServeConfig
   const { values } = parseCommandArgs(
     args,
     {
-      host: { type: 'string' },
-      port: { type: 'string' },
-      zones: { type: 'string' },
-      'demo-zones': { type: 'boolean' },
-      resolver: { type: 'string' },
-      timeout: { type: 'string' },
-      faults: { type: 'string' },
-      seed: { type: 'string' },
-      demo: { type: 'boolean' },
-      data: { type: 'string' },
-      database: { type: 'string' },
-      'retention-days': { type: 'string' },
-      'trust-proxy': { type: 'string' },
-      'public-url': { type: 'string' },
-      'public-origin': { type: 'string' },
-      redis: { type: 'string' },
-      ranges: { type: 'string' },
+      ...stringOptions('host', 'port', 'zones', 'resolver', 'timeout', 'faults', 'seed', 'data', 'database', 'retention-days', 'trust-proxy', 'public-url', 'public-origin', 'redis', 'ranges'),
+      ...booleanOptions('demo-zones', 'demo', 'public-history', 'no-dnssec'),
       ...TRANSPORT_OPTIONS,
       ...ALERT_OPTIONS,
       [PUBLIC_DEMO_FLAG]: { type: 'boolean' },
-      'public-history': { type: 'boolean' },
-      'log-format': { type: 'string' },
-      'smtp-port': { type: 'string' },
-      'smtp-host': { type: 'string' },
+      ...stringOptions('log-format', 'smtp-port', 'smtp-host', 'trust-anchor'),
       'report-address': { type: 'string', multiple: true },
-      'trust-anchor': { type: 'string' },
-      'no-dnssec': { type: 'boolean' },
     },
     false,
   );

@@ -49,6 +49,25 @@ export function parseConnectPorts(text: string): ConnectPorts {
 }
 
 /**
+ * The PEM text of the file an option names, read and checked by `check` (which throws for a file
+ * that holds no usable certificate); a `UsageError` naming the option and the file otherwise.
+ */
+async function pemFileOption(option: string, file: string, check: (pem: string) => unknown): Promise<string> {
+  let pem: string;
+  try {
+    pem = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`${option} ${file}: cannot read it (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+  }
+  try {
+    check(pem);
+  } catch (error) {
+    throw new UsageError(`${option} ${file}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return pem;
+}
+
+/**
  * The transport check's options from the flags: the CA file read and checked, the ports parsed,
  * one probe cache for the process. Throws `UsageError` for a file that cannot be read or holds no
  * usable PEM certificate, and for bad ports.
@@ -57,18 +76,7 @@ export async function transportOptionsFromFlags(flags: TransportFlags): Promise<
   const options: CheckTransportOptions = { cache: new TransportCache(), allowPrivateAddresses: flags.allowPrivateAddresses ?? false };
   if (flags.connectPorts !== undefined) options.connectPorts = parseConnectPorts(flags.connectPorts);
   if (flags.tlsCa !== undefined) {
-    let pem: string;
-    try {
-      pem = await readFile(flags.tlsCa, 'utf8');
-    } catch (error) {
-      throw new UsageError(`--tls-ca ${flags.tlsCa}: cannot read it (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
-    }
-    try {
-      tlsTrust(pem);
-    } catch (error) {
-      throw new UsageError(`--tls-ca ${flags.tlsCa}: ${error instanceof Error ? error.message : String(error)}`);
-    }
-    options.tlsCa = pem;
+    options.tlsCa = await pemFileOption('--tls-ca', flags.tlsCa, tlsTrust);
   }
   return options;
 }
@@ -99,18 +107,7 @@ export async function bimiOptionsFromFlags(flags: BimiFlags): Promise<CheckBimiO
     options.selector = flags.selector;
   }
   if (flags.roots !== undefined) {
-    let pem: string;
-    try {
-      pem = await readFile(flags.roots, 'utf8');
-    } catch (error) {
-      throw new UsageError(`--bimi-roots ${flags.roots}: cannot read it (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
-    }
-    try {
-      bimiRootsFromPem(pem);
-    } catch (error) {
-      throw new UsageError(`--bimi-roots ${flags.roots}: ${error instanceof Error ? error.message : String(error)}`);
-    }
-    options.extraRoots = pem;
+    options.extraRoots = await pemFileOption('--bimi-roots', flags.roots, bimiRootsFromPem);
   }
   return options;
 }

@@ -7,13 +7,12 @@
  * `add` prints a one-time invitation link (valid 72 hours) that sets the password; the same
  * functions as the console's own invitations (src/console/accounts.ts).
  */
-import { invite, listUsers, removeUser, INVITATION_TTL_MS } from '../console/accounts.js';
+import { invite, listInvitations, listUsers, removeUser, INVITATION_TTL_MS, type InvitationListing, type UserListing } from '../console/accounts.js';
 import { CONSOLE_ROLES } from '../store/console.js';
-import { isStoreUnavailable } from '../store/errors.js';
-import { openStores, type StorageChoice } from '../store/open.js';
-import type { Stores } from '../store/types.js';
-import { parseCommandArgs, UsageError } from './args.js';
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo, type Command } from './io.js';
+import type { StorageChoice } from '../store/open.js';
+import { booleanOptions, parseCommandArgs, stringOptions, UsageError } from './args.js';
+import { EXIT_FAILED, EXIT_OK, type CliIo, type Command } from './io.js';
+import { runSubcommand, withStores } from './subcommands.js';
 import { reportStorage } from './reports.js';
 
 /** The variable that gives the public origin when --public-origin does not (serve reads it too). */
@@ -30,7 +29,7 @@ People who sign in to the console (/console). Works on the service's data, while
                        organisation the service knows (its keys, its seed) or a new one.
     --public-origin URL  the service's public address (https://console.example): the link starts with it
                        [${PUBLIC_ORIGIN_ENV}]; without it the path alone is printed
-  list                 every user, their organisations and roles
+  list                 every user, their organisations and roles, then open invitations (marked)
     --json             one JSON document
   remove               remove EMAIL from ORG (without --org: from every organisation, and the account);
                        never the last owner of an organisation
@@ -42,15 +41,7 @@ People who sign in to the console (/console). Works on the service's data, while
 Exit status: 0 done, 1 refused (unknown user, last owner, bad email) or the store failed, 2 on a usage error.
 `;
 
-const OPTIONS = {
-  data: { type: 'string' },
-  database: { type: 'string' },
-  org: { type: 'string' },
-  email: { type: 'string' },
-  role: { type: 'string' },
-  'public-origin': { type: 'string' },
-  json: { type: 'boolean' },
-} as const;
+const OPTIONS = { ...stringOptions('data', 'database', 'org', 'email', 'role', 'public-origin'), ...booleanOptions('json') };
 
 /** An http(s) origin, or a usage error that says what is wrong. */
 export function publicOriginOption(text: string | undefined): string | undefined {
@@ -73,23 +64,9 @@ function organizationOf(org: string | undefined): string {
   return org;
 }
 
-async function withStores<T>(choice: StorageChoice, run: (stores: Stores) => Promise<T>): Promise<T> {
-  const opened = await openStores(choice, { pruneAutomatically: false });
-  try {
-    return await run(opened.stores);
-  } finally {
-    await opened.stores.close();
-  }
-}
-
 /** `spoof-checker users`. */
-export const users: Command = async (args, io) => {
-  const [sub, ...rest] = args;
-  if (sub === undefined || sub === '--help' || sub === '-h' || sub === 'help') {
-    (sub === undefined ? io.err : io.out)(USAGE);
-    return sub === undefined ? EXIT_USAGE : EXIT_OK;
-  }
-  try {
+export const users: Command = async (args, io) =>
+  runSubcommand('users', USAGE, args, io, async (sub, rest) => {
     const { values, positionals } = parseCommandArgs(rest, OPTIONS, false);
     if (values.help) {
       io.out(USAGE);
@@ -101,18 +78,7 @@ export const users: Command = async (args, io) => {
     if (sub === 'list') return await list(values, storage, io);
     if (sub === 'remove') return await remove(values, storage, io);
     throw new UsageError(`unknown subcommand '${sub}': use add, list or remove`);
-  } catch (error) {
-    if (error instanceof UsageError) {
-      io.err(`spoof-checker users: ${error.message}\nRun 'spoof-checker users --help' for the options.\n`);
-      return EXIT_USAGE;
-    }
-    if (isStoreUnavailable(error)) {
-      io.err(`spoof-checker users: ${(error as Error).message}\n`);
-      return EXIT_FAILED;
-    }
-    throw error;
-  }
-};
+  });
 
 type Values = { org?: string | undefined; email?: string | undefined; role?: string | undefined; 'public-origin'?: string | undefined; json?: boolean | undefined };
 
@@ -139,7 +105,8 @@ async function add(values: Values, storage: StorageChoice, io: CliIo): Promise<n
 
 async function list(values: Values, storage: StorageChoice, io: CliIo): Promise<number> {
   return withStores(storage, async (stores) => {
-    const all = await listUsers(stores.console);
+    // The open invitations too, after the users, each marked (its link is not shown again: `users add` makes a new one).
+    const all: (UserListing | InvitationListing)[] = [...(await listUsers(stores.console)), ...(await listInvitations(stores.console, new Date()))];
     if (values.json) {
       io.out(`${JSON.stringify(all, null, 2)}\n`);
       return EXIT_OK;
@@ -147,7 +114,8 @@ async function list(values: Values, storage: StorageChoice, io: CliIo): Promise<
     if (all.length === 0) io.err('No user yet: add one with spoof-checker users add --org ORG --email EMAIL --role owner\n');
     for (const user of all) {
       const orgs = user.memberships.map((m) => `${m.organizationId}:${m.role}`).join(', ') || '(no organisation)';
-      io.out(`${user.email}\t${user.active ? 'active' : 'invited'}\t${user.totp ? 'totp' : '-'}\t${orgs}\n`);
+      const state = 'invitation' in user ? `invitation open until ${user.invitation.expiresAt}` : user.active ? 'active' : 'invited';
+      io.out(`${user.email}\t${state}\t${user.totp ? 'totp' : '-'}\t${orgs}\n`);
     }
     return EXIT_OK;
   });

@@ -3,13 +3,13 @@
  * Start as many as you like, on as many machines; stop with SIGINT/SIGTERM (the chunks running are
  * finished first; a worker killed outright loses nothing: its chunks go back on the queue).
  */
-import { DEFAULT_BATCH_CONCURRENCY } from '../jobs/model.js';
-import { checkRedisUrl } from '../jobs/queue.js';
-import { DEFAULT_LOCK_DURATION_MS } from '../jobs/worker.js';
+import { DEFAULT_BATCH_CONCURRENCY } from '../jobs/batches/model.js';
+import { checkRedisUrl } from '../jobs/batches/queue.js';
+import { DEFAULT_LOCK_DURATION_MS } from '../jobs/batches/worker.js';
 import { redactedUrl, startWorker, type CheckConfig } from '../service/start.js';
 import { MEMORY_DATA_DIR, type StorageChoice } from '../store/open.js';
 import { checkDatabaseUrl } from '../store/postgres.js';
-import { integerOption, parseCommandArgs, RESOLVER_OPTIONS, UsageError } from './args.js';
+import { booleanOptions, integerOption, parseCommandArgs, RESOLVER_OPTIONS, settingsOrExit, stringOptions, UsageError } from './args.js';
 import { ALERT_OPTIONS, ALERT_USAGE, alertSmtpFromFlags } from './alert-options.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Command } from './io.js';
 import { RANGES_HELP, rangesFromFlag } from './ranges-options.js';
@@ -74,18 +74,9 @@ function readSettings(args: string[], env: NodeJS.ProcessEnv) {
     args,
     {
       ...RESOLVER_OPTIONS,
-      redis: { type: 'string' },
-      database: { type: 'string' },
-      data: { type: 'string' },
-      concurrency: { type: 'string' },
-      'lock-duration': { type: 'string' },
-      faults: { type: 'string' },
-      ranges: { type: 'string' },
-      'allow-private-addresses': { type: 'boolean' },
-      'trust-anchor': { type: 'string' },
-      'no-dnssec': { type: 'boolean' },
+      ...stringOptions('redis', 'database', 'data', 'concurrency', 'lock-duration', 'faults', 'ranges', 'trust-anchor', 'tls-ca'),
+      ...booleanOptions('allow-private-addresses', 'no-dnssec'),
       ...ALERT_OPTIONS,
-      'tls-ca': { type: 'string' },
     },
     false,
   );
@@ -115,17 +106,9 @@ function readSettings(args: string[], env: NodeJS.ProcessEnv) {
 
 /** The `worker` command. Exit 0 after a clean stop, 1 when the store or Redis cannot be reached, 2 on bad arguments. */
 export const worker: Command = async (args, io) => {
-  let settings;
-  try {
-    settings = readSettings(args, io.env);
-  } catch (error) {
-    io.err(`spoof-checker worker: ${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
-    return EXIT_USAGE;
-  }
-  if (settings === 'help') {
-    io.out(USAGE);
-    return EXIT_OK;
-  }
+  const read = settingsOrExit('worker', USAGE, io, () => readSettings(args, io.env));
+  if ('exit' in read) return read.exit;
+  const { settings } = read;
   let built;
   let dnssec: Pick<CheckConfig, 'dnssec'> = {};
   try {

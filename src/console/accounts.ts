@@ -133,6 +133,18 @@ export interface UserListing {
   memberships: { organizationId: string; role: ConsoleRole }[];
 }
 
+/** An invitation not yet used nor expired, as `users list` shows it beside the users (marked). */
+export interface InvitationListing extends UserListing {
+  invitation: { createdAt: string; expiresAt: string };
+}
+
+/** Every open invitation (of every organisation), by address then organisation. */
+export async function listInvitations(store: ConsoleStore, now: Date): Promise<InvitationListing[]> {
+  const open = (await store.invitations(null)).filter((i) => i.expiresAt > now.toISOString());
+  open.sort((a, b) => (a.email < b.email ? -1 : a.email > b.email ? 1 : a.organizationId < b.organizationId ? -1 : a.organizationId > b.organizationId ? 1 : 0));
+  return open.map((i) => ({ email: i.email, active: false, totp: false, memberships: [{ organizationId: i.organizationId, role: i.role }], invitation: { createdAt: i.createdAt, expiresAt: i.expiresAt } }));
+}
+
 /** Every user with their organisations. */
 export async function listUsers(store: ConsoleStore): Promise<UserListing[]> {
   const users = await store.listUsers();

@@ -1,6 +1,6 @@
 /**
  * `/console/alerts`: an organisation's alert channels (signed webhook, Slack, Microsoft Teams,
- * email) and their rules, as the alert service (src/jobs/alerts.ts) keeps them. A channel's target
+ * email) and their rules, as the alert service (src/jobs/monitors/alerts.ts) keeps them. A channel's target
  * is a credential: only its host is shown; a signed webhook's secret once, at creation.
  */
 import { ALERT_CHANNEL_KINDS, ALERT_EVENT_KINDS, type AlertChannel, type AlertChannelKind, type AlertEventKind } from '../store/alerts.js';

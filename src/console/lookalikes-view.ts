@@ -1,6 +1,6 @@
 /**
  * `/console/domains/<domain>/lookalikes`: the lookalikes a domain's monitor remembers
- * (src/jobs/lookalike-memory.ts): first and last seen, the confirmed state, every change of it, and
+ * (src/jobs/monitors/lookalike-memory.ts): first and last seen, the confirmed state, every change of it, and
  * the mark "ours" that keeps a name out of alerts. IDN names are shown in Unicode with their
  * A-label (`xn--`) form beside (RFC 5890 §2.3.2.1), since a lookalike's point is to look the same.
  */

@@ -1,13 +1,15 @@
 /**
  * The overview's rows: one per monitored domain, read from what each monitor keeps (its latest
  * check and confirmed state: one query for the organisation, never a check per view), with the
- * last 7 days' DMARC pass rate and readiness where the organisation has reports (the same summary
- * as `reports show`). Sorted and filtered by the query; the worst first by default.
+ * last 7 days' DMARC pass rate and readiness where the organisation has reports: the same figures
+ * the domain's report page (`showReports`) gives for that window, from one read of every domain's
+ * daily totals (`ReportStore.domainDailyTotals`), never a summary per domain. Sorted and filtered by
+ * the query; the worst first by default.
  */
-import { parseDmarcRecord } from '@spoof-checker/engine';
-import { showReports } from '../summaries/summary.js';
+import { parseDmarcRecord, readiness, shippedRanges, summariseDigestSenders } from '@spoof-checker/engine';
+import { reportWindow } from '../summaries/summary.js';
 import type { Monitor, MonitorStore } from '../store/monitors.js';
-import type { ReportStore } from '../store/reports.js';
+import type { DayRange, DomainDayTotals, ReportStore } from '../store/reports.js';
 
 /** The columns one can sort by, in the table's order. */
 export const SORT_KEYS = ['domain', 'verdict', 'dmarc', 'transport', 'dnssec', 'bimi', 'lookalikes', 'passrate', 'readiness', 'checked'] as const;
@@ -176,25 +178,88 @@ export function arrange(rows: DomainRow[], query: OverviewQuery): DomainRow[] {
   return kept.sort((a, b) => sign * compare(query.sort, a, b) || compareText(a.domain, b.domain));
 }
 
+/**
+ * Readiness verdicts worked out from a domain's senders, per store, by organisation, domain and its
+ * window's trusted totals (bounded: cleared when full). A report changes the totals, so a verdict is
+ * never read back after its domain's reports changed.
+ */
+const READINESS_MEMO = new WeakMap<ReportStore, Map<string, 'ready' | 'not-ready'>>();
+/** Verdicts remembered by the overview's readiness. */
+export const READINESS_MEMO_ENTRIES = 10_000;
+/** Domains whose senders are read at once when their readiness is not remembered. */
+export const READINESS_READS_AT_ONCE = 8;
+
+/** A domain's trusted messages and DMARC passes of the window, and the key of its readiness. */
+interface DomainFigures {
+  messages: number;
+  dmarcPass: number;
+  failing: number;
+  /** The window's trusted day totals as text: a new report changes them, and the remembered readiness with them. */
+  fingerprint: string;
+}
+
+/** Each domain's trusted figures from the organisation's day totals (the untrusted never count, as on the report page). */
+function figuresOf(totals: readonly DomainDayTotals[]): Map<string, DomainFigures> {
+  const out = new Map<string, DomainFigures>();
+  for (const t of totals) {
+    if (!t.trusted) continue;
+    let f = out.get(t.domain);
+    if (!f) out.set(t.domain, (f = { messages: 0, dmarcPass: 0, failing: 0, fingerprint: '' }));
+    f.messages += t.messages;
+    f.dmarcPass += t.dmarcPass;
+    f.failing += t.failing;
+    f.fingerprint += `${t.day}:${t.messages}:${t.dmarcPass}:${t.failing}:${t.spfAligned}:${t.dkimAligned};`;
+  }
+  return out;
+}
+
+/**
+ * The domain's readiness as its report page judges it (the engine's `readiness` over the senders the
+ * digest classes, without a resolver: no SPF record, as `showReports` without one). No failing
+ * message: ready without reading a sender. Else its senders are read and classed, once per change.
+ */
+async function readinessOf(reports: ReportStore, organizationId: string, domain: string, figures: DomainFigures, dayRange: DayRange, now: Date): Promise<'ready' | 'not-ready'> {
+  if (figures.failing === 0) return 'ready';
+  const key = `${organizationId}\u0000${domain}\u0000${dayRange.from}\u0000${dayRange.to}\u0000${figures.fingerprint}`;
+  let memo = READINESS_MEMO.get(reports);
+  if (!memo) READINESS_MEMO.set(reports, (memo = new Map()));
+  const known = memo.get(key);
+  if (known !== undefined) return known;
+  const entries = await reports.senderDays(organizationId, domain, dayRange, true);
+  const senders = summariseDigestSenders(entries, { domain, days: OVERVIEW_REPORT_DAYS, now, spf: null, ranges: shippedRanges() });
+  const verdict = readiness(senders, { domain, days: OVERVIEW_REPORT_DAYS }).verdict;
+  if (memo.size >= READINESS_MEMO_ENTRIES) memo.clear();
+  memo.set(key, verdict);
+  return verdict;
+}
+
 /** Every monitored domain of the organisation as a row, with the reports' figures where there are reports. */
 export async function overviewRows(monitors: MonitorStore, reports: ReportStore, organizationId: string, now: Date): Promise<DomainRow[]> {
+  const { dayRange } = reportWindow(OVERVIEW_REPORT_DAYS, now);
+  // The monitors and the day totals are read at once.
+  const totalsRead = reports.domainDailyTotals(organizationId, dayRange);
   const rows: DomainRow[] = [];
-  for (let page = 1; ; page++) {
-    const batch = await monitors.list(organizationId, { page, limit: OVERVIEW_PAGE_SIZE });
-    rows.push(...batch.items.map(rowOf));
-    if (batch.items.length < OVERVIEW_PAGE_SIZE || rows.length >= batch.total) break;
+  try {
+    for (let page = 1; ; page++) {
+      const batch = await monitors.list(organizationId, { page, limit: OVERVIEW_PAGE_SIZE });
+      rows.push(...batch.items.map(rowOf));
+      if (batch.items.length < OVERVIEW_PAGE_SIZE || rows.length >= batch.total) break;
+    }
+  } finally {
+    // Never left unawaited (its failure would be unhandled).
+    await totalsRead.catch(() => undefined);
   }
-  const withReports = new Set(await reports.domains(organizationId));
-  for (const row of rows) {
-    if (!withReports.has(row.domain)) continue;
-    const shown = await showReports({ store: reports, organizationId, domain: row.domain, days: OVERVIEW_REPORT_DAYS, now });
-    // The trusted daily totals: every message, not only the senders a summary lists (at most 100).
-    const trusted = shown.summary.series.filter((day) => day.trusted);
-    const messages = trusted.reduce((sum, day) => sum + day.messages, 0);
-    if (messages === 0) continue;
-    const pass = trusted.reduce((sum, day) => sum + day.dmarcPass, 0);
-    row.passRate = pass / messages;
-    row.readiness = shown.summary.readiness.verdict;
+  const figures = figuresOf(await totalsRead);
+  const withReports = rows.filter((row) => (figures.get(row.domain)?.messages ?? 0) > 0);
+  // The trusted daily totals: every message, not only the senders a summary lists.
+  for (let at = 0; at < withReports.length; at += READINESS_READS_AT_ONCE) {
+    await Promise.all(
+      withReports.slice(at, at + READINESS_READS_AT_ONCE).map(async (row) => {
+        const f = figures.get(row.domain)!;
+        row.passRate = f.dmarcPass / f.messages;
+        row.readiness = await readinessOf(reports, organizationId, row.domain, f, dayRange, now);
+      }),
+    );
   }
   return rows;
 }

@@ -2,7 +2,7 @@
  * The console's pages of issue 41 that reach people and remember: alert channels (`/console/alerts`),
  * a domain's remembered lookalikes and its failure reports. Registered by the console plugin
  * (./plugin.ts) with its own session, token, role and 404 checks handed in; the work is the
- * services' (src/jobs/alerts.ts `AlertService`, the remembered-lookalike store's `setOurs`,
+ * services' (src/jobs/monitors/alerts.ts `AlertService`, the remembered-lookalike store's `setOurs`,
  * src/ingest/failure-reports.ts `failureReportsBySource`), never a second implementation.
  * Every POST answers with a redirect (Post/Redirect/Get), except a new signed webhook, whose
  * secret is shown once on the page that answers the POST.
@@ -10,8 +10,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { normaliseDomainInput } from '@spoof-checker/engine';
 import { failureReportsBySource } from '../ingest/failure-reports.js';
-import type { AlertChannelRefusal, AlertService } from '../jobs/alerts.js';
-import type { MonitorService } from '../jobs/monitors.js';
+import type { AlertChannelRefusal, AlertService } from '../jobs/monitors/alerts.js';
+import type { MonitorService } from '../jobs/monitors/monitors.js';
 import { ALERT_CHANNEL_KINDS, ALERT_EVENT_KINDS, type AlertChannelKind, type AlertEventKind } from '../store/alerts.js';
 import type { ConsoleRole } from '../store/console.js';
 import type { Monitor } from '../store/monitors.js';

@@ -18,17 +18,18 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { normaliseDomainInput, type SpoofCheckResult } from '@spoof-checker/engine';
+import { announceKeyRevoked } from '../store/key-revocations.js';
 import { apiKeyIdFromDigest, digestApiKey } from '../store/api-keys.js';
 import type { ConsoleRole, ConsoleSession, ConsoleUser } from '../store/console.js';
 import type { MonitorCheckKind } from '../store/monitors.js';
 import { MONITOR_CHECK_KINDS } from '../store/monitors.js';
 import type { RecordLog, Stores } from '../store/types.js';
-import type { MonitorService } from '../jobs/monitors.js';
+import type { MonitorService } from '../jobs/monitors/monitors.js';
 import type { DemoSettings } from '../web/demo.js';
 import { toHtmlString, type SafeHtml } from '../web/html.js';
 import { SECURITY_HEADERS, type CatalogueAnswer } from '../web/plugin.js';
 import { acceptInvitation, CONSOLE_PATH, invitationPath, invite, isRole, openInvitation, secretHash } from './accounts.js';
-import { arrange, countStates, overviewQuery, overviewRows } from './overview.js';
+import { arrange, countStates, overviewQuery, overviewRows, type DomainRow } from './overview.js';
 import { registerReportRoutes, type ReportSettings } from './reports-routes.js';
 import { shareRoutes } from './share.js';
 import { decoyHash, MAX_PASSWORD_LENGTH, verifyPassword } from './passwords.js';
@@ -260,7 +261,7 @@ export const consolePlugin: FastifyPluginAsync<ConsoleOptions> = async (app: Fas
   }
 
   /** The session of the request, valid and current; ended sessions are deleted (idle, absolute, user gone). */
-  async function readSession(request: FastifyRequest): Promise<{ sessionId: string; session: ConsoleSession; user: ConsoleUser } | null> {
+  async function readSession(request: FastifyRequest, withMemberships = false): Promise<{ sessionId: string; session: ConsoleSession; user: ConsoleUser } | null> {
     const sessionId = sessionIdFrom(request.headers.cookie, secure);
     if (!sessionId) return null;
     const idHash = secretHash(sessionId);
@@ -272,22 +273,33 @@ export const consolePlugin: FastifyPluginAsync<ConsoleOptions> = async (app: Fas
       await store.deleteSession(idHash);
       return null;
     }
-    const user = await store.getUser(session.userId);
+    // The viewer's memberships (and their organisations' names) are read beside the user: a page waits for one round trip, not three.
+    const organizations = withMemberships ? membershipsWithNames(session.userId) : null;
+    organizations?.catch(() => undefined);
+    const [user] = await Promise.all([store.getUser(session.userId), at.getTime() - new Date(session.lastSeenAt).getTime() >= SESSION_TOUCH_INTERVAL_MS ? store.updateSession(idHash, { lastSeenAt: at.toISOString() }) : undefined]);
     if (!user) {
       await store.deleteSession(idHash);
       return null;
     }
-    if (at.getTime() - new Date(session.lastSeenAt).getTime() >= SESSION_TOUCH_INTERVAL_MS) {
-      await store.updateSession(idHash, { lastSeenAt: at.toISOString() });
-    }
+    if (organizations) membershipsRead.set(request, organizations);
     return { sessionId, session, user };
   }
 
+  /** The memberships of a user, each with its organisation's name. */
+  async function membershipsWithNames(userId: string) {
+    const memberships = await store.membershipsOf(userId);
+    return Promise.all(memberships.map(async (m) => ({ membership: m, name: await organizationName(m.organizationId) })));
+  }
+  /** What readSession started reading for the request's viewer (its memberships and their names). */
+  const membershipsRead = new WeakMap<FastifyRequest, ReturnType<typeof membershipsWithNames>>();
+
   /** The signed-in viewer, or null (no session, a pending second factor, no membership left). */
   async function viewerOf(request: FastifyRequest): Promise<Signed | null> {
-    const read = await readSession(request);
+    const read = await readSession(request, true);
     if (!read || read.session.pendingSecondFactor) return null;
-    const memberships = await store.membershipsOf(read.user.id);
+    const named = await (membershipsRead.get(request) ?? membershipsWithNames(read.user.id));
+    membershipsRead.delete(request);
+    const memberships = named.map((n) => n.membership);
     let membership = memberships.find((m) => m.organizationId === read.session.organizationId);
     if (!membership) {
       // Removed from this organisation: another of theirs, else signed out.
@@ -296,7 +308,7 @@ export const consolePlugin: FastifyPluginAsync<ConsoleOptions> = async (app: Fas
       await store.updateSession(secretHash(read.sessionId), { organizationId: membership.organizationId });
       read.session.organizationId = membership.organizationId;
     }
-    const organizations = await Promise.all(memberships.map(async (m) => ({ id: m.organizationId, name: await organizationName(m.organizationId), role: m.role })));
+    const organizations = named.map((n) => ({ id: n.membership.organizationId, name: n.name, role: n.membership.role }));
     const signed: Signed = {
       ...read,
       role: membership.role,
@@ -597,18 +609,32 @@ export const consolePlugin: FastifyPluginAsync<ConsoleOptions> = async (app: Fas
 
   /** A page for a signed-in person who may need to set up the second factor first. */
   async function consoleViewer(request: FastifyRequest, reply: FastifyReply): Promise<Signed | null> {
+    return (await consoleViewerAnd(request, reply, async () => undefined))?.signed ?? null;
+  }
+
+  /**
+   * As consoleViewer, with the page's own reads (`read`) made beside the second factor's setting: a
+   * page waits for one round trip fewer. The enrolment redirect still comes before anything `read` found
+   * (a refusal of it included).
+   */
+  async function consoleViewerAnd<T>(request: FastifyRequest, reply: FastifyReply, read: (signed: Signed) => Promise<T>): Promise<{ signed: Signed; value: T } | null> {
     const signed = await pageViewer(request, reply);
     if (!signed) return null;
-    if (await needsEnrolment(signed)) {
+    const [enrol, value] = await Promise.allSettled([needsEnrolment(signed), read(signed)]);
+    if (enrol.status === 'rejected') throw enrol.reason;
+    if (enrol.value) {
       await seeOther(reply, `${CONSOLE_PATH}/account?setup=1&done=enrol`);
       return null;
     }
-    return signed;
+    if (value.status === 'rejected') throw value.reason;
+    return { signed, value: value.value };
   }
 
-  async function renderOverview(request: Req, reply: FastifyReply, signed: Signed, status: number, extra: { notice?: Notice | null; addError?: string | null; addValue?: string } = {}) {
+  const readOverviewRows = (signed: Signed) => overviewRows(stores.monitors, stores.reports, signed.viewer.organizationId, now());
+
+  async function renderOverview(request: Req, reply: FastifyReply, signed: Signed, status: number, extra: { notice?: Notice | null; addError?: string | null; addValue?: string; rows?: DomainRow[] } = {}) {
     const query = overviewQuery(request.query ?? {});
-    const rows = await overviewRows(stores.monitors, stores.reports, signed.viewer.organizationId, now());
+    const rows = extra.rows ?? (await readOverviewRows(signed));
     return sendPage(
       reply,
       status,
@@ -617,9 +643,9 @@ export const consolePlugin: FastifyPluginAsync<ConsoleOptions> = async (app: Fas
   }
 
   app.get<{ Querystring: Record<string, unknown> }>(CONSOLE_PATH, { config: page, schema }, async (request, reply) => {
-    const signed = await consoleViewer(request, reply);
-    if (!signed) return reply;
-    return renderOverview(request as Req, reply, signed, 200);
+    const got = await consoleViewerAnd(request, reply, readOverviewRows);
+    if (!got) return reply;
+    return renderOverview(request as Req, reply, got.signed, 200, { rows: got.value });
   });
 
   app.post<{ Body: Form | undefined }>(`${CONSOLE_PATH}/organization`, { config: audit('session', 'switch', 'switched'), schema }, async (request, reply) => {
@@ -667,12 +693,15 @@ export const consolePlugin: FastifyPluginAsync<ConsoleOptions> = async (app: Fas
   }
 
   app.get<{ Params: { domain: string }; Querystring: Record<string, unknown> }>(`${CONSOLE_PATH}/domains/:domain`, { config: page, schema }, async (request, reply) => {
-    const signed = await consoleViewer(request, reply);
-    if (!signed) return reply;
-    const monitor = await monitorOf(signed, request.params.domain);
+    // The second factor's setting, the monitor and its latest result are read at once (the page waits
+    // for two round trips after the session, not four).
+    const typed = normaliseDomainInput(request.params.domain);
+    const got = await consoleViewerAnd(request, reply, (viewer) => Promise.all([monitorOf(viewer, request.params.domain), typed.ok ? store.getLatestResult(typed.domain) : Promise.resolve(undefined)]));
+    if (!got) return reply;
+    const { signed } = got;
+    const [monitor, latest] = got.value;
     const org = signed.viewer.organizationId;
-    const [latest, history, deliveries] = await Promise.all([
-      store.getLatestResult(monitor.domain),
+    const [history, deliveries] = await Promise.all([
       stores.monitors.history(org, monitor.id, { page: 1, limit: DOMAIN_PAGE_CHANGES * 4 }),
       stores.monitors.deliveries(org, monitor.id, { page: 1, limit: DOMAIN_PAGE_DELIVERIES }),
     ]);
@@ -809,6 +838,8 @@ export const consolePlugin: FastifyPluginAsync<ConsoleOptions> = async (app: Fas
     const removed = await store.removeApiKey(org, request.params.id);
     if (!removed) throw new ConsoleRefusal('NOT_FOUND', { message: 'No such key.', why: 'This organisation has no key with that id made in the console.', fix: 'Pick a key from the list.' });
     await stores.apiKeys.removeKey(org, request.params.id);
+    // This process's key caches forget it now (another process's within API_KEY_CACHE_TTL_MS).
+    announceKeyRevoked(request.params.id);
     return seeOther(reply, `${CONSOLE_PATH}/keys?done=revoked`);
   });
 

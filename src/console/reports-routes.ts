@@ -13,11 +13,11 @@ import type { Stores } from '../store/types.js';
 import { DAY_SECONDS, DEFAULT_REPORT_DAYS, MAX_REPORT_DAYS, reportWindow, showReports, type ShownReports } from '../summaries/summary.js';
 import type { SafeHtml } from '../web/html.js';
 import { CONSOLE_PATH } from './accounts.js';
-import { dashboardCsv, domainReportsPage, organisationCsv, organisationReportsPage, REPORT_TABLES, type DashboardWindow, type OrganisationReportRow, type ReportTable } from './reports-view.js';
+import { dashboardCsv, domainReportsPage, ORGANISATION_REPORT_ROWS_PER_PAGE, organisationCsv, organisationReportsPage, REPORT_TABLES, type DashboardWindow, type OrganisationReportRow, type ReportTable } from './reports-view.js';
 import type { ConsoleViewer } from './views.js';
 
-/** Domains the organisation's page summarises (the busiest first would need every summary: the first by name). */
-export const MAX_ORGANISATION_REPORT_DOMAINS = 200;
+/** Domains whose report counts are read at once (a page of `/console/reports`, or its CSV of every domain). */
+export const ORGANISATION_COUNTS_AT_ONCE = 25;
 
 /** Who is looking, as the plugin hands it over. */
 export interface ReportViewer {
@@ -76,7 +76,10 @@ export function parseWindow(query: Record<string, unknown>, now: Date): ParsedWi
     if (!from || !until || !DATE.test(from) || !DATE.test(until)) return invalid('Give both from and until as dates such as 2026-11-01.');
     const start = Date.parse(`${from}T00:00:00Z`);
     const end = Date.parse(`${until}T23:59:59Z`);
-    if (Number.isNaN(start) || Number.isNaN(end)) return invalid(`${from} or ${until} is not a date of the calendar.`);
+    // Date.parse takes 2026-02-30 as 2026-03-02: a date must read back as itself.
+    const real = (text: string, at: number) => !Number.isNaN(at) && new Date(at).toISOString().slice(0, 10) === text;
+    if (!real(from, start)) return invalid(`${from} is not a date of the calendar.`);
+    if (!real(until, end)) return invalid(`${until} is not a date of the calendar.`);
     if (end < start) return invalid(`until (${until}) is before from (${from}).`);
     const days = Math.round((end + 1000 - start) / (DAY_SECONDS * 1000));
     if (days > MAX_REPORT_DAYS) return invalid(`The window is ${days} days; at most ${MAX_REPORT_DAYS}.`);
@@ -114,31 +117,53 @@ export function sendCsv(reply: FastifyReply, name: string, body: string): Fastif
   return reply.code(200).type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${name.replace(/[^A-Za-z0-9._-]/g, '_')}"`).send(body);
 }
 
+/** A domain's sums over the window (trusted, or every report when the untrusted are included), and its untrusted messages apart. */
+type DomainSums = Omit<OrganisationReportRow, 'domain' | 'reports'>;
+
 /**
- * The organisation's rows over the window (the first MAX_ORGANISATION_REPORT_DOMAINS domains by
- * name): the store's day totals and counts only, the same `showReports` reads for its `series` and
- * `reports` (never the per-source digest: a row costs two small reads whatever the domain's volume).
+ * The organisation's report table over the window: every domain's totals from one read of the day
+ * totals (`domainDailyTotals`, the same sums `showReports` gives as its `series`), and the report
+ * counts of the domains shown (`page`: ORGANISATION_REPORT_ROWS_PER_PAGE of them by name; null: all,
+ * for the CSV), ORGANISATION_COUNTS_AT_ONCE at a time. Never the per-source digest.
  */
-async function organisationRows(stores: Stores, organizationId: string, days: number, now: Date, includeUntrusted: boolean): Promise<OrganisationReportRow[]> {
-  const domains = (await stores.reports.domains(organizationId)).slice(0, MAX_ORGANISATION_REPORT_DOMAINS);
+async function organisationReport(stores: Stores, organizationId: string, days: number, now: Date, includeUntrusted: boolean, page: number | null) {
   const { range, dayRange } = reportWindow(days, now);
-  return Promise.all(
-    domains.map(async (domain) => {
-      const [counts, totals] = await Promise.all([stores.reports.counts(organizationId, domain, range), stores.reports.dailyTotals(organizationId, domain, dayRange)]);
-      const sum = { messages: 0, dmarcPass: 0, spfAligned: 0, dkimAligned: 0, failing: 0, untrustedMessages: 0 };
-      for (const t of totals) {
-        if (!t.trusted) sum.untrustedMessages += t.messages;
-        if (!t.trusted && !includeUntrusted) continue;
-        sum.messages += t.messages;
-        sum.dmarcPass += t.dmarcPass;
-        sum.spfAligned += t.spfAligned;
-        sum.dkimAligned += t.dkimAligned;
-        sum.failing += t.failing;
-      }
+  const [domains, totals] = await Promise.all([stores.reports.domains(organizationId), stores.reports.domainDailyTotals(organizationId, dayRange)]);
+  const sums = new Map<string, DomainSums>();
+  const total = { messages: 0, dmarcPass: 0 };
+  for (const t of totals) {
+    let sum = sums.get(t.domain);
+    if (!sum) sums.set(t.domain, (sum = { messages: 0, dmarcPass: 0, spfAligned: 0, dkimAligned: 0, failing: 0, untrustedMessages: 0 }));
+    if (!t.trusted) sum.untrustedMessages += t.messages;
+    if (!t.trusted && !includeUntrusted) continue;
+    sum.messages += t.messages;
+    sum.dmarcPass += t.dmarcPass;
+    sum.spfAligned += t.spfAligned;
+    sum.dkimAligned += t.dkimAligned;
+    sum.failing += t.failing;
+    total.messages += t.messages;
+    total.dmarcPass += t.dmarcPass;
+  }
+  const pages = Math.max(1, Math.ceil(domains.length / ORGANISATION_REPORT_ROWS_PER_PAGE));
+  const shownPage = page === null ? null : Math.min(page, pages);
+  const shown = shownPage === null ? domains : domains.slice((shownPage - 1) * ORGANISATION_REPORT_ROWS_PER_PAGE, shownPage * ORGANISATION_REPORT_ROWS_PER_PAGE);
+  const rows: OrganisationReportRow[] = [];
+  for (let at = 0; at < shown.length; at += ORGANISATION_COUNTS_AT_ONCE) {
+    const counts = await Promise.all(shown.slice(at, at + ORGANISATION_COUNTS_AT_ONCE).map((domain) => stores.reports.counts(organizationId, domain, range)));
+    counts.forEach((c, i) => {
+      const domain = shown[at + i]!;
       // As showReports counts them: aggregate reports less the untrusted ones.
-      return { domain, reports: counts.aggregate - counts.untrusted, ...sum };
-    }),
-  );
+      rows.push({ domain, reports: c.aggregate - c.untrusted, ...(sums.get(domain) ?? { messages: 0, dmarcPass: 0, spfAligned: 0, dkimAligned: 0, failing: 0, untrustedMessages: 0 }) });
+    });
+  }
+  return { rows, total, domains: domains.length, page: shownPage ?? 1, pages, dayRange };
+}
+
+/** The page a query asks for (`?page=N`, from 1), or null when it is not a page number. */
+function pageOf(query: Record<string, unknown>): number | null {
+  const typed = query['page'];
+  if (typed === undefined || typed === '') return 1;
+  return typeof typed === 'string' && /^[1-9][0-9]{0,5}$/.test(typed) ? Number(typed) : null;
 }
 
 /** Registers the report routes on the console's instance (before its catch-all). */
@@ -184,16 +209,18 @@ export function registerReportRoutes(app: FastifyInstance, context: ReportRoutes
     const signed = await context.pageViewer(request, reply);
     if (!signed) return reply;
     const { window, days, now } = windowOf(request.query);
-    const rows = await organisationRows(stores, signed.viewer.organizationId, days, now, window.includeUntrusted);
+    const page = pageOf(request.query);
+    if (page === null) throw context.refuse('VALIDATION_FAILED', { message: 'page must be a whole number from 1.', why: 'The domains are shown a page at a time.', fix: 'Use the Previous and Next links under the table.' });
+    const report = await organisationReport(stores, signed.viewer.organizationId, days, now, window.includeUntrusted, page);
     const label = window.from ? `${window.from} to ${window.until}` : `The last ${days} days`;
-    return context.sendPage(reply, 200, organisationReportsPage({ viewer: signed.viewer, rows, window, windowLabel: label }));
+    return context.sendPage(reply, 200, organisationReportsPage({ viewer: signed.viewer, rows: report.rows, window, windowLabel: label, shownDays: report.dayRange, total: report.total, domains: report.domains, page: report.page, pages: report.pages }));
   });
 
   app.get<{ Querystring: Record<string, unknown> }>(`${CONSOLE_PATH}/reports.csv`, config, async (request, reply) => {
     const signed = await context.pageViewer(request, reply);
     if (!signed) return reply;
     const { window, days, now } = windowOf(request.query);
-    const rows = await organisationRows(stores, signed.viewer.organizationId, days, now, window.includeUntrusted);
+    const { rows } = await organisationReport(stores, signed.viewer.organizationId, days, now, window.includeUntrusted, null);
     return sendCsv(reply, `reports-${days}-days.csv`, organisationCsv(rows));
   });
 }

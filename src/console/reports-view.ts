@@ -15,6 +15,8 @@ import { consolePage, domainPath, type ConsoleViewer, type Notice } from './view
 
 /** The windows offered as links (days). */
 export const REPORT_WINDOWS = [7, 30, 90] as const;
+/** Domains per page of `/console/reports` (the CSV has every one). */
+export const ORGANISATION_REPORT_ROWS_PER_PAGE = 100;
 
 /** The tables a dashboard downloads as CSV (`reports.csv?table=`). */
 export const REPORT_TABLES = ['daily', 'senders', 'services', 'blockers', 'selectors', 'tls', 'untrusted'] as const;
@@ -168,6 +170,17 @@ export function windowQuery(window: DashboardWindow, extra: Record<string, strin
   return params.toString();
 }
 
+/**
+ * The window's choices: the 7/30/90-day links (the one shown marked `aria-current="page"`, and drawn
+ * apart by the stylesheet) and a GET form of two dates (checked on the server: real dates, from before
+ * until, at most MAX_REPORT_DAYS days; a bad one is a 400 that says what to type). `shown` fills the
+ * form with the window's days.
+ */
+export function windowControls(base: string, window: DashboardWindow, shown: { from: string; to: string }): SafeHtml {
+  return html`<nav aria-label="Window" class="actions window-links">${REPORT_WINDOWS.map((d) => html`<a href="${base}?${windowQuery({ ...window, days: d, from: null, until: null })}"${!window.from && window.days === d ? html` aria-current="page"` : null}>Last ${d} days</a>`)}${window.from ? html`<span aria-current="page" class="window-current">${window.from} to ${window.until}</span>` : null}</nav>
+<form method="get" action="${base}" class="console-form inline" id="window-form"><div><label for="from">From</label><input type="date" id="from" name="from" value="${window.from ?? shown.from}" required></div><div><label for="until">Until</label><input type="date" id="until" name="until" value="${window.until ?? shown.to}" required></div>${window.includeUntrusted ? html`<input type="hidden" name="untrusted" value="include">` : null}<button type="submit" class="secondary">Show these dates</button></form>`;
+}
+
 /** The body of one domain's dashboard (the console's page and the shared link's). */
 export function dashboardBody(options: { shown: ShownReports; window: DashboardWindow; base: string; csvBase: string; heading: SafeHtml }): SafeHtml {
   const { shown, window, base, csvBase } = options;
@@ -178,8 +191,7 @@ export function dashboardBody(options: { shown: ShownReports; window: DashboardW
   const services = servicesOf(s.senders);
   const u = s.untrusted;
   return html`${options.heading}
-<nav aria-label="Window" class="actions window-links">${REPORT_WINDOWS.map((d) => html`<a href="${base}?${windowQuery({ ...window, days: d, from: null, until: null })}"${!window.from && window.days === d ? html` aria-current="page"` : null}>Last ${d} days</a>`)}</nav>
-<form method="get" action="${base}" class="console-form inline" id="window-form"><div><label for="from">From</label><input type="date" id="from" name="from" value="${window.from ?? s.window.from}"></div><div><label for="until">Until</label><input type="date" id="until" name="until" value="${window.until ?? s.window.to}"></div>${window.includeUntrusted ? html`<input type="hidden" name="untrusted" value="include">` : null}<button type="submit" class="secondary">Show these dates</button></form>
+${windowControls(base, window, s.window)}
 <dl class="facts" id="report-figures"><dt>Window</dt><dd id="window">${s.window.from} to ${s.window.to} (${figure(s.days)} days)</dd>
 <dt>Aggregate reports</dt><dd id="reports-count">${figure(s.reports)}${s.duplicates > 0 ? ` (${figure(s.duplicates)} received again, counted once)` : ''}</dd>
 <dt>Messages</dt><dd id="messages">${figure(total.messages)}</dd>
@@ -263,21 +275,40 @@ export interface OrganisationReportRow {
   untrustedMessages: number;
 }
 
-/** `/console/reports`: a row per domain with its totals and pass rate, linking to its dashboard. */
-export function organisationReportsPage(options: { viewer: ConsoleViewer; rows: OrganisationReportRow[]; window: DashboardWindow; windowLabel: string }): SafeHtml {
-  const { rows, window } = options;
+/** `/console/reports`: a row per domain with its totals and pass rate, linking to its dashboard; a page of them at a time, the totals over every domain. */
+export function organisationReportsPage(options: {
+  viewer: ConsoleViewer;
+  rows: OrganisationReportRow[];
+  window: DashboardWindow;
+  windowLabel: string;
+  /** The window's UTC days (the date form's values). */
+  shownDays: { from: string; to: string };
+  /** Every domain's messages and passes (not only this page's). */
+  total: { messages: number; dmarcPass: number };
+  /** Domains with reports in all, and this page of them (from 1). */
+  domains: number;
+  page: number;
+  pages: number;
+}): SafeHtml {
+  const { rows, window, page, pages } = options;
   const base = `${CONSOLE_PATH}/reports`;
-  const total = rows.reduce((t, r) => ({ messages: t.messages + r.messages, dmarcPass: t.dmarcPass + r.dmarcPass }), { messages: 0, dmarcPass: 0 });
+  const total = options.total;
+  const first = (page - 1) * ORGANISATION_REPORT_ROWS_PER_PAGE + 1;
+  const pageHref = (n: number) => `${base}?${windowQuery(window, n === 1 ? {} : { page: String(n) })}`;
   return consolePage({
     title: 'Reports',
     viewer: options.viewer,
     current: base,
     body: html`<h1 id="reports-title">Reports of ${options.viewer.organizationName}</h1>
-<nav aria-label="Window" class="actions window-links">${REPORT_WINDOWS.map((d) => html`<a href="${base}?${windowQuery({ ...window, days: d, from: null, until: null })}"${!window.from && window.days === d ? html` aria-current="page"` : null}>Last ${d} days</a>`)}</nav>
+${windowControls(base, window, options.shownDays)}
 <p id="org-totals">${options.windowLabel}: ${figure(total.messages)} message(s) in all, ${rate(total.dmarcPass, total.messages)} passing DMARC.</p>
 ${rows.length === 0
-  ? html`<p id="no-reports">No report has been received for this organisation's domains yet.</p>`
-  : table('domains-reports', 'Every domain with reports', `${base}.csv?${windowQuery(window)}`, ['Domain', 'Reports', 'Messages', 'DMARC pass rate', 'Aligned SPF', 'Aligned DKIM', 'Failing DMARC', 'Untrusted messages (apart)'], rows.map((r) => html`<tr><th scope="row"><a href="${domainPath(r.domain)}/reports?${windowQuery(window)}">${r.domain}</a></th>${num(r.reports)}${num(r.messages)}<td class="num">${rate(r.dmarcPass, r.messages)}</td><td class="num">${rate(r.spfAligned, r.messages)}</td><td class="num">${rate(r.dkimAligned, r.messages)}</td>${num(r.failing)}${num(r.untrustedMessages)}</tr>`), [1, 2, 3, 4, 5, 6, 7])}`,
+  ? html`<p id="no-reports">${options.domains === 0 ? "No report has been received for this organisation's domains yet." : 'No domain on this page.'}</p>`
+  : html`<p id="domains-shown">${options.domains} domain(s) with reports${pages > 1 ? `; showing ${first}\u2013${first + rows.length - 1}, by name` : ''}.</p>
+${table('domains-reports', 'Every domain with reports', `${base}.csv?${windowQuery(window)}`, ['Domain', 'Reports', 'Messages', 'DMARC pass rate', 'Aligned SPF', 'Aligned DKIM', 'Failing DMARC', 'Untrusted messages (apart)'], rows.map((r) => html`<tr><th scope="row"><a href="${domainPath(r.domain)}/reports?${windowQuery(window)}">${r.domain}</a></th>${num(r.reports)}${num(r.messages)}<td class="num">${rate(r.dmarcPass, r.messages)}</td><td class="num">${rate(r.spfAligned, r.messages)}</td><td class="num">${rate(r.dkimAligned, r.messages)}</td>${num(r.failing)}${num(r.untrustedMessages)}</tr>`), [1, 2, 3, 4, 5, 6, 7])}`}
+${pages > 1
+  ? html`<nav aria-label="Pages of domains" class="actions" id="pages">${page > 1 ? html`<a href="${pageHref(page - 1)}" rel="prev">Previous ${ORGANISATION_REPORT_ROWS_PER_PAGE}</a>` : null}<span>Page ${page} of ${pages}</span>${page < pages ? html`<a href="${pageHref(page + 1)}" rel="next">Next ${ORGANISATION_REPORT_ROWS_PER_PAGE}</a>` : null}</nav>`
+  : null}`,
   });
 }
 

@@ -36,14 +36,13 @@ import { authenticate, CachedKeyLookup, FailedAuthLimiter, presentedKey, WeakKey
 import { clientAddress, clientNetworks, clientRateLimitKey, dropInvalidForwardedFor, fastifyTrustProxy, type TrustProxy } from './client-address.js';
 import './context.js';
 import { registerCompression } from './compression.js';
-import { ApiError, toApiError } from './errors.js';
-import { normaliseDomainInput } from '@spoof-checker/engine';
+import { ApiError, notInScope, toApiError, type DomainScope } from './errors.js';
 import { KeyRedactor, keyFreeReportStore, presentedSecrets } from './key-redaction.js';
 import { loggerOptions } from './log-redaction.js';
 import { createLimiters, DEFAULT_RATE_LIMITS, IPV6_48_ALLOWANCE_FACTOR, IPV6_56_ALLOWANCE_FACTOR, type Limit, type RateLimitRedis, type RateLimits } from './rate-limits.js';
 import { createCounter, type WindowCounter } from './counters.js';
 import { meterBody, storageMeter } from './storage-quota.js';
-import type { BatchService } from '../jobs/service.js';
+import type { BatchService } from '../jobs/batches/service.js';
 import { batchRoutes } from './routes/batches.js';
 import { contactRoutes } from './routes/contacts.js';
 import { reportRoutes, type ReportRouteSettings } from './routes/reports.js';
@@ -55,9 +54,9 @@ import { logRoutes } from './routes/logs.js';
 import { monitorRoutes } from './routes/monitors.js';
 import { alertRoutes } from './routes/alerts.js';
 import { monitorLookalikeRoutes } from './routes/monitor-lookalikes.js';
-import type { MonitorService } from '../jobs/monitors.js';
+import type { MonitorService } from '../jobs/monitors/monitors.js';
 import { lookalikeRoutes, type LookalikeRun } from './routes/lookalikes.js';
-import type { LookalikeJobService } from '../jobs/lookalike-jobs.js';
+import type { LookalikeJobService } from '../jobs/batches/lookalike-jobs.js';
 import { spoofCheckerRoutes, type SpoofCheck } from './routes/spoof-checker.js';
 import { templateRoutes } from './routes/templates.js';
 import { SHARED_SCHEMAS } from './schemas.js';
@@ -107,12 +106,7 @@ export const MAX_SHUTDOWN_GRACE_MS = 5_000;
 export const MAX_CONNECTION_CHECK_INTERVAL_MS = 1_000;
 
 /** The domains a service answers for, and how to name them in a refusal. */
-export interface DomainScope {
-  /** Whether `domain` (an A-label name, normalised) is in scope. */
-  allows(domain: string): boolean;
-  /** A few of the domains in scope, for the refusal's fix. */
-  examples: readonly string[];
-}
+export type { DomainScope } from './errors.js';
 
 /** The domains a request names: `domain` in the body, the path or the query string, and a batch's `domains`. */
 export function domainsNamedBy(request: { body?: unknown; params?: unknown; query?: unknown }): string[] {
@@ -171,11 +165,11 @@ export interface ServiceOptions {
    * `POST /api/tools/v1/lookalikes` is not served.
    */
   lookalikes?: LookalikeRun;
-  /** Deep lookalike runs as jobs (src/jobs/lookalike-jobs.ts): without it a deep run answers 503. */
+  /** Deep lookalike runs as jobs (src/jobs/batches/lookalike-jobs.ts): without it a deep run answers 503. */
   lookalikeJobs?: LookalikeJobService;
-  /** Batch checks (src/jobs/): without it the batch routes are not served. */
+  /** Batch checks (src/jobs/batches/): without it the batch routes are not served. */
   batches?: BatchService;
-  /** Monitors (src/jobs/monitors.ts): without it the monitor routes are not served. */
+  /** Monitors (src/jobs/monitors/monitors.ts): without it the monitor routes are not served. */
   monitors?: MonitorService;
   /** The public history page of a monitored domain (`--public-history`); off by default. */
   publicHistory?: boolean;
@@ -473,15 +467,8 @@ export const spoofCheckerService: FastifyPluginAsync<ServiceOptions> = async (ho
     const scope = options.domainScope;
     app.addHook('preHandler', async (request) => {
       if (request.routeOptions.config.public) return;
-      for (const named of domainsNamedBy(request)) {
-        const normalised = normaliseDomainInput(named);
-        // An input that is not a domain is the route's to refuse (INVALID_DOMAIN, with its reason).
-        if (!normalised.ok || scope.allows(normalised.domain)) continue;
-        throw new ApiError('NOT_IN_DEMO', {
-          message: `${normalised.domain} is not in the demo: the demo answers only for its own domains.`,
-          fix: `Use one of the demo's domains (${scope.examples.slice(0, 3).join(', ')}; every one is listed on the demo's home page), or run the service without --demo to check real domains.`,
-        });
-      }
+      const refusal = notInScope(scope, domainsNamedBy(request));
+      if (refusal) throw refusal;
     });
   }
 
@@ -578,7 +565,7 @@ export const spoofCheckerService: FastifyPluginAsync<ServiceOptions> = async (ho
   await app.register(contactRoutes, { stores, limiter: limiters.contactList });
   // The public TLS-RPT delivery counts against the public check's per-address limit.
   // What a report says about itself is checked for keys before it is stored and shown (issue 38).
-  await app.register(reportRoutes, { stores: { ...stores, reports: keyFreeReportStore(stores.reports, keyRedactor) }, now, publicLimiter: limiters.spoofCheck, ...(options.reports ?? {}) });
+  await app.register(reportRoutes, { stores: { ...stores, reports: keyFreeReportStore(stores.reports, keyRedactor) }, now, publicLimiter: limiters.spoofCheck, ...(options.domainScope ? { domainScope: options.domainScope } : {}), ...(options.reports ?? {}) });
   await app.register(failureReportRoutes, { stores, now });
   // Routes the composition adds (the public checker page: src/service/compose.ts registers src/web).
   for (const routes of options.routes ?? []) await routes(app as unknown as FastifyInstance, { limits, counter, publicUrl: options.publicUrl });

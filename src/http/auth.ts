@@ -7,6 +7,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { apiKeyWeakness } from '../store/api-key-strength.js';
 import { digestApiKey } from '../store/api-keys.js';
 import type { ApiKeyStore } from '../store/types.js';
+import { announceKeyRevoked, listenForKeyRevocations } from '../store/key-revocations.js';
 import type { Principal } from './context.js';
 import type { WindowCounter } from './counters.js';
 import { ApiError } from './errors.js';
@@ -45,7 +46,11 @@ export function presentedKey(headers: IncomingHttpHeaders): PresentedKey {
 /** The one lookup authentication needs. */
 export type KeyLookup = Pick<ApiKeyStore, 'findByDigest'>;
 
-/** How long a key found in the store is remembered (a key removed from the store keeps working this long). */
+/**
+ * How long a key found in the store is remembered. A key revoked in this process (the console's
+ * revoke: {@link forgetRevokedKey}) stops working at once; one removed by another process (the CLI's
+ * `keys revoke`, another replica's console) keeps working in this one for at most this long.
+ */
 export const API_KEY_CACHE_TTL_MS = 10_000;
 /** Most keys remembered at once (the least recently used is forgotten first). */
 export const API_KEY_CACHE_MAX_ENTRIES = 10_000;
@@ -63,7 +68,14 @@ export class CachedKeyLookup implements KeyLookup {
     private readonly store: KeyLookup,
     private readonly clock: () => number = Date.now,
     private readonly ttlMs: number = API_KEY_CACHE_TTL_MS,
-  ) {}
+  ) {
+    listenForKeyRevocations(this);
+  }
+
+  /** Forgets the key with id `keyId` (revoked): its next request asks the store. */
+  forget(keyId: string): void {
+    for (const [digest, held] of this.#entries) if (held.record?.id === keyId) this.#entries.delete(digest);
+  }
 
   async findByDigest(sha256: Buffer): Promise<Awaited<ReturnType<ApiKeyStore['findByDigest']>>> {
     const id = sha256.toString('base64');
@@ -90,6 +102,12 @@ export class CachedKeyLookup implements KeyLookup {
     return record;
   }
 }
+
+/**
+ * A key was revoked in this process: every key cache of it forgets the key at once, so that its next
+ * request is refused. (Key ids are unique: derived from the key's digest, `apiKeyIdFromDigest`.)
+ */
+export const forgetRevokedKey = announceKeyRevoked;
 
 /** The principal of a key, or undefined for a key the store does not know. */
 export async function principalForKey(store: KeyLookup, key: string): Promise<Principal | undefined> {

@@ -54,3 +54,9 @@ declare module 'fastify' {
     constantBody?: boolean;
   }
 }
+
+/** The principal of an authenticated route (the auth hook guarantees one). */
+export function principalOf(request: { principal: Principal | null }): Principal {
+  if (!request.principal) throw new Error('route reached without a principal: the authentication hook did not run');
+  return request.principal;
+}

@@ -4,7 +4,7 @@
  * where `code` is one of the stable codes below: clients branch on `code`, people read the rest.
  * A 500 never carries internals (no stack, no exception text).
  */
-import { isSpoofCheckError, type FailedQuery } from '@spoof-checker/engine';
+import { isSpoofCheckError, normaliseDomainInput, type FailedQuery } from '@spoof-checker/engine';
 import { isStoreUnavailable } from '../store/errors.js';
 import { summarizeSchemaErrors, type SchemaErrorLike } from '../store/schema-errors.js';
 
@@ -36,6 +36,7 @@ export type ErrorCode =
   | 'ALERT_CHANNEL_LIMIT_REACHED'
   | 'ALERT_EMAIL_NOT_CONFIGURED'
   | 'REPORT_REFUSED'
+  | 'REPORT_PARSER_BUSY'
   | 'SERVICE_UNAVAILABLE'
   | 'STORE_UNAVAILABLE'
   | 'INTERNAL';
@@ -121,6 +122,12 @@ export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, CatalogueEntry>> = Obje
     message: 'The file holds no report that could be taken.',
     why: 'It is not a DMARC aggregate report (XML) or an SMTP TLS report (JSON), plain or in gzip or zip, or it is truncated, too large, or declares a DTD or entity (never processed).',
     fix: 'Send the report file as the reporter sent it (.xml, .xml.gz, .zip, .json, .json.gz); the reason in the message says what was wrong with this one.',
+  },
+  REPORT_PARSER_BUSY: {
+    status: 503,
+    message: 'The report parser is busy: send the file again shortly.',
+    why: 'Reports wait for a parser process, and as many bytes of uploads as the service holds for them (MAX_REPORT_PARSE_QUEUED_BYTES) are already waiting; this one was not read.',
+    fix: 'Wait for the number of seconds in the Retry-After header, then upload the file again.',
   },
   UNSUPPORTED_MEDIA_TYPE: {
     status: 415,
@@ -282,6 +289,31 @@ export function notFound(what: string, id: string): ApiError {
   });
 }
 
+/** The domains a service answers for (`serve --demo`: the demo's own), as {@link notInScope} reads them. */
+export interface DomainScope {
+  /** Whether `domain` (an A-label name, normalised) is in scope. */
+  allows(domain: string): boolean;
+  /** A few of the domains in scope, for the refusal's fix. */
+  examples: readonly string[];
+}
+
+/**
+ * 404 NOT_IN_DEMO for the first of `named` that is a domain outside `scope` (undefined when none is).
+ * A name that is not a domain is left to the route to refuse (INVALID_DOMAIN, with its reason).
+ * `subject` words the message (a check names the domain; an uploaded report says what it is about).
+ */
+export function notInScope(scope: DomainScope, named: readonly string[], subject: (domain: string) => string = (domain) => `${domain} is not in the demo: the demo answers only for its own domains.`): ApiError | undefined {
+  for (const name of named) {
+    const normalised = normaliseDomainInput(name);
+    if (!normalised.ok || scope.allows(normalised.domain)) continue;
+    return new ApiError('NOT_IN_DEMO', {
+      message: subject(normalised.domain),
+      fix: `Use one of the demo's domains (${scope.examples.slice(0, 3).join(', ')}; every one is listed on the demo's home page), or run the service without --demo to check real domains.`,
+    });
+  }
+  return undefined;
+}
+
 /** The check engine's refusals, by code: the status comes from the catalogue. */
 const CHECK_ERROR_CODES = { invalid_domain: 'INVALID_DOMAIN', dns_failure: 'DNS_FAILURE', dns_timeout: 'DNS_TIMEOUT', domain_not_found: 'DOMAIN_NOT_FOUND' } as const;
 
@@ -292,6 +324,21 @@ interface FrameworkErrorLike {
   validation?: readonly SchemaErrorLike[];
   validationContext?: string;
 }
+
+/** Fastify's own errors by code: the catalogue's code, and the message when it is more specific than the catalogue's. */
+const FRAMEWORK_ERRORS: Readonly<Record<string, readonly [ErrorCode, string?]>> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: ['INVALID_JSON'],
+  FST_ERR_CTP_EMPTY_JSON_BODY: ['INVALID_JSON'],
+  FST_ERR_CTP_BODY_TOO_LARGE: ['PAYLOAD_TOO_LARGE'],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: ['UNSUPPORTED_MEDIA_TYPE'],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: ['VALIDATION_FAILED', 'The Content-Length header does not match the body.'],
+  FST_ERR_MAX_PARAM_LENGTH: ['VALIDATION_FAILED', 'A path segment of the URL is too long.'],
+  FST_ERR_BAD_URL: ['MALFORMED_URL'],
+  FST_ERR_NOT_FOUND: ['ROUTE_NOT_FOUND'],
+  // The docs' static files refuse a path that climbs out of their folder (`/docs/static/x/..`):
+  // nothing is served there, so it is an unknown path, not a fault.
+  FST_STATIC_FORBIDDEN_PATH: ['ROUTE_NOT_FOUND'],
+};
 
 /** Labels of the request parts in validation messages. */
 const PART_LABELS: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' };
@@ -314,27 +361,8 @@ export function toApiError(error: unknown, parts: { body?: unknown; query?: unkn
     const root = part === 'body' ? parts.body : part === 'querystring' ? parts.query : part === 'params' ? parts.params : undefined;
     return new ApiError('VALIDATION_FAILED', { message: summarizeSchemaErrors(framework.validation, root, PART_LABELS[part] ?? part) });
   }
-  switch (framework.code) {
-    case 'FST_ERR_CTP_INVALID_JSON_BODY':
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new ApiError('INVALID_JSON');
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new ApiError('PAYLOAD_TOO_LARGE');
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new ApiError('UNSUPPORTED_MEDIA_TYPE');
-    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return new ApiError('VALIDATION_FAILED', { message: 'The Content-Length header does not match the body.' });
-    case 'FST_ERR_MAX_PARAM_LENGTH':
-      return new ApiError('VALIDATION_FAILED', { message: 'A path segment of the URL is too long.' });
-    case 'FST_ERR_BAD_URL':
-      return new ApiError('MALFORMED_URL');
-    case 'FST_ERR_NOT_FOUND':
-      return new ApiError('ROUTE_NOT_FOUND');
-    // The docs' static files refuse a path that climbs out of their folder (`/docs/static/x/..`):
-    // nothing is served there, so it is an unknown path, not a fault.
-    case 'FST_STATIC_FORBIDDEN_PATH':
-      return new ApiError('ROUTE_NOT_FOUND');
-  }
+  const known = typeof framework.code === 'string' && Object.hasOwn(FRAMEWORK_ERRORS, framework.code) ? FRAMEWORK_ERRORS[framework.code] : undefined;
+  if (known) return new ApiError(known[0], known[1] === undefined ? {} : { message: known[1] });
   if (framework.statusCode === 404) return new ApiError('ROUTE_NOT_FOUND');
   // A body that is not JSON-shaped at all (e.g. a stream error while reading) is the client's problem.
   if (framework.statusCode === 400) return new ApiError('VALIDATION_FAILED', { message: 'The request could not be read.' });

@@ -613,12 +613,14 @@ function jsonWithoutKeys(json: string, keys: KeyRedactor): string {
  * 38, item 9). The deduplication identity, when it holds one, is kept as its SHA-256 digest.
  */
 export function keyFreeReportStore(store: ReportStore, keys: KeyRedactor): ReportStore {
+  // An identity (or an unauthenticated report's identity base) that holds a key is kept as its digest: equal ones stay equal.
+  const keyFreeIdentity = (identity: string): string => (withoutKeys(identity, keys) === identity ? identity : `sha256:${createHash('sha256').update(identity).digest('hex')}`);
   const clean = (report: NewReport): NewReport => ({
     ...report,
-    identity: withoutKeys(report.identity, keys) === report.identity ? report.identity : `sha256:${createHash('sha256').update(report.identity).digest('hex')}`,
+    identity: keyFreeIdentity(report.identity),
     orgName: withoutKeys(report.orgName, keys),
     reportId: withoutKeys(report.reportId, keys),
-    origin: { ...report.origin, fileName: withoutKeys(report.origin.fileName, keys) },
+    origin: { ...report.origin, fileName: withoutKeys(report.origin.fileName, keys), ...(report.origin.identityBase !== undefined ? { identityBase: keyFreeIdentity(report.origin.identityBase) } : {}) },
     document: jsonWithoutKeys(report.document, keys),
     records: report.records.map((record) => ({ ...record, detail: jsonWithoutKeys(record.detail, keys) })),
   });

@@ -1,7 +1,7 @@
 /**
  * The API's spoof check result schema, built from the engine's JSON Schema
  * (`@spoof-checker/engine/schema/spoof-check-result.schema.json`, kept in step with the engine's
- * types by test/schema.test.ts) rather than written by hand a second time: the serializer keeps
+ * types by packages/engine/test/schema.test.ts) rather than written by hand a second time: the serializer keeps
  * exactly the fields the schema names, so a field the engine adds (a new section, a new envelope
  * field) reaches API answers as soon as the engine's schema has it, and cannot be silently dropped.
  * `$ref`s into `$defs` are inlined (the OpenAPI document and the serializer read one plain object);

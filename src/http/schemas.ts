@@ -38,6 +38,14 @@ export const ErrorBodySchema = Type.Object(
   { $id: 'ErrorBody', additionalProperties: false },
 );
 
+/**
+ * A route's schema: its tags and security (`common`), its summary, its 200 response beside the
+ * catalogue's common errors, and the rest (description, params, body) as given.
+ */
+export function routeSchema<T extends object>(common: { tags: string[]; security: { [scheme: string]: string[] }[] }, summary: string, ok: TSchema, rest: T) {
+  return { ...common, summary, ...rest, response: { 200: ok, ...errorResponses(...COMMON_ERROR_STATUSES) } };
+}
+
 /** Response schemas for the given error statuses, each with the catalogue's body. */
 export function errorResponses(...statuses: number[]): Record<number, TSchema> {
   const codesByStatus = new Map<number, string[]>();

@@ -86,6 +86,55 @@ export interface ImapFetchOutcome {
   tally: IngestTally;
 }
 
+/**
+ * Why the connection to the mailbox could not be made (or logged in): a recorded outcome, never a
+ * throw. `refused`: nothing listens at the port; `unreachable`: no route, or the name does not
+ * resolve; `timeout`: no answer within IMAP_CONNECT_TIMEOUT_MS; `tls`: the server's certificate or
+ * TLS (STARTTLS included) failed; `login`: the server refused the user or password; `other`: the rest.
+ */
+export type ImapConnectFailureKind = 'refused' | 'unreachable' | 'timeout' | 'tls' | 'login' | 'other';
+
+/** What one fetch came to: the counts, or the connection failure with its kind and the server's words. */
+export type ImapFetchResult = { outcome: 'fetched'; fetched: ImapFetchOutcome } | { outcome: 'connect-failed'; kind: ImapConnectFailureKind; detail: string };
+
+/** The kind of a connect failure, from the socket's code or imapflow's flags. */
+function connectFailureKind(error: unknown): ImapConnectFailureKind {
+  const e = (typeof error === 'object' && error !== null ? error : {}) as { code?: unknown; authenticationFailed?: unknown; message?: unknown };
+  const code = typeof e.code === 'string' ? e.code : '';
+  if (e.authenticationFailed === true) return 'login';
+  if (code === 'ECONNREFUSED') return 'refused';
+  if (code === 'ENETUNREACH' || code === 'EHOSTUNREACH' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'unreachable';
+  if (code === 'ETIMEDOUT' || code === 'CONNECT_TIMEOUT' || code === 'GREETING_TIMEOUT') return 'timeout';
+  if (/^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_)/.test(code) || /certificate|STARTTLS|TLS/i.test(String(e.message ?? ''))) return 'tls';
+  return 'other';
+}
+
+/** The words of a connect failure: the server's response text when it gave one, else the error's. */
+function connectFailureDetail(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const { responseText, code } = error as { responseText?: string; code?: string };
+  return responseText ?? (code && !error.message.includes(code) ? `${error.message} (${code})` : error.message);
+}
+
+/** What a connect failure means for the operator, by kind. */
+export function describeConnectFailure(target: ImapTarget, failure: { kind: ImapConnectFailureKind; detail: string }): string {
+  const where = `${target.host}:${target.port}`;
+  switch (failure.kind) {
+    case 'refused':
+      return `the IMAP server ${where} cannot be reached: nothing listens at that port (${failure.detail}); check the host and port of --imap`;
+    case 'unreachable':
+      return `the IMAP server ${where} cannot be reached: no route to it, or the name does not resolve (${failure.detail}); check the host of --imap and this machine's network`;
+    case 'timeout':
+      return `the IMAP server ${where} did not answer within ${IMAP_CONNECT_TIMEOUT_MS / 1000} s (${failure.detail}); check the host, the port and any firewall between`;
+    case 'tls':
+      return `TLS with the IMAP server ${where} failed (${failure.detail}); a private CA's certificate is given with --tls-ca FILE`;
+    case 'login':
+      return `the IMAP server ${where} refused the login of ${target.user} (${failure.detail}); check the user and password`;
+    case 'other':
+      return `cannot connect to the IMAP server ${where} (${failure.detail})`;
+  }
+}
+
 async function ensureFolder(client: ImapFlow, folder: string): Promise<void> {
   const existing = await client.list();
   if (existing.some((m) => m.path === folder)) return;
@@ -98,8 +147,12 @@ async function ensureFolder(client: ImapFlow, folder: string): Promise<void> {
   }
 }
 
-/** Fetches, ingests and moves every message of the mailbox (at most MAX_MESSAGES_PER_FETCH). */
-export async function fetchReportsFromImap(options: ImapFetchOptions): Promise<ImapFetchOutcome> {
+/**
+ * Fetches, ingests and moves every message of the mailbox (at most MAX_MESSAGES_PER_FETCH). A
+ * connection that cannot be made or logged in is an outcome (`connect-failed`), not a throw; a
+ * failure after it (a folder, the store) still throws.
+ */
+export async function fetchReportsFromImap(options: ImapFetchOptions): Promise<ImapFetchResult> {
   const { target } = options;
   const processedFolder = options.processedFolder ?? DEFAULT_PROCESSED_FOLDER;
   const asideFolder = options.asideFolder ?? DEFAULT_ASIDE_FOLDER;
@@ -124,7 +177,12 @@ export async function fetchReportsFromImap(options: ImapFetchOptions): Promise<I
   // A connection error after connect() is reported through the operation in flight.
   client.on('error', () => undefined);
   const outcome: ImapFetchOutcome = { messages: 0, processed: 0, noReport: 0, tooLarge: 0, tally: { reports: [], rejected: [] } };
-  await client.connect();
+  try {
+    await client.connect();
+  } catch (error) {
+    client.close();
+    return { outcome: 'connect-failed', kind: connectFailureKind(error), detail: connectFailureDetail(error) };
+  }
   try {
     await ensureFolder(client, processedFolder);
     await ensureFolder(client, asideFolder);
@@ -169,7 +227,7 @@ export async function fetchReportsFromImap(options: ImapFetchOptions): Promise<I
   } finally {
     await client.logout().catch(() => client.close());
   }
-  return outcome;
+  return { outcome: 'fetched', fetched: outcome };
 }
 
 /** The counts of a fetch, for one line of output. */

@@ -21,7 +21,7 @@ import { parseReportMessage } from './message.js';
 import type { FailureReportStore } from '../store/failure-reports.js';
 import { parseFailureReport, storeFailureReport, type FailureIngestOutcome, type FailureReportSink } from './failure-reports.js';
 import type { ParsedFile, ReportFileInput } from './parse-files.js';
-import { defaultReportParser, type ReportParser } from './parse-pool.js';
+import { defaultReportParser, PARSER_FULL, REPORT_PARSE_RETRY_AFTER_SECONDS, type ReportParser } from './parse-pool.js';
 
 /** Where reports go and for whom. */
 export interface ReportSink {
@@ -61,6 +61,12 @@ export async function reportSink(
   if (owner === 'routed') return { store, organizationsFor: serviceRouting(store), rejectionOrganizations: await soleOrganization(store), ...extra };
   const organizations = [owner.organizationId];
   return { store, organizationsFor: async () => organizations, rejectionOrganizations: organizations, ...extra };
+}
+
+/** Thrown by {@link ingestReportFile} (`bounded`) when the parser's queue is full: nothing was read or recorded. */
+export class ReportParserFull extends Error {
+  override readonly name = 'ReportParserFull' as const;
+  readonly retryAfterSeconds = REPORT_PARSE_RETRY_AFTER_SECONDS;
 }
 
 /** A file refused, with the engine's reason. */
@@ -170,12 +176,20 @@ export function storedIdentity(report: AggregateReport | TlsReport, authenticate
   return { identity: createHash('sha256').update(`unauthenticated|${base}|${digest}`).digest('hex'), base };
 }
 
+/**
+ * The policy domain a report is about: a DMARC aggregate report's policy_published domain (RFC 7489
+ * Appendix C); for a TLS report (RFC 8460 §4) the first policy's, which files it.
+ */
+export function reportDomain(report: AggregateReport | TlsReport): string {
+  return report.kind === 'aggregate' ? report.policyPublished.domain : (report.policies[0]?.policy.domain ?? '');
+}
+
 async function storeReport(sink: ReportSink, report: AggregateReport | TlsReport, origin: ReportOrigin, contentDigest: string): Promise<IngestedReport | { overLimit: string }> {
   const newId = sink.newId ?? randomUUID;
   const reporter = origin.authenticatedDomain ?? UNAUTHENTICATED_REPORTER;
   const named = storedIdentity(report, origin.authenticatedDomain, contentDigest);
   const identity = named.identity;
-  if (!origin.authenticatedDomain) origin = { ...origin, identityBase: named.base } as ReportOrigin;
+  if (!origin.authenticatedDomain) origin = { ...origin, identityBase: named.base };
   let domain: string;
   let begin: number;
   let end: number;
@@ -185,7 +199,7 @@ async function storeReport(sink: ReportSink, report: AggregateReport | TlsReport
   let digest: SenderDigestEntry[] = [];
   if (report.kind === 'aggregate') {
     const { records: list, ...metadata } = report;
-    domain = report.policyPublished.domain;
+    domain = reportDomain(report);
     begin = report.dateRange.begin;
     end = report.dateRange.end;
     orgName = report.reporter.orgName;
@@ -195,7 +209,7 @@ async function storeReport(sink: ReportSink, report: AggregateReport | TlsReport
     digest = digestReports([report], domain).senders;
   } else {
     // RFC 8460 §4: a report is about one policy domain (its policies name it); the first one files it.
-    domain = report.policies[0]?.policy.domain ?? '';
+    domain = reportDomain(report);
     begin = report.dateRange.start;
     end = report.dateRange.end;
     orgName = report.organizationName;
@@ -239,15 +253,20 @@ export async function ingestReportFile(
   sink: ReportSink,
   file: ReportFileInput,
   origin: OriginBase,
-  options: { candidate?: boolean; kinds?: readonly ReportKind[] } = {},
+  options: { candidate?: boolean; kinds?: readonly ReportKind[]; admit?: (domains: readonly string[]) => void; bounded?: boolean } = {},
 ): Promise<IngestTally & { found: boolean }> {
   // A path that takes one kind has the other refused unread, in the parser (parse-files.ts).
-  const [parsed] = await (sink.parser ?? defaultReportParser()).parse([options.kinds ? { ...file, kinds: options.kinds } : file]);
+  const [parsed] = await (sink.parser ?? defaultReportParser()).parse([options.kinds ? { ...file, kinds: options.kinds } : file], options.bounded ? { bounded: true } : {});
+  // The parser's queue is full (a bounded caller only): nothing was read, nothing is recorded; the caller says to retry.
+  if (!parsed!.ok && parsed!.reason === PARSER_FULL) throw new ReportParserFull(parsed!.detail);
+  // `admit` sees every domain the file's reports are about before any is stored, and may refuse the
+  // whole file by throwing (the demo takes reports about its own domains only).
+  if (options.admit && parsed!.ok) options.admit(parsed!.documents.flatMap((d) => (d.outcome.ok ? [reportDomain(d.outcome.report)] : [])));
   return ingestParsedFile(sink, file.fileName, parsed!, origin, options);
 }
 
 /** Stores what the parser made of one file (or records why it gave no report). */
-async function ingestParsedFile(sink: ReportSink, fileName: string | null, parsed: ParsedFile, origin: OriginBase, options: { candidate?: boolean; kinds?: readonly ReportKind[] }): Promise<IngestTally & { found: boolean }> {
+async function ingestParsedFile(sink: ReportSink, fileName: string | null, parsed: ParsedFile, origin: OriginBase, options: { candidate?: boolean }): Promise<IngestTally & { found: boolean }> {
   const receivedAt = (sink.now?.() ?? new Date()).toISOString();
   const tally: IngestTally & { found: boolean } = { reports: [], rejected: [], found: false };
   if (!parsed.ok) {
@@ -260,11 +279,7 @@ async function ingestParsedFile(sink: ReportSink, fileName: string | null, parse
   for (const document of parsed.documents) {
     const outcome = document.outcome;
     const name = document.name || fileName;
-    // A path that takes one kind refuses the other (the public TLS-RPT route: RFC 8460 §5.3 reports only).
-    if (options.kinds && !options.kinds.includes(document.kind)) {
-      tally.rejected.push(await reject(sink, origin, name, 'wrong-kind', wrongKind(document.kind, options.kinds), receivedAt));
-      continue;
-    }
+    // A document of a kind the path does not take was refused unread by the parser (`wrong-kind`, parse-files.ts).
     if (!outcome.ok) {
       tally.rejected.push(await reject(sink, origin, name, outcome.reason, outcome.detail, receivedAt));
       continue;
@@ -281,13 +296,6 @@ async function ingestParsedFile(sink: ReportSink, fileName: string | null, parse
     else tally.reports.push(stored);
   }
   return tally;
-}
-
-/** Why a document of `kind` is refused where only `kinds` are taken. */
-function wrongKind(kind: ReportKind, kinds: readonly ReportKind[]): string {
-  const named = (k: ReportKind) => (k === 'tls' ? 'an SMTP TLS report (RFC 8460 JSON)' : 'a DMARC aggregate report (XML)');
-  const where = kinds.length === 1 && kinds[0] === 'tls' ? 'DMARC aggregate reports go to the mailto: address of the rua tag of the DMARC record (RFC 7489 §7.2), or to the API upload with a key' : 'send it where that kind is taken';
-  return `this is ${named(kind)}, and this path takes ${kinds.map(named).join(' or ')} only: ${where}`;
 }
 
 /** How a message arrived, for {@link ingestReportMessage}. */

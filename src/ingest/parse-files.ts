@@ -86,7 +86,8 @@ export function parseReportFile(file: ReportFileInput, budget: JobBudget): Parse
     }
     budget.documentBytes -= document.bytes.length;
     if (file.kinds && !file.kinds.includes(document.kind)) {
-      documents.push({ name, kind: document.kind, outcome: { ok: false, reason: 'wrong-kind', detail: `a ${document.kind} report where only ${file.kinds.join(' or ')} reports are taken` } });
+      // The one place a path that takes one kind refuses the other (the public TLS-RPT route: RFC 8460 §5.3 reports only).
+      documents.push({ name, kind: document.kind, outcome: { ok: false, reason: 'wrong-kind', detail: wrongKind(document.kind, file.kinds) } });
       continue;
     }
     const outcome = document.kind === 'aggregate' ? parseAggregateReport(document.bytes) : parseTlsReport(document.bytes);
@@ -102,6 +103,13 @@ export function parseReportFile(file: ReportFileInput, budget: JobBudget): Parse
  */
 export function contentDigest(report: AggregateReport | TlsReport): string {
   return createHash('sha256').update(JSON.stringify(report)).digest('hex');
+}
+
+/** Why a document of `kind` is refused where only `kinds` are taken. */
+export function wrongKind(kind: ReportKind, kinds: readonly ReportKind[]): string {
+  const named = (k: ReportKind) => (k === 'tls' ? 'an SMTP TLS report (RFC 8460 JSON)' : 'a DMARC aggregate report (XML)');
+  const where = kinds.length === 1 && kinds[0] === 'tls' ? 'DMARC aggregate reports go to the mailto: address of the rua tag of the DMARC record (RFC 7489 §7.2), or to the API upload with a key' : 'send it where that kind is taken';
+  return `this is ${named(kind)}, and this path takes ${kinds.map(named).join(' or ')} only: ${where}`;
 }
 
 function overBudget(): ParseRefusal {

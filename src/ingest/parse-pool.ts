@@ -28,10 +28,29 @@ export const REPORT_PARSE_HEAP_MB = 256;
 /** Young-generation semi-space of one parser process (`--max-semi-space-size`). */
 export const REPORT_PARSE_YOUNG_MB = 16;
 
+/**
+ * Bytes of report files waiting for a parser process (not yet started) that a bounded caller (an
+ * HTTP upload) may add to: past it the job is refused at once, `PARSER_FULL`, instead of holding its
+ * bytes in the service's memory behind the others. Four uploads of the largest size
+ * (MAX_REPORT_MESSAGE_BYTES, 25 MiB) wait at most; mail (SMTP, IMAP) is never refused by it, its
+ * senders retry on their own.
+ */
+export const MAX_REPORT_PARSE_QUEUED_BYTES = 100 * 1024 * 1024;
+/** What a caller refused by the bound is told to wait, in seconds (a job's parse is seconds). */
+export const REPORT_PARSE_RETRY_AFTER_SECONDS = 10;
+/** The reason of a job refused because the queue holds MAX_REPORT_PARSE_QUEUED_BYTES already. */
+export const PARSER_FULL = 'parser-full';
+
+/** How one job is queued. */
+export interface ParseJobOptions {
+  /** Refuse the job (every file `PARSER_FULL`) when the waiting bytes would pass MAX_REPORT_PARSE_QUEUED_BYTES. */
+  bounded?: boolean;
+}
+
 /** Parses report files: the pool, or in-thread (tests, the library). */
 export interface ReportParser {
   /** Parses the files of one job (one budget for all); one outcome per file, in order. Never rejects. */
-  parse(files: readonly ReportFileInput[]): Promise<ParsedFile[]>;
+  parse(files: readonly ReportFileInput[], options?: ParseJobOptions): Promise<ParsedFile[]>;
 }
 
 /** Parses in the calling thread (blocking it): for tools where nothing else waits. */
@@ -44,11 +63,14 @@ export interface ReportParserPoolOptions {
   workers?: number;
   deadlineMs?: number;
   heapMb?: number;
+  maxQueuedBytes?: number;
 }
 
 interface Job {
   id: number;
   files: readonly ReportFileInput[];
+  /** The files' bytes, counted in #queuedBytes while the job waits. */
+  bytes: number;
   results: (ParsedFile | undefined)[];
   resolve: (files: ParsedFile[]) => void;
 }
@@ -82,26 +104,44 @@ export class ReportParserPool implements ReportParser {
   readonly #queue: Job[] = [];
   readonly #deadlineMs: number;
   readonly #heapMb: number;
+  readonly #maxQueuedBytes: number;
+  /** Bytes of the jobs in #queue (waiting for a process). */
+  #queuedBytes = 0;
   #nextId = 1;
   #closed = false;
   /** Jobs ended by their deadline, by the heap budget, or by a worker that failed (the operator's counters). */
-  readonly counters = { jobs: 0, deadline: 0, memory: 0, failed: 0 };
+  readonly counters = { jobs: 0, deadline: 0, memory: 0, failed: 0, full: 0 };
 
   constructor(options: ReportParserPoolOptions = {}) {
     this.#slots = Array.from({ length: Math.max(1, options.workers ?? REPORT_PARSE_WORKERS) }, () => ({ worker: undefined, stderr: '', job: undefined, timer: undefined }));
     this.#deadlineMs = options.deadlineMs ?? REPORT_PARSE_DEADLINE_MS;
     this.#heapMb = options.heapMb ?? REPORT_PARSE_HEAP_MB;
+    this.#maxQueuedBytes = options.maxQueuedBytes ?? MAX_REPORT_PARSE_QUEUED_BYTES;
   }
 
-  parse(files: readonly ReportFileInput[]): Promise<ParsedFile[]> {
+  /** Bytes of the jobs waiting for a parser process. */
+  get queuedBytes(): number {
+    return this.#queuedBytes;
+  }
+
+  parse(files: readonly ReportFileInput[], options: ParseJobOptions = {}): Promise<ParsedFile[]> {
     if (files.length === 0) return Promise.resolve([]);
+    const bytes = files.reduce((sum, file) => sum + file.bytes.length, 0);
     return new Promise((resolve) => {
-      const job: Job = { id: this.#nextId++, files, results: files.map(() => undefined), resolve };
+      const job: Job = { id: this.#nextId++, files, bytes, results: files.map(() => undefined), resolve };
       if (this.#closed) {
         this.#finish(undefined, job, refusal('parse-failed', 'the report parser is shut down'));
         return;
       }
+      // Bounded: a job that must wait (no process free) and would take the waiting bytes past the bound is refused now.
+      const mustWait = this.#queue.length > 0 || this.#slots.every((slot) => slot.job !== undefined);
+      if (options.bounded && mustWait && this.#queuedBytes + bytes > this.#maxQueuedBytes) {
+        this.counters.full += 1;
+        this.#finish(undefined, job, refusal(PARSER_FULL, `${this.#queuedBytes} bytes of reports already wait for the parser (MAX_REPORT_PARSE_QUEUED_BYTES, ${this.#maxQueuedBytes}): send this one again in ${REPORT_PARSE_RETRY_AFTER_SECONDS} s`));
+        return;
+      }
       this.#queue.push(job);
+      this.#queuedBytes += bytes;
       this.#dispatch();
     });
   }
@@ -109,6 +149,7 @@ export class ReportParserPool implements ReportParser {
   /** Terminates every worker; jobs still waiting are refused. */
   async close(): Promise<void> {
     this.#closed = true;
+    this.#queuedBytes = 0;
     for (const job of this.#queue.splice(0)) this.#finish(undefined, job, refusal('parse-failed', 'the report parser is shut down'));
     await Promise.all(
       this.#slots.map(async (slot) => {
@@ -125,6 +166,7 @@ export class ReportParserPool implements ReportParser {
       if (slot.job !== undefined) continue;
       const job = this.#queue.shift();
       if (job === undefined) return;
+      this.#queuedBytes -= job.bytes;
       this.#start(slot, job);
     }
   }
@@ -140,7 +182,7 @@ export class ReportParserPool implements ReportParser {
       this.#kill(slot);
       this.#finish(slot, job, refusal('parse-deadline', `parsing took longer than ${this.#deadlineMs / 1000} s (REPORT_PARSE_DEADLINE_MS, one budget for a file or all the parts of a message): stopped and refused`));
     }, this.#deadlineMs);
-    worker.send({ id: job.id, files: job.files.map((f) => ({ bytes: f.bytes, fileName: f.fileName, contentType: f.contentType ?? null })) });
+    worker.send({ id: job.id, files: job.files.map((f) => ({ bytes: f.bytes, fileName: f.fileName, contentType: f.contentType ?? null, ...(f.kinds ? { kinds: f.kinds } : {}) })) });
   }
 
   #spawn(slot: Slot): ChildProcess {

@@ -31,28 +31,28 @@ import { checkDomain, findLookalikes, ZoneResolver, type CheckOptions, type Chec
 import type { StartupApiKey } from '../http/app.js';
 import type { TrustProxy } from '../http/client-address.js';
 import { connectRateLimitRedis, type RateLimits } from '../http/rate-limits.js';
-import { KeyRedactor, keyFreeReportStore } from '../http/key-redaction.js';
-import type { BatchService } from '../jobs/service.js';
-import { describeBatchMode, startBatchService, startLookalikeJobService } from '../jobs/setup.js';
-import type { DeepLookalikeRun, LookalikeJobService } from '../jobs/lookalike-jobs.js';
+import { KeyRedactor } from '../http/key-redaction.js';
+import type { BatchService } from '../jobs/batches/service.js';
+import { describeBatchMode, startBatchService, startLookalikeJobService } from '../jobs/batches/setup.js';
+import type { DeepLookalikeRun, LookalikeJobService } from '../jobs/batches/lookalike-jobs.js';
 import { API_DEEP_MAX_CANDIDATES } from '../http/routes/lookalikes.js';
-import type { MonitorService } from '../jobs/monitors.js';
-import type { AlertSmtpConfig } from '../jobs/alert-email.js';
-import { withLatestResults } from '../jobs/latest-results.js';
-import { describeMonitorMode, seedDemoMonitor, startMonitorService, startMonitorWorkerWithPump } from '../jobs/monitor-setup.js';
-import { withLookalikeSearch, type MonitorCheck } from '../jobs/monitor-run.js';
-import { startBatchWorker } from '../jobs/worker.js';
+import type { MonitorService } from '../jobs/monitors/monitors.js';
+import type { AlertSmtpConfig } from '../jobs/monitors/alert-email.js';
+import { withLatestResults } from '../jobs/monitors/latest-results.js';
+import { describeMonitorMode, seedDemoMonitor, startMonitorService, startMonitorWorkerWithPump } from '../jobs/monitors/monitor-setup.js';
+import { withLookalikeSearch, type MonitorCheck } from '../jobs/monitors/monitor-run.js';
+import { startBatchWorker } from '../jobs/batches/worker.js';
 import { loadRedisModules } from '../jobs/redis-modules.js';
 import { openStores, seedIfEmpty, type StorageChoice } from '../store/open.js';
 import { loadSeedFile } from '../store/seed.js';
 import type { Stores } from '../store/types.js';
 import type { WebPagesSettings } from '../web/plugin.js';
-import { SmtpReportReceiver } from '../ingest/smtp.js';
 import { reportSelectorCache } from '../summaries/selectors.js';
 import { monitorReportSignals } from '../summaries/signals.js';
 import { buildApp, type PagesOption } from './compose.js';
 import { isDemoTransportDomain, startDemoTransport, type DemoTransport } from './demo-transport.js';
 import { seedDemoReports } from './demo-reports.js';
+import { startSmtpReceiver } from './smtp-receiver.js';
 
 /** How long one component may take to stop before the next one is stopped anyway. */
 export const DEFAULT_COMPONENT_STOP_TIMEOUT_MS = 30_000;
@@ -329,6 +329,23 @@ async function startExtras(started: Started, starters: readonly ComponentStarter
  * only), Redis for the rate limits, batches, deep lookalike jobs (on the batches' queue), monitors (and the demo's monitor), the caller's
  * components, then the HTTP app, listening. Throws what failed, after stopping what had started.
  */
+
+/**
+ * What the monitor service (serve) and the monitor worker are given alike: the store, the check
+ * that keeps each domain's latest result for the console, the report signals, Redis and the address policy.
+ */
+function monitorBasics<R extends string | undefined>(stores: Stores, check: MonitorCheck, config: { redisUrl?: R; allowPrivateAddresses: boolean; env: NodeJS.ProcessEnv }, log: (line: string) => void) {
+  return {
+    store: stores.monitors,
+    check: withLatestResults(check, stores.console, { onError: (error) => log(`console: latest result not kept: ${error instanceof Error ? error.message : String(error)}`) }),
+    reportSignals: monitorReportSignals(stores.reports),
+    reportSelectors: reportSelectorCache(stores.reports),
+    redisUrl: config.redisUrl as R,
+    allowPrivateAddresses: config.allowPrivateAddresses,
+    env: config.env,
+  };
+}
+
 export async function startService(config: ServiceConfig): Promise<ServiceHandle> {
   const { log } = config;
   const started = new Started(log, config.stopTimeoutMs ?? DEFAULT_COMPONENT_STOP_TIMEOUT_MS);
@@ -407,13 +424,7 @@ export async function startService(config: ServiceConfig): Promise<ServiceHandle
       'monitors',
       () =>
         startMonitorService({
-          store: stores.monitors,
-          check: withLatestResults(checks.monitor, stores.console, { onError: (error) => log(`console: latest result not kept: ${error instanceof Error ? error.message : String(error)}`) }),
-          reportSignals: monitorReportSignals(stores.reports),
-          reportSelectors: reportSelectorCache(stores.reports),
-          redisUrl: config.redisUrl,
-          allowPrivateAddresses: config.allowPrivateAddresses,
-          env: config.env,
+          ...monitorBasics(stores, checks.monitor, config, log),
           ...(config.maxMonitorsPerOrganization !== undefined ? { maxMonitorsPerOrganization: config.maxMonitorsPerOrganization } : {}),
           alerts: { store: stores.alerts, lookalikes: stores.rememberedLookalikes, smtp: config.alerts?.smtp, publicOrigin: config.alerts?.publicOrigin ?? config.http.publicUrl },
           ...(config.webhookLookup || config.webhookLoopbackOnly
@@ -447,27 +458,12 @@ export async function startService(config: ServiceConfig): Promise<ServiceHandle
     const serviceDomain = reportAddresses[0]?.split('@').pop()?.toLowerCase() ?? null;
     const smtpConfig = config.reports?.smtp;
     if (smtpConfig) {
-      await started.add(
+      const smtp = await started.add(
         'smtp',
-        async () => {
-          const r = new SmtpReportReceiver({
-            store: keyFreeReportStore(stores.reports, keyRedactor),
-            resolver: reportResolver,
-            reportAddresses,
-            host: smtpConfig.host,
-            port: smtpConfig.port,
-            ...(smtpConfig.maxMessageBytes !== undefined ? { maxMessageBytes: smtpConfig.maxMessageBytes } : {}),
-            onError: (error) => log(`smtp: ${error instanceof Error ? error.message : String(error)}`),
-            failures: stores.failureReports,
-          });
-          const bound = await r.start();
-          reportNotes.push(`SMTP report receiver on ${bound.host}:${bound.port}${reportAddresses.length > 0 ? ` for ${reportAddresses.join(', ')}` : ''} and the rua addresses of the zones`);
-          // RFC 7489 §7.1: receivers send another domain's reports here only if that domain agrees.
-          if (serviceDomain !== null) reportNotes.push(`a domain sending its reports here publishes <domain>._report._dmarc.${serviceDomain} TXT "v=DMARC1"`);
-          return r;
-        },
-        (r) => r.stop(),
+        () => startSmtpReceiver(smtpConfig, { stores, resolver: reportResolver, reportAddresses, serviceDomain, keyRedactor, log }),
+        (running) => running.stop(),
       );
+      reportNotes.push(...smtp.notes);
     }
 
     const { http } = config;
@@ -557,13 +553,7 @@ export async function startWorker(config: WorkerConfig): Promise<WorkerHandle> {
       'monitor worker',
       () =>
         startMonitorWorkerWithPump({
-          store: stores.monitors,
-          check: withLatestResults(checks.monitor, stores.console, { onError: (error) => log(`console: latest result not kept: ${error instanceof Error ? error.message : String(error)}`) }),
-          reportSignals: monitorReportSignals(stores.reports),
-          reportSelectors: reportSelectorCache(stores.reports),
-          redisUrl: config.redisUrl,
-          allowPrivateAddresses: config.allowPrivateAddresses,
-          env: config.env,
+          ...monitorBasics(stores, checks.monitor, config, log),
           ...(config.lockDurationMs !== undefined ? { lockDurationMs: config.lockDurationMs } : {}),
           alerts: { store: stores.alerts, lookalikes: stores.rememberedLookalikes, smtp: config.alerts?.smtp, publicOrigin: config.alerts?.publicOrigin },
           ...(config.webhookLookup ? { webhooks: { lookup: config.webhookLookup } } : {}),

@@ -3,8 +3,7 @@
  */
 import type { AlertChannel, AlertChannelPatch, AlertStore } from './alerts.js';
 import type { Timestamp } from './page-types.js';
-
-const copy = <T>(value: T): T => structuredClone(value);
+import { copy, owned, ownedBy, ownedCopy } from './pagination.js';
 
 /** Oldest first by createdAt, then id. */
 function oldestFirst(a: AlertChannel, b: AlertChannel): number {
@@ -22,30 +21,28 @@ export class MemoryAlertStore implements AlertStore {
   }
 
   async listChannels(organizationId: string): Promise<AlertChannel[]> {
-    return [...this.#channels.values()].filter((c) => c.organizationId === organizationId).sort(oldestFirst).map(copy);
+    return ownedBy(this.#channels.values(), organizationId).sort(oldestFirst).map(copy);
   }
 
   async getChannel(organizationId: string, id: string): Promise<AlertChannel | undefined> {
-    const channel = this.#channels.get(id);
-    return channel && channel.organizationId === organizationId ? copy(channel) : undefined;
+    return ownedCopy(this.#channels.get(id), organizationId);
   }
 
   async getChannelById(id: string): Promise<AlertChannel | undefined> {
-    const channel = this.#channels.get(id);
-    return channel && copy(channel);
+    return ownedCopy(this.#channels.get(id));
   }
 
   async updateChannel(organizationId: string, id: string, patch: AlertChannelPatch, now: Timestamp): Promise<AlertChannel | undefined> {
-    const channel = this.#channels.get(id);
-    if (!channel || channel.organizationId !== organizationId) return undefined;
+    const channel = owned(this.#channels.get(id), organizationId);
+    if (!channel) return undefined;
     const next: AlertChannel = { ...channel, ...copy(patch), updatedAt: now };
     this.#channels.set(id, next);
     return copy(next);
   }
 
   async deleteChannel(organizationId: string, id: string): Promise<boolean> {
-    const channel = this.#channels.get(id);
-    if (!channel || channel.organizationId !== organizationId) return false;
+    const channel = owned(this.#channels.get(id), organizationId);
+    if (!channel) return false;
     this.#channels.delete(id);
     return true;
   }

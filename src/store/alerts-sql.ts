@@ -5,9 +5,11 @@
  * A channel is one row: its organisation and kind as columns, the whole channel as JSON.
  */
 import type { Kysely } from 'kysely';
+import { createTable } from './sql-tables.js';
 import type { AlertChannel, AlertChannelPatch, AlertStore } from './alerts.js';
 import type { MigrationFactory } from './migration-types.js';
 import type { Timestamp } from './page-types.js';
+import { json, parse, toColumns } from './sql-values.js';
 
 /** The alert tables, as Kysely sees them. */
 export interface AlertTables {
@@ -22,54 +24,28 @@ export interface AlertTables {
 }
 
 /** The migration `0011_alerts` (forward-only): alert channels, remembered lookalikes, failure reports. */
-export const createAlertTables: MigrationFactory = ({ text }) => ({
+export const createAlertTables: MigrationFactory = (context) => ({
   async up(db: Kysely<any>): Promise<void> {
-    await db.schema
-      .createTable('alert_channels')
-      .addColumn('id', text, (c) => c.primaryKey())
-      .addColumn('organization_id', text, (c) => c.notNull())
-      .addColumn('kind', text, (c) => c.notNull())
-      .addColumn('created_at', text, (c) => c.notNull())
-      .addColumn('document', text, (c) => c.notNull())
-      .execute();
+    await createTable(db, context, 'alert_channels', { id: 'key', organization_id: 'text', kind: 'text', created_at: 'text', document: 'text' }).execute();
     await db.schema.createIndex('alert_channels_by_organization').on('alert_channels').columns(['organization_id', 'created_at', 'id']).execute();
     // The lookalikes a monitor remembers: one row per monitor and name, its history in the document.
-    await db.schema
-      .createTable('monitor_lookalikes')
-      .addColumn('monitor_id', text, (c) => c.notNull().references('monitors.id').onDelete('cascade'))
-      .addColumn('domain', text, (c) => c.notNull())
-      .addColumn('organization_id', text, (c) => c.notNull())
-      .addColumn('first_seen', text)
-      .addColumn('last_seen', text)
-      .addColumn('document', text, (c) => c.notNull())
+    await createTable(db, context, 'monitor_lookalikes', {
+      monitor_id: { type: 'text', references: 'monitors.id', onDelete: 'cascade' }, domain: 'text', organization_id: 'text', first_seen: 'text?',
+      last_seen: 'text?', document: 'text',
+    })
       .addPrimaryKeyConstraint('monitor_lookalikes_pk', ['monitor_id', 'domain'])
       .execute();
     // Failure reports (RFC 6591): headers and authentication results only, never a body.
-    await db.schema
-      .createTable('failure_reports')
-      .addColumn('id', text, (c) => c.primaryKey())
-      .addColumn('organization_id', text, (c) => c.notNull())
-      .addColumn('domain', text, (c) => c.notNull())
-      .addColumn('source_ip', text)
-      .addColumn('arrived_at', text, (c) => c.notNull())
-      // SHA-256 of what was reported: the same report received twice is stored once per organisation.
-      .addColumn('identity', text, (c) => c.notNull())
-      .addColumn('document', text, (c) => c.notNull())
+    // `identity` is the SHA-256 of what was reported: the same report received twice is stored once per organisation.
+    await createTable(db, context, 'failure_reports', { id: 'key', organization_id: 'text', domain: 'text', source_ip: 'text?', arrived_at: 'text', identity: 'text', document: 'text' })
       .addUniqueConstraint('failure_reports_unique_identity', ['organization_id', 'identity'])
       .execute();
     await db.schema.createIndex('failure_reports_by_domain').on('failure_reports').columns(['organization_id', 'domain', 'arrived_at']).execute();
     await db.schema.createIndex('failure_reports_by_age').on('failure_reports').column('arrived_at').execute();
     // Per-organisation settings of this area (whether local parts are hashed, and the salt).
-    await db.schema
-      .createTable('alert_settings')
-      .addColumn('organization_id', text, (c) => c.primaryKey())
-      .addColumn('document', text, (c) => c.notNull())
-      .execute();
+    await createTable(db, context, 'alert_settings', { organization_id: 'key', document: 'text' }).execute();
   },
 });
-
-const json = (value: unknown): string => JSON.stringify(value);
-const parse = <T>(text: string): T => JSON.parse(text) as T;
 
 /** The SQL implementation of {@link AlertStore}. */
 export class SqlAlertStore implements AlertStore {
@@ -80,10 +56,7 @@ export class SqlAlertStore implements AlertStore {
   }
 
   async createChannel(channel: AlertChannel): Promise<void> {
-    await this.#db
-      .insertInto('alert_channels')
-      .values({ id: channel.id, organization_id: channel.organizationId, kind: channel.kind, created_at: channel.createdAt, document: json(channel) })
-      .execute();
+    await this.#db.insertInto('alert_channels').values({ ...toColumns(channel, ['id', 'organizationId', 'kind', 'createdAt']), document: json(channel) }).execute();
   }
 
   async listChannels(organizationId: string): Promise<AlertChannel[]> {

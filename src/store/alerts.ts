@@ -8,7 +8,7 @@
  * attempts and its lease, so that a channel alert is sent exactly as a monitor's webhook is.
  *
  * A channel's target is a credential (a Slack or Teams webhook URL carries its own token; a signed
- * webhook has a secret): both are sealed with the server key (src/jobs/monitor-secrets.ts) and
+ * webhook has a secret): both are sealed with the server key (src/jobs/monitors/monitor-secrets.ts) and
  * shown only as the target's host.
  */
 import type { DeliveryAttempt } from './monitors.js';

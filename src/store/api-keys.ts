@@ -31,3 +31,50 @@ export function digestsEqual(a: Buffer, b: Buffer): boolean {
   if (a.length !== API_KEY_DIGEST_BYTES || b.length !== API_KEY_DIGEST_BYTES) return false;
   return timingSafeEqual(a, b);
 }
+
+// The stored shapes of organisations and keys, and their store (src/store/api-keys-memory.ts,
+// src/store/api-keys-sql.ts).
+
+/** An organisation: the unit of tenancy. Every other resource belongs to exactly one. */
+export interface Organization {
+  id: string;
+  name: string;
+}
+
+/** The person shown as the author of what an API key creates (`createdBy` of a template version). */
+export interface KeyOwner {
+  id: string;
+  name: string;
+  email: string;
+  image: string;
+}
+
+/**
+ * An API key as stored: never the key itself, only its SHA-256 digest. `id` is public (it is the
+ * `actor_id` of the record log); the key is secret.
+ */
+export interface ApiKeyRecord {
+  id: string;
+  organizationId: string;
+  /** SHA-256 of the key's UTF-8 bytes (32 bytes). */
+  sha256: Buffer;
+  owner: KeyOwner;
+}
+
+/** Organisations and their API keys. */
+export interface ApiKeyStore {
+  addOrganization(organization: Organization): Promise<void>;
+  getOrganization(id: string): Promise<Organization | undefined>;
+  addKey(key: ApiKeyRecord): Promise<void>;
+  /**
+   * The key whose digest equals `sha256`, or undefined. Timing reveals nothing usable: the memory
+   * store compares in constant time against every stored digest (no early exit); the SQL stores
+   * look the digest up by index (an attacker cannot choose digest prefixes, so where a lookup stops
+   * tells them nothing) and confirm the match in constant time.
+   */
+  findByDigest(sha256: Buffer): Promise<ApiKeyRecord | undefined>;
+  /** Whether any API key is stored (`serve` says how to add one when none is). */
+  hasAnyKey(): Promise<boolean>;
+  /** Deletes the organisation's key `id` (the console's revoke); false when it is not the organisation's. */
+  removeKey(organizationId: string, id: string): Promise<boolean>;
+}

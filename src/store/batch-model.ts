@@ -1,6 +1,6 @@
 /**
  * A batch as the stores keep it: the batch with its counters, the names as submitted and the
- * result rows. The batch service and queue (src/jobs/) build on these; the store does not know them.
+ * result rows. The batch service and queue (src/jobs/batches/) build on these; the store does not know them.
  */
 
 /** Where a batch is in its life. `done` and `cancelled` are final. */

@@ -9,8 +9,10 @@
  * update. Timestamps are ISO 8601 text in UTC (they sort as text).
  */
 import { sql, type Kysely } from 'kysely';
+import { createTable } from './sql-tables.js';
 import type { Batch, BatchName, BatchResultRow, BatchStatus } from './batch-model.js';
 import type { BatchQuota, BatchStore, NewBatch, QuotaOutcome } from './batches.js';
+import { findById } from './sql-values.js';
 import type { MigrationFactory, SqlDialectName } from './migration-types.js';
 
 /** Rows per INSERT (3–4 parameters each: far below SQLite's and PostgreSQL's parameter limits). */
@@ -36,38 +38,24 @@ export interface BatchTables {
 }
 
 /** The migration that creates the batch tables (`0002_batches` in src/store/migrations.ts; forward-only). */
-export const createBatchTables: MigrationFactory = ({ text }) => ({
+export const createBatchTables: MigrationFactory = (context) => ({
   async up(db: Kysely<any>): Promise<void> {
-    await db.schema
-      .createTable('spoof_check_batches')
-      .addColumn('id', text, (c) => c.primaryKey())
-      .addColumn('organization_id', text, (c) => c.notNull())
-      .addColumn('status', text, (c) => c.notNull())
-      .addColumn('total', 'integer', (c) => c.notNull())
-      .addColumn('done', 'integer', (c) => c.notNull())
-      .addColumn('failed', 'integer', (c) => c.notNull())
-      .addColumn('created_at', text, (c) => c.notNull())
-      .addColumn('started_at', text)
-      .addColumn('finished_at', text)
-      .addColumn('enqueued', 'integer', (c) => c.notNull())
-      .execute();
+    await createTable(db, context, 'spoof_check_batches', {
+      id: 'key', organization_id: 'text', status: 'text', total: 'integer', done: 'integer', failed: 'integer', created_at: 'text', started_at: 'text?',
+      finished_at: 'text?', enqueued: 'integer',
+    }).execute();
     // The quota sums an organisation's batches of the day; the sweeper looks for unfinished ones.
     await db.schema.createIndex('spoof_check_batches_org_created').on('spoof_check_batches').columns(['organization_id', 'created_at']).execute();
     await db.schema.createIndex('spoof_check_batches_status').on('spoof_check_batches').columns(['status', 'created_at']).execute();
-    await db.schema
-      .createTable('spoof_check_batch_names')
-      .addColumn('batch_id', text, (c) => c.notNull().references('spoof_check_batches.id').onDelete('cascade'))
-      .addColumn('seq', 'integer', (c) => c.notNull())
-      .addColumn('name', text, (c) => c.notNull())
+    await createTable(db, context, 'spoof_check_batch_names', {
+      batch_id: { type: 'text', references: 'spoof_check_batches.id', onDelete: 'cascade' }, seq: 'integer', name: 'text',
+    })
       .addPrimaryKeyConstraint('spoof_check_batch_names_pk', ['batch_id', 'seq'])
       .execute();
     // The key that makes a result write idempotent: one row per (batch, name index).
-    await db.schema
-      .createTable('spoof_check_batch_results')
-      .addColumn('batch_id', text, (c) => c.notNull().references('spoof_check_batches.id').onDelete('cascade'))
-      .addColumn('seq', 'integer', (c) => c.notNull())
-      .addColumn('line', text, (c) => c.notNull())
-      .addColumn('failed', 'integer', (c) => c.notNull())
+    await createTable(db, context, 'spoof_check_batch_results', {
+      batch_id: { type: 'text', references: 'spoof_check_batches.id', onDelete: 'cascade' }, seq: 'integer', line: 'text', failed: 'integer',
+    })
       .addPrimaryKeyConstraint('spoof_check_batch_results_pk', ['batch_id', 'seq'])
       .execute();
   },
@@ -164,13 +152,11 @@ export class SqlBatchStore implements BatchStore {
   }
 
   async get(organizationId: string, id: string): Promise<Batch | undefined> {
-    const row = await this.#db.selectFrom('spoof_check_batches').selectAll().where('id', '=', id).where('organization_id', '=', organizationId).executeTakeFirst();
-    return row && toBatch(row);
+    return findById(this.#db, 'spoof_check_batches', toBatch, id, organizationId);
   }
 
   async getById(id: string): Promise<Batch | undefined> {
-    const row = await this.#db.selectFrom('spoof_check_batches').selectAll().where('id', '=', id).executeTakeFirst();
-    return row && toBatch(row);
+    return findById(this.#db, 'spoof_check_batches', toBatch, id);
   }
 
   async namesSubmittedSince(organizationId: string, since: string): Promise<number> {

@@ -2,24 +2,13 @@
  * The console's store in memory (tests, `serve` without a database): every row copied in and out,
  * so that a caller never holds the stored object.
  */
-import type {
-  ConsoleApiKey,
-  ConsoleInvitation,
-  ConsoleMember,
-  ConsoleMembership,
-  ConsoleOrganizationSettings,
-  ConsoleRole,
-  ConsoleSession,
-  ConsoleStore,
-  ConsoleUser,
-  LatestResult,
-} from './console.js';
+import type { ConsoleApiKey, ConsoleInvitation, ConsoleMember, ConsoleMembership, ConsoleOrganizationSettings, ConsoleRole, ConsoleSession, ConsoleStore, ConsoleUser, LatestResult } from './console.js';
 import type { Timestamp } from './page-types.js';
+import { copy } from './pagination.js';
 
 /** Failed sign-ins kept in memory (the oldest go first): a flood cannot grow the process without bound. */
 export const MEMORY_FAILED_SIGN_IN_CAPACITY = 100_000;
 
-const copy = <T>(value: T): T => structuredClone(value);
 const membershipKey = (userId: string, organizationId: string) => `${userId}\u0000${organizationId}`;
 
 /** The memory implementation of {@link ConsoleStore}. */
@@ -108,8 +97,8 @@ export class MemoryConsoleStore implements ConsoleStore {
   async takeInvitation(tokenHash: string): Promise<boolean> {
     return this.#invitations.delete(tokenHash);
   }
-  async invitations(organizationId: string): Promise<ConsoleInvitation[]> {
-    return [...this.#invitations.values()].filter((i) => i.organizationId === organizationId).map(copy).sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
+  async invitations(organizationId: string | null): Promise<ConsoleInvitation[]> {
+    return [...this.#invitations.values()].filter((i) => organizationId === null || i.organizationId === organizationId).map(copy).sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
   }
 
   async createSession(session: ConsoleSession): Promise<void> {

@@ -3,20 +3,11 @@
  * Timestamps are ISO 8601 text in UTC (they sort as text); lists are JSON text.
  */
 import type { Kysely } from 'kysely';
-import type {
-  ConsoleApiKey,
-  ConsoleInvitation,
-  ConsoleMember,
-  ConsoleMembership,
-  ConsoleOrganizationSettings,
-  ConsoleRole,
-  ConsoleSession,
-  ConsoleStore,
-  ConsoleUser,
-  LatestResult,
-} from './console.js';
+import { createTable } from './sql-tables.js';
+import type { ConsoleApiKey, ConsoleInvitation, ConsoleMember, ConsoleMembership, ConsoleOrganizationSettings, ConsoleRole, ConsoleSession, ConsoleStore, ConsoleUser, LatestResult } from './console.js';
 import type { MigrationFactory, SqlDialectName } from './migration-types.js';
 import type { Timestamp } from './page-types.js';
+import { flagsFromColumns, flagsToColumns, fromColumns, json, parse, toColumns } from './sql-values.js';
 
 /** The console's tables, as Kysely sees them. */
 export interface ConsoleTables {
@@ -40,120 +31,52 @@ export interface ConsoleTables {
 }
 
 /** The migration that creates the console's tables (`0010_console` in src/store/migrations.ts; forward-only). */
-export const createConsoleTables: MigrationFactory = ({ text }) => ({
+export const createConsoleTables: MigrationFactory = (context) => ({
   async up(db: Kysely<any>): Promise<void> {
-    await db.schema
-      .createTable('console_users')
-      .addColumn('id', text, (c) => c.primaryKey())
-      .addColumn('email', text, (c) => c.notNull().unique())
-      .addColumn('password_hash', text)
-      .addColumn('totp_secret', text)
-      .addColumn('totp_last_step', 'bigint', (c) => c.notNull().defaultTo(0))
-      .addColumn('recovery_codes', text, (c) => c.notNull())
-      .addColumn('created_at', text, (c) => c.notNull())
-      .execute();
-    await db.schema
-      .createTable('console_memberships')
-      .addColumn('user_id', text, (c) => c.notNull())
-      .addColumn('organization_id', text, (c) => c.notNull())
-      .addColumn('role', text, (c) => c.notNull())
-      .addColumn('created_at', text, (c) => c.notNull())
+    await createTable(db, context, 'console_users', {
+      id: 'key', email: { type: 'text', unique: true }, password_hash: 'text?', totp_secret: 'text?', totp_last_step: { type: 'bigint', defaultTo: 0 },
+      recovery_codes: 'text', created_at: 'text',
+    }).execute();
+    await createTable(db, context, 'console_memberships', { user_id: 'text', organization_id: 'text', role: 'text', created_at: 'text' })
       .addPrimaryKeyConstraint('console_memberships_pk', ['user_id', 'organization_id'])
       .execute();
     await db.schema.createIndex('console_memberships_by_organization').on('console_memberships').columns(['organization_id', 'role']).execute();
-    await db.schema
-      .createTable('console_invitations')
-      .addColumn('token_hash', text, (c) => c.primaryKey())
-      .addColumn('organization_id', text, (c) => c.notNull())
-      .addColumn('email', text, (c) => c.notNull())
-      .addColumn('role', text, (c) => c.notNull())
-      .addColumn('created_at', text, (c) => c.notNull())
-      .addColumn('expires_at', text, (c) => c.notNull())
-      .addColumn('invited_by', text, (c) => c.notNull())
-      .execute();
+    await createTable(db, context, 'console_invitations', {
+      token_hash: 'key', organization_id: 'text', email: 'text', role: 'text', created_at: 'text', expires_at: 'text', invited_by: 'text',
+    }).execute();
     await db.schema.createIndex('console_invitations_by_organization').on('console_invitations').columns(['organization_id', 'created_at']).execute();
-    await db.schema
-      .createTable('console_sessions')
-      .addColumn('id_hash', text, (c) => c.primaryKey())
-      .addColumn('user_id', text, (c) => c.notNull())
-      .addColumn('organization_id', text, (c) => c.notNull())
-      .addColumn('created_at', text, (c) => c.notNull())
-      .addColumn('last_seen_at', text, (c) => c.notNull())
-      .addColumn('expires_at', text, (c) => c.notNull())
-      .addColumn('pending_second_factor', 'integer', (c) => c.notNull())
-      .execute();
+    await createTable(db, context, 'console_sessions', {
+      id_hash: 'key', user_id: 'text', organization_id: 'text', created_at: 'text', last_seen_at: 'text', expires_at: 'text', pending_second_factor: 'integer',
+    }).execute();
     await db.schema.createIndex('console_sessions_by_user').on('console_sessions').column('user_id').execute();
     await db.schema.createIndex('console_sessions_by_expiry').on('console_sessions').column('expires_at').execute();
-    await db.schema
-      .createTable('console_sign_in_failures')
-      .addColumn('key', text, (c) => c.notNull())
-      .addColumn('at', text, (c) => c.notNull())
-      .execute();
+    await createTable(db, context, 'console_sign_in_failures', { key: 'text', at: 'text' }).execute();
     await db.schema.createIndex('console_sign_in_failures_by_key').on('console_sign_in_failures').columns(['key', 'at']).execute();
     await db.schema.createIndex('console_sign_in_failures_by_age').on('console_sign_in_failures').column('at').execute();
-    await db.schema
-      .createTable('console_settings')
-      .addColumn('organization_id', text, (c) => c.primaryKey())
-      .addColumn('require_second_factor', 'integer', (c) => c.notNull())
-      .execute();
-    await db.schema
-      .createTable('console_api_keys')
-      .addColumn('id', text, (c) => c.primaryKey())
-      .addColumn('organization_id', text, (c) => c.notNull())
-      .addColumn('name', text, (c) => c.notNull())
-      .addColumn('created_at', text, (c) => c.notNull())
-      .addColumn('created_by', text, (c) => c.notNull())
-      .addColumn('last_used_at', text)
-      .execute();
+    await createTable(db, context, 'console_settings', { organization_id: 'key', require_second_factor: 'integer' }).execute();
+    await createTable(db, context, 'console_api_keys', {
+      id: 'key', organization_id: 'text', name: 'text', created_at: 'text', created_by: 'text', last_used_at: 'text?',
+    }).execute();
     await db.schema.createIndex('console_api_keys_by_organization').on('console_api_keys').columns(['organization_id', 'created_at']).execute();
-    await db.schema
-      .createTable('console_latest_results')
-      .addColumn('domain', text, (c) => c.primaryKey())
-      .addColumn('checked_at', text, (c) => c.notNull())
-      .addColumn('result', text, (c) => c.notNull())
-      .execute();
+    await createTable(db, context, 'console_latest_results', { domain: 'key', checked_at: 'text', result: 'text' }).execute();
   },
 });
 
 type UserRow = ConsoleTables['console_users'];
+/** The fields of each console row held as they are. */
+const USER_FIELDS = ['id', 'email', 'passwordHash', 'totpSecret', 'createdAt'] as const;
+const MEMBERSHIP_FIELDS = ['userId', 'organizationId', 'role', 'createdAt'] as const;
+const INVITATION_FIELDS = ['tokenHash', 'organizationId', 'email', 'role', 'createdAt', 'expiresAt', 'invitedBy'] as const;
+const SESSION_FIELDS = ['idHash', 'userId', 'organizationId', 'createdAt', 'lastSeenAt', 'expiresAt'] as const;
+const KEY_FIELDS = ['id', 'organizationId', 'name', 'createdAt', 'createdBy', 'lastUsedAt'] as const;
+
 function toUser(row: UserRow): ConsoleUser {
-  return {
-    id: row.id,
-    email: row.email,
-    passwordHash: row.password_hash,
-    totpSecret: row.totp_secret,
-    totpLastStep: Number(row.totp_last_step),
-    recoveryCodes: JSON.parse(row.recovery_codes) as string[],
-    createdAt: row.created_at,
-  };
+  return { ...fromColumns(row, USER_FIELDS), totpLastStep: Number(row.totp_last_step), recoveryCodes: parse<string[]>(row.recovery_codes) };
 }
-const toMembership = (row: ConsoleTables['console_memberships']): ConsoleMembership => ({ userId: row.user_id, organizationId: row.organization_id, role: row.role, createdAt: row.created_at });
-const toInvitation = (row: ConsoleTables['console_invitations']): ConsoleInvitation => ({
-  tokenHash: row.token_hash,
-  organizationId: row.organization_id,
-  email: row.email,
-  role: row.role,
-  createdAt: row.created_at,
-  expiresAt: row.expires_at,
-  invitedBy: row.invited_by,
-});
-const toSession = (row: ConsoleTables['console_sessions']): ConsoleSession => ({
-  idHash: row.id_hash,
-  userId: row.user_id,
-  organizationId: row.organization_id,
-  createdAt: row.created_at,
-  lastSeenAt: row.last_seen_at,
-  expiresAt: row.expires_at,
-  pendingSecondFactor: Number(row.pending_second_factor) === 1,
-});
-const toKey = (row: ConsoleTables['console_api_keys']): ConsoleApiKey => ({
-  id: row.id,
-  organizationId: row.organization_id,
-  name: row.name,
-  createdAt: row.created_at,
-  createdBy: row.created_by,
-  lastUsedAt: row.last_used_at,
-});
+const toMembership = (row: ConsoleTables['console_memberships']): ConsoleMembership => fromColumns(row, MEMBERSHIP_FIELDS);
+const toInvitation = (row: ConsoleTables['console_invitations']): ConsoleInvitation => fromColumns(row, INVITATION_FIELDS);
+const toSession = (row: ConsoleTables['console_sessions']): ConsoleSession => ({ ...fromColumns(row, SESSION_FIELDS), ...flagsFromColumns(row, ['pendingSecondFactor']) });
+const toKey = (row: ConsoleTables['console_api_keys']): ConsoleApiKey => fromColumns(row, KEY_FIELDS);
 
 /** The SQL implementation of {@link ConsoleStore}. */
 export class SqlConsoleStore implements ConsoleStore {
@@ -171,15 +94,7 @@ export class SqlConsoleStore implements ConsoleStore {
     try {
       await this.#db
         .insertInto('console_users')
-        .values({
-          id: user.id,
-          email: user.email,
-          password_hash: user.passwordHash,
-          totp_secret: user.totpSecret,
-          totp_last_step: user.totpLastStep,
-          recovery_codes: JSON.stringify(user.recoveryCodes),
-          created_at: user.createdAt,
-        })
+        .values({ ...toColumns(user, USER_FIELDS), totp_last_step: user.totpLastStep, recovery_codes: json(user.recoveryCodes) })
         .execute();
       return 'created';
     } catch (error) {
@@ -200,7 +115,7 @@ export class SqlConsoleStore implements ConsoleStore {
     if (patch.passwordHash !== undefined) set.password_hash = patch.passwordHash;
     if (patch.totpSecret !== undefined) set.totp_secret = patch.totpSecret;
     if (patch.totpLastStep !== undefined) set.totp_last_step = patch.totpLastStep;
-    if (patch.recoveryCodes !== undefined) set.recovery_codes = JSON.stringify(patch.recoveryCodes);
+    if (patch.recoveryCodes !== undefined) set.recovery_codes = json(patch.recoveryCodes);
     if (Object.keys(set).length === 0) return (await this.getUser(id)) !== undefined;
     const result = await this.#db.updateTable('console_users').set(set).where('id', '=', id).executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
@@ -220,7 +135,7 @@ export class SqlConsoleStore implements ConsoleStore {
   async putMembership(m: ConsoleMembership): Promise<void> {
     await this.#db
       .insertInto('console_memberships')
-      .values({ user_id: m.userId, organization_id: m.organizationId, role: m.role, created_at: m.createdAt })
+      .values(toColumns(m, MEMBERSHIP_FIELDS))
       .onConflict((oc) => oc.columns(['user_id', 'organization_id']).doUpdateSet({ role: m.role }))
       .execute();
   }
@@ -272,7 +187,7 @@ export class SqlConsoleStore implements ConsoleStore {
   async addInvitation(i: ConsoleInvitation): Promise<void> {
     await this.#db
       .insertInto('console_invitations')
-      .values({ token_hash: i.tokenHash, organization_id: i.organizationId, email: i.email, role: i.role, created_at: i.createdAt, expires_at: i.expiresAt, invited_by: i.invitedBy })
+      .values(toColumns(i, INVITATION_FIELDS))
       .execute();
   }
   async getInvitation(tokenHash: string): Promise<ConsoleInvitation | undefined> {
@@ -283,22 +198,16 @@ export class SqlConsoleStore implements ConsoleStore {
     const result = await this.#db.deleteFrom('console_invitations').where('token_hash', '=', tokenHash).executeTakeFirst();
     return Number(result.numDeletedRows) > 0;
   }
-  async invitations(organizationId: string): Promise<ConsoleInvitation[]> {
-    return (await this.#db.selectFrom('console_invitations').selectAll().where('organization_id', '=', organizationId).orderBy('created_at', 'desc').execute()).map(toInvitation);
+  async invitations(organizationId: string | null): Promise<ConsoleInvitation[]> {
+    let query = this.#db.selectFrom('console_invitations').selectAll();
+    if (organizationId !== null) query = query.where('organization_id', '=', organizationId);
+    return (await query.orderBy('created_at', 'desc').execute()).map(toInvitation);
   }
 
   async createSession(s: ConsoleSession): Promise<void> {
     await this.#db
       .insertInto('console_sessions')
-      .values({
-        id_hash: s.idHash,
-        user_id: s.userId,
-        organization_id: s.organizationId,
-        created_at: s.createdAt,
-        last_seen_at: s.lastSeenAt,
-        expires_at: s.expiresAt,
-        pending_second_factor: s.pendingSecondFactor ? 1 : 0,
-      })
+      .values({ ...toColumns(s, SESSION_FIELDS), ...flagsToColumns(s, ['pendingSecondFactor']) })
       .execute();
   }
   async getSession(idHash: string): Promise<ConsoleSession | undefined> {
@@ -351,7 +260,7 @@ export class SqlConsoleStore implements ConsoleStore {
   async addApiKey(k: ConsoleApiKey): Promise<void> {
     await this.#db
       .insertInto('console_api_keys')
-      .values({ id: k.id, organization_id: k.organizationId, name: k.name, created_at: k.createdAt, created_by: k.createdBy, last_used_at: k.lastUsedAt })
+      .values(toColumns(k, KEY_FIELDS))
       .execute();
   }
   async apiKeys(organizationId: string): Promise<ConsoleApiKey[]> {

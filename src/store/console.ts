@@ -132,8 +132,8 @@ export interface ConsoleStore {
   getInvitation(tokenHash: string): Promise<ConsoleInvitation | undefined>;
   /** Deletes the invitation; true when this call deleted it (it is used once, whoever races). */
   takeInvitation(tokenHash: string): Promise<boolean>;
-  /** Open invitations of the organisation, newest first. */
-  invitations(organizationId: string): Promise<ConsoleInvitation[]>;
+  /** Open invitations of the organisation (of every organisation when null: `users list`), newest first. */
+  invitations(organizationId: string | null): Promise<ConsoleInvitation[]>;
 
   createSession(session: ConsoleSession): Promise<void>;
   getSession(idHash: string): Promise<ConsoleSession | undefined>;

@@ -5,6 +5,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { Page, PageRequest, Timestamp } from './page-types.js';
+import { json, newestFirstPage, parse } from './sql-values.js';
 import { DEFAULT_FAILURE_REPORT_SETTINGS, type FailureReport, type FailureReportSettings, type FailureReportStore } from './failure-reports.js';
 
 interface Tables {
@@ -14,8 +15,6 @@ interface Tables {
 
 /** Rows one prune DELETE removes at most. */
 export const FAILURE_REPORT_PRUNE_BATCH = 1_000;
-
-const parse = (text: string): FailureReport => JSON.parse(text) as FailureReport;
 
 /** The SQL implementation of {@link FailureReportStore}. */
 export class SqlFailureReportStore implements FailureReportStore {
@@ -31,7 +30,7 @@ export class SqlFailureReportStore implements FailureReportStore {
     try {
       await this.#db
         .insertInto('failure_reports')
-        .values({ id: report.id, organization_id: report.organizationId, domain: report.domain, source_ip: report.sourceIp, arrived_at: report.receivedAt, identity: report.identity, document: JSON.stringify(report) })
+        .values({ id: report.id, organization_id: report.organizationId, domain: report.domain, source_ip: report.sourceIp, arrived_at: report.receivedAt, identity: report.identity, document: json(report) })
         .execute();
       return 'stored';
     } catch (error) {
@@ -51,23 +50,12 @@ export class SqlFailureReportStore implements FailureReportStore {
       .orderBy('id', 'desc')
       .limit(limit)
       .execute();
-    return rows.map((r) => parse(r.document));
+    return rows.map((r) => parse<FailureReport>(r.document));
   }
 
   async list(organizationId: string, page: PageRequest): Promise<Page<FailureReport>> {
-    const [rows, total] = await Promise.all([
-      this.#db
-        .selectFrom('failure_reports')
-        .select('document')
-        .where('organization_id', '=', organizationId)
-        .orderBy('arrived_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(page.limit)
-        .offset((page.page - 1) * page.limit)
-        .execute(),
-      this.#db.selectFrom('failure_reports').select((eb) => eb.fn.countAll().as('n')).where('organization_id', '=', organizationId).executeTakeFirst(),
-    ]);
-    return { items: rows.map((r) => parse(r.document)), total: Number(total?.n ?? 0) };
+    const matching = this.#db.selectFrom('failure_reports').where('organization_id', '=', organizationId);
+    return newestFirstPage(matching, page, (r: { document: string }) => parse<FailureReport>(r.document), { select: ['document'], by: 'arrived_at' });
   }
 
   /** Deletes reports received before `before`, in bounded batches (the record log's retention); how many went. */
@@ -86,7 +74,7 @@ export class SqlFailureReportStore implements FailureReportStore {
 
   async get(organizationId: string, id: string): Promise<FailureReport | undefined> {
     const row = await this.#db.selectFrom('failure_reports').select('document').where('id', '=', id).where('organization_id', '=', organizationId).executeTakeFirst();
-    return row && parse(row.document);
+    return row && parse<FailureReport>(row.document);
   }
 
   async settings(organizationId: string): Promise<FailureReportSettings> {

@@ -3,12 +3,12 @@
  * {@link MEMORY_LOOKALIKE_JOB_CAPACITY} jobs, a new one drops the oldest finished job.
  */
 import type { LookalikeReport } from '@spoof-checker/engine';
+import { copy, ownedCopy } from './pagination.js';
 import type { LookalikeJob, LookalikeJobError, LookalikeJobStore, NewLookalikeJob } from './lookalike-jobs.js';
 
 /** Most jobs the memory store keeps (each finished one holds its report). */
 export const MEMORY_LOOKALIKE_JOB_CAPACITY = 1000;
 
-const copy = (job: LookalikeJob): LookalikeJob => structuredClone(job);
 const open = (job: LookalikeJob): boolean => job.status === 'queued' || job.status === 'running';
 
 /** The memory implementation of {@link LookalikeJobStore}. */
@@ -44,13 +44,11 @@ export class MemoryLookalikeJobStore implements LookalikeJobStore {
   }
 
   async get(organizationId: string, id: string): Promise<LookalikeJob | undefined> {
-    const job = this.#jobs.get(id);
-    return job && job.organizationId === organizationId ? copy(job) : undefined;
+    return ownedCopy(this.#jobs.get(id), organizationId);
   }
 
   async getById(id: string): Promise<LookalikeJob | undefined> {
-    const job = this.#jobs.get(id);
-    return job && copy(job);
+    return ownedCopy(this.#jobs.get(id));
   }
 
   async markEnqueued(id: string): Promise<void> {

@@ -5,9 +5,11 @@
  * ISO 8601 text in UTC (they sort as text).
  */
 import { sql, type Kysely } from 'kysely';
+import { createTable } from './sql-tables.js';
 import type { LookalikeReport } from '@spoof-checker/engine';
 import type { LookalikeJob, LookalikeJobError, LookalikeJobStatus, LookalikeJobStore, NewLookalikeJob } from './lookalike-jobs.js';
 import type { MigrationFactory } from './migration-types.js';
+import { findById, fromColumns, numbersFromColumns, parse } from './sql-values.js';
 
 /** The lookalike job table, as Kysely sees it. */
 export interface LookalikeJobTables {
@@ -33,25 +35,12 @@ export interface LookalikeJobTables {
 }
 
 /** The migration that creates the lookalike job table (`0007_lookalike_jobs` in src/store/migrations.ts; forward-only). */
-export const createLookalikeJobTables: MigrationFactory = ({ text }) => ({
+export const createLookalikeJobTables: MigrationFactory = (context) => ({
   async up(db: Kysely<any>): Promise<void> {
-    await db.schema
-      .createTable('lookalike_jobs')
-      .addColumn('id', text, (c) => c.primaryKey())
-      .addColumn('organization_id', text, (c) => c.notNull())
-      .addColumn('domain', text, (c) => c.notNull())
-      .addColumn('status', text, (c) => c.notNull())
-      .addColumn('done', 'integer', (c) => c.notNull())
-      .addColumn('total', 'integer', (c) => c.notNull())
-      .addColumn('runs', 'integer', (c) => c.notNull())
-      .addColumn('created_at', text, (c) => c.notNull())
-      .addColumn('updated_at', text, (c) => c.notNull())
-      .addColumn('started_at', text)
-      .addColumn('finished_at', text)
-      .addColumn('enqueued', 'integer', (c) => c.notNull())
-      .addColumn('report', text)
-      .addColumn('error', text)
-      .execute();
+    await createTable(db, context, 'lookalike_jobs', {
+      id: 'key', organization_id: 'text', domain: 'text', status: 'text', done: 'integer', total: 'integer', runs: 'integer', created_at: 'text',
+      updated_at: 'text', started_at: 'text?', finished_at: 'text?', enqueued: 'integer', report: 'text?', error: 'text?',
+    }).execute();
     // The sweeper and the start-up recovery look for unfinished jobs, oldest first.
     await db.schema.createIndex('lookalike_jobs_status').on('lookalike_jobs').columns(['status', 'created_at']).execute();
     // Retention deletes finished jobs by age.
@@ -62,22 +51,16 @@ export const createLookalikeJobTables: MigrationFactory = ({ text }) => ({
 type Row = LookalikeJobTables['lookalike_jobs'];
 const OPEN: LookalikeJobStatus[] = ['queued', 'running'];
 
+/** The fields of a job its row holds as they are. */
+const JOB_FIELDS = ['id', 'organizationId', 'domain', 'status', 'createdAt', 'updatedAt', 'startedAt', 'finishedAt'] as const;
+
 function toJob(row: Row): LookalikeJob {
   return {
-    id: row.id,
-    organizationId: row.organization_id,
-    domain: row.domain,
-    status: row.status,
-    done: Number(row.done),
-    total: Number(row.total),
-    runs: Number(row.runs),
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    startedAt: row.started_at,
-    finishedAt: row.finished_at,
+    ...fromColumns(row, JOB_FIELDS),
+    ...numbersFromColumns(row, ['done', 'total', 'runs']),
     enqueued: Number(row.enqueued) === 1,
-    report: row.report === null ? null : (JSON.parse(row.report) as LookalikeReport),
-    error: row.error === null ? null : (JSON.parse(row.error) as LookalikeJobError),
+    report: row.report === null ? null : parse<LookalikeReport>(row.report),
+    error: row.error === null ? null : parse<LookalikeJobError>(row.error),
   };
 }
 
@@ -111,13 +94,11 @@ export class SqlLookalikeJobStore implements LookalikeJobStore {
   }
 
   async get(organizationId: string, id: string): Promise<LookalikeJob | undefined> {
-    const row = await this.#db.selectFrom('lookalike_jobs').selectAll().where('id', '=', id).where('organization_id', '=', organizationId).executeTakeFirst();
-    return row && toJob(row);
+    return findById(this.#db, 'lookalike_jobs', toJob, id, organizationId);
   }
 
   async getById(id: string): Promise<LookalikeJob | undefined> {
-    const row = await this.#db.selectFrom('lookalike_jobs').selectAll().where('id', '=', id).executeTakeFirst();
-    return row && toJob(row);
+    return findById(this.#db, 'lookalike_jobs', toJob, id);
   }
 
   async markEnqueued(id: string): Promise<void> {

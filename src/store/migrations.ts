@@ -8,6 +8,7 @@
  * {@link MigrationContext}, so one definition serves SQLite and PostgreSQL.
  */
 import { sql, type Kysely } from 'kysely';
+import { createTable } from './sql-tables.js';
 import { type Migration, type MigrationProvider, Migrator } from 'kysely/migration';
 import { createBatchTables } from './batches-sql.js';
 import { createConsoleTables } from './console-sql.js';
@@ -16,7 +17,7 @@ import { createLookalikeJobTables } from './lookalike-jobs-sql.js';
 import { createAlertTables } from './alerts-sql.js';
 import { createShareLinkTables } from './share-links-sql.js';
 import { createMonitorTables } from './monitors-sql.js';
-import { createReportDigestTables, createReportTables } from './reports-sql.js';
+import { createReportDigestTables, createReportIdentityBase, createReportTables } from './reports-sql.js';
 
 // The shapes a migration is written against (in their own module, so that the modules that define
 // tables — batches-sql.ts — import them without importing this list of migrations back).
@@ -29,160 +30,58 @@ export const MIGRATION_LOCK_TABLE = 'spoof_checker_migrations_lock';
 
 /** Every migration, by name; applied in name order. */
 export const MIGRATIONS: Readonly<Record<string, MigrationFactory>> = {
-  '0001_initial': ({ text, bytes }) => ({
+  '0001_initial': (context) => ({
     async up(db: Kysely<any>) {
-      await db.schema
-        .createTable('organizations')
-        .addColumn('id', text, (c) => c.primaryKey())
-        .addColumn('name', text, (c) => c.notNull())
-        .execute();
+      await createTable(db, context, 'organizations', { id: 'key', name: 'text' }).execute();
 
-      await db.schema
-        .createTable('api_keys')
-        .addColumn('id', text, (c) => c.primaryKey())
-        .addColumn('organization_id', text, (c) => c.notNull())
-        .addColumn('sha256', bytes, (c) => c.notNull().unique())
-        .addColumn('owner', text, (c) => c.notNull())
-        .execute();
+      await createTable(db, context, 'api_keys', { id: 'key', organization_id: 'text', sha256: { type: 'bytes', unique: true }, owner: 'text' }).execute();
 
-      await db.schema
-        .createTable('email_logs')
-        .addColumn('id', text, (c) => c.primaryKey())
-        .addColumn('organization_id', text, (c) => c.notNull())
-        .addColumn('created_at', text, (c) => c.notNull())
-        .addColumn('document', text, (c) => c.notNull())
-        .execute();
+      await createTable(db, context, 'email_logs', { id: 'key', organization_id: 'text', created_at: 'text', document: 'text' }).execute();
       await db.schema.createIndex('email_logs_by_organization').on('email_logs').columns(['organization_id', 'created_at', 'id']).execute();
 
-      await db.schema
-        .createTable('record_logs')
-        .addColumn('uuid', text, (c) => c.primaryKey())
-        .addColumn('organization_id', text)
-        .addColumn('created_at', text, (c) => c.notNull())
-        .addColumn('document', text, (c) => c.notNull())
-        .execute();
+      await createTable(db, context, 'record_logs', { uuid: 'key', organization_id: 'text?', created_at: 'text', document: 'text' }).execute();
       // Retention deletes the oldest first.
       await db.schema.createIndex('record_logs_by_age').on('record_logs').column('created_at').execute();
 
-      await db.schema
-        .createTable('templates')
-        .addColumn('id', text, (c) => c.primaryKey())
-        .addColumn('organization_id', text, (c) => c.notNull())
-        .addColumn('name', text, (c) => c.notNull())
-        .addColumn('description', text)
-        .addColumn('subject', text)
-        .addColumn('from_email', text)
-        .addColumn('reply_to', text)
-        .addColumn('preview_text', text)
-        .addColumn('status', text, (c) => c.notNull())
-        .addColumn('current_version', 'integer')
-        .addColumn('variables', text, (c) => c.notNull())
-        .addColumn('created_at', text, (c) => c.notNull())
-        .addColumn('updated_at', text, (c) => c.notNull())
-        .execute();
+      await createTable(db, context, 'templates', {
+        id: 'key', organization_id: 'text', name: 'text', description: 'text?', subject: 'text?', from_email: 'text?', reply_to: 'text?', preview_text: 'text?',
+        status: 'text', current_version: 'integer?', variables: 'text', created_at: 'text', updated_at: 'text',
+      }).execute();
       await db.schema.createIndex('templates_by_organization').on('templates').columns(['organization_id', 'created_at', 'id']).execute();
 
-      await db.schema
-        .createTable('template_versions')
-        .addColumn('id', text, (c) => c.primaryKey())
-        .addColumn('template_id', text, (c) => c.notNull().references('templates.id'))
-        .addColumn('version', 'integer', (c) => c.notNull())
-        .addColumn('name', text, (c) => c.notNull())
-        .addColumn('is_major', 'integer', (c) => c.notNull())
-        .addColumn('subject', text)
-        .addColumn('from_email', text)
-        .addColumn('reply_to', text)
-        .addColumn('preview_text', text)
-        .addColumn('description', text)
-        .addColumn('content', text, (c) => c.notNull())
-        .addColumn('variables', text, (c) => c.notNull())
-        .addColumn('rendered_html', text)
-        .addColumn('created_by_user_id', text, (c) => c.notNull())
-        .addColumn('created_by', text, (c) => c.notNull())
-        .addColumn('created_at', text, (c) => c.notNull())
-        .addColumn('draft_number', 'integer')
-        .addColumn('publish_number', 'integer')
+      await createTable(db, context, 'template_versions', {
+        id: 'key', template_id: { type: 'text', references: 'templates.id' }, version: 'integer', name: 'text', is_major: 'integer', subject: 'text?',
+        from_email: 'text?', reply_to: 'text?', preview_text: 'text?', description: 'text?', content: 'text', variables: 'text', rendered_html: 'text?',
+        created_by_user_id: 'text', created_by: 'text', created_at: 'text', draft_number: 'integer?', publish_number: 'integer?',
+      })
         // Two versions of one template never share a number, whatever process wrote them.
         .addUniqueConstraint('template_versions_unique_number', ['template_id', 'version'])
         .execute();
 
-      await db.schema
-        .createTable('domains')
-        .addColumn('id', text, (c) => c.primaryKey())
-        .addColumn('organization_id', text, (c) => c.notNull())
-        .addColumn('domain', text, (c) => c.notNull())
-        .addColumn('status', text, (c) => c.notNull())
-        .addColumn('user_verified_domain', 'integer', (c) => c.notNull())
-        .addColumn('system_verified', 'integer', (c) => c.notNull())
-        .addColumn('custom_return_path', text)
-        .addColumn('tracking_subdomain', text)
-        .addColumn('is_click_tracking_enabled', 'integer', (c) => c.notNull())
-        .addColumn('is_open_tracking_enabled', 'integer', (c) => c.notNull())
-        .addColumn('tls', text, (c) => c.notNull())
-        .addColumn('is_tracking_domain', 'integer', (c) => c.notNull())
-        .addColumn('is_sending_email_enabled', 'integer', (c) => c.notNull())
-        .addColumn('is_receiving_email_enabled', 'integer', (c) => c.notNull())
-        .addColumn('verification_failed_reason', text)
-        .addColumn('last_verified_at', text)
-        .addColumn('created_at', text, (c) => c.notNull())
-        .addColumn('updated_at', text, (c) => c.notNull())
-        .addColumn('deleted_at', text)
-        .execute();
+      await createTable(db, context, 'domains', {
+        id: 'key', organization_id: 'text', domain: 'text', status: 'text', user_verified_domain: 'integer', system_verified: 'integer',
+        custom_return_path: 'text?', tracking_subdomain: 'text?', is_click_tracking_enabled: 'integer', is_open_tracking_enabled: 'integer', tls: 'text',
+        is_tracking_domain: 'integer', is_sending_email_enabled: 'integer', is_receiving_email_enabled: 'integer', verification_failed_reason: 'text?',
+        last_verified_at: 'text?', created_at: 'text', updated_at: 'text', deleted_at: 'text?',
+      }).execute();
       await db.schema.createIndex('domains_by_organization').on('domains').columns(['organization_id', 'created_at', 'id']).execute();
 
-      await db.schema
-        .createTable('dns_records')
-        .addColumn('id', text, (c) => c.primaryKey())
-        .addColumn('domain_id', text, (c) => c.notNull().references('domains.id'))
-        .addColumn('position', 'integer', (c) => c.notNull())
-        .addColumn('record_type', text, (c) => c.notNull())
-        .addColumn('record_type_name', text, (c) => c.notNull())
-        .addColumn('domain', text, (c) => c.notNull())
-        .addColumn('name', text, (c) => c.notNull())
-        .addColumn('value', text, (c) => c.notNull())
-        .addColumn('ttl', text, (c) => c.notNull())
-        .addColumn('priority', 'double precision')
-        .addColumn('status', text, (c) => c.notNull())
-        .addColumn('created_at', text, (c) => c.notNull())
-        .addColumn('updated_at', text, (c) => c.notNull())
-        .addColumn('deleted_at', text)
-        .execute();
+      await createTable(db, context, 'dns_records', {
+        id: 'key', domain_id: { type: 'text', references: 'domains.id' }, position: 'integer', record_type: 'text', record_type_name: 'text', domain: 'text',
+        name: 'text', value: 'text', ttl: 'text', priority: 'double precision?', status: 'text', created_at: 'text', updated_at: 'text', deleted_at: 'text?',
+      }).execute();
       await db.schema.createIndex('dns_records_by_domain').on('dns_records').columns(['domain_id', 'position']).execute();
 
-      await db.schema
-        .createTable('contact_groups')
-        .addColumn('id', text, (c) => c.primaryKey())
-        .addColumn('organization_id', text, (c) => c.notNull())
-        .addColumn('name', text, (c) => c.notNull())
-        .execute();
+      await createTable(db, context, 'contact_groups', { id: 'key', organization_id: 'text', name: 'text' }).execute();
       await db.schema.createIndex('contact_groups_by_organization').on('contact_groups').column('organization_id').execute();
 
-      await db.schema
-        .createTable('contact_channels')
-        .addColumn('id', text, (c) => c.primaryKey())
-        .addColumn('organization_id', text, (c) => c.notNull())
-        .addColumn('name', text, (c) => c.notNull())
-        .addColumn('default_subscription', text, (c) => c.notNull())
-        .execute();
+      await createTable(db, context, 'contact_channels', { id: 'key', organization_id: 'text', name: 'text', default_subscription: 'text' }).execute();
       await db.schema.createIndex('contact_channels_by_organization').on('contact_channels').column('organization_id').execute();
 
-      await db.schema
-        .createTable('contacts')
-        .addColumn('id', text, (c) => c.primaryKey())
-        .addColumn('organization_id', text, (c) => c.notNull())
-        .addColumn('email', text, (c) => c.notNull())
-        .addColumn('email_lower', text, (c) => c.notNull())
-        .addColumn('first_name', text)
-        .addColumn('last_name', text)
-        .addColumn('status', text, (c) => c.notNull())
-        .addColumn('properties', text, (c) => c.notNull())
-        .addColumn('group_ids', text, (c) => c.notNull())
-        .addColumn('enrolments', text, (c) => c.notNull())
-        .addColumn('suppression_reason', text)
-        .addColumn('suppressed_at', text)
-        .addColumn('created_at', text, (c) => c.notNull())
-        .addColumn('updated_at', text, (c) => c.notNull())
-        .execute();
+      await createTable(db, context, 'contacts', {
+        id: 'key', organization_id: 'text', email: 'text', email_lower: 'text', first_name: 'text?', last_name: 'text?', status: 'text', properties: 'text',
+        group_ids: 'text', enrolments: 'text', suppression_reason: 'text?', suppressed_at: 'text?', created_at: 'text', updated_at: 'text',
+      }).execute();
       await db.schema.createIndex('contacts_by_organization').on('contacts').columns(['organization_id', 'created_at', 'id']).execute();
     },
   }),
@@ -202,6 +101,8 @@ export const MIGRATIONS: Readonly<Record<string, MigrationFactory>> = {
   '0011_alerts': createAlertTables,
   // Read-only links to a domain's report dashboard (src/store/share-links-sql.ts).
   '0012_share_links': createShareLinkTables,
+  // Each report's identity base in a column, so that `contested` is a fact of the store (src/store/reports-sql.ts).
+  '0013_report_identity_base': createReportIdentityBase,
 };
 
 /** The column types of `dialect`. */

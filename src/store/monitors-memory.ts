@@ -2,26 +2,14 @@
  * Monitors held in memory: for tests and for `serve` without a database. History is bounded per
  * monitor (MEMORY_MONITOR_HISTORY_CAPACITY, the newest kept), as the memory record log is.
  */
-import { paginate } from './pagination.js';
-import type {
-  CommitOutcome,
-  DeliveryAttempt,
-  DeliveryStatus,
-  Monitor,
-  MonitorHistoryEntry,
-  MonitorPatch,
-  MonitorRunCommit,
-  MonitorStore,
-  WebhookDelivery,
-} from './monitors.js';
-import type { Page, PageRequest, Timestamp } from './types.js';
+import { copy, paginate } from './pagination.js';
+import type { CommitOutcome, DeliveryAttempt, DeliveryStatus, Monitor, MonitorHistoryEntry, MonitorPatch, MonitorRunCommit, MonitorStore, WebhookDelivery } from './monitors.js';
+import type { Page, PageRequest, Timestamp } from './page-types.js';
 
 /** History entries kept per monitor in memory (the oldest go first). */
 export const MEMORY_MONITOR_HISTORY_CAPACITY = 1_000;
 /** Run ids remembered per monitor in memory (to refuse a run committed twice). */
 const MEMORY_RUN_IDS_KEPT = 1_000;
-
-const copy = <T>(value: T): T => structuredClone(value);
 
 interface Entry {
   monitor: Monitor;

@@ -10,20 +10,11 @@
  * other is told `conflict` and recomputes. Timestamps are ISO 8601 text in UTC; nested values JSON.
  */
 import { sql, type Kysely } from 'kysely';
+import { createTable } from './sql-tables.js';
 import type { MigrationFactory } from './migration-types.js';
-import type {
-  CommitOutcome,
-  DeliveryAttempt,
-  DeliveryStatus,
-  Monitor,
-  MonitorHistoryEntry,
-  MonitorPatch,
-  MonitorRunCommit,
-  MonitorStore,
-  NewMonitorHistoryEntry,
-  WebhookDelivery,
-} from './monitors.js';
-import type { Page, PageRequest, Timestamp } from './types.js';
+import type { CommitOutcome, DeliveryAttempt, DeliveryStatus, Monitor, MonitorHistoryEntry, MonitorPatch, MonitorRunCommit, MonitorStore, NewMonitorHistoryEntry, WebhookDelivery } from './monitors.js';
+import type { Page, PageRequest, Timestamp } from './page-types.js';
+import { count, findById, fromColumns, json, newestFirstPage, numbersFromColumns, offsetOf, parse, toColumns } from './sql-values.js';
 
 /** Rows one prune DELETE removes at most. */
 export const MONITOR_PRUNE_BATCH = 1_000;
@@ -74,114 +65,66 @@ export interface MonitorTables {
 }
 
 /** The migration that creates the monitor tables (`0003_monitors`; forward-only). */
-export const createMonitorTables: MigrationFactory = ({ text, bytes }) => ({
+export const createMonitorTables: MigrationFactory = (context) => ({
   async up(db: Kysely<any>): Promise<void> {
-    await db.schema
-      .createTable('monitors')
-      .addColumn('id', text, (c) => c.primaryKey())
-      .addColumn('organization_id', text, (c) => c.notNull())
-      .addColumn('domain', text, (c) => c.notNull())
-      .addColumn('interval_minutes', 'integer', (c) => c.notNull())
-      .addColumn('webhook_url', text)
-      .addColumn('checks', text, (c) => c.notNull())
-      .addColumn('sealed_secret', text, (c) => c.notNull())
-      .addColumn('machine', text, (c) => c.notNull())
-      .addColumn('last_result', text)
-      .addColumn('next_run_at', text, (c) => c.notNull())
-      .addColumn('lease_until', text)
-      .addColumn('version', 'integer', (c) => c.notNull())
-      .addColumn('history_seq', 'integer', (c) => c.notNull())
-      .addColumn('created_at', text, (c) => c.notNull())
-      .addColumn('updated_at', text, (c) => c.notNull())
+    await createTable(db, context, 'monitors', {
+      id: 'key', organization_id: 'text', domain: 'text', interval_minutes: 'integer', webhook_url: 'text?', checks: 'text', sealed_secret: 'text',
+      machine: 'text', last_result: 'text?', next_run_at: 'text', lease_until: 'text?', version: 'integer', history_seq: 'integer', created_at: 'text',
+      updated_at: 'text',
+    })
       // One monitor per domain and organisation (a second is a 409), whatever process adds it.
       .addUniqueConstraint('monitors_unique_domain', ['organization_id', 'domain'])
       .execute();
     await db.schema.createIndex('monitors_by_organization').on('monitors').columns(['organization_id', 'created_at', 'id']).execute();
     await db.schema.createIndex('monitors_by_next_run').on('monitors').columns(['next_run_at']).execute();
     await db.schema.createIndex('monitors_by_domain').on('monitors').columns(['domain', 'created_at']).execute();
-    await db.schema
-      .createTable('monitor_history')
-      .addColumn('monitor_id', text, (c) => c.notNull().references('monitors.id').onDelete('cascade'))
-      .addColumn('seq', 'integer', (c) => c.notNull())
-      .addColumn('type', text, (c) => c.notNull())
-      .addColumn('at', text, (c) => c.notNull())
-      .addColumn('run_id', text)
-      .addColumn('document', text, (c) => c.notNull())
+    await createTable(db, context, 'monitor_history', {
+      monitor_id: { type: 'text', references: 'monitors.id', onDelete: 'cascade' }, seq: 'integer', type: 'text', at: 'text', run_id: 'text?', document: 'text',
+    })
       .addPrimaryKeyConstraint('monitor_history_pk', ['monitor_id', 'seq'])
       .execute();
     // A run is written once (NULLs, the change rows, are distinct in both databases).
     await db.schema.createIndex('monitor_history_unique_run').on('monitor_history').columns(['monitor_id', 'run_id']).unique().execute();
     await db.schema.createIndex('monitor_history_by_age').on('monitor_history').column('at').execute();
-    await db.schema
-      .createTable('monitor_deliveries')
-      .addColumn('id', text, (c) => c.primaryKey())
-      .addColumn('monitor_id', text, (c) => c.notNull().references('monitors.id').onDelete('cascade'))
-      .addColumn('organization_id', text, (c) => c.notNull())
-      .addColumn('status', text, (c) => c.notNull())
-      .addColumn('next_attempt_at', text)
-      .addColumn('created_at', text, (c) => c.notNull())
-      .addColumn('document', text, (c) => c.notNull())
-      .execute();
+    await createTable(db, context, 'monitor_deliveries', {
+      id: 'key', monitor_id: { type: 'text', references: 'monitors.id', onDelete: 'cascade' }, organization_id: 'text', status: 'text',
+      next_attempt_at: 'text?', created_at: 'text', document: 'text',
+    }).execute();
     await db.schema.createIndex('monitor_deliveries_due').on('monitor_deliveries').columns(['status', 'next_attempt_at']).execute();
     await db.schema.createIndex('monitor_deliveries_by_monitor').on('monitor_deliveries').columns(['monitor_id', 'created_at', 'id']).execute();
-    await db.schema
-      .createTable('server_secrets')
-      .addColumn('name', text, (c) => c.primaryKey())
-      .addColumn('value', bytes, (c) => c.notNull())
-      .execute();
+    await createTable(db, context, 'server_secrets', { name: 'key', value: 'bytes' }).execute();
   },
 });
 
 type MonitorRow = MonitorTables['monitors'];
 
-const json = (value: unknown): string => JSON.stringify(value);
-const parse = <T>(text: string): T => JSON.parse(text) as T;
+/** The fields of a monitor its row holds as they are. */
+const MONITOR_FIELDS = ['id', 'organizationId', 'domain', 'webhookUrl', 'sealedSecret', 'nextRunAt', 'leaseUntil', 'createdAt', 'updatedAt'] as const;
+/** Its numbers (integer columns). */
+const MONITOR_NUMBERS = ['intervalMinutes', 'version'] as const;
 
 function toMonitor(row: MonitorRow): Monitor {
   return {
-    id: row.id,
-    organizationId: row.organization_id,
-    domain: row.domain,
-    intervalMinutes: Number(row.interval_minutes),
-    webhookUrl: row.webhook_url,
+    ...fromColumns(row, MONITOR_FIELDS),
+    ...numbersFromColumns(row, MONITOR_NUMBERS),
     checks: parse(row.checks),
-    sealedSecret: row.sealed_secret,
     machine: parse(row.machine),
     lastResult: row.last_result === null ? null : parse(row.last_result),
-    nextRunAt: row.next_run_at,
-    leaseUntil: row.lease_until,
-    version: Number(row.version),
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
   };
 }
 
 function toRow(monitor: Monitor): MonitorRow {
   return {
-    id: monitor.id,
-    organization_id: monitor.organizationId,
-    domain: monitor.domain,
-    interval_minutes: monitor.intervalMinutes,
-    webhook_url: monitor.webhookUrl,
+    ...toColumns(monitor, [...MONITOR_FIELDS, ...MONITOR_NUMBERS]),
     checks: json(monitor.checks),
-    sealed_secret: monitor.sealedSecret,
     machine: json(monitor.machine),
     last_result: monitor.lastResult === null ? null : json(monitor.lastResult),
-    next_run_at: monitor.nextRunAt,
-    lease_until: monitor.leaseUntil,
-    version: monitor.version,
     history_seq: 0,
-    created_at: monitor.createdAt,
-    updated_at: monitor.updatedAt,
   };
 }
 
 function deliveryRow(d: WebhookDelivery): MonitorTables['monitor_deliveries'] {
   return { id: d.id, monitor_id: d.monitorId, organization_id: d.organizationId, status: d.status, next_attempt_at: d.nextAttemptAt, created_at: d.createdAt, document: json(d) };
-}
-
-function offsetOf(page: PageRequest): number {
-  return (page.page - 1) * page.limit;
 }
 
 /** The SQL implementation of {@link MonitorStore}, on a database that has run {@link createMonitorTables}. */
@@ -216,8 +159,7 @@ export class SqlMonitorStore implements MonitorStore {
   }
 
   async get(organizationId: string, id: string): Promise<Monitor | undefined> {
-    const row = await this.#db.selectFrom('monitors').selectAll().where('id', '=', id).where('organization_id', '=', organizationId).executeTakeFirst();
-    return row && toMonitor(row);
+    return findById(this.#db, 'monitors', toMonitor, id, organizationId);
   }
 
   async getByDomain(organizationId: string, domain: string): Promise<Monitor | undefined> {
@@ -227,24 +169,11 @@ export class SqlMonitorStore implements MonitorStore {
   }
 
   async getById(id: string): Promise<Monitor | undefined> {
-    const row = await this.#db.selectFrom('monitors').selectAll().where('id', '=', id).executeTakeFirst();
-    return row && toMonitor(row);
+    return findById(this.#db, 'monitors', toMonitor, id);
   }
 
   async list(organizationId: string, page: PageRequest): Promise<Page<Monitor>> {
-    const [rows, total] = await Promise.all([
-      this.#db
-        .selectFrom('monitors')
-        .selectAll()
-        .where('organization_id', '=', organizationId)
-        .orderBy('created_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(page.limit)
-        .offset(offsetOf(page))
-        .execute(),
-      this.#db.selectFrom('monitors').select((eb) => eb.fn.countAll().as('n')).where('organization_id', '=', organizationId).executeTakeFirst(),
-    ]);
-    return { items: rows.map(toMonitor), total: Number(total?.n ?? 0) };
+    return newestFirstPage(this.#db.selectFrom('monitors').where('organization_id', '=', organizationId), page, toMonitor);
   }
 
   async update(organizationId: string, id: string, patch: MonitorPatch, now: Timestamp): Promise<Monitor | undefined> {
@@ -328,7 +257,7 @@ export class SqlMonitorStore implements MonitorStore {
       this.#db.selectFrom('monitor_history').select(['seq', 'document']).where('monitor_id', '=', monitorId).orderBy('seq', 'desc').limit(page.limit).offset(offsetOf(page)).execute(),
       this.#db.selectFrom('monitor_history').select((eb) => eb.fn.countAll().as('n')).where('monitor_id', '=', monitorId).executeTakeFirst(),
     ]);
-    return { items: rows.map((r) => ({ ...parse<NewMonitorHistoryEntry>(r.document), seq: Number(r.seq) })), total: Number(total?.n ?? 0) };
+    return { items: rows.map((r) => ({ ...parse<NewMonitorHistoryEntry>(r.document), seq: Number(r.seq) })), total: count(total?.n) };
   }
 
   async history(organizationId: string, monitorId: string, page: PageRequest): Promise<Page<MonitorHistoryEntry> | undefined> {
@@ -373,29 +302,13 @@ export class SqlMonitorStore implements MonitorStore {
   async deliveries(organizationId: string, monitorId: string, page: PageRequest): Promise<Page<WebhookDelivery> | undefined> {
     const own = await this.#db.selectFrom('monitors').select('id').where('id', '=', monitorId).where('organization_id', '=', organizationId).executeTakeFirst();
     if (!own) return undefined;
-    const [rows, total] = await Promise.all([
-      this.#db
-        .selectFrom('monitor_deliveries')
-        .select('document')
-        .where('monitor_id', '=', monitorId)
-        .orderBy('created_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(page.limit)
-        .offset(offsetOf(page))
-        .execute(),
-      this.#db.selectFrom('monitor_deliveries').select((eb) => eb.fn.countAll().as('n')).where('monitor_id', '=', monitorId).executeTakeFirst(),
-    ]);
-    return { items: rows.map((r) => parse<WebhookDelivery>(r.document)), total: Number(total?.n ?? 0) };
+    const matching = this.#db.selectFrom('monitor_deliveries').where('monitor_id', '=', monitorId);
+    return newestFirstPage(matching, page, (r: { document: string }) => parse<WebhookDelivery>(r.document), { select: ['document'] });
   }
 
   async getDelivery(organizationId: string, monitorId: string, id: string): Promise<WebhookDelivery | undefined> {
-    const row = await this.#db
-      .selectFrom('monitor_deliveries')
-      .select('document')
-      .where('id', '=', id)
-      .where('monitor_id', '=', monitorId)
-      .where('organization_id', '=', organizationId)
-      .executeTakeFirst();
+    const own = this.#db.selectFrom('monitor_deliveries').select('document').where('monitor_id', '=', monitorId).where('organization_id', '=', organizationId);
+    const row = await own.where('id', '=', id).executeTakeFirst();
     return row && parse<WebhookDelivery>(row.document);
   }
 

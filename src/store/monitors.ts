@@ -89,7 +89,7 @@ export interface MonitorCheckSummary {
 
 /**
  * The confirmation state: the state last confirmed, and a different state seen but not yet seen
- * often enough in a row to be believed (src/jobs/monitor-changes.ts).
+ * often enough in a row to be believed (src/jobs/monitors/monitor-changes.ts).
  */
 export interface MonitorMachine {
   confirmed: { digest: string; snapshot: MonitorSnapshot; since: Timestamp } | null;
@@ -107,7 +107,7 @@ export interface Monitor {
   intervalMinutes: number;
   webhookUrl: string | null;
   checks: MonitorCheckKind[];
-  /** The webhook secret sealed with the server key (src/jobs/monitor-secrets.ts); never shown again. */
+  /** The webhook secret sealed with the server key (src/jobs/monitors/monitor-secrets.ts); never shown again. */
   sealedSecret: string;
   machine: MonitorMachine;
   lastResult: MonitorCheckSummary | null;

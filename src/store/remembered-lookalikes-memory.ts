@@ -1,11 +1,9 @@
 /**
  * Remembered lookalikes held in memory: for tests and for `serve` without a database.
  */
-import { paginate } from './pagination.js';
+import { copy, paginate } from './pagination.js';
 import type { Page, PageRequest } from './page-types.js';
 import { compareRemembered, type RememberedLookalike, type RememberedLookalikeStore } from './remembered-lookalikes.js';
-
-const copy = <T>(value: T): T => structuredClone(value);
 
 /** The memory implementation of {@link RememberedLookalikeStore}. */
 export class MemoryRememberedLookalikeStore implements RememberedLookalikeStore {

@@ -2,7 +2,7 @@
  * Remembered lookalikes in SQL (SQLite or PostgreSQL) on Kysely: one row per monitor and name
  * (`monitor_lookalikes`, migration `0011_alerts` in src/store/alerts-sql.ts), the entry as JSON,
  * dropped with its monitor (a foreign key with cascade). A monitor remembers at most
- * MAX_REMEMBERED_LOOKALIKES names (src/jobs/lookalike-memory.ts), so a list reads them all and
+ * MAX_REMEMBERED_LOOKALIKES names (src/jobs/monitors/lookalike-memory.ts), so a list reads them all and
  * sorts in the process.
  */
 import type { Kysely } from 'kysely';
@@ -62,7 +62,7 @@ export class SqlRememberedLookalikeStore implements RememberedLookalikeStore {
   }
 
   async list(organizationId: string, monitorId: string, page: PageRequest): Promise<Page<RememberedLookalike>> {
-    // The empty name is the baseline marker (src/jobs/lookalike-memory.ts), not a lookalike.
+    // The empty name is the baseline marker (src/jobs/monitors/lookalike-memory.ts), not a lookalike.
     const rows = await this.#db.selectFrom('monitor_lookalikes').select('document').where('monitor_id', '=', monitorId).where('organization_id', '=', organizationId).where('domain', '!=', '').execute();
     return paginate(rows.map((r) => parse(r.document)).sort(compareRemembered), page);
   }

@@ -5,12 +5,14 @@
 import type { SenderDigestEntry } from '@spoof-checker/engine';
 import type { Page, PageRequest } from './page-types.js';
 import {
+  identityBaseOf,
   isTrustedOrigin,
   MAX_REPORT_RECORDS_PER_ORGANIZATION_PER_DAY,
   mergeDigestDay,
   REPORT_LIMIT_WINDOW_MS,
   reportingSource,
   sourceLimit,
+  sourceWindowOf,
   type AddReportOutcome,
   type DayRange,
   type ReportDayTotals,
@@ -110,6 +112,7 @@ export class MemoryReportStore implements ReportStore {
       ...structuredClone(rest),
       recordCount: records.length,
       messageCount: records.reduce((sum, r) => sum + r.count, 0),
+      contested: false,
     };
     this.#reports.set(report.id, { report: stored, records: structuredClone(records), source });
     identities.set(report.identity, report.id);
@@ -130,7 +133,17 @@ export class MemoryReportStore implements ReportStore {
       .filter((r) => (query.domain === undefined || r.domain === query.domain) && (query.kind === undefined || r.kind === query.kind))
       .sort(newestFirst);
     const start = (query.page - 1) * query.limit;
-    return { items: structuredClone(all.slice(start, start + query.limit)), total: all.length };
+    // Contested across every report of the organisation, whatever page it is on.
+    const bases = new Map<string, number>();
+    for (const { report } of this.#own(organizationId)) {
+      const base = identityBaseOf(report.origin);
+      if (base !== null) bases.set(base, (bases.get(base) ?? 0) + 1);
+    }
+    const items = all.slice(start, start + query.limit).map((r) => {
+      const base = identityBaseOf(r.origin);
+      return { ...structuredClone(r), contested: base !== null && (bases.get(base) ?? 0) > 1 };
+    });
+    return { items, total: all.length };
   }
 
   async rejections(organizationId: string, page: PageRequest): Promise<Page<ReportRejection>> {
@@ -151,6 +164,10 @@ export class MemoryReportStore implements ReportStore {
 
   async senderDays(organizationId: string, domain: string, days: DayRange, trusted: boolean): Promise<SenderDigestEntry[]> {
     return structuredClone(this.#days(organizationId, domain, days).filter((d) => d.trusted === trusted).map((d) => d.entry));
+  }
+
+  async senderWindow(organizationId: string, domain: string, days: DayRange, trusted: boolean): Promise<SenderDigestEntry[]> {
+    return sourceWindowOf(await this.senderDays(organizationId, domain, days, trusted));
   }
 
   async dailyTotals(organizationId: string, domain: string, days: DayRange): Promise<ReportDayTotals[]> {
@@ -227,5 +244,13 @@ export class MemoryReportStore implements ReportStore {
 
   async rejectionCount(organizationId: string): Promise<number> {
     return this.#rejections.filter((r) => r.organizationId === organizationId).length;
+  }
+
+  async domainDailyTotals(organizationId: string, days: DayRange): Promise<(ReportDayTotals & { domain: string })[]> {
+    const prefix = `${organizationId}\u0000`;
+    const domains = [...this.#digests.keys()].filter((key) => key.startsWith(prefix)).map((key) => key.slice(prefix.length)).sort();
+    const out: (ReportDayTotals & { domain: string })[] = [];
+    for (const domain of domains) for (const t of await this.dailyTotals(organizationId, domain, days)) out.push({ domain, ...t });
+    return out;
   }
 }

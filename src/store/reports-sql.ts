@@ -16,9 +16,12 @@ import {
   mergeDigestDay,
   OTHER_SOURCES,
   REPORT_LIMIT_WINDOW_MS,
+  emptyDigestEntry,
+  identityBaseOf,
   reportDay,
   reportingSource,
   sourceLimit,
+  sourceWindowEntries,
   type AddReportOutcome,
   type DayRange,
   type ReportDayTotals,
@@ -44,6 +47,8 @@ const DIGEST_LOCK_CLASS = 0x5250_4454; // "RPDT"
 
 /** The columns of one record, in INSERT order. */
 const RECORD_COLUMNS = ['report_pk', 'seq', 'organization_id', 'domain', 'begin_at', 'end_at', 'day', 'source_ip', 'header_from', 'disposition', 'dkim_aligned', 'spf_aligned', 'count', 'detail'] as const;
+/** The columns of one report, in INSERT order (identity_base: migration 0013). */
+const REPORT_COLUMNS = ['id', 'organization_id', 'kind', 'identity', 'domain', 'begin_at', 'end_at', 'reporter', 'org_name', 'report_id', 'authenticated', 'trusted', 'reporting_source', 'received_at', 'origin', 'document', 'record_count', 'message_count', 'identity_base'] as const;
 /** The columns of one digest entry, in INSERT order. */
 const DIGEST_COLUMNS = ['organization_id', 'domain', 'day', 'trusted', 'source', 'messages', 'dmarc_pass', 'spf_aligned', 'dkim_aligned', 'failing', 'entry'] as const;
 
@@ -72,6 +77,8 @@ export interface ReportTables {
     document: string;
     record_count: number | string;
     message_count: number | string;
+    /** The identity base of an unauthenticated report (ReportOrigin.identityBase; migration 0013), else null. */
+    identity_base: string | null;
   };
   report_records: {
     report_pk: string;
@@ -235,6 +242,20 @@ export const createReportDigestTables: MigrationFactory = ({ text, dialect }) =>
 });
 
 /**
+ * Migration `0013_report_identity_base` (forward-only): each report's identity base in a column
+ * (from its origin's `identityBase`), indexed, so that whether a report is contested (another report
+ * of the organisation under the same base) is a fact of the store, read with the list.
+ */
+export const createReportIdentityBase: MigrationFactory = ({ text, dialect }) => ({
+  async up(db: Kysely<any>): Promise<void> {
+    await db.schema.alterTable('reports').addColumn('identity_base', text).execute();
+    if (dialect === 'postgres') await sql`update reports set identity_base = (origin::jsonb) ->> 'identityBase' where origin like '%"identityBase"%'`.execute(db);
+    else await sql`update reports set identity_base = json_extract(origin, '$.identityBase') where origin like '%"identityBase"%'`.execute(db);
+    await db.schema.createIndex('reports_by_identity_base').on('reports').columns(['organization_id', 'identity_base']).execute();
+  },
+});
+
+/**
  * Digests every stored aggregate report into `report_sender_days`, one report at a time (memory stays
  * flat): what migration 0008 does for the reports stored before it. Each report's rows are read back
  * into the engine's shape and merged as ingestion would have merged them.
@@ -285,25 +306,12 @@ type DigestRow = { day: string; source: string; messages: number | string; dmarc
 /** A stored digest row back as the engine's entry. */
 function entryOf(row: DigestRow): SenderDigestEntry {
   return {
-    day: row.day,
-    source: row.source,
+    ...emptyDigestEntry(row.source, row.day),
     messages: Number(row.messages),
     dmarcPass: Number(row.dmarc_pass),
     spfAligned: Number(row.spf_aligned),
     dkimAligned: Number(row.dkim_aligned),
     failing: Number(row.failing),
-    forwardedFailing: 0,
-    selectors: [],
-    dkimDomains: [],
-    spfDomains: [],
-    verified: [],
-    ownFailed: [],
-    ownFailedNoSelector: false,
-    broken: [],
-    brokenNoSelector: 0,
-    unalignedDkimPass: null,
-    unalignedSpfPass: null,
-    ownSpfFailed: null,
     ...(JSON.parse(row.entry) as Partial<SenderDigestEntry>),
   };
 }
@@ -320,7 +328,7 @@ function multiRowInsert(dialect: SqlDialectName, table: string, columns: readonl
   return `insert into ${table} (${columns.join(', ')}) values ${tuples.join(', ')}${suffix}`;
 }
 
-type ReportRow = ReportTables['reports'];
+type ReportRow = ReportTables['reports'] & { contested: number | boolean | string | null };
 
 function toStored(row: ReportRow): StoredReport {
   return {
@@ -338,6 +346,7 @@ function toStored(row: ReportRow): StoredReport {
     document: row.document,
     recordCount: Number(row.record_count),
     messageCount: Number(row.message_count),
+    contested: row.contested === true || Number(row.contested) === 1,
   };
 }
 
@@ -444,11 +453,26 @@ export class SqlReportStore implements ReportStore {
     const source = reportingSource(report);
     if (source === null || report.records.length === 0) return null;
     const since = new Date(Date.parse(report.origin.receivedAt) - REPORT_LIMIT_WINDOW_MS).toISOString();
-    const recent = trx.selectFrom('reports').where('organization_id', '=', report.organizationId).where('received_at', '>', since);
-    const sum = async (query: typeof recent) => Number((await query.select((eb) => eb.fn.sum<number | string | null>('record_count').as('n')).executeTakeFirst())?.n ?? 0);
-    if ((await sum(recent.where('reporting_source', '=', source))) + report.records.length > sourceLimit(source)) return 'over-source-limit';
-    if ((await sum(recent)) + report.records.length > MAX_REPORT_RECORDS_PER_ORGANIZATION_PER_DAY) return 'over-organization-limit';
+    const sum = async (text: string, parameters: unknown[]) => Number((await trx.executeQuery<{ n: number | string | null }>(CompiledQuery.raw(text, parameters))).rows[0]?.n ?? 0);
+    if ((await sum(this.#text('source-sum'), [report.organizationId, since, source])) + report.records.length > sourceLimit(source)) return 'over-source-limit';
+    if ((await sum(this.#text('organization-sum'), [report.organizationId, since])) + report.records.length > MAX_REPORT_RECORDS_PER_ORGANIZATION_PER_DAY) return 'over-organization-limit';
     return null;
+  }
+
+  /** The fixed statements of `add`, in the dialect's placeholders, built once. */
+  #text(name: 'source-sum' | 'organization-sum' | 'insert-report' | 'held'): string {
+    let text = this.#statements.get(name);
+    if (text === undefined) {
+      const n = { i: 0 };
+      const mark = () => (this.#dialect === 'postgres' ? `$${++n.i}` : '?');
+      if (name === 'source-sum') text = `select sum(record_count) as n from reports where organization_id = ${mark()} and received_at > ${mark()} and reporting_source = ${mark()}`;
+      else if (name === 'organization-sum') text = `select sum(record_count) as n from reports where organization_id = ${mark()} and received_at > ${mark()}`;
+      else if (name === 'held') text = `select id from reports where organization_id = ${mark()} and identity = ${mark()}`;
+      // The key decides (ON CONFLICT): of two receipts at once, one inserts and the other is a duplicate.
+      else text = `${multiRowInsert(this.#dialect, 'reports', REPORT_COLUMNS, 1)} on conflict (organization_id, identity) do nothing returning id`;
+      this.#statements.set(name, text);
+    }
+    return text;
   }
 
   async add(report: NewReport): Promise<AddReportOutcome> {
@@ -457,36 +481,32 @@ export class SqlReportStore implements ReportStore {
       const refused = await this.#overLimit(trx, report);
       if (refused !== null) {
         // A resend of a report already stored is a duplicate, whatever the limits say.
-        const held = await trx.selectFrom('reports').select('id').where('organization_id', '=', report.organizationId).where('identity', '=', report.identity).executeTakeFirst();
-        return held ? false : refused;
+        const held = await trx.executeQuery(CompiledQuery.raw(this.#text('held'), [report.organizationId, report.identity]));
+        return held.rows.length > 0 ? false : refused;
       }
-      // The key decides (ON CONFLICT): of two receipts at once, one inserts and the other is a duplicate.
-      const inserted = await trx
-        .insertInto('reports')
-        .values({
-          id: report.id,
-          organization_id: report.organizationId,
-          kind: report.kind,
-          identity: report.identity,
-          domain: report.domain,
-          begin_at: report.begin,
-          end_at: report.end,
-          reporter: report.reporter,
-          org_name: report.orgName,
-          report_id: report.reportId,
-          authenticated: report.origin.authenticatedDomain === null ? 0 : 1,
-          trusted: report.trusted ? 1 : 0,
-          reporting_source: reportingSource(report),
-          received_at: report.origin.receivedAt,
-          origin: JSON.stringify(report.origin),
-          document: report.document,
-          record_count: report.records.length,
-          message_count: messages,
-        })
-        .onConflict((oc) => oc.columns(['organization_id', 'identity']).doNothing())
-        .returning('id')
-        .executeTakeFirst();
-      if (!inserted) return false;
+      const row: unknown[] = [
+        report.id,
+        report.organizationId,
+        report.kind,
+        report.identity,
+        report.domain,
+        report.begin,
+        report.end,
+        report.reporter,
+        report.orgName,
+        report.reportId,
+        report.origin.authenticatedDomain === null ? 0 : 1,
+        report.trusted ? 1 : 0,
+        reportingSource(report),
+        report.origin.receivedAt,
+        JSON.stringify(report.origin),
+        report.document,
+        report.records.length,
+        messages,
+        identityBaseOf(report.origin),
+      ];
+      const inserted = await trx.executeQuery(CompiledQuery.raw(this.#text('insert-report'), row));
+      if (inserted.rows.length === 0) return false;
       const day = reportDay(report.begin);
       // One prepared multi-row INSERT per chunk, its text built once per size (no query builder per row).
       for (let start = 0; start < report.records.length; start += REPORT_RECORD_INSERT_CHUNK) {
@@ -520,7 +540,19 @@ export class SqlReportStore implements ReportStore {
     if (query.domain !== undefined) base = base.where('domain', '=', query.domain);
     if (query.kind !== undefined) base = base.where('kind', '=', query.kind);
     const [rows, total] = await Promise.all([
-      base.selectAll().orderBy('begin_at', 'desc').orderBy('id', 'desc').limit(query.limit).offset((query.page - 1) * query.limit).execute(),
+      base
+        .selectAll('reports')
+        // Contested across every report of the organisation, whatever page it is on (the index on identity_base).
+        .select((eb) =>
+          eb
+            .exists(eb.selectFrom('reports as other').select('other.id').whereRef('other.organization_id', '=', 'reports.organization_id').whereRef('other.identity_base', '=', 'reports.identity_base').whereRef('other.id', '<>', 'reports.id'))
+            .as('contested'),
+        )
+        .orderBy('begin_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(query.limit)
+        .offset((query.page - 1) * query.limit)
+        .execute(),
       base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst(),
     ]);
     return { items: rows.map(toStored), total: Number(total?.n ?? 0) };
@@ -562,6 +594,48 @@ export class SqlReportStore implements ReportStore {
     return rows.map(entryOf);
   }
 
+  /** The day roll-up's rows of one domain, window and trust. */
+  #dayRows(organizationId: string, domain: string, days: DayRange, trusted: boolean) {
+    return this.#db
+      .selectFrom('report_sender_days')
+      .where('organization_id', '=', organizationId)
+      .where('domain', '=', domain)
+      .where('day', '>=', days.from)
+      .where('day', '<=', days.to)
+      .where('trusted', '=', trusted ? 1 : 0);
+  }
+
+  async senderWindow(organizationId: string, domain: string, days: DayRange, trusted: boolean): Promise<SenderDigestEntry[]> {
+    const base = this.#dayRows(organizationId, domain, days, trusted);
+    // Two grouped reads of the day roll-up: the counts per source, and each source's distinct rests (sets and words) with how many days have them.
+    const [sums, parts] = await Promise.all([
+      base
+        .select('source')
+        .select((eb) => [
+          eb.fn.min<string>('day').as('first_day'),
+          eb.fn.max<string>('day').as('last_day'),
+          eb.fn.sum<number | string>('messages').as('messages'),
+          eb.fn.sum<number | string>('dmarc_pass').as('dmarc_pass'),
+          eb.fn.sum<number | string>('spf_aligned').as('spf_aligned'),
+          eb.fn.sum<number | string>('dkim_aligned').as('dkim_aligned'),
+          eb.fn.sum<number | string>('failing').as('failing'),
+        ])
+        .groupBy('source')
+        .orderBy('source')
+        .execute(),
+      base
+        .select(['source', 'entry'])
+        .select((eb) => eb.fn.countAll<number | string>().as('n'))
+        .where('entry', '<>', '{}')
+        .groupBy(['source', 'entry'])
+        .execute(),
+    ]);
+    return sourceWindowEntries(
+      sums.map((r) => ({ source: r.source, firstDay: r.first_day, lastDay: r.last_day, messages: Number(r.messages), dmarcPass: Number(r.dmarc_pass), spfAligned: Number(r.spf_aligned), dkimAligned: Number(r.dkim_aligned), failing: Number(r.failing) })),
+      parts.map((r) => ({ source: r.source, rest: JSON.parse(r.entry) as Partial<SenderDigestEntry>, times: Number(r.n) })),
+    );
+  }
+
   async dailyTotals(organizationId: string, domain: string, days: DayRange): Promise<ReportDayTotals[]> {
     const rows = await this.#db
       .selectFrom('report_sender_days')
@@ -585,13 +659,7 @@ export class SqlReportStore implements ReportStore {
   }
 
   async sourceTotals(organizationId: string, domain: string, days: DayRange, trusted: boolean, limit: number): Promise<{ sources: ReportSourceTotals[]; count: number }> {
-    const base = this.#db
-      .selectFrom('report_sender_days')
-      .where('organization_id', '=', organizationId)
-      .where('domain', '=', domain)
-      .where('day', '>=', days.from)
-      .where('day', '<=', days.to)
-      .where('trusted', '=', trusted ? 1 : 0);
+    const base = this.#dayRows(organizationId, domain, days, trusted);
     const [rows, count] = await Promise.all([
       base
         .select('source')
@@ -688,5 +756,22 @@ export class SqlReportStore implements ReportStore {
   async rejectionCount(organizationId: string): Promise<number> {
     const row = await this.#db.selectFrom('report_rejections').select((eb) => eb.fn.countAll().as('n')).where('organization_id', '=', organizationId).executeTakeFirst();
     return Number(row?.n ?? 0);
+  }
+
+  async domainDailyTotals(organizationId: string, days: DayRange): Promise<(ReportDayTotals & { domain: string })[]> {
+    // The same sums as dailyTotals, every domain at once. The key leads with (organization_id, domain,
+    // day): the organisation's domains are walked one index seek each (a loose index scan, `d`), and
+    // each domain's days of the window read as a range of the key, never its days outside the window.
+    const { rows } = await sql<{ domain: string; day: string; trusted: number | string; messages: number | string; dmarc_pass: number | string; spf_aligned: number | string; dkim_aligned: number | string; failing: number | string }>`
+      with recursive d(domain) as (
+        select min(domain) from report_sender_days where organization_id = ${organizationId}
+        union all
+        select (select s.domain from report_sender_days s where s.organization_id = ${organizationId} and s.domain > d.domain order by s.domain limit 1) from d where d.domain is not null
+      )
+      select r.domain, r.day, r.trusted, sum(r.messages) as messages, sum(r.dmarc_pass) as dmarc_pass, sum(r.spf_aligned) as spf_aligned, sum(r.dkim_aligned) as dkim_aligned, sum(r.failing) as failing
+      from d join report_sender_days r on r.organization_id = ${organizationId} and r.domain = d.domain and r.day >= ${days.from} and r.day <= ${days.to}
+      group by r.domain, r.day, r.trusted
+      order by r.domain, r.day, r.trusted desc`.execute(this.#db);
+    return rows.map((r) => ({ domain: r.domain, day: r.day, trusted: Number(r.trusted) === 1, messages: Number(r.messages), dmarcPass: Number(r.dmarc_pass), spfAligned: Number(r.spf_aligned), dkimAligned: Number(r.dkim_aligned), failing: Number(r.failing) }));
   }
 }

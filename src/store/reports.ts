@@ -54,6 +54,17 @@ export interface ReportOrigin {
   /** DMARC result of the report message's From domain. */
   dmarc: string;
   receivedAt: Timestamp;
+  /**
+   * An unauthenticated report's identity before its content was added (src/ingest/ingest.ts
+   * `storedIdentity`): two reports under one base that say different things are both kept, and
+   * each is marked {@link StoredReport.contested}. Absent for an authenticated report.
+   */
+  identityBase?: string;
+}
+
+/** The identity base of an origin ({@link ReportOrigin.identityBase}), or null. */
+export function identityBaseOf(origin: Pick<ReportOrigin, 'identityBase'>): string | null {
+  return typeof origin.identityBase === 'string' ? origin.identityBase : null;
 }
 
 /** One record of an aggregate report, as stored. */
@@ -159,6 +170,106 @@ export function mergeDigestDay(entries: readonly SenderDigestEntry[], held: Read
   return [...out.values()];
 }
 
+/** The counts of one source over a window, summed by the store: what {@link sourceWindowEntries} starts from. */
+export interface SourceWindowSums {
+  source: string;
+  /** The first and last day the source has an entry in the window. */
+  firstDay: string;
+  lastDay: string;
+  messages: number;
+  dmarcPass: number;
+  spfAligned: number;
+  dkimAligned: number;
+  failing: number;
+}
+
+/** One distinct rest of a source's entries (what is not summed in columns: sets, words, additive maps) and how many of its entries have it. */
+export interface SourceWindowPart {
+  source: string;
+  rest: Partial<SenderDigestEntry>;
+  times: number;
+}
+
+/** A digest entry of `source` on `day` that counts nothing. */
+export const emptyDigestEntry = (source: string, day: string): SenderDigestEntry => ({
+  day,
+  source,
+  messages: 0,
+  spfAligned: 0,
+  dkimAligned: 0,
+  dmarcPass: 0,
+  failing: 0,
+  forwardedFailing: 0,
+  selectors: [],
+  dkimDomains: [],
+  spfDomains: [],
+  verified: [],
+  ownFailed: [],
+  ownFailedNoSelector: false,
+  broken: [],
+  brokenNoSelector: 0,
+  unalignedDkimPass: null,
+  unalignedSpfPass: null,
+  ownSpfFailed: null,
+});
+
+/**
+ * A window's roll-up per source ({@link ReportStore.senderWindow}) from the store's per-source sums
+ * and the distinct rests of its per-day entries: one entry per source on its first day (counts
+ * summed, sets united, the lesser word kept, additive maps added `times` times: equal rests are
+ * counted once by the store), and an empty one on its last day when that is later, so that the
+ * engine's `summariseDigestSenders` gives from it what it gives from every day's entries.
+ */
+export function sourceWindowEntries(sums: readonly SourceWindowSums[], parts: readonly SourceWindowPart[]): SenderDigestEntry[] {
+  const bySource = new Map<string, SenderDigestEntry>();
+  for (const s of sums) bySource.set(s.source, { ...emptyDigestEntry(s.source, s.firstDay), messages: s.messages, dmarcPass: s.dmarcPass, spfAligned: s.spfAligned, dkimAligned: s.dkimAligned, failing: s.failing });
+  for (const part of parts) {
+    const held = bySource.get(part.source);
+    if (held === undefined) continue;
+    const rest = { ...emptyDigestEntry(part.source, held.day), ...part.rest };
+    const scaled: SenderDigestEntry = {
+      ...rest,
+      day: held.day,
+      source: part.source,
+      messages: 0,
+      spfAligned: 0,
+      dkimAligned: 0,
+      dmarcPass: 0,
+      failing: 0,
+      forwardedFailing: rest.forwardedFailing * part.times,
+      brokenNoSelector: rest.brokenNoSelector * part.times,
+      broken: rest.broken.map(([key, count]) => [key, count * part.times]),
+    };
+    bySource.set(part.source, mergeDigestEntries(held, scaled));
+  }
+  const out: SenderDigestEntry[] = [];
+  for (const s of sums) {
+    out.push(bySource.get(s.source)!);
+    if (s.lastDay !== s.firstDay) out.push(emptyDigestEntry(s.source, s.lastDay));
+  }
+  return out;
+}
+
+/** {@link sourceWindowEntries} of entries held in memory (every entry its own part). */
+export function sourceWindowOf(entries: readonly SenderDigestEntry[]): SenderDigestEntry[] {
+  const sums = new Map<string, SourceWindowSums>();
+  for (const e of entries) {
+    const s = sums.get(e.source);
+    if (s === undefined) sums.set(e.source, { source: e.source, firstDay: e.day, lastDay: e.day, messages: e.messages, dmarcPass: e.dmarcPass, spfAligned: e.spfAligned, dkimAligned: e.dkimAligned, failing: e.failing });
+    else {
+      if (e.day < s.firstDay) s.firstDay = e.day;
+      if (e.day > s.lastDay) s.lastDay = e.day;
+      s.messages += e.messages;
+      s.dmarcPass += e.dmarcPass;
+      s.spfAligned += e.spfAligned;
+      s.dkimAligned += e.dkimAligned;
+      s.failing += e.failing;
+    }
+  }
+  const ordered = [...sums.values()].sort((a, b) => (a.source < b.source ? -1 : a.source > b.source ? 1 : 0));
+  return sourceWindowEntries(ordered, entries.map((e) => ({ source: e.source, rest: e, times: 1 })));
+}
+
 /** UTC days, both ends included (`YYYY-MM-DD`). */
 export interface DayRange {
   from: string;
@@ -177,6 +288,11 @@ export interface ReportDayTotals {
   failing: number;
 }
 
+/** One domain's messages on one UTC day ({@link ReportStore.domainDailyTotals}). */
+export interface DomainDayTotals extends ReportDayTotals {
+  domain: string;
+}
+
 /** One source's messages over a window (the untrusted reports' sources are shown this way: counted, never classed). */
 export interface ReportSourceTotals {
   source: string;
@@ -191,6 +307,12 @@ export interface StoredReport extends Omit<NewReport, 'records' | 'digest' | 'tr
   recordCount: number;
   /** Messages the records stand for (0 for TLS). */
   messageCount: number;
+  /**
+   * Another report of the organisation, anywhere in its store (not only on the same page), has the
+   * same {@link ReportOrigin.identityBase}: unauthenticated reports that claim one identity and say
+   * different things; one of them is forged, both are kept.
+   */
+  contested: boolean;
 }
 
 /** A file that was refused, and why. */
@@ -294,8 +416,21 @@ export interface ReportStore {
   rejections(organizationId: string, page: PageRequest): Promise<Page<ReportRejection>>;
   /** The stored digest entries of `domain` on the days of `days`, of trusted or untrusted reports, by day then source. */
   senderDays(organizationId: string, domain: string, days: DayRange, trusted: boolean): Promise<SenderDigestEntry[]>;
+  /**
+   * The window's roll-up per source (sources sorted): one entry per source of the trusted or untrusted
+   * reports of `domain` over `days`, as {@link sourceWindowEntries} makes it. What the dashboard and
+   * `reports show` read: one grouped read of the per-day roll-up, a few thousand entries whatever the
+   * window's days. The engine's `summariseDigestSenders` gives from it what it gives from
+   * {@link ReportStore.senderDays}.
+   */
+  senderWindow(organizationId: string, domain: string, days: DayRange, trusted: boolean): Promise<SenderDigestEntry[]>;
   /** `domain`'s messages per day of `days` (trusted and untrusted apart), by day. */
   dailyTotals(organizationId: string, domain: string, days: DayRange): Promise<ReportDayTotals[]>;
+  /**
+   * Every domain's messages per day of `days` (trusted and untrusted apart), by domain then day: what
+   * {@link ReportStore.dailyTotals} gives for each domain, in one read (the console's overview).
+   */
+  domainDailyTotals(organizationId: string, days: DayRange): Promise<DomainDayTotals[]>;
   /**
    * The busiest `limit` sources of `domain` over `days`, of trusted or untrusted reports (most
    * messages first, then by address), and how many sources there are in all.

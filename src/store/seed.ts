@@ -314,12 +314,8 @@ export async function applySeed(stores: Stores, seed: Seed): Promise<void> {
       const majors = (versions ?? []).filter((v) => v.isMajor).sort((a, b) => b.version - a.version);
       const row: Template = {
         ...rest,
+        ...nullWhereLeftOut(rest, ['description', 'subject', 'fromEmail', 'replyTo', 'previewText']),
         organizationId,
-        description: rest.description ?? null,
-        subject: rest.subject ?? null,
-        fromEmail: rest.fromEmail ?? null,
-        replyTo: rest.replyTo ?? null,
-        previewText: rest.previewText ?? null,
         variables: rest.variables ?? [],
         status: majors.length > 0 ? 'published' : 'draft',
         currentVersion: majors[0]?.version ?? null,
@@ -333,14 +329,11 @@ export async function applySeed(stores: Stores, seed: Seed): Promise<void> {
     for (const contact of org.contacts ?? []) {
       await stores.contacts.addContact({
         ...contact,
+        ...nullWhereLeftOut(contact, ['firstName', 'lastName', 'suppressionReason', 'suppressedAt']),
         organizationId,
-        firstName: contact.firstName ?? null,
-        lastName: contact.lastName ?? null,
         properties: contact.properties ?? {},
         groupIds: contact.groupIds ?? [],
         enrolments: contact.enrolments ?? {},
-        suppressionReason: contact.suppressionReason ?? null,
-        suppressedAt: contact.suppressedAt ?? null,
       });
     }
   }
@@ -348,22 +341,19 @@ export async function applySeed(stores: Stores, seed: Seed): Promise<void> {
 
 type OrganizationSeedRow = Seed['organizations'][number];
 
+/** Each of `fields` of a seed row, null where the seed leaves it out (the stored shapes spell absence as null). */
+function nullWhereLeftOut<T, K extends keyof T & string>(row: T, fields: readonly K[]): { [P in K]: Exclude<T[P], undefined> | null } {
+  return Object.fromEntries(fields.map((field) => [field, row[field] ?? null])) as { [P in K]: Exclude<T[P], undefined> | null };
+}
+
 function emailLogFromSeed(log: NonNullable<OrganizationSeedRow['emailLogs']>[number], organizationId: string): EmailLog {
   return {
     ...log,
+    ...nullWhereLeftOut(log, ['fromName', 'replyTo', 'textBody', 'htmlBody', 'errorMessage', 'provider', 'sentAt', 'deliveredAt', 'failedAt']),
     organizationId,
-    fromName: log.fromName ?? null,
     ccEmails: log.ccEmails ?? [],
     bccEmails: log.bccEmails ?? [],
-    replyTo: log.replyTo ?? null,
-    textBody: log.textBody ?? null,
-    htmlBody: log.htmlBody ?? null,
-    errorMessage: log.errorMessage ?? null,
-    provider: log.provider ?? null,
     headers: log.headers ?? {},
-    sentAt: log.sentAt ?? null,
-    deliveredAt: log.deliveredAt ?? null,
-    failedAt: log.failedAt ?? null,
     events: (log.events ?? []).map((event) => ({ ...event, metadata: event.metadata ?? null })),
   };
 }
@@ -371,14 +361,9 @@ function emailLogFromSeed(log: NonNullable<OrganizationSeedRow['emailLogs']>[num
 function versionFromSeed(version: NonNullable<NonNullable<OrganizationSeedRow['templates']>[number]['versions']>[number], templateId: string): TemplateVersion {
   return {
     ...version,
+    ...nullWhereLeftOut(version, ['subject', 'fromEmail', 'replyTo', 'previewText', 'description', 'renderedHtml']),
     templateId,
-    subject: version.subject ?? null,
-    fromEmail: version.fromEmail ?? null,
-    replyTo: version.replyTo ?? null,
-    previewText: version.previewText ?? null,
-    description: version.description ?? null,
     variables: version.variables ?? [],
-    renderedHtml: version.renderedHtml ?? null,
     createdByUserId: version.createdBy.id,
   };
 }

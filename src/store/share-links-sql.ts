@@ -3,8 +3,10 @@
  * token's hash is unique and indexed (a visit finds its link in one lookup); the token is never stored.
  */
 import type { Kysely } from 'kysely';
+import { createTable } from './sql-tables.js';
 import type { MigrationFactory } from './migration-types.js';
 import type { ShareLink, ShareLinkStore } from './share-links.js';
+import { fromColumns, toColumns } from './sql-values.js';
 
 /** The share-link table, as Kysely sees it. */
 export interface ShareLinkTables {
@@ -22,36 +24,20 @@ export interface ShareLinkTables {
 }
 
 /** The migration `0012_share_links` (forward-only). */
-export const createShareLinkTables: MigrationFactory = ({ text }) => ({
+export const createShareLinkTables: MigrationFactory = (context) => ({
   async up(db: Kysely<any>): Promise<void> {
-    await db.schema
-      .createTable('share_links')
-      .addColumn('id', text, (c) => c.primaryKey())
-      .addColumn('token_hash', text, (c) => c.notNull().unique())
-      .addColumn('organization_id', text, (c) => c.notNull())
-      .addColumn('domain', text, (c) => c.notNull())
-      .addColumn('label', text, (c) => c.notNull())
-      .addColumn('created_at', text, (c) => c.notNull())
-      .addColumn('created_by', text, (c) => c.notNull())
-      .addColumn('expires_at', text, (c) => c.notNull())
-      .addColumn('revoked_at', text)
-      .execute();
+    await createTable(db, context, 'share_links', {
+      id: 'key', token_hash: { type: 'text', unique: true }, organization_id: 'text', domain: 'text', label: 'text', created_at: 'text', created_by: 'text',
+      expires_at: 'text', revoked_at: 'text?',
+    }).execute();
     await db.schema.createIndex('share_links_by_domain').on('share_links').columns(['organization_id', 'domain', 'created_at']).execute();
   },
 });
 
 type Row = ShareLinkTables['share_links'];
-const toLink = (r: Row): ShareLink => ({
-  id: r.id,
-  tokenHash: r.token_hash,
-  organizationId: r.organization_id,
-  domain: r.domain,
-  label: r.label,
-  createdAt: r.created_at,
-  createdBy: r.created_by,
-  expiresAt: r.expires_at,
-  revokedAt: r.revoked_at ?? null,
-});
+/** The fields of a link its row holds as they are. */
+const LINK_FIELDS = ['id', 'tokenHash', 'organizationId', 'domain', 'label', 'createdAt', 'createdBy', 'expiresAt'] as const;
+const toLink = (r: Row): ShareLink => ({ ...fromColumns(r, LINK_FIELDS), revokedAt: r.revoked_at ?? null });
 
 /** The SQL implementation of {@link ShareLinkStore}. */
 export class SqlShareLinkStore implements ShareLinkStore {
@@ -62,10 +48,7 @@ export class SqlShareLinkStore implements ShareLinkStore {
   }
 
   async create(link: ShareLink): Promise<void> {
-    await this.#db
-      .insertInto('share_links')
-      .values({ id: link.id, token_hash: link.tokenHash, organization_id: link.organizationId, domain: link.domain, label: link.label, created_at: link.createdAt, created_by: link.createdBy, expires_at: link.expiresAt, revoked_at: link.revokedAt })
-      .execute();
+    await this.#db.insertInto('share_links').values({ ...toColumns(link, LINK_FIELDS), revoked_at: link.revokedAt }).execute();
   }
 
   async byTokenHash(tokenHash: string): Promise<ShareLink | undefined> {

@@ -10,6 +10,8 @@
  *   the queries filter and order on.
  */
 import type { Generated } from 'kysely';
+import type { DnsRecord } from './domains.js';
+import type { AsColumns } from './sql-values.js';
 
 /** A boolean as stored: 0 or 1. */
 export type SqlBoolean = number;
@@ -108,22 +110,11 @@ export interface DomainsTable {
   deleted_at: string | null;
 }
 
-export interface DnsRecordsTable {
-  id: string;
+/** A DNS record's row: the record's fields under their column names, and its place. */
+export interface DnsRecordsTable extends AsColumns<DnsRecord> {
   domain_id: string;
   /** The record's place in its domain's list (the order the API shows). */
   position: number;
-  record_type: string;
-  record_type_name: string;
-  domain: string;
-  name: string;
-  value: string;
-  ttl: string;
-  priority: number | null;
-  status: string;
-  created_at: string;
-  updated_at: string;
-  deleted_at: string | null;
 }
 
 export interface ContactGroupsTable {

@@ -1,4 +1,4 @@
-import type { NewTemplateVersion, Template, TemplateVersion } from './types.js';
+import type { NewTemplateVersion, Template, TemplateVersion } from './templates.js';
 
 /** The numbers and default name a new template version gets. Exactly one of the two counters is set. */
 export interface VersionNumbers {

@@ -34,7 +34,11 @@ export interface ReportWindow {
   /** The window's UTC days (for the digest). */
   dayRange: DayRange;
   counts: ReportCounts;
-  /** The digest entries of the trusted reports, by day then source. */
+  /**
+   * The digest entries of the trusted reports: by day then source, or with `bySource` the window's
+   * roll-up per source (`ReportStore.senderWindow`: what the summary needs, a few thousand entries
+   * whatever the window's days).
+   */
   senders: SenderDigestEntry[];
   /** Messages per day, trusted and untrusted apart. */
   totals: ReportDayTotals[];
@@ -47,6 +51,8 @@ export interface ReportWindowOptions {
   domain: string;
   days: number;
   now?: Date;
+  /** Read the trusted entries rolled up per source over the window (`senderWindow`), not per day. */
+  bySource?: boolean;
 }
 
 /** The window of the last `days` days before `now`: by the reports' ranges, and as UTC days. */
@@ -64,7 +70,7 @@ export async function readReportWindow(options: ReportWindowOptions): Promise<Re
   const { store, organizationId, domain } = options;
   const [counts, senders, totals] = await Promise.all([
     store.counts(organizationId, domain, range),
-    store.senderDays(organizationId, domain, dayRange, true),
+    options.bySource ? store.senderWindow(organizationId, domain, dayRange, true) : store.senderDays(organizationId, domain, dayRange, true),
     store.dailyTotals(organizationId, domain, dayRange),
   ]);
   return { domain, days: options.days, range, dayRange, counts, senders, totals };
@@ -160,7 +166,8 @@ async function untrustedOf(options: ReportWindowOptions, window: ReportWindow): 
  */
 export async function showReports(options: ShowOptions & { serviceDomain?: string | null }): Promise<ShownReports> {
   const now = options.now ?? new Date();
-  const window = await readReportWindow({ ...options, now });
+  // The senders rolled up per source: the engine's summariseDigestSenders gives from them what it gives from every day's entries.
+  const window = await readReportWindow({ ...options, now, bySource: true });
   const tlsDocuments = await options.store.documents(options.organizationId, options.domain, 'tls', window.range);
   let spf: SpfAnalysis | null = null;
   let spfState: { status: string; record: string | null } = { status: 'not-looked-up', record: null };

@@ -147,6 +147,7 @@ button.link { background: none; border: none; color: var(--accent); padding: 0; 
 .member-list { list-style: none; padding: 0; margin: 0; }
 .member-list .facts { margin-bottom: 0.6rem; }
 .actions { display: flex; flex-wrap: wrap; gap: 0.6rem; align-items: center; }
+.window-links [aria-current="page"] { font-weight: 700; color: var(--text); text-decoration: none; border: 2px solid var(--text); border-radius: 6px; padding: 0.1rem 0.5rem; }
 `;
 
 const SCRIPT = `

@@ -118,7 +118,7 @@ ${uncheckedSection(details)}
 <section class="detail" aria-labelledby="about-title">
 <h2 id="about-title">About this check</h2>
 <dl class="facts">
-${result.dnssec && result.dnssec.status !== 'not-checked' ? html`<dt>DNSSEC</dt><dd id="dnssec" data-dnssec="${result.dnssec.status}">${result.dnssec.status}${result.dnssec.reason.code !== null ? ` (EDE ${result.dnssec.reason.code})` : ''}: ${proseWithRecords(result.dnssec.reason.text, 'the DS record')}${result.dnssec.status === 'bogus' ? html` <span id="dnssec-fix"><strong>Fix:</strong> ${dnssecFix(result.dnssec.reason.code)}</span>` : null}${context.demo?.dnssec ? html` <span class="muted" id="dnssec-anchor">Validated against ${context.demo.dnssec.anchor}.</span>` : null}</dd>` : null}
+${result.dnssec && result.dnssec.status !== 'not-checked' ? html`<dt>DNSSEC</dt><dd id="dnssec" data-dnssec="${result.dnssec.status}">${result.dnssec.status}${result.dnssec.reason.code !== null ? ` (EDE ${result.dnssec.reason.code})` : ''}: ${proseWithRecords(result.dnssec.reason.text, 'the DS record')}${result.dnssec.status === 'bogus' ? html` <span id="dnssec-fix"><strong>Fix:</strong> ${(result.dnssec.nextSteps ?? []).join(' ')}</span>` : null}${context.demo?.dnssec ? html` <span class="muted" id="dnssec-anchor">Validated against ${context.demo.dnssec.anchor}.</span>` : null}</dd>` : null}
 <dt>Answers from</dt><dd id="source" data-source="${result.source}">${result.source === 'fixture-zones' ? 'fixture zone files (stand-in records, not the live DNS)' : 'the DNS'}</dd>
 <dt>Checked</dt><dd><time datetime="${result.resolvedAt}" id="checked-at">${formatTime(result.resolvedAt)}</time>, in ${result.responseTimeMs} ms${num(obj(details['dns'])['queries']) !== null ? html`, ${plural(num(obj(details['dns'])['queries'])!, 'DNS query', 'DNS queries')}` : null}</dd>
 <dt>Link to this check</dt><dd><a id="permalink" href="${path}">${context.origin ?? ''}${path}</a> <span class="muted">(opening it checks again)</span></dd>
@@ -126,18 +126,6 @@ ${result.dnssec && result.dnssec.status !== 'not-checked' ? html`<dt>DNSSEC</dt>
 ${context.historyLink ? html`<dt>Over time</dt><dd><a id="history-link" href="${historyPath(result.domain)}">Monitoring history of ${displayDomain}</a></dd>` : null}
 </dl>
 </section>`;
-}
-
-/** What to do about a bogus domain, by its RFC 8914 Extended DNS Error (docs/dnssec.md lists them). */
-function dnssecFix(code: number | null): string {
-  switch (code) {
-    case 7: return 'sign the zone again (its signatures have expired), and have the signer re-sign it automatically well before they expire.';
-    case 8: return "sign the zone again with the signer's clock right: its signatures only start in the future.";
-    case 9: return "make the DS at the registrar match a key the zone publishes: publish that key again, or replace the DS with the current key's.";
-    case 10: return 'sign the zone again: some of its records carry no signature.';
-    case 12: return 'sign the zone again: its proofs that names do not exist (NSEC or NSEC3) are missing.';
-    default: return 'sign the zone again from its current data, or, if it should not be signed, remove the DS at the registrar.';
-  }
 }
 
 /** The subdomain note, unless a reason on the page already says it word for word (it is the subdomain reason's detail). */

@@ -18,7 +18,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startNsd, type RunningNsd } from './nsd.js';
+import { startNsd, type RunningNsd } from '../../packages/engine/test/acceptance/nsd.js';
 import { ACCEPTANCE_TTL_SECONDS, acceptanceZones, expectations, expectationsAfter, type Expectation } from './zones.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

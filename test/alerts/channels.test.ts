@@ -7,11 +7,11 @@
  */
 import { createHmac } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { AlertService } from '../../src/jobs/alerts.js';
-import { alertSmtpConfig, type AlertSmtpConfig } from '../../src/jobs/alert-email.js';
-import { runMonitor } from '../../src/jobs/monitor-run.js';
-import { INITIAL_MACHINE } from '../../src/jobs/monitor-changes.js';
-import { DeliveryPump, SIGNATURE_HEADER } from '../../src/jobs/webhooks.js';
+import { AlertService } from '../../src/jobs/monitors/alerts.js';
+import { alertSmtpConfig, type AlertSmtpConfig } from '../../src/jobs/monitors/alert-email.js';
+import { runMonitor } from '../../src/jobs/monitors/monitor-run.js';
+import { INITIAL_MACHINE } from '../../src/jobs/monitors/monitor-changes.js';
+import { DeliveryPump, SIGNATURE_HEADER } from '../../src/jobs/monitors/webhooks.js';
 import { MemoryAlertStore } from '../../src/store/alerts-memory.js';
 import { MemoryMonitorStore } from '../../src/store/monitors-memory.js';
 import type { Monitor } from '../../src/store/monitors.js';
@@ -110,7 +110,7 @@ describe('alert channels against local receivers', () => {
     pump.start();
     const { committedAt, deliveries } = await confirmDmarcChange();
     expect(deliveries).toBe(4);
-    // serve pokes the pump after a commit that queued deliveries (src/jobs/monitor-setup.ts onRun).
+    // serve pokes the pump after a commit that queued deliveries (src/jobs/monitors/monitor-setup.ts onRun).
     pump.poke();
     const receivedAt = new Map<string, number>();
     await waitFor(

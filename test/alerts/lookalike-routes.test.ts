@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { InProcessMonitorScheduler, MonitorService } from '../../src/jobs/monitors.js';
+import { InProcessMonitorScheduler, MonitorService } from '../../src/jobs/monitors/monitors.js';
 import type { RememberedLookalike } from '../../src/store/remembered-lookalikes.js';
 import { bearerA, bearerB, expectError, makeApp } from '../http/helpers.js';
 import { checkOver, MutableResolver, REJECT } from '../monitors/helpers.js';

@@ -4,9 +4,9 @@
  * (a password never from argv).
  */
 import { describe, expect, it } from 'vitest';
-import { alertMessage, ALERT_MAX_LINES, ALERT_VALUE_MAX_CHARS, emailMessage, slackPayload, teamsPayload, type AlertEvent } from '../../src/jobs/alert-messages.js';
-import { alertSmtpConfig } from '../../src/jobs/alert-email.js';
-import { channelTakes, eventKindsOf } from '../../src/jobs/alerts.js';
+import { alertMessage, ALERT_MAX_LINES, ALERT_VALUE_MAX_CHARS, emailMessage, slackPayload, teamsPayload, type AlertEvent } from '../../src/jobs/monitors/alert-messages.js';
+import { alertSmtpConfig } from '../../src/jobs/monitors/alert-email.js';
+import { channelTakes, eventKindsOf } from '../../src/jobs/monitors/alerts.js';
 import type { AlertEventKind } from '../../src/store/alerts.js';
 
 const event = (changes: AlertEvent['changes'], lookalikes?: AlertEvent['lookalikes']): AlertEvent => ({

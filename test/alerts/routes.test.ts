@@ -6,9 +6,9 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AlertService } from '../../src/jobs/alerts.js';
-import { MonitorService } from '../../src/jobs/monitors.js';
-import { InProcessMonitorScheduler } from '../../src/jobs/monitors.js';
+import { AlertService } from '../../src/jobs/monitors/alerts.js';
+import { MonitorService } from '../../src/jobs/monitors/monitors.js';
+import { InProcessMonitorScheduler } from '../../src/jobs/monitors/monitors.js';
 import { bearerA, bearerB, expectError, makeApp } from '../http/helpers.js';
 import { checkOver, MutableResolver, REJECT } from '../monitors/helpers.js';
 import { loopbackLookup, startReceiver } from './helpers.js';

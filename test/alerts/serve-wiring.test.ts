@@ -1,12 +1,12 @@
 /**
- * The alert channels as `serve` wires them (src/jobs/monitor-setup.ts `startMonitorService`): a
+ * The alert channels as `serve` wires them (src/jobs/monitors/monitor-setup.ts `startMonitorService`): a
  * monitor run through the in-process scheduler confirms a change, the pump is poked, and the Slack
  * receiver has the alert within 5 s of the run that confirmed it; the lookalike memory and the
  * alert service are there for the routes.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { startMonitorService } from '../../src/jobs/monitor-setup.js';
-import type { MonitorService } from '../../src/jobs/monitors.js';
+import { startMonitorService } from '../../src/jobs/monitors/monitor-setup.js';
+import type { MonitorService } from '../../src/jobs/monitors/monitors.js';
 import { MemoryAlertStore } from '../../src/store/alerts-memory.js';
 import { MemoryMonitorStore } from '../../src/store/monitors-memory.js';
 import { MemoryRememberedLookalikeStore } from '../../src/store/remembered-lookalikes-memory.js';

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { checkDomain } from '../../packages/engine/src/check.js';
 import { csvLine, CSV_COLUMNS } from '../../src/cli/scan.js';
 import { formatReport } from '../../src/cli/report.js';
-import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import type { DnsAnswer, RecordType, Resolver } from '../../packages/engine/src/dns/types.js';
 import { toHtmlString } from '../../src/web/html.js';
 import { resultPage } from '../../src/web/result-view.js';

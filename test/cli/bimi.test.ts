@@ -1,5 +1,5 @@
 /**
- * `check --bimi` against the BIMI lab (test/bimi/lab.ts): in process, with --zones, --tls-ca,
+ * `check --bimi` against the BIMI lab (packages/engine/test/bimi/lab.ts): in process, with --zones, --tls-ca,
  * --connect-ports https=N, --allow-private-addresses and --bimi-roots, as a kept-back lab runs it.
  */
 import { execFile } from 'node:child_process';
@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
-import { startBimiLab, type BimiLab } from '../bimi/lab.js';
+import { startBimiLab, type BimiLab } from '../../packages/engine/test/bimi/lab.js';
 import { captureIo } from './helpers.js';
 
 const run = promisify(execFile);

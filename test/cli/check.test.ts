@@ -2,8 +2,8 @@ import { createSocket } from 'node:dgram';
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
-import { startDnsServer } from '../../packages/engine/src/dns/server.js';
-import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { startDnsServer } from '../../packages/engine/src/zones/server.js';
+import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import { loadZoneDirectory } from '../../packages/engine/src/zones/load.js';
 import { guideLocation } from '../../src/cli/report.js';
 import { captureIo, FIXTURE_ZONES, ZONES } from './helpers.js';
@@ -127,5 +127,36 @@ describe('spoof-checker check', () => {
     expect(line.input).toBe('demo.example');
     expect(line.error.code).toMatch(/^dns_(failure|timeout)$/);
     expect(line.error.message).toMatch(/_dmarc\.demo\.example|demo\.example/);
+  });
+});
+
+describe('check when the DNS server cannot be reached', () => {
+  /** A loopback UDP port nothing listens on: bound to learn a free one, then closed. */
+  async function closedPort(): Promise<number> {
+    const socket = createSocket('udp4');
+    await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
+    const { port } = socket.address();
+    await new Promise<void>((resolve) => socket.close(() => resolve()));
+    return port;
+  }
+
+  it('says the server cannot be reached (not a SERVFAIL of the domain) and how to fix it with --resolver', async () => {
+    const port = await closedPort();
+    const { io, stdout } = captureIo();
+    expect(await main(['check', 'demo.example', '--resolver', `127.0.0.1:${port}`, '--timeout', '2000'], io)).toBe(1);
+    const text = stdout().replace(/\s+/g, ' ');
+    expect(text).toContain('demo.example: cannot check (dns_failure)');
+    expect(text).toContain(`got no answer: the DNS server 127.0.0.1:${port} cannot be reached: no DNS server listens there (connection refused).`);
+    expect(text).toContain(`Check the address and port given with --resolver 127.0.0.1:${port}, or give a DNS server that answers with --resolver IP (for example --resolver 1.1.1.1).`);
+    expect(text).not.toMatch(/SERVFAIL|they answered with an error/);
+  });
+
+  it('the --json line carries the same words', async () => {
+    const port = await closedPort();
+    const { io, stdout } = captureIo();
+    expect(await main(['check', 'demo.example', '--resolver', `127.0.0.1:${port}`, '--timeout', '2000', '--json'], io)).toBe(1);
+    const line = JSON.parse(stdout()) as { error: { code: string; message: string } };
+    expect(line.error.code).toBe('dns_failure');
+    expect(line.error.message).toMatch(/cannot be reached.*--resolver IP/);
   });
 });

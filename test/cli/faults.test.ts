@@ -14,7 +14,7 @@ import { main } from '../../src/cli/main.js';
 import { resolverFromFlags } from '../../src/cli/resolver-options.js';
 import { UsageError } from '../../src/cli/args.js';
 import { NetworkResolver } from '../../packages/engine/src/dns/network-resolver.js';
-import { loadScenarios, readGolden, runScenario, SCENARIOS_FILE } from '../corpus/project.js';
+import { loadScenarios, readGolden, runScenario, SCENARIOS_FILE } from '../../packages/engine/test/corpus/project.js';
 import { captureIo, FIXTURE_ZONES } from './helpers.js';
 
 /** A stack trace line, as Node prints one. */

@@ -3,8 +3,8 @@
  * report, refusals and usage errors.
  */
 import { describe, expect, it } from 'vitest';
-import { startDnsServer } from '../../packages/engine/src/dns/server.js';
-import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { startDnsServer } from '../../packages/engine/src/zones/server.js';
+import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import { loadZoneDirectory } from '../../packages/engine/src/zones/load.js';
 import { main } from '../../src/cli/main.js';
 import { captureIo, FIXTURE_ZONES } from './helpers.js';

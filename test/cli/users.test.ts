@@ -88,6 +88,14 @@ describe('spoof-checker users', () => {
       expect((await run(['remove', '--email', 'bob@example.com'])).code).toBe(0);
       expect((await run(['remove', '--email', 'bob@example.com'])).code).toBe(1);
       expect((await run(['list'])).out).toBe('ann@example.com\tactive\t-\to1:owner\n');
+      // An invitation not yet used is listed after the users, marked, with when it ends; a used one is not.
+      expect((await run(['add', '--org', 'o2', '--email', 'carol@example.com', '--role', 'admin'])).code).toBe(0);
+      const withInvitation = (await run(['list'])).out.split('\n');
+      expect(withInvitation[0]).toBe('ann@example.com\tactive\t-\to1:owner');
+      expect(withInvitation[1]).toMatch(/^carol@example\.com\tinvitation open until \d{4}-\d{2}-\d{2}T[\d:.]+Z\t-\to2:admin$/);
+      const listedJson = JSON.parse((await run(['list', '--json'])).out);
+      expect(listedJson[1]).toMatchObject({ email: 'carol@example.com', active: false, memberships: [{ organizationId: 'o2', role: 'admin' }], invitation: { expiresAt: expect.any(String) } });
+      expect(listedJson[0].invitation).toBeUndefined();
     } finally {
       await stores.close();
     }

@@ -16,7 +16,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { invite, secretHash } from '../../src/console/accounts.js';
 import { ingestReportFile, unauthenticatedOrigin } from '../../src/ingest/ingest.js';
-import { fixture } from '../reports/helpers.js';
+import { fixture } from '../../packages/engine/test/reports/helpers.js';
 import { launchChromium } from '../web/helpers.js';
 import { consoleService, GOOD_PASSWORD, ORG_A, ORG_B } from './helpers.js';
 
@@ -253,7 +253,7 @@ describe('the console in Chromium', () => {
             await check('invitation gone');
             if (size === 'desktop' && colorScheme === 'light') await acceptAs(context, invitation);
             else await signIn(page, 'axe@acme.example');
-            for (const path of ['/console', '/console?sort=domain&order=desc&q=beta', '/console/domains/beta.example', '/console/members', '/console/keys', '/console/account', '/console/account?setup=1', '/console/nothing-here', '/console/alerts', '/console/domains/beta.example/lookalikes', '/console/domains/beta.example/failures', `/console/reports${REPORT_WINDOW}`, `/console/domains/spf-cloud-ec2.example/reports${REPORT_WINDOW}`, `/shared/reports/${SHARE_TOKEN}${REPORT_WINDOW}`, `/shared/reports/${'x'.repeat(43)}`]) {
+            for (const path of ['/console', '/console?sort=domain&order=desc&q=beta', '/console/domains/beta.example', '/console/members', '/console/keys', '/console/account', '/console/account?setup=1', '/console/nothing-here', '/console/alerts', '/console/domains/beta.example/lookalikes', '/console/domains/beta.example/failures', `/console/reports${REPORT_WINDOW}`, '/console/reports?days=30', `/console/domains/spf-cloud-ec2.example/reports${REPORT_WINDOW}`, `/shared/reports/${SHARE_TOKEN}${REPORT_WINDOW}`, `/shared/reports/${'x'.repeat(43)}`]) {
               await page.goto(`${base}${path}`);
               await check(path);
               if (path.includes('reports') && path.endsWith(REPORT_WINDOW)) await page.screenshot({ path: join(SHOTS, `${path.startsWith('/shared') ? 'shared' : path.startsWith('/console/reports') ? 'org-reports' : 'dashboard'}-${size}-${colorScheme}.png`), fullPage: true });

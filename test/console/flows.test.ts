@@ -271,6 +271,8 @@ describe('the console: forms, roles and tenancy', () => {
     const id = /data-key="(key_[0-9a-f]+)"/.exec(listed.body)![1]!;
     expect((await owner.post(`/console/keys/${id}/revoke`, {})).statusCode).toBe(303);
     expect(await stores.apiKeys.removeKey(ORG_A.id, id)).toBe(false);
+    // Refused at once: the API's key cache (API_KEY_CACHE_TTL_MS) forgets a key revoked in this process.
+    expect((await api()).statusCode).toBe(401);
   });
 
   it('a user of two organisations switches between them; not into one they are not in', async () => {

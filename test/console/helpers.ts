@@ -6,10 +6,10 @@
  */
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { checkDomain } from '../../packages/engine/src/check.js';
-import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import { parseZone } from '../../packages/engine/src/zones/parse.js';
 import { invite } from '../../src/console/accounts.js';
-import { withLatestResults } from '../../src/jobs/latest-results.js';
+import { withLatestResults } from '../../src/jobs/monitors/latest-results.js';
 import { buildApp, type AppOptions } from '../../src/service/compose.js';
 import { createMemoryStores } from '../../src/store/memory.js';
 import type { ConsoleRole } from '../../src/store/console.js';

@@ -1,20 +1,26 @@
 /**
- * The console with a monitor service that has the alert service (src/jobs/alerts.ts) and the
+ * The console with a monitor service that has the alert service (src/jobs/monitors/alerts.ts) and the
  * lookalike memory, for the tests of the alerts, lookalikes and failure-report pages.
  */
 import { checkDomain } from '../../packages/engine/src/check.js';
-import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import { parseZone } from '../../packages/engine/src/zones/parse.js';
-import { AlertService } from '../../src/jobs/alerts.js';
-import { InProcessMonitorScheduler, MonitorService } from '../../src/jobs/monitors.js';
+import type { HostLookup } from '@spoof-checker/engine';
+import type { AlertSmtpConfig } from '../../src/jobs/monitors/alert-email.js';
+import { AlertService } from '../../src/jobs/monitors/alerts.js';
+import { InProcessMonitorScheduler, MonitorService } from '../../src/jobs/monitors/monitors.js';
 import { createMemoryStores } from '../../src/store/memory.js';
 import { TestClock } from '../monitors/helpers.js';
 import type { FailureReport } from '../../src/store/failure-reports.js';
 import type { RememberedLookalike } from '../../src/store/remembered-lookalikes.js';
 import { consoleService, DOMAINS, ORG_A, zoneFor } from './helpers.js';
 
-/** The console with a monitor service that has the alert service and the lookalike memory. */
-export async function peopleService(options: { smtp?: boolean } = {}) {
+/**
+ * The console with a monitor service that has the alert service and the lookalike memory. `smtp`:
+ * true, a relay that is never reached (email channels can be made); or a real relay's settings, with
+ * the `lookup` that finds it and the `publicOrigin` the mails link to.
+ */
+export async function peopleService(options: { smtp?: boolean | AlertSmtpConfig; lookup?: HostLookup; publicOrigin?: string } = {}) {
   const stores = createMemoryStores();
   const clock = new TestClock(Date.parse('2026-03-01T12:00:00.000Z'));
   const resolver = new ZoneResolver(Object.entries(DOMAINS).map(([d, dmarc]) => parseZone(zoneFor(d, dmarc))));
@@ -25,7 +31,9 @@ export async function peopleService(options: { smtp?: boolean } = {}) {
     allowPrivateAddresses: true,
     now: clock.now,
     timeoutMs: 5_000,
-    ...(options.smtp ? { smtp: { scheme: 'smtp' as const, host: '127.0.0.1', port: 1, user: undefined, password: undefined, from: 'alerts@acme.example', extraCa: undefined } } : {}),
+    ...(options.smtp === true ? { smtp: { scheme: 'smtp' as const, host: '127.0.0.1', port: 1, user: undefined, password: undefined, from: 'alerts@acme.example', extraCa: undefined } } : options.smtp ? { smtp: options.smtp } : {}),
+    ...(options.lookup ? { lookup: options.lookup } : {}),
+    ...(options.publicOrigin ? { publicOrigin: options.publicOrigin } : {}),
   });
   const scheduler = new InProcessMonitorScheduler({ store: stores.monitors, check: (domain) => checkDomain(domain, { resolver }), now: clock.now, tickMs: 0 });
   const monitors = new MonitorService({ store: stores.monitors, scheduler, serverKey, allowPrivateAddresses: true, now: clock.now, alerts, lookalikes: stores.rememberedLookalikes });

@@ -6,7 +6,7 @@
  * is noindex and reaches nothing else.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
-import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import { parseZone } from '../../packages/engine/src/zones/parse.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,7 +18,7 @@ import { SHARED_PATH } from '../../src/console/share.js';
 import { captureIo } from '../cli/helpers.js';
 import { REPORT_SOURCES } from '../ingest/helpers.js';
 import { TestClock } from '../monitors/helpers.js';
-import { fixture } from '../reports/helpers.js';
+import { fixture } from '../../packages/engine/test/reports/helpers.js';
 import { createMemoryStores } from '../../src/store/memory.js';
 import type { RecordLog } from '../../src/store/types.js';
 import { addMember, Browser, consoleService, ORG_A, ORG_B } from './helpers.js';

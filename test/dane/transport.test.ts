@@ -15,8 +15,8 @@ import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkDomain } from '../../packages/engine/src/check.js';
 import { NetworkResolver } from '../../packages/engine/src/dns/network-resolver.js';
-import type { RunningDnsServer } from '../../packages/engine/src/dns/server.js';
-import { DNSSEC_FIXTURES, fixtureAnchors, startSignedServer } from '../dnssec/helpers.js';
+import type { RunningDnsServer } from '../../packages/engine/src/zones/server.js';
+import { DNSSEC_FIXTURES, fixtureAnchors, startSignedServer } from '../../packages/engine/test/dnssec/helpers.js';
 
 let dns: RunningDnsServer;
 let network: NetworkResolver;
@@ -137,7 +137,7 @@ describe('the CLI report', () => {
     const { main } = await import('../../src/cli/main.js');
     const { captureIo } = await import('../cli/helpers.js');
     const { io, stdout } = captureIo();
-    const { ROOT_ANCHOR_FILE } = await import('../dnssec/helpers.js');
+    const { ROOT_ANCHOR_FILE } = await import('../../packages/engine/test/dnssec/helpers.js');
     await main(['check', 'secure-nsec.test', '--resolver', `127.0.0.1:${dns.address.port}`, '--trust-anchor', ROOT_ANCHOR_FILE, '--transport', '--connect-ports', `smtp=${ports.pinned},https=9`, '--allow-private-addresses'], io);
     const text = stdout();
     expect(text).toContain('Mail sent to you: enforced');

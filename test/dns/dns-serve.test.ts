@@ -10,9 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dnsServe } from '../../src/cli/dns-serve.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo } from '../../src/cli/io.js';
 import { NetworkResolver } from '../../packages/engine/src/dns/network-resolver.js';
-import { startDnsServer } from '../../packages/engine/src/dns/server.js';
-import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
-import { deferred, ZONES } from './helpers.js';
+import { startDnsServer } from '../../packages/engine/src/zones/server.js';
+import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
+import { deferred, ZONES } from '../../packages/engine/test/dns/helpers.js';
 import { createRawQuery } from '../../packages/engine/src/dnssec/query.js';
 import { TYPE } from '../../packages/engine/src/dns/canonical.js';
 

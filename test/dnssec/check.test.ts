@@ -6,11 +6,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkDomain } from '../../packages/engine/src/check.js';
-import type { RunningDnsServer } from '../../packages/engine/src/dns/server.js';
+import type { RunningDnsServer } from '../../packages/engine/src/zones/server.js';
 import { NetworkResolver } from '../../packages/engine/src/dns/network-resolver.js';
 import { main } from '../../src/cli/main.js';
 import { captureIo, FIXTURE_ZONES } from '../cli/helpers.js';
-import { FIXED_NOW, fixtureAnchors, ROOT_ANCHOR_FILE, startSignedServer } from './helpers.js';
+import { FIXED_NOW, fixtureAnchors, ROOT_ANCHOR_FILE, startSignedServer } from '../../packages/engine/test/dnssec/helpers.js';
 
 let server: RunningDnsServer;
 let address: string;

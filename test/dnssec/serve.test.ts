@@ -8,9 +8,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningDnsServer } from '../../packages/engine/src/dns/server.js';
+import type { RunningDnsServer } from '../../packages/engine/src/zones/server.js';
 import { killAll, startServeProcess } from '../setup/serve-process.js';
-import { ROOT_ANCHOR_FILE, startSignedServer } from './helpers.js';
+import { ROOT_ANCHOR_FILE, startSignedServer } from '../../packages/engine/test/dnssec/helpers.js';
 
 const KEY = 'sk_dnssec_24c27dbc90548f3517a8ff29cad0285d';
 const children = new Set<ChildProcess>();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_API_KEY_LENGTH, presentedKey, type PresentedKey } from '../../src/http/auth.js';
+import { API_KEY_CACHE_TTL_MS, CachedKeyLookup, forgetRevokedKey, MAX_API_KEY_LENGTH, presentedKey, type PresentedKey } from '../../src/http/auth.js';
 import { apiKeyA, bearerA, expectError, KEY_A, KEY_B, makeApp } from './helpers.js';
 
 describe('presentedKey', () => {
@@ -94,5 +94,29 @@ describe('API keys given at start', () => {
 
   it('refuses a key that already belongs to another organisation', async () => {
     await expect(makeApp({ apiKeys: [{ key: KEY_A, organizationId: 'org_b' }] })).rejects.toThrow(/already belongs to organisation "org_a"/);
+  });
+});
+
+describe('the key cache', () => {
+  it('remembers a key for API_KEY_CACHE_TTL_MS; a key revoked in this process (forgetRevokedKey) is asked of the store at once', async () => {
+    const record = { id: 'key_1', organizationId: 'org', owner: { id: 'u', name: 'n', email: 'e@x.example', image: '' } };
+    let held: typeof record | undefined = record;
+    let asked = 0;
+    let now = 0;
+    const cache = new CachedKeyLookup({ findByDigest: async () => (asked++, held) } as never, () => now);
+    const digest = Buffer.alloc(32, 1);
+    expect(await cache.findByDigest(digest)).toEqual(record);
+    held = undefined; // removed from the store by another process: remembered until the TTL
+    expect(await cache.findByDigest(digest)).toEqual(record);
+    expect(asked).toBe(1);
+    now = API_KEY_CACHE_TTL_MS + 1;
+    expect(await cache.findByDigest(digest)).toBeUndefined();
+    held = record;
+    expect(await cache.findByDigest(digest)).toEqual(record);
+    held = undefined;
+    forgetRevokedKey('key_other');
+    expect(await cache.findByDigest(digest)).toEqual(record);
+    forgetRevokedKey('key_1');
+    expect(await cache.findByDigest(digest)).toBeUndefined();
   });
 });

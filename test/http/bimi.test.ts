@@ -1,10 +1,10 @@
 /**
- * `"checks": ["bimi"]` on POST /api/tools/v1/spoof-checker, against the BIMI lab (test/bimi/lab.ts):
+ * `"checks": ["bimi"]` on POST /api/tools/v1/spoof-checker, against the BIMI lab (packages/engine/test/bimi/lab.ts):
  * app.inject; the response schema keeps every field; the OpenAPI document shows it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkDomain } from '../../packages/engine/src/check.js';
-import { startBimiLab, type BimiLab } from '../bimi/lab.js';
+import { startBimiLab, type BimiLab } from '../../packages/engine/test/bimi/lab.js';
 import { bearerA, expectError, makeApp } from './helpers.js';
 
 const URL = '/api/tools/v1/spoof-checker';

@@ -5,13 +5,13 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import { findLookalikes } from '../../packages/engine/src/lookalikes/index.js';
 import { loadZoneDirectory } from '../../packages/engine/src/zones/load.js';
 import { API_DEEP_MAX_CANDIDATES, LOOKALIKE_JOBS_PATH, type LookalikeRun } from '../../src/http/routes/lookalikes.js';
-import { LookalikeJobService, type DeepLookalikeRun } from '../../src/jobs/lookalike-jobs.js';
-import type { LookalikeJobQueue } from '../../src/jobs/queue-types.js';
-import { InProcessBatchRunner } from '../../src/jobs/runner.js';
+import { LookalikeJobService, type DeepLookalikeRun } from '../../src/jobs/batches/lookalike-jobs.js';
+import type { LookalikeJobQueue } from '../../src/jobs/batches/queue-types.js';
+import { InProcessBatchRunner } from '../../src/jobs/batches/runner.js';
 import { MemoryBatchStore } from '../../src/store/batches-memory.js';
 import type { AppOptions } from '../../src/http/app.js';
 import { bearerA, bearerB, makeApp, seededStores } from './helpers.js';

@@ -112,8 +112,10 @@ describe('reports fetch --imap (Dovecot)', () => {
     const untrusted = await run(['reports', 'fetch', '--imap', `imaps://${dovecot.user}:${dovecot.password}@127.0.0.1:${dovecot.imapsPort}/INBOX`, '--data', data]);
     expect(untrusted.code).toBe(1);
     expect(untrusted.err).toMatch(/certificate|self.signed|issuer/i);
+    expect(untrusted.err).toMatch(/TLS with the IMAP server .* failed .*--tls-ca FILE \[tls\]/);
     const wrong = await run(['reports', 'fetch', '--imap', `imap://${dovecot.user}:nope@127.0.0.1:${dovecot.imapPort}/INBOX`, '--tls-ca', dovecot.caFile, '--data', data]);
     expect(wrong.code).toBe(1);
+    expect(wrong.err).toMatch(/refused the login of .* \[login\]/);
     const missing = await run(['reports', 'fetch', '--imap', `imap://${dovecot.user}@127.0.0.1:${dovecot.imapPort}/INBOX`, '--data', data]);
     expect(missing.code).toBe(2);
     expect(missing.err).toContain('SPOOF_CHECKER_IMAP_PASSWORD');

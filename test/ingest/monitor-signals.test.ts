@@ -10,8 +10,8 @@ import { checkDomain, digestReports, loadZoneDirectory, parseZone, ZoneResolver,
 import { ingestReportFile, unauthenticatedOrigin } from '../../src/ingest/ingest.js';
 import { reportSelectorCache } from '../../src/summaries/selectors.js';
 import { monitorReportSignals, SIGNAL_MIN_UNAUTHORISED_MESSAGES } from '../../src/summaries/signals.js';
-import { INITIAL_MACHINE } from '../../src/jobs/monitor-changes.js';
-import { runMonitor, type MonitorReportSource } from '../../src/jobs/monitor-run.js';
+import { INITIAL_MACHINE } from '../../src/jobs/monitors/monitor-changes.js';
+import { runMonitor, type MonitorReportSource } from '../../src/jobs/monitors/monitor-run.js';
 import { createMemoryStores } from '../../src/store/memory.js';
 import type { Monitor } from '../../src/store/monitors.js';
 import type { ReportRecordRow } from '../../src/store/reports.js';

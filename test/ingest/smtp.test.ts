@@ -6,7 +6,7 @@
  * owner of the domain only, 550 when nobody owns it), and exactly one organisation taking any domain.
  */
 import { generateKeyPairSync } from 'node:crypto';
-import { connect } from 'node:net';
+import { openSmtp } from '../support/smtp-client.js';
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { dkimSign } from 'mailauth';
@@ -39,25 +39,7 @@ beforeAll(async () => {
 
 /** One SMTP conversation: each command's reply (the whole reply, multi-line replies joined). */
 async function smtp(port: number, steps: { mailFrom: string; rcpts: string[]; data?: Buffer }): Promise<{ greeting: string; rcpt: string[]; data: string | null }> {
-  const socket = connect(port, '127.0.0.1');
-  let buffer = '';
-  const waiting: ((line: string) => void)[] = [];
-  socket.on('data', (chunk) => {
-    buffer += chunk.toString('latin1');
-    for (;;) {
-      // A complete reply ends with a line whose fourth character is a space.
-      const match = /^(?:\d{3}-[^\n]*\n)*\d{3} [^\n]*\n/.exec(buffer);
-      if (!match) break;
-      buffer = buffer.slice(match[0].length);
-      waiting.shift()?.(match[0].trimEnd());
-    }
-  });
-  const reply = () => new Promise<string>((resolve) => waiting.push(resolve));
-  const send = (line: string) => {
-    const r = reply();
-    socket.write(`${line}\r\n`);
-    return r;
-  };
+  const { socket, reply, send } = openSmtp(port);
   const greeting = await reply();
   await send('EHLO reporter.test');
   await send(`MAIL FROM:<${steps.mailFrom}>`);

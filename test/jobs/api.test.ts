@@ -5,8 +5,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { postgresBackend, sqliteBackend } from '../store/backends.js';
 import type { FastifyInstance } from 'fastify';
-import { MAX_BATCH_NAMES } from '../../src/jobs/model.js';
-import { processChunk } from '../../src/jobs/process.js';
+import { MAX_BATCH_NAMES } from '../../src/jobs/batches/model.js';
+import { processChunk } from '../../src/jobs/batches/process.js';
 import {
   batchApp,
   BATCHES,

@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { worker } from '../../src/cli/worker.js';
 import { batchNamesPerDayFromEnv } from '../../src/cli/batch-quota.js';
-import { startBatchWorker } from '../../src/jobs/worker.js';
+import { startBatchWorker } from '../../src/jobs/batches/worker.js';
 import { openStores } from '../../src/store/open.js';
 import { captureIo } from '../cli/helpers.js';
 import { requireRedis } from '../setup/require-services.js';

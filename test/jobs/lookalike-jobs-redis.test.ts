@@ -4,14 +4,14 @@
  * over the fixture zones. The job completes with the report one engine call gives.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import { findLookalikes } from '../../packages/engine/src/lookalikes/index.js';
 import { loadZoneDirectory } from '../../packages/engine/src/zones/load.js';
 import { API_DEEP_MAX_CANDIDATES, LOOKALIKE_JOBS_PATH } from '../../src/http/routes/lookalikes.js';
-import { LookalikeJobService, type DeepLookalikeRun } from '../../src/jobs/lookalike-jobs.js';
-import { BATCH_QUEUE_NAME, RedisBatchQueue } from '../../src/jobs/queue.js';
+import { LookalikeJobService, type DeepLookalikeRun } from '../../src/jobs/batches/lookalike-jobs.js';
+import { BATCH_QUEUE_NAME, RedisBatchQueue } from '../../src/jobs/batches/queue.js';
 import { redisModules } from '../../src/jobs/redis-modules.js';
-import { startBatchWorker } from '../../src/jobs/worker.js';
+import { startBatchWorker } from '../../src/jobs/batches/worker.js';
 import { startService, startWorker } from '../../src/service/start.js';
 import { MemoryBatchStore } from '../../src/store/batches-memory.js';
 import { MemoryLookalikeJobStore } from '../../src/store/lookalike-jobs-memory.js';

@@ -1,11 +1,11 @@
 /**
- * Running a deep lookalike job (src/jobs/lookalike-jobs.ts) on the memory store: progress written
+ * Running a deep lookalike job (src/jobs/batches/lookalike-jobs.ts) on the memory store: progress written
  * at most every interval, a run that failed recorded (never retried), the engine's refusal by its
  * code, a job taken too often failed as INTERRUPTED, a run stopped by shutdown released (its
  * partial report never written), the in-process recovery at start, and the stale sweep.
  */
 import { describe, expect, it } from 'vitest';
-import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import { SpoofCheckError } from '../../packages/engine/src/errors.js';
 import { findLookalikes } from '../../packages/engine/src/lookalikes/index.js';
 import type { LookalikeReport } from '../../packages/engine/src/lookalikes/types.js';
@@ -17,8 +17,8 @@ import {
   MAX_LOOKALIKE_JOB_RUNS,
   processLookalikeJob,
   type DeepLookalikeRun,
-} from '../../src/jobs/lookalike-jobs.js';
-import { InProcessBatchRunner } from '../../src/jobs/runner.js';
+} from '../../src/jobs/batches/lookalike-jobs.js';
+import { InProcessBatchRunner } from '../../src/jobs/batches/runner.js';
 import { MemoryBatchStore } from '../../src/store/batches-memory.js';
 import { MEMORY_LOOKALIKE_JOB_CAPACITY, MemoryLookalikeJobStore } from '../../src/store/lookalike-jobs-memory.js';
 import { FIXTURE_ZONES } from './helpers.js';

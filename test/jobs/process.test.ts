@@ -1,8 +1,8 @@
 /** Chunk processing: DNS retries with backoff, idempotent rows, counters and the final status. */
 import { describe, expect, it } from 'vitest';
 import { SpoofCheckError } from '../../packages/engine/src/errors.js';
-import { chunksOf, namesPerSecond, withCursor, type BatchCheck } from '../../src/jobs/model.js';
-import { processChunk } from '../../src/jobs/process.js';
+import { chunksOf, namesPerSecond, withCursor, type BatchCheck } from '../../src/jobs/batches/model.js';
+import { processChunk } from '../../src/jobs/batches/process.js';
 import { MemoryBatchStore } from '../../src/store/batches-memory.js';
 import { SAMPLE_RESULT } from '../http/helpers.js';
 import { fixtureCheck } from './helpers.js';

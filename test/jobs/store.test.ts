@@ -5,7 +5,7 @@
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { BatchResultRow } from '../../src/jobs/model.js';
+import type { BatchResultRow } from '../../src/jobs/batches/model.js';
 import { MemoryBatchStore } from '../../src/store/batches-memory.js';
 import { createBatchTables, SqlBatchStore } from '../../src/store/batches-sql.js';
 import type { BatchStore } from '../../src/store/batches.js';

@@ -7,7 +7,7 @@
 import { createHmac } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SIGNATURE_HEADER } from '../../src/jobs/webhooks.js';
+import { SIGNATURE_HEADER } from '../../src/jobs/monitors/webhooks.js';
 import { bearerA, bearerB, expectError, makeApp } from '../http/helpers.js';
 import { checkOver, monitorService, MutableResolver, NONE, REJECT, startReceiver, TestClock, WATCHED } from './helpers.js';
 

@@ -6,12 +6,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkDomain } from '../../packages/engine/src/check.js';
-import type { MonitorCheck } from '../../src/jobs/monitor-run.js';
-import { startBimiLab, LOGO_A, type BimiLab } from '../bimi/lab.js';
+import type { MonitorCheck } from '../../src/jobs/monitors/monitor-run.js';
+import { startBimiLab, LOGO_A, type BimiLab } from '../../packages/engine/test/bimi/lab.js';
 import { bearerA, makeApp } from '../http/helpers.js';
 import type { BimiResult } from '../../packages/engine/src/bimi/types.js';
 import type { SpoofCheckResult } from '../../packages/engine/src/result.js';
-import { changesBetween, digestOf, INITIAL_MACHINE, snapshotOfResult, transition } from '../../src/jobs/monitor-changes.js';
+import { changesBetween, digestOf, INITIAL_MACHINE, snapshotOfResult, transition } from '../../src/jobs/monitors/monitor-changes.js';
 import type { MonitorMachine, MonitorSnapshot } from '../../src/store/monitors.js';
 import { checkOver, monitorService, MutableResolver, REJECT, startReceiver, TestClock, WATCHED } from './helpers.js';
 

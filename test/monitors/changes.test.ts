@@ -5,7 +5,7 @@
  */
 import type { SpoofCheckResult } from '../../packages/engine/src/result.js';
 import { describe, expect, it } from 'vitest';
-import { changesBetween, CONFIRMATIONS_NEEDED, COULD_NOT_CHECK_ALERT_AFTER, digestOf, INITIAL_MACHINE, snapshotOfResult, transition } from '../../src/jobs/monitor-changes.js';
+import { changesBetween, CONFIRMATIONS_NEEDED, COULD_NOT_CHECK_ALERT_AFTER, digestOf, INITIAL_MACHINE, snapshotOfResult, transition } from '../../src/jobs/monitors/monitor-changes.js';
 import type { MonitorMachine, MonitorSnapshot } from '../../src/store/monitors.js';
 import { checkOver, MutableResolver, REJECT, WATCHED } from './helpers.js';
 

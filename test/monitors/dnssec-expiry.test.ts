@@ -6,9 +6,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { checkDomain } from '../../packages/engine/src/check.js';
-import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import { loadZoneDirectory } from '../../packages/engine/src/zones/load.js';
-import { changesBetween, digestOf, SIGNATURE_EXPIRY_WARNING_DAYS, snapshotOfResult } from '../../src/jobs/monitor-changes.js';
+import { changesBetween, digestOf, SIGNATURE_EXPIRY_WARNING_DAYS, snapshotOfResult } from '../../src/jobs/monitors/monitor-changes.js';
 import { FIXTURE_ZONES } from '../cli/helpers.js';
 
 describe('DNSSEC in monitor snapshots', () => {

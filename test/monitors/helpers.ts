@@ -7,10 +7,10 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { checkDomain } from '../../packages/engine/src/check.js';
 import type { DnsAnswer, RecordType, Resolver } from '../../packages/engine/src/dns/types.js';
-import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
-import type { MonitorCheck } from '../../src/jobs/monitor-run.js';
-import { InProcessMonitorScheduler, MonitorService, secretOpener } from '../../src/jobs/monitors.js';
-import { DeliveryPump } from '../../src/jobs/webhooks.js';
+import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
+import type { MonitorCheck } from '../../src/jobs/monitors/monitor-run.js';
+import { InProcessMonitorScheduler, MonitorService, secretOpener } from '../../src/jobs/monitors/monitors.js';
+import { DeliveryPump } from '../../src/jobs/monitors/webhooks.js';
 import type { MonitorStore } from '../../src/store/monitors.js';
 import { parseZone } from '../../packages/engine/src/zones/parse.js';
 

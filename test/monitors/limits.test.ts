@@ -11,8 +11,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MAX_MONITORS_PER_ORGANIZATION } from '../../src/jobs/monitors.js';
-import { newDelivery } from '../../src/jobs/webhooks.js';
+import { MAX_MONITORS_PER_ORGANIZATION } from '../../src/jobs/monitors/monitors.js';
+import { newDelivery } from '../../src/jobs/monitors/webhooks.js';
 import { DEFAULT_RATE_LIMITS, type RateLimits } from '../../src/http/rate-limits.js';
 import type { Stores } from '../../src/store/types.js';
 import { bearerA, bearerB, expectError, makeApp } from '../http/helpers.js';

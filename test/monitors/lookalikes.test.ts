@@ -6,11 +6,11 @@
 import { describe, expect, it } from 'vitest';
 import { checkDomain } from '../../packages/engine/src/check.js';
 import type { DnsAnswer, RecordType, Resolver } from '../../packages/engine/src/dns/types.js';
-import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import { findLookalikes } from '../../packages/engine/src/lookalikes/index.js';
 import { parseZone } from '../../packages/engine/src/zones/parse.js';
-import { lookalikeAlerts } from '../../src/jobs/monitor-changes.js';
-import { runMonitor, withLookalikeSearch, type MonitorChangedEvent } from '../../src/jobs/monitor-run.js';
+import { lookalikeAlerts } from '../../src/jobs/monitors/monitor-changes.js';
+import { runMonitor, withLookalikeSearch, type MonitorChangedEvent } from '../../src/jobs/monitors/monitor-run.js';
 import { MemoryMonitorStore } from '../../src/store/monitors-memory.js';
 import type { MonitorSnapshot } from '../../src/store/monitors.js';
 

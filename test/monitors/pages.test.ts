@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { seedDemoMonitor } from '../../src/jobs/monitor-setup.js';
+import { seedDemoMonitor } from '../../src/jobs/monitors/monitor-setup.js';
 import { serveConfig } from '../../src/cli/serve.js';
 import { bearerA, makeApp } from '../http/helpers.js';
 import { checkOver, monitorService, MutableResolver, NONE, REJECT, TestClock, WATCHED } from './helpers.js';

@@ -4,9 +4,9 @@
  * that dies mid-check leaves its lease to run out and the same slot is run again and written once.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { InProcessMonitorScheduler, MONITOR_RUN_LEASE_MS, MonitorService } from '../../src/jobs/monitors.js';
-import type { MonitorCheck } from '../../src/jobs/monitor-run.js';
-import { firstSlot, phaseOf, slotAfter } from '../../src/jobs/monitor-schedule.js';
+import { InProcessMonitorScheduler, MONITOR_RUN_LEASE_MS, MonitorService } from '../../src/jobs/monitors/monitors.js';
+import type { MonitorCheck } from '../../src/jobs/monitors/monitor-run.js';
+import { firstSlot, phaseOf, slotAfter } from '../../src/jobs/monitors/monitor-schedule.js';
 import type { MonitorStore } from '../../src/store/monitors.js';
 import { memoryBackend, sqliteBackend, type OpenedBackend } from '../store/backends.js';
 import { checkOver, MutableResolver, REJECT, TestClock, WATCHED } from './helpers.js';

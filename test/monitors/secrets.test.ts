@@ -4,9 +4,9 @@
  * id of a BullMQ scheduler job, read from its id.
  */
 import { describe, expect, it } from 'vitest';
-import { slotOfJobId } from '../../src/jobs/monitor-queue.js';
-import { keyFromText, newWebhookSecret, openSecret, sealSecret } from '../../src/jobs/monitor-secrets.js';
-import { serverKeyFor } from '../../src/jobs/monitors.js';
+import { slotOfJobId } from '../../src/jobs/monitors/monitor-queue.js';
+import { keyFromText, newWebhookSecret, openSecret, sealSecret } from '../../src/jobs/monitors/monitor-secrets.js';
+import { serverKeyFor } from '../../src/jobs/monitors/monitors.js';
 import { MemoryMonitorStore } from '../../src/store/monitors-memory.js';
 
 describe('webhook secrets', () => {

@@ -5,7 +5,7 @@
  */
 import { createHmac } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { afterAttempt, DeliveryPump, newDelivery, postWebhook, retryDelayMs, signatureHeader, WEBHOOK_RETRY_BASE_MS, WEBHOOK_RETRY_MAX_DELAY_MS, WEBHOOK_RETRY_WINDOW_MS, WEBHOOK_TIMEOUT_MS } from '../../src/jobs/webhooks.js';
+import { afterAttempt, DeliveryPump, newDelivery, postWebhook, retryDelayMs, signatureHeader, WEBHOOK_RETRY_BASE_MS, WEBHOOK_RETRY_MAX_DELAY_MS, WEBHOOK_RETRY_WINDOW_MS, WEBHOOK_TIMEOUT_MS } from '../../src/jobs/monitors/webhooks.js';
 import { forbiddenReason, isForbiddenAddress, resolveAllowedAddress } from '../../packages/engine/src/net/address-guard.js';
 import { MemoryMonitorStore } from '../../src/store/monitors-memory.js';
 import { startReceiver, TestClock } from './helpers.js';

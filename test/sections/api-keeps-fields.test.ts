@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkDomain, type CheckOptions } from '../../packages/engine/src/check.js';
-import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import { loadZoneDirectory } from '../../packages/engine/src/zones/load.js';
 import type { SpoofCheckResult } from '../../packages/engine/src/result.js';
 import { startDemoTransport, type DemoTransport } from '../../src/service/demo-transport.js';

@@ -7,14 +7,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkDomain } from '../../packages/engine/src/check.js';
-import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import { loadZoneDirectory } from '../../packages/engine/src/zones/load.js';
 import { OPTIONAL_SECTIONS, SECTION_NAMES, type SectionName } from '../../packages/engine/src/sections.js';
 import type { SpoofCheckResult } from '../../packages/engine/src/result.js';
 import { ENGINE_RESULT_SCHEMA } from '../../src/http/result-schema.js';
 import { OPTIONAL_CHECKS } from '../../src/http/routes/spoof-checker.js';
 import { MONITOR_CHECK_KINDS } from '../../src/store/monitors.js';
-import { snapshotOfResult } from '../../src/jobs/monitor-changes.js';
+import { snapshotOfResult } from '../../src/jobs/monitors/monitor-changes.js';
 import { DEMO_ZONES_DIR } from '../../src/cli/serve.js';
 import { startDemoTransport, type DemoTransport } from '../../src/service/demo-transport.js';
 import { loadDemoDnssec, type DemoDnssec } from '../../src/service/demo-dnssec.js';

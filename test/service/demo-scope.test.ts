@@ -12,6 +12,7 @@ import type { CliIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { serve } from '../../src/cli/serve.js';
 import { captureIo } from '../cli/helpers.js';
+import { floodXml } from '../summaries/helpers.js';
 
 const KEY = 'sk_demo_0123456789abcdef';
 let base = '';
@@ -98,6 +99,37 @@ describe('serve --demo refuses names that are not its own, on every path', () =>
     expect(checked.json['verdict']).toBe('spoofable');
     const lookalikes = await api('POST', `${TOOLS}/lookalikes`, { domain: 'acmebank.example' });
     expect(lookalikes.status).toBe(200);
+  });
+});
+
+describe('report uploads in the demo', () => {
+  const begin = Math.floor(Date.now() / 86_400_000) * 86_400 - 2 * 86_400;
+  const upload = async (xml: Buffer) => {
+    const response = await fetch(`${base}${TOOLS}/spoof-checker/reports`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/xml' }, body: xml });
+    return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+  };
+  const listed = async (reportId: string) => {
+    const list = await api('GET', `${TOOLS}/spoof-checker/reports?limit=100`);
+    return (list.json['reports'] as { reportId: string }[]).filter((r) => r.reportId === reportId).length;
+  };
+
+  it('a report about a domain outside the demo is refused, 404 NOT_IN_DEMO naming it, and nothing is stored', async () => {
+    for (const domain of ['google.com', 'Real-Bank.COM']) {
+      const reportId = `outside-${domain}`;
+      const answer = await upload(floodXml({ domain, records: 2, begin, reportId }));
+      expect(answer.status, domain).toBe(404);
+      expect(answer.json['code']).toBe('NOT_IN_DEMO');
+      expect(String(answer.json['message'])).toBe(`The file holds a report about ${domain.toLowerCase()}, which is not in the demo: the demo takes reports about its own domains only.`);
+      expect(String(answer.json['fix'])).toMatch(/p-reject\.example/);
+      expect(await listed(reportId)).toBe(0);
+    }
+  });
+
+  it("a report about one of the demo's domains is still taken", async () => {
+    const answer = await upload(floodXml({ domain: 'p-none.example', records: 2, begin, reportId: 'inside-demo' }));
+    expect(answer.status).toBe(200);
+    expect(answer.json).toMatchObject({ stored: 1, reports: [{ domain: 'p-none.example', outcome: 'stored' }] });
+    expect(await listed('inside-demo')).toBe(1);
   });
 });
 

@@ -7,14 +7,14 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseSignedZone } from '../../packages/engine/src/dnssec/wire/zonefile.js';
+import { parseSignedZone } from '../../packages/engine/src/zones/signed-zonefile.js';
 import { TYPE } from '../../packages/engine/src/dns/canonical.js';
 import { DEMO_DNSSEC_DOMAINS, DEMO_DNSSEC_ZONES_DIR } from '../../src/service/demo-dnssec.js';
 import { DEMO_API_KEY } from '../../src/cli/serve.js';
 import { DEMO_MARK_AUTHORITY } from '../../src/service/demo-transport.js';
 import { X509Certificate } from 'node:crypto';
 import { checkBimi } from '../../packages/engine/src/bimi/index.js';
-import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import { loadZoneDirectory } from '../../packages/engine/src/zones/load.js';
 import { captureIo } from '../cli/helpers.js';
 import { textContent } from '../web/helpers.js';
@@ -151,7 +151,10 @@ describe('serve --demo', () => {
         expect(page.includes('id="dnssec-fix"'), domain).toBe(expected.status === 'bogus');
       }
       const bogus = await (await fetch(`${url}/check/dnssec-bogus.example`)).text();
-      expect(textContent(bogus)).toContain('Fix: sign the zone again (its signatures have expired)');
+      // The page's fix is the engine's own next step for the state, word for word (one source).
+      const bogusJson = (await (await fetch(`${url}/check/dnssec-bogus.example`, { headers: { accept: 'application/json' } })).json()) as { dnssec: { nextSteps: string[] } };
+      expect(bogusJson.dnssec.nextSteps[0]).toMatch(/^Sign the zone again \(its signatures have expired\)/);
+      expect(textContent(bogus)).toContain(`Fix: ${bogusJson.dnssec.nextSteps[0]}`);
       // DANE: the signed TLSA on the demo MX matches the certificate the demo's own mail server presents.
       const transport = (await (await fetch(`${url}/transport/dnssec-secure.example`, { headers: { accept: 'application/json' } })).json()) as {
         verdict: string;

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkDomain } from '../../packages/engine/src/check.js';
-import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import { DEMO_TRANSPORT_DOMAINS, startDemoTransport, type DemoTransport } from '../../src/service/demo-transport.js';
 
 let demo: DemoTransport;

@@ -3,11 +3,10 @@
  * their organisation's (another's id is not found, nor changed, nor deleted), listed oldest first,
  * changed field by field, read by id alone for the pump; the migration `0011_alerts` creates them.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { AlertChannel } from '../../src/store/alerts.js';
-import type { Stores } from '../../src/store/types.js';
 import { SqlFailureReportStore } from '../../src/store/failure-reports-sql.js';
-import { memoryBackend, postgresBackend, sqliteBackend, type Backend, type OpenedBackend } from './backends.js';
+import { describeStoreContract } from './contract-stores.js';
 
 const T0 = '2026-01-01T00:00:00.000Z';
 const T1 = '2026-01-01T00:00:01.000Z';
@@ -28,18 +27,7 @@ const channel = (id: string, organizationId = 'o1', createdAt = T0): AlertChanne
   updatedAt: createdAt,
 });
 
-describe.each<Backend>([memoryBackend, sqliteBackend, postgresBackend()])('alert store contract: $name', (backend) => {
-  let opened: OpenedBackend;
-  let stores: Stores;
-
-  beforeAll(() => backend.setup());
-  afterAll(() => backend.teardown());
-  beforeEach(async () => {
-    opened = await backend.open();
-    stores = opened.stores;
-  });
-  afterEach(() => opened.dispose());
-
+describeStoreContract('alert store contract', ({ stores }) => {
   it('keeps channels per organisation, oldest first', async () => {
     await stores.alerts.createChannel(channel('alc_b', 'o1', T1));
     await stores.alerts.createChannel(channel('alc_a', 'o1', T0));
@@ -65,18 +53,7 @@ describe.each<Backend>([memoryBackend, sqliteBackend, postgresBackend()])('alert
   });
 });
 
-describe.each<Backend>([memoryBackend, sqliteBackend, postgresBackend()])('remembered lookalike store contract: $name', (backend) => {
-  let opened: OpenedBackend;
-  let stores: Stores;
-
-  beforeAll(() => backend.setup());
-  afterAll(() => backend.teardown());
-  beforeEach(async () => {
-    opened = await backend.open();
-    stores = opened.stores;
-  });
-  afterEach(() => opened.dispose());
-
+describeStoreContract('remembered lookalike store contract', ({ stores }) => {
   const monitorOf = async (id: string, organizationId: string) => {
     await stores.monitors.create({
       id, organizationId, domain: `${id}.example`, intervalMinutes: 60, webhookUrl: null, checks: ['lookalikes'], sealedSecret: '',
@@ -106,18 +83,7 @@ describe.each<Backend>([memoryBackend, sqliteBackend, postgresBackend()])('remem
   });
 });
 
-describe.each<Backend>([memoryBackend, sqliteBackend, postgresBackend()])('failure report store contract: $name', (backend) => {
-  let opened: OpenedBackend;
-  let stores: Stores;
-
-  beforeAll(() => backend.setup());
-  afterAll(() => backend.teardown());
-  beforeEach(async () => {
-    opened = await backend.open();
-    stores = opened.stores;
-  });
-  afterEach(() => opened.dispose());
-
+describeStoreContract('failure report store contract', ({ stores, opened }) => {
   const report = (id: string, receivedAt: string, organizationId = 'o1', identity = id) => ({
     id, organizationId, domain: 'example.com', identity, receivedAt, arrivalDate: null, sourceIp: '192.0.2.1', authFailure: ['dmarc'], authenticationResults: [],
     identityAlignment: null, deliveryResult: null, reporter: { userAgent: null, from: null, authenticated: false }, feedback: [], headers: [{ name: 'Subject', value: 'x' }], localPartsHashed: true,

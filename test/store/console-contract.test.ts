@@ -3,10 +3,10 @@
  * per email), memberships and the last owner, invitations taken once, sessions, failed sign-ins
  * counted in a window, key names per organisation, the latest result kept newest, pruning.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ConsoleUser } from '../../src/store/console.js';
-import type { Stores } from '../../src/store/types.js';
-import { memoryBackend, postgresBackend, sqliteBackend, type Backend, type OpenedBackend } from './backends.js';
+import { sqliteBackend, type Backend } from './backends.js';
+import { describeStoreContract } from './contract-stores.js';
 
 const T0 = '2026-01-01T00:00:00.000Z';
 const T1 = '2026-01-01T00:05:00.000Z';
@@ -14,18 +14,7 @@ const T2 = '2026-01-01T00:20:00.000Z';
 
 const user = (id: string, email: string): ConsoleUser => ({ id, email, passwordHash: null, totpSecret: null, totpLastStep: 0, recoveryCodes: [], createdAt: T0 });
 
-describe.each<Backend>([memoryBackend, sqliteBackend, postgresBackend()])('console store contract: $name', (backend) => {
-  let opened: OpenedBackend;
-  let stores: Stores;
-
-  beforeAll(() => backend.setup());
-  afterAll(() => backend.teardown());
-  beforeEach(async () => {
-    opened = await backend.open();
-    stores = opened.stores;
-  });
-  afterEach(() => opened.dispose());
-
+describeStoreContract('console store contract', ({ stores }) => {
   it('one account per email; users are read back, updated and deleted with their memberships and sessions', async () => {
     const c = stores.console;
     expect(await c.createUser(user('u1', 'ann@example.com'))).toBe('created');
@@ -87,6 +76,9 @@ describe.each<Backend>([memoryBackend, sqliteBackend, postgresBackend()])('conso
     expect((await c.getInvitation('h1'))?.role).toBe('admin');
     expect((await c.invitations('o1')).map((i) => i.email)).toEqual(['x@example.com']);
     expect(await c.invitations('o2')).toEqual([]);
+    // null: every organisation's (users list).
+    await c.addInvitation({ tokenHash: 'h3', organizationId: 'o3', email: 'z@example.com', role: 'viewer', createdAt: T2, expiresAt: T2, invitedBy: 'cli' });
+    expect((await c.invitations(null)).map((i) => [i.organizationId, i.email])).toEqual([['o3', 'z@example.com'], ['o1', 'x@example.com']]);
     expect(await Promise.all([c.takeInvitation('h1'), c.takeInvitation('h1')])).toEqual(expect.arrayContaining([true, false]));
     expect(await c.getInvitation('h1')).toBeUndefined();
   });

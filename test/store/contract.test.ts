@@ -3,13 +3,13 @@
  * resource, tenancy, pagination and order, template numbering (also under concurrency), soft
  * delete, record-log read-back and retention.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { digestApiKey } from '../../src/store/api-keys.js';
 import { MEMORY_RECORD_LOG_CAPACITY } from '../../src/store/memory.js';
 import { PRUNE_BATCH_SIZE } from '../../src/store/sql.js';
-import type { Contact, ContactQuery, Domain, EmailLog, KeyOwner, RecordLog, Stores, Template } from '../../src/store/types.js';
+import type { Contact, ContactQuery, Domain, EmailLog, KeyOwner, RecordLog, Template } from '../../src/store/types.js';
 import type { Monitor, MonitorRunCommit, MonitorSnapshot, WebhookDelivery } from '../../src/store/monitors.js';
-import { memoryBackend, postgresBackend, sqliteBackend, type Backend, type OpenedBackend } from './backends.js';
+import { describeStoreContract } from './contract-stores.js';
 
 const owner: KeyOwner = { id: 'u1', name: 'U', email: 'u@x.test', image: '' };
 const T = (n: number) => new Date(Date.UTC(2025, 0, 1, 0, 0, n)).toISOString();
@@ -127,18 +127,7 @@ const contact = (id: string, organizationId: string, email: string, status: Cont
   ...extra,
 });
 
-describe.each<Backend>([memoryBackend, sqliteBackend, postgresBackend()])('store contract: $name', (backend) => {
-  let opened: OpenedBackend;
-  let stores: Stores;
-
-  beforeAll(() => backend.setup());
-  afterAll(() => backend.teardown());
-  beforeEach(async () => {
-    opened = await backend.open();
-    stores = opened.stores;
-  });
-  afterEach(() => opened.dispose());
-
+describeStoreContract('store contract', ({ stores }, backend) => {
   describe('health and emptiness', () => {
     it('is healthy and empty when opened; not empty once an organisation exists', async () => {
       expect(await stores.health()).toEqual({ ok: true });

@@ -4,10 +4,9 @@
  * never move again, the run count (claims, and a release that does not count), recovery lists and
  * the stale sweep.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { LookalikeReport } from '../../packages/engine/src/lookalikes/types.js';
-import type { Stores } from '../../src/store/types.js';
-import { memoryBackend, postgresBackend, sqliteBackend, type Backend, type OpenedBackend } from './backends.js';
+import { describeStoreContract } from './contract-stores.js';
 
 const T0 = '2026-01-01T00:00:00.000Z';
 const T1 = '2026-01-01T00:00:01.000Z';
@@ -43,18 +42,7 @@ const REPORT: LookalikeReport = {
   nextSteps: [{ title: 'Register and park', body: 'Park it.', records: ['x. MX 0 .'] }],
 };
 
-describe.each<Backend>([memoryBackend, sqliteBackend, postgresBackend()])('lookalike job store contract: $name', (backend) => {
-  let opened: OpenedBackend;
-  let stores: Stores;
-
-  beforeAll(() => backend.setup());
-  afterAll(() => backend.teardown());
-  beforeEach(async () => {
-    opened = await backend.open();
-    stores = opened.stores;
-  });
-  afterEach(() => opened.dispose());
-
+describeStoreContract('lookalike job store contract', ({ stores }) => {
   const create = (id: string, organizationId = 'o1', createdAt = T0) => stores.lookalikeJobs.create({ id, organizationId, domain: 'acmebank.example', createdAt });
 
   it('a new job is queued with no progress, readable by its organisation only', async () => {

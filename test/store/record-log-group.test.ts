@@ -1,5 +1,5 @@
 /**
- * Record logs are written by group commit (src/store/sql.ts SqlRecordLogStore): appends made
+ * Record logs are written by group commit (src/store/record-logs-sql.ts SqlRecordLogStore): appends made
  * together share one transaction, each append settles only once its group has committed, and
  * close() writes every append still waiting before the database closes.
  */

@@ -4,11 +4,11 @@
  * the digest merged per source and day as reports arrive (trusted and untrusted apart), counts, and
  * refused files.
  */
-import { digestReports, type AggregateReport, type SenderDigestEntry } from '@spoof-checker/engine';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { digestReports, mergeSenderDigests, summariseDigestSenders, type AggregateReport, type SenderDigestEntry } from '@spoof-checker/engine';
+import { describe, expect, it } from 'vitest';
 import { isTrustedOrigin, type NewReport, type ReportOrigin, type ReportRecordRow } from '../../src/store/reports.js';
-import type { Domain, Stores } from '../../src/store/types.js';
-import { memoryBackend, postgresBackend, sqliteBackend, type Backend, type OpenedBackend } from './backends.js';
+import type { Domain } from '../../src/store/types.js';
+import { describeStoreContract } from './contract-stores.js';
 
 const DAY = 86_400;
 /** 2025-03-01T00:00:00Z */
@@ -74,24 +74,13 @@ const report = (id: string, organizationId: string, day: number, records: Report
 
 const DAYS = { from: '2025-01-01', to: '2025-12-31' };
 
-describe.each<Backend>([memoryBackend, sqliteBackend, postgresBackend()])('report store contract: $name', (backend) => {
-  let opened: OpenedBackend;
-  let stores: Stores;
-
-  beforeAll(() => backend.setup());
-  afterAll(() => backend.teardown());
-  beforeEach(async () => {
-    opened = await backend.open();
-    stores = opened.stores;
-  });
-  afterEach(() => opened.dispose());
-
+describeStoreContract('report store contract', ({ stores }, backend) => {
   it('stores a report whole, lists it with its counts, and reads its document back', async () => {
     expect(await stores.reports.add(report('r1', 'o1', 0, [row('192.0.2.1', 10), row('2001:db8::1', 5, { dkimAligned: false })]))).toBe('stored');
     const page = await stores.reports.list('o1', { page: 1, limit: 10 });
     expect(page.total).toBe(1);
     const { records: _records, digest: _digest, trusted: _trusted, ...rest } = report('r1', 'o1', 0, []);
-    expect(page.items[0]).toEqual({ ...rest, recordCount: 2, messageCount: 15 });
+    expect(page.items[0]).toEqual({ ...rest, recordCount: 2, messageCount: 15, contested: false });
     expect(await stores.reports.documents('o1', 'a.example', 'aggregate', { from: D0, to: D0 + DAY })).toEqual([JSON.stringify({ policy: { p: 'none' } })]);
     expect(await stores.reports.latestEnd('o1', 'a.example')).toBe(D0 + DAY - 1);
     expect(await stores.reports.latestEnd('o1', 'b.example')).toBeNull();
@@ -160,6 +149,28 @@ describe.each<Backend>([memoryBackend, sqliteBackend, postgresBackend()])('repor
     expect((await stores.reports.list('o1', { page: 1, limit: 2, domain: 'b.example' })).total).toBe(0);
   });
 
+  it('every domain\u2019s day totals in one read equal each domain\u2019s dailyTotals, by domain then day; the window and tenancy hold', async () => {
+    for (let day = 0; day < 3; day++) await stores.reports.add(report(`a${day}`, 'o1', day, [row('192.0.2.1', 10), row('192.0.2.2', 2, { dkimAligned: false })]));
+    await stores.reports.add(report('b1', 'o1', 1, [row('198.51.100.7', 4)], { identity: 'b|b1', domain: 'b.example' }));
+    await stores.reports.add(report('y1', 'o1', 1, [row('203.0.113.9', 50, { dkimAligned: false })], { identity: 'yahoo|y1', domain: 'b.example', reporter: 'unauthenticated', origin: origin(null) }));
+    await stores.reports.add(report('c1', 'o2', 1, [row('192.0.2.1', 3)], { identity: 'c|c1', domain: 'c.example' }));
+    const days = { from: '2025-03-02', to: '2025-03-03' };
+    const all = await stores.reports.domainDailyTotals('o1', days);
+    const each = [
+      ...(await stores.reports.dailyTotals('o1', 'a.example', days)).map((t) => ({ domain: 'a.example', ...t })),
+      ...(await stores.reports.dailyTotals('o1', 'b.example', days)).map((t) => ({ domain: 'b.example', ...t })),
+    ];
+    expect(all).toEqual(each);
+    expect(all.map((t) => [t.domain, t.day, t.trusted, t.messages, t.failing])).toEqual([
+      ['a.example', '2025-03-02', true, 12, 2],
+      ['a.example', '2025-03-03', true, 12, 2],
+      ['b.example', '2025-03-02', true, 4, 0],
+      ['b.example', '2025-03-02', false, 50, 50],
+    ]);
+    expect(await stores.reports.domainDailyTotals('o3', DAYS)).toEqual([]);
+    expect((await stores.reports.domainDailyTotals('o2', DAYS)).map((t) => t.domain)).toEqual(['c.example']);
+  });
+
   it('keeps TLS reports apart from aggregate ones', async () => {
     const doc = JSON.stringify({ policies: [{ policy: { 'policy-type': 'sts' } }] });
     expect(await stores.reports.add(report('t1', 'o1', 0, [], { kind: 'tls', identity: 'tls|t1', document: doc }))).toBe('stored');
@@ -200,6 +211,95 @@ describe.each<Backend>([memoryBackend, sqliteBackend, postgresBackend()])('repor
     expect(await stores.reports.routing('a.example')).toEqual({ withDomain: ['o1'], organizations: ['o1', 'o2'] });
     expect(await stores.reports.routing('b.example')).toEqual({ withDomain: ['o2'], organizations: ['o1', 'o2'] });
     expect(await stores.reports.routing('c.example')).toEqual({ withDomain: [], organizations: ['o1', 'o2'] });
+  });
+
+  it('contested is a fact of the store: two unauthenticated reports under one identity base are marked on whatever page each is', async () => {
+    const forged = (id: string, day: number, base: string) =>
+      report(id, 'o1', day, [row('192.0.2.1', 1 + day)], { identity: `unauth|${id}`, reporter: 'unauthenticated', origin: { ...origin(null), identityBase: base } });
+    await stores.reports.add(forged('real', 0, 'google.com|rid|1'));
+    await stores.reports.add(forged('other', 1, 'google.com|other|2'));
+    await stores.reports.add(forged('fake', 2, 'google.com|rid|1'));
+    await stores.reports.add(report('auth', 'o1', 3, [row('192.0.2.1', 1)]));
+    // One report a page: the two that collide are never on the same page.
+    const marks: [string, boolean][] = [];
+    for (let page = 1; page <= 4; page++) for (const r of (await stores.reports.list('o1', { page, limit: 1 })).items) marks.push([r.id, r.contested]);
+    expect(marks).toEqual([
+      ['auth', false],
+      ['fake', true],
+      ['other', false],
+      ['real', true],
+    ]);
+    // Another organisation's report under the same base contests nothing here.
+    await stores.reports.add({ ...forged('o2-copy', 4, 'google.com|other|2'), organizationId: 'o2' });
+    expect((await stores.reports.list('o1', { page: 1, limit: 10 })).items.find((r) => r.id === 'other')?.contested).toBe(false);
+  });
+
+  /** Reports to store, as (id, day, trusted, records): the roll-up must equal a recomputation from their rows. */
+  const ROLLUP_CASES: { name: string; reports: { id: string; day: number; trusted: boolean; records: ReportRecordRow[] }[] }[] = [
+    { name: 'one report', reports: [{ id: 'a', day: 0, trusted: true, records: [row('192.0.2.1', 3), row('192.0.2.2', 4, { dkimAligned: false })] }] },
+    {
+      name: 'the same sources on one day from several reporters',
+      reports: [
+        { id: 'a', day: 1, trusted: true, records: [row('192.0.2.1', 3), row('192.0.2.1', 2, { spfAligned: true })] },
+        { id: 'b', day: 1, trusted: true, records: [row('192.0.2.1', 5, { detail: JSON.stringify({ dkim: [{ domain: 'a.example', selector: 's9', result: 'fail' }] }), dkimAligned: false })] },
+        { id: 'c', day: 1, trusted: true, records: [row('192.0.2.3', 1, { disposition: 'reject', dkimAligned: false })] },
+      ],
+    },
+    {
+      name: 'days, trusted and untrusted apart',
+      reports: [
+        { id: 'a', day: 0, trusted: true, records: [row('192.0.2.1', 1)] },
+        { id: 'b', day: 2, trusted: false, records: [row('192.0.2.1', 9, { dkimAligned: false })] },
+        { id: 'c', day: 2, trusted: true, records: [row('2001:db8::1', 6), row('192.0.2.1', 1)] },
+        { id: 'd', day: 4, trusted: false, records: [row('198.51.100.7', 2)] },
+      ],
+    },
+    {
+      name: 'one source over days, its sets and failing signatures changing (equal rests counted once by the store)',
+      reports: [0, 1, 2, 3].map((day) => ({
+        id: `s${day}`,
+        day,
+        trusted: true,
+        records: [
+          row('192.0.2.1', 2 + day, { detail: JSON.stringify({ dkim: [{ domain: 'a.example', selector: `s${day % 2}`, result: 'pass' }] }) }),
+          row('192.0.2.1', 3, { dkimAligned: false, detail: JSON.stringify({ dkim: [{ domain: 'a.example', selector: 'old', result: 'fail' }] }) }),
+        ],
+      })),
+    },
+  ];
+
+  it.each(ROLLUP_CASES)('the per-source, per-day roll-up equals a recomputation from the raw rows: $name', async ({ reports }) => {
+    for (const r of reports) {
+      const stored = report(r.id, 'o1', r.day, r.records, r.trusted ? {} : { identity: `u|${r.id}`, reporter: 'unauthenticated', origin: { ...origin(null), channel: 'smtp' } });
+      expect(stored.trusted).toBe(r.trusted);
+      expect(await stores.reports.add(stored)).toBe('stored');
+    }
+    for (const trusted of [true, false]) {
+      const expected = mergeSenderDigests(reports.filter((r) => r.trusted === trusted).flatMap((r) => digestOf(r.records, D0 + r.day * DAY)), 'a.example');
+      expect(await stores.reports.senderDays('o1', 'a.example', DAYS, trusted)).toEqual(expected);
+      const bySource = new Map<string, { source: string; messages: number; dmarcPass: number; failing: number }>();
+      for (const e of expected) {
+        const t = bySource.get(e.source) ?? { source: e.source, messages: 0, dmarcPass: 0, failing: 0 };
+        bySource.set(e.source, { source: e.source, messages: t.messages + e.messages, dmarcPass: t.dmarcPass + e.dmarcPass, failing: t.failing + e.failing });
+      }
+      const sources = [...bySource.values()].sort((a, b) => b.messages - a.messages || (a.source < b.source ? -1 : 1));
+      expect(await stores.reports.sourceTotals('o1', 'a.example', DAYS, trusted, 100)).toEqual({ sources, count: sources.length });
+      // The window's roll-up per source (what show and the dashboard read) summarises as every day's entries do.
+      const window = await stores.reports.senderWindow('o1', 'a.example', DAYS, trusted);
+      expect(window.filter((e) => e.messages > 0).map((e) => e.source)).toEqual(sources.map((s) => s.source).sort());
+      const options = { domain: 'a.example', days: 30, now: new Date((D0 + 10 * DAY) * 1000) };
+      expect(summariseDigestSenders(window, options)).toEqual(summariseDigestSenders(expected, options));
+    }
+    const days = new Map<string, { day: string; trusted: boolean; messages: number; dmarcPass: number; spfAligned: number; dkimAligned: number; failing: number }>();
+    for (const r of reports) {
+      for (const e of digestOf(r.records, D0 + r.day * DAY)) {
+        const key = `${e.day} ${r.trusted}`;
+        const t = days.get(key) ?? { day: e.day, trusted: r.trusted, messages: 0, dmarcPass: 0, spfAligned: 0, dkimAligned: 0, failing: 0 };
+        days.set(key, { ...t, messages: t.messages + e.messages, dmarcPass: t.dmarcPass + e.dmarcPass, spfAligned: t.spfAligned + e.spfAligned, dkimAligned: t.dkimAligned + e.dkimAligned, failing: t.failing + e.failing });
+      }
+    }
+    const totals = [...days.values()].sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : Number(b.trusted) - Number(a.trusted)));
+    expect(await stores.reports.dailyTotals('o1', 'a.example', DAYS)).toEqual(totals);
   });
 
   it('keeps refused files with their reason, newest first', async () => {

@@ -3,10 +3,9 @@
  * `0012_share_links`): a link is found by its token's hash only, listed per organisation and domain
  * newest first, revoked once and only by its own organisation.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { ShareLink } from '../../src/store/share-links.js';
-import type { Stores } from '../../src/store/types.js';
-import { memoryBackend, postgresBackend, sqliteBackend, type Backend, type OpenedBackend } from './backends.js';
+import { describeStoreContract } from './contract-stores.js';
 
 const link = (id: string, over: Partial<ShareLink> = {}): ShareLink => ({
   id,
@@ -21,17 +20,7 @@ const link = (id: string, over: Partial<ShareLink> = {}): ShareLink => ({
   ...over,
 });
 
-describe.each<Backend>([memoryBackend, sqliteBackend, postgresBackend()])('share-link store contract: $name', (backend) => {
-  let opened: OpenedBackend;
-  let stores: Stores;
-  beforeAll(() => backend.setup());
-  afterAll(() => backend.teardown());
-  beforeEach(async () => {
-    opened = await backend.open();
-    stores = opened.stores;
-  });
-  afterEach(() => opened.dispose());
-
+describeStoreContract('share-link store contract', ({ stores }) => {
   it('finds by hash, lists per organisation and domain newest first, revokes once and only its own', async () => {
     const s = stores.shareLinks!;
     expect(s).toBeDefined();

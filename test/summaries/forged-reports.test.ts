@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { MAX_SUMMARY_LIST } from '@spoof-checker/engine';
 import { TLSRPT_PATH } from '../../src/http/routes/reports.js';
 import { ingestReportFile, reportSink, unauthenticatedOrigin, type OriginBase } from '../../src/ingest/ingest.js';
-import { capEventLists } from '../../src/jobs/monitor-run.js';
+import { capEventLists } from '../../src/jobs/monitors/monitor-run.js';
 import { createMemoryStores } from '../../src/store/memory.js';
 import { reportSelectorCache } from '../../src/summaries/selectors.js';
 import { monitorReportSignals } from '../../src/summaries/signals.js';

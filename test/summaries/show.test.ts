@@ -12,7 +12,7 @@ import { ingestReportFile, unauthenticatedOrigin } from '../../src/ingest/ingest
 import { digestStoredReports } from '../../src/store/reports-sql.js';
 import { showReports } from '../../src/summaries/summary.js';
 import type { Stores } from '../../src/store/types.js';
-import { fixture } from '../reports/helpers.js';
+import { fixture } from '../../packages/engine/test/reports/helpers.js';
 import { memoryBackend, postgresBackend, sqliteBackend, type Backend, type OpenedBackend } from '../store/backends.js';
 
 const NOW = new Date('2026-11-27T12:00:00Z');

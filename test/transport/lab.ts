@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { createSecureContext, type SecureContext } from 'node:tls';
 import { SMTPServer } from 'smtp-server';
 import { loadZoneDirectory } from '../../packages/engine/src/zones/load.js';
-import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 
 export const LAB_ZONES = new URL('./zones/', import.meta.url).pathname;
 export const SMTP_TLS = '127.0.0.2';

@@ -6,7 +6,7 @@
  * `cert-name-mismatch`). Counted at the lab's own SMTP listener.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import { checkTransport, MAX_CONNECTIONS_PER_ADDRESS, MAX_MX_HOSTS_PROBED } from '../../packages/engine/src/transport/index.js';
 import { parseZone } from '../../packages/engine/src/zones/parse.js';
 import { SMTP_TLS, SMTP_PLAIN, startLab, type Lab } from './lab.js';

@@ -5,7 +5,7 @@
  * the MX list with the address guard's own words, as in its finding. Zones in memory, no connection.
  */
 import { describe, expect, it } from 'vitest';
-import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import { checkTransport } from '../../packages/engine/src/transport/index.js';
 import { judgeTransport, type MxFacts } from '../../packages/engine/src/transport/judge.js';
 import { parseZone } from '../../packages/engine/src/zones/parse.js';

@@ -1,6 +1,6 @@
 /**
  * "Your logo in the inbox" in a real browser (Debian's Chromium through playwright-core) against a
- * real listening server whose check reaches the BIMI lab (test/bimi/lab.ts): the verdict shows
+ * real listening server whose check reaches the BIMI lab (packages/engine/test/bimi/lab.ts): the verdict shows
  * first, the section loads after through the page's script within the CSP, the validated logo is
  * drawn as an image (never inline markup), and a logo that breaks a rule is not drawn at all.
  */
@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkDomain } from '../../packages/engine/src/check.js';
 import { buildApp } from '../../src/service/compose.js';
 import { createMemoryStores } from '../../src/store/memory.js';
-import { startBimiLab, type BimiLab } from '../bimi/lab.js';
+import { startBimiLab, type BimiLab } from '../../packages/engine/test/bimi/lab.js';
 import { launchChromium } from './helpers.js';
 
 const TIMEOUT_MS = 60_000;

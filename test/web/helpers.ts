@@ -8,7 +8,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { buildApp, type AppOptions } from '../../src/service/compose.js';
 import { checkDomain } from '../../packages/engine/src/check.js';
 import { FaultyResolver, type FaultPlan } from '../../packages/engine/src/dns/faults.js';
-import { ZoneResolver } from '../../packages/engine/src/dns/zone-resolver.js';
+import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import type { Resolver } from '../../packages/engine/src/dns/types.js';
 import { createMemoryStores } from '../../src/store/memory.js';
 import type { RecordLog, Stores } from '../../src/store/types.js';

@@ -1,11 +1,11 @@
 // The zone reader accepts every record type a real zone export holds (issue 42 item 3): each type
 // read from its presentation form into its RFC wire form, RFC 3597 `\#` for any type, and clear
 // refusals for malformed data. The signed DNSSEC fixtures load whole, byte for byte as the signed
-// zone reader (dnssec/wire/zonefile.ts) reads them.
+// zone reader (zones/signed-zonefile.ts) reads them.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseSignedZone } from '../../packages/engine/src/dnssec/wire/zonefile.js';
+import { parseSignedZone } from '../../packages/engine/src/zones/signed-zonefile.js';
 import { parseZone, ZoneSyntaxError } from '../../packages/engine/src/zones/parse.js';
 import { loadZoneDirectory } from '../../packages/engine/src/zones/load.js';
 

@@ -7,7 +7,7 @@ import { pslOrganizationalDomain } from './dmarc/orgdomain.js';
 import type { DmarcDiscovery, EffectivePolicy, ReportDestinationCheck } from './dmarc/index.js';
 import { createCheckResolver, DEFAULT_CHECK_DEADLINE_MS, DEFAULT_CHECK_MAX_QUERIES } from './dns/limits.js';
 import type { CheckStats } from './dns/limits.js';
-import { allNow, checkSourceOf, thenNow, type CheckSource, type DnsErrorReason, type Now, type Resolver } from './dns/types.js';
+import { allNow, checkSourceOf, thenNow, type CheckSource, type DnsErrorReason, type Now, type Resolver, SERVER_UNREACHABLE } from './dns/types.js';
 import { SpoofCheckError, type FailedQuery } from './errors.js';
 import type { Finding } from './findings.js';
 import { normaliseDomainInput, type NormaliseOptions } from './input.js';
@@ -326,7 +326,7 @@ function domainNotFound(registrable: string, displayDomain: string): SpoofCheckE
 /** The last existence query that failed, as the query a DNS refusal names. */
 function failedExistenceQuery(queries: ExistenceQuery[]): FailedQuery | undefined {
   const last = queries.filter((q) => q.answer === 'error').at(-1);
-  return last ? { name: last.name, type: last.type, reason: last.reason ?? 'servfail' } : undefined;
+  return last ? { name: last.name, type: last.type, reason: last.reason ?? 'servfail', ...(last.detail !== undefined ? { detail: last.detail } : {}) } : undefined;
 }
 
 interface DmarcOutcome {
@@ -437,7 +437,9 @@ const TIMEOUT_REASONS: ReadonlySet<DnsErrorReason> = new Set(['timeout', 'budget
 function dnsError(what: string, query: FailedQuery | undefined): SpoofCheckError {
   const failed: FailedQuery = query ?? { name: 'unknown', type: 'TXT', reason: 'servfail' };
   const timedOut = TIMEOUT_REASONS.has(failed.reason);
-  const how = timedOut ? (failed.reason === 'budget' ? 'ran out of its DNS budget' : 'timed out') : `failed (${failed.reason.toUpperCase()})`;
+  // A socket error (nothing listens, no route) is no answer at all, not a server's SERVFAIL.
+  const unreachable = !timedOut && failed.detail?.includes(SERVER_UNREACHABLE) === true;
+  const how = timedOut ? (failed.reason === 'budget' ? 'ran out of its DNS budget' : 'timed out') : unreachable ? 'got no answer' : `failed (${failed.reason.toUpperCase()})`;
   return new SpoofCheckError(
     timedOut ? 'dns_timeout' : 'dns_failure',
     `The DNS lookup of ${what} (${failed.type} ${failed.name}) ${how}${failed.detail ? `: ${failed.detail}` : ''}.`,
@@ -448,7 +450,10 @@ function dnsError(what: string, query: FailedQuery | undefined): SpoofCheckError
         : failed.reason === 'refused'
           ? // RFC 1035 §4.1.1 REFUSED: an authoritative server answers it for names outside its zones.
             `The server refused to answer for ${failed.name}. An authoritative server refuses names outside its zones: ask a recursive resolver, or serve the zone that holds ${failed.name} as well (for names that may not exist, the zone of their top-level domain).`
-          : "Check the domain's DNS servers: they answered with an error.",
+          : unreachable
+            ? // No answer came at all (a socket error: nothing listens, no route): the domain is not at fault.
+              'The DNS server asked cannot be reached, so the domain was never looked up: check this machine\'s network, or ask a DNS server that answers.'
+            : "Check the domain's DNS servers: they answered with an error.",
       query: failed,
     },
   );

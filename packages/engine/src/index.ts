@@ -35,7 +35,7 @@ export type { CheckSource, DnsAnswer, DnsErrorReason, MxData, RecordType, Resolv
 /** Where a resolver's answers come from (`dns` unless it says `fixture-zones`), as results report it in `source`. */
 export { checkSourceOf } from './dns/types.js';
 /** Answers from zones loaded in memory, as if they were the whole DNS. */
-export { ZoneResolver } from './dns/zone-resolver.js';
+export { ZoneResolver } from './zones/zone-resolver.js';
 /** Asks real DNS servers (the system's, or given as ip[:port]) with timeouts, retries and TCP fallback. */
 export { NetworkResolver } from './dns/network-resolver.js';
 export type { NetworkResolverOptions } from './dns/network-resolver.js';
@@ -107,7 +107,7 @@ export type { TlsTrust } from './net/tls-peer.js';
 // Reports the receivers send back: DMARC aggregate (RFC 7489 Appendix C, RFC 9990) and SMTP TLS (RFC 8460) (docs/reports.md).
 /** Report files to report documents: gzip, zip, XML or JSON by their first bytes, decompression capped (bombs stop at the cap). */
 export { DEFAULT_UNPACK_CAPS, MAX_COMPRESSION_RATIO, MAX_INPUT_BYTES, MAX_TOTAL_UNCOMPRESSED_BYTES, MAX_UNCOMPRESSED_BYTES, MAX_ZIP_ENTRIES, RATIO_FLOOR_BYTES, unpackReportFile } from './reports/index.js';
-/** The strict XML reader of reports: no DOCTYPE, no entity beyond the five predefined and character references, depth and node caps. */
+/** The strict XML reader (reports and BIMI SVG): no DOCTYPE, no entity beyond the five predefined and character references, depth and node caps. */
 export { MAX_XML_DEPTH, MAX_XML_NODES, parseXml } from './reports/index.js';
 /** Parsers of the two report formats (whole or nothing, with a reason), and the dedupe key of a report (independent of its bytes). */
 export { DMARC_2_NAMESPACE, MAX_FUTURE_SKEW_SECONDS, MAX_REPORT_RECORDS, MAX_TLS_REPORT_ITEMS, parseAggregateReport, parseTlsReport, reportIdentity } from './reports/index.js';
@@ -241,8 +241,8 @@ export type {
 
 // Pieces the CLI and the service package build on: documented and kept stable like the rest.
 /** The authoritative DNS server over zone files (`spoof-checker dns-serve`): UDP and TCP, AA, SOA in negative answers. */
-export { startDnsServer } from './dns/server.js';
-export type { DnsServerOptions, OutsideZones } from './dns/server.js';
+export { startDnsServer } from './zones/server.js';
+export type { DnsServerOptions, OutsideZones } from './zones/server.js';
 /** Why a string is not a DNS name (RFC 1035 §2.3.4 lengths, RFC 952/1123 labels), and whether a name is at or below another. */
 export { canonicalName, dnsNameProblem, isAtOrBelow } from './dns/name.js';
 /** The defaults of CachingResolver and ConcurrencyLimitedResolver, for callers that show or derive them. */

@@ -112,7 +112,7 @@ export interface SpoofCheckResult {
 /**
  * `details` of a result: the facts behind the answer, beyond the spec. Each field's type is the
  * analyzer's own, so this stays in step with the engine; `schema/spoof-check-result.schema.json`
- * describes the same shape for other languages (test/schema.test.ts keeps the two together).
+ * describes the same shape for other languages (packages/engine/test/schema.test.ts keeps the two together).
  */
 export type SpoofCheckDetails = {
   /** The input as given (a domain, URL or address). */

@@ -2,18 +2,18 @@
  * Alert channels: where an organisation's alerts go (a signed webhook, Slack, Microsoft Teams,
  * email) and which events each takes, under `/api/tools/v1/spoof-checker/alert-channels`.
  * Organisation-scoped (another organisation's channel is not found). The work is the alert
- * service's (src/jobs/alerts.ts): these routes validate, call it and shape the answers. A
+ * service's (src/jobs/monitors/alerts.ts): these routes validate, call it and shape the answers. A
  * channel's target is never shown again after it is given (only its host), nor a webhook's secret
  * after the 201.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
-import { ALERT_TEST_COOLDOWN_MS, MAX_ALERT_CHANNEL_NAME_LENGTH, MAX_ALERT_RULE_DOMAINS, MAX_ALERT_URL_LENGTH, type AlertChannelRefusal, type AlertService } from '../../jobs/alerts.js';
-import { MAX_ADDRESS_LENGTH, MAX_ALERT_RECIPIENTS } from '../../jobs/alert-email.js';
+import { ALERT_TEST_COOLDOWN_MS, MAX_ALERT_CHANNEL_NAME_LENGTH, MAX_ALERT_RULE_DOMAINS, MAX_ALERT_URL_LENGTH, type AlertChannelRefusal, type AlertService } from '../../jobs/monitors/alerts.js';
+import { MAX_ADDRESS_LENGTH, MAX_ALERT_RECIPIENTS } from '../../jobs/monitors/alert-email.js';
 import { ALERT_CHANNEL_KINDS, ALERT_EVENT_KINDS, type AlertChannel } from '../../store/alerts.js';
 import type { AuditSpec } from '../context.js';
 import { ApiError, notFound } from '../errors.js';
-import { API_SECURITY, COMMON_ERROR_STATUSES, errorResponses } from '../schemas.js';
+import { API_SECURITY, COMMON_ERROR_STATUSES, errorResponses, routeSchema } from '../schemas.js';
 import { principalOf } from './logs.js';
 
 /** Where the alert channel routes live. */
@@ -175,14 +175,7 @@ export const alertRoutes: FastifyPluginAsyncTypebox<{ alerts: AlertService }> = 
     `${ALERT_CHANNELS_PATH}/:id`,
     {
       config: { audit: audit('update', 'updated', 'id') },
-      schema: {
-        ...common,
-        summary: 'Change an alert channel',
-        description: 'Changes the name, the target (checked again), the recipients, the rules, or turns the channel off and on. The kind cannot change. A disabled channel gets nothing: its queued alerts fail saying so.',
-        params: IdParams,
-        body: PatchBody,
-        response: { 200: AlertChannelSchema, ...errors },
-      },
+      schema: routeSchema(common, 'Change an alert channel', AlertChannelSchema, { description: 'Changes the name, the target (checked again), the recipients, the rules, or turns the channel off and on. The kind cannot change. A disabled channel gets nothing: its queued alerts fail saying so.', params: IdParams, body: PatchBody }),
     },
     async (request) => {
       const updated = await alerts.update(principalOf(request).organizationId, request.params.id, request.body);
@@ -196,13 +189,7 @@ export const alertRoutes: FastifyPluginAsyncTypebox<{ alerts: AlertService }> = 
     `${ALERT_CHANNELS_PATH}/:id`,
     {
       config: { audit: audit('delete', 'deleted', 'id') },
-      schema: {
-        ...common,
-        summary: 'Remove an alert channel',
-        description: 'Removes the channel; alerts already queued for it fail saying so, and nothing is sent to it again.',
-        params: IdParams,
-        response: { 200: Type.Object({ object: Type.Literal('alert_channel'), id: Type.String(), deleted: Type.Literal(true), event: Type.Literal('alert_channel.deleted') }), ...errors },
-      },
+      schema: routeSchema(common, 'Remove an alert channel', Type.Object({ object: Type.Literal('alert_channel'), id: Type.String(), deleted: Type.Literal(true), event: Type.Literal('alert_channel.deleted') }), { description: 'Removes the channel; alerts already queued for it fail saying so, and nothing is sent to it again.', params: IdParams }),
     },
     async (request) => {
       if (!(await alerts.store.deleteChannel(principalOf(request).organizationId, request.params.id))) throw notFound('Alert channel', request.params.id);

@@ -1,20 +1,20 @@
 /**
  * Batch checks: hand over up to 100,000 names, follow progress, stream the results back as JSON
  * lines. Same keys and organisation isolation as every route (a batch of another organisation is
- * not found). The work itself happens in the batch service (src/jobs/): in this process, or on
+ * not found). The work itself happens in the batch service (src/jobs/batches/): in this process, or on
  * queue workers when the service runs with Redis.
  */
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { BATCH_BODY_LIMIT_BYTES, MAX_BATCH_NAMES, namesPerSecond, startOfUtcDay, withCursor, type Batch } from '../../jobs/model.js';
-import type { BatchService } from '../../jobs/service.js';
-import { resultPages } from '../../jobs/results.js';
-import { newBatch, newBatchId } from '../../jobs/submit.js';
+import { BATCH_BODY_LIMIT_BYTES, MAX_BATCH_NAMES, namesPerSecond, startOfUtcDay, withCursor, type Batch } from '../../jobs/batches/model.js';
+import type { BatchService } from '../../jobs/batches/service.js';
+import { resultPages } from '../../jobs/batches/results.js';
+import { newBatch, newBatchId } from '../../jobs/batches/submit.js';
 import type { AuditSpec } from '../context.js';
 import { ApiError, notFound } from '../errors.js';
-import { API_SECURITY, COMMON_ERROR_STATUSES, errorResponses, SpoofCheckResultSchema, TimestampSchema } from '../schemas.js';
+import { API_SECURITY, COMMON_ERROR_STATUSES, errorResponses, routeSchema, SpoofCheckResultSchema, TimestampSchema } from '../schemas.js';
 
 /** Where the batch routes live. */
 export const BATCHES_PATH = '/api/tools/v1/spoof-checker/batches';
@@ -170,12 +170,7 @@ export const batchRoutes: FastifyPluginAsyncTypebox<BatchRouteOptions> = async (
     `${BATCHES_PATH}/:id`,
     {
       config: { audit: audit('view', 'viewed', 'id') },
-      schema: {
-        ...common,
-        summary: 'Progress of a batch',
-        params: IdParams,
-        response: { 200: BatchStatusBodySchema, ...errorResponses(...COMMON_ERROR_STATUSES) },
-      },
+      schema: routeSchema(common, 'Progress of a batch', BatchStatusBodySchema, { params: IdParams }),
     },
     async (request) => {
       const batch = await batches.store.get(organizationOf(request), request.params.id);
@@ -218,13 +213,7 @@ export const batchRoutes: FastifyPluginAsyncTypebox<BatchRouteOptions> = async (
     `${BATCHES_PATH}/:id`,
     {
       config: { audit: audit('cancel', 'cancelled', 'id') },
-      schema: {
-        ...common,
-        summary: 'Cancel a batch',
-        description: 'Names not yet checked are not checked; the lines already written stay readable. Cancelling a finished batch changes nothing.',
-        params: IdParams,
-        response: { 200: BatchStatusBodySchema, ...errorResponses(...COMMON_ERROR_STATUSES) },
-      },
+      schema: routeSchema(common, 'Cancel a batch', BatchStatusBodySchema, { description: 'Names not yet checked are not checked; the lines already written stay readable. Cancelling a finished batch changes nothing.', params: IdParams }),
     },
     async (request) => {
       const batch = await batches.store.cancel(organizationOf(request), request.params.id, now().toISOString());

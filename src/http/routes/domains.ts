@@ -7,11 +7,12 @@
  * (the reference service always sets it), so a client can send only the fields it means to change.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { registerPagedList } from './paged-list.js';
 import type { onRequestHookHandler } from 'fastify';
 import { Type } from 'typebox';
 import type { Domain, DomainPatch, Stores } from '../../store/types.js';
 import { notFound } from '../errors.js';
-import { API_SECURITY, COMMON_ERROR_STATUSES, DEFAULT_PAGE_LIMIT, DomainItemSchema, DomainSchema, errorResponses, pageQuery, type DomainBody } from '../schemas.js';
+import { API_SECURITY, COMMON_ERROR_STATUSES, DomainItemSchema, DomainSchema, errorResponses, type DomainBody } from '../schemas.js';
 import { MAX_ID_LENGTH, principalOf } from './logs.js';
 
 /** Spec: body of "Update domain" (snake case, every field optional). */
@@ -138,26 +139,16 @@ export const domainRoutes: FastifyPluginAsyncTypebox<DomainRouteOptions> = async
     },
   );
 
-  app.get(
-    '/api/domain/v1',
-    {
-      config: { audit: { service: 'domain', resource: 'domain', verb: 'list', past: 'listed' } },
-      schema: {
-        tags: ['domains'],
-        security,
-        summary: 'List domains (newest first; beyond the spec)',
-        querystring: Type.Object(pageQuery(DEFAULT_PAGE_LIMIT), { additionalProperties: false }),
-        response: {
-          200: Type.Object({ domains: Type.Array(DomainItemSchema), total: Type.Integer(), page: Type.Integer(), limit: Type.Integer(), event: Type.Literal('domain.list') }),
-          ...errorResponses(...COMMON_ERROR_STATUSES),
-        },
-      },
-    },
-    async (request) => {
-      const page = request.query.page ?? 1;
-      const limit = request.query.limit ?? DEFAULT_PAGE_LIMIT;
-      const result = await stores.domains.list(principalOf(request).organizationId, { page, limit });
-      return { domains: result.items.map(domainItemBody), total: result.total, page, limit, event: 'domain.list' as const };
-    },
-  );
+  registerPagedList(app, {
+    path: '/api/domain/v1',
+    audit: { service: 'domain', resource: 'domain' },
+    tag: 'domains',
+    summary: 'List domains (newest first; beyond the spec)',
+    security,
+    key: 'domains',
+    item: DomainItemSchema,
+    event: 'domain.list',
+    list: (organizationId, page) => stores.domains.list(organizationId, page),
+    body: domainItemBody,
+  });
 };

@@ -7,11 +7,12 @@
  * the email handler and never the record log's `:log_id` (tested in test/http/logs.test.ts).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { registerPagedList } from './paged-list.js';
 import { Type } from 'typebox';
 import type { EmailLog, Stores } from '../../store/types.js';
-import type { Principal } from '../context.js';
+import { principalOf } from '../context.js';
 import { notFound } from '../errors.js';
-import { API_SECURITY, COMMON_ERROR_STATUSES, DEFAULT_PAGE_LIMIT, EmailLogSchema, errorResponses, pageQuery, RecordLogSchema, type EmailLogBody } from '../schemas.js';
+import { API_SECURITY, EmailLogSchema, RecordLogSchema, routeSchema, type EmailLogBody } from '../schemas.js';
 
 /** Longest id accepted in a path. */
 export const MAX_ID_LENGTH = 255;
@@ -49,11 +50,8 @@ export function emailLogBody(log: EmailLog): EmailLogBody {
   };
 }
 
-/** The principal of an authenticated route (the auth hook guarantees one). */
-export function principalOf(request: { principal: Principal | null }): Principal {
-  if (!request.principal) throw new Error('route reached without a principal: the authentication hook did not run');
-  return request.principal;
-}
+/** The principal of an authenticated route (the auth hook guarantees one): in context.ts, named here for the routes that take it from this module. */
+export { principalOf } from '../context.js';
 
 /** Options of the log routes. */
 export interface LogRouteOptions {
@@ -62,41 +60,25 @@ export interface LogRouteOptions {
 
 /** The log routes. */
 export const logRoutes: FastifyPluginAsyncTypebox<LogRouteOptions> = async (app, { stores }) => {
-  app.get(
-    '/api/logs/v1/emails',
-    {
-      config: { audit: { service: 'logs', resource: 'email_log', verb: 'list', past: 'listed' } },
-      schema: {
-        tags: ['logs'],
-        security,
-        summary: 'List email logs (newest first)',
-        querystring: Type.Object(pageQuery(DEFAULT_PAGE_LIMIT), { additionalProperties: false }),
-        response: {
-          200: Type.Object({ emails: Type.Array(EmailLogSchema), total: Type.Integer(), page: Type.Integer(), limit: Type.Integer(), event: Type.Literal('email.list') }),
-          ...errorResponses(...COMMON_ERROR_STATUSES),
-        },
-      },
-    },
-    async (request) => {
-      const page = request.query.page ?? 1;
-      const limit = request.query.limit ?? DEFAULT_PAGE_LIMIT;
-      const result = await stores.emailLogs.list(principalOf(request).organizationId, { page, limit });
-      return { emails: result.items.map(emailLogBody), total: result.total, page, limit, event: 'email.list' as const };
-    },
-  );
+  const common = { tags: ['logs'], security };
+  registerPagedList(app, {
+    path: '/api/logs/v1/emails',
+    audit: { service: 'logs', resource: 'email_log' },
+    tag: 'logs',
+    summary: 'List email logs (newest first)',
+    security,
+    key: 'emails',
+    item: EmailLogSchema,
+    event: 'email.list',
+    list: (organizationId, page) => stores.emailLogs.list(organizationId, page),
+    body: emailLogBody,
+  });
 
   app.get(
     '/api/logs/v1/emails/:id',
     {
       config: { audit: { service: 'logs', resource: 'email_log', verb: 'view', past: 'viewed', idParam: 'id' } },
-      schema: {
-        tags: ['logs'],
-        security,
-        summary: 'Get email log details',
-        description: 'One email log with its events in lifecycle order (createdAt ascending).',
-        params: Type.Object({ id: IdParam }),
-        response: { 200: EmailLogSchema, ...errorResponses(...COMMON_ERROR_STATUSES) },
-      },
+      schema: routeSchema(common, 'Get email log details', EmailLogSchema, { description: 'One email log with its events in lifecycle order (createdAt ascending).', params: Type.Object({ id: IdParam }) }),
     },
     async (request) => {
       const log = await stores.emailLogs.get(principalOf(request).organizationId, request.params.id);
@@ -110,14 +92,10 @@ export const logRoutes: FastifyPluginAsyncTypebox<LogRouteOptions> = async (app,
     '/api/logs/v1/:log_id',
     {
       config: { audit: { service: 'logs', resource: 'record_log', verb: 'view', past: 'viewed', idParam: 'log_id' } },
-      schema: {
-        tags: ['logs'],
-        security,
-        summary: 'Get log',
+      schema: routeSchema(common, 'Get log', RecordLogSchema, {
         description: "One record of the audit trail, by the uuid a response carried in its x-log-id header. Only your organisation's records are visible.",
         params: Type.Object({ log_id: IdParam }),
-        response: { 200: RecordLogSchema, ...errorResponses(...COMMON_ERROR_STATUSES) },
-      },
+      }),
     },
     async (request) => {
       const record = await stores.recordLogs.get(principalOf(request).organizationId, request.params.log_id);

@@ -2,7 +2,7 @@
  * `POST /api/tools/v1/lookalikes`: the registered names that look like a domain, graded by what each
  * can do with mail (the engine's `findLookalikes`). A default run tries a few hundred names and
  * answers the report (200); a deep run (`"deep": true`) tries up to `API_DEEP_MAX_CANDIDATES` as a
- * job on the batches' queue (src/jobs/lookalike-jobs.ts): 202 with the job, whose progress and report
+ * job on the batches' queue (src/jobs/batches/lookalike-jobs.ts): 202 with the job, whose progress and report
  * `GET /api/tools/v1/lookalikes/jobs/{id}` reads; it has its own stricter limit. A name that is not
  * registrable is INVALID_DOMAIN 400 (before any job is made); every DNS condition is a value in the
  * report (a failed lookup grades its name `unknown`), never an error of the request.
@@ -11,7 +11,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { onRequestHookHandler } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { LOOKALIKE_FUZZERS, LOOKALIKE_GRADES, lookalikeOriginal, SpoofCheckError, type LookalikeReport } from '@spoof-checker/engine';
-import type { LookalikeJobService } from '../../jobs/lookalike-jobs.js';
+import type { LookalikeJobService } from '../../jobs/batches/lookalike-jobs.js';
 import type { LookalikeJob } from '../../store/lookalike-jobs.js';
 import type { AuditSpec } from '../context.js';
 import { ApiError, notFound } from '../errors.js';

@@ -2,12 +2,12 @@
  * The lookalikes a monitor remembers (issue 41), under `/api/tools/v1/spoof-checker/monitors/{id}/lookalikes`:
  * every name its searches have found, with first and last seen, the confirmed state and every change
  * of it; and a person's mark "ours", which keeps a name out of alerts. Organisation-scoped (another
- * organisation's monitor is not found). The memory itself is src/jobs/lookalike-memory.ts.
+ * organisation's monitor is not found). The memory itself is src/jobs/monitors/lookalike-memory.ts.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
 import { normaliseDomainInput } from '@spoof-checker/engine';
-import type { MonitorService } from '../../jobs/monitors.js';
+import type { MonitorService } from '../../jobs/monitors/monitors.js';
 import type { RememberedLookalike } from '../../store/remembered-lookalikes.js';
 import type { AuditSpec } from '../context.js';
 import { ApiError, notFound } from '../errors.js';

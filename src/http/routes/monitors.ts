@@ -2,30 +2,18 @@
  * Monitors: watched domains, their history and their webhooks, under
  * `/api/tools/v1/spoof-checker/monitors`. Organisation-scoped like every resource (another
  * organisation's monitor is not found). The work (scheduling, checks, deliveries) is the monitor
- * service's (src/jobs/monitors.ts); these routes validate, call it and shape the answers.
+ * service's (src/jobs/monitors/monitors.ts); these routes validate, call it and shape the answers.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { registerPagedList } from './paged-list.js';
 import type { onRequestHookHandler } from 'fastify';
 import { Type } from 'typebox';
-import { DEFAULT_INTERVAL_MINUTES, MAX_INTERVAL_MINUTES, MIN_INTERVAL_MINUTES } from '../../jobs/monitor-schedule.js';
-import { MAX_WEBHOOK_URL_LENGTH, type MonitorRefusal, type MonitorService } from '../../jobs/monitors.js';
+import { DEFAULT_INTERVAL_MINUTES, MAX_INTERVAL_MINUTES, MIN_INTERVAL_MINUTES } from '../../jobs/monitors/monitor-schedule.js';
+import { MAX_WEBHOOK_URL_LENGTH, type MonitorRefusal, type MonitorService } from '../../jobs/monitors/monitors.js';
 import type { Monitor, MonitorHistoryEntry, WebhookDelivery } from '../../store/monitors.js';
 import type { AuditSpec } from '../context.js';
 import { ApiError, notFound } from '../errors.js';
-import {
-  API_SECURITY,
-  COMMON_ERROR_STATUSES,
-  CreatedMonitorSchema,
-  DEFAULT_PAGE_LIMIT,
-  errorResponses,
-  MonitorHistoryEntrySchema,
-  MonitorSchema,
-  pageQuery,
-  WebhookDeliverySchema,
-  type MonitorBody,
-  type MonitorHistoryEntryBody,
-  type WebhookDeliveryBody,
-} from '../schemas.js';
+import { API_SECURITY, COMMON_ERROR_STATUSES, CreatedMonitorSchema, errorResponses, type MonitorBody, type MonitorHistoryEntryBody, MonitorHistoryEntrySchema, MonitorSchema, routeSchema, type WebhookDeliveryBody, WebhookDeliverySchema } from '../schemas.js';
 import { principalOf } from './logs.js';
 
 /** Where the monitor routes live. */
@@ -63,7 +51,6 @@ const PatchBody = Type.Object(
 );
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 255 }) }, { additionalProperties: false });
 const DeliveryParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 255 }), deliveryId: Type.String({ minLength: 1, maxLength: 255 }) }, { additionalProperties: false });
-const PageQuery = Type.Object(pageQuery(DEFAULT_PAGE_LIMIT), { additionalProperties: false });
 
 /** A monitor as the API shows it: never its secret. */
 export function monitorBody(monitor: Monitor): MonitorBody {
@@ -188,27 +175,18 @@ export const monitorRoutes: FastifyPluginAsyncTypebox<MonitorRouteOptions> = asy
     },
   );
 
-  app.get(
-    MONITORS_PATH,
-    {
-      config: { audit: audit('list', 'listed') },
-      schema: {
-        ...common,
-        summary: 'List monitors (newest first)',
-        querystring: PageQuery,
-        response: {
-          200: Type.Object({ monitors: Type.Array(MonitorSchema), total: Type.Integer(), page: Type.Integer(), limit: Type.Integer(), event: Type.Literal('monitor.list') }),
-          ...errors,
-        },
-      },
-    },
-    async (request) => {
-      const page = request.query.page ?? 1;
-      const limit = request.query.limit ?? DEFAULT_PAGE_LIMIT;
-      const result = await monitors.store.list(principalOf(request).organizationId, { page, limit });
-      return { monitors: result.items.map(monitorBody), total: result.total, page, limit, event: 'monitor.list' as const };
-    },
-  );
+  registerPagedList(app, {
+    path: MONITORS_PATH,
+    audit: audit('list', 'listed'),
+    tag: 'monitors',
+    security: API_SECURITY,
+    summary: 'List monitors (newest first)',
+    key: 'monitors',
+    item: MonitorSchema,
+    event: 'monitor.list',
+    list: (organizationId, page) => monitors.store.list(organizationId, page),
+    body: monitorBody,
+  });
 
   app.get(
     `${MONITORS_PATH}/:id`,
@@ -227,14 +205,7 @@ export const monitorRoutes: FastifyPluginAsyncTypebox<MonitorRouteOptions> = asy
     `${MONITORS_PATH}/:id`,
     {
       config: { audit: audit('update', 'updated', 'id') },
-      schema: {
-        ...common,
-        summary: 'Change a monitor',
-        description: 'Changes the interval, the webhook URL (checked again; the secret stays) or the extra checks. The domain cannot change: delete and create.',
-        params: IdParams,
-        body: PatchBody,
-        response: { 200: MonitorSchema, ...errors },
-      },
+      schema: routeSchema(common, 'Change a monitor', MonitorSchema, { description: 'Changes the interval, the webhook URL (checked again; the secret stays) or the extra checks. The domain cannot change: delete and create.', params: IdParams, body: PatchBody }),
     },
     async (request) => {
       const updated = await monitors.update(principalOf(request).organizationId, request.params.id, request.body);
@@ -248,13 +219,7 @@ export const monitorRoutes: FastifyPluginAsyncTypebox<MonitorRouteOptions> = asy
     `${MONITORS_PATH}/:id`,
     {
       config: { audit: audit('delete', 'deleted', 'id') },
-      schema: {
-        ...common,
-        summary: 'Stop watching a domain',
-        description: 'Deletes the monitor, its schedule, its history and its deliveries.',
-        params: IdParams,
-        response: { 200: Type.Object({ object: Type.Literal('monitor'), id: Type.String(), deleted: Type.Literal(true), event: Type.Literal('monitor.deleted') }), ...errors },
-      },
+      schema: routeSchema(common, 'Stop watching a domain', Type.Object({ object: Type.Literal('monitor'), id: Type.String(), deleted: Type.Literal(true), event: Type.Literal('monitor.deleted') }), { description: 'Deletes the monitor, its schedule, its history and its deliveries.', params: IdParams }),
     },
     async (request) => {
       if (!(await monitors.delete(principalOf(request).organizationId, request.params.id))) throw notFound('Monitor', request.params.id);
@@ -290,54 +255,36 @@ export const monitorRoutes: FastifyPluginAsyncTypebox<MonitorRouteOptions> = asy
     },
   );
 
-  app.get(
-    `${MONITORS_PATH}/:id/history`,
-    {
-      config: { audit: audit('view_history', 'viewed_history', 'id') },
-      schema: {
-        ...common,
-        summary: 'A monitor’s checks and changes (newest first)',
-        description: 'Every check (time, verdict, transport verdict when asked, the digest and snapshot of what was seen) and every confirmed change, newest first. Kept as long as the record log (--retention-days).',
-        params: IdParams,
-        querystring: PageQuery,
-        response: {
-          200: Type.Object({ history: Type.Array(MonitorHistoryEntrySchema), total: Type.Integer(), page: Type.Integer(), limit: Type.Integer(), event: Type.Literal('monitor.history') }),
-          ...errors,
-        },
-      },
-    },
-    async (request) => {
-      const page = request.query.page ?? 1;
-      const limit = request.query.limit ?? DEFAULT_PAGE_LIMIT;
-      const result = await monitors.store.history(principalOf(request).organizationId, request.params.id, { page, limit });
-      if (!result) throw notFound('Monitor', request.params.id);
-      return { history: result.items.map(historyEntryBody), total: result.total, page, limit, event: 'monitor.history' as const };
-    },
-  );
+  registerPagedList(app, {
+    path: `${MONITORS_PATH}/:id/history`,
+    audit: audit('view_history', 'viewed_history', 'id'),
+    tag: 'monitors',
+    security: API_SECURITY,
+    summary: 'A monitor’s checks and changes (newest first)',
+    description: 'Every check (time, verdict, transport verdict when asked, the digest and snapshot of what was seen) and every confirmed change, newest first. Kept as long as the record log (--retention-days).',
+    params: IdParams,
+    owner: 'Monitor',
+    key: 'history',
+    item: MonitorHistoryEntrySchema,
+    event: 'monitor.history',
+    list: (organizationId, page, params) => monitors.store.history(organizationId, params['id']!, page),
+    body: historyEntryBody,
+  });
 
-  app.get(
-    `${MONITORS_PATH}/:id/deliveries`,
-    {
-      config: { audit: audit('view_deliveries', 'viewed_deliveries', 'id') },
-      schema: {
-        ...common,
-        summary: 'A monitor’s webhook deliveries and every attempt (newest first)',
-        params: IdParams,
-        querystring: PageQuery,
-        response: {
-          200: Type.Object({ deliveries: Type.Array(WebhookDeliverySchema), total: Type.Integer(), page: Type.Integer(), limit: Type.Integer(), event: Type.Literal('monitor.deliveries') }),
-          ...errors,
-        },
-      },
-    },
-    async (request) => {
-      const page = request.query.page ?? 1;
-      const limit = request.query.limit ?? DEFAULT_PAGE_LIMIT;
-      const result = await monitors.store.deliveries(principalOf(request).organizationId, request.params.id, { page, limit });
-      if (!result) throw notFound('Monitor', request.params.id);
-      return { deliveries: result.items.map(deliveryBody), total: result.total, page, limit, event: 'monitor.deliveries' as const };
-    },
-  );
+  registerPagedList(app, {
+    path: `${MONITORS_PATH}/:id/deliveries`,
+    audit: audit('view_deliveries', 'viewed_deliveries', 'id'),
+    tag: 'monitors',
+    security: API_SECURITY,
+    summary: 'A monitor’s webhook deliveries and every attempt (newest first)',
+    params: IdParams,
+    owner: 'Monitor',
+    key: 'deliveries',
+    item: WebhookDeliverySchema,
+    event: 'monitor.deliveries',
+    list: (organizationId, page, params) => monitors.store.deliveries(organizationId, params['id']!, page),
+    body: deliveryBody,
+  });
 
   app.post(
     `${MONITORS_PATH}/:id/deliveries/:deliveryId/redeliver`,

@@ -15,17 +15,19 @@
  * to the organisations that added the policy domain (or the only organisation), capped in size.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { registerPagedList } from './paged-list.js';
 import type { onRequestHookHandler } from 'fastify';
 import { Type, type TSchema } from 'typebox';
 import { MAX_SUMMARY_LIST, type Resolver } from '@spoof-checker/engine';
-import { countTally, ingestReportFile, reportSink, unauthenticatedOrigin, type IngestTally } from '../../ingest/ingest.js';
+import { countTally, ingestReportFile, ReportParserFull, reportSink, unauthenticatedOrigin, type IngestTally, type OriginBase } from '../../ingest/ingest.js';
 import { MAX_REPORT_MESSAGE_BYTES } from '../../ingest/message.js';
+import type { ReportParser } from '../../ingest/parse-pool.js';
 import { DEFAULT_REPORT_DAYS, MAX_REPORT_DAYS, showReports } from '../../summaries/summary.js';
 import type { ReportRejection, StoredReport } from '../../store/reports.js';
 import type { Stores } from '../../store/types.js';
 import { clientAddress } from '../client-address.js';
 import { chargeStored, STORED_RECORD_QUOTA_BYTES, STORED_REPORT_QUOTA_BYTES } from '../storage-quota.js';
-import { ApiError } from '../errors.js';
+import { ApiError, notInScope, type DomainScope } from '../errors.js';
 import { API_SECURITY, COMMON_ERROR_STATUSES, DEFAULT_PAGE_LIMIT, errorResponses, pageQuery } from '../schemas.js';
 import { principalOf } from './logs.js';
 
@@ -65,6 +67,8 @@ export interface ReportRouteSettings {
   resolver?: Resolver;
   /** The service's own report domain (from `--report-address`): domains elsewhere are shown the record that authorises it. */
   serviceDomain?: string | null;
+  /** Where uploads are parsed: the process's pool unless given (src/ingest/parse-pool.ts). */
+  parser?: ReportParser;
 }
 
 /** Options of the report routes. */
@@ -73,6 +77,8 @@ export interface ReportRouteOptions extends ReportRouteSettings {
   now: () => Date;
   /** The per-client-address limit of the public TLS-RPT delivery (undefined: rate limits off). */
   publicLimiter?: onRequestHookHandler | undefined;
+  /** `serve --demo`: a report file about another domain is refused whole, before anything is stored (404 NOT_IN_DEMO). */
+  domainScope?: DomainScope;
 }
 
 const ReportItemSchema = Type.Object(
@@ -249,7 +255,6 @@ const ListQuery = Type.Object(
   { ...pageQuery(DEFAULT_PAGE_LIMIT), domain: Type.Optional(Type.String({ minLength: 1, maxLength: 253 })), kind: Type.Optional(Type.Enum(['aggregate', 'tls'])) },
   { additionalProperties: false },
 );
-const PageQuery = Type.Object(pageQuery(DEFAULT_PAGE_LIMIT), { additionalProperties: false });
 const DaysQuery = Type.Object(
   { days: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_REPORT_DAYS, default: DEFAULT_REPORT_DAYS, description: "Reports whose own date range falls in the last N days" })) },
   { additionalProperties: false },
@@ -270,7 +275,7 @@ export function reportBody(report: StoredReport) {
     reporter: report.reporter,
     orgName: report.orgName,
     authenticated: origin.authenticatedDomain !== null,
-    contested: false,
+    contested: report.contested,
     records: report.recordCount,
     messages: report.messageCount,
     origin: { channel: origin.channel, fileName: origin.fileName, sender: origin.sender, messageId: origin.messageId, dkim: origin.dkim, spf: origin.spf, dmarc: origin.dmarc, receivedAt: origin.receivedAt },
@@ -302,6 +307,26 @@ function fileNameOf(header: string | string[] | undefined): string | null {
 /** The report routes. */
 export const reportRoutes: FastifyPluginAsyncTypebox<ReportRouteOptions> = async (app, options) => {
   const { stores, now } = options;
+  const routeOptions = options;
+  const scope = options.domainScope;
+  // The demo takes reports about its own domains only: a file with one about another is refused whole.
+  // Uploads are bounded in the parser's queue (MAX_REPORT_PARSE_QUEUED_BYTES): full, 503 with Retry-After.
+  const ingestUpload = async (sink: Awaited<ReturnType<typeof reportSink>>, file: Parameters<typeof ingestReportFile>[1], origin: OriginBase, options: Parameters<typeof ingestReportFile>[3] = {}) => {
+    try {
+      return await ingestReportFile(routeOptions.parser ? { ...sink, parser: routeOptions.parser } : sink, file, origin, { ...options, bounded: true });
+    } catch (error) {
+      if (error instanceof ReportParserFull) throw new ApiError('REPORT_PARSER_BUSY', { message: `The report parser is busy: ${error.message}.`, retryAfter: error.retryAfterSeconds });
+      throw error;
+    }
+  };
+  const admit = scope
+    ? {
+        admit: (domains: readonly string[]) => {
+          const refusal = notInScope(scope, domains, (domain) => `The file holds a report about ${domain}, which is not in the demo: the demo takes reports about its own domains only.`);
+          if (refusal) throw refusal;
+        },
+      }
+    : {};
   // Report files are taken as bytes whatever they are labelled (the engine sniffs them); JSON
   // included, in this scope only (a TLS report is JSON, parsed by the engine's own capped reader).
   app.removeContentTypeParser('application/json');
@@ -350,17 +375,8 @@ export const reportRoutes: FastifyPluginAsyncTypebox<ReportRouteOptions> = async
       const query = { page, limit, ...(request.query.domain ? { domain: request.query.domain.toLowerCase() } : {}), ...(request.query.kind ? { kind: request.query.kind } : {}) };
       const result = await stores.reports.list(principalOf(request).organizationId, query);
       // Unauthenticated reports that collide on identity but differ in content are stored apart
-      // (src/ingest/ingest.ts storedIdentity) under one `identityBase`: each is marked.
-      const bases = new Map<string, number>();
-      const baseOf = (report: StoredReport) => (report.origin as { identityBase?: unknown }).identityBase;
-      for (const report of result.items) {
-        const base = baseOf(report);
-        if (typeof base === 'string') bases.set(base, (bases.get(base) ?? 0) + 1);
-      }
-      const reports = result.items.map((report) => {
-        const base = baseOf(report);
-        return { ...reportBody(report), contested: typeof base === 'string' && (bases.get(base) ?? 0) > 1 };
-      });
+      // (src/ingest/ingest.ts storedIdentity) under one `identityBase`: the store marks each, across all pages.
+      const reports = result.items.map(reportBody);
       return { reports, total: result.total, page, limit };
     },
   );
@@ -377,13 +393,13 @@ export const reportRoutes: FastifyPluginAsyncTypebox<ReportRouteOptions> = async
         summary: 'Upload a report file',
         description:
           'A DMARC aggregate report (.xml, .xml.gz, .zip) or a TLS report (.json, .json.gz), as the reporter sent it; the bytes decide the format. Stored for the key\'s organisation, whatever domain it is about. A report already stored is counted as a duplicate. The file name may be given in the X-Report-Filename header.',
-        response: { 200: IngestResultSchema, ...errorResponses(...COMMON_ERROR_STATUSES, 422) },
+        response: { 200: IngestResultSchema, ...errorResponses(...COMMON_ERROR_STATUSES, 422, 503) },
       },
     },
     async (request) => {
       const organizationId = principalOf(request).organizationId;
       const sink = await reportSink(stores.reports, { organizationId }, { now });
-      const tally = await ingestReportFile(sink, { bytes: bodyOf(request.body), fileName: fileNameOf(request.headers['x-report-filename']), contentType: request.headers['content-type'] ?? null }, unauthenticatedOrigin('upload', null));
+      const tally = await ingestUpload(sink, { bytes: bodyOf(request.body), fileName: fileNameOf(request.headers['x-report-filename']), contentType: request.headers['content-type'] ?? null }, unauthenticatedOrigin('upload', null), admit);
       // The quota counts what was stored too, not only the (compressed) bytes sent.
       for (const report of tally.reports) if (report.outcome === 'stored') chargeStored(request, STORED_REPORT_QUOTA_BYTES + report.records * STORED_RECORD_QUOTA_BYTES);
       if (tally.reports.length === 0 && tally.rejected.length > 0) {
@@ -409,13 +425,13 @@ export const reportRoutes: FastifyPluginAsyncTypebox<ReportRouteOptions> = async
           'The HTTPS delivery of SMTP TLS reports: publish `rua=https://<this service>' +
           TLSRPT_PATH +
           '` in the TLS-RPT record. A POST of application/tlsrpt+gzip or application/tlsrpt+json; no key (RFC 8460 defines none). TLS reports only: a DMARC aggregate report is refused (422, reason wrong-kind). Stored for the organisations that added the policy domain (or the only organisation); the report is marked unauthenticated.',
-        response: { 200: IngestResultSchema, ...errorResponses(400, 404, 413, 415, 422, 429, 500) },
+        response: { 200: IngestResultSchema, ...errorResponses(400, 404, 413, 415, 422, 429, 500, 503) },
       },
     },
     async (request) => {
       const sink = await reportSink(stores.reports, 'routed', { now });
       // RFC 8460 §5.3: this route is the HTTPS delivery of TLS reports; a DMARC aggregate report is refused unread.
-      const tally = await ingestReportFile(sink, { bytes: bodyOf(request.body), fileName: null, contentType: request.headers['content-type'] ?? null }, unauthenticatedOrigin('https', clientAddress(request)), { kinds: ['tls'] });
+      const tally = await ingestUpload(sink, { bytes: bodyOf(request.body), fileName: null, contentType: request.headers['content-type'] ?? null }, unauthenticatedOrigin('https', clientAddress(request)), { kinds: ['tls'], ...admit });
       if (tally.reports.length === 0 && tally.rejected.length > 0) {
         const first = tally.rejected[0]!;
         throw new ApiError('REPORT_REFUSED', { message: `The report was refused (${first.reason}): ${first.detail}.` });
@@ -427,25 +443,17 @@ export const reportRoutes: FastifyPluginAsyncTypebox<ReportRouteOptions> = async
     },
   );
 
-  app.get(
-    `${REPORTS_PATH}/rejections`,
-    {
-      config: { audit: { service: 'tools', resource: 'report', verb: 'list-rejections', past: 'listed' } },
-      schema: {
-        tags: ['reports'],
-        security,
-        summary: 'List refused report files',
-        querystring: PageQuery,
-        response: { 200: Type.Object({ rejections: Type.Array(RejectionSchema), total: Type.Integer(), page: Type.Integer(), limit: Type.Integer() }), ...errorResponses(...COMMON_ERROR_STATUSES) },
-      },
-    },
-    async (request) => {
-      const page = request.query.page ?? 1;
-      const limit = request.query.limit ?? DEFAULT_PAGE_LIMIT;
-      const result = await stores.reports.rejections(principalOf(request).organizationId, { page, limit });
-      return { rejections: result.items.map(rejectionBody), total: result.total, page, limit };
-    },
-  );
+  registerPagedList(app, {
+    path: `${REPORTS_PATH}/rejections`,
+    audit: { service: 'tools', resource: 'report', verb: 'list-rejections', past: 'listed' },
+    tag: 'reports',
+    security,
+    summary: 'List refused report files',
+    key: 'rejections',
+    item: RejectionSchema,
+    list: (organizationId, page) => stores.reports.rejections(organizationId, page),
+    body: rejectionBody,
+  });
 
   const summaryOf = async (organizationId: string, domain: string, days: number) =>
     (

@@ -4,15 +4,14 @@
  * whose path the spec does not show).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { registerPagedList } from './paged-list.js';
 import { Type } from 'typebox';
 import type { Stores, Template, TemplateVersion } from '../../store/types.js';
 import { notFound } from '../errors.js';
 import {
   API_SECURITY,
   COMMON_ERROR_STATUSES,
-  DEFAULT_PAGE_LIMIT,
   errorResponses,
-  pageQuery,
   TemplateSchema,
   TemplateVariableSchema,
   TemplateVersionSchema,
@@ -125,26 +124,16 @@ export const templateRoutes: FastifyPluginAsyncTypebox<TemplateRouteOptions> = a
     },
   );
 
-  app.get(
-    '/api/template/v1',
-    {
-      config: { audit: { service: 'template', resource: 'template', verb: 'list', past: 'listed' } },
-      schema: {
-        tags: ['templates'],
-        security,
-        summary: 'List templates (newest first)',
-        querystring: Type.Object(pageQuery(DEFAULT_PAGE_LIMIT), { additionalProperties: false }),
-        response: {
-          200: Type.Object({ templates: Type.Array(TemplateSchema), total: Type.Integer(), page: Type.Integer(), limit: Type.Integer(), event: Type.Literal('template.list') }),
-          ...errorResponses(...COMMON_ERROR_STATUSES),
-        },
-      },
-    },
-    async (request) => {
-      const page = request.query.page ?? 1;
-      const limit = request.query.limit ?? DEFAULT_PAGE_LIMIT;
-      const result = await stores.templates.listTemplates(principalOf(request).organizationId, { page, limit });
-      return { templates: result.items.map(templateBody), total: result.total, page, limit, event: 'template.list' as const };
-    },
-  );
+  registerPagedList(app, {
+    path: '/api/template/v1',
+    audit: { service: 'template', resource: 'template' },
+    tag: 'templates',
+    summary: 'List templates (newest first)',
+    security,
+    key: 'templates',
+    item: TemplateSchema,
+    event: 'template.list',
+    list: (organizationId, page) => stores.templates.listTemplates(organizationId, page),
+    body: templateBody,
+  });
 };

@@ -1,6 +1,6 @@
 /**
- * The BIMI logo: a strict XML tokenizer that never expands an entity (a DOCTYPE is refused, not
- * read), and the SVG Tiny Portable/Secure profile (draft-svg-tiny-ps-abrotman-12 §2, the
+ * The BIMI logo: read by the engine's one strict XML reader (xml/reader.ts), which never expands an
+ * entity (a DOCTYPE is reported and skipped, never read), and checked against the SVG Tiny Portable/Secure profile (draft-svg-tiny-ps-abrotman-12 §2, the
  * `SVG_PS-latest.rnc` schema it defers to, and draft-fetch-validation-vmc-wchuang "SVG Indicators":
  * no script, no external resource reference). Every violation carries its rule id and the 1-based
  * line of the served file; attributes of the root are reported on the `<svg>` line.
@@ -9,6 +9,7 @@
  * stylesheet or expands an entity; work is linear in the (capped) size of the file.
  */
 import { gunzipSync } from 'node:zlib';
+import { parseXml } from '../xml/reader.js';
 import type { SvgReport, SvgViolation } from './types.js';
 
 /** Draft svg-tiny-ps §2 (and Gmail, Mail::BIMI): the logo is at most 32 KiB as served. */
@@ -92,10 +93,6 @@ const FIXED_VALUES: Record<string, string> = {
 /** Titles drawing tools and generators leave behind (checkdmarc #242): a warning, not a violation. */
 const PLACEHOLDER_TITLES = /^(untitled.*|bimi-svg-tiny-12-ps|svg|logo|layer ?\d*|title)$/i;
 
-/** The XML 1.0 predefined entities (§4.6); nothing else is ever expanded. */
-const PREDEFINED: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
-const NAME = /^[A-Za-z_:\u00C0-\uFFEF][A-Za-z0-9_:.\-\u00B7\u00C0-\uFFEF]*$/;
-
 interface RawAttribute {
   name: string;
   value: string;
@@ -103,179 +100,50 @@ interface RawAttribute {
 }
 
 type XmlEvent =
-  | { kind: 'start'; name: string; attributes: RawAttribute[]; line: number; selfClosing: boolean }
-  | { kind: 'end'; name: string; line: number }
+  | { kind: 'start'; name: string; attributes: RawAttribute[]; line: number }
+  | { kind: 'end'; name: string }
   | { kind: 'text'; text: string; line: number };
 
-/** Thrown inside the tokenizer when the file is not well-formed XML; caught in `validateSvg`. */
-class NotXml extends Error {
-  constructor(
-    readonly rule: 'not-xml' | 'doctype',
-    readonly line: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 /**
- * Tokenizes `text` as XML 1.0 without a DTD: elements, attributes, text, comments, CDATA. A
- * DOCTYPE is reported and skipped unread (its entities are never declared, so never expanded), and
- * the rest of the file is still checked, so every violation is listed at once; a reference other than
- * the five predefined entities and character references is reported (`entity`) and kept literal.
+ * Reads `text` with the engine's one strict XML reader (xml/reader.ts: XML 1.0 without a DTD) into
+ * start, end and text events with their lines. A DOCTYPE is reported and skipped unread (its
+ * entities are never declared, so never expanded), and the rest of the file is still checked, so
+ * every violation is listed at once; a reference other than the five predefined entities and
+ * character references is reported (`entity`) and kept literal; a processing instruction is
+ * reported. Returns the events, or the violation that stopped the reading (`not-xml`, `doctype`).
  */
-function tokenize(text: string, report: (rule: string, line: number, detail: string) => void): XmlEvent[] {
-  const newlines: number[] = [];
-  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) newlines.push(i);
-  const lineAt = (pos: number): number => {
-    let lo = 0;
-    let hi = newlines.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if ((newlines[mid] as number) < pos) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo + 1;
-  };
-  const decode = (raw: string, at: number): string =>
-    raw.replace(/&([^;&<\s]{0,40});?/g, (whole: string, name: string, offset: number) => {
-      const line = lineAt(at + offset);
-      if (!whole.endsWith(';')) throw new NotXml('not-xml', line, 'a bare "&" (write &amp;)');
-      if (name.startsWith('#x') && /^#x[0-9A-Fa-f]{1,6}$/.test(name)) return safeChar(Number.parseInt(name.slice(2), 16), line);
-      if (/^#[0-9]{1,7}$/.test(name)) return safeChar(Number.parseInt(name.slice(1), 10), line);
-      const predefined = PREDEFINED[name];
-      if (predefined !== undefined) return predefined;
-      report('entity', line, `the entity reference &${name}; is not one of XML's five; entities are never expanded (and a DOCTYPE is not allowed)`);
-      return whole;
-    });
-
-  // Sticky patterns read at a position without copying the rest of the text.
-  const WS = /\s*/y;
-  const TOKEN = /[^\s=/>]+/y;
-  const at = (pattern: RegExp, from: number): string => {
-    pattern.lastIndex = from;
-    return pattern.exec(text)?.[0] ?? '';
-  };
+function readEvents(text: string, report: (rule: string, line: number, detail: string) => void): XmlEvent[] | { rule: 'not-xml' | 'doctype'; line: number; detail: string } {
   const events: XmlEvent[] = [];
-  const stack: string[] = [];
-  let seenRoot = false;
-  let pos = text.charCodeAt(0) === 0xfeff ? 1 : 0;
-  if (text.startsWith('<?xml', pos) && /\s/.test(text[pos + 5] ?? '')) {
-    const end = text.indexOf('?>', pos);
-    if (end === -1) throw new NotXml('not-xml', 1, 'the XML declaration is not closed with "?>"');
-    pos = end + 2;
-  }
-  while (pos < text.length) {
-    const lt = text.indexOf('<', pos);
-    const textEnd = lt === -1 ? text.length : lt;
-    if (textEnd > pos) {
-      const raw = text.slice(pos, textEnd);
-      if (raw.includes(']]>')) throw new NotXml('not-xml', lineAt(pos + raw.indexOf(']]>')), '"]]>" outside a CDATA section');
-      if (stack.length === 0) {
-        if (raw.trim() !== '') throw new NotXml('not-xml', lineAt(pos + raw.search(/\S/)), seenRoot ? 'text after the root element' : 'text before the root element');
-      } else {
-        events.push({ kind: 'text', text: decode(raw, pos), line: lineAt(pos) });
-      }
-    }
-    if (lt === -1) break;
-    pos = lt;
-    const line = lineAt(pos);
-    if (text.startsWith('<!--', pos)) {
-      const end = text.indexOf('-->', pos + 4);
-      if (end === -1) throw new NotXml('not-xml', line, 'a comment is not closed with "-->"');
-      pos = end + 3;
-    } else if (text.startsWith('<![CDATA[', pos)) {
-      const end = text.indexOf(']]>', pos + 9);
-      if (end === -1) throw new NotXml('not-xml', line, 'a CDATA section is not closed with "]]>"');
-      if (stack.length === 0) throw new NotXml('not-xml', line, 'a CDATA section outside the root element');
-      events.push({ kind: 'text', text: text.slice(pos + 9, end), line });
-      pos = end + 3;
-    } else if (text.startsWith('<!DOCTYPE', pos) || text.startsWith('<!doctype', pos)) {
-      // Never read: a DOCTYPE can declare entities (billion laughs, SYSTEM files). The profile has none.
-      // Skipped to its end (quotes and the [internal subset] followed, in one pass) so the rest is checked.
-      if (seenRoot) throw new NotXml('not-xml', line, 'a DOCTYPE declaration after the root element');
-      report('doctype', line, 'a DOCTYPE declaration: the profile allows none, and its entities are never read');
-      pos = doctypeEnd(text, pos, () => new NotXml('doctype', line, 'a DOCTYPE declaration is not closed with ">"'));
-    } else if (text.startsWith('<!', pos)) {
-      throw new NotXml('not-xml', line, `markup "${text.slice(pos, pos + 12)}" is not XML content`);
-    } else if (text.startsWith('<?', pos)) {
-      const end = text.indexOf('?>', pos + 2);
-      if (end === -1) throw new NotXml('not-xml', line, 'a processing instruction is not closed with "?>"');
-      const target = /^<\?([^\s?]*)/.exec(text.slice(pos, end))?.[1] ?? '';
-      if (target.toLowerCase() === 'xml') throw new NotXml('not-xml', line, 'the XML declaration may only open the file');
+  const outcome = parseXml(text, {
+    maxDepth: MAX_SVG_DEPTH,
+    // Every attribute is checked and reported (up to MAX_SVG_VIOLATIONS): the size caps them, not a count.
+    maxAttributes: MAX_SVG_INFLATED_BYTES,
+    lines: true,
+    onDoctype: (line) => report('doctype', line, 'a DOCTYPE declaration: the profile allows none, and its entities are never read'),
+    onUnknownEntity: (name, line) => report('entity', line, `the entity reference &${name}; is not one of XML's five; entities are never expanded (and a DOCTYPE is not allowed)`),
+    onInstruction: (target, line, opensText) => {
+      if (target.toLowerCase() === 'xml') return opensText ? undefined : 'the XML declaration may only open the file';
       report('processing-instruction', line, `the processing instruction <?${target}?> is not allowed (a stylesheet or other instruction to the renderer)`);
-      pos = end + 2;
-    } else if (text.startsWith('</', pos)) {
-      const end = text.indexOf('>', pos);
-      if (end === -1) throw new NotXml('not-xml', line, 'an end tag is not closed with ">"');
-      const name = text.slice(pos + 2, end).trim();
-      const open = stack.pop();
-      if (open !== name) throw new NotXml('not-xml', line, open === undefined ? `the end tag </${name}> closes nothing` : `the end tag </${name}> does not match <${open}>`);
-      events.push({ kind: 'end', name, line });
-      pos = end + 1;
-    } else {
-      // A start tag: name, attributes, then ">" or "/>".
-      let p = pos + 1;
-      const name = at(/[^\s/>]+/y, p);
-      if (!NAME.test(name)) throw new NotXml('not-xml', line, `"<${name.slice(0, 30)}" does not start an element`);
-      if (stack.length === 0 && seenRoot) throw new NotXml('not-xml', line, `a second root element <${name}>`);
-      p += name.length;
-      const attributes: RawAttribute[] = [];
-      const names = new Set<string>();
-      let selfClosing = false;
-      for (;;) {
-        const ws = at(WS, p).length;
-        p += ws;
-        if (p >= text.length) throw new NotXml('not-xml', line, `the start tag <${name}> is not closed`);
-        if (text.startsWith('/>', p)) {
-          selfClosing = true;
-          p += 2;
-          break;
-        }
-        if (text[p] === '>') {
-          p += 1;
-          break;
-        }
-        if (ws === 0 && attributes.length > 0) throw new NotXml('not-xml', lineAt(p), `attributes of <${name}> must be separated by white space`);
-        const attrLine = lineAt(p);
-        const attrName = at(TOKEN, p);
-        if (!NAME.test(attrName)) throw new NotXml('not-xml', attrLine, `"${attrName.slice(0, 30) || text[p]}" in <${name}> is not an attribute`);
-        p += attrName.length;
-        p += at(WS, p).length;
-        if (text[p] !== '=') throw new NotXml('not-xml', attrLine, `the attribute ${attrName} of <${name}> has no value (="…")`);
-        p += 1;
-        p += at(WS, p).length;
-        const quote = text[p];
-        if (quote !== '"' && quote !== "'") throw new NotXml('not-xml', attrLine, `the value of ${attrName} in <${name}> is not quoted`);
-        const close = text.indexOf(quote, p + 1);
-        if (close === -1) throw new NotXml('not-xml', attrLine, `the value of ${attrName} in <${name}> is not closed`);
-        const raw = text.slice(p + 1, close);
-        if (raw.includes('<')) throw new NotXml('not-xml', attrLine, `the value of ${attrName} in <${name}> contains "<"`);
-        if (names.has(attrName)) throw new NotXml('not-xml', attrLine, `<${name}> has the attribute ${attrName} twice`);
-        names.add(attrName);
+      return undefined;
+    },
+    onText: (piece, line) => events.push({ kind: 'text', text: piece, line }),
+    onOpen: (element) => {
+      const lines = element.attributeLines ?? {};
+      const attributes = Object.entries(element.attributes).map(([name, value]) => ({
+        name,
         // XML 1.0 §3.3.3: white space characters in a value are normalised to spaces.
-        attributes.push({ name: attrName, value: decode(raw, p + 1).replace(/[\t\n\r]/g, ' '), line: attrLine });
-        p = close + 1;
-      }
-      events.push({ kind: 'start', name, attributes, line, selfClosing });
-      seenRoot = true;
-      if (selfClosing) events.push({ kind: 'end', name, line });
-      else {
-        stack.push(name);
-        if (stack.length > MAX_SVG_DEPTH) throw new NotXml('not-xml', line, `elements nested more than ${MAX_SVG_DEPTH} deep`);
-      }
-      pos = p;
-    }
-  }
-  if (stack.length > 0) throw new NotXml('not-xml', lineAt(text.length), `the element <${stack[stack.length - 1]}> is never closed`);
-  if (!seenRoot) throw new NotXml('not-xml', 1, 'the file has no root element');
-  return events;
-}
-
-/** A character reference's character; one XML does not allow (NUL, surrogates) is not XML. */
-function safeChar(code: number, line: number): string {
-  if (code === 0 || (code >= 0xd800 && code <= 0xdfff) || code > 0x10ffff) throw new NotXml('not-xml', line, `the character reference &#${code}; names a character XML does not allow`);
-  return String.fromCodePoint(code);
+        value: value.replace(/[\t\n\r]/g, ' '),
+        line: lines[name] ?? element.line ?? 1,
+      }));
+      events.push({ kind: 'start', name: element.name, attributes, line: element.line ?? 1 });
+    },
+    onClose: (element) => {
+      events.push({ kind: 'end', name: element.name });
+      return false; // the events are what is checked: no tree is kept
+    },
+  });
+  if (outcome.ok) return events;
+  return { rule: outcome.reason === 'doctype' ? 'doctype' : 'not-xml', line: outcome.line, detail: outcome.detail };
 }
 
 /** `url(…)` targets in a value (CSS syntax: optional quotes and spaces). */
@@ -330,36 +198,13 @@ export function validateSvg(served: Uint8Array): SvgReport & { compressed: boole
     report('not-xml', 1, 'the file is not UTF-8 text');
     return outcome(null, null, compressed);
   }
-  let events: XmlEvent[];
-  try {
-    events = tokenize(text, report);
-  } catch (error) {
-    if (!(error instanceof NotXml)) throw error;
-    report(error.rule, error.line, error.message);
+  const events = readEvents(text, report);
+  if (!Array.isArray(events)) {
+    report(events.rule, events.line, events.detail);
     return outcome(null, null, compressed);
   }
   const checked = checkProfile(events, report, warn);
   return outcome(checked.title, checked.viewBox, compressed);
-}
-
-/** The index just past the DOCTYPE declaration that starts at `start` (XML 1.0 §2.8), linear in its length. */
-function doctypeEnd(text: string, start: number, unclosed: () => Error): number {
-  let quote = '';
-  let depth = 0;
-  for (let i = start + 9; i < text.length; i++) {
-    const c = text[i];
-    if (quote !== '') {
-      if (c === quote) quote = '';
-    } else if (c === '<' && text.startsWith('<!--', i)) {
-      const end = text.indexOf('-->', i + 4); // a comment in the internal subset may hold quotes
-      if (end === -1) throw unclosed();
-      i = end + 2;
-    } else if (c === '"' || c === "'") quote = c;
-    else if (c === '[') depth++;
-    else if (c === ']') depth = Math.max(0, depth - 1);
-    else if (c === '>' && depth === 0) return i + 1;
-  }
-  throw unclosed();
 }
 
 /** The profile's rules over the token stream. */

@@ -1,16 +1,4 @@
-import type {
-  AlignmentMode,
-  DmarcParseResult,
-  DmarcPolicy,
-  DmarcRecord,
-  DmarcRecordOutcome,
-  DmarcTag,
-  DmarcWarning,
-  FailureReportOption,
-  PolicyProblem,
-  PsdFlag,
-  ReportUri,
-} from './types.js';
+import type { AlignmentMode, DmarcParseResult, DmarcPolicy, DmarcRecord, DmarcRecordOutcome, DmarcTag, DmarcWarning, FailureReportOption, PolicyProblem, PsdFlag, ReportUri } from './types.js';
 import { memoByText } from '../text-cache.js';
 import { parseReportUri, sizeOutOfRange, splitUriList } from './uri.js';
 

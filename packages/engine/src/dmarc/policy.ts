@@ -21,6 +21,8 @@ export interface ExistenceQuery {
   type: RecordType;
   answer: 'records' | 'nodata' | 'nxdomain' | 'error';
   reason?: DnsErrorReason;
+  /** What the resolver said of a failed lookup (e.g. that the DNS server cannot be reached). */
+  detail?: string;
 }
 
 /** The policy a receiver applies to failing mail from the exact name checked. */
@@ -232,7 +234,7 @@ function existenceFrom(name: string, first: number, queries: ExistenceQuery[], r
 /** Notes one existence answer in `queries`; the outcome when it settles the question, undefined to ask on. */
 function existenceAnswer(name: string, type: RecordType, answer: DnsAnswer, queries: ExistenceQuery[]): NameExistence | undefined {
   if (answer.kind === 'error') {
-    queries.push({ name, type, answer: 'error', reason: answer.reason });
+    queries.push({ name, type, answer: 'error', reason: answer.reason, ...(answer.detail !== undefined ? { detail: answer.detail } : {}) });
     // A server that did not answer in time will not answer the next type either: asking on would
     // multiply the configured wait by the number of types before the check can say so.
     if (answer.reason === 'timeout' || answer.reason === 'budget') return { exists: null, queries };

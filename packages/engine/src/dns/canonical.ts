@@ -3,12 +3,15 @@
  * objects, which does not round-trip), the canonical form and order of RFC 4034 §6, a message
  * reader and writer for the validator's queries and the signed-zone server, and the raw query port
  * (`RawQuery`) the network resolver answers and the validator asks through. It lives in the DNS
- * layer (moved from dnssec/wire/), so the resolver does not import the validator's folder.
+ * layer, so the resolver does not import the validator's folder; names are read by the one wire-name
+ * reader (`readWireName`, RFC 1035 §4.1.4) and types named by the one table (record-types.ts).
  *
  * Names are held in presentation form, lower case, without the trailing dot ('' is the root); an
  * octet that is not a printable character other than '.' and '\' is written `\DDD` (RFC 1035 §5.1),
  * so every wire name round-trips.
  */
+
+import { typeCode, typeCodesOf, typeName } from './record-types.js';
 
 /** One resource record with its RDATA as octets (names inside it uncompressed). */
 export interface RawRecord {
@@ -20,33 +23,16 @@ export interface RawRecord {
   rdata: Buffer;
 }
 
-/** RFC 1035 §3.2.2, RFC 3596, RFC 4034, RFC 5155, RFC 6698: the type codes DNSSEC needs. */
-export const TYPE = {
-  A: 1, NS: 2, CNAME: 5, SOA: 6, PTR: 12, MX: 15, TXT: 16, AAAA: 28, SRV: 33, DNAME: 39, OPT: 41,
-  DS: 43, RRSIG: 46, NSEC: 47, DNSKEY: 48, NSEC3: 50, NSEC3PARAM: 51, TLSA: 52, ANY: 255,
-} as const;
+/** RFC 1035 §3.2.2, RFC 3596, RFC 4034, RFC 5155, RFC 6698: the type codes DNSSEC needs (from the one table, record-types.ts). */
+export const TYPE = typeCodesOf([
+  'A', 'NS', 'CNAME', 'SOA', 'PTR', 'MX', 'TXT', 'AAAA', 'SRV', 'DNAME', 'OPT',
+  'DS', 'RRSIG', 'NSEC', 'DNSKEY', 'NSEC3', 'NSEC3PARAM', 'TLSA', 'ANY',
+]);
 
-/** The names of `TYPE`, by code. */
-export const TYPE_NAME: ReadonlyMap<number, string> = new Map(Object.entries(TYPE).map(([name, code]) => [code, name]));
-
-/** A type's mnemonic, or `TYPEnnn` (RFC 3597 §5). */
-export function typeName(code: number): string {
-  return TYPE_NAME.get(code) ?? `TYPE${code}`;
-}
-
-/** A type code from its mnemonic or `TYPEnnn`; undefined when unknown. */
-export function typeCode(name: string): number | undefined {
-  const upper = name.toUpperCase();
-  const known = (TYPE as Record<string, number>)[upper];
-  if (known !== undefined) return known;
-  const generic = /^TYPE(\d{1,5})$/.exec(upper);
-  return generic ? Number(generic[1]) : undefined;
-}
+export { typeCode, typeName };
 
 /** RFC 1035 §2.3.4: a name is at most 255 octets on the wire. */
 export const MAX_WIRE_NAME_OCTETS = 255;
-/** Compression pointers followed in one name before it is called a loop. */
-const MAX_POINTERS = 64;
 
 /** Thrown by the readers on a message or name that breaks the format; callers turn it into a value. */
 export class WireFormatError extends Error {}
@@ -110,35 +96,58 @@ export function nameToWire(name: string): Buffer {
   return Buffer.concat(parts);
 }
 
-/** Reads a (possibly compressed) name at `offset`: its presentation form (case kept) and where it ends. */
-export function readName(buf: Buffer, offset: number): { name: string; end: number } {
-  const labels: string[] = [];
-  let at = offset;
-  let end = -1;
-  let pointers = 0;
+/** RFC 1035 §4.1.4: the top two bits of a length octet that mark a compression pointer. */
+const POINTER_BITS = 0xc0;
+
+/** Receives one label of a name being read: its octets are `buf[at, at + length)`. */
+export type LabelSink = (buf: Buffer, at: number, length: number) => void;
+
+/**
+ * The one reader of names on the wire (RFC 1035 §3.1 labels, §4.1.4 compression), for the message
+ * codec (wire.ts) and the DNSSEC codec (here): walks the name at `start`, hands each label to
+ * `label`, and returns how many octets the name takes at `start` (up to its first pointer or its
+ * root label). A pointer must point before the labels it continues ("a prior occurrence"), so no
+ * name loops; a label type other than 00 and 11, a name past the end of the buffer or longer than
+ * 255 octets (§2.3.4) is a `WireFormatError`.
+ */
+export function readWireName(buf: Buffer, start: number, label: LabelSink): number {
+  let offset = start;
+  let floor = start;
   let octets = 1;
+  let consumed = -1;
   for (;;) {
-    if (at >= buf.length) throw new WireFormatError('a name runs past the end of the message');
-    const length = buf[at] as number;
+    if (offset >= buf.length) throw new WireFormatError('a name runs past the end of the message');
+    const length = buf[offset] as number;
     if (length === 0) {
-      if (end === -1) end = at + 1;
-      break;
+      return consumed === -1 ? offset + 1 - start : consumed;
     }
-    if ((length & 0xc0) === 0xc0) {
-      if (at + 1 >= buf.length) throw new WireFormatError('a compression pointer runs past the end');
-      if (++pointers > MAX_POINTERS) throw new WireFormatError('a name with a compression loop');
-      if (end === -1) end = at + 2;
-      at = ((length & 0x3f) << 8) | (buf[at + 1] as number);
+    if ((length & POINTER_BITS) === POINTER_BITS) {
+      if (offset + 1 >= buf.length) throw new WireFormatError('a compression pointer runs past the end');
+      const target = ((length & 0x3f) << 8) | (buf[offset + 1] as number);
+      if (target >= floor) throw new WireFormatError('a compression pointer that does not point back (a loop?)');
+      if (consumed === -1) consumed = offset + 2 - start;
+      offset = floor = target;
       continue;
     }
-    if ((length & 0xc0) !== 0) throw new WireFormatError('a label with an unknown type');
-    if (at + 1 + length > buf.length) throw new WireFormatError('a label runs past the end of the message');
+    if ((length & POINTER_BITS) !== 0) throw new WireFormatError('a label with an unknown type');
+    if (offset + 1 + length > buf.length) throw new WireFormatError('a label runs past the end of the message');
     octets += length + 1;
     if (octets > MAX_WIRE_NAME_OCTETS) throw new WireFormatError('a name longer than 255 octets');
-    labels.push(labelText(buf.subarray(at + 1, at + 1 + length)));
-    at += 1 + length;
+    label(buf, offset + 1, length);
+    offset += 1 + length;
   }
-  return { name: labels.join('.'), end };
+}
+
+let presentationLabels: string[] = [];
+const presentationLabel: LabelSink = (buf, at, length) => {
+  presentationLabels.push(labelText(buf.subarray(at, at + length)));
+};
+
+/** Reads a (possibly compressed) name at `offset` (`readWireName`): its presentation form (case kept) and where it ends. */
+export function readName(buf: Buffer, offset: number): { name: string; end: number } {
+  presentationLabels = [];
+  const octets = readWireName(buf, offset, presentationLabel);
+  return { name: presentationLabels.join('.'), end: offset + octets };
 }
 
 /** The number of labels of a name, the root being 0 (RFC 4034 §3.1.3 does not count a leading `*`: the caller does). */
@@ -363,7 +372,7 @@ export function encodeRawRecord(record: RawRecord, owner: string = record.name):
 export function encodeRawQuery(id: number, name: string, type: number, options: { rd: boolean; do: boolean; cd: boolean; udpPayload: number }): Buffer {
   const head = Buffer.alloc(12);
   head.writeUInt16BE(id, 0);
-  head.writeUInt16BE((options.rd ? 0x0100 : 0) | (options.cd ? 0x0010 : 0), 2);
+  head.writeUInt16BE((options.rd ? 0x0100 : 0) | (options.cd ? 0x0010 : 0), 2); // RFC 1035 §4.1.1 RD, RFC 4035 §3.2.2 CD
   head.writeUInt16BE(1, 4);
   head.writeUInt16BE(1, 10);
   const tail = Buffer.alloc(4);
@@ -417,3 +426,59 @@ export type RawResponse = { kind: 'response'; message: RawMessage } | { kind: 'e
  * RFC 6840 §5.9), the whole message back with its records as raw octets.
  */
 export type RawQuery = (name: string, type: number) => Promise<RawResponse>;
+
+/** RFC 4034 §4.1.2 (and RFC 5155 §3.2.1): the windowed type bit map of a set of type codes (duplicates count once). */
+export function typeBitmap(codes: readonly number[]): Buffer {
+  const windows = new Map<number, Set<number>>();
+  for (const code of codes) {
+    const bits = windows.get(code >> 8) ?? new Set<number>();
+    bits.add(code & 0xff);
+    windows.set(code >> 8, bits);
+  }
+  const parts: Buffer[] = [];
+  for (const window of [...windows.keys()].sort((a, b) => a - b)) {
+    const bits = [...windows.get(window)!];
+    const map = Buffer.alloc((Math.max(...bits) >> 3) + 1);
+    for (const bit of bits) map[bit >> 3]! |= 0x80 >> (bit & 7);
+    parts.push(Buffer.from([window, map.length]), map);
+  }
+  return Buffer.concat(parts);
+}
+
+/** RFC 4648 §7: the base32hex alphabet (RFC 5155 §3.3 writes hashed owner names in it). */
+const BASE32HEX = '0123456789abcdefghijklmnopqrstuv';
+
+/** RFC 4648 §7 base32hex without padding, lower case (as NSEC3 owner labels are written). */
+export function base32hexEncode(octets: Buffer): string {
+  let bits = 0;
+  let value = 0;
+  let out = '';
+  for (const byte of octets) {
+    value = (value << 8) | byte;
+    bits += 8;
+    while (bits >= 5) {
+      out += BASE32HEX[(value >>> (bits - 5)) & 31];
+      bits -= 5;
+    }
+  }
+  if (bits > 0) out += BASE32HEX[(value << (5 - bits)) & 31];
+  return out;
+}
+
+/** RFC 4648 §7 base32hex decoding (case-insensitive, no padding); undefined when the text is not base32hex. */
+export function base32hexDecode(text: string): Buffer | undefined {
+  const out: number[] = [];
+  let bits = 0;
+  let value = 0;
+  for (const ch of text.toLowerCase()) {
+    const v = BASE32HEX.indexOf(ch);
+    if (v < 0) return undefined;
+    value = ((value << 5) | v) & 0xffff;
+    bits += 5;
+    if (bits >= 8) {
+      out.push((value >>> (bits - 8)) & 0xff);
+      bits -= 8;
+    }
+  }
+  return Buffer.from(out);
+}

@@ -2,14 +2,13 @@
  * The DNS layer in one import. A service stacks it as
  *   createCheckResolver(new CachingResolver(new ConcurrencyLimitedResolver(new NetworkResolver(…), n), …), budget)
  * with one `CachingResolver` shared by all checks and one check resolver per check; tests use a
- * `ZoneResolver` (optionally inside a `FaultyResolver`) or the embedded server, which is imported
- * from './server.js' itself: the engine does not need it.
+ * `ZoneResolver` (zones/zone-resolver.ts, optionally inside a `FaultyResolver`) or the embedded
+ * server (zones/server.ts): both live a floor up, beside the zones they answer from.
  */
 export type { DnsAnswer, DnsErrorReason, MxData, RecordData, RecordDataMap, RecordType, Resolver, ResolverStats, SoaData } from './types.js';
 export { describeAnswer, isVoid } from './types.js';
 export { canonicalName, dnsNameProblem, isAtOrBelow, parentName } from './name.js';
-export { ZoneResolver, MAX_CNAME_CHAIN } from './zone-resolver.js';
-export type { ZoneLocation } from './zone-resolver.js';
+export { MAX_CNAME_CHAIN } from './types.js';
 export { FaultyResolver, faultFor } from './faults.js';
 export type { Fault, FaultPlan, FaultRule, FaultyResolverOptions } from './faults.js';
 export {

@@ -34,19 +34,8 @@ import dgram from 'node:dgram';
 import { getServers as systemServers } from 'node:dns';
 import net from 'node:net';
 import { canonicalName, canonicalNameProblem, MAX_LABEL_OCTETS } from './name.js';
-import type { DnsAnswer, DnsErrorReason, RecordData, RecordType, Resolver, SoaData } from './types.js';
-import {
-  CLASS_IN,
-  encodeQuery,
-  FLAG,
-  HEADER_OCTETS,
-  MalformedMessage,
-  RCODE,
-  readMessage,
-  TYPE_CODES,
-  type WireMessage,
-} from './wire.js';
-import { MAX_CNAME_CHAIN } from './zone-resolver.js';
+import { MAX_CNAME_CHAIN, SERVER_UNREACHABLE, type DnsAnswer, type DnsErrorReason, type RecordData, type RecordType, type Resolver, type SoaData } from './types.js';
+import { CLASS_IN, encodeQuery, FLAG, HEADER_OCTETS, MalformedMessage, RCODE, readMessage, TYPE_CODES, type WireMessage } from './wire.js';
 import { encodeRawQuery, readRawMessage, type RawMessage, type RawQuery, type RawResponse } from './canonical.js';
 
 /** How long one attempt (a UDP query, and its TCP retry if it was truncated) may take. */
@@ -834,9 +823,9 @@ class PooledSocket {
 function socketFailure(server: ServerAddress, error: unknown): string {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   const where = formatServer(server);
-  if (code === 'ECONNREFUSED') return `no DNS server listens at ${where} (connection refused)`;
-  if (code === 'ENETUNREACH' || code === 'EHOSTUNREACH') return `the DNS server ${where} cannot be reached: no route to it (${code})`;
-  return `the DNS server ${where} cannot be reached (${code ?? (error instanceof Error ? error.message : String(error))})`;
+  if (code === 'ECONNREFUSED') return `the DNS server ${where} ${SERVER_UNREACHABLE}: no DNS server listens there (connection refused)`;
+  if (code === 'ENETUNREACH' || code === 'EHOSTUNREACH') return `the DNS server ${where} ${SERVER_UNREACHABLE}: no route to it (${code})`;
+  return `the DNS server ${where} ${SERVER_UNREACHABLE} (${code ?? (error instanceof Error ? error.message : String(error))})`;
 }
 
 /**

@@ -5,6 +5,9 @@
  */
 
 /** The record types the engine asks for (RFC 1035 §3.2.2, RFC 3596 for AAAA). */
+/** How many CNAMEs one answer may follow before it is treated as a loop (BIND uses 16; so do we). */
+export const MAX_CNAME_CHAIN = 16;
+
 export type RecordType = 'A' | 'AAAA' | 'MX' | 'TXT' | 'CNAME' | 'PTR' | 'NS' | 'SOA';
 
 /** RFC 1035 §3.3.9 */
@@ -39,6 +42,12 @@ export interface RecordDataMap {
 }
 
 export type RecordData<T extends RecordType = RecordType> = RecordDataMap[T];
+
+/**
+ * The words every lookup ended by a socket error carries in its `detail` (a server that never
+ * answered, not one that answered with an error): the check's fix tells the two apart by them.
+ */
+export const SERVER_UNREACHABLE = 'cannot be reached';
 
 /** Why a lookup produced no usable answer. `budget` means the per-check budget refused to ask. */
 export type DnsErrorReason =

@@ -8,32 +8,25 @@
 import dnsPacket from 'dns-packet';
 import { canonicalName } from './name.js';
 import type { MxData, RecordData, RecordType, SoaData } from './types.js';
+import { META_TYPE_CODES, typeCodesOf } from './record-types.js';
+import { MAX_WIRE_NAME_OCTETS, readWireName, type LabelSink } from './canonical.js';
 
-/** RFC 1035 §3.2.2 and RFC 3596 §2.1: the wire codes of the types the engine asks for. */
-export const TYPE_CODES: Readonly<Record<RecordType, number>> = {
-  A: 1,
-  NS: 2,
-  CNAME: 5,
-  SOA: 6,
-  PTR: 12,
-  MX: 15,
-  TXT: 16,
-  AAAA: 28,
-};
+/** RFC 1035 §3.2.2 and RFC 3596 §2.1: the wire codes of the types the engine asks for (from the one table, record-types.ts). */
+export const TYPE_CODES: Readonly<Record<RecordType, number>> = typeCodesOf(['A', 'NS', 'CNAME', 'SOA', 'PTR', 'MX', 'TXT', 'AAAA'] satisfies RecordType[]);
 /** RFC 1035 §3.2.4: class IN. */
 export const CLASS_IN = 1;
 /** RFC 6891 §6.1.1: the OPT pseudo-record. */
-export const TYPE_OPT = 41;
+export const TYPE_OPT = META_TYPE_CODES.OPT;
 /** RFC 1035 §3.2.3: QTYPE * (ANY); RFC 8482 says how to answer it. */
-export const TYPE_ANY = 255;
+export const TYPE_ANY = META_TYPE_CODES.ANY;
 /** RFC 1035 §4.1.1 header size. */
 export const HEADER_OCTETS = 12;
 
 /** RFC 1035 §4.1.1 and RFC 6891 §9 response codes. */
 export const RCODE = { NOERROR: 0, FORMERR: 1, SERVFAIL: 2, NXDOMAIN: 3, NOTIMP: 4, REFUSED: 5, BADVERS: 16 } as const;
 
-/** RFC 1035 §4.1.1 header flag bits (of the 16-bit flags word). */
-export const FLAG = { QR: 0x8000, AA: 0x0400, TC: 0x0200, RD: 0x0100, RA: 0x0080 } as const;
+/** RFC 1035 §4.1.1 header flag bits (of the 16-bit flags word), and RFC 4035 §3.2.2 CD. */
+export const FLAG = { QR: 0x8000, AA: 0x0400, TC: 0x0200, RD: 0x0100, RA: 0x0080, CD: 0x0010 } as const;
 
 const TYPE_BY_CODE = new Map<number, RecordType>(Object.entries(TYPE_CODES).map(([type, code]) => [code, type as RecordType]));
 
@@ -152,66 +145,44 @@ function readTxt(buf: Buffer, offset: number): string[] {
   return strings;
 }
 
-/** RFC 1035 §4.1.4: the top two bits of a length octet that mark a compression pointer. */
-const POINTER_BITS = 0xc0;
-/** A name's labels and dots, as dns-packet counts them (at most 254; RFC 1035 §2.3.4 allows 255 with the root). */
-const MAX_NAME_TEXT_OCTETS = 254;
-/** Where `readName` gathers a name's octets before making one string of them. */
-const nameScratch = Buffer.allocUnsafe(MAX_NAME_TEXT_OCTETS + 2);
+/** Where `readName` gathers a name's octets before making one string of them (a name's text is at most 254 octets). */
+const nameScratch = Buffer.allocUnsafe(MAX_WIRE_NAME_OCTETS + 1);
 /** How many octets the last `readName` consumed at its offset (as dns-packet's `name.decode.bytes`). */
 let nameOctetsRead = 0;
 /** How many octets the last `readSoa` or `readTxt` consumed, RDLENGTH included (as dns-packet's `decode.bytes`). */
 let rdataOctetsRead = 0;
+/** The state of the name being gathered by `gatherLabel`. */
+let gathered = 0;
+let gatherCanonical = false;
+let gatherMail = false;
+let gatheredPlain = true;
+
+/** Appends one label to `nameScratch` ('.' between labels), lower-cased when canonical. */
+const gatherLabel: LabelSink = (buf, at, length) => {
+  if (gathered > 0) nameScratch[gathered++] = 0x2e; // '.'
+  for (let index = at; index < at + length; index++) {
+    let octet = buf[index] as number;
+    if (octet >= 0x80 || (gatherMail && octet === 0x2e)) gatheredPlain = false;
+    if (gatherCanonical && octet >= 0x41 && octet <= 0x5a) octet += 0x20; // A-Z: String.toLowerCase on ASCII
+    nameScratch[gathered++] = octet;
+  }
+};
 
 /**
- * The name at `offset` (RFC 1035 §4.1.4, compression pointers to earlier data only), read as
- * dns-packet's `name.decode` reads it (same result, same errors, same octet count), canonical
- * (lower case, no trailing dot) when `canonical` is set. It gathers the labels' octets and makes
- * one string, where dns-packet makes a string per label and joins them: this runs for every name
- * of every message. A name with octets outside ASCII, or (`mail`) a dot inside a label, is left to
- * dns-packet, whose per-label UTF-8 decoding and escaping this does not repeat.
+ * The name at `offset`, walked by the one wire-name reader (`readWireName`, RFC 1035 §4.1.4),
+ * canonical (lower case, no trailing dot) when `canonical` is set, with dns-packet's text for it.
+ * It gathers the labels' octets and makes one string: this runs for every name of every message.
+ * A name with octets outside ASCII, or (`mail`) a dot inside a label, is left to dns-packet's
+ * per-label UTF-8 decoding and escaping, which this does not repeat.
  */
 function readName(buf: Buffer, start: number, canonical: boolean, mail = false): string {
-  let offset = start;
-  let oldOffset = offset;
-  let length = 0;
-  let total = 0;
-  let consumed = 0;
-  let jumped = false;
-  let plain = true;
-  for (;;) {
-    if (offset >= buf.length) throw new Error('Cannot decode name (buffer overflow)');
-    const labelLength = buf[offset++] as number;
-    if (!jumped) consumed++;
-    if (labelLength === 0) break;
-    if ((labelLength & POINTER_BITS) === 0) {
-      if (offset + labelLength > buf.length) throw new Error('Cannot decode name (buffer overflow)');
-      total += labelLength + 1;
-      if (total > MAX_NAME_TEXT_OCTETS) throw new Error('Cannot decode name (name too long)');
-      if (length > 0) nameScratch[length++] = 0x2e; // '.'
-      for (let index = offset; index < offset + labelLength; index++) {
-        let octet = buf[index] as number;
-        if (octet >= 0x80 || (mail && octet === 0x2e)) plain = false;
-        if (canonical && octet >= 0x41 && octet <= 0x5a) octet += 0x20; // A-Z: String.toLowerCase on ASCII
-        nameScratch[length++] = octet;
-      }
-      offset += labelLength;
-      if (!jumped) consumed += labelLength;
-    } else if ((labelLength & POINTER_BITS) === POINTER_BITS) {
-      if (offset + 1 > buf.length) throw new Error('Cannot decode name (buffer overflow)');
-      const target = buf.readUInt16BE(offset - 1) - 0xc000;
-      // Only pointers to earlier data (RFC 1035 §4.1.4 "a prior occurrence"): no loops.
-      if (target >= oldOffset) throw new Error('Cannot decode name (bad pointer)');
-      offset = target;
-      oldOffset = target;
-      if (!jumped) consumed++;
-      jumped = true;
-    } else {
-      throw new Error('Cannot decode name (bad label)');
-    }
-  }
-  nameOctetsRead = consumed;
-  if (!plain) {
+  gathered = 0;
+  gatherCanonical = canonical;
+  gatherMail = mail;
+  gatheredPlain = true;
+  nameOctetsRead = readWireName(buf, start, gatherLabel);
+  let length = gathered;
+  if (!gatheredPlain) {
     const text = codecs.name.decode(buf, start, { mail });
     return canonical ? canonicalName(text) : text;
   }

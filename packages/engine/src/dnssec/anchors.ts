@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { TYPE } from '../dns/canonical.js';
-import { parseSignedZone, SignedZoneSyntaxError } from './wire/zonefile.js';
+import { parseSignedZone, SignedZoneSyntaxError } from '../zones/signed-zonefile.js';
 import type { TrustAnchor } from './types.js';
 
 /** RFC 7958: the root zone's trust anchors as DS records (SHA-256), both KSKs currently published. */

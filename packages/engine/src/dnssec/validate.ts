@@ -36,7 +36,6 @@ import {
   TYPE,
   typeName,
 } from '../dns/canonical.js';
-import { base32hexEncode } from './wire/zonefile.js';
 import {
   ALGORITHM_NAMES,
   DNSKEY_FLAG_REVOKE,
@@ -44,7 +43,6 @@ import {
   DNSKEY_FLAG_ZONE,
   dsDigest,
   type DnskeyData,
-  nsec3Hash,
   parseDnskey,
   parseDs,
   parseRrsig,
@@ -55,6 +53,7 @@ import {
   unsupportedKeyReason,
   verifySignature,
 } from './verify.js';
+import { budgetReason, hasType, MAX_NSEC3_HASHES, MAX_NSEC3_ITERATIONS, nsec3Proofs, optOutReason, readNsec3, type Nsec3 } from './nsec3.js';
 import { EDE, type DnssecReason, type DnssecStatus, type RawQuery, type RRsetValidation, type TrustAnchor, type ValidationResult } from './types.js';
 
 /**
@@ -67,10 +66,7 @@ export const MAX_RRSET_RECORDS = 1000;
 export const MAX_SIGNATURES_PER_RRSET = 8;
 /** Keys tried per signature when key tags collide. */
 export const MAX_KEYS_PER_SIGNATURE = 4;
-/** NSEC3 hashes computed for one denial (unbound's MAX_NSEC3_CALCULATIONS is 8 per round; CVE-2023-50868). */
-export const MAX_NSEC3_HASHES = 32;
-/** RFC 9276 §3.2, unbound `val-nsec3-keysize-iterations`, Knot Resolver: above this, NSEC3 proofs are insecure. */
-export const MAX_NSEC3_ITERATIONS = 150;
+export { MAX_NSEC3_HASHES, MAX_NSEC3_ITERATIONS };
 /** CNAMEs followed in one validation (BIND and our ZoneResolver use 16 too). */
 export const MAX_VALIDATION_CNAMES = 16;
 /** Queries one validator may send (all questions of a check together). */
@@ -114,6 +110,14 @@ interface HeldValidation {
   signaturesExpire: number | undefined;
 }
 
+/** The entry of `key` while its `expires` (seconds since the epoch) is ahead; an expired one is dropped. */
+function unexpired<E extends { expires: number }>(entries: Map<string, E>, key: string): E | undefined {
+  const entry = entries.get(key);
+  if (entry === undefined || entry.expires > Date.now() / 1000) return entry;
+  entries.delete(key);
+  return undefined;
+}
+
 /**
  * Zone states (authenticated keys, or a proven insecure or bogus state) shared by the validations of
  * many checks, each for `DNSSEC_CACHE_SECONDS` at most and never past the first expiry of the
@@ -129,13 +133,7 @@ export class DnssecCache {
    * indeterminate ones are not kept. A warm check then verifies and asks nothing again.
    */
   getAnswer(key: string): Promise<HeldValidation> | undefined {
-    const entry = this.#answers.get(key);
-    if (!entry) return undefined;
-    if (entry.expires <= Date.now() / 1000) {
-      this.#answers.delete(key);
-      return undefined;
-    }
-    return entry.held;
+    return unexpired(this.#answers, key)?.held;
   }
   /** @internal Whether an anchor's zone answers with DNSSEC material at all, asked once per `DNSSEC_CACHE_SECONDS`. */
   anchorMaterial(zone: string, ask: () => Promise<boolean>): Promise<boolean> {
@@ -167,13 +165,7 @@ export class DnssecCache {
   }
   /** @internal */
   get(key: string): Promise<ZoneState> | undefined {
-    const held = this.#entries.get(key);
-    if (!held) return undefined;
-    if (held.expires <= Date.now() / 1000) {
-      this.#entries.delete(key);
-      return undefined;
-    }
-    return held.state;
+    return unexpired(this.#entries, key)?.state;
   }
   /** @internal */
   set(key: string, state: Promise<ZoneState>): void {
@@ -218,35 +210,8 @@ function serialDiff(a: number, b: number): number {
   return ((a - b) | 0);
 }
 
-function hasType(bitmap: Buffer, type: number): boolean {
-  // RFC 4034 §4.1.2: window, length, bits.
-  let at = 0;
-  while (at + 2 <= bitmap.length) {
-    const window = bitmap[at] as number;
-    const length = bitmap[at + 1] as number;
-    if (window === type >> 8) {
-      const octet = (type & 0xff) >> 3;
-      if (octet >= length) return false;
-      return (((bitmap[at + 2 + octet] as number) >> (7 - (type & 7))) & 1) === 1;
-    }
-    at += 2 + length;
-  }
-  return false;
-}
-
 interface Nsec {
   owner: string;
-  next: string;
-  bitmap: Buffer;
-}
-
-interface Nsec3 {
-  hash: string;
-  zone: string;
-  hashAlgorithm: number;
-  optOut: boolean;
-  iterations: number;
-  salt: Buffer;
   next: string;
   bitmap: Buffer;
 }
@@ -262,37 +227,12 @@ function readNsec(set: RawRRset): Nsec | undefined {
   }
 }
 
-function readNsec3(set: RawRRset): Nsec3 | undefined {
-  const rdata = set.rdatas[0];
-  if (!rdata || rdata.length < 6) return undefined;
-  const saltLength = rdata[4] as number;
-  const hashAt = 5 + saltLength;
-  const hashLength = rdata[hashAt] as number | undefined;
-  if (hashLength === undefined || hashAt + 1 + hashLength > rdata.length) return undefined;
-  const labels = splitLabels(set.name);
-  return {
-    hash: (labels[0] ?? '').toLowerCase(),
-    zone: labels.slice(1).join('.'),
-    hashAlgorithm: rdata[0] as number,
-    optOut: ((rdata[1] as number) & 1) === 1,
-    iterations: rdata.readUInt16BE(2),
-    salt: rdata.subarray(5, hashAt),
-    next: base32hexEncode(rdata.subarray(hashAt + 1, hashAt + 1 + hashLength)),
-    bitmap: rdata.subarray(hashAt + 1 + hashLength),
-  };
-}
-
 /** RFC 4034 §6.1 order, with the last NSEC wrapping round to the apex: does (owner, next) cover name? */
 function nsecCovers(nsec: Nsec, name: string): boolean {
   const afterOwner = compareNames(nsec.owner, name) < 0;
   const beforeNext = compareNames(name, nsec.next) < 0;
   const wraps = compareNames(nsec.next, nsec.owner) <= 0;
   return wraps ? afterOwner || beforeNext : afterOwner && beforeNext;
-}
-
-function nsec3Covers(record: Nsec3, hash: string): boolean {
-  const wraps = record.next <= record.hash;
-  return wraps ? hash > record.hash || hash < record.next : hash > record.hash && hash < record.next;
 }
 
 /** The longest common ancestor of two names. */
@@ -525,7 +465,7 @@ export class Validator {
       if (proof.nsec.some((n) => nsecCovers(n, name))) return parent; // does not exist, or an empty non-terminal
       return { status: 'bogus', zone: name, reason: { code: EDE.NSEC_MISSING, text: `No NSEC proves that ${name} has no DS.` } };
     }
-    const nsec3 = this.nsec3Context(proof.nsec3, parent.zone);
+    const nsec3 = nsec3Proofs(proof.nsec3, parent.zone);
     if ('status' in nsec3) return { ...nsec3, zone: name };
     const match = nsec3.match(name);
     if (match === 'budget') return { status: 'indeterminate', zone: name, reason: budgetReason() };
@@ -683,7 +623,7 @@ export class Validator {
     if (proof.status === 'secure') {
       if (proof.nsec.some((n) => nsecCovers(n, set.name))) return verdict;
       if (proof.nsec3.length > 0) {
-        const context = this.nsec3Context(proof.nsec3, state.zone);
+        const context = nsec3Proofs(proof.nsec3, state.zone);
         if ('status' in context) return context;
         const next = lastLabels(set.name, verdict.signature.labels + 1);
         const cover = context.cover(next);
@@ -720,55 +660,6 @@ export class Validator {
     return { status: 'secure', nsec, nsec3 };
   }
 
-  /** Hashing helpers over one zone's NSEC3 records, within `MAX_NSEC3_HASHES`; or why they cannot be used. */
-  private nsec3Context(records: readonly Nsec3[], zone: string):
-    | { status: 'insecure' | 'bogus'; reason: DnssecReason }
-    | {
-        match: (name: string) => Nsec3 | undefined | 'budget';
-        cover: (name: string) => Nsec3 | undefined | 'budget';
-        closestEncloser: (name: string) => { encloser: string; next: string; cover: Nsec3 } | undefined | 'budget';
-      } {
-    const first = records[0];
-    if (!first) return { status: 'bogus', reason: { code: EDE.NSEC_MISSING, text: 'No usable NSEC3 record.' } };
-    // RFC 9276 §3.2: too many iterations ⇒ insecure (unbound, Knot Resolver; EDE 27).
-    const iterations = Math.max(...records.map((r) => r.iterations));
-    if (iterations > MAX_NSEC3_ITERATIONS) {
-      return { status: 'insecure', reason: { code: EDE.UNSUPPORTED_NSEC3_ITERATIONS, text: `${zone} uses NSEC3 with ${iterations} iterations; above ${MAX_NSEC3_ITERATIONS} the denial is treated as insecure (RFC 9276 §3.2).` } };
-    }
-    let hashes = 0;
-    const hashOf = (name: string): string | 'budget' => {
-      if (++hashes > MAX_NSEC3_HASHES) return 'budget';
-      return base32hexEncode(nsec3Hash(name, first.salt, first.iterations));
-    };
-    const match = (name: string): Nsec3 | undefined | 'budget' => {
-      const hash = hashOf(name);
-      return hash === 'budget' ? hash : records.find((r) => r.hash === hash);
-    };
-    const cover = (name: string): Nsec3 | undefined | 'budget' => {
-      const hash = hashOf(name);
-      return hash === 'budget' ? hash : records.find((r) => nsec3Covers(r, hash));
-    };
-    const closestEncloser = (name: string): { encloser: string; next: string; cover: Nsec3 } | undefined | 'budget' => {
-      // RFC 5155 §8.3: the closest provable encloser and the next closer name.
-      let next = name;
-      for (let candidate = parentOf(name); isSubdomain(candidate, zone); candidate = parentOf(candidate)) {
-        const found = match(candidate);
-        if (found === 'budget') return found;
-        if (found) {
-          // RFC 5155 §8.3: the encloser's NSEC3 must not be a delegation's (NS without SOA) or a DNAME.
-          if ((hasType(found.bitmap, TYPE.NS) && !hasType(found.bitmap, TYPE.SOA)) || hasType(found.bitmap, TYPE.DNAME)) return undefined;
-          const covering = cover(next);
-          if (covering === 'budget') return covering;
-          return covering ? { encloser: candidate, next, cover: covering } : undefined;
-        }
-        next = candidate;
-        if (candidate === zone || candidate === '') break;
-      }
-      return undefined;
-    };
-    return { match, cover, closestEncloser };
-  }
-
   /** A negative answer (NXDOMAIN or NODATA) for (qname, qtype): its SOA and proof (RFC 4035 §5.4, RFC 5155 §8). */
   private async negative(message: RawMessage, qname: string, qtype: number): Promise<Verdict> {
     // A referral (no SOA, the NS of a cut at or above qname): the delegation's own state decides.
@@ -799,7 +690,7 @@ export class Validator {
     if (proof.status === 'unsigned') return missing;
     const secure: Verdict = { status: 'secure', reason: { code: null, text: `Signed NSEC${proof.nsec.length ? '' : '3'} records prove ${what}.` } };
     if (proof.nsec.length > 0) return this.nsecDenial(proof.nsec, qname, qtype, message.rcode === 3) ? secure : missing;
-    const context = this.nsec3Context(proof.nsec3, state.zone);
+    const context = nsec3Proofs(proof.nsec3, state.zone);
     if ('status' in context) return context;
     if (message.rcode !== 3) {
       const match = context.match(qname);
@@ -856,14 +747,6 @@ function failedAs(verdict: Verdict): 'bogus' | 'indeterminate' {
 
 function verificationBudgetReason(): DnssecReason {
   return { code: EDE.DNSSEC_INDETERMINATE, text: `The validation needed more than ${MAX_SIGNATURE_VERIFICATIONS} signature verifications (MAX_SIGNATURE_VERIFICATIONS), the most one check may make: a zone with colliding key tags or decoy signatures?` };
-}
-
-function budgetReason(): DnssecReason {
-  return { code: EDE.DNSSEC_INDETERMINATE, text: `The NSEC3 proof needed more than ${MAX_NSEC3_HASHES} hashes.` };
-}
-
-function optOutReason(name: string): DnssecReason {
-  return { code: null, text: `${name} is covered by an NSEC3 opt-out span: the denial proves only that no signed delegation exists there (RFC 5155 §9.2), so it is insecure, as unbound says.` };
 }
 
 function isoDate(seconds: number): string {

@@ -21,81 +21,87 @@ export interface MxProvider {
   source: string;
 }
 
-/** The provider table. Each row's `source` says where the pattern comes from. */
-export const MX_PROVIDERS: readonly MxProvider[] = [
+/** One row of `MX_PROVIDER_ROWS`: provider, its patterns (separated by spaces), confidence, source. */
+type MxProviderRow = readonly [string, string, MxProviderConfidence, string];
+
+/** The provider table, one row a provider. Each row's source says where the pattern comes from. */
+const MX_PROVIDER_ROWS: readonly MxProviderRow[] = [
   // Google help "Set up MX records" (smtp.google.com; legacy aspmx.l.google.com, alt1-4; aspmx2-5.googlemail.com); DC google.com.gmail-setup.json
-  { provider: 'Google Workspace', patterns: ['google.com', 'googlemail.com'], confidence: 'high', source: 'Google help "Set up MX records"; DC google.com.gmail-setup.json' },
+  ['Google Workspace', 'google.com googlemail.com', 'high', 'Google help "Set up MX records"; DC google.com.gmail-setup.json'],
   // jace/mxsniff mxsniffer/providers.py: consumer Gmail MX
-  { provider: 'Gmail', patterns: ['gmail-smtp-in.l.google.com'], confidence: 'high', source: 'jace/mxsniff mxsniffer/providers.py' },
+  ['Gmail', 'gmail-smtp-in.l.google.com', 'high', 'jace/mxsniff mxsniffer/providers.py'],
   // <domain-with-dashes>.mail.protection.outlook.com; <domain-with-dashes>.<random>.mx.microsoft (c7solutions.com/2024/02/what-is-mx-microsoft)
-  { provider: 'Microsoft 365', patterns: ['mail.protection.outlook.com', 'mx.microsoft'], confidence: 'high', source: 'mxrecordchecker.com M365 guide; c7solutions.com/2024/02/what-is-mx-microsoft' },
+  ['Microsoft 365', 'mail.protection.outlook.com mx.microsoft', 'high', 'mxrecordchecker.com M365 guide; c7solutions.com/2024/02/what-is-mx-microsoft'],
   // reacherhq/check-if-email-exists core/src/smtp/outlook/mod.rs; DC outlook.com.personalizedoutlookemail.json; jace/mxsniff
-  { provider: 'Outlook.com', patterns: ['olc.protection.outlook.com', 'pamx1.hotmail.com', 'hotmail.com'], confidence: 'medium', source: 'reacherhq/check-if-email-exists outlook/mod.rs; DC outlook.com.personalizedoutlookemail.json; jace/mxsniff' },
+  ['Outlook.com', 'olc.protection.outlook.com pamx1.hotmail.com hotmail.com', 'medium', 'reacherhq/check-if-email-exists outlook/mod.rs; DC outlook.com.personalizedoutlookemail.json; jace/mxsniff'],
   // zoho.com/mail/help/adminconsole/configure-email-delivery.html (regional data centres)
-  { provider: 'Zoho Mail', patterns: ['zoho.com', 'zoho.eu', 'zoho.in', 'zoho.com.au', 'zoho.jp'], confidence: 'high', source: 'zoho.com/mail/help/adminconsole/configure-email-delivery.html; DC zoho.com.zmail_hosting.json' },
+  ['Zoho Mail', 'zoho.com zoho.eu zoho.in zoho.com.au zoho.jp', 'high', 'zoho.com/mail/help/adminconsole/configure-email-delivery.html; DC zoho.com.zmail_hosting.json'],
   // mxrecordchecker.com/resources/protonmail-mx-records (mail.protonmail.ch, mailsec.protonmail.ch)
-  { provider: 'Proton Mail', patterns: ['protonmail.ch'], confidence: 'high', source: 'mxrecordchecker.com protonmail-mx-records; enthec/webappanalyzer' },
+  ['Proton Mail', 'protonmail.ch', 'high', 'mxrecordchecker.com protonmail-mx-records; enthec/webappanalyzer'],
   // fastmail.help/hc/en-us/articles/360060591153 (in1-smtp/in2-smtp.messagingengine.com)
-  { provider: 'Fastmail', patterns: ['messagingengine.com'], confidence: 'medium', source: 'fastmail.help/hc/en-us/articles/360060591153' },
+  ['Fastmail', 'messagingengine.com', 'medium', 'fastmail.help/hc/en-us/articles/360060591153'],
   // enthec/webappanalyzer "Apple iCloud Mail" (mail.icloud.com); DC icloud.com.custom_email_domain.json
-  { provider: 'iCloud Mail', patterns: ['mail.icloud.com'], confidence: 'medium', source: 'enthec/webappanalyzer; DC icloud.com.custom_email_domain.json' },
+  ['iCloud Mail', 'mail.icloud.com', 'medium', 'enthec/webappanalyzer; DC icloud.com.custom_email_domain.json'],
   // jace/mxsniff; suped.com Yahoo mail server names (mta5-7.am0.yahoodns.net, regional mx-*.yahoodns.net)
-  { provider: 'Yahoo Mail', patterns: ['yahoodns.net'], confidence: 'medium', source: 'jace/mxsniff; suped.com Yahoo mail server names' },
+  ['Yahoo Mail', 'yahoodns.net', 'medium', 'jace/mxsniff; suped.com Yahoo mail server names'],
   // jace/mxsniff; suped.com (mx-biz.mail.am0.yahoodns.net, mx1/mx2.biz.mail.yahoo.com)
-  { provider: 'Yahoo Small Business', patterns: ['mx-biz.mail.am0.yahoodns.net', 'biz.mail.yahoo.com'], confidence: 'medium', source: 'jace/mxsniff; suped.com' },
+  ['Yahoo Small Business', 'mx-biz.mail.am0.yahoodns.net biz.mail.yahoo.com', 'medium', 'jace/mxsniff; suped.com'],
   // jace/mxsniff; suped.com (mx-aol.mail.gm0.yahoodns.net)
-  { provider: 'AOL Mail', patterns: ['mx-aol.mail.gm0.yahoodns.net'], confidence: 'medium', source: 'jace/mxsniff; suped.com' },
+  ['AOL Mail', 'mx-aol.mail.gm0.yahoodns.net', 'medium', 'jace/mxsniff; suped.com'],
   // DC godaddy.com.professional_mail.json, secureserver.net.professional_mail.json (smtp/mailstore1.secureserver.net)
-  { provider: 'GoDaddy Email', patterns: ['secureserver.net'], confidence: 'high', source: 'DC godaddy.com.professional_mail.json; DC secureserver.net.professional_mail.json' },
+  ['GoDaddy Email', 'secureserver.net', 'high', 'DC godaddy.com.professional_mail.json; DC secureserver.net.professional_mail.json'],
   // DC titan.email.titan-mail-hosting.json, godaddy.com.cpanel_titanemail.json (mx1/mx2.titan.email)
-  { provider: 'Titan Email', patterns: ['titan.email'], confidence: 'high', source: 'DC titan.email.titan-mail-hosting.json; DC godaddy.com.cpanel_titanemail.json' },
+  ['Titan Email', 'titan.email', 'high', 'DC titan.email.titan-mail-hosting.json; DC godaddy.com.cpanel_titanemail.json'],
   // ovh/ovhcloud-docs PR #235 (mx0-4.mail.ovh.net; Canadian zone under ovh.ca; Exchange ex?.mail.ovh.net)
-  { provider: 'OVHcloud', patterns: ['mail.ovh.net', 'mail.ovh.ca'], confidence: 'medium', source: 'ovh/ovhcloud-docs pull request #235' },
+  ['OVHcloud', 'mail.ovh.net mail.ovh.ca', 'medium', 'ovh/ovhcloud-docs pull request #235'],
   // gist.github.com/wjessop/682989a200deb38a2a1dfbb880fb5cfa (us-smtp-inbound-1/2.mimecast.com); regional mimecast.co.za
-  { provider: 'Mimecast', patterns: ['mimecast.com', 'mimecast.co.za'], confidence: 'medium', source: 'gist wjessop/682989a2…; spamresource.com Mimecast guide' },
+  ['Mimecast', 'mimecast.com mimecast.co.za', 'medium', 'gist wjessop/682989a2…; spamresource.com Mimecast guide'],
   // captaindns.com/en/blog/proofpoint-secure-email-gateway (MX to pphosted.com)
-  { provider: 'Proofpoint', patterns: ['pphosted.com'], confidence: 'medium', source: 'captaindns.com proofpoint-secure-email-gateway' },
+  ['Proofpoint', 'pphosted.com', 'medium', 'captaindns.com proofpoint-secure-email-gateway'],
   // excelmicro.kayako.com Proofpoint Essentials articles (*.ppe-hosted.com)
-  { provider: 'Proofpoint Essentials', patterns: ['ppe-hosted.com'], confidence: 'medium', source: 'excelmicro.kayako.com Proofpoint Essentials articles' },
+  ['Proofpoint Essentials', 'ppe-hosted.com', 'medium', 'excelmicro.kayako.com Proofpoint Essentials articles'],
   // captaindns.com/en/blog/barracuda-secure-email-gateway (<id>.ess.barracudanetworks.com; regional labels unverified, so the whole domain)
-  { provider: 'Barracuda Email Gateway Defense', patterns: ['barracudanetworks.com'], confidence: 'medium', source: 'captaindns.com barracuda-secure-email-gateway' },
+  ['Barracuda Email Gateway Defense', 'barracudanetworks.com', 'medium', 'captaindns.com barracuda-secure-email-gateway'],
   // support.symantec.com/us/en/article.tech247121.html (cluster<N>[a].<region>.messagelabs.com)
-  { provider: 'Symantec Email Security.cloud', patterns: ['messagelabs.com'], confidence: 'high', source: 'support.symantec.com article tech247121' },
+  ['Symantec Email Security.cloud', 'messagelabs.com', 'high', 'support.symantec.com article tech247121'],
   // documentation.n-able.com/spamexperts/userguide (Hosted Cloud MX Records)
-  { provider: 'SpamExperts', patterns: ['spamexperts.com', 'spamexperts.eu', 'spamexperts.net', 'antispamcloud.com'], confidence: 'high', source: 'documentation.n-able.com/spamexperts/userguide' },
+  ['SpamExperts', 'spamexperts.com spamexperts.eu spamexperts.net antispamcloud.com', 'high', 'documentation.n-able.com/spamexperts/userguide'],
   // docs.aws.amazon.com/ses/latest/dg/receiving-email-mx-record.html (inbound-smtp.<region>.amazonaws.com)
-  { provider: 'Amazon SES (inbound)', patterns: ['inbound-smtp.*.amazonaws.com'], confidence: 'high', source: 'docs.aws.amazon.com/ses/latest/dg/receiving-email-mx-record.html' },
+  ['Amazon SES (inbound)', 'inbound-smtp.*.amazonaws.com', 'high', 'docs.aws.amazon.com/ses/latest/dg/receiving-email-mx-record.html'],
   // DC resend.com.mail.json and others: feedback-smtp.<region>.amazonses.com is a MAIL FROM bounce host, not a mailbox
-  { provider: 'Amazon SES (bounce handling)', patterns: ['feedback-smtp.*.amazonses.com'], confidence: 'high', source: 'DC resend.com.mail.json, autosend.com.email.json' },
+  ['Amazon SES (bounce handling)', 'feedback-smtp.*.amazonses.com', 'high', 'DC resend.com.mail.json, autosend.com.email.json'],
   // DC goentri.com.kajabi.json, realgeeks.com.website_and_crm.json (mxa/mxb.mailgun.org)
-  { provider: 'Mailgun (inbound routes)', patterns: ['mailgun.org'], confidence: 'high', source: 'DC goentri.com.kajabi.json; DC vohtrah.com.mailgun-sender.json' },
+  ['Mailgun (inbound routes)', 'mailgun.org', 'high', 'DC goentri.com.kajabi.json; DC vohtrah.com.mailgun-sender.json'],
   // DC sendgrid.com.domain-auth-manual.json (mx.sendgrid.net)
-  { provider: 'Twilio SendGrid (Inbound Parse)', patterns: ['mx.sendgrid.net'], confidence: 'high', source: 'DC sendgrid.com.domain-auth-manual.json' },
+  ['Twilio SendGrid (Inbound Parse)', 'mx.sendgrid.net', 'high', 'DC sendgrid.com.domain-auth-manual.json'],
   // DC nanimail.com.email.json (inbound.postmarkapp.com)
-  { provider: 'Postmark (inbound)', patterns: ['inbound.postmarkapp.com'], confidence: 'high', source: 'DC nanimail.com.email.json' },
+  ['Postmark (inbound)', 'inbound.postmarkapp.com', 'high', 'DC nanimail.com.email.json'],
   // DC improvmx.com.email.json
-  { provider: 'ImprovMX', patterns: ['improvmx.com'], confidence: 'high', source: 'DC improvmx.com.email.json' },
+  ['ImprovMX', 'improvmx.com', 'high', 'DC improvmx.com.email.json'],
   // DC forwardemail.net.email.json
-  { provider: 'Forward Email', patterns: ['forwardemail.net'], confidence: 'high', source: 'DC forwardemail.net.email.json' },
+  ['Forward Email', 'forwardemail.net', 'high', 'DC forwardemail.net.email.json'],
   // DC wordpress.com.email-forwarding.json
-  { provider: 'WordPress.com email forwarding', patterns: ['smtp-fwd.wordpress.com'], confidence: 'high', source: 'DC wordpress.com.email-forwarding.json' },
+  ['WordPress.com email forwarding', 'smtp-fwd.wordpress.com', 'high', 'DC wordpress.com.email-forwarding.json'],
   // jace/mxsniff (pb-mx1..8.pobox.com)
-  { provider: 'Pobox', patterns: ['pobox.com'], confidence: 'medium', source: 'jace/mxsniff' },
+  ['Pobox', 'pobox.com', 'medium', 'jace/mxsniff'],
   // jace/mxsniff (*.mail.dreamhost.com)
-  { provider: 'DreamHost', patterns: ['mail.dreamhost.com'], confidence: 'medium', source: 'jace/mxsniff' },
+  ['DreamHost', 'mail.dreamhost.com', 'medium', 'jace/mxsniff'],
   // The rows below are widely used but no citable page or template was found (providers.md, "not verified").
-  { provider: 'Rackspace Email', patterns: ['emailsrvr.com'], confidence: 'low', source: 'unverified (providers.md §(b) known patterns)' },
-  { provider: 'Yandex 360', patterns: ['mx.yandex.net'], confidence: 'low', source: 'unverified (providers.md §(b) known patterns)' },
-  { provider: 'Cisco Secure Email', patterns: ['iphmx.com'], confidence: 'low', source: 'unverified (providers.md §(b) known patterns)' },
-  { provider: 'Trend Micro Email Security', patterns: ['tmes.trendmicro.com', 'tmes.trendmicro.eu'], confidence: 'low', source: 'unverified (providers.md §(b) known patterns)' },
-  { provider: 'Hornetsecurity', patterns: ['hornetsecurity.com'], confidence: 'low', source: 'unverified (providers.md §(b) known patterns)' },
-  { provider: 'Sophos Email', patterns: ['hydra.sophos.com'], confidence: 'low', source: 'unverified (providers.md §(b) known patterns)' },
-  { provider: 'Cloudflare Email Routing', patterns: ['mx.cloudflare.net'], confidence: 'low', source: 'unverified (providers.md §(b) known patterns)' },
-  { provider: 'mailbox.org', patterns: ['mailbox.org'], confidence: 'low', source: 'unverified (providers.md §(b) known patterns)' },
-  { provider: 'IONOS', patterns: ['ionos.com', 'ionos.de', 'ionos.co.uk', 'ionos.fr', 'ionos.es'], confidence: 'low', source: 'unverified (providers.md §(b): mx00/mx01.ionos.<tld>)' },
-  { provider: 'Namecheap Private Email', patterns: ['privateemail.com'], confidence: 'low', source: 'unverified (providers.md §(b) known patterns)' },
-  { provider: 'Tencent (QQ Mail / Exmail)', patterns: ['qq.com'], confidence: 'low', source: 'unverified (providers.md §(b) known patterns)' },
+  ['Rackspace Email', 'emailsrvr.com', 'low', 'unverified (providers.md §(b) known patterns)'],
+  ['Yandex 360', 'mx.yandex.net', 'low', 'unverified (providers.md §(b) known patterns)'],
+  ['Cisco Secure Email', 'iphmx.com', 'low', 'unverified (providers.md §(b) known patterns)'],
+  ['Trend Micro Email Security', 'tmes.trendmicro.com tmes.trendmicro.eu', 'low', 'unverified (providers.md §(b) known patterns)'],
+  ['Hornetsecurity', 'hornetsecurity.com', 'low', 'unverified (providers.md §(b) known patterns)'],
+  ['Sophos Email', 'hydra.sophos.com', 'low', 'unverified (providers.md §(b) known patterns)'],
+  ['Cloudflare Email Routing', 'mx.cloudflare.net', 'low', 'unverified (providers.md §(b) known patterns)'],
+  ['mailbox.org', 'mailbox.org', 'low', 'unverified (providers.md §(b) known patterns)'],
+  ['IONOS', 'ionos.com ionos.de ionos.co.uk ionos.fr ionos.es', 'low', 'unverified (providers.md §(b): mx00/mx01.ionos.<tld>)'],
+  ['Namecheap Private Email', 'privateemail.com', 'low', 'unverified (providers.md §(b) known patterns)'],
+  ['Tencent (QQ Mail / Exmail)', 'qq.com', 'low', 'unverified (providers.md §(b) known patterns)'],
 ];
+
+/** The provider table. Each row's `source` says where the pattern comes from. */
+export const MX_PROVIDERS: readonly MxProvider[] = MX_PROVIDER_ROWS.map(([provider, patterns, confidence, source]) => ({ provider, patterns: patterns.split(' '), confidence, source }));
 
 /**
  * True when `host` equals `pattern` or lies below it, comparing whole labels from the right; a `*`

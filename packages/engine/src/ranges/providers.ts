@@ -36,144 +36,39 @@ export interface ProviderSpec {
  */
 export const FIRST_PARTY_MAIL_TAGS: readonly string[] = ['EOPExternalPublishedIPs', 'Dynamics365ForMarketingEmail'];
 
-/** The providers, in the order they are shown. */
-export const PROVIDERS: readonly ProviderSpec[] = [
-  {
-    id: 'aws',
-    name: 'Amazon Web Services',
-    feeds: [{ url: 'https://ip-ranges.amazonaws.com/ip-ranges.json', file: 'aws-ip-ranges.json', format: 'aws-json' }],
-    services: [{ service: 'EC2', kind: 'rent', label: 'Amazon EC2' }],
-    port25: {
-      policy: 'blocked-until-lifted',
-      source: 'https://repost.aws/knowledge-center/ec2-port-25-throttle',
-      note: 'EC2 throttles outbound port 25 by default and lifts it on request',
-    },
-    mailService: { name: 'Amazon SES', include: 'include:amazonses.com' },
-  },
-  {
-    id: 'google-cloud',
-    name: 'Google Cloud',
-    feeds: [{ url: 'https://www.gstatic.com/ipranges/cloud.json', file: 'google-cloud-ip-ranges.json', format: 'google-cloud-json' }],
-    services: [{ service: 'Google Cloud', kind: 'rent', label: 'Google Cloud' }],
-    port25: {
-      policy: 'always-blocked',
-      source: 'https://cloud.google.com/compute/docs/tutorials/sending-mail',
-      note: 'Compute Engine blocks outbound port 25 (a few long-standing projects excepted)',
-    },
-    mailService: { name: 'Google Workspace', include: 'include:_spf.google.com' },
-  },
-  {
-    id: 'azure',
-    name: 'Microsoft Azure',
-    feeds: [
-      {
-        url: 'https://download.microsoft.com/download/7/1/D/71D86715-5596-4529-9B13-DA13A5DE5B63/ServiceTags_Public.json',
-        file: 'microsoft-azure-ip-ranges.json',
-        format: 'azure-service-tags-json',
-      },
-    ],
-    services: [{ service: 'AzureCloud', kind: 'rent', label: 'Microsoft Azure' }],
-    port25: {
-      policy: 'blocked-until-lifted',
-      source: 'https://learn.microsoft.com/azure/virtual-network/troubleshoot-outbound-smtp-connectivity',
-      note: 'Azure blocks outbound port 25 for most subscription types and allows it for Enterprise Agreement subscriptions',
-    },
-    mailService: { name: 'Microsoft 365 (Exchange Online)', include: 'include:spf.protection.outlook.com' },
-  },
-  {
-    id: 'oracle',
-    name: 'Oracle Cloud Infrastructure',
-    feeds: [{ url: 'https://docs.oracle.com/iaas/tools/public_ip_ranges.json', file: 'oracle-cloud-ip-ranges.json', format: 'oracle-json' }],
-    services: [{ service: 'OCI', kind: 'rent', label: 'Oracle Cloud' }],
-    port25: {
-      policy: 'blocked-until-lifted',
-      source: 'https://docs.oracle.com/en-us/iaas/Content/Email/Concepts/overview.htm',
-      note: 'OCI blocks outbound port 25 for new tenancies and lifts it for paid accounts on request; Oracle steers mail to Email Delivery',
-    },
-    mailService: { name: 'OCI Email Delivery', include: 'include:rp.oracleemaildelivery.com' },
-  },
-  {
-    id: 'digitalocean',
-    name: 'DigitalOcean',
-    feeds: [{ url: 'https://digitalocean.com/geo/google.csv', file: 'digitalocean.csv', format: 'geofeed-csv' }],
-    services: [{ service: 'Droplets', kind: 'rent', label: 'DigitalOcean' }],
-    port25: {
-      policy: 'blocked-until-lifted',
-      source: 'https://docs.digitalocean.com/support/why-is-smtp-blocked/',
-      note: 'DigitalOcean blocks port 25 on every Droplet of new accounts; older accounts may still have it open',
-    },
-    mailService: null,
-  },
-  {
-    id: 'linode',
-    name: 'Linode (Akamai Cloud)',
-    feeds: [{ url: 'https://geoip.linode.com/', file: 'linode.txt', format: 'geofeed-csv' }],
-    services: [{ service: 'Linode', kind: 'rent', label: 'Linode' }],
-    port25: {
-      policy: 'blocked-until-lifted',
-      source: 'https://techdocs.akamai.com/cloud-computing/docs/send-email',
-      note: 'Linode restricts outbound SMTP ports on new accounts and lifts the restriction on a support request',
-    },
-    mailService: null,
-  },
-  {
-    id: 'github',
-    name: 'GitHub',
-    feeds: [{ url: 'https://api.github.com/meta', file: 'github-ip-ranges.json', format: 'github-meta-json' }],
-    services: [
-      { service: 'actions', kind: 'runner', label: 'GitHub Actions runners' },
-      { service: 'actions_macos', kind: 'runner', label: 'GitHub Actions macOS runners' },
-    ],
-    port25: {
-      policy: 'not-published',
-      source: 'https://docs.github.com/en/actions/using-github-hosted-runners/about-github-hosted-runners',
-      note: 'GitHub publishes no port-25 policy for hosted runners, which anyone with a repository can start',
-    },
-    mailService: null,
-  },
-  {
-    id: 'cloudflare',
-    name: 'Cloudflare',
-    feeds: [
-      { url: 'https://www.cloudflare.com/ips-v4', file: 'cloudflare-v4-ip-ranges.txt', format: 'cidr-lines' },
-      { url: 'https://www.cloudflare.com/ips-v6', file: 'cloudflare-v6-ip-ranges.txt', format: 'cidr-lines' },
-    ],
-    services: [{ service: 'edge', kind: 'edge', label: 'Cloudflare edge' }],
-    port25: {
-      policy: 'always-blocked',
-      source: 'https://developers.cloudflare.com/workers/runtime-apis/tcp-sockets/',
-      note: 'Workers may open TCP sockets but not to port 25; the edge addresses are shared by every customer',
-    },
-    mailService: null,
-  },
-  {
-    id: 'fastly',
-    name: 'Fastly',
-    feeds: [{ url: 'https://api.fastly.com/public-ip-list', file: 'fastly-ip-ranges.json', format: 'fastly-json' }],
-    services: [{ service: 'edge', kind: 'edge', label: 'Fastly edge' }],
-    port25: {
-      policy: 'no-raw-sockets',
-      source: 'https://www.fastly.com/documentation/guides/compute/',
-      note: 'Fastly Compute makes HTTP requests only; its edge addresses are shared by every customer',
-    },
-    mailService: null,
-  },
-  {
-    id: 'akamai',
-    name: 'Akamai',
-    feeds: [
-      { url: 'https://techdocs.akamai.com/origin-ip-acl/docs/update-your-origin-server', file: 'akamai-v4-ip-ranges.txt', format: 'cidr-lines' },
-      { url: 'https://techdocs.akamai.com/origin-ip-acl/docs/update-your-origin-server', file: 'akamai-v6-ip-ranges.txt', format: 'cidr-lines' },
-    ],
-    services: [{ service: 'edge', kind: 'edge', label: 'Akamai edge' }],
-    port25: {
-      policy: 'no-raw-sockets',
-      source: 'https://techdocs.akamai.com/edgeworkers/docs/limitations',
-      note: 'EdgeWorkers make HTTP sub-requests only; the edge addresses are shared by every customer',
-    },
-    mailService: null,
-  },
+/** One provider as a row of `PROVIDER_ROWS`: id, name, feeds [url, file, format], services [service, kind, label], port 25 [policy, source, note], mail service [name, include] or null. */
+type ProviderRow = readonly [
+  ProviderId,
+  string,
+  readonly (readonly [string, string, FeedFormat])[],
+  readonly (readonly [string, AttackKind, string])[],
+  readonly [Port25Policy, string, string],
+  readonly [string, string] | null,
 ];
+
+/** The providers, in the order they are shown: one row each (see `ProviderRow` for the columns). */
+const PROVIDER_ROWS: readonly ProviderRow[] = [
+  ['aws', 'Amazon Web Services', [['https://ip-ranges.amazonaws.com/ip-ranges.json', 'aws-ip-ranges.json', 'aws-json']], [['EC2', 'rent', 'Amazon EC2']], ['blocked-until-lifted', 'https://repost.aws/knowledge-center/ec2-port-25-throttle', 'EC2 throttles outbound port 25 by default and lifts it on request'], ['Amazon SES', 'include:amazonses.com']],
+  ['google-cloud', 'Google Cloud', [['https://www.gstatic.com/ipranges/cloud.json', 'google-cloud-ip-ranges.json', 'google-cloud-json']], [['Google Cloud', 'rent', 'Google Cloud']], ['always-blocked', 'https://cloud.google.com/compute/docs/tutorials/sending-mail', 'Compute Engine blocks outbound port 25 (a few long-standing projects excepted)'], ['Google Workspace', 'include:_spf.google.com']],
+  ['azure', 'Microsoft Azure', [['https://download.microsoft.com/download/7/1/D/71D86715-5596-4529-9B13-DA13A5DE5B63/ServiceTags_Public.json', 'microsoft-azure-ip-ranges.json', 'azure-service-tags-json']], [['AzureCloud', 'rent', 'Microsoft Azure']], ['blocked-until-lifted', 'https://learn.microsoft.com/azure/virtual-network/troubleshoot-outbound-smtp-connectivity', 'Azure blocks outbound port 25 for most subscription types and allows it for Enterprise Agreement subscriptions'], ['Microsoft 365 (Exchange Online)', 'include:spf.protection.outlook.com']],
+  ['oracle', 'Oracle Cloud Infrastructure', [['https://docs.oracle.com/iaas/tools/public_ip_ranges.json', 'oracle-cloud-ip-ranges.json', 'oracle-json']], [['OCI', 'rent', 'Oracle Cloud']], ['blocked-until-lifted', 'https://docs.oracle.com/en-us/iaas/Content/Email/Concepts/overview.htm', 'OCI blocks outbound port 25 for new tenancies and lifts it for paid accounts on request; Oracle steers mail to Email Delivery'], ['OCI Email Delivery', 'include:rp.oracleemaildelivery.com']],
+  ['digitalocean', 'DigitalOcean', [['https://digitalocean.com/geo/google.csv', 'digitalocean.csv', 'geofeed-csv']], [['Droplets', 'rent', 'DigitalOcean']], ['blocked-until-lifted', 'https://docs.digitalocean.com/support/why-is-smtp-blocked/', 'DigitalOcean blocks port 25 on every Droplet of new accounts; older accounts may still have it open'], null],
+  ['linode', 'Linode (Akamai Cloud)', [['https://geoip.linode.com/', 'linode.txt', 'geofeed-csv']], [['Linode', 'rent', 'Linode']], ['blocked-until-lifted', 'https://techdocs.akamai.com/cloud-computing/docs/send-email', 'Linode restricts outbound SMTP ports on new accounts and lifts the restriction on a support request'], null],
+  ['github', 'GitHub', [['https://api.github.com/meta', 'github-ip-ranges.json', 'github-meta-json']], [['actions', 'runner', 'GitHub Actions runners'], ['actions_macos', 'runner', 'GitHub Actions macOS runners']], ['not-published', 'https://docs.github.com/en/actions/using-github-hosted-runners/about-github-hosted-runners', 'GitHub publishes no port-25 policy for hosted runners, which anyone with a repository can start'], null],
+  ['cloudflare', 'Cloudflare', [['https://www.cloudflare.com/ips-v4', 'cloudflare-v4-ip-ranges.txt', 'cidr-lines'], ['https://www.cloudflare.com/ips-v6', 'cloudflare-v6-ip-ranges.txt', 'cidr-lines']], [['edge', 'edge', 'Cloudflare edge']], ['always-blocked', 'https://developers.cloudflare.com/workers/runtime-apis/tcp-sockets/', 'Workers may open TCP sockets but not to port 25; the edge addresses are shared by every customer'], null],
+  ['fastly', 'Fastly', [['https://api.fastly.com/public-ip-list', 'fastly-ip-ranges.json', 'fastly-json']], [['edge', 'edge', 'Fastly edge']], ['no-raw-sockets', 'https://www.fastly.com/documentation/guides/compute/', 'Fastly Compute makes HTTP requests only; its edge addresses are shared by every customer'], null],
+  ['akamai', 'Akamai', [['https://techdocs.akamai.com/origin-ip-acl/docs/update-your-origin-server', 'akamai-v4-ip-ranges.txt', 'cidr-lines'], ['https://techdocs.akamai.com/origin-ip-acl/docs/update-your-origin-server', 'akamai-v6-ip-ranges.txt', 'cidr-lines']], [['edge', 'edge', 'Akamai edge']], ['no-raw-sockets', 'https://techdocs.akamai.com/edgeworkers/docs/limitations', 'EdgeWorkers make HTTP sub-requests only; the edge addresses are shared by every customer'], null],
+];
+
+/** The providers, in the order they are shown. */
+export const PROVIDERS: readonly ProviderSpec[] = PROVIDER_ROWS.map(([id, name, feeds, services, [policy, source, note], mail]) => ({
+  id,
+  name,
+  feeds: feeds.map(([url, file, format]) => ({ url, file, format })),
+  services: services.map(([service, kind, label]) => ({ service, kind, label })),
+  port25: { policy, source, note },
+  mailService: mail === null ? null : { name: mail[0], include: mail[1] },
+}));
 
 /** How people name a provider's service ("Amazon EC2", "GitHub Actions runners"). */
 export function serviceLabel(id: ProviderId, service: string): string {

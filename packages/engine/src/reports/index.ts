@@ -7,8 +7,8 @@
 export type * from './types.js';
 export { DEFAULT_UNPACK_CAPS, MAX_COMPRESSION_RATIO, MAX_INPUT_BYTES, MAX_TOTAL_UNCOMPRESSED_BYTES, MAX_UNCOMPRESSED_BYTES, MAX_ZIP_ENTRIES, RATIO_FLOOR_BYTES, sniffContainer, unpackReportFile } from './unpack.js';
 export type { UnpackOptions } from './unpack.js';
-export { MAX_XML_ATTRIBUTES, MAX_XML_DEPTH, MAX_XML_NODES, MAX_XML_TEXT, child, childrenNamed, decodeXmlBytes, parseXml } from './xml.js';
-export type { ParseXmlOptions, XmlElement, XmlOutcome, XmlRejection } from './xml.js';
+export { MAX_XML_ATTRIBUTES, MAX_XML_DEPTH, MAX_XML_NODES, MAX_XML_TEXT, child, childrenNamed, decodeXmlBytes, parseXml } from '../xml/reader.js';
+export type { ParseXmlOptions, XmlElement, XmlOutcome, XmlRejection } from '../xml/reader.js';
 export { AGGREGATE_ELEMENTS, DMARC_2_NAMESPACE, MAX_AUTH_RESULTS_PER_RECORD, MAX_HEADER_ELEMENTS, MAX_RECORD_ELEMENTS, MAX_REPEATED_ELEMENTS, MAX_FUTURE_SKEW_SECONDS, MAX_REPORT_RECORDS, MAX_REPORT_WARNINGS, MAX_TEXT_FIELD, canonicalIp, parseAggregateReport } from './parse-aggregate.js';
 export type { ParseReportOptions } from './parse-aggregate.js';
 export { MAX_JSON_DEPTH, MAX_POLICY_STRINGS, MAX_TLS_REPORT_ITEMS, jsonDepthOver, parseDateTime, parseTlsReport } from './parse-tls.js';

@@ -15,7 +15,7 @@ import { canonicalName } from '../dns/name.js';
 import { formatIp4, formatIp6, parseClientAddress } from '../spf/address.js';
 import { MAX_UNCOMPRESSED_BYTES } from './unpack.js';
 import type { AggregateRecord, AggregateReport, DkimAuthResult, OverrideReason, ParseOutcome, PolicyPublished, SpfAuthResult } from './types.js';
-import { child, childrenNamed, decodeXmlBytes, parseXml, type XmlElement } from './xml.js';
+import { child, childrenNamed, decodeXmlBytes, parseXml, type XmlElement } from '../xml/reader.js';
 
 /** RFC 9990 §3.1 (IANA "ns" registry): the namespace of the 2.0 schema. */
 export const DMARC_2_NAMESPACE = 'urn:ietf:params:xml:ns:dmarc-2.0';

@@ -157,7 +157,8 @@ export function atOrBelow(name: string, ancestor: string): boolean {
 
 const day = (epoch: number): string => new Date(epoch * 1000).toISOString().slice(0, 10);
 
-interface Tally {
+/** The counts of one source, kept while reading rows (`Tally`) and in a digest (`SenderDigestEntry`). */
+export interface SourceCounts {
   source: string;
   messages: number;
   spfAligned: number;
@@ -165,6 +166,9 @@ interface Tally {
   dmarcPass: number;
   failing: number;
   forwardedFailing: number;
+}
+
+interface Tally extends SourceCounts {
   first: number;
   last: number;
   selectors: Set<string>;
@@ -468,16 +472,9 @@ function compareAddresses(a: string, b: string): number {
  * the rows: counts add up and sets unite, so digests of separate imports merge (`mergeDigests`) and a
  * summary over 30 days reads one entry per source and day instead of every row. JSON as it is.
  */
-export interface SenderDigestEntry {
+export interface SenderDigestEntry extends SourceCounts {
   /** The UTC day (YYYY-MM-DD). */
   day: string;
-  source: string;
-  messages: number;
-  spfAligned: number;
-  dkimAligned: number;
-  dmarcPass: number;
-  failing: number;
-  forwardedFailing: number;
   selectors: string[];
   dkimDomains: string[];
   spfDomains: string[];

@@ -8,7 +8,7 @@ import type { RangeData } from '../ranges/types.js';
 import type { SpfAnalysis } from '../spf/analyze.js';
 import { dailyFromTotals, type DailyCount } from './daily.js';
 import { identityText } from './identity.js';
-import { capList, readiness, type EnforcementImpact, type ReadinessBlocker } from './readiness.js';
+import { capList, readiness, type Readiness } from './readiness.js';
 import { analyseSenders, atOrBelow, DAY_SECONDS, digestSenders, epochSecondsOf, mergeSenderDigests, reportsInWindow, summariseDigestSenders, type SenderClass, type SenderDigestEntry, type SenderSummary } from './senders.js';
 import { spfTighten, unusedSpfTerms, type SpfTightening, type UnusedSpfTerm } from './spf-tighten.js';
 import { tlsSummary, type TlsPolicySummary } from './tls-summary.js';
@@ -78,14 +78,8 @@ export interface ReportsSummary {
   senders: ReportsSummarySender[];
   /** Senders beyond the list (their messages are in `messages` and `readiness`). */
   sendersLeftOut: number;
-  readiness: {
-    reject: EnforcementImpact;
-    quarantine: EnforcementImpact;
-    verdict: 'ready' | 'not-ready';
-    blockers: ReadinessBlocker[];
-    blockersLeftOut: number;
-    summary: string;
-  };
+  /** `readiness()`'s answer without its `total` (that is `messages`). */
+  readiness: Omit<Readiness, 'total'>;
   spfTighten: SpfTightening | null;
   /** Top-level SPF terms no reported mail passed through in the window. */
   spfUnused: UnusedSpfTerm[];

@@ -13,7 +13,7 @@ import { open, opendir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { canonicalName } from '../dns/name.js';
 import type { CheckSource, DnsAnswer, RecordType, Resolver } from '../dns/types.js';
-import { answerFromZones, buildLoadedZones, labelCount, MAX_CNAME_CHAIN, type LoadedZone } from '../dns/zone-resolver.js';
+import { answerFromZones, buildLoadedZones, labelCount, MAX_CNAME_CHAIN, type LoadedZone } from './zone-resolver.js';
 import { loadZoneFile, ZONE_FILE_SUFFIX, ZONE_FILES_READ_AT_ONCE, ZoneLoadError, type LoadZoneOptions } from './load.js';
 
 /** Parsed zones kept in memory at once; the least recently used beyond it is dropped (read again when asked). */

@@ -10,25 +10,20 @@
  * zone loads whole and a server could answer them; the checks themselves read only `RecordType`.
  */
 import { isIPv4, isIPv6 } from 'node:net';
+import { typeCode, typeCodesOf, typeName } from '../dns/record-types.js';
+import { base32hexDecode, nameToWire, typeBitmap } from '../dns/canonical.js';
 
-/** The types read here, by mnemonic, with their IANA codes (RFC 6895 §3.1 registry). */
-export const OTHER_RECORD_TYPES: Readonly<Record<string, number>> = {
-  HINFO: 13, SRV: 33, NAPTR: 35, DNAME: 39, DS: 43, SSHFP: 44, RRSIG: 46, NSEC: 47, DNSKEY: 48,
-  NSEC3: 50, NSEC3PARAM: 51, TLSA: 52, SMIMEA: 53, CDS: 59, CDNSKEY: 60, OPENPGPKEY: 61, SVCB: 64,
-  HTTPS: 65, URI: 256, CAA: 257,
-};
+/** The types read here, by mnemonic, with their IANA codes (RFC 6895 §3.1 registry; the one table, dns/record-types.ts). */
+export const OTHER_RECORD_TYPES: Readonly<Record<string, number>> = typeCodesOf([
+  'HINFO', 'SRV', 'NAPTR', 'DNAME', 'DS', 'SSHFP', 'RRSIG', 'NSEC', 'DNSKEY', 'NSEC3', 'NSEC3PARAM', 'TLSA',
+  'SMIMEA', 'CDS', 'CDNSKEY', 'OPENPGPKEY', 'SVCB', 'HTTPS', 'URI', 'CAA',
+]);
 
 /** Registered types with no presentation reader here: accepted only in the RFC 3597 `\#` form. */
-export const GENERIC_ONLY_RECORD_TYPES: Readonly<Record<string, number>> = {
-  MD: 3, MF: 4, MB: 7, MG: 8, MR: 9, NULL: 10, WKS: 11, MINFO: 14, RP: 17, AFSDB: 18, X25: 19, NSAP: 22,
-  SIG: 24, KEY: 25, LOC: 29, KX: 36, CERT: 37, APL: 42, IPSECKEY: 45, DHCID: 49, HIP: 55, CSYNC: 62,
-  ZONEMD: 63, EUI48: 108, EUI64: 109, RT: 21, DLV: 32769,
-};
-
-/** The codes of the types the checks read (`RecordType`), for type bit maps and `TYPEnnn`. */
-export const CHECKED_RECORD_TYPE_CODES: Readonly<Record<string, number>> = {
-  A: 1, NS: 2, CNAME: 5, SOA: 6, PTR: 12, MX: 15, TXT: 16, AAAA: 28,
-};
+export const GENERIC_ONLY_RECORD_TYPES: Readonly<Record<string, number>> = typeCodesOf([
+  'MD', 'MF', 'MB', 'MG', 'MR', 'NULL', 'WKS', 'MINFO', 'RP', 'AFSDB', 'X25', 'NSAP', 'SIG', 'KEY', 'LOC', 'KX',
+  'CERT', 'APL', 'IPSECKEY', 'DHCID', 'HIP', 'CSYNC', 'ZONEMD', 'EUI48', 'EUI64', 'RT', 'DLV',
+]);
 
 /** RFC 9460 §14.3.2: the SvcParamKeys with a name. */
 const SVC_PARAM_KEYS: Readonly<Record<string, number>> = {
@@ -38,24 +33,8 @@ const SVC_PARAM_KEYS: Readonly<Record<string, number>> = {
 /** RFC 3597 §5: `\# <length> <hex>` carries at most an RDLENGTH's worth of octets. */
 export const MAX_GENERIC_RDATA_OCTETS = 65_535;
 
-/** The code of a type mnemonic or `TYPEnnn` (RFC 3597 §5), or undefined. */
-export function recordTypeCode(mnemonic: string): number | undefined {
-  const upper = mnemonic.toUpperCase();
-  const known = CHECKED_RECORD_TYPE_CODES[upper] ?? OTHER_RECORD_TYPES[upper] ?? GENERIC_ONLY_RECORD_TYPES[upper];
-  if (known !== undefined) return known;
-  const generic = /^TYPE(\d{1,5})$/.exec(upper);
-  if (!generic) return undefined;
-  const code = Number(generic[1]);
-  return code <= 65_535 ? code : undefined;
-}
-
-/** The mnemonic of a code, or `TYPEnnn`. */
-export function recordTypeName(code: number): string {
-  for (const table of [CHECKED_RECORD_TYPE_CODES, OTHER_RECORD_TYPES, GENERIC_ONLY_RECORD_TYPES]) {
-    for (const [name, value] of Object.entries(table)) if (value === code) return name;
-  }
-  return `TYPE${code}`;
-}
+/** The code of a type mnemonic or `TYPEnnn` (RFC 3597 §5), or undefined; its mnemonic, or `TYPEnnn`. */
+export { typeCode as recordTypeCode, typeName as recordTypeName };
 
 /** One field of the record as the parser read it (escapes decoded in `value`). */
 export interface RdataField {
@@ -105,7 +84,7 @@ export function otherRdata(type: string, fields: readonly RdataField[], ctx: Rda
   const u8 = (what: string) => Buffer.from([int(take(what), what, 255)]);
   const u16 = (what: string) => uint(int(take(what), what, 65_535), 2);
   const u32 = (what: string) => uint(int(take(what), what, 4_294_967_295), 4);
-  const name = (what: string) => nameWire(ctx.name(take(what), what));
+  const name = (what: string) => nameToWire(ctx.name(take(what), what));
   const hexOf = (parts: RdataField[], what: string): Buffer => {
     const text = parts.map((p) => p.value).join('');
     if (!/^(?:[0-9a-fA-F]{2})+$/.test(text)) ctx.fail(parts[0], `expected ${what} in hexadecimal (an even number of digits) in this ${type} record, found "${text.slice(0, 40)}"`);
@@ -124,7 +103,7 @@ export function otherRdata(type: string, fields: readonly RdataField[], ctx: Rda
   };
   const typeList = (parts: RdataField[]): Buffer => {
     const codes = parts.map((p) => {
-      const code = p.quoted ? undefined : recordTypeCode(p.value);
+      const code = p.quoted ? undefined : typeCode(p.value);
       if (code === undefined) ctx.fail(p, `expected a record type in the type bit map of this ${type} record, found "${p.raw}"`);
       return code;
     });
@@ -160,7 +139,7 @@ export function otherRdata(type: string, fields: readonly RdataField[], ctx: Rda
     case 'RRSIG': {
       // RFC 4034 §3.2: covered algorithm labels original-TTL expiration inception key-tag signer signature
       const coveredField = take('the type covered');
-      const covered = coveredField.quoted ? undefined : recordTypeCode(coveredField.value);
+      const covered = coveredField.quoted ? undefined : typeCode(coveredField.value);
       if (covered === undefined) ctx.fail(coveredField, `expected the type covered by this RRSIG, found "${coveredField.raw}"`);
       const head = Buffer.concat([uint(covered, 2), u8('the algorithm'), u8('the label count'), u32('the original TTL')]);
       const expiration = signatureTime(take('the signature expiration'), ctx);
@@ -181,7 +160,7 @@ export function otherRdata(type: string, fields: readonly RdataField[], ctx: Rda
       const parts = [head, Buffer.from([salt.length]), salt];
       if (type === 'NSEC3') {
         const nextField = take('the next hashed owner name (base32hex)');
-        const next = base32hex(nextField.value);
+        const next = base32hexDecode(nextField.value);
         if (next === undefined || next.length === 0 || next.length > 255) ctx.fail(nextField, `expected the next hashed owner name in base32hex (RFC 4648 §7), found "${nextField.raw}"`);
         parts.push(Buffer.from([next.length]), next, typeList(rest('', true)));
       }
@@ -306,56 +285,12 @@ function signatureTime(field: RdataField, ctx: RdataContext): number {
   ctx.fail(field, `expected a signature time (YYYYMMDDHHmmSS in UTC, RFC 4034 §3.2), found "${field.raw}"`);
 }
 
-/** RFC 4034 §4.1.2: the windowed type bit map. */
-function typeBitmap(codes: readonly number[]): Buffer {
-  const windows = new Map<number, Set<number>>();
-  for (const code of codes) {
-    const bits = windows.get(code >> 8) ?? new Set<number>();
-    bits.add(code & 0xff);
-    windows.set(code >> 8, bits);
-  }
-  const parts: Buffer[] = [];
-  for (const window of [...windows.keys()].sort((a, b) => a - b)) {
-    const bits = [...windows.get(window)!];
-    const map = Buffer.alloc((Math.max(...bits) >> 3) + 1);
-    for (const bit of bits) map[bit >> 3]! |= 0x80 >> (bit & 7);
-    parts.push(Buffer.from([window, map.length]), map);
-  }
-  return Buffer.concat(parts);
-}
-
-const BASE32HEX = '0123456789abcdefghijklmnopqrstuv';
-
-/** RFC 4648 §7 base32hex without padding; undefined when the text is not base32hex. */
-function base32hex(text: string): Buffer | undefined {
-  const out: number[] = [];
-  let bits = 0;
-  let value = 0;
-  for (const ch of text.toLowerCase()) {
-    const v = BASE32HEX.indexOf(ch);
-    if (v < 0) return undefined;
-    value = ((value << 5) | v) & 0xffff;
-    bits += 5;
-    if (bits >= 8) {
-      out.push((value >>> (bits - 8)) & 0xff);
-      bits -= 8;
-    }
-  }
-  return Buffer.from(out);
-}
-
 /** An unsigned big-endian integer of `octets` octets. */
 function uint(value: number, octets: 2 | 4): Buffer {
   const out = Buffer.alloc(octets);
   if (octets === 2) out.writeUInt16BE(value);
   else out.writeUInt32BE(value >>> 0);
   return out;
-}
-
-/** A canonical dotted name (checked by the parser) in uncompressed wire form. */
-export function nameWire(name: string): Buffer {
-  const labels = name === '' ? [] : name.split('.');
-  return Buffer.concat([...labels.flatMap((label) => [Buffer.from([Buffer.byteLength(label)]), Buffer.from(label, 'ascii')]), Buffer.from([0])]);
 }
 
 function ipv6Octets(text: string): Buffer {

@@ -6,19 +6,20 @@
  */
 import type { RawQuery, RawResponse } from '../dnssec/types.js';
 import type { SignedZoneSet } from './signed.js';
+import { CLASS_IN, FLAG, RCODE } from '../dns/wire.js';
+import { EDNS_UDP_PAYLOAD } from '../dns/network-resolver.js';
 
 /** RFC 1035 §4.1.1: REFUSED, for a name no signed zone holds (as an authoritative server answers). */
-export const RCODE_REFUSED = 5;
-/** RFC 1035 §4.1.1 QR, RFC 4035 §3.1.6 AA; RD and CD copied from the validator's question (RFC 6840 §5.9). */
-const FLAG = { QR: 0x8000, AA: 0x0400, RD: 0x0100, CD: 0x0010 } as const;
+export const RCODE_REFUSED = RCODE.REFUSED;
 
 /** A `RawQuery` answered from `zones`, with no network; a name outside them is REFUSED. */
 export function signedZoneQuery(zones: SignedZoneSet): RawQuery {
   return async (name, type): Promise<RawResponse> => {
     const qname = name.toLowerCase().replace(/\.$/, '');
     const answer = zones.answer(qname, type, true);
-    const question = { name: qname, type, class: 1 };
-    const opt = { udpPayloadSize: 1232, version: 0, do: true };
+    const question = { name: qname, type, class: CLASS_IN };
+    // QR, RFC 4035 §3.1.6 AA; RD and CD copied from the validator's question (RFC 6840 §5.9).
+    const opt = { udpPayloadSize: EDNS_UDP_PAYLOAD, version: 0, do: true };
     if (!answer) {
       return { kind: 'response', message: { id: 0, flags: FLAG.QR | FLAG.RD | FLAG.CD, rcode: RCODE_REFUSED, question, answer: [], authority: [], additional: [], opt } };
     }

@@ -22,7 +22,8 @@ import {
   splitLabels,
   TYPE,
 } from '../dns/canonical.js';
-import { base32hexEncode, parseSignedZone, type SignedZoneFile } from '../dnssec/wire/zonefile.js';
+import { base32hexEncode } from '../dns/canonical.js';
+import { parseSignedZone, type SignedZoneFile } from './signed-zonefile.js';
 import { nsec3Hash } from '../dnssec/verify.js';
 
 /** The file names `loadSignedZoneDirectory` reads: signed zones and unsigned zones served beside them. */
@@ -222,38 +223,13 @@ class SignedZone {
   private nsec3Cover(name: string): RawRRset {
     const hash = this.nsec3Label(name);
     const hashes = this.nsec3Hashes;
-    let lo = 0;
-    let hi = hashes.length - 1;
-    let found = hashes.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      if ((hashes[mid] as string) < hash) {
-        found = mid;
-        lo = mid + 1;
-      } else {
-        hi = mid - 1;
-      }
-    }
-    if ((hashes[0] as string) >= hash) found = hashes.length - 1;
-    return this.nsec3.get(hashes[found] as string) as RawRRset;
+    return this.nsec3.get(hashes[lastBefore(hashes, (held) => held < hash)] as string) as RawRRset;
   }
 
   /** The NSEC whose owner is the greatest one before the name in canonical order (RFC 4034 §6.1). */
   private nsecCovering(name: string): RawRRset {
     const owners = this.nsecOwners;
-    let lo = 0;
-    let hi = owners.length - 1;
-    let found = owners.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      if (compareNames(owners[mid] as string, name) <= 0) {
-        found = mid;
-        lo = mid + 1;
-      } else {
-        hi = mid - 1;
-      }
-    }
-    return this.nodes.get(owners[found] as string)?.get(TYPE.NSEC) as RawRRset;
+    return this.nodes.get(owners[lastBefore(owners, (owner) => compareNames(owner, name) <= 0)] as string)?.get(TYPE.NSEC) as RawRRset;
   }
 
   private addSoa(into: RawRecord[], dnssecOk: boolean): void {
@@ -269,6 +245,27 @@ class SignedZone {
     if (!withSigs) return;
     for (const sig of this.sigs.get(set.name)?.get(set.type) ?? []) into.push({ ...sig, name: owner });
   }
+}
+
+/**
+ * The index of the last item of `sorted` for which `before` holds (it holds for a prefix: a binary
+ * search), or the last index when it holds for none: a chain of NSEC or NSEC3 spans wraps round
+ * from the last to the first (RFC 4034 §4.1.1, RFC 5155 §3.1.7).
+ */
+function lastBefore<T>(sorted: readonly T[], before: (item: T) => boolean): number {
+  let lo = 0;
+  let hi = sorted.length - 1;
+  let found = sorted.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (before(sorted[mid] as T)) {
+      found = mid;
+      lo = mid + 1;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return found;
 }
 
 /** A set of signed zones, answering for the deepest zone that holds a name. */

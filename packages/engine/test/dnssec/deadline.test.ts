@@ -1,0 +1,87 @@
+/**
+ * DNSSEC validation shares the check's DNS deadline (issue 38 item 4): DO answers that come slowly,
+ * or never, cannot hold a check past `deadlineMs`; what could not be asked in time makes validation
+ * `indeterminate`, naming the deadline. Asserted with a fake clock (each answer costs 1.9 s of it,
+ * as in the issue) and with a resolver that never answers, counting questions, not timing them.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkDomain } from '../../src/check.js';
+import { NetworkResolver } from '../../src/dns/network-resolver.js';
+import type { RunningDnsServer } from '../../src/zones/server.js';
+import { startDnssec } from '../../src/dnssec/check.js';
+import { createRawQuery } from '../../src/dnssec/query.js';
+import { EDE, type RawQuery } from '../../src/dnssec/types.js';
+import { FIXED_NOW, fixtureAnchors, startSignedServer } from './helpers.js';
+
+let server: RunningDnsServer;
+let query: RawQuery;
+beforeAll(async () => {
+  server = await startSignedServer();
+  query = createRawQuery([server.address]);
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+/** Seconds of the fake clock each DO answer costs (the issue's delayed server). */
+const ANSWER_COST_MS = 1900;
+
+describe('validation within the check\'s DNS deadline', () => {
+  it('slow answers (1.9 s each on a fake clock): no question is asked after the 10 s deadline, and the state is indeterminate naming it', async () => {
+    let clock = 0;
+    const asked: string[] = [];
+    const slow: RawQuery = async (name, type) => {
+      asked.push(`${name}/${type}`);
+      const response = await query(name, type);
+      clock += ANSWER_COST_MS;
+      return response;
+    };
+    // Without a deadline the same validation asks every question of the three chains.
+    const unbounded: string[] = [];
+    const counting: RawQuery = async (name, type) => {
+      unbounded.push(`${name}/${type}`);
+      return query(name, type);
+    };
+    await startDnssec('secure-nsec.test', { query: counting, anchors: fixtureAnchors(), now: () => FIXED_NOW }).finish('_dmarc.secure-nsec.test');
+
+    const result = await startDnssec('secure-nsec.test', { query: slow, anchors: fixtureAnchors(), now: () => FIXED_NOW }, { deadlineMs: 10_000, now: () => clock }).finish('_dmarc.secure-nsec.test');
+    expect(result.status).toBe('indeterminate');
+    expect(result.rrsets.some((r) => r.reason.text.includes("the check's 10000 ms DNS deadline has passed"))).toBe(true);
+    // Asked only while the fake clock was before the deadline: at most ⌈10 s / 1.9 s⌉ rounds of the
+    // (at most 3) questions in flight at once, and fewer than the whole validation asks.
+    expect(asked.length).toBeLessThanOrEqual(3 * Math.ceil(10_000 / ANSWER_COST_MS));
+    expect(asked.length).toBeLessThan(unbounded.length);
+  });
+
+  it('a resolver that never answers: the validation ends at the deadline, indeterminate (no hang)', async () => {
+    const silent: RawQuery = () => new Promise(() => undefined);
+    const result = await startDnssec('secure-nsec.test', { query: silent, anchors: fixtureAnchors(), now: () => FIXED_NOW }, { deadlineMs: 300 }).finish('_dmarc.secure-nsec.test');
+    expect(result.status).toBe('indeterminate');
+    expect(result.rrsets.map((r) => r.reason.code)).toEqual([EDE.NO_REACHABLE_AUTHORITY, EDE.NO_REACHABLE_AUTHORITY, EDE.NO_REACHABLE_AUTHORITY]);
+    expect(result.reason.text).toContain('deadline');
+  });
+
+  it('cancelling the check (its signal) ends validation too', async () => {
+    const silent: RawQuery = () => new Promise(() => undefined);
+    const controller = new AbortController();
+    const work = startDnssec('secure-nsec.test', { query: silent, anchors: fixtureAnchors(), now: () => FIXED_NOW }, { deadlineMs: 3_600_000, signal: controller.signal });
+    setTimeout(() => controller.abort(), 50);
+    const result = await work.finish('_dmarc.secure-nsec.test');
+    expect(result.status).toBe('indeterminate');
+    expect(result.reason.text).toContain('cancelled');
+  });
+
+  it('checkDomain: DO answers that never come do not hold the check past its deadlineMs; the verdict stands', async () => {
+    const network = new NetworkResolver({ servers: [`127.0.0.1:${server.address.port}`] });
+    const silent: RawQuery = () => new Promise(() => undefined);
+    try {
+      const result = await checkDomain('secure-nsec.test', { resolver: network, deadlineMs: 1500, dnssec: { query: silent, anchors: fixtureAnchors(), now: () => FIXED_NOW } });
+      expect(result.dnssec?.status).toBe('indeterminate');
+      expect(result.dnssec?.reason.text).toContain("the check's 1500 ms DNS deadline has passed");
+      const plain = await checkDomain('secure-nsec.test', { resolver: network });
+      expect(result.verdict).toBe(plain.verdict);
+    } finally {
+      network.close();
+    }
+  });
+});

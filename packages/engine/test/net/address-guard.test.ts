@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { classifyAddress, isPublicAddress, type AddressClass } from '../../src/net/address-guard.js';
+
+const TABLE: [string, AddressClass][] = [
+  // IPv4
+  ['8.8.8.8', 'public'],
+  ['1.1.1.1', 'public'],
+  ['0.0.0.0', 'unspecified'],
+  ['0.1.2.3', 'unspecified'],
+  ['10.0.0.1', 'private'],
+  ['10.255.255.255', 'private'],
+  ['11.0.0.0', 'public'],
+  ['100.63.255.255', 'public'],
+  ['100.64.0.0', 'cgnat'],
+  ['100.127.255.255', 'cgnat'],
+  ['100.128.0.0', 'public'],
+  ['127.0.0.1', 'loopback'],
+  ['127.255.255.254', 'loopback'],
+  ['169.254.169.254', 'link-local'],
+  ['172.15.255.255', 'public'],
+  ['172.16.0.1', 'private'],
+  ['172.31.255.255', 'private'],
+  ['172.32.0.0', 'public'],
+  ['192.0.0.8', 'reserved'],
+  ['192.0.2.1', 'documentation'],
+  ['192.88.99.1', 'reserved'],
+  ['192.168.1.1', 'private'],
+  ['198.18.0.1', 'reserved'],
+  ['198.19.255.255', 'reserved'],
+  ['198.20.0.0', 'public'],
+  ['198.51.100.7', 'documentation'],
+  ['203.0.113.9', 'documentation'],
+  ['224.0.0.1', 'multicast'],
+  ['239.255.255.255', 'multicast'],
+  ['240.0.0.1', 'reserved'],
+  ['255.255.255.255', 'reserved'],
+  // IPv6
+  ['2a00:1450:4001:80b::201a', 'public'],
+  ['2606:4700:4700::1111', 'public'],
+  ['::', 'unspecified'],
+  ['::1', 'loopback'],
+  ['0:0:0:0:0:0:0:1', 'loopback'],
+  ['::ffff:127.0.0.1', 'loopback'],
+  ['::ffff:7f00:1', 'loopback'],
+  ['::ffff:10.1.2.3', 'private'],
+  ['::ffff:8.8.8.8', 'public'],
+  ['::127.0.0.1', 'reserved'],
+  ['64:ff9b::8.8.8.8', 'public'],
+  ['64:ff9b::192.168.0.1', 'private'],
+  ['64:ff9b:1::1', 'private'],
+  ['100::1', 'reserved'],
+  ['2001:db8::1', 'documentation'],
+  ['3fff::1', 'documentation'],
+  ['2001::1', 'reserved'],
+  ['2002:7f00:1::1', 'loopback'],
+  ['2002:808:808::1', 'public'],
+  ['fc00::1', 'unique-local'],
+  ['fd12:3456::1', 'unique-local'],
+  ['fe80::1', 'link-local'],
+  ['febf::1', 'link-local'],
+  ['fec0::1', 'reserved'],
+  ['ff02::1', 'multicast'],
+  ['4000::1', 'reserved'],
+  ['[::1]', 'loopback'],
+  ['FE80::1', 'link-local'],
+  // Not addresses
+  ['fe80::1%eth0', 'invalid'],
+  ['localhost', 'invalid'],
+  ['127.1', 'invalid'],
+  ['0177.0.0.1', 'invalid'],
+  ['2130706433', 'invalid'],
+  ['1.2.3.256', 'invalid'],
+  ['', 'invalid'],
+  ['::ffff:1.2.3', 'invalid'],
+];
+
+describe('classifyAddress', () => {
+  it.each(TABLE)('%s is %s', (ip, kind) => {
+    expect(classifyAddress(ip)).toBe(kind);
+    expect(isPublicAddress(ip)).toBe(kind === 'public');
+  });
+});

@@ -1,0 +1,103 @@
+/**
+ * Issue 40/43: the overview's 7-day DMARC pass rate and readiness come from one read of every
+ * domain's day totals (`ReportStore.domainDailyTotals`), never a summary per domain, and equal what
+ * each domain's report page (`showReports` over the same 7 days) shows: on memory and SQLite, a
+ * domain that is ready, one that is not (a legitimate sender fails), one without reports (a dash), and
+ * after a new report changes a domain's figures (the remembered readiness follows it).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { overviewRows, OVERVIEW_REPORT_DAYS } from '../../src/console/overview.js';
+import { domainReports } from '../../src/console/reports-routes.js';
+import { ingestReportFile, unauthenticatedOrigin } from '../../src/ingest/ingest.js';
+import { demoReportFiles, seedDemoReports } from '../../src/service/demo-reports.js';
+import type { Monitor } from '../../src/store/monitors.js';
+import type { Stores } from '../../src/store/types.js';
+import { memoryBackend, sqliteBackend, type Backend, type OpenedBackend } from '../store/backends.js';
+import { TestClock } from '../monitors/helpers.js';
+import { addMember, consoleService, ORG_A, type Browser } from './helpers.js';
+
+const NOW = '2026-11-27T12:00:00.000Z';
+const WATCHED = ['p-reject.example', 'p-none.example', 'alpha.example'];
+
+function monitorOf(i: number, domain: string): Monitor {
+  const at = '2026-11-27T11:00:00.000Z';
+  return {
+    id: `mon_${String(i).padStart(8, '0')}`,
+    organizationId: ORG_A.id,
+    domain,
+    intervalMinutes: 1440,
+    webhookUrl: null,
+    checks: [],
+    sealedSecret: 'x',
+    machine: { confirmed: null, candidate: null, consecutiveFailures: 0 },
+    lastResult: { checkedAt: at, outcome: 'checked', verdict: 'protected', inboxOutcome: 'rejected', transportVerdict: null, digest: 'd'.repeat(64), reason: null },
+    nextRunAt: '2026-11-28T11:00:00.000Z',
+    leaseUntil: null,
+    version: 1,
+    createdAt: at,
+    updatedAt: at,
+  };
+}
+
+/** What the domain's report page shows for the overview's window: the trusted pass rate and the readiness verdict. */
+async function reportPageFigures(stores: Stores, domain: string, now: Date) {
+  const shown = await domainReports(stores, {}, ORG_A.id, domain, OVERVIEW_REPORT_DAYS, now);
+  const trusted = shown.summary.series.filter((d) => d.trusted);
+  const messages = trusted.reduce((n, d) => n + d.messages, 0);
+  if (messages === 0) return { passRate: null, readiness: null };
+  return { passRate: trusted.reduce((n, d) => n + d.dmarcPass, 0) / messages, readiness: shown.summary.readiness.verdict };
+}
+
+describe.each<Backend>([memoryBackend, sqliteBackend])('the overview\u2019s report figures equal the report pages: $name', (backend) => {
+  let opened: OpenedBackend;
+  let service: Awaited<ReturnType<typeof consoleService>>;
+  let owner: Browser;
+  const now = new Date(NOW);
+
+  beforeAll(async () => {
+    await backend.setup();
+    opened = await backend.open();
+    service = await consoleService({ stores: opened.stores, clock: new TestClock(Date.parse(NOW)) });
+    for (const [i, domain] of WATCHED.entries()) await service.stores.monitors.create(monitorOf(i, domain));
+    await seedDemoReports(service.stores.reports, ORG_A.id, now);
+    owner = await addMember(service.app, service.stores, ORG_A.id, 'owner@a.example', 'owner', service.clock);
+  });
+  afterAll(async () => {
+    await service.app.close();
+    await opened.dispose();
+    await backend.teardown();
+  });
+
+  it('pass rate and readiness per domain equal showReports over the same 7 days; no reports, a dash', async () => {
+    const rows = await overviewRows(service.stores.monitors, service.stores.reports, ORG_A.id, now);
+    const byDomain = new Map(rows.map((r) => [r.domain, r]));
+    for (const domain of WATCHED) {
+      const row = byDomain.get(domain)!;
+      expect({ domain, passRate: row.passRate, readiness: row.readiness }).toEqual({ domain, ...(await reportPageFigures(service.stores, domain, now)) });
+    }
+    expect(byDomain.get('p-reject.example')).toMatchObject({ passRate: 1, readiness: 'ready' });
+    expect(byDomain.get('p-none.example')?.readiness).toBe('not-ready');
+    expect(byDomain.get('p-none.example')?.passRate).toBeCloseTo(900 / 1243, 10);
+    expect(byDomain.get('alpha.example')).toMatchObject({ passRate: null, readiness: null });
+    // The page draws them.
+    const page = await owner.get('/console');
+    expect(page.statusCode).toBe(200);
+    const rowHtml = (domain: string) => page.body.slice(page.body.indexOf(`<tr data-domain="${domain}">`), page.body.indexOf('</tr>', page.body.indexOf(`<tr data-domain="${domain}">`)));
+    expect(rowHtml('p-reject.example')).toContain('<td>Ready</td>');
+    expect(rowHtml('p-none.example')).toContain('<td>Not yet</td>');
+  });
+
+  it('a new report that changes a domain\u2019s figures changes its readiness (nothing stale is remembered)', async () => {
+    // p-reject.example gains a failing legitimate sender the day before (a mail service signing as itself).
+    const day = new Date(now.getTime() - 2 * 86_400_000);
+    const file = demoReportFiles(new Date(day.getTime() + 86_400_000)).find((f) => f.name.includes('!p-none.example!'))!;
+    const text = file.text.replaceAll('p-none.example', 'p-reject.example').replace(/demo-p-none-/g, 'extra-p-reject-');
+    const sink = { store: service.stores.reports, organizationsFor: async () => [ORG_A.id], rejectionOrganizations: [ORG_A.id], now: () => now };
+    const tally = await ingestReportFile(sink, { bytes: Buffer.from(text, 'utf8'), fileName: file.name.replaceAll('p-none.example', 'p-reject.example') }, unauthenticatedOrigin('file', null));
+    expect(tally.rejected).toEqual([]);
+    const rows = await overviewRows(service.stores.monitors, service.stores.reports, ORG_A.id, now);
+    const row = rows.find((r) => r.domain === 'p-reject.example')!;
+    expect({ passRate: row.passRate, readiness: row.readiness }).toEqual(await reportPageFigures(service.stores, 'p-reject.example', now));
+    expect(row.readiness).toBe('not-ready');
+  });
+});

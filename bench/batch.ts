@@ -17,20 +17,14 @@
  * (`--zones fixtures/zones`), and the names are distinct subdomains of the fixture domains. Ends
  * with one JSON line of the figures.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { spawn } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { startPostgres, startRedis } from '../test/setup/postgres.js';
+import { batchClient, BIN, cpuSecondsOf, memoryOf, ROOT, sleep, startCli, stop, withQueueSetup, type BatchClient } from './queue-setup.js';
 import { SMOKE } from './smoke.js';
 
-const ROOT = fileURLToPath(new URL('../', import.meta.url));
-const BIN = join(ROOT, 'bin', 'spoof-checker.js');
 const ZONES = join(ROOT, 'fixtures', 'zones');
 const KEY = 'sk_bench_batches_28799975a0a566492b3dc5bfa6013bb0';
-const BATCHES = '/api/tools/v1/spoof-checker/batches';
 
 /** Names of the throughput batch (and of the scan it is compared with). */
 export const THROUGHPUT_NAMES = 20_000;
@@ -67,49 +61,6 @@ function names(count: number, prefix = 'host'): string[] {
   return Array.from({ length: count }, (_, i) => `${prefix}${i}.${BASES[i % BASES.length]}`);
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** RSS of a process now, and its peak so far (VmHWM), in MB (Linux /proc). */
-function memoryOf(pid: number): { rssMb: number; peakMb: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN);
-  return { rssMb: kb('VmRSS') / 1024, peakMb: kb('VmHWM') / 1024 };
-}
-
-/** Starts the CLI; resolves with the process once `ready` matches its stderr. */
-function startCli(args: string[], ready: RegExp, env: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, LOG_LEVEL: 'silent', ...env } });
-  let stderr = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${args[0]} did not start: ${stderr}`)), 30_000);
-    child.stderr!.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const match = ready.exec(stderr);
-      if (match) {
-        clearTimeout(timer);
-        resolve({ child, match });
-      }
-    });
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`${args[0]} exited with ${code}: ${stderr}`));
-    });
-  });
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await Promise.race([exited, sleep(10_000).then(() => child.kill('SIGKILL'))]);
-}
-
-/** CPU seconds (user + system) a live process has used (Linux /proc; clock ticks of 1/100 s). */
-function cpuSecondsOf(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
 /** A run's rate and the CPU it cost per name, in milliseconds (the checking processes only). */
 interface Rate {
   namesPerSec: number;
@@ -133,49 +84,17 @@ async function scanRate(list: string, count: number, concurrency: number): Promi
   return { namesPerSec: count / Number(match[2]), cpuMsPerName: ((Number(cpu[1]) + Number(cpu[2])) * 1000) / count };
 }
 
-interface BatchStatus {
-  id: string;
-  status: string;
-  total: number;
-  done: number;
-  createdAt: string;
-  finishedAt: string | null;
-  namesPerSecond: number;
-}
-
-const headers = { authorization: `Bearer ${KEY}` };
-
-async function submit(base: string, list: string[]): Promise<BatchStatus> {
-  const response = await fetch(`${base}${BATCHES}`, { method: 'POST', headers: { ...headers, 'content-type': 'text/plain' }, body: list.join('\n') });
-  if (response.status !== 202) throw new Error(`submit answered ${response.status}: ${await response.text()}`);
-  return (await response.json()) as BatchStatus;
-}
-
-async function status(base: string, id: string): Promise<BatchStatus> {
-  return (await (await fetch(`${base}${BATCHES}/${id}`, { headers })).json()) as BatchStatus;
-}
-
-/** Polls a batch until it is done. */
-async function untilDone(base: string, id: string): Promise<BatchStatus> {
-  let current = await status(base, id);
-  while (current.status !== 'done') {
-    await sleep(100);
-    current = await status(base, id);
-  }
-  return current;
-}
-
 /**
  * A batch through the queue with `workers` workers: names/s from creation to the last result
  * (server clocks: storing the names and queueing them count), CPU of the workers while it ran.
  */
-async function queueRate(base: string, list: string[], workerArgs: string[], workers: number): Promise<Rate> {
+async function queueRate(api: BatchClient, list: string[], workerArgs: string[], workers: number): Promise<Rate> {
   const running = await Promise.all(Array.from({ length: workers }, () => startCli(['worker', ...workerArgs], /worker: ready/)));
   try {
     // Workers are long-lived: a small batch first, so that the timed one meets warm (JIT-compiled) workers.
-    await untilDone(base, (await submit(base, names(WARM_UP_NAMES, 'warm'))).id);
+    await api.untilDone((await api.submit(names(WARM_UP_NAMES, 'warm'))).id);
     const cpuBefore = running.reduce((sum, { child }) => sum + cpuSecondsOf(child.pid!), 0);
-    const current = await untilDone(base, (await submit(base, list)).id);
+    const current = await api.untilDone((await api.submit(list)).id);
     const cpu = running.reduce((sum, { child }) => sum + cpuSecondsOf(child.pid!), 0) - cpuBefore;
     return { namesPerSec: list.length / ((Date.parse(current.finishedAt!) - Date.parse(current.createdAt)) / 1000), cpuMsPerName: (cpu * 1000) / list.length };
   } finally {
@@ -184,11 +103,11 @@ async function queueRate(base: string, list: string[], workerArgs: string[], wor
 }
 
 /** Submits `list` to a running `serve` and samples its memory for `runMs` (or until done). */
-async function serveMemory(base: string, pid: number, list: string[], runMs: number) {
+async function serveMemory(api: BatchClient, pid: number, list: string[], runMs: number) {
   const before = memoryOf(pid);
   let peakSubmit = before.rssMb;
   const sampler = setInterval(() => (peakSubmit = Math.max(peakSubmit, memoryOf(pid).rssMb)), 50);
-  const accepted = await submit(base, list);
+  const accepted = await api.submit(list);
   clearInterval(sampler);
   peakSubmit = Math.max(peakSubmit, memoryOf(pid).rssMb);
   let peakRun = memoryOf(pid).rssMb;
@@ -197,23 +116,22 @@ async function serveMemory(base: string, pid: number, list: string[], runMs: num
   // RSS against names done, a few times over the window: flat while `done` grows means the batch is not held in memory.
   const series: { seconds: number; done: number; rssMb: number }[] = [];
   let nextSample = started;
-  let current = await status(base, accepted.id);
+  let current = await api.status(accepted.id);
   while (current.status !== 'done' && Date.now() < deadline) {
     await sleep(250);
     const { rssMb } = memoryOf(pid);
     peakRun = Math.max(peakRun, rssMb);
-    current = await status(base, accepted.id);
+    current = await api.status(accepted.id);
     if (Date.now() >= nextSample) {
       series.push({ seconds: Math.round((Date.now() - started) / 100) / 10, done: current.done, rssMb: Math.round(rssMb) });
       nextSample += runMs / 6;
     }
   }
   // Read every result written so far as a stream (the route pages through the store).
-  const results = await fetch(`${base}${BATCHES}/${accepted.id}/results`, { headers });
   let lines = 0;
-  for await (const chunk of results.body as unknown as AsyncIterable<Uint8Array>) for (const byte of chunk) if (byte === 10) lines++;
+  for await (const chunk of await api.results(accepted.id)) for (const byte of chunk) if (byte === 10) lines++;
   peakRun = Math.max(peakRun, memoryOf(pid).rssMb);
-  await fetch(`${base}${BATCHES}/${accepted.id}`, { method: 'DELETE', headers });
+  await api.cancel(accepted.id);
   const figures = { rssBeforeMb: before.rssMb, peakWhileSubmittingMb: peakSubmit, peakWhileRunningMb: peakRun, namesDone: current.done, resultLinesStreamed: lines, namesPerSecond: current.namesPerSecond };
   return { figures, series };
 }
@@ -224,31 +142,25 @@ async function main(): Promise<void> {
   const memoryNames = SMOKE ? 2_000 : MEMORY_NAMES;
   const memoryRunMs = SMOKE ? 1_000 : quick ? 10_000 : MEMORY_RUN_MS;
   const rounds = SMOKE ? 1 : quick ? ROUNDS_QUICK : ROUNDS;
-  if (!existsSync(join(ROOT, 'dist', 'cli', 'worker.js'))) throw new Error('build first: npm run build');
 
-  const [postgres, redis] = await Promise.all([startPostgres(), startRedis()]);
-  const scratch = await mkdtemp(join(tmpdir(), 'spoof-checker-batch-bench-'));
-  const children: ChildProcess[] = [];
-  try {
+  await withQueueSetup('batch', async (setup) => {
     const list = names(throughputNames);
-    const listFile = join(scratch, 'names.txt');
+    const listFile = join(setup.scratch, 'names.txt');
     await writeFile(listFile, `${list.join('\n')}\n`);
     const env = { SPOOF_CHECKER_API_KEYS: `${KEY}:org_bench`, SPOOF_CHECKER_RATE_LIMIT: 'off' };
-    const listening = /listening on (http:\/\/\S+)/;
 
     // 1. Throughput: scan against the queue, one worker then two.
-    const serve = await startCli(['serve', '--database', postgres.url, '--redis', redis.url, '--zones', ZONES, '--port', '0'], listening, env);
-    children.push(serve.child);
-    const base = serve.match[1]!;
-    const workerArgs = ['--redis', redis.url, '--database', postgres.url, '--zones', ZONES, '--concurrency', String(CONCURRENCY)];
+    const serve = await setup.startServe(['--redis', setup.redisUrl, '--zones', ZONES], env);
+    const api = batchClient(serve.base, KEY);
+    const workerArgs = setup.workerArgs(['--zones', ZONES, '--concurrency', String(CONCURRENCY)]);
     process.stderr.write(`batch bench: ${throughputNames} names, concurrency ${CONCURRENCY} per process…\n`);
     // Alternating rounds, medians: the machine's other load then weighs on both sides alike.
     const runs = { scanOne: [] as Rate[], queueOne: [] as Rate[], scanTwo: [] as Rate[], queueTwo: [] as Rate[] };
     for (let round = 0; round < rounds; round++) {
       runs.scanOne.push(await scanRate(listFile, throughputNames, CONCURRENCY));
-      runs.queueOne.push(await queueRate(base, list, workerArgs, 1));
+      runs.queueOne.push(await queueRate(api, list, workerArgs, 1));
       runs.scanTwo.push(await scanRate(listFile, throughputNames, 2 * CONCURRENCY));
-      runs.queueTwo.push(await queueRate(base, list, workerArgs, 2));
+      runs.queueTwo.push(await queueRate(api, list, workerArgs, 2));
       process.stderr.write(`batch bench: round ${round + 1}/${rounds}: ${JSON.stringify(Object.fromEntries(Object.entries(runs).map(([k, v]) => [k, Math.round(v[v.length - 1]!.namesPerSec)])))}\n`);
     }
     const rate = (values: Rate[]) => median(values.map((v) => v.namesPerSec));
@@ -258,19 +170,15 @@ async function main(): Promise<void> {
     const scanTwo = rate(runs.scanTwo);
     const queueTwo = rate(runs.queueTwo);
     // The Redis mode's API process with a 100k batch handed over (no worker runs it here).
-    const redisModeMemory = await serveMemory(base, serve.child.pid!, names(memoryNames), 0);
+    const redisModeMemory = await serveMemory(api, serve.child.pid!, names(memoryNames), 0);
     await stop(serve.child);
 
     // 2. The embedded runner: serve checks the 100k batch itself, results in PostgreSQL.
     process.stderr.write(`batch bench: ${memoryNames} names in serve (embedded runner) for ${memoryRunMs / 1000} s…\n`);
     // With its heap capped well below the batch's size (100k results are ~200 MB of JSON), a serve
     // that held the batch in memory would die of heap exhaustion; it must run on unharmed.
-    const embedded = await startCli(['serve', '--database', postgres.url, '--zones', ZONES, '--port', '0'], listening, {
-      ...env,
-      NODE_OPTIONS: `--max-old-space-size=${SERVE_HEAP_CAP_MB}`,
-    });
-    children.push(embedded.child);
-    const embeddedMemory = await serveMemory(embedded.match[1]!, embedded.child.pid!, names(memoryNames), memoryRunMs);
+    const embedded = await setup.startServe(['--zones', ZONES], { ...env, NODE_OPTIONS: `--max-old-space-size=${SERVE_HEAP_CAP_MB}` });
+    const embeddedMemory = await serveMemory(batchClient(embedded.base, KEY), embedded.child.pid!, names(memoryNames), memoryRunMs);
     await stop(embedded.child);
 
     const overhead = 1 - queueOne / scanOne;
@@ -313,11 +221,7 @@ async function main(): Promise<void> {
     const r = summary.serveMemory.redisMode;
     console.log(`${pad(`serve --redis RSS, ${memoryNames} names queued`)}${r.rssBeforeMb} MB before, ${r.peakWhileSubmittingMb} MB peak submitting`);
     console.log(JSON.stringify({ batch: summary }));
-  } finally {
-    for (const child of children) child.kill('SIGKILL');
-    await Promise.all([postgres.stop(), redis.stop()]);
-    await rm(scratch, { recursive: true, force: true });
-  }
+  });
 }
 
 function median(values: number[]): number {

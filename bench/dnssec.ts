@@ -23,6 +23,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ENGINE_PACKAGE_BUILD_DIR, loadEngine, type EngineModules } from './engine.js';
 import { SMOKE } from './smoke.js';
+import { pairedRatio } from './stats.js';
 
 /** Checks in flight. */
 export const DNSSEC_CONCURRENCY = 16;
@@ -165,12 +166,7 @@ export async function runDnssecBenchmark(options: { engine: EngineModules; quick
   };
   // The median over rounds of the ratio within each round: the two modes of a round ran back to
   // back, so a load spike on the shared machine moves one round's pair, not the figure.
-  const ratio = (a: ReturnType<typeof tally>, b: ReturnType<typeof tally>): number => {
-    const within = a.perRound.map((rate, index) => rate / (b.perRound[index] as number)).sort((x, y) => x - y);
-    const middle = within.length >> 1;
-    const median = within.length % 2 === 1 ? (within[middle] as number) : ((within[middle - 1] as number) + (within[middle] as number)) / 2;
-    return +median.toFixed(2);
-  };
+  const ratio = (a: ReturnType<typeof tally>, b: ReturnType<typeof tally>): number => +pairedRatio(a.perRound, b.perRound).toFixed(2);
   return {
     ...result,
     warmRatio: ratio(warm.on, warm.off),

@@ -23,22 +23,20 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createSocket, type Socket } from 'node:dgram';
-import { createWriteStream, existsSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
-import { cpus, tmpdir } from 'node:os';
+import { createWriteStream } from 'node:fs';
+import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MAX_BATCH_NAMES } from '../src/jobs/batches/model.js';
-import { freePort, startPostgres, startRedis } from '../test/setup/postgres.js';
+import { freePort } from '../test/setup/postgres.js';
 import { engineArgs, loadEngine } from './engine.js';
+import { batchClient, cpuSecondsOf, memoryOf, sleep, startCli, stop, withQueueSetup, type BatchClient, type BatchStatus } from './queue-setup.js';
 import { SMOKE } from './smoke.js';
 import { startChild } from './stats.js';
 import { createKeyPool, syntheticDomainName } from './synthetic.js';
 
-const ROOT = fileURLToPath(new URL('../', import.meta.url));
-const BIN = join(ROOT, 'bin', 'spoof-checker.js');
 const KEY = 'sk_bench_scale_5a3c1f0e9b7d4a2c8e6f1b3d5a7c9e0f';
-const BATCHES = '/api/tools/v1/spoof-checker/batches';
 
 /** Domains by default: the size of the Tranco top-million list. */
 export const DEFAULT_DOMAINS = 1_000_000;
@@ -58,54 +56,9 @@ export const UNBOUND_SOCKETS = 8;
 /** A question unanswered this long is counted lost (its slot is freed). */
 const LOST_AFTER_MS = 2_000;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const headers = { authorization: `Bearer ${KEY}` };
-
 function option(name: string): string | undefined {
   const at = process.argv.indexOf(name);
   return at === -1 ? undefined : process.argv[at + 1];
-}
-
-/** RSS of a process now and its peak (VmHWM), MB (Linux /proc). */
-function memoryOf(pid: number): { rssMb: number; peakMb: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN);
-  return { rssMb: kb('VmRSS') / 1024, peakMb: kb('VmHWM') / 1024 };
-}
-
-/** Starts the CLI; resolves once `ready` matches its stderr. */
-function startCli(args: string[], ready: RegExp, env: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, LOG_LEVEL: 'silent', ...env } });
-  let stderr = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${args[0]} did not start: ${stderr}`)), 60_000);
-    child.stderr!.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      if (stderr.length > 100_000) stderr = stderr.slice(-10_000); // progress lines: keep the tail only
-      const match = ready.exec(stderr);
-      if (match) {
-        clearTimeout(timer);
-        resolve({ child, match });
-      }
-    });
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`${args[0]} exited with ${code}: ${stderr}`));
-    });
-  });
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await Promise.race([exited, sleep(10_000).then(() => child.kill('SIGKILL'))]);
-}
-
-/** CPU seconds (user + system) a live process has used (Linux /proc; clock ticks of 1/100 s). */
-function cpuSecondsOf(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 /** Redis `used_memory` in bytes (`INFO memory`). */
@@ -116,27 +69,11 @@ function redisUsedMemory(port: number): number {
   return Number(bytes);
 }
 
-interface BatchStatus {
-  id: string;
-  status: string;
-  total: number;
-  done: number;
-  failed: number;
-  createdAt: string;
-  finishedAt: string | null;
-}
-
 /** Submits domains [from, to) as one batch (names generated here, for this batch only). */
-async function submitRange(base: string, from: number, to: number): Promise<BatchStatus> {
+async function submitRange(api: BatchClient, from: number, to: number): Promise<BatchStatus> {
   const lines: string[] = [];
   for (let index = from; index < to; index++) lines.push(syntheticDomainName(index));
-  const response = await fetch(`${base}${BATCHES}`, { method: 'POST', headers: { ...headers, 'content-type': 'text/plain' }, body: lines.join('\n') });
-  if (response.status !== 202) throw new Error(`submit answered ${response.status}: ${await response.text()}`);
-  return (await response.json()) as BatchStatus;
-}
-
-async function status(base: string, id: string): Promise<BatchStatus> {
-  return (await (await fetch(`${base}${BATCHES}/${id}`, { headers })).json()) as BatchStatus;
+  return api.submit(lines);
 }
 
 /** One worker count's run. */
@@ -165,16 +102,16 @@ interface DnsChild {
 }
 
 async function runWorkers(
-  context: { base: string; servePid: number; redisPort: number; workerArgs: string[]; dns: DnsChild; scratch: string },
+  context: { api: BatchClient; servePid: number; redisPort: number; workerArgs: string[]; dns: DnsChild; scratch: string },
   domains: number,
   workers: number,
 ): Promise<WorkerRun> {
-  const { base, redisPort, workerArgs, dns, scratch } = context;
+  const { api, redisPort, workerArgs, dns, scratch } = context;
   // 1. Queue every batch with no worker running: Redis then holds every chunk job at once.
   const serveBefore = memoryOf(context.servePid).rssMb;
   const redisBefore = redisUsedMemory(redisPort);
   const batches: BatchStatus[] = [];
-  for (let from = 0; from < domains; from += MAX_BATCH_NAMES) batches.push(await submitRange(base, from, Math.min(domains, from + MAX_BATCH_NAMES)));
+  for (let from = 0; from < domains; from += MAX_BATCH_NAMES) batches.push(await submitRange(api, from, Math.min(domains, from + MAX_BATCH_NAMES)));
   await sleep(200);
   const redisAfter = redisUsedMemory(redisPort);
   const serveQueued = memoryOf(context.servePid).rssMb;
@@ -193,7 +130,7 @@ async function runWorkers(
   let nextPoint = 0;
   try {
     for (;;) {
-      const current = await Promise.all(batches.map((batch) => status(base, batch.id)));
+      const current = await Promise.all(batches.map((batch) => api.status(batch.id)));
       done = current.reduce((sum, batch) => sum + batch.done, 0);
       failed = current.reduce((sum, batch) => sum + batch.failed, 0);
       running.forEach(({ child }, index) => {
@@ -226,8 +163,7 @@ async function runWorkers(
   let servePeak = memoryOf(context.servePid).rssMb;
   const streamStarted = Date.now();
   for (const batch of batches) {
-    const response = await fetch(`${base}${BATCHES}/${batch.id}/results`, { headers });
-    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+    for await (const chunk of await api.results(batch.id)) {
       for (const byte of chunk) if (byte === 10) lines++;
       if (!out.write(chunk)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
       servePeak = Math.max(servePeak, memoryOf(context.servePid).rssMb);
@@ -397,134 +333,131 @@ async function main(): Promise<void> {
   const domains = SMOKE ? SMOKE_DOMAINS : requested === undefined ? DEFAULT_DOMAINS : Number(requested);
   if (!Number.isInteger(domains) || domains < 1) throw new Error(`--domains takes a positive whole number, not ${requested}`);
   const questions = SMOKE ? 400 : Math.min(UNBOUND_QUESTIONS, 4 * domains);
-  if (!existsSync(join(ROOT, 'dist', 'cli', 'worker.js'))) throw new Error('build first: npm run build');
 
   const warmUpNames = SMOKE ? 0 : Math.min(1_000, domains);
   const began = Date.now();
   const elapsed = (what: string) => process.stderr.write(`scale bench: ${((Date.now() - began) / 1000).toFixed(1)} s: ${what}\n`);
   const engine = await loadEngine();
-  const [postgres, redis] = await Promise.all([startPostgres(), startRedis()]);
-  const scratch = await mkdtemp(join(tmpdir(), 'spoof-checker-scale-bench-'));
   const dnsChild = startChild(fileURLToPath(new URL('./dns-server-child.ts', import.meta.url)), engineArgs(engine));
   const children: ChildProcess[] = [];
   try {
-    process.stderr.write(`scale bench: ${domains} domains, workers ${WORKER_COUNTS.join(' and ')} × ${WORKER_CONCURRENCY}…\n`);
-    dnsChild.send({ start: { domains, keys: createKeyPool(), onDemand: true } });
-    const { port: dnsPort } = await dnsChild.next<{ port: number }>();
-    elapsed('PostgreSQL, Redis and the DNS server up');
-    const dns: DnsChild = {
-      async stats() {
-        dnsChild.send({ stats: true });
-        return dnsChild.next<{ udp: number; tcp: number }>();
-      },
-    };
-    const env = {
-      SPOOF_CHECKER_API_KEYS: `${KEY}:org_bench`,
-      SPOOF_CHECKER_RATE_LIMIT: 'off',
-      // Every run submits N names: the day's quota must hold them all.
-      SPOOF_CHECKER_BATCH_NAMES_PER_DAY: String(domains * WORKER_COUNTS.length + warmUpNames),
-    };
-    const resolver = `127.0.0.1:${dnsPort}`;
-    const serve = await startCli(['serve', '--database', postgres.url, '--redis', redis.url, '--resolver', resolver, '--no-dnssec', '--port', '0'], /listening on (http:\/\/\S+)/, env);
-    children.push(serve.child);
-    const workerArgs = ['--redis', redis.url, '--database', postgres.url, '--resolver', resolver, '--no-dnssec', '--concurrency', String(WORKER_CONCURRENCY)];
-    const context = { base: serve.match[1]!, servePid: serve.child.pid!, redisPort: redis.port, workerArgs, dns, scratch };
+    await withQueueSetup('scale', async (setup) => {
+      process.stderr.write(`scale bench: ${domains} domains, workers ${WORKER_COUNTS.join(' and ')} × ${WORKER_CONCURRENCY}…\n`);
+      dnsChild.send({ start: { domains, keys: createKeyPool(), onDemand: true } });
+      const { port: dnsPort } = await dnsChild.next<{ port: number }>();
+      elapsed('PostgreSQL, Redis and the DNS server up');
+      const dns: DnsChild = {
+        async stats() {
+          dnsChild.send({ stats: true });
+          return dnsChild.next<{ udp: number; tcp: number }>();
+        },
+      };
+      const env = {
+        SPOOF_CHECKER_API_KEYS: `${KEY}:org_bench`,
+        SPOOF_CHECKER_RATE_LIMIT: 'off',
+        // Every run submits N names: the day's quota must hold them all.
+        SPOOF_CHECKER_BATCH_NAMES_PER_DAY: String(domains * WORKER_COUNTS.length + warmUpNames),
+      };
+      const resolver = `127.0.0.1:${dnsPort}`;
+      const serve = await setup.startServe(['--redis', setup.redisUrl, '--resolver', resolver, '--no-dnssec'], env);
+      const api = batchClient(serve.base, KEY);
+      const workerArgs = setup.workerArgs(['--resolver', resolver, '--no-dnssec', '--concurrency', String(WORKER_CONCURRENCY)]);
+      const context = { api, servePid: serve.child.pid!, redisPort: setup.redisPort, workerArgs, dns, scratch: setup.scratch };
 
-    // Warm-up (untimed): PostgreSQL, `serve` and the DNS server meet the timed runs warm, not the
-    // first of them only. Its names lie past the N timed ones (and outside the on-demand zones).
-    // (None in a smoke run: it only proves the steps work.)
-    if (warmUpNames > 0) {
-      const warmUp = await submitRange(context.base, domains, domains + warmUpNames);
-      const warmWorker = await startCli(['worker', ...workerArgs], /worker: ready/);
-      while ((await status(context.base, warmUp.id)).status !== 'done') await sleep(100);
-      await stop(warmWorker.child);
-      elapsed('warmed up');
-    }
+      // Warm-up (untimed): PostgreSQL, `serve` and the DNS server meet the timed runs warm, not the
+      // first of them only. Its names lie past the N timed ones (and outside the on-demand zones).
+      // (None in a smoke run: it only proves the steps work.)
+      if (warmUpNames > 0) {
+        const warmUp = await submitRange(api, domains, domains + warmUpNames);
+        const warmWorker = await startCli(['worker', ...workerArgs], /worker: ready/);
+        await api.untilDone(warmUp.id);
+        await stop(warmWorker.child);
+        elapsed('warmed up');
+      }
 
-    const runs: WorkerRun[] = [];
-    for (const workers of WORKER_COUNTS) {
-      const run = await runWorkers(context, domains, workers);
-      elapsed(`${workers} worker(s): ${Math.round(run.checksPerSec)} checks/s`);
-      runs.push(run);
-    }
-    await stop(serve.child);
+      const runs: WorkerRun[] = [];
+      for (const workers of WORKER_COUNTS) {
+        const run = await runWorkers(context, domains, workers);
+        elapsed(`${workers} worker(s): ${Math.round(run.checksPerSec)} checks/s`);
+        runs.push(run);
+      }
+      await stop(serve.child);
 
-    // The resolver's ceiling: unbound over the same zones, cold then warm.
-    const unboundDir = join(scratch, 'unbound');
-    await (await import('node:fs/promises')).mkdir(unboundDir);
-    const unbound = await startUnbound(unboundDir, dnsPort);
-    elapsed('unbound up');
-    children.push(unbound.child);
-    const set = unboundQuestions(questions);
-    const cold = await loadResolver(unbound.port, set);
-    const warm = await loadResolver(unbound.port, set);
-    await stop(unbound.child);
-    // The embedded server alone, for scale: the same questions straight to it.
-    const direct = await loadResolver(dnsPort, set);
-    elapsed('unbound measured');
+      // The resolver's ceiling: unbound over the same zones, cold then warm.
+      const unboundDir = join(setup.scratch, 'unbound');
+      await mkdir(unboundDir);
+      const unbound = await startUnbound(unboundDir, dnsPort);
+      elapsed('unbound up');
+      children.push(unbound.child);
+      const set = unboundQuestions(questions);
+      const cold = await loadResolver(unbound.port, set);
+      const warm = await loadResolver(unbound.port, set);
+      await stop(unbound.child);
+      // The embedded server alone, for scale: the same questions straight to it.
+      const direct = await loadResolver(dnsPort, set);
+      elapsed('unbound measured');
 
-    const [one, two] = runs as [WorkerRun, WorkerRun];
-    const share = two.checksPerSec / (2 * one.checksPerSec);
-    const queriesPerCheck = one.queriesPerCheck;
-    const unboundColdChecks = cold.answeredPerSec / queriesPerCheck;
-    const summary = {
-      domains,
-      concurrencyPerWorker: WORKER_CONCURRENCY,
-      cores: cpus().length,
-      loadAverage: (await import('node:os')).loadavg().map((value) => round(value, 1)),
-      runs: runs.map((run) => ({
-        ...run,
-        checksPerSec: round(run.checksPerSec),
-        seconds: round(run.seconds, 1),
-        queriesPerCheck: round(run.queriesPerCheck, 1),
-        workerCpuMsPerCheck: round(run.workerCpuMsPerCheck, 2),
-        redisBytesPerDomain: round(run.redisBytesPerDomain, 1),
-        resultMb: round(run.resultMb, 1),
-        resultStreamSeconds: round(run.resultStreamSeconds, 1),
-      })),
-      checksPerSecPerWorker: round(one.checksPerSec),
-      twoWorkersShareOfLinear: round(share, 2),
-      linearWithin10Percent: share >= LINEAR_SHARE,
-      // The warm-up queued BullMQ's own keys and scripts already: every run's figure is the jobs'.
-      redisBytesPerQueuedDomain: round(Math.max(...runs.map((run) => run.redisBytesPerDomain)), 1),
-      queriesPerCheck: round(queriesPerCheck, 1),
-      unbound: {
-        threads: cpus().length,
-        questions: set.length,
-        coldQueriesPerSec: round(cold.answeredPerSec),
-        warmQueriesPerSec: round(warm.answeredPerSec),
-        lost: cold.lost + warm.lost,
-        servfail: cold.servfail + warm.servfail,
-        coldChecksPerSecCeiling: round(unboundColdChecks),
-        warmChecksPerSecCeiling: round(warm.answeredPerSec / queriesPerCheck),
-      },
-      embeddedServerQueriesPerSec: round(direct.answeredPerSec),
-      // A top-million run at the measured per-worker rate, capped by unbound's cold ceiling.
-      topMillionHours: Object.fromEntries(
-        [1, 2, 4, 8, 16].map((k) => [k, round(1_000_000 / Math.min(k * one.checksPerSec, unboundColdChecks) / 3600, 2)]),
-      ),
-    };
-    const pad = (label: string) => label.padEnd(46);
-    for (const run of summary.runs) {
-      console.log(
-        `${pad(`${run.workers} worker(s) × ${WORKER_CONCURRENCY}, ${domains} domains`)}${run.checksPerSec} checks/s (${run.seconds} s, ${run.failed} failed, ${run.queriesPerCheck} queries/check, ${run.workerCpuMsPerCheck} ms worker CPU/check, worker peak RSS ${run.workerPeakRssMb.join(' / ')} MB)`,
-      );
-      console.log(`${pad('  first worker RSS (done → MB)')}${run.workerRssSeries.map((point) => `${point.done} → ${point.rssMb}`).join(', ')}`);
-      console.log(`${pad('  serve RSS (before / queued / after run)')}${run.serveRssMb.beforeQueueing} / ${run.serveRssMb.afterQueueing} / ${run.serveRssMb.afterRun} MB`);
-      console.log(`${pad('  results streamed to a file')}${run.resultLines} lines, ${run.resultMb} MB in ${run.resultStreamSeconds} s; serve peak RSS ${run.servePeakRssMbWhileStreaming} MB`);
-    }
-    console.log(`${pad('two workers ÷ twice one')}${summary.twoWorkersShareOfLinear} (linear within 10 %: ${summary.linearWithin10Percent ? 'yes' : 'NO'}; ${summary.cores} cores shared by every process)`);
-    console.log(`${pad('Redis memory per queued domain')}${summary.redisBytesPerQueuedDomain} bytes`);
-    console.log(`${pad(`unbound (${summary.unbound.threads} threads), ${set.length} questions`)}cold ${summary.unbound.coldQueriesPerSec} q/s, warm ${summary.unbound.warmQueriesPerSec} q/s (lost ${summary.unbound.lost}, SERVFAIL ${summary.unbound.servfail})`);
-    console.log(`${pad('  as checks/s (÷ queries per check)')}cold ${summary.unbound.coldChecksPerSecCeiling}, warm ${summary.unbound.warmChecksPerSecCeiling}`);
-    console.log(`${pad('embedded server alone')}${summary.embeddedServerQueriesPerSec} q/s`);
-    console.log(`${pad('top million, hours with K workers')}${Object.entries(summary.topMillionHours).map(([k, h]) => `${k}: ${h}`).join(', ')}`);
-    console.log(JSON.stringify({ scale: summary }));
+      const [one, two] = runs as [WorkerRun, WorkerRun];
+      const share = two.checksPerSec / (2 * one.checksPerSec);
+      const queriesPerCheck = one.queriesPerCheck;
+      const unboundColdChecks = cold.answeredPerSec / queriesPerCheck;
+      const summary = {
+        domains,
+        concurrencyPerWorker: WORKER_CONCURRENCY,
+        cores: cpus().length,
+        loadAverage: loadavg().map((value) => round(value, 1)),
+        runs: runs.map((run) => ({
+          ...run,
+          checksPerSec: round(run.checksPerSec),
+          seconds: round(run.seconds, 1),
+          queriesPerCheck: round(run.queriesPerCheck, 1),
+          workerCpuMsPerCheck: round(run.workerCpuMsPerCheck, 2),
+          redisBytesPerDomain: round(run.redisBytesPerDomain, 1),
+          resultMb: round(run.resultMb, 1),
+          resultStreamSeconds: round(run.resultStreamSeconds, 1),
+        })),
+        checksPerSecPerWorker: round(one.checksPerSec),
+        twoWorkersShareOfLinear: round(share, 2),
+        linearWithin10Percent: share >= LINEAR_SHARE,
+        // The warm-up queued BullMQ's own keys and scripts already: every run's figure is the jobs'.
+        redisBytesPerQueuedDomain: round(Math.max(...runs.map((run) => run.redisBytesPerDomain)), 1),
+        queriesPerCheck: round(queriesPerCheck, 1),
+        unbound: {
+          threads: cpus().length,
+          questions: set.length,
+          coldQueriesPerSec: round(cold.answeredPerSec),
+          warmQueriesPerSec: round(warm.answeredPerSec),
+          lost: cold.lost + warm.lost,
+          servfail: cold.servfail + warm.servfail,
+          coldChecksPerSecCeiling: round(unboundColdChecks),
+          warmChecksPerSecCeiling: round(warm.answeredPerSec / queriesPerCheck),
+        },
+        embeddedServerQueriesPerSec: round(direct.answeredPerSec),
+        // A top-million run at the measured per-worker rate, capped by unbound's cold ceiling.
+        topMillionHours: Object.fromEntries(
+          [1, 2, 4, 8, 16].map((k) => [k, round(1_000_000 / Math.min(k * one.checksPerSec, unboundColdChecks) / 3600, 2)]),
+        ),
+      };
+      const pad = (label: string) => label.padEnd(46);
+      for (const run of summary.runs) {
+        console.log(
+          `${pad(`${run.workers} worker(s) × ${WORKER_CONCURRENCY}, ${domains} domains`)}${run.checksPerSec} checks/s (${run.seconds} s, ${run.failed} failed, ${run.queriesPerCheck} queries/check, ${run.workerCpuMsPerCheck} ms worker CPU/check, worker peak RSS ${run.workerPeakRssMb.join(' / ')} MB)`,
+        );
+        console.log(`${pad('  first worker RSS (done → MB)')}${run.workerRssSeries.map((point) => `${point.done} → ${point.rssMb}`).join(', ')}`);
+        console.log(`${pad('  serve RSS (before / queued / after run)')}${run.serveRssMb.beforeQueueing} / ${run.serveRssMb.afterQueueing} / ${run.serveRssMb.afterRun} MB`);
+        console.log(`${pad('  results streamed to a file')}${run.resultLines} lines, ${run.resultMb} MB in ${run.resultStreamSeconds} s; serve peak RSS ${run.servePeakRssMbWhileStreaming} MB`);
+      }
+      console.log(`${pad('two workers ÷ twice one')}${summary.twoWorkersShareOfLinear} (linear within 10 %: ${summary.linearWithin10Percent ? 'yes' : 'NO'}; ${summary.cores} cores shared by every process)`);
+      console.log(`${pad('Redis memory per queued domain')}${summary.redisBytesPerQueuedDomain} bytes`);
+      console.log(`${pad(`unbound (${summary.unbound.threads} threads), ${set.length} questions`)}cold ${summary.unbound.coldQueriesPerSec} q/s, warm ${summary.unbound.warmQueriesPerSec} q/s (lost ${summary.unbound.lost}, SERVFAIL ${summary.unbound.servfail})`);
+      console.log(`${pad('  as checks/s (÷ queries per check)')}cold ${summary.unbound.coldChecksPerSecCeiling}, warm ${summary.unbound.warmChecksPerSecCeiling}`);
+      console.log(`${pad('embedded server alone')}${summary.embeddedServerQueriesPerSec} q/s`);
+      console.log(`${pad('top million, hours with K workers')}${Object.entries(summary.topMillionHours).map(([k, h]) => `${k}: ${h}`).join(', ')}`);
+      console.log(JSON.stringify({ scale: summary }));
+    });
   } finally {
     for (const child of children) child.kill('SIGKILL');
     await dnsChild.stop();
-    await Promise.all([postgres.stop(), redis.stop()]);
-    await rm(scratch, { recursive: true, force: true });
   }
 }
 

@@ -65,6 +65,16 @@ export async function alternate(runs: number, a: () => Promise<number>, b: () =>
   return result;
 }
 
+/**
+ * The median over runs of `a[i] ÷ b[i]`: each pair ran back to back (`alternate`), so a load spike
+ * on the shared machine moves one pair's ratio, not the figure, where the median of `a` over the
+ * median of `b` can take each side's median from a different load.
+ */
+export function pairedRatio(a: readonly number[], b: readonly number[]): number {
+  if (a.length !== b.length) throw new RangeError(`pairedRatio needs runs in pairs: ${a.length} against ${b.length}`);
+  return median(a.map((rate, index) => rate / (b[index] as number)));
+}
+
 /** A child process started on a bench module, speaking JSON lines on stdin/stdout. */
 export interface BenchChild {
   process: ChildProcess;

@@ -3,6 +3,7 @@ import { createReadStream, createWriteStream, existsSync, statSync } from 'node:
 import { stat } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { setImmediate } from 'node:timers/promises';
+import { setFlagsFromString } from 'node:v8';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { CheckOptions } from '@spoof-checker/engine';
@@ -41,6 +42,19 @@ export const MAX_SCAN_TRANSPORT_CONCURRENCY = 64;
  * 243 to 187 MB (bench/scan.ts, 10,000 domains), with the same upstream queries and results.
  */
 export const SCAN_CACHE_MAX_ENTRIES = 10_000;
+/**
+ * V8's heap growing factor during a scan, as a percentage over the live heap (V8's
+ * `--heap-growing-percent`; by default it picks up to 300 %). A scan's live heap is small and flat
+ * (about 30 MB: the checks in flight, the cached zones, the index of a zone directory), but what it
+ * frees is a lot, much of it after one scavenge (a parsed zone, a check's answers), so with the
+ * default V8 let the old space grow to four times the live heap between full collections and kept
+ * the freed pages: `scan --zones` over 200,000 files peaked at 261 MB, and near 300 MB at a million.
+ * With 50 % the old space is collected at 1.5 times the live heap (full collections of a 30 MB heap
+ * take milliseconds). Set when `scan` starts, for the rest of the process: `scan` is the process's
+ * command. Node started with `--heap-growing-percent=N` keeps N (0: V8's own choice); NODE_OPTIONS
+ * cannot carry this flag.
+ */
+export const SCAN_HEAP_GROWING_PERCENT = 50;
 /** How often the progress line is redrawn on a terminal. */
 const PROGRESS_INTERVAL_MS = 250;
 
@@ -98,6 +112,7 @@ export const scan: Command = async (args, io) => {
     io.out(USAGE);
     return EXIT_OK;
   }
+  limitHeapGrowth();
   let built;
   let ranges;
   try {
@@ -235,6 +250,12 @@ export const scan: Command = async (args, io) => {
   }
   return tally.failed > 0 ? EXIT_FAILED : EXIT_OK;
 };
+
+/** Sets SCAN_HEAP_GROWING_PERCENT unless node was started with a growing factor of its own. */
+function limitHeapGrowth(): void {
+  if (process.execArgv.some((flag) => /^--heap[-_]growing[-_]percent\b/.test(flag))) return;
+  setFlagsFromString(`--heap-growing-percent=${SCAN_HEAP_GROWING_PERCENT}`);
+}
 
 /** The longest the scan loop runs without letting the event loop turn (signals, timers, I/O errors). */
 const EVENT_LOOP_TURN_MS = 20;

@@ -54,7 +54,7 @@ function lastJsonLine(stdout: string): Record<string, unknown> {
 let scratch: string;
 beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'bench-smoke-'));
-  if (!existsSync(join(ROOT, 'dist', 'cli', 'main.js')) || !existsSync(join(ROOT, 'packages', 'engine', 'dist', 'dns', 'server.js'))) {
+  if (!existsSync(join(ROOT, 'dist', 'cli', 'main.js')) || !existsSync(join(ROOT, 'packages', 'engine', 'dist', 'zones', 'server.js'))) {
     throw new Error('the benchmarks measure the build: run `npm run build` first (`npm test` does)');
   }
 });

@@ -144,6 +144,22 @@ describe('the spoof-checker bin in a child process', () => {
     expect(done.stderr).not.toMatch(STACK_LINE);
   });
 
+  it('stopped by SIGTERM while its reader lags (the pipe full), it still ends on a whole line', async () => {
+    const child = bin(['scan', largeList, '--zones', FIXTURE_ZONES]);
+    let stdout = '';
+    const closed = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    await new Promise<void>((resolve) => child.stdout!.once('data', (chunk: Buffer) => ((stdout += chunk.toString()), resolve())));
+    // Stop reading while the child writes more than a pipe holds (64 KiB), then stop it.
+    child.stdout!.pause();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    child.kill('SIGTERM');
+    child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stdout!.resume();
+    expect(await closed).toBe(143);
+    expect(stdout.endsWith('\n')).toBe(true);
+    for (const line of stdout.trimEnd().split('\n')) expect(JSON.parse(line)).toHaveProperty('input');
+  });
+
   it('stops at once on SIGTERM even while every check waits on a DNS server that never answers', async () => {
     const silent = createSocket('udp4');
     await new Promise<void>((resolve) => silent.bind(0, '127.0.0.1', resolve));

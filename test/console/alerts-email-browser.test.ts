@@ -11,13 +11,12 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import axe from 'axe-core';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { invite } from '../../src/console/accounts.js';
 import { alertSmtpConfig } from '../../src/jobs/monitors/alert-email.js';
 import { loopbackLookup, makeRelayCertificates, RELAY_HOST, RELAY_PASSWORD, RELAY_USER, startRelay, waitFor } from '../alerts/helpers.js';
-import { launchChromium } from '../web/helpers.js';
+import { axeViolations, launchChromium } from '../web/helpers.js';
 import { GOOD_PASSWORD, ORG_A } from './helpers.js';
 import { peopleService } from './people-helpers.js';
 
@@ -68,12 +67,6 @@ async function ownerPage(email: string): Promise<Page> {
   return page;
 }
 
-async function violations(page: Page): Promise<string[]> {
-  await page.evaluate(axe.source);
-  const results = await page.evaluate<{ violations: { id: string; impact: string | null; nodes: { target: unknown }[] }[] }>("axe.run(document, { resultTypes: ['violations'] })");
-  return results.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`);
-}
-
 describe('the email alert channel in Chromium', () => {
   it(
     'an owner adds an email channel, sends a test; the local relay takes it (subject, text, HTML, a link back); the page says "Delivered"',
@@ -111,7 +104,7 @@ describe('the email alert channel in Chromium', () => {
       expect(await page.locator('#notice').textContent()).toMatch(/Test of "Security team": Delivered/);
       expect(await page.locator('.channel', { hasText: 'Security team' }).locator('.last-test').textContent()).toContain('Delivered');
       await page.screenshot({ path: join(SHOTS, 'alerts-email-tested.png'), fullPage: true });
-      expect(await violations(page)).toEqual([]);
+      expect(await axeViolations(page)).toEqual([]);
 
       // The link opens the console (signed in: the page, not the sign-in form).
       const opened = await page.goto(textLink!);

@@ -11,13 +11,12 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import axe from 'axe-core';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { invite, secretHash } from '../../src/console/accounts.js';
 import { ingestReportFile, unauthenticatedOrigin } from '../../src/ingest/ingest.js';
 import { fixture } from '../../packages/engine/test/reports/helpers.js';
-import { launchChromium } from '../web/helpers.js';
+import { axeViolations, launchChromium } from '../web/helpers.js';
 import { consoleService, GOOD_PASSWORD, ORG_A, ORG_B } from './helpers.js';
 
 const TIMEOUT_MS = 300_000;
@@ -81,13 +80,6 @@ async function signIn(page: Page, email: string, password = GOOD_PASSWORD) {
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill(password);
   return Promise.all([page.waitForLoadState('load'), page.getByRole('button', { name: 'Sign in' }).click()]);
-}
-
-/** Every axe-core violation on the current page, whatever its impact. */
-async function violations(page: Page): Promise<string[]> {
-  await page.evaluate(axe.source);
-  const results = await page.evaluate<{ violations: { id: string; impact: string | null; nodes: { target: unknown }[] }[] }>("axe.run(document, { resultTypes: ['violations'] })");
-  return results.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`);
 }
 
 describe('the console in Chromium', () => {
@@ -243,7 +235,7 @@ describe('the console in Chromium', () => {
           const page = await context.newPage();
           try {
             const check = async (label: string) => {
-              for (const v of await violations(page)) found.push(`${size} ${colorScheme} ${label}: ${v}`);
+              for (const v of await axeViolations(page)) found.push(`${size} ${colorScheme} ${label}: ${v}`);
             };
             await page.goto(`${base}/console/sign-in`);
             await check('sign-in');

@@ -10,11 +10,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import axe from 'axe-core';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { invite } from '../../src/console/accounts.js';
-import { launchChromium } from '../web/helpers.js';
+import { axeViolations, launchChromium } from '../web/helpers.js';
 import { GOOD_PASSWORD, ORG_A } from './helpers.js';
 import { failure, peopleService, remembered } from './people-helpers.js';
 
@@ -90,12 +89,6 @@ async function ownerPage(email: string, viewport: { width: number; height: numbe
   return page;
 }
 
-async function violations(page: Page): Promise<string[]> {
-  await page.evaluate(axe.source);
-  const results = await page.evaluate<{ violations: { id: string; impact: string | null; nodes: { target: unknown }[] }[] }>("axe.run(document, { resultTypes: ['violations'] })");
-  return results.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`);
-}
-
 describe('alerts, lookalikes and failure reports in Chromium', () => {
   it(
     'add a Slack channel, send a test to a local receiver, read "Delivered"; mark a lookalike ours',
@@ -136,7 +129,7 @@ describe('alerts, lookalikes and failure reports in Chromium', () => {
           const page = await ownerPage('axe@acme.example', viewport, colorScheme);
           try {
             const check = async (label: string) => {
-              for (const v of await violations(page)) found.push(`${size} ${colorScheme} ${label}: ${v}`);
+              for (const v of await axeViolations(page)) found.push(`${size} ${colorScheme} ${label}: ${v}`);
             };
             await page.goto(`${base}/console/domains/alpha.example/failures`);
             await page.locator('#source-0 summary').click();

@@ -3,13 +3,12 @@
  * light and dark: no violation at all (minor and moderate included), in the plain service and in
  * the demo; and the API documentation at /docs as well. A page added later belongs in PAGES.
  */
-import axe from 'axe-core';
 import type { FastifyInstance } from 'fastify';
 import { type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadDemoSettings } from '../../src/cli/demo.js';
 import { DEMO_SCENARIOS_FILE, DEMO_ZONES_DIR } from '../../src/cli/serve.js';
-import { fixtureApp, launchChromium } from './helpers.js';
+import { axeViolations, fixtureApp, launchChromium } from './helpers.js';
 
 const VIEWPORTS = { desktop: { width: 1280, height: 900 }, phone: { width: 375, height: 800 } };
 const TIMEOUT_MS = 300_000;
@@ -43,13 +42,6 @@ afterAll(async () => {
   await demo?.close();
 });
 
-/** Every axe-core violation on the current page, whatever its impact. */
-async function violations(page: Page): Promise<string[]> {
-  await page.evaluate(axe.source);
-  const results = await page.evaluate<{ violations: { id: string; impact: string | null; nodes: { target: unknown }[] }[] }>("axe.run(document, { resultTypes: ['violations'] })");
-  return results.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`);
-}
-
 describe('axe-core on every page', () => {
   for (const [mode, extra] of [['plain', ['/docs']], ['demo', ['/docs']]] as const) {
     it(
@@ -65,7 +57,7 @@ describe('axe-core on every page', () => {
                 await page.goto(`${bases[mode]}${path}`);
                 // Sections loaded after the verdict are part of the page a person sees.
                 await page.waitForLoadState('networkidle');
-                for (const v of await violations(page)) found.push(`${size} ${colorScheme} ${path}: ${v}`);
+                for (const v of await axeViolations(page)) found.push(`${size} ${colorScheme} ${path}: ${v}`);
               }
             } finally {
               await context.close();

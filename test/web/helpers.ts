@@ -4,7 +4,8 @@
  */
 import { existsSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
-import { chromium, type Browser } from 'playwright-core';
+import axe from 'axe-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { buildApp, type AppOptions } from '../../src/service/compose.js';
 import { checkDomain } from '../../packages/engine/src/check.js';
 import { FaultyResolver, type FaultPlan } from '../../packages/engine/src/dns/faults.js';
@@ -108,4 +109,11 @@ export async function launchChromium(options: { backForwardCache?: boolean } = {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: the browser tests need Debian's Chromium (apt-get install chromium).`);
   // Playwright turns the back-forward cache off by default; a test of what Back shows turns it on, as a person's browser has it.
   return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, ...(options.backForwardCache ? { ignoreDefaultArgs: ['--disable-back-forward-cache'] } : {}) });
+}
+
+/** Every axe-core violation on the current page, whatever its impact, one line each (its rule, impact and nodes). */
+export async function axeViolations(page: Page): Promise<string[]> {
+  await page.evaluate(axe.source);
+  const results = await page.evaluate<{ violations: { id: string; impact: string | null; nodes: { target: unknown }[] }[] }>("axe.run(document, { resultTypes: ['violations'] })");
+  return results.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`);
 }

@@ -233,31 +233,115 @@ async function readinessOf(reports: ReportStore, organizationId: string, domain:
   return verdict;
 }
 
+/**
+ * Rows already made, per store, by monitor id, each with the stamp of the state it was made from
+ * (`MonitorStore.stamps`: a run's commit moves the version, so a row is never shown after its
+ * monitor's state changed). Bounded: cleared when full.
+ */
+const ROW_MEMO = new WeakMap<MonitorStore, Map<string, { stamp: string; row: DomainRow }>>();
+/** Rows remembered by the overview, all organisations together. */
+export const ROW_MEMO_ENTRIES = 50_000;
+/** Changed monitors read by id; more than this, and the organisation's monitors are read page by page. */
+export const OVERVIEW_READS_BY_ID = 200;
+
+const stampOf = (m: { id: string; version: number; createdAt: string }) => `${m.version}\u0000${m.createdAt}`;
+
+/**
+ * The organisation's rows from the monitors' states: each monitor's id and version read, and only
+ * the monitors whose state is not the one a remembered row was made from read whole (a row depends
+ * on the monitor's state alone: its domain, `machine` and `lastResult`).
+ */
+async function monitorRows(monitors: MonitorStore, organizationId: string): Promise<DomainRow[]> {
+  let memo = ROW_MEMO.get(monitors);
+  if (!memo) ROW_MEMO.set(monitors, (memo = new Map()));
+  const stamps = await monitors.stamps(organizationId);
+  const rows: DomainRow[] = [];
+  const changed: string[] = [];
+  for (const s of stamps) {
+    const known = memo.get(s.id);
+    if (known?.stamp === stampOf(s)) rows.push({ ...known.row });
+    else changed.push(s.id);
+  }
+  if (changed.length === 0) return rows;
+  const read: Monitor[] = [];
+  if (changed.length <= OVERVIEW_READS_BY_ID) read.push(...(await monitors.getMany(organizationId, changed)));
+  else {
+    // Most rows changed (the first view): every monitor, page by page, those not wanted left out.
+    const wanted = new Set(changed);
+    for (let page = 1, seen = 0; ; page++) {
+      const batch = await monitors.list(organizationId, { page, limit: OVERVIEW_PAGE_SIZE });
+      read.push(...batch.items.filter((m) => wanted.has(m.id)));
+      seen += batch.items.length;
+      if (batch.items.length < OVERVIEW_PAGE_SIZE || seen >= batch.total) break;
+    }
+  }
+  for (const monitor of read) {
+    const row = rowOf(monitor);
+    if (memo.size >= ROW_MEMO_ENTRIES) memo.clear();
+    memo.set(monitor.id, { stamp: stampOf(monitor), row });
+    rows.push({ ...row });
+  }
+  return rows;
+}
+
+/** An organisation's figures of a window, as of a revision of its reports, with the readiness verdicts worked out from them so far. */
+interface WindowFigures {
+  revision: string;
+  figures: Map<string, DomainFigures>;
+  verdicts: Map<string, 'ready' | 'not-ready'>;
+}
+
+/**
+ * Figures per store, by organisation and window, under the revision of the organisation's reports
+ * they were read at (`ReportStore.revision`: it moves with every report stored, so figures are never
+ * shown after a report changed them). Bounded: cleared when full.
+ */
+const WINDOW_MEMO = new WeakMap<ReportStore, Map<string, WindowFigures>>();
+/** Organisations' windows remembered by the overview. */
+export const WINDOW_MEMO_ENTRIES = 200;
+
+/** The organisation's figures of the window: remembered ones while its reports' revision holds, else its day totals read again. */
+async function windowFigures(reports: ReportStore, organizationId: string, dayRange: DayRange): Promise<WindowFigures> {
+  let memo = WINDOW_MEMO.get(reports);
+  if (!memo) WINDOW_MEMO.set(reports, (memo = new Map()));
+  const key = `${organizationId}\u0000${dayRange.from}\u0000${dayRange.to}`;
+  // The revision first: figures read after it are at least as new as it says.
+  const revision = await reports.revision(organizationId);
+  const known = memo.get(key);
+  if (known?.revision === revision) return known;
+  const made: WindowFigures = { revision, figures: figuresOf(await reports.domainDailyTotals(organizationId, dayRange)), verdicts: new Map() };
+  if (memo.size >= WINDOW_MEMO_ENTRIES) memo.clear();
+  memo.set(key, made);
+  return made;
+}
+
 /** Every monitored domain of the organisation as a row, with the reports' figures where there are reports. */
 export async function overviewRows(monitors: MonitorStore, reports: ReportStore, organizationId: string, now: Date): Promise<DomainRow[]> {
   const { dayRange } = reportWindow(OVERVIEW_REPORT_DAYS, now);
-  // The monitors and the day totals are read at once.
-  const totalsRead = reports.domainDailyTotals(organizationId, dayRange);
-  const rows: DomainRow[] = [];
+  // The monitors and the reports' figures are read at once.
+  const figuresRead = windowFigures(reports, organizationId, dayRange);
+  let rows: DomainRow[] = [];
   try {
-    for (let page = 1; ; page++) {
-      const batch = await monitors.list(organizationId, { page, limit: OVERVIEW_PAGE_SIZE });
-      rows.push(...batch.items.map(rowOf));
-      if (batch.items.length < OVERVIEW_PAGE_SIZE || rows.length >= batch.total) break;
-    }
+    rows = await monitorRows(monitors, organizationId);
   } finally {
     // Never left unawaited (its failure would be unhandled).
-    await totalsRead.catch(() => undefined);
+    await figuresRead.catch(() => undefined);
   }
-  const figures = figuresOf(await totalsRead);
-  const withReports = rows.filter((row) => (figures.get(row.domain)?.messages ?? 0) > 0);
+  const { figures, verdicts } = await figuresRead;
+  const unjudged: DomainRow[] = [];
   // The trusted daily totals: every message, not only the senders a summary lists.
-  for (let at = 0; at < withReports.length; at += READINESS_READS_AT_ONCE) {
+  for (const row of rows) {
+    const f = figures.get(row.domain);
+    if (!f || f.messages === 0) continue;
+    row.passRate = f.dmarcPass / f.messages;
+    row.readiness = verdicts.get(row.domain) ?? null;
+    if (row.readiness === null) unjudged.push(row);
+  }
+  for (let at = 0; at < unjudged.length; at += READINESS_READS_AT_ONCE) {
     await Promise.all(
-      withReports.slice(at, at + READINESS_READS_AT_ONCE).map(async (row) => {
-        const f = figures.get(row.domain)!;
-        row.passRate = f.dmarcPass / f.messages;
-        row.readiness = await readinessOf(reports, organizationId, row.domain, f, dayRange, now);
+      unjudged.slice(at, at + READINESS_READS_AT_ONCE).map(async (row) => {
+        row.readiness = await readinessOf(reports, organizationId, row.domain, figures.get(row.domain)!, dayRange, now);
+        verdicts.set(row.domain, row.readiness);
       }),
     );
   }

@@ -693,18 +693,21 @@ export const consolePlugin: FastifyPluginAsync<ConsoleOptions> = async (app: Fas
   }
 
   app.get<{ Params: { domain: string }; Querystring: Record<string, unknown> }>(`${CONSOLE_PATH}/domains/:domain`, { config: page, schema }, async (request, reply) => {
-    // The second factor's setting, the monitor and its latest result are read at once (the page waits
-    // for two round trips after the session, not four).
+    // The second factor's setting, the monitor and its latest result are read at once, and the
+    // monitor's recent changes and deliveries (one read) as soon as the monitor is known.
     const typed = normaliseDomainInput(request.params.domain);
-    const got = await consoleViewerAnd(request, reply, (viewer) => Promise.all([monitorOf(viewer, request.params.domain), typed.ok ? store.getLatestResult(typed.domain) : Promise.resolve(undefined)]));
+    const got = await consoleViewerAnd(request, reply, (viewer) =>
+      Promise.all([
+        monitorOf(viewer, request.params.domain).then(async (monitor) => ({
+          monitor,
+          activity: await stores.monitors.recentActivity(viewer.viewer.organizationId, monitor.id, { entries: DOMAIN_PAGE_CHANGES * 4, changes: DOMAIN_PAGE_CHANGES, deliveries: DOMAIN_PAGE_DELIVERIES }),
+        })),
+        typed.ok ? store.getLatestResult(typed.domain) : Promise.resolve(undefined),
+      ]),
+    );
     if (!got) return reply;
     const { signed } = got;
-    const [monitor, latest] = got.value;
-    const org = signed.viewer.organizationId;
-    const [history, deliveries] = await Promise.all([
-      stores.monitors.history(org, monitor.id, { page: 1, limit: DOMAIN_PAGE_CHANGES * 4 }),
-      stores.monitors.deliveries(org, monitor.id, { page: 1, limit: DOMAIN_PAGE_DELIVERIES }),
-    ]);
+    const [{ monitor, activity }, latest] = got.value;
     let result: { result: SpoofCheckResult; checkedAt: string } | null = null;
     if (latest) {
       try {
@@ -713,8 +716,7 @@ export const consolePlugin: FastifyPluginAsync<ConsoleOptions> = async (app: Fas
         result = null;
       }
     }
-    const changes = (history?.items ?? []).filter((e) => e.type === 'change').slice(0, DOMAIN_PAGE_CHANGES);
-    return sendPage(reply, 200, domainPage({ viewer: signed.viewer, monitor, result, changes, deliveries: deliveries?.items ?? [], notice: doneNotice(request.query), origin: expectedOrigin(request) }));
+    return sendPage(reply, 200, domainPage({ viewer: signed.viewer, monitor, result, changes: activity?.changes ?? [], deliveries: activity?.deliveries ?? [], notice: doneNotice(request.query), origin: expectedOrigin(request) }));
   });
 
   app.post<{ Params: { domain: string }; Body: Form | undefined }>(`${CONSOLE_PATH}/domains/:domain/run`, { config: audit('monitor', 'run', 'ran', 'domain'), schema }, async (request, reply) => {

@@ -3,7 +3,7 @@
  * monitor (MEMORY_MONITOR_HISTORY_CAPACITY, the newest kept), as the memory record log is.
  */
 import { copy, paginate } from './pagination.js';
-import type { CommitOutcome, DeliveryAttempt, DeliveryStatus, Monitor, MonitorHistoryEntry, MonitorPatch, MonitorRunCommit, MonitorStore, WebhookDelivery } from './monitors.js';
+import type { CommitOutcome, DeliveryAttempt, DeliveryStatus, Monitor, MonitorChangeEntry, MonitorHistoryEntry, MonitorPatch, MonitorRunCommit, MonitorStamp, MonitorStore, RecentActivity, RecentActivityLimits, WebhookDelivery } from './monitors.js';
 import type { Page, PageRequest, Timestamp } from './page-types.js';
 
 /** History entries kept per monitor in memory (the oldest go first). */
@@ -63,6 +63,17 @@ export class MemoryMonitorStore implements MonitorStore {
     const rows = [...this.#monitors.values()].map((e) => e.monitor).filter((m) => m.organizationId === organizationId);
     const result = paginate(rows.sort(newestFirst), page);
     return { items: result.items.map(copy), total: result.total };
+  }
+
+  async stamps(organizationId: string): Promise<MonitorStamp[]> {
+    return [...this.#monitors.values()].filter((e) => e.monitor.organizationId === organizationId).map(({ monitor: m }) => ({ id: m.id, version: m.version, createdAt: m.createdAt }));
+  }
+
+  async getMany(organizationId: string, ids: readonly string[]): Promise<Monitor[]> {
+    return ids.flatMap((id) => {
+      const entry = this.#own(organizationId, id);
+      return entry ? [copy(entry.monitor)] : [];
+    });
   }
 
   async update(organizationId: string, id: string, patch: MonitorPatch, now: Timestamp): Promise<Monitor | undefined> {
@@ -149,6 +160,18 @@ export class MemoryMonitorStore implements MonitorStore {
     const rows = [...this.#deliveries.values()].filter((d) => d.monitorId === monitorId).sort(newestFirst);
     const result = paginate(rows, page);
     return { items: result.items.map(copy), total: result.total };
+  }
+
+  async recentActivity(organizationId: string, monitorId: string, limits: RecentActivityLimits): Promise<RecentActivity | undefined> {
+    const entry = this.#own(organizationId, monitorId);
+    if (!entry) return undefined;
+    const changes = entry.history
+      .slice(-limits.entries)
+      .reverse()
+      .filter((e): e is MonitorChangeEntry & { seq: number } => e.type === 'change')
+      .slice(0, limits.changes);
+    const deliveries = [...this.#deliveries.values()].filter((d) => d.monitorId === monitorId).sort(newestFirst).slice(0, limits.deliveries);
+    return { changes: changes.map(copy), deliveries: deliveries.map(copy) };
   }
 
   async getDelivery(organizationId: string, monitorId: string, id: string): Promise<WebhookDelivery | undefined> {

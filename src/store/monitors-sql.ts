@@ -12,7 +12,7 @@
 import { sql, type Kysely } from 'kysely';
 import { createTable } from './sql-tables.js';
 import type { MigrationFactory } from './migration-types.js';
-import type { CommitOutcome, DeliveryAttempt, DeliveryStatus, Monitor, MonitorHistoryEntry, MonitorPatch, MonitorRunCommit, MonitorStore, NewMonitorHistoryEntry, WebhookDelivery } from './monitors.js';
+import type { CommitOutcome, DeliveryAttempt, DeliveryStatus, Monitor, MonitorChangeEntry, MonitorHistoryEntry, MonitorPatch, MonitorRunCommit, MonitorStamp, MonitorStore, NewMonitorHistoryEntry, RecentActivity, RecentActivityLimits, WebhookDelivery } from './monitors.js';
 import type { Page, PageRequest, Timestamp } from './page-types.js';
 import { count, findById, fromColumns, json, newestFirstPage, numbersFromColumns, offsetOf, parse, toColumns } from './sql-values.js';
 
@@ -98,6 +98,9 @@ export const createMonitorTables: MigrationFactory = (context) => ({
 
 type MonitorRow = MonitorTables['monitors'];
 
+/** Ids per query of {@link SqlMonitorStore.getMany} (within SQLite's and PostgreSQL's bound parameters). */
+export const MONITORS_PER_READ = 500;
+
 /** The fields of a monitor its row holds as they are. */
 const MONITOR_FIELDS = ['id', 'organizationId', 'domain', 'webhookUrl', 'sealedSecret', 'nextRunAt', 'leaseUntil', 'createdAt', 'updatedAt'] as const;
 /** Its numbers (integer columns). */
@@ -174,6 +177,20 @@ export class SqlMonitorStore implements MonitorStore {
 
   async list(organizationId: string, page: PageRequest): Promise<Page<Monitor>> {
     return newestFirstPage(this.#db.selectFrom('monitors').where('organization_id', '=', organizationId), page, toMonitor);
+  }
+
+  async stamps(organizationId: string): Promise<MonitorStamp[]> {
+    const rows = await this.#db.selectFrom('monitors').select(['id', 'version', 'created_at']).where('organization_id', '=', organizationId).execute();
+    return rows.map((r) => ({ id: r.id, version: Number(r.version), createdAt: r.created_at }));
+  }
+
+  async getMany(organizationId: string, ids: readonly string[]): Promise<Monitor[]> {
+    const out: Monitor[] = [];
+    for (let at = 0; at < ids.length; at += MONITORS_PER_READ) {
+      const rows = await this.#db.selectFrom('monitors').selectAll().where('organization_id', '=', organizationId).where('id', 'in', ids.slice(at, at + MONITORS_PER_READ)).execute();
+      out.push(...rows.map(toMonitor));
+    }
+    return out;
   }
 
   async update(organizationId: string, id: string, patch: MonitorPatch, now: Timestamp): Promise<Monitor | undefined> {
@@ -304,6 +321,33 @@ export class SqlMonitorStore implements MonitorStore {
     if (!own) return undefined;
     const matching = this.#db.selectFrom('monitor_deliveries').where('monitor_id', '=', monitorId);
     return newestFirstPage(matching, page, (r: { document: string }) => parse<WebhookDelivery>(r.document), { select: ['document'] });
+  }
+
+  async recentActivity(organizationId: string, monitorId: string, limits: RecentActivityLimits): Promise<RecentActivity | undefined> {
+    // One statement: the monitor (whether it is the organisation's), the changes among the latest
+    // entries (the checks' documents never leave the database) and the latest deliveries.
+    const { rows } = await sql<{ kind: 'monitor' | 'change' | 'delivery'; seq: number | string; created_at: string; id: string; document: string | null }>`
+      select 'monitor' as kind, 0 as seq, '' as created_at, id, null as document from monitors where id = ${monitorId} and organization_id = ${organizationId}
+      union all
+      select * from (
+        select 'change' as kind, h.seq, '' as created_at, '' as id, h.document from (
+          select seq, type, document from monitor_history where monitor_id = ${monitorId} order by seq desc limit ${limits.entries}
+        ) h where h.type = 'change' order by h.seq desc limit ${limits.changes}
+      ) c
+      union all
+      select * from (
+        select 'delivery' as kind, 0 as seq, created_at, id, document from monitor_deliveries where monitor_id = ${monitorId} order by created_at desc, id desc limit ${limits.deliveries}
+      ) d`.execute(this.#db);
+    if (!rows.some((r) => r.kind === 'monitor')) return undefined;
+    const changes = rows
+      .filter((r) => r.kind === 'change')
+      .map((r) => ({ ...parse<MonitorChangeEntry>(r.document!), seq: Number(r.seq) }))
+      .sort((a, b) => b.seq - a.seq);
+    const deliveries = rows
+      .filter((r) => r.kind === 'delivery')
+      .sort((a, b) => (a.created_at !== b.created_at ? (a.created_at < b.created_at ? 1 : -1) : a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+      .map((r) => parse<WebhookDelivery>(r.document!));
+    return { changes, deliveries };
   }
 
   async getDelivery(organizationId: string, monitorId: string, id: string): Promise<WebhookDelivery | undefined> {

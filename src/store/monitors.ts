@@ -231,6 +231,28 @@ export interface MonitorRunCommit {
   deliveries: WebhookDelivery[];
 }
 
+/** What names one state of a monitor ({@link MonitorStore.stamps}). */
+export interface MonitorStamp {
+  id: string;
+  version: number;
+  createdAt: Timestamp;
+}
+
+/** How much {@link MonitorStore.recentActivity} reads. */
+export interface RecentActivityLimits {
+  /** The latest history entries looked at. */
+  entries: number;
+  /** Changes kept of them. */
+  changes: number;
+  deliveries: number;
+}
+
+/** A monitor's recent changes and deliveries ({@link MonitorStore.recentActivity}). */
+export interface RecentActivity {
+  changes: (MonitorChangeEntry & { seq: number })[];
+  deliveries: WebhookDelivery[];
+}
+
 /** The outcome of {@link MonitorStore.commitRun}. */
 export type CommitOutcome = 'committed' | 'duplicate' | 'conflict' | 'gone';
 
@@ -245,6 +267,15 @@ export interface MonitorStore {
   getByDomain(organizationId: string, domain: string): Promise<Monitor | undefined>;
   /** Newest first (`createdAt` descending, then id). */
   list(organizationId: string, page: PageRequest): Promise<Page<Monitor>>;
+  /**
+   * Each of the organisation's monitors as its id, version and creation time, in no order: what a
+   * reader that remembers monitors' states (the console's overview) compares with what it holds. A
+   * monitor's state (`machine`, `lastResult`) is written only by its creation and by
+   * {@link MonitorStore.commitRun}, which moves the version, so an unchanged stamp means an unchanged state.
+   */
+  stamps(organizationId: string): Promise<MonitorStamp[]>;
+  /** The organisation's monitors among `ids` (those that exist, in no order). */
+  getMany(organizationId: string, ids: readonly string[]): Promise<Monitor[]>;
   /** Applies the fields given, sets `updatedAt`; undefined if not found. */
   update(organizationId: string, id: string, patch: MonitorPatch, now: Timestamp): Promise<Monitor | undefined>;
   /** Deletes the monitor with its history and deliveries; false if not found. */
@@ -265,6 +296,13 @@ export interface MonitorStore {
   addDelivery(delivery: WebhookDelivery): Promise<void>;
   /** The monitor's deliveries, newest first; undefined if the monitor is not the organisation's. */
   deliveries(organizationId: string, monitorId: string, page: PageRequest): Promise<Page<WebhookDelivery> | undefined>;
+  /**
+   * What the console's domain page shows of a monitor, in one read: the changes among its latest
+   * `limits.entries` history entries (at most `limits.changes`, newest first: what `history` gives
+   * filtered to changes) and its latest `limits.deliveries` deliveries (newest first); only the
+   * documents shown are read. Undefined if the monitor is not the organisation's.
+   */
+  recentActivity(organizationId: string, monitorId: string, limits: RecentActivityLimits): Promise<RecentActivity | undefined>;
   getDelivery(organizationId: string, monitorId: string, id: string): Promise<WebhookDelivery | undefined>;
   /**
    * Up to `limit` pending deliveries due at `now`, each taken until `leaseUntil` (its

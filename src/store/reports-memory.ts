@@ -50,6 +50,8 @@ export class MemoryReportStore implements ReportStore {
   /** organisation → identity → duplicate receipts. */
   readonly #duplicates = new Map<string, Map<string, Duplicate>>();
   readonly #rejections: ReportRejection[] = [];
+  /** Reports stored per organisation ({@link MemoryReportStore.revision}). */
+  readonly #revisions = new Map<string, number>();
   /** organisation + domain → "day trusted source" → the merged digest entry. */
   readonly #digests = new Map<string, Map<string, { trusted: boolean; entry: SenderDigestEntry }>>();
   readonly #routing: (domain: string) => Promise<ReportRouting>;
@@ -116,6 +118,7 @@ export class MemoryReportStore implements ReportStore {
     };
     this.#reports.set(report.id, { report: stored, records: structuredClone(records), source });
     identities.set(report.identity, report.id);
+    this.#revisions.set(report.organizationId, (this.#revisions.get(report.organizationId) ?? 0) + 1);
     return 'stored';
   }
 
@@ -244,6 +247,10 @@ export class MemoryReportStore implements ReportStore {
 
   async rejectionCount(organizationId: string): Promise<number> {
     return this.#rejections.filter((r) => r.organizationId === organizationId).length;
+  }
+
+  async revision(organizationId: string): Promise<string> {
+    return String(this.#revisions.get(organizationId) ?? 0);
   }
 
   async domainDailyTotals(organizationId: string, days: DayRange): Promise<(ReportDayTotals & { domain: string })[]> {

@@ -758,6 +758,16 @@ export class SqlReportStore implements ReportStore {
     return Number(row?.n ?? 0);
   }
 
+  async revision(organizationId: string): Promise<string> {
+    // Both from the index reports_by_received (organization_id, received_at, …), never the rows.
+    const row = await this.#db
+      .selectFrom('reports')
+      .select((eb) => [eb.fn.countAll<number | string>().as('n'), eb.fn.max<string | null>('received_at').as('latest')])
+      .where('organization_id', '=', organizationId)
+      .executeTakeFirst();
+    return `${Number(row?.n ?? 0)} ${row?.latest ?? ''}`;
+  }
+
   async domainDailyTotals(organizationId: string, days: DayRange): Promise<(ReportDayTotals & { domain: string })[]> {
     // The same sums as dailyTotals, every domain at once. The key leads with (organization_id, domain,
     // day): the organisation's domains are walked one index seek each (a loose index scan, `d`), and

@@ -432,6 +432,12 @@ export interface ReportStore {
    */
   domainDailyTotals(organizationId: string, days: DayRange): Promise<DomainDayTotals[]>;
   /**
+   * A text that moves whenever the organisation's reports change, and with them any figure read from
+   * them (a reader remembers figures under it: the console's overview). Reports are only ever added,
+   * each with its digest in one transaction, so their number and latest arrival name the state.
+   */
+  revision(organizationId: string): Promise<string>;
+  /**
    * The busiest `limit` sources of `domain` over `days`, of trusted or untrusted reports (most
    * messages first, then by address), and how many sources there are in all.
    */

@@ -87,6 +87,35 @@ describe.each<Backend>([memoryBackend, sqliteBackend])('the overview\u2019s repo
     expect(rowHtml('p-none.example')).toContain('<td>Not yet</td>');
   });
 
+  it('rows follow the monitors: a run\u2019s new state, a removed monitor, an added one (nothing stale is remembered)', async () => {
+    const rowsOf = async () => new Map((await overviewRows(service.stores.monitors, service.stores.reports, ORG_A.id, now)).map((r) => [r.domain, r]));
+    const before = await rowsOf();
+    expect(before.get('alpha.example')).toMatchObject({ verdict: 'protected', outcome: 'checked' });
+    // The same view again: the same rows (the remembered ones are copies: the figures set on one view do not leak).
+    expect(await rowsOf()).toEqual(before);
+    const alpha = (await service.stores.monitors.getByDomain(ORG_A.id, 'alpha.example'))!;
+    const at = '2026-11-27T11:30:00.000Z';
+    const committed = await service.stores.monitors.commitRun({
+      monitorId: alpha.id,
+      runId: 'run-alpha',
+      expectedVersion: alpha.version,
+      machine: alpha.machine,
+      lastResult: { checkedAt: at, outcome: 'checked', verdict: 'spoofable', inboxOutcome: 'delivered', transportVerdict: null, digest: 'e'.repeat(64), reason: null },
+      at,
+      entries: [],
+      deliveries: [],
+    });
+    expect(committed).toBe('committed');
+    expect((await rowsOf()).get('alpha.example')).toMatchObject({ verdict: 'spoofable', checkedAt: at });
+    await service.stores.monitors.delete(ORG_A.id, alpha.id);
+    expect((await rowsOf()).has('alpha.example')).toBe(false);
+    await service.stores.monitors.create({ ...monitorOf(9, 'beta.example'), id: 'mon_beta' });
+    await service.stores.monitors.create({ ...monitorOf(8, 'alpha.example'), id: 'mon_alpha_again' });
+    const after = await rowsOf();
+    expect([...after.keys()].sort()).toEqual(['alpha.example', 'beta.example', 'p-none.example', 'p-reject.example']);
+    expect(after.get('alpha.example')).toMatchObject({ monitorId: 'mon_alpha_again', verdict: 'protected' });
+  });
+
   it('a new report that changes a domain\u2019s figures changes its readiness (nothing stale is remembered)', async () => {
     // p-reject.example gains a failing legitimate sender the day before (a mail service signing as itself).
     const day = new Date(now.getTime() - 2 * 86_400_000);

@@ -452,6 +452,48 @@ describeStoreContract('store contract', ({ stores }, backend) => {
       expect((await stores.monitors.deliveries('o1', 'm1', { page: 1, limit: 10 }))?.total).toBe(0);
     });
 
+    it('stamps name each monitor\u2019s state (a run moves its version); getMany reads the organisation\u2019s monitors by id', async () => {
+      await stores.monitors.create(monitor('m1', 'o1', 'a.example', 1));
+      await stores.monitors.create(monitor('m2', 'o1', 'b.example', 2));
+      await stores.monitors.create(monitor('m3', 'o2', 'c.example', 3));
+      const byId = (list: { id: string }[]) => [...list].sort((a, b) => (a.id < b.id ? -1 : 1));
+      expect(byId(await stores.monitors.stamps('o1'))).toEqual([
+        { id: 'm1', version: 0, createdAt: T(1) },
+        { id: 'm2', version: 0, createdAt: T(2) },
+      ]);
+      await stores.monitors.update('o1', 'm2', { intervalMinutes: 5 }, T(9));
+      expect(await stores.monitors.commitRun(run('m1', 'slot:1', 0, T(10)))).toBe('committed');
+      expect(byId(await stores.monitors.stamps('o1')).map((s) => [s.id, s.version])).toEqual([['m1', 1], ['m2', 0]]);
+      expect(await stores.monitors.stamps('o3')).toEqual([]);
+      const many = byId(await stores.monitors.getMany('o1', ['m1', 'm2', 'm3', 'nope']));
+      expect(many).toEqual([await stores.monitors.get('o1', 'm1'), await stores.monitors.get('o1', 'm2')]);
+      expect(many[0]).toMatchObject({ version: 1, lastResult: { checkedAt: T(10) } });
+      expect(await stores.monitors.getMany('o1', [])).toEqual([]);
+    });
+
+    it('recentActivity: the changes among the latest entries (newest first, at most so many) and the latest deliveries, in one read; scoped', async () => {
+      await stores.monitors.create(monitor('m1', 'o1', 'a.example', 1));
+      const change = (n: number) => ({ type: 'change' as const, id: `chg${n}`, monitorId: 'm1', at: T(10 + n), before: snap, after: snap, changes: [{ field: 'state', before: 'checked', after: 'could-not-check' }] });
+      // Entries 1..8: a check then a change per run (seq 2, 4, 6, 8 are changes).
+      for (let n = 0; n < 4; n++) {
+        const r = run('m1', `slot:${n}`, n, T(10 + n), { deliveries: [delivery(`d${n}`, 'm1', T(20 + n))] });
+        expect(await stores.monitors.commitRun({ ...r, entries: [...r.entries, change(n)] })).toBe('committed');
+      }
+      const all = await stores.monitors.recentActivity('o1', 'm1', { entries: 100, changes: 100, deliveries: 100 });
+      expect(all?.changes.map((e) => [e.id, e.seq])).toEqual([['chg3', 8], ['chg2', 6], ['chg1', 4], ['chg0', 2]]);
+      expect(all?.changes[0]).toEqual({ ...change(3), seq: 8 });
+      expect(all?.deliveries.map((d) => d.id)).toEqual(['d3', 'd2', 'd1', 'd0']);
+      expect(all?.deliveries).toEqual((await stores.monitors.deliveries('o1', 'm1', { page: 1, limit: 10 }))?.items);
+      // The latest 5 entries (seq 8..4) hold three changes; two kept; two deliveries.
+      const some = await stores.monitors.recentActivity('o1', 'm1', { entries: 5, changes: 2, deliveries: 2 });
+      expect(some?.changes.map((e) => e.seq)).toEqual([8, 6]);
+      expect((await stores.monitors.recentActivity('o1', 'm1', { entries: 4, changes: 10, deliveries: 0 }))?.changes.map((e) => e.seq)).toEqual([8, 6]);
+      expect(some?.deliveries.map((d) => d.id)).toEqual(['d3', 'd2']);
+      expect(await stores.monitors.recentActivity('o2', 'm1', { entries: 5, changes: 2, deliveries: 2 })).toBeUndefined();
+      await stores.monitors.create(monitor('m2', 'o1', 'b.example', 2));
+      expect(await stores.monitors.recentActivity('o1', 'm2', { entries: 5, changes: 2, deliveries: 2 })).toEqual({ changes: [], deliveries: [] });
+    });
+
     it('of concurrent runs at one version, exactly one commits', async () => {
       await stores.monitors.create(monitor('m1', 'o1', 'a.example', 1));
       const outcomes = await Promise.all(Array.from({ length: 8 }, (_, i) => stores.monitors.commitRun(run('m1', `slot:${i}`, 0, T(10 + i)))));

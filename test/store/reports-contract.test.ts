@@ -101,6 +101,20 @@ describeStoreContract('report store contract', ({ stores }, backend) => {
     expect(await stores.reports.add(report('r1-o2', 'o2', 0, [row('192.0.2.1', 10)], { identity: again.identity }))).toBe('stored');
   });
 
+  it('the revision moves with every report stored in the organisation, never with a duplicate or another organisation\u2019s report', async () => {
+    const empty = await stores.reports.revision('o1');
+    expect(await stores.reports.add(report('r1', 'o1', 0, [row('192.0.2.1', 10)]))).toBe('stored');
+    const one = await stores.reports.revision('o1');
+    expect(one).not.toBe(empty);
+    expect(await stores.reports.add(report('r1', 'o1', 0, [row('192.0.2.1', 10)], { id: 'r1-copy' }))).toBe('duplicate');
+    expect(await stores.reports.add(report('r9', 'o2', 0, [row('192.0.2.1', 10)]))).toBe('stored');
+    expect(await stores.reports.revision('o1')).toBe(one);
+    // Received at the same instant as the first: the revision still moves.
+    expect(await stores.reports.add(report('r2', 'o1', 1, [row('192.0.2.2', 5)]))).toBe('stored');
+    const two = await stores.reports.revision('o1');
+    expect([empty, one]).not.toContain(two);
+  });
+
   it('tenancy: another organisation sees nothing', async () => {
     await stores.reports.add(report('r1', 'o1', 0, [row('192.0.2.1', 10)]));
     await stores.reports.reject({ id: 'x1', organizationId: 'o1', receivedAt: '2025-03-02T00:00:00.000Z', channel: 'file', fileName: 'bad.xml', sender: null, reason: 'xml-entity', detail: 'a DTD' });

@@ -20,7 +20,7 @@ import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest 
 import { normaliseDomainInput, type SpoofCheckResult } from '@spoof-checker/engine';
 import { announceKeyRevoked } from '../store/key-revocations.js';
 import { apiKeyIdFromDigest, digestApiKey } from '../store/api-keys.js';
-import type { ConsoleRole, ConsoleSession, ConsoleUser } from '../store/console.js';
+import type { ConsoleOrganizationSettings, ConsoleRole, ConsoleSession, ConsoleSessionView, ConsoleUser } from '../store/console.js';
 import type { MonitorCheckKind } from '../store/monitors.js';
 import { MONITOR_CHECK_KINDS } from '../store/monitors.js';
 import type { RecordLog, Stores } from '../store/types.js';
@@ -265,39 +265,39 @@ export const consolePlugin: FastifyPluginAsync<ConsoleOptions> = async (app: Fas
     const sessionId = sessionIdFrom(request.headers.cookie, secure);
     if (!sessionId) return null;
     const idHash = secretHash(sessionId);
-    const session = await store.getSession(idHash);
-    if (!session) return null;
+    // The session, its user and the user's memberships (with their organisations' names and settings): one read.
+    const view = await store.sessionView(idHash);
+    if (!view) return null;
+    const { session, user } = view;
     const at = now();
     const idleEnd = new Date(session.lastSeenAt).getTime() + SESSION_IDLE_MS;
     if (session.expiresAt <= at.toISOString() || idleEnd <= at.getTime()) {
       await store.deleteSession(idHash);
       return null;
     }
-    // The viewer's memberships (and their organisations' names) are read beside the user: a page waits for one round trip, not three.
-    const organizations = withMemberships ? membershipsWithNames(session.userId) : null;
-    organizations?.catch(() => undefined);
-    const [user] = await Promise.all([store.getUser(session.userId), at.getTime() - new Date(session.lastSeenAt).getTime() >= SESSION_TOUCH_INTERVAL_MS ? store.updateSession(idHash, { lastSeenAt: at.toISOString() }) : undefined]);
+    if (at.getTime() - new Date(session.lastSeenAt).getTime() >= SESSION_TOUCH_INTERVAL_MS) await store.updateSession(idHash, { lastSeenAt: at.toISOString() });
     if (!user) {
       await store.deleteSession(idHash);
       return null;
     }
-    if (organizations) membershipsRead.set(request, organizations);
+    if (withMemberships) membershipsRead.set(request, view.memberships);
     return { sessionId, session, user };
   }
 
-  /** The memberships of a user, each with its organisation's name. */
-  async function membershipsWithNames(userId: string) {
-    const memberships = await store.membershipsOf(userId);
-    return Promise.all(memberships.map(async (m) => ({ membership: m, name: await organizationName(m.organizationId) })));
+  /** The memberships of a user, each with its organisation's name and settings (the name read where the store did not read it beside). */
+  async function membershipsWithNames(memberships: ConsoleSessionView['memberships']) {
+    return Promise.all(memberships.map(async (m) => ({ membership: m.membership, settings: m.settings, name: m.organizationName === undefined ? await organizationName(m.membership.organizationId) : (m.organizationName ?? m.membership.organizationId) })));
   }
-  /** What readSession started reading for the request's viewer (its memberships and their names). */
-  const membershipsRead = new WeakMap<FastifyRequest, ReturnType<typeof membershipsWithNames>>();
+  /** What readSession read for the request's viewer (its memberships, their organisations' names and settings). */
+  const membershipsRead = new WeakMap<FastifyRequest, ConsoleSessionView['memberships']>();
+  /** The settings of the viewer's organisation as the session's read gave them (needsEnrolment reads them again without). */
+  const settingsRead = new WeakMap<Signed, ConsoleOrganizationSettings>();
 
   /** The signed-in viewer, or null (no session, a pending second factor, no membership left). */
   async function viewerOf(request: FastifyRequest): Promise<Signed | null> {
     const read = await readSession(request, true);
     if (!read || read.session.pendingSecondFactor) return null;
-    const named = await (membershipsRead.get(request) ?? membershipsWithNames(read.user.id));
+    const named = await membershipsWithNames(membershipsRead.get(request) ?? (await store.sessionView(secretHash(read.sessionId)))?.memberships ?? []);
     membershipsRead.delete(request);
     const memberships = named.map((n) => n.membership);
     let membership = memberships.find((m) => m.organizationId === read.session.organizationId);
@@ -322,6 +322,8 @@ export const consolePlugin: FastifyPluginAsync<ConsoleOptions> = async (app: Fas
         demo: demoSettings,
       },
     };
+    const settings = named.find((n) => n.membership.organizationId === membership.organizationId)?.settings;
+    if (settings) settingsRead.set(signed, settings);
     return signed;
   }
 
@@ -401,7 +403,7 @@ export const consolePlugin: FastifyPluginAsync<ConsoleOptions> = async (app: Fas
 
   /** Whether the organisation requires a second factor and the user has none (then only the account page works). */
   async function needsEnrolment(signed: Signed): Promise<boolean> {
-    return signed.user.totpSecret === null && (await store.getSettings(signed.viewer.organizationId)).requireSecondFactor;
+    return signed.user.totpSecret === null && (settingsRead.get(signed) ?? (await store.getSettings(signed.viewer.organizationId))).requireSecondFactor;
   }
 
   const audit = (resource: string, verb: string, past: string, idParam?: string) => ({ public: true, audit: { service: 'console', resource, verb, past, ...(idParam ? { idParam } : {}) } });

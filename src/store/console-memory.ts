@@ -2,7 +2,7 @@
  * The console's store in memory (tests, `serve` without a database): every row copied in and out,
  * so that a caller never holds the stored object.
  */
-import type { ConsoleApiKey, ConsoleInvitation, ConsoleMember, ConsoleMembership, ConsoleOrganizationSettings, ConsoleRole, ConsoleSession, ConsoleStore, ConsoleUser, LatestResult } from './console.js';
+import type { ConsoleApiKey, ConsoleInvitation, ConsoleMember, ConsoleMembership, ConsoleOrganizationSettings, ConsoleRole, ConsoleSession, ConsoleSessionView, ConsoleStore, ConsoleUser, LatestResult } from './console.js';
 import type { Timestamp } from './page-types.js';
 import { copy } from './pagination.js';
 
@@ -107,6 +107,16 @@ export class MemoryConsoleStore implements ConsoleStore {
   async getSession(idHash: string): Promise<ConsoleSession | undefined> {
     const s = this.#sessions.get(idHash);
     return s && copy(s);
+  }
+  async sessionView(idHash: string): Promise<ConsoleSessionView | undefined> {
+    const session = await this.getSession(idHash);
+    if (!session) return undefined;
+    const memberships = await this.membershipsOf(session.userId);
+    return {
+      session,
+      user: await this.getUser(session.userId),
+      memberships: await Promise.all(memberships.map(async (membership) => ({ membership, organizationName: undefined, settings: await this.getSettings(membership.organizationId) }))),
+    };
   }
   async updateSession(idHash: string, patch: Partial<Pick<ConsoleSession, 'organizationId' | 'lastSeenAt' | 'pendingSecondFactor'>>): Promise<boolean> {
     const s = this.#sessions.get(idHash);

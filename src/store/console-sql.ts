@@ -2,9 +2,9 @@
  * The console's store in SQL (SQLite or PostgreSQL) on Kysely, created by migration `0010_console`.
  * Timestamps are ISO 8601 text in UTC (they sort as text); lists are JSON text.
  */
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { createTable } from './sql-tables.js';
-import type { ConsoleApiKey, ConsoleInvitation, ConsoleMember, ConsoleMembership, ConsoleOrganizationSettings, ConsoleRole, ConsoleSession, ConsoleStore, ConsoleUser, LatestResult } from './console.js';
+import type { ConsoleApiKey, ConsoleInvitation, ConsoleMember, ConsoleMembership, ConsoleOrganizationSettings, ConsoleRole, ConsoleSession, ConsoleSessionView, ConsoleStore, ConsoleUser, LatestResult } from './console.js';
 import type { MigrationFactory, SqlDialectName } from './migration-types.js';
 import type { Timestamp } from './page-types.js';
 import { flagsFromColumns, flagsToColumns, fromColumns, json, parse, toColumns } from './sql-values.js';
@@ -63,6 +63,14 @@ export const createConsoleTables: MigrationFactory = (context) => ({
 });
 
 type UserRow = ConsoleTables['console_users'];
+/** A row of {@link SqlConsoleStore.sessionView}: the session, its user, one membership with its organisation's name and settings. */
+type SessionViewRow = ConsoleTables['console_sessions'] & { [K in keyof UserRow as `u_${K}`]: UserRow[K] | null } & {
+  m_organization_id: string | null;
+  m_role: ConsoleRole | null;
+  m_created_at: string | null;
+  o_name: string | null;
+  cs_require_second_factor: number | string | null;
+};
 /** The fields of each console row held as they are. */
 const USER_FIELDS = ['id', 'email', 'passwordHash', 'totpSecret', 'createdAt'] as const;
 const MEMBERSHIP_FIELDS = ['userId', 'organizationId', 'role', 'createdAt'] as const;
@@ -213,6 +221,39 @@ export class SqlConsoleStore implements ConsoleStore {
   async getSession(idHash: string): Promise<ConsoleSession | undefined> {
     const row = await this.#db.selectFrom('console_sessions').selectAll().where('id_hash', '=', idHash).executeTakeFirst();
     return row && toSession(row);
+  }
+  async sessionView(idHash: string): Promise<ConsoleSessionView | undefined> {
+    // One statement: a row per membership (one without, if none), the user and each organisation's
+    // name (the table of migration 0001, read here for the page's list) and settings beside.
+    const { rows } = await sql<SessionViewRow>`
+      select s.id_hash, s.user_id, s.organization_id, s.created_at, s.last_seen_at, s.expires_at, s.pending_second_factor,
+        u.id as u_id, u.email as u_email, u.password_hash as u_password_hash, u.totp_secret as u_totp_secret, u.totp_last_step as u_totp_last_step,
+        u.recovery_codes as u_recovery_codes, u.created_at as u_created_at,
+        m.organization_id as m_organization_id, m.role as m_role, m.created_at as m_created_at, o.name as o_name, cs.require_second_factor as cs_require_second_factor
+      from console_sessions s
+      left join console_users u on u.id = s.user_id
+      left join console_memberships m on m.user_id = s.user_id
+      left join organizations o on o.id = m.organization_id
+      left join console_settings cs on cs.organization_id = m.organization_id
+      where s.id_hash = ${idHash}
+      order by m.organization_id`.execute(this.#db);
+    const first = rows[0];
+    if (!first) return undefined;
+    const user: UserRow | null =
+      first.u_id === null
+        ? null
+        : { id: first.u_id, email: first.u_email!, password_hash: first.u_password_hash, totp_secret: first.u_totp_secret, totp_last_step: first.u_totp_last_step!, recovery_codes: first.u_recovery_codes!, created_at: first.u_created_at! };
+    return {
+      session: toSession(first),
+      user: user ? toUser(user) : undefined,
+      memberships: rows
+        .filter((r) => r.m_organization_id !== null)
+        .map((r) => ({
+          membership: toMembership({ user_id: first.user_id, organization_id: r.m_organization_id!, role: r.m_role!, created_at: r.m_created_at! }),
+          organizationName: r.o_name,
+          settings: { organizationId: r.m_organization_id!, requireSecondFactor: r.cs_require_second_factor !== null && Number(r.cs_require_second_factor) === 1 },
+        })),
+    };
   }
   async updateSession(idHash: string, patch: Partial<Pick<ConsoleSession, 'organizationId' | 'lastSeenAt' | 'pendingSecondFactor'>>): Promise<boolean> {
     const set: Partial<ConsoleTables['console_sessions']> = {};

@@ -100,6 +100,13 @@ export interface LatestResult {
   result: string;
 }
 
+/** What {@link ConsoleStore.sessionView} reads. */
+export interface ConsoleSessionView {
+  session: ConsoleSession;
+  user: ConsoleUser | undefined;
+  memberships: { membership: ConsoleMembership; organizationName: string | null | undefined; settings: ConsoleOrganizationSettings }[];
+}
+
 /** Storage of the console's accounts, sessions and its views' rows. */
 export interface ConsoleStore {
   /** A new user; `duplicate-email` when the address has an account. */
@@ -137,6 +144,13 @@ export interface ConsoleStore {
 
   createSession(session: ConsoleSession): Promise<void>;
   getSession(idHash: string): Promise<ConsoleSession | undefined>;
+  /**
+   * A session with what a page needs of its user, in one read (the console's pages): the session,
+   * its user (undefined if gone) and the user's memberships by organisation id, each with its
+   * organisation's settings and, where the store can read it beside, its name (null: no such
+   * organisation; undefined: not read here). Undefined if there is no such session.
+   */
+  sessionView(idHash: string): Promise<ConsoleSessionView | undefined>;
   /** Sets the fields given; false when the session is gone. */
   updateSession(idHash: string, patch: Partial<Pick<ConsoleSession, 'organizationId' | 'lastSeenAt' | 'pendingSecondFactor'>>): Promise<boolean>;
   deleteSession(idHash: string): Promise<void>;

@@ -105,6 +105,31 @@ describeStoreContract('console store contract', ({ stores }) => {
     expect(await c.failedSignIns('addr:1', T0)).toEqual({ count: 2, oldest: T1 });
   });
 
+  it('sessionView: the session, its user and the user\u2019s memberships with their settings (and names where read beside), in one read', async () => {
+    const c = stores.console;
+    await stores.apiKeys.addOrganization({ id: 'o1', name: 'One' });
+    await c.createUser(user('u1', 'a@example.com'));
+    await c.putMembership({ userId: 'u1', organizationId: 'o2', role: 'viewer', createdAt: T1 });
+    await c.putMembership({ userId: 'u1', organizationId: 'o1', role: 'owner', createdAt: T0 });
+    await c.putMembership({ userId: 'u2', organizationId: 'o1', role: 'admin', createdAt: T0 });
+    await c.putSettings({ organizationId: 'o2', requireSecondFactor: true });
+    const session = { idHash: 's1', userId: 'u1', organizationId: 'o1', createdAt: T0, lastSeenAt: T0, expiresAt: T2, pendingSecondFactor: false };
+    await c.createSession(session);
+    const view = await c.sessionView('s1');
+    expect(view?.session).toEqual(session);
+    expect(view?.user).toEqual(await c.getUser('u1'));
+    expect(view?.memberships.map((m) => [m.membership, m.settings])).toEqual([
+      [{ userId: 'u1', organizationId: 'o1', role: 'owner', createdAt: T0 }, { organizationId: 'o1', requireSecondFactor: false }],
+      [{ userId: 'u1', organizationId: 'o2', role: 'viewer', createdAt: T1 }, { organizationId: 'o2', requireSecondFactor: true }],
+    ]);
+    // A name is the organisation's (null: no such organisation) where the store reads it beside; undefined where not.
+    expect([['One', null], [undefined, undefined]]).toContainEqual(view?.memberships.map((m) => m.organizationName));
+    expect(await c.sessionView('nope')).toBeUndefined();
+    // A session whose user is gone and who has no membership.
+    await c.createSession({ ...session, idHash: 's9', userId: 'u9' });
+    expect(await c.sessionView('s9')).toMatchObject({ user: undefined, memberships: [] });
+  });
+
   it('settings default to no second factor; key names are per organisation; the latest result keeps the newest', async () => {
     const c = stores.console;
     expect(await c.getSettings('o1')).toEqual({ organizationId: 'o1', requireSecondFactor: false });

@@ -456,7 +456,7 @@ describeStoreContract('store contract', ({ stores }, backend) => {
       await stores.monitors.create(monitor('m1', 'o1', 'a.example', 1));
       await stores.monitors.create(monitor('m2', 'o1', 'b.example', 2));
       await stores.monitors.create(monitor('m3', 'o2', 'c.example', 3));
-      const byId = (list: { id: string }[]) => [...list].sort((a, b) => (a.id < b.id ? -1 : 1));
+      const byId = <T extends { id: string }>(list: T[]): T[] => [...list].sort((a, b) => (a.id < b.id ? -1 : 1));
       expect(byId(await stores.monitors.stamps('o1'))).toEqual([
         { id: 'm1', version: 0, createdAt: T(1) },
         { id: 'm2', version: 0, createdAt: T(2) },

@@ -111,7 +111,7 @@ describe.concurrent('every benchmark runs (--smoke) and writes its figures', () 
     expect(done.code, done.stderr).toBe(0);
     const report = lastJsonLine(done.stdout);
     const page = { p50: expect.any(Number), p95: expect.any(Number), target: expect.any(Number), met: expect.any(Boolean), cpuMs: expect.any(Number) };
-    expect(report).toMatchObject({ domains: 50, mode: 'smoke', sqlite: { overview: page, domain: page }, postgres: { overview: page, domain: page } });
+    expect(report).toMatchObject({ domains: 50, mode: 'smoke', sqlite: { overview: page, domain: page, overviewAfterReport: page }, postgres: { overview: page, domain: page, overviewAfterReport: page } });
   });
 
   it('bench/transport.ts: both name sets, with and without --transport', { timeout: BENCH_TIMEOUT_MS }, async () => {

@@ -309,7 +309,13 @@ async function windowFigures(reports: ReportStore, organizationId: string, dayRa
   const revision = await reports.revision(organizationId);
   const known = memo.get(key);
   if (known?.revision === revision) return known;
-  const made: WindowFigures = { revision, figures: figuresOf(await reports.domainDailyTotals(organizationId, dayRange)), verdicts: new Map() };
+  const figures = figuresOf(await reports.domainDailyTotals(organizationId, dayRange));
+  // A domain whose day totals did not change keeps its verdict (what the readiness memo would give).
+  const verdicts = new Map<string, 'ready' | 'not-ready'>();
+  if (known) {
+    for (const [domain, verdict] of known.verdicts) if (figures.get(domain)?.fingerprint === known.figures.get(domain)?.fingerprint) verdicts.set(domain, verdict);
+  }
+  const made: WindowFigures = { revision, figures, verdicts };
   if (memo.size >= WINDOW_MEMO_ENTRIES) memo.clear();
   memo.set(key, made);
   return made;

@@ -40,8 +40,13 @@ const MAX_ENGINE_INSTALL_PACKAGES = 10;
 /** npm scripts that run when a package is installed (an engine must have none). */
 const INSTALL_SCRIPTS = ['preinstall', 'install', 'postinstall', 'prepare'];
 
-/** The largest unpacked size the published package may have. */
-const MAX_UNPACKED_BYTES = 3 * 1024 * 1024;
+/**
+ * The largest unpacked size the published package may have. It catches what should never ship (a
+ * test tree, source maps, generated data: each adds megabytes), not the code's own growth: the
+ * service packed 3.0 MB at the end of 2026 (1.45 MB of JavaScript, 0.56 MB of declarations, the
+ * demo's zones and the docs), so the bound leaves about a third more room.
+ */
+const MAX_UNPACKED_BYTES = 4 * 1024 * 1024;
 /** Packages of the HTTP service and the stores: the engine entry must load none of them. */
 const SERVICE_STACK = /\/node_modules\/(fastify|@fastify\/[^/]+|better-sqlite3|pg|kysely|ioredis|bullmq)\//;
 

@@ -5,24 +5,15 @@
  * question is still on its way, then gives them all at once; a round is one wait of the validation.
  * The states are those of the walk one question at a time, whatever order the answers come in.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningDnsServer } from '../../src/zones/server.js';
+import { describe, expect, it } from 'vitest';
 import { startDnssec } from '../../src/dnssec/check.js';
-import { createRawQuery } from '../../src/dnssec/query.js';
 import type { RawQuery, RawResponse } from '../../src/dnssec/types.js';
 import { DnssecCache, MAX_CHAIN_LEVELS_AT_ONCE, MAX_VALIDATION_QUERIES_IN_FLIGHT, Validator } from '../../src/dnssec/validate.js';
 import { TYPE, typeName } from '../../src/dns/canonical.js';
-import { CASES, FIXED_NOW, fixtureAnchors, startSignedServer } from './helpers.js';
+import { CASES, FIXED_NOW, fixtureAnchors, signedServerPerFile } from './helpers.js';
 
-let server: RunningDnsServer;
-let query: RawQuery;
-beforeAll(async () => {
-  server = await startSignedServer();
-  query = createRawQuery([server.address]);
-});
-afterAll(async () => {
-  await server?.close();
-});
+const signed = signedServerPerFile();
+const query = signed.query;
 
 /**
  * `inner`'s answers held back until every question asked is answered and held, then given at once

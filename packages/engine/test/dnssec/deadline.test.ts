@@ -5,24 +5,15 @@
  * after its question, as in the issue) and with a resolver that never answers, counting questions,
  * not timing them.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { checkDomain } from '../../src/check.js';
 import { NetworkResolver } from '../../src/dns/network-resolver.js';
-import type { RunningDnsServer } from '../../src/zones/server.js';
 import { startDnssec } from '../../src/dnssec/check.js';
-import { createRawQuery } from '../../src/dnssec/query.js';
 import { EDE, type RawQuery } from '../../src/dnssec/types.js';
-import { FIXED_NOW, fixtureAnchors, startSignedServer } from './helpers.js';
+import { FIXED_NOW, fixtureAnchors, signedServerPerFile } from './helpers.js';
 
-let server: RunningDnsServer;
-let query: RawQuery;
-beforeAll(async () => {
-  server = await startSignedServer();
-  query = createRawQuery([server.address]);
-});
-afterAll(async () => {
-  await server?.close();
-});
+const signed = signedServerPerFile();
+const query = signed.query;
 
 /** Seconds of the fake clock each DO answer costs (the issue's delayed server). */
 const ANSWER_COST_MS = 1900;
@@ -91,7 +82,7 @@ describe('validation within the check\'s DNS deadline', () => {
   });
 
   it('checkDomain: DO answers that never come do not hold the check past its deadlineMs; the verdict stands', async () => {
-    const network = new NetworkResolver({ servers: [`127.0.0.1:${server.address.port}`] });
+    const network = new NetworkResolver({ servers: [`127.0.0.1:${signed.server().address.port}`] });
     const silent: RawQuery = () => new Promise(() => undefined);
     try {
       const result = await checkDomain('secure-nsec.test', { resolver: network, deadlineMs: 1500, dnssec: { query: silent, anchors: fixtureAnchors(), now: () => FIXED_NOW } });

@@ -7,7 +7,7 @@
  */
 import { EDE, type DnssecReason, type DnssecStatus, type RawQuery, type RawResponse, type TrustAnchor } from './types.js';
 import { type DnssecCache, Validator, weakest } from './validate.js';
-import { groupRRsets, TYPE } from '../dns/canonical.js';
+import { TYPE } from '../dns/canonical.js';
 import type { Finding, SectionEnvelope } from '../findings.js';
 
 /** A result's DNSSEC state: a validator's state, or `not-checked` (never shown as secure). */
@@ -138,14 +138,18 @@ export function queryWithinDeadline(query: RawQuery, deadline: DnssecDeadline): 
  * With `deadline` (the check's), no question is asked or waited for past it.
  */
 export function startDnssec(domain: string, options: CheckDnssecOptions, deadline?: DnssecDeadline): DnssecWork {
-  const query = deadline ? queryWithinDeadline(options.query, deadline) : options.query;
+  // Questions in flight are shared with the other checks of the cache, under this check's deadline.
+  const shared = options.cache ? options.cache.share(options.query) : options.query;
+  const query = deadline ? queryWithinDeadline(shared, deadline) : shared;
   const validator = new Validator({ query, anchors: options.anchors, cache: options.cache, ...(options.now ? { now: options.now } : {}) });
   const anchor = validator.anchorZoneOf(domain);
   if (anchor === undefined) {
     const result = dnssecNotChecked(`No trust anchor covers ${domain}: nothing to validate from.`);
     return { finish: async () => result };
   }
-  const material = options.cache ? options.cache.anchorMaterial(anchor, () => anchorHasKeys(query, anchor)) : anchorHasKeys(query, anchor);
+  // The anchor's DNSKEY answer is kept (by the validator, and by the cache for the checks after):
+  // the walk reads it rather than asking again.
+  const material = validator.anchorHasMaterial(anchor);
   const one = async (name: string, type: 'TXT' | 'MX'): Promise<DnssecRRsetResult> => {
     try {
       const result = await validator.validate(name, TYPE[type]);
@@ -171,16 +175,4 @@ export function startDnssec(domain: string, options: CheckDnssecOptions, deadlin
       return { status: worst.status, reason, rrsets, signaturesExpire: earliest === undefined ? null : new Date(earliest * 1000).toISOString() };
     },
   };
-}
-
-/** Whether the anchor's zone answers with any DNSKEY at all (RFC 4035 §5.2 needs one to start). */
-async function anchorHasKeys(query: RawQuery, zone: string): Promise<boolean> {
-  try {
-    const response = await query(zone, TYPE.DNSKEY);
-    if (response.kind === 'error') return true; // a failure is the validation's to report (indeterminate)
-    const sets = groupRRsets([...response.message.answer, ...response.message.authority]);
-    return sets.some((s) => s.type === TYPE.DNSKEY || s.type === TYPE.RRSIG || s.type === TYPE.NSEC || s.type === TYPE.NSEC3);
-  } catch {
-    return true;
-  }
 }

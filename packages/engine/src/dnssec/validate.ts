@@ -20,7 +20,14 @@
  *
  * Work is capped (signatures per RRset, NSEC3 hashes per answer, chain length, queries per
  * validation), so a hostile zone cannot burn CPU (CVE-2023-50387, CVE-2023-50868).
+ *
+ * The walk down the cuts is one after another (each zone's keys authenticate its child's DS), but
+ * the questions it asks are known once the signer is: the DS and DNSKEY of every label from the
+ * deepest zone already known down to it. They are asked at once (`prefetchChain`,
+ * `MAX_CHAIN_LEVELS_AT_ONCE`, `MAX_VALIDATION_QUERIES_IN_FLIGHT`) and the walk reads the answers in its
+ * own order, so every rule above applies as before and an answer it does not reach is never used.
  */
+import pLimit, { type LimitFunction } from 'p-limit';
 import {
   groupRRsets,
   isSubdomain,
@@ -54,7 +61,7 @@ import {
   verifySignature,
 } from './verify.js';
 import { budgetReason, hasType, MAX_NSEC3_HASHES, MAX_NSEC3_ITERATIONS, nsec3Proofs, optOutReason, readNsec3, type Nsec3 } from './nsec3.js';
-import { EDE, type DnssecReason, type DnssecStatus, type RawQuery, type RRsetValidation, type TrustAnchor, type ValidationResult } from './types.js';
+import { EDE, type DnssecReason, type DnssecStatus, type RawQuery, type RawResponse, type RRsetValidation, type TrustAnchor, type ValidationResult } from './types.js';
 
 /**
  * The most records an RRset may hold for the validator to look at it (sort, canonicalise, verify);
@@ -71,6 +78,14 @@ export { MAX_NSEC3_HASHES, MAX_NSEC3_ITERATIONS };
 export const MAX_VALIDATION_CNAMES = 16;
 /** Queries one validator may send (all questions of a check together). */
 export const MAX_VALIDATION_QUERIES = 200;
+/**
+ * Zone levels (labels below the deepest zone state already known) whose DS and DNSKEY are asked at
+ * once when a walk starts; a deeper name's further levels are asked one after another as they are
+ * reached. A domain's chain is 2 to 4 levels (the root's child, the registry's, the domain's).
+ */
+export const MAX_CHAIN_LEVELS_AT_ONCE = 8;
+/** Questions one validator has in flight at once; the others wait their turn, first come first served. */
+export const MAX_VALIDATION_QUERIES_IN_FLIGHT = 16;
 /**
  * Signature verifications one validator may make (all questions of a check together). A secure
  * domain costs about 7 from the root (2 with a warm `DnssecCache`); a hostile zone (colliding key
@@ -126,7 +141,28 @@ function unexpired<E extends { expires: number }>(entries: Map<string, E>, key: 
 export class DnssecCache {
   readonly #entries = new Map<string, { expires: number; state: Promise<ZoneState> }>();
   readonly #answers = new Map<string, { expires: number; held: Promise<HeldValidation> }>();
-  readonly #material = new Map<string, { expires: number; present: Promise<boolean> }>();
+  readonly #anchorKeys = new Map<string, { expires: number; answer: Promise<RawResponse> }>();
+  readonly #inFlight = new WeakMap<RawQuery, Map<string, Promise<RawResponse>>>();
+  /**
+   * `query` with its questions in flight shared between the checks that use this cache: a question
+   * (name and type) asked while the same one is still on its way gets that answer, not a second
+   * query; the entry goes when the answer comes, so the next asks anew (what is kept is the
+   * validated state, above, not the raw answer). Wrap the resolver's own query, under any
+   * check's deadline (`queryWithinDeadline`): one check's deadline must not end another's question.
+   */
+  share(query: RawQuery): RawQuery {
+    let flights = this.#inFlight.get(query);
+    if (!flights) this.#inFlight.set(query, (flights = new Map()));
+    const held = flights;
+    return (name, type) => {
+      const key = `${name.toLowerCase()}|${type}`;
+      const flying = held.get(key);
+      if (flying) return flying;
+      const sent = query(name, type).finally(() => held.delete(key));
+      held.set(key, sent);
+      return sent;
+    };
+  }
   /**
    * @internal A validated answer (as unbound keeps secure RRsets): until the earliest of its TTL,
    * its signatures' expiry and `DNSSEC_CACHE_SECONDS` (`DNSSEC_BOGUS_CACHE_SECONDS` when bogus);
@@ -135,14 +171,25 @@ export class DnssecCache {
   getAnswer(key: string): Promise<HeldValidation> | undefined {
     return unexpired(this.#answers, key)?.held;
   }
-  /** @internal Whether an anchor's zone answers with DNSSEC material at all, asked once per `DNSSEC_CACHE_SECONDS`. */
-  anchorMaterial(zone: string, ask: () => Promise<boolean>): Promise<boolean> {
+  /**
+   * @internal A trust anchor's zone's DNSKEY answer, asked once per `DNSSEC_CACHE_SECONDS` (its
+   * records' TTL when shorter, RFC 2181 §5.2; a failed question is not kept): whether the resolver
+   * gives DNSSEC material at all, and the keys every walk starts from, authenticated by the anchor
+   * each time it is read (RFC 4035 §5.2, its signatures' window against the validator's clock).
+   */
+  anchorKeys(zone: string, ask: () => Promise<RawResponse>): Promise<RawResponse> {
+    const held = unexpired(this.#anchorKeys, zone);
+    if (held) return held.answer;
     const now = Date.now() / 1000;
-    const held = this.#material.get(zone);
-    if (held && held.expires > now) return held.present;
-    const present = ask();
-    this.#material.set(zone, { expires: now + DNSSEC_CACHE_SECONDS, present });
-    return present;
+    const answer = ask();
+    const entry = { expires: now + DNSSEC_CACHE_SECONDS, answer };
+    this.#anchorKeys.set(zone, entry);
+    void answer.then((settled) => {
+      if (this.#anchorKeys.get(zone) !== entry) return;
+      if (settled.kind === 'error') this.#anchorKeys.delete(zone);
+      else entry.expires = Math.min(entry.expires, now + Math.min(Infinity, ...settled.message.answer.map((r) => r.ttl)));
+    });
+    return answer;
   }
   /** @internal */
   setAnswer(key: string, held: Promise<HeldValidation>): void {
@@ -254,6 +301,10 @@ export class Validator {
   private readonly now: () => number;
   private readonly zoneStates = new Map<string, Promise<ZoneState>>();
   private readonly cache: DnssecCache | undefined;
+  /** Questions asked ahead of the walk (`prefetchChain`, `anchorHasMaterial`), by name and type, until it reads them. */
+  private readonly pending = new Map<string, Promise<RawResponse>>();
+  /** At most `MAX_VALIDATION_QUERIES_IN_FLIGHT` questions on their way at once. */
+  private readonly limit: LimitFunction = pLimit(MAX_VALIDATION_QUERIES_IN_FLIGHT);
   private queries = 0;
   private verifications = 0;
   /** The earliest expiration (epoch seconds) of the signatures that verified. */
@@ -381,11 +432,94 @@ export class Validator {
     return best;
   }
 
-  private async ask(name: string, type: number): Promise<{ kind: 'response'; message: RawMessage } | { kind: 'error'; reason: DnssecReason }> {
-    if (++this.queries > MAX_VALIDATION_QUERIES) {
-      return { kind: 'error', reason: { code: EDE.DNSSEC_INDETERMINATE, text: `The validation needed more than ${MAX_VALIDATION_QUERIES} queries.` } };
+  /**
+   * Whether the trust anchor's `zone` answers its DNSKEY question with any DNSSEC material at all
+   * (RFC 4035 §5.2 needs its keys to start): a resolver that strips it (or zone files) is asked
+   * nothing more. A failed question says yes: the failure is the validation's to report. The answer
+   * is kept for the walk, which reads it as the anchor's keys instead of asking again.
+   */
+  async anchorHasMaterial(zone: string): Promise<boolean> {
+    const response = await this.askAhead(zone, TYPE.DNSKEY);
+    if (response.kind === 'error') return true;
+    const sets = groupRRsets([...response.message.answer, ...response.message.authority]);
+    return sets.some((s) => s.type === TYPE.DNSKEY || s.type === TYPE.RRSIG || s.type === TYPE.NSEC || s.type === TYPE.NSEC3);
+  }
+
+  /** (name, type) asked now for the walk to read later (`ask`); the same promise when already on its way. */
+  private askAhead(name: string, type: number): Promise<RawResponse> {
+    const key = questionKey(name, type);
+    let sent = this.pending.get(key);
+    if (!sent) {
+      sent = this.send(name, type);
+      this.pending.set(key, sent);
     }
-    const response = await this.query(name, type);
+    return sent;
+  }
+
+  /**
+   * One question (counted), within `MAX_VALIDATION_QUERIES_IN_FLIGHT`; a trust anchor's DNSKEY from
+   * the shared cache when it holds it (`DnssecCache.anchorKeys`). A rejection (a `RawQuery` should
+   * not reject) becomes the question's error, so a question asked ahead and never read cannot reject unheard.
+   */
+  private send(name: string, type: number): Promise<RawResponse> {
+    const ask = (): Promise<RawResponse> => {
+      this.queries++;
+      return this.limit(() => this.query(name, type)).catch((error: unknown): RawResponse => ({ kind: 'error', detail: error instanceof Error ? error.message : String(error) }));
+    };
+    const cache = this.cache;
+    if (!cache || type !== TYPE.DNSKEY || this.anchorFor(name)?.zone !== name) return ask();
+    let mine = false;
+    const held = cache.anchorKeys(name, () => ((mine = true), ask()));
+    // Another check's failure (its deadline, its cancellation) is not this one's: asked anew.
+    return mine ? held : held.then((response) => (response.kind === 'error' ? ask() : response));
+  }
+
+  /**
+   * The questions the walk from the anchor down to `target` will ask, asked at once rather than one
+   * after another (RFC 4035 §5.2: the DS of each label below the deepest zone state already known,
+   * then the DNSKEY of each zone). `apex`: an RRSIG names `target` as its signer, which RFC 4035
+   * §5.3.1 requires to be the zone apex, so its DNSKEY is asked too; otherwise only those of the
+   * labels above it (the target may be a name inside its zone, or under an insecure cut). The answers
+   * are only held: the walk (`cut`, `enterZone`) still decides level by level, top-down, with every
+   * rule of RFC 4035 §5, and an answer it does not reach (under an insecure or bogus cut, or a label
+   * that is no cut) is never read. At most `MAX_CHAIN_LEVELS_AT_ONCE` levels, and nothing when the
+   * questions would pass `MAX_VALIDATION_QUERIES` (the walk then asks one at a time and meets the cap).
+   */
+  private prefetchChain(target: string, apex: boolean): void {
+    const anchor = this.anchorFor(target);
+    if (!anchor) return;
+    const levels: string[] = [];
+    for (let name = target; !this.stateKnown(name, anchor.zone); name = parentOf(name)) {
+      levels.unshift(name);
+      if (name === anchor.zone) break;
+    }
+    const questions: [string, number][] = [];
+    for (const name of levels.slice(0, MAX_CHAIN_LEVELS_AT_ONCE)) {
+      // RFC 4035 §5.2: the anchor's keys are authenticated by the anchor itself, not by a DS.
+      if (name !== anchor.zone) questions.push([name, TYPE.DS]);
+      if (name === anchor.zone || name !== target || apex) questions.push([name, TYPE.DNSKEY]);
+    }
+    const fresh = questions.filter(([name, type]) => !this.pending.has(questionKey(name, type)));
+    if (this.queries + fresh.length > MAX_VALIDATION_QUERIES) return;
+    for (const [name, type] of fresh) this.askAhead(name, type);
+  }
+
+  /** Whether the state of the zone at `name` is held already (this check's, or the shared cache's). */
+  private stateKnown(name: string, anchorZone: string): boolean {
+    return this.zoneStates.has(name) || this.cache?.get(`${anchorZone}|${name}`) !== undefined;
+  }
+
+  private async ask(name: string, type: number): Promise<{ kind: 'response'; message: RawMessage } | { kind: 'error'; reason: DnssecReason }> {
+    const key = questionKey(name, type);
+    let sent = this.pending.get(key);
+    if (sent) this.pending.delete(key); // asked ahead (and counted then): read once
+    else {
+      if (this.queries >= MAX_VALIDATION_QUERIES) {
+        return { kind: 'error', reason: { code: EDE.DNSSEC_INDETERMINATE, text: `The validation needed more than ${MAX_VALIDATION_QUERIES} queries.` } };
+      }
+      sent = this.send(name, type);
+    }
+    const response = await sent;
     if (response.kind === 'error') return { kind: 'error', reason: { code: EDE.NO_REACHABLE_AUTHORITY, text: `The ${typeName(type)} query for ${name || '.'} failed: ${response.detail}.` } };
     const { rcode } = response.message;
     if (rcode !== 0 && rcode !== 3) {
@@ -394,13 +528,18 @@ export class Validator {
     return response;
   }
 
-  /** The state of the deepest zone at or above `name`, walking cut by cut from the anchor (memoised). */
-  private zoneState(name: string): Promise<ZoneState> {
+  /**
+   * The state of the deepest zone at or above `name`, walking cut by cut from the anchor (memoised).
+   * `ahead`: the walk starts here (not a step of another walk), so its questions are asked at once
+   * (`prefetchChain`); `apex` when a signature names `name` as its signer.
+   */
+  private zoneState(name: string, ahead?: { apex: boolean }): Promise<ZoneState> {
     let state = this.zoneStates.get(name);
     if (!state) {
       const key = `${this.anchorFor(name)?.zone ?? '-'}|${name}`;
       state = this.cache?.get(key);
       if (!state) {
+        if (ahead) this.prefetchChain(name, ahead.apex);
         state = this.computeZoneState(name);
         this.cache?.set(key, state);
       }
@@ -606,7 +745,7 @@ export class Validator {
   private async positive(set: RawRRset, answer: readonly RawRecord[], authority: readonly RawRecord[]): Promise<Verdict> {
     const signers = [...new Set(answer.filter((r) => r.type === TYPE.RRSIG && r.name === set.name).map((r) => parseRrsig(r.rdata)).filter((s): s is RrsigData => s !== undefined && s.typeCovered === set.type).map((s) => s.signer))];
     const signer = signers.find((s) => isSubdomain(set.name, s));
-    const state = await this.zoneState(signer ?? set.name);
+    const state = await this.zoneState(signer ?? set.name, { apex: signer !== undefined });
     if (state.status !== 'secure') return { status: state.status, reason: state.reason };
     if (signer === undefined) return { status: 'bogus', reason: { code: EDE.RRSIGS_MISSING, text: `${set.name} ${typeName(set.type)} has no RRSIG, but ${state.zone || '.'} is signed.` } };
     if (state.zone !== signer) {
@@ -666,13 +805,13 @@ export class Validator {
     const authoritySets = groupRRsets(message.authority);
     const cut = authoritySets.find((s) => s.type === TYPE.NS && isSubdomain(qname, s.name));
     if (cut && !authoritySets.some((s) => s.type === TYPE.SOA)) {
-      const delegated = await this.zoneState(cut.name);
+      const delegated = await this.zoneState(cut.name, { apex: false });
       if (delegated.status !== 'secure') return { status: delegated.status, reason: delegated.reason };
       return { status: 'indeterminate', reason: { code: EDE.DNSSEC_INDETERMINATE, text: `The resolver answered with a referral to ${cut.name} instead of an answer.` } };
     }
     const sigs = message.authority.filter((r) => r.type === TYPE.RRSIG).map((r) => parseRrsig(r.rdata)).filter((s): s is RrsigData => s !== undefined);
     const signer = sigs.map((s) => s.signer).find((s) => isSubdomain(qname, s));
-    const state = await this.zoneState(signer ?? qname);
+    const state = await this.zoneState(signer ?? qname, { apex: signer !== undefined });
     if (state.status !== 'secure') return { status: state.status, reason: state.reason };
     const what = message.rcode === 3 ? `that ${qname} does not exist` : `that ${qname} has no ${typeName(qtype)}`;
     if (signer === undefined) {
@@ -738,6 +877,11 @@ export class Validator {
     const wild = nsecs.find((n) => n.owner === wildcard);
     return wild !== undefined && !hasType(wild.bitmap, qtype) && !hasType(wild.bitmap, TYPE.CNAME);
   }
+}
+
+/** The key of a question (name and type) among those asked ahead. */
+function questionKey(name: string, type: number): string {
+  return `${name}|${type}`;
 }
 
 /** A failed check's state: `indeterminate` when the verification budget ran out, else `bogus`. */

@@ -55,7 +55,8 @@ export async function checkDane(
   dnssec: CheckDnssecOptions,
   connect: { port: number; allowPrivateAddresses: boolean; timeoutMs?: number | undefined; now: () => Date },
 ): Promise<DomainDane> {
-  const validator = new Validator({ query: dnssec.query, anchors: dnssec.anchors, cache: dnssec.cache, ...(dnssec.now ? { now: dnssec.now } : {}) });
+  const query = dnssec.cache ? dnssec.cache.share(dnssec.query) : dnssec.query; // questions in flight shared (DnssecCache.share)
+  const validator = new Validator({ query, anchors: dnssec.anchors, cache: dnssec.cache, ...(dnssec.now ? { now: dnssec.now } : {}) });
   const mxState = await validator.validate(domain, TYPE.MX);
   const result: DomainDane = { dane: 'none', mx: new Map(), findings: [] };
   const notApplicable = (): MxDane => ({ tlsa: { status: 'not-applicable', records: [], usable: false, rollover: 'none' }, addresses: new Map() });

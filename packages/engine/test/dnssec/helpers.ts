@@ -4,11 +4,13 @@
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll } from 'vitest';
 import { startDnsServer, type RunningDnsServer } from '../../src/zones/server.js';
 import { ZoneResolver } from '../../src/zones/zone-resolver.js';
 import { loadSignedZoneDirectory } from '../../src/zones/signed.js';
 import { parseTrustAnchors } from '../../src/dnssec/anchors.js';
-import type { DnssecStatus, TrustAnchor } from '../../src/dnssec/types.js';
+import { createRawQuery } from '../../src/dnssec/query.js';
+import type { DnssecStatus, RawQuery, TrustAnchor } from '../../src/dnssec/types.js';
 
 /** fixtures/dnssec */
 export const DNSSEC_FIXTURES = fileURLToPath(new URL('../../../../fixtures/dnssec/', import.meta.url));
@@ -26,6 +28,27 @@ export function fixtureAnchors(): TrustAnchor[] {
 export async function startSignedServer(): Promise<RunningDnsServer> {
   const signedZones = await loadSignedZoneDirectory(`${DNSSEC_FIXTURES}zones`);
   return startDnsServer({ resolver: new ZoneResolver([]), signedZones, outsideZones: 'nxdomain' });
+}
+
+/**
+ * The signed server for the tests of one file (call it at the file's top level): started before
+ * them, closed after. `query` asks it with DO and CD (`createRawQuery`); `server()` is the server.
+ */
+export function signedServerPerFile(): { query: RawQuery; server: () => RunningDnsServer } {
+  let server: RunningDnsServer | undefined;
+  let query: RawQuery | undefined;
+  beforeAll(async () => {
+    server = await startSignedServer();
+    query = createRawQuery([server.address]);
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('the signed server is not started yet (beforeAll)');
+    return value;
+  };
+  return { query: (name, type) => started(query)(name, type), server: () => started(server) };
 }
 
 /** One fixture question and the state (and RFC 8914 code) it must get, with what unbound says. */

@@ -4,23 +4,14 @@
  * throws and never says `secure` for data it could not verify.
  */
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningDnsServer } from '../../src/zones/server.js';
-import { createRawQuery } from '../../src/dnssec/query.js';
+import { describe, expect, it } from 'vitest';
 import type { RawQuery } from '../../src/dnssec/types.js';
 import { Validator } from '../../src/dnssec/validate.js';
 import { readRawMessage, TYPE, WireFormatError, type RawRecord } from '../../src/dns/canonical.js';
-import { FIXED_NOW, fixtureAnchors, startSignedServer } from './helpers.js';
+import { FIXED_NOW, fixtureAnchors, signedServerPerFile } from './helpers.js';
 
-let server: RunningDnsServer;
-let query: RawQuery;
-beforeAll(async () => {
-  server = await startSignedServer();
-  query = createRawQuery([server.address]);
-});
-afterAll(async () => {
-  await server?.close();
-});
+const signed = signedServerPerFile();
+const query = signed.query;
 
 describe('hostile bytes', () => {
   it('readRawMessage: a message or a WireFormatError, for any bytes', () => {

@@ -3,23 +3,14 @@
  * hash set, counted in octet comparisons, not timed), and the validator looks at no RRset of more
  * than `MAX_RRSET_RECORDS` records: beyond it the RRset is `indeterminate`, with no signature tried.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { RunningDnsServer } from '../../src/zones/server.js';
-import { createRawQuery } from '../../src/dnssec/query.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { EDE, type RawQuery } from '../../src/dnssec/types.js';
 import { MAX_RRSET_RECORDS, Validator } from '../../src/dnssec/validate.js';
 import { groupRRsets, nameToWire, TYPE, type RawRecord } from '../../src/dns/canonical.js';
-import { FIXED_NOW, fixtureAnchors, startSignedServer } from './helpers.js';
+import { FIXED_NOW, fixtureAnchors, signedServerPerFile } from './helpers.js';
 
-let server: RunningDnsServer;
-let query: RawQuery;
-beforeAll(async () => {
-  server = await startSignedServer();
-  query = createRawQuery([server.address]);
-});
-afterAll(async () => {
-  await server?.close();
-});
+const signed = signedServerPerFile();
+const query = signed.query;
 afterEach(() => {
   vi.restoreAllMocks();
 });

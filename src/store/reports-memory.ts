@@ -8,6 +8,7 @@ import {
   identityBaseOf,
   isTrustedOrigin,
   MAX_REPORT_RECORDS_PER_ORGANIZATION_PER_DAY,
+  assertBatchSize,
   mergeDigestDay,
   REPORT_LIMIT_WINDOW_MS,
   reportingSource,
@@ -117,6 +118,14 @@ export class MemoryReportStore implements ReportStore {
     this.#reports.set(report.id, { report: stored, records: structuredClone(records), source });
     identities.set(report.identity, report.id);
     return 'stored';
+  }
+
+  async addMany(reports: readonly NewReport[]): Promise<PromiseSettledResult<AddReportOutcome>[]> {
+    assertBatchSize(reports);
+    const outcomes: PromiseSettledResult<AddReportOutcome>[] = [];
+    // In order, each whole or absent on its own (add copies a report in one step).
+    for (const report of reports) outcomes.push(await this.add(report).then((value) => ({ status: 'fulfilled', value }) as const, (reason: unknown) => ({ status: 'rejected', reason }) as const));
+    return outcomes;
   }
 
   async reject(rejection: ReportRejection): Promise<void> {

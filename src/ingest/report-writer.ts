@@ -1,10 +1,11 @@
 /**
  * The last step of ingestion: reports on their way into the store are stored several to a
- * transaction (`ReportStore.addMany`), the way a database groups commits. The first report that
- * arrives while nothing is being written is written at once, alone; the reports that arrive while a
- * batch is being written wait for it and go together in the next one (at most
- * MAX_REPORTS_PER_BATCH). A batch is never held back to fill it: it waits one turn of the event
- * loop (for what has already arrived), no longer.
+ * transaction (`ReportStore.addMany`), the way a database groups commits. Reports wait in lanes,
+ * one per organisation and domain: the first report of a lane with nothing being written is written
+ * at once; the ones that arrive while its lane's batch is being written go together in the next one
+ * (at most MAX_REPORTS_PER_BATCH). A batch is never held back to fill it: it waits one turn of the
+ * event loop (for what has already arrived), no longer. Up to REPORT_WRITER_BATCHES_AT_ONCE lanes
+ * are written at once.
  *
  * Every guarantee of `add` holds for each report: it is whole or absent (a savepoint each), a
  * duplicate inside a batch is a duplicate, the record limits count the reports stored before it, and
@@ -22,17 +23,31 @@ import { MAX_REPORTS_PER_BATCH, type AddReportOutcome, type NewReport, type Repo
  */
 export const REPORT_INGEST_IN_FLIGHT = 32;
 
+/**
+ * Batches written at once, each by its own transaction (PostgreSQL: its own connection of the pool),
+ * each of one organisation and domain: the digest of a domain is merged by one transaction at a time
+ * (its advisory lock, held to the commit), so batches of different domains do not wait on each other,
+ * while each waits for the database's answers. SQLite runs them one after the other on its one connection.
+ */
+export const REPORT_WRITER_BATCHES_AT_ONCE = 3;
+
 interface Waiting {
   report: NewReport;
   resolve: (outcome: AddReportOutcome) => void;
   reject: (reason: unknown) => void;
 }
 
-/** Stores reports through one store's `addMany`, one batch at a time. */
+/** The lane of a report: its organisation and domain (one batch of a lane is written at a time, in arrival order). */
+const laneOf = (report: NewReport): string => `${report.organizationId}\u0000${report.domain}`;
+
+/** Stores reports through one store's `addMany`: a batch per organisation and domain, a few at once. */
 export class ReportWriter {
   readonly #store: ReportStore;
-  readonly #waiting: Waiting[] = [];
-  #writing = false;
+  /** Reports waiting, by lane; a Map keeps the lanes in the order they filled (the oldest is served first). */
+  readonly #lanes = new Map<string, Waiting[]>();
+  /** Lanes with a batch being written. */
+  readonly #writing = new Set<string>();
+  #scheduled = false;
   /** Batches written and reports in them (the benchmark's and the tests' view of the grouping). */
   readonly counters = { batches: 0, reports: 0 };
 
@@ -40,40 +55,56 @@ export class ReportWriter {
     this.#store = store;
   }
 
-  /** Stores `report` with the next batch: what `ReportStore.add` answers for it, or its error. */
+  /** Stores `report` with the next batch of its lane: what `ReportStore.add` answers for it, or its error. */
   add(report: NewReport): Promise<AddReportOutcome> {
     return new Promise((resolve, reject) => {
-      this.#waiting.push({ report, resolve, reject });
-      if (this.#writing) return;
-      this.#writing = true;
-      void this.#drain();
+      const key = laneOf(report);
+      const lane = this.#lanes.get(key);
+      if (lane === undefined) this.#lanes.set(key, [{ report, resolve, reject }]);
+      else lane.push({ report, resolve, reject });
+      this.#schedule();
     });
   }
 
-  async #drain(): Promise<void> {
-    try {
-      while (this.#waiting.length > 0) {
-        // One turn of the event loop first: what arrived meanwhile joins the batch (SQLite's driver
-        // writes a whole batch without yielding, so the files parsed during it are still unread).
-        await new Promise((resolve) => setImmediate(resolve));
-        const batch = this.#waiting.splice(0, MAX_REPORTS_PER_BATCH);
-        this.counters.batches += 1;
-        this.counters.reports += batch.length;
-        let outcomes: PromiseSettledResult<AddReportOutcome>[];
-        try {
-          outcomes = await this.#store.addMany(batch.map((w) => w.report));
-        } catch (reason) {
-          outcomes = batch.map(() => ({ status: 'rejected', reason }));
-        }
-        batch.forEach((w, i) => {
-          const outcome = outcomes[i];
-          if (outcome?.status === 'fulfilled') w.resolve(outcome.value);
-          else w.reject(outcome?.reason ?? new Error('the store gave no outcome for this report'));
+  /**
+   * Starts what can start after one turn of the event loop: what arrived meanwhile joins the batch
+   * (SQLite's driver writes a whole batch without yielding, so the files parsed during it are still
+   * unread), and nothing waits longer.
+   */
+  #schedule(): void {
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    setImmediate(() => {
+      this.#scheduled = false;
+      for (const [key, lane] of this.#lanes) {
+        if (this.#writing.size >= REPORT_WRITER_BATCHES_AT_ONCE) return;
+        if (this.#writing.has(key)) continue;
+        const batch = lane.splice(0, MAX_REPORTS_PER_BATCH);
+        if (lane.length === 0) this.#lanes.delete(key);
+        this.#writing.add(key);
+        void this.#write(batch).finally(() => {
+          this.#writing.delete(key);
+          if (this.#lanes.size > 0) this.#schedule();
         });
       }
-    } finally {
-      this.#writing = false;
+    });
+  }
+
+  /** Writes one batch and answers each of its callers; never rejects. */
+  async #write(batch: Waiting[]): Promise<void> {
+    this.counters.batches += 1;
+    this.counters.reports += batch.length;
+    let outcomes: PromiseSettledResult<AddReportOutcome>[];
+    try {
+      outcomes = await this.#store.addMany(batch.map((w) => w.report));
+    } catch (reason) {
+      outcomes = batch.map(() => ({ status: 'rejected', reason }));
     }
+    batch.forEach((w, i) => {
+      const outcome = outcomes[i];
+      if (outcome?.status === 'fulfilled') w.resolve(outcome.value);
+      else w.reject(outcome?.reason ?? new Error('the store gave no outcome for this report'));
+    });
   }
 }
 

@@ -4,16 +4,16 @@
  * once, and a report that fails fails alone: its caller gets the error, the others their outcome.
  */
 import { describe, expect, it } from 'vitest';
-import { ReportWriter, reportWriter } from '../../src/ingest/report-writer.js';
+import { REPORT_WRITER_BATCHES_AT_ONCE, ReportWriter, reportWriter } from '../../src/ingest/report-writer.js';
 import { MemoryReportStore } from '../../src/store/reports-memory.js';
 import { MAX_REPORTS_PER_BATCH, type AddReportOutcome, type NewReport } from '../../src/store/reports.js';
 
-const report = (id: string, identity = id): NewReport => ({
+const report = (id: string, identity = id, domain = 'a.example'): NewReport => ({
   id,
   organizationId: 'o1',
   kind: 'aggregate',
   identity,
-  domain: 'a.example',
+  domain,
   begin: 1_740_787_200,
   end: 1_740_873_599,
   reporter: 'google.com',
@@ -58,6 +58,28 @@ describe('ReportWriter', () => {
     expect(all.every((o) => o === 'stored')).toBe(true);
     expect(Math.max(...batches)).toBe(MAX_REPORTS_PER_BATCH);
     expect(batches.reduce((a, b) => a + b, 0)).toBe(MAX_REPORTS_PER_BATCH * 2 + 1);
+  });
+
+  it('a batch holds one domain; batches of different domains are written at once (at most REPORT_WRITER_BATCHES_AT_ONCE)', async () => {
+    const store = new MemoryReportStore();
+    const addMany = store.addMany.bind(store);
+    const batches: string[][] = [];
+    let open = 0;
+    let most = 0;
+    store.addMany = async (reports) => {
+      batches.push(reports.map((r) => r.id));
+      most = Math.max(most, ++open);
+      // Held until every batch of this turn has started: they run side by side.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      open -= 1;
+      return addMany(reports);
+    };
+    const writer = new ReportWriter(store);
+    const domains = Array.from({ length: REPORT_WRITER_BATCHES_AT_ONCE + 1 }, (_, i) => `d${i}.example`);
+    const outcomes = await Promise.all(domains.flatMap((domain) => [writer.add(report(`${domain}-1`, `${domain}-1`, domain)), writer.add(report(`${domain}-2`, `${domain}-2`, domain))]));
+    expect(outcomes.every((o) => o === 'stored')).toBe(true);
+    expect(batches).toEqual(domains.map((domain) => [`${domain}-1`, `${domain}-2`]));
+    expect(most).toBe(REPORT_WRITER_BATCHES_AT_ONCE);
   });
 
   it('a report that fails fails alone; a batch the store cannot take fails each of its callers, and the writer goes on', async () => {

@@ -27,7 +27,8 @@ export const REPORT_INGEST_IN_FLIGHT = 32;
  * Batches written at once, each by its own transaction (PostgreSQL: its own connection of the pool),
  * each of one organisation and domain: the digest of a domain is merged by one transaction at a time
  * (its advisory lock, held to the commit), so batches of different domains do not wait on each other,
- * while each waits for the database's answers. SQLite runs them one after the other on its one connection.
+ * while each waits for the database's answers. Three of the pool's POSTGRES_POOL_SIZE (10) connections
+ * at most: the rest serve requests. SQLite runs them one after the other on its one connection.
  */
 export const REPORT_WRITER_BATCHES_AT_ONCE = 3;
 

@@ -5,7 +5,7 @@
  * (test/store/reports-contract.test.ts) runs against memory, SQLite and PostgreSQL.
  *
  * - A report is taken whole or not at all: its metadata and every record are written in one
- *   transaction, so a failure leaves no row behind.
+ *   transaction (or one savepoint of a batch's transaction: `addMany`), so a failure leaves no row behind.
  * - A report is stored once per organisation, keyed by its identity (the engine's
  *   `reportIdentity`: reporter, report id and date range). A second receipt is counted as a
  *   duplicate and adds no row, whatever its bytes.

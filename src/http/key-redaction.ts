@@ -627,6 +627,7 @@ export function keyFreeReportStore(store: ReportStore, keys: KeyRedactor): Repor
   return new Proxy(store, {
     get(target, property, receiver) {
       if (property === 'add') return (report: NewReport) => target.add(clean(report));
+      if (property === 'addMany') return (reports: readonly NewReport[]) => target.addMany(reports.map(clean));
       if (property === 'reject') return (rejection: ReportRejection) => target.reject({ ...rejection, fileName: withoutKeys(rejection.fileName, keys), detail: withoutKeys(rejection.detail, keys) });
       const value = Reflect.get(target, property, receiver) as unknown;
       return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;

@@ -18,6 +18,7 @@ import {
 import { isTrustedOrigin, MAX_REPORT_RECORDS_PER_ORGANIZATION_PER_DAY, reportingSource, sourceLimit, type ReportChannel, type ReportKind, type ReportOrigin, type ReportRecordRow, type ReportStore } from '../store/reports.js';
 import { authenticateReportMessage, type MessageConnection } from './authenticate.js';
 import { parseReportMessage } from './message.js';
+import { reportWriter } from './report-writer.js';
 import type { FailureReportStore } from '../store/failure-reports.js';
 import { parseFailureReport, storeFailureReport, type FailureIngestOutcome, type FailureReportSink } from './failure-reports.js';
 import type { ParsedFile, ReportFileInput } from './parse-files.js';
@@ -225,7 +226,8 @@ async function storeReport(sink: ReportSink, report: AggregateReport | TlsReport
   let overLimit: string | null = null;
   const trusted = isTrustedOrigin(origin);
   for (const organizationId of organizations) {
-    const outcome = await sink.store.add({ id: newId(), organizationId, kind: report.kind, identity, domain, begin, end, reporter, orgName, reportId: report.reportId, origin, document, records, trusted, digest });
+    // Through the store's writer: stored in one transaction with the reports that arrive at the same time (report-writer.ts).
+    const outcome = await reportWriter(sink.store).add({ id: newId(), organizationId, kind: report.kind, identity, domain, begin, end, reporter, orgName, reportId: report.reportId, origin, document, records, trusted, digest });
     if (outcome === 'stored') stored = true;
     else if (outcome === 'duplicate') duplicate = true;
     else overLimit = limitDetail(outcome, reportingSource({ origin, trusted }), records.length);

@@ -8,6 +8,7 @@ import {
   identityBaseOf,
   isTrustedOrigin,
   MAX_REPORT_RECORDS_PER_ORGANIZATION_PER_DAY,
+  assertBatchSize,
   mergeDigestDay,
   REPORT_LIMIT_WINDOW_MS,
   reportingSource,
@@ -120,6 +121,14 @@ export class MemoryReportStore implements ReportStore {
     identities.set(report.identity, report.id);
     this.#revisions.set(report.organizationId, (this.#revisions.get(report.organizationId) ?? 0) + 1);
     return 'stored';
+  }
+
+  async addMany(reports: readonly NewReport[]): Promise<PromiseSettledResult<AddReportOutcome>[]> {
+    assertBatchSize(reports);
+    const outcomes: PromiseSettledResult<AddReportOutcome>[] = [];
+    // In order, each whole or absent on its own (add copies a report in one step).
+    for (const report of reports) outcomes.push(await this.add(report).then((value) => ({ status: 'fulfilled', value }) as const, (reason: unknown) => ({ status: 'rejected', reason }) as const));
+    return outcomes;
   }
 
   async reject(rejection: ReportRejection): Promise<void> {

@@ -4,7 +4,8 @@
  * Four tables: the reports (unique per organisation and identity: a second receipt is refused by
  * the key and counted in `report_duplicates`), their records (one row per aggregate record, with
  * the report's own date range copied in so that the range query needs no join), and the refused
- * files. A report and its records are written in one transaction: all of it or none of it.
+ * files. A report and its records are written in one transaction (or one savepoint of a batch's
+ * transaction, `addMany`): all of it or none of it.
  * Epoch seconds are `bigint`; timestamps ISO 8601 text; nested values JSON text.
  */
 import { digestReports, type AggregateRecord, type AggregateReport, type SenderDigestEntry } from '@spoof-checker/engine';
@@ -13,6 +14,7 @@ import type { MigrationFactory, SqlDialectName } from './migration-types.js';
 import type { Page, PageRequest } from './page-types.js';
 import {
   MAX_REPORT_RECORDS_PER_ORGANIZATION_PER_DAY,
+  assertBatchSize,
   mergeDigestDay,
   OTHER_SOURCES,
   REPORT_LIMIT_WINDOW_MS,
@@ -446,8 +448,9 @@ export class SqlReportStore implements ReportStore {
 
   /**
    * Which limit storing `report` would pass (records of the reports received in the last day, of the
-   * organisation and of the report's reporting source), or null. Read in the report's transaction;
-   * on PostgreSQL two reports stored at once may each fit alone and pass together, by at most one report.
+   * organisation and of the report's reporting source), or null. Read in the report's savepoint, so
+   * it counts the reports stored before it in the same batch; on PostgreSQL two transactions at once
+   * (two processes) may each fit alone and pass together, by at most one batch.
    */
   async #overLimit(trx: Kysely<ReportTables>, report: NewReport): Promise<AddReportOutcome | null> {
     const source = reportingSource(report);
@@ -476,51 +479,103 @@ export class SqlReportStore implements ReportStore {
   }
 
   async add(report: NewReport): Promise<AddReportOutcome> {
+    const [outcome] = await this.addMany([report]);
+    if (outcome!.status === 'rejected') throw outcome!.reason;
+    return outcome!.value;
+  }
+
+  async addMany(reports: readonly NewReport[]): Promise<PromiseSettledResult<AddReportOutcome>[]> {
+    assertBatchSize(reports);
+    if (reports.length === 0) return [];
+    try {
+      return await this.#db.transaction().execute(async (trx) => {
+        if (this.#dialect === 'postgres') await this.#lockDigests(trx, reports);
+        const step = (text: string) => trx.executeQuery(CompiledQuery.raw(text));
+        const outcomes: PromiseSettledResult<AddReportOutcome>[] = [];
+        // One savepoint per report: a report that fails is rolled back alone, the batch goes on.
+        await step('savepoint report');
+        for (const [index, report] of reports.entries()) {
+          try {
+            outcomes.push({ status: 'fulfilled', value: await this.#addOne(trx, report) });
+          } catch (reason) {
+            await step('rollback to savepoint report');
+            outcomes.push({ status: 'rejected', reason });
+          }
+          if (index === reports.length - 1) await step('release savepoint report');
+          // PostgreSQL: the next savepoint in the same round trip (a simple query of two statements, no parameters).
+          else if (this.#dialect === 'postgres') await step('release savepoint report; savepoint report');
+          else {
+            await step('release savepoint report');
+            await step('savepoint report');
+          }
+        }
+        return outcomes;
+      });
+    } catch (reason) {
+      // The transaction did not commit: nothing of the batch is stored, every report failed.
+      return reports.map(() => ({ status: 'rejected', reason }));
+    }
+  }
+
+  /**
+   * PostgreSQL: the digest locks of every organisation and domain of the batch (mergeDigest's
+   * advisory lock, taken again there at no cost), at once and in the order of the lock keys, so that
+   * two batches that merge the same domains never wait on each other in a cycle.
+   */
+  async #lockDigests(trx: Kysely<ReportTables>, reports: readonly NewReport[]): Promise<void> {
+    const keys = [...new Set(reports.filter((r) => r.digest.length > 0).map((r) => `${r.organizationId} ${r.domain}`))];
+    if (keys.length === 0) return;
+    await sql`select count(pg_advisory_xact_lock(${DIGEST_LOCK_CLASS}, h)) from (select distinct hashtext(k) as h from unnest(${keys}::text[]) as k order by h) as ordered`.execute(trx);
+  }
+
+  /** One report of a batch, inside its savepoint: refused, stored, or counted as a duplicate. */
+  async #addOne(trx: Kysely<ReportTables>, report: NewReport): Promise<AddReportOutcome> {
+    const refused = await this.#overLimit(trx, report);
+    if (refused !== null) {
+      // A resend of a report already stored is a duplicate, whatever the limits say.
+      const held = await trx.executeQuery(CompiledQuery.raw(this.#text('held'), [report.organizationId, report.identity]));
+      if (held.rows.length === 0) return refused;
+      return this.#duplicate(trx, report);
+    }
     const messages = report.records.reduce((sum, r) => sum + r.count, 0);
-    const stored = await this.#db.transaction().execute(async (trx): Promise<boolean | AddReportOutcome> => {
-      const refused = await this.#overLimit(trx, report);
-      if (refused !== null) {
-        // A resend of a report already stored is a duplicate, whatever the limits say.
-        const held = await trx.executeQuery(CompiledQuery.raw(this.#text('held'), [report.organizationId, report.identity]));
-        return held.rows.length > 0 ? false : refused;
-      }
-      const row: unknown[] = [
-        report.id,
-        report.organizationId,
-        report.kind,
-        report.identity,
-        report.domain,
-        report.begin,
-        report.end,
-        report.reporter,
-        report.orgName,
-        report.reportId,
-        report.origin.authenticatedDomain === null ? 0 : 1,
-        report.trusted ? 1 : 0,
-        reportingSource(report),
-        report.origin.receivedAt,
-        JSON.stringify(report.origin),
-        report.document,
-        report.records.length,
-        messages,
-        identityBaseOf(report.origin),
-      ];
-      const inserted = await trx.executeQuery(CompiledQuery.raw(this.#text('insert-report'), row));
-      if (inserted.rows.length === 0) return false;
-      const day = reportDay(report.begin);
-      // One prepared multi-row INSERT per chunk, its text built once per size (no query builder per row).
-      for (let start = 0; start < report.records.length; start += REPORT_RECORD_INSERT_CHUNK) {
-        const chunk = report.records.slice(start, start + REPORT_RECORD_INSERT_CHUNK);
-        const parameters: unknown[] = [];
-        chunk.forEach((r, i) => parameters.push(report.id, start + i, report.organizationId, report.domain, report.begin, report.end, day, r.sourceIp, r.headerFrom, r.disposition, r.dkimAligned ? 1 : 0, r.spfAligned ? 1 : 0, r.count, r.detail));
-        await trx.executeQuery(CompiledQuery.raw(this.#statement('report_records', chunk.length), parameters));
-      }
-      await this.mergeDigest(trx, report.organizationId, report.domain, report.trusted, report.digest);
-      return true;
-    });
-    if (stored === true) return 'stored';
-    if (stored !== false) return stored;
-    await this.#db
+    const row: unknown[] = [
+      report.id,
+      report.organizationId,
+      report.kind,
+      report.identity,
+      report.domain,
+      report.begin,
+      report.end,
+      report.reporter,
+      report.orgName,
+      report.reportId,
+      report.origin.authenticatedDomain === null ? 0 : 1,
+      report.trusted ? 1 : 0,
+      reportingSource(report),
+      report.origin.receivedAt,
+      JSON.stringify(report.origin),
+      report.document,
+      report.records.length,
+      messages,
+      identityBaseOf(report.origin),
+    ];
+    const inserted = await trx.executeQuery(CompiledQuery.raw(this.#text('insert-report'), row));
+    if (inserted.rows.length === 0) return this.#duplicate(trx, report);
+    const day = reportDay(report.begin);
+    // One prepared multi-row INSERT per chunk, its text built once per size (no query builder per row).
+    for (let start = 0; start < report.records.length; start += REPORT_RECORD_INSERT_CHUNK) {
+      const chunk = report.records.slice(start, start + REPORT_RECORD_INSERT_CHUNK);
+      const parameters: unknown[] = [];
+      chunk.forEach((r, i) => parameters.push(report.id, start + i, report.organizationId, report.domain, report.begin, report.end, day, r.sourceIp, r.headerFrom, r.disposition, r.dkimAligned ? 1 : 0, r.spfAligned ? 1 : 0, r.count, r.detail));
+      await trx.executeQuery(CompiledQuery.raw(this.#statement('report_records', chunk.length), parameters));
+    }
+    await this.mergeDigest(trx, report.organizationId, report.domain, report.trusted, report.digest);
+    return 'stored';
+  }
+
+  /** Counts a receipt of a report the organisation holds (nothing else is stored). */
+  async #duplicate(trx: Kysely<ReportTables>, report: NewReport): Promise<'duplicate'> {
+    await trx
       .insertInto('report_duplicates')
       .values({ organization_id: report.organizationId, identity: report.identity, domain: report.domain, kind: report.kind, begin_at: report.begin, end_at: report.end, times: 1 })
       .onConflict((oc) => oc.columns(['organization_id', 'identity']).doUpdateSet((eb) => ({ times: eb(eb.ref('report_duplicates.times'), '+', 1) })))

@@ -5,7 +5,7 @@
  * (test/store/reports-contract.test.ts) runs against memory, SQLite and PostgreSQL.
  *
  * - A report is taken whole or not at all: its metadata and every record are written in one
- *   transaction, so a failure leaves no row behind.
+ *   transaction (or one savepoint of a batch's transaction: `addMany`), so a failure leaves no row behind.
  * - A report is stored once per organisation, keyed by its identity (the engine's
  *   `reportIdentity`: reporter, report id and date range). A second receipt is counted as a
  *   duplicate and adds no row, whatever its bytes.
@@ -373,6 +373,21 @@ export interface ReportRouting {
  */
 export type AddReportOutcome = 'stored' | 'duplicate' | 'over-organization-limit' | 'over-source-limit';
 
+/**
+ * Reports stored by one {@link ReportStore.addMany} transaction: one commit (and, on PostgreSQL, one
+ * flush of its log to disk) for all of them. A batch holds its reports' parsed records in memory
+ * (about 100 KB for 100 records), so the bound keeps that small; the writer
+ * (src/ingest/report-writer.ts) never waits to fill one. PostgreSQL keeps the subtransactions (one
+ * savepoint a report) of a transaction in a cache of 64 per backend (PGPROC_MAX_CACHED_SUBXIDS):
+ * past it every snapshot of every session looks them up on disk, so a batch stays well under it.
+ */
+export const MAX_REPORTS_PER_BATCH = 32;
+
+/** Throws when `reports` is more than one batch ({@link MAX_REPORTS_PER_BATCH}): nothing is stored. */
+export function assertBatchSize(reports: readonly NewReport[]): void {
+  if (reports.length > MAX_REPORTS_PER_BATCH) throw new RangeError(`at most ${MAX_REPORTS_PER_BATCH} reports a batch (MAX_REPORTS_PER_BATCH), ${reports.length} given`);
+}
+
 /** The window of the record limits: records of the reports received in the last day (by the service's clock). */
 export const REPORT_LIMIT_WINDOW_MS = 86_400_000;
 /** Aggregate records one organisation takes in a day, whoever reports them (beyond: refused whole, nothing stored is lost). */
@@ -408,6 +423,16 @@ export interface ReportStore {
    * report with this identity, stores nothing and counts a duplicate.
    */
   add(report: NewReport): Promise<AddReportOutcome>;
+  /**
+   * Stores several reports in one transaction, each as {@link ReportStore.add} would, in order (a
+   * later one sees the earlier ones: a duplicate inside the batch is a duplicate, the record limits
+   * count what the batch stored before it). Each report is whole or absent on its own (a savepoint
+   * each): one that is refused or fails is rolled back alone and the others are kept. One outcome
+   * per report, in order: `rejected` with that report's error when it failed, every one `rejected`
+   * when the transaction could not commit (nothing of the batch is stored then). At most
+   * {@link MAX_REPORTS_PER_BATCH} reports.
+   */
+  addMany(reports: readonly NewReport[]): Promise<PromiseSettledResult<AddReportOutcome>[]>;
   /** Records a refused file. */
   reject(rejection: ReportRejection): Promise<void>;
   /** Reports, newest first (by the report's own begin, then id). */

@@ -6,7 +6,7 @@
  */
 import { digestReports, mergeSenderDigests, summariseDigestSenders, type AggregateReport, type SenderDigestEntry } from '@spoof-checker/engine';
 import { describe, expect, it } from 'vitest';
-import { isTrustedOrigin, type NewReport, type ReportOrigin, type ReportRecordRow } from '../../src/store/reports.js';
+import { isTrustedOrigin, MAX_REPORTS_PER_BATCH, type NewReport, type ReportOrigin, type ReportRecordRow } from '../../src/store/reports.js';
 import type { Domain } from '../../src/store/types.js';
 import { describeStoreContract } from './contract-stores.js';
 
@@ -113,6 +113,59 @@ describeStoreContract('report store contract', ({ stores }, backend) => {
     expect(await stores.reports.add(report('r2', 'o1', 1, [row('192.0.2.2', 5)]))).toBe('stored');
     const two = await stores.reports.revision('o1');
     expect([empty, one]).not.toContain(two);
+  });
+
+  describe('addMany: several reports in one transaction, each whole or absent on its own', () => {
+    const outcomes = (settled: PromiseSettledResult<unknown>[]) => settled.map((o) => (o.status === 'fulfilled' ? o.value : 'failed'));
+    const ids = async () => (await stores.reports.list('o1', { page: 1, limit: 10 })).items.map((r) => r.id).sort();
+
+    it('a duplicate inside the batch is a duplicate of the earlier one: counted, its records never stored', async () => {
+      const first = report('r1', 'o1', 0, [row('192.0.2.1', 10)]);
+      const copy = report('r1', 'o1', 0, [row('192.0.2.9', 999)], { id: 'r1-copy' });
+      expect(outcomes(await stores.reports.addMany([first, report('r2', 'o1', 1, [row('192.0.2.2', 3)]), copy]))).toEqual(['stored', 'stored', 'duplicate']);
+      expect(await ids()).toEqual(['r1', 'r2']);
+      expect(await stores.reports.counts('o1', 'a.example', null)).toMatchObject({ aggregate: 2, duplicates: 1, messages: 13 });
+      expect((await stores.reports.senderDays('o1', 'a.example', DAYS, true)).map((e) => [e.source, e.messages])).toEqual([['192.0.2.1', 10], ['192.0.2.2', 3]]);
+    });
+
+    it('a duplicate of a stored report is counted, and the rest of its batch is stored', async () => {
+      expect(await stores.reports.add(report('r1', 'o1', 0, [row('192.0.2.1', 10)]))).toBe('stored');
+      const copy = report('r1', 'o1', 0, [row('192.0.2.1', 10)], { id: 'r1-copy' });
+      expect(outcomes(await stores.reports.addMany([copy, report('r2', 'o1', 1, [row('192.0.2.2', 3)])]))).toEqual(['duplicate', 'stored']);
+      expect(await ids()).toEqual(['r1', 'r2']);
+      expect(await stores.reports.counts('o1', 'a.example', null)).toMatchObject({ aggregate: 2, duplicates: 1, messages: 13 });
+    });
+
+    it('the record limits count what the batch stored before a report: one over the limit in the middle is refused, the ones before and after are stored', { timeout: 120_000 }, async () => {
+      // Untrusted reports share MAX_UNTRUSTED_REPORT_RECORDS_PER_DAY (100,000 records a day).
+      const untrusted = (id: string, records: number): NewReport =>
+        report(id, 'o1', 0, Array.from({ length: records }, (_, i) => row(`10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`, 1)), { identity: `u|${id}`, reporter: 'unauthenticated', origin: origin(null), digest: [] });
+      const batch = [untrusted('first', 50_001), untrusted('over', 50_000), untrusted('after', 1)];
+      expect(outcomes(await stores.reports.addMany(batch))).toEqual(['stored', 'over-source-limit', 'stored']);
+      expect(await ids()).toEqual(['after', 'first']);
+      expect(await stores.reports.counts('o1', 'a.example', null)).toMatchObject({ aggregate: 2, untrusted: 2, duplicates: 0, messages: 50_002 });
+    });
+
+    it('a report that fails is rolled back alone: the others of its batch are stored, its identity stays free', async () => {
+      if (backend.name === 'memory') return; // memory copies a report in one step: nothing it refuses is half-written
+      // A record the database refuses (NOT NULL) after the report's row and its first records are written.
+      const records = Array.from({ length: 600 }, (_, i) => row(`192.0.2.${i % 250}`, 1));
+      (records[550] as { headerFrom: unknown }).headerFrom = null;
+      const settled = await stores.reports.addMany([report('a', 'o1', 0, [row('192.0.2.1', 10)]), report('bad', 'o1', 1, records), report('c', 'o1', 2, [row('192.0.2.3', 4)])]);
+      expect(outcomes(settled)).toEqual(['stored', 'failed', 'stored']);
+      expect(settled[1]).toMatchObject({ status: 'rejected', reason: expect.any(Error) });
+      expect(await ids()).toEqual(['a', 'c']);
+      expect(await stores.reports.counts('o1', 'a.example', null)).toMatchObject({ aggregate: 2, messages: 14 });
+      // Nothing of the failed report reached the digest, and the same report, whole, is stored.
+      expect((await stores.reports.dailyTotals('o1', 'a.example', DAYS)).map((d) => [d.day, d.messages])).toEqual([['2025-03-01', 10], ['2025-03-03', 4]]);
+      expect(await stores.reports.add(report('bad', 'o1', 1, records.map((r) => ({ ...r, headerFrom: 'a.example' }))))).toBe('stored');
+    });
+
+    it('refuses a batch larger than MAX_REPORTS_PER_BATCH before storing anything', async () => {
+      const many = Array.from({ length: MAX_REPORTS_PER_BATCH + 1 }, (_, i) => report(`m${i}`, 'o1', 0, [row('192.0.2.1', 1)]));
+      await expect(stores.reports.addMany(many)).rejects.toThrow(/MAX_REPORTS_PER_BATCH/);
+      expect(await ids()).toEqual([]);
+    });
   });
 
   it('tenancy: another organisation sees nothing', async () => {

@@ -1,0 +1,119 @@
+/**
+ * The last step of ingestion: reports on their way into the store are stored several to a
+ * transaction (`ReportStore.addMany`), the way a database groups commits. Reports wait in lanes,
+ * one per organisation and domain: the first report of a lane with nothing being written is written
+ * at once; the ones that arrive while its lane's batch is being written go together in the next one
+ * (at most MAX_REPORTS_PER_BATCH). A batch is never held back to fill it: it waits one turn of the
+ * event loop (for what has already arrived), no longer. Up to REPORT_WRITER_BATCHES_AT_ONCE lanes
+ * are written at once.
+ *
+ * Every guarantee of `add` holds for each report: it is whole or absent (a savepoint each), a
+ * duplicate inside a batch is a duplicate, the record limits count the reports stored before it, and
+ * a report that fails (or is refused) fails alone: its caller gets the error, the others are kept.
+ * Memory: the writer holds the reports its callers are waiting on and nothing else; how many there
+ * are is bounded by the callers (the files being ingested at once: REPORT_INGEST_IN_FLIGHT for an
+ * import, the connections of the SMTP receiver).
+ */
+import { MAX_REPORTS_PER_BATCH, type AddReportOutcome, type NewReport, type ReportStore } from '../store/reports.js';
+
+/**
+ * Report files an import keeps in flight at once (bench/reports.ts, as the service takes several
+ * messages at once): each parser process busy with one while the parsed ones wait for the next batch.
+ * A parsed report held here is about 1 KB a record (100 KB for 100 records): 32 of them a few MB.
+ */
+export const REPORT_INGEST_IN_FLIGHT = 32;
+
+/**
+ * Batches written at once, each by its own transaction (PostgreSQL: its own connection of the pool),
+ * each of one organisation and domain: the digest of a domain is merged by one transaction at a time
+ * (its advisory lock, held to the commit), so batches of different domains do not wait on each other,
+ * while each waits for the database's answers. Three of the pool's POSTGRES_POOL_SIZE (10) connections
+ * at most: the rest serve requests. SQLite runs them one after the other on its one connection.
+ */
+export const REPORT_WRITER_BATCHES_AT_ONCE = 3;
+
+interface Waiting {
+  report: NewReport;
+  resolve: (outcome: AddReportOutcome) => void;
+  reject: (reason: unknown) => void;
+}
+
+/** The lane of a report: its organisation and domain (one batch of a lane is written at a time, in arrival order). */
+const laneOf = (report: NewReport): string => `${report.organizationId}\u0000${report.domain}`;
+
+/** Stores reports through one store's `addMany`: a batch per organisation and domain, a few at once. */
+export class ReportWriter {
+  readonly #store: ReportStore;
+  /** Reports waiting, by lane; a Map keeps the lanes in the order they filled (the oldest is served first). */
+  readonly #lanes = new Map<string, Waiting[]>();
+  /** Lanes with a batch being written. */
+  readonly #writing = new Set<string>();
+  #scheduled = false;
+  /** Batches written and reports in them (the benchmark's and the tests' view of the grouping). */
+  readonly counters = { batches: 0, reports: 0 };
+
+  constructor(store: ReportStore) {
+    this.#store = store;
+  }
+
+  /** Stores `report` with the next batch of its lane: what `ReportStore.add` answers for it, or its error. */
+  add(report: NewReport): Promise<AddReportOutcome> {
+    return new Promise((resolve, reject) => {
+      const key = laneOf(report);
+      const lane = this.#lanes.get(key);
+      if (lane === undefined) this.#lanes.set(key, [{ report, resolve, reject }]);
+      else lane.push({ report, resolve, reject });
+      this.#schedule();
+    });
+  }
+
+  /**
+   * Starts what can start after one turn of the event loop: what arrived meanwhile joins the batch
+   * (SQLite's driver writes a whole batch without yielding, so the files parsed during it are still
+   * unread), and nothing waits longer.
+   */
+  #schedule(): void {
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    setImmediate(() => {
+      this.#scheduled = false;
+      for (const [key, lane] of this.#lanes) {
+        if (this.#writing.size >= REPORT_WRITER_BATCHES_AT_ONCE) return;
+        if (this.#writing.has(key)) continue;
+        const batch = lane.splice(0, MAX_REPORTS_PER_BATCH);
+        if (lane.length === 0) this.#lanes.delete(key);
+        this.#writing.add(key);
+        void this.#write(batch).finally(() => {
+          this.#writing.delete(key);
+          if (this.#lanes.size > 0) this.#schedule();
+        });
+      }
+    });
+  }
+
+  /** Writes one batch and answers each of its callers; never rejects. */
+  async #write(batch: Waiting[]): Promise<void> {
+    this.counters.batches += 1;
+    this.counters.reports += batch.length;
+    let outcomes: PromiseSettledResult<AddReportOutcome>[];
+    try {
+      outcomes = await this.#store.addMany(batch.map((w) => w.report));
+    } catch (reason) {
+      outcomes = batch.map(() => ({ status: 'rejected', reason }));
+    }
+    batch.forEach((w, i) => {
+      const outcome = outcomes[i];
+      if (outcome?.status === 'fulfilled') w.resolve(outcome.value);
+      else w.reject(outcome?.reason ?? new Error('the store gave no outcome for this report'));
+    });
+  }
+}
+
+const writers = new WeakMap<ReportStore, ReportWriter>();
+
+/** The writer of `store`, one per store in the process: every path that stores reports into it shares its batches. */
+export function reportWriter(store: ReportStore): ReportWriter {
+  let writer = writers.get(store);
+  if (writer === undefined) writers.set(store, (writer = new ReportWriter(store)));
+  return writer;
+}

@@ -335,9 +335,7 @@ export const createReportSenderBlocks: MigrationFactory = ({ text, dialect }) =>
       .addPrimaryKeyConstraint('report_day_totals_pk', ['organization_id', 'domain', 'day', 'trusted'])
       .$call(withoutRowid)
       .execute();
-    // The days stored before: their totals from the day roll-up (revision 0: their blocks, never built, are built when first read).
-    await sql`insert into report_day_totals (organization_id, domain, day, trusted, revision, messages, dmarc_pass, spf_aligned, dkim_aligned, failing)
-      select organization_id, domain, day, trusted, 0, sum(messages), sum(dmarc_pass), sum(spf_aligned), sum(dkim_aligned), sum(failing) from report_sender_days group by organization_id, domain, day, trusted`.execute(db);
+    await totalStoredDays(db);
     await db.schema
       .createTable('report_sender_blocks')
       .addColumn('organization_id', text, (c) => c.notNull())
@@ -370,6 +368,15 @@ export const createReportSenderBlocks: MigrationFactory = ({ text, dialect }) =>
       .execute();
   },
 });
+
+/**
+ * The day totals of the days stored before migration 0014, from the day roll-up (revision 0: their
+ * blocks, never built, are built from the days when first read).
+ */
+export async function totalStoredDays(db: Kysely<any>): Promise<void> {
+  await sql`insert into report_day_totals (organization_id, domain, day, trusted, revision, messages, dmarc_pass, spf_aligned, dkim_aligned, failing)
+    select organization_id, domain, day, trusted, 0, sum(messages), sum(dmarc_pass), sum(spf_aligned), sum(dkim_aligned), sum(failing) from report_sender_days group by organization_id, domain, day, trusted`.execute(db);
+}
 
 /**
  * Digests every stored aggregate report into `report_sender_days`, one report at a time (memory stays

@@ -21,6 +21,7 @@ import {
   reportDay,
   reportingSource,
   sourceLimit,
+  REPORT_KINDS,
   sourceRollups,
   sourceWindowEntries,
   blockHalves,
@@ -336,6 +337,8 @@ export const createReportSenderBlocks: MigrationFactory = ({ text, dialect }) =>
       .$call(withoutRowid)
       .execute();
     await totalStoredDays(db);
+    // The window's counts (`counts`: the reports overlapping it, by kind, authentication and trust) read from this index alone, never the reports' rows.
+    await db.schema.createIndex('reports_by_domain_range').on('reports').columns(['organization_id', 'domain', 'kind', 'begin_at', 'end_at', 'authenticated', 'trusted', 'message_count']).execute();
     await db.schema
       .createTable('report_sender_blocks')
       .addColumn('organization_id', text, (c) => c.notNull())
@@ -797,9 +800,10 @@ export class SqlReportStore implements ReportStore {
 
   /**
    * Builds again every block of `blocks` whose days changed since it was built (its stamp is not the
-   * sum of its days' revisions), and so on down its halves, in one transaction (one build at a time
-   * per domain). The stamp written is the one read before the build read the days: a report merged
-   * meanwhile leaves the block stale, never wrong.
+   * sum of its days' revisions), and so on down its halves, each block in one transaction with its
+   * stamp (on PostgreSQL one build at a time per domain: no two builds' rows mix). The stamp written
+   * is the one read before the build read the days: a report merged meanwhile leaves the block stale,
+   * never wrong.
    */
   async #freshen(organizationId: string, domain: string, trusted: boolean, days: DayRange, blocks: readonly DayBlock[]): Promise<void> {
     const t = trusted ? 1 : 0;
@@ -816,13 +820,14 @@ export class SqlReportStore implements ReportStore {
     };
     const stale = (b: DayBlock) => b.size > 1 && held.get(`${b.size} ${b.start}`) !== stampOf(b);
     if (!blocks.some(stale)) return;
-    await this.#db.transaction().execute(async (trx) => {
-      if (this.#dialect === 'postgres') await sql`select pg_advisory_xact_lock(${BLOCK_LOCK_CLASS}, hashtext(${`${organizationId} ${domain}`}))`.execute(trx);
-      const build = async (block: DayBlock): Promise<void> => {
-        if (!stale(block)) return;
-        const halves = blockHalves(block);
-        for (const half of halves) await build(half);
-        const stamp = stampOf(block);
+    // Each block built in its own short transaction (its rows and its stamp together), after its halves.
+    const build = async (block: DayBlock): Promise<void> => {
+      if (!stale(block)) return;
+      const halves = blockHalves(block);
+      for (const half of halves) await build(half);
+      const stamp = stampOf(block);
+      await this.#db.transaction().execute(async (trx) => {
+        if (this.#dialect === 'postgres') await sql`select pg_advisory_xact_lock(${BLOCK_LOCK_CLASS}, hashtext(${`${organizationId} ${domain}`}))`.execute(trx);
         const grouped = await this.#grouped(trx, organizationId, domain, trusted, halves);
         const rollups = sourceRollups(grouped.sums, grouped.parts);
         for (let start = 0; start < rollups.length; start += REPORT_DIGEST_CHUNK) {
@@ -836,10 +841,10 @@ export class SqlReportStore implements ReportStore {
           .values({ organization_id: organizationId, domain, trusted: t, block_days: block.size, start_day: block.start, stamp })
           .onConflict((oc) => oc.columns(['organization_id', 'domain', 'trusted', 'block_days', 'start_day']).doUpdateSet({ stamp }))
           .execute();
-        held.set(`${block.size} ${block.start}`, stamp);
-      };
-      for (const block of blocks) await build(block);
-    });
+      });
+      held.set(`${block.size} ${block.start}`, stamp);
+    };
+    for (const block of blocks) await build(block);
   }
 
   /** The multi-row upsert of `rows` block rows (a source's rows of a block only grow: each replaces the one held). */
@@ -918,7 +923,8 @@ export class SqlReportStore implements ReportStore {
     let reports = this.#db.selectFrom('reports').where('organization_id', '=', organizationId);
     let duplicates = this.#db.selectFrom('report_duplicates').where('organization_id', '=', organizationId);
     if (domain !== null) {
-      reports = reports.where('domain', '=', domain);
+      // Every kind named: each kind's range of reports_by_domain_range (migration 0014), read from the index alone.
+      reports = reports.where('domain', '=', domain).where('kind', 'in', REPORT_KINDS);
       duplicates = duplicates.where('domain', '=', domain);
     }
     if (range !== null) {

@@ -536,8 +536,8 @@ export interface ReportStore {
   /**
    * The window's roll-up per source (sources sorted): one entry per source of the trusted or untrusted
    * reports of `domain` over `days`, as {@link sourceWindowEntries} makes it. What the dashboard and
-   * `reports show` read: one grouped read of the per-day roll-up, a few thousand entries whatever the
-   * window's days. The engine's `summariseDigestSenders` gives from it what it gives from
+   * `reports show` read: on SQL the window's aligned blocks of days ({@link dayBlocks}: about a dozen
+   * rows per source for 90 days, those whose days changed built again first), never every day's entries. The engine's `summariseDigestSenders` gives from it what it gives from
    * {@link ReportStore.senderDays}.
    */
   senderWindow(organizationId: string, domain: string, days: DayRange, trusted: boolean): Promise<SenderDigestEntry[]>;

@@ -10,6 +10,7 @@
 import { digestReports, type AggregateRecord, type AggregateReport, type SenderDigestEntry } from '@spoof-checker/engine';
 import { CompiledQuery, sql, type CreateTableBuilder, type Kysely, type RawBuilder } from 'kysely';
 import type { MigrationFactory, SqlDialectName } from './migration-types.js';
+import { createTable } from './sql-tables.js';
 import type { Page, PageRequest } from './page-types.js';
 import {
   MAX_REPORT_RECORDS_PER_ORGANIZATION_PER_DAY,
@@ -63,6 +64,9 @@ const REPORT_COLUMNS = ['id', 'organization_id', 'kind', 'identity', 'domain', '
 const DIGEST_COLUMNS = ['organization_id', 'domain', 'day', 'trusted', 'source', 'messages', 'dmarc_pass', 'spf_aligned', 'dkim_aligned', 'failing', 'entry'] as const;
 /** The columns of one block row (migration 0014), in INSERT order. */
 const BLOCK_COLUMNS = ['organization_id', 'domain', 'trusted', 'block_days', 'start_day', 'source', 'first_day', 'last_day', 'messages', 'dmarc_pass', 'spf_aligned', 'dkim_aligned', 'failing', 'entry'] as const;
+
+/** The summed counts of the roll-up tables (PostgreSQL gives bigint as text). */
+type CountColumns = { messages: number | string; dmarc_pass: number | string; spf_aligned: number | string; dkim_aligned: number | string; failing: number | string };
 
 /** The report tables, as Kysely sees them. */
 export interface ReportTables {
@@ -133,12 +137,7 @@ export interface ReportTables {
     day: string;
     trusted: number;
     revision: number | string;
-    messages: number | string;
-    dmarc_pass: number | string;
-    spf_aligned: number | string;
-    dkim_aligned: number | string;
-    failing: number | string;
-  };
+  } & CountColumns;
   /** A source's roll-up over an aligned block of days (SENDER_BLOCK_SIZES; migration 0014). */
   report_sender_blocks: {
     organization_id: string;
@@ -149,13 +148,8 @@ export interface ReportTables {
     source: string;
     first_day: string;
     last_day: string;
-    messages: number | string;
-    dmarc_pass: number | string;
-    spf_aligned: number | string;
-    dkim_aligned: number | string;
-    failing: number | string;
     entry: string;
-  };
+  } & CountColumns;
   /** The sum of its days' revisions each block was built at (migration 0014). */
   report_sender_block_stamps: {
     organization_id: string;
@@ -317,21 +311,11 @@ export const createReportIdentityBase: MigrationFactory = ({ text, dialect }) =>
  * halves, before it is read. Nothing to backfill: a block not yet built has no stamp and is built
  * from `report_sender_days` on its first read, as a changed one is.
  */
-export const createReportSenderBlocks: MigrationFactory = ({ text, dialect }) => ({
+export const createReportSenderBlocks: MigrationFactory = (context) => ({
   async up(db: Kysely<any>): Promise<void> {
-    const withoutRowid = (builder: CreateTableBuilder<any, any>) => (dialect === 'sqlite' ? builder.modifyEnd(sql`without rowid`) : builder);
-    await db.schema
-      .createTable('report_day_totals')
-      .addColumn('organization_id', text, (c) => c.notNull())
-      .addColumn('domain', text, (c) => c.notNull())
-      .addColumn('day', text, (c) => c.notNull())
-      .addColumn('trusted', 'integer', (c) => c.notNull())
-      .addColumn('revision', 'bigint', (c) => c.notNull())
-      .addColumn('messages', 'bigint', (c) => c.notNull())
-      .addColumn('dmarc_pass', 'bigint', (c) => c.notNull())
-      .addColumn('spf_aligned', 'bigint', (c) => c.notNull())
-      .addColumn('dkim_aligned', 'bigint', (c) => c.notNull())
-      .addColumn('failing', 'bigint', (c) => c.notNull())
+    const withoutRowid = (builder: CreateTableBuilder<any, any>) => (context.dialect === 'sqlite' ? builder.modifyEnd(sql`without rowid`) : builder);
+    const counts = { messages: 'bigint', dmarc_pass: 'bigint', spf_aligned: 'bigint', dkim_aligned: 'bigint', failing: 'bigint' } as const;
+    await createTable(db, context, 'report_day_totals', { organization_id: 'text', domain: 'text', day: 'text', trusted: 'integer', revision: 'bigint', ...counts })
       // The day roll-up's key order: one domain's days in order, and the organisation's domains walked (domainDailyTotals).
       .addPrimaryKeyConstraint('report_day_totals_pk', ['organization_id', 'domain', 'day', 'trusted'])
       .$call(withoutRowid)
@@ -339,33 +323,12 @@ export const createReportSenderBlocks: MigrationFactory = ({ text, dialect }) =>
     await totalStoredDays(db);
     // The window's counts (`counts`: the reports overlapping it, by kind, authentication and trust) read from this index alone, never the reports' rows.
     await db.schema.createIndex('reports_by_domain_range').on('reports').columns(['organization_id', 'domain', 'kind', 'begin_at', 'end_at', 'authenticated', 'trusted', 'message_count']).execute();
-    await db.schema
-      .createTable('report_sender_blocks')
-      .addColumn('organization_id', text, (c) => c.notNull())
-      .addColumn('domain', text, (c) => c.notNull())
-      .addColumn('trusted', 'integer', (c) => c.notNull())
-      .addColumn('block_days', 'integer', (c) => c.notNull())
-      .addColumn('start_day', text, (c) => c.notNull())
-      .addColumn('source', text, (c) => c.notNull())
-      .addColumn('first_day', text, (c) => c.notNull())
-      .addColumn('last_day', text, (c) => c.notNull())
-      .addColumn('messages', 'bigint', (c) => c.notNull())
-      .addColumn('dmarc_pass', 'bigint', (c) => c.notNull())
-      .addColumn('spf_aligned', 'bigint', (c) => c.notNull())
-      .addColumn('dkim_aligned', 'bigint', (c) => c.notNull())
-      .addColumn('failing', 'bigint', (c) => c.notNull())
-      .addColumn('entry', text, (c) => c.notNull())
+    const block = { organization_id: 'text', domain: 'text', trusted: 'integer', block_days: 'integer', start_day: 'text' } as const;
+    await createTable(db, context, 'report_sender_blocks', { ...block, source: 'text', first_day: 'text', last_day: 'text', ...counts, entry: 'text' })
       .addPrimaryKeyConstraint('report_sender_blocks_pk', ['organization_id', 'domain', 'trusted', 'block_days', 'start_day', 'source'])
       .$call(withoutRowid)
       .execute();
-    await db.schema
-      .createTable('report_sender_block_stamps')
-      .addColumn('organization_id', text, (c) => c.notNull())
-      .addColumn('domain', text, (c) => c.notNull())
-      .addColumn('trusted', 'integer', (c) => c.notNull())
-      .addColumn('block_days', 'integer', (c) => c.notNull())
-      .addColumn('start_day', text, (c) => c.notNull())
-      .addColumn('stamp', 'bigint', (c) => c.notNull())
+    await createTable(db, context, 'report_sender_block_stamps', { ...block, stamp: 'bigint' })
       .addPrimaryKeyConstraint('report_sender_block_stamps_pk', ['organization_id', 'domain', 'trusted', 'block_days', 'start_day'])
       .$call(withoutRowid)
       .execute();

@@ -14,7 +14,9 @@
  * bench/reports.ts's subject.
  *
  * Target: ≤ 200 ms at the 95th percentile on both stores. Reported: p50/p95 wall and CPU per render
- * (the console's session lookups are not included: a handful of single-row reads).
+ * (the console's session lookups are not included: a handful of single-row reads), and the first
+ * render apart: it builds the window's blocks of days (src/store/reports-sql.ts `senderWindow`),
+ * every one new after the import.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -138,9 +140,7 @@ async function measure(name: string, stores: Stores) {
   const readMs: number[] = [];
   let messages = 0;
   for (let i = 0; i < RUNS; i++) {
-    const read = performance.now();
-    await readReportWindow({ store: stores.reports, organizationId: ORG, domain: DOMAIN, days: DAYS, now, bySource: true });
-    readMs.push(performance.now() - read);
+    // The first render builds the window's blocks of days (every one is new); the store reads are timed after it.
     const started = performance.now();
     const c = process.cpuUsage();
     const shown = await showReports({ store: stores.reports, organizationId: ORG, domain: DOMAIN, days: DAYS, now });
@@ -150,10 +150,13 @@ async function measure(name: string, stores: Stores) {
     wall.push(performance.now() - started);
     cpu.push((used.user + used.system) / 1000);
     messages = shown.summary.messages;
+    const read = performance.now();
+    await readReportWindow({ store: stores.reports, organizationId: ORG, domain: DOMAIN, days: DAYS, now, bySource: true });
+    readMs.push(performance.now() - read);
     if (body.length < 1000) throw new Error('empty page');
   }
-  const result = { name, rows: REPORTS * RECORDS, generateSeconds: +generateSeconds.toFixed(1), messages, p50Ms: +percentile(wall, 50).toFixed(1), p95Ms: +percentile(wall, 95).toFixed(1), cpuP95Ms: +percentile(cpu, 95).toFixed(1), summaryP50Ms: +percentile(summaryMs, 50).toFixed(1), digestReadP50Ms: +percentile(readMs, 50).toFixed(1), met: percentile(wall, 95) <= DASHBOARD_P95_TARGET_MS };
-  say(`${name}: ${result.rows} rows, ${messages} messages over ${DAYS} days: dashboard p50 ${result.p50Ms} ms, p95 ${result.p95Ms} ms (target ${DASHBOARD_P95_TARGET_MS}), CPU p95 ${result.cpuP95Ms} ms; of which showReports p50 ${result.summaryP50Ms} ms (its store reads alone: p50 ${result.digestReadP50Ms} ms)`);
+  const result = { name, rows: REPORTS * RECORDS, generateSeconds: +generateSeconds.toFixed(1), messages, firstMs: +wall[0]!.toFixed(1), p50Ms: +percentile(wall, 50).toFixed(1), p95Ms: +percentile(wall, 95).toFixed(1), cpuP95Ms: +percentile(cpu, 95).toFixed(1), summaryP50Ms: +percentile(summaryMs, 50).toFixed(1), digestReadP50Ms: +percentile(readMs, 50).toFixed(1), met: percentile(wall, 95) <= DASHBOARD_P95_TARGET_MS };
+  say(`${name}: ${result.rows} rows, ${messages} messages over ${DAYS} days: dashboard p50 ${result.p50Ms} ms, p95 ${result.p95Ms} ms (target ${DASHBOARD_P95_TARGET_MS}), CPU p95 ${result.cpuP95Ms} ms; the first (its blocks of days built) ${result.firstMs} ms; of which showReports p50 ${result.summaryP50Ms} ms (its store reads alone: p50 ${result.digestReadP50Ms} ms)`);
   return result;
 }
 

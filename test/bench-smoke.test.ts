@@ -114,6 +114,15 @@ describe.concurrent('every benchmark runs (--smoke) and writes its figures', () 
     expect(report).toMatchObject({ domains: 50, mode: 'smoke', sqlite: { overview: page, domain: page, overviewAfterReport: page }, postgres: { overview: page, domain: page, overviewAfterReport: page } });
   });
 
+  it('bench/console-reports.ts: the report dashboard from the blocks of days, on SQLite and PostgreSQL', { timeout: BENCH_TIMEOUT_MS }, async () => {
+    const done = await runBench('console-reports.ts');
+    expect(done.code, done.stderr).toBe(0);
+    const report = lastJsonLine(done.stdout);
+    const store = { rows: 2_000, messages: expect.any(Number), firstMs: expect.any(Number), p50Ms: expect.any(Number), p95Ms: expect.any(Number), cpuP95Ms: expect.any(Number), met: expect.any(Boolean) };
+    expect(report).toMatchObject({ reports: 20, rows: 2_000, results: [{ name: 'sqlite', ...store }, { name: 'postgres', ...store }] });
+    expect((report.results as { messages: number }[]).every((r) => r.messages > 0)).toBe(true);
+  });
+
   it('bench/transport.ts: both name sets, with and without --transport', { timeout: BENCH_TIMEOUT_MS }, async () => {
     const done = await runBench('transport.ts');
     expect(done.code, done.stderr).toBe(0);

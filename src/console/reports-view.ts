@@ -33,7 +33,9 @@ export interface DashboardWindow {
 }
 
 /** Figures in full, grouped by thousands (12,345; never 12.3k). */
-export const figure = (n: number): string => n.toLocaleString('en-US', { maximumFractionDigits: 0 });
+export const figure = (n: number): string => FIGURES.format(n);
+/** One formatter for every figure: `toLocaleString` with options builds a new one per call (a dashboard shows thousands of figures). */
+const FIGURES = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 
 /** A share of all messages, as a percentage with one decimal ("—" when there are none). */
 export function rate(part: number, whole: number): string {

@@ -213,41 +213,158 @@ export const emptyDigestEntry = (source: string, day: string): SenderDigestEntry
   ownSpfFailed: null,
 });
 
+/** One source's roll-up over some days: its entry (dated its first day: counts summed, sets united) and its last day. */
+export interface SourceRollup {
+  entry: SenderDigestEntry;
+  lastDay: string;
+}
+
+/**
+ * The roll-up per source of some days from the store's per-source sums and the distinct rests of
+ * the rows it read (days or blocks of days): counts summed, sets united, the lesser word kept,
+ * additive maps added `times` times (equal rests are counted once by the store). Sources in the
+ * order of `sums`.
+ */
+export function sourceRollups(sums: readonly SourceWindowSums[], parts: readonly SourceWindowPart[]): SourceRollup[] {
+  // Sets and maps per source, sorted once at the end: what folding mergeDigestEntries over the parts gives.
+  const rests = new Map<string, RestTally>();
+  for (const part of parts) {
+    let tally = rests.get(part.source);
+    if (tally === undefined) rests.set(part.source, (tally = emptyRestTally()));
+    addRest(tally, part.rest, part.times);
+  }
+  return sums.map((s) => {
+    const tally = rests.get(s.source);
+    const entry: SenderDigestEntry = { ...emptyDigestEntry(s.source, s.firstDay), messages: s.messages, dmarcPass: s.dmarcPass, spfAligned: s.spfAligned, dkimAligned: s.dkimAligned, failing: s.failing };
+    return { entry: tally === undefined ? entry : { ...entry, ...restOf(tally) }, lastDay: s.lastDay };
+  });
+}
+
+/** The rests of one source's rows being added up ({@link sourceRollups}). */
+interface RestTally {
+  forwardedFailing: number;
+  selectors: Set<string>;
+  dkimDomains: Set<string>;
+  spfDomains: Set<string>;
+  verified: Set<string>;
+  ownFailed: Map<string, string>;
+  ownFailedNoSelector: boolean;
+  broken: Map<string, number>;
+  brokenNoSelector: number;
+  unalignedDkimPass: string | null;
+  unalignedSpfPass: string | null;
+  ownSpfFailed: string | null;
+}
+
+const emptyRestTally = (): RestTally => ({
+  forwardedFailing: 0,
+  selectors: new Set(),
+  dkimDomains: new Set(),
+  spfDomains: new Set(),
+  verified: new Set(),
+  ownFailed: new Map(),
+  ownFailedNoSelector: false,
+  broken: new Map(),
+  brokenNoSelector: 0,
+  unalignedDkimPass: null,
+  unalignedSpfPass: null,
+  ownSpfFailed: null,
+});
+
+/** The lesser of two optional words (the engine's merge keeps it: the same whatever the order). */
+const least = (a: string | null, b: string | null): string | null => (a === null ? b : b === null || a < b ? a : b);
+
+/** `rest` added `times` times (sets united, words the lesser, additive counts and maps times over). */
+function addRest(t: RestTally, rest: Partial<SenderDigestEntry>, times: number): void {
+  t.forwardedFailing += (rest.forwardedFailing ?? 0) * times;
+  t.brokenNoSelector += (rest.brokenNoSelector ?? 0) * times;
+  for (const x of rest.selectors ?? []) t.selectors.add(x);
+  for (const x of rest.dkimDomains ?? []) t.dkimDomains.add(x);
+  for (const x of rest.spfDomains ?? []) t.spfDomains.add(x);
+  for (const x of rest.verified ?? []) t.verified.add(x);
+  for (const [key, result] of rest.ownFailed ?? []) t.ownFailed.set(key, least(t.ownFailed.get(key) ?? null, result)!);
+  for (const [key, count] of rest.broken ?? []) t.broken.set(key, (t.broken.get(key) ?? 0) + count * times);
+  t.ownFailedNoSelector ||= rest.ownFailedNoSelector ?? false;
+  t.unalignedDkimPass = least(t.unalignedDkimPass, rest.unalignedDkimPass ?? null);
+  t.unalignedSpfPass = least(t.unalignedSpfPass, rest.unalignedSpfPass ?? null);
+  t.ownSpfFailed = least(t.ownSpfFailed, rest.ownSpfFailed ?? null);
+}
+
+/** A tally's fields as the engine's entry holds them (sorted as its merge sorts them). */
+function restOf(t: RestTally): Omit<SenderDigestEntry, 'day' | 'source' | 'messages' | 'spfAligned' | 'dkimAligned' | 'dmarcPass' | 'failing'> {
+  return {
+    forwardedFailing: t.forwardedFailing,
+    selectors: [...t.selectors].sort(),
+    dkimDomains: [...t.dkimDomains].sort(),
+    spfDomains: [...t.spfDomains].sort(),
+    verified: [...t.verified].sort(),
+    ownFailed: [...t.ownFailed.entries()].sort(),
+    ownFailedNoSelector: t.ownFailedNoSelector,
+    broken: [...t.broken.entries()].sort(),
+    brokenNoSelector: t.brokenNoSelector,
+    unalignedDkimPass: t.unalignedDkimPass,
+    unalignedSpfPass: t.unalignedSpfPass,
+    ownSpfFailed: t.ownSpfFailed,
+  };
+}
+
 /**
  * A window's roll-up per source ({@link ReportStore.senderWindow}) from the store's per-source sums
- * and the distinct rests of its per-day entries: one entry per source on its first day (counts
- * summed, sets united, the lesser word kept, additive maps added `times` times: equal rests are
- * counted once by the store), and an empty one on its last day when that is later, so that the
- * engine's `summariseDigestSenders` gives from it what it gives from every day's entries.
+ * and the distinct rests of the rows it read ({@link sourceRollups}): one entry per source on its
+ * first day, and an empty one on its last day when that is later, so that the engine's
+ * `summariseDigestSenders` gives from it what it gives from every day's entries.
  */
 export function sourceWindowEntries(sums: readonly SourceWindowSums[], parts: readonly SourceWindowPart[]): SenderDigestEntry[] {
-  const bySource = new Map<string, SenderDigestEntry>();
-  for (const s of sums) bySource.set(s.source, { ...emptyDigestEntry(s.source, s.firstDay), messages: s.messages, dmarcPass: s.dmarcPass, spfAligned: s.spfAligned, dkimAligned: s.dkimAligned, failing: s.failing });
-  for (const part of parts) {
-    const held = bySource.get(part.source);
-    if (held === undefined) continue;
-    const rest = { ...emptyDigestEntry(part.source, held.day), ...part.rest };
-    const scaled: SenderDigestEntry = {
-      ...rest,
-      day: held.day,
-      source: part.source,
-      messages: 0,
-      spfAligned: 0,
-      dkimAligned: 0,
-      dmarcPass: 0,
-      failing: 0,
-      forwardedFailing: rest.forwardedFailing * part.times,
-      brokenNoSelector: rest.brokenNoSelector * part.times,
-      broken: rest.broken.map(([key, count]) => [key, count * part.times]),
-    };
-    bySource.set(part.source, mergeDigestEntries(held, scaled));
-  }
   const out: SenderDigestEntry[] = [];
-  for (const s of sums) {
-    out.push(bySource.get(s.source)!);
-    if (s.lastDay !== s.firstDay) out.push(emptyDigestEntry(s.source, s.lastDay));
+  for (const { entry, lastDay } of sourceRollups(sums, parts)) {
+    out.push(entry);
+    if (lastDay !== entry.day) out.push(emptyDigestEntry(entry.source, lastDay));
   }
   return out;
+}
+
+/**
+ * The sizes, in days, of the blocks of days the SQL store rolls a source's days up into (each
+ * aligned on a multiple of its size counted from 1970-01-01, each the two halves of the next): a
+ * window is read as at most two blocks of each size (about a dozen rows per source for 90 days), not
+ * one row per day. The largest first; 1 is the day roll-up itself.
+ */
+export const SENDER_BLOCK_SIZES = [64, 32, 16, 8, 4, 2, 1] as const;
+
+/** A block of days: `size` days from `start` (`YYYY-MM-DD`). */
+export interface DayBlock {
+  size: number;
+  start: string;
+}
+
+const DAY_MS = 86_400_000;
+/** Days since 1970-01-01 of a `YYYY-MM-DD` day. */
+export const epochDay = (day: string): number => Math.round(Date.parse(`${day}T00:00:00Z`) / DAY_MS);
+/** The `YYYY-MM-DD` day of a count of days since 1970-01-01. */
+export const dayOfEpochDay = (n: number): string => new Date(n * DAY_MS).toISOString().slice(0, 10);
+
+/**
+ * `days` as the fewest aligned blocks of {@link SENDER_BLOCK_SIZES} (in order): from the first day,
+ * each time the largest block that starts there and ends in the window.
+ */
+export function dayBlocks(days: DayRange): DayBlock[] {
+  const out: DayBlock[] = [];
+  const last = epochDay(days.to);
+  for (let at = epochDay(days.from); at <= last; ) {
+    const size = SENDER_BLOCK_SIZES.find((s) => at % s === 0 && at + s - 1 <= last)!;
+    out.push({ size, start: dayOfEpochDay(at) });
+    at += size;
+  }
+  return out;
+}
+
+/** The two halves of a block larger than a day. */
+export function blockHalves(block: DayBlock): [DayBlock, DayBlock] {
+  const size = block.size / 2;
+  return [
+    { size, start: block.start },
+    { size, start: dayOfEpochDay(epochDay(block.start) + size) },
+  ];
 }
 
 /** {@link sourceWindowEntries} of entries held in memory (every entry its own part). */
@@ -444,8 +561,8 @@ export interface ReportStore {
   /**
    * The window's roll-up per source (sources sorted): one entry per source of the trusted or untrusted
    * reports of `domain` over `days`, as {@link sourceWindowEntries} makes it. What the dashboard and
-   * `reports show` read: one grouped read of the per-day roll-up, a few thousand entries whatever the
-   * window's days. The engine's `summariseDigestSenders` gives from it what it gives from
+   * `reports show` read: on SQL the window's aligned blocks of days ({@link dayBlocks}: about a dozen
+   * rows per source for 90 days, those whose days changed built again first), never every day's entries. The engine's `summariseDigestSenders` gives from it what it gives from
    * {@link ReportStore.senderDays}.
    */
   senderWindow(organizationId: string, domain: string, days: DayRange, trusted: boolean): Promise<SenderDigestEntry[]>;

@@ -6,7 +6,7 @@
  */
 import { digestReports, mergeSenderDigests, summariseDigestSenders, type AggregateReport, type SenderDigestEntry } from '@spoof-checker/engine';
 import { describe, expect, it } from 'vitest';
-import { isTrustedOrigin, MAX_REPORTS_PER_BATCH, type NewReport, type ReportOrigin, type ReportRecordRow } from '../../src/store/reports.js';
+import { dayBlocks, isTrustedOrigin, MAX_DIGEST_SOURCES_PER_DAY, MAX_REPORTS_PER_BATCH, OTHER_SOURCES, type DayRange, type NewReport, type ReportOrigin, type ReportRecordRow } from '../../src/store/reports.js';
 import type { Domain } from '../../src/store/types.js';
 import { describeStoreContract } from './contract-stores.js';
 
@@ -367,6 +367,71 @@ describeStoreContract('report store contract', ({ stores }, backend) => {
     }
     const totals = [...days.values()].sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : Number(b.trusted) - Number(a.trusted)));
     expect(await stores.reports.dailyTotals('o1', 'a.example', DAYS)).toEqual(totals);
+  });
+
+  it('the window read by blocks of days equals every day summed: windows across block edges, a late report for an old day, the per-day source cap, trusted and untrusted apart', async () => {
+    const dayText = (day: number) => new Date((D0 + day * DAY) * 1000).toISOString().slice(0, 10);
+    const untrusted = (id: string): Partial<NewReport> => ({ identity: `u|${id}`, reporter: 'unauthenticated', origin: { ...origin(null), channel: 'smtp' } });
+    const failing = (selector: string) => ({ dkimAligned: false, detail: JSON.stringify({ dkim: [{ domain: 'a.example', selector, result: 'fail' }] }) });
+    // 80 days from 2025-03-01 (day 52 of an aligned block of 64: the window crosses blocks of every size).
+    for (let day = 0; day < 80; day += 3) {
+      const records = [row(`192.0.2.${day % 7}`, day + 1, { detail: JSON.stringify({ dkim: [{ domain: 'a.example', selector: `s${day % 3}`, result: 'pass' }] }) }), row(`192.0.2.${(day % 5) + 20}`, 2, failing(`k${day % 2}`))];
+      expect(await stores.reports.add(report(`t${day}`, 'o1', day, records))).toBe('stored');
+      if (day % 9 === 0) expect(await stores.reports.add(report(`u${day}`, 'o1', day, [row(`198.51.100.${day % 4}`, 3, failing('x'))], untrusted(`u${day}`)))).toBe('stored');
+    }
+    const windows: DayRange[] = [
+      { from: dayText(0), to: dayText(79) },
+      { from: dayText(5), to: dayText(70) },
+      { from: dayText(12), to: dayText(75) },
+      { from: dayText(12), to: dayText(12) },
+      { from: dayText(11), to: dayText(11) },
+      { from: dayText(30), to: dayText(44) },
+    ];
+    // The windows do read blocks of several sizes, across the edge of a block of 64 days (day 12).
+    expect(new Set(windows.flatMap((w) => dayBlocks(w).map((b) => b.size)))).toEqual(new Set([1, 2, 4, 8, 16, 32, 64]));
+    const check = async () => {
+      for (const window of windows) {
+        for (const trusted of [true, false]) {
+          const everyDay = await stores.reports.senderDays('o1', 'a.example', window, trusted);
+          const rolled = await stores.reports.senderWindow('o1', 'a.example', window, trusted);
+          const options = { domain: 'a.example', days: 366, now: new Date((D0 + 100 * DAY) * 1000) };
+          expect(summariseDigestSenders(rolled, options)).toEqual(summariseDigestSenders(everyDay, options));
+          // Per source: the counts summed, and the first and last day, as every day gives them.
+          const perSource = (entries: readonly SenderDigestEntry[]) => {
+            const out = new Map<string, [string, string, number, number, number, number, number]>();
+            for (const e of entries) {
+              const t = out.get(e.source) ?? [e.day, e.day, 0, 0, 0, 0, 0];
+              out.set(e.source, [e.day < t[0] ? e.day : t[0], e.day > t[1] ? e.day : t[1], t[2] + e.messages, t[3] + e.dmarcPass, t[4] + e.spfAligned, t[5] + e.dkimAligned, t[6] + e.failing]);
+            }
+            return [...out.entries()].sort();
+          };
+          expect(perSource(rolled)).toEqual(perSource(everyDay));
+          if (window === windows[0]) expect(everyDay.length).toBeGreaterThan(0);
+        }
+        // The day totals kept as reports arrive equal the day roll-up summed per day.
+        const totals = new Map<string, { day: string; trusted: boolean; messages: number; dmarcPass: number; spfAligned: number; dkimAligned: number; failing: number }>();
+        for (const trusted of [true, false]) {
+          for (const e of await stores.reports.senderDays('o1', 'a.example', window, trusted)) {
+            const t = totals.get(`${e.day} ${trusted}`) ?? { day: e.day, trusted, messages: 0, dmarcPass: 0, spfAligned: 0, dkimAligned: 0, failing: 0 };
+            totals.set(`${e.day} ${trusted}`, { ...t, messages: t.messages + e.messages, dmarcPass: t.dmarcPass + e.dmarcPass, spfAligned: t.spfAligned + e.spfAligned, dkimAligned: t.dkimAligned + e.dkimAligned, failing: t.failing + e.failing });
+          }
+        }
+        expect(await stores.reports.dailyTotals('o1', 'a.example', window)).toEqual([...totals.values()].sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : Number(b.trusted) - Number(a.trusted))));
+      }
+    };
+    await check();
+    // A late report for an old day (its blocks were read above): a new source, a new selector, and more of a source already held.
+    expect(await stores.reports.add(report('late', 'o1', 3, [row('203.0.113.9', 40, failing('late')), row('192.0.2.3', 7, { detail: JSON.stringify({ dkim: [{ domain: 'a.example', selector: 'new', result: 'pass' }] }) })]))).toBe('stored');
+    expect(await stores.reports.add(report('late-u', 'o1', 13, [row('198.51.100.200', 5)], untrusted('late-u')))).toBe('stored');
+    await check();
+    const late = (await stores.reports.senderWindow('o1', 'a.example', windows[0]!, true)).find((e) => e.source === '203.0.113.9');
+    expect(late?.messages).toBe(40);
+    // A day past its cap of sources: those beyond it summed into one entry, in the blocks as in the days.
+    const many = Array.from({ length: MAX_DIGEST_SOURCES_PER_DAY + 5 }, (_, i) => row(`10.0.${Math.floor(i / 250)}.${i % 250}`, 1 + (i % 3)));
+    expect(await stores.reports.add(report('capped', 'o1', 40, many))).toBe('stored');
+    await check();
+    expect((await stores.reports.senderDays('o1', 'a.example', { from: dayText(40), to: dayText(40) }, true)).some((e) => e.source === OTHER_SOURCES)).toBe(true);
+    expect((await stores.reports.senderWindow('o1', 'a.example', windows[0]!, true)).some((e) => e.source === OTHER_SOURCES)).toBe(true);
   });
 
   it('keeps refused files with their reason, newest first', async () => {

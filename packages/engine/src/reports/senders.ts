@@ -412,7 +412,8 @@ function classify(
     return { cls: 'forwarded', why: `its failing mail was forwarded (the receiver says so: an ARC pass, a mailing list or a trusted forwarder); expected, and not stopped by DMARC overrides at receivers that honour ARC`, fix: null };
   }
   // The domain's own signature under a selector that never verifies anywhere: a key not published.
-  const unpublished = [...t.ownFailedSelectors.entries()].find(([key]) => !verifying.has(key));
+  // The least such key: the same answer whatever order the entries were merged in (by day, or rolled up by blocks of days).
+  const unpublished = [...t.ownFailedSelectors.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).find(([key]) => !verifying.has(key));
   if (unpublished !== undefined) {
     const [signer, selector] = unpublished[0].split(' ') as [string, string];
     return {

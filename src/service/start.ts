@@ -43,6 +43,7 @@ import { describeMonitorMode, seedDemoMonitor, startMonitorService, startMonitor
 import { withLookalikeSearch, type MonitorCheck } from '../jobs/monitors/monitor-run.js';
 import { startBatchWorker } from '../jobs/batches/worker.js';
 import { loadRedisModules } from '../jobs/redis-modules.js';
+import { reportWriter } from '../ingest/report-writer.js';
 import { openStores, seedIfEmpty, type StorageChoice } from '../store/open.js';
 import { loadSeedFile } from '../store/seed.js';
 import type { Stores } from '../store/types.js';
@@ -370,6 +371,8 @@ export async function startService(config: ServiceConfig): Promise<ServiceHandle
       (value) => value.stores.close(),
     );
     const stores = opened.stores;
+    // The background refresh of the report blocks of days (issue 41): stopped before the store closes.
+    await started.add('report block refresh', async () => reportWriter(stores.reports, { log }), (writer) => writer.close());
     log(`store: ${opened.description}` + (opened.migrationsApplied.length > 0 ? `; migrations applied: ${opened.migrationsApplied.join(', ')}` : ''));
 
     let seeded = false;

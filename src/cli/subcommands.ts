@@ -3,6 +3,7 @@
  * (or none: the usage on standard error, exit 2), a usage error (one line, exit 2), a store that
  * cannot be reached (one line, exit 1); and the stores opened for one subcommand and closed after it.
  */
+import { closeReportWriter, flushReportWriter } from '../ingest/report-writer.js';
 import { isStoreUnavailable } from '../store/errors.js';
 import { openStores, type StorageChoice } from '../store/open.js';
 import type { Stores } from '../store/types.js';
@@ -35,8 +36,13 @@ export async function runSubcommand(command: string, usage: string, args: readon
 export async function withStores<T>(choice: StorageChoice, run: (stores: Stores) => Promise<T>): Promise<T> {
   const opened = await openStores(choice, { pruneAutomatically: false });
   try {
-    return await run(opened.stores);
+    const result = await run(opened.stores);
+    // Reports stored (an import): their blocks of days built before the command ends, not on the dashboard's first view.
+    await flushReportWriter(opened.stores.reports);
+    return result;
   } finally {
+    // A background refresh of the blocks of days ends before its store does.
+    await closeReportWriter(opened.stores.reports);
     await opened.stores.close();
   }
 }

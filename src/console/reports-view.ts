@@ -8,13 +8,13 @@
  */
 import type { ReportsSummarySender } from '@spoof-checker/engine';
 import type { ReportDayTotals } from '../store/reports.js';
-import type { ShownReports } from '../summaries/summary.js';
+import { REPORT_WINDOWS, type ShownReports } from '../summaries/summary.js';
 import { html, type SafeHtml } from '../web/html.js';
 import { CONSOLE_PATH } from './accounts.js';
 import { consolePage, domainPath, type ConsoleViewer, type Notice } from './views.js';
 
 /** The windows offered as links (days). */
-export const REPORT_WINDOWS = [7, 30, 90] as const;
+export { REPORT_WINDOWS };
 /** Domains per page of `/console/reports` (the CSV has every one). */
 export const ORGANISATION_REPORT_ROWS_PER_PAGE = 100;
 

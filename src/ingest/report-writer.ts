@@ -13,7 +13,10 @@
  * Memory: the writer holds the reports its callers are waiting on and nothing else; how many there
  * are is bounded by the callers (the files being ingested at once: REPORT_INGEST_IN_FLIGHT for an
  * import, the connections of the SMTP receiver).
+ * After a batch that stored reports commits, its domain's blocks of days are refreshed in the
+ * background (`refresher`, src/ingest/block-refresher.ts); `close` stops that.
  */
+import { BlockRefresher, type BlockRefreshOptions } from './block-refresher.js';
 import { MAX_REPORTS_PER_BATCH, type AddReportOutcome, type NewReport, type ReportStore } from '../store/reports.js';
 
 /**
@@ -51,9 +54,17 @@ export class ReportWriter {
   #scheduled = false;
   /** Batches written and reports in them (the benchmark's and the tests' view of the grouping). */
   readonly counters = { batches: 0, reports: 0 };
+  /** The background refresh of the blocks of days of the domains written. */
+  readonly refresher: BlockRefresher;
 
-  constructor(store: ReportStore) {
+  constructor(store: ReportStore, options: BlockRefreshOptions = {}) {
     this.#store = store;
+    this.refresher = new BlockRefresher(store, options);
+  }
+
+  /** Stops the background refresh (awaiting the one running); the writer still writes. */
+  close(): Promise<void> {
+    return this.refresher.close();
   }
 
   /** Stores `report` with the next batch of its lane: what `ReportStore.add` answers for it, or its error. */
@@ -101,6 +112,8 @@ export class ReportWriter {
     } catch (reason) {
       outcomes = batch.map(() => ({ status: 'rejected', reason }));
     }
+    // Committed: the domain's blocks are built again once its reports pause (never waited for here).
+    if (outcomes.some((o) => o.status === 'fulfilled' && o.value === 'stored')) this.refresher.touch(batch[0]!.report.organizationId, batch[0]!.report.domain);
     batch.forEach((w, i) => {
       const outcome = outcomes[i];
       if (outcome?.status === 'fulfilled') w.resolve(outcome.value);
@@ -111,9 +124,22 @@ export class ReportWriter {
 
 const writers = new WeakMap<ReportStore, ReportWriter>();
 
-/** The writer of `store`, one per store in the process: every path that stores reports into it shares its batches. */
-export function reportWriter(store: ReportStore): ReportWriter {
+/**
+ * The writer of `store`, one per store in the process: every path that stores reports into it shares
+ * its batches. `options` count only for the call that makes it (the service's, at start).
+ */
+export function reportWriter(store: ReportStore, options: BlockRefreshOptions = {}): ReportWriter {
   let writer = writers.get(store);
-  if (writer === undefined) writers.set(store, (writer = new ReportWriter(store)));
+  if (writer === undefined) writers.set(store, (writer = new ReportWriter(store, options)));
   return writer;
+}
+
+/** Runs now, and awaits, the background refreshes `store`'s writer has waiting (a CLI import leaves its blocks built). */
+export async function flushReportWriter(store: ReportStore): Promise<void> {
+  await writers.get(store)?.refresher.flush();
+}
+
+/** Stops the background refresh of `store`'s writer, if it has one (before the store closes). */
+export async function closeReportWriter(store: ReportStore): Promise<void> {
+  await writers.get(store)?.close();
 }

@@ -821,9 +821,9 @@ export class SqlReportStore implements ReportStore {
    * sum of its days' revisions), and so on down its halves, each block in one transaction with its
    * stamp (on PostgreSQL one build at a time per domain: no two builds' rows mix). The stamp written
    * is the one read before the build read the days: a report merged meanwhile leaves the block stale,
-   * never wrong.
+   * never wrong. Answers the number of blocks built.
    */
-  async #freshen(organizationId: string, domain: string, trusted: boolean, days: DayRange, blocks: readonly DayBlock[]): Promise<void> {
+  async #freshen(organizationId: string, domain: string, trusted: boolean, days: DayRange, blocks: readonly DayBlock[]): Promise<number> {
     const t = trusted ? 1 : 0;
     const [revisionRows, stampRows] = await Promise.all([
       this.#db.selectFrom('report_day_totals').select(['day', 'revision']).where('organization_id', '=', organizationId).where('domain', '=', domain).where('trusted', '=', t).where('day', '>=', days.from).where('day', '<=', days.to).execute(),
@@ -837,7 +837,8 @@ export class SqlReportStore implements ReportStore {
       return sum;
     };
     const stale = (b: DayBlock) => b.size > 1 && held.get(`${b.size} ${b.start}`) !== stampOf(b);
-    if (!blocks.some(stale)) return;
+    if (!blocks.some(stale)) return 0;
+    let built = 0;
     // Each block built in its own short transaction (its rows and its stamp together), after its halves.
     const build = async (block: DayBlock): Promise<void> => {
       if (!stale(block)) return;
@@ -861,8 +862,19 @@ export class SqlReportStore implements ReportStore {
           .execute();
       });
       held.set(`${block.size} ${block.start}`, stamp);
+      built += 1;
     };
     for (const block of blocks) await build(block);
+    return built;
+  }
+
+  async freshenBlocks(organizationId: string, domain: string, days: DayRange): Promise<number> {
+    if (days.from > days.to) return 0;
+    const blocks = dayBlocks(days);
+    // One after the other: on PostgreSQL each build takes the domain's block lock, on SQLite the one connection.
+    let built = 0;
+    for (const trusted of [true, false]) built += await this.#freshen(organizationId, domain, trusted, days, blocks);
+    return built;
   }
 
   /** The multi-row upsert of `rows` block rows (a source's rows of a block only grow: each replaces the one held). */

@@ -566,6 +566,13 @@ export interface ReportStore {
    * {@link ReportStore.senderDays}.
    */
   senderWindow(organizationId: string, domain: string, days: DayRange, trusted: boolean): Promise<SenderDigestEntry[]>;
+  /**
+   * Builds again, ahead of a read, the blocks of days {@link ReportStore.senderWindow} reads for
+   * `days` (trusted and untrusted) whose days changed since they were built: what senderWindow does
+   * first, done off the request path as reports arrive (src/ingest/block-refresher.ts). Answers the
+   * number of blocks built (0: every block was current). The memory store keeps no blocks: 0.
+   */
+  freshenBlocks(organizationId: string, domain: string, days: DayRange): Promise<number>;
   /** `domain`'s messages per day of `days` (trusted and untrusted apart), by day. */
   dailyTotals(organizationId: string, domain: string, days: DayRange): Promise<ReportDayTotals[]>;
   /**

@@ -14,6 +14,8 @@ import { reportDay, type DayRange, type ReportCounts, type ReportDayTotals, type
 export const DAY_SECONDS = 86_400;
 /** The window `show` takes without `--days`. */
 export const DEFAULT_REPORT_DAYS = 30;
+/** The windows the dashboard offers (the last 7, 30 and 90 days): what the block refresh keeps current (src/ingest/block-refresher.ts). */
+export const REPORT_WINDOWS = [7, 30, 90] as const;
 /** The longest window. */
 export const MAX_REPORT_DAYS = 366;
 

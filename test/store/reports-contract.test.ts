@@ -434,6 +434,26 @@ describeStoreContract('report store contract', ({ stores }, backend) => {
     expect((await stores.reports.senderWindow('o1', 'a.example', windows[0]!, true)).some((e) => e.source === OTHER_SOURCES)).toBe(true);
   });
 
+  it('freshenBlocks builds ahead what the window reads: a second call, and the read after it, build nothing; a late report makes its blocks stale again', async () => {
+    const dayText = (day: number) => new Date((D0 + day * DAY) * 1000).toISOString().slice(0, 10);
+    for (let day = 0; day < 40; day += 2) expect(await stores.reports.add(report(`t${day}`, 'o1', day, [row(`192.0.2.${day % 5}`, day + 1)]))).toBe('stored');
+    const window: DayRange = { from: dayText(0), to: dayText(39) };
+    const before = await stores.reports.senderWindow('o1', 'a.example', window, true);
+    // senderWindow above built the trusted blocks; the untrusted ones (no days) are built empty here on SQL.
+    await stores.reports.freshenBlocks('o1', 'a.example', window);
+    expect(await stores.reports.freshenBlocks('o1', 'a.example', window)).toBe(0);
+    expect(await stores.reports.add(report('late', 'o1', 5, [row('203.0.113.9', 40)]))).toBe('stored');
+    const built = await stores.reports.freshenBlocks('o1', 'a.example', window);
+    // SQL: the blocks holding day 5 (a path down the halves) and nothing else; memory keeps no blocks.
+    if (backend.name === 'memory') expect(built).toBe(0);
+    else expect(built).toBeGreaterThan(0);
+    expect(await stores.reports.freshenBlocks('o1', 'a.example', window)).toBe(0);
+    const after = await stores.reports.senderWindow('o1', 'a.example', window, true);
+    expect(after.find((e) => e.source === '203.0.113.9')?.messages).toBe(40);
+    expect(after.filter((e) => e.source !== '203.0.113.9')).toEqual(before);
+    expect(await stores.reports.freshenBlocks('o1', 'a.example', { from: dayText(9), to: dayText(1) })).toBe(0);
+  });
+
   it('keeps refused files with their reason, newest first', async () => {
     await stores.reports.reject({ id: 'x1', organizationId: 'o1', receivedAt: '2025-03-02T00:00:00.000Z', channel: 'file', fileName: 'bad.xml', sender: null, reason: 'xml-entity', detail: 'the file declares a DTD' });
     await stores.reports.reject({ id: 'x2', organizationId: 'o1', receivedAt: '2025-03-03T00:00:00.000Z', channel: 'smtp', fileName: 'r.xml.gz', sender: 'a@b.example', reason: 'truncated', detail: 'the gzip stream ends early' });

@@ -1,13 +1,16 @@
 /**
  * Lighthouse over every kind of page the service shows: the public checker (home, a result, a
- * guide, the API docs) and the console (sign-in, the overview, a domain, its reports, the
- * organisation's reports, alerts, lookalikes, failure reports, members, keys, account, the share
- * page) and the shared read-only dashboard. The whole service (src/service/compose.ts, through
- * test/console/helpers.ts) listens on loopback with seeded data: monitored domains, a domain's
- * DMARC and TLS reports and an open shared link (`seedDashboards`), an owner signed in through the
- * invitation. Lighthouse (its Node API) runs in Debian's Chromium, one browser for all the pages
- * in sequence, started by chrome-launcher (never a downloaded browser); a signed-in page is asked
- * for with the owner's session cookie (Lighthouse's `extraHeaders`).
+ * guide, the API docs), the console (sign-in, an invitation, the overview, a domain, its reports,
+ * the organisation's reports, alerts, lookalikes, failure reports, members, keys, account and its
+ * second-factor set-up) and the shared read-only dashboard. The whole service
+ * (src/service/compose.ts, through test/console/helpers.ts) listens on loopback with seeded data:
+ * monitored domains, a domain's DMARC and TLS reports and an open shared link (`seedDashboards`),
+ * an owner signed in through an invitation, and an open invitation. Lighthouse (its Node API) runs
+ * in Debian's Chromium, one browser for all the pages in sequence, started by chrome-launcher
+ * (never a downloaded browser); a signed-in page is asked for with the owner's session cookie
+ * (Lighthouse's `extraHeaders`). Not audited: pages that answer a form (a new key, a new share
+ * link) and error pages (Lighthouse's SEO fails a 4xx by design); axe-core covers those
+ * (test/console/browser.test.ts).
  *
  * Used by test/web/lighthouse.test.ts (accessibility, best practices, SEO: scores that do not
  * depend on the machine's speed) and bench/lighthouse.ts (all four, performance included).
@@ -15,10 +18,9 @@
  * Pages that are not for search engines: the console's pages behind the sign-in are for the
  * organisation's members, a result page is one person's check, and an invitation and the shared
  * dashboard are secret links; the last three say `noindex` (and the shared link an `X-Robots-Tag`
- * too). Lighthouse's
- * SEO category scores a page as one to be found, so its `is-crawlable` audit fails on a `noindex`
- * page by design. `seoIndexable` is the SEO score re-weighted without that one audit (the other
- * audits' weights as Lighthouse has them), reported beside Lighthouse's own.
+ * too). Lighthouse's SEO category scores a page as one to be found, so its `is-crawlable` audit
+ * fails on a `noindex` page by design. `seoIndexable` is the SEO score re-weighted without that one
+ * audit (the other audits' weights as Lighthouse has them), reported beside Lighthouse's own.
  */
 import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';

@@ -127,6 +127,16 @@ describe.concurrent('every benchmark runs (--smoke) and writes its figures', () 
     expect((report.results as { messages: number }[]).every((r) => r.messages > 0)).toBe(true);
   });
 
+  it('bench/lighthouse.ts (npm run lighthouse): all four categories for a public and a signed-in page, and the baseline', { timeout: BENCH_TIMEOUT_MS }, async () => {
+    const done = await runBench('lighthouse.ts');
+    expect(done.code, done.stderr).toBe(0);
+    const { lighthouse } = lastJsonLine(done.stdout) as { lighthouse: { mode: string; baselinePerformance: unknown; pages: Record<string, unknown>[] } };
+    expect(lighthouse.mode).toBe('smoke');
+    expect(typeof lighthouse.baselinePerformance).toBe('number');
+    expect(lighthouse.pages.map((p) => p['name'])).toEqual(['home', 'overview']);
+    for (const page of lighthouse.pages) for (const category of ['performance', 'accessibility', 'best-practices', 'seo']) expect(typeof page[category], `${String(page['name'])} ${category}`).toBe('number');
+  });
+
   it('bench/transport.ts: both name sets, with and without --transport', { timeout: BENCH_TIMEOUT_MS }, async () => {
     const done = await runBench('transport.ts');
     expect(done.code, done.stderr).toBe(0);

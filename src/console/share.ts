@@ -59,7 +59,7 @@ export function linkState(link: ShareLink | undefined, now: Date): 'open' | 'unk
 /** The page a shared link shows when it does not open (404 unknown, 410 revoked or expired). */
 function closedPage(state: 'unknown' | 'revoked' | 'expired'): SafeHtml {
   const text = { unknown: 'There is no shared dashboard at this address.', revoked: 'This shared dashboard was withdrawn by the organisation that shared it.', expired: 'This shared dashboard has expired.' }[state];
-  return page({ title: 'Shared dashboard unavailable', noindex: true, nav: html``, body: html`<h1>Shared dashboard unavailable</h1><p id="share-closed">${text}</p><p>Ask the person who sent you the link for a new one.</p>` });
+  return page({ title: 'Shared dashboard unavailable', description: text, noindex: true, nav: html``, body: html`<h1>Shared dashboard unavailable</h1><p id="share-closed">${text}</p><p>Ask the person who sent you the link for a new one.</p>` });
 }
 
 /**
@@ -131,7 +131,7 @@ ${all.length === 0
     request.auditResourceId = link.id;
     const url = `${context.expectedOrigin(request)}${SHARED_PATH}/${token}`;
     const body = await section(signed, domain, request, { url, expiresAt: link.expiresAt });
-    return context.sendPage(reply, 200, page({ title: `Share ${domain}`, noindex: true, nav: html`<nav aria-label="Console"><a href="${CONSOLE_PATH}">Domains</a><a href="${CONSOLE_PATH}/reports">Reports</a></nav>`, wide: true, body: html`<p><a href="${domainPath(domain)}/reports">Back to the reports for ${domain}</a></p><h1>Share the reports for ${domain}</h1>${body}` }));
+    return context.sendPage(reply, 200, page({ title: `Share ${domain}`, description: `Read-only links to the DMARC and TLS reports for ${domain}.`, noindex: true, nav: html`<nav aria-label="Console"><a href="${CONSOLE_PATH}">Domains</a><a href="${CONSOLE_PATH}/reports">Reports</a></nav>`, wide: true, body: html`<p><a href="${domainPath(domain)}/reports">Back to the reports for ${domain}</a></p><h1>Share the reports for ${domain}</h1>${body}` }));
   });
 
   app.post<{ Params: { domain: string; id: string } }>(`${CONSOLE_PATH}/domains/:domain/shares/:id/revoke`, audit('delete', 'deleted', 'id'), async (request, reply) => {
@@ -166,6 +166,7 @@ ${all.length === 0
       200,
       page({
         title: `Reports for ${link.domain}`,
+        description: `A read-only dashboard of the DMARC and TLS reports for ${link.domain}, shared by the domain's owner.`,
         noindex: true,
         nav: html``,
         wide: true,

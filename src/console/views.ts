@@ -69,8 +69,9 @@ ${viewer.demo ? null : actionForm(viewer, `${CONSOLE_PATH}/sign-out`, 'Sign out'
 
 /**
  * A console page: the public shell and the console's navigation. Its pages need a session, so a
- * crawler only ever reaches the sign-in page: no `noindex` is needed for them (a page reached without
- * one, such as a shared dashboard, asks for it with `noindex`).
+ * crawler only ever reaches the sign-in page: no `noindex` is needed for them. A page reached
+ * without one through a secret link (an invitation, a shared dashboard) asks for it with `noindex`:
+ * such a link can still reach a crawler (a mail scanner that follows links, a pasted address).
  */
 export function consolePage(options: { title: string; body: SafeHtml; viewer: ConsoleViewer | null; current?: string; demo?: DemoSettings | null; notice?: Notice | null; keepWhole?: boolean; noindex?: boolean }): SafeHtml {
   const { viewer } = options;
@@ -162,6 +163,7 @@ export function invitationPage(options: { email: string; organizationName: strin
   return consolePage({
     title: 'Accept the invitation',
     viewer: null,
+    noindex: true,
     demo: options.demo,
     body: html`<h1>Join ${options.organizationName}</h1>
 <p>You are invited as <strong>${ROLE_WORDS[options.role]}</strong>, with the address <strong id="invited-email">${options.email}</strong>.</p>
@@ -183,6 +185,7 @@ export function invitationGonePage(demo: DemoSettings | null): SafeHtml {
   return consolePage({
     title: 'Invitation not valid',
     viewer: null,
+    noindex: true,
     demo,
     body: html`<h1>This invitation link does not work</h1><div class="card"><p>It may have been used already, or it is more than 72 hours old.</p><p>Ask whoever invited you for a new link, or <a href="${CONSOLE_PATH}/sign-in">sign in</a> if you have an account.</p></div>`,
   });

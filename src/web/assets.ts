@@ -51,6 +51,8 @@ table { border-collapse: collapse; width: 100%; margin: 0.6rem 0; font-size: 0.9
 caption { text-align: left; font-weight: 600; padding: 0.2rem 0; }
 th, td { text-align: left; vertical-align: top; padding: 0.3rem 0.5rem; border-bottom: 1px solid var(--border); }
 .api-operation h3 { margin-top: 0; overflow-wrap: anywhere; }
+/* The API reference is the longest page: an operation off screen is laid out and painted once scrolled to. */
+.api-operation { content-visibility: auto; contain-intrinsic-size: auto 18rem; }
 .method { display: inline-block; min-width: 4.2em; font-size: 0.85em; font-weight: 700; letter-spacing: 0.03em; }
 .card { background: var(--surface); border: 1px solid var(--border); border-radius: 10px; padding: 1rem 1.1rem; margin: 1rem 0; }
 form.check { margin: 0.75rem 0 0.25rem; }

@@ -88,12 +88,42 @@ export function renderInline(text: string): SafeHtml {
   return unsafeRaw(out.join(''));
 }
 
-/** The guide's title (its first heading) and its body as HTML; headings shift down so that the page's h1 is the title. */
-export function renderMarkdown(markdown: string): { title: string; body: SafeHtml } {
+/**
+ * The longest description a guide's page gives search engines and link previews, in characters:
+ * about what a result snippet shows before it cuts the text itself.
+ */
+export const GUIDE_DESCRIPTION_MAX_CHARS = 160;
+
+/** Inline markup as the words a reader sees: code spans without their backticks, bold without its stars, links as their label. */
+export function plainInline(text: string): string {
+  return text
+    .replace(/`([^`]*)`/g, '$1')
+    .replace(/\*\*(.+?)\*\*/g, '$1')
+    .replace(/\[([^\]]+)\]\([^)\s]+\)/g, '$1')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/** `text` cut to at most `max` characters at a word, with an ellipsis when it was cut. */
+function cutAtWord(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max - 1);
+  const space = cut.lastIndexOf(' ');
+  return `${(space > 0 ? cut.slice(0, space) : cut).replace(/[\s,;:.(]+$/, '')}…`;
+}
+
+/**
+ * The guide's title (its first heading), a description (its first paragraph as plain text, at most
+ * GUIDE_DESCRIPTION_MAX_CHARS) and its body as HTML; headings shift down so that the page's h1 is
+ * the title.
+ */
+export function renderMarkdown(markdown: string): { title: string; description: string; body: SafeHtml } {
   const blocks = parseBlocks(markdown);
   const first = blocks[0];
   const title = first?.kind === 'heading' ? first.text : 'Guide';
   const rest = first?.kind === 'heading' ? blocks.slice(1) : blocks;
+  const lead = rest.find((block) => block.kind === 'paragraph');
+  const description = cutAtWord(plainInline(lead?.text ?? title), GUIDE_DESCRIPTION_MAX_CHARS);
   const body = rest.map((block) => {
     switch (block.kind) {
       case 'heading': {
@@ -110,5 +140,5 @@ export function renderMarkdown(markdown: string): { title: string; body: SafeHtm
       }
     }
   });
-  return { title, body: html`${body}` };
+  return { title, description, body: html`${body}` };
 }

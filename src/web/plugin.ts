@@ -225,8 +225,11 @@ function originOf(request: FastifyRequest, publicUrl: string | undefined): strin
   return /^(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i.test(host) ? `${protocol}://${host}` : null;
 }
 
-async function loadGuides(): Promise<Map<string, { title: string; body: SafeHtml }>> {
-  const guides = new Map<string, { title: string; body: SafeHtml }>();
+/** A guide as its page shows it (src/web/markdown.ts `renderMarkdown`). */
+type Guide = ReturnType<typeof renderMarkdown>;
+
+async function loadGuides(): Promise<Map<string, Guide>> {
+  const guides = new Map<string, Guide>();
   for (const topic of GUIDE_TOPICS) guides.set(topic, renderMarkdown(await readFile(new URL(`${topic}.md`, GUIDES_DIR), 'utf8')));
   return guides;
 }

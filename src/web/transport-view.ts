@@ -152,7 +152,7 @@ export function transportPage(transport: TransportResult, domain: string, displa
 
 /** The transport page when the check cannot be given here: the same page, with the reason in the section. */
 export function transportUnavailablePage(message: string, domain: string, displayDomain: string, demo: DemoSettings | null = null): SafeHtml {
-  return page({ title: `${displayDomain}: mail sent to you`, noindex: true, demo, body: transportPageBody(domain, displayDomain, transportUnavailable(message), demo) });
+  return page({ title: `${displayDomain}: mail sent to you`, description: message, noindex: true, demo, body: transportPageBody(domain, displayDomain, transportUnavailable(message), demo) });
 }
 
 /** The transport page's body: the form (demo names in its hints), the page's one h1, the way back, the section. */

@@ -65,6 +65,7 @@ export function errorPage(options: ErrorPageOptions): SafeHtml {
   const tone = status === 429 || status >= 500 ? 'tone-warning' : 'tone-critical';
   return page({
     title,
+    description: message,
     noindex: true,
     demo,
     body: html`<div class="error-page ${tone}">
@@ -80,9 +81,10 @@ ${checkForm(typed, options.fieldError ? { message, fix } : undefined, demo)}
 }
 
 /** `GET /guides/<topic>`: a guide rendered from docs/guides, with a way back to the result it was opened from. */
-export function guidePage(guide: { title: string; body: SafeHtml }, domain: string | null, demo: DemoSettings | null = null): SafeHtml {
+export function guidePage(guide: { title: string; description: string; body: SafeHtml }, domain: string | null, demo: DemoSettings | null = null): SafeHtml {
   return page({
     title: guide.title,
+    description: guide.description,
     demo,
     body: html`<article class="guide">
 ${domain ? html`<p><a href="/check/${encodeURIComponent(domain)}">← Back to the result for ${domain}</a></p>` : null}
@@ -100,6 +102,7 @@ ${guide.body}
 export function notInDemoPage(typed: string, domain: string, demo: DemoSettings): SafeHtml {
   return page({
     title: `${domain} is not in the demo`,
+    description: `${domain} is not one of the demo's domains: the demo answers from ${demo.source}, not from public DNS.`,
     noindex: true,
     demo,
     body: html`<div class="error-page tone-warning" id="not-in-demo">
@@ -126,6 +129,7 @@ export interface PublicHistoryRow {
 export function historyPage(domain: string, rows: PublicHistoryRow[], total: number): SafeHtml {
   return page({
     title: `${domain}: monitoring history`,
+    description: `The checks and confirmed changes of ${domain}'s mail protection, newest first.`,
     noindex: true,
     body: html`<h1>Monitoring history of ${domain}</h1>
 <p class="lead">The latest ${rows.length} of ${total} entries, newest first. A change is listed once two checks in a row agree on it.</p>

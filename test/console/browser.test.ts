@@ -13,20 +13,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { invite, secretHash } from '../../src/console/accounts.js';
-import { ingestReportFile, unauthenticatedOrigin } from '../../src/ingest/ingest.js';
-import { fixture } from '../../packages/engine/test/reports/helpers.js';
+import { invite } from '../../src/console/accounts.js';
 import { axeViolations, launchChromium } from '../web/helpers.js';
-import { consoleService, GOOD_PASSWORD, ORG_A, ORG_B } from './helpers.js';
+import { consoleService, DASHBOARD_WINDOW, GOOD_PASSWORD, ORG_A, ORG_B, seedDashboards, SHARE_TOKEN } from './helpers.js';
 
 const TIMEOUT_MS = 300_000;
 const SHOTS = process.env['CONSOLE_SCREENSHOTS'] ?? join(tmpdir(), 'console-screenshots');
 const VIEWPORTS = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } };
 
-/** The report fixtures of the dashboards (the gmx.net one arrives untrusted, to show that section). */
-const REPORT_FILES = ['google.com!spf-cloud-ec2.example!1795219200!1795305599.zip', 'protection.outlook.com!spf-cloud-ec2.example!1795219200!1795305600.xml.gz', 'yahoo.com!spf-cloud-ec2.example!1795132800!1795219199.xml.gz', 'src/gmx.net!spf-cloud-ec2.example!1795305600!1795391999.xml', 'microsoft.com!spf-cloud-ec2.example!2026-11-21.json.gz'];
-const REPORT_WINDOW = '?from=2026-10-29&until=2026-11-27';
-const SHARE_TOKEN = 'S'.repeat(43);
+const REPORT_WINDOW = DASHBOARD_WINDOW;
 
 let service: Awaited<ReturnType<typeof consoleService>>;
 let browser: Browser;
@@ -38,9 +33,7 @@ beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
   service = await consoleService();
   // Reports of spf-cloud-ec2.example for the report dashboards, and a shared link to it.
-  const sink = { store: service.stores.reports, organizationsFor: async () => [ORG_A.id], rejectionOrganizations: [ORG_A.id], now: () => new Date('2026-11-27T12:00:00Z') };
-  for (const file of REPORT_FILES) await ingestReportFile(sink, { bytes: fixture(file), fileName: file.replace(/^src\//, '') }, unauthenticatedOrigin(file.startsWith('src/gmx') ? 'smtp' : 'file', null));
-  await service.stores.shareLinks!.create({ id: 'shr_axe', tokenHash: secretHash(SHARE_TOKEN), organizationId: ORG_A.id, domain: 'spf-cloud-ec2.example', label: 'axe', createdAt: '2026-03-01T00:00:00.000Z', createdBy: 'cli', expiresAt: '2026-12-31T00:00:00.000Z', revokedAt: null });
+  await seedDashboards(service.stores);
   await service.app.listen({ host: '127.0.0.1', port: 0 });
   base = `http://127.0.0.1:${(service.app.server.address() as AddressInfo).port}`;
   // Another site, whose page posts a form to the console (a cross-site request forgery).

@@ -40,12 +40,13 @@ describe('the console: accounts and sign-in', () => {
     expect((await owner.get('/console')).statusCode).toBe(200);
   });
 
-  it('the password rules: 12 characters, not common, not the local part; the invitation is used once', async () => {
+  it('the password rules: 12 characters, not common, not the local part; the invitation is used once, and is noindex', async () => {
     const { app, stores, clock } = await start();
     const invited = await invite(stores.console, { organizationId: ORG_A.id, email: 'bob@acme.example', role: 'viewer', invitedBy: 'cli', now: clock.now() });
     if (invited.kind !== 'invited') throw new Error('not invited');
     const browser = new Browser(app);
-    await browser.get(invited.path);
+    // A secret link: the page asks search engines not to index it, used or not.
+    expect((await browser.get(invited.path)).body).toContain('<meta name="robots" content="noindex">');
     for (const [password, words] of [
       ['short pass', 'at least 12'],
       ['password1234', 'common passwords'],
@@ -56,7 +57,9 @@ describe('the console: accounts and sign-in', () => {
       expect(answer.body).toContain(words);
     }
     expect((await browser.post(invited.path, { password: GOOD_PASSWORD, confirm: GOOD_PASSWORD }, { token: false })).statusCode).toBe(303);
-    expect((await new Browser(app).get(invited.path)).statusCode).toBe(404);
+    const used = await new Browser(app).get(invited.path);
+    expect(used.statusCode).toBe(404);
+    expect(used.body).toContain('<meta name="robots" content="noindex">');
     // The password is nowhere in the stores' record log.
     const user = await stores.console.findUserByEmail('bob@acme.example');
     expect(user?.passwordHash).toMatch(/^scrypt\$15\$8\$1\$/);

@@ -8,7 +8,9 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { checkDomain } from '../../packages/engine/src/check.js';
 import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import { parseZone } from '../../packages/engine/src/zones/parse.js';
-import { invite } from '../../src/console/accounts.js';
+import { fixture } from '../../packages/engine/test/reports/helpers.js';
+import { invite, secretHash } from '../../src/console/accounts.js';
+import { ingestReportFile, unauthenticatedOrigin } from '../../src/ingest/ingest.js';
 import { withLatestResults } from '../../src/jobs/monitors/latest-results.js';
 import { buildApp, type AppOptions } from '../../src/service/compose.js';
 import { createMemoryStores } from '../../src/store/memory.js';
@@ -69,6 +71,22 @@ export async function consoleService(options: { stores?: Stores; publicUrl?: str
     ...options.extra,
   });
   return { app, stores, clock, monitors, setDmarc };
+}
+
+/** The report fixtures of the dashboards (the gmx.net one arrives untrusted, to show that section). */
+const DASHBOARD_REPORT_FILES = ['google.com!spf-cloud-ec2.example!1795219200!1795305599.zip', 'protection.outlook.com!spf-cloud-ec2.example!1795219200!1795305600.xml.gz', 'yahoo.com!spf-cloud-ec2.example!1795132800!1795219199.xml.gz', 'src/gmx.net!spf-cloud-ec2.example!1795305600!1795391999.xml', 'microsoft.com!spf-cloud-ec2.example!2026-11-21.json.gz'];
+/** The domain the dashboard fixtures report on. */
+export const DASHBOARD_DOMAIN = 'spf-cloud-ec2.example';
+/** The window the dashboard fixtures fall in, as a query. */
+export const DASHBOARD_WINDOW = '?from=2026-10-29&until=2026-11-27';
+/** The token of the open shared link to DASHBOARD_DOMAIN's reports. */
+export const SHARE_TOKEN = 'S'.repeat(43);
+
+/** Reports of DASHBOARD_DOMAIN for ORG_A's report dashboards, and an open shared link (SHARE_TOKEN) to them. */
+export async function seedDashboards(stores: Stores): Promise<void> {
+  const sink = { store: stores.reports, organizationsFor: async () => [ORG_A.id], rejectionOrganizations: [ORG_A.id], now: () => new Date('2026-11-27T12:00:00Z') };
+  for (const file of DASHBOARD_REPORT_FILES) await ingestReportFile(sink, { bytes: fixture(file), fileName: file.replace(/^src\//, '') }, unauthenticatedOrigin(file.startsWith('src/gmx') ? 'smtp' : 'file', null));
+  await stores.shareLinks!.create({ id: 'shr_axe', tokenHash: secretHash(SHARE_TOKEN), organizationId: ORG_A.id, domain: DASHBOARD_DOMAIN, label: 'axe', createdAt: '2026-03-01T00:00:00.000Z', createdBy: 'cli', expiresAt: '2026-12-31T00:00:00.000Z', revokedAt: null });
 }
 
 /** A member with a password, made through the invitation (the CLI's path). */

@@ -1,7 +1,7 @@
 /** The escaping template helper and the guides' Markdown subset, table-driven. */
 import { describe, expect, it } from 'vitest';
 import { escapeHtml, html, isSafeHtml, keepHyphenatedWhole, toHtmlString, unsafeRaw } from '../../src/web/html.js';
-import { renderInline, renderMarkdown } from '../../src/web/markdown.js';
+import { GUIDE_DESCRIPTION_MAX_CHARS, renderInline, renderMarkdown } from '../../src/web/markdown.js';
 
 describe('html``', () => {
   it.each([
@@ -58,9 +58,20 @@ describe('Markdown subset', () => {
       '# Title <x>\n\nFirst line\nsecond line.\n\n## Part\n\n1. one\n   more\n2. two\n\n- a\n- b\n\n```\nv=DMARC1; p=none\n```\n',
     );
     expect(title).toBe('Title <x>');
+    expect(renderMarkdown('# T\n\nFirst `p=none` line\nwith **bold** and [a link](/x).\n\nSecond.\n').description).toBe('First p=none line with bold and a link.');
     expect(toHtmlString(body)).toBe(
       '<p>First line second line.</p><h2>Part</h2><ol><li>one more</li><li>two</li></ol><ul><li>a</li><li>b</li></ul><pre tabindex="0" class="record"><code>v=DMARC1; p=none</code></pre>',
     );
+  });
+
+  it('describes a guide by its first paragraph, cut at a word to at most GUIDE_DESCRIPTION_MAX_CHARS', () => {
+    const long = Array.from({ length: 60 }, (_, i) => `word${i}`).join(' ');
+    const { description } = renderMarkdown(`# Title\n\n${long}\n`);
+    expect(description.length).toBeLessThanOrEqual(GUIDE_DESCRIPTION_MAX_CHARS);
+    expect(description).toMatch(/^word0 word1 .* word\d+…$/);
+    expect(long.startsWith(description.slice(0, -1) + ' ')).toBe(true);
+    // A guide with no paragraph is described by its title.
+    expect(renderMarkdown('# Only a title\n\n- a list\n').description).toBe('Only a title');
   });
 });
 

@@ -19,7 +19,7 @@
 import type { RecordType, Resolver } from '../packages/engine/src/dns/types.js';
 import type { Zone } from '../packages/engine/src/zones/types.js';
 import type { EngineModules } from './engine.js';
-import { alternateInterleaved, forCpuMs, measured, pairedRatio, type Measured } from './stats.js';
+import { alternateInterleaved, forCpuMs, measured, MIN_RUNS, pairedRatio, type Measured } from './stats.js';
 import { smokeOr } from './smoke.js';
 import { createKeyPool, syntheticDomainName, syntheticZones, type KeyPool } from './synthetic.js';
 
@@ -34,12 +34,13 @@ export const WARM_RUNS = 7;
 /** CPU time per measured run of each side. */
 export const WARM_RUN_MS = 1000;
 /**
- * `--quick`: the same warm-up and the same runs as the full run, fewer of them. (Shorter runs read
+ * `--quick`: the same warm-up and the same runs as the full run, fewer of them (`MIN_RUNS`: the median
+ * of three read one odd run's figure, 0.50 against 0.57, at a load average of 18). (Shorter runs read
  * high: a 350 ms run often held no full collection of the heap the engine's garbage fills, and the
  * median of nine such runs took the runs without one: 0.68 against the full run's 0.59. With a
  * shorter warm-up the JIT had not settled and the quick ratio read 25% low, 0.54 against 0.72.)
  */
-export const QUICK_WARM_RUNS = smokeOr(1, 3);
+export const QUICK_WARM_RUNS = MIN_RUNS;
 export const QUICK_WARM_RUN_MS = smokeOr(30, WARM_RUN_MS);
 /** CPU time of checks before measuring, so that the JIT has compiled the hot paths. */
 export const WARM_WARMUP_MS = 2000;

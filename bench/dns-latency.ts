@@ -16,6 +16,12 @@ import { createServer, connect, type Server, type Socket } from 'node:net';
 const MAX_MESSAGE_ID = 0xffff;
 /** The DNS header is 12 octets (RFC 1035 §4.1.1): anything shorter is not a query and is dropped. */
 const DNS_HEADER_OCTETS = 12;
+/**
+ * The receive buffer asked for each UDP socket, octets (as the embedded server's,
+ * `SERVER_UDP_RECEIVE_BUFFER`): on a loaded machine the front can wait for a core while thousands of
+ * datagrams arrive, and one dropped costs its client a 2 s timeout.
+ */
+const UDP_RECEIVE_BUFFER = 4 * 1024 * 1024;
 /** How many ephemeral ports to try for a port free for both UDP and TCP. */
 const PORT_ATTEMPTS = 20;
 
@@ -40,7 +46,7 @@ export async function startDelayingDnsFront(upstreamPort: number, latencyMs: num
   };
 
   // UDP: the front's socket faces the clients; `back` faces the server.
-  const back = createSocket('udp4');
+  const back = createSocket({ type: 'udp4', recvBufferSize: UDP_RECEIVE_BUFFER });
   const asked = new Map<number, { id: number; rinfo: RemoteInfo }>();
   let nextId = 0;
   const onQuery = (query: Buffer, rinfo: RemoteInfo) => {
@@ -107,7 +113,7 @@ type Socket4 = ReturnType<typeof createSocket>;
 
 /** A UDP socket on a loopback port (0: an ephemeral one) handing its datagrams to `onMessage`, or undefined if the port is taken. */
 function bindUdp(port: number, onMessage: (message: Buffer, rinfo: RemoteInfo) => void): Promise<Socket4 | undefined> {
-  const udp = createSocket('udp4');
+  const udp = createSocket({ type: 'udp4', recvBufferSize: UDP_RECEIVE_BUFFER });
   udp.on('message', onMessage);
   return new Promise((resolve) => {
     udp.once('error', () => resolve(undefined));

@@ -42,7 +42,7 @@ import { MAX_BATCH_NAMES } from '../src/jobs/batches/model.js';
 import { freePort } from '../test/setup/postgres.js';
 import { engineArgs, loadEngine } from './engine.js';
 import { batchClient, cpuSecondsOf, memoryOf, sleep, startCli, stop, withQueueSetup, type BatchClient, type BatchStatus } from './queue-setup.js';
-import { SMOKE } from './smoke.js';
+import { SMOKE, smokeOr } from './smoke.js';
 import { startDelayingDnsFront } from './dns-latency.js';
 import { startChild } from './stats.js';
 import { createKeyPool, syntheticDomainName } from './synthetic.js';
@@ -69,6 +69,8 @@ export const DEFAULT_DNS_LATENCY_MS = 50;
 /** The modes (`--modes`): DNS answered at once (CPU-bound), and each query held (latency-bound). */
 export const MODES = ['cpu', 'latency'] as const;
 export type Mode = (typeof MODES)[number];
+/** The latency mode's wait in a smoke run, ms: enough to go through the front, short enough for CI. */
+export const SMOKE_DNS_LATENCY_MS = 10;
 /** Linear within 10 %: two workers at least this share of twice one worker's rate. */
 export const LINEAR_SHARE = 0.9;
 /** Distinct questions of unbound's load (cold: each asked once; warm: all asked again). */
@@ -408,7 +410,7 @@ async function main(): Promise<void> {
   if (!Number.isInteger(domains) || domains < 1) throw new Error(`--domains takes a positive whole number, not ${requested}`);
   const questions = SMOKE ? 400 : Math.min(UNBOUND_QUESTIONS, 4 * domains);
   const latencyOption = option('--dns-latency-ms');
-  const dnsLatencyMs = latencyOption === undefined ? DEFAULT_DNS_LATENCY_MS : Number(latencyOption);
+  const dnsLatencyMs = latencyOption === undefined ? smokeOr(SMOKE_DNS_LATENCY_MS, DEFAULT_DNS_LATENCY_MS) : Number(latencyOption);
   if (!Number.isInteger(dnsLatencyMs) || dnsLatencyMs < 1) throw new Error(`--dns-latency-ms takes a positive whole number, not ${latencyOption}`);
   const concurrencyOption = option('--latency-concurrency');
   const latencyConcurrency = concurrencyOption === undefined ? LATENCY_WORKER_CONCURRENCY : Number(concurrencyOption);

@@ -58,10 +58,10 @@ export const WORKER_CONCURRENCY = 32;
 /** Worker counts measured. */
 export const WORKER_COUNTS = [1, 2] as const;
 /**
- * Names each worker checks at once in the latency mode (`--latency-concurrency`): a check waits for
- * about 24 answers one after another (1.2 s at 50 ms on a quiet machine), so 64 at once give about
- * 50 checks/s a worker, well under the CPU bound. On a loaded machine each wait also holds the wake-ups
- * of three processes (worker, front, server), so a check takes longer: raise it to keep the rate.
+ * Names each worker checks at once in the latency mode (`--latency-concurrency`): at 50 ms a query a
+ * check took 1.2 s in a smoke run and 2.5 s over 5,000 domains (load average 3–7), so 64 at once give
+ * 25–50 checks/s a worker, well under the CPU bound. On a loaded machine each wait also holds the
+ * wake-ups of three processes (worker, front, server), so a check takes longer (11 s at load 11–18).
  */
 export const LATENCY_WORKER_CONCURRENCY = 64;
 /** The latency mode's wait on every DNS query, ms (`--dns-latency-ms`): a nearby resolver's round trip. */
@@ -427,7 +427,7 @@ async function main(): Promise<void> {
   const children: ChildProcess[] = [];
   try {
     await withQueueSetup('scale', async (setup) => {
-      process.stderr.write(`scale bench: ${domains} domains, workers ${WORKER_COUNTS.join(' and ')} × ${WORKER_CONCURRENCY}, modes ${modes.join(', ')}…\n`);
+      process.stderr.write(`scale bench: ${domains} domains, workers ${WORKER_COUNTS.join(' and ')} (× ${WORKER_CONCURRENCY} CPU-bound, × ${latencyConcurrency} latency-bound), modes ${modes.join(', ')}…\n`);
       dnsChild.send({ start: { domains, keys: createKeyPool(), onDemand: true } });
       const { port: dnsPort } = await dnsChild.next<{ port: number }>();
       elapsed('PostgreSQL, Redis and the DNS server up');

@@ -8,12 +8,18 @@
  * check's own de-duplication), replayed straight against the same resolver with `Promise.all`. The
  * ratio engine ÷ baseline is the share of a check's time the DNS answers alone would take; what is
  * left is the engine's own work (parsing, SPF evaluation, DMARC, DKIM keys, verdict, result).
+ *
+ * Rates are per second of the main thread's CPU time, the warm-up and each run last a set CPU time,
+ * and in each run the engine's passes and the baseline's take turns pass by pass
+ * (`alternateInterleaved`, `forCpuMs` in bench/stats.ts): on the shared machine a wall-clock second
+ * held anything from a twentieth to all of a core's second, so a quick run and a full run (or the
+ * two halves of one pair) taken at different loads measured different amounts of work, the warm-up
+ * included (docs/benchmarks.md, "Quick and full warm ratios (item 5)").
  */
-import { performance } from 'node:perf_hooks';
 import type { RecordType, Resolver } from '../packages/engine/src/dns/types.js';
 import type { Zone } from '../packages/engine/src/zones/types.js';
 import type { EngineModules } from './engine.js';
-import { alternate, measured, pairedRatio, ratePerSecond, type Measured } from './stats.js';
+import { alternateInterleaved, forCpuMs, measured, MIN_RUNS, pairedRatio, type Measured } from './stats.js';
 import { smokeOr } from './smoke.js';
 import { createKeyPool, syntheticDomainName, syntheticZones, type KeyPool } from './synthetic.js';
 
@@ -25,18 +31,18 @@ export const ENGINE_WARM_RATIO_TARGET = 0.6;
 export const WARM_DOMAINS = 500;
 /** Measured runs (each alternates engine and baseline). */
 export const WARM_RUNS = 7;
-/** Time per measured run of each side. */
+/** CPU time per measured run of each side. */
 export const WARM_RUN_MS = 1000;
 /**
- * `--quick`: the same warm-up as the full run (with a shorter one the JIT had not settled and the
- * quick ratio read 25% low, 0.54 against 0.72), then about as much measuring as before in more,
- * shorter runs: each ratio is the median of each pair's (`pairedRatio`), and a pair run closer
- * together shares the machine's load more, so the quick figure is the full run's with a wider spread,
- * not another figure.
+ * `--quick`: the same warm-up and the same runs as the full run, fewer of them (`MIN_RUNS`: the median
+ * of three read one odd run's figure, 0.50 against 0.57, at a load average of 18). (Shorter runs read
+ * high: a 350 ms run often held no full collection of the heap the engine's garbage fills, and the
+ * median of nine such runs took the runs without one: 0.68 against the full run's 0.59. With a
+ * shorter warm-up the JIT had not settled and the quick ratio read 25% low, 0.54 against 0.72.)
  */
-export const QUICK_WARM_RUNS = smokeOr(1, 9);
-export const QUICK_WARM_RUN_MS = smokeOr(30, 350);
-/** Checks before measuring, so that the JIT has compiled the hot paths. */
+export const QUICK_WARM_RUNS = MIN_RUNS;
+export const QUICK_WARM_RUN_MS = smokeOr(30, WARM_RUN_MS);
+/** CPU time of checks before measuring, so that the JIT has compiled the hot paths. */
 export const WARM_WARMUP_MS = 2000;
 export const QUICK_WARM_WARMUP_MS = smokeOr(50, WARM_WARMUP_MS);
 
@@ -51,9 +57,9 @@ export interface EngineWarmOptions {
 
 /** One answer source's figures. */
 export interface WarmSourceResult {
-  /** Checks per second. */
+  /** Checks per CPU second. */
   engine: Measured;
-  /** The same domains' bare lookups, as sets per second (one set = one check's lookups). */
+  /** The same domains' bare lookups, as sets per CPU second (one set = one check's lookups). */
   baseline: Measured;
   /** engine ÷ baseline: the median of each run's pair's ratio (`pairedRatio`). */
   ratioToBaseline: number;
@@ -143,15 +149,15 @@ export async function runEngineWarmBenchmark(options: EngineWarmOptions): Promis
   const lookupsPerCheck = sets.reduce((sum, set) => sum + set.length, 0) / sets.length;
 
   const source = async (resolver: Resolver): Promise<WarmSourceResult> => {
-    const warmupEnd = performance.now() + warmupMs;
-    while (performance.now() < warmupEnd) {
+    await forCpuMs(warmupMs, async () => {
       await checkAll(api, domains, resolver);
       await replayAll(sets, resolver);
-    }
-    const rates = await alternate(
+    });
+    const rates = await alternateInterleaved(
       runs,
-      () => ratePerSecond(runMs, domains.length, () => checkAll(api, domains, resolver)),
-      () => ratePerSecond(runMs, sets.length, () => replayAll(sets, resolver)),
+      runMs,
+      { batch: domains.length, once: () => checkAll(api, domains, resolver) },
+      { batch: sets.length, once: () => replayAll(sets, resolver) },
     );
     const engine = measured(rates.a);
     const baseline = measured(rates.b);

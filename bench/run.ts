@@ -435,7 +435,7 @@ export function notesOf(results: Omit<BenchResults, 'rows' | 'summary'>): string
   const { warm, cold, http, spf, scan } = results;
   if (warm) {
     notes.push(
-      `1: ${warm.domains} synthetic domains (${warm.lookupsPerCheck.toFixed(1)} lookups/check), one check at a time; warm-up ${warm.warmupMs / 1000} s per source; ${warm.runs} runs of ${warm.runMs / 1000} s, engine and baseline alternating.`,
+      `1: ${warm.domains} synthetic domains (${warm.lookupsPerCheck.toFixed(1)} lookups/check), one check at a time; rates per second of the main thread's CPU; warm-up ${warm.warmupMs / 1000} s of CPU per source; ${warm.runs} runs of ${warm.runMs / 1000} s of CPU a side, engine and baseline passes taking turns within each run.`,
     );
   }
   if (results.features) {

@@ -11,6 +11,16 @@
  * file (`GET …/results`, the route pages through the store) with `serve`'s RSS meanwhile. Whether
  * throughput is linear in workers: 2 workers ≥ 0.9 × 2 × one worker's rate.
  *
+ * Two modes, each with 1 then 2 workers (`--modes cpu,latency`, both by default):
+ * - `cpu`: the workers ask the DNS server directly. Loopback answers come at once, so a check is
+ *   bound by CPU, and on a machine whose cores PostgreSQL, Redis, `serve` and the DNS server share,
+ *   a second worker gets no core of its own.
+ * - `latency`: the workers ask through a front that holds every query `--dns-latency-ms` (50 by
+ *   default; bench/dns-latency.ts), as answers from the internet come late. A worker then holds its
+ *   `--concurrency` checks waiting, its rate bounded by concurrency ÷ a check's latency, and the CPU
+ *   is not the bound (each run reports the cores it used). 2 workers against 1 then shows whether the
+ *   queue, the store and Redis hand out work linearly.
+ *
  * The ceiling of a real recursive resolver: unbound (in a temporary directory, on a loopback port,
  * forwarding everything to the same embedded server) measured by a loopback load client of
  * pre-encoded queries over several UDP sockets: cold (every question new: unbound asks the server)
@@ -23,7 +33,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createSocket, type Socket } from 'node:dgram';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, readFileSync } from 'node:fs';
 import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -32,7 +42,8 @@ import { MAX_BATCH_NAMES } from '../src/jobs/batches/model.js';
 import { freePort } from '../test/setup/postgres.js';
 import { engineArgs, loadEngine } from './engine.js';
 import { batchClient, cpuSecondsOf, memoryOf, sleep, startCli, stop, withQueueSetup, type BatchClient, type BatchStatus } from './queue-setup.js';
-import { SMOKE } from './smoke.js';
+import { SMOKE, smokeOr } from './smoke.js';
+import { startDelayingDnsFront } from './dns-latency.js';
 import { startChild } from './stats.js';
 import { createKeyPool, syntheticDomainName } from './synthetic.js';
 
@@ -46,6 +57,20 @@ export const SMOKE_DOMAINS = 200;
 export const WORKER_CONCURRENCY = 32;
 /** Worker counts measured. */
 export const WORKER_COUNTS = [1, 2] as const;
+/**
+ * Names each worker checks at once in the latency mode (`--latency-concurrency`): at 50 ms a query a
+ * check took 1.2 s in a smoke run and 2.5 s over 5,000 domains (load average 3–7), so 64 at once give
+ * 25–50 checks/s a worker, well under the CPU bound. On a loaded machine each wait also holds the
+ * wake-ups of three processes (worker, front, server), so a check takes longer (11 s at load 11–18).
+ */
+export const LATENCY_WORKER_CONCURRENCY = 64;
+/** The latency mode's wait on every DNS query, ms (`--dns-latency-ms`): a nearby resolver's round trip. */
+export const DEFAULT_DNS_LATENCY_MS = 50;
+/** The modes (`--modes`): DNS answered at once (CPU-bound), and each query held (latency-bound). */
+export const MODES = ['cpu', 'latency'] as const;
+export type Mode = (typeof MODES)[number];
+/** The latency mode's wait in a smoke run, ms: enough to go through the front, short enough for CI. */
+export const SMOKE_DNS_LATENCY_MS = 10;
 /** Linear within 10 %: two workers at least this share of twice one worker's rate. */
 export const LINEAR_SHARE = 0.9;
 /** Distinct questions of unbound's load (cold: each asked once; warm: all asked again). */
@@ -76,9 +101,37 @@ async function submitRange(api: BatchClient, from: number, to: number): Promise<
   return api.submit(lines);
 }
 
+/** Machine-wide CPU jiffies (/proc/stat's first line): all, and busy (all but idle and iowait). */
+function machineJiffies(): { total: number; busy: number } {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const total = fields.reduce((sum, value) => sum + value, 0);
+  return { total, busy: total - fields[3]! - fields[4]! };
+}
+
+/** Where the CPU went during a run, in cores (CPU seconds ÷ wall seconds). */
+interface CpuUse {
+  /** Every worker together. */
+  workersCores: number;
+  serveCores: number;
+  dnsServerCores: number;
+  /** This process: the latency front (and the status polling). */
+  benchCores: number;
+  /** The whole machine busy (every process, other users' too), share of all its cores. */
+  machineBusyShare: number;
+}
+
 /** One worker count's run. */
 interface WorkerRun {
   workers: number;
+  /** The DNS wait per query, ms (0: answered at once). */
+  dnsLatencyMs: number;
+  /** Names each worker checks at once (`worker --concurrency`). */
+  concurrency: number;
+  /** Little's law: workers × concurrency ÷ checks/s, the time a check took, ms. */
+  checkLatencyMs: number;
+  cpu: CpuUse;
+  /** 1-minute load average at the start and at the end of the run. */
+  loadAverage: [number, number];
   checksPerSec: number;
   seconds: number;
   failed: number;
@@ -102,9 +155,11 @@ interface DnsChild {
 }
 
 async function runWorkers(
-  context: { api: BatchClient; servePid: number; redisPort: number; workerArgs: string[]; dns: DnsChild; scratch: string },
+  context: { api: BatchClient; servePid: number; dnsPid: number; redisPort: number; workerArgs: string[]; dns: DnsChild; scratch: string },
   domains: number,
   workers: number,
+  dnsLatencyMs: number,
+  concurrency: number,
 ): Promise<WorkerRun> {
   const { api, redisPort, workerArgs, dns, scratch } = context;
   // 1. Queue every batch with no worker running: Redis then holds every chunk job at once.
@@ -120,7 +175,11 @@ async function runWorkers(
   const queriesBefore = await dns.stats();
   const running = await Promise.all(Array.from({ length: workers }, () => startCli(['worker', ...workerArgs], /worker: ready/)));
   const started = Date.now();
+  const loadBefore = loadavg()[0]!;
   const cpuBefore = running.map(({ child }) => cpuSecondsOf(child.pid!));
+  const othersBefore = { serve: cpuSecondsOf(context.servePid), dns: cpuSecondsOf(context.dnsPid), bench: process.cpuUsage(), machine: machineJiffies() };
+  let machineSpent = { total: 0, busy: 0 };
+  let othersSpent = { serve: 0, dns: 0, bench: 0 };
   const cpuSpent = running.map(() => 0);
   const peaks = running.map(() => 0);
   let done = 0;
@@ -137,6 +196,10 @@ async function runWorkers(
         peaks[index] = Math.max(peaks[index]!, memoryOf(child.pid!).peakMb);
         cpuSpent[index] = cpuSecondsOf(child.pid!) - cpuBefore[index]!;
       });
+      const machine = machineJiffies();
+      const bench = process.cpuUsage(othersBefore.bench);
+      machineSpent = { total: machine.total - othersBefore.machine.total, busy: machine.busy - othersBefore.machine.busy };
+      othersSpent = { serve: cpuSecondsOf(context.servePid) - othersBefore.serve, dns: cpuSecondsOf(context.dnsPid) - othersBefore.dns, bench: (bench.user + bench.system) / 1e6 };
       if (done >= nextPoint) {
         series.push({ done, rssMb: Math.round(memoryOf(running[0]!.child.pid!).rssMb) });
         nextPoint = done + domains / 6;
@@ -145,7 +208,7 @@ async function runWorkers(
       if (running.some(({ child }) => child.exitCode !== null)) throw new Error('a worker exited during the run');
       if (Date.now() - lastReport > 10_000) {
         lastReport = Date.now();
-        process.stderr.write(`scale bench: ${workers} worker(s): ${done}/${domains} done, ${Math.round(done / ((Date.now() - started) / 1000))}/s\n`);
+        process.stderr.write(`scale bench: ${dnsLatencyMs} ms DNS, ${workers} worker(s): ${done}/${domains} done, ${Math.round(done / ((Date.now() - started) / 1000))}/s\n`);
       }
       await sleep(SMOKE ? 100 : 500);
     }
@@ -153,6 +216,7 @@ async function runWorkers(
     await Promise.all(running.map(({ child }) => stop(child)));
   }
   const seconds = (Date.now() - started) / 1000;
+  const loadAfter = loadavg()[0]!;
   const serveRun = memoryOf(context.servePid).rssMb;
   const queriesAfter = await dns.stats();
 
@@ -176,8 +240,20 @@ async function runWorkers(
   if (lines !== domains) throw new Error(`${lines} result lines streamed for ${domains} domains`);
 
   const queries = queriesAfter.udp + queriesAfter.tcp - queriesBefore.udp - queriesBefore.tcp;
+  const cores = (cpuSeconds: number) => cpuSeconds / seconds;
   return {
     workers,
+    dnsLatencyMs,
+    concurrency,
+    checkLatencyMs: (workers * concurrency * 1000 * seconds) / domains,
+    cpu: {
+      workersCores: cores(cpuSpent.reduce((sum, spent) => sum + spent, 0)),
+      serveCores: cores(othersSpent.serve),
+      dnsServerCores: cores(othersSpent.dns),
+      benchCores: cores(othersSpent.bench),
+      machineBusyShare: machineSpent.total > 0 ? machineSpent.busy / machineSpent.total : 0,
+    },
+    loadAverage: [loadBefore, loadAfter],
     checksPerSec: domains / seconds,
     seconds,
     failed,
@@ -333,6 +409,15 @@ async function main(): Promise<void> {
   const domains = SMOKE ? SMOKE_DOMAINS : requested === undefined ? DEFAULT_DOMAINS : Number(requested);
   if (!Number.isInteger(domains) || domains < 1) throw new Error(`--domains takes a positive whole number, not ${requested}`);
   const questions = SMOKE ? 400 : Math.min(UNBOUND_QUESTIONS, 4 * domains);
+  const latencyOption = option('--dns-latency-ms');
+  const dnsLatencyMs = latencyOption === undefined ? smokeOr(SMOKE_DNS_LATENCY_MS, DEFAULT_DNS_LATENCY_MS) : Number(latencyOption);
+  if (!Number.isInteger(dnsLatencyMs) || dnsLatencyMs < 1) throw new Error(`--dns-latency-ms takes a positive whole number, not ${latencyOption}`);
+  const concurrencyOption = option('--latency-concurrency');
+  const latencyConcurrency = concurrencyOption === undefined ? LATENCY_WORKER_CONCURRENCY : Number(concurrencyOption);
+  if (!Number.isInteger(latencyConcurrency) || latencyConcurrency < 1) throw new Error(`--latency-concurrency takes a positive whole number, not ${concurrencyOption}`);
+  const modesOption = option('--modes');
+  const modes = (modesOption?.split(',') ?? [...MODES]) as Mode[];
+  if (modes.length === 0 || modes.some((mode) => !MODES.includes(mode))) throw new Error(`--modes takes ${MODES.join(' and/or ')}, comma-separated, not ${modesOption}`);
 
   const warmUpNames = SMOKE ? 0 : Math.min(1_000, domains);
   const began = Date.now();
@@ -342,7 +427,7 @@ async function main(): Promise<void> {
   const children: ChildProcess[] = [];
   try {
     await withQueueSetup('scale', async (setup) => {
-      process.stderr.write(`scale bench: ${domains} domains, workers ${WORKER_COUNTS.join(' and ')} × ${WORKER_CONCURRENCY}…\n`);
+      process.stderr.write(`scale bench: ${domains} domains, workers ${WORKER_COUNTS.join(' and ')} (× ${WORKER_CONCURRENCY} CPU-bound, × ${latencyConcurrency} latency-bound), modes ${modes.join(', ')}…\n`);
       dnsChild.send({ start: { domains, keys: createKeyPool(), onDemand: true } });
       const { port: dnsPort } = await dnsChild.next<{ port: number }>();
       elapsed('PostgreSQL, Redis and the DNS server up');
@@ -356,13 +441,14 @@ async function main(): Promise<void> {
         SPOOF_CHECKER_API_KEYS: `${KEY}:org_bench`,
         SPOOF_CHECKER_RATE_LIMIT: 'off',
         // Every run submits N names: the day's quota must hold them all.
-        SPOOF_CHECKER_BATCH_NAMES_PER_DAY: String(domains * WORKER_COUNTS.length + warmUpNames),
+        SPOOF_CHECKER_BATCH_NAMES_PER_DAY: String(domains * WORKER_COUNTS.length * modes.length + warmUpNames),
       };
       const resolver = `127.0.0.1:${dnsPort}`;
       const serve = await setup.startServe(['--redis', setup.redisUrl, '--resolver', resolver, '--no-dnssec'], env);
       const api = batchClient(serve.base, KEY);
-      const workerArgs = setup.workerArgs(['--resolver', resolver, '--no-dnssec', '--concurrency', String(WORKER_CONCURRENCY)]);
-      const context = { api, servePid: serve.child.pid!, redisPort: setup.redisPort, workerArgs, dns, scratch: setup.scratch };
+      const argsFor = (address: string, concurrency: number) => setup.workerArgs(['--resolver', address, '--no-dnssec', '--concurrency', String(concurrency)]);
+      const workerArgs = argsFor(resolver, WORKER_CONCURRENCY);
+      const context = { api, servePid: serve.child.pid!, dnsPid: dnsChild.process.pid!, redisPort: setup.redisPort, workerArgs, dns, scratch: setup.scratch };
 
       // Warm-up (untimed): PostgreSQL, `serve` and the DNS server meet the timed runs warm, not the
       // first of them only. Its names lie past the N timed ones (and outside the on-demand zones).
@@ -375,13 +461,25 @@ async function main(): Promise<void> {
         elapsed('warmed up');
       }
 
-      const runs: WorkerRun[] = [];
-      for (const workers of WORKER_COUNTS) {
-        const run = await runWorkers(context, domains, workers);
-        elapsed(`${workers} worker(s): ${Math.round(run.checksPerSec)} checks/s`);
-        runs.push(run);
+      const byMode: Partial<Record<Mode, WorkerRun[]>> = {};
+      for (const mode of modes) {
+        const front = mode === 'latency' ? await startDelayingDnsFront(dnsPort, dnsLatencyMs) : undefined;
+        const concurrency = front ? latencyConcurrency : WORKER_CONCURRENCY;
+        const modeContext = front ? { ...context, workerArgs: argsFor(`127.0.0.1:${front.port}`, concurrency) } : context;
+        const runs: WorkerRun[] = [];
+        try {
+          for (const workers of WORKER_COUNTS) {
+            const run = await runWorkers(modeContext, domains, workers, front ? dnsLatencyMs : 0, concurrency);
+            elapsed(`${mode}: ${workers} worker(s): ${Math.round(run.checksPerSec)} checks/s`);
+            runs.push(run);
+          }
+        } finally {
+          await front?.close();
+        }
+        byMode[mode] = runs;
       }
       await stop(serve.child);
+      const runs = Object.values(byMode).flat();
 
       // The resolver's ceiling: unbound over the same zones, cold then warm.
       const unboundDir = join(setup.scratch, 'unbound');
@@ -397,29 +495,40 @@ async function main(): Promise<void> {
       const direct = await loadResolver(dnsPort, set);
       elapsed('unbound measured');
 
-      const [one, two] = runs as [WorkerRun, WorkerRun];
-      const share = two.checksPerSec / (2 * one.checksPerSec);
-      const queriesPerCheck = one.queriesPerCheck;
+      const queriesPerCheck = runs[0]!.queriesPerCheck;
       const unboundColdChecks = cold.answeredPerSec / queriesPerCheck;
+      const modeSummary = (modeRuns: WorkerRun[]) => {
+        const [one, two] = modeRuns as [WorkerRun, WorkerRun];
+        const share = two.checksPerSec / (2 * one.checksPerSec);
+        return {
+          dnsLatencyMs: one.dnsLatencyMs,
+          runs: modeRuns.map((run) => ({
+            ...run,
+            checksPerSec: round(run.checksPerSec),
+            seconds: round(run.seconds, 1),
+            checkLatencyMs: round(run.checkLatencyMs),
+            cpu: Object.fromEntries(Object.entries(run.cpu).map(([name, value]) => [name, round(value, 2)])) as unknown as CpuUse,
+            loadAverage: run.loadAverage.map((value) => round(value, 1)),
+            queriesPerCheck: round(run.queriesPerCheck, 1),
+            workerCpuMsPerCheck: round(run.workerCpuMsPerCheck, 2),
+            redisBytesPerDomain: round(run.redisBytesPerDomain, 1),
+            resultMb: round(run.resultMb, 1),
+            resultStreamSeconds: round(run.resultStreamSeconds, 1),
+          })),
+          checksPerSecPerWorker: round(one.checksPerSec),
+          twoWorkersShareOfLinear: round(share, 2),
+          linearWithin10Percent: share >= LINEAR_SHARE,
+        };
+      };
+      const perMode = Object.fromEntries(Object.entries(byMode).map(([mode, modeRuns]) => [mode, modeSummary(modeRuns)])) as Partial<Record<Mode, ReturnType<typeof modeSummary>>>;
+      // The top-million estimate takes a worker's CPU-bound rate (the latency-bound one if only that ran).
+      const perWorker = (byMode.cpu ?? byMode.latency)![0]!.checksPerSec;
       const summary = {
         domains,
         concurrencyPerWorker: WORKER_CONCURRENCY,
         cores: cpus().length,
         loadAverage: loadavg().map((value) => round(value, 1)),
-        runs: runs.map((run) => ({
-          ...run,
-          checksPerSec: round(run.checksPerSec),
-          seconds: round(run.seconds, 1),
-          queriesPerCheck: round(run.queriesPerCheck, 1),
-          workerCpuMsPerCheck: round(run.workerCpuMsPerCheck, 2),
-          redisBytesPerDomain: round(run.redisBytesPerDomain, 1),
-          resultMb: round(run.resultMb, 1),
-          resultStreamSeconds: round(run.resultStreamSeconds, 1),
-        })),
-        checksPerSecPerWorker: round(one.checksPerSec),
-        twoWorkersShareOfLinear: round(share, 2),
-        linearWithin10Percent: share >= LINEAR_SHARE,
-        // The warm-up queued BullMQ's own keys and scripts already: every run's figure is the jobs'.
+        modes: perMode,        // The warm-up queued BullMQ's own keys and scripts already: every run's figure is the jobs'.
         redisBytesPerQueuedDomain: round(Math.max(...runs.map((run) => run.redisBytesPerDomain)), 1),
         queriesPerCheck: round(queriesPerCheck, 1),
         unbound: {
@@ -435,19 +544,26 @@ async function main(): Promise<void> {
         embeddedServerQueriesPerSec: round(direct.answeredPerSec),
         // A top-million run at the measured per-worker rate, capped by unbound's cold ceiling.
         topMillionHours: Object.fromEntries(
-          [1, 2, 4, 8, 16].map((k) => [k, round(1_000_000 / Math.min(k * one.checksPerSec, unboundColdChecks) / 3600, 2)]),
+          [1, 2, 4, 8, 16].map((k) => [k, round(1_000_000 / Math.min(k * perWorker, unboundColdChecks) / 3600, 2)]),
         ),
       };
       const pad = (label: string) => label.padEnd(46);
-      for (const run of summary.runs) {
-        console.log(
-          `${pad(`${run.workers} worker(s) × ${WORKER_CONCURRENCY}, ${domains} domains`)}${run.checksPerSec} checks/s (${run.seconds} s, ${run.failed} failed, ${run.queriesPerCheck} queries/check, ${run.workerCpuMsPerCheck} ms worker CPU/check, worker peak RSS ${run.workerPeakRssMb.join(' / ')} MB)`,
-        );
-        console.log(`${pad('  first worker RSS (done → MB)')}${run.workerRssSeries.map((point) => `${point.done} → ${point.rssMb}`).join(', ')}`);
-        console.log(`${pad('  serve RSS (before / queued / after run)')}${run.serveRssMb.beforeQueueing} / ${run.serveRssMb.afterQueueing} / ${run.serveRssMb.afterRun} MB`);
-        console.log(`${pad('  results streamed to a file')}${run.resultLines} lines, ${run.resultMb} MB in ${run.resultStreamSeconds} s; serve peak RSS ${run.servePeakRssMbWhileStreaming} MB`);
+      for (const [mode, figures] of Object.entries(summary.modes)) {
+        console.log(`${mode === 'cpu' ? 'CPU-bound: DNS answered at once' : `latency-bound: every DNS query held ${figures.dnsLatencyMs} ms`}`);
+        for (const run of figures.runs) {
+          console.log(
+            `${pad(`${run.workers} worker(s) × ${run.concurrency}, ${domains} domains`)}${run.checksPerSec} checks/s (${run.seconds} s, ${run.failed} failed, ${run.queriesPerCheck} queries/check, ${run.workerCpuMsPerCheck} ms worker CPU/check, worker peak RSS ${run.workerPeakRssMb.join(' / ')} MB)`,
+          );
+          console.log(`${pad("  a check took (Little's law)")}${run.checkLatencyMs} ms; load average ${run.loadAverage.join(' → ')}`);
+          console.log(
+            `${pad(`  CPU, cores (of ${summary.cores})`)}workers ${run.cpu.workersCores}, serve ${run.cpu.serveCores}, DNS server ${run.cpu.dnsServerCores}, bench (front) ${run.cpu.benchCores}; machine ${Math.round(run.cpu.machineBusyShare * 100)} % busy`,
+          );
+          console.log(`${pad('  first worker RSS (done → MB)')}${run.workerRssSeries.map((point) => `${point.done} → ${point.rssMb}`).join(', ')}`);
+          console.log(`${pad('  serve RSS (before / queued / after run)')}${run.serveRssMb.beforeQueueing} / ${run.serveRssMb.afterQueueing} / ${run.serveRssMb.afterRun} MB`);
+          console.log(`${pad('  results streamed to a file')}${run.resultLines} lines, ${run.resultMb} MB in ${run.resultStreamSeconds} s; serve peak RSS ${run.servePeakRssMbWhileStreaming} MB`);
+        }
+        console.log(`${pad('  two workers ÷ twice one')}${figures.twoWorkersShareOfLinear} (linear within 10 %: ${figures.linearWithin10Percent ? 'yes' : 'NO'}; ${summary.cores} cores shared by every process)`);
       }
-      console.log(`${pad('two workers ÷ twice one')}${summary.twoWorkersShareOfLinear} (linear within 10 %: ${summary.linearWithin10Percent ? 'yes' : 'NO'}; ${summary.cores} cores shared by every process)`);
       console.log(`${pad('Redis memory per queued domain')}${summary.redisBytesPerQueuedDomain} bytes`);
       console.log(`${pad(`unbound (${summary.unbound.threads} threads), ${set.length} questions`)}cold ${summary.unbound.coldQueriesPerSec} q/s, warm ${summary.unbound.warmQueriesPerSec} q/s (lost ${summary.unbound.lost}, SERVFAIL ${summary.unbound.servfail})`);
       console.log(`${pad('  as checks/s (÷ queries per check)')}cold ${summary.unbound.coldChecksPerSecCeiling}, warm ${summary.unbound.warmChecksPerSecCeiling}`);

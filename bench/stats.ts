@@ -47,6 +47,61 @@ export async function ratePerSecond(ms: number, batch: number, once: () => Promi
   return units / (elapsed / 1000);
 }
 
+
+/** CPU seconds this thread (the main one, which runs the JavaScript) has spent; waiting for a core is not counted. */
+export function threadCpuSeconds(): number {
+  const { user, system } = process.threadCpuUsage();
+  return (user + system) / 1e6;
+}
+
+/** Calls `once` until the main thread has spent `ms` milliseconds of CPU: a warm-up the machine's load does not shorten. */
+export async function forCpuMs(ms: number, once: () => Promise<unknown>): Promise<void> {
+  const end = threadCpuSeconds() + ms / 1000;
+  do await once();
+  while (threadCpuSeconds() < end);
+}
+
+/** One side of an interleaved measurement: `once` does `batch` units of work. */
+export interface Side {
+  batch: number;
+  once: () => Promise<unknown>;
+}
+
+/**
+ * Runs one pass of `a`, then one of `b`, and again, until each has spent `ms` milliseconds of the
+ * main thread's CPU; returns each one's units per CPU second. Pass by pass, both sides meet the same
+ * machine: a neighbour's burst on the shared core, or its sibling hyperthread's, slows a few passes
+ * of each, not one side of the pair. (`bFirst` starts with `b`, for runs that take turns.)
+ */
+export async function interleavedCpuRates(ms: number, a: Side, b: Side, bFirst = false): Promise<{ a: number; b: number }> {
+  const spent = { a: 0, b: 0 };
+  const units = { a: 0, b: 0 };
+  const pass = async (name: 'a' | 'b', side: Side) => {
+    if (spent[name] * 1000 >= ms && units[name] > 0) return;
+    const started = threadCpuSeconds();
+    await side.once();
+    spent[name] += threadCpuSeconds() - started;
+    units[name] += side.batch;
+  };
+  while (spent.a * 1000 < ms || spent.b * 1000 < ms) {
+    if (bFirst) await pass('b', b);
+    await pass('a', a);
+    if (!bFirst) await pass('b', b);
+  }
+  return { a: units.a / spent.a, b: units.b / spent.b };
+}
+
+/** `runs` runs of `interleavedCpuRates`, which side starts taking turns; each side's per-run rates. */
+export async function alternateInterleaved(runs: number, ms: number, a: Side, b: Side): Promise<{ a: number[]; b: number[] }> {
+  const result = { a: [] as number[], b: [] as number[] };
+  for (let run = 0; run < runs; run++) {
+    const rates = await interleavedCpuRates(ms, a, b, run % 2 === 1);
+    result.a.push(rates.a);
+    result.b.push(rates.b);
+  }
+  return result;
+}
+
 /**
  * Alternates `a` and `b` for `runs` runs (which goes first alternates too, so neither always runs on
  * a heap the other just filled) and returns each one's per-run rates.

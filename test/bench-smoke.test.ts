@@ -88,17 +88,29 @@ describe.concurrent('every benchmark runs (--smoke) and writes its figures', () 
     expect(batch).toMatchObject({ rounds: 1, scanNamesPerSec: expect.any(Number), queueOneWorkerNamesPerSec: expect.any(Number), serveMemory: expect.any(Object) });
   });
 
-  it('bench/scale.ts (npm run bench:scale): 1 and 2 workers, Redis memory, results streamed, unbound measured', { timeout: BENCH_TIMEOUT_MS }, async () => {
+  it('bench/scale.ts (npm run bench:scale): 1 and 2 workers, CPU-bound and latency-bound, Redis memory, results streamed, unbound measured', { timeout: BENCH_TIMEOUT_MS }, async () => {
     const done = await runBench('scale.ts');
     expect(done.code, done.stderr).toBe(0);
+    type Run = { workers: number; resultLines: number; failed: number; dnsLatencyMs: number; checkLatencyMs: number; cpu: Record<string, number> };
     const { scale } = lastJsonLine(done.stdout) as {
-      scale: { domains: number; runs: { workers: number; resultLines: number; failed: number }[]; redisBytesPerQueuedDomain: number; unbound: { coldQueriesPerSec: number; warmQueriesPerSec: number } };
+      scale: { domains: number; modes: Record<string, { dnsLatencyMs: number; runs: Run[] }>; redisBytesPerQueuedDomain: number; unbound: { coldQueriesPerSec: number; warmQueriesPerSec: number } };
     };
-    // Every name of each run has its line, streamed back; every figure is a number.
-    expect(scale.runs.map((run) => [run.workers, run.resultLines, run.failed])).toEqual([
-      [1, scale.domains, 0],
-      [2, scale.domains, 0],
-    ]);
+    // Both modes ran: DNS answered at once, and every query held by the delaying front.
+    expect(Object.keys(scale.modes)).toEqual(['cpu', 'latency']);
+    expect(scale.modes.cpu!.dnsLatencyMs).toBe(0);
+    expect(scale.modes.latency!.dnsLatencyMs).toBeGreaterThan(0);
+    for (const { dnsLatencyMs, runs } of Object.values(scale.modes)) {
+      // Every name of each run has its line, streamed back; every figure is a number.
+      expect(runs.map((run) => [run.workers, run.resultLines, run.failed])).toEqual([
+        [1, scale.domains, 0],
+        [2, scale.domains, 0],
+      ]);
+      for (const run of runs) {
+        // Through the front a check waits at least one held query.
+        expect(run.checkLatencyMs).toBeGreaterThanOrEqual(dnsLatencyMs);
+        expect(Object.keys(run.cpu)).toEqual(['workersCores', 'serveCores', 'dnsServerCores', 'benchCores', 'machineBusyShare']);
+      }
+    }
     expect(scale.redisBytesPerQueuedDomain).toBeGreaterThan(0);
     expect(scale.unbound).toMatchObject({ coldQueriesPerSec: expect.any(Number), warmQueriesPerSec: expect.any(Number) });
   });

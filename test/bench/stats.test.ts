@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pairedRatio } from '../../bench/stats.js';
+import { alternateInterleaved, forCpuMs, interleavedCpuRates, pairedRatio, threadCpuSeconds } from '../../bench/stats.js';
 
 describe('pairedRatio (bench/stats.ts)', () => {
   it('is the median of each pair’s ratio, not the median over the median', () => {
@@ -15,5 +15,56 @@ describe('pairedRatio (bench/stats.ts)', () => {
 
   it('refuses runs that are not in pairs', () => {
     expect(() => pairedRatio([1, 2], [1])).toThrow(RangeError);
+  });
+});
+
+/** Spins until the main thread has spent `ms` more milliseconds of CPU. */
+function spin(ms: number): Promise<void> {
+  const end = threadCpuSeconds() + ms / 1000;
+  while (threadCpuSeconds() < end);
+  return Promise.resolve();
+}
+
+describe('CPU-time runs (bench/stats.ts)', () => {
+  it('forCpuMs runs until the main thread has spent that much CPU', async () => {
+    const before = threadCpuSeconds();
+    let calls = 0;
+    await forCpuMs(60, () => {
+      calls++;
+      return spin(5);
+    });
+    expect(threadCpuSeconds() - before).toBeGreaterThanOrEqual(0.06);
+    expect(calls).toBeGreaterThan(1);
+  });
+
+  it('interleavedCpuRates takes turns pass by pass and rates each side by its own CPU time', async () => {
+    const order: string[] = [];
+    // a: 10 units per pass of at least 4 ms; b: 1 unit per pass of at least 2 ms.
+    const rates = await interleavedCpuRates(
+      40,
+      { batch: 10, once: () => (order.push('a'), spin(4)) },
+      { batch: 1, once: () => (order.push('b'), spin(2)) },
+    );
+    expect(order.slice(0, 4)).toEqual(['a', 'b', 'a', 'b']);
+    // Each side ran until its own 40 ms: b, twice as fast a pass, ran more passes.
+    expect(order.filter((side) => side === 'b').length).toBeGreaterThan(order.filter((side) => side === 'a').length);
+    expect(rates.a).toBeLessThanOrEqual(10 / 0.004);
+    expect(rates.b).toBeLessThanOrEqual(1 / 0.002);
+    // a's rate is its own: ten units a pass against one, in twice b's time a pass at most.
+    expect(rates.a).toBeGreaterThan(rates.b);
+  });
+
+  it('alternateInterleaved lets each side start in turn', async () => {
+    const order: string[] = [];
+    // Each pass spends the whole run's CPU: a run is one pass of each side.
+    const rates = await alternateInterleaved(
+      2,
+      1,
+      { batch: 1, once: () => (order.push('a'), spin(1)) },
+      { batch: 1, once: () => (order.push('b'), spin(1)) },
+    );
+    expect(order).toEqual(['a', 'b', 'b', 'a']);
+    expect(rates.a).toHaveLength(2);
+    expect(rates.b).toHaveLength(2);
   });
 });

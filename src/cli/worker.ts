@@ -3,6 +3,7 @@
  * Start as many as you like, on as many machines; stop with SIGINT/SIGTERM (the chunks running are
  * finished first; a worker killed outright loses nothing: its chunks go back on the queue).
  */
+import { DEFAULT_MAX_OUTSTANDING_QUERIES } from '@spoof-checker/engine';
 import { DEFAULT_BATCH_CONCURRENCY } from '../jobs/batches/model.js';
 import { checkRedisUrl } from '../jobs/batches/queue.js';
 import { DEFAULT_LOCK_DURATION_MS } from '../jobs/batches/worker.js';
@@ -22,6 +23,13 @@ import { SCAN_CACHE_MAX_ENTRIES } from './scan.js';
 export const MAX_WORKER_CONCURRENCY = 1024;
 /** How long a worker waits for Redis at start before it gives up (exit 1). */
 export const WORKER_CONNECT_TIMEOUT_MS = 10_000;
+/**
+ * DNS queries a worker keeps in flight per name it checks at once: a check asks several lookups side
+ * by side (the SPF tree, DMARC, MX). A fixed cap below that queues checks behind it whatever
+ * `--concurrency` says: 64 queries in flight at 50 ms a round trip held one worker at 25 checks/s
+ * (1,280 queries/s ÷ 44.5 queries a check; docs/scale.md).
+ */
+export const WORKER_QUERIES_IN_FLIGHT_PER_NAME = 2;
 /** How often progress is written to stderr while chunks are processed. */
 const PROGRESS_INTERVAL_MS = 5000;
 
@@ -88,10 +96,11 @@ function readSettings(args: string[], env: NodeJS.ProcessEnv) {
   } catch (error) {
     throw new UsageError(`--redis: ${(error as Error).message}`);
   }
+  const concurrency = integerOption(values.concurrency, 'concurrency', DEFAULT_BATCH_CONCURRENCY, 1, MAX_WORKER_CONCURRENCY);
   return {
     redis,
     storage: storage(values.data, values.database, env),
-    concurrency: integerOption(values.concurrency, 'concurrency', DEFAULT_BATCH_CONCURRENCY, 1, MAX_WORKER_CONCURRENCY),
+    concurrency,
     lockDurationMs: integerOption(values['lock-duration'], 'lock-duration', DEFAULT_LOCK_DURATION_MS, 1000, 600_000),
     ranges: rangesFromFlag(values.ranges, env),
     allowPrivateAddresses: values['allow-private-addresses'] ?? false,
@@ -100,8 +109,13 @@ function readSettings(args: string[], env: NodeJS.ProcessEnv) {
     // The worker's pump sends alert channels too: the same relay as serve (links: SPOOF_CHECKER_PUBLIC_URL).
     alertSmtp: alertSmtpFromFlags(values, env),
     publicOrigin: env['SPOOF_CHECKER_PUBLIC_URL'] || undefined,
-    resolverFlags: { zones: values.zones, demoZones: values['demo-zones'], resolver: values.resolver, timeout: values.timeout, cacheMaxEntries: SCAN_CACHE_MAX_ENTRIES, faults: values.faults },
+    resolverFlags: { zones: values.zones, demoZones: values['demo-zones'], resolver: values.resolver, timeout: values.timeout, cacheMaxEntries: SCAN_CACHE_MAX_ENTRIES, faults: values.faults, maxOutstanding: workerQueriesInFlight(concurrency) },
   };
+}
+
+/** The DNS queries a worker with `concurrency` names at once keeps in flight (never fewer than the resolver's default). */
+export function workerQueriesInFlight(concurrency: number): number {
+  return Math.max(DEFAULT_MAX_OUTSTANDING_QUERIES, concurrency * WORKER_QUERIES_IN_FLIGHT_PER_NAME);
 }
 
 /** The `worker` command. Exit 0 after a clean stop, 1 when the store or Redis cannot be reached, 2 on bad arguments. */

@@ -36,7 +36,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CompiledQuery, sql, type Kysely } from 'kysely';
 import { ingestReportFile, reportSink, unauthenticatedOrigin } from '../src/ingest/ingest.js';
-import { REPORT_INGEST_IN_FLIGHT, reportWriter } from '../src/ingest/report-writer.js';
+import { closeReportWriter, REPORT_INGEST_IN_FLIGHT, reportWriter } from '../src/ingest/report-writer.js';
 import { showReports } from '../src/summaries/summary.js';
 import { openPostgresStores } from '../src/store/postgres.js';
 import { openSqliteStores } from '../src/store/sqlite.js';
@@ -256,6 +256,8 @@ export async function runReportsBenchmark(): Promise<ReportsBenchResult> {
     try {
       results.push(await measure('sqlite', sqlite));
     } finally {
+      // The writer's background block refresh ends before its store closes (as the service's stop does).
+      await closeReportWriter(sqlite.reports);
       await sqlite.close();
     }
   } finally {
@@ -269,6 +271,7 @@ export async function runReportsBenchmark(): Promise<ReportsBenchResult> {
     try {
       results.push(await measure('postgres', postgres));
     } finally {
+      await closeReportWriter(postgres.reports);
       await postgres.close();
     }
   } finally {

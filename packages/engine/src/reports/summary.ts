@@ -9,7 +9,7 @@ import type { SpfAnalysis } from '../spf/analyze.js';
 import { dailyFromTotals, type DailyCount } from './daily.js';
 import { identityText } from './identity.js';
 import { capList, readiness, type Readiness } from './readiness.js';
-import { analyseSenders, atOrBelow, DAY_SECONDS, digestSenders, epochSecondsOf, mergeSenderDigests, reportsInWindow, summariseDigestSenders, type SenderClass, type SenderDigestEntry, type SenderSummary } from './senders.js';
+import { analyseSenders, atOrBelow, DAY_SECONDS, digestSenders, epochSecondsOf, mergeSenderDigests, reportsInWindow, summariseDigestSenders, type SenderDigestEntry, type SenderSummary } from './senders.js';
 import { spfTighten, unusedSpfTerms, type SpfTightening, type UnusedSpfTerm } from './spf-tighten.js';
 import { tlsSummary, type TlsPolicySummary } from './tls-summary.js';
 import type { ReverseName } from './reverse-names.js';
@@ -43,23 +43,11 @@ export interface SummariseReportsInput {
   reverseNames?: ReadonlyMap<string, ReverseName>;
 }
 
-/** One sender in the summary. */
-export interface ReportsSummarySender {
-  source: string;
-  provider: string | null;
-  messages: number;
-  spfAligned: number;
-  dkimAligned: number;
-  dmarcPass: number;
-  selectors: string[];
-  class: SenderClass;
-  /** Why that class. */
-  why: string;
-  /** The fix when it is legitimate and fails; else null. */
-  fix: string | null;
-  failing: number;
-  firstDay: string;
-  lastDay: string;
+/** The fields of a `SenderSummary` the summary shows (not the domains it authenticated as). */
+type ShownSenderField = 'source' | 'provider' | 'messages' | 'spfAligned' | 'dkimAligned' | 'dmarcPass' | 'selectors' | 'class' | 'why' | 'fix' | 'failing' | 'firstDay' | 'lastDay';
+
+/** One sender in the summary: the `SenderSummary` fields shown, and its reverse name. */
+export interface ReportsSummarySender extends Pick<SenderSummary, ShownSenderField> {
   /** The source's reverse name when the caller looked it up (`lookupReverseNames`), else null. */
   reverseName: ReverseName | null;
 }

@@ -207,26 +207,32 @@ function trailingCidr(text: string, slashes: '/' | '//'): { index: number; digit
   return { index, digits: text.slice(digitsStart), written: text.slice(index) };
 }
 
+/**
+ * RFC 7208 §5.6 dual-cidr-length, one half: the prefix length (`slashes` then digits) at the end of
+ * `text`, with the text before it; the family's full length and `text` itself when there is none.
+ */
+function takeTrailingPrefix(text: string, slashes: '/' | '//', bits: number): { rest: string; prefix: number } | ArgumentError {
+  const match = trailingCidr(text, slashes);
+  if (!match) return { rest: text, prefix: bits };
+  const value = cidrValue(match.digits, bits);
+  if (value === null) return { message: prefixLengthMessage(match.written, bits), offset: match.index };
+  return { rest: text.slice(0, match.index), prefix: value };
+}
+
+/** Why `written` (the slash and digits) is not a prefix length of a family of `bits` bits. */
+function prefixLengthMessage(written: string, bits: number): string {
+  return `"${truncateForMessage(written)}" is not an ${bits === IP4_BITS ? 'IPv4' : 'IPv6'} prefix length (0-${bits}, no leading zeros)`;
+}
+
 /** `a` and `mx` (RFC 7208 §5.3, §5.4): [ ":" domain-spec ] [ dual-cidr-length ]. */
 function parseHostArguments(args: string): { domainSpec: MacroString | null; ip4Prefix: number; ip6Prefix: number } | ArgumentError {
-  let rest = args;
-  let ip4Prefix = IP4_BITS;
-  let ip6Prefix = IP6_BITS;
-  // The domain-spec may itself hold "/", so the prefix lengths are taken from the end.
-  const ip6Match = trailingCidr(rest, '//');
-  if (ip6Match) {
-    const value = cidrValue(ip6Match.digits, IP6_BITS);
-    if (value === null) return { message: `"${truncateForMessage(ip6Match.written)}" is not an IPv6 prefix length (0-128, no leading zeros)`, offset: ip6Match.index };
-    ip6Prefix = value;
-    rest = rest.slice(0, ip6Match.index);
-  }
-  const ip4Match = trailingCidr(rest, '/');
-  if (ip4Match) {
-    const value = cidrValue(ip4Match.digits, IP4_BITS);
-    if (value === null) return { message: `"${truncateForMessage(ip4Match.written)}" is not an IPv4 prefix length (0-32, no leading zeros)`, offset: ip4Match.index };
-    ip4Prefix = value;
-    rest = rest.slice(0, ip4Match.index);
-  }
+  // The domain-spec may itself hold "/", so the prefix lengths are taken from the end: "//" (IPv6) last.
+  const ip6 = takeTrailingPrefix(args, '//', IP6_BITS);
+  if ('message' in ip6) return ip6;
+  const ip4 = takeTrailingPrefix(ip6.rest, '/', IP4_BITS);
+  if ('message' in ip4) return ip4;
+  const { rest, prefix: ip4Prefix } = ip4;
+  const ip6Prefix = ip6.prefix;
   if (rest === '') return { domainSpec: null, ip4Prefix, ip6Prefix };
   if (!rest.startsWith(':')) return { message: `"${truncateForMessage(rest)}" is neither ":" and a domain nor a prefix length`, offset: 0 };
   const spec = parseDomainSpec(rest.slice(1));
@@ -243,9 +249,7 @@ function parseNetwork(name: 'ip4' | 'ip6', args: string): Mechanism | ArgumentEr
   let prefix = bits;
   if (slash !== -1) {
     const value = cidrValue(args.slice(slash + 1), bits);
-    if (value === null) {
-      return { message: `"${truncateForMessage(args.slice(slash))}" is not an ${name === 'ip4' ? 'IPv4' : 'IPv6'} prefix length (0-${bits}, no leading zeros)`, offset: slash };
-    }
+    if (value === null) return { message: prefixLengthMessage(args.slice(slash), bits), offset: slash };
     prefix = value;
   }
   if (name === 'ip4') {

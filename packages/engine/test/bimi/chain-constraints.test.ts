@@ -1,17 +1,17 @@
 /**
  * Issue 38, item 11: RFC 5280 §6.1 constraints on mark certificate chains made with openssl (the
- * lab's fake Mark Verifying Authority recipe, packages/engine/test/bimi/lab.ts): a sub-CA under a `pathlen:0` CA
+ * lab's fake Mark Verifying Authority recipe, packages/engine/test/bimi/authority.ts): a sub-CA under a `pathlen:0` CA
  * (§4.2.1.9), an issuer without `keyCertSign` (§4.2.1.3), names outside a CA's name constraints
  * (§4.2.1.10, DNS and directory names); and the same chains within their constraints, still trusted.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bimiRootsFromPem, checkMarkCertificate, type BimiRoot } from '../../src/bimi/certificate.js';
-import { EC, LOGO_A, mvaConfig, openssl } from './lab.js';
+import { BIMI_EKU, issue, issueMark, markSubject, mvaConfig, selfSigned } from './authority.js';
+import { LAB_CRL, LOGO_A } from './lab.js';
 
-const BIMI_EKU = '1.3.6.1.5.5.7.3.31';
 /** A CA section of the configuration: its basic constraints, key usage and extra lines. */
 const caSection = (name: string, basic: string, usage: string, extra: string[] = []): string =>
   [`[ ${name} ]`, `basicConstraints = critical, ${basic}`, `keyUsage = critical, ${usage}`, `extendedKeyUsage = ${BIMI_EKU}`, ...extra, 'subjectKeyIdentifier = hash', 'authorityKeyIdentifier = keyid:always'].join('\n');
@@ -32,29 +32,24 @@ const CA_SECTIONS = [
 let dir = '';
 let roots: BimiRoot[] = [];
 const pems: Record<string, string> = {};
-const read = (file: string): string => readFileSync(join(dir, file), 'utf8');
+/** A random serial number, below a billion. */
+const randomSerial = (): number => Math.floor(Math.random() * 1e9);
 
 /** A CA named `name`, signed by `issuer` (its .pem and .key), with the configuration's `section`. */
 function ca(name: string, issuer: string, section: string): string {
-  openssl(['req', '-new', ...EC, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/O=Test MVA/CN=${name}`, '-config', 'ca.cnf'], dir);
-  openssl(['x509', '-req', '-in', `${name}.csr`, '-CA', `${issuer}.pem`, '-CAkey', `${issuer}.key`, '-set_serial', String(Math.floor(Math.random() * 1e9)), '-days', '365', '-extfile', 'ca.cnf', '-extensions', section, '-out', `${name}.pem`], dir);
-  return read(`${name}.pem`);
+  return issue(dir, name, { subject: `/O=Test MVA/CN=${name}`, issuer, serial: randomSerial(), days: 365, config: 'ca.cnf', extfile: 'ca.cnf', extensions: section });
 }
 
 /** A mark certificate for `san`, signed by `issuer`. */
 function leaf(name: string, san: string, issuer: string): string {
-  writeFileSync(join(dir, `${name}.cnf`), mvaConfig({ san: [san], eku: BIMI_EKU, logo: LOGO_A }));
-  const subject = '/C=ZZ/O=Brand Ltd/CN=Brand Ltd/markType=Registered Mark/trademarkCountryOrRegionName=ZZ/trademarkIdentifier=TM-1';
-  openssl(['req', '-new', ...EC, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', subject, '-config', `${name}.cnf`], dir);
-  openssl(['x509', '-req', '-in', `${name}.csr`, '-CA', `${issuer}.pem`, '-CAkey', `${issuer}.key`, '-set_serial', String(Math.floor(Math.random() * 1e9)), '-days', '365', '-extfile', `${name}.cnf`, '-extensions', 'leaf_ext', '-out', `${name}.pem`], dir);
-  return read(`${name}.pem`);
+  const subject = markSubject({ organization: 'Brand Ltd', markType: 'Registered Mark', trademark: 'TM-1' });
+  return issueMark(dir, name, { san: [san], subject, logo: LOGO_A, issuer, serial: randomSerial(), days: 365, crl: LAB_CRL });
 }
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'bimi-chains-'));
-  writeFileSync(join(dir, 'ca.cnf'), mvaConfig({ san: ['unused.example'], eku: BIMI_EKU, logo: LOGO_A }) + CA_SECTIONS);
-  openssl(['req', '-x509', ...EC, '-keyout', 'root.key', '-out', 'root.pem', '-days', '3650', '-subj', '/O=Test MVA/CN=Constraints Root', '-config', 'ca.cnf', '-extensions', 'root_ext'], dir);
-  roots = bimiRootsFromPem(read('root.pem'), 'lab');
+  writeFileSync(join(dir, 'ca.cnf'), mvaConfig({ san: ['unused.example'], eku: BIMI_EKU, logo: LOGO_A, crl: LAB_CRL }) + CA_SECTIONS);
+  roots = bimiRootsFromPem(selfSigned(dir, 'root', { subject: '/O=Test MVA/CN=Constraints Root', days: 3650, config: 'ca.cnf', extensions: 'root_ext' }), 'lab');
   // pathlen:0 CA → sub-CA → mark certificate (refused); and root → sub-CA → sub-CA → mark (no pathlen: trusted).
   const zero = ca('Pathlen Zero CA', 'root', 'inter_ext');
   const under = ca('Sub CA Under Zero', 'Pathlen Zero CA', 'sub_ext');

@@ -1,7 +1,7 @@
 /**
  * The BIMI test lab, all real parts on loopback:
  * - a TLS test authority and a certificate for logos.lab.example (the HTTPS host);
- * - a fake Mark Verifying Authority made with `openssl` (research/bimi.md §6 recipe): a root, an
+ * - a fake Mark Verifying Authority made with `openssl` (authority.ts, research/bimi.md §6 recipe): a root, an
  *   issuing CA with the BIMI EKU, and mark certificates: a VMC, a CMC, one for another domain, one
  *   without the BIMI EKU, one whose logotype is another logo, and a forged one whose issuer copies
  *   the issuing CA's name and key identifier but is signed by another key;
@@ -10,14 +10,13 @@
  * `openssl` missing makes the set-up FAIL with a message naming the Debian package (never a skip).
  */
 import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
 import { ZoneResolver } from '../../src/zones/zone-resolver.js';
 import { parseZone } from '../../src/zones/parse.js';
+import { BIMI_EKU, issueMark, makeMarkAuthority, makeTlsAuthority, markSubject, openssl, selfSigned } from './authority.js';
 
 export const LOGO_HOST = 'logos.lab.example';
 export const LOGO_ADDRESS = '127.0.0.9';
@@ -94,98 +93,29 @@ export interface BimiLab {
   close(): Promise<void>;
 }
 
-export function openssl(args: string[], cwd: string): string {
-  try {
-    return execFileSync('openssl', args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] }).toString();
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new Error('The BIMI lab needs the openssl command (Debian package "openssl"); it is not installed.');
-    throw new Error(`openssl ${args.join(' ')} failed: ${(error as { stderr?: Buffer }).stderr?.toString() ?? ''}`);
-  }
-}
-
-export const EC = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-
-/** research/bimi.md §6: the MVA configuration; the leaf's SAN, EKU and logo are templated. */
-export function mvaConfig(leaf: { san: string[]; eku: string; logo: string }): string {
-  const svg = Buffer.from(leaf.logo);
-  return `oid_section = new_oids
-[ new_oids ]
-markType = 1.3.6.1.4.1.53087.1.13
-trademarkCountryOrRegionName = 1.3.6.1.4.1.53087.1.3
-trademarkIdentifier = 1.3.6.1.4.1.53087.1.4
-[ req ]
-distinguished_name = dn
-prompt = no
-[ dn ]
-CN = unused
-[ root_ext ]
-basicConstraints = critical, CA:TRUE
-keyUsage = critical, keyCertSign, cRLSign
-subjectKeyIdentifier = hash
-[ inter_ext ]
-basicConstraints = critical, CA:TRUE, pathlen:0
-keyUsage = critical, keyCertSign, cRLSign
-extendedKeyUsage = 1.3.6.1.5.5.7.3.31
-subjectKeyIdentifier = hash
-authorityKeyIdentifier = keyid:always
-[ leaf_ext ]
-basicConstraints = critical, CA:FALSE
-keyUsage = critical, digitalSignature
-extendedKeyUsage = ${leaf.eku}
-subjectAltName = ${leaf.san.map((n) => `DNS:${n}`).join(', ')}
-authorityKeyIdentifier = keyid:always
-crlDistributionPoints = URI:http://crl.mva.test/inter.crl
-certificatePolicies = 1.3.6.1.4.1.53087.1.1
-1.3.6.1.5.5.7.1.12 = ASN1:SEQUENCE:logotype_extn
-[ logotype_extn ]
-subjectLogo = EXPLICIT:2C,IMPLICIT:0C,SEQUENCE:logotype_data
-[ logotype_data ]
-image = SEQUENCE:image_seq
-[ image_seq ]
-img1 = SEQUENCE:logotype_image
-[ logotype_image ]
-imageDetails = SEQUENCE:logotype_details
-[ logotype_details ]
-mediaType = IA5STRING:image/svg+xml
-logotypeHash = SEQUENCE:hash_seq
-logotypeURI = SEQUENCE:uri_seq
-[ hash_seq ]
-h1 = SEQUENCE:hash_alg_value
-[ hash_alg_value ]
-hashAlg = SEQUENCE:sha256_alg
-hashValue = FORMAT:HEX,OCTETSTRING:${createHash('sha256').update(svg).digest('hex')}
-[ sha256_alg ]
-algorithm = OID:sha256
-[ uri_seq ]
-u1 = IA5STRING:data:image/svg+xml;base64,${gzipSync(svg).toString('base64')}
-`;
-}
+/** The CRL distribution point of the lab's mark certificates (lab.test.ts reads it back). */
+export const LAB_CRL = 'http://crl.mva.test/inter.crl';
 
 /** Makes the TLS CA, the logo host's certificate, the fake MVA and the mark certificates. */
 export function makeLabCertificates(dir: string): { tls: { ca: string; key: string; cert: string }; mvaRoot: string; pems: Record<string, string> } {
-  const read = (file: string) => readFileSync(join(dir, file), 'utf8');
   // TLS: a CA and the HTTPS host's certificate.
-  openssl(['req', '-x509', ...EC, '-keyout', 'tls-ca.key', '-out', 'tls-ca.pem', '-days', '30', '-subj', '/CN=spoof-checker BIMI lab TLS CA', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign'], dir);
-  writeFileSync(join(dir, 'host.ext'), `basicConstraints = CA:FALSE\nkeyUsage = critical,digitalSignature\nextendedKeyUsage = serverAuth\nsubjectAltName = DNS:${LOGO_HOST}\n`);
-  openssl(['req', '-new', ...EC, '-keyout', 'host.key', '-out', 'host.csr', '-subj', `/CN=${LOGO_HOST}`], dir);
-  openssl(['x509', '-req', '-in', 'host.csr', '-CA', 'tls-ca.pem', '-CAkey', 'tls-ca.key', '-set_serial', '4096', '-days', '30', '-extfile', 'host.ext', '-out', 'host.pem'], dir);
-
+  const tls = makeTlsAuthority(dir, { ca: 'tls-ca', subject: '/CN=spoof-checker BIMI lab TLS CA', host: LOGO_HOST, days: 30 });
   // The fake MVA: root and issuing CA (research/bimi.md §6).
-  writeFileSync(join(dir, 'mva.cnf'), mvaConfig({ san: ['unused.example'], eku: '1.3.6.1.5.5.7.3.31', logo: LOGO_A }));
-  openssl(['req', '-x509', ...EC, '-keyout', 'root.key', '-out', 'root.pem', '-days', '3650', '-subj', '/O=Test MVA/CN=Test Verified Mark Root CA', '-config', 'mva.cnf', '-extensions', 'root_ext'], dir);
-  openssl(['req', '-new', ...EC, '-keyout', 'inter.key', '-out', 'inter.csr', '-subj', '/O=Test MVA/CN=Test Verified Mark Issuing CA', '-config', 'mva.cnf'], dir);
-  openssl(['x509', '-req', '-in', 'inter.csr', '-CA', 'root.pem', '-CAkey', 'root.key', '-set_serial', '8192', '-days', '1825', '-extfile', 'mva.cnf', '-extensions', 'inter_ext', '-out', 'inter.pem'], dir);
+  const mva = makeMarkAuthority(dir, { root: '/O=Test MVA/CN=Test Verified Mark Root CA', inter: '/O=Test MVA/CN=Test Verified Mark Issuing CA', rootDays: 3650, interDays: 1825, logo: LOGO_A });
 
   let serial = 10_000;
-  const leaf = (name: string, spec: { san: string[]; eku?: string; logo?: string; mark?: string; ca?: { cert: string; key: string } }): string => {
-    writeFileSync(join(dir, `${name}.cnf`), mvaConfig({ san: spec.san, eku: spec.eku ?? '1.3.6.1.5.5.7.3.31', logo: spec.logo ?? LOGO_A }));
-    const subject = `/C=ZZ/O=Brand Ltd/CN=Brand Ltd/markType=${spec.mark ?? 'Registered Mark'}/trademarkCountryOrRegionName=ZZ/trademarkIdentifier=TM-1`;
-    openssl(['req', '-new', ...EC, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', subject, '-config', `${name}.cnf`], dir);
-    const ca = spec.ca ?? { cert: 'inter.pem', key: 'inter.key' };
-    openssl(['x509', '-req', '-in', `${name}.csr`, '-CA', ca.cert, '-CAkey', ca.key, '-set_serial', String(serial++), '-days', '365', '-extfile', `${name}.cnf`, '-extensions', 'leaf_ext', '-out', `${name}.pem`], dir);
-    return read(`${name}.pem`);
-  };
-  const inter = read('inter.pem');
+  const leaf = (name: string, spec: { san: string[]; eku?: string; logo?: string; mark?: string; issuer?: string }): string =>
+    issueMark(dir, name, {
+      san: spec.san,
+      subject: markSubject({ organization: 'Brand Ltd', markType: spec.mark ?? 'Registered Mark', trademark: 'TM-1' }),
+      logo: spec.logo ?? LOGO_A,
+      issuer: spec.issuer ?? 'inter',
+      serial: serial++,
+      days: 365,
+      crl: LAB_CRL,
+      ...(spec.eku === undefined ? {} : { eku: spec.eku }),
+    });
+  const inter = mva.inter;
   const pems: Record<string, string> = {
     vmc: leaf('vmc', { san: ['vmc.example'] }) + inter,
     cmc: leaf('cmc', { san: ['default._bimi.cmc.example'], mark: 'Prior Use Mark' }) + inter,
@@ -197,16 +127,16 @@ export function makeLabCertificates(dir: string): { tls: { ca: string; key: stri
   // The forgery: an issuer copying the issuing CA's subject and key identifier, its own key.
   const ski = /Subject Key Identifier:\s*\n\s*([0-9A-F:]+)/.exec(openssl(['x509', '-in', 'inter.pem', '-noout', '-ext', 'subjectKeyIdentifier'], dir))?.[1];
   if (!ski) throw new Error('could not read the issuing CA subjectKeyIdentifier');
-  writeFileSync(join(dir, 'fake.cnf'), readFileSync(join(dir, 'mva.cnf'), 'utf8').replace('[ inter_ext ]', `[ fake_ext ]\nbasicConstraints = critical, CA:TRUE, pathlen:0\nkeyUsage = critical, keyCertSign, cRLSign\nextendedKeyUsage = 1.3.6.1.5.5.7.3.31\nsubjectKeyIdentifier = ${ski}\n[ inter_ext ]`));
-  openssl(['req', '-x509', ...EC, '-keyout', 'fake.key', '-out', 'fake.pem', '-days', '365', '-subj', '/O=Test MVA/CN=Test Verified Mark Issuing CA', '-config', 'fake.cnf', '-extensions', 'fake_ext'], dir);
-  pems.forged = leaf('forged', { san: ['forged.example'], ca: { cert: 'fake.pem', key: 'fake.key' } }) + inter;
+  writeFileSync(join(dir, 'fake.cnf'), readFileSync(join(dir, 'mva.cnf'), 'utf8').replace('[ inter_ext ]', `[ fake_ext ]\nbasicConstraints = critical, CA:TRUE, pathlen:0\nkeyUsage = critical, keyCertSign, cRLSign\nextendedKeyUsage = ${BIMI_EKU}\nsubjectKeyIdentifier = ${ski}\n[ inter_ext ]`));
+  selfSigned(dir, 'fake', { subject: '/O=Test MVA/CN=Test Verified Mark Issuing CA', days: 365, config: 'fake.cnf', extensions: 'fake_ext' });
+  pems.forged = leaf('forged', { san: ['forged.example'], issuer: 'fake' }) + inter;
   // A chain to a root sent in the bundle that no one trusts.
-  openssl(['req', '-x509', ...EC, '-keyout', 'rogue.key', '-out', 'rogue.pem', '-days', '365', '-subj', '/O=Rogue/CN=Rogue Mark Root', '-config', 'mva.cnf', '-extensions', 'inter_ext'], dir);
-  pems.selfsigned = leaf('selfsigned', { san: ['selfsigned.example'], ca: { cert: 'rogue.pem', key: 'rogue.key' } }) + read('rogue.pem');
+  const rogue = selfSigned(dir, 'rogue', { subject: '/O=Rogue/CN=Rogue Mark Root', days: 365, config: 'mva.cnf', extensions: 'inter_ext' });
+  pems.selfsigned = leaf('selfsigned', { san: ['selfsigned.example'], issuer: 'rogue' }) + rogue;
   // A second authority whose name says Entrust (Apple refuses Entrust VMCs issued after 2024-11-15).
-  openssl(['req', '-x509', ...EC, '-keyout', 'entrust-root.key', '-out', 'entrust-root.pem', '-days', '3650', '-subj', '/O=Entrust Test/CN=Entrust Verified Mark Test Root', '-config', 'mva.cnf', '-extensions', 'inter_ext'], dir);
-  pems.entrust = leaf('entrust', { san: ['entrust.example'], ca: { cert: 'entrust-root.pem', key: 'entrust-root.key' } });
-  return { tls: { ca: read('tls-ca.pem'), key: read('host.key'), cert: read('host.pem') }, mvaRoot: read('root.pem') + read('entrust-root.pem'), pems };
+  const entrustRoot = selfSigned(dir, 'entrust-root', { subject: '/O=Entrust Test/CN=Entrust Verified Mark Test Root', days: 3650, config: 'mva.cnf', extensions: 'inter_ext' });
+  pems.entrust = leaf('entrust', { san: ['entrust.example'], issuer: 'entrust-root' });
+  return { tls, mvaRoot: mva.root + entrustRoot, pems };
 }
 
 /** The zone of one lab domain. */

@@ -115,6 +115,14 @@ describeStoreContract('report store contract', ({ stores, opened }, backend) => 
     expect(await stores.reports.add(report('r2', 'o1', 1, [row('192.0.2.2', 5)]))).toBe('stored');
     const two = await stores.reports.revision('o1');
     expect([empty, one]).not.toContain(two);
+    // A batch moves it once its reports are stored (another domain, a TLS report); a batch of duplicates does not.
+    const tls = report('t1', 'o1', 2, [], { kind: 'tls', domain: 'b.example', identity: 'tls|t1' });
+    const outcomes = await stores.reports.addMany([report('r3', 'o1', 2, [row('192.0.2.3', 1)], { domain: 'b.example' }), tls, report('r1', 'o1', 0, [row('192.0.2.1', 10)], { id: 'r1-again' })]);
+    expect(outcomes.map((o) => (o.status === 'fulfilled' ? o.value : o.reason))).toEqual(['stored', 'stored', 'duplicate']);
+    const three = await stores.reports.revision('o1');
+    expect([empty, one, two]).not.toContain(three);
+    expect(await stores.reports.addMany([{ ...tls, id: 't1-copy' }])).toEqual([{ status: 'fulfilled', value: 'duplicate' }]);
+    expect(await stores.reports.revision('o1')).toBe(three);
   });
 
   describe('addMany: several reports in one transaction, each whole or absent on its own', () => {

@@ -8,7 +8,7 @@
  * transaction, `addMany`): all of it or none of it.
  * Epoch seconds are `bigint`; timestamps ISO 8601 text; nested values JSON text.
  */
-import { digestReports, type AggregateRecord, type AggregateReport, type SenderDigestEntry } from '@spoof-checker/engine';
+import { digestReports, mergeDigestEntries, type AggregateRecord, type AggregateReport, type SenderDigestEntry } from '@spoof-checker/engine';
 import { CompiledQuery, sql, type CreateTableBuilder, type Kysely, type RawBuilder } from 'kysely';
 import type { MigrationFactory, SqlDialectName } from './migration-types.js';
 import { createTable } from './sql-tables.js';
@@ -53,6 +53,13 @@ import {
 export const REPORT_RECORD_INSERT_CHUNK = 500;
 /** Digest entries read or written by one statement (12 values each). */
 export const REPORT_DIGEST_CHUNK = 500;
+/**
+ * Merges of two digest entries' rests (sets, words, additive maps: the entry's JSON) remembered by
+ * the two texts: a domain's sources carry the same few rests day after day, so most of a report's
+ * merge is a lookup. Forgotten all at once when full (a forged report of distinct rests costs what
+ * merging them costs, never memory).
+ */
+export const REST_MERGES_REMEMBERED = 4_096;
 /** The advisory-lock class of a domain's digest (PostgreSQL): one report's merge at a time per organisation and domain. */
 const DIGEST_LOCK_CLASS = 0x5250_4454; // "RPDT"
 /** The advisory-lock class of a domain's blocks of days (PostgreSQL): one build at a time per organisation and domain. */
@@ -64,6 +71,8 @@ const RECORD_COLUMNS = ['report_pk', 'seq', 'organization_id', 'domain', 'begin_
 const REPORT_COLUMNS = ['id', 'organization_id', 'kind', 'identity', 'domain', 'begin_at', 'end_at', 'reporter', 'org_name', 'report_id', 'authenticated', 'trusted', 'reporting_source', 'received_at', 'origin', 'document', 'record_count', 'message_count', 'identity_base'] as const;
 /** The columns of one digest entry, in INSERT order. */
 const DIGEST_COLUMNS = ['organization_id', 'domain', 'day', 'trusted', 'source', 'messages', 'dmarc_pass', 'spf_aligned', 'dkim_aligned', 'failing', 'entry'] as const;
+/** The parameters of the `add-day` statement (a day's totals: its key and five counts). */
+const DAY_TOTALS_PARAMETERS = 9;
 /** The columns of one block row (migration 0014), in INSERT order. */
 const BLOCK_COLUMNS = ['organization_id', 'domain', 'trusted', 'block_days', 'start_day', 'source', 'first_day', 'last_day', 'messages', 'dmarc_pass', 'spf_aligned', 'dkim_aligned', 'failing', 'entry'] as const;
 
@@ -160,6 +169,15 @@ export interface ReportTables {
     block_days: number;
     start_day: string;
     stamp: number | string;
+  };
+  /**
+   * Reports stored per organisation and domain (migration 0015): bumped in the transaction that
+   * stores them; an organisation's revision is the sum over its domains ({@link SqlReportStore.revision}).
+   */
+  report_revisions: {
+    organization_id: string;
+    domain: string;
+    revision: number | string;
   };
   report_duplicates: {
     organization_id: string;
@@ -338,6 +356,24 @@ export const createReportSenderBlocks: MigrationFactory = (context) => ({
 });
 
 /**
+ * Migration `0015_report_revisions` (forward-only): the reports stored per organisation and domain,
+ * bumped as each batch of reports is stored, so that an organisation's revision (what the console's
+ * overview remembers its figures under) is read from a few rows, never by counting its reports. One
+ * row per domain, not per organisation: batches of one organisation's domains run side by side on
+ * PostgreSQL (the writer's lanes), and one row would hold each of them until the one before committed.
+ * The reports stored before it are counted here.
+ */
+export const createReportRevisions: MigrationFactory = (context) => ({
+  async up(db: Kysely<any>): Promise<void> {
+    await createTable(db, context, 'report_revisions', { organization_id: 'text', domain: 'text', revision: 'bigint' })
+      .addPrimaryKeyConstraint('report_revisions_pk', ['organization_id', 'domain'])
+      .$call((builder) => (context.dialect === 'sqlite' ? builder.modifyEnd(sql`without rowid`) : builder))
+      .execute();
+    await sql`insert into report_revisions (organization_id, domain, revision) select organization_id, domain, count(*) from reports group by organization_id, domain`.execute(db);
+  },
+});
+
+/**
  * The day totals of the days stored before migration 0014, from the day roll-up (revision 0: their
  * blocks, never built, are built from the days when first read).
  */
@@ -374,7 +410,7 @@ export async function digestStoredReports(db: Kysely<any>, dialect: SqlDialectNa
 }
 
 /** A digest entry less what the row holds in columns (day, source, the counts), and less its empty fields: its JSON. */
-function entryJson(e: SenderDigestEntry): string {
+export function digestRestJson(e: SenderDigestEntry): string {
   const rest: Record<string, unknown> = {};
   if (e.forwardedFailing !== 0) rest.forwardedFailing = e.forwardedFailing;
   if (e.selectors.length > 0) rest.selectors = e.selectors;
@@ -408,12 +444,12 @@ function entryOf(row: DigestRow): SenderDigestEntry {
 }
 
 /** `insert into <table> (<columns>) values (…), (…)` for `rows` rows, in the dialect's placeholders, built once per size. */
-function multiRowInsert(dialect: SqlDialectName, table: string, columns: readonly string[], rows: number, suffix = ''): string {
+function multiRowInsert(dialect: SqlDialectName, table: string, columns: readonly string[], rows: number, suffix = '', offset = 0): string {
   const width = columns.length;
   const tuples: string[] = [];
   for (let r = 0; r < rows; r++) {
     const marks: string[] = [];
-    for (let c = 0; c < width; c++) marks.push(dialect === 'postgres' ? `$${r * width + c + 1}` : '?');
+    for (let c = 0; c < width; c++) marks.push(dialect === 'postgres' ? `$${offset + r * width + c + 1}` : '?');
     tuples.push(`(${marks.join(', ')})`);
   }
   return `insert into ${table} (${columns.join(', ')}) values ${tuples.join(', ')}${suffix}`;
@@ -452,98 +488,165 @@ export class SqlReportStore implements ReportStore {
   readonly #dialect: SqlDialectName;
   /** Statement texts by table and row count: a report's chunks reuse the same few texts. */
   readonly #statements = new Map<string, string>();
+  /** Merged rests by the two rests' texts ({@link REST_MERGES_REMEMBERED}). */
+  readonly #restMerges = new Map<string, { entry: SenderDigestEntry; text: string }>();
+  /** Stored rests parsed, by text ({@link REST_MERGES_REMEMBERED}). */
+  readonly #rests = new Map<string, Partial<SenderDigestEntry>>();
 
   constructor(db: Kysely<any>, dialect: SqlDialectName = 'sqlite') {
     this.#db = db as Kysely<ReportTables>;
     this.#dialect = dialect;
   }
 
-  /** The stored digest entries of one day (organisation, domain, day, trusted) among `sources` sources. */
-  #digestRead(sources: number): string {
-    const key = `read ${sources}`;
+  /**
+   * The rests (`entry`) of one day's (organisation, domain, day, trusted) stored entries among
+   * `sources` sources, and, with `counted`, one more row (source null) giving the number of sources
+   * the day holds: one statement, where the merge needs the count (a source new to the day may take a place).
+   */
+  #digestRead(sources: number, counted: boolean): string {
+    const key = `read ${sources} ${counted}`;
     let text = this.#statements.get(key);
     if (text === undefined) {
-      const mark = (i: number) => (this.#dialect === 'postgres' ? `$${i}` : '?');
+      const postgres = this.#dialect === 'postgres';
+      const mark = (i: number) => (postgres ? `$${i}` : '?');
+      // SQLite's placeholders are positional: the count's key is bound a second time (digestReadParameters).
+      const day = (first: number) => `organization_id = ${mark(first)} and domain = ${mark(first + 1)} and day = ${mark(first + 2)} and trusted = ${mark(first + 3)}`;
       text =
-        `select day, source, messages, dmarc_pass, spf_aligned, dkim_aligned, failing, entry from report_sender_days where organization_id = ${mark(1)} and domain = ${mark(2)} and day = ${mark(3)} and trusted = ${mark(4)} and source in (` +
+        `select source, entry, 0 as n from report_sender_days where ${day(1)} and source in (` +
         Array.from({ length: sources }, (_, i) => mark(i + 5)).join(', ') +
-        ')';
+        ')' +
+        (counted ? ` union all select null, null, count(*) from report_sender_days where ${day(postgres ? 1 : sources + 5)}` : '');
       this.#statements.set(key, text);
     }
     return text;
   }
 
-  /** The number of sources one day holds (organisation, domain, day, trusted). */
-  #digestCount(): string {
-    return this.#dialect === 'postgres'
-      ? 'select count(*) as n from report_sender_days where organization_id = $1 and domain = $2 and day = $3 and trusted = $4'
-      : 'select count(*) as n from report_sender_days where organization_id = ? and domain = ? and day = ? and trusted = ?';
+  /** The multi-row INSERT of `rows` records. */
+  #recordInsert(rows: number): string {
+    const key = `report_records ${rows}`;
+    let text = this.#statements.get(key);
+    if (text === undefined) this.#statements.set(key, (text = multiRowInsert(this.#dialect, 'report_records', RECORD_COLUMNS, rows)));
+    return text;
   }
 
-  #statement(table: 'report_records' | 'report_sender_days', rows: number): string {
-    const key = `${table} ${rows}`;
+  /**
+   * The multi-row upsert of `rows` digest rows: the counts added to the stored row's (SQL arithmetic:
+   * the merge never reads them), the rest replaced by the merged one. On PostgreSQL, with `withDay`,
+   * the day's totals (`add-day`, parameters 1–9) in the same statement: one round trip, not two.
+   */
+  #digestUpsert(rows: number, withDay: boolean): string {
+    const key = `report_sender_days ${rows} ${withDay}`;
     let text = this.#statements.get(key);
     if (text === undefined) {
-      text =
-        table === 'report_records'
-          ? multiRowInsert(this.#dialect, table, RECORD_COLUMNS, rows)
-          : multiRowInsert(
-              this.#dialect,
-              table,
-              DIGEST_COLUMNS,
-              rows,
-              ' on conflict (organization_id, domain, day, trusted, source) do update set messages = excluded.messages, dmarc_pass = excluded.dmarc_pass, spf_aligned = excluded.spf_aligned, dkim_aligned = excluded.dkim_aligned, failing = excluded.failing, entry = excluded.entry',
-            );
+      const upsert = multiRowInsert(
+        this.#dialect,
+        'report_sender_days',
+        DIGEST_COLUMNS,
+        rows,
+        ' on conflict (organization_id, domain, day, trusted, source) do update set messages = report_sender_days.messages + excluded.messages, dmarc_pass = report_sender_days.dmarc_pass + excluded.dmarc_pass, ' +
+          'spf_aligned = report_sender_days.spf_aligned + excluded.spf_aligned, dkim_aligned = report_sender_days.dkim_aligned + excluded.dkim_aligned, failing = report_sender_days.failing + excluded.failing, entry = excluded.entry',
+        withDay ? DAY_TOTALS_PARAMETERS : 0,
+      );
+      text = withDay ? `with day_totals as (${this.#text('add-day')}) ${upsert}` : upsert;
       this.#statements.set(key, text);
     }
     return text;
   }
 
   /**
-   * Merges `entries` (one report's digest) into the stored digest of the domain, inside the caller's
-   * transaction: the stored entries of the same day and sources are read, merged (`mergeDigestDay`:
-   * counts add, sets unite, a day's sources beyond MAX_DIGEST_SOURCES_PER_DAY summed into one) and
-   * written back in a few multi-row upserts.
-   * PostgreSQL runs transactions side by side, so the read-merge-write of one organisation and domain
-   * is made one at a time by a transaction-scoped advisory lock; SQLite runs one transaction at a time.
+   * A held entry's rest merged with an incoming entry of its source (the engine's
+   * `mergeDigestEntries`), remembered by the two rests' texts: the merged entry carries the incoming
+   * counts (the held entry's are added in SQL), its text set in `texts`.
    */
-  async mergeDigest(trx: Kysely<any>, organizationId: string, domain: string, trusted: boolean, entries: readonly SenderDigestEntry[]): Promise<void> {
+  #mergeRests(held: SenderDigestEntry, incoming: SenderDigestEntry, texts: Map<SenderDigestEntry, string>): SenderDigestEntry {
+    let incomingText = texts.get(incoming);
+    if (incomingText === undefined) texts.set(incoming, (incomingText = digestRestJson(incoming)));
+    const key = `${texts.get(held)!}\u0000${incomingText}`;
+    let merged = this.#restMerges.get(key);
+    if (merged === undefined) {
+      if (this.#restMerges.size >= REST_MERGES_REMEMBERED) this.#restMerges.clear();
+      const entry = mergeDigestEntries(held, incoming);
+      this.#restMerges.set(key, (merged = { entry, text: digestRestJson(entry) }));
+    }
+    const out: SenderDigestEntry = { ...merged.entry, day: incoming.day, source: incoming.source, messages: incoming.messages, dmarcPass: incoming.dmarcPass, spfAligned: incoming.spfAligned, dkimAligned: incoming.dkimAligned, failing: incoming.failing };
+    texts.set(out, merged.text);
+    return out;
+  }
+
+  /**
+   * Merges `entries` (one report's digest) into the stored digest of the domain, inside the caller's
+   * transaction: the rests of the stored entries of the same day and sources are read (with the
+   * day's number of sources), the rests merged (`mergeDigestDay`: sets unite, words the lesser,
+   * additive maps add, a day's sources beyond MAX_DIGEST_SOURCES_PER_DAY summed into one), and
+   * written back in a few multi-row upserts whose counts add to the stored ones in SQL: the stored
+   * counts are never read. What is stored is what merging the whole entries gives.
+   * PostgreSQL runs transactions side by side, so the read-merge-write of one organisation and domain
+   * is made one at a time by a transaction-scoped advisory lock (taken here unless `locked`: addMany
+   * takes its batch's at once); SQLite runs one transaction at a time.
+   */
+  async mergeDigest(trx: Kysely<any>, organizationId: string, domain: string, trusted: boolean, entries: readonly SenderDigestEntry[], locked = false): Promise<void> {
     if (entries.length === 0) return;
     const db = trx as Kysely<ReportTables>;
-    if (this.#dialect === 'postgres') await sql`select pg_advisory_xact_lock(${DIGEST_LOCK_CLASS}, hashtext(${`${organizationId} ${domain}`}))`.execute(db);
+    const postgres = this.#dialect === 'postgres';
+    if (postgres && !locked) await sql`select pg_advisory_xact_lock(${DIGEST_LOCK_CLASS}, hashtext(${`${organizationId} ${domain}`}))`.execute(db);
+    const t = trusted ? 1 : 0;
     const byDay = new Map<string, SenderDigestEntry[]>();
     for (const e of entries) {
       const list = byDay.get(e.day);
       if (list) list.push(e);
       else byDay.set(e.day, [e]);
     }
+    // Every entry's rest as the row holds it (JSON text), held and merged ones alike.
+    const texts = new Map<SenderDigestEntry, string>();
+    const merge = (held: SenderDigestEntry, incoming: SenderDigestEntry) => this.#mergeRests(held, incoming, texts);
     const merged: SenderDigestEntry[] = [];
     for (const [day, list] of byDay) {
+      // The held entries with counts of 0: the merge adds the incoming counts to nothing, SQL adds them to the stored ones.
       const held = new Map<string, SenderDigestEntry>();
-      const key = [organizationId, domain, day, trusted ? 1 : 0];
+      let stored = 0;
+      const key = [organizationId, domain, day, t];
       const sources = [...list.map((e) => e.source), OTHER_SOURCES];
       // Raw statements, their texts built once per size: a report's merge compiles no query.
       for (let start = 0; start < sources.length; start += REPORT_DIGEST_CHUNK) {
         const some = sources.slice(start, start + REPORT_DIGEST_CHUNK);
-        const { rows } = await db.executeQuery<DigestRow>(CompiledQuery.raw(this.#digestRead(some.length), [...key, ...some]));
-        for (const row of rows) held.set(row.source, entryOf(row));
+        const counted = start === 0;
+        const parameters = counted && !postgres ? [...key, ...some, ...key] : [...key, ...some];
+        const { rows } = await db.executeQuery<{ source: string | null; entry: string | null; n: number | string }>(CompiledQuery.raw(this.#digestRead(some.length, counted), parameters));
+        for (const row of rows) {
+          if (row.source === null) stored = Number(row.n);
+          else {
+            const entry: SenderDigestEntry = { ...emptyDigestEntry(row.source, day), ...this.#restOf(row.entry!) };
+            texts.set(entry, row.entry!);
+            held.set(row.source, entry);
+          }
+        }
       }
-      // The day's sources are counted only when one is new to it (a place may be taken).
-      const stored = list.some((e) => !held.has(e.source)) ? Number((await db.executeQuery<{ n: number | string }>(CompiledQuery.raw(this.#digestCount(), key))).rows[0]?.n ?? 0) : 0;
-      merged.push(...mergeDigestDay(list, held, () => stored, domain));
-    }
-    for (let start = 0; start < merged.length; start += REPORT_DIGEST_CHUNK) {
-      const chunk = merged.slice(start, start + REPORT_DIGEST_CHUNK);
-      const parameters: unknown[] = [];
-      for (const e of chunk) parameters.push(organizationId, domain, e.day, trusted ? 1 : 0, e.source, e.messages, e.dmarcPass, e.spfAligned, e.dkimAligned, e.failing, entryJson(e));
-      await db.executeQuery(CompiledQuery.raw(this.#statement('report_sender_days', chunk.length), parameters));
+      merged.push(...mergeDigestDay(list, held, () => stored, domain, merge));
     }
     // Each day's totals added to, and its revision bumped: the blocks of days holding it are built again before they are next read (senderWindow).
-    for (const [day, list] of byDay) {
+    const dayTotals = [...byDay].map(([day, list]) => {
       const sum = (pick: (e: SenderDigestEntry) => number) => list.reduce((n, e) => n + pick(e), 0);
-      const parameters = [organizationId, domain, day, trusted ? 1 : 0, sum((e) => e.messages), sum((e) => e.dmarcPass), sum((e) => e.spfAligned), sum((e) => e.dkimAligned), sum((e) => e.failing)];
-      await db.executeQuery(CompiledQuery.raw(this.#text('add-day'), parameters));
+      return [organizationId, domain, day, t, sum((e) => e.messages), sum((e) => e.dmarcPass), sum((e) => e.spfAligned), sum((e) => e.dkimAligned), sum((e) => e.failing)];
+    });
+    // PostgreSQL: a report of one day and one chunk (the usual) writes its digest and its day's totals in one statement.
+    const withDay = postgres && dayTotals.length === 1 && merged.length <= REPORT_DIGEST_CHUNK;
+    for (let start = 0; start < merged.length; start += REPORT_DIGEST_CHUNK) {
+      const chunk = merged.slice(start, start + REPORT_DIGEST_CHUNK);
+      const parameters: unknown[] = withDay ? [...dayTotals[0]!] : [];
+      for (const e of chunk) parameters.push(organizationId, domain, e.day, t, e.source, e.messages, e.dmarcPass, e.spfAligned, e.dkimAligned, e.failing, texts.get(e) ?? digestRestJson(e));
+      await db.executeQuery(CompiledQuery.raw(this.#digestUpsert(chunk.length, withDay), parameters));
     }
+    if (!withDay) for (const parameters of dayTotals) await db.executeQuery(CompiledQuery.raw(this.#text('add-day'), parameters));
+  }
+
+  /** A stored rest parsed, remembered by its text (the merge only reads it). */
+  #restOf(text: string): Partial<SenderDigestEntry> {
+    let rest = this.#rests.get(text);
+    if (rest === undefined) {
+      if (this.#rests.size >= REST_MERGES_REMEMBERED) this.#rests.clear();
+      this.#rests.set(text, (rest = JSON.parse(text) as Partial<SenderDigestEntry>));
+    }
+    return rest;
   }
 
   /**
@@ -614,6 +717,7 @@ export class SqlReportStore implements ReportStore {
             await step('savepoint report');
           }
         }
+        await this.#bumpRevisions(trx, reports, outcomes);
         return outcomes;
       });
     } catch (reason) {
@@ -631,6 +735,32 @@ export class SqlReportStore implements ReportStore {
     const keys = [...new Set(reports.filter((r) => r.digest.length > 0).map((r) => `${r.organizationId} ${r.domain}`))];
     if (keys.length === 0) return;
     await sql`select count(pg_advisory_xact_lock(${DIGEST_LOCK_CLASS}, h)) from (select distinct hashtext(k) as h from unnest(${keys}::text[]) as k order by h) as ordered`.execute(trx);
+  }
+
+  /**
+   * The revision of each organisation and domain the batch stored reports of, bumped by their number
+   * (one statement a batch, in the batch's transaction; rows in key order, so that two batches lock
+   * them in one order).
+   */
+  async #bumpRevisions(trx: Kysely<ReportTables>, reports: readonly NewReport[], outcomes: readonly PromiseSettledResult<AddReportOutcome>[]): Promise<void> {
+    const stored = new Map<string, [string, string, number]>();
+    reports.forEach((r, i) => {
+      const outcome = outcomes[i]!;
+      if (outcome.status !== 'fulfilled' || outcome.value !== 'stored') return;
+      const key = `${r.organizationId}\u0000${r.domain}`;
+      const held = stored.get(key);
+      if (held === undefined) stored.set(key, [r.organizationId, r.domain, 1]);
+      else held[2] += 1;
+    });
+    if (stored.size === 0) return;
+    const rows = [...stored].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
+    const key = `report_revisions ${rows.length}`;
+    let text = this.#statements.get(key);
+    if (text === undefined) {
+      text = multiRowInsert(this.#dialect, 'report_revisions', ['organization_id', 'domain', 'revision'], rows.length, ' on conflict (organization_id, domain) do update set revision = report_revisions.revision + excluded.revision');
+      this.#statements.set(key, text);
+    }
+    await trx.executeQuery(CompiledQuery.raw(text, rows.flat()));
   }
 
   /** One report of a batch, inside its savepoint: refused, stored, or counted as a duplicate. */
@@ -672,9 +802,10 @@ export class SqlReportStore implements ReportStore {
       const chunk = report.records.slice(start, start + REPORT_RECORD_INSERT_CHUNK);
       const parameters: unknown[] = [];
       chunk.forEach((r, i) => parameters.push(report.id, start + i, report.organizationId, report.domain, report.begin, report.end, day, r.sourceIp, r.headerFrom, r.disposition, r.dkimAligned ? 1 : 0, r.spfAligned ? 1 : 0, r.count, r.detail));
-      await trx.executeQuery(CompiledQuery.raw(this.#statement('report_records', chunk.length), parameters));
+      await trx.executeQuery(CompiledQuery.raw(this.#recordInsert(chunk.length), parameters));
     }
-    await this.mergeDigest(trx, report.organizationId, report.domain, report.trusted, report.digest);
+    // The batch's digest locks are held (addMany, #lockDigests).
+    await this.mergeDigest(trx, report.organizationId, report.domain, report.trusted, report.digest, true);
     return 'stored';
   }
 
@@ -852,7 +983,7 @@ export class SqlReportStore implements ReportStore {
         for (let start = 0; start < rollups.length; start += REPORT_DIGEST_CHUNK) {
           const chunk = rollups.slice(start, start + REPORT_DIGEST_CHUNK);
           const parameters: unknown[] = [];
-          for (const { entry: e, lastDay } of chunk) parameters.push(organizationId, domain, t, block.size, block.start, e.source, e.day, lastDay, e.messages, e.dmarcPass, e.spfAligned, e.dkimAligned, e.failing, entryJson(e));
+          for (const { entry: e, lastDay } of chunk) parameters.push(organizationId, domain, t, block.size, block.start, e.source, e.day, lastDay, e.messages, e.dmarcPass, e.spfAligned, e.dkimAligned, e.failing, digestRestJson(e));
           await trx.executeQuery(CompiledQuery.raw(this.#blockUpsert(chunk.length), parameters));
         }
         await trx
@@ -1020,13 +1151,9 @@ export class SqlReportStore implements ReportStore {
   }
 
   async revision(organizationId: string): Promise<string> {
-    // Both from the index reports_by_received (organization_id, received_at, …), never the rows.
-    const row = await this.#db
-      .selectFrom('reports')
-      .select((eb) => [eb.fn.countAll<number | string>().as('n'), eb.fn.max<string | null>('received_at').as('latest')])
-      .where('organization_id', '=', organizationId)
-      .executeTakeFirst();
-    return `${Number(row?.n ?? 0)} ${row?.latest ?? ''}`;
+    // The organisation's counters (migration 0015): one row per domain, a range of the key, never its reports.
+    const row = await this.#db.selectFrom('report_revisions').select((eb) => eb.fn.sum<number | string | null>('revision').as('n')).where('organization_id', '=', organizationId).executeTakeFirst();
+    return String(Number(row?.n ?? 0));
   }
 
   async domainDailyTotals(organizationId: string, days: DayRange): Promise<(ReportDayTotals & { domain: string })[]> {

@@ -147,8 +147,16 @@ export const OTHER_SOURCES = '*';
  * sources the day holds (asked only when a source is new to the day). A source already held is merged into its entry; a new one takes a place
  * while the day has fewer than MAX_DIGEST_SOURCES_PER_DAY, the busiest first; the rest are summed
  * into OTHER_SOURCES. Returns the entries to write (each replaces the stored one of its source).
+ * `merge` merges a held entry and an incoming one of its source (the engine's `mergeDigestEntries`;
+ * the SQL store passes the same merge remembered by the entries' rests).
  */
-export function mergeDigestDay(entries: readonly SenderDigestEntry[], held: ReadonlyMap<string, SenderDigestEntry>, stored: () => number, domain: string): SenderDigestEntry[] {
+export function mergeDigestDay(
+  entries: readonly SenderDigestEntry[],
+  held: ReadonlyMap<string, SenderDigestEntry>,
+  stored: () => number,
+  domain: string,
+  merge: (held: SenderDigestEntry, incoming: SenderDigestEntry) => SenderDigestEntry = mergeDigestEntries,
+): SenderDigestEntry[] {
   const out = new Map<string, SenderDigestEntry>();
   // The day's count is asked for only when a source is new to it.
   let places: number | null = null;
@@ -156,7 +164,7 @@ export function mergeDigestDay(entries: readonly SenderDigestEntry[], held: Read
   const overflow: SenderDigestEntry[] = [];
   for (const e of busiestFirst) {
     const before = held.get(e.source);
-    if (before !== undefined) out.set(e.source, mergeDigestEntries(before, e));
+    if (before !== undefined) out.set(e.source, merge(before, e));
     else if (e.source !== OTHER_SOURCES && (places ??= MAX_DIGEST_SOURCES_PER_DAY - stored()) > 0) {
       out.set(e.source, e);
       places -= 1;
@@ -582,8 +590,10 @@ export interface ReportStore {
   domainDailyTotals(organizationId: string, days: DayRange): Promise<DomainDayTotals[]>;
   /**
    * A text that moves whenever the organisation's reports change, and with them any figure read from
-   * them (a reader remembers figures under it: the console's overview). Reports are only ever added,
-   * each with its digest in one transaction, so their number and latest arrival name the state.
+   * them (a reader remembers figures under it: the console's overview): a counter of the reports
+   * stored, bumped in the transaction that stores them (SQL: per domain, migration 0015, summed),
+   * read without counting the reports. Reports are only ever added (no retention or deletion removes
+   * them; one that did would bump it too), each with its digest in one transaction.
    */
   revision(organizationId: string): Promise<string>;
   /**

@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MIGRATION_TABLE, MIGRATIONS } from '../../src/store/migrations.js';
+import { MIGRATION_TABLE, MIGRATIONS, migrationContext } from '../../src/store/migrations.js';
+import { createReportRevisions } from '../../src/store/reports-sql.js';
 import { openPostgresStores } from '../../src/store/postgres.js';
 import { applySeed, parseSeed } from '../../src/store/seed.js';
 import { openSqliteStores } from '../../src/store/sqlite.js';
@@ -34,6 +35,38 @@ describe('migrations on SQLite', () => {
     expect(second.migrations.applied).toEqual([]);
     expect(await second.stores.apiKeys.getOrganization('o1')).toEqual({ id: 'o1', name: 'One' });
     await second.stores.close();
+  });
+
+  it('0015_report_revisions counts the reports stored before it: the revision reads what it read before, and moves on from there', async () => {
+    const { stores } = await openSqliteStores(dir, { pruneAutomatically: false });
+    const stored = (id: string, domain: string) =>
+      stores.reports.add({
+        id,
+        organizationId: 'o1',
+        kind: 'tls',
+        identity: `tls|${id}`,
+        domain,
+        begin: 0,
+        end: 86_399,
+        reporter: 'r.example',
+        orgName: null,
+        reportId: id,
+        origin: { channel: 'file', fileName: null, sender: null, messageId: null, authenticatedDomain: null, dkim: 'none', spf: 'none', dmarc: 'none', receivedAt: '2026-12-01T00:00:00.000Z' },
+        document: '{}',
+        records: [],
+        trusted: true,
+        digest: [],
+      });
+    for (const [id, domain] of [['m1', 'a.example'], ['m2', 'a.example'], ['m3', 'b.example']] as const) expect(await stored(id, domain)).toBe('stored');
+    expect(await stores.reports.revision('o1')).toBe('3');
+    // As a database of before the migration: no counters, the reports stored.
+    await sql`drop table report_revisions`.execute(stores.db);
+    await createReportRevisions(migrationContext('sqlite')).up(stores.db);
+    expect(await stores.reports.revision('o1')).toBe('3');
+    expect(await stores.reports.revision('o2')).toBe('0');
+    expect(await stored('m4', 'b.example')).toBe('stored');
+    expect(await stores.reports.revision('o1')).toBe('4');
+    await stores.close();
   });
 
   it('journal_mode WAL and synchronous NORMAL', async () => {

@@ -5,8 +5,10 @@
  * refused files.
  */
 import { digestReports, mergeSenderDigests, summariseDigestSenders, type AggregateReport, type SenderDigestEntry } from '@spoof-checker/engine';
+import { sql } from 'kysely';
+import { digestRestJson } from '../../src/store/reports-sql.js';
 import { describe, expect, it } from 'vitest';
-import { dayBlocks, isTrustedOrigin, MAX_DIGEST_SOURCES_PER_DAY, MAX_REPORTS_PER_BATCH, OTHER_SOURCES, type DayRange, type NewReport, type ReportOrigin, type ReportRecordRow } from '../../src/store/reports.js';
+import { dayBlocks, emptyDigestEntry, isTrustedOrigin, MAX_DIGEST_SOURCES_PER_DAY, mergeDigestDay, MAX_REPORTS_PER_BATCH, OTHER_SOURCES, type DayRange, type NewReport, type ReportOrigin, type ReportRecordRow } from '../../src/store/reports.js';
 import type { Domain } from '../../src/store/types.js';
 import { describeStoreContract } from './contract-stores.js';
 
@@ -74,7 +76,7 @@ const report = (id: string, organizationId: string, day: number, records: Report
 
 const DAYS = { from: '2025-01-01', to: '2025-12-31' };
 
-describeStoreContract('report store contract', ({ stores }, backend) => {
+describeStoreContract('report store contract', ({ stores, opened }, backend) => {
   it('stores a report whole, lists it with its counts, and reads its document back', async () => {
     expect(await stores.reports.add(report('r1', 'o1', 0, [row('192.0.2.1', 10), row('2001:db8::1', 5, { dkimAligned: false })]))).toBe('stored');
     const page = await stores.reports.list('o1', { page: 1, limit: 10 });
@@ -113,6 +115,14 @@ describeStoreContract('report store contract', ({ stores }, backend) => {
     expect(await stores.reports.add(report('r2', 'o1', 1, [row('192.0.2.2', 5)]))).toBe('stored');
     const two = await stores.reports.revision('o1');
     expect([empty, one]).not.toContain(two);
+    // A batch moves it once its reports are stored (another domain, a TLS report); a batch of duplicates does not.
+    const tls = report('t1', 'o1', 2, [], { kind: 'tls', domain: 'b.example', identity: 'tls|t1' });
+    const outcomes = await stores.reports.addMany([report('r3', 'o1', 2, [row('192.0.2.3', 1)], { domain: 'b.example' }), tls, report('r1', 'o1', 0, [row('192.0.2.1', 10)], { id: 'r1-again' })]);
+    expect(outcomes.map((o) => (o.status === 'fulfilled' ? o.value : o.reason))).toEqual(['stored', 'stored', 'duplicate']);
+    const three = await stores.reports.revision('o1');
+    expect([empty, one, two]).not.toContain(three);
+    expect(await stores.reports.addMany([{ ...tls, id: 't1-copy' }])).toEqual([{ status: 'fulfilled', value: 'duplicate' }]);
+    expect(await stores.reports.revision('o1')).toBe(three);
   });
 
   describe('addMany: several reports in one transaction, each whole or absent on its own', () => {
@@ -452,6 +462,85 @@ describeStoreContract('report store contract', ({ stores }, backend) => {
     expect(after.find((e) => e.source === '203.0.113.9')?.messages).toBe(40);
     expect(after.filter((e) => e.source !== '203.0.113.9')).toEqual(before);
     expect(await stores.reports.freshenBlocks('o1', 'a.example', { from: dayText(9), to: dayText(1) })).toBe(0);
+  });
+
+  it('the stored digest is what merging whole entries gives, byte for byte: rests equal, within, beyond the held ones, additive maps, the lesser word, new sources, the cap, several days, batches', { timeout: 120_000 }, async () => {
+    // A fixed pseudo-random sequence (the same every run): rests drawn from small pools, so that they repeat, nest and differ.
+    let seed = 7;
+    const next = (n: number) => ((seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648), seed % n);
+    const some = (pool: readonly string[]) => pool.filter(() => next(3) === 0);
+    const dayText = (day: number) => new Date((D0 + day * DAY) * 1000).toISOString().slice(0, 10);
+    const entry = (day: number, source: string): SenderDigestEntry => {
+      const messages = 1 + next(40);
+      const plain = next(2) === 0;
+      return {
+        ...emptyDigestEntry(source, dayText(day)),
+        messages,
+        dmarcPass: next(messages + 1),
+        spfAligned: next(messages + 1),
+        dkimAligned: next(messages + 1),
+        failing: next(messages + 1),
+        selectors: plain ? ['s1'] : some(['s0', 's1', 's2']),
+        dkimDomains: plain ? ['a.example'] : some(['a.example', 'esp.example']),
+        spfDomains: ['a.example'],
+        verified: plain ? [] : some(['a.example s0', 'a.example s1']),
+        ownFailed: next(5) === 0 ? [['a.example s2', next(2) === 0 ? 'fail' : 'neutral']] : [],
+        ownFailedNoSelector: next(7) === 0,
+        broken: next(6) === 0 ? [['a.example s2', 1 + next(3)]] : [],
+        brokenNoSelector: next(8) === 0 ? 1 : 0,
+        forwardedFailing: next(6) === 0 ? 1 + next(4) : 0,
+        unalignedDkimPass: next(4) === 0 ? (next(2) === 0 ? 'esp.example' : 'bulk.example') : null,
+        unalignedSpfPass: null,
+        ownSpfFailed: next(9) === 0 ? 'a.example' : null,
+      };
+    };
+    const sources = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
+    const pool = sources(30, '192.0.2.');
+    const digestOfDays = (days: number[], count: number) => days.flatMap((day) => pool.filter(() => next(30) < count).map((source) => entry(day, source)));
+    const untrusted = (id: string): Partial<NewReport> => ({ identity: `u|${id}`, reporter: 'unauthenticated', origin: { ...origin(null), channel: 'smtp' } });
+    const sequence: NewReport[][] = [];
+    for (let i = 0; i < 24; i++) {
+      const digest = digestOfDays(i % 5 === 0 ? [0, 1] : [next(3)], 12);
+      sequence.push([report(`d${i}`, 'o1', 0, [row('192.0.2.1', 1)], { digest, ...(i % 4 === 3 ? untrusted(`d${i}`) : {}) })]);
+    }
+    // A day past its cap (read and written in chunks), then more sources for it: summed into the held OTHER_SOURCES.
+    const capped = sources(MAX_DIGEST_SOURCES_PER_DAY + 3, '10.0.0.').map((source) => entry(2, source));
+    sequence.push([report('capped', 'o1', 0, [row('192.0.2.1', 1)], { digest: [...capped, ...digestOfDays([2], 30)] })]);
+    sequence.push([report('over', 'o1', 0, [row('192.0.2.1', 1)], { digest: [...sources(8, '10.9.0.').map((source) => entry(2, source)), ...digestOfDays([2], 20)] })]);
+    // Batches: a duplicate inside one, and reports of the same day and sources one after the other.
+    const batch = Array.from({ length: 5 }, (_, i) => report(`b${i}`, 'o1', 0, [row('192.0.2.1', 1)], { digest: digestOfDays([1], 15) }));
+    sequence.push([...batch, { ...batch[1]!, id: 'b1-copy' }]);
+    // The reference: each report's entries merged into the whole held entries (counts and rests) as mergeDigestDay merges them.
+    const expected = new Map<string, SenderDigestEntry>();
+    const expectedFor = (trusted: boolean) => [...expected.entries()].filter(([key]) => key.startsWith(`${trusted} `)).map(([, e]) => e);
+    const seen = new Set<string>();
+    for (const reports of sequence) {
+      const outcomes = reports.length === 1 ? [{ status: 'fulfilled', value: await stores.reports.add(reports[0]!) }] : await stores.reports.addMany(reports);
+      reports.forEach((r, i) => {
+        const stored = !seen.has(r.identity);
+        seen.add(r.identity);
+        expect(outcomes[i]).toEqual({ status: 'fulfilled', value: stored ? 'stored' : 'duplicate' });
+        if (!stored) return;
+        for (const day of new Set(r.digest.map((e) => e.day))) {
+          const prefix = `${r.trusted} ${day} `;
+          const held = new Map([...expected].filter(([key]) => key.startsWith(prefix)).map(([, e]) => [e.source, e]));
+          for (const e of mergeDigestDay(r.digest.filter((e) => e.day === day), held, () => held.size, 'a.example')) expected.set(`${prefix}${e.source}`, e);
+        }
+      });
+    }
+    const order = (a: SenderDigestEntry, b: SenderDigestEntry) => (a.day < b.day ? -1 : a.day > b.day ? 1 : a.source < b.source ? -1 : a.source > b.source ? 1 : 0);
+    for (const trusted of [true, false]) {
+      const want = expectedFor(trusted).sort(order);
+      expect(want.length).toBeGreaterThan(trusted ? MAX_DIGEST_SOURCES_PER_DAY : 10);
+      expect(await stores.reports.senderDays('o1', 'a.example', DAYS, trusted)).toEqual(want);
+    }
+    expect(expected.get(`true ${dayText(2)} ${OTHER_SOURCES}`)?.messages).toBeGreaterThan(0);
+    if (opened.sql === undefined) return;
+    // The rows themselves, byte for byte: the counts and the rest's JSON text.
+    const { rows } = await sql<{ day: string; trusted: number; source: string; messages: number | string; dmarc_pass: number | string; spf_aligned: number | string; dkim_aligned: number | string; failing: number | string; entry: string }>`
+      select day, trusted, source, messages, dmarc_pass, spf_aligned, dkim_aligned, failing, entry from report_sender_days where organization_id = 'o1' order by trusted desc, day, source`.execute(opened.sql.db);
+    const want = [true, false].flatMap((trusted) => expectedFor(trusted).sort(order).map((e) => [e.day, trusted ? 1 : 0, e.source, e.messages, e.dmarcPass, e.spfAligned, e.dkimAligned, e.failing, digestRestJson(e)]));
+    expect(rows.map((r) => [r.day, Number(r.trusted), r.source, Number(r.messages), Number(r.dmarc_pass), Number(r.spf_aligned), Number(r.dkim_aligned), Number(r.failing), r.entry])).toEqual(want);
   });
 
   it('keeps refused files with their reason, newest first', async () => {

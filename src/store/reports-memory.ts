@@ -3,6 +3,7 @@
  * reference the SQL store is tested against).
  */
 import type { SenderDigestEntry } from '@spoof-checker/engine';
+import { CloseHooks } from './close-hooks.js';
 import type { Page, PageRequest } from './page-types.js';
 import {
   identityBaseOf,
@@ -56,6 +57,7 @@ export class MemoryReportStore implements ReportStore {
   /** organisation + domain → "day trusted source" → the merged digest entry. */
   readonly #digests = new Map<string, Map<string, { trusted: boolean; entry: SenderDigestEntry }>>();
   readonly #routing: (domain: string) => Promise<ReportRouting>;
+  readonly closing = new CloseHooks();
 
   /** `routing` answers {@link ReportStore.routing} from the organisations and domains held beside this store. */
   constructor(routing: (domain: string) => Promise<ReportRouting> = async () => ({ withDomain: [], organizations: [] })) {

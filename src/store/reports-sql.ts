@@ -10,6 +10,7 @@
  */
 import { digestReports, type AggregateRecord, type AggregateReport, type SenderDigestEntry } from '@spoof-checker/engine';
 import { CompiledQuery, sql, type CreateTableBuilder, type Kysely, type RawBuilder } from 'kysely';
+import { CloseHooks } from './close-hooks.js';
 import type { MigrationFactory, SqlDialectName } from './migration-types.js';
 import { createTable } from './sql-tables.js';
 import type { Page, PageRequest } from './page-types.js';
@@ -452,6 +453,7 @@ export class SqlReportStore implements ReportStore {
   readonly #dialect: SqlDialectName;
   /** Statement texts by table and row count: a report's chunks reuse the same few texts. */
   readonly #statements = new Map<string, string>();
+  readonly closing = new CloseHooks();
 
   constructor(db: Kysely<any>, dialect: SqlDialectName = 'sqlite') {
     this.#db = db as Kysely<ReportTables>;

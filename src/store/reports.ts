@@ -19,6 +19,7 @@
  * - A file that could not be taken is kept as a rejection with its reason (counted, listed).
  */
 import { mergeDigestEntries, mergeSenderDigests, type SenderDigestEntry } from '@spoof-checker/engine';
+import type { CloseHooks } from './close-hooks.js';
 import type { Page, PageRequest, Timestamp } from './page-types.js';
 
 /** The two kinds of report. `aggregate` is DMARC (rua); `tls` is TLS-RPT. */
@@ -535,6 +536,11 @@ export function sourceLimit(source: string): number {
 
 /** The report store. Every read and write is scoped by organisation. */
 export interface ReportStore {
+  /**
+   * The stops the store's close awaits before it releases the database (src/store/close-hooks.ts):
+   * the report writer's background refresh registers its own here (src/ingest/block-refresher.ts).
+   */
+  readonly closing: CloseHooks;
   /**
    * Stores the report and its records in one transaction, or, when the organisation already has a
    * report with this identity, stores nothing and counts a duplicate.

@@ -18,7 +18,7 @@
  *   Summaries, selectors and monitor signals read the digest, never the rows.
  * - A file that could not be taken is kept as a rejection with its reason (counted, listed).
  */
-import { mergeDigestEntries, mergeSenderDigests, type SenderDigestEntry } from '@spoof-checker/engine';
+import { emptySenderRests, mergeDigestEntries, mergeSenderDigests, type SenderDigestEntry, type SenderRests } from '@spoof-checker/engine';
 import type { CloseHooks } from './close-hooks.js';
 import type { Page, PageRequest, Timestamp } from './page-types.js';
 
@@ -228,10 +228,10 @@ export interface SourceRollup {
  */
 export function sourceRollups(sums: readonly SourceWindowSums[], parts: readonly SourceWindowPart[]): SourceRollup[] {
   // Sets and maps per source, sorted once at the end: what folding mergeDigestEntries over the parts gives.
-  const rests = new Map<string, RestTally>();
+  const rests = new Map<string, SenderRests>();
   for (const part of parts) {
     let tally = rests.get(part.source);
-    if (tally === undefined) rests.set(part.source, (tally = emptyRestTally()));
+    if (tally === undefined) rests.set(part.source, (tally = emptySenderRests()));
     addRest(tally, part.rest, part.times);
   }
   return sums.map((s) => {
@@ -241,42 +241,11 @@ export function sourceRollups(sums: readonly SourceWindowSums[], parts: readonly
   });
 }
 
-/** The rests of one source's rows being added up ({@link sourceRollups}). */
-interface RestTally {
-  forwardedFailing: number;
-  selectors: Set<string>;
-  dkimDomains: Set<string>;
-  spfDomains: Set<string>;
-  verified: Set<string>;
-  ownFailed: Map<string, string>;
-  ownFailedNoSelector: boolean;
-  broken: Map<string, number>;
-  brokenNoSelector: number;
-  unalignedDkimPass: string | null;
-  unalignedSpfPass: string | null;
-  ownSpfFailed: string | null;
-}
-
-const emptyRestTally = (): RestTally => ({
-  forwardedFailing: 0,
-  selectors: new Set(),
-  dkimDomains: new Set(),
-  spfDomains: new Set(),
-  verified: new Set(),
-  ownFailed: new Map(),
-  ownFailedNoSelector: false,
-  broken: new Map(),
-  brokenNoSelector: 0,
-  unalignedDkimPass: null,
-  unalignedSpfPass: null,
-  ownSpfFailed: null,
-});
-
 /** The lesser of two optional words (the engine's merge keeps it: the same whatever the order). */
 const least = (a: string | null, b: string | null): string | null => (a === null ? b : b === null || a < b ? a : b);
 
 /** `rest` added `times` times (sets united, words the lesser, additive counts and maps times over). */
-function addRest(t: RestTally, rest: Partial<SenderDigestEntry>, times: number): void {
+function addRest(t: SenderRests, rest: Partial<SenderDigestEntry>, times: number): void {
   t.forwardedFailing += (rest.forwardedFailing ?? 0) * times;
   t.brokenNoSelector += (rest.brokenNoSelector ?? 0) * times;
   for (const x of rest.selectors ?? []) t.selectors.add(x);
@@ -292,7 +261,7 @@ function addRest(t: RestTally, rest: Partial<SenderDigestEntry>, times: number):
 }
 
 /** A tally's fields as the engine's entry holds them (sorted as its merge sorts them). */
-function restOf(t: RestTally): Omit<SenderDigestEntry, 'day' | 'source' | 'messages' | 'spfAligned' | 'dkimAligned' | 'dmarcPass' | 'failing'> {
+function restOf(t: SenderRests): Omit<SenderDigestEntry, 'day' | 'source' | 'messages' | 'spfAligned' | 'dkimAligned' | 'dmarcPass' | 'failing'> {
   return {
     forwardedFailing: t.forwardedFailing,
     selectors: [...t.selectors].sort(),

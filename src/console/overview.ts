@@ -3,8 +3,9 @@
  * check and confirmed state: one query for the organisation, never a check per view), with the
  * last 7 days' DMARC pass rate and readiness where the organisation has reports: the same figures
  * the domain's report page (`showReports`) gives for that window, from one read of every domain's
- * daily totals (`ReportStore.domainDailyTotals`), never a summary per domain. Sorted and filtered by
- * the query; the worst first by default.
+ * daily totals (`ReportStore.domainDailyTotals`), never a summary per domain; after a report, only
+ * the day totals of the domains whose reports arrived since (`ReportStore.arrivals`). Sorted and
+ * filtered by the query; the worst first by default.
  */
 import { parseDmarcRecord, readiness, shippedRanges, summariseDigestSenders } from '@spoof-checker/engine';
 import { reportWindow } from '../summaries/summary.js';
@@ -287,6 +288,9 @@ async function monitorRows(monitors: MonitorStore, organizationId: string): Prom
 /** An organisation's figures of a window, as of a revision of its reports, with the readiness verdicts worked out from them so far. */
 interface WindowFigures {
   revision: string;
+  /** The reports in all and their latest arrival when the figures were read (`ReportStore.arrivals`): what changed since is read again, the rest kept. */
+  total: number;
+  latest: string | null;
   figures: Map<string, DomainFigures>;
   verdicts: Map<string, 'ready' | 'not-ready'>;
 }
@@ -300,7 +304,12 @@ const WINDOW_MEMO = new WeakMap<ReportStore, Map<string, WindowFigures>>();
 /** Organisations' windows remembered by the overview. */
 export const WINDOW_MEMO_ENTRIES = 200;
 
-/** The organisation's figures of the window: remembered ones while its reports' revision holds, else its day totals read again. */
+/**
+ * The organisation's figures of the window: remembered ones while its reports' revision holds; else
+ * the day totals of the domains whose reports arrived since they were read (`ReportStore.arrivals`),
+ * the other domains' figures kept; every domain's read again when that cannot be told (the first
+ * view, or a report that arrived out of order).
+ */
 async function windowFigures(reports: ReportStore, organizationId: string, dayRange: DayRange): Promise<WindowFigures> {
   let memo = WINDOW_MEMO.get(reports);
   if (!memo) WINDOW_MEMO.set(reports, (memo = new Map()));
@@ -309,13 +318,23 @@ async function windowFigures(reports: ReportStore, organizationId: string, dayRa
   const revision = await reports.revision(organizationId);
   const known = memo.get(key);
   if (known?.revision === revision) return known;
-  const figures = figuresOf(await reports.domainDailyTotals(organizationId, dayRange));
+  // The arrivals before the day totals, in the same way: the totals read are at least as new as the arrivals say.
+  const arrivals = await reports.arrivals(organizationId, known?.latest ?? null);
+  const added = arrivals.after.reduce((n, a) => n + a.reports, 0);
+  let figures: Map<string, DomainFigures>;
+  if (known !== undefined && known.latest !== null && arrivals.total - known.total === added) {
+    // Every report since arrived after the latest one known: only their domains changed.
+    const changed = arrivals.after.map((a) => a.domain);
+    figures = new Map(known.figures);
+    for (const domain of changed) figures.delete(domain);
+    for (const [domain, f] of figuresOf(await reports.domainDailyTotals(organizationId, dayRange, changed))) figures.set(domain, f);
+  } else figures = figuresOf(await reports.domainDailyTotals(organizationId, dayRange));
   // A domain whose day totals did not change keeps its verdict (what the readiness memo would give).
   const verdicts = new Map<string, 'ready' | 'not-ready'>();
   if (known) {
     for (const [domain, verdict] of known.verdicts) if (figures.get(domain)?.fingerprint === known.figures.get(domain)?.fingerprint) verdicts.set(domain, verdict);
   }
-  const made: WindowFigures = { revision, figures, verdicts };
+  const made: WindowFigures = { revision, total: arrivals.total, latest: arrivals.latest, figures, verdicts };
   if (memo.size >= WINDOW_MEMO_ENTRIES) memo.clear();
   memo.set(key, made);
   return made;

@@ -36,6 +36,7 @@ import {
   type SourceWindowSums,
   type AddReportOutcome,
   type DayRange,
+  type ReportArrivals,
   type ReportDayTotals,
   type ReportSourceTotals,
   type NewReport,
@@ -54,6 +55,8 @@ import {
 export const REPORT_RECORD_INSERT_CHUNK = 500;
 /** Digest entries read or written by one statement (12 values each). */
 export const REPORT_DIGEST_CHUNK = 500;
+/** Domains whose day totals one read asks for by name (`domainDailyTotals` with `only`): well inside every dialect's bound parameters. */
+export const DAY_TOTALS_DOMAINS_PER_READ = 500;
 /** The advisory-lock class of a domain's digest (PostgreSQL): one report's merge at a time per organisation and domain. */
 const DIGEST_LOCK_CLASS = 0x5250_4454; // "RPDT"
 /** The advisory-lock class of a domain's blocks of days (PostgreSQL): one build at a time per organisation and domain. */
@@ -1031,7 +1034,40 @@ export class SqlReportStore implements ReportStore {
     return `${Number(row?.n ?? 0)} ${row?.latest ?? ''}`;
   }
 
-  async domainDailyTotals(organizationId: string, days: DayRange): Promise<(ReportDayTotals & { domain: string })[]> {
+  async arrivals(organizationId: string, since: string | null): Promise<ReportArrivals> {
+    // One statement (one snapshot): the totals from the index reports_by_received (organization_id,
+    // received_at, …), and the reports after `since` as a range of it (the rows read for their domain).
+    const totals = sql`select 0 as part, null as domain, count(*) as n, max(received_at) as latest from reports where organization_id = ${organizationId}`;
+    const query =
+      since === null
+        ? totals
+        : sql`${totals} union all select 1 as part, domain, count(*) as n, max(received_at) as latest from reports where organization_id = ${organizationId} and received_at > ${since} group by domain`;
+    const { rows } = await sql<{ part: number | string; domain: string | null; n: number | string; latest: string | null }>`${query}`.execute(this.#db);
+    const total = rows.find((r) => Number(r.part) === 0);
+    const after = rows.filter((r) => Number(r.part) === 1).map((r) => ({ domain: r.domain!, reports: Number(r.n) }));
+    return { total: Number(total?.n ?? 0), latest: total?.latest ?? null, after: after.sort((a, b) => (a.domain < b.domain ? -1 : 1)) };
+  }
+
+  async domainDailyTotals(organizationId: string, days: DayRange, only?: readonly string[]): Promise<(ReportDayTotals & { domain: string })[]> {
+    if (only !== undefined) {
+      // The domains asked for (those whose reports changed), a chunk of keys at a time: each a range of the key.
+      const out: (ReportDayTotals & { domain: string })[] = [];
+      for (let at = 0; at < only.length; at += DAY_TOTALS_DOMAINS_PER_READ) {
+        const rows = await this.#db
+          .selectFrom('report_day_totals')
+          .select(['domain', 'day', 'trusted', 'messages', 'dmarc_pass', 'spf_aligned', 'dkim_aligned', 'failing'])
+          .where('organization_id', '=', organizationId)
+          .where('domain', 'in', only.slice(at, at + DAY_TOTALS_DOMAINS_PER_READ))
+          .where('day', '>=', days.from)
+          .where('day', '<=', days.to)
+          .orderBy('domain')
+          .orderBy('day')
+          .orderBy('trusted', 'desc')
+          .execute();
+        for (const r of rows) out.push({ domain: r.domain, ...dayTotalsOf(r) });
+      }
+      return out.sort((a, b) => (a.domain < b.domain ? -1 : a.domain > b.domain ? 1 : 0));
+    }
     // What dailyTotals reads, every domain at once. The key leads with (organization_id, domain, day):
     // the organisation's domains are walked one index seek each (a loose index scan, `d`), and each
     // domain's days of the window read as a range of the key, never its days outside the window.

@@ -375,6 +375,16 @@ export interface ReportDayTotals {
   failing: number;
 }
 
+/** What {@link ReportStore.arrivals} answers. */
+export interface ReportArrivals {
+  /** The organisation's reports in all. */
+  total: number;
+  /** The latest arrival (`receivedAt`) of any of them; null without reports. */
+  latest: string | null;
+  /** The reports received after `since`, counted by domain (sorted); empty when `since` was null. */
+  after: { domain: string; reports: number }[];
+}
+
 /** One domain's messages on one UTC day ({@link ReportStore.domainDailyTotals}). */
 export interface DomainDayTotals extends ReportDayTotals {
   domain: string;
@@ -552,9 +562,18 @@ export interface ReportStore {
   dailyTotals(organizationId: string, domain: string, days: DayRange): Promise<ReportDayTotals[]>;
   /**
    * Every domain's messages per day of `days` (trusted and untrusted apart), by domain then day: what
-   * {@link ReportStore.dailyTotals} gives for each domain, in one read (the console's overview).
+   * {@link ReportStore.dailyTotals} gives for each domain, in one read (the console's overview); of
+   * the domains of `only` alone when given (those whose reports changed: {@link ReportStore.arrivals}).
    */
-  domainDailyTotals(organizationId: string, days: DayRange): Promise<DomainDayTotals[]>;
+  domainDailyTotals(organizationId: string, days: DayRange, only?: readonly string[]): Promise<DomainDayTotals[]>;
+  /**
+   * The organisation's reports in all and their latest arrival, and the domains of those received
+   * after `since` (an arrival, ISO 8601; none asked when null), as of one moment: a reader that
+   * remembers figures per domain re-reads only those domains. When the reports in all grew by more
+   * than those received after `since`, a report arrived out of order (a transaction stamped earlier
+   * committed later) and the reader cannot tell which domains changed: it reads them all.
+   */
+  arrivals(organizationId: string, since: string | null): Promise<ReportArrivals>;
   /**
    * A text that moves whenever the organisation's reports change, and with them any figure read from
    * them (a reader remembers figures under it: the console's overview). Reports are only ever added,

@@ -7,7 +7,7 @@
  * the day totals of the domains whose reports arrived since (`ReportStore.arrivals`). Sorted and
  * filtered by the query; the worst first by default.
  */
-import { parseDmarcRecord, readiness, shippedRanges, summariseDigestSenders } from '@spoof-checker/engine';
+import { analyzeSpf, parseDmarcRecord, readiness, shippedRanges, summariseDigestSenders, type Resolver, type SpfAnalysis } from '@spoof-checker/engine';
 import { reportWindow } from '../summaries/summary.js';
 import type { Monitor, MonitorStore } from '../store/monitors.js';
 import type { DayRange, DomainDayTotals, ReportStore } from '../store/reports.js';
@@ -184,7 +184,7 @@ export function arrange(rows: DomainRow[], query: OverviewQuery): DomainRow[] {
  * window's trusted totals (bounded: cleared when full). A report changes the totals, so a verdict is
  * never read back after its domain's reports changed.
  */
-const READINESS_MEMO = new WeakMap<ReportStore, Map<string, 'ready' | 'not-ready'>>();
+const READINESS_MEMO = new WeakMap<ReportStore, Map<string, Judged>>();
 /** Verdicts remembered by the overview's readiness. */
 export const READINESS_MEMO_ENTRIES = 10_000;
 /** Domains whose senders are read at once when their readiness is not remembered. */
@@ -214,24 +214,71 @@ function figuresOf(totals: readonly DomainDayTotals[]): Map<string, DomainFigure
   return out;
 }
 
+/** A readiness verdict, and until when it holds when the domain's SPF record took part (its analysis is read again after). */
+interface Judged {
+  verdict: 'ready' | 'not-ready';
+  /** Epoch ms the SPF analysis it was judged with expires (0: judged without the record, which could change it); null when the record could not change it. */
+  spfUntil: number | null;
+}
+
+/** How long the overview keeps a domain's SPF analysis (read through the report resolver) before reading it again. */
+export const OVERVIEW_SPF_MEMO_MS = 10 * 60_000;
+/** SPF analyses remembered per resolver (bounded: cleared when full). */
+export const OVERVIEW_SPF_MEMO_ENTRIES = 10_000;
+const SPF_MEMO = new WeakMap<Resolver, Map<string, { until: number; analysis: Promise<SpfAnalysis> }>>();
+
+/** `domain`'s SPF analysis through `resolver`, as the report page reads it (`showReports`), remembered OVERVIEW_SPF_MEMO_MS. */
+function spfOf(resolver: Resolver, domain: string, now: number): { until: number; analysis: Promise<SpfAnalysis> } {
+  let memo = SPF_MEMO.get(resolver);
+  if (!memo) SPF_MEMO.set(resolver, (memo = new Map()));
+  const known = memo.get(domain);
+  if (known !== undefined && known.until > now) return known;
+  if (memo.size >= OVERVIEW_SPF_MEMO_ENTRIES) memo.clear();
+  const made = { until: now + OVERVIEW_SPF_MEMO_MS, analysis: analyzeSpf(domain, resolver) };
+  memo.set(domain, made);
+  // A failed analysis is not kept: the next view asks again.
+  made.analysis.catch(() => memo.delete(domain));
+  return made;
+}
+
 /**
- * The domain's readiness as its report page judges it (the engine's `readiness` over the senders the
- * digest classes, without a resolver: no SPF record, as `showReports` without one). No failing
- * message: ready without reading a sender. Else its senders are read and classed, once per change.
+ * The domain's readiness as its report page judges it: the engine's `readiness` over the senders the
+ * digest classes, with the domain's SPF record when the service has a report resolver (`resolver`,
+ * the one the report page reads it through), without it when it has none (as `showReports` then).
+ * No failing message: ready without reading a sender. Else its senders are read and classed once per
+ * change. The SPF record can only make a failing sender legitimate (its address passes the record:
+ * the engine's `ownRanges`), so it is read only when the verdict without it is `ready` and some
+ * failing sender is unauthorised; that verdict holds OVERVIEW_SPF_MEMO_MS, then the record is read again.
  */
-async function readinessOf(reports: ReportStore, organizationId: string, domain: string, figures: DomainFigures, dayRange: DayRange, now: Date): Promise<'ready' | 'not-ready'> {
-  if (figures.failing === 0) return 'ready';
+async function readinessOf(reports: ReportStore, organizationId: string, domain: string, figures: DomainFigures, dayRange: DayRange, now: Date, resolver: Resolver | undefined): Promise<Judged> {
+  if (figures.failing === 0) return { verdict: 'ready', spfUntil: null };
   const key = `${organizationId}\u0000${domain}\u0000${dayRange.from}\u0000${dayRange.to}\u0000${figures.fingerprint}`;
   let memo = READINESS_MEMO.get(reports);
   if (!memo) READINESS_MEMO.set(reports, (memo = new Map()));
-  const known = memo.get(key);
+  const remember = (k: string, judged: Judged): Judged => {
+    if (memo.size >= READINESS_MEMO_ENTRIES) memo.clear();
+    memo.set(k, judged);
+    return judged;
+  };
+  const judge = async (spf: SpfAnalysis | null) => {
+    const entries = await reports.senderDays(organizationId, domain, dayRange, true);
+    const senders = summariseDigestSenders(entries, { domain, days: OVERVIEW_REPORT_DAYS, now, spf, ranges: shippedRanges() });
+    return { verdict: readiness(senders, { domain, days: OVERVIEW_REPORT_DAYS }).verdict, spfMatters: spf === null && senders.some((x) => x.failing > 0 && x.class === 'unauthorised') };
+  };
+  let without = memo.get(key);
+  if (without === undefined) {
+    const { verdict, spfMatters } = await judge(null);
+    // Marked with spfUntil 0 when the SPF record could change it (judged again with the record below).
+    without = remember(key, { verdict, spfUntil: spfMatters && verdict === 'ready' ? 0 : null });
+  }
+  // Without a resolver the record takes no part (as on the report page without one); still marked as
+  // one the record could change, so that it is never kept for a view with a resolver.
+  if (without.spfUntil === null || resolver === undefined) return without;
+  const spf = spfOf(resolver, domain, now.getTime());
+  const withKey = `${key}\u0000spf\u0000${spf.until}`;
+  const known = memo.get(withKey);
   if (known !== undefined) return known;
-  const entries = await reports.senderDays(organizationId, domain, dayRange, true);
-  const senders = summariseDigestSenders(entries, { domain, days: OVERVIEW_REPORT_DAYS, now, spf: null, ranges: shippedRanges() });
-  const verdict = readiness(senders, { domain, days: OVERVIEW_REPORT_DAYS }).verdict;
-  if (memo.size >= READINESS_MEMO_ENTRIES) memo.clear();
-  memo.set(key, verdict);
-  return verdict;
+  return remember(withKey, { verdict: (await judge(await spf.analysis)).verdict, spfUntil: spf.until });
 }
 
 /**
@@ -341,7 +388,7 @@ async function windowFigures(reports: ReportStore, organizationId: string, dayRa
 }
 
 /** Every monitored domain of the organisation as a row, with the reports' figures where there are reports. */
-export async function overviewRows(monitors: MonitorStore, reports: ReportStore, organizationId: string, now: Date): Promise<DomainRow[]> {
+export async function overviewRows(monitors: MonitorStore, reports: ReportStore, organizationId: string, now: Date, resolver?: Resolver): Promise<DomainRow[]> {
   const { dayRange } = reportWindow(OVERVIEW_REPORT_DAYS, now);
   // The monitors and the reports' figures are read at once.
   const figuresRead = windowFigures(reports, organizationId, dayRange);
@@ -365,8 +412,10 @@ export async function overviewRows(monitors: MonitorStore, reports: ReportStore,
   for (let at = 0; at < unjudged.length; at += READINESS_READS_AT_ONCE) {
     await Promise.all(
       unjudged.slice(at, at + READINESS_READS_AT_ONCE).map(async (row) => {
-        row.readiness = await readinessOf(reports, organizationId, row.domain, figures.get(row.domain)!, dayRange, now);
-        verdicts.set(row.domain, row.readiness);
+        const judged = await readinessOf(reports, organizationId, row.domain, figures.get(row.domain)!, dayRange, now, resolver);
+        row.readiness = judged.verdict;
+        // Kept with the figures unless the SPF record took part (then judged again when its analysis expires).
+        if (judged.spfUntil === null) verdicts.set(row.domain, judged.verdict);
       }),
     );
   }

@@ -6,15 +6,20 @@
  * after a new report changes a domain's figures (the remembered readiness follows it). After a report,
  * only the day totals of the domains whose reports arrived since are read again (`ReportStore.arrivals`),
  * every domain's when a report arrived out of order, and the figures equal a fresh read either way.
+ * With the service's report resolver, readiness takes the SPF record in as the report page does: a
+ * failing source the record lets pass is a legitimate sender to fix first.
  */
 import { digestReports, type AggregateReport } from '@spoof-checker/engine';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { overviewRows, OVERVIEW_REPORT_DAYS } from '../../src/console/overview.js';
-import { domainReports } from '../../src/console/reports-routes.js';
+import { domainReports, type ReportSettings } from '../../src/console/reports-routes.js';
+import { parseZone } from '../../packages/engine/src/zones/parse.js';
+import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import { ingestReportFile, unauthenticatedOrigin } from '../../src/ingest/ingest.js';
 import { demoReportFiles, seedDemoReports } from '../../src/service/demo-reports.js';
 import type { Monitor } from '../../src/store/monitors.js';
 import type { NewReport, ReportStore } from '../../src/store/reports.js';
+import { createMemoryStores } from '../../src/store/memory.js';
 import type { Stores } from '../../src/store/types.js';
 import { memoryBackend, sqliteBackend, type Backend, type OpenedBackend } from '../store/backends.js';
 import { TestClock } from '../monitors/helpers.js';
@@ -44,8 +49,8 @@ function monitorOf(i: number, domain: string): Monitor {
 }
 
 /** What the domain's report page shows for the overview's window: the trusted pass rate and the readiness verdict. */
-async function reportPageFigures(stores: Stores, domain: string, now: Date) {
-  const shown = await domainReports(stores, {}, ORG_A.id, domain, OVERVIEW_REPORT_DAYS, now);
+async function reportPageFigures(stores: Stores, domain: string, now: Date, settings: ReportSettings = {}) {
+  const shown = await domainReports(stores, settings, ORG_A.id, domain, OVERVIEW_REPORT_DAYS, now);
   const trusted = shown.summary.series.filter((d) => d.trusted);
   const messages = trusted.reduce((n, d) => n + d.messages, 0);
   if (messages === 0) return { passRate: null, readiness: null };
@@ -209,5 +214,31 @@ describe.each<Backend>([memoryBackend, sqliteBackend])('the overview after a rep
     expect(await passRates(watched)).toEqual({ 'a.example': 0.9, 'b.example': 0.7, 'c.example': 0.5 });
     expect(reads).toEqual([undefined, ['b.example'], undefined]);
     expect(await passRates(watched)).toEqual(await fresh());
+  });
+});
+
+describe('the overview\u2019s readiness takes the SPF record in, as the report page does with the same resolver', () => {
+  it('a failing source the SPF record lets pass makes the domain not ready; without a resolver, or when the record does not name it, ready', async () => {
+    const stores = createMemoryStores();
+    const now = new Date(NOW);
+    const zone = (domain: string, spf: string) =>
+      new ZoneResolver([parseZone(`$ORIGIN ${domain}.\n$TTL 300\n@ IN SOA ns hostmaster 1 7200 900 1209600 300\n@ IN NS ns\n@ IN TXT "${spf}"\n`, { file: domain })]);
+    for (const [i, domain] of ['named.example', 'other.example'].entries()) {
+      await stores.monitors.create(monitorOf(i, domain));
+      // 203.0.113.9 fails DMARC with nothing authenticating it: unauthorised unless the SPF record lets it pass.
+      expect(await stores.reports.add(dayReport(`r-${domain}`, domain, 100, 90, `2026-11-27T10:0${i}:00.000Z`))).toBe('stored');
+    }
+    const readinessBy = async (resolver?: ZoneResolver) => Object.fromEntries((await overviewRows(stores.monitors, stores.reports, ORG_A.id, now, resolver)).map((r) => [r.domain, r.readiness]));
+    expect(await readinessBy()).toEqual({ 'named.example': 'ready', 'other.example': 'ready' });
+    for (const [domain, record, verdict] of [
+      ['named.example', 'v=spf1 ip4:203.0.113.9 -all', 'not-ready'],
+      ['other.example', 'v=spf1 ip4:192.0.2.1 -all', 'ready'],
+    ] as const) {
+      const resolver = zone(domain, record);
+      expect((await readinessBy(resolver))[domain]).toBe(verdict);
+      expect((await reportPageFigures(stores, domain, now, { resolver })).readiness).toBe(verdict);
+    }
+    // Without the resolver again: the record takes no part, as on the report page without one.
+    expect(await readinessBy()).toEqual({ 'named.example': 'ready', 'other.example': 'ready' });
   });
 });

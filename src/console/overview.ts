@@ -339,7 +339,7 @@ interface WindowFigures {
   total: number;
   latest: string | null;
   figures: Map<string, DomainFigures>;
-  verdicts: Map<string, 'ready' | 'not-ready'>;
+  verdicts: Map<string, Judged>;
 }
 
 /**
@@ -377,14 +377,24 @@ async function windowFigures(reports: ReportStore, organizationId: string, dayRa
     for (const [domain, f] of figuresOf(await reports.domainDailyTotals(organizationId, dayRange, changed))) figures.set(domain, f);
   } else figures = figuresOf(await reports.domainDailyTotals(organizationId, dayRange));
   // A domain whose day totals did not change keeps its verdict (what the readiness memo would give).
-  const verdicts = new Map<string, 'ready' | 'not-ready'>();
+  const verdicts = new Map<string, Judged>();
   if (known) {
-    for (const [domain, verdict] of known.verdicts) if (figures.get(domain)?.fingerprint === known.figures.get(domain)?.fingerprint) verdicts.set(domain, verdict);
+    for (const [domain, judged] of known.verdicts) if (figures.get(domain)?.fingerprint === known.figures.get(domain)?.fingerprint) verdicts.set(domain, judged);
   }
   const made: WindowFigures = { revision, total: arrivals.total, latest: arrivals.latest, figures, verdicts };
   if (memo.size >= WINDOW_MEMO_ENTRIES) memo.clear();
   memo.set(key, made);
   return made;
+}
+
+/**
+ * Whether a verdict kept with the figures holds for a view with `resolver` (or none) at `now`: one the
+ * SPF record could not change always; one judged without the record only without a resolver; one
+ * judged with it while its analysis is kept.
+ */
+function holds(judged: Judged, resolver: Resolver | undefined, now: Date): boolean {
+  if (judged.spfUntil === null) return true;
+  return resolver === undefined ? judged.spfUntil === 0 : judged.spfUntil > now.getTime();
 }
 
 /** Every monitored domain of the organisation as a row, with the reports' figures where there are reports. */
@@ -406,7 +416,8 @@ export async function overviewRows(monitors: MonitorStore, reports: ReportStore,
     const f = figures.get(row.domain);
     if (!f || f.messages === 0) continue;
     row.passRate = f.dmarcPass / f.messages;
-    row.readiness = verdicts.get(row.domain) ?? null;
+    const judged = verdicts.get(row.domain);
+    row.readiness = judged !== undefined && holds(judged, resolver, now) ? judged.verdict : null;
     if (row.readiness === null) unjudged.push(row);
   }
   for (let at = 0; at < unjudged.length; at += READINESS_READS_AT_ONCE) {
@@ -414,8 +425,7 @@ export async function overviewRows(monitors: MonitorStore, reports: ReportStore,
       unjudged.slice(at, at + READINESS_READS_AT_ONCE).map(async (row) => {
         const judged = await readinessOf(reports, organizationId, row.domain, figures.get(row.domain)!, dayRange, now, resolver);
         row.readiness = judged.verdict;
-        // Kept with the figures unless the SPF record took part (then judged again when its analysis expires).
-        if (judged.spfUntil === null) verdicts.set(row.domain, judged.verdict);
+        verdicts.set(row.domain, judged);
       }),
     );
   }

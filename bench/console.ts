@@ -16,7 +16,7 @@
  * Reported (one JSON line at the end): per store, the 50th and 95th percentile of each page's time
  * in milliseconds, and whether they meet issue 40's targets (overview ≤ 50 ms, domain page ≤ 30 ms
  * at the 95th percentile); and the overview right after a report arrived (`overviewAfterReport`: the
- * figures the overview remembers per revision of the reports are read again). The overview reads the monitors' rows in one query (the latest state is
+ * day totals of the domains whose reports arrived since are read again). The overview reads the monitors' rows in one query (the latest state is
  * kept per monitor, never a check per view).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -178,8 +178,8 @@ async function measure(name: string, stores: Stores, resultJson: string): Promis
       overview.push(await get('/console', 'overview'));
       domain.push(await get(`/console/domains/domain-${String((i * 7919) % DOMAINS).padStart(5, '0')}.example`, 'domain'));
     }
-    // The overview after a report arrived (as reports do, all day): the organisation's figures are read
-    // again (every domain's day totals) and the changed domain's readiness worked out again.
+    // The overview after a report arrived (as reports do, all day): the day totals of the domain whose
+    // report arrived are read again (ReportStore.arrivals) and its readiness worked out again.
     const changed: number[] = [];
     for (let i = 0; i < REQUESTS; i++) {
       const d = (i * 7919) % DOMAINS;

@@ -3,7 +3,7 @@
  * (or none: the usage on standard error, exit 2), a usage error (one line, exit 2), a store that
  * cannot be reached (one line, exit 1); and the stores opened for one subcommand and closed after it.
  */
-import { closeReportWriter, flushReportWriter } from '../ingest/report-writer.js';
+import { flushReportWriter } from '../ingest/report-writer.js';
 import { isStoreUnavailable } from '../store/errors.js';
 import { openStores, type StorageChoice } from '../store/open.js';
 import type { Stores } from '../store/types.js';
@@ -41,8 +41,7 @@ export async function withStores<T>(choice: StorageChoice, run: (stores: Stores)
     await flushReportWriter(opened.stores.reports);
     return result;
   } finally {
-    // A background refresh of the blocks of days ends before its store does.
-    await closeReportWriter(opened.stores.reports);
+    // The store's close stops the background refresh of the blocks of days first.
     await opened.stores.close();
   }
 }

@@ -3,10 +3,11 @@
  * check and confirmed state: one query for the organisation, never a check per view), with the
  * last 7 days' DMARC pass rate and readiness where the organisation has reports: the same figures
  * the domain's report page (`showReports`) gives for that window, from one read of every domain's
- * daily totals (`ReportStore.domainDailyTotals`), never a summary per domain. Sorted and filtered by
- * the query; the worst first by default.
+ * daily totals (`ReportStore.domainDailyTotals`), never a summary per domain; after a report, only
+ * the day totals of the domains whose reports arrived since (`ReportStore.arrivals`). Sorted and
+ * filtered by the query; the worst first by default.
  */
-import { parseDmarcRecord, readiness, shippedRanges, summariseDigestSenders } from '@spoof-checker/engine';
+import { analyzeSpf, parseDmarcRecord, readiness, shippedRanges, summariseDigestSenders, type Resolver, type SpfAnalysis } from '@spoof-checker/engine';
 import { reportWindow } from '../summaries/summary.js';
 import type { Monitor, MonitorStore } from '../store/monitors.js';
 import type { DayRange, DomainDayTotals, ReportStore } from '../store/reports.js';
@@ -183,7 +184,7 @@ export function arrange(rows: DomainRow[], query: OverviewQuery): DomainRow[] {
  * window's trusted totals (bounded: cleared when full). A report changes the totals, so a verdict is
  * never read back after its domain's reports changed.
  */
-const READINESS_MEMO = new WeakMap<ReportStore, Map<string, 'ready' | 'not-ready'>>();
+const READINESS_MEMO = new WeakMap<ReportStore, Map<string, Judged>>();
 /** Verdicts remembered by the overview's readiness. */
 export const READINESS_MEMO_ENTRIES = 10_000;
 /** Domains whose senders are read at once when their readiness is not remembered. */
@@ -213,24 +214,71 @@ function figuresOf(totals: readonly DomainDayTotals[]): Map<string, DomainFigure
   return out;
 }
 
+/** A readiness verdict, and until when it holds when the domain's SPF record took part (its analysis is read again after). */
+interface Judged {
+  verdict: 'ready' | 'not-ready';
+  /** Epoch ms the SPF analysis it was judged with expires (0: judged without the record, which could change it); null when the record could not change it. */
+  spfUntil: number | null;
+}
+
+/** How long the overview keeps a domain's SPF analysis (read through the report resolver) before reading it again. */
+export const OVERVIEW_SPF_MEMO_MS = 10 * 60_000;
+/** SPF analyses remembered per resolver (bounded: cleared when full). */
+export const OVERVIEW_SPF_MEMO_ENTRIES = 10_000;
+const SPF_MEMO = new WeakMap<Resolver, Map<string, { until: number; analysis: Promise<SpfAnalysis> }>>();
+
+/** `domain`'s SPF analysis through `resolver`, as the report page reads it (`showReports`), remembered OVERVIEW_SPF_MEMO_MS. */
+function spfOf(resolver: Resolver, domain: string, now: number): { until: number; analysis: Promise<SpfAnalysis> } {
+  let memo = SPF_MEMO.get(resolver);
+  if (!memo) SPF_MEMO.set(resolver, (memo = new Map()));
+  const known = memo.get(domain);
+  if (known !== undefined && known.until > now) return known;
+  if (memo.size >= OVERVIEW_SPF_MEMO_ENTRIES) memo.clear();
+  const made = { until: now + OVERVIEW_SPF_MEMO_MS, analysis: analyzeSpf(domain, resolver) };
+  memo.set(domain, made);
+  // A failed analysis is not kept: the next view asks again.
+  made.analysis.catch(() => memo.delete(domain));
+  return made;
+}
+
 /**
- * The domain's readiness as its report page judges it (the engine's `readiness` over the senders the
- * digest classes, without a resolver: no SPF record, as `showReports` without one). No failing
- * message: ready without reading a sender. Else its senders are read and classed, once per change.
+ * The domain's readiness as its report page judges it: the engine's `readiness` over the senders the
+ * digest classes, with the domain's SPF record when the service has a report resolver (`resolver`,
+ * the one the report page reads it through), without it when it has none (as `showReports` then).
+ * No failing message: ready without reading a sender. Else its senders are read and classed once per
+ * change. The SPF record can only make a failing sender legitimate (its address passes the record:
+ * the engine's `ownRanges`), so it is read only when the verdict without it is `ready` and some
+ * failing sender is unauthorised; that verdict holds OVERVIEW_SPF_MEMO_MS, then the record is read again.
  */
-async function readinessOf(reports: ReportStore, organizationId: string, domain: string, figures: DomainFigures, dayRange: DayRange, now: Date): Promise<'ready' | 'not-ready'> {
-  if (figures.failing === 0) return 'ready';
+async function readinessOf(reports: ReportStore, organizationId: string, domain: string, figures: DomainFigures, dayRange: DayRange, now: Date, resolver: Resolver | undefined): Promise<Judged> {
+  if (figures.failing === 0) return { verdict: 'ready', spfUntil: null };
   const key = `${organizationId}\u0000${domain}\u0000${dayRange.from}\u0000${dayRange.to}\u0000${figures.fingerprint}`;
   let memo = READINESS_MEMO.get(reports);
   if (!memo) READINESS_MEMO.set(reports, (memo = new Map()));
-  const known = memo.get(key);
+  const remember = (k: string, judged: Judged): Judged => {
+    if (memo.size >= READINESS_MEMO_ENTRIES) memo.clear();
+    memo.set(k, judged);
+    return judged;
+  };
+  const judge = async (spf: SpfAnalysis | null) => {
+    const entries = await reports.senderDays(organizationId, domain, dayRange, true);
+    const senders = summariseDigestSenders(entries, { domain, days: OVERVIEW_REPORT_DAYS, now, spf, ranges: shippedRanges() });
+    return { verdict: readiness(senders, { domain, days: OVERVIEW_REPORT_DAYS }).verdict, spfMatters: spf === null && senders.some((x) => x.failing > 0 && x.class === 'unauthorised') };
+  };
+  let without = memo.get(key);
+  if (without === undefined) {
+    const { verdict, spfMatters } = await judge(null);
+    // Marked with spfUntil 0 when the SPF record could change it (judged again with the record below).
+    without = remember(key, { verdict, spfUntil: spfMatters && verdict === 'ready' ? 0 : null });
+  }
+  // Without a resolver the record takes no part (as on the report page without one); still marked as
+  // one the record could change, so that it is never kept for a view with a resolver.
+  if (without.spfUntil === null || resolver === undefined) return without;
+  const spf = spfOf(resolver, domain, now.getTime());
+  const withKey = `${key}\u0000spf\u0000${spf.until}`;
+  const known = memo.get(withKey);
   if (known !== undefined) return known;
-  const entries = await reports.senderDays(organizationId, domain, dayRange, true);
-  const senders = summariseDigestSenders(entries, { domain, days: OVERVIEW_REPORT_DAYS, now, spf: null, ranges: shippedRanges() });
-  const verdict = readiness(senders, { domain, days: OVERVIEW_REPORT_DAYS }).verdict;
-  if (memo.size >= READINESS_MEMO_ENTRIES) memo.clear();
-  memo.set(key, verdict);
-  return verdict;
+  return remember(withKey, { verdict: (await judge(await spf.analysis)).verdict, spfUntil: spf.until });
 }
 
 /**
@@ -287,8 +335,11 @@ async function monitorRows(monitors: MonitorStore, organizationId: string): Prom
 /** An organisation's figures of a window, as of a revision of its reports, with the readiness verdicts worked out from them so far. */
 interface WindowFigures {
   revision: string;
+  /** The reports in all and their latest arrival when the figures were read (`ReportStore.arrivals`): what changed since is read again, the rest kept. */
+  total: number;
+  latest: string | null;
   figures: Map<string, DomainFigures>;
-  verdicts: Map<string, 'ready' | 'not-ready'>;
+  verdicts: Map<string, Judged>;
 }
 
 /**
@@ -300,7 +351,12 @@ const WINDOW_MEMO = new WeakMap<ReportStore, Map<string, WindowFigures>>();
 /** Organisations' windows remembered by the overview. */
 export const WINDOW_MEMO_ENTRIES = 200;
 
-/** The organisation's figures of the window: remembered ones while its reports' revision holds, else its day totals read again. */
+/**
+ * The organisation's figures of the window: remembered ones while its reports' revision holds; else
+ * the day totals of the domains whose reports arrived since they were read (`ReportStore.arrivals`),
+ * the other domains' figures kept; every domain's read again when that cannot be told (the first
+ * view, or a report that arrived out of order).
+ */
 async function windowFigures(reports: ReportStore, organizationId: string, dayRange: DayRange): Promise<WindowFigures> {
   let memo = WINDOW_MEMO.get(reports);
   if (!memo) WINDOW_MEMO.set(reports, (memo = new Map()));
@@ -309,20 +365,40 @@ async function windowFigures(reports: ReportStore, organizationId: string, dayRa
   const revision = await reports.revision(organizationId);
   const known = memo.get(key);
   if (known?.revision === revision) return known;
-  const figures = figuresOf(await reports.domainDailyTotals(organizationId, dayRange));
+  // The arrivals before the day totals, in the same way: the totals read are at least as new as the arrivals say.
+  const arrivals = await reports.arrivals(organizationId, known?.latest ?? null);
+  const added = arrivals.after.reduce((n, a) => n + a.reports, 0);
+  let figures: Map<string, DomainFigures>;
+  if (known !== undefined && known.latest !== null && arrivals.total - known.total === added) {
+    // Every report since arrived after the latest one known: only their domains changed.
+    const changed = arrivals.after.map((a) => a.domain);
+    figures = new Map(known.figures);
+    for (const domain of changed) figures.delete(domain);
+    for (const [domain, f] of figuresOf(await reports.domainDailyTotals(organizationId, dayRange, changed))) figures.set(domain, f);
+  } else figures = figuresOf(await reports.domainDailyTotals(organizationId, dayRange));
   // A domain whose day totals did not change keeps its verdict (what the readiness memo would give).
-  const verdicts = new Map<string, 'ready' | 'not-ready'>();
+  const verdicts = new Map<string, Judged>();
   if (known) {
-    for (const [domain, verdict] of known.verdicts) if (figures.get(domain)?.fingerprint === known.figures.get(domain)?.fingerprint) verdicts.set(domain, verdict);
+    for (const [domain, judged] of known.verdicts) if (figures.get(domain)?.fingerprint === known.figures.get(domain)?.fingerprint) verdicts.set(domain, judged);
   }
-  const made: WindowFigures = { revision, figures, verdicts };
+  const made: WindowFigures = { revision, total: arrivals.total, latest: arrivals.latest, figures, verdicts };
   if (memo.size >= WINDOW_MEMO_ENTRIES) memo.clear();
   memo.set(key, made);
   return made;
 }
 
+/**
+ * Whether a verdict kept with the figures holds for a view with `resolver` (or none) at `now`: one the
+ * SPF record could not change always; one judged without the record only without a resolver; one
+ * judged with it while its analysis is kept.
+ */
+function holds(judged: Judged, resolver: Resolver | undefined, now: Date): boolean {
+  if (judged.spfUntil === null) return true;
+  return resolver === undefined ? judged.spfUntil === 0 : judged.spfUntil > now.getTime();
+}
+
 /** Every monitored domain of the organisation as a row, with the reports' figures where there are reports. */
-export async function overviewRows(monitors: MonitorStore, reports: ReportStore, organizationId: string, now: Date): Promise<DomainRow[]> {
+export async function overviewRows(monitors: MonitorStore, reports: ReportStore, organizationId: string, now: Date, resolver?: Resolver): Promise<DomainRow[]> {
   const { dayRange } = reportWindow(OVERVIEW_REPORT_DAYS, now);
   // The monitors and the reports' figures are read at once.
   const figuresRead = windowFigures(reports, organizationId, dayRange);
@@ -340,14 +416,16 @@ export async function overviewRows(monitors: MonitorStore, reports: ReportStore,
     const f = figures.get(row.domain);
     if (!f || f.messages === 0) continue;
     row.passRate = f.dmarcPass / f.messages;
-    row.readiness = verdicts.get(row.domain) ?? null;
+    const judged = verdicts.get(row.domain);
+    row.readiness = judged !== undefined && holds(judged, resolver, now) ? judged.verdict : null;
     if (row.readiness === null) unjudged.push(row);
   }
   for (let at = 0; at < unjudged.length; at += READINESS_READS_AT_ONCE) {
     await Promise.all(
       unjudged.slice(at, at + READINESS_READS_AT_ONCE).map(async (row) => {
-        row.readiness = await readinessOf(reports, organizationId, row.domain, figures.get(row.domain)!, dayRange, now);
-        verdicts.set(row.domain, row.readiness);
+        const judged = await readinessOf(reports, organizationId, row.domain, figures.get(row.domain)!, dayRange, now, resolver);
+        row.readiness = judged.verdict;
+        verdicts.set(row.domain, judged);
       }),
     );
   }

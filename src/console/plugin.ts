@@ -632,7 +632,8 @@ export const consolePlugin: FastifyPluginAsync<ConsoleOptions> = async (app: Fas
     return { signed, value: value.value };
   }
 
-  const readOverviewRows = (signed: Signed) => overviewRows(stores.monitors, stores.reports, signed.viewer.organizationId, now());
+  // The report pages' resolver: readiness judged with the SPF record as the report page judges it.
+  const readOverviewRows = (signed: Signed) => overviewRows(stores.monitors, stores.reports, signed.viewer.organizationId, now(), options.reports?.resolver);
 
   async function renderOverview(request: Req, reply: FastifyReply, signed: Signed, status: number, extra: { notice?: Notice | null; addError?: string | null; addValue?: string; rows?: DomainRow[] } = {}) {
     const query = overviewQuery(request.query ?? {});

@@ -9,6 +9,10 @@
  * BLOCK_REFRESHES_AT_ONCE domains at once. Never on the caller's path, never throws: a refresh that
  * fails is logged and dropped, and the read builds what is stale itself (senderWindow), so every
  * figure is right whatever the refresh did; the refresh only moves the building out of the view.
+ * Its store's close stops it first (`ReportStore.closing`, src/store/close-hooks.ts): the waiting
+ * refreshes are dropped and the running one is awaited before the database is released, so no
+ * caller has to stop it before closing the store; a refresh that fails once the stop has begun ends
+ * quietly (counted as `stopped`, not logged).
  */
 import type { ReportStore } from '../store/reports.js';
 import { REPORT_WINDOWS, reportWindow } from '../summaries/summary.js';
@@ -55,8 +59,8 @@ export class BlockRefresher {
   readonly #running = new Map<string, Promise<void>>();
   #timer: NodeJS.Timeout | null = null;
   #closed = false;
-  /** Refreshes run, blocks they built, refreshes that failed (the benchmark's and the tests' view). */
-  readonly counters = { refreshes: 0, built: 0, failed: 0 };
+  /** Refreshes run, blocks they built, refreshes that failed, refreshes cut short by a close (the benchmark's and the tests' view). */
+  readonly counters = { refreshes: 0, built: 0, failed: 0, stopped: 0 };
 
   constructor(store: ReportStore, options: BlockRefreshOptions = {}) {
     this.#store = store;
@@ -64,6 +68,8 @@ export class BlockRefresher {
     this.#now = options.now ?? (() => new Date());
     this.#quietMs = options.quietMs ?? BLOCK_REFRESH_QUIET_MS;
     this.#maxWaitMs = options.maxWaitMs ?? BLOCK_REFRESH_MAX_WAIT_MS;
+    // The store's close awaits this one's stop before it releases the database.
+    store.closing.add(() => this.close());
   }
 
   /** Reports of `domain` were committed: its blocks are refreshed once its reports pause. Returns at once. */
@@ -116,6 +122,11 @@ export class BlockRefresher {
         this.counters.built += await this.#store.freshenBlocks(organizationId, domain, reportWindow(days, now).dayRange);
       }
     } catch (error) {
+      // Stopping (its store is closing): the refresh was only ever ahead of a read; nothing to warn of.
+      if (this.#closed) {
+        this.counters.stopped += 1;
+        return;
+      }
       this.counters.failed += 1;
       this.#log(`warning: building the report blocks of ${domain} in the background failed (the dashboard builds them when read): ${error instanceof Error ? error.message : String(error)}`);
     }

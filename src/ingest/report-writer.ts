@@ -14,7 +14,7 @@
  * are is bounded by the callers (the files being ingested at once: REPORT_INGEST_IN_FLIGHT for an
  * import, the connections of the SMTP receiver).
  * After a batch that stored reports commits, its domain's blocks of days are refreshed in the
- * background (`refresher`, src/ingest/block-refresher.ts); `close` stops that.
+ * background (`refresher`, src/ingest/block-refresher.ts); `close`, or the store's close, stops that.
  */
 import { BlockRefresher, type BlockRefreshOptions } from './block-refresher.js';
 import { MAX_REPORTS_PER_BATCH, type AddReportOutcome, type NewReport, type ReportStore } from '../store/reports.js';
@@ -139,7 +139,7 @@ export async function flushReportWriter(store: ReportStore): Promise<void> {
   await writers.get(store)?.refresher.flush();
 }
 
-/** Stops the background refresh of `store`'s writer, if it has one (before the store closes). */
+/** Stops the background refresh of `store`'s writer, if it has one (the store's close does this itself: `ReportStore.closing`). */
 export async function closeReportWriter(store: ReportStore): Promise<void> {
   await writers.get(store)?.close();
 }

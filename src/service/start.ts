@@ -43,7 +43,7 @@ import { describeMonitorMode, seedDemoMonitor, startMonitorService, startMonitor
 import { withLookalikeSearch, type MonitorCheck } from '../jobs/monitors/monitor-run.js';
 import { startBatchWorker } from '../jobs/batches/worker.js';
 import { loadRedisModules } from '../jobs/redis-modules.js';
-import { closeReportWriter, reportWriter } from '../ingest/report-writer.js';
+import { reportWriter } from '../ingest/report-writer.js';
 import { openStores, seedIfEmpty, type StorageChoice } from '../store/open.js';
 import { loadSeedFile } from '../store/seed.js';
 import type { Stores } from '../store/types.js';
@@ -368,11 +368,8 @@ export async function startService(config: ServiceConfig): Promise<ServiceHandle
           // An idle connection the server dropped: the pool discards it and the next query reconnects.
           onPoolError: (error) => log(`database connection lost (${error.message}); reconnecting on the next request`),
         }),
-      // The background refresh of the report blocks of days (issue 41) stops before the store closes.
-      async (value) => {
-        await closeReportWriter(value.stores.reports);
-        await value.stores.close();
-      },
+      // The store's close stops the background refresh of the report blocks of days (issue 41) first.
+      (value) => value.stores.close(),
     );
     const stores = opened.stores;
     // The writer every ingest path shares, made here to log its background refresh's failures.

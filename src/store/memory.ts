@@ -34,6 +34,7 @@ export { MemoryTemplateStore } from './templates-memory.js';
 export function createMemoryStores(options: { newId?: () => string; recordLogCapacity?: number } = {}): Stores {
   const apiKeys = new MemoryApiKeyStore();
   const domains = new MemoryDomainStore();
+  const reports = new MemoryReportStore(async (domain) => ({ withDomain: domains.organizationsWithDomain(domain), organizations: apiKeys.organizationIds() }));
   return {
     apiKeys,
     emailLogs: new MemoryEmailLogStore(),
@@ -43,16 +44,16 @@ export function createMemoryStores(options: { newId?: () => string; recordLogCap
     contacts: new MemoryContactStore(),
     batches: new MemoryBatchStore(),
     monitors: new MemoryMonitorStore(),
-    reports: new MemoryReportStore(async (domain) => ({ withDomain: domains.organizationsWithDomain(domain), organizations: apiKeys.organizationIds() })),
+    reports,
     lookalikeJobs: new MemoryLookalikeJobStore(),
     alerts: new MemoryAlertStore(),
     rememberedLookalikes: new MemoryRememberedLookalikeStore(),
     failureReports: new MemoryFailureReportStore(),
     console: new MemoryConsoleStore(),
     shareLinks: new MemoryShareLinkStore(),
-    // Memory is always reachable; closing has nothing to release.
+    // Memory is always reachable; closing has nothing to release but stops the background work on the reports.
     health: async () => ({ ok: true }),
     isEmpty: async () => apiKeys.organizationCount === 0,
-    close: async () => {},
+    close: () => reports.closing.run(),
   };
 }

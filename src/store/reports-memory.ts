@@ -3,6 +3,7 @@
  * reference the SQL store is tested against).
  */
 import type { SenderDigestEntry } from '@spoof-checker/engine';
+import { CloseHooks } from './close-hooks.js';
 import type { Page, PageRequest } from './page-types.js';
 import {
   identityBaseOf,
@@ -16,6 +17,7 @@ import {
   sourceWindowOf,
   type AddReportOutcome,
   type DayRange,
+  type ReportArrivals,
   type ReportDayTotals,
   type ReportSourceTotals,
   type NewReport,
@@ -56,6 +58,7 @@ export class MemoryReportStore implements ReportStore {
   /** organisation + domain → "day trusted source" → the merged digest entry. */
   readonly #digests = new Map<string, Map<string, { trusted: boolean; entry: SenderDigestEntry }>>();
   readonly #routing: (domain: string) => Promise<ReportRouting>;
+  readonly closing = new CloseHooks();
 
   /** `routing` answers {@link ReportStore.routing} from the organisations and domains held beside this store. */
   constructor(routing: (domain: string) => Promise<ReportRouting> = async () => ({ withDomain: [], organizations: [] })) {
@@ -263,13 +266,32 @@ export class MemoryReportStore implements ReportStore {
     return this.#rejections.filter((r) => r.organizationId === organizationId).length;
   }
 
+  async arrivals(organizationId: string, since: string | null): Promise<ReportArrivals> {
+    let total = 0;
+    let latest: string | null = null;
+    const after = new Map<string, number>();
+    for (const { report } of this.#reports.values()) {
+      if (report.organizationId !== organizationId) continue;
+      total += 1;
+      const at = report.origin.receivedAt;
+      if (latest === null || at > latest) latest = at;
+      if (since !== null && at > since) after.set(report.domain, (after.get(report.domain) ?? 0) + 1);
+    }
+    return { total, latest, after: [...after].sort(([a], [b]) => (a < b ? -1 : 1)).map(([domain, reports]) => ({ domain, reports })) };
+  }
+
   async revision(organizationId: string): Promise<string> {
     return String(this.#revisions.get(organizationId) ?? 0);
   }
 
-  async domainDailyTotals(organizationId: string, days: DayRange): Promise<(ReportDayTotals & { domain: string })[]> {
+  async domainDailyTotals(organizationId: string, days: DayRange, only?: readonly string[]): Promise<(ReportDayTotals & { domain: string })[]> {
     const prefix = `${organizationId}\u0000`;
-    const domains = [...this.#digests.keys()].filter((key) => key.startsWith(prefix)).map((key) => key.slice(prefix.length)).sort();
+    const wanted = only === undefined ? null : new Set(only);
+    const domains = [...this.#digests.keys()]
+      .filter((key) => key.startsWith(prefix))
+      .map((key) => key.slice(prefix.length))
+      .filter((domain) => wanted === null || wanted.has(domain))
+      .sort();
     const out: (ReportDayTotals & { domain: string })[] = [];
     for (const domain of domains) for (const t of await this.dailyTotals(organizationId, domain, days)) out.push({ domain, ...t });
     return out;

@@ -10,6 +10,7 @@
  */
 import { digestReports, mergeDigestEntries, type AggregateRecord, type AggregateReport, type SenderDigestEntry } from '@spoof-checker/engine';
 import { CompiledQuery, sql, type CreateTableBuilder, type Kysely, type RawBuilder } from 'kysely';
+import { CloseHooks } from './close-hooks.js';
 import type { MigrationFactory, SqlDialectName } from './migration-types.js';
 import { createTable } from './sql-tables.js';
 import type { Page, PageRequest } from './page-types.js';
@@ -35,6 +36,7 @@ import {
   type SourceWindowSums,
   type AddReportOutcome,
   type DayRange,
+  type ReportArrivals,
   type ReportDayTotals,
   type ReportSourceTotals,
   type NewReport,
@@ -60,6 +62,8 @@ export const REPORT_DIGEST_CHUNK = 500;
  * merging them costs, never memory).
  */
 export const REST_MERGES_REMEMBERED = 4_096;
+/** Domains whose day totals one read asks for by name (`domainDailyTotals` with `only`): well inside every dialect's bound parameters. */
+export const DAY_TOTALS_DOMAINS_PER_READ = 500;
 /** The advisory-lock class of a domain's digest (PostgreSQL): one report's merge at a time per organisation and domain. */
 const DIGEST_LOCK_CLASS = 0x5250_4454; // "RPDT"
 /** The advisory-lock class of a domain's blocks of days (PostgreSQL): one build at a time per organisation and domain. */
@@ -492,6 +496,7 @@ export class SqlReportStore implements ReportStore {
   readonly #restMerges = new Map<string, { entry: SenderDigestEntry; text: string }>();
   /** Stored rests parsed, by text ({@link REST_MERGES_REMEMBERED}). */
   readonly #rests = new Map<string, Partial<SenderDigestEntry>>();
+  readonly closing = new CloseHooks();
 
   constructor(db: Kysely<any>, dialect: SqlDialectName = 'sqlite') {
     this.#db = db as Kysely<ReportTables>;
@@ -1156,7 +1161,40 @@ export class SqlReportStore implements ReportStore {
     return String(Number(row?.n ?? 0));
   }
 
-  async domainDailyTotals(organizationId: string, days: DayRange): Promise<(ReportDayTotals & { domain: string })[]> {
+  async arrivals(organizationId: string, since: string | null): Promise<ReportArrivals> {
+    // One statement (one snapshot): the totals from the index reports_by_received (organization_id,
+    // received_at, …), and the reports after `since` as a range of it (the rows read for their domain).
+    const totals = sql`select 0 as part, null as domain, count(*) as n, max(received_at) as latest from reports where organization_id = ${organizationId}`;
+    const query =
+      since === null
+        ? totals
+        : sql`${totals} union all select 1 as part, domain, count(*) as n, max(received_at) as latest from reports where organization_id = ${organizationId} and received_at > ${since} group by domain`;
+    const { rows } = await sql<{ part: number | string; domain: string | null; n: number | string; latest: string | null }>`${query}`.execute(this.#db);
+    const total = rows.find((r) => Number(r.part) === 0);
+    const after = rows.filter((r) => Number(r.part) === 1).map((r) => ({ domain: r.domain!, reports: Number(r.n) }));
+    return { total: Number(total?.n ?? 0), latest: total?.latest ?? null, after: after.sort((a, b) => (a.domain < b.domain ? -1 : 1)) };
+  }
+
+  async domainDailyTotals(organizationId: string, days: DayRange, only?: readonly string[]): Promise<(ReportDayTotals & { domain: string })[]> {
+    if (only !== undefined) {
+      // The domains asked for (those whose reports changed), a chunk of keys at a time: each a range of the key.
+      const out: (ReportDayTotals & { domain: string })[] = [];
+      for (let at = 0; at < only.length; at += DAY_TOTALS_DOMAINS_PER_READ) {
+        const rows = await this.#db
+          .selectFrom('report_day_totals')
+          .select(['domain', 'day', 'trusted', 'messages', 'dmarc_pass', 'spf_aligned', 'dkim_aligned', 'failing'])
+          .where('organization_id', '=', organizationId)
+          .where('domain', 'in', only.slice(at, at + DAY_TOTALS_DOMAINS_PER_READ))
+          .where('day', '>=', days.from)
+          .where('day', '<=', days.to)
+          .orderBy('domain')
+          .orderBy('day')
+          .orderBy('trusted', 'desc')
+          .execute();
+        for (const r of rows) out.push({ domain: r.domain, ...dayTotalsOf(r) });
+      }
+      return out.sort((a, b) => (a.domain < b.domain ? -1 : a.domain > b.domain ? 1 : 0));
+    }
     // What dailyTotals reads, every domain at once. The key leads with (organization_id, domain, day):
     // the organisation's domains are walked one index seek each (a loose index scan, `d`), and each
     // domain's days of the window read as a range of the key, never its days outside the window.

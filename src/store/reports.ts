@@ -18,7 +18,8 @@
  *   Summaries, selectors and monitor signals read the digest, never the rows.
  * - A file that could not be taken is kept as a rejection with its reason (counted, listed).
  */
-import { mergeDigestEntries, mergeSenderDigests, type SenderDigestEntry } from '@spoof-checker/engine';
+import { emptySenderRests, mergeDigestEntries, mergeSenderDigests, type SenderDigestEntry, type SenderRests } from '@spoof-checker/engine';
+import type { CloseHooks } from './close-hooks.js';
 import type { Page, PageRequest, Timestamp } from './page-types.js';
 
 /** The two kinds of report. `aggregate` is DMARC (rua); `tls` is TLS-RPT. */
@@ -235,10 +236,10 @@ export interface SourceRollup {
  */
 export function sourceRollups(sums: readonly SourceWindowSums[], parts: readonly SourceWindowPart[]): SourceRollup[] {
   // Sets and maps per source, sorted once at the end: what folding mergeDigestEntries over the parts gives.
-  const rests = new Map<string, RestTally>();
+  const rests = new Map<string, SenderRests>();
   for (const part of parts) {
     let tally = rests.get(part.source);
-    if (tally === undefined) rests.set(part.source, (tally = emptyRestTally()));
+    if (tally === undefined) rests.set(part.source, (tally = emptySenderRests()));
     addRest(tally, part.rest, part.times);
   }
   return sums.map((s) => {
@@ -248,42 +249,11 @@ export function sourceRollups(sums: readonly SourceWindowSums[], parts: readonly
   });
 }
 
-/** The rests of one source's rows being added up ({@link sourceRollups}). */
-interface RestTally {
-  forwardedFailing: number;
-  selectors: Set<string>;
-  dkimDomains: Set<string>;
-  spfDomains: Set<string>;
-  verified: Set<string>;
-  ownFailed: Map<string, string>;
-  ownFailedNoSelector: boolean;
-  broken: Map<string, number>;
-  brokenNoSelector: number;
-  unalignedDkimPass: string | null;
-  unalignedSpfPass: string | null;
-  ownSpfFailed: string | null;
-}
-
-const emptyRestTally = (): RestTally => ({
-  forwardedFailing: 0,
-  selectors: new Set(),
-  dkimDomains: new Set(),
-  spfDomains: new Set(),
-  verified: new Set(),
-  ownFailed: new Map(),
-  ownFailedNoSelector: false,
-  broken: new Map(),
-  brokenNoSelector: 0,
-  unalignedDkimPass: null,
-  unalignedSpfPass: null,
-  ownSpfFailed: null,
-});
-
 /** The lesser of two optional words (the engine's merge keeps it: the same whatever the order). */
 const least = (a: string | null, b: string | null): string | null => (a === null ? b : b === null || a < b ? a : b);
 
 /** `rest` added `times` times (sets united, words the lesser, additive counts and maps times over). */
-function addRest(t: RestTally, rest: Partial<SenderDigestEntry>, times: number): void {
+function addRest(t: SenderRests, rest: Partial<SenderDigestEntry>, times: number): void {
   t.forwardedFailing += (rest.forwardedFailing ?? 0) * times;
   t.brokenNoSelector += (rest.brokenNoSelector ?? 0) * times;
   for (const x of rest.selectors ?? []) t.selectors.add(x);
@@ -299,7 +269,7 @@ function addRest(t: RestTally, rest: Partial<SenderDigestEntry>, times: number):
 }
 
 /** A tally's fields as the engine's entry holds them (sorted as its merge sorts them). */
-function restOf(t: RestTally): Omit<SenderDigestEntry, 'day' | 'source' | 'messages' | 'spfAligned' | 'dkimAligned' | 'dmarcPass' | 'failing'> {
+function restOf(t: SenderRests): Omit<SenderDigestEntry, 'day' | 'source' | 'messages' | 'spfAligned' | 'dkimAligned' | 'dmarcPass' | 'failing'> {
   return {
     forwardedFailing: t.forwardedFailing,
     selectors: [...t.selectors].sort(),
@@ -411,6 +381,16 @@ export interface ReportDayTotals {
   spfAligned: number;
   dkimAligned: number;
   failing: number;
+}
+
+/** What {@link ReportStore.arrivals} answers. */
+export interface ReportArrivals {
+  /** The organisation's reports in all. */
+  total: number;
+  /** The latest arrival (`receivedAt`) of any of them; null without reports. */
+  latest: string | null;
+  /** The reports received after `since`, counted by domain (sorted); empty when `since` was null. */
+  after: { domain: string; reports: number }[];
 }
 
 /** One domain's messages on one UTC day ({@link ReportStore.domainDailyTotals}). */
@@ -544,6 +524,11 @@ export function sourceLimit(source: string): number {
 /** The report store. Every read and write is scoped by organisation. */
 export interface ReportStore {
   /**
+   * The stops the store's close awaits before it releases the database (src/store/close-hooks.ts):
+   * the report writer's background refresh registers its own here (src/ingest/block-refresher.ts).
+   */
+  readonly closing: CloseHooks;
+  /**
    * Stores the report and its records in one transaction, or, when the organisation already has a
    * report with this identity, stores nothing and counts a duplicate.
    */
@@ -585,9 +570,18 @@ export interface ReportStore {
   dailyTotals(organizationId: string, domain: string, days: DayRange): Promise<ReportDayTotals[]>;
   /**
    * Every domain's messages per day of `days` (trusted and untrusted apart), by domain then day: what
-   * {@link ReportStore.dailyTotals} gives for each domain, in one read (the console's overview).
+   * {@link ReportStore.dailyTotals} gives for each domain, in one read (the console's overview); of
+   * the domains of `only` alone when given (those whose reports changed: {@link ReportStore.arrivals}).
    */
-  domainDailyTotals(organizationId: string, days: DayRange): Promise<DomainDayTotals[]>;
+  domainDailyTotals(organizationId: string, days: DayRange, only?: readonly string[]): Promise<DomainDayTotals[]>;
+  /**
+   * The organisation's reports in all and their latest arrival, and the domains of those received
+   * after `since` (an arrival, ISO 8601; none asked when null), as of one moment: a reader that
+   * remembers figures per domain re-reads only those domains. When the reports in all grew by more
+   * than those received after `since`, a report arrived out of order (a transaction stamped earlier
+   * committed later) and the reader cannot tell which domains changed: it reads them all.
+   */
+  arrivals(organizationId: string, since: string | null): Promise<ReportArrivals>;
   /**
    * A text that moves whenever the organisation's reports change, and with them any figure read from
    * them (a reader remembers figures under it: the console's overview): a counter of the reports

@@ -133,6 +133,7 @@ export function createSqlStores(db: Kysely<StoreDatabase>, traits: SqlDialectTra
         throw mapError(error, traits);
       }
     };
+  const reports = new SqlReportStore(db, traits.dialect);
   const monitors = new SqlMonitorStore(db, (error) => traits.isUniqueViolation(error));
   // Monitor history and finished webhook deliveries follow the record log's retention.
   const pruneMonitors = pruneBeside((cutoff) => monitors.prune(cutoff));
@@ -172,7 +173,7 @@ export function createSqlStores(db: Kysely<StoreDatabase>, traits: SqlDialectTra
     contacts: guard(new SqlContactStore(db, traits)),
     batches: guard(new SqlBatchStore(db, traits.dialect)),
     monitors: guard(monitors),
-    reports: guard(new SqlReportStore(db, traits.dialect)),
+    reports: guard(reports),
     lookalikeJobs: guard(lookalikeJobs),
     alerts: guard(new SqlAlertStore(db)),
     rememberedLookalikes: guard(new SqlRememberedLookalikeStore(db)),
@@ -202,6 +203,8 @@ export function createSqlStores(db: Kysely<StoreDatabase>, traits: SqlDialectTra
       if (closed) return;
       closed = true;
       if (timer) clearInterval(timer);
+      // Background work on the reports (the writer's refresh of the blocks of days) stops first.
+      await reports.closing.run();
       // Records already appended are written before the database closes.
       await recordLogs.flush();
       await pruning;

@@ -3,14 +3,23 @@
  * domain's day totals (`ReportStore.domainDailyTotals`), never a summary per domain, and equal what
  * each domain's report page (`showReports` over the same 7 days) shows: on memory and SQLite, a
  * domain that is ready, one that is not (a legitimate sender fails), one without reports (a dash), and
- * after a new report changes a domain's figures (the remembered readiness follows it).
+ * after a new report changes a domain's figures (the remembered readiness follows it). After a report,
+ * only the day totals of the domains whose reports arrived since are read again (`ReportStore.arrivals`),
+ * every domain's when a report arrived out of order, and the figures equal a fresh read either way.
+ * With the service's report resolver, readiness takes the SPF record in as the report page does: a
+ * failing source the record lets pass is a legitimate sender to fix first.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { digestReports, type AggregateReport } from '@spoof-checker/engine';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { overviewRows, OVERVIEW_REPORT_DAYS } from '../../src/console/overview.js';
-import { domainReports } from '../../src/console/reports-routes.js';
+import { domainReports, type ReportSettings } from '../../src/console/reports-routes.js';
+import { parseZone } from '../../packages/engine/src/zones/parse.js';
+import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import { ingestReportFile, unauthenticatedOrigin } from '../../src/ingest/ingest.js';
 import { demoReportFiles, seedDemoReports } from '../../src/service/demo-reports.js';
 import type { Monitor } from '../../src/store/monitors.js';
+import type { NewReport, ReportStore } from '../../src/store/reports.js';
+import { createMemoryStores } from '../../src/store/memory.js';
 import type { Stores } from '../../src/store/types.js';
 import { memoryBackend, sqliteBackend, type Backend, type OpenedBackend } from '../store/backends.js';
 import { TestClock } from '../monitors/helpers.js';
@@ -40,8 +49,8 @@ function monitorOf(i: number, domain: string): Monitor {
 }
 
 /** What the domain's report page shows for the overview's window: the trusted pass rate and the readiness verdict. */
-async function reportPageFigures(stores: Stores, domain: string, now: Date) {
-  const shown = await domainReports(stores, {}, ORG_A.id, domain, OVERVIEW_REPORT_DAYS, now);
+async function reportPageFigures(stores: Stores, domain: string, now: Date, settings: ReportSettings = {}) {
+  const shown = await domainReports(stores, settings, ORG_A.id, domain, OVERVIEW_REPORT_DAYS, now);
   const trusted = shown.summary.series.filter((d) => d.trusted);
   const messages = trusted.reduce((n, d) => n + d.messages, 0);
   if (messages === 0) return { passRate: null, readiness: null };
@@ -128,5 +137,108 @@ describe.each<Backend>([memoryBackend, sqliteBackend])('the overview\u2019s repo
     const row = rows.find((r) => r.domain === 'p-reject.example')!;
     expect({ passRate: row.passRate, readiness: row.readiness }).toEqual(await reportPageFigures(service.stores, 'p-reject.example', now));
     expect(row.readiness).toBe('not-ready');
+  });
+});
+
+/** A trusted report of `domain` for the day before NOW: `pass` of `messages` pass DMARC (DKIM aligned), received at `receivedAt`. */
+function dayReport(id: string, domain: string, messages: number, pass: number, receivedAt: string): NewReport {
+  const begin = Date.parse(NOW) / 1000 - 86_400;
+  const records = [
+    { sourceIp: '192.0.2.1', count: pass, headerFrom: domain, disposition: 'none', dkimResult: 'pass', spfResult: 'pass', envelopeFrom: null, envelopeTo: null, auth: { dkim: [{ domain, selector: 's1', result: 'pass' }], spf: [] }, reasons: [] },
+    { sourceIp: '203.0.113.9', count: messages - pass, headerFrom: domain, disposition: 'none', dkimResult: 'fail', spfResult: 'fail', envelopeFrom: null, envelopeTo: null, auth: { dkim: [], spf: [] }, reasons: [] },
+  ];
+  const aggregate = { kind: 'aggregate', dateRange: { begin, end: begin + 86_399 }, policyPublished: { domain }, records } as unknown as AggregateReport;
+  return {
+    id,
+    organizationId: ORG_A.id,
+    kind: 'aggregate',
+    identity: `google.com|${id}|${begin}`,
+    domain,
+    begin,
+    end: begin + 86_399,
+    reporter: 'google.com',
+    orgName: 'google.com',
+    reportId: id,
+    origin: { channel: 'file', fileName: null, sender: null, messageId: null, authenticatedDomain: 'google.com', dkim: 'pass', spf: 'pass', dmarc: 'pass', receivedAt },
+    document: '{}',
+    records: records.map((r) => ({ sourceIp: r.sourceIp, count: r.count, headerFrom: domain, disposition: 'none', dkimAligned: r.dkimResult === 'pass', spfAligned: false, detail: '{}' })),
+    trusted: true,
+    digest: digestReports([aggregate], domain).senders,
+  };
+}
+
+describe.each<Backend>([memoryBackend, sqliteBackend])('the overview after a report reads only the domains whose reports arrived since: $name', (backend) => {
+  let opened: OpenedBackend;
+  const now = new Date(NOW);
+  const DOMAINS = ['a.example', 'b.example', 'c.example'];
+  afterEach(async () => {
+    await opened.dispose();
+    await backend.teardown();
+  });
+
+  it('one domain changed, its totals alone read; a report arriving out of order, every domain read; the figures equal a fresh read', async () => {
+    await backend.setup();
+    opened = await backend.open();
+    const { stores } = opened;
+    for (const [i, domain] of DOMAINS.entries()) {
+      await stores.monitors.create(monitorOf(i, domain));
+      expect(await stores.reports.add(dayReport(`r-${domain}`, domain, 100, 90, `2026-11-27T10:0${i}:00.000Z`))).toBe('stored');
+    }
+    // The totals read, as `only` (undefined: every domain).
+    const reads: (readonly string[] | undefined)[] = [];
+    /** The store seen through another object (the overview remembers per object), its methods bound to it. */
+    const view = (watch: boolean) =>
+      new Proxy(stores.reports, {
+        get(target, p) {
+          if (watch && p === 'domainDailyTotals') return (o: string, d: never, only?: readonly string[]) => (reads.push(only), target.domainDailyTotals(o, d, only));
+          const value = Reflect.get(target, p, target) as unknown;
+          return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+        },
+      }) as ReportStore;
+    const watched = view(true);
+    const passRates = async (reports: ReportStore) => Object.fromEntries((await overviewRows(stores.monitors, reports, ORG_A.id, now)).map((r) => [r.domain, r.passRate]));
+    // A reader remembering nothing (its own memo): what the figures are.
+    const fresh = () => passRates(view(false));
+    expect(await passRates(watched)).toEqual({ 'a.example': 0.9, 'b.example': 0.9, 'c.example': 0.9 });
+    expect(reads).toEqual([undefined]);
+    // Nothing arrived: nothing read.
+    await passRates(watched);
+    expect(reads).toEqual([undefined]);
+    // A report of b.example, after the latest: its totals alone.
+    expect(await stores.reports.add(dayReport('r-b-2', 'b.example', 100, 50, '2026-11-27T11:00:00.000Z'))).toBe('stored');
+    expect(await passRates(watched)).toEqual({ 'a.example': 0.9, 'b.example': 0.7, 'c.example': 0.9 });
+    expect(reads).toEqual([undefined, ['b.example']]);
+    expect(await passRates(watched)).toEqual(await fresh());
+    // A report of c.example stamped before the latest (committed late): which domains changed cannot be told, every one is read.
+    expect(await stores.reports.add(dayReport('r-c-2', 'c.example', 100, 10, '2026-11-27T10:30:00.000Z'))).toBe('stored');
+    expect(await passRates(watched)).toEqual({ 'a.example': 0.9, 'b.example': 0.7, 'c.example': 0.5 });
+    expect(reads).toEqual([undefined, ['b.example'], undefined]);
+    expect(await passRates(watched)).toEqual(await fresh());
+  });
+});
+
+describe('the overview\u2019s readiness takes the SPF record in, as the report page does with the same resolver', () => {
+  it('a failing source the SPF record lets pass makes the domain not ready; without a resolver, or when the record does not name it, ready', async () => {
+    const stores = createMemoryStores();
+    const now = new Date(NOW);
+    const zone = (domain: string, spf: string) =>
+      new ZoneResolver([parseZone(`$ORIGIN ${domain}.\n$TTL 300\n@ IN SOA ns hostmaster 1 7200 900 1209600 300\n@ IN NS ns\n@ IN TXT "${spf}"\n`, { file: domain })]);
+    for (const [i, domain] of ['named.example', 'other.example'].entries()) {
+      await stores.monitors.create(monitorOf(i, domain));
+      // 203.0.113.9 fails DMARC with nothing authenticating it: unauthorised unless the SPF record lets it pass.
+      expect(await stores.reports.add(dayReport(`r-${domain}`, domain, 100, 90, `2026-11-27T10:0${i}:00.000Z`))).toBe('stored');
+    }
+    const readinessBy = async (resolver?: ZoneResolver) => Object.fromEntries((await overviewRows(stores.monitors, stores.reports, ORG_A.id, now, resolver)).map((r) => [r.domain, r.readiness]));
+    expect(await readinessBy()).toEqual({ 'named.example': 'ready', 'other.example': 'ready' });
+    for (const [domain, record, verdict] of [
+      ['named.example', 'v=spf1 ip4:203.0.113.9 -all', 'not-ready'],
+      ['other.example', 'v=spf1 ip4:192.0.2.1 -all', 'ready'],
+    ] as const) {
+      const resolver = zone(domain, record);
+      expect((await readinessBy(resolver))[domain]).toBe(verdict);
+      expect((await reportPageFigures(stores, domain, now, { resolver })).readiness).toBe(verdict);
+    }
+    // Without the resolver again: the record takes no part, as on the report page without one.
+    expect(await readinessBy()).toEqual({ 'named.example': 'ready', 'other.example': 'ready' });
   });
 });

@@ -3,12 +3,14 @@
  * stored through the ReportWriter leave their domain's blocks for the dashboard's windows built once
  * the refresh settles, so the read builds nothing; a refresh that fails touches neither ingest nor
  * the figures read; close awaits the running refresh and drops the waiting ones; a domain touched
- * many times is refreshed once, and at most BLOCK_REFRESHES_AT_ONCE domains at once.
+ * many times is refreshed once, and at most BLOCK_REFRESHES_AT_ONCE domains at once; the store's own
+ * close stops the refresh first (nothing touches the store after it, nothing is logged).
  */
 import { digestReports, type AggregateReport } from '@spoof-checker/engine';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BLOCK_REFRESHES_AT_ONCE, BlockRefresher } from '../../src/ingest/block-refresher.js';
 import { ReportWriter } from '../../src/ingest/report-writer.js';
+import { createMemoryStores } from '../../src/store/memory.js';
 import { MemoryReportStore } from '../../src/store/reports-memory.js';
 import type { DayRange, NewReport, ReportStore } from '../../src/store/reports.js';
 import { REPORT_WINDOWS, reportWindow } from '../../src/summaries/summary.js';
@@ -156,5 +158,43 @@ describe('BlockRefresher', () => {
     await refresher.settled();
     expect(started).toEqual(['a.example']);
     expect(refresher.counters.refreshes).toBe(1);
+  });
+
+  it('closing the store stops its refresh: the waiting refresh never runs against the closed store, nothing is logged', async () => {
+    const log: string[] = [];
+    // A long pause: the refresh is still waiting when the store closes.
+    const { writer } = await sqliteWriter(60_000, (s) => s, log);
+    expect(await writer.add(report('a', 2, '192.0.2.1', 5))).toBe('stored');
+    await opened!.stores.close();
+    // Were it still waiting, this would run it against the closed store (and log its failure).
+    await writer.refresher.flush();
+    expect(writer.refresher.counters).toEqual({ refreshes: 0, built: 0, failed: 0, stopped: 0 });
+    expect(log).toEqual([]);
+  });
+
+  it("the store's close awaits the running refresh before it ends; one failing once the stop began ends quietly", async () => {
+    const stores = createMemoryStores();
+    let release: () => void = () => {};
+    const log: string[] = [];
+    stores.reports.freshenBlocks = async () => {
+      await new Promise<void>((resolve) => (release = resolve));
+      throw new Error('the store is closed (the service is shutting down)');
+    };
+    const refresher = new BlockRefresher(stores.reports, { quietMs: 0, now: () => NOW, log: (m) => log.push(m) });
+    refresher.touch('o1', 'a.example');
+    while (refresher.counters.refreshes === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+    let closed = false;
+    const closing = stores.close().then(() => (closed = true));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(closed).toBe(false);
+    release();
+    await closing;
+    expect(refresher.counters).toMatchObject({ refreshes: 1, failed: 0, stopped: 1 });
+    expect(log).toEqual([]);
+    // A refresher made on a store already closed is stopped at once.
+    const late = new BlockRefresher(stores.reports, { quietMs: 0, now: () => NOW });
+    late.touch('o1', 'b.example');
+    await late.settled();
+    expect(late.counters.refreshes).toBe(0);
   });
 });

@@ -246,6 +246,23 @@ describeStoreContract('report store contract', ({ stores, opened }, backend) => 
     ]);
     expect(await stores.reports.domainDailyTotals('o3', DAYS)).toEqual([]);
     expect((await stores.reports.domainDailyTotals('o2', DAYS)).map((t) => t.domain)).toEqual(['c.example']);
+    // Only the domains asked for: what the full read gives for them.
+    expect(await stores.reports.domainDailyTotals('o1', days, ['b.example'])).toEqual(all.filter((t) => t.domain === 'b.example'));
+    expect(await stores.reports.domainDailyTotals('o1', days, ['b.example', 'a.example', 'z.example'])).toEqual(all);
+    expect(await stores.reports.domainDailyTotals('o1', days, [])).toEqual([]);
+  });
+
+  it('arrivals: the reports in all, the latest arrival, and the domains of those received after an arrival, of the organisation alone', async () => {
+    expect(await stores.reports.arrivals('o1', null)).toEqual({ total: 0, latest: null, after: [] });
+    const at = (n: number) => `2025-03-02T08:0${n}:00.000Z`;
+    await stores.reports.add(report('a1', 'o1', 0, [row('192.0.2.1', 1)], { origin: { ...origin('google.com'), receivedAt: at(1) } }));
+    await stores.reports.add(report('b1', 'o1', 0, [row('192.0.2.1', 1)], { identity: 'b|b1', domain: 'b.example', origin: { ...origin('google.com'), receivedAt: at(2) } }));
+    await stores.reports.add(report('b2', 'o1', 1, [row('192.0.2.1', 1)], { identity: 'b|b2', domain: 'b.example', origin: { ...origin('google.com'), receivedAt: at(3) } }));
+    await stores.reports.add(report('c1', 'o2', 0, [row('192.0.2.1', 1)], { identity: 'c|c1', domain: 'c.example', origin: { ...origin('google.com'), receivedAt: at(4) } }));
+    expect(await stores.reports.arrivals('o1', null)).toEqual({ total: 3, latest: at(3), after: [] });
+    expect(await stores.reports.arrivals('o1', at(1))).toEqual({ total: 3, latest: at(3), after: [{ domain: 'b.example', reports: 2 }] });
+    expect(await stores.reports.arrivals('o1', at(0))).toEqual({ total: 3, latest: at(3), after: [{ domain: 'a.example', reports: 1 }, { domain: 'b.example', reports: 2 }] });
+    expect(await stores.reports.arrivals('o1', at(3))).toEqual({ total: 3, latest: at(3), after: [] });
   });
 
   it('keeps TLS reports apart from aggregate ones', async () => {

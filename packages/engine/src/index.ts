@@ -117,10 +117,11 @@ export { DMARC_2_NAMESPACE, MAX_FUTURE_SKEW_SECONDS, MAX_REPORT_RECORDS, MAX_TLS
  * the cloud addresses that really sent, unused SPF terms, the DKIM selectors seen, the daily series of
  * pass and fail, the TLS summary with its enforce answer, and `summariseReports`: the whole
  * `reports show --json` answer, from the reports or from their digest (`digestReports`, `mergeDigests`:
- * one entry per source and day, so a summary does not read every row). `lookupReverseNames` is the one
+ * one entry per source and day, so a summary does not read every row; `SenderRests` and `emptySenderRests`:
+ * a source's sets and words being added up, for a reader adding up stored entries itself). `lookupReverseNames` is the one
  * that asks DNS (bounded, through the resolver given).
  */
-export { capList, dailyCounts, digestReports, digestSelectors, KNOWN_MAIL_SERVICES, MAX_SUMMARY_LIST, lookupReverseNames, mergeDigestEntries, mergeDigests, mergeSenderDigests, MAX_REVERSE_LOOKUPS, readiness, reportsInWindow, selectorsSeen, spfTighten, summariseDigestSenders, summariseReports, summariseSenders, tlsSummary, unusedSpfTerms } from './reports/index.js';
+export { capList, dailyCounts, digestReports, digestSelectors, emptySenderRests, KNOWN_MAIL_SERVICES, MAX_SUMMARY_LIST, lookupReverseNames, mergeDigestEntries, mergeDigests, mergeSenderDigests, MAX_REVERSE_LOOKUPS, readiness, reportsInWindow, selectorsSeen, spfTighten, summariseDigestSenders, summariseReports, summariseSenders, tlsSummary, unusedSpfTerms } from './reports/index.js';
 export type {
   DailyCount,
   EnforcementImpact,
@@ -134,6 +135,7 @@ export type {
   SenderDigestEntry,
   SenderClass,
   SenderOptions,
+  SenderRests,
   SenderSummary,
   SpfTightening,
   SummariseReportsInput,

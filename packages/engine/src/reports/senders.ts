@@ -168,25 +168,52 @@ export interface SourceCounts {
   forwardedFailing: number;
 }
 
-interface Tally extends SourceCounts {
-  first: number;
-  last: number;
+/**
+ * What one source's rows or digest entries add up to beside its counts, while they are being added:
+ * sets united, additive maps added, the lesser word kept (`mergeEntries`). The service's store adds
+ * up the rests of its stored rows into one (src/store/reports.ts `sourceRollups`).
+ */
+export interface SenderRests {
+  forwardedFailing: number;
   selectors: Set<string>;
   dkimDomains: Set<string>;
   spfDomains: Set<string>;
-  /** Signatures with the domain's own d= that did not verify, on failing mail: selector → result. */
-  ownFailedSelectors: Map<string, string>;
+  /** Signatures with the domain's own d= that did not verify, on failing mail: "d s" (or the selector alone while reading rows) → result. */
+  ownFailed: Map<string, string>;
   ownFailedNoSelector: boolean;
   /** Failing messages without a forwarding reason whose first failed own signature had this key ("d s"). */
-  brokenByKey: Map<string, number>;
+  broken: Map<string, number>;
   /** … whose first failed own signature had no selector in the report. */
   brokenNoSelector: number;
-  /** Own signatures that verified: the selector when d= is the domain itself, else "d s". */
+  /** Own signatures that verified: the selector when d= is the domain itself (while reading rows), else "d s". */
   verified: Set<string>;
   unalignedDkimPass: string | null;
   unalignedSpfPass: string | null;
   /** An SPF check of a MAIL FROM at or below the domain that did not pass, on failing mail. */
   ownSpfFailed: string | null;
+}
+
+/** A {@link SenderRests} with nothing added yet. */
+export function emptySenderRests(): SenderRests {
+  return {
+    forwardedFailing: 0,
+    selectors: new Set(),
+    dkimDomains: new Set(),
+    spfDomains: new Set(),
+    ownFailed: new Map(),
+    ownFailedNoSelector: false,
+    broken: new Map(),
+    brokenNoSelector: 0,
+    verified: new Set(),
+    unalignedDkimPass: null,
+    unalignedSpfPass: null,
+    ownSpfFailed: null,
+  };
+}
+
+interface Tally extends SourceCounts, SenderRests {
+  first: number;
+  last: number;
 }
 
 /** The senders of `options.domain` over the window, most messages first. */
@@ -258,7 +285,7 @@ function tallyRows(reports: readonly AggregateReport[], domain: string, byDay: b
             }
           }
           if (ownBroken === null) t.brokenNoSelector += n;
-          else if (ownBroken !== undefined) t.brokenByKey.set(ownBroken, (t.brokenByKey.get(ownBroken) ?? 0) + n);
+          else if (ownBroken !== undefined) t.broken.set(ownBroken, (t.broken.get(ownBroken) ?? 0) + n);
         }
       }
       t.first = Math.min(t.first, report.dateRange.begin);
@@ -275,7 +302,7 @@ function tallyRows(reports: readonly AggregateReport[], domain: string, byDay: b
           if (signature.selector === null) t.ownFailedNoSelector = true;
           else {
             const key = `${signature.domain} ${signature.selector}`;
-            t.ownFailedSelectors.set(key, least(t.ownFailedSelectors.get(key) ?? null, signature.result)!);
+            t.ownFailed.set(key, least(t.ownFailed.get(key) ?? null, signature.result)!);
           }
         }
         if (!own && signature.result === 'pass' && !pass) t.unalignedDkimPass = least(t.unalignedDkimPass, signature.domain);
@@ -413,7 +440,7 @@ function classify(
   }
   // The domain's own signature under a selector that never verifies anywhere: a key not published.
   // The least such key: the same answer whatever order the entries were merged in (by day, or rolled up by blocks of days).
-  const unpublished = [...t.ownFailedSelectors.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).find(([key]) => !verifying.has(key));
+  const unpublished = [...t.ownFailed.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).find(([key]) => !verifying.has(key));
   if (unpublished !== undefined) {
     const [signer, selector] = unpublished[0].split(' ') as [string, string];
     return {
@@ -426,7 +453,7 @@ function classify(
   // domain's own signature broke on the way at a source known to forward. A failing signature alone
   // is no evidence: anyone can add one with any d= (issue 38 item 12).
   let broken = t.brokenNoSelector;
-  for (const [key, count] of t.brokenByKey) if (verifying.has(key)) broken += count;
+  for (const [key, count] of t.broken) if (verifying.has(key)) broken += count;
   if (forwarder !== null && t.forwardedFailing + broken >= t.failing) {
     return { cls: 'forwarded', why: `your own DKIM signature broke on the way at ${forwarder}: forwarded or changed by a list (${failed}); expected`, fix: null };
   }
@@ -509,9 +536,9 @@ function entryOf(t: Tally, domain: string): SenderDigestEntry {
     dkimDomains: [...t.dkimDomains].sort(),
     spfDomains: [...t.spfDomains].sort(),
     verified: [...t.verified].map((key) => (key.includes(' ') ? key : `${domain} ${key}`)).sort(),
-    ownFailed: [...t.ownFailedSelectors.entries()].sort(),
+    ownFailed: [...t.ownFailed.entries()].sort(),
     ownFailedNoSelector: t.ownFailedNoSelector,
-    broken: [...t.brokenByKey.entries()].sort(),
+    broken: [...t.broken.entries()].sort(),
     brokenNoSelector: t.brokenNoSelector,
     unalignedDkimPass: t.unalignedDkimPass,
     unalignedSpfPass: t.unalignedSpfPass,
@@ -536,28 +563,7 @@ export function mergeSenderDigests(entries: Iterable<SenderDigestEntry>, domain:
 
 /** A sender's tally before any message is counted, first and last seen at `at` (epoch seconds). */
 function emptyTally(source: string, at: number): Tally {
-  return {
-    source,
-    messages: 0,
-    spfAligned: 0,
-    dkimAligned: 0,
-    dmarcPass: 0,
-    failing: 0,
-    forwardedFailing: 0,
-    first: at,
-    last: at,
-    selectors: new Set(),
-    dkimDomains: new Set(),
-    spfDomains: new Set(),
-    ownFailedSelectors: new Map(),
-    ownFailedNoSelector: false,
-    brokenByKey: new Map(),
-    brokenNoSelector: 0,
-    verified: new Set(),
-    unalignedDkimPass: null,
-    unalignedSpfPass: null,
-    ownSpfFailed: null,
-  };
+  return { ...emptySenderRests(), source, messages: 0, spfAligned: 0, dkimAligned: 0, dmarcPass: 0, failing: 0, first: at, last: at };
 }
 
 /** Entries to tallies, keyed by source and day (`byDay`) or by source alone. */
@@ -583,9 +589,9 @@ function mergeEntries(entries: Iterable<SenderDigestEntry>, byDay: boolean): Map
     for (const x of e.dkimDomains) t.dkimDomains.add(x);
     for (const x of e.spfDomains) t.spfDomains.add(x);
     for (const x of e.verified) t.verified.add(x);
-    for (const [key, result] of e.ownFailed) t.ownFailedSelectors.set(key, least(t.ownFailedSelectors.get(key) ?? null, result)!);
+    for (const [key, result] of e.ownFailed) t.ownFailed.set(key, least(t.ownFailed.get(key) ?? null, result)!);
     t.ownFailedNoSelector ||= e.ownFailedNoSelector;
-    for (const [key, count] of e.broken) t.brokenByKey.set(key, (t.brokenByKey.get(key) ?? 0) + count);
+    for (const [key, count] of e.broken) t.broken.set(key, (t.broken.get(key) ?? 0) + count);
     t.brokenNoSelector += e.brokenNoSelector;
     t.unalignedDkimPass = least(t.unalignedDkimPass, e.unalignedDkimPass);
     t.unalignedSpfPass = least(t.unalignedSpfPass, e.unalignedSpfPass);

@@ -8,6 +8,7 @@
  *   npx tsx bench/reports.ts            10,000 reports of 100 records (1,000,000 rows) per backend
  *   npx tsx bench/reports.ts --quick    500 reports (50,000 rows): seconds
  *   npx tsx bench/reports.ts --smoke    40 reports: proves it runs (figures not judged)
+ *   … --store sqlite | --store postgres  one store only (to profile it)
  *
  * The baseline (issue 43): the same number of rows inserted bare into the same store, in one
  * transaction, by one multi-row INSERT text (500 rows a statement) reused for every chunk, with no
@@ -46,6 +47,9 @@ import { startPostgres } from '../test/setup/postgres.js';
 import { SMOKE } from './smoke.js';
 
 const quick = process.argv.includes('--quick') || SMOKE;
+/** `--store sqlite` or `--store postgres`: one store only (a profile of one); both by default. */
+const onlyStore = process.argv[process.argv.indexOf('--store') + 1];
+const runs = (store: 'sqlite' | 'postgres'): boolean => !process.argv.includes('--store') || onlyStore === store;
 /** Reports imported per backend. */
 const REPORTS = SMOKE ? 40 : quick ? 500 : 10_000;
 /** Records per report. */
@@ -250,32 +254,36 @@ export async function runReportsBenchmark(): Promise<ReportsBenchResult> {
   say(`load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${cpus().length} cores`);
   say(`reports bench: ${REPORTS} reports × ${RECORDS} records = ${REPORTS * RECORDS} rows per backend; ${DOMAINS} domains, ${DAYS} days, ${REPORTERS} reporters a day${SMOKE ? ' (--smoke)' : quick ? ' (--quick)' : ''}`);
   const results: ReportsBackendResult[] = [];
-  const dir = await mkdtemp(join(tmpdir(), 'bench-reports-'));
-  try {
-    const sqlite = (await openSqliteStores(dir, { pruneAutomatically: false })).stores;
+  if (runs('sqlite')) {
+    const dir = await mkdtemp(join(tmpdir(), 'bench-reports-'));
     try {
-      results.push(await measure('sqlite', sqlite));
+      const sqlite = (await openSqliteStores(dir, { pruneAutomatically: false })).stores;
+      try {
+        results.push(await measure('sqlite', sqlite));
+      } finally {
+        // The writer's background block refresh ends before its store closes (as the service's stop does).
+        await closeReportWriter(sqlite.reports);
+        await sqlite.close();
+      }
     } finally {
-      // The writer's background block refresh ends before its store closes (as the service's stop does).
-      await closeReportWriter(sqlite.reports);
-      await sqlite.close();
+      await rm(dir, { recursive: true, force: true });
     }
-  } finally {
-    await rm(dir, { recursive: true, force: true });
   }
-  let server: Awaited<ReturnType<typeof startPostgres>> | undefined;
-  try {
-    say('starting PostgreSQL (durable defaults: fsync on) …');
-    server = await startPostgres({ durable: true });
-    const postgres = (await openPostgresStores(server.url, { pruneAutomatically: false })).stores;
+  if (runs('postgres')) {
+    let server: Awaited<ReturnType<typeof startPostgres>> | undefined;
     try {
-      results.push(await measure('postgres', postgres));
+      say('starting PostgreSQL (durable defaults: fsync on) …');
+      server = await startPostgres({ durable: true });
+      const postgres = (await openPostgresStores(server.url, { pruneAutomatically: false })).stores;
+      try {
+        results.push(await measure('postgres', postgres));
+      } finally {
+        await closeReportWriter(postgres.reports);
+        await postgres.close();
+      }
     } finally {
-      await closeReportWriter(postgres.reports);
-      await postgres.close();
+      await server?.stop();
     }
-  } finally {
-    await server?.stop();
   }
   for (const r of results) {
     say(

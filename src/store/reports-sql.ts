@@ -453,9 +453,13 @@ export class SqlReportStore implements ReportStore {
   /** Statement texts by table and row count: a report's chunks reuse the same few texts. */
   readonly #statements = new Map<string, string>();
 
+  /** SQLite writes on its one connection: one transaction at a time (ReportStore.serialWrites). */
+  readonly serialWrites: boolean;
+
   constructor(db: Kysely<any>, dialect: SqlDialectName = 'sqlite') {
     this.#db = db as Kysely<ReportTables>;
     this.#dialect = dialect;
+    this.serialWrites = dialect === 'sqlite';
   }
 
   /** The stored digest entries of one day (organisation, domain, day, trusted) among `sources` sources. */

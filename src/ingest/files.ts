@@ -117,13 +117,28 @@ async function readHead(path: string): Promise<Uint8Array> {
 async function* walk(path: string, budget: { left: number }): AsyncGenerator<string> {
   const info = await lstat(path);
   if (info.isDirectory()) {
-    const entries = (await readdir(path)).sort();
-    for (const entry of entries) yield* walk(join(path, entry), budget);
+    yield* walkDirectory(path, budget);
     return;
   }
   if (!info.isFile()) return;
   if (budget.left-- <= 0) throw new Error(`more than ${MAX_IMPORT_FILES} files under the paths given`);
   yield path;
+}
+
+/** The regular files under the directory `path`, by the types its listing gives (no lstat a file). */
+async function* walkDirectory(path: string, budget: { left: number }): AsyncGenerator<string> {
+  const entries = (await readdir(path, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const entry of entries) {
+    const child = join(path, entry.name);
+    if (entry.isDirectory()) yield* walkDirectory(child, budget);
+    else if (entry.isFile()) {
+      if (budget.left-- <= 0) throw new Error(`more than ${MAX_IMPORT_FILES} files under the paths given`);
+      yield child;
+    } else if (!entry.isSymbolicLink() && !entry.isFIFO() && !entry.isSocket() && !entry.isCharacterDevice() && !entry.isBlockDevice()) {
+      // A file system whose listing gives no type: lstat says.
+      yield* walk(child, budget);
+    }
+  }
 }
 
 async function importBytes(options: ImportOptions, input: string, name: string, bytes: Buffer, kind: FileKind): Promise<ImportedInput> {

@@ -206,8 +206,8 @@ export class ReportParserPool implements ReportParser {
     worker.on('message', (reply: ParseWorkerReply) => {
       const job = slot.job;
       if (slot.worker !== worker || job === undefined || reply.id !== job.id) return;
-      if ('done' in reply) this.#finish(slot, job, refusal('parse-failed', 'the parser gave no answer for this file'));
-      else job.results[reply.index] = fromWire(reply.file);
+      job.results[reply.index] = fromWire(reply.file);
+      if (reply.last) this.#finish(slot, job, refusal('parse-failed', 'the parser gave no answer for this file'));
     });
     // A process that cannot start or be signalled: its job fails, the pool goes on.
     worker.on('error', () => this.#ended(slot, worker, false));

@@ -22,8 +22,14 @@ export interface WireDocument extends Omit<ParsedDocument, 'outcome'> {
 /** A parsed file as it crosses the channel. */
 export type WireParsedFile = { ok: true; documents: WireDocument[] } | ParseRefusal;
 
-/** What the parser process sends back: a file's outcome, then the end of the job. */
-export type ParseWorkerReply = { id: number; index: number; file: WireParsedFile } | { id: number; done: true };
+/** What the parser process sends back: each file's outcome, the last one marked (one message a file, none more). */
+export interface ParseWorkerReply {
+  id: number;
+  index: number;
+  file: WireParsedFile;
+  /** The job's last file: the job is over. */
+  last: boolean;
+}
 
 /** A parsed file in its wire form. */
 export function toWire(parsed: ParsedFile): WireParsedFile {
@@ -42,7 +48,6 @@ process.on('message', (job: ParseJobMessage) => {
       // Only a bug lands here: still an answer.
       parsed = { ok: false, reason: 'parse-failed', detail: `the report could not be parsed: ${error instanceof Error ? error.message : String(error)}` };
     }
-    process.send?.({ id: job.id, index, file: parsed } satisfies ParseWorkerReply);
+    process.send?.({ id: job.id, index, file: parsed, last: index === job.files.length - 1 } satisfies ParseWorkerReply);
   });
-  process.send?.({ id: job.id, done: true } satisfies ParseWorkerReply);
 });

@@ -9,7 +9,8 @@
  *
  * One job is one file, or every part of one message: the parts share the job's deadline and its
  * decompressed-bytes budget (parse-files.ts). The service's own process holds only the bytes it
- * sends and the reports it gets back; each parser process is bounded by `REPORT_PARSE_HEAP_MB` of
+ * sends (none for a file on disk: its path is sent, and the parser reads it) and the reports it gets
+ * back, each in the form the store takes (parse-files.ts `StoredForm`); each parser process is bounded by `REPORT_PARSE_HEAP_MB` of
  * old generation plus `REPORT_PARSE_YOUNG_MB` and its buffers (at most `MAX_JOB_DOCUMENT_BYTES`
  * decompressed): about 2 × (256 + 16 + 75) MiB for the pool. A legitimate 41 MB report of 90,000 records parses within these budgets (14 s on a loaded 2-core machine).
  */

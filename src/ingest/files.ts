@@ -2,6 +2,9 @@
  * Report files from the file system or standard input (`spoof-checker reports import`): report
  * files (`.xml`, `.xml.gz`, `.zip`, TLS-RPT `.json`, `.json.gz`; the engine decides by the bytes),
  * messages (`.eml`) and mailboxes (`.mbox`), and directories of them, walked in name order.
+ * A report file is read by the parser process itself (its path is sent, never its bytes), and up to
+ * REPORT_INGEST_IN_FLIGHT files are read at once, so the parsers keep busy while reports are stored;
+ * what each file gave is told (`onInput`) and summed in the order the files were named.
  */
 import { createReadStream } from 'node:fs';
 import { lstat, open, readdir } from 'node:fs/promises';
@@ -10,6 +13,7 @@ import type { Readable } from 'node:stream';
 import type { Resolver } from '@spoof-checker/engine';
 import { addTally, ingestReportFile, ingestReportMessage, rejectFile, unauthenticatedOrigin, type IngestTally, type ReportSink } from './ingest.js';
 import { MAX_REPORT_MESSAGE_BYTES, readMbox } from './message.js';
+import { REPORT_INGEST_IN_FLIGHT } from './report-writer.js';
 
 /** Bytes read from one report file or message (above the engine's own cap, so that the engine names the refusal). */
 export const MAX_IMPORT_FILE_BYTES = 64 * 1024 * 1024;
@@ -67,10 +71,20 @@ export function looksLikeMessage(head: Uint8Array): boolean {
  * called "a message without a report"; bytes that start like no message are read as a report too.
  */
 function kindOf(name: string, head: Uint8Array): FileKind {
+  return kindByName(name) ?? kindByHead(head);
+}
+
+/** The kind a file's name says, if it says one. */
+function kindByName(name: string): FileKind | undefined {
   const lower = name.toLowerCase();
   if (lower.endsWith('.eml') || lower.endsWith('.msg.txt')) return 'message';
   if (lower.endsWith('.mbox') || lower.endsWith('.mbx')) return 'mbox';
   if (REPORT_EXTENSIONS.some((extension) => lower.endsWith(extension))) return 'report';
+  return undefined;
+}
+
+/** The kind of a file whose name says none, by its first bytes. */
+function kindByHead(head: Uint8Array): FileKind {
   if (looksLikeReport(head) || !looksLikeMessage(head)) return 'report';
   // A message (headers first), or an mbox when it starts with its separator.
   return Buffer.from(head.subarray(0, 5)).toString('latin1') === 'From ' ? 'mbox' : 'message';
@@ -103,13 +117,28 @@ async function readHead(path: string): Promise<Uint8Array> {
 async function* walk(path: string, budget: { left: number }): AsyncGenerator<string> {
   const info = await lstat(path);
   if (info.isDirectory()) {
-    const entries = (await readdir(path)).sort();
-    for (const entry of entries) yield* walk(join(path, entry), budget);
+    yield* walkDirectory(path, budget);
     return;
   }
   if (!info.isFile()) return;
   if (budget.left-- <= 0) throw new Error(`more than ${MAX_IMPORT_FILES} files under the paths given`);
   yield path;
+}
+
+/** The regular files under the directory `path`, by the types its listing gives (no lstat a file). */
+async function* walkDirectory(path: string, budget: { left: number }): AsyncGenerator<string> {
+  const entries = (await readdir(path, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const entry of entries) {
+    const child = join(path, entry.name);
+    if (entry.isDirectory()) yield* walkDirectory(child, budget);
+    else if (entry.isFile()) {
+      if (budget.left-- <= 0) throw new Error(`more than ${MAX_IMPORT_FILES} files under the paths given`);
+      yield child;
+    } else if (!entry.isSymbolicLink() && !entry.isFIFO() && !entry.isSocket() && !entry.isCharacterDevice() && !entry.isBlockDevice()) {
+      // A file system whose listing gives no type: lstat says.
+      yield* walk(child, budget);
+    }
+  }
 }
 
 async function importBytes(options: ImportOptions, input: string, name: string, bytes: Buffer, kind: FileKind): Promise<ImportedInput> {
@@ -137,8 +166,56 @@ async function* importMbox(options: ImportOptions, input: string, chunks: AsyncI
 }
 
 /**
- * Imports every path (a file, a directory walked recursively, or `-` for standard input), one input
- * at a time, and returns the sum. A file that cannot be read is a rejection, not a crash.
+ * What each input gave, taken in the order the inputs were named, while up to `limit` of them are
+ * being read at once: the oldest is awaited when the window is full.
+ */
+class OrderedWindow {
+  readonly #pending: Promise<ImportedInput>[] = [];
+  readonly #limit: number;
+  readonly #take: (result: ImportedInput) => void;
+
+  constructor(limit: number, take: (result: ImportedInput) => void) {
+    this.#limit = limit;
+    this.#take = take;
+  }
+
+  /** Adds an input being read; waits (taking the oldest) while the window is full. */
+  async add(result: Promise<ImportedInput>): Promise<void> {
+    // Handled at once: a failure is taken in its turn, never unhandled meanwhile.
+    result.catch(() => undefined);
+    this.#pending.push(result);
+    while (this.#pending.length >= this.#limit) this.#take(await this.#pending.shift()!);
+  }
+
+  /** Takes every input still being read, in order. */
+  async drain(): Promise<void> {
+    while (this.#pending.length > 0) this.#take(await this.#pending.shift()!);
+  }
+}
+
+/** One file of a walk: a report file (read by the parser), a message, or a mailbox's messages; never rejects. */
+async function importFile(options: ImportOptions, file: string, kind: FileKind | undefined): Promise<ImportedInput> {
+  const name = basename(file);
+  try {
+    kind ??= kindByHead(await readHead(file));
+    if (kind === 'report') {
+      // The parser process reads the file (the same cap and refusal as below): its bytes never pass through here.
+      const tally = await ingestReportFile(options.sink, { path: file, maxBytes: MAX_IMPORT_FILE_BYTES, fileName: name }, unauthenticatedOrigin('file', null));
+      return { input: file, tally: { reports: tally.reports, rejected: tally.rejected }, noReport: false };
+    }
+    const bytes = await readCapped(createReadStream(file), MAX_IMPORT_FILE_BYTES);
+    if (bytes === 'too-large') return { input: file, tally: { reports: [], rejected: [await rejectFile(options.sink, FILE_ORIGIN, name, 'too-large', `the file is over the ${MAX_IMPORT_FILE_BYTES}-byte cap`)] }, noReport: false };
+    return await importBytes(options, file, name, bytes, kind);
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    return { input: file, tally: { reports: [], rejected: [await rejectFile(options.sink, FILE_ORIGIN, name, 'unreadable', `cannot read ${file}: ${detail}`)] }, noReport: false };
+  }
+}
+
+/**
+ * Imports every path (a file, a directory walked recursively, or `-` for standard input), up to
+ * REPORT_INGEST_IN_FLIGHT files at once (a mailbox, or standard input, after the files before it),
+ * and returns the sum. A file that cannot be read is a rejection, not a crash.
  */
 export async function importPaths(paths: readonly string[], options: ImportOptions): Promise<IngestTally & { inputs: number; noReport: number }> {
   const total: IngestTally & { inputs: number; noReport: number } = { reports: [], rejected: [], inputs: 0, noReport: 0 };
@@ -148,9 +225,11 @@ export async function importPaths(paths: readonly string[], options: ImportOptio
     addTally(total, result.tally);
     options.onInput?.(result);
   };
+  const window = new OrderedWindow(REPORT_INGEST_IN_FLIGHT, take);
   const budget = { left: MAX_IMPORT_FILES };
   for (const path of paths) {
     if (path === '-') {
+      await window.drain();
       const bytes = await readCapped(options.stdin ?? process.stdin, MAX_IMPORT_FILE_BYTES);
       if (bytes === 'too-large') {
         take({ input: '-', tally: { reports: [], rejected: [await rejectFile(options.sink, FILE_ORIGIN, '-', 'too-large', `standard input is over the ${MAX_IMPORT_FILE_BYTES}-byte cap`)] }, noReport: false });
@@ -164,27 +243,30 @@ export async function importPaths(paths: readonly string[], options: ImportOptio
       }
       continue;
     }
-    let files: AsyncGenerator<string>;
     try {
-      files = walk(path, budget);
-      for await (const file of files) {
-        const name = basename(file);
-        const kind = kindOf(name, await readHead(file));
+      for await (const file of walk(path, budget)) {
+        let kind = kindByName(basename(file));
+        if (kind === undefined) {
+          try {
+            kind = kindByHead(await readHead(file));
+          } catch {
+            // Unreadable: importFile says why, in its turn.
+          }
+        }
         if (kind === 'mbox') {
+          // A mailbox's messages are read one after the other, after the files before it.
+          await window.drain();
           for await (const result of importMbox(options, file, createReadStream(file))) take(result);
           continue;
         }
-        const bytes = await readCapped(createReadStream(file), MAX_IMPORT_FILE_BYTES);
-        if (bytes === 'too-large') {
-          take({ input: file, tally: { reports: [], rejected: [await rejectFile(options.sink, FILE_ORIGIN, name, 'too-large', `the file is over the ${MAX_IMPORT_FILE_BYTES}-byte cap`)] }, noReport: false });
-          continue;
-        }
-        take(await importBytes(options, file, name, bytes, kind));
+        await window.add(importFile(options, file, kind));
       }
     } catch (error) {
+      await window.drain();
       const detail = error instanceof Error ? error.message : String(error);
       take({ input: path, tally: { reports: [], rejected: [await rejectFile(options.sink, FILE_ORIGIN, basename(path), 'unreadable', `cannot read ${path}: ${detail}`)] }, noReport: false });
     }
   }
+  await window.drain();
   return total;
 }

@@ -6,22 +6,14 @@
  * that gives no report is kept as a rejection with the engine's reason.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import {
-  digestReports,
-  reportIdentity,
-  type AggregateRecord,
-  type AggregateReport,
-  type Resolver,
-  type SenderDigestEntry,
-  type TlsReport,
-} from '@spoof-checker/engine';
-import { isTrustedOrigin, MAX_REPORT_RECORDS_PER_ORGANIZATION_PER_DAY, reportingSource, sourceLimit, type ReportChannel, type ReportKind, type ReportOrigin, type ReportRecordRow, type ReportStore } from '../store/reports.js';
+import { reportIdentity, type AggregateReport, type Resolver } from '@spoof-checker/engine';
+import { isTrustedOrigin, MAX_REPORT_RECORDS_PER_ORGANIZATION_PER_DAY, reportingSource, sourceLimit, type ReportChannel, type ReportKind, type ReportOrigin, type ReportStore } from '../store/reports.js';
 import { authenticateReportMessage, type MessageConnection } from './authenticate.js';
 import { parseReportMessage } from './message.js';
 import { reportWriter } from './report-writer.js';
 import type { FailureReportStore } from '../store/failure-reports.js';
 import { parseFailureReport, storeFailureReport, type FailureIngestOutcome, type FailureReportSink } from './failure-reports.js';
-import type { ParsedFile, ReportFileInput } from './parse-files.js';
+import { reportDomain, type ParsedFile, type ReportFileInput, type ReportHead, type StoredForm } from './parse-files.js';
 import { defaultReportParser, PARSER_FULL, REPORT_PARSE_RETRY_AFTER_SECONDS, type ReportParser } from './parse-pool.js';
 
 /** Where reports go and for whom. */
@@ -137,19 +129,8 @@ export function unauthenticatedOrigin(channel: ReportChannel, sender: string | n
   return { channel, sender, messageId: null, authenticatedDomain: null, dkim: 'none', spf: 'none', dmarc: 'none' };
 }
 
-/** An aggregate record as stored: the columns queries group by, and the rest as JSON. */
-export function recordRow(record: AggregateRecord): ReportRecordRow {
-  const { sourceIp, count, headerFrom, disposition, ...rest } = record;
-  return {
-    sourceIp,
-    count,
-    headerFrom,
-    disposition,
-    dkimAligned: record.dkimResult === 'pass',
-    spfAligned: record.spfResult === 'pass',
-    detail: JSON.stringify(rest),
-  };
-}
+/** An aggregate record as stored (parse-files.ts makes the rows where the report is parsed). */
+export { recordRow, reportDomain } from './parse-files.js';
 
 /** Records a refused file for the organisations known before it was read, and returns it for the tally. */
 export async function rejectFile(sink: ReportSink, origin: Pick<OriginBase, 'channel' | 'sender'>, fileName: string | null, reason: string, detail: string): Promise<RejectedFile> {
@@ -171,52 +152,26 @@ async function reject(sink: ReportSink, origin: Pick<OriginBase, 'channel' | 'se
  * something else never makes the real one a duplicate (both are kept; `identityBase` in their origin
  * shows they collide), and an authenticated report is never a duplicate of an unauthenticated one.
  */
-export function storedIdentity(report: AggregateReport | TlsReport, authenticatedDomain: string | null, digest: string): { identity: string; base: string } {
-  const base = reportIdentity(report, authenticatedDomain ? { reporter: authenticatedDomain } : {});
+export function storedIdentity(report: ReportHead | AggregateReport, authenticatedDomain: string | null, digest: string): { identity: string; base: string } {
+  // The identity reads the report's metadata only (reporter, id, domain, dates), never its records.
+  const base = reportIdentity(report.kind === 'aggregate' && !('records' in report) ? { ...report, records: [] } : report, authenticatedDomain ? { reporter: authenticatedDomain } : {});
   if (authenticatedDomain) return { identity: base, base };
   return { identity: createHash('sha256').update(`unauthenticated|${base}|${digest}`).digest('hex'), base };
 }
 
-/**
- * The policy domain a report is about: a DMARC aggregate report's policy_published domain (RFC 7489
- * Appendix C); for a TLS report (RFC 8460 §4) the first policy's, which files it.
- */
-export function reportDomain(report: AggregateReport | TlsReport): string {
-  return report.kind === 'aggregate' ? report.policyPublished.domain : (report.policies[0]?.policy.domain ?? '');
-}
-
-async function storeReport(sink: ReportSink, report: AggregateReport | TlsReport, origin: ReportOrigin, contentDigest: string): Promise<IngestedReport | { overLimit: string }> {
+async function storeReport(sink: ReportSink, report: ReportHead, form: StoredForm, origin: ReportOrigin, contentDigest: string): Promise<IngestedReport | { overLimit: string }> {
   const newId = sink.newId ?? randomUUID;
   const reporter = origin.authenticatedDomain ?? UNAUTHENTICATED_REPORTER;
   const named = storedIdentity(report, origin.authenticatedDomain, contentDigest);
   const identity = named.identity;
   if (!origin.authenticatedDomain) origin = { ...origin, identityBase: named.base };
-  let domain: string;
-  let begin: number;
-  let end: number;
-  let orgName: string;
-  let document: string;
-  let records: ReportRecordRow[];
-  let digest: SenderDigestEntry[] = [];
-  if (report.kind === 'aggregate') {
-    const { records: list, ...metadata } = report;
-    domain = reportDomain(report);
-    begin = report.dateRange.begin;
-    end = report.dateRange.end;
-    orgName = report.reporter.orgName;
-    document = JSON.stringify(metadata);
-    records = list.map(recordRow);
-    // The engine's per-source, per-day digest, stored with the report in its transaction (summaries read it, never the rows).
-    digest = digestReports([report], domain).senders;
-  } else {
-    // RFC 8460 §4: a report is about one policy domain (its policies name it); the first one files it.
-    domain = reportDomain(report);
-    begin = report.dateRange.start;
-    end = report.dateRange.end;
-    orgName = report.organizationName;
-    document = JSON.stringify(report);
-    records = [];
-  }
+  // RFC 8460 §4: a TLS report is about one policy domain (its policies name it); the first one files it (reportDomain).
+  const domain = reportDomain(report);
+  const begin = report.kind === 'aggregate' ? report.dateRange.begin : report.dateRange.start;
+  const end = report.dateRange.end;
+  const orgName = report.kind === 'aggregate' ? report.reporter.orgName : report.organizationName;
+  // The rows, the document and the engine's digest were made where the report was parsed (parse-files.ts).
+  const { document, records, digest } = form;
   const organizations = await sink.organizationsFor(domain);
   const messages = records.reduce((sum, r) => sum + r.count, 0);
   const base = { kind: report.kind, domain, reportId: report.reportId, reporter, organizations, records: records.length, messages };
@@ -293,7 +248,7 @@ async function ingestParsedFile(sink: ReportSink, fileName: string | null, parse
       tally.rejected.push(await reject(sink, origin, name, 'future-date', `the report's period begins ${when}, in the future: a reporter's clock is wrong or the report is forged`, receivedAt));
       continue;
     }
-    const stored = await storeReport(sink, outcome.report, { ...origin, fileName: name, receivedAt }, outcome.contentDigest);
+    const stored = await storeReport(sink, outcome.report, outcome.stored, { ...origin, fileName: name, receivedAt }, outcome.contentDigest);
     if ('overLimit' in stored) tally.rejected.push(await reject(sink, origin, name, 'over-limit', stored.overLimit, receivedAt));
     else tally.reports.push(stored);
   }

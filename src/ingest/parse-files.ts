@@ -1,31 +1,39 @@
 /**
- * Report files to parsed reports, with one budget for a whole job (a file, or every part of one
+ * Report files (their bytes, or a path the parser reads itself) to parsed reports, with one budget for a whole job (a file, or every part of one
  * message): the engine unpacks each file (gzip, zip, XML, JSON by its bytes, decompression capped)
  * and parses each document (no DTD, no entity, depth and node caps, JSON depth checked before
  * `JSON.parse`), while the documents of the job together may hold at most `MAX_JOB_DOCUMENT_BYTES`.
  * RFC 9990 §"Report Contents as an Attack": one message of 16 small bombs must cost what one does.
  *
- * Pure and synchronous: the service runs it in a worker thread (parse-pool.ts), which adds the time
- * and heap budget; the same code runs in-thread where blocking is harmless.
+ * Each report leaves here in the form the store takes ({@link StoredForm}: its records as rows, the
+ * engine's digest, its document as JSON), computed where it was parsed: in the parser process, off the
+ * storing process's event loop (which only checks the form: `storedFormFromText`).
+ *
+ * Synchronous: the service runs it in a parser process (parse-pool.ts), which adds the time and heap
+ * budget; the same code runs in-thread where blocking is harmless.
  */
 import { createHash } from 'node:crypto';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import {
+  digestReports,
   MAX_TOTAL_UNCOMPRESSED_BYTES,
   MAX_UNCOMPRESSED_BYTES,
   parseAggregateReport,
   parseTlsReport,
   unpackReportFile,
+  type AggregateRecord,
   type AggregateReport,
   type ReportKind,
+  type SenderDigestEntry,
   type TlsReport,
 } from '@spoof-checker/engine';
+import type { ReportRecordRow } from '../store/reports.js';
 
 /** Decompressed bytes of the documents of one job together (one message's parts share it). */
 export const MAX_JOB_DOCUMENT_BYTES = MAX_TOTAL_UNCOMPRESSED_BYTES;
 
-/** One file to parse. */
-export interface ReportFileInput {
-  bytes: Uint8Array;
+/** What every file to parse says besides its bytes. */
+interface ReportFileCommon {
   fileName: string | null;
   contentType?: string | null;
   /**
@@ -33,6 +41,36 @@ export interface ReportFileInput {
    * another kind is refused unread (`wrong-kind`), never parsed.
    */
   kinds?: readonly ReportKind[] | undefined;
+}
+
+/** A file whose bytes the caller holds (an upload, a message's part, standard input). */
+export interface ReportBytesInput extends ReportFileCommon {
+  bytes: Uint8Array;
+}
+
+/**
+ * A file on disk (`reports import`): the parser reads it itself, so its bytes never pass through the
+ * storing process; more than `maxBytes` is refused unread (`too-large`).
+ */
+export interface ReportPathInput extends ReportFileCommon {
+  path: string;
+  maxBytes: number;
+}
+
+/** One file to parse. */
+export type ReportFileInput = ReportBytesInput | ReportPathInput;
+
+/** A report's metadata as parsed: an aggregate report without its records (they travel as rows, {@link StoredForm}), a TLS report whole. */
+export type ReportHead = Omit<AggregateReport, 'records'> | TlsReport;
+
+/** A report as the store takes it (`NewReport`'s document, records and digest), made where it was parsed. */
+export interface StoredForm {
+  /** The parsed report without its records (aggregate) or whole (TLS), as JSON text. */
+  document: string;
+  /** The aggregate records as stored rows (none for a TLS report). */
+  records: ReportRecordRow[];
+  /** The engine's digest of the records for the report's domain (`digestReports([report], domain).senders`); none for TLS. */
+  digest: SenderDigestEntry[];
 }
 
 /** A refusal: the engine's reason (`malformed`, `too-deep`, `ratio-exceeded`, …) or the job's (`job-budget`, `parse-deadline`, `parse-memory`, `parse-failed`). */
@@ -46,8 +84,11 @@ export interface ParseRefusal {
 export interface ParsedDocument {
   name: string;
   kind: ReportKind;
-  outcome: { ok: true; report: AggregateReport | TlsReport; warnings: string[]; contentDigest: string } | ParseRefusal;
+  outcome: { ok: true; report: ReportHead; stored: StoredForm; warnings: string[]; contentDigest: string } | ParseRefusal;
 }
+
+/** A parsed document's outcome. */
+export type ParsedOutcome = ParsedDocument['outcome'];
 
 /** One file: the documents it held, or why it gave none (`unknown-format` and `empty` included, for the caller to judge). */
 export type ParsedFile = { ok: true; documents: ParsedDocument[] } | ParseRefusal;
@@ -65,10 +106,12 @@ export function jobBudget(): JobBudget {
 /** Unpacks and parses one file, spending `budget`. Never throws. */
 export function parseReportFile(file: ReportFileInput, budget: JobBudget): ParsedFile {
   if (budget.documentBytes <= 0) return overBudget();
+  const bytes = 'path' in file ? readReportPath(file.path, file.maxBytes) : file.bytes;
+  if (!(bytes instanceof Uint8Array)) return bytes;
   // Decompression stops where the job's budget ends (zlib's output cap), not at the document cap.
   const left = budget.documentBytes;
   const caps = left < MAX_UNCOMPRESSED_BYTES ? { maxUncompressedBytes: left, maxTotalUncompressedBytes: left } : {};
-  const unpacked = unpackReportFile(file.bytes, { ...(file.fileName ? { filename: file.fileName } : {}), ...(file.contentType ? { contentType: file.contentType } : {}), caps });
+  const unpacked = unpackReportFile(bytes, { ...(file.fileName ? { filename: file.fileName } : {}), ...(file.contentType ? { contentType: file.contentType } : {}), caps });
   if (!unpacked.ok) {
     if (unpacked.reason === 'too-large' && left < MAX_UNCOMPRESSED_BYTES) {
       budget.documentBytes = 0;
@@ -91,9 +134,68 @@ export function parseReportFile(file: ReportFileInput, budget: JobBudget): Parse
       continue;
     }
     const outcome = document.kind === 'aggregate' ? parseAggregateReport(document.bytes) : parseTlsReport(document.bytes);
-    documents.push({ name, kind: document.kind, outcome: outcome.ok ? { ...outcome, contentDigest: contentDigest(outcome.report) } : outcome });
+    documents.push({ name, kind: document.kind, outcome: outcome.ok ? { ...storedOutcome(outcome.report), warnings: outcome.warnings, contentDigest: contentDigest(outcome.report) } : outcome });
   }
   return { ok: true, documents };
+}
+
+/**
+ * The bytes of the file at `path`, at most `maxBytes` (more is refused unread, as the storing process
+ * refused it when it read the file itself), or why it cannot be read. Only a regular file is read.
+ */
+export function readReportPath(path: string, maxBytes: number): Uint8Array | ParseRefusal {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, 'r');
+    const info = fstatSync(fd);
+    if (!info.isFile()) return { ok: false, reason: 'unreadable', detail: `cannot read ${path}: not a regular file` };
+    if (info.size > maxBytes) return tooLarge(maxBytes);
+    // One byte more than the cap is asked for: a file that grew since fstat is still refused.
+    const buffer = Buffer.allocUnsafe(Math.min(info.size, maxBytes) + 1);
+    let size = 0;
+    for (let read = -1; read !== 0 && size < buffer.length; size += read) read = readSync(fd, buffer, size, buffer.length - size, null);
+    if (size > maxBytes) return tooLarge(maxBytes);
+    return buffer.subarray(0, size);
+  } catch (error) {
+    return { ok: false, reason: 'unreadable', detail: `cannot read ${path}: ${error instanceof Error ? error.message : String(error)}` };
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** The refusal of a file over `maxBytes` (the import's MAX_IMPORT_FILE_BYTES). */
+export function tooLarge(maxBytes: number): ParseRefusal {
+  return { ok: false, reason: 'too-large', detail: `the file is over the ${maxBytes}-byte cap` };
+}
+
+/** An aggregate record as stored: the columns queries group by, and the rest as JSON. */
+export function recordRow(record: AggregateRecord): ReportRecordRow {
+  const { sourceIp, count, headerFrom, disposition, ...rest } = record;
+  return {
+    sourceIp,
+    count,
+    headerFrom,
+    disposition,
+    dkimAligned: record.dkimResult === 'pass',
+    spfAligned: record.spfResult === 'pass',
+    detail: JSON.stringify(rest),
+  };
+}
+
+/**
+ * The policy domain a report is about: a DMARC aggregate report's policy_published domain (RFC 7489
+ * Appendix C); for a TLS report (RFC 8460 §4) the first policy's, which files it.
+ */
+export function reportDomain(report: ReportHead): string {
+  return report.kind === 'aggregate' ? report.policyPublished.domain : (report.policies[0]?.policy.domain ?? '');
+}
+
+/** A parsed report split into what the storing process reads (its head) and what it stores as given (its stored form). */
+function storedOutcome(report: AggregateReport | TlsReport): { ok: true; report: ReportHead; stored: StoredForm } {
+  if (report.kind !== 'aggregate') return { ok: true, report, stored: { document: JSON.stringify(report), records: [], digest: [] } };
+  const { records, ...head } = report;
+  // The engine's per-source, per-day digest, stored with the report in its transaction (summaries read it, never the rows).
+  return { ok: true, report: head, stored: { document: JSON.stringify(head), records: records.map(recordRow), digest: digestReports([report], reportDomain(report)).senders } };
 }
 
 /**
@@ -124,4 +226,49 @@ function overBudget(): ParseRefusal {
 export function parseReportFiles(files: readonly ReportFileInput[]): ParsedFile[] {
   const budget = jobBudget();
   return files.map((file) => parseReportFile(file, budget));
+}
+
+/**
+ * A stored form back from its JSON text (the parser process sends it as one string: JSON.parse builds
+ * the rows and digest entries faster than the IPC channel's structured clone of the same objects).
+ * The text comes from our own child, yet its shape is checked: a form that is not one is refused.
+ */
+export function storedFormFromText(text: string): StoredForm | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  const form = value as Partial<Record<keyof StoredForm, unknown>>;
+  if (typeof form.document !== 'string' || !Array.isArray(form.records) || !Array.isArray(form.digest)) return undefined;
+  for (const row of form.records as unknown[]) if (!isRecordRow(row)) return undefined;
+  for (const entry of form.digest as unknown[]) if (!isDigestEntry(entry)) return undefined;
+  return form as StoredForm;
+}
+
+function isRecordRow(value: unknown): value is ReportRecordRow {
+  const row = value as Partial<Record<keyof ReportRecordRow, unknown>> | null;
+  return (
+    typeof row === 'object' &&
+    row !== null &&
+    typeof row.sourceIp === 'string' &&
+    typeof row.count === 'number' &&
+    typeof row.headerFrom === 'string' &&
+    typeof row.disposition === 'string' &&
+    typeof row.dkimAligned === 'boolean' &&
+    typeof row.spfAligned === 'boolean' &&
+    typeof row.detail === 'string'
+  );
+}
+
+const DIGEST_COUNTS = ['messages', 'spfAligned', 'dkimAligned', 'dmarcPass', 'failing', 'forwardedFailing', 'brokenNoSelector'] as const;
+const DIGEST_LISTS = ['selectors', 'dkimDomains', 'spfDomains', 'verified', 'ownFailed', 'broken'] as const;
+
+/** The fields the store's merge reads as keys and counts (the lists it only unions, checked as lists). */
+function isDigestEntry(value: unknown): value is SenderDigestEntry {
+  const entry = value as Partial<Record<keyof SenderDigestEntry, unknown>> | null;
+  if (typeof entry !== 'object' || entry === null || typeof entry.day !== 'string' || typeof entry.source !== 'string') return false;
+  return DIGEST_COUNTS.every((key) => typeof entry[key] === 'number') && DIGEST_LISTS.every((key) => Array.isArray(entry[key]));
 }

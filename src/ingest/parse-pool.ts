@@ -9,15 +9,16 @@
  *
  * One job is one file, or every part of one message: the parts share the job's deadline and its
  * decompressed-bytes budget (parse-files.ts). The service's own process holds only the bytes it
- * sends and the reports it gets back; each parser process is bounded by `REPORT_PARSE_HEAP_MB` of
+ * sends (none for a file on disk: its path is sent, and the parser reads it) and the reports it gets
+ * back, each in the form the store takes (parse-files.ts `StoredForm`); each parser process is bounded by `REPORT_PARSE_HEAP_MB` of
  * old generation plus `REPORT_PARSE_YOUNG_MB` and its buffers (at most `MAX_JOB_DOCUMENT_BYTES`
  * decompressed): about 2 × (256 + 16 + 75) MiB for the pool. A legitimate 41 MB report of 90,000 records parses within these budgets (14 s on a loaded 2-core machine).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { MAX_JOB_DOCUMENT_BYTES, parseReportFiles, type ParsedFile, type ParseRefusal, type ReportFileInput } from './parse-files.js';
-import type { ParseWorkerReply } from './parse-worker.js';
+import { MAX_JOB_DOCUMENT_BYTES, parseReportFiles, storedFormFromText, type ParsedFile, type ParseRefusal, type ReportFileInput } from './parse-files.js';
+import type { ParseWorkerReply, WireParsedFile } from './parse-worker.js';
 
 /** Parser processes at once (the machine's other cores serve requests). */
 export const REPORT_PARSE_WORKERS = 2;
@@ -126,7 +127,8 @@ export class ReportParserPool implements ReportParser {
 
   parse(files: readonly ReportFileInput[], options: ParseJobOptions = {}): Promise<ParsedFile[]> {
     if (files.length === 0) return Promise.resolve([]);
-    const bytes = files.reduce((sum, file) => sum + file.bytes.length, 0);
+    // A path holds nothing in this process: only bytes count against the bound.
+    const bytes = files.reduce((sum, file) => sum + ('bytes' in file ? file.bytes.length : 0), 0);
     return new Promise((resolve) => {
       const job: Job = { id: this.#nextId++, files, bytes, results: files.map(() => undefined), resolve };
       if (this.#closed) {
@@ -182,7 +184,10 @@ export class ReportParserPool implements ReportParser {
       this.#kill(slot);
       this.#finish(slot, job, refusal('parse-deadline', `parsing took longer than ${this.#deadlineMs / 1000} s (REPORT_PARSE_DEADLINE_MS, one budget for a file or all the parts of a message): stopped and refused`));
     }, this.#deadlineMs);
-    worker.send({ id: job.id, files: job.files.map((f) => ({ bytes: f.bytes, fileName: f.fileName, contentType: f.contentType ?? null, ...(f.kinds ? { kinds: f.kinds } : {}) })) });
+    worker.send({
+      id: job.id,
+      files: job.files.map((f) => ({ ...('bytes' in f ? { bytes: f.bytes } : { path: f.path, maxBytes: f.maxBytes }), fileName: f.fileName, contentType: f.contentType ?? null, ...(f.kinds ? { kinds: f.kinds } : {}) })),
+    });
   }
 
   #spawn(slot: Slot): ChildProcess {
@@ -202,8 +207,8 @@ export class ReportParserPool implements ReportParser {
     worker.on('message', (reply: ParseWorkerReply) => {
       const job = slot.job;
       if (slot.worker !== worker || job === undefined || reply.id !== job.id) return;
-      if ('done' in reply) this.#finish(slot, job, refusal('parse-failed', 'the parser gave no answer for this file'));
-      else job.results[reply.index] = reply.file;
+      job.results[reply.index] = fromWire(reply.file);
+      if (reply.last) this.#finish(slot, job, refusal('parse-failed', 'the parser gave no answer for this file'));
     });
     // A process that cannot start or be signalled: its job fails, the pool goes on.
     worker.on('error', () => this.#ended(slot, worker, false));
@@ -245,6 +250,20 @@ export class ReportParserPool implements ReportParser {
     job.resolve(job.results.map((file) => file ?? missing));
     if (slot !== undefined && !this.#closed) this.#dispatch();
   }
+}
+
+/** A parsed file from its wire form: each stored form rebuilt and checked (a malformed one refuses its document). */
+function fromWire(file: WireParsedFile): ParsedFile {
+  if (!file.ok) return file;
+  return {
+    ok: true,
+    documents: file.documents.map((document) => {
+      const outcome = document.outcome;
+      if (!outcome.ok) return { ...document, outcome };
+      const stored = typeof outcome.stored === 'string' ? storedFormFromText(outcome.stored) : undefined;
+      return { ...document, outcome: stored ? { ...outcome, stored } : refusal('parse-failed', "the report parser's answer for this report was malformed") };
+    }),
+  };
 }
 
 function refusal(reason: string, detail: string): ParseRefusal {

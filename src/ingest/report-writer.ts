@@ -1,7 +1,8 @@
 /**
  * The last step of ingestion: reports on their way into the store are stored several to a
  * transaction (`ReportStore.addMany`), the way a database groups commits. Reports wait in lanes,
- * one per organisation and domain: the first report of a lane with nothing being written is written
+ * one per organisation and domain (one lane for a store that writes one transaction at a time,
+ * `ReportStore.serialWrites`: SQLite): the first report of a lane with nothing being written is written
  * at once; the ones that arrive while its lane's batch is being written go together in the next one
  * (at most MAX_REPORTS_PER_BATCH). A batch is never held back to fill it: it waits one turn of the
  * event loop (for what has already arrived), no longer. Up to REPORT_WRITER_BATCHES_AT_ONCE lanes
@@ -44,6 +45,9 @@ interface Waiting {
 /** The lane of a report: its organisation and domain (one batch of a lane is written at a time, in arrival order). */
 const laneOf = (report: NewReport): string => `${report.organizationId}\u0000${report.domain}`;
 
+/** The one lane of a store that writes one transaction at a time (`ReportStore.serialWrites`): every report in it. */
+const SERIAL_LANE = '';
+
 /** Stores reports through one store's `addMany`: a batch per organisation and domain, a few at once. */
 export class ReportWriter {
   readonly #store: ReportStore;
@@ -70,7 +74,8 @@ export class ReportWriter {
   /** Stores `report` with the next batch of its lane: what `ReportStore.add` answers for it, or its error. */
   add(report: NewReport): Promise<AddReportOutcome> {
     return new Promise((resolve, reject) => {
-      const key = laneOf(report);
+      // A store that writes one transaction at a time gains nothing from lanes: one batch takes every domain.
+      const key = this.#store.serialWrites ? SERIAL_LANE : laneOf(report);
       const lane = this.#lanes.get(key);
       if (lane === undefined) this.#lanes.set(key, [{ report, resolve, reject }]);
       else lane.push({ report, resolve, reject });
@@ -113,7 +118,12 @@ export class ReportWriter {
       outcomes = batch.map(() => ({ status: 'rejected', reason }));
     }
     // Committed: the domain's blocks are built again once its reports pause (never waited for here).
-    if (outcomes.some((o) => o.status === 'fulfilled' && o.value === 'stored')) this.refresher.touch(batch[0]!.report.organizationId, batch[0]!.report.domain);
+    const touched = new Map<string, NewReport>();
+    batch.forEach((w, i) => {
+      const outcome = outcomes[i];
+      if (outcome?.status === 'fulfilled' && outcome.value === 'stored') touched.set(laneOf(w.report), w.report);
+    });
+    for (const report of touched.values()) this.refresher.touch(report.organizationId, report.domain);
     batch.forEach((w, i) => {
       const outcome = outcomes[i];
       if (outcome?.status === 'fulfilled') w.resolve(outcome.value);

@@ -498,9 +498,13 @@ export class SqlReportStore implements ReportStore {
   readonly #rests = new Map<string, Partial<SenderDigestEntry>>();
   readonly closing = new CloseHooks();
 
+  /** SQLite writes on its one connection: one transaction at a time (ReportStore.serialWrites). */
+  readonly serialWrites: boolean;
+
   constructor(db: Kysely<any>, dialect: SqlDialectName = 'sqlite') {
     this.#db = db as Kysely<ReportTables>;
     this.#dialect = dialect;
+    this.serialWrites = dialect === 'sqlite';
   }
 
   /**

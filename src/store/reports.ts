@@ -543,6 +543,12 @@ export interface ReportStore {
    * {@link MAX_REPORTS_PER_BATCH} reports.
    */
   addMany(reports: readonly NewReport[]): Promise<PromiseSettledResult<AddReportOutcome>[]>;
+  /**
+   * True when the store runs one write transaction at a time (SQLite's one connection): its
+   * writer (src/ingest/report-writer.ts) then puts reports of every organisation and domain in one
+   * batch, since batches of different domains would only run one after the other anyway.
+   */
+  readonly serialWrites?: boolean;
   /** Records a refused file. */
   reject(rejection: ReportRejection): Promise<void>;
   /** Reports, newest first (by the report's own begin, then id). */

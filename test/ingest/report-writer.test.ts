@@ -82,6 +82,20 @@ describe('ReportWriter', () => {
     expect(most).toBe(REPORT_WRITER_BATCHES_AT_ONCE);
   });
 
+  it('a store that writes one transaction at a time (serialWrites, SQLite) gets one batch of every domain that arrived together', async () => {
+    const { store, batches } = recordingStore();
+    Object.defineProperty(store, 'serialWrites', { value: true });
+    const writer = new ReportWriter(store);
+    const touched: string[] = [];
+    writer.refresher.touch = (_organizationId, domain) => touched.push(domain);
+    const domains = ['d0.example', 'd1.example', 'd2.example', 'd3.example'];
+    const outcomes = await Promise.all(domains.map((domain) => writer.add(report(`${domain}-1`, `${domain}-1`, domain))));
+    expect(outcomes.every((o) => o === 'stored')).toBe(true);
+    expect(batches).toEqual([domains.length]);
+    // Each domain's blocks are refreshed after the batch, not only the first one's.
+    expect(touched.sort()).toEqual(domains);
+  });
+
   it('a report that fails fails alone; a batch the store cannot take fails each of its callers, and the writer goes on', async () => {
     const store = new MemoryReportStore();
     const addMany = store.addMany.bind(store);

@@ -78,6 +78,11 @@ export const UNBOUND_QUESTIONS = 20_000;
 /** Queries in flight from the load client, and the UDP sockets they are spread over. */
 export const UNBOUND_IN_FLIGHT = 128;
 export const UNBOUND_SOCKETS = 8;
+/**
+ * Points of each RSS series (every worker's against names done, `serve`'s against result lines
+ * streamed): one every N ÷ this, read from /proc/<pid>/status (VmRSS), so flatness shows at any N.
+ */
+export const RSS_POINTS = 10;
 /** A question unanswered this long is counted lost (its slot is freed). */
 const LOST_AFTER_MS = 2_000;
 
@@ -138,8 +143,8 @@ interface WorkerRun {
   queriesPerCheck: number;
   redisBytesPerDomain: number;
   workerPeakRssMb: number[];
-  /** The first worker's RSS against names done, a few points over the run: flat if memory does not grow with N. */
-  workerRssSeries: { done: number; rssMb: number }[];
+  /** Every worker's RSS against names done, `RSS_POINTS` over the run: flat if memory does not grow with N. */
+  workerRssSeries: { done: number; rssMb: number[] }[];
   /** `serve`'s RSS before queueing, after queueing, after the run (MB). */
   serveRssMb: { beforeQueueing: number; afterQueueing: number; afterRun: number };
   /** CPU (user + system) the workers spent per check, ms: the load-independent cost of a check. */
@@ -148,6 +153,8 @@ interface WorkerRun {
   resultMb: number;
   resultStreamSeconds: number;
   servePeakRssMbWhileStreaming: number;
+  /** `serve`'s RSS against result lines streamed, `RSS_POINTS` over the stream: flat if the route holds one page. */
+  serveRssSeriesWhileStreaming: { lines: number; rssMb: number }[];
 }
 
 interface DnsChild {
@@ -185,7 +192,7 @@ async function runWorkers(
   let done = 0;
   let failed = 0;
   let lastReport = started;
-  const series: { done: number; rssMb: number }[] = [];
+  const series: { done: number; rssMb: number[] }[] = [];
   let nextPoint = 0;
   try {
     for (;;) {
@@ -201,8 +208,8 @@ async function runWorkers(
       machineSpent = { total: machine.total - othersBefore.machine.total, busy: machine.busy - othersBefore.machine.busy };
       othersSpent = { serve: cpuSecondsOf(context.servePid) - othersBefore.serve, dns: cpuSecondsOf(context.dnsPid) - othersBefore.dns, bench: (bench.user + bench.system) / 1e6 };
       if (done >= nextPoint) {
-        series.push({ done, rssMb: Math.round(memoryOf(running[0]!.child.pid!).rssMb) });
-        nextPoint = done + domains / 6;
+        series.push({ done, rssMb: running.map(({ child }) => Math.round(memoryOf(child.pid!).rssMb)) });
+        nextPoint = done + domains / RSS_POINTS;
       }
       if (current.every((batch) => batch.status === 'done')) break;
       if (running.some(({ child }) => child.exitCode !== null)) throw new Error('a worker exited during the run');
@@ -225,12 +232,19 @@ async function runWorkers(
   const out = createWriteStream(file);
   let lines = 0;
   let servePeak = memoryOf(context.servePid).rssMb;
+  const streamSeries = [{ lines: 0, rssMb: Math.round(servePeak) }];
+  let nextLinePoint = domains / RSS_POINTS;
   const streamStarted = Date.now();
   for (const batch of batches) {
     for await (const chunk of await api.results(batch.id)) {
       for (const byte of chunk) if (byte === 10) lines++;
       if (!out.write(chunk)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
-      servePeak = Math.max(servePeak, memoryOf(context.servePid).rssMb);
+      const rssMb = memoryOf(context.servePid).rssMb;
+      servePeak = Math.max(servePeak, rssMb);
+      if (lines >= nextLinePoint) {
+        streamSeries.push({ lines, rssMb: Math.round(rssMb) });
+        nextLinePoint = lines + domains / RSS_POINTS;
+      }
     }
   }
   await new Promise<void>((resolve) => out.end(() => resolve()));
@@ -267,6 +281,7 @@ async function runWorkers(
     resultMb: resultBytes / 1024 / 1024,
     resultStreamSeconds,
     servePeakRssMbWhileStreaming: Math.round(servePeak),
+    serveRssSeriesWhileStreaming: streamSeries,
   };
 }
 
@@ -558,9 +573,10 @@ async function main(): Promise<void> {
           console.log(
             `${pad(`  CPU, cores (of ${summary.cores})`)}workers ${run.cpu.workersCores}, serve ${run.cpu.serveCores}, DNS server ${run.cpu.dnsServerCores}, bench (front) ${run.cpu.benchCores}; machine ${Math.round(run.cpu.machineBusyShare * 100)} % busy`,
           );
-          console.log(`${pad('  first worker RSS (done → MB)')}${run.workerRssSeries.map((point) => `${point.done} → ${point.rssMb}`).join(', ')}`);
+          console.log(`${pad('  worker RSS (names done → MB each)')}${run.workerRssSeries.map((point) => `${point.done} → ${point.rssMb.join('/')}`).join(', ')}`);
           console.log(`${pad('  serve RSS (before / queued / after run)')}${run.serveRssMb.beforeQueueing} / ${run.serveRssMb.afterQueueing} / ${run.serveRssMb.afterRun} MB`);
           console.log(`${pad('  results streamed to a file')}${run.resultLines} lines, ${run.resultMb} MB in ${run.resultStreamSeconds} s; serve peak RSS ${run.servePeakRssMbWhileStreaming} MB`);
+          console.log(`${pad('  serve RSS (lines streamed → MB)')}${run.serveRssSeriesWhileStreaming.map((point) => `${point.lines} → ${point.rssMb}`).join(', ')}`);
         }
         console.log(`${pad('  two workers ÷ twice one')}${figures.twoWorkersShareOfLinear} (linear within 10 %: ${figures.linearWithin10Percent ? 'yes' : 'NO'}; ${summary.cores} cores shared by every process)`);
       }

@@ -132,16 +132,8 @@ describe.concurrent('every benchmark runs (--smoke) and writes its figures', () 
   it('bench/scale.ts --queue-only: names queued through the batch API with no worker, Redis memory per queued domain, then drained', { timeout: BENCH_TIMEOUT_MS }, async () => {
     const done = await runBench('scale.ts', ['--queue-only']);
     expect(done.code, done.stderr).toBe(0);
-    type QueueOnly = {
-      domains: number;
-      batches: number;
-      batchNames: number;
-      queuedJobs: number;
-      expectedJobs: number;
-      redisBytesPerDomain: number;
-      series: { queued: number; redisMb: number; serveRssMb: number }[];
-      drain: { cancelled: number; jobsLeft: number };
-    };
+    type Counts = Record<'domains' | 'batches' | 'batchNames' | 'queuedJobs' | 'expectedJobs' | 'redisBytesPerDomain', number>;
+    type QueueOnly = Counts & { series: { queued: number; redisMb: number; serveRssMb: number }[]; drain: { cancelled: number; jobsLeft: number } };
     const { queueOnly } = (lastJsonLine(done.stdout) as { scale: { queueOnly: QueueOnly } }).scale;
     // Split into several batches, each queued: one point per batch, the last at every name.
     expect(queueOnly.batches).toBe(Math.ceil(queueOnly.domains / queueOnly.batchNames));

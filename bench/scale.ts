@@ -595,7 +595,8 @@ async function main(): Promise<void> {
   const children: ChildProcess[] = [];
   try {
     await withQueueSetup('scale', async (setup) => {
-      process.stderr.write(`scale bench: ${domains} domains, workers ${WORKER_COUNTS.join(' and ')} (× ${WORKER_CONCURRENCY} CPU-bound, × ${latencyConcurrency} latency-bound), modes ${modes.join(', ')}…\n`);
+      if (queueOnlyMode) process.stderr.write(`scale bench: queue only: ${domains} names, no worker…\n`);
+      else process.stderr.write(`scale bench: ${domains} domains, workers ${WORKER_COUNTS.join(' and ')} (× ${WORKER_CONCURRENCY} CPU-bound, × ${latencyConcurrency} latency-bound), modes ${modes.join(', ')}…\n`);
       dnsChild.send({ start: { domains, keys: createKeyPool(), onDemand: true } });
       const { port: dnsPort } = await dnsChild.next<{ port: number }>();
       elapsed('PostgreSQL, Redis and the DNS server up');

@@ -30,6 +30,14 @@
  * a time: nothing here holds N names or N results. Every process but the load client is the built
  * CLI (`npm run build` first). PostgreSQL and Redis are throw-away (test/setup/postgres.ts).
  * Ends with one JSON line of the figures (`{ "scale": … }`).
+ *
+ * Every worker's RSS is sampled against names done, and `serve`'s against result lines streamed
+ * (`RSS_POINTS` points a run), so memory that grows with N shows.
+ *
+ * `--queue-only` measures the queue alone at full size: N names (a million by default) submitted
+ * through the batch API in batches of `MAX_BATCH_NAMES` with no worker running; the submit time,
+ * Redis memory per queued domain and `serve`'s RSS after each batch; then every batch cancelled and
+ * the queue drained by one worker (a cancelled batch's chunk jobs are skipped). No check runs.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createSocket, type Socket } from 'node:dgram';
@@ -38,7 +46,8 @@ import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { MAX_BATCH_NAMES } from '../src/jobs/batches/model.js';
+import { BATCH_CHUNK_SIZE, MAX_BATCH_NAMES } from '../src/jobs/batches/model.js';
+import { BATCH_QUEUE_NAME } from '../src/jobs/batches/queue.js';
 import { freePort } from '../test/setup/postgres.js';
 import { engineArgs, loadEngine } from './engine.js';
 import { batchClient, cpuSecondsOf, memoryOf, sleep, startCli, stop, withQueueSetup, type BatchClient, type BatchStatus } from './queue-setup.js';
@@ -78,6 +87,27 @@ export const UNBOUND_QUESTIONS = 20_000;
 /** Queries in flight from the load client, and the UDP sockets they are spread over. */
 export const UNBOUND_IN_FLIGHT = 128;
 export const UNBOUND_SOCKETS = 8;
+/**
+ * Points of each RSS series (every worker's against names done, `serve`'s against result lines
+ * streamed): one every N ÷ this, read from /proc/<pid>/status (VmRSS), so flatness shows at any N.
+ */
+export const RSS_POINTS = 10;
+/**
+ * `--queue-only`: names a smoke run queues, and the batches it splits them into (several, so the
+ * steps between batches run too; a real run splits at `MAX_BATCH_NAMES`).
+ */
+export const QUEUE_ONLY_SMOKE_DOMAINS = 2_000;
+export const QUEUE_ONLY_SMOKE_BATCH_NAMES = 500;
+/** BullMQ's keys of a queue that hold jobs not yet done (`removeOnComplete`: done ones are gone). */
+const QUEUED_JOB_KEYS = [
+  ['LLEN', 'wait'],
+  ['LLEN', 'active'],
+  ['LLEN', 'paused'],
+  ['ZCARD', 'prioritized'],
+  ['ZCARD', 'delayed'],
+] as const;
+/** How long the drain of a queue-only run may take before the bench gives up (10,000 chunks skipped took seconds). */
+const DRAIN_WITHIN_MS = 30 * 60_000;
 /** A question unanswered this long is counted lost (its slot is freed). */
 const LOST_AFTER_MS = 2_000;
 
@@ -92,6 +122,18 @@ function redisUsedMemory(port: number): number {
   const bytes = /^used_memory:(\d+)/m.exec(info.stdout)?.[1];
   if (info.status !== 0 || bytes === undefined) throw new Error(`redis-cli INFO memory failed: ${info.stderr}`);
   return Number(bytes);
+}
+
+/** A Redis command's reply (`redis-cli`), as text. */
+function redisCli(port: number, args: readonly string[]): string {
+  const reply = spawnSync('redis-cli', ['-p', String(port), ...args], { encoding: 'utf8' });
+  if (reply.status !== 0) throw new Error(`redis-cli ${args.join(' ')} failed: ${reply.stderr}`);
+  return reply.stdout.trim();
+}
+
+/** Jobs of the batch queue not yet done (waiting, active, paused, prioritized, delayed), default prefix `bull`. */
+function redisQueuedJobs(port: number): number {
+  return QUEUED_JOB_KEYS.reduce((sum, [command, key]) => sum + Number(redisCli(port, [command, `bull:${BATCH_QUEUE_NAME}:${key}`])), 0);
 }
 
 /** Submits domains [from, to) as one batch (names generated here, for this batch only). */
@@ -138,8 +180,8 @@ interface WorkerRun {
   queriesPerCheck: number;
   redisBytesPerDomain: number;
   workerPeakRssMb: number[];
-  /** The first worker's RSS against names done, a few points over the run: flat if memory does not grow with N. */
-  workerRssSeries: { done: number; rssMb: number }[];
+  /** Every worker's RSS against names done, `RSS_POINTS` over the run: flat if memory does not grow with N. */
+  workerRssSeries: { done: number; rssMb: number[] }[];
   /** `serve`'s RSS before queueing, after queueing, after the run (MB). */
   serveRssMb: { beforeQueueing: number; afterQueueing: number; afterRun: number };
   /** CPU (user + system) the workers spent per check, ms: the load-independent cost of a check. */
@@ -148,6 +190,122 @@ interface WorkerRun {
   resultMb: number;
   resultStreamSeconds: number;
   servePeakRssMbWhileStreaming: number;
+  /** `serve`'s RSS against result lines streamed, `RSS_POINTS` over the stream: flat if the route holds one page. */
+  serveRssSeriesWhileStreaming: { lines: number; rssMb: number }[];
+}
+
+/** `--queue-only`: N names queued through the batch API with no worker running, then drained. */
+interface QueueOnlyRun {
+  domains: number;
+  batches: number;
+  batchNames: number;
+  /** Chunk jobs in Redis once every batch is queued, and how many the batches make (⌈names ÷ chunk⌉ each). */
+  queuedJobs: number;
+  expectedJobs: number;
+  /** Every batch submitted (the API stores the names, then queues the chunk jobs), s; and names/s. */
+  submitSeconds: number;
+  namesPerSec: number;
+  perBatchSeconds: number[];
+  /** `serve`'s CPU per 1,000 names submitted, ms. */
+  serveCpuMsPerThousandNames: number;
+  /**
+   * Redis `used_memory` before, with every batch queued, and after the drain (MB). After the drain
+   * Redis still holds BullMQ's event stream (`eventsKept` entries, capped by BullMQ).
+   */
+  redisMb: { before: number; queued: number; drained: number };
+  redisBytesPerDomain: number;
+  /** Redis memory and `serve`'s RSS after each batch: linear and flat respectively if all is well. */
+  series: { queued: number; redisMb: number; serveRssMb: number }[];
+  /** `serve`'s RSS before submitting, its peak (VmHWM, the process's life so far), after submitting (MB). */
+  serveRssMb: { before: number; peak: number; afterSubmitting: number };
+  /** Cancelled batches, then one worker skips every chunk job: s until no job is left, jobs/s. */
+  drain: { cancelled: number; seconds: number; jobsPerSec: number; jobsLeft: number; eventsKept: number };
+  loadAverage: [number, number];
+}
+
+async function queueOnly(
+  context: { api: BatchClient; servePid: number; redisPort: number; workerArgs: string[] },
+  domains: number,
+  batchNames: number,
+): Promise<QueueOnlyRun> {
+  const { api, servePid, redisPort } = context;
+  const loadBefore = loadavg()[0]!;
+  const mb = (bytes: number) => round(bytes / 1024 / 1024, 2);
+  // One name queued first (past the N, cancelled with them): BullMQ's own keys and scripts are then
+  // in Redis before the baseline, so the figure is the jobs'.
+  const warmUp = await submitRange(api, domains, domains + 1);
+  await sleep(200);
+  const redisBefore = redisUsedMemory(redisPort);
+  const jobsBefore = redisQueuedJobs(redisPort);
+  const serveBefore = memoryOf(servePid).rssMb;
+  const serveCpuBefore = cpuSecondsOf(servePid);
+  const batches: BatchStatus[] = [];
+  const perBatchSeconds: number[] = [];
+  const series: QueueOnlyRun['series'] = [];
+  let expectedJobs = 0;
+  const started = Date.now();
+  for (let from = 0; from < domains; from += batchNames) {
+    const to = Math.min(domains, from + batchNames);
+    const batchStarted = Date.now();
+    batches.push(await submitRange(api, from, to));
+    perBatchSeconds.push(round((Date.now() - batchStarted) / 1000, 1));
+    expectedJobs += Math.ceil((to - from) / BATCH_CHUNK_SIZE);
+    series.push({ queued: to, redisMb: mb(redisUsedMemory(redisPort)), serveRssMb: Math.round(memoryOf(servePid).rssMb) });
+    process.stderr.write(`scale bench: queue-only: ${to}/${domains} names queued (${perBatchSeconds.at(-1)} s)\n`);
+  }
+  const submitSeconds = (Date.now() - started) / 1000;
+  const serveCpu = cpuSecondsOf(servePid) - serveCpuBefore;
+  await sleep(200);
+  const redisQueued = redisUsedMemory(redisPort);
+  const queuedJobs = redisQueuedJobs(redisPort) - jobsBefore;
+  const serveAfter = memoryOf(servePid);
+
+  // The drain: every batch cancelled, one worker skips each chunk job (a cancelled batch's names are never checked).
+  for (const batch of [warmUp, ...batches]) await api.cancel(batch.id);
+  const cancelled = (await Promise.all(batches.map((batch) => api.status(batch.id)))).filter((batch) => batch.status === 'cancelled').length;
+  const worker = await startCli(['worker', ...context.workerArgs], /worker: ready/);
+  const drainStarted = Date.now();
+  let jobsLeft = redisQueuedJobs(redisPort);
+  try {
+    while (jobsLeft > 0 && Date.now() - drainStarted < DRAIN_WITHIN_MS) {
+      await sleep(SMOKE ? 100 : 500);
+      jobsLeft = redisQueuedJobs(redisPort);
+    }
+  } finally {
+    await stop(worker.child);
+  }
+  const drainSeconds = (Date.now() - drainStarted) / 1000;
+  const eventsKept = Number(redisCli(redisPort, ['XLEN', `bull:${BATCH_QUEUE_NAME}:events`]));
+  return {
+    domains,
+    batches: batches.length,
+    batchNames,
+    queuedJobs,
+    expectedJobs,
+    submitSeconds: round(submitSeconds, 1),
+    namesPerSec: round(domains / submitSeconds),
+    perBatchSeconds,
+    serveCpuMsPerThousandNames: round((serveCpu * 1000 * 1000) / domains, 1),
+    redisMb: { before: mb(redisBefore), queued: mb(redisQueued), drained: mb(redisUsedMemory(redisPort)) },
+    redisBytesPerDomain: round((redisQueued - redisBefore) / domains, 1),
+    series,
+    serveRssMb: { before: Math.round(serveBefore), peak: Math.round(serveAfter.peakMb), afterSubmitting: Math.round(serveAfter.rssMb) },
+    drain: { cancelled, seconds: round(drainSeconds, 1), jobsPerSec: round(queuedJobs / drainSeconds), jobsLeft, eventsKept },
+    loadAverage: [round(loadBefore, 1), round(loadavg()[0]!, 1)],
+  };
+}
+
+/** The human lines of a queue-only run. */
+function printQueueOnly(run: QueueOnlyRun): void {
+  const pad = (label: string) => label.padEnd(52);
+  console.log(`queue only: ${run.domains} names in ${run.batches} batches of ${run.batchNames}, no worker running`);
+  console.log(`${pad('  submitted')}${run.submitSeconds} s, ${run.namesPerSec} names/s (per batch ${run.perBatchSeconds.join(', ')} s); serve ${run.serveCpuMsPerThousandNames} ms CPU per 1,000 names`);
+  console.log(`${pad('  chunk jobs in Redis')}${run.queuedJobs} (the batches make ${run.expectedJobs})`);
+  console.log(`${pad('  Redis used_memory (before / queued / drained)')}${run.redisMb.before} / ${run.redisMb.queued} / ${run.redisMb.drained} MB: ${run.redisBytesPerDomain} bytes per queued domain`);
+  console.log(`${pad('  queued → Redis MB, serve RSS MB')}${run.series.map((point) => `${point.queued} → ${point.redisMb}, ${point.serveRssMb}`).join('; ')}`);
+  console.log(`${pad('  serve RSS (before / peak / after submitting)')}${run.serveRssMb.before} / ${run.serveRssMb.peak} / ${run.serveRssMb.afterSubmitting} MB`);
+  console.log(`${pad('  drained (cancelled, one worker skips each job)')}${run.drain.cancelled} batches cancelled, ${run.drain.seconds} s, ${run.drain.jobsPerSec} jobs/s, ${run.drain.jobsLeft} left; ${run.drain.eventsKept} events kept`);
+  console.log(`${pad('  load average (1 min), start → end')}${run.loadAverage.join(' → ')}`);
 }
 
 interface DnsChild {
@@ -185,7 +343,7 @@ async function runWorkers(
   let done = 0;
   let failed = 0;
   let lastReport = started;
-  const series: { done: number; rssMb: number }[] = [];
+  const series: { done: number; rssMb: number[] }[] = [];
   let nextPoint = 0;
   try {
     for (;;) {
@@ -201,8 +359,8 @@ async function runWorkers(
       machineSpent = { total: machine.total - othersBefore.machine.total, busy: machine.busy - othersBefore.machine.busy };
       othersSpent = { serve: cpuSecondsOf(context.servePid) - othersBefore.serve, dns: cpuSecondsOf(context.dnsPid) - othersBefore.dns, bench: (bench.user + bench.system) / 1e6 };
       if (done >= nextPoint) {
-        series.push({ done, rssMb: Math.round(memoryOf(running[0]!.child.pid!).rssMb) });
-        nextPoint = done + domains / 6;
+        series.push({ done, rssMb: running.map(({ child }) => Math.round(memoryOf(child.pid!).rssMb)) });
+        nextPoint = done + domains / RSS_POINTS;
       }
       if (current.every((batch) => batch.status === 'done')) break;
       if (running.some(({ child }) => child.exitCode !== null)) throw new Error('a worker exited during the run');
@@ -225,12 +383,19 @@ async function runWorkers(
   const out = createWriteStream(file);
   let lines = 0;
   let servePeak = memoryOf(context.servePid).rssMb;
+  const streamSeries = [{ lines: 0, rssMb: Math.round(servePeak) }];
+  let nextLinePoint = domains / RSS_POINTS;
   const streamStarted = Date.now();
   for (const batch of batches) {
     for await (const chunk of await api.results(batch.id)) {
       for (const byte of chunk) if (byte === 10) lines++;
       if (!out.write(chunk)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
-      servePeak = Math.max(servePeak, memoryOf(context.servePid).rssMb);
+      const rssMb = memoryOf(context.servePid).rssMb;
+      servePeak = Math.max(servePeak, rssMb);
+      if (lines >= nextLinePoint) {
+        streamSeries.push({ lines, rssMb: Math.round(rssMb) });
+        nextLinePoint = lines + domains / RSS_POINTS;
+      }
     }
   }
   await new Promise<void>((resolve) => out.end(() => resolve()));
@@ -267,6 +432,7 @@ async function runWorkers(
     resultMb: resultBytes / 1024 / 1024,
     resultStreamSeconds,
     servePeakRssMbWhileStreaming: Math.round(servePeak),
+    serveRssSeriesWhileStreaming: streamSeries,
   };
 }
 
@@ -406,7 +572,7 @@ function round(value: number, places = 0): number {
 
 async function main(): Promise<void> {
   const requested = option('--domains');
-  const domains = SMOKE ? SMOKE_DOMAINS : requested === undefined ? DEFAULT_DOMAINS : Number(requested);
+  let domains = SMOKE ? SMOKE_DOMAINS : requested === undefined ? DEFAULT_DOMAINS : Number(requested);
   if (!Number.isInteger(domains) || domains < 1) throw new Error(`--domains takes a positive whole number, not ${requested}`);
   const questions = SMOKE ? 400 : Math.min(UNBOUND_QUESTIONS, 4 * domains);
   const latencyOption = option('--dns-latency-ms');
@@ -415,6 +581,8 @@ async function main(): Promise<void> {
   const concurrencyOption = option('--latency-concurrency');
   const latencyConcurrency = concurrencyOption === undefined ? LATENCY_WORKER_CONCURRENCY : Number(concurrencyOption);
   if (!Number.isInteger(latencyConcurrency) || latencyConcurrency < 1) throw new Error(`--latency-concurrency takes a positive whole number, not ${concurrencyOption}`);
+  const queueOnlyMode = process.argv.includes('--queue-only');
+  if (queueOnlyMode && SMOKE && requested === undefined) domains = QUEUE_ONLY_SMOKE_DOMAINS;
   const modesOption = option('--modes');
   const modes = (modesOption?.split(',') ?? [...MODES]) as Mode[];
   if (modes.length === 0 || modes.some((mode) => !MODES.includes(mode))) throw new Error(`--modes takes ${MODES.join(' and/or ')}, comma-separated, not ${modesOption}`);
@@ -427,7 +595,8 @@ async function main(): Promise<void> {
   const children: ChildProcess[] = [];
   try {
     await withQueueSetup('scale', async (setup) => {
-      process.stderr.write(`scale bench: ${domains} domains, workers ${WORKER_COUNTS.join(' and ')} (× ${WORKER_CONCURRENCY} CPU-bound, × ${latencyConcurrency} latency-bound), modes ${modes.join(', ')}…\n`);
+      if (queueOnlyMode) process.stderr.write(`scale bench: queue only: ${domains} names, no worker…\n`);
+      else process.stderr.write(`scale bench: ${domains} domains, workers ${WORKER_COUNTS.join(' and ')} (× ${WORKER_CONCURRENCY} CPU-bound, × ${latencyConcurrency} latency-bound), modes ${modes.join(', ')}…\n`);
       dnsChild.send({ start: { domains, keys: createKeyPool(), onDemand: true } });
       const { port: dnsPort } = await dnsChild.next<{ port: number }>();
       elapsed('PostgreSQL, Redis and the DNS server up');
@@ -441,7 +610,7 @@ async function main(): Promise<void> {
         SPOOF_CHECKER_API_KEYS: `${KEY}:org_bench`,
         SPOOF_CHECKER_RATE_LIMIT: 'off',
         // Every run submits N names: the day's quota must hold them all.
-        SPOOF_CHECKER_BATCH_NAMES_PER_DAY: String(domains * WORKER_COUNTS.length * modes.length + warmUpNames),
+        SPOOF_CHECKER_BATCH_NAMES_PER_DAY: String(queueOnlyMode ? domains + 1 : domains * WORKER_COUNTS.length * modes.length + warmUpNames),
       };
       const resolver = `127.0.0.1:${dnsPort}`;
       const serve = await setup.startServe(['--redis', setup.redisUrl, '--resolver', resolver, '--no-dnssec'], env);
@@ -449,6 +618,12 @@ async function main(): Promise<void> {
       const argsFor = (address: string, concurrency: number) => setup.workerArgs(['--resolver', address, '--no-dnssec', '--concurrency', String(concurrency)]);
       const workerArgs = argsFor(resolver, WORKER_CONCURRENCY);
       const context = { api, servePid: serve.child.pid!, dnsPid: dnsChild.process.pid!, redisPort: setup.redisPort, workerArgs, dns, scratch: setup.scratch };
+      if (queueOnlyMode) {
+        const run = await queueOnly(context, domains, smokeOr(QUEUE_ONLY_SMOKE_BATCH_NAMES, MAX_BATCH_NAMES));
+        printQueueOnly(run);
+        console.log(JSON.stringify({ scale: { queueOnly: run, cores: cpus().length } }));
+        return;
+      }
 
       // Warm-up (untimed): PostgreSQL, `serve` and the DNS server meet the timed runs warm, not the
       // first of them only. Its names lie past the N timed ones (and outside the on-demand zones).
@@ -558,9 +733,10 @@ async function main(): Promise<void> {
           console.log(
             `${pad(`  CPU, cores (of ${summary.cores})`)}workers ${run.cpu.workersCores}, serve ${run.cpu.serveCores}, DNS server ${run.cpu.dnsServerCores}, bench (front) ${run.cpu.benchCores}; machine ${Math.round(run.cpu.machineBusyShare * 100)} % busy`,
           );
-          console.log(`${pad('  first worker RSS (done → MB)')}${run.workerRssSeries.map((point) => `${point.done} → ${point.rssMb}`).join(', ')}`);
+          console.log(`${pad('  worker RSS (names done → MB each)')}${run.workerRssSeries.map((point) => `${point.done} → ${point.rssMb.join('/')}`).join(', ')}`);
           console.log(`${pad('  serve RSS (before / queued / after run)')}${run.serveRssMb.beforeQueueing} / ${run.serveRssMb.afterQueueing} / ${run.serveRssMb.afterRun} MB`);
           console.log(`${pad('  results streamed to a file')}${run.resultLines} lines, ${run.resultMb} MB in ${run.resultStreamSeconds} s; serve peak RSS ${run.servePeakRssMbWhileStreaming} MB`);
+          console.log(`${pad('  serve RSS (lines streamed → MB)')}${run.serveRssSeriesWhileStreaming.map((point) => `${point.lines} → ${point.rssMb}`).join(', ')}`);
         }
         console.log(`${pad('  two workers ÷ twice one')}${figures.twoWorkersShareOfLinear} (linear within 10 %: ${figures.linearWithin10Percent ? 'yes' : 'NO'}; ${summary.cores} cores shared by every process)`);
       }

@@ -91,7 +91,16 @@ describe.concurrent('every benchmark runs (--smoke) and writes its figures', () 
   it('bench/scale.ts (npm run bench:scale): 1 and 2 workers, CPU-bound and latency-bound, Redis memory, results streamed, unbound measured', { timeout: BENCH_TIMEOUT_MS }, async () => {
     const done = await runBench('scale.ts');
     expect(done.code, done.stderr).toBe(0);
-    type Run = { workers: number; resultLines: number; failed: number; dnsLatencyMs: number; checkLatencyMs: number; cpu: Record<string, number> };
+    type Run = {
+      workers: number;
+      resultLines: number;
+      failed: number;
+      dnsLatencyMs: number;
+      checkLatencyMs: number;
+      cpu: Record<string, number>;
+      workerRssSeries: { done: number; rssMb: number[] }[];
+      serveRssSeriesWhileStreaming: { lines: number; rssMb: number }[];
+    };
     const { scale } = lastJsonLine(done.stdout) as {
       scale: { domains: number; modes: Record<string, { dnsLatencyMs: number; runs: Run[] }>; redisBytesPerQueuedDomain: number; unbound: { coldQueriesPerSec: number; warmQueriesPerSec: number } };
     };
@@ -109,10 +118,33 @@ describe.concurrent('every benchmark runs (--smoke) and writes its figures', () 
         // Through the front a check waits at least one held query.
         expect(run.checkLatencyMs).toBeGreaterThanOrEqual(dnsLatencyMs);
         expect(Object.keys(run.cpu)).toEqual(['workersCores', 'serveCores', 'dnsServerCores', 'benchCores', 'machineBusyShare']);
+        // Each worker's RSS sampled against names done, and serve's against lines streamed, up to every line.
+        expect(run.workerRssSeries.every((point) => point.rssMb.length === run.workers && point.rssMb.every((mb) => mb > 0))).toBe(true);
+        expect(run.serveRssSeriesWhileStreaming[0]!.lines).toBe(0);
+        expect(run.serveRssSeriesWhileStreaming.length).toBeGreaterThan(2);
+        expect(run.serveRssSeriesWhileStreaming.at(-1)!.lines).toBeLessThanOrEqual(scale.domains);
       }
     }
     expect(scale.redisBytesPerQueuedDomain).toBeGreaterThan(0);
     expect(scale.unbound).toMatchObject({ coldQueriesPerSec: expect.any(Number), warmQueriesPerSec: expect.any(Number) });
+  });
+
+  it('bench/scale.ts --queue-only: names queued through the batch API with no worker, Redis memory per queued domain, then drained', { timeout: BENCH_TIMEOUT_MS }, async () => {
+    const done = await runBench('scale.ts', ['--queue-only']);
+    expect(done.code, done.stderr).toBe(0);
+    type Counts = Record<'domains' | 'batches' | 'batchNames' | 'queuedJobs' | 'expectedJobs' | 'redisBytesPerDomain', number>;
+    type QueueOnly = Counts & { series: { queued: number; redisMb: number; serveRssMb: number }[]; drain: { cancelled: number; jobsLeft: number } };
+    const { queueOnly } = (lastJsonLine(done.stdout) as { scale: { queueOnly: QueueOnly } }).scale;
+    // Split into several batches, each queued: one point per batch, the last at every name.
+    expect(queueOnly.batches).toBe(Math.ceil(queueOnly.domains / queueOnly.batchNames));
+    expect(queueOnly.batches).toBeGreaterThan(1);
+    expect(queueOnly.series.map((point) => point.queued)).toEqual(Array.from({ length: queueOnly.batches }, (_, index) => Math.min(queueOnly.domains, (index + 1) * queueOnly.batchNames)));
+    // No worker ran while queueing: every chunk job of every batch was in Redis at once, and took memory.
+    expect(queueOnly.expectedJobs).toBeGreaterThan(queueOnly.batches);
+    expect(queueOnly.queuedJobs).toBe(queueOnly.expectedJobs);
+    expect(queueOnly.redisBytesPerDomain).toBeGreaterThan(0);
+    // The drain: every batch cancelled, no job left.
+    expect(queueOnly.drain).toMatchObject({ cancelled: queueOnly.batches, jobsLeft: 0 });
   });
 
   it('bench/monitors.ts: every monitor ran once in the scaled day', { timeout: BENCH_TIMEOUT_MS }, async () => {

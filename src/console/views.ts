@@ -271,6 +271,8 @@ export function overviewPage(options: {
     ['protected', 'protected'],
     ['unchecked', 'not checked or failed'],
   ];
+  // Rows whose readiness waits for an SPF analysis still running (those matching the filter, every page).
+  const checkingSpf = options.rows.filter((row) => row.readiness === 'checking-spf').length;
   const sortState = (key: SortKey) => (query.sort === key ? (query.order === 'asc' ? 'ascending' : 'descending') : null);
   const th = (key: SortKey) =>
     html`<th scope="col"${sortState(key) ? html` aria-sort="${sortState(key)!}"` : null}><a href="${sortHref(key)}">${SORT_LABELS[key]}${query.sort === key ? (query.order === 'asc' ? ' ▲' : ' ▼') : ''}</a></th>`;
@@ -309,6 +311,7 @@ ${options.total === 0
 ${options.rows.length === 0
   ? null
   : html`<p id="domain-count">${options.rows.length === options.total ? '' : `${options.rows.length} of ${options.total} match the filter. `}${rows.length === options.rows.length ? `Showing all ${rows.length}` : `Showing ${first}–${first + rows.length - 1}`}${query.sort === 'verdict' && query.order === 'asc' ? ', the worst first' : ''}.</p>`}
+${checkingSpf === 0 ? null : html`<p id="readiness-pending" role="status"><span id="readiness-pending-count">${checkingSpf}</span> domain${checkingSpf === 1 ? '' : 's'}: Enforce? is still checking the SPF record (it shows Checking SPF… until then). Reload the page in a few seconds for the verdict.</p>`}
 ${rows.length === 0
   ? html`<div class="card"><p>${options.total === 0 ? (ROLE_CAN.manage(viewer.role) ? 'No domain is watched yet: add one above.' : 'No domain is watched yet: an owner or admin adds them.') : 'No domain matches the filter.'}</p></div>`
   : html`<div class="table-scroll" tabindex="0" role="region" aria-labelledby="overview-caption"><table class="overview" id="overview">

@@ -303,9 +303,11 @@ describe('the overview never waits on the SPF record longer than its budget', ()
       const before = await owner.get('/console?sort=readiness');
       expect(before.statusCode).toBe(200);
       expect(cell(before.body)).toContain('<td data-readiness="checking-spf">Checking SPF…</td>');
+      expect(before.body).toContain('<p id="readiness-pending" role="status"><span id="readiness-pending-count">1</span> domain: ');
       held.release();
       const after = await owner.get('/console');
       expect(cell(after.body)).toContain('<td>Not yet</td>');
+      expect(after.body).not.toContain('readiness-pending');
     } finally {
       await service.app.close();
     }

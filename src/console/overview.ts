@@ -229,7 +229,7 @@ function figuresOf(totals: readonly DomainDayTotals[]): Map<string, DomainFigure
 /** A readiness verdict, and until when it holds when the domain's SPF record took part (its analysis is read again after). */
 interface Judged {
   verdict: 'ready' | 'not-ready';
-  /** Epoch ms the SPF analysis it was judged with expires (0: judged without the record, which could change it); null when the record could not change it. */
+  /** Epoch ms the SPF analysis it was judged with expires (0: judged without the record, which could change it; 1: with an expired one, while it is read again); null when the record could not change it. */
   spfUntil: number | null;
 }
 
@@ -253,6 +253,8 @@ export const OVERVIEW_SPF_RETRY_MS = 60_000;
 interface SpfRead {
   until: number;
   analysis: Promise<SpfAnalysis | null>;
+  /** Whether `analysis` has settled (a view need not wait for it). */
+  settled: boolean;
 }
 /** Per resolver: the analyses remembered, and the queue of those waiting for one of the OVERVIEW_SPF_AT_ONCE places. */
 interface SpfReads {
@@ -283,6 +285,7 @@ function spfOf(resolver: Resolver, domain: string, now: number): SpfRead {
         .then((a) => (a.status === 'temperror' ? null : a), () => null)
         .then((a) => {
           if (a === null) made.until = Math.min(made.until, now + OVERVIEW_SPF_RETRY_MS);
+          made.settled = true;
           resolve(a);
         })
         .finally(() => {
@@ -293,7 +296,7 @@ function spfOf(resolver: Resolver, domain: string, now: number): SpfRead {
     if (queue.running < OVERVIEW_SPF_AT_ONCE) run();
     else queue.waiting.push(run);
   });
-  const made: SpfRead = { until: now + OVERVIEW_SPF_MEMO_MS, analysis };
+  const made: SpfRead = { until: now + OVERVIEW_SPF_MEMO_MS, analysis, settled: false };
   memo.set(domain, made);
   return made;
 }
@@ -347,11 +350,17 @@ async function readinessOf(
   const withKey = `${key}\u0000spf\u0000${spf.until}`;
   const known = memo.get(withKey);
   if (known !== undefined) return known;
+  // The verdict judged with the record's previous analysis (the same figures): shown, without waiting,
+  // while the record is read again after OVERVIEW_SPF_MEMO_MS (marked expired: judged again next view).
+  const latestKey = `${key}\u0000spf-latest`;
+  const previous = memo.get(latestKey);
+  if (!spf.settled && previous !== undefined) return { verdict: previous.verdict, spfUntil: 1 };
   // An analysis already there wins the race (its reaction is queued before the deadline's).
   const analysis = await Promise.race([spf.analysis, deadline.then(() => undefined)]);
   if (analysis === undefined) return 'checking-spf';
   if (analysis === null) return 'spf-unreadable';
-  return remember(withKey, { verdict: (await judge(analysis)).verdict, spfUntil: spf.until });
+  const judged = remember(withKey, { verdict: (await judge(analysis)).verdict, spfUntil: spf.until });
+  return remember(latestKey, judged);
 }
 
 /**

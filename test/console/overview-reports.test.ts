@@ -14,7 +14,7 @@
  */
 import { digestReports, type AggregateReport, type DnsAnswer, type RecordType, type Resolver } from '@spoof-checker/engine';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { overviewRows, OVERVIEW_REPORT_DAYS, OVERVIEW_SPF_AT_ONCE } from '../../src/console/overview.js';
+import { overviewRows, OVERVIEW_REPORT_DAYS, OVERVIEW_SPF_AT_ONCE, OVERVIEW_SPF_MEMO_MS } from '../../src/console/overview.js';
 import { domainReports, type ReportSettings } from '../../src/console/reports-routes.js';
 import { parseZone } from '../../packages/engine/src/zones/parse.js';
 import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
@@ -252,17 +252,21 @@ describe('the overview never waits on the SPF record longer than its budget', ()
     new ZoneResolver([parseZone(`$ORIGIN ${domain}.\n$TTL 300\n@ IN SOA ns hostmaster 1 7200 900 1209600 300\n@ IN NS ns\n@ IN TXT "${spf}"\n`, { file: domain })]);
   /** A resolver whose answers (the zone's) are held until `release()`; `asked` counts the questions. */
   function heldResolver(inner: Resolver) {
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
+    let released!: Promise<void>;
     const held = {
       asked: 0,
-      release,
+      release: () => {},
+      /** Holds the answers again, until the next `release()`. */
+      hold: () => {
+        released = new Promise<void>((resolve) => (held.release = resolve));
+      },
       resolve: async <T extends RecordType>(name: string, type: T): Promise<DnsAnswer<T>> => {
         held.asked++;
         await released;
         return inner.resolve(name, type);
       },
     };
+    held.hold();
     return held;
   }
   /** named.example's record lets its failing source pass (not ready); without the record it would be ready. */
@@ -287,6 +291,15 @@ describe('the overview never waits on the SPF record longer than its budget', ()
     resolver.release();
     expect((await overviewRows(stores.monitors, stores.reports, ORG_A.id, now, resolver))[0]?.readiness).toBe('not-ready');
     expect((await reportPageFigures(stores, 'named.example', now, { resolver: named })).readiness).toBe('not-ready');
+    // OVERVIEW_SPF_MEMO_MS later the record is read again: while that answer is held, the verdict judged
+    // with the previous analysis is shown (not pending); once answered, judged with the new one.
+    resolver.hold();
+    const later = new Date(now.getTime() + OVERVIEW_SPF_MEMO_MS + 1);
+    const askedBefore = resolver.asked;
+    expect((await overviewRows(stores.monitors, stores.reports, ORG_A.id, later, resolver))[0]?.readiness).toBe('not-ready');
+    expect(resolver.asked).toBeGreaterThan(askedBefore);
+    resolver.release();
+    expect((await overviewRows(stores.monitors, stores.reports, ORG_A.id, later, resolver))[0]?.readiness).toBe('not-ready');
   });
 
   it('the console page draws the pending row in words while the answer is held, and the verdict after', async () => {

@@ -311,7 +311,8 @@ function spfOf(resolver: Resolver, domain: string, now: number): SpfRead {
  * failing sender is unauthorised; that verdict holds OVERVIEW_SPF_MEMO_MS, then the record is read again.
  * The analysis is waited for until `deadline` (the view's budget): not there by then, `checking-spf`;
  * the record could not be read, `spf-unreadable` (the report page would judge without it and could say
- * ready where the record makes it not ready: no verdict rather than a wrong one).
+ * ready where the record makes it not ready: no verdict rather than a wrong one). That wait is handed
+ * back (`withSpf`) rather than awaited, so that the caller's reads of other domains go on meanwhile.
  */
 async function readinessOf(
   reports: ReportStore,
@@ -322,7 +323,7 @@ async function readinessOf(
   now: Date,
   resolver: Resolver | undefined,
   deadline: Promise<void>,
-): Promise<Judged | (typeof PENDING_READINESS)[number]> {
+): Promise<Judged | { withSpf: Promise<Judged | (typeof PENDING_READINESS)[number]> }> {
   if (figures.failing === 0) return { verdict: 'ready', spfUntil: null };
   const key = `${organizationId}\u0000${domain}\u0000${dayRange.from}\u0000${dayRange.to}\u0000${figures.fingerprint}`;
   let memo = READINESS_MEMO.get(reports);
@@ -332,8 +333,10 @@ async function readinessOf(
     memo.set(k, judged);
     return judged;
   };
+  // The senders are read once per call, whether judged without the record, with it, or both.
+  let read: ReturnType<ReportStore['senderDays']> | undefined;
   const judge = async (spf: SpfAnalysis | null) => {
-    const entries = await reports.senderDays(organizationId, domain, dayRange, true);
+    const entries = await (read ??= reports.senderDays(organizationId, domain, dayRange, true));
     const senders = summariseDigestSenders(entries, { domain, days: OVERVIEW_REPORT_DAYS, now, spf, ranges: shippedRanges() });
     return { verdict: readiness(senders, { domain, days: OVERVIEW_REPORT_DAYS }).verdict, spfMatters: spf === null && senders.some((x) => x.failing > 0 && x.class === 'unauthorised') };
   };
@@ -355,12 +358,15 @@ async function readinessOf(
   const latestKey = `${key}\u0000spf-latest`;
   const previous = memo.get(latestKey);
   if (!spf.settled && previous !== undefined) return { verdict: previous.verdict, spfUntil: 1 };
-  // An analysis already there wins the race (its reaction is queued before the deadline's).
-  const analysis = await Promise.race([spf.analysis, deadline.then(() => undefined)]);
-  if (analysis === undefined) return 'checking-spf';
-  if (analysis === null) return 'spf-unreadable';
-  const judged = remember(withKey, { verdict: (await judge(analysis)).verdict, spfUntil: spf.until });
-  return remember(latestKey, judged);
+  const withSpf = async () => {
+    // An analysis already there wins the race (its reaction is queued before the deadline's).
+    const analysis = await Promise.race([spf.analysis, deadline.then(() => undefined)]);
+    if (analysis === undefined) return 'checking-spf';
+    if (analysis === null) return 'spf-unreadable';
+    const judged = remember(withKey, { verdict: (await judge(analysis)).verdict, spfUntil: spf.until });
+    return remember(latestKey, judged);
+  };
+  return { withSpf: withSpf() };
 }
 
 /**
@@ -511,20 +517,29 @@ export async function overviewRows(monitors: MonitorStore, reports: ReportStore,
   const deadline = new Promise<void>((resolve) => {
     timer = setTimeout(resolve, spfWaitMs);
   });
+  const settle = (row: DomainRow, judged: Judged | (typeof PENDING_READINESS)[number]) => {
+    if (typeof judged === 'string') row.readiness = judged;
+    else {
+      row.readiness = judged.verdict;
+      verdicts.set(row.domain, judged);
+    }
+  };
+  // The waits for SPF analyses, apart from the store's reads (READINESS_READS_AT_ONCE at a time), which go on meanwhile.
+  const waits: Promise<void>[] = [];
   try {
     let next = 0;
     const worker = async () => {
       while (next < unjudged.length) {
         const row = unjudged[next++]!;
         const judged = await readinessOf(reports, organizationId, row.domain, figures.get(row.domain)!, dayRange, now, resolver, deadline);
-        if (typeof judged === 'string') row.readiness = judged;
-        else {
-          row.readiness = judged.verdict;
-          verdicts.set(row.domain, judged);
-        }
+        if ('withSpf' in judged) waits.push(judged.withSpf.then((j) => settle(row, j)));
+        else settle(row, judged);
       }
     };
-    await Promise.all(Array.from({ length: Math.min(READINESS_READS_AT_ONCE, unjudged.length) }, worker));
+    // Every wait awaited, even when a read fails (a failed wait would be unhandled).
+    const reads = await Promise.allSettled(Array.from({ length: Math.min(READINESS_READS_AT_ONCE, unjudged.length) }, worker));
+    const waited = await Promise.allSettled(waits);
+    for (const r of [...reads, ...waited]) if (r.status === 'rejected') throw r.reason;
   } finally {
     clearTimeout(timer);
   }

@@ -184,13 +184,13 @@ interface SpfFigures {
   slowestViewMs: number;
 }
 
-async function measure(name: string, stores: Stores, resultJson: string): Promise<{ overview: PageFigures & { coldMs: number }; domain: PageFigures; overviewAfterReport: PageFigures; spf?: SpfFigures }> {
+async function measure(name: string, stores: Stores, resultJson: string): Promise<{ overview: PageFigures & { coldMs: number; coldCpuMs: number }; domain: PageFigures; overviewAfterReport: PageFigures; spf?: SpfFigures }> {
   say(`${name}: ${DOMAINS} domains…`);
   await fill(stores, resultJson);
   const cookie = await signIn(stores);
   const app = await buildApp({ stores, check: async () => JSON.parse(resultJson), rateLimits: false, ...(SPF_LATENCY_MS === undefined ? {} : { reports: { resolver: slowResolver(SPF_LATENCY_MS) } }) });
   try {
-    const cpu = { overview: 0, domain: 0, changed: 0 };
+    const cpu = { overview: 0, domain: 0, changed: 0, cold: 0 };
     let checking = 0;
     const get = async (url: string, page?: keyof typeof cpu) => {
       const started = performance.now();
@@ -206,7 +206,8 @@ async function measure(name: string, stores: Stores, resultJson: string): Promis
     };
     const round = (ms: number) => Math.round(ms * 100) / 100;
     // The first view: every domain's senders with failing mail are classed (then remembered until a report changes them).
-    const coldMs = round(await get('/console'));
+    const coldMs = round(await get('/console', 'cold'));
+    const coldCpuMs = round(cpu.cold);
     let spf: SpfFigures | undefined;
     if (SPF_LATENCY_MS !== undefined) {
       const firstViewChecking = checking;
@@ -247,13 +248,13 @@ async function measure(name: string, stores: Stores, resultJson: string): Promis
       return { p50: Math.round(percentile(values, 50) * 100) / 100, p95: Math.round(p95 * 100) / 100, target, met: p95 <= target, cpuMs: Math.round((cpuMs / values.length) * 100) / 100 };
     };
     const result = {
-      overview: { ...figures(overview, OVERVIEW_P95_TARGET_MS, cpu.overview), coldMs },
+      overview: { ...figures(overview, OVERVIEW_P95_TARGET_MS, cpu.overview), coldMs, coldCpuMs },
       domain: figures(domain, DOMAIN_P95_TARGET_MS, cpu.domain),
       overviewAfterReport: figures(changed, OVERVIEW_P95_TARGET_MS, cpu.changed),
       ...(spf ? { spf } : {}),
     };
     say(
-      `${name}: /console first view ${result.overview.coldMs} ms; p50 ${result.overview.p50} ms, p95 ${result.overview.p95} ms (target ${OVERVIEW_P95_TARGET_MS}), CPU ${result.overview.cpuMs} ms/request; ` +
+      `${name}: /console first view ${result.overview.coldMs} ms (CPU ${result.overview.coldCpuMs} ms); p50 ${result.overview.p50} ms, p95 ${result.overview.p95} ms (target ${OVERVIEW_P95_TARGET_MS}), CPU ${result.overview.cpuMs} ms/request; ` +
         `after a report p50 ${result.overviewAfterReport.p50} ms, p95 ${result.overviewAfterReport.p95} ms, CPU ${result.overviewAfterReport.cpuMs} ms/request; ` +
         `domain page p50 ${result.domain.p50} ms, p95 ${result.domain.p95} ms (target ${DOMAIN_P95_TARGET_MS}), CPU ${result.domain.cpuMs} ms/request`,
     );

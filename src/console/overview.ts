@@ -62,9 +62,21 @@ export interface DomainRow {
   bimi: string | null;
   lookalikes: { critical: number; high: number } | null;
   passRate: number | null;
-  readiness: 'ready' | 'not-ready' | null;
+  /**
+   * Ready to enforce or not; `checking-spf` while the SPF record's analysis the verdict needs has not
+   * arrived within the view's budget (OVERVIEW_SPF_WAIT_MS); `spf-unreadable` when it could not be read
+   * (a DNS temperror, RFC 7208 §2.6.6): neither verdict, as the record could make it not ready. Null: no reports.
+   */
+  readiness: Readiness;
   checkedAt: string | null;
 }
+
+/** A row's readiness to enforce (null: no reports in the window). */
+export type Readiness = 'ready' | 'not-ready' | 'checking-spf' | 'spf-unreadable' | null;
+/** The readiness states that are no verdict yet (the SPF record the verdict needs is not known). */
+export const PENDING_READINESS = ['checking-spf', 'spf-unreadable'] as const;
+/** How the readiness column sorts, ascending: the domains to work on first, pending ones next, ready ones last. */
+const READINESS_ORDER: Readonly<Record<Exclude<Readiness, null>, number>> = { 'not-ready': 0, 'spf-unreadable': 1, 'checking-spf': 2, ready: 3 };
 
 /** Policies of DMARC records already read (bounded: cleared when full). */
 const POLICY_MEMO = new Map<string, string>();
@@ -151,7 +163,7 @@ function compare(key: SortKey, a: DomainRow, b: DomainRow): number {
     case 'passrate':
       return compareNumber(a.passRate, b.passRate);
     case 'readiness':
-      return compareText(a.readiness, b.readiness);
+      return compareNumber(a.readiness === null ? null : READINESS_ORDER[a.readiness], b.readiness === null ? null : READINESS_ORDER[b.readiness]);
     case 'checked':
       return compareText(a.checkedAt, b.checkedAt);
   }
@@ -217,7 +229,7 @@ function figuresOf(totals: readonly DomainDayTotals[]): Map<string, DomainFigure
 /** A readiness verdict, and until when it holds when the domain's SPF record took part (its analysis is read again after). */
 interface Judged {
   verdict: 'ready' | 'not-ready';
-  /** Epoch ms the SPF analysis it was judged with expires (0: judged without the record, which could change it); null when the record could not change it. */
+  /** Epoch ms the SPF analysis it was judged with expires (0: judged without the record, which could change it; 1: with an expired one, while it is read again); null when the record could not change it. */
   spfUntil: number | null;
 }
 
@@ -225,19 +237,67 @@ interface Judged {
 export const OVERVIEW_SPF_MEMO_MS = 10 * 60_000;
 /** SPF analyses remembered per resolver (bounded: cleared when full). */
 export const OVERVIEW_SPF_MEMO_ENTRIES = 10_000;
-const SPF_MEMO = new WeakMap<Resolver, Map<string, { until: number; analysis: Promise<SpfAnalysis> }>>();
+/**
+ * How long one view of the overview waits, in all (the page's budget, not a domain's), for the SPF
+ * analyses its readiness verdicts need: a row whose analysis has not arrived by then shows
+ * `checking-spf`, the analysis going on in the background for a later view. A page never hangs on
+ * other people's DNS.
+ */
+export const OVERVIEW_SPF_WAIT_MS = 300;
+/** SPF analyses run at once per resolver, every view together (the others wait their turn, in order). */
+export const OVERVIEW_SPF_AT_ONCE = 8;
+/** How long an analysis that could not read the record (a temperror, RFC 7208 §2.6.6, or a failure) is kept before it is read again. */
+export const OVERVIEW_SPF_RETRY_MS = 60_000;
 
-/** `domain`'s SPF analysis through `resolver`, as the report page reads it (`showReports`), remembered OVERVIEW_SPF_MEMO_MS. */
-function spfOf(resolver: Resolver, domain: string, now: number): { until: number; analysis: Promise<SpfAnalysis> } {
-  let memo = SPF_MEMO.get(resolver);
-  if (!memo) SPF_MEMO.set(resolver, (memo = new Map()));
+/** A domain's SPF analysis: null when the record could not be read (the verdict cannot be judged with it). */
+interface SpfRead {
+  until: number;
+  analysis: Promise<SpfAnalysis | null>;
+  /** Whether `analysis` has settled (a view need not wait for it). */
+  settled: boolean;
+}
+/** Per resolver: the analyses remembered, and the queue of those waiting for one of the OVERVIEW_SPF_AT_ONCE places. */
+interface SpfReads {
+  memo: Map<string, SpfRead>;
+  running: number;
+  waiting: (() => void)[];
+}
+const SPF_READS = new WeakMap<Resolver, SpfReads>();
+
+/**
+ * `domain`'s SPF analysis through `resolver`, as the report page reads it (`showReports`), remembered
+ * OVERVIEW_SPF_MEMO_MS (OVERVIEW_SPF_RETRY_MS when the record could not be read), OVERVIEW_SPF_AT_ONCE
+ * running at once. It goes on when the view that asked stops waiting for it.
+ */
+function spfOf(resolver: Resolver, domain: string, now: number): SpfRead {
+  let reads = SPF_READS.get(resolver);
+  if (!reads) SPF_READS.set(resolver, (reads = { memo: new Map(), running: 0, waiting: [] }));
+  const { memo } = reads;
   const known = memo.get(domain);
   if (known !== undefined && known.until > now) return known;
   if (memo.size >= OVERVIEW_SPF_MEMO_ENTRIES) memo.clear();
-  const made = { until: now + OVERVIEW_SPF_MEMO_MS, analysis: analyzeSpf(domain, resolver) };
+  const queue = reads;
+  const analysis = new Promise<SpfAnalysis | null>((resolve) => {
+    const run = () => {
+      queue.running++;
+      analyzeSpf(domain, resolver)
+        // A temperror (RFC 7208 §2.6.6) or a failure: the record is not known; read again sooner.
+        .then((a) => (a.status === 'temperror' ? null : a), () => null)
+        .then((a) => {
+          if (a === null) made.until = Math.min(made.until, now + OVERVIEW_SPF_RETRY_MS);
+          made.settled = true;
+          resolve(a);
+        })
+        .finally(() => {
+          queue.running--;
+          queue.waiting.shift()?.();
+        });
+    };
+    if (queue.running < OVERVIEW_SPF_AT_ONCE) run();
+    else queue.waiting.push(run);
+  });
+  const made: SpfRead = { until: now + OVERVIEW_SPF_MEMO_MS, analysis, settled: false };
   memo.set(domain, made);
-  // A failed analysis is not kept: the next view asks again.
-  made.analysis.catch(() => memo.delete(domain));
   return made;
 }
 
@@ -249,8 +309,21 @@ function spfOf(resolver: Resolver, domain: string, now: number): { until: number
  * change. The SPF record can only make a failing sender legitimate (its address passes the record:
  * the engine's `ownRanges`), so it is read only when the verdict without it is `ready` and some
  * failing sender is unauthorised; that verdict holds OVERVIEW_SPF_MEMO_MS, then the record is read again.
+ * The analysis is waited for until `deadline` (the view's budget): not there by then, `checking-spf`;
+ * the record could not be read, `spf-unreadable` (the report page would judge without it and could say
+ * ready where the record makes it not ready: no verdict rather than a wrong one). That wait is handed
+ * back (`withSpf`) rather than awaited, so that the caller's reads of other domains go on meanwhile.
  */
-async function readinessOf(reports: ReportStore, organizationId: string, domain: string, figures: DomainFigures, dayRange: DayRange, now: Date, resolver: Resolver | undefined): Promise<Judged> {
+async function readinessOf(
+  reports: ReportStore,
+  organizationId: string,
+  domain: string,
+  figures: DomainFigures,
+  dayRange: DayRange,
+  now: Date,
+  resolver: Resolver | undefined,
+  deadline: Promise<void>,
+): Promise<Judged | { withSpf: Promise<Judged | (typeof PENDING_READINESS)[number]> }> {
   if (figures.failing === 0) return { verdict: 'ready', spfUntil: null };
   const key = `${organizationId}\u0000${domain}\u0000${dayRange.from}\u0000${dayRange.to}\u0000${figures.fingerprint}`;
   let memo = READINESS_MEMO.get(reports);
@@ -260,8 +333,10 @@ async function readinessOf(reports: ReportStore, organizationId: string, domain:
     memo.set(k, judged);
     return judged;
   };
+  // The senders are read once per call, whether judged without the record, with it, or both.
+  let read: ReturnType<ReportStore['senderDays']> | undefined;
   const judge = async (spf: SpfAnalysis | null) => {
-    const entries = await reports.senderDays(organizationId, domain, dayRange, true);
+    const entries = await (read ??= reports.senderDays(organizationId, domain, dayRange, true));
     const senders = summariseDigestSenders(entries, { domain, days: OVERVIEW_REPORT_DAYS, now, spf, ranges: shippedRanges() });
     return { verdict: readiness(senders, { domain, days: OVERVIEW_REPORT_DAYS }).verdict, spfMatters: spf === null && senders.some((x) => x.failing > 0 && x.class === 'unauthorised') };
   };
@@ -278,7 +353,20 @@ async function readinessOf(reports: ReportStore, organizationId: string, domain:
   const withKey = `${key}\u0000spf\u0000${spf.until}`;
   const known = memo.get(withKey);
   if (known !== undefined) return known;
-  return remember(withKey, { verdict: (await judge(await spf.analysis)).verdict, spfUntil: spf.until });
+  // The verdict judged with the record's previous analysis (the same figures): shown, without waiting,
+  // while the record is read again after OVERVIEW_SPF_MEMO_MS (marked expired: judged again next view).
+  const latestKey = `${key}\u0000spf-latest`;
+  const previous = memo.get(latestKey);
+  if (!spf.settled && previous !== undefined) return { verdict: previous.verdict, spfUntil: 1 };
+  const withSpf = async () => {
+    // An analysis already there wins the race (its reaction is queued before the deadline's).
+    const analysis = await Promise.race([spf.analysis, deadline.then(() => undefined)]);
+    if (analysis === undefined) return 'checking-spf';
+    if (analysis === null) return 'spf-unreadable';
+    const judged = remember(withKey, { verdict: (await judge(analysis)).verdict, spfUntil: spf.until });
+    return remember(latestKey, judged);
+  };
+  return { withSpf: withSpf() };
 }
 
 /**
@@ -397,8 +485,12 @@ function holds(judged: Judged, resolver: Resolver | undefined, now: Date): boole
   return resolver === undefined ? judged.spfUntil === 0 : judged.spfUntil > now.getTime();
 }
 
-/** Every monitored domain of the organisation as a row, with the reports' figures where there are reports. */
-export async function overviewRows(monitors: MonitorStore, reports: ReportStore, organizationId: string, now: Date, resolver?: Resolver): Promise<DomainRow[]> {
+/**
+ * Every monitored domain of the organisation as a row, with the reports' figures where there are
+ * reports. SPF analyses are waited for `spfWaitMs` in all (OVERVIEW_SPF_WAIT_MS); a row whose
+ * analysis is not there by then is `checking-spf`, and a later view shows its verdict.
+ */
+export async function overviewRows(monitors: MonitorStore, reports: ReportStore, organizationId: string, now: Date, resolver?: Resolver, spfWaitMs: number = OVERVIEW_SPF_WAIT_MS): Promise<DomainRow[]> {
   const { dayRange } = reportWindow(OVERVIEW_REPORT_DAYS, now);
   // The monitors and the reports' figures are read at once.
   const figuresRead = windowFigures(reports, organizationId, dayRange);
@@ -420,14 +512,36 @@ export async function overviewRows(monitors: MonitorStore, reports: ReportStore,
     row.readiness = judged !== undefined && holds(judged, resolver, now) ? judged.verdict : null;
     if (row.readiness === null) unjudged.push(row);
   }
-  for (let at = 0; at < unjudged.length; at += READINESS_READS_AT_ONCE) {
-    await Promise.all(
-      unjudged.slice(at, at + READINESS_READS_AT_ONCE).map(async (row) => {
-        const judged = await readinessOf(reports, organizationId, row.domain, figures.get(row.domain)!, dayRange, now, resolver);
-        row.readiness = judged.verdict;
-        verdicts.set(row.domain, judged);
-      }),
-    );
+  // The SPF analyses are waited for OVERVIEW_SPF_WAIT_MS in all (`spfWaitMs`), from here; the store's reads are not bounded by it.
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, spfWaitMs);
+  });
+  const settle = (row: DomainRow, judged: Judged | (typeof PENDING_READINESS)[number]) => {
+    if (typeof judged === 'string') row.readiness = judged;
+    else {
+      row.readiness = judged.verdict;
+      verdicts.set(row.domain, judged);
+    }
+  };
+  // The waits for SPF analyses, apart from the store's reads (READINESS_READS_AT_ONCE at a time), which go on meanwhile.
+  const waits: Promise<void>[] = [];
+  try {
+    let next = 0;
+    const worker = async () => {
+      while (next < unjudged.length) {
+        const row = unjudged[next++]!;
+        const judged = await readinessOf(reports, organizationId, row.domain, figures.get(row.domain)!, dayRange, now, resolver, deadline);
+        if ('withSpf' in judged) waits.push(judged.withSpf.then((j) => settle(row, j)));
+        else settle(row, judged);
+      }
+    };
+    // Every wait awaited, even when a read fails (a failed wait would be unhandled).
+    const reads = await Promise.allSettled(Array.from({ length: Math.min(READINESS_READS_AT_ONCE, unjudged.length) }, worker));
+    const waited = await Promise.allSettled(waits);
+    for (const r of [...reads, ...waited]) if (r.status === 'rejected') throw r.reason;
+  } finally {
+    clearTimeout(timer);
   }
   return rows;
 }

@@ -226,6 +226,13 @@ function verdictBadge(row: DomainRow): SafeHtml {
 }
 
 const dash = html`<span class="muted">—</span>`;
+/** The overview's readiness column in words: the two pending states say why there is no verdict yet (text, not a colour or an icon alone). */
+const READINESS_WORDS: Readonly<Record<Exclude<DomainRow['readiness'], null>, string>> = {
+  ready: 'Ready',
+  'not-ready': 'Not yet',
+  'checking-spf': 'Checking SPF…',
+  'spf-unreadable': 'Unknown: SPF record could not be read',
+};
 const percent = (share: number) => `${(Math.floor(share * 1000) / 10).toFixed(1)}%`;
 
 /** A UTC time people read: `2026-01-31 14:05 UTC`. */
@@ -264,6 +271,8 @@ export function overviewPage(options: {
     ['protected', 'protected'],
     ['unchecked', 'not checked or failed'],
   ];
+  // Rows whose readiness waits for an SPF analysis still running (those matching the filter, every page).
+  const checkingSpf = options.rows.filter((row) => row.readiness === 'checking-spf').length;
   const sortState = (key: SortKey) => (query.sort === key ? (query.order === 'asc' ? 'ascending' : 'descending') : null);
   const th = (key: SortKey) =>
     html`<th scope="col"${sortState(key) ? html` aria-sort="${sortState(key)!}"` : null}><a href="${sortHref(key)}">${SORT_LABELS[key]}${query.sort === key ? (query.order === 'asc' ? ' ▲' : ' ▼') : ''}</a></th>`;
@@ -302,6 +311,7 @@ ${options.total === 0
 ${options.rows.length === 0
   ? null
   : html`<p id="domain-count">${options.rows.length === options.total ? '' : `${options.rows.length} of ${options.total} match the filter. `}${rows.length === options.rows.length ? `Showing all ${rows.length}` : `Showing ${first}–${first + rows.length - 1}`}${query.sort === 'verdict' && query.order === 'asc' ? ', the worst first' : ''}.</p>`}
+${checkingSpf === 0 ? null : html`<p id="readiness-pending" role="status"><span id="readiness-pending-count">${checkingSpf}</span> domain${checkingSpf === 1 ? '' : 's'}: Enforce? is still checking the SPF record (it shows Checking SPF… until then). Reload the page in a few seconds for the verdict.</p>`}
 ${rows.length === 0
   ? html`<div class="card"><p>${options.total === 0 ? (ROLE_CAN.manage(viewer.role) ? 'No domain is watched yet: add one above.' : 'No domain is watched yet: an owner or admin adds them.') : 'No domain matches the filter.'}</p></div>`
   : html`<div class="table-scroll" tabindex="0" role="region" aria-labelledby="overview-caption"><table class="overview" id="overview">
@@ -317,14 +327,14 @@ ${rows.length === 0
 <td>${row.bimi ?? dash}</td>
 <td>${row.lookalikes ? `${row.lookalikes.critical} / ${row.lookalikes.high}` : dash}</td>
 <td>${row.passRate === null ? dash : percent(row.passRate)}</td>
-<td>${row.readiness === null ? dash : row.readiness === 'ready' ? 'Ready' : 'Not yet'}</td>
+<td${row.readiness === 'checking-spf' || row.readiness === 'spf-unreadable' ? html` data-readiness="${row.readiness}"` : null}>${row.readiness === null ? dash : READINESS_WORDS[row.readiness]}</td>
 <td>${row.checkedAt === null ? dash : html`<time datetime="${row.checkedAt}">${when(row.checkedAt)}</time>`}</td>
 </tr>`,
     )}</tbody></table></div>
 ${pages > 1
   ? html`<nav aria-label="Pages of domains" class="actions" id="pages">${pageNumber > 1 ? html`<a href="${href({ page: pageNumber - 1 })}" rel="prev">Previous ${OVERVIEW_ROWS_PER_PAGE}</a>` : null}<span>Page ${pageNumber} of ${pages}</span>${pageNumber < pages ? html`<a href="${href({ page: pageNumber + 1 })}" rel="next">Next ${OVERVIEW_ROWS_PER_PAGE}</a>` : null}</nav>`
   : null}
-<p class="hint" id="overview-legend">Spoofing: whether someone can send mail as the domain. DMARC: the policy published. Inbound TLS: how mail sent to the domain travels (when the monitor checks it). Lookalikes: critical / high lookalike names (when it looks for them). Pass rate and Enforce?: the last 7 days of DMARC reports, where there are some. Click a heading to sort by it.</p>`}`,
+<p class="hint" id="overview-legend">Spoofing: whether someone can send mail as the domain. DMARC: the policy published. Inbound TLS: how mail sent to the domain travels (when the monitor checks it). Lookalikes: critical / high lookalike names (when it looks for them). Pass rate and Enforce?: the last 7 days of DMARC reports, where there are some (Checking SPF…: the domain's SPF record is being read, reload the page for the verdict). Click a heading to sort by it.</p>`}`,
   });
 }
 

@@ -7,11 +7,14 @@
  * only the day totals of the domains whose reports arrived since are read again (`ReportStore.arrivals`),
  * every domain's when a report arrived out of order, and the figures equal a fresh read either way.
  * With the service's report resolver, readiness takes the SPF record in as the report page does: a
- * failing source the record lets pass is a legitimate sender to fix first.
+ * failing source the record lets pass is a legitimate sender to fix first. A view waits for the SPF
+ * analyses OVERVIEW_SPF_WAIT_MS in all: a resolver that has not answered leaves the row `checking-spf`
+ * (served, neither verdict) and a later view shows the verdict; a resolver that fails (SERVFAIL)
+ * leaves it `spf-unreadable`, never ready.
  */
-import { digestReports, type AggregateReport } from '@spoof-checker/engine';
+import { digestReports, type AggregateReport, type DnsAnswer, type RecordType, type Resolver } from '@spoof-checker/engine';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { overviewRows, OVERVIEW_REPORT_DAYS } from '../../src/console/overview.js';
+import { overviewRows, OVERVIEW_REPORT_DAYS, OVERVIEW_SPF_AT_ONCE, OVERVIEW_SPF_MEMO_MS } from '../../src/console/overview.js';
 import { domainReports, type ReportSettings } from '../../src/console/reports-routes.js';
 import { parseZone } from '../../packages/engine/src/zones/parse.js';
 import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
@@ -240,5 +243,114 @@ describe('the overview\u2019s readiness takes the SPF record in, as the report p
     }
     // Without the resolver again: the record takes no part, as on the report page without one.
     expect(await readinessBy()).toEqual({ 'named.example': 'ready', 'other.example': 'ready' });
+  });
+});
+
+describe('the overview never waits on the SPF record longer than its budget', () => {
+  const now = new Date(NOW);
+  const zone = (domain: string, spf: string) =>
+    new ZoneResolver([parseZone(`$ORIGIN ${domain}.\n$TTL 300\n@ IN SOA ns hostmaster 1 7200 900 1209600 300\n@ IN NS ns\n@ IN TXT "${spf}"\n`, { file: domain })]);
+  /** A resolver whose answers (the zone's) are held until `release()`; `asked` counts the questions. */
+  function heldResolver(inner: Resolver) {
+    let released!: Promise<void>;
+    const held = {
+      asked: 0,
+      release: () => {},
+      /** Holds the answers again, until the next `release()`. */
+      hold: () => {
+        released = new Promise<void>((resolve) => (held.release = resolve));
+      },
+      resolve: async <T extends RecordType>(name: string, type: T): Promise<DnsAnswer<T>> => {
+        held.asked++;
+        await released;
+        return inner.resolve(name, type);
+      },
+    };
+    held.hold();
+    return held;
+  }
+  /** named.example's record lets its failing source pass (not ready); without the record it would be ready. */
+  async function seeded(stores: Stores) {
+    await stores.monitors.create(monitorOf(0, 'named.example'));
+    expect(await stores.reports.add(dayReport('r-named', 'named.example', 100, 90, '2026-11-27T10:00:00.000Z'))).toBe('stored');
+  }
+  const named = zone('named.example', 'v=spf1 ip4:203.0.113.9 -all');
+
+  it('an unanswered analysis: the page is served, the row checking SPF; once answered, a later view shows the verdict', async () => {
+    const stores = createMemoryStores();
+    await seeded(stores);
+    const resolver = heldResolver(named);
+    const rows = await overviewRows(stores.monitors, stores.reports, ORG_A.id, now, resolver);
+    // Served while the answer is held: the analysis began, and the row is neither verdict.
+    expect(resolver.asked).toBeGreaterThan(0);
+    expect(rows.find((r) => r.domain === 'named.example')?.readiness).toBe('checking-spf');
+    // A view while it is still held: still pending (the same analysis, not asked again).
+    const asked = resolver.asked;
+    expect((await overviewRows(stores.monitors, stores.reports, ORG_A.id, now, resolver))[0]?.readiness).toBe('checking-spf');
+    expect(resolver.asked).toBe(asked);
+    resolver.release();
+    expect((await overviewRows(stores.monitors, stores.reports, ORG_A.id, now, resolver))[0]?.readiness).toBe('not-ready');
+    expect((await reportPageFigures(stores, 'named.example', now, { resolver: named })).readiness).toBe('not-ready');
+    // OVERVIEW_SPF_MEMO_MS later the record is read again: while that answer is held, the verdict judged
+    // with the previous analysis is shown (not pending); once answered, judged with the new one.
+    resolver.hold();
+    const later = new Date(now.getTime() + OVERVIEW_SPF_MEMO_MS + 1);
+    const askedBefore = resolver.asked;
+    expect((await overviewRows(stores.monitors, stores.reports, ORG_A.id, later, resolver))[0]?.readiness).toBe('not-ready');
+    expect(resolver.asked).toBeGreaterThan(askedBefore);
+    resolver.release();
+    expect((await overviewRows(stores.monitors, stores.reports, ORG_A.id, later, resolver))[0]?.readiness).toBe('not-ready');
+  });
+
+  it('the console page draws the pending row in words while the answer is held, and the verdict after', async () => {
+    const held = heldResolver(named);
+    const service = await consoleService({ clock: new TestClock(Date.parse(NOW)), extra: { reports: { resolver: held } } });
+    try {
+      await seeded(service.stores);
+      const owner = await addMember(service.app, service.stores, ORG_A.id, 'owner@a.example', 'owner', service.clock);
+      const cell = (body: string) => {
+        const at = body.indexOf('<tr data-domain="named.example">');
+        const row = body.slice(at, body.indexOf('</tr>', at));
+        return row.slice(row.lastIndexOf('<td', row.lastIndexOf('<td') - 1));
+      };
+      const before = await owner.get('/console?sort=readiness');
+      expect(before.statusCode).toBe(200);
+      expect(cell(before.body)).toContain('<td data-readiness="checking-spf">Checking SPF…</td>');
+      expect(before.body).toContain('<p id="readiness-pending" role="status"><span id="readiness-pending-count">1</span> domain: ');
+      held.release();
+      const after = await owner.get('/console');
+      expect(cell(after.body)).toContain('<td>Not yet</td>');
+      expect(after.body).not.toContain('readiness-pending');
+    } finally {
+      await service.app.close();
+    }
+  });
+
+  it('a resolver that fails (SERVFAIL): the page is served, the row unknown rather than ready', async () => {
+    const stores = createMemoryStores();
+    await seeded(stores);
+    const failing: Resolver = { resolve: async () => ({ kind: 'error', reason: 'servfail' }) };
+    const rows = await overviewRows(stores.monitors, stores.reports, ORG_A.id, now, failing);
+    expect(rows[0]?.readiness).toBe('spf-unreadable');
+    // Failing again: still no verdict; a resolver that answers gives it.
+    expect((await overviewRows(stores.monitors, stores.reports, ORG_A.id, now, failing))[0]?.readiness).toBe('spf-unreadable');
+    expect((await overviewRows(stores.monitors, stores.reports, ORG_A.id, now, named))[0]?.readiness).toBe('not-ready');
+  });
+
+  it('many unanswered domains: OVERVIEW_SPF_AT_ONCE analyses asked at once, every row pending, none ready; released, every verdict', async () => {
+    const stores = createMemoryStores();
+    const domains = Array.from({ length: 40 }, (_, i) => `d${i}.example`);
+    for (const [i, domain] of domains.entries()) {
+      await stores.monitors.create(monitorOf(i, domain));
+      expect(await stores.reports.add(dayReport(`r-${domain}`, domain, 100, 90, `2026-11-27T10:00:${String(i).padStart(2, '0')}.000Z`))).toBe('stored');
+    }
+    const inner = new ZoneResolver(domains.map((d) => parseZone(`$ORIGIN ${d}.\n$TTL 300\n@ IN SOA ns hostmaster 1 7200 900 1209600 300\n@ IN NS ns\n@ IN TXT "v=spf1 ip4:203.0.113.9 -all"\n`, { file: d })));
+    const resolver = heldResolver(inner);
+    const readinessOf = async () => (await overviewRows(stores.monitors, stores.reports, ORG_A.id, now, resolver)).map((r) => r.readiness);
+    expect(await readinessOf()).toEqual(domains.map(() => 'checking-spf'));
+    // The others wait their turn (each analysis asks the domain's TXT first).
+    expect(resolver.asked).toBe(OVERVIEW_SPF_AT_ONCE);
+    resolver.release();
+    expect(await readinessOf()).toEqual(domains.map(() => 'not-ready'));
   });
 });

@@ -103,8 +103,36 @@ export function jobBudget(): JobBudget {
   return { documentBytes: MAX_JOB_DOCUMENT_BYTES };
 }
 
+/**
+ * Aggregate reports with more records than this leave a parser process whole, and the storing process
+ * forms them (`formStored`): a report's stored form and its JSON text, made beside the parsed report,
+ * take about three times the report's memory (200,000 records: 134 MB parsed, 560 MB at the peak),
+ * more than the parser's heap budget (REPORT_PARSE_HEAP_MB in parse-pool.ts) holds. Below it, the
+ * form is made where the report was parsed (the storing process's cheaper path).
+ */
+export const MAX_RECORDS_FORMED_IN_PARSER = 20_000;
+
+/** A parsed document before its stored form is made: the engine's report whole. */
+export interface WholeDocument {
+  name: string;
+  kind: ReportKind;
+  outcome: { ok: true; report: AggregateReport | TlsReport; warnings: string[]; contentDigest: string } | ParseRefusal;
+}
+
 /** Unpacks and parses one file, spending `budget`. Never throws. */
 export function parseReportFile(file: ReportFileInput, budget: JobBudget): ParsedFile {
+  const whole = parseReportFileWhole(file, budget);
+  return whole.ok ? { ok: true, documents: whole.documents.map(formDocument) } : whole;
+}
+
+/** A whole document with its stored form made. */
+export function formDocument(document: WholeDocument): ParsedDocument {
+  const { outcome } = document;
+  return { ...document, outcome: outcome.ok ? { ...formStored(outcome.report), warnings: outcome.warnings, contentDigest: outcome.contentDigest } : outcome };
+}
+
+/** Unpacks and parses one file, spending `budget`, its reports kept whole. Never throws. */
+export function parseReportFileWhole(file: ReportFileInput, budget: JobBudget): { ok: true; documents: WholeDocument[] } | ParseRefusal {
   if (budget.documentBytes <= 0) return overBudget();
   const bytes = 'path' in file ? readReportPath(file.path, file.maxBytes) : file.bytes;
   if (!(bytes instanceof Uint8Array)) return bytes;
@@ -119,7 +147,7 @@ export function parseReportFile(file: ReportFileInput, budget: JobBudget): Parse
     }
     return unpacked;
   }
-  const documents: ParsedDocument[] = [];
+  const documents: WholeDocument[] = [];
   for (const document of unpacked.documents) {
     const name = document.name || file.fileName || 'report';
     if (document.bytes.length > budget.documentBytes) {
@@ -134,7 +162,7 @@ export function parseReportFile(file: ReportFileInput, budget: JobBudget): Parse
       continue;
     }
     const outcome = document.kind === 'aggregate' ? parseAggregateReport(document.bytes) : parseTlsReport(document.bytes);
-    documents.push({ name, kind: document.kind, outcome: outcome.ok ? { ...storedOutcome(outcome.report), warnings: outcome.warnings, contentDigest: contentDigest(outcome.report) } : outcome });
+    documents.push({ name, kind: document.kind, outcome: outcome.ok ? { ok: true, report: outcome.report, warnings: outcome.warnings, contentDigest: contentDigest(outcome.report) } : outcome });
   }
   return { ok: true, documents };
 }
@@ -191,7 +219,7 @@ export function reportDomain(report: ReportHead): string {
 }
 
 /** A parsed report split into what the storing process reads (its head) and what it stores as given (its stored form). */
-function storedOutcome(report: AggregateReport | TlsReport): { ok: true; report: ReportHead; stored: StoredForm } {
+export function formStored(report: AggregateReport | TlsReport): { ok: true; report: ReportHead; stored: StoredForm } {
   if (report.kind !== 'aggregate') return { ok: true, report, stored: { document: JSON.stringify(report), records: [], digest: [] } };
   const { records, ...head } = report;
   // The engine's per-source, per-day digest, stored with the report in its transaction (summaries read it, never the rows).

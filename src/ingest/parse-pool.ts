@@ -17,7 +17,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { MAX_JOB_DOCUMENT_BYTES, parseReportFiles, storedFormFromText, type ParsedFile, type ParseRefusal, type ReportFileInput } from './parse-files.js';
+import { formStored, MAX_JOB_DOCUMENT_BYTES, parseReportFiles, storedFormFromText, type ParsedFile, type ParseRefusal, type ReportFileInput } from './parse-files.js';
 import type { ParseWorkerReply, WireParsedFile } from './parse-worker.js';
 
 /** Parser processes at once (the machine's other cores serve requests). */
@@ -260,8 +260,14 @@ function fromWire(file: WireParsedFile): ParsedFile {
     documents: file.documents.map((document) => {
       const outcome = document.outcome;
       if (!outcome.ok) return { ...document, outcome };
+      const malformed = { ...document, outcome: refusal('parse-failed', "the report parser's answer for this report was malformed") };
+      if (outcome.stored === null) {
+        // A large aggregate report came whole (MAX_RECORDS_FORMED_IN_PARSER): formed here.
+        const report = outcome.report;
+        return report.kind === 'aggregate' && Array.isArray(report.records) ? { ...document, outcome: { ...outcome, ...formStored(report) } } : malformed;
+      }
       const stored = typeof outcome.stored === 'string' ? storedFormFromText(outcome.stored) : undefined;
-      return { ...document, outcome: stored ? { ...outcome, stored } : refusal('parse-failed', "the report parser's answer for this report was malformed") };
+      return stored ? { ...document, outcome: { ...outcome, stored } } : malformed;
     }),
   };
 }

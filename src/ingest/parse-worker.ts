@@ -6,7 +6,8 @@
  * ({@link WireParsedFile}): the storing process rebuilds it with one JSON.parse. It exits when the
  * service goes away (its IPC channel closes).
  */
-import { jobBudget, parseReportFile, type ParsedDocument, type ParsedFile, type ParseRefusal, type ReportFileInput } from './parse-files.js';
+import type { AggregateReport, TlsReport } from '@spoof-checker/engine';
+import { formDocument, jobBudget, MAX_RECORDS_FORMED_IN_PARSER, parseReportFileWhole, type ParsedDocument, type ParseRefusal, type ReportFileInput, type WholeDocument } from './parse-files.js';
 
 /** A job sent to the parser process. */
 export interface ParseJobMessage {
@@ -14,9 +15,16 @@ export interface ParseJobMessage {
   files: ReportFileInput[];
 }
 
-/** A parsed document as it crosses the channel: its stored form as JSON text. */
+/**
+ * A parsed document as it crosses the channel: its stored form as JSON text, or (`stored` null) an
+ * aggregate report of more than MAX_RECORDS_FORMED_IN_PARSER records whole, for the storing process
+ * to form.
+ */
 export interface WireDocument extends Omit<ParsedDocument, 'outcome'> {
-  outcome: (Omit<Extract<ParsedDocument['outcome'], { ok: true }>, 'stored'> & { stored: string }) | ParseRefusal;
+  outcome:
+    | (Omit<Extract<ParsedDocument['outcome'], { ok: true }>, 'stored'> & { stored: string })
+    | (Omit<Extract<ParsedDocument['outcome'], { ok: true }>, 'stored' | 'report'> & { report: AggregateReport | TlsReport; stored: null })
+    | ParseRefusal;
 }
 
 /** A parsed file as it crosses the channel. */
@@ -32,9 +40,16 @@ export interface ParseWorkerReply {
 }
 
 /** A parsed file in its wire form. */
-export function toWire(parsed: ParsedFile): WireParsedFile {
+export function toWire(parsed: ReturnType<typeof parseReportFileWhole>): WireParsedFile {
   if (!parsed.ok) return parsed;
-  return { ok: true, documents: parsed.documents.map((d) => ({ ...d, outcome: d.outcome.ok ? { ...d.outcome, stored: JSON.stringify(d.outcome.stored) } : d.outcome })) };
+  return { ok: true, documents: parsed.documents.map(wireDocument) };
+}
+
+function wireDocument(whole: WholeDocument): WireDocument {
+  const { outcome } = whole;
+  if (outcome.ok && outcome.report.kind === 'aggregate' && outcome.report.records.length > MAX_RECORDS_FORMED_IN_PARSER) return { ...whole, outcome: { ...outcome, stored: null } };
+  const formed = formDocument(whole);
+  return { ...formed, outcome: formed.outcome.ok ? { ...formed.outcome, stored: JSON.stringify(formed.outcome.stored) } : formed.outcome };
 }
 
 process.on('disconnect', () => process.exit(0));
@@ -43,7 +58,7 @@ process.on('message', (job: ParseJobMessage) => {
   job.files.forEach((file, index) => {
     let parsed: WireParsedFile;
     try {
-      parsed = toWire(parseReportFile(file, budget));
+      parsed = toWire(parseReportFileWhole(file, budget));
     } catch (error) {
       // Only a bug lands here: still an answer.
       parsed = { ok: false, reason: 'parse-failed', detail: `the report could not be parsed: ${error instanceof Error ? error.message : String(error)}` };

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { digestReports, parseAggregateReport, unpackReportFile, type AggregateReport } from '@spoof-checker/engine';
 import { importPaths, MAX_IMPORT_FILE_BYTES } from '../../src/ingest/files.js';
-import { parseReportFiles, recordRow, storedFormFromText, type ParsedFile } from '../../src/ingest/parse-files.js';
+import { MAX_RECORDS_FORMED_IN_PARSER, parseReportFiles, recordRow, storedFormFromText, type ParsedFile } from '../../src/ingest/parse-files.js';
+import { floodReport } from '../summaries/helpers.js';
 import { ReportParserPool } from '../../src/ingest/parse-pool.js';
 import { createMemoryStores } from '../../src/store/memory.js';
 import { fixture, REPORT_DOMAIN, REPORTS_DIR, YAHOO_GZ } from './helpers.js';
@@ -88,6 +89,22 @@ describe('report files from their path', () => {
       const result = await importPaths([dir], { sink: { store: stores.reports, organizationsFor: async () => ['o1'], rejectionOrganizations: ['o1'], parser: pool } });
       expect(result.reports.map((r) => r.outcome)).toEqual(['stored']);
       expect(result.rejected).toEqual([{ fileName: 'b-big.xml', reason: 'too-large', detail: `the file is over the ${MAX_IMPORT_FILE_BYTES}-byte cap` }]);
+    } finally {
+      await pool.close();
+    }
+  }, 60_000);
+
+  it('a report of more than MAX_RECORDS_FORMED_IN_PARSER records crosses whole and is formed in the storing process: the same stored form', async () => {
+    const pool = new ReportParserPool({ workers: 1 });
+    try {
+      const bytes = floodReport({ domain: REPORT_DOMAIN, records: MAX_RECORDS_FORMED_IN_PARSER + 1, begin: 1_700_000_000 });
+      const [viaPool] = await pool.parse([{ bytes, fileName: 'large.xml.gz' }]);
+      const [inThread] = parseReportFiles([{ bytes, fileName: 'large.xml.gz' }]);
+      expect(viaPool).toEqual(inThread);
+      const outcome = viaPool !== undefined && viaPool.ok ? viaPool.documents[0]?.outcome : undefined;
+      expect(outcome?.ok && outcome.stored.records.length).toBe(MAX_RECORDS_FORMED_IN_PARSER + 1);
+      // The head the storing process reads holds no records: they are the stored form's rows.
+      expect(outcome?.ok && 'records' in outcome.report).toBe(false);
     } finally {
       await pool.close();
     }

@@ -43,9 +43,12 @@ export const REPORT_WRITER_BATCHES_AT_ONCE = 3;
  * How long, at most, SQLite's one lane (`ReportStore.serialWrites`) waits for reports on their way
  * (parses in flight, `ReportWriter.expect`) before it writes what it has, so that a commit serves
  * several reports (docs/benchmarks.md, "Ingestion, fifth pass": the store's CPU a report about 20 %
- * less at 16 reports a transaction than at 1). A few milliseconds: about what one report takes to parse.
+ * less at 16 reports a transaction than at 1). About the time between two parsed reports on a loaded
+ * machine (50–100 a second from the parser processes): 5 ms gathered 3.8 reports a transaction in
+ * `bench/reports.ts`, 20 ms 6–8. An import keeps REPORT_INGEST_IN_FLIGHT files in flight, so the
+ * reports held never outnumber those: once every file in flight is parsed, nothing is on its way.
  */
-export const REPORT_WRITER_GATHER_MS = 5;
+export const REPORT_WRITER_GATHER_MS = 20;
 
 interface Waiting {
   report: NewReport;

@@ -33,6 +33,9 @@
  * report; PostgreSQL 0.26, 4.5 ms; RSS flat (docs/benchmarks.md, "Ingestion, third pass").
  * The path to the parser, the stored form back (December 2026, `--quick`, load 8–9): the storing
  * process's CPU a report 4.9 → 4.05 ms on SQLite, 6.35 → 5.15 ms on PostgreSQL ("fourth pass").
+ * Two indexes dropped (migration 0016) and SQLite's writer gathering reports on their way (December
+ * 2026, `--quick`, load 5–7.5): the store's CPU a report 2.82 → 2.33 ms, 1.7 → 7.0 reports a
+ * transaction on SQLite; the ratio within the noise ("fifth pass").
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -140,7 +143,8 @@ export interface ReportsBackendResult {
 
 /**
  * The baseline: `rows` rows of report_records' shape inserted into a fresh table of the same
- * columns and index, in one transaction, 500 rows a statement, one statement text for every chunk.
+ * columns and key (report_records has no other index since migration 0016_report_write_indexes), in
+ * one transaction, 500 rows a statement, one statement text for every chunk.
  */
 async function bareInsert(db: Kysely<any>, dialect: SqlDialectName, rows: number): Promise<number> {
   const text = dialect === 'postgres' ? 'text collate "C"' : 'text';
@@ -149,7 +153,6 @@ async function bareInsert(db: Kysely<any>, dialect: SqlDialectName, rows: number
       `create table bench_bare_rows (report_pk ${text} not null, seq integer not null, organization_id ${text} not null, domain ${text} not null, begin_at bigint not null, end_at bigint not null, day ${text} not null, source_ip ${text} not null, header_from ${text} not null, disposition ${text} not null, dkim_aligned integer not null, spf_aligned integer not null, count bigint not null, detail ${text} not null, primary key (report_pk, seq))`,
     )
     .execute(db);
-  await sql.raw('create index bench_bare_rows_by_domain on bench_bare_rows (organization_id, domain, begin_at)').execute(db);
   const width = 14;
   const statement = (n: number) =>
     `insert into bench_bare_rows values ${Array.from({ length: n }, (_, r) => `(${Array.from({ length: width }, (_, c) => (dialect === 'postgres' ? `$${r * width + c + 1}` : '?')).join(', ')})`).join(', ')}`;

@@ -213,13 +213,23 @@ export async function ingestReportFile(
   options: { candidate?: boolean; kinds?: readonly ReportKind[]; admit?: (domains: readonly string[]) => void; bounded?: boolean } = {},
 ): Promise<IngestTally & { found: boolean }> {
   // A path that takes one kind has the other refused unread, in the parser (parse-files.ts).
-  const [parsed] = await (sink.parser ?? defaultReportParser()).parse([options.kinds ? { ...file, kinds: options.kinds } : file], options.bounded ? { bounded: true } : {});
+  const [parsed] = await parseExpecting(sink, () => (sink.parser ?? defaultReportParser()).parse([options.kinds ? { ...file, kinds: options.kinds } : file], options.bounded ? { bounded: true } : {}));
   // The parser's queue is full (a bounded caller only): nothing was read, nothing is recorded; the caller says to retry.
   if (!parsed!.ok && parsed!.reason === PARSER_FULL) throw new ReportParserFull(parsed!.detail);
   // `admit` sees every domain the file's reports are about before any is stored, and may refuse the
   // whole file by throwing (the demo takes reports about its own domains only).
   if (options.admit && parsed!.ok) options.admit(parsed!.documents.flatMap((d) => (d.outcome.ok ? [reportDomain(d.outcome.report)] : [])));
   return ingestParsedFile(sink, file.fileName, parsed!, origin, options);
+}
+
+/** Runs `parse` with the store's writer told that reports are on their way (it may gather them into one transaction: report-writer.ts). */
+async function parseExpecting<T>(sink: ReportSink, parse: () => Promise<T>): Promise<T> {
+  const arrived = reportWriter(sink.store).expect();
+  try {
+    return await parse();
+  } finally {
+    arrived();
+  }
 }
 
 /** Stores what the parser made of one file (or records why it gave no report). */
@@ -298,7 +308,7 @@ export async function ingestReportMessage(sink: ReportSink, raw: Buffer, arrival
   };
   const tally: IngestTally & { noReport: boolean } = { reports: [], rejected: [], noReport: true };
   // One job for every part: they share one deadline and one budget (a message of 16 bombs costs one).
-  const parsed = await (sink.parser ?? defaultReportParser()).parse(message.parts);
+  const parsed = await parseExpecting(sink, () => (sink.parser ?? defaultReportParser()).parse(message.parts));
   for (const [index, part] of message.parts.entries()) {
     const one = await ingestParsedFile(sink, part.fileName, parsed[index]!, origin, { candidate: true });
     if (one.found) tally.noReport = false;

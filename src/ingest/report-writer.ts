@@ -4,8 +4,11 @@
  * one per organisation and domain (one lane for a store that writes one transaction at a time,
  * `ReportStore.serialWrites`: SQLite): the first report of a lane with nothing being written is written
  * at once; the ones that arrive while its lane's batch is being written go together in the next one
- * (at most MAX_REPORTS_PER_BATCH). A batch is never held back to fill it: it waits one turn of the
- * event loop (for what has already arrived), no longer. Up to REPORT_WRITER_BATCHES_AT_ONCE lanes
+ * (at most MAX_REPORTS_PER_BATCH). A batch waits one turn of the event loop (for what has already
+ * arrived); on a store that writes one transaction at a time, and only while reports are on their way
+ * (`expect`: a file being parsed whose reports will come here), it gathers them, for at most
+ * REPORT_WRITER_GATHER_MS: one commit for several reports. A report is never held when nothing else
+ * is coming: with no parse in flight, it is written at once. Up to REPORT_WRITER_BATCHES_AT_ONCE lanes
  * are written at once.
  *
  * Every guarantee of `add` holds for each report: it is whole or absent (a savepoint each), a
@@ -36,6 +39,17 @@ export const REPORT_INGEST_IN_FLIGHT = 32;
  */
 export const REPORT_WRITER_BATCHES_AT_ONCE = 3;
 
+/**
+ * How long, at most, SQLite's one lane (`ReportStore.serialWrites`) waits for reports on their way
+ * (parses in flight, `ReportWriter.expect`) before it writes what it has, so that a commit serves
+ * several reports (docs/benchmarks.md, "Ingestion, fifth pass": the store's CPU a report about 20 %
+ * less at 16 reports a transaction than at 1). About the time between two parsed reports on a loaded
+ * machine (50–100 a second from the parser processes): 5 ms gathered 3.8 reports a transaction in
+ * `bench/reports.ts`, 20 ms 6–8. An import keeps REPORT_INGEST_IN_FLIGHT files in flight, so the
+ * reports held never outnumber those: once every file in flight is parsed, nothing is on its way.
+ */
+export const REPORT_WRITER_GATHER_MS = 20;
+
 interface Waiting {
   report: NewReport;
   resolve: (outcome: AddReportOutcome) => void;
@@ -56,6 +70,10 @@ export class ReportWriter {
   /** Lanes with a batch being written. */
   readonly #writing = new Set<string>();
   #scheduled = false;
+  /** Reports on their way (`expect`): parses in flight whose reports will be added here. */
+  #expected = 0;
+  /** The serial lane's gathering: its bound's timer while it waits, `expired` once the bound has passed. */
+  #gather: { timer: NodeJS.Timeout | undefined; expired: boolean } = { timer: undefined, expired: false };
   /** Batches written and reports in them (the benchmark's and the tests' view of the grouping). */
   readonly counters = { batches: 0, reports: 0 };
   /** The background refresh of the blocks of days of the domains written. */
@@ -69,6 +87,34 @@ export class ReportWriter {
   /** Stops the background refresh (awaiting the one running); the writer still writes. */
   close(): Promise<void> {
     return this.refresher.close();
+  }
+
+  /**
+   * Says that reports are on their way (a file being parsed whose reports will be added here); the
+   * answer says they have arrived or will not come (call it once the parse has answered, whatever it
+   * answered: a second call does nothing). While any are on their way, a store that writes one
+   * transaction at a time gathers the reports waiting, for at most REPORT_WRITER_GATHER_MS.
+   */
+  expect(): () => void {
+    this.#expected += 1;
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      this.#expected -= 1;
+      // Nothing more coming: what waits is written now.
+      if (this.#lanes.size > 0) this.#schedule();
+    };
+  }
+
+  /** Whether the serial lane `lane` waits for more: reports on their way, room in the batch, the bound not yet passed. */
+  #gathering(lane: Waiting[]): boolean {
+    if (!this.#store.serialWrites || this.#expected === 0 || lane.length >= MAX_REPORTS_PER_BATCH || this.#gather.expired) return false;
+    this.#gather.timer ??= setTimeout(() => {
+      this.#gather = { timer: undefined, expired: true };
+      this.#schedule();
+    }, REPORT_WRITER_GATHER_MS);
+    return true;
   }
 
   /** Stores `report` with the next batch of its lane: what `ReportStore.add` answers for it, or its error. */
@@ -86,7 +132,8 @@ export class ReportWriter {
   /**
    * Starts what can start after one turn of the event loop: what arrived meanwhile joins the batch
    * (SQLite's driver writes a whole batch without yielding, so the files parsed during it are still
-   * unread), and nothing waits longer.
+   * unread); the serial lane waits longer only while reports are on their way, within its bound
+   * (`#gathering`).
    */
   #schedule(): void {
     if (this.#scheduled) return;
@@ -96,6 +143,11 @@ export class ReportWriter {
       for (const [key, lane] of this.#lanes) {
         if (this.#writing.size >= REPORT_WRITER_BATCHES_AT_ONCE) return;
         if (this.#writing.has(key)) continue;
+        if (this.#gathering(lane)) continue;
+        if (this.#store.serialWrites) {
+          clearTimeout(this.#gather.timer);
+          this.#gather = { timer: undefined, expired: false };
+        }
         const batch = lane.splice(0, MAX_REPORTS_PER_BATCH);
         if (lane.length === 0) this.#lanes.delete(key);
         this.#writing.add(key);

@@ -17,7 +17,7 @@ import { createLookalikeJobTables } from './lookalike-jobs-sql.js';
 import { createAlertTables } from './alerts-sql.js';
 import { createShareLinkTables } from './share-links-sql.js';
 import { createMonitorTables } from './monitors-sql.js';
-import { createReportDigestTables, createReportIdentityBase, createReportRevisions, createReportSenderBlocks, createReportTables } from './reports-sql.js';
+import { createReportDigestTables, createReportIdentityBase, createReportRevisions, createReportSenderBlocks, createReportTables, dropReportWriteIndexes } from './reports-sql.js';
 
 // The shapes a migration is written against (in their own module, so that the modules that define
 // tables — batches-sql.ts — import them without importing this list of migrations back).
@@ -107,6 +107,8 @@ export const MIGRATIONS: Readonly<Record<string, MigrationFactory>> = {
   '0014_report_sender_blocks': createReportSenderBlocks,
   // Reports stored per organisation and domain, bumped as they are stored: the reports' revision read from a few rows (src/store/reports-sql.ts).
   '0015_report_revisions': createReportRevisions,
+  // Two indexes of the reports no read needs, written by every report stored (src/store/reports-sql.ts).
+  '0016_report_write_indexes': dropReportWriteIndexes,
 };
 
 /** The column types of `dialect`. */

@@ -378,6 +378,24 @@ export const createReportRevisions: MigrationFactory = (context) => ({
 });
 
 /**
+ * The indexes no read needs, dropped by migration `0016_report_write_indexes` (forward-only): every
+ * report stored wrote them, a row of `reports` and each of its records. `reports_by_domain`
+ * (organization_id, domain, kind, begin_at) is a prefix of `reports_by_domain_range` (migration 0014),
+ * which serves each of its reads (`documents`, `latestEnd`, `domains`, `counts`: EXPLAIN QUERY PLAN
+ * picks the longer one, or `reports_by_begin`, with or without it); nothing reads `report_records` by
+ * `report_records_by_domain` (organization_id, domain, begin_at): its records are read by their report
+ * (the key, report_pk then seq), and deleted with it.
+ */
+export const REPORT_INDEXES_DROPPED = ['reports_by_domain', 'report_records_by_domain'] as const;
+
+/** Migration `0016_report_write_indexes`: drops {@link REPORT_INDEXES_DROPPED} (the same on both dialects). */
+export const dropReportWriteIndexes: MigrationFactory = () => ({
+  async up(db: Kysely<any>): Promise<void> {
+    for (const name of REPORT_INDEXES_DROPPED) await db.schema.dropIndex(name).ifExists().execute();
+  },
+});
+
+/**
  * The day totals of the days stored before migration 0014, from the day roll-up (revision 0: their
  * blocks, never built, are built from the days when first read).
  */

@@ -3,8 +3,8 @@
  * written go together in the next one (at most MAX_REPORTS_PER_BATCH), a lone report is written at
  * once, and a report that fails fails alone: its caller gets the error, the others their outcome.
  */
-import { describe, expect, it } from 'vitest';
-import { REPORT_WRITER_BATCHES_AT_ONCE, ReportWriter, reportWriter } from '../../src/ingest/report-writer.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { REPORT_WRITER_BATCHES_AT_ONCE, REPORT_WRITER_GATHER_MS, ReportWriter, reportWriter } from '../../src/ingest/report-writer.js';
 import { MemoryReportStore } from '../../src/store/reports-memory.js';
 import { MAX_REPORTS_PER_BATCH, type AddReportOutcome, type NewReport } from '../../src/store/reports.js';
 
@@ -94,6 +94,71 @@ describe('ReportWriter', () => {
     expect(batches).toEqual([domains.length]);
     // Each domain's blocks are refreshed after the batch, not only the first one's.
     expect(touched.sort()).toEqual(domains);
+  });
+
+  describe('gathering on a store that writes one transaction at a time, while reports are on their way (expect)', () => {
+    // Only the bound's timer is faked: the writer's turn of the event loop (setImmediate) runs; the bound passes only when a test says so.
+    afterEach(() => vi.useRealTimers());
+    const serial = () => {
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+      const recording = recordingStore();
+      Object.defineProperty(recording.store, 'serialWrites', { value: true });
+      return { ...recording, writer: new ReportWriter(recording.store) };
+    };
+    const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+    it('a lone report, nothing on its way, is written at once', async () => {
+      const { writer, batches } = serial();
+      const arrived = writer.expect();
+      arrived();
+      expect(await writer.add(report('lone'))).toBe('stored');
+      expect(batches).toEqual([1]);
+    });
+
+    it('reports arriving while others are parsed share one transaction, written as soon as none is on its way', async () => {
+      const { writer, batches } = serial();
+      const [a, b, c] = [writer.expect(), writer.expect(), writer.expect()];
+      const first = writer.add(report('g1'));
+      a();
+      await turn();
+      await turn();
+      // Two parses still in flight: the first report waits for them (within the bound).
+      expect(batches).toEqual([]);
+      const second = writer.add(report('g2'));
+      b();
+      const third = writer.add(report('g3'));
+      c();
+      expect(await Promise.all([first, second, third])).toEqual(['stored', 'stored', 'stored']);
+      expect(batches).toEqual([3]);
+    });
+
+    it('waits no longer than REPORT_WRITER_GATHER_MS for a parse that does not answer', async () => {
+      const { writer, batches } = serial();
+      const slow = writer.expect();
+      const waiting = writer.add(report('w1'));
+      await turn();
+      await turn();
+      expect(batches).toEqual([]);
+      vi.advanceTimersByTime(REPORT_WRITER_GATHER_MS);
+      expect(await waiting).toBe('stored');
+      expect(batches).toEqual([1]);
+      slow();
+    });
+
+    it('a full batch (MAX_REPORTS_PER_BATCH) is written without waiting, and a store with lanes never gathers', async () => {
+      const { writer, batches } = serial();
+      const slow = writer.expect();
+      const all = Array.from({ length: MAX_REPORTS_PER_BATCH }, (_, i) => writer.add(report(`f${i}`)));
+      expect((await Promise.all(all)).every((o) => o === 'stored')).toBe(true);
+      expect(batches).toEqual([MAX_REPORTS_PER_BATCH]);
+      slow();
+      const lanes = recordingStore();
+      const laned = new ReportWriter(lanes.store);
+      const pending = laned.expect();
+      expect(await laned.add(report('l1'))).toBe('stored');
+      expect(lanes.batches).toEqual([1]);
+      pending();
+    });
   });
 
   it('a report that fails fails alone; a batch the store cannot take fails each of its callers, and the writer goes on', async () => {

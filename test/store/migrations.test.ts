@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MIGRATION_TABLE, MIGRATIONS, migrationContext } from '../../src/store/migrations.js';
-import { createReportRevisions } from '../../src/store/reports-sql.js';
+import { createReportRevisions, dropReportWriteIndexes, REPORT_INDEXES_DROPPED } from '../../src/store/reports-sql.js';
 import { openPostgresStores } from '../../src/store/postgres.js';
 import { applySeed, parseSeed } from '../../src/store/seed.js';
 import { openSqliteStores } from '../../src/store/sqlite.js';
@@ -69,6 +69,20 @@ describe('migrations on SQLite', () => {
     await stores.close();
   });
 
+  it('0016_report_write_indexes drops the two indexes no read needs, and keeps the others of reports and report_records', async () => {
+    const { stores } = await openSqliteStores(dir, { pruneAutomatically: false });
+    const indexes = async () => (await sql<{ name: string }>`select name from sqlite_master where type = 'index' and tbl_name in ('reports', 'report_records') order by name`.execute(stores.db)).rows.map((r) => r.name);
+    const kept = ['reports_by_begin', 'reports_by_domain_range', 'reports_by_identity_base', 'reports_by_received', 'reports_by_reporting_source'];
+    expect((await indexes()).filter((n) => !n.startsWith('sqlite_autoindex'))).toEqual(kept);
+    // As a database of before the migration: the two indexes there, then dropped.
+    await sql`create index reports_by_domain on reports (organization_id, domain, kind, begin_at)`.execute(stores.db);
+    await sql`create index report_records_by_domain on report_records (organization_id, domain, begin_at)`.execute(stores.db);
+    expect(await indexes()).toEqual(expect.arrayContaining([...REPORT_INDEXES_DROPPED]));
+    await dropReportWriteIndexes(migrationContext('sqlite')).up(stores.db);
+    expect((await indexes()).filter((n) => !n.startsWith('sqlite_autoindex'))).toEqual(kept);
+    await stores.close();
+  });
+
   it('journal_mode WAL and synchronous NORMAL', async () => {
     const { stores } = await openSqliteStores(dir, { pruneAutomatically: false });
     const journal = await sql<{ journal_mode: string }>`pragma journal_mode`.execute(stores.db);
@@ -92,6 +106,18 @@ describe('migrations on PostgreSQL', () => {
       expect(recorded.rows.map((r) => r.name)).toEqual(ALL);
     } finally {
       await Promise.all(opened.map((o) => o.stores.close()));
+    }
+  });
+
+  it('0016_report_write_indexes: neither dropped index is left on PostgreSQL, the index that serves their reads is', async () => {
+    const { stores } = await openPostgresStores(database().url, { pruneAutomatically: false });
+    try {
+      const { rows } = await sql<{ indexname: string }>`select indexname from pg_indexes where tablename in ('reports', 'report_records')`.execute(stores.db);
+      const names = rows.map((r) => r.indexname);
+      for (const dropped of REPORT_INDEXES_DROPPED) expect(names).not.toContain(dropped);
+      expect(names).toContain('reports_by_domain_range');
+    } finally {
+      await stores.close();
     }
   });
 

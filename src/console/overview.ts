@@ -487,10 +487,10 @@ function holds(judged: Judged, resolver: Resolver | undefined, now: Date): boole
 
 /**
  * Every monitored domain of the organisation as a row, with the reports' figures where there are
- * reports. SPF analyses are waited for `spfWaitMs` in all (OVERVIEW_SPF_WAIT_MS); a row whose
+ * reports. SPF analyses are waited for OVERVIEW_SPF_WAIT_MS in all (the page's budget); a row whose
  * analysis is not there by then is `checking-spf`, and a later view shows its verdict.
  */
-export async function overviewRows(monitors: MonitorStore, reports: ReportStore, organizationId: string, now: Date, resolver?: Resolver, spfWaitMs: number = OVERVIEW_SPF_WAIT_MS): Promise<DomainRow[]> {
+export async function overviewRows(monitors: MonitorStore, reports: ReportStore, organizationId: string, now: Date, resolver?: Resolver): Promise<DomainRow[]> {
   const { dayRange } = reportWindow(OVERVIEW_REPORT_DAYS, now);
   // The monitors and the reports' figures are read at once.
   const figuresRead = windowFigures(reports, organizationId, dayRange);
@@ -512,10 +512,10 @@ export async function overviewRows(monitors: MonitorStore, reports: ReportStore,
     row.readiness = judged !== undefined && holds(judged, resolver, now) ? judged.verdict : null;
     if (row.readiness === null) unjudged.push(row);
   }
-  // The SPF analyses are waited for OVERVIEW_SPF_WAIT_MS in all (`spfWaitMs`), from here; the store's reads are not bounded by it.
+  // The SPF analyses are waited for OVERVIEW_SPF_WAIT_MS in all, from here; the store's reads are not bounded by it.
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, spfWaitMs);
+    timer = setTimeout(resolve, OVERVIEW_SPF_WAIT_MS);
   });
   const settle = (row: DomainRow, judged: Judged | (typeof PENDING_READINESS)[number]) => {
     if (typeof judged === 'string') row.readiness = judged;

@@ -226,12 +226,16 @@ function verdictBadge(row: DomainRow): SafeHtml {
 }
 
 const dash = html`<span class="muted">—</span>`;
-/** The overview's readiness column in words: the two pending states say why there is no verdict yet (text, not a colour or an icon alone). */
+/**
+ * The overview's readiness column in words: the two pending states say why there is no verdict yet
+ * (text, not a colour or an icon alone), short enough that the table fits 1280 pixels (its cells do
+ * not wrap); the legend under the table says what each means.
+ */
 const READINESS_WORDS: Readonly<Record<Exclude<DomainRow['readiness'], null>, string>> = {
   ready: 'Ready',
   'not-ready': 'Not yet',
   'checking-spf': 'Checking SPF…',
-  'spf-unreadable': 'Unknown: SPF record could not be read',
+  'spf-unreadable': 'SPF unreadable',
 };
 const percent = (share: number) => `${(Math.floor(share * 1000) / 10).toFixed(1)}%`;
 
@@ -334,7 +338,7 @@ ${rows.length === 0
 ${pages > 1
   ? html`<nav aria-label="Pages of domains" class="actions" id="pages">${pageNumber > 1 ? html`<a href="${href({ page: pageNumber - 1 })}" rel="prev">Previous ${OVERVIEW_ROWS_PER_PAGE}</a>` : null}<span>Page ${pageNumber} of ${pages}</span>${pageNumber < pages ? html`<a href="${href({ page: pageNumber + 1 })}" rel="next">Next ${OVERVIEW_ROWS_PER_PAGE}</a>` : null}</nav>`
   : null}
-<p class="hint" id="overview-legend">Spoofing: whether someone can send mail as the domain. DMARC: the policy published. Inbound TLS: how mail sent to the domain travels (when the monitor checks it). Lookalikes: critical / high lookalike names (when it looks for them). Pass rate and Enforce?: the last 7 days of DMARC reports, where there are some (Checking SPF…: the domain's SPF record is being read, reload the page for the verdict). Click a heading to sort by it.</p>`}`,
+<p class="hint" id="overview-legend">Spoofing: whether someone can send mail as the domain. DMARC: the policy published. Inbound TLS: how mail sent to the domain travels (when the monitor checks it). Lookalikes: critical / high lookalike names (when it looks for them). Pass rate and Enforce?: the last 7 days of DMARC reports, where there are some (Checking SPF…: the domain's SPF record is being read, reload the page for the verdict; SPF unreadable: the record could not be read, a DNS error, so there is no verdict yet). Click a heading to sort by it.</p>`}`,
   });
 }
 

@@ -3,19 +3,24 @@
  * password → sign in → add a domain → its page and history → a viewer cannot change anything →
  * sign out; the refused cross-site POST; the sign-in limit; the session ended on the server;
  * another organisation's domain; keyboard only with a visible focus; axe-core with no violation on
- * every console page at 1280×800 and 390×844, light and dark. Screenshots go to
+ * every console page at 1280×800 and 390×844, light and dark, the overview among them with a domain
+ * whose SPF record is still being read (`checking-spf`: the report resolver holds its answers) and one
+ * whose record could not be read (`spf-unreadable`: SERVFAIL), in the words a person reads. Screenshots go to
  * $CONSOLE_SCREENSHOTS (default: a temporary folder) to be looked at.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { DnsAnswer, RecordType, Resolver } from '@spoof-checker/engine';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseZone } from '../../packages/engine/src/zones/parse.js';
+import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import { invite } from '../../src/console/accounts.js';
 import { axeViolations, launchChromium } from '../web/helpers.js';
-import { consoleService, DASHBOARD_WINDOW, GOOD_PASSWORD, ORG_A, ORG_B, seedDashboards, SHARE_TOKEN } from './helpers.js';
+import { consoleService, DASHBOARD_DOMAIN, DASHBOARD_WINDOW, dayReport, GOOD_PASSWORD, monitorOf, ORG_A, ORG_B, seedDashboards, SHARE_TOKEN } from './helpers.js';
 
 const TIMEOUT_MS = 300_000;
 const SHOTS = process.env['CONSOLE_SCREENSHOTS'] ?? join(tmpdir(), 'console-screenshots');
@@ -29,9 +34,26 @@ let base = '';
 let attacker: Server;
 let attackerBase = '';
 
+/** A domain whose SPF record the report resolver never answers for while the tests run: the overview shows it `checking-spf`. */
+const SPF_CHECKING = 'spf-slow.example';
+/** A domain whose SPF record the report resolver cannot read (SERVFAIL): the overview shows it `spf-unreadable`. */
+const SPF_UNREADABLE = 'spf-broken.example';
+/** Released when the tests end: SPF_CHECKING's answers wait for it. */
+let releaseSlow = () => {};
+const slow = new Promise<void>((resolve) => (releaseSlow = resolve));
+/** The service's report resolver: DASHBOARD_DOMAIN's fixture zone, SPF_CHECKING held, SPF_UNREADABLE failing. */
+const dashboardZone = new ZoneResolver([parseZone(readFileSync(new URL(`../../fixtures/zones/${DASHBOARD_DOMAIN}.zone`, import.meta.url), 'utf8'))]);
+const reportResolver: Resolver = {
+  resolve: async <T extends RecordType>(name: string, type: T): Promise<DnsAnswer<T>> => {
+    if (name === SPF_UNREADABLE) return { kind: 'error', reason: 'servfail' };
+    if (name === SPF_CHECKING) await slow;
+    return dashboardZone.resolve(name, type);
+  },
+};
+
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
-  service = await consoleService();
+  service = await consoleService({ extra: { reports: { resolver: reportResolver } } });
   // Reports of spf-cloud-ec2.example for the report dashboards, and a shared link to it.
   await seedDashboards(service.stores);
   await service.app.listen({ host: '127.0.0.1', port: 0 });
@@ -47,6 +69,7 @@ beforeAll(async () => {
 }, TIMEOUT_MS);
 
 afterAll(async () => {
+  releaseSlow();
   await browser?.close();
   await new Promise<void>((resolve) => attacker?.close(() => resolve()));
   await service?.monitors.scheduler.close();
@@ -220,6 +243,13 @@ describe('the console in Chromium', () => {
     'axe-core: no violation on any console page, 1280×800 and 390×844, light and dark',
     async () => {
       const found: string[] = [];
+      // Two domains whose readiness waits on the SPF record (a failing sender the record could let pass).
+      const now = service.clock.now().toISOString();
+      for (const [i, domain] of [SPF_CHECKING, SPF_UNREADABLE].entries()) {
+        await service.stores.monitors.create(monitorOf(90 + i, domain, now));
+        expect(await service.stores.reports.add(dayReport(`r-${domain}`, domain, 100, 90, now, now))).toBe('stored');
+      }
+      const readinessOf = (page: Page, domain: string) => page.locator(`#overview tr[data-domain="${domain}"] td[data-readiness]`);
       const invitation = await inviteLink(ORG_A.id, 'axe@acme.example', 'owner');
       const pending = await inviteLink(ORG_A.id, 'later@acme.example', 'viewer');
       for (const [size, viewport] of Object.entries(VIEWPORTS)) {
@@ -241,6 +271,15 @@ describe('the console in Chromium', () => {
             for (const path of ['/console', '/console?sort=domain&order=desc&q=beta', '/console/domains/beta.example', '/console/members', '/console/keys', '/console/account', '/console/account?setup=1', '/console/nothing-here', '/console/alerts', '/console/domains/beta.example/lookalikes', '/console/domains/beta.example/failures', `/console/reports${REPORT_WINDOW}`, '/console/reports?days=30', `/console/domains/spf-cloud-ec2.example/reports${REPORT_WINDOW}`, `/shared/reports/${SHARE_TOKEN}${REPORT_WINDOW}`, `/shared/reports/${'x'.repeat(43)}`]) {
               await page.goto(`${base}${path}`);
               await check(path);
+              if (path === '/console') {
+                // What a person reads: the pending row in words, the line that says why, the unreadable row.
+                expect(await readinessOf(page, SPF_CHECKING).innerText()).toBe('Checking SPF…');
+                expect(await page.locator('#readiness-pending').innerText()).toBe('1 domain: Enforce? is still checking the SPF record (it shows Checking SPF… until then). Reload the page in a few seconds for the verdict.');
+                expect(await readinessOf(page, SPF_UNREADABLE).innerText()).toBe('SPF unreadable');
+                // At 1280 pixels the table fits: no column is cut off behind a scroll.
+                if (size === 'desktop') expect(await page.locator('#overview').evaluate((table) => table.parentElement!.scrollWidth <= table.parentElement!.clientWidth)).toBe(true);
+                await page.screenshot({ path: join(SHOTS, `overview-spf-pending-${size}-${colorScheme}.png`), fullPage: true });
+              }
               if (path.includes('reports') && path.endsWith(REPORT_WINDOW)) await page.screenshot({ path: join(SHOTS, `${path.startsWith('/shared') ? 'shared' : path.startsWith('/console/reports') ? 'org-reports' : 'dashboard'}-${size}-${colorScheme}.png`), fullPage: true });
               if (path === '/console/members' || path === '/console/account?setup=1') await page.screenshot({ path: join(SHOTS, `${path.replace(/[^a-z]+/g, '-')}-${size}-${colorScheme}.png`), fullPage: true });
             }

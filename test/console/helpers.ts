@@ -4,6 +4,7 @@
  * domains, monitors with an in-process scheduler, and a cookie-keeping client over `inject` that
  * sends forms as a browser does (Origin, the session's token).
  */
+import { digestReports, type AggregateReport } from '@spoof-checker/engine';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { checkDomain } from '../../packages/engine/src/check.js';
 import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
@@ -15,6 +16,8 @@ import { withLatestResults } from '../../src/jobs/monitors/latest-results.js';
 import { buildApp, type AppOptions } from '../../src/service/compose.js';
 import { createMemoryStores } from '../../src/store/memory.js';
 import type { ConsoleRole } from '../../src/store/console.js';
+import type { Monitor } from '../../src/store/monitors.js';
+import type { NewReport } from '../../src/store/reports.js';
 import type { Stores } from '../../src/store/types.js';
 import { monitorService, TestClock } from '../monitors/helpers.js';
 
@@ -87,6 +90,61 @@ export async function seedDashboards(stores: Stores): Promise<void> {
   const sink = { store: stores.reports, organizationsFor: async () => [ORG_A.id], rejectionOrganizations: [ORG_A.id], now: () => new Date('2026-11-27T12:00:00Z') };
   for (const file of DASHBOARD_REPORT_FILES) await ingestReportFile(sink, { bytes: fixture(file), fileName: file.replace(/^src\//, '') }, unauthenticatedOrigin(file.startsWith('src/gmx') ? 'smtp' : 'file', null));
   await stores.shareLinks!.create({ id: 'shr_axe', tokenHash: secretHash(SHARE_TOKEN), organizationId: ORG_A.id, domain: DASHBOARD_DOMAIN, label: 'axe', createdAt: '2026-03-01T00:00:00.000Z', createdBy: 'cli', expiresAt: '2026-12-31T00:00:00.000Z', revokedAt: null });
+}
+
+/** The moment the overview's report fixtures (`monitorOf`, `dayReport`) are made for, unless told. */
+export const OVERVIEW_NOW = '2026-11-27T12:00:00.000Z';
+
+/** ORG_A's `i`th monitor of `domain`, checked (protected) an hour before `now`. */
+export function monitorOf(i: number, domain: string, now: string = OVERVIEW_NOW): Monitor {
+  const at = new Date(Date.parse(now) - 3_600_000).toISOString();
+  return {
+    id: `mon_${String(i).padStart(8, '0')}`,
+    organizationId: ORG_A.id,
+    domain,
+    intervalMinutes: 1440,
+    webhookUrl: null,
+    checks: [],
+    sealedSecret: 'x',
+    machine: { confirmed: null, candidate: null, consecutiveFailures: 0 },
+    lastResult: { checkedAt: at, outcome: 'checked', verdict: 'protected', inboxOutcome: 'rejected', transportVerdict: null, digest: 'd'.repeat(64), reason: null },
+    nextRunAt: new Date(Date.parse(at) + 86_400_000).toISOString(),
+    leaseUntil: null,
+    version: 1,
+    createdAt: at,
+    updatedAt: at,
+  };
+}
+
+/**
+ * A trusted report of ORG_A's `domain` for the day before `now`: `pass` of `messages` pass DMARC (DKIM
+ * aligned, from 192.0.2.1), the others fail it from 203.0.113.9 with nothing authenticating them
+ * (unauthorised unless the domain's SPF record lets that address pass); received at `receivedAt`.
+ */
+export function dayReport(id: string, domain: string, messages: number, pass: number, receivedAt: string, now: string = OVERVIEW_NOW): NewReport {
+  const begin = Date.parse(now) / 1000 - 86_400;
+  const records = [
+    { sourceIp: '192.0.2.1', count: pass, headerFrom: domain, disposition: 'none', dkimResult: 'pass', spfResult: 'pass', envelopeFrom: null, envelopeTo: null, auth: { dkim: [{ domain, selector: 's1', result: 'pass' }], spf: [] }, reasons: [] },
+    { sourceIp: '203.0.113.9', count: messages - pass, headerFrom: domain, disposition: 'none', dkimResult: 'fail', spfResult: 'fail', envelopeFrom: null, envelopeTo: null, auth: { dkim: [], spf: [] }, reasons: [] },
+  ];
+  const aggregate = { kind: 'aggregate', dateRange: { begin, end: begin + 86_399 }, policyPublished: { domain }, records } as unknown as AggregateReport;
+  return {
+    id,
+    organizationId: ORG_A.id,
+    kind: 'aggregate',
+    identity: `google.com|${id}|${begin}`,
+    domain,
+    begin,
+    end: begin + 86_399,
+    reporter: 'google.com',
+    orgName: 'google.com',
+    reportId: id,
+    origin: { channel: 'file', fileName: null, sender: null, messageId: null, authenticatedDomain: 'google.com', dkim: 'pass', spf: 'pass', dmarc: 'pass', receivedAt },
+    document: '{}',
+    records: records.map((r) => ({ sourceIp: r.sourceIp, count: r.count, headerFrom: domain, disposition: 'none', dkimAligned: r.dkimResult === 'pass', spfAligned: false, detail: '{}' })),
+    trusted: true,
+    digest: digestReports([aggregate], domain).senders,
+  };
 }
 
 /** A member with a password, made through the invitation (the CLI's path). */

@@ -12,7 +12,7 @@
  * (served, neither verdict) and a later view shows the verdict; a resolver that fails (SERVFAIL)
  * leaves it `spf-unreadable`, never ready.
  */
-import { digestReports, type AggregateReport, type DnsAnswer, type RecordType, type Resolver } from '@spoof-checker/engine';
+import type { DnsAnswer, RecordType, Resolver } from '@spoof-checker/engine';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { overviewRows, OVERVIEW_REPORT_DAYS, OVERVIEW_SPF_AT_ONCE, OVERVIEW_SPF_MEMO_MS } from '../../src/console/overview.js';
 import { domainReports, type ReportSettings } from '../../src/console/reports-routes.js';
@@ -20,36 +20,15 @@ import { parseZone } from '../../packages/engine/src/zones/parse.js';
 import { ZoneResolver } from '../../packages/engine/src/zones/zone-resolver.js';
 import { ingestReportFile, unauthenticatedOrigin } from '../../src/ingest/ingest.js';
 import { demoReportFiles, seedDemoReports } from '../../src/service/demo-reports.js';
-import type { Monitor } from '../../src/store/monitors.js';
-import type { NewReport, ReportStore } from '../../src/store/reports.js';
+import type { ReportStore } from '../../src/store/reports.js';
 import { createMemoryStores } from '../../src/store/memory.js';
 import type { Stores } from '../../src/store/types.js';
 import { memoryBackend, sqliteBackend, type Backend, type OpenedBackend } from '../store/backends.js';
 import { TestClock } from '../monitors/helpers.js';
-import { addMember, consoleService, ORG_A, type Browser } from './helpers.js';
+import { addMember, consoleService, dayReport, monitorOf, ORG_A, type Browser } from './helpers.js';
 
 const NOW = '2026-11-27T12:00:00.000Z';
 const WATCHED = ['p-reject.example', 'p-none.example', 'alpha.example'];
-
-function monitorOf(i: number, domain: string): Monitor {
-  const at = '2026-11-27T11:00:00.000Z';
-  return {
-    id: `mon_${String(i).padStart(8, '0')}`,
-    organizationId: ORG_A.id,
-    domain,
-    intervalMinutes: 1440,
-    webhookUrl: null,
-    checks: [],
-    sealedSecret: 'x',
-    machine: { confirmed: null, candidate: null, consecutiveFailures: 0 },
-    lastResult: { checkedAt: at, outcome: 'checked', verdict: 'protected', inboxOutcome: 'rejected', transportVerdict: null, digest: 'd'.repeat(64), reason: null },
-    nextRunAt: '2026-11-28T11:00:00.000Z',
-    leaseUntil: null,
-    version: 1,
-    createdAt: at,
-    updatedAt: at,
-  };
-}
 
 /** What the domain's report page shows for the overview's window: the trusted pass rate and the readiness verdict. */
 async function reportPageFigures(stores: Stores, domain: string, now: Date, settings: ReportSettings = {}) {
@@ -143,32 +122,6 @@ describe.each<Backend>([memoryBackend, sqliteBackend])('the overview\u2019s repo
   });
 });
 
-/** A trusted report of `domain` for the day before NOW: `pass` of `messages` pass DMARC (DKIM aligned), received at `receivedAt`. */
-function dayReport(id: string, domain: string, messages: number, pass: number, receivedAt: string): NewReport {
-  const begin = Date.parse(NOW) / 1000 - 86_400;
-  const records = [
-    { sourceIp: '192.0.2.1', count: pass, headerFrom: domain, disposition: 'none', dkimResult: 'pass', spfResult: 'pass', envelopeFrom: null, envelopeTo: null, auth: { dkim: [{ domain, selector: 's1', result: 'pass' }], spf: [] }, reasons: [] },
-    { sourceIp: '203.0.113.9', count: messages - pass, headerFrom: domain, disposition: 'none', dkimResult: 'fail', spfResult: 'fail', envelopeFrom: null, envelopeTo: null, auth: { dkim: [], spf: [] }, reasons: [] },
-  ];
-  const aggregate = { kind: 'aggregate', dateRange: { begin, end: begin + 86_399 }, policyPublished: { domain }, records } as unknown as AggregateReport;
-  return {
-    id,
-    organizationId: ORG_A.id,
-    kind: 'aggregate',
-    identity: `google.com|${id}|${begin}`,
-    domain,
-    begin,
-    end: begin + 86_399,
-    reporter: 'google.com',
-    orgName: 'google.com',
-    reportId: id,
-    origin: { channel: 'file', fileName: null, sender: null, messageId: null, authenticatedDomain: 'google.com', dkim: 'pass', spf: 'pass', dmarc: 'pass', receivedAt },
-    document: '{}',
-    records: records.map((r) => ({ sourceIp: r.sourceIp, count: r.count, headerFrom: domain, disposition: 'none', dkimAligned: r.dkimResult === 'pass', spfAligned: false, detail: '{}' })),
-    trusted: true,
-    digest: digestReports([aggregate], domain).senders,
-  };
-}
 
 describe.each<Backend>([memoryBackend, sqliteBackend])('the overview after a report reads only the domains whose reports arrived since: $name', (backend) => {
   let opened: OpenedBackend;

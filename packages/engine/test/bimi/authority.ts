@@ -2,8 +2,8 @@
  * A test certificate authority for BIMI, made with `openssl` (research/bimi.md §6 recipe): a TLS
  * authority and the certificate of one HTTPS host, a fake Mark Verifying Authority (a root and an
  * issuing CA with the BIMI EKU) and its mark certificates, whose logotype extension embeds a logo.
- * Used by the BIMI lab (lab.ts), the chain-constraint tests and the demo's BIMI material
- * (scripts/make-demo-bimi.ts). Every step writes `<name>.key` and `<name>.pem` into `dir`.
+ * Used by the BIMI lab (lab.ts), the chain-constraint tests, the demo's BIMI material
+ * (scripts/make-demo-bimi.ts) and the demo's transport certificates (scripts/make-demo-transport-certs.ts). Every step writes `<name>.key` and `<name>.pem` into `dir`.
  * `openssl` missing is an error naming the Debian package (never a skip).
  */
 import { execFileSync } from 'node:child_process';
@@ -109,11 +109,24 @@ export function issue(dir: string, name: string, spec: { subject: string; issuer
   return readFileSync(join(dir, `${name}.pem`), 'utf8');
 }
 
+/** A TLS authority `<ca>.pem` and its key: a self-signed CA (RFC 5280 §4.2.1.9 basicConstraints, §4.2.1.3 keyUsage). Its PEM. */
+export function makeTlsCa(dir: string, spec: { ca: string; subject: string; days: number }): string {
+  return selfSigned(dir, spec.ca, { subject: spec.subject, days: spec.days, addext: ['basicConstraints=critical,CA:TRUE', 'keyUsage=critical,keyCertSign,cRLSign'] });
+}
+
+/**
+ * A TLS server certificate `<name>.pem` and its key, for the host names `names` (its subjectAltName,
+ * RFC 5280 §4.2.1.6; the common name is the first), signed by the TLS authority `issuer`. Its PEM.
+ */
+export function issueTlsServer(dir: string, name: string, spec: { names: readonly string[]; issuer: string; serial: number; days: number }): string {
+  writeFileSync(join(dir, `${name}.ext`), `basicConstraints = CA:FALSE\nkeyUsage = critical,digitalSignature\nextendedKeyUsage = serverAuth\nsubjectAltName = ${spec.names.map((n) => `DNS:${n}`).join(',')}\n`);
+  return issue(dir, name, { subject: `/CN=${spec.names[0]}`, issuer: spec.issuer, serial: spec.serial, days: spec.days, extfile: `${name}.ext` });
+}
+
 /** A TLS authority `<ca>.pem` and the certificate `host.pem` (key `host.key`) of the HTTPS host `host`, serial 4096. */
 export function makeTlsAuthority(dir: string, spec: { ca: string; subject: string; host: string; days: number }): { ca: string; key: string; cert: string } {
-  const ca = selfSigned(dir, spec.ca, { subject: spec.subject, days: spec.days, addext: ['basicConstraints=critical,CA:TRUE', 'keyUsage=critical,keyCertSign,cRLSign'] });
-  writeFileSync(join(dir, 'host.ext'), `basicConstraints = CA:FALSE\nkeyUsage = critical,digitalSignature\nextendedKeyUsage = serverAuth\nsubjectAltName = DNS:${spec.host}\n`);
-  const cert = issue(dir, 'host', { subject: `/CN=${spec.host}`, issuer: spec.ca, serial: 4096, days: spec.days, extfile: 'host.ext' });
+  const ca = makeTlsCa(dir, spec);
+  const cert = issueTlsServer(dir, 'host', { names: [spec.host], issuer: spec.ca, serial: 4096, days: spec.days });
   return { ca, key: readFileSync(join(dir, 'host.key'), 'utf8'), cert };
 }
 

@@ -20,7 +20,7 @@ import type { SafeHtml } from '../web/html.js';
 import { ALERTS_PATH, alertsPage, testOutcome } from './alerts-view.js';
 import { FAILURE_SOURCES_DETAILED, FAILURE_WINDOWS, failuresPage } from './failures-view.js';
 import { LOOKALIKES_PER_PAGE, lookalikesPage } from './lookalikes-view.js';
-import { domainPath, type ConsoleViewer, type Notice } from './views.js';
+import { domainPath, doneNotices, type ConsoleViewer, type Notice } from './views.js';
 import { CONSOLE_PATH } from './accounts.js';
 
 type Form = Record<string, string | string[]>;
@@ -75,15 +75,15 @@ function refusalText(refused: AlertChannelRefusal): string {
   }
 }
 
-const DONE: Readonly<Record<string, Notice>> = {
+/** Reads the notice an action of these pages left in the query (`?done=...`). */
+const doneOf = doneNotices({
   channel_added: { tone: 'success', text: 'The channel was added.' },
   channel_saved: { tone: 'success', text: 'The rules were saved.' },
   channel_removed: { tone: 'success', text: 'The channel was removed: nothing more is sent to it.' },
   ours: { tone: 'success', text: 'The name is marked ours: it is never alerted.' },
   not_ours: { tone: 'success', text: 'The name is no longer marked ours.' },
   hashing: { tone: 'success', text: 'The setting was saved: it applies to reports received from now on.' },
-};
-const doneOf = (query: Record<string, unknown>): Notice | null => (typeof query['done'] === 'string' ? (DONE[query['done']] ?? null) : null);
+});
 const schema = { hide: true };
 const page = { public: true };
 

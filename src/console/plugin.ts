@@ -51,6 +51,7 @@ import {
   consoleErrorPage,
   domainPage,
   domainPath,
+  doneNotices,
   enrolPage,
   invitationGonePage,
   invitationPage,
@@ -594,7 +595,7 @@ export const consolePlugin: FastifyPluginAsync<ConsoleOptions> = async (app: Fas
   // ---- the overview and the organisation switch ---------------------------------------------
 
   /** Reads a notice the previous action left in the query (`?done=...`): fixed words only, never the query's text. */
-  const DONE_NOTICES: Readonly<Record<string, Notice>> = {
+  const doneNotice = doneNotices({
     added: { tone: 'success', text: 'The domain was added: its first check runs now.' },
     removed: { tone: 'success', text: 'The domain is no longer watched.' },
     ran: { tone: 'success', text: 'A check was started: reload in a few seconds to see it.' },
@@ -606,8 +607,7 @@ export const consolePlugin: FastifyPluginAsync<ConsoleOptions> = async (app: Fas
     totp_off: { tone: 'success', text: 'The second factor is off.' },
     required: { tone: 'success', text: 'The setting was saved.' },
     enrol: { tone: 'warning', text: 'Your organisation requires a second factor: set one up to continue.' },
-  };
-  const doneNotice = (query: Record<string, unknown>): Notice | null => (typeof query['done'] === 'string' ? (DONE_NOTICES[query['done']] ?? null) : null);
+  });
 
   /** A page for a signed-in person who may need to set up the second factor first. */
   async function consoleViewer(request: FastifyRequest, reply: FastifyReply): Promise<Signed | null> {

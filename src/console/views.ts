@@ -97,6 +97,18 @@ export interface Notice {
   secretLabel?: string;
 }
 
+/**
+ * The reader of the notice an action left in the query (`?done=<key>`, after its redirect): one of
+ * `notices`' fixed words, never the query's text, and only the table's own keys (`?done=toString`
+ * or `__proto__` is no notice).
+ */
+export function doneNotices(notices: Readonly<Record<string, Notice>>): (query: Record<string, unknown>) => Notice | null {
+  return (query) => {
+    const key = query['done'];
+    return typeof key === 'string' && Object.hasOwn(notices, key) ? notices[key]! : null;
+  };
+}
+
 function noticeBox(notice: Notice): SafeHtml {
   return html`<div class="card notice tone-${notice.tone}" role="${notice.tone === 'critical' ? 'alert' : 'status'}" id="notice"><p>${notice.text}</p>
 ${notice.secret ? html`<label class="record-label" for="secret">${notice.secretLabel ?? 'Copy it now: it is not shown again.'}</label><textarea class="secret" id="secret" readonly rows="${Math.min(12, Math.max(notice.secret.split('\n').length, Math.ceil(notice.secret.length / 28)))}" spellcheck="false">${notice.secret}</textarea>` : null}</div>`;

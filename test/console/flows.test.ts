@@ -199,6 +199,21 @@ describe('the console: forms, roles and tenancy', () => {
     expect((await stores.monitors.list(ORG_A.id, { page: 1, limit: 10 })).total).toBe(1);
   });
 
+  it('a notice after an action: its fixed words for a known `done`; none for another (an inherited name like toString either)', async () => {
+    const { app, stores, clock } = await start();
+    const owner = await addMember(app, stores, ORG_A.id, 'ann@acme.example', 'owner', clock);
+    for (const path of ['/console', '/console/alerts']) {
+      const known = await owner.get(`${path}?done=${path === '/console' ? 'removed' : 'channel_removed'}`);
+      expect(known.statusCode).toBe(200);
+      expect(known.body).toMatch(/<div class="card notice tone-success" role="status" id="notice"><p>The (domain is no longer watched|channel was removed: nothing more is sent to it)\.<\/p>/);
+      for (const done of ['toString', '__proto__', 'constructor', 'hasOwnProperty', '<b>x</b>']) {
+        const page = await owner.get(`${path}?done=${encodeURIComponent(done)}`);
+        expect(page.statusCode).toBe(200);
+        expect(page.body).not.toContain('id="notice"');
+      }
+    }
+  });
+
   it('a viewer sees everything and can change nothing (every POST a viewer crafts is 403)', async () => {
     const { app, stores, clock, monitors } = await start();
     const owner = await addMember(app, stores, ORG_A.id, 'ann@acme.example', 'owner', clock);

@@ -61,6 +61,11 @@ export interface ColdLevelResult {
   ratioToCeiling: number;
   /** Median milliseconds per check. */
   p50Ms: number;
+  /**
+   * Microseconds of this process's CPU (the engine and its DNS client, user and system) per check
+   * over the measured runs: what the engine takes from the server it shares the cores with.
+   */
+  cpuUsPerCheck: number;
   failedChecks: number;
 }
 
@@ -218,6 +223,8 @@ interface Cursor {
 function sustain<T>(items: readonly T[], cursor: Cursor, workers: number, task: (item: T) => Promise<void>) {
   let completed = 0;
   let running = true;
+  let cpuAt = process.cpuUsage();
+  let completedAt = 0;
   const done = Promise.all(
     Array.from({ length: workers }, async () => {
       while (running) {
@@ -232,6 +239,16 @@ function sustain<T>(items: readonly T[], cursor: Cursor, workers: number, task: 
       const started = performance.now();
       await sleep(ms);
       return (completed - before) / ((performance.now() - started) / 1000);
+    },
+    /** Starts counting CPU and completions for `cpuPerCompletion`. */
+    markCpu(): void {
+      cpuAt = process.cpuUsage();
+      completedAt = completed;
+    },
+    /** Microseconds of this process's CPU per completion since `markCpu`. */
+    cpuPerCompletion(): number {
+      const used = process.cpuUsage(cpuAt);
+      return (used.user + used.system) / Math.max(1, completed - completedAt);
     },
     async stop(): Promise<void> {
       running = false;
@@ -370,7 +387,9 @@ export async function runEngineColdBenchmark(options: EngineColdOptions): Promis
       await sleep(runMs / 2); // warm-up at this level
       latencies.length = 0;
       failedChecks = 0;
+      load.markCpu();
       for (let run = 0; run < runs; run++) rates.push(await load.window(runMs));
+      const cpuUsPerCheck = load.cpuPerCompletion();
       await load.stop();
       const checksPerSec = measured(rates);
       levels.push({
@@ -378,6 +397,7 @@ export async function runEngineColdBenchmark(options: EngineColdOptions): Promis
         checksPerSec,
         ratioToCeiling: checksPerSec.median / ceilingChecksPerSec,
         p50Ms: measured(latencies).median,
+        cpuUsPerCheck,
         failedChecks,
       });
     }

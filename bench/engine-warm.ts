@@ -65,6 +65,10 @@ export interface WarmSourceResult {
   ratioToBaseline: number;
   /** engine ÷ target. */
   ratioToTarget: number;
+  /** Microseconds of the main thread's CPU per check (1e6 ÷ the engine's median rate). */
+  cpuUsPerCheck: number;
+  /** The same for one check's bare lookups; the difference is the engine's own work. */
+  cpuUsPerLookupSet: number;
 }
 
 /** The warm engine benchmark's figures. */
@@ -163,7 +167,15 @@ export async function runEngineWarmBenchmark(options: EngineWarmOptions): Promis
     const baseline = measured(rates.b);
     // Each run's pair ran back to back: the ratio is theirs (pairedRatio), so quick's fewer runs and
     // the full run's drift with the machine's load alike.
-    return { engine, baseline, ratioToBaseline: pairedRatio(rates.a, rates.b), ratioToTarget: engine.median / ENGINE_WARM_TARGET };
+    return {
+      engine,
+      baseline,
+      ratioToBaseline: pairedRatio(rates.a, rates.b),
+      ratioToTarget: engine.median / ENGINE_WARM_TARGET,
+      // The rates are per CPU second already: their inverse is the CPU each takes.
+      cpuUsPerCheck: 1e6 / engine.median,
+      cpuUsPerLookupSet: 1e6 / baseline.median,
+    };
   };
 
   const zone = await source(zones);

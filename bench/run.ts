@@ -171,7 +171,7 @@ export function rowsOf(results: Omit<BenchResults, 'rows' | 'summary'>): Row[] {
     for (const [label, source] of [['zone resolver', warm.zone], ['warm cache over it', warm.cache]] as const) {
       rows.push({
         section: '1 engine, warm',
-        figure: `checks/s, one core (${label})`,
+        figure: `checks/s, one core (${label}; ${source.cpuUsPerCheck.toFixed(1)} µs CPU/check, lookups ${source.cpuUsPerLookupSet.toFixed(1)})`,
         value: formatMeasured(source.engine),
         baseline: `bare lookups: ${formatMeasured(source.baseline)} sets/s`,
         ratio: `${formatRatio(source.ratioToBaseline)} of baseline; ${formatRatio(source.ratioToTarget)} of ${formatCount(warm.target)}/s`,
@@ -213,7 +213,7 @@ export function rowsOf(results: Omit<BenchResults, 'rows' | 'summary'>): Row[] {
     for (const level of cold.levels) {
       rows.push({
         section: '2 engine, cold (loopback DNS)',
-        figure: `checks/s at concurrency ${level.concurrency} (p50 ${level.p50Ms.toFixed(1)} ms${level.failedChecks ? `, ${level.failedChecks} failed` : ''})`,
+        figure: `checks/s at concurrency ${level.concurrency} (p50 ${level.p50Ms.toFixed(1)} ms, ${formatCount(level.cpuUsPerCheck)} µs CPU/check${level.failedChecks ? `, ${level.failedChecks} failed` : ''})`,
         value: formatMeasured(level.checksPerSec),
         baseline: `ceiling ${formatCount(cold.ceilingChecksPerSec)}/s (${formatCount(cold.rawQueriesPerSec.median)} q/s ÷ ${cold.queriesPerCheck.toFixed(1)} q/check)`,
         ratio: `${formatRatio(level.ratioToCeiling)} of ceiling; ${formatRatio(level.checksPerSec.median / cold.caresChecksPerSec)} of c-ares alone`,

@@ -220,6 +220,10 @@ function walkRecords(steps: readonly TreeWalkStep[]) {
  */
 function ipLiteralProblem(domain: string): string | null {
   const bare = domain.startsWith('[') && domain.endsWith(']') ? domain.slice(1, -1) : domain;
+  // Only text with a colon (IPv6) or ending in a digit (IPv4) can be an address: a domain name,
+  // nearly always, skips `isIP`, whose IPv6 pattern ran on every check's name.
+  const last = bare.charCodeAt(bare.length - 1);
+  if (!bare.includes(':') && !(last >= 0x30 && last <= 0x39)) return null;
   return isIP(bare) === 0 ? null : `"${domain}" is an IP address, not a domain name; DMARC policies are published for domain names`;
 }
 

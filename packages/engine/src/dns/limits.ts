@@ -51,29 +51,33 @@ export class ConcurrencyLimitedResolver implements Resolver {
   }
 
   resolve<T extends RecordType>(name: string, type: T): Promise<DnsAnswer<T>> {
+    // A free slot: the inner answer itself, with the slot given back as it settles (one promise
+    // per query, not a wrapper promise around it as well).
+    if (this.active < this.maxOutstanding) return this.run(name, type);
     return new Promise<DnsAnswer<T>>((resolve, reject) => {
-      const start = (): void => {
-        this.active++;
-        let answer: Promise<DnsAnswer<T>>;
-        try {
-          answer = this.inner.resolve(name, type);
-        } catch (error) {
-          answer = Promise.reject(error);
-        }
-        answer.then(
-          (value) => {
-            this.release();
-            resolve(value);
-          },
-          (error: unknown) => {
-            this.release();
-            reject(error);
-          },
-        );
-      };
-      if (this.active < this.maxOutstanding) start();
-      else this.queue.push(start);
+      this.queue.push(() => this.run(name, type).then(resolve, reject));
     });
+  }
+
+  /** Asks `inner` in a slot, given back when the answer (or a rejection) comes. */
+  private run<T extends RecordType>(name: string, type: T): Promise<DnsAnswer<T>> {
+    this.active++;
+    let answer: Promise<DnsAnswer<T>>;
+    try {
+      answer = this.inner.resolve(name, type);
+    } catch (error) {
+      answer = Promise.reject(error);
+    }
+    return answer.then(
+      (value) => {
+        this.release();
+        return value;
+      },
+      (error: unknown) => {
+        this.release();
+        throw error;
+      },
+    );
   }
 
   /** Queries in flight now. */
@@ -161,6 +165,9 @@ export function createCheckResolver(inner: Resolver, budget: CheckBudget = {}): 
   const cacheAware = isCacheAware(inner) ? inner : undefined;
   const peek = hasCachedLookup(inner) ? inner : undefined;
   const synchronous = hasResolveSync(inner) ? inner : undefined;
+  // The names passed down are canonical and checked already: a resolver that can skip doing that
+  // again is asked that way.
+  const synchronousCanonical = synchronous && hasResolveCanonicalSync(synchronous) ? synchronous : undefined;
 
   const refuse = <T extends RecordType>(detail: string): DnsAnswer<T> => {
     counts.refused++;
@@ -241,6 +248,7 @@ export function createCheckResolver(inner: Resolver, budget: CheckBudget = {}): 
 
   /** The answer `inner` can give without waiting, or undefined when it would have to ask. */
   const immediate = <T extends RecordType>(canonical: string, type: T): DnsAnswer<T> | undefined => {
+    if (synchronousCanonical) return synchronousCanonical.resolveCanonicalSync(canonical, type);
     return synchronous ? synchronous.resolveSync(canonical, type) : peek?.heldAnswer(canonical, type);
   };
 
@@ -318,6 +326,15 @@ interface SynchronousResolver extends Resolver {
 
 function hasResolveSync(resolver: Resolver): resolver is SynchronousResolver {
   return typeof (resolver as Partial<SynchronousResolver>).resolveSync === 'function';
+}
+
+/** `resolveSync` for a name already canonical and checked (`ZoneResolver.resolveCanonicalSync`). */
+interface CanonicalSynchronousResolver extends SynchronousResolver {
+  resolveCanonicalSync<T extends RecordType>(canonical: string, type: T): DnsAnswer<T>;
+}
+
+function hasResolveCanonicalSync(resolver: SynchronousResolver): resolver is CanonicalSynchronousResolver {
+  return typeof (resolver as Partial<CanonicalSynchronousResolver>).resolveCanonicalSync === 'function';
 }
 
 function hasCachedLookup(resolver: Resolver): resolver is CachedLookupResolver {

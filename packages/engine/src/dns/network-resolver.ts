@@ -692,13 +692,16 @@ class PooledSocket {
   /** Sends one query; a socket that cannot send ends its queries (an error, never a throw). */
   private send(query: Buffer): void {
     try {
-      this.socket.send(query, (error) => {
-        if (error) this.close(socketFailure(this.server, error));
-      });
+      this.socket.send(query, this.onSent);
     } catch (error) {
       this.close(socketFailure(this.server, error));
     }
   }
+
+  /** After each send: one callback for the socket's life, not a closure per query. */
+  private readonly onSent = (error: Error | null): void => {
+    if (error) this.close(socketFailure(this.server, error));
+  };
 
   /** A random ID that no query in flight on this socket has (RFC 5452 §4.3, §9.1). */
   freeId(): number {

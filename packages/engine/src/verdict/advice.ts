@@ -10,6 +10,19 @@ export const DEFAULT_GUIDE_BASE_URL = '/guides';
 export const GUIDE_TOPICS = ['spf-open', 'spf-repair', 'spf-shared', 'dmarc-publish', 'dmarc-multiple', 'dmarc-enforce', 'dmarc-pct', 'dmarc-testing', 'subdomains', 'protected'] as const;
 export type GuideTopic = (typeof GUIDE_TOPICS)[number];
 
+/** The last base URL `guideBase` was given, and it without trailing slashes. */
+let lastBaseUrl = DEFAULT_GUIDE_BASE_URL;
+let lastGuideBase = DEFAULT_GUIDE_BASE_URL;
+
+/** `baseUrl` without trailing slashes; a service passes the same one to every check, so it is trimmed once. */
+function guideBase(baseUrl: string): string {
+  if (baseUrl !== lastBaseUrl) {
+    lastBaseUrl = baseUrl;
+    lastGuideBase = baseUrl.replace(/\/+$/, '');
+  }
+  return lastGuideBase;
+}
+
 /** The next step's title when nothing is left to fix. */
 export const PROTECTED_TITLE = 'Your domain is protected';
 
@@ -30,7 +43,9 @@ export function nextStepFor(
   weakest: { tag: 'sp' | 'np'; policy: PolicyName } | null,
   baseUrl: string = DEFAULT_GUIDE_BASE_URL,
 ): NextStep {
-  const href = (topic: GuideTopic) => `${baseUrl.replace(/\/+$/, '')}/${topic}?domain=${encodeURIComponent(facts.domain)}`;
+  const base = guideBase(baseUrl);
+  const domainQuery = `?domain=${encodeURIComponent(facts.domain)}`;
+  const href = (topic: GuideTopic) => `${base}/${topic}${domainQuery}`;
   const { dmarc, spf } = facts;
   const dmarcName = dmarc.foundAt ?? `_dmarc.${dmarc.organizationalDomain}`;
   const reportAddress = `mailto:dmarc-reports@${dmarc.organizationalDomain}`;

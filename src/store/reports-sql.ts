@@ -535,7 +535,7 @@ export class SqlReportStore implements ReportStore {
   /** Merged rests by the two rests' texts ({@link REST_MERGES_REMEMBERED}). */
   readonly #restMerges = new Map<string, { entry: SenderDigestEntry; text: string }>();
   /** Stored rests parsed, by text ({@link REST_MERGES_REMEMBERED}). */
-  readonly #rests = new Map<string, Partial<SenderDigestEntry>>();
+  readonly #rests = new Map<string, SenderDigestEntry>();
   readonly closing = new CloseHooks();
   /**
    * SQLite: the connection under Kysely (sqlite-driver.ts: its prepared statements, cached by text).
@@ -687,7 +687,7 @@ export class SqlReportStore implements ReportStore {
         for (const row of rows) {
           if (row.source === null) stored = Number(row.n);
           else {
-            const entry: SenderDigestEntry = { ...emptyDigestEntry(row.source, day), ...this.#restOf(row.entry!) };
+            const entry: SenderDigestEntry = { ...this.#heldOf(row.entry!), source: row.source, day };
             texts.set(entry, row.entry!);
             held.set(row.source, entry);
           }
@@ -697,8 +697,15 @@ export class SqlReportStore implements ReportStore {
     }
     // Each day's totals added to, and its revision bumped: the blocks of days holding it are built again before they are next read (senderWindow).
     const dayTotals = [...byDay].map(([day, list]) => {
-      const sum = (pick: (e: SenderDigestEntry) => number) => list.reduce((n, e) => n + pick(e), 0);
-      return [organizationId, domain, day, t, sum((e) => e.messages), sum((e) => e.dmarcPass), sum((e) => e.spfAligned), sum((e) => e.dkimAligned), sum((e) => e.failing)];
+      let messages = 0, dmarcPass = 0, spfAligned = 0, dkimAligned = 0, failing = 0;
+      for (const e of list) {
+        messages += e.messages;
+        dmarcPass += e.dmarcPass;
+        spfAligned += e.spfAligned;
+        dkimAligned += e.dkimAligned;
+        failing += e.failing;
+      }
+      return [organizationId, domain, day, t, messages, dmarcPass, spfAligned, dkimAligned, failing];
     });
     // PostgreSQL: a report of one day and one chunk (the usual) writes its digest and its day's totals in one statement.
     const withDay = postgres && dayTotals.length === 1 && merged.length <= REPORT_DIGEST_CHUNK;
@@ -711,14 +718,17 @@ export class SqlReportStore implements ReportStore {
     if (!withDay) for (const parameters of dayTotals) await this.#query(db, this.#text('add-day'), parameters);
   }
 
-  /** A stored rest parsed, remembered by its text (the merge only reads it). */
-  #restOf(text: string): Partial<SenderDigestEntry> {
-    let rest = this.#rests.get(text);
-    if (rest === undefined) {
+  /**
+   * A stored rest parsed into an entry of counts 0 (its source and day to be set), remembered by its
+   * text: the merge only reads it, so the held rows of one rest share one parse and one set of arrays.
+   */
+  #heldOf(text: string): SenderDigestEntry {
+    let held = this.#rests.get(text);
+    if (held === undefined) {
       if (this.#rests.size >= REST_MERGES_REMEMBERED) this.#rests.clear();
-      this.#rests.set(text, (rest = JSON.parse(text) as Partial<SenderDigestEntry>));
+      this.#rests.set(text, (held = { ...emptyDigestEntry('', ''), ...(JSON.parse(text) as Partial<SenderDigestEntry>) }));
     }
-    return rest;
+    return held;
   }
 
   /**

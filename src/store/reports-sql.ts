@@ -86,12 +86,11 @@ type CountedReport = { receivedAt: string; source: string | null; records: numbe
 /**
  * The records of one organisation's reports received in the last day, as #overLimit counts them,
  * read once a batch (addMany) rather than twice a report: the sums over the window of the batch's
- * latest report (`since`), the reports received between the earliest report's window start and
+ * latest report, the reports received between the earliest report's window start and
  * that one, and each report the batch has stored so far. A report's counts are the sums plus those
  * of `counted` received after its own window start: what the two sums read in its savepoint gave.
  */
 interface LimitTally {
-  since: string;
   organization: number;
   sources: Map<string, number>;
   counted: CountedReport[];
@@ -540,8 +539,8 @@ export class SqlReportStore implements ReportStore {
   /**
    * SQLite: the connection under Kysely (sqlite-driver.ts: its prepared statements, cached by text).
    * The statements of a batch (about ten a report: savepoints, the limits, the report, its records,
-   * its digest) run straight on it, not through Kysely's driver and connection provider, whose
-   * layers cost more than SQLite's own work. Only inside the transaction `addMany` holds from Kysely
+   * its digest) run straight on it, not through Kysely's driver and connection provider (about 10 µs
+   * a statement: docs/benchmarks.md, "Ingestion, sixth pass"). Only inside the transaction `addMany` holds from Kysely
    * ({@link SqlReportStore.#rawTrx}): SQLite has one connection, lent to one transaction at a time,
    * and a statement run on it synchronously runs in that transaction.
    */
@@ -784,7 +783,7 @@ export class SqlReportStore implements ReportStore {
     const tallies = new Map<string, LimitTally>();
     const sum = async (text: string, parameters: unknown[]) => Number((await this.#query<{ n: number | string | null }>(trx, text, parameters))[0]?.n ?? 0);
     for (const [organizationId, { from, to, sources }] of windows) {
-      const tally: LimitTally = { since: to, organization: await sum(this.#text('organization-sum'), [organizationId, to]), sources: new Map(), counted: [] };
+      const tally: LimitTally = { organization: await sum(this.#text('organization-sum'), [organizationId, to]), sources: new Map(), counted: [] };
       for (const source of sources) tally.sources.set(source, await sum(this.#text('source-sum'), [organizationId, to, source]));
       if (from < to) {
         const rows = await this.#query<{ received_at: string; reporting_source: string | null; record_count: number | string }>(trx, this.#text('between'), [organizationId, from, to]);

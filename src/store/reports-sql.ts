@@ -9,7 +9,7 @@
  * Epoch seconds are `bigint`; timestamps ISO 8601 text; nested values JSON text.
  */
 import { digestReports, mergeDigestEntries, type AggregateRecord, type AggregateReport, type SenderDigestEntry } from '@spoof-checker/engine';
-import { CompiledQuery, sql, type CreateTableBuilder, type Kysely, type RawBuilder } from 'kysely';
+import { CompiledQuery, sql, type CreateTableBuilder, type Kysely, type RawBuilder, type SqliteDatabase } from 'kysely';
 import { CloseHooks } from './close-hooks.js';
 import type { MigrationFactory, SqlDialectName } from './migration-types.js';
 import { createTable } from './sql-tables.js';
@@ -79,6 +79,27 @@ const DIGEST_COLUMNS = ['organization_id', 'domain', 'day', 'trusted', 'source',
 const DAY_TOTALS_PARAMETERS = 9;
 /** The columns of one block row (migration 0014), in INSERT order. */
 const BLOCK_COLUMNS = ['organization_id', 'domain', 'trusted', 'block_days', 'start_day', 'source', 'first_day', 'last_day', 'messages', 'dmarc_pass', 'spf_aligned', 'dkim_aligned', 'failing', 'entry'] as const;
+
+/** A report counted against the record limits beyond what a batch read at its start ({@link LimitTally}). */
+type CountedReport = { receivedAt: string; source: string | null; records: number };
+
+/**
+ * The records of one organisation's reports received in the last day, as #overLimit counts them,
+ * read once a batch (addMany) rather than twice a report: the sums over the window of the batch's
+ * latest report, the reports received between the earliest report's window start and
+ * that one, and each report the batch has stored so far. A report's counts are the sums plus those
+ * of `counted` received after its own window start: what the two sums read in its savepoint gave.
+ */
+interface LimitTally {
+  organization: number;
+  sources: Map<string, number>;
+  counted: CountedReport[];
+}
+
+/** The start of the window the record limits count (REPORT_LIMIT_WINDOW_MS before the report's receipt); throws on a receipt time that is not one. */
+function limitWindowStart(report: NewReport): string {
+  return new Date(Date.parse(report.origin.receivedAt) - REPORT_LIMIT_WINDOW_MS).toISOString();
+}
 
 /** The summed counts of the roll-up tables (PostgreSQL gives bigint as text). */
 type CountColumns = { messages: number | string; dmarc_pass: number | string; spf_aligned: number | string; dkim_aligned: number | string; failing: number | string };
@@ -513,16 +534,39 @@ export class SqlReportStore implements ReportStore {
   /** Merged rests by the two rests' texts ({@link REST_MERGES_REMEMBERED}). */
   readonly #restMerges = new Map<string, { entry: SenderDigestEntry; text: string }>();
   /** Stored rests parsed, by text ({@link REST_MERGES_REMEMBERED}). */
-  readonly #rests = new Map<string, Partial<SenderDigestEntry>>();
+  readonly #rests = new Map<string, SenderDigestEntry>();
   readonly closing = new CloseHooks();
+  /**
+   * SQLite: the connection under Kysely (sqlite-driver.ts: its prepared statements, cached by text).
+   * The statements of a batch (about ten a report: savepoints, the limits, the report, its records,
+   * its digest) run straight on it, not through Kysely's driver and connection provider (about 10 µs
+   * a statement: docs/benchmarks.md, "Ingestion, sixth pass"). Only inside the transaction `addMany` holds from Kysely
+   * ({@link SqlReportStore.#rawTrx}): SQLite has one connection, lent to one transaction at a time,
+   * and a statement run on it synchronously runs in that transaction.
+   */
+  readonly #raw: SqliteDatabase | undefined;
+  /** The transaction of the batch being stored when its statements may run on {@link SqlReportStore.#raw}. */
+  #rawTrx: Kysely<any> | null = null;
 
   /** SQLite writes on its one connection: one transaction at a time (ReportStore.serialWrites). */
   readonly serialWrites: boolean;
 
-  constructor(db: Kysely<any>, dialect: SqlDialectName = 'sqlite') {
+  constructor(db: Kysely<any>, dialect: SqlDialectName = 'sqlite', sqlite?: SqliteDatabase) {
     this.#db = db as Kysely<ReportTables>;
     this.#dialect = dialect;
     this.serialWrites = dialect === 'sqlite';
+    this.#raw = dialect === 'sqlite' ? sqlite : undefined;
+  }
+
+  /** The rows of one statement run in `trx`: on SQLite's connection itself inside addMany's transaction (#raw), else through Kysely. */
+  async #query<R>(trx: Kysely<any>, text: string, parameters: readonly unknown[] = []): Promise<R[]> {
+    if (trx === this.#rawTrx && this.#raw !== undefined) {
+      const statement = this.#raw.prepare(text);
+      if (statement.reader) return statement.all(parameters) as R[];
+      statement.run(parameters);
+      return [];
+    }
+    return (await trx.executeQuery<R>(CompiledQuery.raw(text, [...parameters]))).rows;
   }
 
   /**
@@ -638,11 +682,11 @@ export class SqlReportStore implements ReportStore {
         const some = sources.slice(start, start + REPORT_DIGEST_CHUNK);
         const counted = start === 0;
         const parameters = counted && !postgres ? [...key, ...some, ...key] : [...key, ...some];
-        const { rows } = await db.executeQuery<{ source: string | null; entry: string | null; n: number | string }>(CompiledQuery.raw(this.#digestRead(some.length, counted), parameters));
+        const rows = await this.#query<{ source: string | null; entry: string | null; n: number | string }>(db, this.#digestRead(some.length, counted), parameters);
         for (const row of rows) {
           if (row.source === null) stored = Number(row.n);
           else {
-            const entry: SenderDigestEntry = { ...emptyDigestEntry(row.source, day), ...this.#restOf(row.entry!) };
+            const entry: SenderDigestEntry = { ...this.#heldOf(row.entry!), source: row.source, day };
             texts.set(entry, row.entry!);
             held.set(row.source, entry);
           }
@@ -652,8 +696,15 @@ export class SqlReportStore implements ReportStore {
     }
     // Each day's totals added to, and its revision bumped: the blocks of days holding it are built again before they are next read (senderWindow).
     const dayTotals = [...byDay].map(([day, list]) => {
-      const sum = (pick: (e: SenderDigestEntry) => number) => list.reduce((n, e) => n + pick(e), 0);
-      return [organizationId, domain, day, t, sum((e) => e.messages), sum((e) => e.dmarcPass), sum((e) => e.spfAligned), sum((e) => e.dkimAligned), sum((e) => e.failing)];
+      let messages = 0, dmarcPass = 0, spfAligned = 0, dkimAligned = 0, failing = 0;
+      for (const e of list) {
+        messages += e.messages;
+        dmarcPass += e.dmarcPass;
+        spfAligned += e.spfAligned;
+        dkimAligned += e.dkimAligned;
+        failing += e.failing;
+      }
+      return [organizationId, domain, day, t, messages, dmarcPass, spfAligned, dkimAligned, failing];
     });
     // PostgreSQL: a report of one day and one chunk (the usual) writes its digest and its day's totals in one statement.
     const withDay = postgres && dayTotals.length === 1 && merged.length <= REPORT_DIGEST_CHUNK;
@@ -661,45 +712,97 @@ export class SqlReportStore implements ReportStore {
       const chunk = merged.slice(start, start + REPORT_DIGEST_CHUNK);
       const parameters: unknown[] = withDay ? [...dayTotals[0]!] : [];
       for (const e of chunk) parameters.push(organizationId, domain, e.day, t, e.source, e.messages, e.dmarcPass, e.spfAligned, e.dkimAligned, e.failing, texts.get(e) ?? digestRestJson(e));
-      await db.executeQuery(CompiledQuery.raw(this.#digestUpsert(chunk.length, withDay), parameters));
+      await this.#query(db, this.#digestUpsert(chunk.length, withDay), parameters);
     }
-    if (!withDay) for (const parameters of dayTotals) await db.executeQuery(CompiledQuery.raw(this.#text('add-day'), parameters));
+    if (!withDay) for (const parameters of dayTotals) await this.#query(db, this.#text('add-day'), parameters);
   }
 
-  /** A stored rest parsed, remembered by its text (the merge only reads it). */
-  #restOf(text: string): Partial<SenderDigestEntry> {
-    let rest = this.#rests.get(text);
-    if (rest === undefined) {
+  /**
+   * A stored rest parsed into an entry of counts 0 (its source and day to be set), remembered by its
+   * text: the merge only reads it, so the held rows of one rest share one parse and one set of arrays.
+   */
+  #heldOf(text: string): SenderDigestEntry {
+    let held = this.#rests.get(text);
+    if (held === undefined) {
       if (this.#rests.size >= REST_MERGES_REMEMBERED) this.#rests.clear();
-      this.#rests.set(text, (rest = JSON.parse(text) as Partial<SenderDigestEntry>));
+      this.#rests.set(text, (held = { ...emptyDigestEntry('', ''), ...(JSON.parse(text) as Partial<SenderDigestEntry>) }));
     }
-    return rest;
+    return held;
   }
 
   /**
    * Which limit storing `report` would pass (records of the reports received in the last day, of the
-   * organisation and of the report's reporting source), or null. Read in the report's savepoint, so
-   * it counts the reports stored before it in the same batch; on PostgreSQL two transactions at once
-   * (two processes) may each fit alone and pass together, by at most one batch.
+   * organisation and of the report's reporting source), or null. Counted from the batch's tally of
+   * the organisation ({@link LimitTally}, read at the batch's start), so it counts the reports stored
+   * before it in the same batch; on PostgreSQL two transactions at once (two processes) may each fit
+   * alone and pass together, by at most one batch.
    */
-  async #overLimit(trx: Kysely<ReportTables>, report: NewReport): Promise<AddReportOutcome | null> {
+  #overLimit(tallies: ReadonlyMap<string, LimitTally>, report: NewReport): AddReportOutcome | null {
     const source = reportingSource(report);
     if (source === null || report.records.length === 0) return null;
-    const since = new Date(Date.parse(report.origin.receivedAt) - REPORT_LIMIT_WINDOW_MS).toISOString();
-    const sum = async (text: string, parameters: unknown[]) => Number((await trx.executeQuery<{ n: number | string | null }>(CompiledQuery.raw(text, parameters))).rows[0]?.n ?? 0);
-    if ((await sum(this.#text('source-sum'), [report.organizationId, since, source])) + report.records.length > sourceLimit(source)) return 'over-source-limit';
-    if ((await sum(this.#text('organization-sum'), [report.organizationId, since])) + report.records.length > MAX_REPORT_RECORDS_PER_ORGANIZATION_PER_DAY) return 'over-organization-limit';
+    const since = limitWindowStart(report);
+    const tally = tallies.get(report.organizationId)!;
+    let organization = tally.organization;
+    let ofSource = tally.sources.get(source) ?? 0;
+    // Received after this report's window start (ISO 8601 text compares as the column does).
+    for (const c of tally.counted)
+      if (c.receivedAt > since) {
+        organization += c.records;
+        if (c.source === source) ofSource += c.records;
+      }
+    if (ofSource + report.records.length > sourceLimit(source)) return 'over-source-limit';
+    if (organization + report.records.length > MAX_REPORT_RECORDS_PER_ORGANIZATION_PER_DAY) return 'over-organization-limit';
     return null;
   }
 
+  /**
+   * The limit tallies of the batch's organisations (those of its reports that the limits apply to),
+   * read before any report is stored: per organisation, the two sums over the latest window of the
+   * batch's reports (one per reporting source), and the reports received between the earliest
+   * window start and that one.
+   */
+  async #limitTallies(trx: Kysely<ReportTables>, reports: readonly NewReport[]): Promise<Map<string, LimitTally>> {
+    const windows = new Map<string, { from: string; to: string; sources: Set<string> }>();
+    for (const report of reports) {
+      const source = reportingSource(report);
+      if (source === null || report.records.length === 0) continue;
+      let since: string;
+      try {
+        since = limitWindowStart(report);
+      } catch {
+        continue; // #overLimit throws for it again, in its savepoint: the report fails alone.
+      }
+      const held = windows.get(report.organizationId);
+      if (held === undefined) windows.set(report.organizationId, { from: since, to: since, sources: new Set([source]) });
+      else {
+        if (since < held.from) held.from = since;
+        if (since > held.to) held.to = since;
+        held.sources.add(source);
+      }
+    }
+    const tallies = new Map<string, LimitTally>();
+    const sum = async (text: string, parameters: unknown[]) => Number((await this.#query<{ n: number | string | null }>(trx, text, parameters))[0]?.n ?? 0);
+    for (const [organizationId, { from, to, sources }] of windows) {
+      const tally: LimitTally = { organization: await sum(this.#text('organization-sum'), [organizationId, to]), sources: new Map(), counted: [] };
+      for (const source of sources) tally.sources.set(source, await sum(this.#text('source-sum'), [organizationId, to, source]));
+      if (from < to) {
+        const rows = await this.#query<{ received_at: string; reporting_source: string | null; record_count: number | string }>(trx, this.#text('between'), [organizationId, from, to]);
+        for (const r of rows) tally.counted.push({ receivedAt: r.received_at, source: r.reporting_source, records: Number(r.record_count) });
+      }
+      tallies.set(organizationId, tally);
+    }
+    return tallies;
+  }
+
   /** The fixed statements of `add`, in the dialect's placeholders, built once. */
-  #text(name: 'source-sum' | 'organization-sum' | 'insert-report' | 'held' | 'add-day'): string {
+  #text(name: 'source-sum' | 'organization-sum' | 'between' | 'insert-report' | 'held' | 'add-day'): string {
     let text = this.#statements.get(name);
     if (text === undefined) {
       const n = { i: 0 };
       const mark = () => (this.#dialect === 'postgres' ? `$${++n.i}` : '?');
       if (name === 'source-sum') text = `select sum(record_count) as n from reports where organization_id = ${mark()} and received_at > ${mark()} and reporting_source = ${mark()}`;
       else if (name === 'organization-sum') text = `select sum(record_count) as n from reports where organization_id = ${mark()} and received_at > ${mark()}`;
+      else if (name === 'between') text = `select received_at, reporting_source, record_count from reports where organization_id = ${mark()} and received_at > ${mark()} and received_at <= ${mark()}`;
       else if (name === 'held') text = `select id from reports where organization_id = ${mark()} and identity = ${mark()}`;
       else if (name === 'add-day')
         text =
@@ -724,33 +827,48 @@ export class SqlReportStore implements ReportStore {
     if (reports.length === 0) return [];
     try {
       return await this.#db.transaction().execute(async (trx) => {
-        if (this.#dialect === 'postgres') await this.#lockDigests(trx, reports);
-        const step = (text: string) => trx.executeQuery(CompiledQuery.raw(text));
-        const outcomes: PromiseSettledResult<AddReportOutcome>[] = [];
-        // One savepoint per report: a report that fails is rolled back alone, the batch goes on.
-        await step('savepoint report');
-        for (const [index, report] of reports.entries()) {
-          try {
-            outcomes.push({ status: 'fulfilled', value: await this.#addOne(trx, report) });
-          } catch (reason) {
-            await step('rollback to savepoint report');
-            outcomes.push({ status: 'rejected', reason });
-          }
-          if (index === reports.length - 1) await step('release savepoint report');
-          // PostgreSQL: the next savepoint in the same round trip (a simple query of two statements, no parameters).
-          else if (this.#dialect === 'postgres') await step('release savepoint report; savepoint report');
-          else {
-            await step('release savepoint report');
-            await step('savepoint report');
-          }
+        // SQLite: the batch's statements straight on the connection Kysely lends this transaction (#raw).
+        if (this.#raw !== undefined) this.#rawTrx = trx;
+        try {
+          return await this.#addInTransaction(trx, reports);
+        } finally {
+          this.#rawTrx = null;
         }
-        await this.#bumpRevisions(trx, reports, outcomes);
-        return outcomes;
       });
     } catch (reason) {
       // The transaction did not commit: nothing of the batch is stored, every report failed.
       return reports.map(() => ({ status: 'rejected', reason }));
     }
+  }
+
+  /** The body of addMany's transaction: each report in its savepoint, then the revisions. */
+  async #addInTransaction(trx: Kysely<ReportTables>, reports: readonly NewReport[]): Promise<PromiseSettledResult<AddReportOutcome>[]> {
+    if (this.#dialect === 'postgres') await this.#lockDigests(trx, reports);
+    const step = (text: string) => this.#query(trx, text);
+    const tallies = await this.#limitTallies(trx, reports);
+    const outcomes: PromiseSettledResult<AddReportOutcome>[] = [];
+    // One savepoint per report: a report that fails is rolled back alone, the batch goes on.
+    await step('savepoint report');
+    for (const [index, report] of reports.entries()) {
+      try {
+        const value = await this.#addOne(trx, report, tallies);
+        outcomes.push({ status: 'fulfilled', value });
+        // Counted against the limits of the reports after it in the batch.
+        if (value === 'stored') tallies.get(report.organizationId)?.counted.push({ receivedAt: report.origin.receivedAt, source: reportingSource(report), records: report.records.length });
+      } catch (reason) {
+        await step('rollback to savepoint report');
+        outcomes.push({ status: 'rejected', reason });
+      }
+      if (index === reports.length - 1) await step('release savepoint report');
+      // PostgreSQL: the next savepoint in the same round trip (a simple query of two statements, no parameters).
+      else if (this.#dialect === 'postgres') await step('release savepoint report; savepoint report');
+      else {
+        await step('release savepoint report');
+        await step('savepoint report');
+      }
+    }
+    await this.#bumpRevisions(trx, reports, outcomes);
+    return outcomes;
   }
 
   /**
@@ -787,16 +905,16 @@ export class SqlReportStore implements ReportStore {
       text = multiRowInsert(this.#dialect, 'report_revisions', ['organization_id', 'domain', 'revision'], rows.length, ' on conflict (organization_id, domain) do update set revision = report_revisions.revision + excluded.revision');
       this.#statements.set(key, text);
     }
-    await trx.executeQuery(CompiledQuery.raw(text, rows.flat()));
+    await this.#query(trx, text, rows.flat());
   }
 
   /** One report of a batch, inside its savepoint: refused, stored, or counted as a duplicate. */
-  async #addOne(trx: Kysely<ReportTables>, report: NewReport): Promise<AddReportOutcome> {
-    const refused = await this.#overLimit(trx, report);
+  async #addOne(trx: Kysely<ReportTables>, report: NewReport, tallies: ReadonlyMap<string, LimitTally>): Promise<AddReportOutcome> {
+    const refused = this.#overLimit(tallies, report);
     if (refused !== null) {
       // A resend of a report already stored is a duplicate, whatever the limits say.
-      const held = await trx.executeQuery(CompiledQuery.raw(this.#text('held'), [report.organizationId, report.identity]));
-      if (held.rows.length === 0) return refused;
+      const held = await this.#query(trx, this.#text('held'), [report.organizationId, report.identity]);
+      if (held.length === 0) return refused;
       return this.#duplicate(trx, report);
     }
     const messages = report.records.reduce((sum, r) => sum + r.count, 0);
@@ -821,15 +939,15 @@ export class SqlReportStore implements ReportStore {
       messages,
       identityBaseOf(report.origin),
     ];
-    const inserted = await trx.executeQuery(CompiledQuery.raw(this.#text('insert-report'), row));
-    if (inserted.rows.length === 0) return this.#duplicate(trx, report);
+    const inserted = await this.#query(trx, this.#text('insert-report'), row);
+    if (inserted.length === 0) return this.#duplicate(trx, report);
     const day = reportDay(report.begin);
     // One prepared multi-row INSERT per chunk, its text built once per size (no query builder per row).
     for (let start = 0; start < report.records.length; start += REPORT_RECORD_INSERT_CHUNK) {
       const chunk = report.records.slice(start, start + REPORT_RECORD_INSERT_CHUNK);
       const parameters: unknown[] = [];
       chunk.forEach((r, i) => parameters.push(report.id, start + i, report.organizationId, report.domain, report.begin, report.end, day, r.sourceIp, r.headerFrom, r.disposition, r.dkimAligned ? 1 : 0, r.spfAligned ? 1 : 0, r.count, r.detail));
-      await trx.executeQuery(CompiledQuery.raw(this.#recordInsert(chunk.length), parameters));
+      await this.#query(trx, this.#recordInsert(chunk.length), parameters);
     }
     // The batch's digest locks are held (addMany, #lockDigests).
     await this.mergeDigest(trx, report.organizationId, report.domain, report.trusted, report.digest, true);

@@ -5,7 +5,7 @@
  * first, a row read by id within an organisation, a row written again by id, and how a dialect
  * differs where Kysely's query builder does not hide it.
  */
-import type { Insertable, Kysely, SelectQueryBuilder } from 'kysely';
+import type { Insertable, Kysely, SelectQueryBuilder, SqliteDatabase } from 'kysely';
 import type { Page, PageRequest } from './page-types.js';
 import type { SqlDialectName } from './migration-types.js';
 
@@ -20,6 +20,11 @@ export interface SqlDialectTraits {
   describe(error: unknown): string;
   /** Releases the connection or pool. */
   destroy(): Promise<void>;
+  /**
+   * SQLite: the one connection under Kysely (its prepared statements, sqlite-driver.ts), for the
+   * report store's hot statements inside a transaction Kysely holds (SqlReportStore, `addMany`).
+   */
+  sqlite?: SqliteDatabase;
 }
 
 /** A value as the JSON text a column holds. */

@@ -133,7 +133,7 @@ export function createSqlStores(db: Kysely<StoreDatabase>, traits: SqlDialectTra
         throw mapError(error, traits);
       }
     };
-  const reports = new SqlReportStore(db, traits.dialect);
+  const reports = new SqlReportStore(db, traits.dialect, traits.sqlite);
   const monitors = new SqlMonitorStore(db, (error) => traits.isUniqueViolation(error));
   // Monitor history and finished webhook deliveries follow the record log's retention.
   const pruneMonitors = pruneBeside((cutoff) => monitors.prune(cutoff));

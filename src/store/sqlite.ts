@@ -34,6 +34,7 @@ const UNAVAILABLE_CODES = /^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|FULL|NOTADB|CORRU
 function sqliteTraits(database: SqliteConnection): SqlDialectTraits {
   return {
     dialect: 'sqlite',
+    sqlite: database.database,
     isUnavailable(error) {
       const code = sqliteErrorCode(error);
       if (code !== undefined && UNAVAILABLE_CODES.test(code)) return true;

@@ -156,6 +156,19 @@ describeStoreContract('report store contract', ({ stores, opened }, backend) => 
       expect(await stores.reports.counts('o1', 'a.example', null)).toMatchObject({ aggregate: 2, untrusted: 2, duplicates: 0, messages: 50_002 });
     });
 
+    it('the record limits count, for each report of a batch, the reports received in its own last day: those stored before the batch and earlier in it', { timeout: 180_000 }, async () => {
+      // MAX_UNTRUSTED_REPORT_RECORDS_PER_DAY (100,000): reports received at hours from the origin's receipt time.
+      const hour = (h: number) => new Date(Date.parse(origin(null).receivedAt) + h * 3_600_000).toISOString();
+      const untrusted = (id: string, records: number, h: number): NewReport =>
+        report(id, 'o1', 0, Array.from({ length: records }, (_, i) => row(`10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`, 1)), { identity: `u|${id}`, reporter: 'unauthenticated', origin: { ...origin(null), receivedAt: hour(h) }, digest: [] });
+      expect(await stores.reports.add(untrusted('before', 60_000, 0))).toBe('stored');
+      // 'late' (25 h) no longer counts 'before'; 'early' (1 h) counts 'before' and 'late' (110,000 with its own): refused;
+      // 'last' (25 h) counts 'late' only (90,000 with its own).
+      const batch = [untrusted('late', 30_000, 25), untrusted('early', 20_000, 1), untrusted('last', 60_000, 25)];
+      expect(outcomes(await stores.reports.addMany(batch))).toEqual(['stored', 'over-source-limit', 'stored']);
+      expect(await ids()).toEqual(['before', 'last', 'late']);
+    });
+
     it('a report that fails is rolled back alone: the others of its batch are stored, its identity stays free', async () => {
       if (backend.name === 'memory') return; // memory copies a report in one step: nothing it refuses is half-written
       // A record the database refuses (NOT NULL) after the report's row and its first records are written.

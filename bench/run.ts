@@ -424,9 +424,9 @@ function dnssecRows(dnssec: DnssecBenchResult | undefined): Row[] {
 
 /**
  * Section 7 in a child process of its own (`node --expose-gc bench/reports.ts`), as `reports import`
- * runs: in one process after the other sections, V8 had sized its old generation by their heaps, so
- * the import's short-lived reports piled up as garbage (RSS 856 → 2,283 MiB, then 310 MiB after one
- * full collection: docs/benchmarks.md, "Ingestion memory"), and the figure was the harness's, not the
+ * runs: in one process after the other sections, V8's old-space limit was theirs too, and the
+ * import's short-lived reports piled up as garbage to it (RSS 856 → 2,283 MiB, then 310 MiB after one
+ * full collection: docs/benchmarks.md, "Ingestion memory"): the figure was the process's, not the
  * import's. `--expose-gc` lets it read the heap after a full collection at each tenth of the import.
  */
 function runReportsInChild(quick: boolean): Promise<ReportsBenchResult> {

@@ -42,6 +42,8 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CompiledQuery, sql, type Kysely } from 'kysely';
+import { limitHeapGrowth } from '../src/cli/heap-growth.js';
+import { IMPORT_HEAP_GROWING_PERCENT } from '../src/cli/reports.js';
 import { importPaths } from '../src/ingest/files.js';
 import { reportSink } from '../src/ingest/ingest.js';
 import { closeReportWriter, reportWriter } from '../src/ingest/report-writer.js';
@@ -76,6 +78,13 @@ const BARE_CHUNK = 500;
 /** Targets (issue 43). */
 export const REPORT_INGEST_RATIO_TARGET = 0.3;
 export const REPORTS_SHOW_TARGET_MS = 200;
+/** Points of the import at which memory is read (each tenth of the reports). */
+export const MEMORY_POINTS = 10;
+/**
+ * Memory is flat when the last point's heap after a full collection (and its RSS) is within this share
+ * of the first point's (`memoryFlat`): what an import retains must not grow with the reports imported.
+ */
+export const MEMORY_FLAT_TOLERANCE = 0.25;
 const DAY = 86_400;
 /** The last day of the generated reports. */
 const END = Math.floor(Date.UTC(2026, 10, 1) / 1000);
@@ -139,6 +148,17 @@ export interface ReportsBackendResult {
   showReports: number;
   showMessages: number;
   showSenders: number;
+  /** RSS at each tenth of the import (MEMORY_POINTS), read before the collection of heapAfterGcSeriesMiB. */
+  rssSeriesMiB: number[];
+  /** Heap used after a full collection (`global.gc`, `--expose-gc`) at the same points: what the import retains; null without it. */
+  heapAfterGcSeriesMiB: number[] | null;
+  /** The last point within MEMORY_FLAT_TOLERANCE of the first, in both series (the heap's, when measured). */
+  memoryFlat: boolean;
+}
+
+/** Whether `series` ends within MEMORY_FLAT_TOLERANCE of where it began. */
+function flat(series: readonly number[]): boolean {
+  return series.length < 2 || series[series.length - 1]! <= series[0]! * (1 + MEMORY_FLAT_TOLERANCE);
 }
 
 /**
@@ -210,6 +230,10 @@ async function measure(name: string, stores: Stores & { db: Kysely<any>; dialect
     };
   }
   let stored = 0;
+  const rssSeries: number[] = [];
+  const heapAfterGcSeries: number[] = [];
+  // The collections of that series are the benchmark's, not the import's: their time is taken out of its figures.
+  const memoryReads = { ms: 0, cpuMicros: 0 };
   // `reports import` of the directory: the parser processes read the files (REPORT_INGEST_IN_FLIGHT at
   // once) while this process stores the parsed ones, several to a transaction.
   const writer = reportWriter(stores.reports);
@@ -220,10 +244,22 @@ async function measure(name: string, stores: Stores & { db: Kysely<any>; dialect
       if (result.tally.reports[0]?.outcome !== 'stored') throw new Error(`${result.input} was not stored: ${JSON.stringify(result.tally.rejected)}`);
       stored += 1;
       if (stored % Math.max(1, Math.floor(REPORTS / 10)) === 0) say(`  ${name}: ${stored} reports, ${((stored / (performance.now() - started)) * 1000).toFixed(0)}/s, rss ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB`);
+      if (stored % Math.max(1, Math.floor(REPORTS / MEMORY_POINTS)) === 0) {
+        rssSeries.push(process.memoryUsage().rss / 2 ** 20);
+        if (global.gc) {
+          const [at, cpuAt] = [performance.now(), process.cpuUsage()];
+          global.gc();
+          heapAfterGcSeries.push(process.memoryUsage().heapUsed / 2 ** 20);
+          const used = process.cpuUsage(cpuAt);
+          memoryReads.ms += performance.now() - at;
+          memoryReads.cpuMicros += used.user + used.system;
+        }
+      }
     },
   });
-  const seconds = (performance.now() - started) / 1000;
+  const seconds = (performance.now() - started - memoryReads.ms) / 1000;
   const importCpu = process.cpuUsage(cpuStarted);
+  importCpu.user -= memoryReads.cpuMicros;
   clearInterval(sampler);
   // show: the newest 30 days of one domain, SHOW_RUNS times.
   const times: number[] = [];
@@ -261,6 +297,9 @@ async function measure(name: string, stores: Stores & { db: Kysely<any>; dialect
     showReports: last!.summary.reports,
     showMessages: last!.summary.messages,
     showSenders: last!.summary.senders.length,
+    rssSeriesMiB: rssSeries,
+    heapAfterGcSeriesMiB: global.gc ? heapAfterGcSeries : null,
+    memoryFlat: flat(rssSeries) && flat(heapAfterGcSeries),
   };
 }
 
@@ -281,6 +320,8 @@ export interface ReportsBenchResult {
 
 /** Both stores: SQLite in a temp dir, PostgreSQL started here (durable defaults). */
 export async function runReportsBenchmark(): Promise<ReportsBenchResult> {
+  // As `reports import` runs (src/cli/reports.ts): the old space collected at 1.5 times the live heap.
+  limitHeapGrowth(IMPORT_HEAP_GROWING_PERCENT);
   say(`load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${cpus().length} cores`);
   say(`reports bench: ${REPORTS} reports × ${RECORDS} records = ${REPORTS * RECORDS} rows per backend; ${DOMAINS} domains, ${DAYS} days, ${REPORTERS} reporters a day${SMOKE ? ' (--smoke)' : quick ? ' (--quick)' : ''}`);
   const results: ReportsBackendResult[] = [];
@@ -326,6 +367,7 @@ export async function runReportsBenchmark(): Promise<ReportsBenchResult> {
       `${r.name}: ${r.reportsPerSecond.toFixed(0)} reports/s (${r.rowsPerSecond.toFixed(0)} rows/s, ${r.seconds.toFixed(1)} s; bare ${r.bareRowsPerSecond.toFixed(0)} rows/s: ratio ${r.ingestRatio.toFixed(2)}); RSS ${r.startRssMiB.toFixed(0)} → peak ${r.peakRssMiB.toFixed(0)} MiB, heap peak ${r.peakHeapMiB.toFixed(0)} MiB; ` +
         `import CPU ${r.importCpuMsPerReport.toFixed(1)} ms/report${r.storeCpuMsPerReport === null ? '' : ` (store ${r.storeCpuMsPerReport.toFixed(2)}, path ${r.pathCpuMsPerReport!.toFixed(2)})`}, ${r.reportsPerBatch.toFixed(1)} reports a transaction; show 30 days (${r.showReports} reports, ${r.showMessages} messages, ${r.showSenders} senders): median ${r.showMedianMs.toFixed(1)} ms (CPU ${r.showCpuMs.toFixed(1)} ms), worst ${r.showMaxMs.toFixed(1)} ms`,
     );
+    say(`${r.name} memory at each tenth: RSS ${r.rssSeriesMiB.map((m) => m.toFixed(0)).join(' ')} MiB; heap after a full collection ${r.heapAfterGcSeriesMiB?.map((m) => m.toFixed(0)).join(' ') ?? '(not measured: run with --expose-gc)'} MiB; flat (±${MEMORY_FLAT_TOLERANCE * 100} %): ${r.memoryFlat ? 'yes' : 'NO'}`);
   }
   const of = (name: string) => results.find((r) => r.name === name);
   return {

@@ -18,6 +18,7 @@
  * (bench/spf-vs-mailauth.ts), 5 the bulk scan (bench/scan.ts), 6 the stores (bench/store.ts). Every rate is the median of at least
  * five runs, with the lowest and highest; warm-up is stated per section.
  */
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { rename, writeFile } from 'node:fs/promises';
 import { cpus, totalmem, type as osType, release } from 'node:os';
@@ -27,12 +28,12 @@ import { runEngineColdBenchmark, type EngineColdResult } from './engine-cold.js'
 import { ENGINE_WARM_RATIO_TARGET, runEngineWarmBenchmark, type EngineWarmResult } from './engine-warm.js';
 import { runSharedInfrastructureBenchmark, type SharedInfrastructureBenchResult } from './shared-infrastructure.js';
 import { FEATURE_LABELS, runEngineFeaturesBenchmark, type EngineFeaturesResult } from './engine-features.js';
-import { buildEngine, loadEngine, PACKAGE_ROOT } from './engine.js';
+import { BENCH_TSCONFIG, buildEngine, loadEngine, PACKAGE_ROOT } from './engine.js';
 import { runHttpBenchmark, type HttpBenchResult } from './http.js';
 import { runResolverScanBenchmark, runScanBenchmark, SCAN_MILLION_RATE_TARGET, type ScanBenchResult } from './scan.js';
 import { runSpfBenchmark, type SpfBenchmarkResult } from './spf-vs-mailauth.js';
 import { runStoreBenchmark, type StoreBenchResult } from './store.js';
-import { REPORT_INGEST_RATIO_TARGET, REPORTS_SHOW_TARGET_MS, runReportsBenchmark, type ReportsBenchResult } from './reports.js';
+import { MEMORY_FLAT_TOLERANCE, REPORT_INGEST_RATIO_TARGET, REPORTS_SHOW_TARGET_MS, type ReportsBenchResult } from './reports.js';
 import { formatCount, formatMeasured, formatRatio } from './stats.js';
 import { createKeyPool } from './synthetic.js';
 import { SMOKE } from './smoke.js';
@@ -128,6 +129,8 @@ export interface Summary {
   reportIngestRatioPostgres: number | null;
   /** `reports show` over 30 days, median, the larger of the two stores, in ms (target ≤ 200). */
   reportsShowMs: number | null;
+  /** Memory over the 10,000-report import, last tenth ÷ first (RSS, and heap after a full GC), the largest of the stores (flat: ≤ 1 + MEMORY_FLAT_TOLERANCE). */
+  reportsMemoryGrowth: number | null;
 }
 
 /** The machine: Node version, CPU model from /proc/cpuinfo (else os.cpus()), cores, memory. */
@@ -342,6 +345,16 @@ export function rowsOf(results: Omit<BenchResults, 'rows' | 'summary'>): Row[] {
         target: `≤ ${REPORTS_SHOW_TARGET_MS} ms`,
         met: r.showMedianMs <= REPORTS_SHOW_TARGET_MS,
       });
+      const [rss, heap] = [r.rssSeriesMiB, r.heapAfterGcSeriesMiB ?? []];
+      rows.push({
+        section: '7 reports',
+        figure: `memory over the import, ${r.name}: first → last tenth`,
+        value: `RSS ${rss[0]?.toFixed(0)} → ${rss.at(-1)?.toFixed(0)} MiB`,
+        baseline: heap.length > 0 ? `heap after a full GC ${heap[0]!.toFixed(0)} → ${heap.at(-1)!.toFixed(0)} MiB` : '',
+        ratio: heap.length > 0 ? formatRatio(memoryGrowth(r)) : '',
+        target: `flat (±${MEMORY_FLAT_TOLERANCE * 100} %)`,
+        met: r.memoryFlat,
+      });
     }
   }
   return rows;
@@ -383,6 +396,12 @@ function sameVerdicts(a: Record<string, number>, b: Record<string, number>): boo
   return [...keys].every((key) => (a[key] ?? 0) === (b[key] ?? 0));
 }
 
+/** The larger of a store's two memory series' last point ÷ first (1: flat). */
+function memoryGrowth(r: ReportsBenchResult['results'][number]): number {
+  const growth = (series: readonly number[]) => (series.length < 2 ? 1 : series[series.length - 1]! / series[0]!);
+  return Math.max(growth(r.rssSeriesMiB), growth(r.heapAfterGcSeriesMiB ?? []));
+}
+
 /** Section 7's rows: validated against unvalidated checks, warm and cold, and signed against unsigned zones. */
 function dnssecRows(dnssec: DnssecBenchResult | undefined): Row[] {
   if (!dnssec) return [];
@@ -401,6 +420,35 @@ function dnssecRows(dnssec: DnssecBenchResult | undefined): Row[] {
     row(`cold checks, validated, concurrency ${dnssec.concurrency}`, dnssec.cold.on.checksPerSec, `unvalidated: ${formatCount(dnssec.cold.off.checksPerSec)}/s`, dnssec.coldRatio, DNSSEC_COLD_RATIO_TARGET),
     row('cold checks, unvalidated, signed zones', dnssec.cold.off.checksPerSec, `same zones unsigned: ${formatCount(dnssec.cold.unsigned.checksPerSec)}/s`, dnssec.signedColdRatio, DNSSEC_SIGNED_COLD_RATIO_TARGET),
   ];
+}
+
+/**
+ * Section 7 in a child process of its own (`node --expose-gc bench/reports.ts`), as `reports import`
+ * runs: in one process after the other sections, V8's old-space limit was theirs too, and the
+ * import's short-lived reports piled up as garbage to it (RSS 856 → 2,283 MiB, then 310 MiB after one
+ * full collection: docs/benchmarks.md, "Ingestion memory"): the figure was the process's, not the
+ * import's. `--expose-gc` lets it read the heap after a full collection at each tenth of the import.
+ */
+function runReportsInChild(quick: boolean): Promise<ReportsBenchResult> {
+  return new Promise((resolve, reject) => {
+    const args = ['--expose-gc', '--import', 'tsx', join(PACKAGE_ROOT, 'bench', 'reports.ts'), ...(quick ? ['--quick'] : [])];
+    // stderr (its progress) is this run's; stdout ends with its figures as one JSON line. A smoke run's variable is inherited.
+    const child = spawn(process.execPath, args, { cwd: PACKAGE_ROOT, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, TSX_TSCONFIG_PATH: BENCH_TSCONFIG } });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      if (code !== 0) {
+        reject(new Error(`bench/reports.ts exited with ${signal ?? code}`));
+        return;
+      }
+      try {
+        resolve(JSON.parse(stdout.trimEnd().split('\n').at(-1) ?? '') as ReportsBenchResult);
+      } catch (error) {
+        reject(new Error(`bench/reports.ts wrote no figures: ${error instanceof Error ? error.message : String(error)}`));
+      }
+    });
+  });
 }
 
 /** The headline figures of whatever sections ran. */
@@ -426,6 +474,7 @@ export function summaryOf(results: Omit<BenchResults, 'rows' | 'summary'>): Summ
     reportIngestRatioSqlite: results.reports?.ingestRatioSqlite ?? null,
     reportIngestRatioPostgres: results.reports?.ingestRatioPostgres ?? null,
     reportsShowMs: results.reports?.showMs ?? null,
+    reportsMemoryGrowth: results.reports && results.reports.results.length > 0 ? Math.max(...results.reports.results.map(memoryGrowth)) : null,
   };
 }
 
@@ -456,7 +505,7 @@ export function notesOf(results: Omit<BenchResults, 'rows' | 'summary'>): string
   }
   if (spf) notes.push(`4: mailauth ${spf.mailauthVersion} on Node ${spf.node} (a child process where the host's Node is older than mailauth's 22.19); ${spf.evaluationsPerPass} SPF evaluations and ${spf.dmarc.namesPerPass} DMARC discoveries per pass, in one process; warm-up per engine before ${spf.runs.length} alternating runs.`);
   if (results.store) notes.push(`6: bench/store.ts in this process: ${results.store.workers} createVersion calls in flight, each on its own template; warm-up half a run per store; ${results.store.runs} runs of ${results.store.runMs / 1000} s, stores taking turns; PostgreSQL started in a temp dir with its durable defaults.`);
-  if (results.reports) notes.push(`7: bench/reports.ts in this process: ${formatCount(results.reports.reports)} reports generated one at a time through the whole path (unpack, parse, digest, store: one transaction each), against the same rows inserted bare in one transaction; show over 30 days of one domain; PostgreSQL with its durable defaults.`);
+  if (results.reports) notes.push(`7: bench/reports.ts in a child process of its own (a fresh heap, as \`reports import\` runs; \`--expose-gc\`: the heap after a full collection read at each tenth of the import): ${formatCount(results.reports.reports)} reports generated one at a time through the whole path (unpack, parse, digest, store: one transaction each), against the same rows inserted bare in one transaction; show over 30 days of one domain; PostgreSQL with its durable defaults.`);
   if (scan) notes.push(`5: \`scan --zones\` in a child process per size (plain node on dist/), concurrency ${scan.concurrency}; one run per size; domains/s counted from the first result.`);
   const { scanResolver } = results;
   if (scanResolver) {
@@ -504,7 +553,8 @@ async function main(): Promise<void> {
     say(`${label} …`);
     try {
       const value = await run();
-      say(`${label}: done in ${((performance.now() - at) / 1000).toFixed(1)} s`);
+      const memory = process.memoryUsage();
+      say(`${label}: done in ${((performance.now() - at) / 1000).toFixed(1)} s; this process: RSS ${(memory.rss / 2 ** 20).toFixed(0)} MiB, heap used ${(memory.heapUsed / 2 ** 20).toFixed(0)} MiB`);
       return value;
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
@@ -524,7 +574,7 @@ async function main(): Promise<void> {
   if (args.only.has('scan')) results.scanResolver = await timed('5 bulk scan (--resolver)', () => runResolverScanBenchmark({ engine, quick, keys }));
   if (args.only.has('store')) results.store = await timed('6 stores', () => runStoreBenchmark({ quick, say }));
   if (args.only.has('dnssec')) results.dnssec = await timed('7 DNSSEC', () => runDnssecBenchmark({ engine, quick }));
-  if (args.only.has('reports')) results.reports = await timed('7 reports', () => runReportsBenchmark());
+  if (args.only.has('reports')) results.reports = await timed('7 reports', () => runReportsInChild(quick));
   if (results.failures.length > 0) process.exitCode = 1;
   results.seconds = (performance.now() - started) / 1000;
 

@@ -3,7 +3,6 @@ import { createReadStream, createWriteStream, existsSync, statSync } from 'node:
 import { stat } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { setImmediate } from 'node:timers/promises';
-import { setFlagsFromString } from 'node:v8';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { CheckOptions } from '@spoof-checker/engine';
@@ -12,6 +11,7 @@ import type { SpoofCheckResult } from '@spoof-checker/engine';
 import { booleanOptions, integerOption, parseCommandArgs, RESOLVER_OPTIONS, stringOptions, UsageError } from './args.js';
 import { writeFileAtomically } from './atomic-file.js';
 import { checkOne, splitList, type ErrorLine } from './check.js';
+import { limitHeapGrowth } from './heap-growth.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, exitCodeForSignal, type CliIo, type Command } from './io.js';
 import { RANGES_HELP, rangesFromFlag } from './ranges-options.js';
 import { resolverFromFlags } from './resolver-options.js';
@@ -112,7 +112,7 @@ export const scan: Command = async (args, io) => {
     io.out(USAGE);
     return EXIT_OK;
   }
-  limitHeapGrowth();
+  limitHeapGrowth(SCAN_HEAP_GROWING_PERCENT);
   let built;
   let ranges;
   try {
@@ -250,12 +250,6 @@ export const scan: Command = async (args, io) => {
   }
   return tally.failed > 0 ? EXIT_FAILED : EXIT_OK;
 };
-
-/** Sets SCAN_HEAP_GROWING_PERCENT unless node was started with a growing factor of its own. */
-function limitHeapGrowth(): void {
-  if (process.execArgv.some((flag) => /^--heap[-_]growing[-_]percent\b/.test(flag))) return;
-  setFlagsFromString(`--heap-growing-percent=${SCAN_HEAP_GROWING_PERCENT}`);
-}
 
 /** The longest the scan loop runs without letting the event loop turn (signals, timers, I/O errors). */
 const EVENT_LOOP_TURN_MS = 20;

@@ -44,6 +44,7 @@ import { pathToFileURL } from 'node:url';
 import { CompiledQuery, sql, type Kysely } from 'kysely';
 import { importPaths } from '../src/ingest/files.js';
 import { reportSink } from '../src/ingest/ingest.js';
+import { defaultReportParser, ReportParserPool } from '../src/ingest/parse-pool.js';
 import { closeReportWriter, reportWriter } from '../src/ingest/report-writer.js';
 import { showReports } from '../src/summaries/summary.js';
 import { openPostgresStores } from '../src/store/postgres.js';
@@ -134,6 +135,8 @@ export interface ReportsBackendResult {
    */
   storeCpuMsPerReport: number | null;
   pathCpuMsPerReport: number | null;
+  /** CPU time of the parser processes per report (read, unpack, parse, form, send: what they say they spent, parse-worker.ts). */
+  parserCpuMsPerReport: number | null;
   /** Reports per transaction, on average (the writer's batches). */
   reportsPerBatch: number;
   showReports: number;
@@ -214,6 +217,8 @@ async function measure(name: string, stores: Stores & { db: Kysely<any>; dialect
   // once) while this process stores the parsed ones, several to a transaction.
   const writer = reportWriter(stores.reports);
   const batchesBefore = { ...writer.counters };
+  const parser = defaultReportParser();
+  const parserCpuBefore = parser instanceof ReportParserPool ? parser.counters.cpuMicros : 0;
   await importPaths([files], {
     sink,
     onInput: (result) => {
@@ -224,6 +229,7 @@ async function measure(name: string, stores: Stores & { db: Kysely<any>; dialect
   });
   const seconds = (performance.now() - started) / 1000;
   const importCpu = process.cpuUsage(cpuStarted);
+  const parserCpuMsPerReport = parser instanceof ReportParserPool ? (parser.counters.cpuMicros - parserCpuBefore) / 1000 / stored : null;
   clearInterval(sampler);
   // show: the newest 30 days of one domain, SHOW_RUNS times.
   const times: number[] = [];
@@ -257,6 +263,7 @@ async function measure(name: string, stores: Stores & { db: Kysely<any>; dialect
     importCpuMsPerReport: (importCpu.user + importCpu.system) / 1000 / stored,
     storeCpuMsPerReport: stores.reports.serialWrites ? storeCpuMicros / 1000 / stored : null,
     pathCpuMsPerReport: stores.reports.serialWrites ? (importCpu.user + importCpu.system - storeCpuMicros) / 1000 / stored : null,
+    parserCpuMsPerReport,
     reportsPerBatch: (writer.counters.reports - batchesBefore.reports) / Math.max(1, writer.counters.batches - batchesBefore.batches),
     showReports: last!.summary.reports,
     showMessages: last!.summary.messages,

@@ -110,8 +110,12 @@ export class ReportParserPool implements ReportParser {
   #queuedBytes = 0;
   #nextId = 1;
   #closed = false;
-  /** Jobs ended by their deadline, by the heap budget, or by a worker that failed (the operator's counters). */
-  readonly counters = { jobs: 0, deadline: 0, memory: 0, failed: 0, full: 0 };
+  /**
+   * Jobs ended by their deadline, by the heap budget, or by a worker that failed (the operator's
+   * counters); `cpuMicros`: the CPU the parser processes said they spent on their replies (their
+   * start-up not counted), and `replies`: the files answered (bench/reports.ts divides one by the reports).
+   */
+  readonly counters = { jobs: 0, deadline: 0, memory: 0, failed: 0, full: 0, cpuMicros: 0, replies: 0 };
 
   constructor(options: ReportParserPoolOptions = {}) {
     this.#slots = Array.from({ length: Math.max(1, options.workers ?? REPORT_PARSE_WORKERS) }, () => ({ worker: undefined, stderr: '', job: undefined, timer: undefined }));
@@ -207,6 +211,8 @@ export class ReportParserPool implements ReportParser {
     worker.on('message', (reply: ParseWorkerReply) => {
       const job = slot.job;
       if (slot.worker !== worker || job === undefined || reply.id !== job.id) return;
+      this.counters.replies += 1;
+      if (Number.isFinite(reply.cpuMicros) && reply.cpuMicros >= 0) this.counters.cpuMicros += reply.cpuMicros;
       job.results[reply.index] = fromWire(reply.file);
       if (reply.last) this.#finish(slot, job, refusal('parse-failed', 'the parser gave no answer for this file'));
     });

@@ -37,6 +37,11 @@ export interface ParseWorkerReply {
   file: WireParsedFile;
   /** The job's last file: the job is over. */
   last: boolean;
+  /**
+   * Microseconds of CPU (user and system) this process spent since its previous reply (or since its
+   * first job arrived: its start-up is not counted): parsing, forming, the previous reply's send, GC.
+   */
+  cpuMicros: number;
 }
 
 /** A parsed file in its wire form. */
@@ -53,7 +58,17 @@ function wireDocument(whole: WholeDocument): WireDocument {
 }
 
 process.on('disconnect', () => process.exit(0));
+/** The process's CPU at its previous reply (undefined until its first job). */
+let cpuMark: NodeJS.CpuUsage | undefined;
+/** Microseconds of CPU since the previous reply (or the first job). */
+function cpuSinceLastReply(): number {
+  const used = process.cpuUsage(cpuMark);
+  cpuMark = process.cpuUsage();
+  return used.user + used.system;
+}
+
 process.on('message', (job: ParseJobMessage) => {
+  if (cpuMark === undefined) cpuMark = process.cpuUsage();
   const budget = jobBudget();
   job.files.forEach((file, index) => {
     let parsed: WireParsedFile;
@@ -63,6 +78,6 @@ process.on('message', (job: ParseJobMessage) => {
       // Only a bug lands here: still an answer.
       parsed = { ok: false, reason: 'parse-failed', detail: `the report could not be parsed: ${error instanceof Error ? error.message : String(error)}` };
     }
-    process.send?.({ id: job.id, index, file: parsed, last: index === job.files.length - 1 } satisfies ParseWorkerReply);
+    process.send?.({ id: job.id, index, file: parsed, last: index === job.files.length - 1, cpuMicros: cpuSinceLastReply() } satisfies ParseWorkerReply);
   });
 });

@@ -17,7 +17,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { formStored, MAX_JOB_DOCUMENT_BYTES, parseReportFiles, storedFormFromText, type ParsedFile, type ParseRefusal, type ReportFileInput } from './parse-files.js';
+import { formStored, MAX_JOB_DOCUMENT_BYTES, parseReportFiles, storedFormFromWire, type ParsedFile, type ParseRefusal, type ReportFileInput } from './parse-files.js';
 import type { ParseWorkerReply, WireParsedFile } from './parse-worker.js';
 
 /** Parser processes at once (the machine's other cores serve requests). */
@@ -272,7 +272,7 @@ function fromWire(file: WireParsedFile): ParsedFile {
         const report = outcome.report;
         return report.kind === 'aggregate' && Array.isArray(report.records) ? { ...document, outcome: { ...outcome, ...formStored(report) } } : malformed;
       }
-      const stored = typeof outcome.stored === 'string' ? storedFormFromText(outcome.stored) : undefined;
+      const stored = storedFormFromWire(outcome.stored);
       return stored ? { ...document, outcome: { ...outcome, stored } } : malformed;
     }),
   };

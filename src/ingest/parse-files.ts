@@ -215,10 +215,12 @@ export function recordRow(record: AggregateRecord): ReportRecordRow {
   return { sourceIp, count, headerFrom, disposition, dkimAligned: record.dkimResult === 'pass', spfAligned: record.spfResult === 'pass', detail: recordDetail(record) };
 }
 
-/** A record's detail column: the record but its four columns, as JSON text. */
+/**
+ * A record's detail column: the record but its four columns, as JSON text, its fields named in
+ * AggregateRecord's (readRecord's) order (a literal: an object rest copy is V8's slow path).
+ */
 function recordDetail(record: AggregateRecord): string {
-  const { sourceIp: _sourceIp, count: _count, headerFrom: _headerFrom, disposition: _disposition, ...rest } = record;
-  return JSON.stringify(rest);
+  return JSON.stringify({ dkimResult: record.dkimResult, spfResult: record.spfResult, envelopeFrom: record.envelopeFrom, envelopeTo: record.envelopeTo, auth: record.auth, reasons: record.reasons });
 }
 
 /**
@@ -287,6 +289,11 @@ export function wireForm(report: AggregateReport | TlsReport): WireForm {
   const { records, ...head } = report;
   const document = JSON.stringify(head);
   const n = records.length;
+  // JSON.stringify(report) has the head's keys, then `records` (parseAggregateReport's order); a report
+  // of another order is stringified whole.
+  let lastKey: string | undefined;
+  for (const key in report) lastKey = key;
+  const inOrder = lastKey === 'records';
   const stored: StoredWire = {
     document,
     sourceIp: new Array<string>(n),
@@ -298,7 +305,6 @@ export function wireForm(report: AggregateReport | TlsReport): WireForm {
     detail: new Array<string>(n),
     digest: JSON.stringify(digestReports([report], reportDomain(report)).senders),
   };
-  // JSON.stringify(report): the head's keys, then `records` last (parseAggregateReport's order).
   const whole: string[] = [document.slice(0, -1), ',"records":['];
   for (let i = 0; i < n; i++) {
     const record = records[i]!;
@@ -311,24 +317,28 @@ export function wireForm(report: AggregateReport | TlsReport): WireForm {
     stored.spfAligned[i] = record.spfResult === 'pass';
     stored.detail[i] = detail;
     if (i > 0) whole.push(',');
-    whole.push(recordText(record, detail));
+    if (inOrder) whole.push(recordText(record, detail));
   }
   whole.push(']}');
-  return { report: head, stored, contentDigest: createHash('sha256').update(whole.join('')).digest('hex') };
+  return { report: head, stored, contentDigest: inOrder ? createHash('sha256').update(whole.join('')).digest('hex') : contentDigest(report) };
 }
 
 /** The key that follows `headerFrom` in a record (readRecord's order), as it opens its place in the detail text. */
 const AFTER_HEADER_FROM = ',"envelopeFrom":';
+/** An AggregateRecord's keys in readRecord's order (the order `JSON.stringify(record)` writes them in). */
+const RECORD_KEYS: readonly string[] = ['sourceIp', 'count', 'disposition', 'dkimResult', 'spfResult', 'headerFrom', 'envelopeFrom', 'envelopeTo', 'auth', 'reasons'];
 
 /**
- * `JSON.stringify(record)` from its detail (`recordRow`): the record's keys in readRecord's order,
+ * `JSON.stringify(record)` from its detail (`recordDetail`): the record's keys in readRecord's order,
  * `sourceIp, count, disposition, dkimResult, spfResult, headerFrom, envelopeFrom, …`, of which the
  * detail holds all but the four columns. A quote inside a JSON string is escaped, so the first
  * `,"envelopeFrom":` of the detail is its key. A record of another shape is stringified whole.
  */
 function recordText(record: AggregateRecord, detail: string): string {
   const at = detail.indexOf(AFTER_HEADER_FROM);
-  if (at === -1) return JSON.stringify(record);
+  let k = 0;
+  for (const key in record) if (key !== RECORD_KEYS[k++]) return JSON.stringify(record);
+  if (at === -1 || k !== RECORD_KEYS.length || typeof record.sourceIp !== 'string' || typeof record.disposition !== 'string' || typeof record.headerFrom !== 'string' || !Number.isFinite(record.count)) return JSON.stringify(record);
   return `{"sourceIp":${JSON.stringify(record.sourceIp)},"count":${JSON.stringify(record.count)},"disposition":${JSON.stringify(record.disposition)},${detail.slice(1, at)},"headerFrom":${JSON.stringify(record.headerFrom)}${detail.slice(at)}`;
 }
 

@@ -331,7 +331,7 @@ export async function runReportsBenchmark(): Promise<ReportsBenchResult> {
   for (const r of results) {
     say(
       `${r.name}: ${r.reportsPerSecond.toFixed(0)} reports/s (${r.rowsPerSecond.toFixed(0)} rows/s, ${r.seconds.toFixed(1)} s; bare ${r.bareRowsPerSecond.toFixed(0)} rows/s: ratio ${r.ingestRatio.toFixed(2)}); RSS ${r.startRssMiB.toFixed(0)} → peak ${r.peakRssMiB.toFixed(0)} MiB, heap peak ${r.peakHeapMiB.toFixed(0)} MiB; ` +
-        `import CPU ${r.importCpuMsPerReport.toFixed(1)} ms/report${r.storeCpuMsPerReport === null ? '' : ` (store ${r.storeCpuMsPerReport.toFixed(2)}, path ${r.pathCpuMsPerReport!.toFixed(2)})`}, ${r.reportsPerBatch.toFixed(1)} reports a transaction; show 30 days (${r.showReports} reports, ${r.showMessages} messages, ${r.showSenders} senders): median ${r.showMedianMs.toFixed(1)} ms (CPU ${r.showCpuMs.toFixed(1)} ms), worst ${r.showMaxMs.toFixed(1)} ms`,
+        `import CPU ${r.importCpuMsPerReport.toFixed(1)} ms/report${r.storeCpuMsPerReport === null ? '' : ` (store ${r.storeCpuMsPerReport.toFixed(2)}, path ${r.pathCpuMsPerReport!.toFixed(2)})`}${r.parserCpuMsPerReport === null ? '' : `, parser processes ${r.parserCpuMsPerReport.toFixed(2)} ms/report`}, ${r.reportsPerBatch.toFixed(1)} reports a transaction; show 30 days (${r.showReports} reports, ${r.showMessages} messages, ${r.showSenders} senders): median ${r.showMedianMs.toFixed(1)} ms (CPU ${r.showCpuMs.toFixed(1)} ms), worst ${r.showMaxMs.toFixed(1)} ms`,
     );
   }
   const of = (name: string) => results.find((r) => r.name === name);

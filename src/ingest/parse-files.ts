@@ -7,7 +7,7 @@
  *
  * Each report leaves here in the form the store takes ({@link StoredForm}: its records as rows, the
  * engine's digest, its document as JSON), computed where it was parsed: in the parser process, off the
- * storing process's event loop (which only checks the form: `storedFormFromText`).
+ * storing process's event loop (which only checks the form: `storedFormFromWire`).
  *
  * Synchronous: the service runs it in a parser process (parse-pool.ts), which adds the time and heap
  * budget; the same code runs in-thread where blocking is harmless.
@@ -394,9 +394,9 @@ export function parseReportFiles(files: readonly ReportFileInput[]): ParsedFile[
 }
 
 /**
- * A stored form back from its JSON text (the parser process sends it as one string: JSON.parse builds
- * the rows and digest entries faster than the IPC channel's structured clone of the same objects).
- * The text comes from our own child, yet its shape is checked: a form that is not one is refused.
+ * A stored form back from its JSON text (`JSON.stringify` of a StoredForm), its shape checked: a form
+ * that is not one is refused. The parser process sends its wire form instead (`StoredWire`, checked by
+ * `storedFormFromWire` with the same checks of rows and digest entries).
  */
 export function storedFormFromText(text: string): StoredForm | undefined {
   let value: unknown;

@@ -46,6 +46,7 @@ import { limitHeapGrowth } from '../src/cli/heap-growth.js';
 import { IMPORT_HEAP_GROWING_PERCENT } from '../src/cli/reports.js';
 import { importPaths } from '../src/ingest/files.js';
 import { reportSink } from '../src/ingest/ingest.js';
+import { defaultReportParser, ReportParserPool } from '../src/ingest/parse-pool.js';
 import { closeReportWriter, reportWriter } from '../src/ingest/report-writer.js';
 import { showReports } from '../src/summaries/summary.js';
 import { openPostgresStores } from '../src/store/postgres.js';
@@ -143,6 +144,8 @@ export interface ReportsBackendResult {
    */
   storeCpuMsPerReport: number | null;
   pathCpuMsPerReport: number | null;
+  /** CPU time of the parser processes per report (read, unpack, parse, form, send: what they say they spent, parse-worker.ts). */
+  parserCpuMsPerReport: number | null;
   /** Reports per transaction, on average (the writer's batches). */
   reportsPerBatch: number;
   showReports: number;
@@ -238,6 +241,8 @@ async function measure(name: string, stores: Stores & { db: Kysely<any>; dialect
   // once) while this process stores the parsed ones, several to a transaction.
   const writer = reportWriter(stores.reports);
   const batchesBefore = { ...writer.counters };
+  const parser = defaultReportParser();
+  const parserCpuBefore = parser instanceof ReportParserPool ? parser.counters.cpuMicros : 0;
   await importPaths([files], {
     sink,
     onInput: (result) => {
@@ -260,6 +265,7 @@ async function measure(name: string, stores: Stores & { db: Kysely<any>; dialect
   const seconds = (performance.now() - started - memoryReads.ms) / 1000;
   const importCpu = process.cpuUsage(cpuStarted);
   importCpu.user -= memoryReads.cpuMicros;
+  const parserCpuMsPerReport = parser instanceof ReportParserPool ? (parser.counters.cpuMicros - parserCpuBefore) / 1000 / stored : null;
   clearInterval(sampler);
   // show: the newest 30 days of one domain, SHOW_RUNS times.
   const times: number[] = [];
@@ -293,6 +299,7 @@ async function measure(name: string, stores: Stores & { db: Kysely<any>; dialect
     importCpuMsPerReport: (importCpu.user + importCpu.system) / 1000 / stored,
     storeCpuMsPerReport: stores.reports.serialWrites ? storeCpuMicros / 1000 / stored : null,
     pathCpuMsPerReport: stores.reports.serialWrites ? (importCpu.user + importCpu.system - storeCpuMicros) / 1000 / stored : null,
+    parserCpuMsPerReport,
     reportsPerBatch: (writer.counters.reports - batchesBefore.reports) / Math.max(1, writer.counters.batches - batchesBefore.batches),
     showReports: last!.summary.reports,
     showMessages: last!.summary.messages,
@@ -365,7 +372,7 @@ export async function runReportsBenchmark(): Promise<ReportsBenchResult> {
   for (const r of results) {
     say(
       `${r.name}: ${r.reportsPerSecond.toFixed(0)} reports/s (${r.rowsPerSecond.toFixed(0)} rows/s, ${r.seconds.toFixed(1)} s; bare ${r.bareRowsPerSecond.toFixed(0)} rows/s: ratio ${r.ingestRatio.toFixed(2)}); RSS ${r.startRssMiB.toFixed(0)} → peak ${r.peakRssMiB.toFixed(0)} MiB, heap peak ${r.peakHeapMiB.toFixed(0)} MiB; ` +
-        `import CPU ${r.importCpuMsPerReport.toFixed(1)} ms/report${r.storeCpuMsPerReport === null ? '' : ` (store ${r.storeCpuMsPerReport.toFixed(2)}, path ${r.pathCpuMsPerReport!.toFixed(2)})`}, ${r.reportsPerBatch.toFixed(1)} reports a transaction; show 30 days (${r.showReports} reports, ${r.showMessages} messages, ${r.showSenders} senders): median ${r.showMedianMs.toFixed(1)} ms (CPU ${r.showCpuMs.toFixed(1)} ms), worst ${r.showMaxMs.toFixed(1)} ms`,
+        `import CPU ${r.importCpuMsPerReport.toFixed(1)} ms/report${r.storeCpuMsPerReport === null ? '' : ` (store ${r.storeCpuMsPerReport.toFixed(2)}, path ${r.pathCpuMsPerReport!.toFixed(2)})`}${r.parserCpuMsPerReport === null ? '' : `, parser processes ${r.parserCpuMsPerReport.toFixed(2)} ms/report`}, ${r.reportsPerBatch.toFixed(1)} reports a transaction; show 30 days (${r.showReports} reports, ${r.showMessages} messages, ${r.showSenders} senders): median ${r.showMedianMs.toFixed(1)} ms (CPU ${r.showCpuMs.toFixed(1)} ms), worst ${r.showMaxMs.toFixed(1)} ms`,
     );
     say(`${r.name} memory at each tenth: RSS ${r.rssSeriesMiB.map((m) => m.toFixed(0)).join(' ')} MiB; heap after a full collection ${r.heapAfterGcSeriesMiB?.map((m) => m.toFixed(0)).join(' ') ?? '(not measured: run with --expose-gc)'} MiB; flat (±${MEMORY_FLAT_TOLERANCE * 100} %): ${r.memoryFlat ? 'yes' : 'NO'}`);
   }

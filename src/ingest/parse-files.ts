@@ -7,7 +7,7 @@
  *
  * Each report leaves here in the form the store takes ({@link StoredForm}: its records as rows, the
  * engine's digest, its document as JSON), computed where it was parsed: in the parser process, off the
- * storing process's event loop (which only checks the form: `storedFormFromText`).
+ * storing process's event loop (which only checks the form: `storedFormFromWire`).
  *
  * Synchronous: the service runs it in a parser process (parse-pool.ts), which adds the time and heap
  * budget; the same code runs in-thread where blocking is harmless.
@@ -133,6 +133,19 @@ export function formDocument(document: WholeDocument): ParsedDocument {
 
 /** Unpacks and parses one file, spending `budget`, its reports kept whole. Never throws. */
 export function parseReportFileWhole(file: ReportFileInput, budget: JobBudget): { ok: true; documents: WholeDocument[] } | ParseRefusal {
+  return parseReportDocuments(file, budget, (report, warnings) => ({ ok: true, report, warnings, contentDigest: contentDigest(report) }));
+}
+
+/**
+ * Unpacks and parses one file, spending `budget`; each report parsed is handed to `finish` (with its
+ * warnings), which makes the document's outcome (the parser process makes its wire form there, in one
+ * pass: parse-worker.ts). Never throws but for `finish`.
+ */
+export function parseReportDocuments<T>(
+  file: ReportFileInput,
+  budget: JobBudget,
+  finish: (report: AggregateReport | TlsReport, warnings: string[]) => T,
+): { ok: true; documents: { name: string; kind: ReportKind; outcome: T | ParseRefusal }[] } | ParseRefusal {
   if (budget.documentBytes <= 0) return overBudget();
   const bytes = 'path' in file ? readReportPath(file.path, file.maxBytes) : file.bytes;
   if (!(bytes instanceof Uint8Array)) return bytes;
@@ -147,7 +160,7 @@ export function parseReportFileWhole(file: ReportFileInput, budget: JobBudget): 
     }
     return unpacked;
   }
-  const documents: WholeDocument[] = [];
+  const documents: { name: string; kind: ReportKind; outcome: T | ParseRefusal }[] = [];
   for (const document of unpacked.documents) {
     const name = document.name || file.fileName || 'report';
     if (document.bytes.length > budget.documentBytes) {
@@ -162,7 +175,7 @@ export function parseReportFileWhole(file: ReportFileInput, budget: JobBudget): 
       continue;
     }
     const outcome = document.kind === 'aggregate' ? parseAggregateReport(document.bytes) : parseTlsReport(document.bytes);
-    documents.push({ name, kind: document.kind, outcome: outcome.ok ? { ok: true, report: outcome.report, warnings: outcome.warnings, contentDigest: contentDigest(outcome.report) } : outcome });
+    documents.push({ name, kind: document.kind, outcome: outcome.ok ? finish(outcome.report, outcome.warnings) : outcome });
   }
   return { ok: true, documents };
 }
@@ -198,16 +211,16 @@ export function tooLarge(maxBytes: number): ParseRefusal {
 
 /** An aggregate record as stored: the columns queries group by, and the rest as JSON. */
 export function recordRow(record: AggregateRecord): ReportRecordRow {
-  const { sourceIp, count, headerFrom, disposition, ...rest } = record;
-  return {
-    sourceIp,
-    count,
-    headerFrom,
-    disposition,
-    dkimAligned: record.dkimResult === 'pass',
-    spfAligned: record.spfResult === 'pass',
-    detail: JSON.stringify(rest),
-  };
+  const { sourceIp, count, headerFrom, disposition } = record;
+  return { sourceIp, count, headerFrom, disposition, dkimAligned: record.dkimResult === 'pass', spfAligned: record.spfResult === 'pass', detail: recordDetail(record) };
+}
+
+/**
+ * A record's detail column: the record but its four columns, as JSON text, its fields named in
+ * AggregateRecord's (readRecord's) order (a literal: an object rest copy is V8's slow path).
+ */
+function recordDetail(record: AggregateRecord): string {
+  return JSON.stringify({ dkimResult: record.dkimResult, spfResult: record.spfResult, envelopeFrom: record.envelopeFrom, envelopeTo: record.envelopeTo, auth: record.auth, reasons: record.reasons });
 }
 
 /**
@@ -235,6 +248,130 @@ export function contentDigest(report: AggregateReport | TlsReport): string {
   return createHash('sha256').update(JSON.stringify(report)).digest('hex');
 }
 
+/**
+ * A stored form as it crosses from the parser process (parse-worker.ts): the rows as columns, arrays of
+ * strings, numbers and booleans that the channel's structured clone copies as they are (no JSON
+ * escaping of each row's detail text on one side, no unescaping on the other, no row objects built
+ * twice), the digest as JSON text (one JSON.parse). `storedFormFromWire` checks it and makes the rows.
+ */
+export interface StoredWire {
+  document: string;
+  sourceIp: string[];
+  count: number[];
+  headerFrom: string[];
+  disposition: string[];
+  dkimAligned: boolean[];
+  spfAligned: boolean[];
+  detail: string[];
+  /** `StoredForm.digest` as JSON text. */
+  digest: string;
+}
+
+/** A parsed report's head, its stored form in wire form and its content digest, made in one pass (the parser process's). */
+export interface WireForm {
+  report: ReportHead;
+  stored: StoredWire;
+  contentDigest: string;
+}
+
+/**
+ * `formStored` and `contentDigest` of a report parsed by `parseAggregateReport` or `parseTlsReport`,
+ * in one pass: the digest's text, `JSON.stringify(report)`, is put together from the texts the stored
+ * form already has (the head's document, each row's detail) rather than made again; it is the same text
+ * (test/ingest/parse-files.test.ts holds the two equal), so duplicates are found as before.
+ */
+export function wireForm(report: AggregateReport | TlsReport): WireForm {
+  if (report.kind !== 'aggregate') {
+    const document = JSON.stringify(report);
+    const stored: StoredWire = { document, sourceIp: [], count: [], headerFrom: [], disposition: [], dkimAligned: [], spfAligned: [], detail: [], digest: '[]' };
+    return { report, stored, contentDigest: createHash('sha256').update(document).digest('hex') };
+  }
+  const { records, ...head } = report;
+  const document = JSON.stringify(head);
+  const n = records.length;
+  // JSON.stringify(report) has the head's keys, then `records` (parseAggregateReport's order); a report
+  // of another order is stringified whole.
+  let lastKey: string | undefined;
+  for (const key in report) lastKey = key;
+  const inOrder = lastKey === 'records';
+  const stored: StoredWire = {
+    document,
+    sourceIp: new Array<string>(n),
+    count: new Array<number>(n),
+    headerFrom: new Array<string>(n),
+    disposition: new Array<string>(n),
+    dkimAligned: new Array<boolean>(n),
+    spfAligned: new Array<boolean>(n),
+    detail: new Array<string>(n),
+    digest: JSON.stringify(digestReports([report], reportDomain(report)).senders),
+  };
+  const whole: string[] = [document.slice(0, -1), ',"records":['];
+  for (let i = 0; i < n; i++) {
+    const record = records[i]!;
+    const detail = recordDetail(record);
+    stored.sourceIp[i] = record.sourceIp;
+    stored.count[i] = record.count;
+    stored.headerFrom[i] = record.headerFrom;
+    stored.disposition[i] = record.disposition;
+    stored.dkimAligned[i] = record.dkimResult === 'pass';
+    stored.spfAligned[i] = record.spfResult === 'pass';
+    stored.detail[i] = detail;
+    if (i > 0) whole.push(',');
+    if (inOrder) whole.push(recordText(record, detail));
+  }
+  whole.push(']}');
+  return { report: head, stored, contentDigest: inOrder ? createHash('sha256').update(whole.join('')).digest('hex') : contentDigest(report) };
+}
+
+/** The key that follows `headerFrom` in a record (readRecord's order), as it opens its place in the detail text. */
+const AFTER_HEADER_FROM = ',"envelopeFrom":';
+/** An AggregateRecord's keys in readRecord's order (the order `JSON.stringify(record)` writes them in). */
+const RECORD_KEYS: readonly string[] = ['sourceIp', 'count', 'disposition', 'dkimResult', 'spfResult', 'headerFrom', 'envelopeFrom', 'envelopeTo', 'auth', 'reasons'];
+
+/**
+ * `JSON.stringify(record)` from its detail (`recordDetail`): the record's keys in readRecord's order,
+ * `sourceIp, count, disposition, dkimResult, spfResult, headerFrom, envelopeFrom, …`, of which the
+ * detail holds all but the four columns. A quote inside a JSON string is escaped, so the first
+ * `,"envelopeFrom":` of the detail is its key. A record of another shape is stringified whole.
+ */
+function recordText(record: AggregateRecord, detail: string): string {
+  const at = detail.indexOf(AFTER_HEADER_FROM);
+  let k = 0;
+  for (const key in record) if (key !== RECORD_KEYS[k++]) return JSON.stringify(record);
+  if (at === -1 || k !== RECORD_KEYS.length || typeof record.sourceIp !== 'string' || typeof record.disposition !== 'string' || typeof record.headerFrom !== 'string' || !Number.isFinite(record.count)) return JSON.stringify(record);
+  return `{"sourceIp":${JSON.stringify(record.sourceIp)},"count":${JSON.stringify(record.count)},"disposition":${JSON.stringify(record.disposition)},${detail.slice(1, at)},"headerFrom":${JSON.stringify(record.headerFrom)}${detail.slice(at)}`;
+}
+
+/**
+ * A stored form back from its wire form (`StoredWire`): it comes from our own child, yet its shape is
+ * checked (every column as long as the others, each value of its type, the digest's entries as
+ * `storedFormFromText` checks them): a form that is not one is refused (undefined).
+ */
+export function storedFormFromWire(value: unknown): StoredForm | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const wire = value as Partial<Record<keyof StoredWire, unknown>>;
+  if (typeof wire.document !== 'string' || typeof wire.digest !== 'string') return undefined;
+  const { sourceIp, count, headerFrom, disposition, dkimAligned, spfAligned, detail } = wire;
+  if (!Array.isArray(sourceIp) || !Array.isArray(count) || !Array.isArray(headerFrom) || !Array.isArray(disposition) || !Array.isArray(dkimAligned) || !Array.isArray(spfAligned) || !Array.isArray(detail)) return undefined;
+  const n = sourceIp.length;
+  if (count.length !== n || headerFrom.length !== n || disposition.length !== n || dkimAligned.length !== n || spfAligned.length !== n || detail.length !== n) return undefined;
+  const records: ReportRecordRow[] = new Array<ReportRecordRow>(n);
+  for (let i = 0; i < n; i++) {
+    const row: ReportRecordRow = { sourceIp: sourceIp[i], count: count[i], headerFrom: headerFrom[i], disposition: disposition[i], dkimAligned: dkimAligned[i], spfAligned: spfAligned[i], detail: detail[i] };
+    if (!isRecordRow(row)) return undefined;
+    records[i] = row;
+  }
+  let digest: unknown;
+  try {
+    digest = JSON.parse(wire.digest);
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(digest)) return undefined;
+  for (const entry of digest as unknown[]) if (!isDigestEntry(entry)) return undefined;
+  return { document: wire.document, records, digest: digest as SenderDigestEntry[] };
+}
+
 /** Why a document of `kind` is refused where only `kinds` are taken. */
 export function wrongKind(kind: ReportKind, kinds: readonly ReportKind[]): string {
   const named = (k: ReportKind) => (k === 'tls' ? 'an SMTP TLS report (RFC 8460 JSON)' : 'a DMARC aggregate report (XML)');
@@ -257,9 +394,9 @@ export function parseReportFiles(files: readonly ReportFileInput[]): ParsedFile[
 }
 
 /**
- * A stored form back from its JSON text (the parser process sends it as one string: JSON.parse builds
- * the rows and digest entries faster than the IPC channel's structured clone of the same objects).
- * The text comes from our own child, yet its shape is checked: a form that is not one is refused.
+ * A stored form back from its JSON text (`JSON.stringify` of a StoredForm), its shape checked: a form
+ * that is not one is refused. The parser process sends its wire form instead (`StoredWire`, checked by
+ * `storedFormFromWire` with the same checks of rows and digest entries).
  */
 export function storedFormFromText(text: string): StoredForm | undefined {
   let value: unknown;

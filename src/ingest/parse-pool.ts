@@ -17,7 +17,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { formStored, MAX_JOB_DOCUMENT_BYTES, parseReportFiles, storedFormFromText, type ParsedFile, type ParseRefusal, type ReportFileInput } from './parse-files.js';
+import { formStored, MAX_JOB_DOCUMENT_BYTES, parseReportFiles, storedFormFromWire, type ParsedFile, type ParseRefusal, type ReportFileInput } from './parse-files.js';
 import type { ParseWorkerReply, WireParsedFile } from './parse-worker.js';
 
 /** Parser processes at once (the machine's other cores serve requests). */
@@ -110,8 +110,12 @@ export class ReportParserPool implements ReportParser {
   #queuedBytes = 0;
   #nextId = 1;
   #closed = false;
-  /** Jobs ended by their deadline, by the heap budget, or by a worker that failed (the operator's counters). */
-  readonly counters = { jobs: 0, deadline: 0, memory: 0, failed: 0, full: 0 };
+  /**
+   * Jobs ended by their deadline, by the heap budget, or by a worker that failed (the operator's
+   * counters); `cpuMicros`: the CPU the parser processes said they spent on their replies (their
+   * start-up not counted), and `replies`: the files answered (bench/reports.ts divides one by the reports).
+   */
+  readonly counters = { jobs: 0, deadline: 0, memory: 0, failed: 0, full: 0, cpuMicros: 0, replies: 0 };
 
   constructor(options: ReportParserPoolOptions = {}) {
     this.#slots = Array.from({ length: Math.max(1, options.workers ?? REPORT_PARSE_WORKERS) }, () => ({ worker: undefined, stderr: '', job: undefined, timer: undefined }));
@@ -207,6 +211,8 @@ export class ReportParserPool implements ReportParser {
     worker.on('message', (reply: ParseWorkerReply) => {
       const job = slot.job;
       if (slot.worker !== worker || job === undefined || reply.id !== job.id) return;
+      this.counters.replies += 1;
+      if (Number.isFinite(reply.cpuMicros) && reply.cpuMicros >= 0) this.counters.cpuMicros += reply.cpuMicros;
       job.results[reply.index] = fromWire(reply.file);
       if (reply.last) this.#finish(slot, job, refusal('parse-failed', 'the parser gave no answer for this file'));
     });
@@ -266,7 +272,7 @@ function fromWire(file: WireParsedFile): ParsedFile {
         const report = outcome.report;
         return report.kind === 'aggregate' && Array.isArray(report.records) ? { ...document, outcome: { ...outcome, ...formStored(report) } } : malformed;
       }
-      const stored = typeof outcome.stored === 'string' ? storedFormFromText(outcome.stored) : undefined;
+      const stored = storedFormFromWire(outcome.stored);
       return stored ? { ...document, outcome: { ...outcome, stored } } : malformed;
     }),
   };

@@ -132,13 +132,17 @@ export function parseAggregateReport(input: Uint8Array | string, options: ParseR
   let inRecord = false;
   let keptInRecord = 0;
   let keptInHeader = 0;
-  // Per open element (by depth), how many children of each name it kept.
-  const repeats: (Map<string, number> | undefined)[] = [];
+  // Per open element (by depth), how many children of each name it kept: one count per depth and
+  // name (only AGGREGATE_ELEMENTS' names are counted), started again by the generation the element at
+  // that depth opened in, so no Map is made per element.
+  const repeats: Map<string, { generation: number; count: number }>[] = [];
+  const generations: number[] = [];
+  let generation = 0;
   let droppedOverCap = 0;
   const xml = parseXml(text, {
     onOpen: (element, depth) => {
       if (depth === 1) inRecord = element.local === 'record';
-      repeats[depth] = undefined;
+      generations[depth] = ++generation;
     },
     onClose: (element, depth) => {
       if (depth === 0) {
@@ -156,9 +160,15 @@ export function parseAggregateReport(input: Uint8Array | string, options: ParseR
         return false;
       }
       if (!AGGREGATE_ELEMENTS.has(element.local)) return false;
-      const siblings = (repeats[depth - 1] ??= new Map<string, number>());
-      const same = (siblings.get(element.local) ?? 0) + 1;
-      siblings.set(element.local, same);
+      const siblings = (repeats[depth - 1] ??= new Map());
+      const opened = generations[depth - 1]!;
+      let kept = siblings.get(element.local);
+      if (kept === undefined) siblings.set(element.local, (kept = { generation: opened, count: 0 }));
+      else if (kept.generation !== opened) {
+        kept.generation = opened;
+        kept.count = 0;
+      }
+      const same = ++kept.count;
       if (same > MAX_REPEATED_ELEMENTS || (inRecord ? ++keptInRecord > MAX_RECORD_ELEMENTS : ++keptInHeader > MAX_HEADER_ELEMENTS)) {
         droppedOverCap++;
         return false;

@@ -519,7 +519,12 @@ export interface SenderDigestEntry extends SourceCounts {
   ownSpfFailed: string | null;
 }
 
-const dayText = (epoch: number): string => new Date(epoch * 1000).toISOString().slice(0, 10);
+/** The last day asked for and its text (a digest's entries are nearly all of one day: one Date made, not one an entry). */
+let lastDay = { epoch: Number.NaN, text: '' };
+const dayText = (epoch: number): string => {
+  if (epoch !== lastDay.epoch) lastDay = { epoch, text: new Date(epoch * 1000).toISOString().slice(0, 10) };
+  return lastDay.text;
+};
 const dayEpoch = (text: string): number => Date.parse(`${text}T00:00:00Z`) / 1000;
 
 function entryOf(t: Tally, domain: string): SenderDigestEntry {
@@ -563,7 +568,8 @@ export function mergeSenderDigests(entries: Iterable<SenderDigestEntry>, domain:
 
 /** A sender's tally before any message is counted, first and last seen at `at` (epoch seconds). */
 function emptyTally(source: string, at: number): Tally {
-  return { ...emptySenderRests(), source, messages: 0, spfAligned: 0, dkimAligned: 0, dmarcPass: 0, failing: 0, first: at, last: at };
+  // The rests' object given the counts (one object made, not a second spread from it).
+  return Object.assign(emptySenderRests(), { source, messages: 0, spfAligned: 0, dkimAligned: 0, dmarcPass: 0, failing: 0, first: at, last: at });
 }
 
 /** Entries to tallies, keyed by source and day (`byDay`) or by source alone. */

@@ -244,8 +244,31 @@ class Parser {
   }
 
   private text(start: number, end: number): void {
+    const stack = this.stack;
+    const top = stack[stack.length - 1];
+    if (top === undefined || this.options.onText !== undefined) return this.textSliced(start, end, top);
+    // One pass over the characters, nothing cut out before it is known to be kept: whether any is not
+    // whitespace, where the first "]]>" is (XML 1.0 §2.4), whether a reference needs decoding.
+    const s = this.s;
+    let content = false;
+    let reference = false;
+    for (let i = start; i < end; i++) {
+      const c = s.charCodeAt(i);
+      if (c === 0x20 || c === 0x0a || c === 0x09 || c === 0x0d) continue;
+      content = true;
+      if (c === 0x26 /* & */) reference = true;
+      else if (c === 0x5d /* ] */ && i + 2 < end && s.charCodeAt(i + 1) === 0x5d && s.charCodeAt(i + 2) === 0x3e) throw new XmlError('malformed', '"]]>" outside a CDATA section', i);
+    }
+    // Whitespace before the first text or between child elements is layout: never kept (5 M empty
+    // elements with a newline between each would otherwise keep 5 M pieces of text).
+    if (!content && (top.element.text === '' || top.hadChild)) return;
+    const raw = s.slice(start, end);
+    this.append(top, reference ? this.decodeReferences(raw, start) : raw);
+  }
+
+  /** `text` outside the root element, or with `onText` (each piece told as read, with its line). */
+  private textSliced(start: number, end: number, top: Frame | undefined): void {
     const raw = this.s.slice(start, end);
-    const top = this.stack.at(-1);
     if (top === undefined) {
       const at = raw.search(/[^ \t\r\n]/);
       if (at !== -1) throw new XmlError('malformed', this.root === null ? 'text before the root element' : 'text after the root element', start + at);
@@ -254,16 +277,10 @@ class Parser {
     // XML 1.0 §2.4: "]]>" does not stand in character data.
     const cdataEnd = raw.indexOf(']]>');
     if (cdataEnd !== -1) throw new XmlError('malformed', '"]]>" outside a CDATA section', start + cdataEnd);
-    if (this.options.onText !== undefined) {
-      const decoded = raw.includes('&') ? this.decodeReferences(raw, start) : raw;
-      this.options.onText(decoded, this.lineAt(start));
-      if ((top.element.text === '' || top.hadChild) && !/[^ \t\r\n]/.test(raw)) return;
-      return this.append(top, decoded);
-    }
-    // Whitespace before the first text or between child elements is layout: never kept (5 M empty
-    // elements with a newline between each would otherwise keep 5 M pieces of text).
+    const decoded = raw.includes('&') ? this.decodeReferences(raw, start) : raw;
+    this.options.onText!(decoded, this.lineAt(start));
     if ((top.element.text === '' || top.hadChild) && !/[^ \t\r\n]/.test(raw)) return;
-    this.append(top, raw.includes('&') ? this.decodeReferences(raw, start) : raw);
+    return this.append(top, decoded);
   }
 
   /** Appends text to an element, up to `maxText` characters. */
@@ -302,7 +319,7 @@ class Parser {
     if (s.startsWith('<![CDATA[', at)) {
       const end = s.indexOf(']]>', at + 9);
       if (end === -1) throw new XmlError('malformed', 'a CDATA section is not closed', at);
-      const top = this.stack.at(-1);
+      const top = this.stack[this.stack.length - 1];
       if (top === undefined) throw new XmlError('malformed', 'a CDATA section outside the root element', at);
       this.options.onText?.(s.slice(at + 9, end), this.lineAt(at));
       this.append(top, s.slice(at + 9, end));
@@ -392,7 +409,7 @@ class Parser {
       if (this.options.lines) (attributeLines ??= Object.create(null) as Record<string, number>)[attribute] = this.lineAt(attributeAt);
       this.i = end + 1;
     }
-    const parent = this.stack.at(-1);
+    const parent = this.stack[this.stack.length - 1];
     let namespaces = parent?.namespaces ?? this.rootNamespaces;
     if (attributes !== NO_ATTRIBUTES) for (const attribute in attributes) {
       // Namespaces in XML 1.0 §3: xmlns="uri" sets the default namespace, xmlns:p="uri" binds p.
@@ -426,15 +443,33 @@ class Parser {
 
   private endTag(): void {
     const at = this.i;
+    const s = this.s;
+    const stack = this.stack;
+    const open = stack[stack.length - 1];
+    // The end tag of the open element (nearly always): its name compared in place, not cut out.
+    if (open !== undefined) {
+      const name = open.element.name;
+      const after = at + 2 + name.length;
+      const c = s.charCodeAt(after);
+      if (s.startsWith(name, at + 2) && (c === 0x3e || c === 0x20 || c === 0x0a || c === 0x09 || c === 0x0d)) {
+        this.i = after;
+        this.skipWhitespace();
+        if (s.charCodeAt(this.i) !== 0x3e) throw new XmlError('malformed', `the end tag </${name}> is not closed`, this.i);
+        this.i++;
+        stack.pop();
+        this.close(open.element, stack.length, stack[stack.length - 1]);
+        return;
+      }
+    }
     this.i += 2;
     const name = this.readName('an element name after "</"');
     this.skipWhitespace();
-    if (this.s.charCodeAt(this.i) !== 0x3e) throw new XmlError('malformed', `the end tag </${name}> is not closed`, this.i);
+    if (s.charCodeAt(this.i) !== 0x3e) throw new XmlError('malformed', `the end tag </${name}> is not closed`, this.i);
     this.i++;
-    const frame = this.stack.pop();
+    const frame = stack.pop();
     if (frame === undefined) throw new XmlError('malformed', `an end tag </${name}> without a start tag`, at);
     if (frame.element.name !== name) throw new XmlError('malformed', `the end tag </${name}> does not match <${frame.element.name}>`, at);
-    this.close(frame.element, this.stack.length, this.stack.at(-1));
+    this.close(frame.element, stack.length, stack[stack.length - 1]);
   }
 
   private close(element: XmlElement, depth: number, parent: Frame | undefined): void {

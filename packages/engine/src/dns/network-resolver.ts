@@ -34,7 +34,7 @@ import dgram from 'node:dgram';
 import { getServers as systemServers } from 'node:dns';
 import net from 'node:net';
 import { canonicalName, canonicalNameProblem, MAX_LABEL_OCTETS } from './name.js';
-import { MAX_CNAME_CHAIN, SERVER_UNREACHABLE, type DnsAnswer, type DnsErrorReason, type RecordData, type RecordType, type Resolver, type SoaData } from './types.js';
+import { MAX_CNAME_CHAIN, SERVER_UNREACHABLE, type CallbackResolver, type DnsAnswer, type DnsErrorReason, type RecordData, type RecordType, type Resolver, type SoaData } from './types.js';
 import { CLASS_IN, encodeQuery, FLAG, HEADER_OCTETS, MalformedMessage, RCODE, readMessage, TYPE_CODES, type WireMessage } from './wire.js';
 import { encodeRawQuery, readRawMessage, type RawMessage, type RawQuery, type RawResponse } from './canonical.js';
 
@@ -124,7 +124,7 @@ function formatServer({ host, port }: ServerAddress): string {
  * error (`servfail`, `refused`, `timeout`, `malformed`, `invalid-name`). It never rejects. An
  * unreachable server is `refused` (ICMP port unreachable) or `timeout`, never NXDOMAIN.
  */
-export class NetworkResolver implements Resolver {
+export class NetworkResolver implements CallbackResolver {
   private readonly client: Client;
 
   /** Throws a `TypeError` when a server address cannot be read or a number is out of range (a configuration error). */
@@ -170,10 +170,15 @@ export class NetworkResolver implements Resolver {
   }
 
   resolve<T extends RecordType>(name: string, type: T): Promise<DnsAnswer<T>> {
+    return new Promise((resolve) => this.resolveThen(name, type, resolve));
+  }
+
+  /** `resolve` with the answer handed to `done` (`CallbackResolver`); `failed` is never called: this resolver never rejects. */
+  resolveThen<T extends RecordType>(name: string, type: T, done: (answer: DnsAnswer<T>) => void, _failed?: (error: unknown) => void): void {
     const first = canonicalName(name);
     const problem = canonicalNameProblem(first, name) ?? octetProblem(first);
-    if (problem) return Promise.resolve({ kind: 'error', reason: 'invalid-name', detail: problem });
-    return new Promise((resolve) => new Lookup<T>(this.client, first, type, resolve).ask(first));
+    if (problem) return done({ kind: 'error', reason: 'invalid-name', detail: problem });
+    new Lookup<T>(this.client, first, type, done).ask(first);
   }
 }
 
@@ -231,14 +236,22 @@ class Lookup<T extends RecordType> {
   private useEdns = false;
   private query: Buffer | undefined;
   private readonly onUdp = (outcome: AttemptOutcome): void => this.guard(() => this.udpOutcome(outcome));
+  private settled = false;
 
   constructor(
     private readonly client: Client,
     private readonly original: string,
     private readonly type: T,
-    private readonly resolve: (answer: DnsAnswer<T>) => void,
+    private readonly done: (answer: DnsAnswer<T>) => void,
   ) {
     this.qname = original;
+  }
+
+  /** Hands the answer on, once: after it, nothing this lookup still hears (a late socket error) counts. */
+  private resolve(answer: DnsAnswer<T>): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.done(answer);
   }
 
   /** One question through every attempt (a new question after a restart starts afresh). */

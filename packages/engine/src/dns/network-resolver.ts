@@ -76,10 +76,6 @@ export const FALLBACK_SERVER = '127.0.0.1';
  * cost about a fifth of the engine's CPU per cold check against 2 (bench/engine-cold.ts, issue 43).
  */
 export const UDP_SOCKETS_PER_SERVER = 4;
-/** Queries one UDP socket sends before it is retired for a fresh one on a new random port (see `UDP_SOCKETS_PER_SERVER`). */
-export const UDP_SOCKET_MAX_QUERIES = 256;
-/** How long one UDP socket takes new queries before it is retired for a fresh one (see `UDP_SOCKETS_PER_SERVER`). */
-export const UDP_SOCKET_MAX_AGE_MS = 10_000;
 /** How long a UDP socket with no query in flight is kept before it is closed. */
 export const UDP_SOCKET_IDLE_MS = 1000;
 /** The most TCP connections kept per server; queries are pipelined on them (RFC 7766 §6.2.1.1). */
@@ -610,6 +606,17 @@ function findQuestionEnd(bytes: Buffer): number | undefined {
 function expireAt(deadline: number, onExpiry: () => void): NodeJS.Timeout {
   return setTimeout(() => setImmediate(onExpiry), Math.max(0, deadline - Date.now()));
 }
+
+/**
+ * Queries one UDP socket sends before it is retired for a fresh one on a new random port: a port
+ * that became known exposes no more queries than this (see `UDP_SOCKETS_PER_SERVER`).
+ */
+export const UDP_SOCKET_MAX_QUERIES = 256;
+/**
+ * How long one UDP socket takes new queries before it is retired for a fresh one, however few it
+ * carried: a known port is of no use for longer than this (see `UDP_SOCKETS_PER_SERVER`).
+ */
+export const UDP_SOCKET_MAX_AGE_MS = 10_000;
 
 /**
  * The sockets of one server: up to `UDP_SOCKETS_PER_SERVER` UDP sockets, made when needed and taken

@@ -625,6 +625,8 @@ export const UDP_SOCKET_MAX_AGE_MS = 10_000;
  */
 class ServerPool {
   private readonly sockets: PooledSocket[] = [];
+  /** Sockets retired while queries were still in flight on them (closed with the pool, too). */
+  private readonly retiring = new Set<PooledSocket>();
   private next = 0;
   readonly tcp: TcpPool;
 
@@ -649,17 +651,20 @@ class ServerPool {
     if (socket.sent < UDP_SOCKET_MAX_QUERIES && now - socket.bornAt < UDP_SOCKET_MAX_AGE_MS) return socket;
     const fresh = new PooledSocket(this.server, (gone) => this.drop(gone), now);
     this.sockets[this.next] = fresh;
+    this.retiring.add(socket);
     socket.retire();
     return fresh;
   }
 
   close(): void {
-    for (const socket of [...this.sockets]) socket.close('the resolver was closed');
+    for (const socket of [...this.sockets, ...this.retiring]) socket.close('the resolver was closed');
     this.sockets.length = 0;
+    this.retiring.clear();
     this.tcp.close();
   }
 
   private drop(gone: PooledSocket): void {
+    if (this.retiring.delete(gone)) return;
     const index = this.sockets.indexOf(gone);
     if (index !== -1) this.sockets.splice(index, 1);
   }

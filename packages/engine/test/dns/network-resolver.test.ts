@@ -354,6 +354,20 @@ describe('NetworkResolver: many queries in flight over the socket pool', () => {
     }
   });
 
+  it('close() ends the queries in flight on a socket already retired, too', async () => {
+    const server = await scriptedServer(() => []); // never answers
+    try {
+      const resolver = new NetworkResolver({ servers: [`127.0.0.1:${server.port}`], timeoutMs: 60_000, attempts: 1 });
+      // One more query than the sockets carry: the first socket is retired with its queries in flight.
+      const answers = Array.from({ length: UDP_SOCKETS_PER_SERVER * UDP_SOCKET_MAX_QUERIES + 1 }, (_, i) => resolver.resolve(`q${i}.scripted.test`, 'A'));
+      resolver.close();
+      const settled = await Promise.all(answers);
+      expect(settled.every((answer) => answer.kind === 'error' && answer.reason === 'servfail')).toBe(true);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('keeps working after close(): sockets are made again when needed', async () => {
     const server = await scriptedServer((query) => [reply(query, { answers: [A_RECORD()] })]);
     try {

@@ -60,7 +60,7 @@ export const FALLBACK_SERVER = '127.0.0.1';
  *   port is drawn by the kernel from its whole ephemeral range (R ports), and each query's ID from
  *   all 65,536 (RFC 5452 §4.3, §9.1); a forged reply wins only on the port and the ID of a query in
  *   flight on that port, so one forged datagram wins with probability Q / (R × 65,536) for Q
- *   queries in flight, however they are spread over the sockets (RFC 5452 §7.2's formula, with the
+ *   queries in flight, however they are spread over the sockets (the odds of RFC 5452 §7, with the
  *   port term the range of ports an attacker must cover, not the count of sockets open).
  * - What a port spread does guard against is a port that has become known (an on-path glimpse, or
  *   an ICMP rate-limit side channel that finds open ports, CVE-2020-25705 "SADDNS"): the queries
@@ -73,7 +73,8 @@ export const FALLBACK_SERVER = '127.0.0.1';
  *   several ports are in use while several queries are in flight (RFC 5452 §9.2).
  * The cost that bought: each ready socket is one more read per wake-up of the event loop (a read
  * that finds the datagram and one that finds the socket empty); at 16 checks in flight, 16 sockets
- * cost about a fifth of the engine's CPU per cold check against 2 (bench/engine-cold.ts, issue 43).
+ * cost about a sixth of the engine's CPU per cold check against 2, a tenth against 4
+ * (bench/engine-cold.ts; docs/benchmarks.md, issue 43 item 6).
  */
 export const UDP_SOCKETS_PER_SERVER = 4;
 /** How long a UDP socket with no query in flight is kept before it is closed. */

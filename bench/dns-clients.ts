@@ -2,7 +2,7 @@
  * What does the network resolver's own client cost against Node's c-ares? Starts the embedded DNS
  * server on loopback (in a child process) and measures queries per second of c-ares
  * (`dns.promises.Resolver`, what NetworkResolver used before) and of NetworkResolver (our stub
- * client on dns-packet: a pool of up to 16 sockets per server on random ports, taken in turn, and a random ID per query, EDNS0, the answer checked against
+ * client on dns-packet: a pool of up to 4 sockets per server on random ports, taken in turn and renewed, and a random ID per query, EDNS0, the answer checked against
  * the question and mapped onto `DnsAnswer` with TTLs) over the same TXT names, at concurrency 1
  * and 32.
  *

@@ -34,7 +34,7 @@ export const COLD_RUNS = 5;
 /**
  * Queries in flight when measuring the ceiling, and the UDP sockets they are spread over: every pair
  * is tried and the best is the ceiling, so that it is the server's capacity at its best, never a
- * client's limit that the engine (16 sockets per server) could beat. `--quick` tries the same pairs
+ * client's limit that the engine (4 sockets per server) could beat. `--quick` tries the same pairs
  * with shorter runs: a ceiling measured another way would not be the same figure.
  */
 export const CEILING_CONCURRENCY = [64, 256] as const;

@@ -9,7 +9,7 @@
  */
 import type { CacheAwareResolver, CachedLookupResolver } from './cache.js';
 import { canonicalName, canonicalNameProblem } from './name.js';
-import { checkSourceOf, type CheckSource, type DnsAnswer, type ImmediateResolver, type RecordType, type Resolver, type ResolverStats } from './types.js';
+import { checkSourceOf, hasResolveThen, type CallbackResolver, type CheckSource, type DnsAnswer, type ImmediateResolver, type RecordType, type Resolver, type ResolverStats } from './types.js';
 
 /**
  * Lookups one check may make (the one default; `checkDomain` uses it). The analyzers bound
@@ -29,7 +29,7 @@ export const DEFAULT_MAX_OUTSTANDING_QUERIES = 64;
  * A counter and a queue rather than a general task limiter: this sits under every cold lookup, and
  * each query then costs one promise of its own.
  */
-export class ConcurrencyLimitedResolver implements Resolver {
+export class ConcurrencyLimitedResolver implements CallbackResolver {
   private active = 0;
   /** Queries waiting for a slot, oldest first from `head` (a queue without shifting the array). */
   private queue: (() => void)[] = [];
@@ -57,6 +57,40 @@ export class ConcurrencyLimitedResolver implements Resolver {
     return new Promise<DnsAnswer<T>>((resolve, reject) => {
       this.queue.push(() => this.run(name, type).then(resolve, reject));
     });
+  }
+
+  /**
+   * `resolve` with the answer handed to `done` (`CallbackResolver`): with an inner resolver that
+   * has `resolveThen` too (`NetworkResolver`), no promise at all between the two.
+   */
+  resolveThen<T extends RecordType>(name: string, type: T, done: (answer: DnsAnswer<T>) => void, failed: (error: unknown) => void): void {
+    if (this.active < this.maxOutstanding) return this.runThen(name, type, done, failed);
+    this.queue.push(() => this.runThen(name, type, done, failed));
+  }
+
+  /** `run` for `resolveThen`: the slot is given back before the answer is handed on, as `run` does. */
+  private runThen<T extends RecordType>(name: string, type: T, done: (answer: DnsAnswer<T>) => void, failed: (error: unknown) => void): void {
+    this.active++;
+    let settled = false;
+    const answered = (answer: DnsAnswer<T>): void => {
+      if (settled) return;
+      settled = true;
+      this.release();
+      done(answer);
+    };
+    const rejected = (error: unknown): void => {
+      if (settled) return;
+      settled = true;
+      this.release();
+      failed(error);
+    };
+    const { inner } = this;
+    try {
+      if (hasResolveThen(inner)) inner.resolveThen(name, type, answered, rejected);
+      else inner.resolve(name, type).then(answered, rejected);
+    } catch (error) {
+      rejected(error);
+    }
   }
 
   /** Asks `inner` in a slot, given back when the answer (or a rejection) comes. */
@@ -213,13 +247,25 @@ export function createCheckResolver(inner: Resolver, budget: CheckBudget = {}): 
     signal?.removeEventListener('abort', onAbort);
   };
 
-  const ask = <T extends RecordType>(name: string, type: T): Promise<DnsAnswer<T>> =>
-    new Promise<DnsAnswer<T>>((resolve, reject) => {
+  const callbacks = !cacheAware && hasResolveThen(inner) ? inner : undefined;
+  /**
+   * Asks `inner`; once known, the answer replaces its promise in `table` (when given), so later asks
+   * get it without waiting. That is done here, where the answer arrives, rather than by a `.then`
+   * of its own on the promise: one promise per lookup, and with a `CallbackResolver` below, the only
+   * one between the socket and the check. A rejection reaches the caller and leaves the table as is.
+   */
+  const ask = <T extends RecordType>(name: string, type: T, table: Map<string, DnsAnswer | Promise<DnsAnswer>> | undefined): Promise<DnsAnswer<T>> => {
+    let pending: Promise<DnsAnswer<T>> | undefined;
+    pending = new Promise<DnsAnswer<T>>((resolve, reject) => {
       let settled = false;
+      const settle = (answer: DnsAnswer<T>): void => {
+        if (table !== undefined && pending !== undefined && table.get(name) === pending) table.set(name, answer);
+        resolve(answer);
+      };
       const stop = (why: string): void => {
         if (settled) return;
         settled = true;
-        resolve(refuse(why));
+        settle(refuse(why));
       };
       const done = (): boolean => {
         if (waiting.delete(stop) && waiting.size === 0) disarm();
@@ -227,24 +273,28 @@ export function createCheckResolver(inner: Resolver, budget: CheckBudget = {}): 
         settled = true;
         return true;
       };
+      const answered = (answer: DnsAnswer<T>): void => {
+        if (done()) settle(answer);
+      };
+      const failed = (error: unknown): void => {
+        if (done()) reject(error);
+      };
       waiting.add(stop);
       arm();
       if (cacheAware) {
-        cacheAware.lookup(name, type).then(
-          (result) => {
-            if (!done()) return;
-            if (result.fromCache) counts.cacheHits++;
-            resolve(result.answer);
-          },
-          (error: unknown) => done() && reject(error),
-        );
+        cacheAware.lookup(name, type).then((result) => {
+          if (!done()) return;
+          if (result.fromCache) counts.cacheHits++;
+          settle(result.answer);
+        }, failed);
+      } else if (callbacks) {
+        callbacks.resolveThen(name, type, answered, failed);
       } else {
-        inner.resolve(name, type).then(
-          (answer) => done() && resolve(answer),
-          (error: unknown) => done() && reject(error),
-        );
+        inner.resolve(name, type).then(answered, failed);
       }
     });
+    return pending;
+  };
 
   /** The answer `inner` can give without waiting, or undefined when it would have to ask. */
   const immediate = <T extends RecordType>(canonical: string, type: T): DnsAnswer<T> | undefined => {
@@ -290,17 +340,9 @@ export function createCheckResolver(inner: Resolver, budget: CheckBudget = {}): 
       table?.set(canonical, ready);
       return ready;
     }
-    const pending = ask(canonical, type);
-    if (table === undefined) return pending;
-    table.set(canonical, pending);
-    // Once known, the answer replaces its promise, so later asks get it without waiting.
-    // (A rejection reaches the caller through `pending`; this side chain only swallows its copy.)
-    pending.then(
-      (answer) => {
-        if (table.get(canonical) === pending) table.set(canonical, answer);
-      },
-      () => undefined,
-    );
+    const pending = ask(canonical, type, table);
+    // An answer known at once (a name the resolver below refuses) stays here as its settled promise.
+    table?.set(canonical, pending);
     return pending;
   };
 

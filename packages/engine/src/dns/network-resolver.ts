@@ -16,7 +16,8 @@
  * Every query has a random ID and goes out over UDP from a small pool of sockets per server, each
  * bound to its own OS-chosen random source port, taken in turn so that consecutive queries leave
  * from different ports (RFC 5452 §9.2: the port adds entropy to the ID; a pool of up to
- * `UDP_SOCKETS_PER_SERVER` random ports and a 16-bit ID not in flight on that socket). A socket
+ * `UDP_SOCKETS_PER_SERVER` random ports, each retired for a fresh one after `UDP_SOCKET_MAX_QUERIES`
+ * queries or `UDP_SOCKET_MAX_AGE_MS`, and a 16-bit ID not in flight on that socket). A socket
  * multiplexes the queries in flight on it; a reply counts only when it comes from the server asked
  * (the socket is connected) and matches the ID and the question (name case-insensitively, type,
  * class); anything else is ignored and the wait goes on (RFC 5452 §4.3, §9.1). Each socket has one
@@ -34,7 +35,7 @@ import dgram from 'node:dgram';
 import { getServers as systemServers } from 'node:dns';
 import net from 'node:net';
 import { canonicalName, canonicalNameProblem, MAX_LABEL_OCTETS } from './name.js';
-import { MAX_CNAME_CHAIN, SERVER_UNREACHABLE, type DnsAnswer, type DnsErrorReason, type RecordData, type RecordType, type Resolver, type SoaData } from './types.js';
+import { MAX_CNAME_CHAIN, SERVER_UNREACHABLE, type CallbackResolver, type DnsAnswer, type DnsErrorReason, type RecordData, type RecordType, type Resolver, type SoaData } from './types.js';
 import { CLASS_IN, encodeQuery, FLAG, HEADER_OCTETS, MalformedMessage, RCODE, readMessage, TYPE_CODES, type WireMessage } from './wire.js';
 import { encodeRawQuery, readRawMessage, type RawMessage, type RawQuery, type RawResponse } from './canonical.js';
 
@@ -50,8 +51,32 @@ export const EDNS_UDP_PAYLOAD = 1232;
 export const MAX_TCP_MESSAGE_OCTETS = 65_535;
 /** Where the system lists no resolver, c-ares and glibc ask the local host. */
 export const FALLBACK_SERVER = '127.0.0.1';
-/** The most UDP sockets (each on its own random source port) kept per server. */
-export const UDP_SOCKETS_PER_SERVER = 16;
+/**
+ * The most UDP sockets (each on its own OS-chosen random source port) in use per server at once.
+ *
+ * Why 4, and not more (RFC 5452 §9.2 asks for an unpredictable source port from a range as large as
+ * practicable, and for several ports at once while several queries are in flight):
+ * - Against a blind, off-path forger, the number of sockets does not change the odds. Each socket's
+ *   port is drawn by the kernel from its whole ephemeral range (R ports), and each query's ID from
+ *   all 65,536 (RFC 5452 §4.3, §9.1); a forged reply wins only on the port and the ID of a query in
+ *   flight on that port, so one forged datagram wins with probability Q / (R × 65,536) for Q
+ *   queries in flight, however they are spread over the sockets (the odds of RFC 5452 §7, with the
+ *   port term the range of ports an attacker must cover, not the count of sockets open).
+ * - What a port spread does guard against is a port that has become known (an on-path glimpse, or
+ *   an ICMP rate-limit side channel that finds open ports, CVE-2020-25705 "SADDNS"): the queries
+ *   that then rest on the ID alone are those the known socket still carries. A pool of 16 long-lived
+ *   sockets bounded that by nothing: under steady load none ever went idle, so each carried queries
+ *   for as long as the process ran. Here each socket is retired, and replaced by a fresh one on a
+ *   new random port, after `UDP_SOCKET_MAX_QUERIES` queries or `UDP_SOCKET_MAX_AGE_MS`, whichever
+ *   comes first: a known port exposes at most that many queries, for at most that long.
+ * - Consecutive queries still leave from different ports (the sockets are taken in turn), and
+ *   several ports are in use while several queries are in flight (RFC 5452 §9.2).
+ * The cost that bought: each ready socket is one more read per wake-up of the event loop (a read
+ * that finds the datagram and one that finds the socket empty); at 16 checks in flight, 16 sockets
+ * cost about a sixth of the engine's CPU per cold check against 2, a tenth against 4
+ * (bench/engine-cold.ts; docs/benchmarks.md, issue 43 item 6).
+ */
+export const UDP_SOCKETS_PER_SERVER = 4;
 /** How long a UDP socket with no query in flight is kept before it is closed. */
 export const UDP_SOCKET_IDLE_MS = 1000;
 /** The most TCP connections kept per server; queries are pipelined on them (RFC 7766 §6.2.1.1). */
@@ -124,7 +149,7 @@ function formatServer({ host, port }: ServerAddress): string {
  * error (`servfail`, `refused`, `timeout`, `malformed`, `invalid-name`). It never rejects. An
  * unreachable server is `refused` (ICMP port unreachable) or `timeout`, never NXDOMAIN.
  */
-export class NetworkResolver implements Resolver {
+export class NetworkResolver implements CallbackResolver {
   private readonly client: Client;
 
   /** Throws a `TypeError` when a server address cannot be read or a number is out of range (a configuration error). */
@@ -170,10 +195,15 @@ export class NetworkResolver implements Resolver {
   }
 
   resolve<T extends RecordType>(name: string, type: T): Promise<DnsAnswer<T>> {
+    return new Promise((resolve) => this.resolveThen(name, type, resolve));
+  }
+
+  /** `resolve` with the answer handed to `done` (`CallbackResolver`); `failed` is never called: this resolver never rejects. */
+  resolveThen<T extends RecordType>(name: string, type: T, done: (answer: DnsAnswer<T>) => void, _failed?: (error: unknown) => void): void {
     const first = canonicalName(name);
     const problem = canonicalNameProblem(first, name) ?? octetProblem(first);
-    if (problem) return Promise.resolve({ kind: 'error', reason: 'invalid-name', detail: problem });
-    return new Promise((resolve) => new Lookup<T>(this.client, first, type, resolve).ask(first));
+    if (problem) return done({ kind: 'error', reason: 'invalid-name', detail: problem });
+    new Lookup<T>(this.client, first, type, done).ask(first);
   }
 }
 
@@ -231,14 +261,22 @@ class Lookup<T extends RecordType> {
   private useEdns = false;
   private query: Buffer | undefined;
   private readonly onUdp = (outcome: AttemptOutcome): void => this.guard(() => this.udpOutcome(outcome));
+  private settled = false;
 
   constructor(
     private readonly client: Client,
     private readonly original: string,
     private readonly type: T,
-    private readonly resolve: (answer: DnsAnswer<T>) => void,
+    private readonly done: (answer: DnsAnswer<T>) => void,
   ) {
     this.qname = original;
+  }
+
+  /** Hands the answer on, once: after it, nothing this lookup still hears (a late socket error) counts. */
+  private resolve(answer: DnsAnswer<T>): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.done(answer);
   }
 
   /** One question through every attempt (a new question after a restart starts afresh). */
@@ -275,7 +313,7 @@ class Lookup<T extends RecordType> {
   }
 
   private sendUdp(): void {
-    const socket = (this.pool as ServerPool).take();
+    const socket = (this.pool as ServerPool).take(this.deadline - this.client.timeoutMs);
     const id = socket.freeId();
     this.query = encodeQuery(this.qname, this.type, { id, rd: true, ednsUdpPayload: this.useEdns ? EDNS_UDP_PAYLOAD : undefined });
     socket.exchange(this.query, id, lookupReader(this.qname, this.type), this.deadline, this.onUdp);
@@ -457,7 +495,7 @@ class RawLookup {
     const { client } = this;
     this.pool = client.pool((this.start + this.attempt) % client.addresses.length);
     this.deadline = Date.now() + client.timeoutMs;
-    const socket = this.pool.take();
+    const socket = this.pool.take(this.deadline - client.timeoutMs);
     const id = socket.freeId();
     // RFC 4035 §4.9.2 (DO), RFC 6840 §5.9 (CD), RFC 6891 (the resolver's EDNS payload size).
     this.query = encodeRawQuery(id, this.name, this.type, { rd: true, do: true, cd: this.cd, udpPayload: EDNS_UDP_PAYLOAD });
@@ -571,12 +609,25 @@ function expireAt(deadline: number, onExpiry: () => void): NodeJS.Timeout {
 }
 
 /**
+ * Queries one UDP socket sends before it is retired for a fresh one on a new random port: a port
+ * that became known exposes no more queries than this (see `UDP_SOCKETS_PER_SERVER`).
+ */
+export const UDP_SOCKET_MAX_QUERIES = 256;
+/**
+ * How long one UDP socket takes new queries before it is retired for a fresh one, however few it
+ * carried: a known port is of no use for longer than this (see `UDP_SOCKETS_PER_SERVER`).
+ */
+export const UDP_SOCKET_MAX_AGE_MS = 10_000;
+
+/**
  * The sockets of one server: up to `UDP_SOCKETS_PER_SERVER` UDP sockets, made when needed and taken
  * in turn, so that consecutive queries go out from different random source ports; and its TCP
  * connections, for answers that were truncated.
  */
 class ServerPool {
   private readonly sockets: PooledSocket[] = [];
+  /** Sockets retired while queries were still in flight on them (closed with the pool, too). */
+  private readonly retiring = new Set<PooledSocket>();
   private next = 0;
   readonly tcp: TcpPool;
 
@@ -584,24 +635,37 @@ class ServerPool {
     this.tcp = new TcpPool(server);
   }
 
-  /** The socket for the next query: a new one while the pool is not full, else the next in turn. */
-  take(): PooledSocket {
+  /**
+   * The socket for the next query: a new one while the pool is not full, else the next in turn; one
+   * that has carried `UDP_SOCKET_MAX_QUERIES` queries or is `UDP_SOCKET_MAX_AGE_MS` old is retired
+   * (it closes once its queries in flight have their outcome) and a fresh one, on a new random
+   * port, takes its place (RFC 5452 §9.2; the argument is at `UDP_SOCKETS_PER_SERVER`).
+   */
+  take(now: number): PooledSocket {
     if (this.sockets.length < UDP_SOCKETS_PER_SERVER) {
-      const socket = new PooledSocket(this.server, (gone) => this.drop(gone));
+      const socket = new PooledSocket(this.server, (gone) => this.drop(gone), now);
       this.sockets.push(socket);
       return socket;
     }
     this.next = (this.next + 1) % this.sockets.length;
-    return this.sockets[this.next] as PooledSocket;
+    const socket = this.sockets[this.next] as PooledSocket;
+    if (socket.sent < UDP_SOCKET_MAX_QUERIES && now - socket.bornAt < UDP_SOCKET_MAX_AGE_MS) return socket;
+    const fresh = new PooledSocket(this.server, (gone) => this.drop(gone), now);
+    this.sockets[this.next] = fresh;
+    this.retiring.add(socket);
+    socket.retire();
+    return fresh;
   }
 
   close(): void {
-    for (const socket of [...this.sockets]) socket.close('the resolver was closed');
+    for (const socket of [...this.sockets, ...this.retiring]) socket.close('the resolver was closed');
     this.sockets.length = 0;
+    this.retiring.clear();
     this.tcp.close();
   }
 
   private drop(gone: PooledSocket): void {
+    if (this.retiring.delete(gone)) return;
     const index = this.sockets.indexOf(gone);
     if (index !== -1) this.sockets.splice(index, 1);
   }
@@ -661,13 +725,20 @@ class PooledSocket {
   /** When `timer` fires. */
   private timerAt = Infinity;
   /** When the last query in flight was settled. */
-  private idleSince = Date.now();
+  private idleSince: number;
   private closed = false;
+  /** Taken out of the pool: no new queries; it closes once its last query in flight has its outcome. */
+  private retired = false;
+  /** Queries sent on it so far. */
+  sent = 0;
 
   constructor(
     private readonly server: ServerAddress,
     private readonly onClose: (socket: PooledSocket) => void,
+    /** When it was made (the pool retires it at `UDP_SOCKET_MAX_AGE_MS`). */
+    readonly bornAt: number,
   ) {
+    this.idleSince = bornAt;
     this.socket = dgram.createSocket(isIPv6(server.host) ? 'udp6' : 'udp4');
     this.socket.on('error', (error: NodeJS.ErrnoException) => {
       // A connected UDP socket hears ICMP port unreachable as ECONNREFUSED: nothing listens there.
@@ -717,6 +788,7 @@ class PooledSocket {
       onOutcome({ error: { kind: 'error', reason: 'servfail', detail: `${formatServer(this.server)}: the socket was closed` }, final: false });
       return;
     }
+    this.sent++;
     const pending = new UdpQuery(id, read, deadline, this, onOutcome);
     // A query in flight keeps the process alive (the socket and its timer); an idle one does not.
     if (this.waiting.size === 0) {
@@ -745,11 +817,19 @@ class PooledSocket {
     for (const waiter of waiters) waiter.finish({ error: { kind: 'error', reason: 'servfail', detail }, final: false });
   }
 
+  /** Out of the pool: closed now if nothing is in flight on it, else when its last query has its outcome. */
+  retire(): void {
+    this.retired = true;
+    if (this.waiting.size === 0) this.close(`${formatServer(this.server)}: the socket was retired`);
+  }
+
   /** `query` has its outcome: it no longer holds its ID, and it leaves the deadline queue once at its front. */
   settled(query: UdpQuery): void {
     if (this.waiting.get(query.id) === query) this.waiting.delete(query.id);
     this.dropSettled();
-    if (this.waiting.size === 0 && !this.closed) {
+    if (this.waiting.size === 0 && this.retired) {
+      this.close(`${formatServer(this.server)}: the socket was retired`);
+    } else if (this.waiting.size === 0 && !this.closed) {
       this.idleSince = Date.now();
       this.socket.unref();
       this.timer?.unref();

@@ -89,6 +89,23 @@ export interface Resolver {
   readonly source?: CheckSource | undefined;
 }
 
+/**
+ * A resolver that can hand its answer to callbacks instead of a promise: the cold path's layers
+ * (`NetworkResolver`, `ConcurrencyLimitedResolver`, the per-check resolver) pass one query's answer
+ * up through them with one promise in all, at the top, where each layer's `.then` cost a promise
+ * and a microtask per query. Exactly one of `done` and `failed` is called, once (possibly before
+ * `resolveThen` returns, for an answer known at once); the answers are the ones `resolve` gives.
+ * `done` and `failed` must not throw (they settle a promise or hand the answer on).
+ */
+export interface CallbackResolver extends Resolver {
+  resolveThen<T extends RecordType>(name: string, type: T, done: (answer: DnsAnswer<T>) => void, failed: (error: unknown) => void): void;
+}
+
+/** True when `resolver` has `resolveThen`. */
+export function hasResolveThen(resolver: Resolver): resolver is CallbackResolver {
+  return typeof (resolver as Partial<CallbackResolver>).resolveThen === 'function';
+}
+
 /** Where `resolver`'s answers come from (`dns` unless it says otherwise). */
 export function checkSourceOf(resolver: Resolver): CheckSource {
   return resolver.source ?? 'dns';

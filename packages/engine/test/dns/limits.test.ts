@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { CachingResolver } from '../../src/dns/cache.js';
 import { FaultyResolver } from '../../src/dns/faults.js';
 import { ConcurrencyLimitedResolver, CLOCK_READ_EVERY, createCheckResolver, DEFAULT_CHECK_DEADLINE_MS, DEFAULT_CHECK_MAX_QUERIES } from '../../src/dns/limits.js';
-import type { Resolver } from '../../src/dns/types.js';
+import type { CallbackResolver, Resolver } from '../../src/dns/types.js';
 import { ZoneResolver } from '../../src/zones/zone-resolver.js';
 import { InstrumentedResolver, ZONES } from './helpers.js';
 
@@ -64,6 +64,51 @@ describe('ConcurrencyLimitedResolver', () => {
     expect(rejected).toMatchObject({ status: 'rejected', reason: { message: 'rejected' } });
     expect(answered).toMatchObject({ status: 'fulfilled', value: { kind: 'records' } });
     expect(limited.outstanding).toBe(0);
+  });
+
+  it('resolveThen: the same cap and answers by callback, over a callback resolver or a promise one; a failure frees the slot', async () => {
+    // A callback resolver below (as NetworkResolver is): each answer comes 5 ms later, by callback.
+    let inFlight = 0;
+    let maxInFlight = 0;
+    const callbacks: CallbackResolver = {
+      resolve: (name, type) => zoneResolver.resolve(name, type),
+      resolveThen: (name, type, done, failed) => {
+        inFlight++;
+        maxInFlight = Math.max(maxInFlight, inFlight);
+        setTimeout(() => {
+          inFlight--;
+          if (name.startsWith('fail')) failed(new Error('failed'));
+          else zoneResolver.resolve(name, type).then(done);
+        }, 5);
+      },
+    };
+    const promised = new InstrumentedResolver(zoneResolver, 5);
+    for (const inner of [callbacks, promised]) {
+      const limited = new ConcurrencyLimitedResolver(inner, 3);
+      const names = ['fail.example.com', ...Array.from({ length: 9 }, (_, i) => `n${i}.example.com`), 'example.com'];
+      const outcomes = await Promise.all(
+        names.map((name) => new Promise((resolve) => limited.resolveThen(name, name === 'example.com' ? 'MX' : 'A', resolve, (error) => resolve(error)))),
+      );
+      if (inner === callbacks) expect(outcomes[0]).toMatchObject({ message: 'failed' });
+      expect(outcomes.slice(1, -1).every((answer) => (answer as { kind: string }).kind === 'nxdomain')).toBe(true);
+      expect(outcomes.at(-1)).toMatchObject({ kind: 'records' });
+      expect(limited.outstanding).toBe(0);
+    }
+    expect(maxInFlight).toBe(3);
+    expect(promised.maxInFlight).toBe(3);
+  });
+
+  it('the check resolver over a callback resolver: one answer per name, held as a value once known', async () => {
+    const limited = new ConcurrencyLimitedResolver(new InstrumentedResolver(zoneResolver, 5), 2);
+    const check = createCheckResolver(limited);
+    const first = check.resolveNow('example.com', 'MX');
+    const again = check.resolveNow('EXAMPLE.com', 'MX');
+    expect(first).toBeInstanceOf(Promise);
+    expect(again).toBe(first);
+    const answer = await first;
+    expect(answer).toMatchObject({ kind: 'records' });
+    expect(check.resolveNow('example.com', 'MX')).toBe(answer);
+    expect(check.stats()).toMatchObject({ queries: 1, memoHits: 2 });
   });
 
   it('refuses a cap below 1', () => {

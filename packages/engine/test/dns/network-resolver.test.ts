@@ -5,13 +5,14 @@
 import dgram from 'node:dgram';
 import net from 'node:net';
 import dnsPacket from 'dns-packet';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   DNS_PORT,
   EDNS_UDP_PAYLOAD,
   NetworkResolver,
   parseServerAddress,
   TCP_CONNECTIONS_PER_SERVER,
+  UDP_SOCKET_MAX_QUERIES,
   UDP_SOCKETS_PER_SERVER,
   type ServerAddress,
 } from '../../src/dns/network-resolver.js';
@@ -325,6 +326,43 @@ describe('NetworkResolver: many queries in flight over the socket pool', () => {
       const pairs = server.queries.map(({ sourcePort, query }) => `${sourcePort}/${query.id}`);
       expect(new Set(pairs).size).toBe(pairs.length);
       resolver.close();
+    } finally {
+      await server.close();
+    }
+  });
+
+  it(`retires each socket after ${UDP_SOCKET_MAX_QUERIES} queries for a fresh one on a new random port (RFC 5452 §9.2)`, async () => {
+    const server = await scriptedServer((query) => [reply(query, { answers: [A_RECORD()] })]);
+    const created = vi.spyOn(dgram, 'createSocket');
+    try {
+      const resolver = new NetworkResolver({ servers: [`127.0.0.1:${server.port}`], timeoutMs: 2000, attempts: 1 });
+      const total = UDP_SOCKETS_PER_SERVER * UDP_SOCKET_MAX_QUERIES * 2;
+      const batch = 64;
+      for (let sent = 0; sent < total; sent += batch) {
+        const answers = await Promise.all(Array.from({ length: batch }, () => resolver.resolve('www.scripted.test', 'A')));
+        expect(answers.every((answer) => answer.kind === 'records')).toBe(true);
+      }
+      expect(server.queries).toHaveLength(total);
+      // Taken in turn, each socket carries exactly its share and is then replaced: two generations.
+      expect(created.mock.calls.length).toBe(total / UDP_SOCKET_MAX_QUERIES);
+      // The replacements are on other ports than the ones they replaced.
+      expect(new Set(server.queries.map(({ sourcePort }) => sourcePort)).size).toBeGreaterThan(UDP_SOCKETS_PER_SERVER);
+      resolver.close();
+    } finally {
+      created.mockRestore();
+      await server.close();
+    }
+  });
+
+  it('close() ends the queries in flight on a socket already retired, too', async () => {
+    const server = await scriptedServer(() => []); // never answers
+    try {
+      const resolver = new NetworkResolver({ servers: [`127.0.0.1:${server.port}`], timeoutMs: 60_000, attempts: 1 });
+      // One more query than the sockets carry: the first socket is retired with its queries in flight.
+      const answers = Array.from({ length: UDP_SOCKETS_PER_SERVER * UDP_SOCKET_MAX_QUERIES + 1 }, (_, i) => resolver.resolve(`q${i}.scripted.test`, 'A'));
+      resolver.close();
+      const settled = await Promise.all(answers);
+      expect(settled.every((answer) => answer.kind === 'error' && answer.reason === 'servfail')).toBe(true);
     } finally {
       await server.close();
     }

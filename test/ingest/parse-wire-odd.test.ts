@@ -6,6 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseAggregateReport, type AggregateRecord, type AggregateReport } from '@spoof-checker/engine';
 import { contentDigest, formStored, storedFormFromWire, wireForm } from '../../src/ingest/parse-files.js';
+import { parsedFileFromWire } from '../../src/ingest/parse-pool.js';
+import type { WireParsedFile } from '../../src/ingest/parse-worker.js';
 
 const REPORT = `<?xml version="1.0"?>
 <feedback><report_metadata><org_name>Org</org_name><email>a@org.example</email><report_id>r1</report_id>
@@ -55,5 +57,33 @@ describe('the wire form of reports the parser does not make today', () => {
 
   it.each(cases.filter((c) => !/undefined|NaN/.test(c.name)))('$name: its stored form is formStored\'s', ({ report }) => {
     expect(storedFormFromWire(wireForm(report).stored)).toEqual(formStored(report).stored);
+  });
+});
+
+describe("a parser's answer that is not a wire form is refused, never thrown (it is read in the IPC listener)", () => {
+  const good = () => wireForm(report());
+  const document = (outcome: unknown) => ({ name: 'r.xml', kind: 'aggregate', outcome });
+  const cases: { name: string; file: unknown; refused: 'file' | 'document' }[] = [
+    { name: 'no file', file: undefined, refused: 'file' },
+    { name: 'a file of text', file: 'text', refused: 'file' },
+    { name: 'documents not a list', file: { ok: true, documents: 'x' }, refused: 'file' },
+    { name: 'a document that is null', file: { ok: true, documents: [null] }, refused: 'file' },
+    { name: 'a refusal without its reason', file: { ok: false }, refused: 'file' },
+    { name: 'a document without an outcome', file: { ok: true, documents: [{ name: 'r.xml', kind: 'aggregate' }] }, refused: 'document' },
+    { name: 'a whole report missing', file: { ok: true, documents: [document({ ok: true, stored: null, warnings: [], contentDigest: 'x' })] }, refused: 'document' },
+    { name: 'a whole report with a record that is null', file: { ok: true, documents: [document({ ok: true, report: { ...report(), records: [null] }, stored: null, warnings: [], contentDigest: 'x' })] }, refused: 'document' },
+    { name: 'a stored form that is not one', file: { ok: true, documents: [document({ ok: true, report: good().report, stored: { document: 1 }, warnings: [], contentDigest: 'x' })] }, refused: 'document' },
+  ];
+
+  it.each(cases)('$name', ({ file, refused }) => {
+    const parsed = parsedFileFromWire(file as WireParsedFile);
+    if (refused === 'file') expect(parsed).toMatchObject({ ok: false, reason: 'parse-failed' });
+    else expect(parsed).toMatchObject({ ok: true, documents: [{ outcome: { ok: false, reason: 'parse-failed' } }] });
+  });
+
+  it('a good answer is taken', () => {
+    const { report: head, stored, contentDigest: digest } = good();
+    const parsed = parsedFileFromWire({ ok: true, documents: [{ name: 'r.xml', kind: 'aggregate', outcome: { ok: true, report: head, stored, warnings: [], contentDigest: digest } }] });
+    expect(parsed).toMatchObject({ ok: true, documents: [{ outcome: { ok: true, contentDigest: digest, stored: { records: [{ sourceIp: '192.0.2.1' }] } } }] });
   });
 });

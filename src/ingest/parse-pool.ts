@@ -211,12 +211,11 @@ export class ReportParserPool implements ReportParser {
     worker.on('message', (reply: ParseWorkerReply) => {
       const job = slot.job;
       if (slot.worker !== worker || job === undefined || typeof reply !== 'object' || reply === null || reply.id !== job.id) return;
-      // A reply for no file of the job is none (an index past the files would make `results` sparse and long).
-      if (!Number.isInteger(reply.index) || reply.index < 0 || reply.index >= job.files.length) return;
       this.counters.replies += 1;
       if (Number.isFinite(reply.cpuMicros) && reply.cpuMicros >= 0) this.counters.cpuMicros += reply.cpuMicros;
-      job.results[reply.index] = parsedFileFromWire(reply.file);
-      if (reply.last) this.#finish(slot, job, refusal('parse-failed', 'the parser gave no answer for this file'));
+      // An answer for no file of the job is dropped (an index past the files would make `results` sparse and long).
+      if (Number.isInteger(reply.index) && reply.index >= 0 && reply.index < job.files.length) job.results[reply.index] = parsedFileFromWire(reply.file);
+      if (reply.last === true) this.#finish(slot, job, refusal('parse-failed', 'the parser gave no answer for this file'));
     });
     // A process that cannot start or be signalled: its job fails, the pool goes on.
     worker.on('error', () => this.#ended(slot, worker, false));

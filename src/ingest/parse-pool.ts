@@ -17,8 +17,8 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { formStored, MAX_JOB_DOCUMENT_BYTES, parseReportFiles, storedFormFromWire, type ParsedFile, type ParseRefusal, type ReportFileInput } from './parse-files.js';
-import type { ParseWorkerReply, WireParsedFile } from './parse-worker.js';
+import { formStored, MAX_JOB_DOCUMENT_BYTES, parseReportFiles, storedFormFromWire, type ParsedDocument, type ParsedFile, type ParseRefusal, type ReportFileInput } from './parse-files.js';
+import type { ParseWorkerReply, WireDocument, WireParsedFile } from './parse-worker.js';
 
 /** Parser processes at once (the machine's other cores serve requests). */
 export const REPORT_PARSE_WORKERS = 2;
@@ -210,11 +210,12 @@ export class ReportParserPool implements ReportParser {
     (worker.stderr as (NodeJS.ReadableStream & { unref?: () => void }) | null)?.unref?.();
     worker.on('message', (reply: ParseWorkerReply) => {
       const job = slot.job;
-      if (slot.worker !== worker || job === undefined || reply.id !== job.id) return;
+      if (slot.worker !== worker || job === undefined || typeof reply !== 'object' || reply === null || reply.id !== job.id) return;
       this.counters.replies += 1;
       if (Number.isFinite(reply.cpuMicros) && reply.cpuMicros >= 0) this.counters.cpuMicros += reply.cpuMicros;
-      job.results[reply.index] = fromWire(reply.file);
-      if (reply.last) this.#finish(slot, job, refusal('parse-failed', 'the parser gave no answer for this file'));
+      // An answer for no file of the job is dropped (an index past the files would make `results` sparse and long).
+      if (Number.isInteger(reply.index) && reply.index >= 0 && reply.index < job.files.length) job.results[reply.index] = parsedFileFromWire(reply.file);
+      if (reply.last === true) this.#finish(slot, job, refusal('parse-failed', 'the parser gave no answer for this file'));
     });
     // A process that cannot start or be signalled: its job fails, the pool goes on.
     worker.on('error', () => this.#ended(slot, worker, false));
@@ -258,24 +259,37 @@ export class ReportParserPool implements ReportParser {
   }
 }
 
-/** A parsed file from its wire form: each stored form rebuilt and checked (a malformed one refuses its document). */
-function fromWire(file: WireParsedFile): ParsedFile {
-  if (!file.ok) return file;
-  return {
-    ok: true,
-    documents: file.documents.map((document) => {
-      const outcome = document.outcome;
-      if (!outcome.ok) return { ...document, outcome };
-      const malformed = { ...document, outcome: refusal('parse-failed', "the report parser's answer for this report was malformed") };
-      if (outcome.stored === null) {
-        // A large aggregate report came whole (MAX_RECORDS_FORMED_IN_PARSER): formed here.
-        const report = outcome.report;
-        return report.kind === 'aggregate' && Array.isArray(report.records) ? { ...document, outcome: { ...outcome, ...formStored(report) } } : malformed;
-      }
-      const stored = storedFormFromWire(outcome.stored);
-      return stored ? { ...document, outcome: { ...outcome, stored } } : malformed;
-    }),
-  };
+/**
+ * A parsed file from its wire form: each stored form rebuilt and checked. It comes from our own child,
+ * yet what is not a wire form is refused, never thrown (this runs in the IPC channel's listener, where
+ * a throw would end the service): a malformed document refuses that document, a malformed file the file.
+ */
+export function parsedFileFromWire(file: WireParsedFile): ParsedFile {
+  if (typeof file !== 'object' || file === null) return refusal('parse-failed', MALFORMED_FILE);
+  if (!file.ok) return typeof file.reason === 'string' && typeof file.detail === 'string' ? file : refusal('parse-failed', MALFORMED_FILE);
+  if (!Array.isArray(file.documents) || !file.documents.every((d) => typeof d === 'object' && d !== null)) return refusal('parse-failed', MALFORMED_FILE);
+  return { ok: true, documents: file.documents.map(documentFromWire) };
+}
+
+/** The refusal of a file whose answer from the parser was not one. */
+const MALFORMED_FILE = "the report parser's answer for this file was malformed";
+
+function documentFromWire(document: WireDocument): ParsedDocument {
+  const malformed = { ...document, outcome: refusal('parse-failed', "the report parser's answer for this report was malformed") };
+  try {
+    const outcome = document.outcome;
+    if (!outcome.ok) return { ...document, outcome };
+    if (outcome.stored === null) {
+      // A large aggregate report came whole (MAX_RECORDS_FORMED_IN_PARSER): formed here.
+      const report = outcome.report;
+      return report.kind === 'aggregate' && Array.isArray(report.records) ? { ...document, outcome: { ...outcome, ...formStored(report) } } : malformed;
+    }
+    const stored = storedFormFromWire(outcome.stored);
+    return stored ? { ...document, outcome: { ...outcome, stored } } : malformed;
+  } catch {
+    // Not of the shape its type says (formStored or a property read threw).
+    return malformed;
+  }
 }
 
 function refusal(reason: string, detail: string): ParseRefusal {

@@ -184,6 +184,18 @@ describeStoreContract('report store contract', ({ stores, opened }, backend) => 
       expect(await stores.reports.add(report('bad', 'o1', 1, records.map((r) => ({ ...r, headerFrom: 'a.example' }))))).toBe('stored');
     });
 
+    it('a report rolled back by its savepoint does not count against the record limits of the reports after it', { timeout: 180_000 }, async () => {
+      if (backend.name === 'memory') return; // memory copies a report in one step: nothing it refuses is half-written
+      // MAX_UNTRUSTED_REPORT_RECORDS_PER_DAY (100,000): 'bad' writes its row and 55,000 records, then fails (NOT NULL);
+      // counted, it would put 'after' (50,000) over the limit.
+      const untrusted = (id: string, records: number): NewReport =>
+        report(id, 'o1', 0, Array.from({ length: records }, (_, i) => row(`10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`, 1)), { identity: `u|${id}`, reporter: 'unauthenticated', origin: origin(null), digest: [] });
+      const bad = untrusted('bad', 60_000);
+      (bad.records[55_000] as { headerFrom: unknown }).headerFrom = null;
+      expect(outcomes(await stores.reports.addMany([bad, untrusted('after', 50_000)]))).toEqual(['failed', 'stored']);
+      expect(await ids()).toEqual(['after']);
+    });
+
     it('refuses a batch larger than MAX_REPORTS_PER_BATCH before storing anything', async () => {
       const many = Array.from({ length: MAX_REPORTS_PER_BATCH + 1 }, (_, i) => report(`m${i}`, 'o1', 0, [row('192.0.2.1', 1)]));
       await expect(stores.reports.addMany(many)).rejects.toThrow(/MAX_REPORTS_PER_BATCH/);

@@ -131,3 +131,42 @@ describe('what the tree keeps is bounded (issue 38 item 5)', () => {
     expect(seen).toEqual(['r0', 'a1', 'b2']);
   });
 });
+
+/**
+ * End tags compared in place and text scanned in one loop (reader.ts `endTag`, `text`): the same
+ * refusals, at the same place, and the same tree as a name read out and compared (pinned from the
+ * reader before that change).
+ */
+describe('end tags and text, at their edges', () => {
+  it.each([
+    ['an end tag longer than the open name', '<a>x</ab>', 'the end tag </ab> does not match <a> (line 1, column 5)'],
+    ['an end tag shorter than the open name', '<ab>x</a>', 'the end tag </a> does not match <ab> (line 1, column 6)'],
+    ['a prefixed end tag longer than the open name', '<p:a xmlns:p="u">t</p:ab>', 'the end tag </p:ab> does not match <p:a> (line 1, column 19)'],
+    ['an attribute in an end tag', '<a>x</a x>', 'the end tag </a> is not closed (line 1, column 9)'],
+    ['an end tag cut at the end of input', '<a>x</a', 'the end tag </a> is not closed (line 1, column 8)'],
+    ['an end tag cut after whitespace', '<a>x</a \n', 'the end tag </a> is not closed (line 2, column 1)'],
+    ['"]]>" in text', '<a>x ]]> y</a>', '"]]>" outside a CDATA section (line 1, column 6)'],
+    ['"]]>" after layout whitespace', '<a>\n ]]></a>', '"]]>" outside a CDATA section (line 2, column 2)'],
+  ])('refuses %s', (_, xml, detail) => {
+    expect(parseXml(xml)).toMatchObject({ ok: false, reason: 'malformed', detail });
+  });
+
+  it.each([
+    ['whitespace before ">" of an end tag', '<a>x</a >', 'x'],
+    ['a newline and a tab before ">" of an end tag', '<a>x</a\n\t>', 'x'],
+    ['">" in an attribute value', '<a b="x>y">t</a>', 't'],
+    ['CDATA, references and text together', '<a>t<![CDATA[ ]]&amp; ]]>&amp;&#x41;</a >', 't ]]&amp; &A'],
+  ])('reads %s', (_, xml, text) => {
+    const outcome = parseXml(xml);
+    expect(outcome).toMatchObject({ ok: true, root: { text } });
+  });
+
+  it('keeps no layout between children, and the text of each', () => {
+    const outcome = parseXml('<a><b/>\n  <b>&lt;</b >\n</a>');
+    expect(outcome.ok).toBe(true);
+    if (outcome.ok) {
+      expect(outcome.root.text).toBe('');
+      expect(outcome.root.children.map((c) => c.text)).toEqual(['', '<']);
+    }
+  });
+});

@@ -278,7 +278,7 @@ export interface WireForm {
  * `formStored` and `contentDigest` of a report parsed by `parseAggregateReport` or `parseTlsReport`,
  * in one pass: the digest's text, `JSON.stringify(report)`, is put together from the texts the stored
  * form already has (the head's document, each row's detail) rather than made again; it is the same text
- * (test/ingest/parse-files.test.ts holds the two equal), so duplicates are found as before.
+ * (test/ingest/parse-wire.test.ts holds the two equal), so duplicates are found as before.
  */
 export function wireForm(report: AggregateReport | TlsReport): WireForm {
   if (report.kind !== 'aggregate') {

@@ -344,8 +344,8 @@ function recordText(record: AggregateRecord, detail: string): string {
 
 /**
  * A stored form back from its wire form (`StoredWire`): it comes from our own child, yet its shape is
- * checked (every column as long as the others, each value of its type, the digest's entries as
- * `storedFormFromText` checks them): a form that is not one is refused (undefined).
+ * checked (every column as long as the others, each value of its type, each digest entry's day and
+ * source text, its counts numbers and its lists lists): a form that is not one is refused (undefined).
  */
 export function storedFormFromWire(value: unknown): StoredForm | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
@@ -391,26 +391,6 @@ function overBudget(): ParseRefusal {
 export function parseReportFiles(files: readonly ReportFileInput[]): ParsedFile[] {
   const budget = jobBudget();
   return files.map((file) => parseReportFile(file, budget));
-}
-
-/**
- * A stored form back from its JSON text (`JSON.stringify` of a StoredForm), its shape checked: a form
- * that is not one is refused. The parser process sends its wire form instead (`StoredWire`, checked by
- * `storedFormFromWire` with the same checks of rows and digest entries).
- */
-export function storedFormFromText(text: string): StoredForm | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (typeof value !== 'object' || value === null) return undefined;
-  const form = value as Partial<Record<keyof StoredForm, unknown>>;
-  if (typeof form.document !== 'string' || !Array.isArray(form.records) || !Array.isArray(form.digest)) return undefined;
-  for (const row of form.records as unknown[]) if (!isRecordRow(row)) return undefined;
-  for (const entry of form.digest as unknown[]) if (!isDigestEntry(entry)) return undefined;
-  return form as StoredForm;
 }
 
 function isRecordRow(value: unknown): value is ReportRecordRow {

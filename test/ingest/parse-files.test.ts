@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { digestReports, parseAggregateReport, unpackReportFile, type AggregateReport } from '@spoof-checker/engine';
 import { importPaths, MAX_IMPORT_FILE_BYTES } from '../../src/ingest/files.js';
-import { MAX_RECORDS_FORMED_IN_PARSER, parseReportFiles, recordRow, storedFormFromText, type ParsedFile } from '../../src/ingest/parse-files.js';
+import { MAX_RECORDS_FORMED_IN_PARSER, parseReportFiles, recordRow, type ParsedFile } from '../../src/ingest/parse-files.js';
 import { floodReport } from '../summaries/helpers.js';
 import { ReportParserPool } from '../../src/ingest/parse-pool.js';
 import { createMemoryStores } from '../../src/store/memory.js';
@@ -109,13 +109,4 @@ describe('report files from their path', () => {
       await pool.close();
     }
   }, 60_000);
-
-  it('a stored form that is not one is refused when it crosses from the parser process', () => {
-    const form = firstOutcome(parseReportFiles([{ bytes: fixture(YAHOO_GZ), fileName: YAHOO_GZ }])[0]).stored;
-    expect(storedFormFromText(JSON.stringify(form))).toEqual(form);
-    expect(storedFormFromText('not json')).toBeUndefined();
-    expect(storedFormFromText(JSON.stringify({ ...form, document: 1 }))).toBeUndefined();
-    expect(storedFormFromText(JSON.stringify({ ...form, records: [{ ...form.records[0], count: '7' }] }))).toBeUndefined();
-    expect(storedFormFromText(JSON.stringify({ ...form, digest: [{ ...form.digest[0], selectors: 'x' }] }))).toBeUndefined();
-  });
 });

@@ -94,6 +94,8 @@ describe('a wire form that is not one refuses its document', () => {
     { name: 'the digest not a list', wire: { ...good(), digest: '{}' } },
     { name: 'a digest entry without its counts', wire: { ...good(), digest: JSON.stringify([{ day: '2026-11-19', source: '192.0.2.7' }]) } },
     { name: 'the digest not text', wire: { ...good(), digest: [] } },
+    { name: 'a digest entry whose list is not a list', wire: { ...good(), digest: JSON.stringify([{ ...(JSON.parse(good().digest) as object[])[0], selectors: 'x' }]) } },
+    { name: 'a digest entry whose count is text', wire: { ...good(), digest: JSON.stringify([{ ...(JSON.parse(good().digest) as object[])[0], messages: '4' }]) } },
   ];
 
   it('the good one is taken', () => {

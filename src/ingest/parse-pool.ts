@@ -22,7 +22,25 @@ import type { ParseWorkerReply, WireDocument, WireParsedFile } from './parse-wor
 
 /** Parser processes at once (the machine's other cores serve requests). */
 export const REPORT_PARSE_WORKERS = 2;
-/** Wall time one job (a file, or all the parts of a message) may take before its process is killed. */
+/**
+ * Jobs sent ahead to a busy parser process, behind the one it parses (each parser process reads its
+ * jobs in order, one at a time): when it answers one it starts the next at once, without waiting for
+ * this process to read its answer and send another. SQLite writes a batch of reports on this thread
+ * without yielding (20–30 ms for 10–20 reports): with one job a process, both parsers sat idle for
+ * that time, then this process idled while they parsed (docs/benchmarks.md, "Ingestion, seventh
+ * pass": each parser busy 36 % of the import). Six jobs of about 2–3 ms each cover such a batch.
+ */
+export const REPORT_PARSE_JOBS_AHEAD = 6;
+/**
+ * Bytes of the jobs sent ahead to one parser process (a job with bytes: an upload, a message's
+ * parts; a path costs none, its file is read when its job starts): a job whose bytes would pass it
+ * waits here for an idle process, so a parser process holds at most this much beside its own job's.
+ */
+export const MAX_REPORT_PARSE_AHEAD_BYTES = 1024 * 1024;
+/**
+ * Wall time one job (a file, or all the parts of a message) may take before its process is killed,
+ * counted from when it starts (a job sent ahead: from when this process reads the answer before it).
+ */
 export const REPORT_PARSE_DEADLINE_MS = 60_000;
 /** Old-generation heap of one parser process (`--max-old-space-size`): past it the process dies and the job is refused. */
 export const REPORT_PARSE_HEAP_MB = 256;
@@ -80,7 +98,10 @@ interface Slot {
   worker: ChildProcess | undefined;
   /** The end of the process's standard error (V8 says there why it died). */
   stderr: string;
+  /** The job the process parses (the oldest sent and not yet answered). */
   job: Job | undefined;
+  /** Jobs sent ahead behind it, in the order sent (REPORT_PARSE_JOBS_AHEAD), not yet started: their bytes still count as waiting. */
+  ahead: Job[];
   timer: NodeJS.Timeout | undefined;
 }
 
@@ -106,7 +127,7 @@ export class ReportParserPool implements ReportParser {
   readonly #deadlineMs: number;
   readonly #heapMb: number;
   readonly #maxQueuedBytes: number;
-  /** Bytes of the jobs in #queue (waiting for a process). */
+  /** Bytes of the jobs waiting to start: in #queue, or sent ahead to a busy process (`Slot.ahead`). */
   #queuedBytes = 0;
   #nextId = 1;
   #closed = false;
@@ -118,7 +139,7 @@ export class ReportParserPool implements ReportParser {
   readonly counters = { jobs: 0, deadline: 0, memory: 0, failed: 0, full: 0, cpuMicros: 0, replies: 0 };
 
   constructor(options: ReportParserPoolOptions = {}) {
-    this.#slots = Array.from({ length: Math.max(1, options.workers ?? REPORT_PARSE_WORKERS) }, () => ({ worker: undefined, stderr: '', job: undefined, timer: undefined }));
+    this.#slots = Array.from({ length: Math.max(1, options.workers ?? REPORT_PARSE_WORKERS) }, () => ({ worker: undefined, stderr: '', job: undefined, ahead: [], timer: undefined }));
     this.#deadlineMs = options.deadlineMs ?? REPORT_PARSE_DEADLINE_MS;
     this.#heapMb = options.heapMb ?? REPORT_PARSE_HEAP_MB;
     this.#maxQueuedBytes = options.maxQueuedBytes ?? MAX_REPORT_PARSE_QUEUED_BYTES;
@@ -161,12 +182,18 @@ export class ReportParserPool implements ReportParser {
       this.#slots.map(async (slot) => {
         const worker = slot.worker;
         slot.worker = undefined;
+        for (const job of slot.ahead.splice(0)) this.#finish(undefined, job, refusal('parse-failed', 'the report parser is shut down'));
         if (slot.job) this.#finish(slot, slot.job, refusal('parse-failed', 'the report parser is shut down'));
         worker?.kill('SIGKILL');
       }),
     );
   }
 
+  /**
+   * Gives the waiting jobs to the processes: first each idle one a job, then, oldest first, jobs sent
+   * ahead to the busy ones (the least loaded first), within REPORT_PARSE_JOBS_AHEAD and
+   * MAX_REPORT_PARSE_AHEAD_BYTES each.
+   */
   #dispatch(): void {
     for (const slot of this.#slots) {
       if (slot.job !== undefined) continue;
@@ -175,9 +202,23 @@ export class ReportParserPool implements ReportParser {
       this.#queuedBytes -= job.bytes;
       this.#start(slot, job);
     }
+    while (this.#queue.length > 0) {
+      const job = this.#queue[0]!;
+      let best: Slot | undefined;
+      for (const slot of this.#slots) {
+        if (slot.worker === undefined || slot.ahead.length >= REPORT_PARSE_JOBS_AHEAD) continue;
+        if (job.bytes > 0 && slot.ahead.reduce((sum, j) => sum + j.bytes, job.bytes) > MAX_REPORT_PARSE_AHEAD_BYTES) continue;
+        if (best === undefined || slot.ahead.length < best.ahead.length) best = slot;
+      }
+      if (best === undefined) return;
+      this.#queue.shift();
+      best.ahead.push(job);
+      this.#send(best.worker!, job);
+    }
   }
 
-  #start(slot: Slot, job: Job): void {
+  /** `job` starts in `slot`: it was sent now, or ahead (`Slot.ahead`), when the process answered the one before. */
+  #start(slot: Slot, job: Job, sent = false): void {
     slot.job = job;
     this.counters.jobs += 1;
     const worker = slot.worker ?? this.#spawn(slot);
@@ -188,6 +229,10 @@ export class ReportParserPool implements ReportParser {
       this.#kill(slot);
       this.#finish(slot, job, refusal('parse-deadline', `parsing took longer than ${this.#deadlineMs / 1000} s (REPORT_PARSE_DEADLINE_MS, one budget for a file or all the parts of a message): stopped and refused`));
     }, this.#deadlineMs);
+    if (!sent) this.#send(worker, job);
+  }
+
+  #send(worker: ChildProcess, job: Job): void {
     worker.send({
       id: job.id,
       files: job.files.map((f) => ({ ...('bytes' in f ? { bytes: f.bytes } : { path: f.path, maxBytes: f.maxBytes }), fileName: f.fileName, contentType: f.contentType ?? null, ...(f.kinds ? { kinds: f.kinds } : {}) })),
@@ -217,18 +262,24 @@ export class ReportParserPool implements ReportParser {
       if (Number.isInteger(reply.index) && reply.index >= 0 && reply.index < job.files.length) job.results[reply.index] = parsedFileFromWire(reply.file);
       if (reply.last === true) this.#finish(slot, job, refusal('parse-failed', 'the parser gave no answer for this file'));
     });
-    // A process that cannot start or be signalled: its job fails, the pool goes on.
+    // A process that cannot start or be signalled: its job fails, the pool goes on. `close`, not
+    // `exit`: it comes once the channel has given every answer the process sent (a job sent ahead may
+    // have started, and failed, before this process read the answer to the one before it).
     worker.on('error', () => this.#ended(slot, worker, false));
-    worker.on('exit', (_code, signal) => this.#ended(slot, worker, signal === 'SIGABRT' || signal === 'SIGTRAP' || /heap out of memory|heap limit/i.test(slot.stderr)));
+    worker.on('close', (_code, signal) => this.#ended(slot, worker, signal === 'SIGABRT' || signal === 'SIGTRAP' || /heap out of memory|heap limit/i.test(slot.stderr)));
     return worker;
   }
 
-  /** A parser process ended: the job it had is refused (out of memory, or failed). */
+  /** A parser process ended: the job it had is refused (out of memory, or failed); those sent ahead wait again. */
   #ended(slot: Slot, worker: ChildProcess, outOfMemory: boolean): void {
     if (slot.worker !== worker) return;
     slot.worker = undefined;
+    this.#requeueAhead(slot);
     const job = slot.job;
-    if (job === undefined) return;
+    if (job === undefined) {
+      if (!this.#closed) this.#dispatch();
+      return;
+    }
     if (outOfMemory) {
       this.counters.memory += 1;
       this.#finish(slot, job, refusal('parse-memory', `parsing needed more than ${this.#heapMb} MiB of memory (REPORT_PARSE_HEAP_MB): stopped and refused`));
@@ -241,18 +292,31 @@ export class ReportParserPool implements ReportParser {
   #kill(slot: Slot): void {
     const worker = slot.worker;
     slot.worker = undefined;
+    this.#requeueAhead(slot);
     worker?.kill('SIGKILL');
   }
 
-  /** Ends a job: files without an outcome get `missing`; the slot takes the next job. */
+  /** The jobs sent ahead to a process that ended, never started: first in the queue again, for the next process. */
+  #requeueAhead(slot: Slot): void {
+    this.#queue.unshift(...slot.ahead.splice(0));
+  }
+
+  /** Ends a job: files without an outcome get `missing`; the slot starts the job sent ahead, or takes the next one. */
   #finish(slot: Slot | undefined, job: Job, missing: ParseRefusal): void {
     if (slot !== undefined) {
       if (slot.job !== job) return;
       clearTimeout(slot.timer);
       slot.timer = undefined;
       slot.job = undefined;
-      slot.worker?.unref();
-      slot.worker?.channel?.unref();
+      const next = slot.worker === undefined ? undefined : slot.ahead.shift();
+      if (next !== undefined) {
+        // The process started it as it sent the answer to this one.
+        this.#queuedBytes -= next.bytes;
+        this.#start(slot, next, true);
+      } else {
+        slot.worker?.unref();
+        slot.worker?.channel?.unref();
+      }
     }
     job.resolve(job.results.map((file) => file ?? missing));
     if (slot !== undefined && !this.#closed) this.#dispatch();

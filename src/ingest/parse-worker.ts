@@ -61,9 +61,11 @@ function wireOutcome(report: AggregateReport | TlsReport, warnings: string[]): W
 let cpuMark: NodeJS.CpuUsage | undefined;
 /** Microseconds of CPU since the previous reply (or the first job). */
 function cpuSinceLastReply(): number {
-  const used = process.cpuUsage(cpuMark);
-  cpuMark = process.cpuUsage();
-  return used.user + used.system;
+  // One reading a reply (a system call each), the difference taken here.
+  const now = process.cpuUsage();
+  const used = cpuMark === undefined ? 0 : now.user - cpuMark.user + (now.system - cpuMark.system);
+  cpuMark = now;
+  return used;
 }
 
 process.on('disconnect', () => process.exit(0));

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importPaths } from '../../src/ingest/files.js';
-import { ReportParserPool, REPORT_PARSE_HEAP_MB } from '../../src/ingest/parse-pool.js';
+import { ReportParserPool, REPORT_PARSE_HEAP_MB, REPORT_PARSE_JOBS_AHEAD } from '../../src/ingest/parse-pool.js';
 import { SmtpReportReceiver } from '../../src/ingest/smtp.js';
 import { TLSRPT_PATH } from '../../src/http/routes/reports.js';
 import { buildApp } from '../../src/service/compose.js';
@@ -107,6 +107,13 @@ describe('a hostile message over SMTP', () => {
   }, 90_000);
 });
 
+/** A gzipped aggregate report of `n` records, its id `id`. */
+function report(n: number, id = 'r'): Buffer {
+  const record = (i: number) =>
+    `<record><row><source_ip>10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}</source_ip><count>1</count><policy_evaluated><disposition>none</disposition><dkim>pass</dkim><spf>pass</spf></policy_evaluated></row><identifiers><header_from>example.com</header_from></identifiers></record>`;
+  return gzipSync(`<feedback><report_metadata><org_name>x</org_name><report_id>${id}</report_id><date_range><begin>1700000000</begin><end>1700086399</end></date_range></report_metadata><policy_published><domain>example.com</domain><p>none</p></policy_published>${Array.from({ length: n }, (_, i) => record(i)).join('')}</feedback>`);
+}
+
 describe('the pool’s budgets', () => {
   it('a job past its deadline is stopped and refused, naming REPORT_PARSE_DEADLINE_MS; the pool goes on', async () => {
     const pool = new ReportParserPool({ workers: 1, deadlineMs: 1 });
@@ -122,10 +129,6 @@ describe('the pool’s budgets', () => {
 
   it('a job past its heap budget is refused, naming REPORT_PARSE_HEAP_MB; the next job gets a fresh worker', async () => {
     const pool = new ReportParserPool({ workers: 1, heapMb: 24, deadlineMs: 120_000 });
-    const record = (i: number) =>
-      `<record><row><source_ip>10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}</source_ip><count>1</count><policy_evaluated><disposition>none</disposition><dkim>pass</dkim><spf>pass</spf></policy_evaluated></row><identifiers><header_from>example.com</header_from></identifiers></record>`;
-    const report = (n: number) =>
-      gzipSync(`<feedback><report_metadata><org_name>x</org_name><report_id>r</report_id><date_range><begin>1700000000</begin><end>1700086399</end></date_range></report_metadata><policy_published><domain>example.com</domain><p>none</p></policy_published>${Array.from({ length: n }, (_, i) => record(i)).join('')}</feedback>`);
     try {
       const [big] = await pool.parse([{ bytes: report(150_000), fileName: 'big.xml.gz' }]);
       expect(big).toMatchObject({ ok: false, reason: 'parse-memory' });
@@ -137,6 +140,45 @@ describe('the pool’s budgets', () => {
     }
     expect(REPORT_PARSE_HEAP_MB).toBeLessThanOrEqual(300);
   }, 120_000);
+
+  it('jobs sent ahead to a process that dies of its heap budget are parsed by the next one: only the job that passed it fails', async () => {
+    const pool = new ReportParserPool({ workers: 1, heapMb: 24, deadlineMs: 120_000 });
+    try {
+      // One process: the small ones are sent ahead behind the large one (REPORT_PARSE_JOBS_AHEAD).
+      const [big, ...small] = await Promise.all([pool.parse([{ bytes: report(150_000), fileName: 'big.xml.gz' }]), ...[1, 2, 3].map((n) => pool.parse([{ bytes: report(2, `small-${n}`), fileName: `small-${n}.xml.gz` }]))]);
+      expect(big![0]).toMatchObject({ ok: false, reason: 'parse-memory' });
+      expect(small.map(([file]) => file!.ok && file!.documents[0]!.outcome.ok && file!.documents[0]!.outcome.report.reportId)).toEqual(['small-1', 'small-2', 'small-3']);
+      expect(pool.counters.memory).toBe(1);
+    } finally {
+      await pool.close();
+    }
+  }, 120_000);
+});
+
+describe('jobs sent ahead (REPORT_PARSE_JOBS_AHEAD)', () => {
+  it('each job gets its own files\' answers, in order, however many wait behind one another', async () => {
+    const pool = new ReportParserPool({ workers: 2 });
+    try {
+      expect(REPORT_PARSE_JOBS_AHEAD).toBeGreaterThan(1);
+      const jobs = Array.from({ length: 4 * (REPORT_PARSE_JOBS_AHEAD + 1) }, (_, n) => [
+        { bytes: report(3, `job-${n}-a`), fileName: `a.xml.gz` },
+        { bytes: report(1, `job-${n}-b`), fileName: `b.xml.gz` },
+      ]);
+      const answers = await Promise.all(jobs.map((files) => pool.parse(files)));
+      expect(answers.map((files) => files.map((f) => f.ok && f.documents[0]!.outcome.ok && f.documents[0]!.outcome.report.reportId))).toEqual(jobs.map((_, n) => [`job-${n}-a`, `job-${n}-b`]));
+      expect(pool.queuedBytes).toBe(0);
+    } finally {
+      await pool.close();
+    }
+  }, 120_000);
+
+  it('a shut-down pool refuses the jobs sent ahead too', async () => {
+    const pool = new ReportParserPool({ workers: 1 });
+    const pending = Array.from({ length: 3 }, (_, n) => pool.parse([{ bytes: report(1, `r${n}`), fileName: 'r.xml.gz' }]));
+    await pool.close();
+    for (const [file] of await Promise.all(pending)) expect(file).toMatchObject({ ok: false, reason: 'parse-failed', detail: 'the report parser is shut down' });
+    expect(pool.queuedBytes).toBe(0);
+  });
 });
 
 describe('reports import', () => {

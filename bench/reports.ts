@@ -146,6 +146,13 @@ export interface ReportsBackendResult {
   pathCpuMsPerReport: number | null;
   /** CPU time of the parser processes per report (read, unpack, parse, form, send: what they say they spent, parse-worker.ts). */
   parserCpuMsPerReport: number | null;
+  /**
+   * Of the parser processes' jobs, the share that started as the process answered the one before
+   * (sent ahead, parse-pool.ts REPORT_PARSE_JOBS_AHEAD): 1 when the parsers never waited for work.
+   */
+  parserJobsAheadShare: number | null;
+  /** The share of the import's wall time this process's event loop was busy (`eventLoopUtilization`): the rest it waited for parsed reports. */
+  mainLoopBusy: number;
   /** Reports per transaction, on average (the writer's batches). */
   reportsPerBatch: number;
   showReports: number;
@@ -216,6 +223,7 @@ async function measure(name: string, stores: Stores & { db: Kysely<any>; dialect
     peakHeap = Math.max(peakHeap, m.heapUsed);
   }, 50);
   const started = performance.now();
+  const loopStarted = performance.eventLoopUtilization();
   const cpuStarted = process.cpuUsage();
   // SQLite's addMany runs on this thread without yielding to the event loop: the CPU between its call
   // and its answer is the store's own.
@@ -242,7 +250,7 @@ async function measure(name: string, stores: Stores & { db: Kysely<any>; dialect
   const writer = reportWriter(stores.reports);
   const batchesBefore = { ...writer.counters };
   const parser = defaultReportParser();
-  const parserCpuBefore = parser instanceof ReportParserPool ? parser.counters.cpuMicros : 0;
+  const parserBefore = parser instanceof ReportParserPool ? { ...parser.counters } : undefined;
   await importPaths([files], {
     sink,
     onInput: (result) => {
@@ -263,9 +271,11 @@ async function measure(name: string, stores: Stores & { db: Kysely<any>; dialect
     },
   });
   const seconds = (performance.now() - started - memoryReads.ms) / 1000;
+  const mainLoopBusy = performance.eventLoopUtilization(loopStarted).utilization;
   const importCpu = process.cpuUsage(cpuStarted);
   importCpu.user -= memoryReads.cpuMicros;
-  const parserCpuMsPerReport = parser instanceof ReportParserPool ? (parser.counters.cpuMicros - parserCpuBefore) / 1000 / stored : null;
+  const parserCpuMsPerReport = parser instanceof ReportParserPool && parserBefore ? (parser.counters.cpuMicros - parserBefore.cpuMicros) / 1000 / stored : null;
+  const parserJobsAheadShare = parser instanceof ReportParserPool && parserBefore ? (parser.counters.ahead - parserBefore.ahead) / Math.max(1, parser.counters.jobs - parserBefore.jobs) : null;
   clearInterval(sampler);
   // show: the newest 30 days of one domain, SHOW_RUNS times.
   const times: number[] = [];
@@ -300,6 +310,8 @@ async function measure(name: string, stores: Stores & { db: Kysely<any>; dialect
     storeCpuMsPerReport: stores.reports.serialWrites ? storeCpuMicros / 1000 / stored : null,
     pathCpuMsPerReport: stores.reports.serialWrites ? (importCpu.user + importCpu.system - storeCpuMicros) / 1000 / stored : null,
     parserCpuMsPerReport,
+    parserJobsAheadShare,
+    mainLoopBusy,
     reportsPerBatch: (writer.counters.reports - batchesBefore.reports) / Math.max(1, writer.counters.batches - batchesBefore.batches),
     showReports: last!.summary.reports,
     showMessages: last!.summary.messages,
@@ -372,7 +384,7 @@ export async function runReportsBenchmark(): Promise<ReportsBenchResult> {
   for (const r of results) {
     say(
       `${r.name}: ${r.reportsPerSecond.toFixed(0)} reports/s (${r.rowsPerSecond.toFixed(0)} rows/s, ${r.seconds.toFixed(1)} s; bare ${r.bareRowsPerSecond.toFixed(0)} rows/s: ratio ${r.ingestRatio.toFixed(2)}); RSS ${r.startRssMiB.toFixed(0)} → peak ${r.peakRssMiB.toFixed(0)} MiB, heap peak ${r.peakHeapMiB.toFixed(0)} MiB; ` +
-        `import CPU ${r.importCpuMsPerReport.toFixed(1)} ms/report${r.storeCpuMsPerReport === null ? '' : ` (store ${r.storeCpuMsPerReport.toFixed(2)}, path ${r.pathCpuMsPerReport!.toFixed(2)})`}${r.parserCpuMsPerReport === null ? '' : `, parser processes ${r.parserCpuMsPerReport.toFixed(2)} ms/report`}, ${r.reportsPerBatch.toFixed(1)} reports a transaction; show 30 days (${r.showReports} reports, ${r.showMessages} messages, ${r.showSenders} senders): median ${r.showMedianMs.toFixed(1)} ms (CPU ${r.showCpuMs.toFixed(1)} ms), worst ${r.showMaxMs.toFixed(1)} ms`,
+        `import CPU ${r.importCpuMsPerReport.toFixed(1)} ms/report${r.storeCpuMsPerReport === null ? '' : ` (store ${r.storeCpuMsPerReport.toFixed(2)}, path ${r.pathCpuMsPerReport!.toFixed(2)})`}${r.parserCpuMsPerReport === null ? '' : `, parser processes ${r.parserCpuMsPerReport.toFixed(2)} ms/report`}${r.parserJobsAheadShare === null ? '' : `, ${(r.parserJobsAheadShare * 100).toFixed(0)} % of parser jobs sent ahead`}, event loop busy ${(r.mainLoopBusy * 100).toFixed(0)} %, ${r.reportsPerBatch.toFixed(1)} reports a transaction; show 30 days (${r.showReports} reports, ${r.showMessages} messages, ${r.showSenders} senders): median ${r.showMedianMs.toFixed(1)} ms (CPU ${r.showCpuMs.toFixed(1)} ms), worst ${r.showMaxMs.toFixed(1)} ms`,
     );
     say(`${r.name} memory at each tenth: RSS ${r.rssSeriesMiB.map((m) => m.toFixed(0)).join(' ')} MiB; heap after a full collection ${r.heapAfterGcSeriesMiB?.map((m) => m.toFixed(0)).join(' ') ?? '(not measured: run with --expose-gc)'} MiB; flat (±${MEMORY_FLAT_TOLERANCE * 100} %): ${r.memoryFlat ? 'yes' : 'NO'}`);
   }

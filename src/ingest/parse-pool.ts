@@ -12,7 +12,7 @@
  * sends (none for a file on disk: its path is sent, and the parser reads it) and the reports it gets
  * back, each in the form the store takes (parse-files.ts `StoredForm`); each parser process is bounded by `REPORT_PARSE_HEAP_MB` of
  * old generation plus `REPORT_PARSE_YOUNG_MB` and its buffers (at most `MAX_JOB_DOCUMENT_BYTES`
- * decompressed): about 2 × (256 + 16 + 75) MiB for the pool. A legitimate 41 MB report of 90,000 records parses within these budgets (14 s on a loaded 2-core machine).
+ * decompressed, and `MAX_REPORT_PARSE_AHEAD_BYTES` of the jobs sent ahead to it): about 2 × (256 + 16 + 76) MiB for the pool. A legitimate 41 MB report of 90,000 records parses within these budgets (14 s on a loaded 2-core machine).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -134,9 +134,11 @@ export class ReportParserPool implements ReportParser {
   /**
    * Jobs ended by their deadline, by the heap budget, or by a worker that failed (the operator's
    * counters); `cpuMicros`: the CPU the parser processes said they spent on their replies (their
-   * start-up not counted), and `replies`: the files answered (bench/reports.ts divides one by the reports).
+   * start-up not counted), and `replies`: the files answered (bench/reports.ts divides one by the reports);
+   * `ahead`: the jobs that started as their process answered the one before (sent ahead: it did not
+   * wait for work), of `jobs`.
    */
-  readonly counters = { jobs: 0, deadline: 0, memory: 0, failed: 0, full: 0, cpuMicros: 0, replies: 0 };
+  readonly counters = { jobs: 0, deadline: 0, memory: 0, failed: 0, full: 0, cpuMicros: 0, replies: 0, ahead: 0 };
 
   constructor(options: ReportParserPoolOptions = {}) {
     this.#slots = Array.from({ length: Math.max(1, options.workers ?? REPORT_PARSE_WORKERS) }, () => ({ worker: undefined, stderr: '', job: undefined, ahead: [], timer: undefined }));
@@ -312,6 +314,7 @@ export class ReportParserPool implements ReportParser {
       if (next !== undefined) {
         // The process started it as it sent the answer to this one.
         this.#queuedBytes -= next.bytes;
+        this.counters.ahead += 1;
         this.#start(slot, next, true);
       } else {
         slot.worker?.unref();

@@ -234,11 +234,19 @@ export class ReportParserPool implements ReportParser {
     if (!sent) this.#send(worker, job);
   }
 
+  /**
+   * Sends `job` to `worker`. A send that fails found the process ending (its channel closed): its
+   * `close` settles its jobs, the one it parsed with the reason it died of (an `error` event here
+   * would refuse that one as a failure before its `close` could say it ran out of memory).
+   */
   #send(worker: ChildProcess, job: Job): void {
-    worker.send({
-      id: job.id,
-      files: job.files.map((f) => ({ ...('bytes' in f ? { bytes: f.bytes } : { path: f.path, maxBytes: f.maxBytes }), fileName: f.fileName, contentType: f.contentType ?? null, ...(f.kinds ? { kinds: f.kinds } : {}) })),
-    });
+    worker.send(
+      {
+        id: job.id,
+        files: job.files.map((f) => ({ ...('bytes' in f ? { bytes: f.bytes } : { path: f.path, maxBytes: f.maxBytes }), fileName: f.fileName, contentType: f.contentType ?? null, ...(f.kinds ? { kinds: f.kinds } : {}) })),
+      },
+      () => undefined,
+    );
   }
 
   #spawn(slot: Slot): ChildProcess {

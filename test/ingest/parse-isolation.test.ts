@@ -166,6 +166,8 @@ describe('jobs sent ahead (REPORT_PARSE_JOBS_AHEAD)', () => {
       ]);
       const answers = await Promise.all(jobs.map((files) => pool.parse(files)));
       expect(answers.map((files) => files.map((f) => f.ok && f.documents[0]!.outcome.ok && f.documents[0]!.outcome.report.reportId))).toEqual(jobs.map((_, n) => [`job-${n}-a`, `job-${n}-b`]));
+      // They were sent ahead: a process started them as it answered the one before, not after this one read it.
+      expect(pool.counters.ahead).toBeGreaterThan(0);
       expect(pool.queuedBytes).toBe(0);
     } finally {
       await pool.close();
